@@ -1,0 +1,163 @@
+//! Errors shared by every filter.
+//!
+//! Each message says what was wrong *and* how to fix the call, so that a user reading a log line
+//! does not have to open the source.
+
+use std::fmt;
+
+/// Everything a filter operation can refuse.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A construction parameter is outside its domain.
+    InvalidParameter {
+        /// The builder method that received the value (for example `"fpr"`).
+        name: &'static str,
+        /// The value as the caller passed it, formatted.
+        value: String,
+        /// What a valid value looks like.
+        expected: &'static str,
+    },
+    /// The requested size does not fit in memory addressing on this platform.
+    SizeOverflow {
+        /// What was being sized (for example `"bit array"`).
+        what: &'static str,
+        /// How to make the request smaller.
+        hint: String,
+    },
+    /// An insert could not be placed; the filter is exactly as it was before the call.
+    Full {
+        /// Items stored when the insert failed.
+        len: u64,
+        /// Load factor (stored items / slots) when the insert failed.
+        load_factor: f64,
+    },
+    /// A removal was refused because the filter proves the key is absent.
+    NotPresent,
+    /// Two filters cannot be combined (different sizes, hash functions or seeds).
+    Incompatible(String),
+    /// Bytes could not be loaded as a filter.
+    Format(FormatError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            } => write!(f, "invalid `{name}` = {value}: expected {expected}"),
+            Error::SizeOverflow { what, hint } => {
+                write!(f, "the {what} would be too large to allocate: {hint}")
+            }
+            Error::Full { len, load_factor } => write!(
+                f,
+                "filter is full: could not place the item after the maximum number of relocations \
+                 ({len} items stored, load factor {load_factor:.4}); nothing was changed. \
+                 Build a larger filter (higher capacity) or use a scalable filter"
+            ),
+            Error::NotPresent => write!(
+                f,
+                "refused to remove a key the filter proves absent (one of its counters or \
+                 fingerprints is missing); removing it would create false negatives"
+            ),
+            Error::Incompatible(why) => write!(f, "filters are incompatible: {why}"),
+            Error::Format(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Format(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<FormatError> for Error {
+    fn from(e: FormatError) -> Self {
+        Error::Format(e)
+    }
+}
+
+/// Why a byte string could not be loaded as a filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The input ended before the structure it announced.
+    Truncated {
+        /// Bytes needed to continue.
+        needed: u64,
+        /// Bytes left in the input.
+        available: u64,
+    },
+    /// The input does not start with the filterlab magic bytes.
+    BadMagic,
+    /// The file was written by a newer (or unknown) format version.
+    UnsupportedVersion {
+        /// Version found in the header.
+        found: u16,
+        /// Highest version this build reads.
+        supported: u16,
+    },
+    /// The file holds another kind of filter.
+    WrongVariant {
+        /// The variant the caller asked to load.
+        expected: &'static str,
+        /// The variant named in the header.
+        found: String,
+    },
+    /// The header names a hash function this build does not know.
+    UnknownHash(u8),
+    /// The stored checksum does not match the content: the bytes were corrupted.
+    ChecksumMismatch {
+        /// Checksum stored in the file.
+        stored: u64,
+        /// Checksum computed over the content.
+        computed: u64,
+    },
+    /// The bytes are well formed but describe an impossible filter.
+    Invalid(String),
+    /// Bytes were left over after the filter.
+    TrailingBytes(u64),
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FormatError::Truncated { needed, available } => write!(
+                f,
+                "truncated filter data: needed {needed} more bytes, only {available} left"
+            ),
+            FormatError::BadMagic => write!(f, "not a filterlab filter (bad magic bytes)"),
+            FormatError::UnsupportedVersion { found, supported } => write!(
+                f,
+                "filter format version {found} is newer than this build reads (up to {supported}); \
+                 upgrade filterlab"
+            ),
+            FormatError::WrongVariant { expected, found } => write!(
+                f,
+                "the data holds a {found} filter, not a {expected} filter; load it with the \
+                 matching type"
+            ),
+            FormatError::UnknownHash(id) => write!(f, "unknown hash function id {id}"),
+            FormatError::ChecksumMismatch { stored, computed } => write!(
+                f,
+                "checksum mismatch (stored {stored:#018x}, computed {computed:#018x}): \
+                 the data is corrupted"
+            ),
+            FormatError::Invalid(why) => write!(f, "invalid filter data: {why}"),
+            FormatError::TrailingBytes(n) => {
+                write!(f, "{n} unexpected bytes after the end of the filter")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+/// Shorthand for results whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,428 @@
+//! The one file format every filter saves to. Stable: version 1 files will always load.
+//!
+//! All integers little-endian:
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic  b"FLTRLAB\0"
+//!      8     2  format version (1)
+//!     10     1  variant id   (1 classic, 2 counting, 3 scalable, 4 cuckoo, 5 blocked)
+//!     11     1  hash id      (1 xxh3-128, 2 murmur3-x64-128)
+//!     12     8  hash seed
+//!     20     4  P = length of the parameter section
+//!     24     P  parameters   (variant-specific, fixed-width fields)
+//!   24+P     8  L = length of the payload
+//!   32+P     L  payload      (bit array, counters, fingerprint table, stages…)
+//! 32+P+L     8  checksum: XXH3-64 (seed 0) of every byte before it
+//! ```
+//!
+//! A reader checks, in order: length, magic, version (a newer version may lay the rest out
+//! differently), checksum, variant, hash id; then the variant validates its parameters against
+//! the payload length, so corrupted bytes that happen to pass the checksum still cannot describe
+//! an impossible filter.
+
+use crate::{FormatError, HashKind, KeyHasher};
+
+/// Magic bytes at the start of every saved filter.
+pub const MAGIC: [u8; 8] = *b"FLTRLAB\0";
+/// The format version this build writes and the highest it reads.
+pub const FORMAT_VERSION: u16 = 1;
+const HEADER_LEN: usize = 24;
+const MIN_LEN: usize = HEADER_LEN + 8 + 8;
+
+/// The filter kinds the format knows. The discriminant is the stored id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Variant {
+    /// `filter-classic`.
+    Classic = 1,
+    /// `filter-counting`.
+    Counting = 2,
+    /// `filter-scalable`.
+    Scalable = 3,
+    /// `filter-cuckoo`.
+    Cuckoo = 4,
+    /// A cache-blocked Bloom filter (reserved id).
+    Blocked = 5,
+}
+
+impl Variant {
+    /// The stored id.
+    pub const fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// The variant with that id.
+    pub const fn from_id(id: u8) -> Option<Self> {
+        match id {
+            1 => Some(Variant::Classic),
+            2 => Some(Variant::Counting),
+            3 => Some(Variant::Scalable),
+            4 => Some(Variant::Cuckoo),
+            5 => Some(Variant::Blocked),
+            _ => None,
+        }
+    }
+
+    /// Human-readable name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Classic => "classic",
+            Variant::Counting => "counting",
+            Variant::Scalable => "scalable",
+            Variant::Cuckoo => "cuckoo",
+            Variant::Blocked => "blocked",
+        }
+    }
+}
+
+/// The checksum stored at the end of a file: XXH3-64 of every byte before it.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Writes one filter: header, parameters, payload, checksum.
+#[derive(Debug)]
+pub struct Encoder {
+    buf: Vec<u8>,
+    section_len_at: usize,
+    in_payload: bool,
+}
+
+impl Encoder {
+    /// Starts a file for `variant` hashed with `hasher`; `payload_hint` pre-sizes the buffer.
+    pub fn new(variant: Variant, hasher: KeyHasher, payload_hint: usize) -> Self {
+        let mut buf = Vec::with_capacity(MIN_LEN + 64 + payload_hint);
+        buf.extend_from_slice(&MAGIC);
+        buf.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        buf.push(variant.id());
+        buf.push(hasher.kind().id());
+        buf.extend_from_slice(&hasher.seed().to_le_bytes());
+        let section_len_at = buf.len();
+        buf.extend_from_slice(&0u32.to_le_bytes());
+        Encoder {
+            buf,
+            section_len_at,
+            in_payload: false,
+        }
+    }
+
+    /// Appends a byte.
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.buf.push(v);
+        self
+    }
+
+    /// Appends a `u32`.
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    /// Appends a `u64`.
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    /// Appends an `f64` by its IEEE-754 bits.
+    pub fn f64(&mut self, v: f64) -> &mut Self {
+        self.u64(v.to_bits())
+    }
+
+    /// Appends raw bytes.
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.buf.extend_from_slice(v);
+        self
+    }
+
+    /// Appends `u64` words.
+    pub fn u64s(&mut self, v: &[u64]) -> &mut Self {
+        self.buf.reserve(v.len() * 8);
+        for w in v {
+            self.buf.extend_from_slice(&w.to_le_bytes());
+        }
+        self
+    }
+
+    /// Ends the parameter section; what follows is payload.
+    pub fn begin_payload(&mut self) -> &mut Self {
+        assert!(!self.in_payload, "begin_payload called twice");
+        let len = self.buf.len() - self.section_len_at - 4;
+        let len = u32::try_from(len).expect("parameter section under 4 GiB");
+        self.buf[self.section_len_at..self.section_len_at + 4].copy_from_slice(&len.to_le_bytes());
+        self.section_len_at = self.buf.len();
+        self.buf.extend_from_slice(&0u64.to_le_bytes());
+        self.in_payload = true;
+        self
+    }
+
+    /// Closes the payload and appends the checksum.
+    pub fn finish(mut self) -> Vec<u8> {
+        if !self.in_payload {
+            self.begin_payload();
+        }
+        let len = (self.buf.len() - self.section_len_at - 8) as u64;
+        self.buf[self.section_len_at..self.section_len_at + 8].copy_from_slice(&len.to_le_bytes());
+        let sum = checksum(&self.buf);
+        self.buf.extend_from_slice(&sum.to_le_bytes());
+        self.buf
+    }
+}
+
+/// A validated file, split into its sections.
+#[derive(Debug)]
+pub struct Decoded<'a> {
+    /// The hasher named in the header.
+    pub hasher: KeyHasher,
+    /// The parameter section.
+    pub params: Reader<'a>,
+    /// The payload section.
+    pub payload: Reader<'a>,
+}
+
+/// Validates the envelope of `bytes` (length, magic, version, checksum, variant, hash) and splits
+/// it into parameters and payload.
+///
+/// # Errors
+/// The first check that fails, as a [`FormatError`].
+pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatError> {
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
+            return Err(FormatError::Truncated {
+                needed: (MIN_LEN - bytes.len()) as u64,
+                available: 0,
+            });
+        }
+        return Err(FormatError::BadMagic);
+    }
+    if bytes.len() < MIN_LEN {
+        return Err(FormatError::Truncated {
+            needed: (MIN_LEN - bytes.len()) as u64,
+            available: 0,
+        });
+    }
+    let mut head = Reader::new(&bytes[MAGIC.len()..HEADER_LEN]);
+    let version = head.u16()?;
+    if version > FORMAT_VERSION || version == 0 {
+        return Err(FormatError::UnsupportedVersion {
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
+    let computed = checksum(body);
+    if stored != computed {
+        return Err(FormatError::ChecksumMismatch { stored, computed });
+    }
+    let variant_id = head.u8()?;
+    if variant_id != expected.id() {
+        return Err(FormatError::WrongVariant {
+            expected: expected.name(),
+            found: Variant::from_id(variant_id)
+                .map_or_else(|| format!("unknown (id {variant_id})"), |v| v.name().into()),
+        });
+    }
+    let hash_id = head.u8()?;
+    let kind = HashKind::from_id(hash_id).ok_or(FormatError::UnknownHash(hash_id))?;
+    let seed = head.u64()?;
+    let hasher = KeyHasher::new(kind, seed)
+        .map_err(|e| FormatError::Invalid(format!("hash seed: {e}")))?;
+
+    let mut rest = Reader::new(&body[HEADER_LEN - 4..]);
+    let params_len = rest.u32()? as usize;
+    let params = rest.take(params_len)?;
+    let payload_len = rest.u64()?;
+    let payload = rest.take(usize::try_from(payload_len).map_err(|_| {
+        FormatError::Invalid(format!("payload of {payload_len} bytes"))
+    })?)?;
+    rest.finish()?;
+    Ok(Decoded {
+        hasher,
+        params: Reader::new(params),
+        payload: Reader::new(payload),
+    })
+}
+
+/// Reads fixed-width little-endian fields from a section, refusing to read past its end.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    /// Reads from `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes }
+    }
+
+    /// Bytes not yet read.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The next `n` bytes.
+    ///
+    /// # Errors
+    /// [`FormatError::Truncated`] if fewer remain.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], FormatError> {
+        if n > self.bytes.len() {
+            return Err(FormatError::Truncated {
+                needed: n as u64,
+                available: self.bytes.len() as u64,
+            });
+        }
+        let (head, tail) = self.bytes.split_at(n);
+        self.bytes = tail;
+        Ok(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], FormatError> {
+        Ok(self.take(N)?.try_into().expect("N bytes"))
+    }
+
+    /// Reads a byte.
+    ///
+    /// # Errors
+    /// Truncated input.
+    pub fn u8(&mut self) -> Result<u8, FormatError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    /// Reads a `u16`.
+    ///
+    /// # Errors
+    /// Truncated input.
+    pub fn u16(&mut self) -> Result<u16, FormatError> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+
+    /// Reads a `u32`.
+    ///
+    /// # Errors
+    /// Truncated input.
+    pub fn u32(&mut self) -> Result<u32, FormatError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    /// Reads a `u64`.
+    ///
+    /// # Errors
+    /// Truncated input.
+    pub fn u64(&mut self) -> Result<u64, FormatError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// Reads an `f64`.
+    ///
+    /// # Errors
+    /// Truncated input.
+    pub fn f64(&mut self) -> Result<f64, FormatError> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+
+    /// Reads `n` `u64` words.
+    ///
+    /// # Errors
+    /// Truncated input.
+    pub fn u64s(&mut self, n: usize) -> Result<Vec<u64>, FormatError> {
+        let len = n
+            .checked_mul(8)
+            .ok_or_else(|| FormatError::Invalid(format!("{n} words")))?;
+        let raw = self.take(len)?;
+        Ok(raw
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
+    }
+
+    /// Checks that the whole section was read.
+    ///
+    /// # Errors
+    /// [`FormatError::TrailingBytes`] otherwise.
+    pub fn finish(self) -> Result<(), FormatError> {
+        if self.bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(FormatError::TrailingBytes(self.bytes.len() as u64))
+        }
+    }
+}
+
+/// Shorthand for an invalid-parameter error while loading.
+pub fn invalid(why: impl Into<String>) -> FormatError {
+    FormatError::Invalid(why.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        let mut e = Encoder::new(Variant::Classic, KeyHasher::default(), 16);
+        e.u64(1000).u32(7).begin_payload().u64s(&[1, 2, 3]);
+        e.finish()
+    }
+
+    #[test]
+    fn round_trip_sections() {
+        let bytes = sample();
+        let mut d = decode(&bytes, Variant::Classic).unwrap();
+        assert_eq!(d.hasher, KeyHasher::default());
+        assert_eq!(d.params.u64().unwrap(), 1000);
+        assert_eq!(d.params.u32().unwrap(), 7);
+        d.params.finish().unwrap();
+        assert_eq!(d.payload.u64s(3).unwrap(), vec![1, 2, 3]);
+        d.payload.finish().unwrap();
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = sample();
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut], Variant::Classic).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn every_single_bit_flip_is_an_error() {
+        let bytes = sample();
+        for i in 0..bytes.len() * 8 {
+            let mut b = bytes.clone();
+            b[i / 8] ^= 1 << (i % 8);
+            assert!(decode(&b, Variant::Classic).is_err(), "flip bit {i}");
+        }
+    }
+
+    #[test]
+    fn specific_errors() {
+        let bytes = sample();
+        assert_eq!(
+            decode(b"GIF89a..........................................", Variant::Classic)
+                .unwrap_err(),
+            FormatError::BadMagic
+        );
+        assert!(matches!(
+            decode(&bytes, Variant::Cuckoo).unwrap_err(),
+            FormatError::WrongVariant { expected: "cuckoo", .. }
+        ));
+        let mut newer = bytes.clone();
+        newer[8] = 2;
+        assert_eq!(
+            decode(&newer, Variant::Classic).unwrap_err(),
+            FormatError::UnsupportedVersion {
+                found: 2,
+                supported: 1
+            }
+        );
+        let mut trailing = bytes[..bytes.len() - 8].to_vec();
+        trailing.push(0);
+        let sum = checksum(&trailing);
+        trailing.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(
+            decode(&trailing, Variant::Classic).unwrap_err(),
+            FormatError::TrailingBytes(1)
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! The shared core of filterlab: the [`Filter`] trait family, errors, hashing, the formulas
+//! ([`math`]), the file format ([`format`]) and a conformance test kit (`testkit` feature).
+//!
+//! An approximate-membership filter answers "is `x` in the set?" with *no* (certainly not) or
+//! *maybe* (yes, or a false positive with probability about `p`), in far less memory than the set.
+//! Bloom (1970) introduced the bit-array version; the variants in the sibling crates trade memory,
+//! speed and capabilities:
+//!
+//! | crate             | structure                            | delete | grows | paper                         |
+//! |-------------------|--------------------------------------|--------|-------|-------------------------------|
+//! | `filter-classic`  | m bits, k hash functions             | no     | no    | Bloom 1970                    |
+//! | `filter-counting` | m 4-bit counters                     | yes    | no    | Fan, Cao, Almeida, Broder 2000 |
+//! | `filter-scalable` | a series of tightening classic stages | no    | yes   | Almeida et al. 2007           |
+//! | `filter-cuckoo`   | buckets of 4 fingerprints            | yes    | no    | Fan, Andersen, Kaminsky, Mitzenmacher 2014 |
+//!
+//! # The trait family
+//!
+//! * [`Filter`]: insert and query, either by key bytes or by a precomputed [`Hash128`], so a key is
+//!   hashed once and can probe several filters; size, load and the expected false-positive rate.
+//! * [`Deletable`]: removal, for the variants that support it. Code that deletes asks for
+//!   `F: Deletable`, so passing a classic filter is a compile error, not a runtime surprise.
+//! * [`Growable`]: filters whose inserts never fail for lack of capacity.
+//! * [`Persist`]: save to and load from the stable, checksummed format of [`format`].
+//!
+//! ```
+//! use filter_core::{Filter, KeyHasher};
+//! fn seen_before<F: Filter>(filter: &mut F, email: &str) -> filter_core::Result<bool> {
+//!     if filter.contains(email.as_bytes()) {
+//!         return Ok(true); // maybe: confirm in the database
+//!     }
+//!     filter.insert(email.as_bytes())?;
+//!     Ok(false) // certainly new: no database lookup needed
+//! }
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod format;
+mod hash;
+pub mod math;
+#[cfg(feature = "serde")]
+pub mod serde_bytes;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
+
+pub use error::{Error, FormatError, Result};
+pub use format::Variant;
+pub use hash::{murmur3_x64_128, reduce, Hash128, HashKind, IndexGen, KeyHasher};
+
+/// An approximate-membership filter.
+///
+/// A filter never gives a false negative: after `insert(x)` succeeds, `contains(x)` is `true` (for
+/// deletable filters, until `x` is removed as many times as it was inserted).
+pub trait Filter {
+    /// Adds the key whose hash is `hash` (computed with [`Filter::hasher`]).
+    ///
+    /// # Errors
+    /// Only variants with a bounded table fail ([`Error::Full`]); when they do, the filter is left
+    /// exactly as it was.
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()>;
+
+    /// Whether the key whose hash is `hash` may be in the set (`false`: certainly not).
+    fn contains_hash(&self, hash: Hash128) -> bool;
+
+    /// The hash function and seed this filter was built with.
+    fn hasher(&self) -> KeyHasher;
+
+    /// Adds a key.
+    ///
+    /// # Errors
+    /// As [`Filter::insert_hash`].
+    fn insert(&mut self, key: &[u8]) -> Result<()> {
+        let hash = self.hasher().hash(key);
+        self.insert_hash(hash)
+    }
+
+    /// Whether a key may be in the set (`false`: certainly not).
+    fn contains(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hasher().hash(key))
+    }
+
+    /// Items inserted (minus those removed), counting repeated inserts of one key each time.
+    fn len(&self) -> u64;
+
+    /// Whether nothing was inserted.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of items the filter was sized for at its target false-positive rate.
+    /// For a [`Growable`] filter, the capacity of the stages allocated so far.
+    fn capacity(&self) -> u64;
+
+    /// Heap memory used by the filter's table(s), in bytes.
+    fn size_in_bytes(&self) -> usize;
+
+    /// The false-positive rate predicted by [`math`] at the current load and the realised
+    /// parameters (not the requested target).
+    fn expected_fpr(&self) -> f64;
+
+    /// The variant's short name (`"classic"`, `"cuckoo"`, …), for reports.
+    fn name(&self) -> &'static str;
+}
+
+/// A filter that supports removal.
+///
+/// Remove only keys you inserted: removing a key that was never inserted but happens to be a false
+/// positive would erase another key's trace and create a false negative. Where the filter can prove
+/// the key absent it refuses with [`Error::NotPresent`] and changes nothing.
+pub trait Deletable: Filter {
+    /// Removes one copy of the key whose hash is `hash`.
+    ///
+    /// # Errors
+    /// [`Error::NotPresent`] when the filter proves the key absent; nothing is changed.
+    fn remove_hash(&mut self, hash: Hash128) -> Result<()>;
+
+    /// Removes one copy of a key.
+    ///
+    /// # Errors
+    /// As [`Deletable::remove_hash`].
+    fn remove(&mut self, key: &[u8]) -> Result<()> {
+        let hash = self.hasher().hash(key);
+        self.remove_hash(hash)
+    }
+
+    /// An upper bound on how many times the key was inserted (exact unless another key collides).
+    fn count_hash(&self, hash: Hash128) -> u32;
+
+    /// As [`Deletable::count_hash`], for key bytes.
+    fn count(&self, key: &[u8]) -> u32 {
+        self.count_hash(self.hasher().hash(key))
+    }
+}
+
+/// A filter that grows: inserts never fail for lack of capacity, and the false-positive rate stays
+/// under a bound at any size.
+pub trait Growable: Filter {
+    /// How many times the filter has grown, plus one.
+    fn stages(&self) -> usize;
+
+    /// The bound the compound false-positive rate never exceeds, however many items are inserted.
+    fn fpr_bound(&self) -> f64;
+}
+
+/// Saving to and loading from the stable format described in [`format`].
+pub trait Persist: Sized {
+    /// The variant id written in the header.
+    const VARIANT: Variant;
+
+    /// The filter as bytes.
+    fn to_bytes(&self) -> Vec<u8>;
+
+    /// Loads a filter saved by [`Persist::to_bytes`].
+    ///
+    /// # Errors
+    /// Truncated, corrupted, wrong-variant or newer-version bytes, or parameters that do not
+    /// describe a valid filter.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError>;
+
+    /// Writes [`Persist::to_bytes`] to `w`.
+    ///
+    /// # Errors
+    /// I/O errors of `w`.
+    fn write_to<W: std::io::Write>(&self, mut w: W) -> std::io::Result<()> {
+        w.write_all(&self.to_bytes())
+    }
+
+    /// Reads all of `r` and loads it.
+    ///
+    /// # Errors
+    /// I/O errors, or the format errors of [`Persist::from_bytes`] as `InvalidData`.
+    fn read_from<R: std::io::Read>(mut r: R) -> std::io::Result<Self> {
+        let mut bytes = Vec::new();
+        r.read_to_end(&mut bytes)?;
+        Self::from_bytes(&bytes)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+}

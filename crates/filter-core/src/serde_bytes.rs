@@ -1,0 +1,69 @@
+//! Optional `serde` support (feature `serde`): a filter serializes as one byte string holding its
+//! [`Persist`](crate::Persist) encoding, so serde users get the same stable, checksummed format and
+//! the same validation on load.
+
+use crate::Persist;
+use serde::de::{Error as _, SeqAccess, Visitor};
+use serde::{Deserializer, Serializer};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// Serializes `filter` as its [`Persist::to_bytes`] encoding.
+///
+/// # Errors
+/// Those of the serializer.
+pub fn serialize<F: Persist, S: Serializer>(filter: &F, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bytes(&filter.to_bytes())
+}
+
+/// Deserializes a filter written by [`serialize`], validating it like [`Persist::from_bytes`].
+///
+/// # Errors
+/// Those of the deserializer, or the format error as a custom error.
+pub fn deserialize<'de, F: Persist, D: Deserializer<'de>>(d: D) -> Result<F, D::Error> {
+    struct BytesVisitor<F>(PhantomData<F>);
+    impl<'de, F: Persist> Visitor<'de> for BytesVisitor<F> {
+        type Value = F;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a filterlab filter as a byte string")
+        }
+        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<F, E> {
+            F::from_bytes(v).map_err(E::custom)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<F, A::Error> {
+            // Formats without a byte type (JSON) write bytes as a sequence of numbers.
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(b) = seq.next_element::<u8>()? {
+                bytes.push(b);
+            }
+            F::from_bytes(&bytes).map_err(A::Error::custom)
+        }
+    }
+    d.deserialize_bytes(BytesVisitor(PhantomData))
+}
+
+/// Implements `serde::Serialize` and `serde::Deserialize` for a [`Persist`] type through
+/// [`serialize`] and [`deserialize`].
+#[macro_export]
+macro_rules! impl_serde_via_persist {
+    ($ty:ty) => {
+        impl $crate::serde_bytes::serde::Serialize for $ty {
+            fn serialize<S: $crate::serde_bytes::serde::Serializer>(
+                &self,
+                s: S,
+            ) -> Result<S::Ok, S::Error> {
+                $crate::serde_bytes::serialize(self, s)
+            }
+        }
+        impl<'de> $crate::serde_bytes::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: $crate::serde_bytes::serde::Deserializer<'de>>(
+                d: D,
+            ) -> Result<Self, D::Error> {
+                $crate::serde_bytes::deserialize(d)
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+pub use serde;

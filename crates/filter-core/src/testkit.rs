@@ -1,0 +1,203 @@
+//! The conformance suite every filter must pass, generic over the traits (feature `testkit`).
+//!
+//! Each check panics with a message naming the law that broke, so it can be called from plain
+//! `#[test]`s and from proptest bodies alike. The filterlab facade runs all of them against every
+//! variant; a third-party filter can run them too.
+
+use crate::{math, Deletable, Error, Filter, FormatError, Persist};
+use std::collections::HashMap;
+
+/// `n` distinct keys that share no key with any other `tag`: `"{tag}-{i}@example.com"`.
+pub fn keys(tag: &str, n: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| format!("{tag}-{i}@example.com").into_bytes())
+        .collect()
+}
+
+/// Inserts every key; then checks that each key whose insert succeeded is reported present.
+/// Returns how many inserts succeeded.
+pub fn check_no_false_negatives<F: Filter>(filter: &mut F, keys: &[Vec<u8>]) -> usize {
+    let mut accepted = Vec::with_capacity(keys.len());
+    for k in keys {
+        match filter.insert(k) {
+            Ok(()) => accepted.push(k),
+            Err(Error::Full { .. }) => {}
+            Err(e) => panic!("{}: insert failed with an unexpected error: {e}", filter.name()),
+        }
+    }
+    for k in &accepted {
+        assert!(
+            filter.contains(k),
+            "{}: false negative for {:?}",
+            filter.name(),
+            String::from_utf8_lossy(k)
+        );
+    }
+    accepted.len()
+}
+
+/// Keeps inserting fresh keys until one is refused, then checks that the refusal changed nothing
+/// (same bytes, same answers) and that every key inserted before it is still present.
+/// Returns the number of keys stored when the first insert failed, or `None` if `limit` keys all
+/// went in.
+pub fn check_failed_insert_changes_nothing<F: Filter + Persist>(
+    filter: &mut F,
+    tag: &str,
+    limit: usize,
+) -> Option<usize> {
+    let candidates = keys(tag, limit);
+    for (i, k) in candidates.iter().enumerate() {
+        let before = filter.to_bytes();
+        let len_before = filter.len();
+        match filter.insert(k) {
+            Ok(()) => {}
+            Err(Error::Full { .. }) => {
+                assert_eq!(
+                    filter.to_bytes(),
+                    before,
+                    "{}: a failed insert changed the filter",
+                    filter.name()
+                );
+                assert_eq!(filter.len(), len_before);
+                for earlier in &candidates[..i] {
+                    assert!(
+                        filter.contains(earlier),
+                        "{}: key lost after a failed insert",
+                        filter.name()
+                    );
+                }
+                return Some(i);
+            }
+            Err(e) => panic!("{}: unexpected error {e}", filter.name()),
+        }
+    }
+    None
+}
+
+/// Saves and loads `filter`, checking that the copy has the same bytes, the same length and the
+/// same answer for every probe.
+pub fn check_round_trip<F: Filter + Persist>(filter: &F, probes: &[Vec<u8>]) {
+    let bytes = filter.to_bytes();
+    let copy = F::from_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("{}: own bytes rejected: {e}", filter.name()));
+    assert_eq!(copy.to_bytes(), bytes, "{}: round trip changed bytes", filter.name());
+    assert_eq!(copy.len(), filter.len());
+    assert_eq!(copy.capacity(), filter.capacity());
+    assert_eq!(copy.hasher(), filter.hasher());
+    assert_eq!(copy.expected_fpr().to_bits(), filter.expected_fpr().to_bits());
+    for p in probes {
+        assert_eq!(copy.contains(p), filter.contains(p), "{}: answers differ", filter.name());
+    }
+    let mut via_io = Vec::new();
+    filter.write_to(&mut via_io).expect("write to a Vec");
+    let copy = F::read_from(via_io.as_slice()).expect("read back");
+    assert_eq!(copy.to_bytes(), bytes);
+}
+
+/// Checks that damaged bytes are refused with an error, never a panic or a wrong filter:
+/// every truncation (sampled for large filters), single-bit flips across the file, another
+/// variant's id, a newer version, and trailing garbage.
+pub fn check_rejects_bad_bytes<F: Persist>(filter: &F) {
+    let bytes = filter.to_bytes();
+    let step = (bytes.len() / 512).max(1);
+    for cut in (0..bytes.len()).step_by(step).chain([bytes.len() - 1]) {
+        assert!(F::from_bytes(&bytes[..cut]).is_err(), "truncation to {cut} accepted");
+    }
+    for bit in (0..bytes.len() * 8).step_by(step * 3 + 7) {
+        let mut b = bytes.clone();
+        b[bit / 8] ^= 1 << (bit % 8);
+        assert!(F::from_bytes(&b).is_err(), "bit flip {bit} accepted");
+    }
+
+    let reseal = |mut b: Vec<u8>| {
+        b.truncate(b.len() - 8);
+        let sum = crate::format::checksum(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        b
+    };
+    let mut other = bytes.clone();
+    other[10] = if other[10] == 1 { 2 } else { 1 };
+    assert!(matches!(
+        F::from_bytes(&reseal(other)),
+        Err(FormatError::WrongVariant { .. })
+    ));
+    let mut newer = bytes.clone();
+    newer[8] = newer[8].wrapping_add(1);
+    assert!(matches!(
+        F::from_bytes(&newer),
+        Err(FormatError::UnsupportedVersion { .. })
+    ));
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(F::from_bytes(&longer).is_err(), "trailing byte accepted");
+    assert!(F::from_bytes(&[]).is_err());
+}
+
+/// One step of a model-based test of a deletable filter.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// Insert key number `.0`.
+    Insert(u16),
+    /// Remove key number `.0`.
+    Remove(u16),
+}
+
+/// Runs `ops` against `filter` and a `HashMap<key, count>` model, checking after every step:
+/// `len` equals the model's total, every key the model holds is present with a count at least the
+/// model's, removing a held key succeeds, and removing a key the filter reports absent is refused
+/// without changing anything. (Removing a key that was never inserted but is a false positive is
+/// a caller error the filter cannot detect, so the test never does it.)
+pub fn check_deletable_against_model<F: Deletable + Persist>(filter: &mut F, ops: &[Op]) {
+    let mut model: HashMap<u16, u32> = HashMap::new();
+    let key = |i: u16| format!("model-key-{i}").into_bytes();
+    for op in ops {
+        match *op {
+            Op::Insert(i) => match filter.insert(&key(i)) {
+                Ok(()) => *model.entry(i).or_default() += 1,
+                Err(Error::Full { .. }) => {}
+                Err(e) => panic!("{}: insert error {e}", filter.name()),
+            },
+            Op::Remove(i) => {
+                let held = model.get(&i).copied().unwrap_or(0);
+                if held > 0 {
+                    filter
+                        .remove(&key(i))
+                        .unwrap_or_else(|e| panic!("{}: removing a held key: {e}", filter.name()));
+                    model.insert(i, held - 1);
+                } else if !filter.contains(&key(i)) {
+                    let before = filter.to_bytes();
+                    assert_eq!(filter.remove(&key(i)), Err(Error::NotPresent));
+                    assert_eq!(filter.to_bytes(), before, "a refused removal changed the filter");
+                }
+            }
+        }
+        let total: u64 = model.values().map(|&c| u64::from(c)).sum();
+        assert_eq!(filter.len(), total, "{}: len disagrees with the model", filter.name());
+        for (&i, &c) in &model {
+            if c > 0 {
+                assert!(filter.contains(&key(i)), "{}: false negative", filter.name());
+                let n = filter.count(&key(i));
+                assert!(n >= c, "{}: count {n} below the {c} copies inserted", filter.name());
+            }
+        }
+    }
+}
+
+/// Measures the false-positive rate of `filter` over `probes` (keys never inserted):
+/// returns (false positives, probes).
+pub fn measure_fpr<F: Filter + ?Sized>(filter: &F, probes: &[Vec<u8>]) -> (u64, u64) {
+    let fp = probes.iter().filter(|p| filter.contains(p)).count() as u64;
+    (fp, probes.len() as u64)
+}
+
+/// Asserts that `false_positives / trials` lies within `sigmas` binomial standard deviations of
+/// `expected` (with one count of slack for very small rates).
+pub fn assert_fpr_near(name: &str, false_positives: u64, trials: u64, expected: f64, sigmas: f64) {
+    let measured = false_positives as f64 / trials as f64;
+    let tol = sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64;
+    assert!(
+        (measured - expected).abs() <= tol,
+        "{name}: measured FP rate {measured:.6} ({false_positives}/{trials}) is more than \
+         {sigmas} sigma from the formula's {expected:.6} (tolerance {tol:.6})"
+    );
+}
