@@ -227,16 +227,17 @@ pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatErro
     let hash_id = head.u8()?;
     let kind = HashKind::from_id(hash_id).ok_or(FormatError::UnknownHash(hash_id))?;
     let seed = head.u64()?;
-    let hasher = KeyHasher::new(kind, seed)
-        .map_err(|e| FormatError::Invalid(format!("hash seed: {e}")))?;
+    let hasher =
+        KeyHasher::new(kind, seed).map_err(|e| FormatError::Invalid(format!("hash seed: {e}")))?;
 
     let mut rest = Reader::new(&body[HEADER_LEN - 4..]);
     let params_len = rest.u32()? as usize;
     let params = rest.take(params_len)?;
     let payload_len = rest.u64()?;
-    let payload = rest.take(usize::try_from(payload_len).map_err(|_| {
-        FormatError::Invalid(format!("payload of {payload_len} bytes"))
-    })?)?;
+    let payload = rest.take(
+        usize::try_from(payload_len)
+            .map_err(|_| FormatError::Invalid(format!("payload of {payload_len} bytes")))?,
+    )?;
     rest.finish()?;
     Ok(Decoded {
         hasher,
@@ -381,7 +382,10 @@ mod tests {
     fn every_truncation_is_an_error() {
         let bytes = sample();
         for cut in 0..bytes.len() {
-            assert!(decode(&bytes[..cut], Variant::Classic).is_err(), "cut at {cut}");
+            assert!(
+                decode(&bytes[..cut], Variant::Classic).is_err(),
+                "cut at {cut}"
+            );
         }
     }
 
@@ -399,13 +403,19 @@ mod tests {
     fn specific_errors() {
         let bytes = sample();
         assert_eq!(
-            decode(b"GIF89a..........................................", Variant::Classic)
-                .unwrap_err(),
+            decode(
+                b"GIF89a..........................................",
+                Variant::Classic
+            )
+            .unwrap_err(),
             FormatError::BadMagic
         );
         assert!(matches!(
             decode(&bytes, Variant::Cuckoo).unwrap_err(),
-            FormatError::WrongVariant { expected: "cuckoo", .. }
+            FormatError::WrongVariant {
+                expected: "cuckoo",
+                ..
+            }
         ));
         let mut newer = bytes.clone();
         newer[8] = 2;

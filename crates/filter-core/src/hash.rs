@@ -154,7 +154,7 @@ impl IndexGen {
     /// Index generator for a table of `m` slots, `1 <= m <= 2^63`.
     #[inline]
     pub fn new(hash: Hash128, m: u64) -> Self {
-        debug_assert!(m >= 1 && m <= 1 << 63, "m = {m} out of range");
+        debug_assert!((1..=1 << 63).contains(&m), "m = {m} out of range");
         IndexGen {
             x: reduce(hash.lo, m),
             // m == 1 has a single slot: any step is fine, use 0 rather than underflow.
@@ -276,15 +276,60 @@ mod tests {
             (b"", 0, 0x0, 0x0),
             (b"", 42, 0xf02aa77dfa1b8523, 0xd1016610da11cbb9),
             (b"a", 0, 0x85555565f6597889, 0xe6b53a48510e895a),
-            (b"alice@example.com", 0, 0x9e7b0e52d4880725, 0xb455fa5f4890b039),
-            (b"alice@example.com", 42, 0x266280937c1de056, 0x8403a8ac82b48ace),
-            (b"bob.smith1987@gmail.com", 0, 0x832c0f5174150441, 0xd584d10465a39e3d),
-            (b"bob.smith1987@gmail.com", 42, 0xf3064da6b53e281c, 0x00ef0eb949fd121d),
-            (b"xxxxxxxxxxxxxxx", 0, 0x1cfd62bac822c29a, 0x381530a121efa404),
-            (b"yyyyyyyyyyyyyyyy", 42, 0x1a7beec82c230cd4, 0x621fea0ab2185056),
-            (b"zzzzzzzzzzzzzzzzz", 0, 0x109fdf94706e89d5, 0x932d936fcdc86077),
-            (b"mohamed.ali@yahoo.co.uk", 0, 0xf56f95ad5eef0256, 0x2dfa35cf6926c451),
-            (b"fatima_zahra22@hotmail.fr", 42, 0xb79716cbcf174da9, 0x6e75fb141f48db4c),
+            (
+                b"alice@example.com",
+                0,
+                0x9e7b0e52d4880725,
+                0xb455fa5f4890b039,
+            ),
+            (
+                b"alice@example.com",
+                42,
+                0x266280937c1de056,
+                0x8403a8ac82b48ace,
+            ),
+            (
+                b"bob.smith1987@gmail.com",
+                0,
+                0x832c0f5174150441,
+                0xd584d10465a39e3d,
+            ),
+            (
+                b"bob.smith1987@gmail.com",
+                42,
+                0xf3064da6b53e281c,
+                0x00ef0eb949fd121d,
+            ),
+            (
+                b"xxxxxxxxxxxxxxx",
+                0,
+                0x1cfd62bac822c29a,
+                0x381530a121efa404,
+            ),
+            (
+                b"yyyyyyyyyyyyyyyy",
+                42,
+                0x1a7beec82c230cd4,
+                0x621fea0ab2185056,
+            ),
+            (
+                b"zzzzzzzzzzzzzzzzz",
+                0,
+                0x109fdf94706e89d5,
+                0x932d936fcdc86077,
+            ),
+            (
+                b"mohamed.ali@yahoo.co.uk",
+                0,
+                0xf56f95ad5eef0256,
+                0x2dfa35cf6926c451,
+            ),
+            (
+                b"fatima_zahra22@hotmail.fr",
+                42,
+                0xb79716cbcf174da9,
+                0x6e75fb141f48db4c,
+            ),
             (&range, 0, 0x1c99c313dc6f12b9, 0x70d6077fab34cc1e),
             (b"hello", u32::MAX, 0x347bad75d7575e14, 0xd940b3d7b5fb075c),
         ];
@@ -301,7 +346,10 @@ mod tests {
         let h = KeyHasher::default().hash(b"alice@example.com");
         let again = Hash128::from_u128(xxhash_rust::xxh3::xxh3_128(b"alice@example.com"));
         assert_eq!(h, again);
-        assert_eq!(KeyHasher::default().hash(b""), Hash128::from_u128(0x99aa06d3014798d86001c324468d497f));
+        assert_eq!(
+            KeyHasher::default().hash(b""),
+            Hash128::from_u128(0x99aa06d3014798d86001c324468d497f)
+        );
     }
 
     #[test]
@@ -339,7 +387,13 @@ mod tests {
         // one index. Here the step is at least 1 and grows, so they spread; the all-ones hash
         // (step m - 1, i.e. -1) repeats two indexes when the growing step wraps through 0, an
         // event of probability about k^2 / 2m for a random hash.
-        for h in [Hash128 { lo: 0, hi: 0 }, Hash128 { lo: u64::MAX, hi: u64::MAX }] {
+        for h in [
+            Hash128 { lo: 0, hi: 0 },
+            Hash128 {
+                lo: u64::MAX,
+                hi: u64::MAX,
+            },
+        ] {
             let mut g = IndexGen::new(h, 1_000_003);
             let idx: std::collections::BTreeSet<u64> = (0..8).map(|_| g.next()).collect();
             assert!(idx.len() >= 6, "{h:?} gave {idx:?}");

@@ -1,5 +1,5 @@
 //! The shared core of filterlab: the [`Filter`] trait family, errors, hashing, the formulas
-//! ([`math`]), the file format ([`format`]) and a conformance test kit (`testkit` feature).
+//! ([`math`]), the file format ([`format`](mod@format)) and a conformance test kit (`testkit` feature).
 //!
 //! An approximate-membership filter answers "is `x` in the set?" with *no* (certainly not) or
 //! *maybe* (yes, or a false positive with probability about `p`), in far less memory than the set.
@@ -20,7 +20,7 @@
 //! * [`Deletable`]: removal, for the variants that support it. Code that deletes asks for
 //!   `F: Deletable`, so passing a classic filter is a compile error, not a runtime surprise.
 //! * [`Growable`]: filters whose inserts never fail for lack of capacity.
-//! * [`Persist`]: save to and load from the stable, checksummed format of [`format`].
+//! * [`Persist`]: save to and load from the stable, checksummed format of [`format`](mod@format).
 //!
 //! ```
 //! use filter_core::{Filter, KeyHasher};
@@ -35,6 +35,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bits;
 mod error;
 pub mod format;
 mod hash;
@@ -44,6 +45,7 @@ pub mod serde_bytes;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 
+pub use bits::BloomBits;
 pub use error::{Error, FormatError, Result};
 pub use format::Variant;
 pub use hash::{murmur3_x64_128, reduce, Hash128, HashKind, IndexGen, KeyHasher};
@@ -143,7 +145,7 @@ pub trait Growable: Filter {
     fn fpr_bound(&self) -> f64;
 }
 
-/// Saving to and loading from the stable format described in [`format`].
+/// Saving to and loading from the stable format described in [`format`](mod@format).
 pub trait Persist: Sized {
     /// The variant id written in the header.
     const VARIANT: Variant;
@@ -176,4 +178,64 @@ pub trait Persist: Sized {
         Self::from_bytes(&bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
+}
+
+/// The settings every builder shares: how many items, at what false-positive rate, hashed how.
+/// Validated once, in [`Sizing::validate`], so every variant rejects bad input the same way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sizing {
+    /// Items the filter must hold at its target rate.
+    pub capacity: u64,
+    /// Target false-positive rate.
+    pub fpr: f64,
+    /// Hash function and seed.
+    pub hasher: KeyHasher,
+}
+
+impl Default for Sizing {
+    /// One million items at 1%, xxh3-128 with seed 0.
+    fn default() -> Self {
+        Sizing {
+            capacity: 1_000_000,
+            fpr: 0.01,
+            hasher: KeyHasher::default(),
+        }
+    }
+}
+
+impl Sizing {
+    /// Checks capacity and rate.
+    ///
+    /// # Errors
+    /// A capacity of 0, or a rate that is NaN or outside (0, 1).
+    pub fn validate(&self) -> Result<Self> {
+        math::check_capacity(self.capacity)?;
+        math::check_fpr(self.fpr)?;
+        Ok(*self)
+    }
+}
+
+/// Generates the `capacity`, `fpr` and `hasher` setters of a builder that has a
+/// `sizing: Sizing` field, so every variant's builder reads the same.
+#[macro_export]
+macro_rules! sizing_setters {
+    () => {
+        /// Items the filter must hold at its target false-positive rate (at least 1).
+        pub fn capacity(mut self, items: u64) -> Self {
+            self.sizing.capacity = items;
+            self
+        }
+
+        /// Target false-positive rate, strictly between 0 and 1 (0.01 is 1%).
+        pub fn fpr(mut self, rate: f64) -> Self {
+            self.sizing.fpr = rate;
+            self
+        }
+
+        /// Hash function and seed (default: xxh3-128, seed 0).
+        pub fn hasher(mut self, hasher: $crate::KeyHasher) -> Self {
+            self.sizing.hasher = hasher;
+            self
+        }
+    };
 }

@@ -50,7 +50,8 @@ pub fn optimal_bits(n: u64, p: f64) -> Result<u64> {
     let n = check_capacity(n)?;
     let p = check_fpr(p)?;
     let m = (-(n as f64) * p.ln() / (LN_2 * LN_2)).ceil();
-    if !(m < (1u64 << 63) as f64) {
+    // Written so that a NaN m (impossible after the checks, but cheap to guard) is refused too.
+    if m.is_nan() || m >= (1u64 << 63) as f64 {
         return Err(Error::SizeOverflow {
             what: "bit array",
             hint: format!(
@@ -127,9 +128,18 @@ pub fn classic_fpr_exact(m: u64, n: u64, k: u32) -> Option<f64> {
     )
 }
 
-/// The exact rate where it is cheap to compute, the approximation otherwise.
+/// Work budget of [`classic_fpr_best`], small enough to call on every `expected_fpr()`
+/// (about a millisecond); beyond it the approximation is within about 1% of the exact value.
+pub const BEST_FPR_MAX_WORK: f64 = 1e6;
+
+/// The exact rate where it is cheap to compute (`k·n·m <= 1e6`), the approximation otherwise.
 pub fn classic_fpr_best(m: u64, n: u64, k: u32) -> f64 {
-    classic_fpr_exact(m, n, k).unwrap_or_else(|| classic_fpr(m, n, k))
+    if f64::from(k) * n as f64 * m as f64 <= BEST_FPR_MAX_WORK {
+        if let Some(p) = classic_fpr_exact(m, n, k) {
+            return p;
+        }
+    }
+    classic_fpr(m, n, k)
 }
 
 /// Upper bound on the probability that any of `m` counters of a counting Bloom filter reaches
@@ -260,8 +270,14 @@ mod tests {
         // The second article's explicit m = 9,585,059 for n = 1M, p = 1%.
         assert_eq!(optimal_bits(1_000_000, 0.01).unwrap(), 9_585_059);
         // 0.1% and 0.01% for 10M items: 17.97 MB and 23.96 MB.
-        assert_eq!(optimal_bits(10_000_000, 0.001).unwrap().div_ceil(8), 17_971_985);
-        assert_eq!(optimal_bits(10_000_000, 0.0001).unwrap().div_ceil(8), 23_962_646);
+        assert_eq!(
+            optimal_bits(10_000_000, 0.001).unwrap().div_ceil(8),
+            17_971_985
+        );
+        assert_eq!(
+            optimal_bits(10_000_000, 0.0001).unwrap().div_ceil(8),
+            23_962_646
+        );
     }
 
     #[test]
@@ -275,13 +291,27 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_rejected() {
-        for p in [0.0, 1.0, -0.1, 1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        for p in [
+            0.0,
+            1.0,
+            -0.1,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
             let e = optimal_bits(10, p).unwrap_err();
-            assert!(matches!(e, Error::InvalidParameter { name: "fpr", .. }), "{p}: {e}");
+            assert!(
+                matches!(e, Error::InvalidParameter { name: "fpr", .. }),
+                "{p}: {e}"
+            );
         }
         assert!(matches!(
             optimal_bits(0, 0.01),
-            Err(Error::InvalidParameter { name: "capacity", .. })
+            Err(Error::InvalidParameter {
+                name: "capacity",
+                ..
+            })
         ));
         assert!(matches!(
             optimal_bits(u64::MAX, 1e-300),
@@ -307,11 +337,19 @@ mod tests {
         assert!(close(classic_fpr_exact(2, 1, 2).unwrap(), 0.625, 1e-12));
         // m = 4, n = 2, k = 1: X after 2 draws is 1 w.p. 1/4, 2 w.p. 3/4:
         // E[X/4] = 1/16 + 6/16 = 7/16.
-        assert!(close(classic_fpr_exact(4, 2, 1).unwrap(), 7.0 / 16.0, 1e-12));
+        assert!(close(
+            classic_fpr_exact(4, 2, 1).unwrap(),
+            7.0 / 16.0,
+            1e-12
+        ));
         // Christensen's formula with Stirling numbers for m = 3, n = 2, k = 2 (4 draws):
         // S(4,1) = 1, S(4,2) = 7, S(4,3) = 6;
         // p = 3^-6 (1*1*3*1 + 4*2*3*7 + 9*6*1*6) = (3 + 168 + 324) / 729 = 495/729.
-        assert!(close(classic_fpr_exact(3, 2, 2).unwrap(), 495.0 / 729.0, 1e-12));
+        assert!(close(
+            classic_fpr_exact(3, 2, 2).unwrap(),
+            495.0 / 729.0,
+            1e-12
+        ));
     }
 
     #[test]
@@ -369,14 +407,21 @@ mod tests {
     #[test]
     fn lower_bound_hand_values() {
         // 10M · log2(100) = 66,438,561.9 bits
-        assert!(close(lower_bound_bits(10_000_000, 0.01), 66_438_561.9, 1e-9));
+        assert!(close(
+            lower_bound_bits(10_000_000, 0.01),
+            66_438_561.9,
+            1e-9
+        ));
     }
 
     #[test]
     fn wilson_interval_hand_values() {
         // 10 of 1000 at z = 1.96: (0.0054407, 0.0183097), computed by hand from the formula.
         let (lo, hi) = wilson_interval(10, 1000, 1.96);
-        assert!(close(lo, 0.005_440_7, 1e-4) && close(hi, 0.018_309_7, 1e-4), "{lo} {hi}");
+        assert!(
+            close(lo, 0.005_440_7, 1e-4) && close(hi, 0.018_309_7, 1e-4),
+            "{lo} {hi}"
+        );
         let (lo, hi) = wilson_interval(0, 100, 1.96);
         assert_eq!(lo, 0.0);
         assert!(hi > 0.0 && hi < 0.05);

@@ -22,7 +22,10 @@ pub fn check_no_false_negatives<F: Filter>(filter: &mut F, keys: &[Vec<u8>]) -> 
         match filter.insert(k) {
             Ok(()) => accepted.push(k),
             Err(Error::Full { .. }) => {}
-            Err(e) => panic!("{}: insert failed with an unexpected error: {e}", filter.name()),
+            Err(e) => panic!(
+                "{}: insert failed with an unexpected error: {e}",
+                filter.name()
+            ),
         }
     }
     for k in &accepted {
@@ -80,13 +83,26 @@ pub fn check_round_trip<F: Filter + Persist>(filter: &F, probes: &[Vec<u8>]) {
     let bytes = filter.to_bytes();
     let copy = F::from_bytes(&bytes)
         .unwrap_or_else(|e| panic!("{}: own bytes rejected: {e}", filter.name()));
-    assert_eq!(copy.to_bytes(), bytes, "{}: round trip changed bytes", filter.name());
+    assert_eq!(
+        copy.to_bytes(),
+        bytes,
+        "{}: round trip changed bytes",
+        filter.name()
+    );
     assert_eq!(copy.len(), filter.len());
     assert_eq!(copy.capacity(), filter.capacity());
     assert_eq!(copy.hasher(), filter.hasher());
-    assert_eq!(copy.expected_fpr().to_bits(), filter.expected_fpr().to_bits());
+    assert_eq!(
+        copy.expected_fpr().to_bits(),
+        filter.expected_fpr().to_bits()
+    );
     for p in probes {
-        assert_eq!(copy.contains(p), filter.contains(p), "{}: answers differ", filter.name());
+        assert_eq!(
+            copy.contains(p),
+            filter.contains(p),
+            "{}: answers differ",
+            filter.name()
+        );
     }
     let mut via_io = Vec::new();
     filter.write_to(&mut via_io).expect("write to a Vec");
@@ -101,7 +117,10 @@ pub fn check_rejects_bad_bytes<F: Persist>(filter: &F) {
     let bytes = filter.to_bytes();
     let step = (bytes.len() / 512).max(1);
     for cut in (0..bytes.len()).step_by(step).chain([bytes.len() - 1]) {
-        assert!(F::from_bytes(&bytes[..cut]).is_err(), "truncation to {cut} accepted");
+        assert!(
+            F::from_bytes(&bytes[..cut]).is_err(),
+            "truncation to {cut} accepted"
+        );
     }
     for bit in (0..bytes.len() * 8).step_by(step * 3 + 7) {
         let mut b = bytes.clone();
@@ -167,17 +186,34 @@ pub fn check_deletable_against_model<F: Deletable + Persist>(filter: &mut F, ops
                 } else if !filter.contains(&key(i)) {
                     let before = filter.to_bytes();
                     assert_eq!(filter.remove(&key(i)), Err(Error::NotPresent));
-                    assert_eq!(filter.to_bytes(), before, "a refused removal changed the filter");
+                    assert_eq!(
+                        filter.to_bytes(),
+                        before,
+                        "a refused removal changed the filter"
+                    );
                 }
             }
         }
         let total: u64 = model.values().map(|&c| u64::from(c)).sum();
-        assert_eq!(filter.len(), total, "{}: len disagrees with the model", filter.name());
+        assert_eq!(
+            filter.len(),
+            total,
+            "{}: len disagrees with the model",
+            filter.name()
+        );
         for (&i, &c) in &model {
             if c > 0 {
-                assert!(filter.contains(&key(i)), "{}: false negative", filter.name());
+                assert!(
+                    filter.contains(&key(i)),
+                    "{}: false negative",
+                    filter.name()
+                );
                 let n = filter.count(&key(i));
-                assert!(n >= c, "{}: count {n} below the {c} copies inserted", filter.name());
+                assert!(
+                    n >= c,
+                    "{}: count {n} below the {c} copies inserted",
+                    filter.name()
+                );
             }
         }
     }

@@ -1,1 +1,357 @@
-//! filter-counting
+//! The counting Bloom filter (Fan, Cao, Almeida & Broder, "Summary Cache: a scalable wide-area web
+//! cache sharing protocol", IEEE/ACM ToN 2000).
+//!
+//! A classic Bloom filter whose bits are replaced by small counters: an insert increments the
+//! key's `k` counters, a removal decrements them, and a query checks that all `k` are non-zero.
+//! With 4-bit counters packed two per byte it costs 4× the memory of a classic filter of the same
+//! false-positive rate.
+//!
+//! Two rules keep it free of false negatives:
+//! * a counter that reaches 15 *saturates*: it is never incremented or decremented again (its true
+//!   count is unknown), so it can never wrongly drop to zero;
+//! * a removal whose key has a zero counter is *refused* ([`Error::NotPresent`]): the key is
+//!   provably absent, and decrementing the other counters would erase other keys.
+//!
+//! Saturation is rare: [`math::counting_overflow_bound`] bounds its probability by about
+//! `1.37e-15 · m` at the optimal `k` (Fan et al. §5.2).
+//!
+//! ```
+//! use filter_counting::CountingBloom;
+//! use filter_core::{Deletable, Error, Filter};
+//!
+//! let mut online = CountingBloom::builder().capacity(100_000).fpr(0.01).build()?;
+//! online.insert(b"user-42")?;
+//! online.remove(b"user-42")?;
+//! assert!(!online.contains(b"user-42"));
+//! assert_eq!(online.remove(b"user-42"), Err(Error::NotPresent)); // refused, nothing changed
+//! # Ok::<(), filter_core::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+use filter_core::format::{self, invalid, Encoder};
+use filter_core::{
+    math, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist, Result,
+    Sizing, Variant,
+};
+
+/// Bits per counter.
+pub const COUNTER_BITS: u32 = 4;
+const MAX: u8 = (1 << COUNTER_BITS) - 1;
+
+/// A counting Bloom filter with 4-bit counters.
+///
+/// # False-positive rate
+///
+/// A counter is non-zero exactly when the matching bit of a classic filter would be set, so after
+/// `n` inserts (net of removals) into `m` counters with `k` hashes the rate is the classic one,
+/// `p ≈ (1 - e^(-kn/m))^k` ([`math::classic_fpr`]), as long as no counter saturated; the chance
+/// that one did is bounded by [`CountingBloom::overflow_probability`].
+///
+/// ```
+/// use filter_counting::CountingBloom;
+/// use filter_core::{math, Deletable, Filter, HashKind, KeyHasher};
+///
+/// let hasher = KeyHasher::new(HashKind::Xxh3_128, 11)?;
+/// let mut f = CountingBloom::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
+/// // Insert 25,000 keys and remove 5,000 of them: 20,000 remain.
+/// for i in 0..25_000 {
+///     f.insert(format!("member-{i}").as_bytes())?;
+/// }
+/// for i in 20_000..25_000 {
+///     f.remove(format!("member-{i}").as_bytes())?;
+/// }
+/// let probes = 200_000;
+/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
+/// let measured = fp as f64 / probes as f64;
+/// let theory = math::classic_fpr(f.counters(), 20_000, f.hashes());
+/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountingBloom {
+    /// Two counters per byte: counter `i` is the low nibble of byte `i/2` when `i` is even.
+    counters: Vec<u8>,
+    m: u64,
+    k: u32,
+    len: u64,
+    sizing: Sizing,
+}
+
+/// Builds a [`CountingBloom`] from capacity and rate.
+#[derive(Clone, Debug, Default)]
+pub struct CountingBuilder {
+    sizing: Sizing,
+}
+
+impl CountingBuilder {
+    filter_core::sizing_setters!();
+
+    /// Builds the filter: as many counters as a classic filter has bits.
+    ///
+    /// # Errors
+    /// A capacity of 0, a rate outside (0, 1), or a size that cannot be allocated.
+    pub fn build(self) -> Result<CountingBloom> {
+        let sizing = self.sizing.validate()?;
+        let m = math::optimal_bits(sizing.capacity, sizing.fpr)?;
+        let k = math::optimal_hashes(m, sizing.capacity);
+        let bytes = usize::try_from(m.div_ceil(2)).map_err(|_| Error::SizeOverflow {
+            what: "counter array",
+            hint: format!("{m} counters do not fit this platform; lower the capacity"),
+        })?;
+        Ok(CountingBloom {
+            counters: vec![0; bytes],
+            m,
+            k,
+            len: 0,
+            sizing,
+        })
+    }
+}
+
+impl CountingBloom {
+    /// A builder; defaults to one million items at 1%.
+    pub fn builder() -> CountingBuilder {
+        CountingBuilder::default()
+    }
+
+    /// Number of counters, `m`.
+    pub fn counters(&self) -> u64 {
+        self.m
+    }
+
+    /// Number of hash functions, `k`.
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    /// Number of counters stuck at their maximum.
+    pub fn saturated(&self) -> u64 {
+        (0..self.m).filter(|&i| self.get(i) == MAX).count() as u64
+    }
+
+    /// Upper bound on the probability that some counter has overflowed at the current load
+    /// ([`math::counting_overflow_bound`]).
+    pub fn overflow_probability(&self) -> f64 {
+        math::counting_overflow_bound(self.m, self.len, self.k, COUNTER_BITS)
+    }
+
+    #[inline]
+    fn get(&self, i: u64) -> u8 {
+        (self.counters[(i / 2) as usize] >> ((i & 1) * 4)) & MAX
+    }
+
+    #[inline]
+    fn set(&mut self, i: u64, v: u8) {
+        let byte = &mut self.counters[(i / 2) as usize];
+        let shift = (i & 1) * 4;
+        *byte = (*byte & !(MAX << shift)) | (v << shift);
+    }
+
+    /// The key's k counter positions, sorted, so repeated positions sit together.
+    fn positions(&self, hash: Hash128) -> ([u64; 64], usize) {
+        let mut idx = [0u64; 64];
+        let mut g = IndexGen::new(hash, self.m);
+        let k = self.k as usize;
+        idx[..k].iter_mut().for_each(|i| *i = g.next());
+        idx[..k].sort_unstable();
+        (idx, k)
+    }
+}
+
+impl Filter for CountingBloom {
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        let mut g = IndexGen::new(hash, self.m);
+        for _ in 0..self.k {
+            let i = g.next();
+            let c = self.get(i);
+            if c < MAX {
+                self.set(i, c + 1);
+            }
+        }
+        self.len += 1;
+        Ok(())
+    }
+
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        let mut g = IndexGen::new(hash, self.m);
+        (0..self.k).all(|_| self.get(g.next()) != 0)
+    }
+
+    fn hasher(&self) -> KeyHasher {
+        self.sizing.hasher
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn capacity(&self) -> u64 {
+        self.sizing.capacity
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.counters.len()
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        math::classic_fpr_best(self.m, self.len, self.k)
+    }
+
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+}
+
+impl Deletable for CountingBloom {
+    fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
+        let (idx, k) = self.positions(hash);
+        let idx = &idx[..k];
+        // Check everything before changing anything. A position that appears c times among the
+        // key's k was incremented c times by its insert, so it must hold at least c.
+        let mut start = 0;
+        while start < k {
+            let end = start
+                + idx[start..]
+                    .iter()
+                    .take_while(|&&i| i == idx[start])
+                    .count();
+            let c = self.get(idx[start]);
+            if c != MAX && usize::from(c) < end - start {
+                return Err(Error::NotPresent);
+            }
+            start = end;
+        }
+        for &i in idx {
+            let c = self.get(i);
+            if c != MAX {
+                self.set(i, c - 1);
+            }
+        }
+        self.len = self.len.saturating_sub(1);
+        Ok(())
+    }
+
+    fn count_hash(&self, hash: Hash128) -> u32 {
+        let mut g = IndexGen::new(hash, self.m);
+        (0..self.k)
+            .map(|_| u32::from(self.get(g.next())))
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+impl Persist for CountingBloom {
+    const VARIANT: Variant = Variant::Counting;
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.counters.len());
+        e.u64(self.m)
+            .u32(self.k)
+            .u64(self.len)
+            .u64(self.sizing.capacity)
+            .f64(self.sizing.fpr);
+        e.begin_payload().bytes(&self.counters);
+        e.finish()
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+        let mut d = format::decode(bytes, Self::VARIANT)?;
+        let m = d.params.u64()?;
+        let k = d.params.u32()?;
+        let len = d.params.u64()?;
+        let sizing = Sizing {
+            capacity: d.params.u64()?,
+            fpr: d.params.f64()?,
+            hasher: d.hasher,
+        }
+        .validate()
+        .map_err(|e| invalid(e.to_string()))?;
+        d.params.finish()?;
+        if m == 0 || m > 1 << 63 || !(1..=64).contains(&k) {
+            return Err(invalid(format!("{m} counters with {k} hashes")));
+        }
+        let n_bytes = usize::try_from(m.div_ceil(2)).map_err(|_| invalid("too many counters"))?;
+        let counters = d.payload.take(n_bytes)?.to_vec();
+        d.payload.finish()?;
+        if m % 2 == 1 && counters[n_bytes - 1] >> 4 != 0 {
+            return Err(invalid("counter set beyond the end of the array"));
+        }
+        Ok(CountingBloom {
+            counters,
+            m,
+            k,
+            len,
+            sizing,
+        })
+    }
+}
+
+#[cfg(feature = "serde")]
+filter_core::impl_serde_via_persist!(CountingBloom);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn four_times_the_classic_memory() {
+        let f = CountingBloom::builder()
+            .capacity(10_000_000)
+            .fpr(0.01)
+            .build()
+            .unwrap();
+        assert_eq!(f.counters(), 95_850_584);
+        assert_eq!(f.size_in_bytes(), 47_925_292); // 4 bits x m = 4 x 11.98 MB
+    }
+
+    #[test]
+    fn saturated_counters_are_never_decremented() {
+        // One counter and one hash: every key maps to counter 0.
+        let mut f = CountingBloom::builder()
+            .capacity(1)
+            .fpr(0.9)
+            .build()
+            .unwrap();
+        assert_eq!((f.counters(), f.hashes()), (1, 1));
+        for i in 0..20u32 {
+            f.insert(&i.to_le_bytes()).unwrap();
+        }
+        assert_eq!(f.get(0), MAX);
+        assert_eq!(f.saturated(), 1);
+        for i in 0..20u32 {
+            f.remove(&i.to_le_bytes()).unwrap();
+        }
+        assert_eq!(f.get(0), MAX, "a saturated counter must stay saturated");
+        assert!(f.contains(b"anything"));
+    }
+
+    #[test]
+    fn removal_of_an_absent_key_is_refused_and_changes_nothing() {
+        let mut f = CountingBloom::builder().capacity(100).build().unwrap();
+        f.insert(b"present").unwrap();
+        let before = f.clone();
+        assert_eq!(f.remove(b"absent"), Err(Error::NotPresent));
+        assert_eq!(f, before);
+        f.remove(b"present").unwrap();
+        assert!(!f.contains(b"present"));
+        assert_eq!(f.len(), 0);
+        assert!(f.counters.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn repeated_positions_need_matching_counts() {
+        // With 2 counters and 8 hashes every key repeats positions; removals must balance.
+        let mut f = CountingBloom {
+            counters: vec![0; 1],
+            m: 2,
+            k: 8,
+            len: 0,
+            sizing: Sizing::default(),
+        };
+        f.insert(b"a").unwrap();
+        f.remove(b"a").unwrap();
+        assert!(f.counters.iter().all(|&b| b == 0));
+        assert_eq!(f.remove(b"a"), Err(Error::NotPresent));
+    }
+}

@@ -1,1 +1,572 @@
-//! filter-cuckoo
+//! The cuckoo filter (Fan, Andersen, Kaminsky & Mitzenmacher, "Cuckoo Filter: Practically Better
+//! Than Bloom", CoNEXT 2014).
+//!
+//! A table of buckets with 4 slots each; a slot holds an `f`-bit *fingerprint* of a key (never 0,
+//! which marks an empty slot). Each key has two candidate buckets, `i1` from its hash and
+//! `i2 = alt(i1, fp)` computed from `i1` and the fingerprint alone (*partial-key cuckoo hashing*),
+//! so a stored fingerprint can be moved to its other bucket without knowing the key. An insert
+//! that finds both buckets full evicts a resident fingerprint to *its* other bucket, and so on, for
+//! at most `max_kicks` steps. A lookup reads two buckets; a removal clears one matching slot.
+//!
+//! What this crate does differently from the popular ones:
+//! * **Any table size.** The original `alt(i, fp) = i XOR hash(fp)` needs a power-of-two table,
+//!   which can waste almost half the memory (10M keys land in a 16 MiB, 60%-full table). Here
+//!   `alt(i, fp) = (hash(fp) - i) mod B` is an involution for any bucket count `B`, so the table is
+//!   sized for a 95% load.
+//! * **Packed fingerprints.** Slots are `f` bits wide, not rounded up to 8 or 16.
+//! * **A failed insert changes nothing.** The eviction path is recorded and undone, so the item
+//!   carried at the end goes back where it came from; no other key is dropped
+//!   ([`Error::Full`] is returned and the table is bit-for-bit as before).
+//! * **Deterministic.** Eviction choices come from the key's hash, not a thread-local RNG, so the
+//!   same inserts build the same table on every run.
+//!
+//! ```
+//! use filter_cuckoo::CuckooFilter;
+//! use filter_core::{Deletable, Filter};
+//!
+//! let mut sessions = CuckooFilter::builder().capacity(1_000_000).fpr(0.01).build()?;
+//! sessions.insert(b"token-1")?;
+//! sessions.insert(b"token-1")?;
+//! assert_eq!(sessions.count(b"token-1"), 2);
+//! sessions.remove(b"token-1")?;
+//! assert!(sessions.contains(b"token-1"));
+//! assert_eq!(sessions.fingerprint_bits(), 10);
+//! # Ok::<(), filter_core::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+use filter_core::format::{self, invalid, Encoder};
+use filter_core::{
+    math, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, Persist, Result,
+    Sizing, Variant,
+};
+
+/// Slots per bucket, `b`.
+pub const SLOTS: u32 = 4;
+/// Load factor the table is sized for: `capacity` items fill it to 95%. Partial-key cuckoo
+/// hashing with 4-slot buckets first fails at about 95-98% load (measured in the tests).
+pub const DESIGN_LOAD: f64 = 0.95;
+/// Default bound on evictions per insert (Fan et al. use 500).
+pub const DEFAULT_MAX_KICKS: u32 = 500;
+/// Extra bytes after the table so every slot can be read as one unaligned 8-byte window.
+const PAD: usize = 8;
+
+/// A cuckoo filter with 4-slot buckets and packed `f`-bit fingerprints.
+///
+/// # False-positive rate
+///
+/// A negative lookup compares its fingerprint with the occupied slots of two buckets, `2b·α` on
+/// average at load `α`; each matches with probability `1/(2^f - 1)` (fingerprints are uniform on
+/// `1..2^f`):
+///
+/// ```text
+/// p = 1 - (1 - 1/(2^f - 1))^(2b·α)
+/// ```
+///
+/// ([`math::cuckoo_fpr`]). The builder picks `f = ceil(log2(2b/p))` ([`math::cuckoo_fingerprint_bits`])
+/// so the target holds even at a full table; at 1% that is 10 bits, 10.5 bits per item at 95% load.
+///
+/// ```
+/// use filter_cuckoo::CuckooFilter;
+/// use filter_core::{math, Filter, HashKind, KeyHasher};
+///
+/// let hasher = KeyHasher::new(HashKind::Xxh3_128, 5)?;
+/// let mut f = CuckooFilter::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
+/// for i in 0..20_000 {
+///     f.insert(format!("member-{i}").as_bytes())?;
+/// }
+/// let probes = 200_000;
+/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
+/// let measured = fp as f64 / probes as f64;
+/// let theory = math::cuckoo_fpr(f.fingerprint_bits(), 4, f.load_factor());
+/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct CuckooFilter {
+    /// Slot `s` occupies bits `s·f .. (s+1)·f` (little-endian), followed by `PAD` zero bytes.
+    table: Vec<u8>,
+    buckets: u64,
+    fp_bits: u32,
+    max_kicks: u32,
+    len: u64,
+    sizing: Sizing,
+}
+
+/// Builds a [`CuckooFilter`].
+#[derive(Clone, Debug)]
+pub struct CuckooBuilder {
+    sizing: Sizing,
+    fp_bits: Option<u32>,
+    max_kicks: u32,
+}
+
+impl Default for CuckooBuilder {
+    fn default() -> Self {
+        CuckooBuilder {
+            sizing: Sizing::default(),
+            fp_bits: None,
+            max_kicks: DEFAULT_MAX_KICKS,
+        }
+    }
+}
+
+impl CuckooBuilder {
+    filter_core::sizing_setters!();
+
+    /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
+    pub fn fingerprint_bits(mut self, f: u32) -> Self {
+        self.fp_bits = Some(f);
+        self
+    }
+
+    /// Bounds the evictions one insert may make before it fails (at least 1).
+    pub fn max_kicks(mut self, kicks: u32) -> Self {
+        self.max_kicks = kicks;
+        self
+    }
+
+    /// Builds the filter: `ceil(capacity / (4 · 0.95))` buckets.
+    ///
+    /// # Errors
+    /// A capacity of 0, a rate outside (0, 1) or too small for 32-bit fingerprints (below about
+    /// 2e-9), fingerprint bits outside 1..=32, zero kicks, or a table too large to allocate.
+    pub fn build(self) -> Result<CuckooFilter> {
+        let sizing = self.sizing.validate()?;
+        let f = match self.fp_bits {
+            Some(f) => f,
+            None => math::cuckoo_fingerprint_bits(sizing.fpr, SLOTS)?,
+        };
+        check_fp_bits(f)?;
+        if self.max_kicks == 0 {
+            return Err(Error::InvalidParameter {
+                name: "max_kicks",
+                value: "0".into(),
+                expected: "at least 1 eviction per insert (500 is typical)",
+            });
+        }
+        let buckets = (sizing.capacity as f64 / (f64::from(SLOTS) * DESIGN_LOAD)).ceil() as u64;
+        let table = vec![0; table_bytes(buckets.max(1), f)?];
+        Ok(CuckooFilter {
+            table,
+            buckets: buckets.max(1),
+            fp_bits: f,
+            max_kicks: self.max_kicks,
+            len: 0,
+            sizing,
+        })
+    }
+}
+
+fn check_fp_bits(f: u32) -> Result<()> {
+    if (1..=32).contains(&f) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name: "fingerprint_bits",
+            value: f.to_string(),
+            expected: "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
+                       use a Bloom filter there",
+        })
+    }
+}
+
+/// Bytes of packed slots (without padding).
+fn table_bytes(buckets: u64, f: u32) -> Result<usize> {
+    buckets
+        .checked_mul(u64::from(SLOTS) * u64::from(f))
+        .and_then(|bits| usize::try_from(bits.div_ceil(8)).ok())
+        .filter(|&b| b < isize::MAX as usize - PAD)
+        .map(|b| b + PAD)
+        .ok_or_else(|| Error::SizeOverflow {
+            what: "cuckoo table",
+            hint: format!("{buckets} buckets of {f}-bit slots; lower the capacity"),
+        })
+}
+
+/// Mixes a fingerprint into a bucket offset (Murmur3's finaliser): `alt` must depend on the
+/// fingerprint alone, and similar fingerprints must land far apart.
+#[inline]
+fn fp_mix(fp: u64) -> u64 {
+    let mut k = fp.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^ (k >> 33)
+}
+
+impl CuckooFilter {
+    /// A builder; defaults to one million items at 1%.
+    pub fn builder() -> CuckooBuilder {
+        CuckooBuilder::default()
+    }
+
+    /// Fingerprint width `f` in bits.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.fp_bits
+    }
+
+    /// Number of buckets.
+    pub fn buckets(&self) -> u64 {
+        self.buckets
+    }
+
+    /// Occupied slots / all slots.
+    pub fn load_factor(&self) -> f64 {
+        self.len as f64 / (self.buckets * u64::from(SLOTS)) as f64
+    }
+
+    /// The bound on evictions per insert.
+    pub fn max_kicks(&self) -> u32 {
+        self.max_kicks
+    }
+
+    #[inline]
+    fn fingerprint(&self, hash: Hash128) -> u64 {
+        // Uniform on 1..2^f: 0 is reserved for an empty slot.
+        1 + reduce(hash.hi, (1u64 << self.fp_bits) - 1)
+    }
+
+    #[inline]
+    fn alt(&self, bucket: u64, fp: u64) -> u64 {
+        let h = reduce(fp_mix(fp), self.buckets);
+        if h >= bucket {
+            h - bucket
+        } else {
+            h + self.buckets - bucket
+        }
+    }
+
+    #[inline]
+    fn slot(&self, bucket: u64, j: u32) -> u64 {
+        let bit = (bucket * u64::from(SLOTS) + u64::from(j)) * u64::from(self.fp_bits);
+        let at = (bit / 8) as usize;
+        let word = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("padded"));
+        (word >> (bit % 8)) & ((1u64 << self.fp_bits) - 1)
+    }
+
+    #[inline]
+    fn set_slot(&mut self, bucket: u64, j: u32, fp: u64) {
+        let bit = (bucket * u64::from(SLOTS) + u64::from(j)) * u64::from(self.fp_bits);
+        let at = (bit / 8) as usize;
+        let window: &mut [u8; 8] = (&mut self.table[at..at + 8]).try_into().expect("padded");
+        let mask = ((1u64 << self.fp_bits) - 1) << (bit % 8);
+        let word = u64::from_le_bytes(*window);
+        *window = ((word & !mask) | (fp << (bit % 8))).to_le_bytes();
+    }
+
+    /// The slot of `bucket` holding `fp`, if any.
+    #[inline]
+    fn find(&self, bucket: u64, fp: u64) -> Option<u32> {
+        (0..SLOTS).find(|&j| self.slot(bucket, j) == fp)
+    }
+
+    /// Puts `fp` in a free slot of `bucket` if there is one.
+    #[inline]
+    fn try_place(&mut self, bucket: u64, fp: u64) -> bool {
+        match self.find(bucket, 0) {
+            Some(j) => {
+                self.set_slot(bucket, j, fp);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn buckets_of(&self, hash: Hash128) -> (u64, u64, u64) {
+        let fp = self.fingerprint(hash);
+        let i1 = reduce(hash.lo, self.buckets);
+        (i1, self.alt(i1, fp), fp)
+    }
+
+    fn full_error(&self) -> Error {
+        Error::Full {
+            len: self.len,
+            load_factor: self.load_factor(),
+        }
+    }
+}
+
+impl Filter for CuckooFilter {
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        let (i1, i2, fp) = self.buckets_of(hash);
+        if self.try_place(i1, fp) || self.try_place(i2, fp) {
+            self.len += 1;
+            return Ok(());
+        }
+        // Random walk: evict a resident, move it to its other bucket, repeat. The walk is seeded
+        // by the key's hash (deterministic) and recorded so a failure can be undone exactly.
+        let mut rng = hash.lo ^ hash.hi.rotate_left(32) ^ 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut bucket = if next() & 1 == 0 { i1 } else { i2 };
+        let mut carry = fp;
+        let mut path: Vec<(u64, u32)> = Vec::with_capacity(32);
+        for _ in 0..self.max_kicks {
+            let j = (next() % u64::from(SLOTS)) as u32;
+            let victim = self.slot(bucket, j);
+            self.set_slot(bucket, j, carry);
+            path.push((bucket, j));
+            carry = victim;
+            bucket = self.alt(bucket, carry);
+            if self.try_place(bucket, carry) {
+                self.len += 1;
+                return Ok(());
+            }
+        }
+        // Undo: walk back, putting each carried fingerprint where it was taken from.
+        for &(b, j) in path.iter().rev() {
+            let here = self.slot(b, j);
+            self.set_slot(b, j, carry);
+            carry = here;
+        }
+        debug_assert_eq!(carry, fp);
+        Err(self.full_error())
+    }
+
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        let (i1, i2, fp) = self.buckets_of(hash);
+        self.find(i1, fp).is_some() || self.find(i2, fp).is_some()
+    }
+
+    fn hasher(&self) -> KeyHasher {
+        self.sizing.hasher
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn capacity(&self) -> u64 {
+        self.sizing.capacity
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.table.len()
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        math::cuckoo_fpr(self.fp_bits, SLOTS, self.load_factor())
+    }
+
+    fn name(&self) -> &'static str {
+        "cuckoo"
+    }
+}
+
+impl Deletable for CuckooFilter {
+    fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
+        let (i1, i2, fp) = self.buckets_of(hash);
+        for b in [i1, i2] {
+            if let Some(j) = self.find(b, fp) {
+                self.set_slot(b, j, 0);
+                self.len -= 1;
+                return Ok(());
+            }
+        }
+        Err(Error::NotPresent)
+    }
+
+    fn count_hash(&self, hash: Hash128) -> u32 {
+        let (i1, i2, fp) = self.buckets_of(hash);
+        let in_bucket = |b| (0..SLOTS).filter(|&j| self.slot(b, j) == fp).count() as u32;
+        in_bucket(i1) + if i2 != i1 { in_bucket(i2) } else { 0 }
+    }
+}
+
+impl Persist for CuckooFilter {
+    const VARIANT: Variant = Variant::Cuckoo;
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.table.len());
+        e.u64(self.buckets)
+            .u32(self.fp_bits)
+            .u32(self.max_kicks)
+            .u64(self.len)
+            .u64(self.sizing.capacity)
+            .f64(self.sizing.fpr);
+        e.begin_payload()
+            .bytes(&self.table[..self.table.len() - PAD]);
+        e.finish()
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+        let mut d = format::decode(bytes, Self::VARIANT)?;
+        let buckets = d.params.u64()?;
+        let fp_bits = d.params.u32()?;
+        let max_kicks = d.params.u32()?;
+        let len = d.params.u64()?;
+        let sizing = Sizing {
+            capacity: d.params.u64()?,
+            fpr: d.params.f64()?,
+            hasher: d.hasher,
+        }
+        .validate()
+        .map_err(|e| invalid(e.to_string()))?;
+        d.params.finish()?;
+        check_fp_bits(fp_bits).map_err(|e| invalid(e.to_string()))?;
+        if buckets == 0 || max_kicks == 0 {
+            return Err(invalid(format!("{buckets} buckets, {max_kicks} kicks")));
+        }
+        let n = table_bytes(buckets, fp_bits).map_err(|e| invalid(e.to_string()))? - PAD;
+        let mut table = d.payload.take(n)?.to_vec();
+        d.payload.finish()?;
+        table.extend_from_slice(&[0; PAD]);
+        let f = CuckooFilter {
+            table,
+            buckets,
+            fp_bits,
+            max_kicks,
+            len,
+            sizing,
+        };
+        let used_bits = buckets * u64::from(SLOTS) * u64::from(fp_bits);
+        if used_bits % 8 != 0 && f.table[n - 1] >> (used_bits % 8) != 0 {
+            return Err(invalid("bits set beyond the last slot"));
+        }
+        let occupied: u64 = (0..buckets)
+            .map(|b| (0..SLOTS).filter(|&j| f.slot(b, j) != 0).count() as u64)
+            .sum();
+        if occupied != len {
+            return Err(invalid(format!(
+                "{occupied} occupied slots but {len} items"
+            )));
+        }
+        Ok(f)
+    }
+}
+
+#[cfg(feature = "serde")]
+filter_core::impl_serde_via_persist!(CuckooFilter);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use filter_core::testkit;
+
+    #[test]
+    fn alt_is_an_involution_for_any_table_size() {
+        for buckets in [1u64, 2, 3, 5, 1000, 2_631_579] {
+            let f = CuckooFilter {
+                buckets,
+                ..CuckooFilter::builder().capacity(10).build().unwrap()
+            };
+            for fp in 1..2000u64 {
+                for i in [0, buckets / 2, buckets - 1] {
+                    let a = f.alt(i, fp);
+                    assert!(a < buckets);
+                    assert_eq!(f.alt(a, fp), i, "B = {buckets}, i = {i}, fp = {fp}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_for_ten_million_at_one_percent() {
+        let f = CuckooFilter::builder()
+            .capacity(10_000_000)
+            .fpr(0.01)
+            .build()
+            .unwrap();
+        assert_eq!(f.fingerprint_bits(), 10);
+        assert_eq!(f.buckets(), 2_631_579);
+        // 10.5 bits per item: 13.2 MB, against 16 MiB for a power-of-two table.
+        assert_eq!(f.size_in_bytes(), 13_157_895 + PAD);
+    }
+
+    #[test]
+    fn slots_round_trip_at_every_width() {
+        for f in 1..=32u32 {
+            let mut c = CuckooFilter::builder()
+                .capacity(100)
+                .fingerprint_bits(f)
+                .build()
+                .unwrap();
+            let max = (1u64 << f) - 1;
+            for b in 0..c.buckets {
+                for j in 0..SLOTS {
+                    c.set_slot(b, j, (b * 4 + u64::from(j)) % max + 1);
+                }
+            }
+            for b in 0..c.buckets {
+                for j in 0..SLOTS {
+                    assert_eq!(c.slot(b, j), (b * 4 + u64::from(j)) % max + 1, "f = {f}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fills_past_94_percent_and_a_failed_insert_loses_nothing() {
+        let mut f = CuckooFilter::builder()
+            .capacity(20_000)
+            .fpr(0.01)
+            .build()
+            .unwrap();
+        let failed_at = testkit::check_failed_insert_changes_nothing(&mut f, "fill", 40_000)
+            .expect("the table must fill up");
+        let load = failed_at as f64 / (f.buckets() * 4) as f64;
+        assert!(load >= 0.94, "first failure at load {load}");
+    }
+
+    /// Heavy: `cargo test --release -p filter-cuckoo -- --ignored`.
+    #[test]
+    #[ignore]
+    fn a_million_key_table_fills_past_95_percent() {
+        for seed in 0..3 {
+            let mut f = CuckooFilter::builder()
+                .capacity(1_000_000)
+                .hasher(KeyHasher::new(filter_core::HashKind::Xxh3_128, seed).unwrap())
+                .build()
+                .unwrap();
+            let mut i = 0u64;
+            while f.insert(&i.to_le_bytes()).is_ok() {
+                i += 1;
+            }
+            let load = f.load_factor();
+            println!("seed {seed}: first failure at load {load:.4} after {i} inserts");
+            assert!(load >= 0.95, "{load}");
+            assert!((0..i).all(|k| f.contains(&k.to_le_bytes())));
+        }
+    }
+
+    #[test]
+    fn duplicates_are_counted_and_limited_to_two_buckets() {
+        let mut f = CuckooFilter::builder().capacity(1000).build().unwrap();
+        for i in 1..=8 {
+            f.insert(b"dup").unwrap();
+            assert_eq!(f.count(b"dup"), i);
+        }
+        let before = f.clone();
+        assert!(matches!(f.insert(b"dup"), Err(Error::Full { .. })));
+        assert_eq!(f, before);
+        for i in (0..8).rev() {
+            f.remove(b"dup").unwrap();
+            assert_eq!(f.count(b"dup"), i);
+        }
+        assert_eq!(f.remove(b"dup"), Err(Error::NotPresent));
+    }
+
+    #[test]
+    fn builder_rejects_bad_input() {
+        assert!(CuckooBuilder::default()
+            .fingerprint_bits(0)
+            .build()
+            .is_err());
+        assert!(CuckooBuilder::default()
+            .fingerprint_bits(33)
+            .build()
+            .is_err());
+        assert!(CuckooBuilder::default().fpr(1e-12).build().is_err());
+        assert!(CuckooBuilder::default().max_kicks(0).build().is_err());
+        assert!(CuckooBuilder::default().capacity(0).build().is_err());
+        assert!(matches!(
+            CuckooBuilder::default().capacity(u64::MAX).build(),
+            Err(Error::SizeOverflow { .. })
+        ));
+    }
+}

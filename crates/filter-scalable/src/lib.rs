@@ -1,1 +1,435 @@
-//! filter-scalable
+//! The scalable Bloom filter (Almeida, Baquero, Preguiça & Hutchison, "Scalable Bloom Filters",
+//! Information Processing Letters 2007), for sets whose size is not known in advance.
+//!
+//! A classic Bloom filter sized for `n` items degrades quickly past `n`: at 2n items sized for 1%
+//! it answers "maybe" 16% of the time. A scalable filter is a list of classic *stages*. Inserts go
+//! to the newest stage; when it holds its capacity, a new stage is added that is `s` times larger
+//! (growth factor) with a false-positive rate `r` times tighter (tightening ratio). A query asks
+//! every stage. With a first-stage rate `P0 = P(1 - r)` the compound rate is bounded by
+//!
+//! ```text
+//! P_total <= Σ_i P0 · r^i = P0 / (1 - r) = P
+//! ```
+//!
+//! at *any* size ([`math::scalable_fpr_bound`]). Defaults: `s = 2` and `r = 0.9`, in the range
+//! the paper recommends (0.8–0.9) for sets that grow by orders of magnitude, and the defaults of
+//! Python's `pybloom_live` named in the articles. Inserts never fail for lack of capacity.
+//!
+//! ```
+//! use filter_scalable::ScalableBloom;
+//! use filter_core::{Filter, Growable};
+//!
+//! // Sized for 1,000 sign-ups, then 50,000 arrive.
+//! let mut users = ScalableBloom::builder().capacity(1_000).fpr(0.01).build()?;
+//! for i in 0..50_000 {
+//!     users.insert(format!("user{i}@example.com").as_bytes())?;
+//! }
+//! assert!(users.stages() > 1);
+//! assert!(users.expected_fpr() <= 0.01);
+//! # Ok::<(), filter_core::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+use filter_core::format::{self, invalid, Encoder};
+use filter_core::{
+    math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, Persist, Result,
+    Sizing, Variant,
+};
+
+/// Default growth factor `s`.
+pub const DEFAULT_GROWTH: f64 = 2.0;
+/// Default tightening ratio `r`.
+pub const DEFAULT_TIGHTENING: f64 = 0.9;
+/// Most stages a filter may have; with `s = 2` the last one would hold 2^63 × the first.
+pub const MAX_STAGES: usize = 64;
+
+#[derive(Clone, Debug, PartialEq)]
+struct Stage {
+    bits: BloomBits,
+    capacity: u64,
+    fpr: f64,
+    len: u64,
+}
+
+/// A scalable Bloom filter.
+///
+/// # False-positive rate
+///
+/// Stage `i` (from 0) is a classic filter for `n0 · s^i` items at rate `P0 · r^i`; a key is a
+/// false positive if any stage says yes, so the rate at the current load is
+///
+/// ```text
+/// p = 1 - Π_i (1 - p_i),   p_i = (1 - e^(-k_i n_i / m_i))^k_i
+/// ```
+///
+/// ([`math::compound_fpr`] of [`math::classic_fpr`]), never more than `P` however many items are
+/// inserted. [`Filter::expected_fpr`] returns this compound value.
+///
+/// ```
+/// use filter_scalable::ScalableBloom;
+/// use filter_core::{math, Filter, Growable, HashKind, KeyHasher};
+///
+/// let hasher = KeyHasher::new(HashKind::Xxh3_128, 3)?;
+/// let mut f = ScalableBloom::builder().capacity(2_000).fpr(0.01).hasher(hasher).build()?;
+/// for i in 0..30_000 {
+///     f.insert(format!("member-{i}").as_bytes())?; // 15x the initial capacity
+/// }
+/// let probes = 200_000;
+/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
+/// let measured = fp as f64 / probes as f64;
+/// let theory = f.expected_fpr();
+/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01 + 1e-12);
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalableBloom {
+    stages: Vec<Stage>,
+    sizing: Sizing,
+    growth: f64,
+    tightening: f64,
+    len: u64,
+}
+
+/// Builds a [`ScalableBloom`].
+#[derive(Clone, Debug)]
+pub struct ScalableBuilder {
+    sizing: Sizing,
+    growth: f64,
+    tightening: f64,
+}
+
+impl Default for ScalableBuilder {
+    fn default() -> Self {
+        ScalableBuilder {
+            sizing: Sizing::default(),
+            growth: DEFAULT_GROWTH,
+            tightening: DEFAULT_TIGHTENING,
+        }
+    }
+}
+
+fn check_growth(s: f64) -> Result<f64> {
+    if s.is_finite() && (1.0..=1024.0).contains(&s) {
+        Ok(s)
+    } else {
+        Err(Error::InvalidParameter {
+            name: "growth",
+            value: format!("{s}"),
+            expected: "a growth factor between 1 and 1024 (2 doubles each new stage)",
+        })
+    }
+}
+
+fn check_tightening(r: f64) -> Result<f64> {
+    if r.is_finite() && r > 0.0 && r < 1.0 {
+        Ok(r)
+    } else {
+        Err(Error::InvalidParameter {
+            name: "tightening",
+            value: format!("{r}"),
+            expected: "a tightening ratio strictly between 0 and 1 (0.8 to 0.9 is typical)",
+        })
+    }
+}
+
+impl ScalableBuilder {
+    filter_core::sizing_setters!();
+
+    /// Growth factor `s >= 1`: each new stage holds `s` times the previous one's items.
+    pub fn growth(mut self, s: f64) -> Self {
+        self.growth = s;
+        self
+    }
+
+    /// Tightening ratio `0 < r < 1`: each new stage's rate is `r` times the previous one's.
+    pub fn tightening(mut self, r: f64) -> Self {
+        self.tightening = r;
+        self
+    }
+
+    /// Builds the filter with its first stage.
+    ///
+    /// # Errors
+    /// A capacity of 0, a rate outside (0, 1), a growth outside [1, 1024], a tightening outside
+    /// (0, 1), or a first stage too large to allocate.
+    pub fn build(self) -> Result<ScalableBloom> {
+        let sizing = self.sizing.validate()?;
+        let mut f = ScalableBloom {
+            stages: Vec::new(),
+            sizing,
+            growth: check_growth(self.growth)?,
+            tightening: check_tightening(self.tightening)?,
+            len: 0,
+        };
+        f.stages.push(f.new_stage(0)?);
+        Ok(f)
+    }
+}
+
+impl ScalableBloom {
+    /// A builder; defaults to one million items at 1%, `s = 2`, `r = 0.9`.
+    pub fn builder() -> ScalableBuilder {
+        ScalableBuilder::default()
+    }
+
+    /// The growth factor `s`.
+    pub fn growth(&self) -> f64 {
+        self.growth
+    }
+
+    /// The tightening ratio `r`.
+    pub fn tightening(&self) -> f64 {
+        self.tightening
+    }
+
+    /// The first stage's rate, `P0 = P(1 - r)`.
+    pub fn initial_fpr(&self) -> f64 {
+        math::scalable_initial_fpr(self.sizing.fpr, self.tightening)
+    }
+
+    /// Capacity and rate of stage `i`, as the filter derives them.
+    fn stage_shape(&self, i: usize) -> Result<(u64, f64)> {
+        let cap = self.sizing.capacity as f64 * self.growth.powi(i as i32);
+        if i >= MAX_STAGES || cap >= u64::MAX as f64 {
+            return Err(Error::SizeOverflow {
+                what: "scalable filter",
+                hint: format!("stage {i} would hold {cap:.3e} items; start with a larger capacity"),
+            });
+        }
+        let fpr = math::scalable_stage_fpr(self.initial_fpr(), self.tightening, i as u32);
+        Ok((cap.ceil() as u64, fpr))
+    }
+
+    fn new_stage(&self, i: usize) -> Result<Stage> {
+        let (capacity, fpr) = self.stage_shape(i)?;
+        let m = math::optimal_bits(capacity, fpr)?;
+        Ok(Stage {
+            bits: BloomBits::new(m, math::optimal_hashes(m, capacity))?,
+            capacity,
+            fpr,
+            len: 0,
+        })
+    }
+
+    /// `(bits, hashes, capacity, items)` of each stage, oldest first.
+    pub fn stage_shapes(&self) -> Vec<(u64, u32, u64, u64)> {
+        self.stages
+            .iter()
+            .map(|s| (s.bits.bits(), s.bits.hashes(), s.capacity, s.len))
+            .collect()
+    }
+}
+
+impl Filter for ScalableBloom {
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        let last = self.stages.len() - 1;
+        if self.stages[last].len >= self.stages[last].capacity {
+            let stage = self.new_stage(last + 1)?;
+            self.stages.push(stage);
+        }
+        let active = self.stages.last_mut().expect("at least one stage");
+        active.bits.insert(hash);
+        active.len += 1;
+        self.len += 1;
+        Ok(())
+    }
+
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        // Newest first: the largest stage holds most keys, so positive lookups end sooner.
+        self.stages.iter().rev().any(|s| s.bits.contains(hash))
+    }
+
+    fn hasher(&self) -> KeyHasher {
+        self.sizing.hasher
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn capacity(&self) -> u64 {
+        self.stages.iter().map(|s| s.capacity).sum()
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.stages.iter().map(|s| s.bits.size_in_bytes()).sum()
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        math::compound_fpr(
+            self.stages
+                .iter()
+                .map(|s| math::classic_fpr_best(s.bits.bits(), s.len, s.bits.hashes())),
+        )
+    }
+
+    fn name(&self) -> &'static str {
+        "scalable"
+    }
+}
+
+impl Growable for ScalableBloom {
+    fn stages(&self) -> usize {
+        self.stages.len()
+    }
+
+    fn fpr_bound(&self) -> f64 {
+        math::scalable_fpr_bound(self.initial_fpr(), self.tightening)
+    }
+}
+
+impl Persist for ScalableBloom {
+    const VARIANT: Variant = Variant::Scalable;
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.size_in_bytes());
+        e.u64(self.sizing.capacity)
+            .f64(self.sizing.fpr)
+            .f64(self.growth)
+            .f64(self.tightening)
+            .u32(self.stages.len() as u32);
+        e.begin_payload();
+        for s in &self.stages {
+            e.u64(s.len);
+            s.bits.encode_params(&mut e);
+            s.bits.encode_payload(&mut e);
+        }
+        e.finish()
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+        let mut d = format::decode(bytes, Self::VARIANT)?;
+        let bad = |e: Error| invalid(e.to_string());
+        let sizing = Sizing {
+            capacity: d.params.u64()?,
+            fpr: d.params.f64()?,
+            hasher: d.hasher,
+        }
+        .validate()
+        .map_err(bad)?;
+        let growth = check_growth(d.params.f64()?).map_err(bad)?;
+        let tightening = check_tightening(d.params.f64()?).map_err(bad)?;
+        let n_stages = d.params.u32()? as usize;
+        d.params.finish()?;
+        if n_stages == 0 || n_stages > MAX_STAGES {
+            return Err(invalid(format!("{n_stages} stages")));
+        }
+        let mut f = ScalableBloom {
+            stages: Vec::with_capacity(n_stages),
+            sizing,
+            growth,
+            tightening,
+            len: 0,
+        };
+        for i in 0..n_stages {
+            let len = d.payload.u64()?;
+            let bits = BloomBits::decode_inline(&mut d.payload)?;
+            let expected = f.new_stage(i).map_err(bad)?;
+            if (bits.bits(), bits.hashes()) != (expected.bits.bits(), expected.bits.hashes()) {
+                return Err(invalid(format!(
+                    "stage {i} does not have the derived shape"
+                )));
+            }
+            // Only the newest stage may be below capacity; older ones filled before it was made.
+            if len > expected.capacity || (i + 1 < n_stages && len != expected.capacity) {
+                return Err(invalid(format!("stage {i} holds {len} items")));
+            }
+            f.len += len;
+            f.stages.push(Stage {
+                bits,
+                len,
+                ..expected
+            });
+        }
+        d.payload.finish()?;
+        Ok(f)
+    }
+}
+
+#[cfg(feature = "serde")]
+filter_core::impl_serde_via_persist!(ScalableBloom);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use filter_core::testkit;
+
+    #[test]
+    fn builder_rejects_bad_growth_and_tightening() {
+        for s in [0.5, f64::NAN, f64::INFINITY, 2000.0] {
+            assert!(matches!(
+                ScalableBloom::builder().growth(s).build(),
+                Err(Error::InvalidParameter { name: "growth", .. })
+            ));
+        }
+        for r in [0.0, 1.0, -0.5, f64::NAN] {
+            assert!(matches!(
+                ScalableBloom::builder().tightening(r).build(),
+                Err(Error::InvalidParameter {
+                    name: "tightening",
+                    ..
+                })
+            ));
+        }
+        assert!(ScalableBloom::builder().capacity(0).build().is_err());
+    }
+
+    #[test]
+    fn stages_grow_and_tighten_as_specified() {
+        let mut f = ScalableBloom::builder()
+            .capacity(100)
+            .fpr(0.01)
+            .build()
+            .unwrap();
+        for k in testkit::keys("g", 100 + 200 + 400 + 1) {
+            f.insert(&k).unwrap();
+        }
+        let shapes = f.stage_shapes();
+        assert_eq!(shapes.len(), 4);
+        let caps: Vec<u64> = shapes.iter().map(|s| s.2).collect();
+        assert_eq!(caps, [100, 200, 400, 800]);
+        assert_eq!(shapes[3].3, 1);
+        // Stage 0 at P0 = 0.001: m = ceil(100 ln(1000) / ln2^2) = 1438.
+        assert_eq!(shapes[0].0, math::optimal_bits(100, 0.001).unwrap());
+        assert_eq!(f.capacity(), 1500);
+        assert_eq!(f.fpr_bound(), 0.01 * (1.0 - 0.9) / (1.0 - 0.9));
+    }
+
+    #[test]
+    fn compound_rate_stays_under_the_target_through_growth() {
+        let mut f = ScalableBloom::builder()
+            .capacity(50)
+            .fpr(0.02)
+            .build()
+            .unwrap();
+        for (i, k) in testkit::keys("h", 20_000).iter().enumerate() {
+            f.insert(k).unwrap();
+            if i % 997 == 0 {
+                assert!(f.expected_fpr() <= 0.02, "at {i}: {}", f.expected_fpr());
+            }
+        }
+    }
+
+    #[test]
+    fn corrupted_stage_shapes_are_rejected() {
+        let mut f = ScalableBloom::builder().capacity(10).build().unwrap();
+        for k in testkit::keys("c", 25) {
+            f.insert(&k).unwrap();
+        }
+        let bytes = f.to_bytes();
+        // Change stage 0's item count (first payload field) and reseal the checksum.
+        let params_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+        let at = 24 + params_len + 8;
+        let mut bad = bytes.clone();
+        bad[at] ^= 1;
+        let body = bad.len() - 8;
+        let sum = format::checksum(&bad[..body]);
+        bad[body..].copy_from_slice(&sum.to_le_bytes());
+        assert!(matches!(
+            ScalableBloom::from_bytes(&bad),
+            Err(FormatError::Invalid(_))
+        ));
+    }
+}

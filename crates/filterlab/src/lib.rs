@@ -1,1 +1,63 @@
-//! filterlab
+//! filterlab: approximate-membership filters of the Bloom family behind one set of traits, with
+//! their formulas checked against measurement.
+//!
+//! This facade re-exports every variant. Pick one by what your system needs:
+//!
+//! | need                                   | type              | crate             |
+//! |----------------------------------------|-------------------|-------------------|
+//! | smallest simple filter, known size     | [`ClassicBloom`]  | `filter-classic`  |
+//! | deletions, memory no object (4×)       | [`CountingBloom`] | `filter-counting` |
+//! | size unknown in advance                | [`ScalableBloom`] | `filter-scalable` |
+//! | deletions at about classic memory      | [`CuckooFilter`]  | `filter-cuckoo`   |
+//!
+//! ```
+//! use filterlab::{ClassicBloom, CuckooFilter, Deletable, Filter};
+//!
+//! // Reject duplicate sign-ups without a database lookup for most requests.
+//! let mut emails = ClassicBloom::builder().capacity(10_000_000).fpr(0.01).build()?;
+//! let email = b"new.user@example.com";
+//! if !emails.contains(email) {
+//!     // certainly new: accept without asking the database
+//!     emails.insert(email)?;
+//! }
+//!
+//! // One hash, several filters.
+//! let mut sessions = CuckooFilter::builder().capacity(1_000).build()?;
+//! let h = sessions.hasher().hash(b"token");
+//! sessions.insert_hash(h)?;
+//! sessions.remove_hash(h)?;
+//! # Ok::<(), filterlab::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub use filter_classic::{ClassicBloom, ClassicBuilder};
+pub use filter_core::{
+    format, math, Deletable, Error, Filter, FormatError, Growable, Hash128, HashKind, KeyHasher,
+    Persist, Result, Sizing, Variant,
+};
+pub use filter_counting::{CountingBloom, CountingBuilder};
+pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};
+pub use filter_scalable::{ScalableBloom, ScalableBuilder};
+
+/// The classic Bloom filter crate.
+pub mod classic {
+    pub use filter_classic::*;
+}
+/// The counting Bloom filter crate.
+pub mod counting {
+    pub use filter_counting::*;
+}
+/// The scalable Bloom filter crate.
+pub mod scalable {
+    pub use filter_scalable::*;
+}
+/// The cuckoo filter crate.
+pub mod cuckoo {
+    pub use filter_cuckoo::*;
+}
+
+/// The README's examples, compiled and run as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

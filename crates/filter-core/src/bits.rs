@@ -1,0 +1,224 @@
+//! The k-probe bit array at the heart of the classic and scalable filters.
+
+use crate::format::{invalid, Encoder, Reader};
+use crate::{Error, FormatError, Hash128, IndexGen, Result};
+
+/// `m` bits probed at `k` positions per key by [`IndexGen`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BloomBits {
+    words: Vec<u64>,
+    m: u64,
+    k: u32,
+}
+
+impl BloomBits {
+    /// Zeroed bits.
+    ///
+    /// # Errors
+    /// `m` of 0 or above 2^63, `k` outside `1..=64`, or a size this platform cannot address.
+    pub fn new(m: u64, k: u32) -> Result<Self> {
+        Self::check(m, k)?;
+        let words = usize::try_from(m.div_ceil(64)).map_err(|_| Error::SizeOverflow {
+            what: "bit array",
+            hint: format!("{m} bits do not fit this platform's address space"),
+        })?;
+        Ok(BloomBits {
+            words: vec![0; words],
+            m,
+            k,
+        })
+    }
+
+    fn check(m: u64, k: u32) -> Result<()> {
+        if m == 0 || m > 1 << 63 {
+            return Err(Error::InvalidParameter {
+                name: "bits",
+                value: m.to_string(),
+                expected: "a bit count between 1 and 2^63",
+            });
+        }
+        if !(1..=64).contains(&k) {
+            return Err(Error::InvalidParameter {
+                name: "hashes",
+                value: k.to_string(),
+                expected: "between 1 and 64 hash functions (7 is optimal at 1%)",
+            });
+        }
+        Ok(())
+    }
+
+    /// Number of bits, `m`.
+    pub fn bits(&self) -> u64 {
+        self.m
+    }
+
+    /// Number of probes per key, `k`.
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    /// Bytes of the bit array.
+    pub fn size_in_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// Sets the key's k bits.
+    #[inline]
+    pub fn insert(&mut self, hash: Hash128) {
+        let mut g = IndexGen::new(hash, self.m);
+        for _ in 0..self.k {
+            let i = g.next();
+            self.words[(i / 64) as usize] |= 1 << (i % 64);
+        }
+    }
+
+    /// Whether all the key's k bits are set.
+    #[inline]
+    pub fn contains(&self, hash: Hash128) -> bool {
+        let mut g = IndexGen::new(hash, self.m);
+        (0..self.k).all(|_| {
+            let i = g.next();
+            self.words[(i / 64) as usize] & (1 << (i % 64)) != 0
+        })
+    }
+
+    /// Number of set bits.
+    pub fn count_ones(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Whether `other` has the same shape (m and k).
+    fn same_shape(&self, other: &Self) -> Result<()> {
+        if self.m != other.m || self.k != other.k {
+            return Err(Error::Incompatible(format!(
+                "shapes differ: {} bits / {} hashes vs {} bits / {} hashes",
+                self.m, self.k, other.m, other.k
+            )));
+        }
+        Ok(())
+    }
+
+    /// Bitwise OR of `other` into `self`.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] if the shapes differ.
+    pub fn union(&mut self, other: &Self) -> Result<()> {
+        self.same_shape(other)?;
+        self.words
+            .iter_mut()
+            .zip(&other.words)
+            .for_each(|(a, b)| *a |= b);
+        Ok(())
+    }
+
+    /// Bitwise AND of `other` into `self`.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] if the shapes differ.
+    pub fn intersect(&mut self, other: &Self) -> Result<()> {
+        self.same_shape(other)?;
+        self.words
+            .iter_mut()
+            .zip(&other.words)
+            .for_each(|(a, b)| *a &= b);
+        Ok(())
+    }
+
+    /// Writes m and k to the parameter section.
+    pub fn encode_params(&self, e: &mut Encoder) {
+        e.u64(self.m).u32(self.k);
+    }
+
+    /// Writes the words to the payload.
+    pub fn encode_payload(&self, e: &mut Encoder) {
+        e.u64s(&self.words);
+    }
+
+    /// Reads bits written by [`Self::encode_params`] and [`Self::encode_payload`], refusing
+    /// impossible shapes and stray bits beyond `m`.
+    ///
+    /// # Errors
+    /// Truncated or invalid data.
+    pub fn decode(params: &mut Reader<'_>, payload: &mut Reader<'_>) -> Result<Self, FormatError> {
+        let m = params.u64()?;
+        let k = params.u32()?;
+        Self::decode_words(m, k, payload)
+    }
+
+    /// Reads m, k and the words from one section, as written by [`Self::encode_params`]
+    /// followed by [`Self::encode_payload`] into the same section.
+    ///
+    /// # Errors
+    /// Truncated or invalid data.
+    pub fn decode_inline(r: &mut Reader<'_>) -> Result<Self, FormatError> {
+        let m = r.u64()?;
+        let k = r.u32()?;
+        Self::decode_words(m, k, r)
+    }
+
+    fn decode_words(m: u64, k: u32, payload: &mut Reader<'_>) -> Result<Self, FormatError> {
+        Self::check(m, k).map_err(|e| invalid(e.to_string()))?;
+        let n_words = usize::try_from(m.div_ceil(64)).map_err(|_| invalid("too many bits"))?;
+        if payload.remaining() / 8 < n_words {
+            return Err(FormatError::Truncated {
+                needed: n_words as u64 * 8,
+                available: payload.remaining() as u64,
+            });
+        }
+        let words = payload.u64s(n_words)?;
+        let tail_bits = m % 64;
+        if tail_bits != 0 && words[n_words - 1] >> tail_bits != 0 {
+            return Err(invalid("bits set beyond the end of the bit array"));
+        }
+        Ok(BloomBits { words, m, k })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::KeyHasher;
+
+    #[test]
+    fn rejects_bad_shapes() {
+        assert!(BloomBits::new(0, 3).is_err());
+        assert!(BloomBits::new((1 << 63) + 1, 3).is_err());
+        assert!(BloomBits::new(100, 0).is_err());
+        assert!(BloomBits::new(100, 65).is_err());
+    }
+
+    #[test]
+    fn insert_then_contains_at_odd_sizes() {
+        let h = KeyHasher::default();
+        for m in [1, 63, 64, 65, 1000] {
+            let mut b = BloomBits::new(m, 5).unwrap();
+            for i in 0..50u32 {
+                b.insert(h.hash(&i.to_le_bytes()));
+            }
+            for i in 0..50u32 {
+                assert!(b.contains(h.hash(&i.to_le_bytes())));
+            }
+            assert!(b.count_ones() <= m);
+        }
+    }
+
+    #[test]
+    fn filters_above_2_pow_32_bits_work() {
+        // 2^33 bits = 1 GiB, zero-initialised lazily by the allocator; only touched pages count.
+        let m = 1u64 << 33;
+        let mut b = BloomBits::new(m, 7).unwrap();
+        let h = KeyHasher::default();
+        for i in 0..2000u32 {
+            b.insert(h.hash(&i.to_le_bytes()));
+        }
+        for i in 0..2000u32 {
+            assert!(b.contains(h.hash(&i.to_le_bytes())));
+        }
+        let high_words = b.words[(1usize << 26)..]
+            .iter()
+            .filter(|&&w| w != 0)
+            .count();
+        // About half of the 14,000 bits land above bit 2^32.
+        assert!(high_words > 6000, "{high_words}");
+    }
+}

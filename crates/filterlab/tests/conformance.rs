@@ -1,0 +1,178 @@
+//! The conformance suite, run against every variant: the laws every filter must obey.
+
+use filter_core::testkit::{self, Op};
+use filterlab::{
+    ClassicBloom, CountingBloom, CuckooFilter, Filter, HashKind, KeyHasher, Persist, ScalableBloom,
+};
+use proptest::prelude::*;
+
+fn seeded(seed: u64) -> KeyHasher {
+    KeyHasher::new(HashKind::Xxh3_128, seed).unwrap()
+}
+
+fn classic(cap: u64, h: KeyHasher) -> ClassicBloom {
+    ClassicBloom::builder()
+        .capacity(cap)
+        .fpr(0.01)
+        .hasher(h)
+        .build()
+        .unwrap()
+}
+fn counting(cap: u64, h: KeyHasher) -> CountingBloom {
+    CountingBloom::builder()
+        .capacity(cap)
+        .fpr(0.01)
+        .hasher(h)
+        .build()
+        .unwrap()
+}
+fn scalable(cap: u64, h: KeyHasher) -> ScalableBloom {
+    // A small first stage, so that every law is also checked across growth.
+    let first = cap / 8 + 1;
+    ScalableBloom::builder()
+        .capacity(first)
+        .fpr(0.01)
+        .hasher(h)
+        .build()
+        .unwrap()
+}
+fn cuckoo(cap: u64, h: KeyHasher) -> CuckooFilter {
+    CuckooFilter::builder()
+        .capacity(cap)
+        .fpr(0.01)
+        .hasher(h)
+        .build()
+        .unwrap()
+}
+
+/// The laws every filter obeys, instantiated once per variant.
+macro_rules! filter_laws {
+    ($variant:ident, $ty:ty, $make:path) => {
+        mod $variant {
+            use super::*;
+
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(48))]
+
+                #[test]
+                fn inserted_keys_are_always_found(
+                    keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..600),
+                    seed in any::<u32>(),
+                    murmur in any::<bool>(),
+                ) {
+                    let kind = if murmur { HashKind::Murmur3X64_128 } else { HashKind::Xxh3_128 };
+                    let mut f = $make(400, KeyHasher::new(kind, u64::from(seed)).unwrap());
+                    testkit::check_no_false_negatives(&mut f, &keys);
+                }
+
+                #[test]
+                fn save_then_load_is_identical(n in 0usize..700, seed in any::<u64>()) {
+                    let mut f = $make(500, seeded(seed));
+                    testkit::check_no_false_negatives(&mut f, &testkit::keys("rt", n));
+                    testkit::check_round_trip(&f, &testkit::keys("probe", 300));
+                }
+
+                #[test]
+                fn arbitrary_bytes_never_panic_on_load(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+                    let _ = <$ty>::from_bytes(&bytes);
+                }
+            }
+
+            #[test]
+            fn damaged_bytes_are_rejected() {
+                let mut f = $make(300, seeded(9));
+                testkit::check_no_false_negatives(&mut f, &testkit::keys("bad", 200));
+                testkit::check_rejects_bad_bytes(&f);
+            }
+
+            #[test]
+            fn a_failed_insert_changes_nothing() {
+                let mut f = $make(2000, seeded(4));
+                // Bloom-family filters never refuse an insert; the cuckoo table does when full,
+                // and the check then verifies that it left everything as it was.
+                let failed = testkit::check_failed_insert_changes_nothing(&mut f, "full", 4000);
+                assert_eq!(failed.is_some(), f.name() == "cuckoo", "{failed:?}");
+            }
+
+            #[test]
+            fn serde_round_trip_is_identical() {
+                let mut f = $make(300, seeded(5));
+                testkit::check_no_false_negatives(&mut f, &testkit::keys("serde", 250));
+                let json = serde_json::to_string(&f).unwrap();
+                let back: $ty = serde_json::from_str(&json).unwrap();
+                assert_eq!(back.to_bytes(), f.to_bytes());
+                assert!(serde_json::from_str::<$ty>("[1,2,3]").is_err());
+            }
+
+            #[test]
+            fn measured_fpr_is_within_4_sigma_of_the_formula() {
+                // Fixed seeds, disjoint members and probes, a binomial tolerance.
+                for seed in [1u64, 2, 3] {
+                    let mut f = $make(20_000, seeded(seed));
+                    testkit::check_no_false_negatives(&mut f, &testkit::keys("member", 20_000));
+                    let (fp, n) = testkit::measure_fpr(&f, &testkit::keys("probe", 100_000));
+                    testkit::assert_fpr_near(f.name(), fp, n, f.expected_fpr(), 4.0);
+                }
+            }
+        }
+    };
+}
+
+filter_laws!(classic_laws, ClassicBloom, classic);
+filter_laws!(counting_laws, CountingBloom, counting);
+filter_laws!(scalable_laws, ScalableBloom, scalable);
+filter_laws!(cuckoo_laws, CuckooFilter, cuckoo);
+
+/// The extra laws of deletable filters, checked against a `HashMap<key, count>` model.
+macro_rules! deletable_laws {
+    ($variant:ident, $make:path) => {
+        mod $variant {
+            use super::*;
+
+            fn op() -> impl Strategy<Value = Op> {
+                prop_oneof![
+                    3 => (0u16..64).prop_map(Op::Insert),
+                    2 => (0u16..64).prop_map(Op::Remove),
+                ]
+            }
+
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(64))]
+
+                #[test]
+                fn agrees_with_a_multiset_model(ops in prop::collection::vec(op(), 0..400)) {
+                    let mut f = $make(200, seeded(7));
+                    testkit::check_deletable_against_model(&mut f, &ops);
+                }
+            }
+
+            #[test]
+            fn removing_everything_empties_the_filter() {
+                let mut f = $make(5000, seeded(8));
+                let keys = testkit::keys("churn", 5000);
+                testkit::check_no_false_negatives(&mut f, &keys);
+                for k in &keys {
+                    filterlab::Deletable::remove(&mut f, k).unwrap();
+                }
+                assert_eq!(f.len(), 0);
+                assert_eq!(f.to_bytes(), $make(5000, seeded(8)).to_bytes());
+            }
+        }
+    };
+}
+
+deletable_laws!(counting_deletion, counting);
+deletable_laws!(cuckoo_deletion, cuckoo);
+
+/// A compile-time law: code that deletes asks for `Deletable`, which the classic and scalable
+/// filters do not implement, so `remove` on them does not compile.
+#[test]
+fn deletion_is_a_capability_checked_by_the_compiler() {
+    fn churn<F: filterlab::Deletable>(f: &mut F) -> filterlab::Result<()> {
+        f.insert(b"x")?;
+        f.remove(b"x")
+    }
+    churn(&mut counting(10, seeded(0))).unwrap();
+    churn(&mut cuckoo(10, seeded(0))).unwrap();
+    // churn(&mut classic(10, seeded(0)));  // error[E0277]: `ClassicBloom: Deletable` not satisfied
+}

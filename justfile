@@ -1,0 +1,22 @@
+# filterlab: every recipe is one plain cargo command, also shown in README.md.
+
+# The README's test command.
+test:
+    cargo test --workspace
+
+# Formatting and lints, as CI runs them.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# API docs; warnings are errors.
+doc:
+    RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+
+# Heavy tests (million-key tables), ignored by the default run.
+test-heavy:
+    cargo test --workspace --release -- --ignored
+
+# Measured vs theoretical FP rate and bits per key, every variant, n = 1M, p = 1%.
+fpr-table:
+    cargo run --release -p filterlab --example fpr_table
