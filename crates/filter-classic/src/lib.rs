@@ -42,8 +42,8 @@ use filter_core::{
 /// ```
 ///
 /// ([`math::classic_fpr`]); the exact value (Christensen, Roginsky & Jimeno 2010,
-/// [`math::classic_fpr_exact`]) is slightly higher for small `m`. [`Filter::expected_fpr`] returns
-/// the exact value when it is cheap to compute and the approximation otherwise.
+/// [`math::classic_fpr_exact`]) is slightly higher, noticeably so for small `m`.
+/// [`Filter::expected_fpr`] returns the exact value (for `k <= 24`, the approximation beyond).
 ///
 /// Measured on a seeded sample (4-sigma binomial tolerance):
 ///
