@@ -20,3 +20,20 @@ test-heavy:
 # Measured vs theoretical FP rate and bits per key, every variant, n = 1M, p = 1%.
 fpr-table:
     cargo run --release -p filterlab --example fpr_table
+
+# The main job: regenerate reports/ (10M e-mails, about ten minutes on 2 cores).
+bench:
+    cargo run --release -p bench-harness
+
+# The whole harness pipeline at 200k keys, into target/quick-reports, then checked.
+bench-quick:
+    cargo run --release -p bench-harness -- --quick --out target/quick-reports
+    cargo run --release -p bench-harness -- check target/quick-reports/results.json
+
+# Write the synthetic key files (one per line) to datasets/generated/.
+generate:
+    cargo run --release -p bench-harness -- generate
+
+# Criterion micro-benchmarks (insert, contains hit/miss, hashing).
+micro:
+    cargo bench -p bench-harness

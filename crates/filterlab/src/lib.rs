@@ -33,8 +33,8 @@
 
 pub use filter_classic::{ClassicBloom, ClassicBuilder};
 pub use filter_core::{
-    format, math, Deletable, Error, Filter, FormatError, Growable, Hash128, HashKind, KeyHasher,
-    Persist, Result, Sizing, Variant,
+    format, math, murmur3_x64_128, Deletable, Error, Filter, FormatError, Growable, Hash128,
+    HashKind, KeyHasher, Persist, Result, Sizing, Variant,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};

@@ -1,0 +1,174 @@
+//! The filters under test, as one enum so the timing loops dispatch with a predictable `match`
+//! instead of a virtual call.
+
+use filterlab::{
+    ClassicBloom, CountingBloom, CuckooFilter, Filter, Hash128, HashKind, KeyHasher, Result,
+    ScalableBloom,
+};
+
+/// Hash seed of the counting filters (every other filter uses seed 0).
+pub const COUNTING_SEED: u64 = 1;
+
+/// Which variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// [`ClassicBloom`].
+    Classic,
+    /// [`CountingBloom`].
+    Counting,
+    /// [`ScalableBloom`].
+    Scalable,
+    /// [`CuckooFilter`].
+    Cuckoo,
+}
+
+impl Kind {
+    /// Every variant, in report order.
+    pub const ALL: [Kind; 4] = [Kind::Classic, Kind::Counting, Kind::Scalable, Kind::Cuckoo];
+
+    /// The name used in reports (equal to [`Filter::name`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Classic => "classic",
+            Kind::Counting => "counting",
+            Kind::Scalable => "scalable",
+            Kind::Cuckoo => "cuckoo",
+        }
+    }
+
+    /// A filter of this kind for `n` items at rate `p`, default hasher.
+    ///
+    /// # Errors
+    /// Invalid parameters.
+    pub fn build(self, n: u64, p: f64) -> Result<AnyFilter> {
+        Ok(match self {
+            Kind::Classic => {
+                AnyFilter::Classic(ClassicBloom::builder().capacity(n).fpr(p).build()?)
+            }
+            // Another seed than the classic filter's: with the same one both would set the
+            // same positions and report the very same false positives, which would make the
+            // counting row a copy of the classic row instead of an independent measurement.
+            Kind::Counting => AnyFilter::Counting(
+                CountingBloom::builder()
+                    .capacity(n)
+                    .fpr(p)
+                    .hasher(KeyHasher::new(HashKind::Xxh3_128, COUNTING_SEED)?)
+                    .build()?,
+            ),
+            Kind::Scalable => {
+                AnyFilter::Scalable(ScalableBloom::builder().capacity(n).fpr(p).build()?)
+            }
+            Kind::Cuckoo => AnyFilter::Cuckoo(CuckooFilter::builder().capacity(n).fpr(p).build()?),
+        })
+    }
+}
+
+/// One filter of any variant.
+#[derive(Clone, Debug)]
+pub enum AnyFilter {
+    /// A classic Bloom filter.
+    Classic(ClassicBloom),
+    /// A counting Bloom filter.
+    Counting(CountingBloom),
+    /// A scalable Bloom filter.
+    Scalable(ScalableBloom),
+    /// A cuckoo filter.
+    Cuckoo(CuckooFilter),
+}
+
+macro_rules! each {
+    ($self:expr, $f:ident => $body:expr) => {
+        match $self {
+            AnyFilter::Classic($f) => $body,
+            AnyFilter::Counting($f) => $body,
+            AnyFilter::Scalable($f) => $body,
+            AnyFilter::Cuckoo($f) => $body,
+        }
+    };
+}
+
+impl AnyFilter {
+    /// The exact classic-filter rate where the variant is Bloom-shaped, for the report's
+    /// "exact" column (`None` for cuckoo and scalable, whose `expected_fpr` is already their
+    /// formula).
+    pub fn exact_fpr(&self) -> Option<f64> {
+        match self {
+            AnyFilter::Classic(f) => {
+                filterlab::math::classic_fpr_exact(f.bits(), f.len(), f.hashes())
+            }
+            AnyFilter::Counting(f) => {
+                filterlab::math::classic_fpr_exact(f.counters(), f.len(), f.hashes())
+            }
+            AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) => None,
+        }
+    }
+
+    /// The standard approximation at the realised parameters.
+    pub fn approx_fpr(&self) -> f64 {
+        use filterlab::math;
+        match self {
+            AnyFilter::Classic(f) => math::classic_fpr(f.bits(), f.len(), f.hashes()),
+            AnyFilter::Counting(f) => math::classic_fpr(f.counters(), f.len(), f.hashes()),
+            AnyFilter::Scalable(f) => f.expected_fpr(),
+            AnyFilter::Cuckoo(f) => f.expected_fpr(),
+        }
+    }
+
+    /// A short description of the realised parameters (`m=…, k=…`, `f=…, buckets=…`).
+    pub fn params(&self) -> String {
+        match self {
+            AnyFilter::Classic(f) => format!("m={} k={}", f.bits(), f.hashes()),
+            AnyFilter::Counting(f) => format!("m={} counters k={}", f.counters(), f.hashes()),
+            AnyFilter::Scalable(f) => format!(
+                "stages={} s={} r={}",
+                filterlab::Growable::stages(f),
+                f.growth(),
+                f.tightening()
+            ),
+            AnyFilter::Cuckoo(f) => format!(
+                "f={} buckets={} load={:.4}",
+                f.fingerprint_bits(),
+                f.buckets(),
+                f.load_factor()
+            ),
+        }
+    }
+}
+
+impl Filter for AnyFilter {
+    #[inline]
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        each!(self, f => f.insert_hash(hash))
+    }
+    #[inline]
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        each!(self, f => f.contains_hash(hash))
+    }
+    #[inline]
+    fn hasher(&self) -> KeyHasher {
+        each!(self, f => f.hasher())
+    }
+    #[inline]
+    fn insert(&mut self, key: &[u8]) -> Result<()> {
+        each!(self, f => f.insert(key))
+    }
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        each!(self, f => f.contains(key))
+    }
+    fn len(&self) -> u64 {
+        each!(self, f => f.len())
+    }
+    fn capacity(&self) -> u64 {
+        each!(self, f => f.capacity())
+    }
+    fn size_in_bytes(&self) -> usize {
+        each!(self, f => f.size_in_bytes())
+    }
+    fn expected_fpr(&self) -> f64 {
+        each!(self, f => f.expected_fpr())
+    }
+    fn name(&self) -> &'static str {
+        each!(self, f => f.name())
+    }
+}

@@ -1,0 +1,179 @@
+//! Measuring: timed scans, interleaved rounds, latency samples, parallel counts.
+//!
+//! Absolute times on a shared 2-core machine swing between runs, so every comparison in the
+//! reports is made between figures taken in the same run, as medians of interleaved rounds.
+
+use crate::dataset::KeySet;
+use filterlab::Filter;
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// The positive fractions of the lookup mixes, in percent.
+pub const MIXES: [u32; 5] = [0, 25, 50, 75, 100];
+
+/// Median of `v` (which is reordered). `NaN` for an empty slice.
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    }
+}
+
+/// The `q`-quantile (0..=1) of sorted data, nearest rank.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// `count` queries of which `percent`% are members (drawn from `members[..member_limit]`) and the
+/// rest non-members, shuffled, from a seeded generator.
+pub fn query_mix<'a>(
+    members: &'a KeySet,
+    member_limit: usize,
+    probes: &'a KeySet,
+    percent: u32,
+    count: usize,
+    seed: u64,
+) -> Vec<&'a [u8]> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ u64::from(percent) << 32);
+    let positives = count * percent as usize / 100;
+    let mut q: Vec<&[u8]> = Vec::with_capacity(count);
+    for _ in 0..positives {
+        q.push(members.get(rng.random_range(0..member_limit)));
+    }
+    for _ in positives..count {
+        q.push(probes.get(rng.random_range(0..probes.len())));
+    }
+    q.shuffle(&mut rng);
+    q
+}
+
+/// Times one pass of `contains` over `queries`: nanoseconds per query.
+#[inline(never)]
+pub fn time_lookups<F: Filter>(filter: &F, queries: &[&[u8]]) -> f64 {
+    let start = Instant::now();
+    let mut hits = 0usize;
+    for q in queries {
+        hits += usize::from(filter.contains(black_box(q)));
+    }
+    black_box(hits);
+    start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
+}
+
+/// Inserts `keys[range]` one at a time, returning seconds taken (failed inserts are counted in
+/// the second value, not retried).
+#[inline(never)]
+pub fn time_inserts<F: Filter>(
+    filter: &mut F,
+    keys: &KeySet,
+    range: std::ops::Range<usize>,
+) -> (f64, u64) {
+    let start = Instant::now();
+    let mut failures = 0;
+    for i in range {
+        if filter.insert(keys.get(i)).is_err() {
+            failures += 1;
+        }
+    }
+    (start.elapsed().as_secs_f64(), failures)
+}
+
+/// Median cost of reading the clock twice, subtracted from single-query latencies.
+pub fn timer_overhead_ns() -> f64 {
+    let mut v: Vec<f64> = (0..10_001)
+        .map(|_| {
+            let t = Instant::now();
+            black_box(());
+            t.elapsed().as_nanos() as f64
+        })
+        .collect();
+    median(&mut v)
+}
+
+/// Single-query latencies over `queries`: (p50, p99) in ns, timer overhead subtracted.
+pub fn latency_percentiles<F: Filter>(filter: &F, queries: &[&[u8]], overhead: f64) -> (f64, f64) {
+    let mut lat: Vec<f64> = queries
+        .iter()
+        .map(|q| {
+            let t = Instant::now();
+            black_box(filter.contains(black_box(q)));
+            (t.elapsed().as_nanos() as f64 - overhead).max(0.0)
+        })
+        .collect();
+    lat.sort_by(f64::total_cmp);
+    (quantile(&lat, 0.50), quantile(&lat, 0.99))
+}
+
+/// How many of `keys[range]` the filter reports present, counted on all cores (not timed).
+pub fn count_present<F: Filter + Sync>(
+    filter: &F,
+    keys: &KeySet,
+    range: std::ops::Range<usize>,
+) -> u64 {
+    range
+        .into_par_iter()
+        .with_min_len(4096)
+        .filter(|&i| filter.contains(keys.get(i)))
+        .count() as u64
+}
+
+/// Lookup throughput with `threads` threads sharing one filter: nanoseconds per query (wall
+/// time divided by queries).
+pub fn time_parallel_lookups<F: Filter + Sync>(
+    filter: &F,
+    queries: &[&[u8]],
+    pool: &rayon::ThreadPool,
+) -> f64 {
+    let threads = pool.current_num_threads().max(1);
+    let chunk = queries.len().div_ceil(threads);
+    let start = Instant::now();
+    let hits: usize = pool.install(|| {
+        queries
+            .par_chunks(chunk)
+            .map(|c| c.iter().filter(|q| filter.contains(black_box(q))).count())
+            .sum()
+    });
+    black_box(hits);
+    start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_quantiles() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&mut []).is_nan());
+        let s: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(quantile(&s, 0.5), 50.0);
+        assert_eq!(quantile(&s, 0.99), 99.0);
+        assert_eq!(quantile(&s, 1.0), 100.0);
+    }
+
+    #[test]
+    fn query_mixes_have_the_requested_share_of_members() {
+        let members: KeySet = (0..1000).map(|i| format!("m{i}")).collect();
+        let probes: KeySet = (0..1000).map(|i| format!("p{i}")).collect();
+        for pct in MIXES {
+            let q = query_mix(&members, 1000, &probes, pct, 400, 1);
+            let pos = q.iter().filter(|k| k[0] == b'm').count();
+            assert_eq!(pos, 400 * pct as usize / 100);
+            assert_eq!(q, query_mix(&members, 1000, &probes, pct, 400, 1), "seeded");
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The rows of `reports/results.json`. The schema is documented in `reports/README.md`, which
+//! the report writer generates from [`SCHEMA`].
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One measurement: a (variant, n, target FP rate, scenario, step) point.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Record {
+    /// `matrix`, `growth`, `churn`, `size_sweep` or `parallel`.
+    pub scenario: String,
+    /// `classic`, `counting`, `scalable` or `cuckoo`.
+    pub variant: String,
+    /// Items in the filter when measured.
+    pub n: u64,
+    /// Items the filter was sized for.
+    pub capacity: u64,
+    /// The requested false-positive rate.
+    pub target_fpr: f64,
+    /// Realised parameters, human-readable.
+    pub params: String,
+    /// The variant's formula at the realised parameters and current load (`expected_fpr()`).
+    pub theoretical_fpr: f64,
+    /// The standard approximation `(1 - e^(-kn/m))^k` for Bloom-shaped variants.
+    pub theoretical_fpr_approx: f64,
+    /// The exact classic formula (Christensen et al. 2010), where defined.
+    pub theoretical_fpr_exact: Option<f64>,
+    /// False positives / probes.
+    pub empirical_fpr: f64,
+    /// False positives counted.
+    pub false_positives: u64,
+    /// Non-member probes.
+    pub probes: u64,
+    /// Wilson 95% interval of the empirical rate.
+    pub fpr_ci_low: f64,
+    /// Upper end of the interval.
+    pub fpr_ci_high: f64,
+    /// Whether the theoretical rate lies inside the interval.
+    pub theory_in_ci: bool,
+    /// Empirical / theoretical.
+    pub measured_over_theory: f64,
+    /// Members the filter reported absent (must be 0).
+    pub false_negatives: u64,
+    /// Table bytes.
+    pub bytes: u64,
+    /// Bytes × 8 / n.
+    pub bits_per_key: f64,
+    /// `log2(1/target_fpr)`, the lower bound per key.
+    pub lower_bound_bits_per_key: f64,
+    /// bits_per_key / lower bound − 1.
+    pub overhead_over_lower_bound: f64,
+    /// Nanoseconds per insert (key bytes in, hashing included), one thread.
+    pub ns_per_insert: Option<f64>,
+    /// Seconds to build the filter.
+    pub build_seconds: Option<f64>,
+    /// Nanoseconds per lookup by positive share in percent (`"0"`, `"25"`, …), throughput mode,
+    /// median of interleaved rounds.
+    pub ns_per_lookup: BTreeMap<String, f64>,
+    /// Single-query latency, median, timer overhead subtracted.
+    pub latency_p50_ns: Option<f64>,
+    /// Single-query latency, 99th percentile.
+    pub latency_p99_ns: Option<f64>,
+    /// Scenario step: growth checkpoint (items inserted) or churn round.
+    pub step: Option<u64>,
+    /// Inserts refused so far (cuckoo: table full).
+    pub insert_failures: Option<u64>,
+    /// Load factor at the first refused insert.
+    pub first_failure_load: Option<f64>,
+    /// Threads used (parallel scenario).
+    pub threads: Option<usize>,
+    /// Throughput with `threads` threads / throughput with one.
+    pub parallel_speedup: Option<f64>,
+}
+
+/// Field-by-field documentation of [`Record`], written into `reports/README.md`.
+pub const SCHEMA: &[(&str, &str)] = &[
+    ("scenario", "`matrix`, `growth`, `churn`, `size_sweep` or `parallel`"),
+    ("variant", "`classic`, `counting`, `scalable` or `cuckoo`"),
+    ("n", "items in the filter when measured"),
+    ("capacity", "items the filter was sized for"),
+    ("target_fpr", "the requested false-positive rate"),
+    ("params", "realised parameters (m, k / fingerprint bits, buckets, load / stages)"),
+    ("theoretical_fpr", "the variant's formula at the realised parameters and load (`expected_fpr()`)"),
+    ("theoretical_fpr_approx", "`(1 - e^(-kn/m))^k` for Bloom-shaped variants; the formula itself otherwise"),
+    ("theoretical_fpr_exact", "exact classic rate (Christensen et al. 2010) where defined, else null"),
+    ("empirical_fpr", "false_positives / probes over non-members never inserted"),
+    ("false_positives, probes", "the counts behind empirical_fpr"),
+    ("fpr_ci_low, fpr_ci_high", "Wilson 95% interval of empirical_fpr"),
+    ("theory_in_ci", "whether theoretical_fpr lies inside that interval"),
+    ("measured_over_theory", "empirical_fpr / theoretical_fpr"),
+    ("false_negatives", "members reported absent; any non-zero value fails the run"),
+    ("bytes, bits_per_key", "table bytes and bytes × 8 / n"),
+    ("lower_bound_bits_per_key", "log2(1 / target_fpr)"),
+    ("overhead_over_lower_bound", "bits_per_key / lower bound − 1"),
+    ("ns_per_insert, build_seconds", "one-thread build from key bytes, hashing included"),
+    ("ns_per_lookup", "map from positive share in percent to ns per lookup, shuffled queries, median of interleaved rounds"),
+    ("latency_p50_ns, latency_p99_ns", "single-query latency from a sample, timer overhead subtracted"),
+    ("step", "growth: items inserted at the checkpoint; churn: round number"),
+    ("insert_failures, first_failure_load", "refused inserts so far and the load factor at the first one"),
+    ("threads, parallel_speedup", "parallel scenario: threads used and throughput over one thread"),
+];

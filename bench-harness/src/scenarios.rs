@@ -1,0 +1,353 @@
+//! The measurements behind the reports: the main matrix and the four scenarios.
+
+use crate::dataset::KeySet;
+use crate::filters::{AnyFilter, Kind};
+use crate::measure::{self, MIXES};
+use crate::record::Record;
+use anyhow::{bail, ensure, Result};
+use filterlab::{math, Deletable, Filter};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+
+/// What every scenario shares.
+pub struct Ctx<'a> {
+    /// Keys to insert (distinct).
+    pub members: &'a KeySet,
+    /// Keys never inserted (distinct, disjoint from members).
+    pub probes: &'a KeySet,
+    /// Interleaved timing rounds; the median is reported.
+    pub rounds: usize,
+    /// Seed of the query mixes.
+    pub seed: u64,
+    /// Queries per timed pass.
+    pub queries: usize,
+    /// Probes for the FP rate in the scenarios (the matrix uses all of them).
+    pub scenario_probes: usize,
+}
+
+/// A progress bar over `len` steps (hidden when stderr is not a terminal).
+pub fn bar(len: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(what.to_string());
+    pb
+}
+
+/// Fills the FP-rate and memory fields of `rec` from `filter` and a false-positive count.
+pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u64, probes: u64) {
+    let n = filter.len();
+    rec.variant = filter.name().to_string();
+    rec.n = n;
+    rec.capacity = filter.capacity();
+    rec.params = filter.params();
+    rec.theoretical_fpr = filter.expected_fpr();
+    rec.theoretical_fpr_approx = filter.approx_fpr();
+    rec.theoretical_fpr_exact = filter.exact_fpr();
+    rec.false_positives = false_positives;
+    rec.probes = probes;
+    rec.empirical_fpr = false_positives as f64 / probes.max(1) as f64;
+    let (lo, hi) = math::wilson_interval(false_positives, probes, 1.96);
+    rec.fpr_ci_low = lo;
+    rec.fpr_ci_high = hi;
+    rec.theory_in_ci = lo <= rec.theoretical_fpr && rec.theoretical_fpr <= hi;
+    rec.measured_over_theory = rec.empirical_fpr / rec.theoretical_fpr;
+    rec.bytes = filter.size_in_bytes() as u64;
+    rec.bits_per_key = rec.bytes as f64 * 8.0 / n.max(1) as f64;
+    rec.lower_bound_bits_per_key = (1.0 / rec.target_fpr).log2();
+    rec.overhead_over_lower_bound = rec.bits_per_key / rec.lower_bound_bits_per_key - 1.0;
+}
+
+/// Counts members reported absent; any is a bug, so the run fails.
+fn check_no_false_negatives(
+    filter: &AnyFilter,
+    keys: &KeySet,
+    range: std::ops::Range<usize>,
+) -> Result<u64> {
+    let expected = range.len() as u64;
+    let present = measure::count_present(filter, keys, range);
+    let fneg = expected - present;
+    ensure!(
+        fneg == 0,
+        "{} reported {fneg} inserted keys absent: false negatives",
+        filter.name()
+    );
+    Ok(fneg)
+}
+
+/// The main matrix: every variant at `n` items and each target rate. Returns the records and
+/// the built filters (in `targets × Kind::ALL` order) for the parallel scenario.
+pub fn matrix(ctx: &Ctx<'_>, n: usize, targets: &[f64]) -> Result<(Vec<Record>, Vec<AnyFilter>)> {
+    ensure!(
+        ctx.members.len() >= n,
+        "need {n} members, have {}",
+        ctx.members.len()
+    );
+    let mut filters = Vec::new();
+    let mut records = Vec::new();
+    let pb = bar((targets.len() * Kind::ALL.len()) as u64, "build+FP");
+    for &p in targets {
+        for kind in Kind::ALL {
+            pb.set_message(format!("{} at {p}", kind.name()));
+            let mut f = kind.build(n as u64, p)?;
+            let (secs, failures) = measure::time_inserts(&mut f, ctx.members, 0..n);
+            ensure!(
+                failures == 0,
+                "{} refused {failures} of {n} inserts at capacity",
+                kind.name()
+            );
+            let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
+            let fp = measure::count_present(&f, ctx.probes, 0..ctx.probes.len());
+            let mut rec = Record {
+                scenario: "matrix".into(),
+                target_fpr: p,
+                false_negatives,
+                ns_per_insert: Some(secs * 1e9 / n as f64),
+                build_seconds: Some(secs),
+                ..Record::default()
+            };
+            fill_fpr_fields(&mut rec, &f, fp, ctx.probes.len() as u64);
+            records.push(rec);
+            filters.push(f);
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+
+    // Throughput: the same shuffled queries for every filter, rounds interleaved so that a
+    // noisy moment of the machine hits every filter alike.
+    let q = ctx.queries.min(n.max(1));
+    let mixes: Vec<Vec<&[u8]>> = MIXES
+        .iter()
+        .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, q, ctx.seed))
+        .collect();
+    let mut samples = vec![vec![Vec::new(); MIXES.len()]; filters.len()];
+    let pb = bar(ctx.rounds as u64, "lookups");
+    for _ in 0..ctx.rounds {
+        for (fi, f) in filters.iter().enumerate() {
+            for (mi, queries) in mixes.iter().enumerate() {
+                samples[fi][mi].push(measure::time_lookups(f, queries));
+            }
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let overhead = measure::timer_overhead_ns();
+    let latency_sample =
+        &mixes[MIXES.iter().position(|&m| m == 50).expect("50% mix")][..q.min(20_000)];
+    for (fi, f) in filters.iter().enumerate() {
+        let rec = &mut records[fi];
+        rec.ns_per_lookup = MIXES
+            .iter()
+            .zip(&mut samples[fi])
+            .map(|(pct, s)| (pct.to_string(), measure::median(s)))
+            .collect();
+        let (p50, p99) = measure::latency_percentiles(f, latency_sample, overhead);
+        rec.latency_p50_ns = Some(p50);
+        rec.latency_p99_ns = Some(p99);
+    }
+    Ok((records, filters))
+}
+
+/// Growth: insert 0 → 4× the declared capacity, measuring the FP rate at every quarter.
+pub fn growth(ctx: &Ctx<'_>, capacity: usize, p: f64) -> Result<Vec<Record>> {
+    let end = 4 * capacity;
+    ensure!(ctx.members.len() >= end, "growth needs {end} members");
+    let step = (capacity / 4).max(1);
+    let probes = ctx.scenario_probes.min(ctx.probes.len());
+    let mut records = Vec::new();
+    let pb = bar(Kind::ALL.len() as u64, "growth");
+    for kind in Kind::ALL {
+        let mut f = kind.build(capacity as u64, p)?;
+        let mut inserted = 0usize;
+        let mut first_failure_load = None;
+        let mut failures = 0u64;
+        for checkpoint in (step..=end).step_by(step) {
+            while inserted < checkpoint && first_failure_load.is_none() {
+                match f.insert(ctx.members.get(inserted)) {
+                    Ok(()) => inserted += 1,
+                    Err(filterlab::Error::Full { load_factor, .. }) => {
+                        // The table is full: stop inserting into it, and prove nothing was lost.
+                        first_failure_load = Some(load_factor);
+                        failures += 1;
+                    }
+                    Err(e) => bail!("{}: unexpected insert error {e}", kind.name()),
+                }
+            }
+            let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
+            let fp = measure::count_present(&f, ctx.probes, 0..probes);
+            let mut rec = Record {
+                scenario: "growth".into(),
+                target_fpr: p,
+                false_negatives,
+                step: Some(checkpoint as u64),
+                insert_failures: Some(failures),
+                first_failure_load,
+                ..Record::default()
+            };
+            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+            records.push(rec);
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(records)
+}
+
+/// Deletion churn: fill to capacity, then each round delete the oldest tenth and insert a fresh
+/// tenth; FP rate and false negatives after every round.
+pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Vec<Record>> {
+    let batch = (capacity / 10).max(1);
+    ensure!(
+        ctx.members.len() >= capacity + rounds * batch,
+        "churn needs {} members",
+        capacity + rounds * batch
+    );
+    let probes = ctx.scenario_probes.min(ctx.probes.len());
+    let mut records = Vec::new();
+    let pb = bar(2, "churn");
+    for kind in [Kind::Counting, Kind::Cuckoo] {
+        let mut f = kind.build(capacity as u64, p)?;
+        let (mut lo, mut hi) = (0usize, 0usize);
+        let mut failures = 0u64;
+        for round in 0..=rounds {
+            if round == 0 {
+                let (_, refused) = measure::time_inserts(&mut f, ctx.members, 0..capacity);
+                failures += refused;
+                hi = capacity;
+            } else {
+                for i in lo..lo + batch {
+                    remove(&mut f, ctx.members.get(i))?;
+                }
+                let (_, refused) = measure::time_inserts(&mut f, ctx.members, hi..hi + batch);
+                failures += refused;
+                lo += batch;
+                hi += batch;
+            }
+            ensure!(
+                failures == 0,
+                "{} refused an insert during churn",
+                kind.name()
+            );
+            let false_negatives = check_no_false_negatives(&f, ctx.members, lo..hi)?;
+            let fp = measure::count_present(&f, ctx.probes, 0..probes);
+            let mut rec = Record {
+                scenario: "churn".into(),
+                target_fpr: p,
+                false_negatives,
+                step: Some(round as u64),
+                insert_failures: Some(failures),
+                ..Record::default()
+            };
+            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+            records.push(rec);
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(records)
+}
+
+fn remove(f: &mut AnyFilter, key: &[u8]) -> Result<()> {
+    let r = match f {
+        AnyFilter::Counting(c) => c.remove(key),
+        AnyFilter::Cuckoo(c) => c.remove(key),
+        _ => bail!("{} cannot delete", f.name()),
+    };
+    r.map_err(|e| anyhow::anyhow!("{}: removing an inserted key failed: {e}", f.name()))
+}
+
+/// Size sweep: lookup cost against filter size, from cache-resident to memory-resident.
+pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>> {
+    let mut records = Vec::new();
+    let pb = bar(sizes.len() as u64, "size sweep");
+    let sweep_mixes = [0u32, 50, 100];
+    for &n in sizes {
+        ensure!(ctx.members.len() >= n, "sweep needs {n} members");
+        pb.set_message(format!("n = {n}"));
+        let mut filters = Vec::new();
+        let mut recs = Vec::new();
+        for kind in Kind::ALL {
+            let mut f = kind.build(n as u64, p)?;
+            let (secs, failures) = measure::time_inserts(&mut f, ctx.members, 0..n);
+            ensure!(failures == 0, "{} refused inserts at capacity", kind.name());
+            let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
+            let probes = ctx.scenario_probes.min(ctx.probes.len());
+            let fp = measure::count_present(&f, ctx.probes, 0..probes);
+            let mut rec = Record {
+                scenario: "size_sweep".into(),
+                target_fpr: p,
+                false_negatives,
+                ns_per_insert: Some(secs * 1e9 / n as f64),
+                build_seconds: Some(secs),
+                ..Record::default()
+            };
+            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+            recs.push(rec);
+            filters.push(f);
+        }
+        let q = ctx.queries;
+        let mixes: Vec<Vec<&[u8]>> = sweep_mixes
+            .iter()
+            .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, q, ctx.seed))
+            .collect();
+        let mut samples = vec![vec![Vec::new(); mixes.len()]; filters.len()];
+        for _ in 0..ctx.rounds {
+            for (fi, f) in filters.iter().enumerate() {
+                for (mi, queries) in mixes.iter().enumerate() {
+                    samples[fi][mi].push(measure::time_lookups(f, queries));
+                }
+            }
+        }
+        for (rec, s) in recs.iter_mut().zip(&mut samples) {
+            rec.ns_per_lookup = sweep_mixes
+                .iter()
+                .zip(s.iter_mut())
+                .map(|(pct, v)| (pct.to_string(), measure::median(v)))
+                .collect::<BTreeMap<_, _>>();
+        }
+        records.extend(recs);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(records)
+}
+
+/// Parallel lookups: every core against one, on the same filter and queries (50% positive).
+pub fn parallel(ctx: &Ctx<'_>, filters: &[&AnyFilter], base: &[Record]) -> Result<Vec<Record>> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    let all = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let n = filters.first().map_or(0, |f| f.len() as usize);
+    let queries = measure::query_mix(ctx.members, n, ctx.probes, 50, ctx.queries * 2, ctx.seed);
+    let mut t1 = vec![Vec::new(); filters.len()];
+    let mut tn = vec![Vec::new(); filters.len()];
+    let pb = bar(ctx.rounds as u64, "parallel");
+    for _ in 0..ctx.rounds {
+        for (i, f) in filters.iter().enumerate() {
+            t1[i].push(measure::time_parallel_lookups(*f, &queries, &one));
+            tn[i].push(measure::time_parallel_lookups(*f, &queries, &all));
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let mut out = Vec::new();
+    for (i, base) in base.iter().enumerate() {
+        let (single, multi) = (measure::median(&mut t1[i]), measure::median(&mut tn[i]));
+        for (th, ns) in [(1, single), (threads, multi)] {
+            out.push(Record {
+                scenario: "parallel".into(),
+                threads: Some(th),
+                parallel_speedup: Some(single / ns),
+                ns_per_lookup: BTreeMap::from([("50".to_string(), ns)]),
+                ..base.clone()
+            });
+        }
+    }
+    Ok(out)
+}
