@@ -2,8 +2,8 @@
 //! instead of a virtual call.
 
 use filterlab::{
-    ClassicBloom, CountingBloom, CuckooFilter, Filter, Hash128, HashKind, KeyHasher, Result,
-    ScalableBloom,
+    BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, Hash128, HashKind, KeyHasher,
+    Result, ScalableBloom,
 };
 
 /// Hash seed of the counting filters (every other filter uses seed 0).
@@ -20,11 +20,19 @@ pub enum Kind {
     Scalable,
     /// [`CuckooFilter`].
     Cuckoo,
+    /// [`BlockedBloom`].
+    Blocked,
 }
 
 impl Kind {
     /// Every variant, in report order.
-    pub const ALL: [Kind; 4] = [Kind::Classic, Kind::Counting, Kind::Scalable, Kind::Cuckoo];
+    pub const ALL: [Kind; 5] = [
+        Kind::Classic,
+        Kind::Counting,
+        Kind::Scalable,
+        Kind::Cuckoo,
+        Kind::Blocked,
+    ];
 
     /// The name used in reports (equal to [`Filter::name`]).
     pub fn name(self) -> &'static str {
@@ -33,6 +41,7 @@ impl Kind {
             Kind::Counting => "counting",
             Kind::Scalable => "scalable",
             Kind::Cuckoo => "cuckoo",
+            Kind::Blocked => "blocked",
         }
     }
 
@@ -59,6 +68,9 @@ impl Kind {
                 AnyFilter::Scalable(ScalableBloom::builder().capacity(n).fpr(p).build()?)
             }
             Kind::Cuckoo => AnyFilter::Cuckoo(CuckooFilter::builder().capacity(n).fpr(p).build()?),
+            Kind::Blocked => {
+                AnyFilter::Blocked(BlockedBloom::builder().capacity(n).fpr(p).build()?)
+            }
         })
     }
 }
@@ -74,6 +86,8 @@ pub enum AnyFilter {
     Scalable(ScalableBloom),
     /// A cuckoo filter.
     Cuckoo(CuckooFilter),
+    /// A split-block Bloom filter.
+    Blocked(BlockedBloom),
 }
 
 macro_rules! each {
@@ -83,6 +97,7 @@ macro_rules! each {
             AnyFilter::Counting($f) => $body,
             AnyFilter::Scalable($f) => $body,
             AnyFilter::Cuckoo($f) => $body,
+            AnyFilter::Blocked($f) => $body,
         }
     };
 }
@@ -99,7 +114,7 @@ impl AnyFilter {
             AnyFilter::Counting(f) => {
                 filterlab::math::classic_fpr_exact(f.counters(), f.len(), f.hashes())
             }
-            AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) => None,
+            AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) | AnyFilter::Blocked(_) => None,
         }
     }
 
@@ -111,6 +126,10 @@ impl AnyFilter {
             AnyFilter::Counting(f) => math::classic_fpr(f.counters(), f.len(), f.hashes()),
             AnyFilter::Scalable(f) => f.expected_fpr(),
             AnyFilter::Cuckoo(f) => f.expected_fpr(),
+            // The 256-bit-block model, shown beside the per-lane formula it underestimates.
+            AnyFilter::Blocked(f) => {
+                filterlab::math::split_block_fpr_block_model(f.blocks(), f.len())
+            }
         }
     }
 
@@ -131,6 +150,7 @@ impl AnyFilter {
                 f.buckets(),
                 f.load_factor()
             ),
+            AnyFilter::Blocked(f) => format!("blocks={} (256-bit, 8 lanes)", f.blocks()),
         }
     }
 }
@@ -170,5 +190,13 @@ impl Filter for AnyFilter {
     }
     fn name(&self) -> &'static str {
         each!(self, f => f.name())
+    }
+    #[inline]
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        each!(self, f => f.insert_batch(keys))
+    }
+    #[inline]
+    fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
+        each!(self, f => f.contains_batch(keys, out))
     }
 }

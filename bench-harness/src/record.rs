@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 pub struct Record {
     /// `matrix`, `growth`, `churn`, `size_sweep` or `parallel`.
     pub scenario: String,
-    /// `classic`, `counting`, `scalable` or `cuckoo`.
+    /// `classic`, `counting`, `scalable`, `cuckoo` or `blocked`.
     pub variant: String,
     /// Items in the filter when measured.
     pub n: u64,
@@ -56,6 +56,10 @@ pub struct Record {
     /// Nanoseconds per lookup by positive share in percent (`"0"`, `"25"`, …), throughput mode,
     /// median of interleaved rounds.
     pub ns_per_lookup: BTreeMap<String, f64>,
+    /// Nanoseconds per lookup through `contains_batch`, by positive share, same queries.
+    pub ns_per_lookup_batched: BTreeMap<String, f64>,
+    /// Nanoseconds per insert through `insert_batch`, one thread.
+    pub ns_per_insert_batched: Option<f64>,
     /// Single-query latency, median, timer overhead subtracted.
     pub latency_p50_ns: Option<f64>,
     /// Single-query latency, 99th percentile.
@@ -75,7 +79,7 @@ pub struct Record {
 /// Field-by-field documentation of [`Record`], written into `reports/README.md`.
 pub const SCHEMA: &[(&str, &str)] = &[
     ("scenario", "`matrix`, `growth`, `churn`, `size_sweep` or `parallel`"),
-    ("variant", "`classic`, `counting`, `scalable` or `cuckoo`"),
+    ("variant", "`classic`, `counting`, `scalable`, `cuckoo` or `blocked`"),
     ("n", "items in the filter when measured"),
     ("capacity", "items the filter was sized for"),
     ("target_fpr", "the requested false-positive rate"),
@@ -94,6 +98,7 @@ pub const SCHEMA: &[(&str, &str)] = &[
     ("overhead_over_lower_bound", "bits_per_key / lower bound − 1"),
     ("ns_per_insert, build_seconds", "one-thread build from key bytes, hashing included"),
     ("ns_per_lookup", "map from positive share in percent to ns per lookup, shuffled queries, median of interleaved rounds"),
+    ("ns_per_lookup_batched, ns_per_insert_batched", "the same through `contains_batch` / `insert_batch` (hash a block of keys, prefetch, probe)"),
     ("latency_p50_ns, latency_p99_ns", "single-query latency from a sample, timer overhead subtracted"),
     ("step", "growth: items inserted at the checkpoint; churn: round number"),
     ("insert_failures, first_failure_load", "refused inserts so far and the load factor at the first one"),

@@ -600,6 +600,7 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
         }
         s.push('\n');
     }
+    batched_table(&mut s, &matrix);
     let flagged = matrix.iter().filter(|x| !x.theory_in_ci).count();
     let r_default = filterlab::scalable::DEFAULT_TIGHTENING;
     let _ = writeln!(
@@ -636,6 +637,48 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
         let _ = writeln!(s, "| `{f}` | {what} |");
     }
     s
+}
+
+/// One-at-a-time against `insert_batch` / `contains_batch`, same filters, same queries, same run.
+fn batched_table(s: &mut String, matrix: &[&Record]) {
+    if matrix.iter().all(|x| x.ns_per_lookup_batched.is_empty()) {
+        return;
+    }
+    let _ = writeln!(s, "## Batched against one at a time\n");
+    let _ = writeln!(
+        s,
+        "`contains_batch` hashes a block of keys, then probes them prefetching a few keys ahead; \
+         `insert_batch` likewise. Same filters and queries as above; ratio = one-at-a-time / batched.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| variant | target | ns/insert | batched | ratio | ns/lookup 0% | batched | ratio | ns/lookup 100% | batched | ratio |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for x in matrix {
+        let one = |k: &str| x.ns_per_lookup.get(k).copied();
+        let bat = |k: &str| x.ns_per_lookup_batched.get(k).copied();
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+            _ => "–".into(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            x.variant,
+            pct(x.target_fpr),
+            ns(x.ns_per_insert),
+            ns(x.ns_per_insert_batched),
+            ratio(x.ns_per_insert, x.ns_per_insert_batched),
+            ns(one("0")),
+            ns(bat("0")),
+            ratio(one("0"), bat("0")),
+            ns(one("100")),
+            ns(bat("100")),
+            ratio(one("100"), bat("100")),
+        );
+    }
+    s.push('\n');
 }
 
 fn scenario_tables(s: &mut String, r: &[Record]) {

@@ -5,6 +5,7 @@ use crate::filters::{AnyFilter, Kind};
 use crate::measure::{self, MIXES};
 use crate::record::Record;
 use anyhow::{bail, ensure, Result};
+use filterlab::BATCH;
 use filterlab::{math, Deletable, Filter};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
@@ -101,11 +102,17 @@ pub fn matrix(ctx: &Ctx<'_>, n: usize, targets: &[f64]) -> Result<(Vec<Record>, 
             );
             let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
             let fp = measure::count_present(&f, ctx.probes, 0..ctx.probes.len());
+            // The same build through insert_batch, into a second filter checked alike.
+            let mut g = kind.build(n as u64, p)?;
+            let batch_secs = measure::time_batch_inserts(&mut g, ctx.members, 0..n)?;
+            check_no_false_negatives(&g, ctx.members, 0..n)?;
+            drop(g);
             let mut rec = Record {
                 scenario: "matrix".into(),
                 target_fpr: p,
                 false_negatives,
                 ns_per_insert: Some(secs * 1e9 / n as f64),
+                ns_per_insert_batched: Some(batch_secs * 1e9 / n as f64),
                 build_seconds: Some(secs),
                 ..Record::default()
             };
@@ -120,24 +127,25 @@ pub fn matrix(ctx: &Ctx<'_>, n: usize, targets: &[f64]) -> Result<(Vec<Record>, 
     // Throughput: the same shuffled queries for every filter, rounds interleaved so that a
     // noisy moment of the machine hits every filter alike.
     let q = ctx.queries.min(n.max(1));
-    let mixes: Vec<Vec<&[u8]>> = MIXES
+    let mixes: Vec<KeySet> = MIXES
         .iter()
         .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, q, ctx.seed))
         .collect();
     let mut samples = vec![vec![Vec::new(); MIXES.len()]; filters.len()];
+    let mut batched = vec![vec![Vec::new(); MIXES.len()]; filters.len()];
     let pb = bar(ctx.rounds as u64, "lookups");
     for _ in 0..ctx.rounds {
         for (fi, f) in filters.iter().enumerate() {
             for (mi, queries) in mixes.iter().enumerate() {
                 samples[fi][mi].push(measure::time_lookups(f, queries));
+                batched[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
             }
         }
         pb.inc(1);
     }
     pb.finish_and_clear();
     let overhead = measure::timer_overhead_ns();
-    let latency_sample =
-        &mixes[MIXES.iter().position(|&m| m == 50).expect("50% mix")][..q.min(20_000)];
+    let latency_sample = &mixes[MIXES.iter().position(|&m| m == 50).expect("50% mix")];
     for (fi, f) in filters.iter().enumerate() {
         let rec = &mut records[fi];
         rec.ns_per_lookup = MIXES
@@ -145,7 +153,12 @@ pub fn matrix(ctx: &Ctx<'_>, n: usize, targets: &[f64]) -> Result<(Vec<Record>, 
             .zip(&mut samples[fi])
             .map(|(pct, s)| (pct.to_string(), measure::median(s)))
             .collect();
-        let (p50, p99) = measure::latency_percentiles(f, latency_sample, overhead);
+        rec.ns_per_lookup_batched = MIXES
+            .iter()
+            .zip(&mut batched[fi])
+            .map(|(pct, s)| (pct.to_string(), measure::median(s)))
+            .collect();
+        let (p50, p99) = measure::latency_percentiles(f, latency_sample, 20_000, overhead);
         rec.latency_p50_ns = Some(p50);
         rec.latency_p99_ns = Some(p99);
     }
@@ -290,7 +303,7 @@ pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>>
             filters.push(f);
         }
         let q = ctx.queries;
-        let mixes: Vec<Vec<&[u8]>> = sweep_mixes
+        let mixes: Vec<KeySet> = sweep_mixes
             .iter()
             .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, q, ctx.seed))
             .collect();

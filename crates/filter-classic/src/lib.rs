@@ -27,7 +27,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing,
-    Variant,
+    Variant, PREFETCH_AHEAD,
 };
 
 /// A classic Bloom filter.
@@ -203,6 +203,29 @@ impl Filter for ClassicBloom {
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
         self.bits.contains(hash)
+    }
+
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+                self.bits.prefetch(next, self.bits.hashes());
+            }
+            self.bits.insert(h);
+        }
+        self.len += hashes.len() as u64;
+        Ok(())
+    }
+
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(hashes.len());
+        // A negative query usually stops at its first or second zero bit: prefetch two positions.
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+                self.bits.prefetch(next, 2);
+            }
+            out.push(self.bits.contains(h));
+        }
     }
 
     fn hasher(&self) -> KeyHasher {

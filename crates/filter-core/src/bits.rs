@@ -82,6 +82,16 @@ impl BloomBits {
         })
     }
 
+    /// Prefetches the words of the key's first `probes` positions.
+    #[inline]
+    pub fn prefetch(&self, hash: Hash128, probes: u32) {
+        let mut g = IndexGen::new(hash, self.m);
+        for _ in 0..probes.min(self.k) {
+            let i = g.next();
+            crate::prefetch(&self.words[(i / 64) as usize]);
+        }
+    }
+
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
         self.words.iter().map(|w| u64::from(w.count_ones())).sum()

@@ -33,7 +33,9 @@
 //! }
 //! ```
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// One `unsafe` block in the crate: the prefetch intrinsic in [`prefetch`]. Every other filter
+// crate forbids unsafe code outright.
+#![deny(unsafe_code)]
 
 pub mod bits;
 mod error;
@@ -103,6 +105,84 @@ pub trait Filter {
 
     /// The variant's short name (`"classic"`, `"cuckoo"`, …), for reports.
     fn name(&self) -> &'static str;
+
+    /// Inserts many hashed keys. Variants override it to prefetch the memory of later keys
+    /// while earlier ones are inserted.
+    ///
+    /// # Errors
+    /// As [`Filter::insert_hash`], at the first key that fails: the keys before it are in the
+    /// filter, that key and the ones after it are not.
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        hashes.iter().try_for_each(|&h| self.insert_hash(h))
+    }
+
+    /// Answers many hashed queries: `out[i] = contains_hash(hashes[i])`. `out` is cleared first.
+    /// Variants override it to prefetch the memory of later queries while earlier ones are
+    /// answered.
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        out.clear();
+        out.extend(hashes.iter().map(|&h| self.contains_hash(h)));
+    }
+
+    /// Inserts many keys: hashes them a block at a time, then [`Filter::insert_hash_batch`].
+    ///
+    /// # Errors
+    /// As [`Filter::insert_hash_batch`].
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let hasher = self.hasher();
+        let mut hashes = [Hash128::default(); BATCH];
+        for chunk in keys.chunks(BATCH) {
+            for (h, k) in hashes.iter_mut().zip(chunk) {
+                *h = hasher.hash(k);
+            }
+            self.insert_hash_batch(&hashes[..chunk.len()])?;
+        }
+        Ok(())
+    }
+
+    /// Answers many queries: `out[i] = contains(keys[i])`. `out` is cleared first.
+    fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
+        let hasher = self.hasher();
+        let mut hashes = [Hash128::default(); BATCH];
+        let mut part = Vec::with_capacity(BATCH);
+        out.clear();
+        out.reserve(keys.len());
+        for chunk in keys.chunks(BATCH) {
+            for (h, k) in hashes.iter_mut().zip(chunk) {
+                *h = hasher.hash(k);
+            }
+            self.contains_hash_batch(&hashes[..chunk.len()], &mut part);
+            out.extend_from_slice(&part);
+        }
+    }
+}
+
+/// How many keys ahead the batch methods prefetch: far enough for a memory access to complete
+/// while the keys in between are processed.
+pub const PREFETCH_AHEAD: usize = 8;
+
+/// Keys hashed per block by the batch methods: enough to keep many memory requests in flight,
+/// few enough that the hashes stay in L1.
+pub const BATCH: usize = 64;
+
+/// Asks the CPU to start loading the cache line holding `r` (a no-op off x86-64).
+///
+/// The batch methods call it for the memory of the next keys while answering the current ones,
+/// so that cache misses overlap instead of following one another.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub fn prefetch<T: ?Sized>(r: &T) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: `_mm_prefetch` requires SSE, which every x86-64 CPU has (it is in the baseline
+    // target, so the feature is enabled for this whole build). A prefetch is a hint: it reads
+    // nothing into the program, cannot fault, and here is given the address of a live reference.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            (r as *const T).cast::<i8>(),
+        );
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = r;
 }
 
 /// A filter that supports removal.

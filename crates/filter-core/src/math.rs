@@ -235,6 +235,86 @@ pub fn cuckoo_bits_per_item(f: u32, load: f64) -> f64 {
     f64::from(f) / load
 }
 
+/// False-positive rate of a split-block Bloom filter (the layout of Parquet and Impala: 256-bit
+/// blocks of eight 32-bit lanes, one bit set per lane per key) with `blocks` blocks after `n`
+/// inserts.
+///
+/// A block's load `c` is Poisson with mean `λ = n / blocks` (Putze, Sanders & Singler 2007,
+/// "Cache-, hash- and space-efficient Bloom filters", §3). Within a block each key sets one bit in
+/// each lane, so a lane bit is set with probability `1 - (1 - 1/32)^c` and a negative query, which
+/// tests one bit per lane, passes all eight with
+///
+/// ```text
+/// p = Σ_c Pois(c; λ) · (1 - (31/32)^c)^8
+/// ```
+///
+/// This *per-lane* formula is the right one: treating the block as a 256-bit Bloom filter with
+/// k = 8, `Σ_c Pois(c; λ) (1 - (1 - 1/256)^(8c))^8`, ignores that the eight bits of one key are
+/// confined to distinct lanes and underestimates the rate
+/// ([`split_block_fpr_block_model`], kept for comparison).
+pub fn split_block_fpr(blocks: u64, n: u64) -> f64 {
+    poisson_mix(n as f64 / blocks.max(1) as f64, |c| {
+        (-(c * (-1.0f64 / 32.0).ln_1p()).exp_m1()).powi(8)
+    })
+}
+
+/// The 256-bit-block model of a split-block filter, which underestimates its rate; see
+/// [`split_block_fpr`].
+pub fn split_block_fpr_block_model(blocks: u64, n: u64) -> f64 {
+    poisson_mix(n as f64 / blocks.max(1) as f64, |c| {
+        (-(8.0 * c * (-1.0f64 / 256.0).ln_1p()).exp_m1()).powi(8)
+    })
+}
+
+/// `Σ_c Pois(c; λ) f(c)`, summed from the mode outwards until the terms vanish.
+fn poisson_mix(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
+    if lambda <= 0.0 {
+        return 0.0;
+    }
+    let mode = lambda.floor();
+    // ln Pois(mode; λ) = mode ln λ - λ - ln(mode!)
+    let ln_fact: f64 = (1..=mode as u64).map(|i| (i as f64).ln()).sum();
+    let at_mode = (mode * lambda.ln() - lambda - ln_fact).exp();
+    let mut total = at_mode * f(mode);
+    let mut pmf = at_mode;
+    let mut c = mode;
+    while pmf > 1e-18 || c < lambda + 10.0 {
+        c += 1.0;
+        pmf *= lambda / c;
+        total += pmf * f(c);
+    }
+    let (mut pmf, mut c) = (at_mode, mode);
+    while c > 0.0 && pmf > 1e-18 {
+        pmf *= c / lambda;
+        c -= 1.0;
+        total += pmf * f(c);
+    }
+    total
+}
+
+/// Keys per block at which a split-block filter reaches rate `p` ([`split_block_fpr`]), by
+/// bisection; the builder sizes `blocks = ceil(n / λ)`.
+///
+/// # Errors
+/// Invalid `p`.
+pub fn split_block_keys_per_block(p: f64) -> Result<f64> {
+    let p = check_fpr(p)?;
+    let rate = |lambda: f64| split_block_fpr(1_000_000, (lambda * 1e6) as u64);
+    let (mut lo, mut hi) = (1e-3f64, 1024.0f64);
+    if rate(lo) > p {
+        return Ok(lo);
+    }
+    for _ in 0..100 {
+        let mid = (lo * hi).sqrt();
+        if rate(mid) > p {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(lo)
+}
+
 /// The information-theoretic lower bound on the bits any approximate-membership structure needs
 /// for `n` items at false-positive rate `p`: `n · log2(1/p)` (Carter, Floyd, Gill, Markowsky &
 /// Wegman 1978; Broder & Mitzenmacher 2004, §2.2). A Bloom filter needs `1.44×` this.
@@ -453,6 +533,26 @@ mod tests {
         assert!(p < 0.01);
         assert!(close(cuckoo_bits_per_item(10, 0.95), 10.526_315_8, 1e-8));
         assert!(cuckoo_fingerprint_bits(f64::NAN, 4).is_err());
+    }
+
+    #[test]
+    fn split_block_hand_values() {
+        // λ = 0: nothing set. A huge λ: every lane full, every query passes.
+        assert_eq!(split_block_fpr(100, 0), 0.0);
+        assert!(split_block_fpr(1, 100_000) > 0.999);
+        // A fixed load of c = 32 keys (no Poisson spread) would give (1 - (31/32)^32)^8 = 0.027432;
+        // the Poisson spread of real blocks raises the average (Jensen).
+        let fixed = (1.0 - (31.0f64 / 32.0).powi(32)).powi(8);
+        assert!(close(fixed, 0.027_432, 1e-4), "{fixed}");
+        let spread = split_block_fpr(1_000_000, 32_000_000);
+        assert!(spread > fixed, "{spread} vs {fixed}");
+        // The 256-bit-block model underestimates the per-lane rate.
+        assert!(split_block_fpr_block_model(1_000_000, 32_000_000) < spread);
+        // Sizing round-trips: λ for 1% gives 1%.
+        let lambda = split_block_keys_per_block(0.01).unwrap();
+        let p = split_block_fpr(1_000_000, (lambda * 1e6) as u64);
+        assert!(close(p, 0.01, 1e-3), "{lambda} {p}");
+        assert!(split_block_keys_per_block(f64::NAN).is_err());
     }
 
     #[test]

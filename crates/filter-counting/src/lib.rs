@@ -31,8 +31,8 @@
 
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
-    math, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist, Result,
-    Sizing, Variant,
+    math, prefetch, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist,
+    Result, Sizing, Variant, PREFETCH_AHEAD,
 };
 
 /// Bits per counter.
@@ -176,6 +176,20 @@ impl Filter for CountingBloom {
     fn contains_hash(&self, hash: Hash128) -> bool {
         let mut g = IndexGen::new(hash, self.m);
         (0..self.k).all(|_| self.get(g.next()) != 0)
+    }
+
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(hashes.len());
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+                let mut g = IndexGen::new(next, self.m);
+                for _ in 0..2.min(self.k) {
+                    prefetch(&self.counters[(g.next() / 2) as usize]);
+                }
+            }
+            out.push(self.contains_hash(h));
+        }
     }
 
     fn hasher(&self) -> KeyHasher {

@@ -38,8 +38,8 @@
 
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
-    math, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, Persist, Result,
-    Sizing, Variant,
+    math, prefetch, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, Persist,
+    Result, Sizing, Variant, PREFETCH_AHEAD,
 };
 
 /// Slots per bucket, `b`.
@@ -279,6 +279,17 @@ impl CuckooFilter {
         (i1, self.alt(i1, fp), fp)
     }
 
+    /// Prefetches the first byte of both candidate buckets (a bucket of 4 slots of at most 32 bits
+    /// spans at most two cache lines; the first is the one nearly always needed).
+    #[inline]
+    fn prefetch_buckets(&self, hash: Hash128) {
+        let (i1, i2, _) = self.buckets_of(hash);
+        for b in [i1, i2] {
+            let bit = b * u64::from(SLOTS) * u64::from(self.fp_bits);
+            prefetch(&self.table[(bit / 8) as usize]);
+        }
+    }
+
     fn full_error(&self) -> Error {
         Error::Full {
             len: self.len,
@@ -331,6 +342,27 @@ impl Filter for CuckooFilter {
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (i1, i2, fp) = self.buckets_of(hash);
         self.find(i1, fp).is_some() || self.find(i2, fp).is_some()
+    }
+
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+                self.prefetch_buckets(next);
+            }
+            self.insert_hash(h)?;
+        }
+        Ok(())
+    }
+
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(hashes.len());
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+                self.prefetch_buckets(next);
+            }
+            out.push(self.contains_hash(h));
+        }
     }
 
     fn hasher(&self) -> KeyHasher {

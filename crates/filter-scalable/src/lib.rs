@@ -34,7 +34,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, Persist, Result,
-    Sizing, Variant,
+    Sizing, Variant, PREFETCH_AHEAD,
 };
 
 /// Default growth factor `s`.
@@ -239,6 +239,18 @@ impl Filter for ScalableBloom {
     fn contains_hash(&self, hash: Hash128) -> bool {
         // Newest first: the largest stage holds most keys, so positive lookups end sooner.
         self.stages.iter().rev().any(|s| s.bits.contains(hash))
+    }
+
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(hashes.len());
+        let newest = &self.stages[self.stages.len() - 1].bits;
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+                newest.prefetch(next, 2);
+            }
+            out.push(self.contains_hash(h));
+        }
     }
 
     fn hasher(&self) -> KeyHasher {

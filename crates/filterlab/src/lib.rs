@@ -9,6 +9,7 @@
 //! | deletions, memory no object (4×)       | [`CountingBloom`] | `filter-counting` |
 //! | size unknown in advance                | [`ScalableBloom`] | `filter-scalable` |
 //! | deletions at about classic memory      | [`CuckooFilter`]  | `filter-cuckoo`   |
+//! | fastest lookups, ~11% more memory      | [`BlockedBloom`]  | `filter-blocked`  |
 //!
 //! ```
 //! use filterlab::{ClassicBloom, CuckooFilter, Deletable, Filter};
@@ -28,13 +29,22 @@
 //! sessions.remove_hash(h)?;
 //! # Ok::<(), filterlab::Error>(())
 //! ```
+//!
+//! Deletion is a capability the compiler checks: a classic filter has no `remove`.
+//!
+//! ```compile_fail
+//! use filterlab::{ClassicBloom, Deletable};
+//! let mut f = ClassicBloom::builder().build().unwrap();
+//! f.remove(b"x"); // error[E0599]: ClassicBloom does not implement Deletable
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub use filter_blocked::{BlockedBloom, BlockedBuilder};
 pub use filter_classic::{ClassicBloom, ClassicBuilder};
 pub use filter_core::{
-    format, math, murmur3_x64_128, Deletable, Error, Filter, FormatError, Growable, Hash128,
-    HashKind, KeyHasher, Persist, Result, Sizing, Variant,
+    format, math, murmur3_x64_128, prefetch, Deletable, Error, Filter, FormatError, Growable,
+    Hash128, HashKind, KeyHasher, Persist, Result, Sizing, Variant, BATCH, PREFETCH_AHEAD,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};
@@ -55,6 +65,10 @@ pub mod scalable {
 /// The cuckoo filter crate.
 pub mod cuckoo {
     pub use filter_cuckoo::*;
+}
+/// The split-block Bloom filter crate.
+pub mod blocked {
+    pub use filter_blocked::*;
 }
 
 /// The README's examples, compiled and run as doctests so they cannot rot.

@@ -2,7 +2,8 @@
 
 use filter_core::testkit::{self, Op};
 use filterlab::{
-    ClassicBloom, CountingBloom, CuckooFilter, Filter, HashKind, KeyHasher, Persist, ScalableBloom,
+    BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, HashKind, KeyHasher, Persist,
+    ScalableBloom,
 };
 use proptest::prelude::*;
 
@@ -44,6 +45,14 @@ fn cuckoo(cap: u64, h: KeyHasher) -> CuckooFilter {
         .build()
         .unwrap()
 }
+fn blocked(cap: u64, h: KeyHasher) -> BlockedBloom {
+    BlockedBloom::builder()
+        .capacity(cap)
+        .fpr(0.01)
+        .hasher(h)
+        .build()
+        .unwrap()
+}
 
 /// The laws every filter obeys, instantiated once per variant.
 macro_rules! filter_laws {
@@ -70,6 +79,28 @@ macro_rules! filter_laws {
                     let mut f = $make(500, seeded(seed));
                     testkit::check_no_false_negatives(&mut f, &testkit::keys("rt", n));
                     testkit::check_round_trip(&f, &testkit::keys("probe", 300));
+                }
+
+                #[test]
+                fn batches_answer_like_single_calls(n in 0usize..300, probes in 0usize..300) {
+                    let members = testkit::keys("batch", n);
+                    let refs: Vec<&[u8]> = members.iter().map(Vec::as_slice).collect();
+                    let mut one = $make(200, seeded(3));
+                    let mut many = $make(200, seeded(3));
+                    let single: Vec<bool> = refs.iter().map(|k| one.insert(k).is_ok()).collect();
+                    let batched = many.insert_batch(&refs);
+                    // Identical state whenever every insert succeeded; a batch stops at the
+                    // first refusal, as documented.
+                    if single.iter().all(|&ok| ok) {
+                        prop_assert!(batched.is_ok());
+                        prop_assert_eq!(one.to_bytes(), many.to_bytes());
+                    }
+                    let queries: Vec<Vec<u8>> = testkit::keys("batch", n + probes);
+                    let qrefs: Vec<&[u8]> = queries.iter().map(Vec::as_slice).collect();
+                    let mut out = vec![true; 3]; // cleared by the call
+                    one.contains_batch(&qrefs, &mut out);
+                    let expected: Vec<bool> = qrefs.iter().map(|k| one.contains(k)).collect();
+                    prop_assert_eq!(out, expected);
                 }
 
                 #[test]
@@ -122,6 +153,7 @@ filter_laws!(classic_laws, ClassicBloom, classic);
 filter_laws!(counting_laws, CountingBloom, counting);
 filter_laws!(scalable_laws, ScalableBloom, scalable);
 filter_laws!(cuckoo_laws, CuckooFilter, cuckoo);
+filter_laws!(blocked_laws, BlockedBloom, blocked);
 
 /// The extra laws of deletable filters, checked against a `HashMap<key, count>` model.
 macro_rules! deletable_laws {
