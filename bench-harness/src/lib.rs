@@ -10,3 +10,4 @@ pub mod plot;
 pub mod record;
 pub mod report;
 pub mod scenarios;
+pub mod versus;

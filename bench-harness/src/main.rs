@@ -13,6 +13,7 @@ use bench_harness::filters::Kind;
 use bench_harness::record::Record;
 use bench_harness::report::{self, DatasetInfo, Machine, Results};
 use bench_harness::scenarios::{self, Ctx};
+use bench_harness::versus;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -265,7 +266,20 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         &at_1pct,
         &matrix[..Kind::ALL.len()],
     )?);
+
+    eprintln!("== beside the peers at n = {n}, 1%");
+    let peer_rounds = cli.rounds.unwrap_or(if cli.quick { 3 } else { 9 });
+    let mut peers = versus::compare(&ctx, &at_1pct, n, 0.01, peer_rounds)?;
+    drop(at_1pct);
     drop(filters);
+    eprintln!("== parallel builds");
+    let parallel_builds = versus::parallel_builds(&ctx, n, 0.01, if cli.quick { 3 } else { 5 })?;
+    eprintln!("== the articles' Python code");
+    let py_queries = if cli.quick { 50_000 } else { 1_000_000 };
+    if let Some(py) = versus::python(&ctx, n, 0.01, py_queries, Path::new("target/python-keys"))? {
+        peers.push(py);
+    }
+    let ratios = versus::ratios(&peers, &parallel_builds);
 
     let cap = (n / 10).max(1000).min(ds.members.len() / 4);
     eprintln!("== growth to 4x a capacity of {cap}");
@@ -303,6 +317,9 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
             top_domains: dataset::domain_histogram(&ds.members, 10),
         },
         records,
+        peers,
+        parallel_builds,
+        ratios,
     };
     report::write(&cli.out, &results)?;
     if cli.out == Path::new("reports") && cli.keys.is_none() && !cli.quick {

@@ -1,0 +1,511 @@
+//! Other crates' approximate-membership filters, wrapped so the bench harness can time them
+//! beside filterlab on the same keys, in the same process, with the same loop.
+//!
+//! # Structure
+//!
+//! - [`PeerKind`] names one peer: a crate, a type in it and the way it is configured here
+//!   ([`PeerKind::name`] for tables, [`PeerKind::quirks`] for the report's footnotes).
+//! - [`Peer`] holds one built filter, one enum variant per kind, so a timing loop over
+//!   [`Peer::contains`] is a `match` the optimiser can hoist, not a virtual call per key.
+//! - [`fastbloom_atomic_parallel_build`] times fastbloom's `AtomicBloomFilter` filled from
+//!   several threads at once and returns it as an [`AtomicPeer`].
+//!
+//! The peers pull two `rand` generations (0.7 through cuckoofilter and
+//! probabilistic-collections, 0.9 through fastbloom) besides the 0.10 that filterlab uses, which
+//! is why they live in this crate rather than in the harness or the filter crates.
+//!
+//! # Determinism
+//!
+//! Every peer whose API takes a seed is seeded from [`SEED`], so two runs build bit-identical
+//! filters and report the same false positives. Where an API has no seed, the peer is still
+//! deterministic when its hashing uses fixed keys (growable-bloom-filter's xxh3, cuckoofilter's
+//! zero-keyed SipHash, xorf's fixed retry sequence); the two exceptions, cuckoofilter's eviction
+//! walk and `HashSet`'s `RandomState`, are stated in [`PeerKind::quirks`].
+//!
+//! # Keys
+//!
+//! Every Hash-based peer is handed the key as `&[u8]`, whose `Hash` impl writes a length prefix
+//! and then the bytes, so all of them hash the same byte stream. xorf takes `u64`s, so its keys
+//! are hashed with `xxh3_64` first, on insert and on lookup alike.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::mem::size_of;
+use std::thread;
+use std::time::Instant;
+
+use anyhow::{bail, ensure, Context};
+use fastbloom::{AtomicBloomFilter, BloomFilter};
+use foldhash::fast::FixedState;
+use xorf::Filter as _;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The seed every seedable peer is built with.
+///
+/// Fixed, so that a peer's false positives are the same in every run and on every machine, and
+/// a change in a reported FP rate means a change in the code, not a new draw.
+pub const SEED: u64 = 0x5EED_F11C_0DE5_1AB5;
+
+/// A second, different seed for APIs that take two hash keys (see [`bloomfilter_seed`]).
+const SEED2: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// One of the peer filters, without its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PeerKind {
+    /// `fastbloom::BloomFilter` with its default hasher (SipHash-1-3), seeded with [`SEED`].
+    FastbloomDefault,
+    /// `fastbloom::BloomFilter` hashing with `foldhash::fast::FixedState::with_seed(SEED)`.
+    FastbloomFoldhash,
+    /// `bloomfilter::Bloom<[u8]>`, built by `new_for_fp_rate_with_seed`.
+    Bloomfilter,
+    /// `cuckoofilter::CuckooFilter` with its default hasher.
+    Cuckoofilter,
+    /// `growable_bloom_filter::GrowableBloom`, a scalable Bloom filter.
+    GrowableBloom,
+    /// `probabilistic_collections::bloom::BloomFilter` with two seeded SipHash-2-4 builders.
+    ProbabilisticCollections,
+    /// `xorf::BinaryFuse8`, a static filter built once from the keys' `xxh3_64` hashes.
+    BinaryFuse8,
+    /// `std::collections::HashSet<String>`: the exact set that filters are usually brought in to replace.
+    HashSet,
+}
+
+impl PeerKind {
+    /// Every peer, in the order the report lists them.
+    pub const ALL: [PeerKind; 8] = [
+        PeerKind::FastbloomDefault,
+        PeerKind::FastbloomFoldhash,
+        PeerKind::Bloomfilter,
+        PeerKind::Cuckoofilter,
+        PeerKind::GrowableBloom,
+        PeerKind::ProbabilisticCollections,
+        PeerKind::BinaryFuse8,
+        PeerKind::HashSet,
+    ];
+
+    /// The name used in tables and plots.
+    pub fn name(self) -> &'static str {
+        match self {
+            PeerKind::FastbloomDefault => "fastbloom",
+            PeerKind::FastbloomFoldhash => "fastbloom+foldhash",
+            PeerKind::Bloomfilter => "bloomfilter",
+            PeerKind::Cuckoofilter => "cuckoofilter",
+            PeerKind::GrowableBloom => "growable-bloom-filter",
+            PeerKind::ProbabilisticCollections => "probabilistic-collections",
+            PeerKind::BinaryFuse8 => "xorf BinaryFuse8",
+            PeerKind::HashSet => "std HashSet<String>",
+        }
+    }
+
+    /// The crate and version this peer wraps, as locked for this build.
+    pub fn crate_version(self) -> &'static str {
+        match self {
+            PeerKind::FastbloomDefault => "fastbloom 0.17.0",
+            PeerKind::FastbloomFoldhash => "fastbloom 0.17.0 + foldhash 0.2.0",
+            PeerKind::Bloomfilter => "bloomfilter 3.0.2",
+            PeerKind::Cuckoofilter => "cuckoofilter 0.5.0",
+            PeerKind::GrowableBloom => "growable-bloom-filter 2.1.1",
+            PeerKind::ProbabilisticCollections => "probabilistic-collections 0.7.0",
+            PeerKind::BinaryFuse8 => "xorf 0.13.0 + xxhash-rust 0.8 (xxh3_64)",
+            PeerKind::HashSet => "Rust std",
+        }
+    }
+
+    /// What a reader of the report must know to compare this peer fairly, in one sentence.
+    pub fn quirks(self) -> &'static str {
+        match self {
+            PeerKind::FastbloomDefault => {
+                "Seeded here with `.seed(&SEED)` (SipHash-1-3); left unseeded, fastbloom draws a \
+                 random seed for every filter, and it derives all k probes from one 64-bit hash \
+                 and rounds the bit array up to whole 64-bit words."
+            }
+            PeerKind::FastbloomFoldhash => {
+                "Same filter as fastbloom but hashed with foldhash's fast, non-DoS-resistant \
+                 `FixedState::with_seed(SEED)`, which is deterministic across runs."
+            }
+            PeerKind::Bloomfilter => {
+                "Seeded with a fixed 32-byte seed whose two 16-byte halves are distinct (each \
+                 half keys one of its two SipHash-1-3 passes, and equal halves make the first \
+                 two probes coincide, which measured about 4x the FP rate at p = 0.01), and it hashes \
+                 every key twice."
+            }
+            PeerKind::Cuckoofilter => {
+                "Ignores p (fixed 8-bit fingerprints, 4 per bucket, FP about 8·load/255), rounds \
+                 the table up to a power of two, picks eviction victims with `thread_rng` so its \
+                 contents after evictions are not reproducible, and on a full table `add` \
+                 returns NotEnoughSpace after dropping a random *other* key (counted here as a \
+                 refused insert)."
+            }
+            PeerKind::GrowableBloom => {
+                "Not seedable but deterministic (xxh3 with the default seed); a partitioned \
+                 Bloom filter with k = ceil(log2(1/p)) slices that adds a 2x larger, 0.85x \
+                 tighter sub-filter once n inserts are exceeded, and skips an insert that \
+                 already tests positive."
+            }
+            PeerKind::ProbabilisticCollections => {
+                "Seeded here through `with_hashers` with two distinct SipHash-2-4 keys (its \
+                 `new` seeds from `thread_rng`); hashes every key twice, rounds k up rather \
+                 than to nearest, and reduces probes with `%`."
+            }
+            PeerKind::BinaryFuse8 => {
+                "Static: built once from all keys' xxh3_64 hashes and never updated; ignores p \
+                 (FP is fixed near 2^-8 = 0.39%), and its construction retries use a fixed \
+                 splitmix64 sequence, so it is deterministic."
+            }
+            PeerKind::HashSet => {
+                "Exact (no false positives); std's `RandomState` is seeded randomly per process, \
+                 so bucket layout and timings, but not answers, vary between runs, and lookups \
+                 first check that the key is UTF-8."
+            }
+        }
+    }
+}
+
+impl fmt::Display for PeerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The 32-byte seed handed to `bloomfilter`.
+///
+/// `bloomfilter` 3.x splits the seed into two 16-byte halves, keys one SipHash-1-3 instance
+/// with each, and derives probe `i >= 2` as `h0 + i·h1`. If the halves are equal then
+/// `h0 == h1`: the first two probes hit the same bit and the rest are multiples of one hash,
+/// which raises the false-positive rate above its target (the test
+/// `bloomfilter_equal_seed_halves_raise_fp` measures by how much). The halves are therefore
+/// built from two different constants.
+pub fn bloomfilter_seed() -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    seed[..16].copy_from_slice(
+        &u128::from(SEED)
+            .wrapping_mul(0xFF51_AFD7_ED55_8CCD)
+            .to_le_bytes(),
+    );
+    seed[16..].copy_from_slice(
+        &u128::from(SEED2)
+            .wrapping_mul(0xC4CE_B9FE_1A85_EC53)
+            .to_le_bytes(),
+    );
+    debug_assert_ne!(seed[..16], seed[16..]);
+    seed
+}
+
+/// One built peer filter.
+///
+/// Build it with [`Peer::build`] and probe it with [`Peer::contains`]. The variants are public
+/// so that a caller can reach a peer's own API (for example its `num_hashes`), but the wrapper
+/// methods are what the harness times.
+pub enum Peer {
+    /// See [`PeerKind::FastbloomDefault`].
+    FastbloomDefault(BloomFilter),
+    /// See [`PeerKind::FastbloomFoldhash`].
+    FastbloomFoldhash(BloomFilter<FixedState>),
+    /// See [`PeerKind::Bloomfilter`].
+    Bloomfilter(bloomfilter::Bloom<[u8]>),
+    /// See [`PeerKind::Cuckoofilter`].
+    Cuckoofilter(cuckoofilter::CuckooFilter<std::collections::hash_map::DefaultHasher>),
+    /// See [`PeerKind::GrowableBloom`].
+    GrowableBloom(growable_bloom_filter::GrowableBloom),
+    /// See [`PeerKind::ProbabilisticCollections`].
+    ProbabilisticCollections(probabilistic_collections::bloom::BloomFilter<Vec<u8>>),
+    /// See [`PeerKind::BinaryFuse8`].
+    BinaryFuse8(xorf::BinaryFuse8),
+    /// See [`PeerKind::HashSet`].
+    HashSet(HashSet<String>),
+}
+
+impl fmt::Debug for Peer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Not every peer type implements Debug, and dumping megabytes of bits helps nobody.
+        f.debug_struct("Peer")
+            .field("kind", &self.kind())
+            .field("size_in_bytes", &self.size_in_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Rejects the `(n, p)` pairs that some peer would panic on, with a message saying how to fix
+/// the call.
+fn check_params(n: usize, p: f64) -> anyhow::Result<()> {
+    ensure!(
+        n > 0,
+        "capacity n must be at least 1 (several peers panic on 0)"
+    );
+    ensure!(
+        p > 0.0 && p < 1.0,
+        "false-positive rate p = {p} must lie strictly between 0 and 1, e.g. 0.01"
+    );
+    // The optimal Bloom size, n·ln(1/p)/ln²2 bits, is what the Bloom peers allocate; refuse
+    // sizes that would overflow rather than let a peer's arithmetic wrap or abort.
+    let bits = n as f64 * (1.0 / p).ln() / (std::f64::consts::LN_2 * std::f64::consts::LN_2);
+    ensure!(
+        bits / 8.0 < isize::MAX as f64 / 2.0,
+        "n = {n} at p = {p} needs about {bits:.3e} bits, more than this machine can address; \
+         use a smaller n or a larger p"
+    );
+    Ok(())
+}
+
+impl Peer {
+    /// Builds a peer for `n` keys at false-positive rate `p` and inserts every key of `keys`
+    /// (BinaryFuse8 is built from all of them at once).
+    ///
+    /// Returns the filter and the number of inserts it refused: only cuckoofilter refuses,
+    /// when its table is full (see [`PeerKind::quirks`]); every other peer returns 0.
+    ///
+    /// ```
+    /// use filterlab_peers::{Peer, PeerKind};
+    ///
+    /// let keys: Vec<String> = (0..1000).map(|i| format!("user{i}@example.com")).collect();
+    /// let (peer, refused) =
+    ///     Peer::build(PeerKind::FastbloomDefault, keys.len(), 0.01, keys.iter().map(|k| k.as_bytes()))?;
+    /// assert_eq!(refused, 0);
+    /// assert!(keys.iter().all(|k| peer.contains(k.as_bytes())));
+    /// // Seeded, so this count is the same on every run and machine.
+    /// let fp = (0..10_000).filter(|i| peer.contains(format!("other{i}@example.org").as_bytes())).count();
+    /// assert!(fp < 500, "{fp} false positives in 10000");
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// If `n` is 0, `p` is not strictly between 0 and 1, the filter would not fit in memory,
+    /// a [`PeerKind::HashSet`] key is not UTF-8, or xorf fails to construct its filter.
+    pub fn build<'a>(
+        kind: PeerKind,
+        n: usize,
+        p: f64,
+        keys: impl IntoIterator<Item = &'a [u8]>,
+    ) -> anyhow::Result<(Peer, u64)> {
+        check_params(n, p)?;
+        let keys = keys.into_iter();
+        let mut refused = 0u64;
+        let peer = match kind {
+            PeerKind::FastbloomDefault => {
+                let mut f = BloomFilter::with_false_pos(p)
+                    .seed(&u128::from(SEED))
+                    .expected_items(n);
+                for key in keys {
+                    f.insert(key);
+                }
+                Peer::FastbloomDefault(f)
+            }
+            PeerKind::FastbloomFoldhash => {
+                let mut f = BloomFilter::with_false_pos(p)
+                    .hasher(FixedState::with_seed(SEED))
+                    .expected_items(n);
+                for key in keys {
+                    f.insert(key);
+                }
+                Peer::FastbloomFoldhash(f)
+            }
+            PeerKind::Bloomfilter => {
+                let mut f =
+                    bloomfilter::Bloom::new_for_fp_rate_with_seed(n, p, &bloomfilter_seed())
+                        .map_err(anyhow::Error::msg)
+                        .context("bloomfilter rejected (n, p)")?;
+                for key in keys {
+                    f.set(key);
+                }
+                Peer::Bloomfilter(f)
+            }
+            PeerKind::Cuckoofilter => {
+                let mut f = cuckoofilter::CuckooFilter::with_capacity(n);
+                for key in keys {
+                    if f.add(key).is_err() {
+                        refused += 1;
+                    }
+                }
+                Peer::Cuckoofilter(f)
+            }
+            PeerKind::GrowableBloom => {
+                let mut f = growable_bloom_filter::GrowableBloom::new(p, n);
+                for key in keys {
+                    // `false` means "already tested positive", not a refusal: the key is found.
+                    f.insert(key);
+                }
+                Peer::GrowableBloom(f)
+            }
+            PeerKind::ProbabilisticCollections => {
+                use probabilistic_collections::SipHasherBuilder;
+                // Two different key pairs: equal builders would make the double hashing collapse
+                // to one hash, the same trap as bloomfilter's seed halves.
+                let mut f = probabilistic_collections::bloom::BloomFilter::<Vec<u8>>::with_hashers(
+                    n,
+                    p,
+                    [
+                        SipHasherBuilder::from_seed(SEED, SEED2),
+                        SipHasherBuilder::from_seed(SEED2, SEED.rotate_left(32)),
+                    ],
+                );
+                for key in keys {
+                    f.insert(key);
+                }
+                Peer::ProbabilisticCollections(f)
+            }
+            PeerKind::BinaryFuse8 => {
+                let hashes: Vec<u64> = keys.map(xxh3_64).collect();
+                let f = xorf::BinaryFuse8::try_from(&hashes[..])
+                    .map_err(anyhow::Error::msg)
+                    .with_context(|| {
+                        format!("xorf BinaryFuse8 construction from {} keys", hashes.len())
+                    })?;
+                Peer::BinaryFuse8(f)
+            }
+            PeerKind::HashSet => {
+                let mut set = HashSet::with_capacity(n);
+                for (i, key) in keys.enumerate() {
+                    match std::str::from_utf8(key) {
+                        Ok(s) => {
+                            set.insert(s.to_owned());
+                        }
+                        Err(e) => bail!(
+                            "key #{i} is not UTF-8 ({e}); the HashSet<String> baseline only \
+                             stores text keys, so leave it out for binary datasets"
+                        ),
+                    }
+                }
+                Peer::HashSet(set)
+            }
+        };
+        Ok((peer, refused))
+    }
+
+    /// Which peer this is.
+    pub fn kind(&self) -> PeerKind {
+        match self {
+            Peer::FastbloomDefault(_) => PeerKind::FastbloomDefault,
+            Peer::FastbloomFoldhash(_) => PeerKind::FastbloomFoldhash,
+            Peer::Bloomfilter(_) => PeerKind::Bloomfilter,
+            Peer::Cuckoofilter(_) => PeerKind::Cuckoofilter,
+            Peer::GrowableBloom(_) => PeerKind::GrowableBloom,
+            Peer::ProbabilisticCollections(_) => PeerKind::ProbabilisticCollections,
+            Peer::BinaryFuse8(_) => PeerKind::BinaryFuse8,
+            Peer::HashSet(_) => PeerKind::HashSet,
+        }
+    }
+
+    /// Whether `key` may have been inserted (exact for [`PeerKind::HashSet`]).
+    #[inline]
+    pub fn contains(&self, key: &[u8]) -> bool {
+        match self {
+            Peer::FastbloomDefault(f) => f.contains(key),
+            Peer::FastbloomFoldhash(f) => f.contains(key),
+            Peer::Bloomfilter(f) => f.check(key),
+            Peer::Cuckoofilter(f) => f.contains(key),
+            Peer::GrowableBloom(f) => f.contains(key),
+            Peer::ProbabilisticCollections(f) => f.contains(key),
+            Peer::BinaryFuse8(f) => f.contains(&xxh3_64(key)),
+            Peer::HashSet(set) => std::str::from_utf8(key).is_ok_and(|s| set.contains(s)),
+        }
+    }
+
+    /// Best honest estimate of the heap bytes the filter holds (inline struct bytes excluded
+    /// unless the crate's own figure includes them; allocator overhead never included).
+    ///
+    /// - fastbloom (both hashers): `num_bits() / 8`, the bit array, already whole 64-bit words.
+    /// - bloomfilter: `as_slice().len()`, its one allocation: the bit array plus a 45-byte header.
+    /// - cuckoofilter: its own `memory_usage()`: `size_of_val(self)` plus 4 bytes per bucket.
+    /// - growable-bloom-filter: its sub-filters are private, so this is bincode's serialized
+    ///   size, which is every sub-filter's bit bytes plus a few dozen bytes of lengths and
+    ///   parameters.
+    /// - probabilistic-collections: `len()` bits rounded up to bytes (its bit vector is a
+    ///   `Vec<u8>`).
+    /// - xorf BinaryFuse8: `fingerprints.len()`, one byte per fingerprint slot.
+    /// - `HashSet<String>`: hashbrown's table (buckets = capacity·8/7 rounded up to a power of
+    ///   two, each a `String` plus one control byte, plus 16 trailing control bytes) plus every
+    ///   `String`'s heap capacity; walking the strings makes this O(n).
+    pub fn size_in_bytes(&self) -> usize {
+        match self {
+            Peer::FastbloomDefault(f) => f.num_bits() / 8,
+            Peer::FastbloomFoldhash(f) => f.num_bits() / 8,
+            Peer::Bloomfilter(f) => f.as_slice().len(),
+            Peer::Cuckoofilter(f) => f.memory_usage(),
+            Peer::GrowableBloom(f) => {
+                bincode::serialized_size(f).map_or(0, |b| usize::try_from(b).unwrap_or(usize::MAX))
+            }
+            Peer::ProbabilisticCollections(f) => f.len().div_ceil(8),
+            Peer::BinaryFuse8(f) => f.fingerprints.len(),
+            Peer::HashSet(set) => hash_set_bytes(set),
+        }
+    }
+}
+
+/// See [`Peer::size_in_bytes`]: hashbrown keeps at most 7/8 of its power-of-two bucket array
+/// full, and tables under 8 buckets are full to one slot short.
+fn hash_set_bytes(set: &HashSet<String>) -> usize {
+    const GROUP_WIDTH: usize = 16;
+    let cap = set.capacity();
+    let buckets = if cap == 0 {
+        0
+    } else if cap < 8 {
+        (cap + 1).next_power_of_two()
+    } else {
+        (cap * 8 / 7).next_power_of_two()
+    };
+    let table = if buckets == 0 {
+        0
+    } else {
+        buckets * (size_of::<String>() + 1) + GROUP_WIDTH
+    };
+    table + set.iter().map(String::capacity).sum::<usize>()
+}
+
+/// fastbloom's `AtomicBloomFilter` after a parallel build, ready to probe.
+///
+/// It has the same size, seed and hasher as [`PeerKind::FastbloomDefault`], so its bits equal
+/// those of a sequential build from the same keys.
+#[derive(Debug)]
+pub struct AtomicPeer(pub AtomicBloomFilter);
+
+impl AtomicPeer {
+    /// Whether `key` may have been inserted.
+    #[inline]
+    pub fn contains(&self, key: &[u8]) -> bool {
+        self.0.contains(key)
+    }
+
+    /// `num_bits() / 8`, as for [`PeerKind::FastbloomDefault`].
+    pub fn size_in_bytes(&self) -> usize {
+        self.0.num_bits() / 8
+    }
+}
+
+/// Builds fastbloom's `AtomicBloomFilter` for `n` keys at rate `p` from `threads` threads, each
+/// inserting a contiguous shard of `keys` through `&self`.
+///
+/// Returns the filter and the seconds the insert phase took: from before the first thread is
+/// spawned to after the last one is joined, so thread start-up is included (tens of
+/// microseconds, which only matters for tiny key sets). Allocating the zeroed bit array is not
+/// timed. `threads` is clamped to `1..=keys.len()`.
+///
+/// # Errors
+///
+/// If `n` is 0 or `p` is not strictly between 0 and 1.
+pub fn fastbloom_atomic_parallel_build(
+    keys: &[&[u8]],
+    n: usize,
+    p: f64,
+    threads: usize,
+) -> anyhow::Result<(AtomicPeer, f64)> {
+    check_params(n, p)?;
+    let filter = AtomicBloomFilter::with_false_pos(p)
+        .seed(&u128::from(SEED))
+        .expected_items(n);
+    let threads = threads.clamp(1, keys.len().max(1));
+    let shard = keys.len().div_ceil(threads).max(1);
+    let start = Instant::now();
+    thread::scope(|s| {
+        for chunk in keys.chunks(shard) {
+            let filter = &filter;
+            s.spawn(move || {
+                for key in chunk {
+                    filter.insert(*key);
+                }
+            });
+        }
+    });
+    let secs = start.elapsed().as_secs_f64();
+    Ok((AtomicPeer(filter), secs))
+}

@@ -1,0 +1,577 @@
+//! filterlab beside the peers: same keys, same process, same run, same timing loops.
+
+use crate::dataset::KeySet;
+use crate::filters::{AnyFilter, Kind};
+use crate::measure;
+use crate::scenarios::{bar, Ctx};
+use anyhow::{ensure, Context, Result};
+use filterlab::{Filter, BATCH};
+use filterlab_peers::{Peer, PeerKind};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::hint::black_box;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// One contender of the side-by-side run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PeerRecord {
+    /// Name in the tables (`classic`, `fastbloom+foldhash`, …).
+    pub name: String,
+    /// `filterlab`, `peer` or `python`.
+    pub side: String,
+    /// Crate and version, or interpreter.
+    pub source: String,
+    /// How to read this row fairly.
+    pub quirks: String,
+    /// Keys inserted.
+    pub n: u64,
+    /// Requested false-positive rate.
+    pub target_fpr: f64,
+    /// Build seconds, one thread, key bytes in.
+    pub build_seconds: f64,
+    /// Build through a batch API where the contender has one.
+    pub build_seconds_batched: Option<f64>,
+    /// Median ns per negative lookup, one at a time.
+    pub ns_negative: f64,
+    /// Median ns per positive lookup, one at a time.
+    pub ns_positive: f64,
+    /// Median ns per negative lookup through a batch API.
+    pub ns_negative_batched: Option<f64>,
+    /// Median ns per positive lookup through a batch API.
+    pub ns_positive_batched: Option<f64>,
+    /// False positives / probes.
+    pub empirical_fpr: f64,
+    /// Probes behind `empirical_fpr`.
+    pub probes: u64,
+    /// Members reported absent.
+    pub false_negatives: u64,
+    /// Inserts the contender refused.
+    pub insert_failures: u64,
+    /// Heap bytes (peers: the best estimate their API allows).
+    pub bytes: u64,
+    /// bytes × 8 / n.
+    pub bits_per_key: f64,
+}
+
+/// A target of the comparison: a ratio of two figures measured in this run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Ratio {
+    /// What is compared.
+    pub what: String,
+    /// Our figure.
+    pub ours: f64,
+    /// The other figure.
+    pub theirs: f64,
+    /// ours / theirs.
+    pub ratio: f64,
+    /// The bound the ratio must meet.
+    pub target: String,
+    /// Whether it does.
+    pub met: bool,
+}
+
+/// Runs every contender at `n` keys and rate `p`. `ours` are the matrix's filters at `p`.
+pub fn compare(
+    ctx: &Ctx<'_>,
+    ours: &[&AnyFilter],
+    n: usize,
+    p: f64,
+    rounds: usize,
+) -> Result<Vec<PeerRecord>> {
+    let q = ctx.queries.min(n);
+    let negatives = measure::query_mix(ctx.members, n, ctx.probes, 0, q, ctx.seed ^ 1);
+    let positives = measure::query_mix(ctx.members, n, ctx.probes, 100, q, ctx.seed ^ 1);
+    let probes = ctx.probes.len();
+
+    let mut records = Vec::new();
+    for f in ours {
+        let kind = Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == f.name())
+            .expect("known kind");
+        let mut one = kind.build(n as u64, p)?;
+        let (secs, failures) = measure::time_inserts(&mut one, ctx.members, 0..n);
+        ensure!(failures == 0, "{} refused inserts", kind.name());
+        let mut batched = kind.build(n as u64, p)?;
+        let bsecs = measure::time_batch_inserts(&mut batched, ctx.members, 0..n)?;
+        drop((one, batched));
+        let fp = measure::count_present(*f, ctx.probes, 0..probes);
+        records.push(PeerRecord {
+            name: f.name().to_string(),
+            side: "filterlab".into(),
+            source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
+            quirks: f.params(),
+            n: n as u64,
+            target_fpr: p,
+            build_seconds: secs,
+            build_seconds_batched: Some(bsecs),
+            empirical_fpr: fp as f64 / probes as f64,
+            probes: probes as u64,
+            false_negatives: n as u64 - measure::count_present(*f, ctx.members, 0..n),
+            bytes: f.size_in_bytes() as u64,
+            bits_per_key: f.size_in_bytes() as f64 * 8.0 / n as f64,
+            ..PeerRecord::default()
+        });
+    }
+    let pb = bar(PeerKind::ALL.len() as u64, "peers build");
+    let mut peers = Vec::new();
+    for kind in PeerKind::ALL {
+        pb.set_message(kind.name());
+        let start = Instant::now();
+        let (peer, refused) = Peer::build(kind, n, p, (0..n).map(|i| ctx.members.get(i)))
+            .with_context(|| format!("building {}", kind.name()))?;
+        let secs = start.elapsed().as_secs_f64();
+        let present = (0..n)
+            .filter(|&i| peer.contains(ctx.members.get(i)))
+            .count() as u64;
+        let fp = (0..probes)
+            .filter(|&i| peer.contains(ctx.probes.get(i)))
+            .count() as u64;
+        records.push(PeerRecord {
+            name: kind.name().into(),
+            side: "peer".into(),
+            source: kind.crate_version().into(),
+            quirks: kind.quirks().into(),
+            n: n as u64,
+            target_fpr: p,
+            build_seconds: secs,
+            empirical_fpr: fp as f64 / probes as f64,
+            probes: probes as u64,
+            // A refused insert is not a false negative; count only keys the peer accepted.
+            false_negatives: (n as u64 - refused).saturating_sub(present),
+            insert_failures: refused,
+            bytes: peer.size_in_bytes() as u64,
+            bits_per_key: peer.size_in_bytes() as f64 * 8.0 / n as f64,
+            ..PeerRecord::default()
+        });
+        peers.push(peer);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+
+    // Lookups: every contender, interleaved rounds, the same two query sets.
+    let total = ours.len() + peers.len();
+    let mut neg = vec![Vec::new(); total];
+    let mut pos = vec![Vec::new(); total];
+    let mut neg_b = vec![Vec::new(); ours.len()];
+    let mut pos_b = vec![Vec::new(); ours.len()];
+    let pb = bar(rounds as u64, "peers lookups");
+    for _ in 0..rounds {
+        for (i, f) in ours.iter().enumerate() {
+            neg[i].push(measure::time_lookups(*f, &negatives));
+            pos[i].push(measure::time_lookups(*f, &positives));
+            neg_b[i].push(measure::time_batch_lookups(*f, &negatives, BATCH));
+            pos_b[i].push(measure::time_batch_lookups(*f, &positives, BATCH));
+        }
+        for (j, peer) in peers.iter().enumerate() {
+            neg[ours.len() + j].push(time_peer(peer, &negatives));
+            pos[ours.len() + j].push(time_peer(peer, &positives));
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    for (i, r) in records.iter_mut().enumerate() {
+        r.ns_negative = measure::median(&mut neg[i]);
+        r.ns_positive = measure::median(&mut pos[i]);
+        if i < ours.len() {
+            r.ns_negative_batched = Some(measure::median(&mut neg_b[i]));
+            r.ns_positive_batched = Some(measure::median(&mut pos_b[i]));
+        }
+    }
+    Ok(records)
+}
+
+#[inline(never)]
+fn time_peer(peer: &Peer, queries: &KeySet) -> f64 {
+    let start = Instant::now();
+    let hits = queries
+        .iter()
+        .filter(|q| peer.contains(black_box(q)))
+        .count();
+    black_box(hits);
+    start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
+}
+
+/// Parallel builds: our classic and blocked filters from private shards OR-merged, against
+/// fastbloom's `AtomicBloomFilter`, on every core; and each filter's single-thread batched build.
+pub fn parallel_builds(
+    ctx: &Ctx<'_>,
+    n: usize,
+    p: f64,
+    rounds: usize,
+) -> Result<Vec<(String, f64)>> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let keys: Vec<&[u8]> = (0..n).map(|i| ctx.members.get(i)).collect();
+    let mut times: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut push = |name: String, t: f64| match times.iter_mut().find(|(n, _)| *n == name) {
+        Some((_, v)) => v.push(t),
+        None => times.push((name, vec![t])),
+    };
+    for _ in 0..rounds {
+        for kind in [Kind::Classic, Kind::Blocked] {
+            let mut f = kind.build(n as u64, p)?;
+            let t = Instant::now();
+            for chunk in keys.chunks(BATCH) {
+                f.insert_batch(chunk)?;
+            }
+            push(
+                format!("{} batched, 1 thread", kind.name()),
+                t.elapsed().as_secs_f64(),
+            );
+            let t = Instant::now();
+            let merged = sharded_build(kind, &keys, n, p, threads)?;
+            push(
+                format!("{} sharded, {threads} threads", kind.name()),
+                t.elapsed().as_secs_f64(),
+            );
+            ensure!(
+                measure::count_present(&merged, ctx.members, 0..n) == n as u64,
+                "sharded {} build lost keys",
+                kind.name()
+            );
+        }
+        let (_, secs) = filterlab_peers::fastbloom_atomic_parallel_build(&keys, n, p, threads)?;
+        push(
+            format!("fastbloom AtomicBloomFilter, {threads} threads"),
+            secs,
+        );
+    }
+    Ok(times
+        .into_iter()
+        .map(|(n, mut v)| (n, measure::median(&mut v)))
+        .collect())
+}
+
+/// Each thread fills a private filter from its shard with `insert_batch`; the shards are then
+/// OR-merged (`union`), which gives exactly the bits of a sequential build.
+fn sharded_build(
+    kind: Kind,
+    keys: &[&[u8]],
+    n: usize,
+    p: f64,
+    threads: usize,
+) -> Result<AnyFilter> {
+    let shard = keys.len().div_ceil(threads.max(1)).max(1);
+    let parts: Vec<AnyFilter> = keys
+        .par_chunks(shard)
+        .map(|chunk| -> Result<AnyFilter> {
+            let mut f = kind.build(n as u64, p)?;
+            for c in chunk.chunks(BATCH) {
+                f.insert_batch(c)?;
+            }
+            Ok(f)
+        })
+        .collect::<Result<_>>()?;
+    let mut parts = parts.into_iter();
+    let mut acc = parts.next().context("no shards")?;
+    for part in parts {
+        match (&mut acc, &part) {
+            (AnyFilter::Classic(a), AnyFilter::Classic(b)) => a.union(b)?,
+            (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b)?,
+            _ => anyhow::bail!("{} has no union", kind.name()),
+        }
+    }
+    Ok(acc)
+}
+
+/// Runs the first article's Python code on the same keys, if python3 with mmh3 and bitarray is
+/// there. Returns `Ok(None)` (after printing why) when it is not.
+pub fn python(
+    ctx: &Ctx<'_>,
+    n: usize,
+    p: f64,
+    queries: usize,
+    dir: &Path,
+) -> Result<Option<PeerRecord>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/articles_bloom.py");
+    let probe = Command::new("python3")
+        .args(["-c", "import mmh3, bitarray"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("note: python3 with mmh3 and bitarray not found (pip install mmh3 bitarray); the articles' Python code is skipped");
+        return Ok(None);
+    }
+    std::fs::create_dir_all(dir)?;
+    let members = dir.join("python-members.txt");
+    let probes = dir.join("python-probes.txt");
+    let head = |keys: &KeySet, count: usize| -> KeySet {
+        (0..count.min(keys.len())).map(|i| keys.get(i)).collect()
+    };
+    crate::dataset::write_keys(&head(ctx.members, n), &members)?;
+    crate::dataset::write_keys(&head(ctx.probes, queries), &probes)?;
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(&members)
+        .arg(&probes)
+        .arg(n.to_string())
+        .arg(p.to_string())
+        .arg(queries.to_string())
+        .output()
+        .context("running python3")?;
+    ensure!(
+        out.status.success(),
+        "the articles' Python code failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).context("parsing the Python output")?;
+    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    Ok(Some(PeerRecord {
+        name: "articles' Python".into(),
+        side: "python".into(),
+        source: format!("CPython {} + mmh3 + bitarray", v["python"].as_str().unwrap_or("?")),
+        quirks: format!(
+            "the first article's class verbatim: m = int(...) = {}, k = int(...) = {}, k seeded 32-bit mmh3 calls, % m indexing; lookups over a scan of {} keys",
+            f("m"),
+            f("k"),
+            f("probes")
+        ),
+        n: f("n") as u64,
+        target_fpr: p,
+        build_seconds: f("build_seconds"),
+        ns_negative: f("ns_per_negative_lookup"),
+        ns_positive: f("ns_per_positive_lookup"),
+        empirical_fpr: f("false_positives") / f("probes"),
+        probes: f("probes") as u64,
+        false_negatives: f("false_negatives") as u64,
+        bytes: f("bytes") as u64,
+        bits_per_key: f("bytes") * 8.0 / f("n"),
+        ..PeerRecord::default()
+    }))
+}
+
+/// The targets, computed from the records of this run.
+pub fn ratios(rows: &[PeerRecord], builds: &[(String, f64)]) -> Vec<Ratio> {
+    let get = |name: &str| rows.iter().find(|r| r.name == name);
+    let mut out = Vec::new();
+    let mut push = |what: String, ours: f64, theirs: f64, bound: f64, at_most: bool| {
+        let ratio = ours / theirs;
+        let met = if at_most {
+            ratio <= bound
+        } else {
+            ratio >= bound
+        };
+        out.push(Ratio {
+            what,
+            ours,
+            theirs,
+            ratio,
+            target: format!("{} {bound}", if at_most { "≤" } else { "≥" }),
+            met,
+        });
+    };
+    type Pick = fn(&PeerRecord) -> Option<f64>;
+    let one_neg: Pick = |r| Some(r.ns_negative);
+    let one_pos: Pick = |r| Some(r.ns_positive);
+    let bat_neg: Pick = |r| r.ns_negative_batched;
+    let bat_pos: Pick = |r| r.ns_positive_batched;
+    let build: Pick = |r| Some(r.build_seconds);
+    let build_b: Pick = |r| r.build_seconds_batched;
+    let bytes: Pick = |r| Some(r.bytes as f64);
+    let checks: &[(&str, Pick, &str, Pick, f64, &str)] = &[
+        (
+            "classic",
+            one_neg,
+            "fastbloom+foldhash",
+            one_neg,
+            1.0,
+            "negative lookup, one at a time",
+        ),
+        (
+            "classic",
+            one_pos,
+            "fastbloom+foldhash",
+            one_pos,
+            1.0,
+            "positive lookup, one at a time",
+        ),
+        (
+            "classic",
+            bat_neg,
+            "fastbloom+foldhash",
+            one_neg,
+            0.7,
+            "negative lookup, batched",
+        ),
+        (
+            "classic",
+            bat_pos,
+            "fastbloom+foldhash",
+            one_pos,
+            0.7,
+            "positive lookup, batched",
+        ),
+        (
+            "classic",
+            build_b,
+            "fastbloom+foldhash",
+            build,
+            0.5,
+            "build, batched inserts",
+        ),
+        (
+            "blocked",
+            one_neg,
+            "fastbloom+foldhash",
+            one_neg,
+            0.7,
+            "negative lookup, one at a time",
+        ),
+        (
+            "blocked",
+            one_pos,
+            "fastbloom+foldhash",
+            one_pos,
+            0.7,
+            "positive lookup, one at a time",
+        ),
+        (
+            "blocked",
+            bat_neg,
+            "fastbloom+foldhash",
+            one_neg,
+            0.35,
+            "negative lookup, batched",
+        ),
+        (
+            "blocked",
+            bat_pos,
+            "fastbloom+foldhash",
+            one_pos,
+            0.35,
+            "positive lookup, batched",
+        ),
+        (
+            "blocked",
+            bat_neg,
+            "xorf BinaryFuse8",
+            one_neg,
+            0.6,
+            "negative lookup, batched",
+        ),
+        (
+            "blocked",
+            bat_pos,
+            "xorf BinaryFuse8",
+            one_pos,
+            0.6,
+            "positive lookup, batched",
+        ),
+        (
+            "blocked",
+            build_b,
+            "fastbloom+foldhash",
+            build,
+            0.4,
+            "build, batched inserts",
+        ),
+        (
+            "cuckoo",
+            one_neg,
+            "cuckoofilter",
+            one_neg,
+            0.3,
+            "negative lookup, one at a time",
+        ),
+        (
+            "cuckoo",
+            one_pos,
+            "cuckoofilter",
+            one_pos,
+            0.3,
+            "positive lookup, one at a time",
+        ),
+        (
+            "cuckoo",
+            bat_neg,
+            "cuckoofilter",
+            one_neg,
+            0.15,
+            "negative lookup, batched",
+        ),
+        (
+            "cuckoo",
+            bat_pos,
+            "cuckoofilter",
+            one_pos,
+            0.15,
+            "positive lookup, batched",
+        ),
+        ("cuckoo", build, "cuckoofilter", build, 0.6, "build"),
+        ("cuckoo", bytes, "cuckoofilter", bytes, 0.8, "bytes"),
+        (
+            "scalable",
+            one_neg,
+            "growable-bloom-filter",
+            one_neg,
+            0.7,
+            "negative lookup, one at a time",
+        ),
+        (
+            "scalable",
+            one_pos,
+            "growable-bloom-filter",
+            one_pos,
+            0.7,
+            "positive lookup, one at a time",
+        ),
+    ];
+    for &(ours, pick_ours, theirs, pick_theirs, bound, what) in checks {
+        if let (Some(a), Some(b)) = (get(ours), get(theirs)) {
+            if let (Some(x), Some(y)) = (pick_ours(a), pick_theirs(b)) {
+                push(format!("{ours} vs {theirs}: {what}"), x, y, bound, true);
+            }
+        }
+    }
+    if let (Some(py), Some(c)) = (get("articles' Python"), get("classic")) {
+        push(
+            "articles' Python / classic: negative lookup (speed-up)".into(),
+            py.ns_negative,
+            c.ns_negative,
+            15.0,
+            false,
+        );
+        push(
+            "articles' Python / classic: build (speed-up)".into(),
+            py.build_seconds,
+            c.build_seconds,
+            20.0,
+            false,
+        );
+    }
+    let b = |name: &str| {
+        builds
+            .iter()
+            .find(|(n, _)| n.starts_with(name))
+            .map(|(_, t)| *t)
+    };
+    for kind in ["classic", "blocked"] {
+        if let (Some(single), Some(sharded)) =
+            (b(&format!("{kind} batched")), b(&format!("{kind} sharded")))
+        {
+            push(
+                format!("{kind}: parallel build speed-up over the batched single-thread build"),
+                single,
+                sharded,
+                1.3,
+                false,
+            );
+        }
+        if let (Some(sharded), Some(atomic)) = (
+            b(&format!("{kind} sharded")),
+            b("fastbloom AtomicBloomFilter"),
+        ) {
+            push(
+                format!("{kind} sharded build vs fastbloom AtomicBloomFilter, same threads"),
+                sharded,
+                atomic,
+                1.0,
+                true,
+            );
+        }
+    }
+    out
+}
