@@ -784,10 +784,17 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
         );
         let _ = writeln!(s, "| variant | items | × capacity | measured FPR | theory FPR | refused inserts | first refusal at load | false neg. | bits/key |");
         let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        // Whole multiples of the capacity, plus the first checkpoint after a refusal; a table
+        // that stopped accepting keys is not repeated at every later checkpoint.
+        let mut last: Option<(&str, u64)> = None;
         for x in growth.iter().filter(|x| {
             let ratio = x.step.unwrap_or(0) as f64 / cap as f64;
-            (ratio - ratio.round()).abs() < 1e-9
+            (ratio - ratio.round()).abs() < 1e-9 || x.insert_failures.unwrap_or(0) > 0
         }) {
+            if last == Some((x.variant.as_str(), x.n)) {
+                continue;
+            }
+            last = Some((x.variant.as_str(), x.n));
             let _ = writeln!(
                 s,
                 "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.2} |",
@@ -1008,8 +1015,14 @@ pub fn update_readme_block(path: &Path, results: &Results) -> Result<()> {
     let _ = writeln!(block, "{BEGIN}");
     let _ = writeln!(
         block,
-        "Measured by the harness on {} synthetic e-mails at a 1% target ({}, commit {}):\n",
-        n, results.machine.date, results.machine.commit
+        "Measured by the harness on {} synthetic e-mails at a 1% target ({}, commit {}; the whole \
+         run took {:.1} minutes on {} cores of a {}):\n",
+        n,
+        results.machine.date,
+        results.machine.commit,
+        results.machine.wall_seconds / 60.0,
+        results.machine.cores,
+        results.machine.cpu
     );
     let _ = writeln!(block, "| variant | memory | bits/key | measured FP rate | ns/lookup (50% positive) |\n|---|---:|---:|---:|---:|");
     for r in rows {

@@ -527,17 +527,49 @@ pub fn ratios(rows: &[PeerRecord], builds: &[(String, f64)]) -> Vec<Ratio> {
         }
     }
     if let (Some(py), Some(c)) = (get("articles' Python"), get("classic")) {
-        push(
-            "articles' Python / classic: negative lookup (speed-up)".into(),
-            py.ns_negative,
-            c.ns_negative,
-            15.0,
-            false,
-        );
+        let speedup = [
+            (
+                "negative lookup, one at a time",
+                py.ns_negative,
+                c.ns_negative,
+            ),
+            (
+                "positive lookup, one at a time",
+                py.ns_positive,
+                c.ns_positive,
+            ),
+            (
+                "negative lookup, batched",
+                py.ns_negative,
+                c.ns_negative_batched.unwrap_or(f64::NAN),
+            ),
+            (
+                "positive lookup, batched",
+                py.ns_positive,
+                c.ns_positive_batched.unwrap_or(f64::NAN),
+            ),
+        ];
+        for (what, theirs, ours) in speedup {
+            push(
+                format!("articles' Python / classic: {what} (speed-up)"),
+                theirs,
+                ours,
+                15.0,
+                false,
+            );
+        }
+        let batched_build = c.build_seconds_batched.unwrap_or(f64::NAN);
         push(
             "articles' Python / classic: build (speed-up)".into(),
             py.build_seconds,
             c.build_seconds,
+            20.0,
+            false,
+        );
+        push(
+            "articles' Python / classic: build, batched (speed-up)".into(),
+            py.build_seconds,
+            batched_build,
             20.0,
             false,
         );

@@ -261,6 +261,26 @@ impl CuckooFilter {
         (0..SLOTS).find(|&j| self.slot(bucket, j) == fp)
     }
 
+    /// Whether `bucket` holds `fp`. For `f <= 14` the four slots fit one 8-byte read and are
+    /// compared at once (SWAR): XOR turns a matching slot into a zero lane, and
+    /// `(x - ones) & !x & highs` is non-zero exactly when some lane is zero (a borrow can only
+    /// set a high bit *above* a zero lane, so "any zero lane" is never wrong).
+    #[inline]
+    fn bucket_has(&self, bucket: u64, fp: u64) -> bool {
+        let f = self.fp_bits;
+        if f > 14 {
+            return self.find(bucket, fp).is_some();
+        }
+        let bit = bucket * u64::from(SLOTS) * u64::from(f);
+        let at = (bit / 8) as usize;
+        let window = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("padded"));
+        let lanes = (window >> (bit % 8)) & ((1u64 << (4 * f)) - 1);
+        let ones = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
+        let highs = ones << (f - 1);
+        let x = lanes ^ fp.wrapping_mul(ones);
+        x.wrapping_sub(ones) & !x & highs != 0
+    }
+
     /// Puts `fp` in a free slot of `bucket` if there is one.
     #[inline]
     fn try_place(&mut self, bucket: u64, fp: u64) -> bool {
@@ -341,7 +361,7 @@ impl Filter for CuckooFilter {
 
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (i1, i2, fp) = self.buckets_of(hash);
-        self.find(i1, fp).is_some() || self.find(i2, fp).is_some()
+        self.bucket_has(i1, fp) || self.bucket_has(i2, fp)
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
@@ -563,6 +583,42 @@ mod tests {
             println!("seed {seed}: first failure at load {load:.4} after {i} inserts");
             assert!(load >= 0.95, "{load}");
             assert!((0..i).all(|k| f.contains(&k.to_le_bytes())));
+        }
+    }
+
+    #[test]
+    fn swar_bucket_test_agrees_with_slot_by_slot() {
+        for f in 1..=16u32 {
+            let mut c = CuckooFilter::builder()
+                .capacity(64)
+                .fingerprint_bits(f)
+                .build()
+                .unwrap();
+            let max = (1u64 << f) - 1;
+            let mut state = 0x1234_5678_9abc_def0u64 ^ u64::from(f);
+            for b in 0..c.buckets {
+                for j in 0..SLOTS {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    // A mix of empty slots, small and maximal fingerprints.
+                    let v = match state % 4 {
+                        0 => 0,
+                        1 => max,
+                        _ => state % (max + 1),
+                    };
+                    c.set_slot(b, j, v);
+                }
+            }
+            for b in 0..c.buckets {
+                for fp in (1..=max.min(300)).chain([max]) {
+                    assert_eq!(
+                        c.bucket_has(b, fp),
+                        c.find(b, fp).is_some(),
+                        "f {f} b {b} fp {fp}"
+                    );
+                }
+            }
         }
     }
 

@@ -4,7 +4,9 @@
 //! (defaults: n = 1,000,000, p = 0.01, probes = 10,000,000). Members and probes are disjoint
 //! (`member-i` vs `probe-i`), hashed with xxh3-128 seed 0, so every run prints the same numbers.
 
-use filterlab::{math, ClassicBloom, CountingBloom, CuckooFilter, Filter, ScalableBloom};
+use filterlab::{
+    math, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, ScalableBloom,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -17,6 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Box::new(CountingBloom::builder().capacity(n).fpr(p).build()?),
         Box::new(ScalableBloom::builder().capacity(n).fpr(p).build()?),
         Box::new(CuckooFilter::builder().capacity(n).fpr(p).build()?),
+        Box::new(BlockedBloom::builder().capacity(n).fpr(p).build()?),
     ];
     println!(
         "n = {n}, target p = {p}, {probes} non-member probes, lower bound {:.2} bits/key",
