@@ -280,6 +280,8 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         peers.push(py);
     }
     let ratios = versus::ratios(&peers, &parallel_builds);
+    eprintln!("== huge pages on and off");
+    let huge_pages = versus::huge_pages(&ctx, n, 0.01, peer_rounds)?;
 
     let cap = (n / 10).max(1000).min(ds.members.len() / 4);
     eprintln!("== growth to 4x a capacity of {cap}");
@@ -320,6 +322,7 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         peers,
         parallel_builds,
         ratios,
+        huge_pages,
     };
     report::write(&cli.out, &results)?;
     if cli.out == Path::new("reports") && cli.keys.is_none() && !cli.quick {

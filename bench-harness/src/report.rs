@@ -124,6 +124,9 @@ pub struct Results {
     /// The targets of the comparison, as measured ratios.
     #[serde(default)]
     pub ratios: Vec<crate::versus::Ratio>,
+    /// Lookups with and without transparent huge pages.
+    #[serde(default)]
+    pub huge_pages: Vec<crate::versus::HugePageRecord>,
 }
 
 /// The dataset of a run.
@@ -743,6 +746,31 @@ fn peers_tables(s: &mut String, results: &Results) {
         );
         for (what, t) in &results.parallel_builds {
             let _ = writeln!(s, "| {what} | {t:.3} |");
+        }
+        s.push('\n');
+    }
+    if !results.huge_pages.is_empty() {
+        let _ = writeln!(
+            s,
+            "### Transparent huge pages\n\nThe same filters built twice, with and without \
+             `madvise(MADV_HUGEPAGE)` on their tables (`filter_core::zeroed_table`), negative \
+             lookups timed in interleaved rounds. AnonHugePages grew by {} kB during the advised builds.\n",
+            results.huge_pages[0].anon_huge_pages_kb.map_or_else(|| "an unknown number of".into(), |k| k.to_string())
+        );
+        let _ = writeln!(s, "| variant | memory | ns/negative 2 MiB pages | 4 KiB pages | gain | batched, 2 MiB | batched, 4 KiB | gain |\n|---|---:|---:|---:|---:|---:|---:|---:|");
+        for h in &results.huge_pages {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.1} | {:.1} | {:.2}× | {:.1} | {:.1} | {:.2}× |",
+                h.variant,
+                mb(h.bytes),
+                h.ns_negative_huge,
+                h.ns_negative_small,
+                h.ns_negative_small / h.ns_negative_huge,
+                h.ns_negative_batched_huge,
+                h.ns_negative_batched_small,
+                h.ns_negative_batched_small / h.ns_negative_batched_huge
+            );
         }
         s.push('\n');
     }

@@ -607,3 +607,95 @@ pub fn ratios(rows: &[PeerRecord], builds: &[(String, f64)]) -> Vec<Ratio> {
     }
     out
 }
+
+/// Lookups in the same filter built with and without the transparent-huge-page advice.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HugePageRecord {
+    /// Variant.
+    pub variant: String,
+    /// Table bytes.
+    pub bytes: u64,
+    /// ns per negative lookup, one at a time, huge pages advised.
+    pub ns_negative_huge: f64,
+    /// The same with 4 KiB pages.
+    pub ns_negative_small: f64,
+    /// ns per negative lookup, batched, huge pages advised.
+    pub ns_negative_batched_huge: f64,
+    /// The same with 4 KiB pages.
+    pub ns_negative_batched_small: f64,
+    /// `AnonHugePages` of the process after the huge-page builds (from /proc/self/smaps_rollup).
+    pub anon_huge_pages_kb: Option<u64>,
+}
+
+fn anon_huge_pages_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
+    let line = s.lines().find(|l| l.starts_with("AnonHugePages:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Builds classic, cuckoo and blocked filters twice, with and without the huge-page advice of
+/// `filter_core::zeroed_table`, and times negative lookups on both in interleaved rounds.
+pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<HugePageRecord>> {
+    let queries = measure::query_mix(
+        ctx.members,
+        n,
+        ctx.probes,
+        0,
+        ctx.queries.min(n),
+        ctx.seed ^ 2,
+    );
+    let kinds = [Kind::Classic, Kind::Cuckoo, Kind::Blocked];
+    let mut pairs = Vec::new();
+    let before = anon_huge_pages_kb();
+    for kind in kinds {
+        let mut on = kind.build(n as u64, p)?;
+        for c in (0..n).collect::<Vec<_>>().chunks(BATCH) {
+            let keys: Vec<&[u8]> = c.iter().map(|&i| ctx.members.get(i)).collect();
+            on.insert_batch(&keys)?;
+        }
+        pairs.push(on);
+    }
+    let after = anon_huge_pages_kb();
+    filterlab::set_huge_pages(false);
+    let mut off_filters = Vec::new();
+    for kind in kinds {
+        let built = (|| -> Result<AnyFilter> {
+            let mut off = kind.build(n as u64, p)?;
+            for c in (0..n).collect::<Vec<_>>().chunks(BATCH) {
+                let keys: Vec<&[u8]> = c.iter().map(|&i| ctx.members.get(i)).collect();
+                off.insert_batch(&keys)?;
+            }
+            Ok(off)
+        })();
+        match built {
+            Ok(f) => off_filters.push(f),
+            Err(e) => {
+                filterlab::set_huge_pages(true);
+                return Err(e);
+            }
+        }
+    }
+    filterlab::set_huge_pages(true);
+    let mut t = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new()]; kinds.len()];
+    for _ in 0..rounds {
+        for (i, (on, off)) in pairs.iter().zip(&off_filters).enumerate() {
+            t[i][0].push(measure::time_lookups(on, &queries));
+            t[i][1].push(measure::time_lookups(off, &queries));
+            t[i][2].push(measure::time_batch_lookups(on, &queries, BATCH));
+            t[i][3].push(measure::time_batch_lookups(off, &queries, BATCH));
+        }
+    }
+    Ok(pairs
+        .iter()
+        .zip(t.iter_mut())
+        .map(|(f, [a, b, c, d])| HugePageRecord {
+            variant: f.name().into(),
+            bytes: f.size_in_bytes() as u64,
+            ns_negative_huge: measure::median(a),
+            ns_negative_small: measure::median(b),
+            ns_negative_batched_huge: measure::median(c),
+            ns_negative_batched_small: measure::median(d),
+            anon_huge_pages_kb: after.zip(before).map(|(a, b)| a.saturating_sub(b)),
+        })
+        .collect())
+}

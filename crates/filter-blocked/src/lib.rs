@@ -123,7 +123,7 @@ impl BlockedBuilder {
                 ),
             })?;
         Ok(BlockedBloom {
-            blocks: vec![Block::default(); blocks],
+            blocks: filter_core::zeroed_table(blocks),
             len: 0,
             sizing,
         })

@@ -23,7 +23,7 @@ impl BloomBits {
             hint: format!("{m} bits do not fit this platform's address space"),
         })?;
         Ok(BloomBits {
-            words: vec![0; words],
+            words: crate::zeroed_table(words),
             m,
             k,
         })

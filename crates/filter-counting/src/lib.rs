@@ -100,7 +100,7 @@ impl CountingBuilder {
             hint: format!("{m} counters do not fit this platform; lower the capacity"),
         })?;
         Ok(CountingBloom {
-            counters: vec![0; bytes],
+            counters: filter_core::zeroed_table(bytes),
             m,
             k,
             len: 0,

@@ -147,7 +147,7 @@ impl CuckooBuilder {
             });
         }
         let buckets = (sizing.capacity as f64 / (f64::from(SLOTS) * DESIGN_LOAD)).ceil() as u64;
-        let table = vec![0; table_bytes(buckets.max(1), f)?];
+        let table = filter_core::zeroed_table(table_bytes(buckets.max(1), f)?);
         Ok(CuckooFilter {
             table,
             buckets: buckets.max(1),

@@ -43,8 +43,9 @@
 pub use filter_blocked::{BlockedBloom, BlockedBuilder};
 pub use filter_classic::{ClassicBloom, ClassicBuilder};
 pub use filter_core::{
-    format, math, murmur3_x64_128, prefetch, Deletable, Error, Filter, FormatError, Growable,
-    Hash128, HashKind, KeyHasher, Persist, Result, Sizing, Variant, BATCH, PREFETCH_AHEAD,
+    format, math, murmur3_x64_128, prefetch, set_huge_pages, zeroed_table, Deletable, Error,
+    Filter, FormatError, Growable, Hash128, HashKind, KeyHasher, Persist, Result, Sizing, Variant,
+    BATCH, PREFETCH_AHEAD,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};
