@@ -37,3 +37,8 @@ generate:
 # Criterion micro-benchmarks (insert, contains hit/miss, hashing).
 micro:
     cargo bench -p bench-harness
+
+# Miri over the crates with unsafe code (prefetch, madvise) and their callers; heavy tests skipped.
+# Needs `rustup component add --toolchain nightly miri rust-src`.
+miri:
+    cargo +nightly miri test -p filter-core -p filter-blocked --lib -- --skip filters_above_2_pow_32 --skip indexes_reach_above_2_pow_32 --skip sizing_meets_the_target --skip exact_closed_form --skip counting_overflow
