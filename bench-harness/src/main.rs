@@ -35,6 +35,10 @@ struct Cli {
     /// Extend the size sweep to 10^8 keys (needs about 8 GB of memory and several minutes more).
     #[arg(long)]
     large: bool,
+    /// Run only the size sweep (with --large: the 10^8-key check of batched against one-at-a-time
+    /// lookups); writes to reports/large unless --out says otherwise.
+    #[arg(long)]
+    sweep_only: bool,
     /// Insert the keys of this file (one per line) instead of the synthetic e-mails.
     #[arg(long, value_name = "FILE")]
     keys: Option<PathBuf>,
@@ -206,6 +210,11 @@ fn load_files(keys: &Path, probes: Option<&Path>) -> Result<Dataset> {
 
 fn run(cli: &Cli, command_line: String) -> Result<()> {
     let started = Instant::now();
+    let out = if cli.sweep_only && cli.out == Path::new("reports") {
+        PathBuf::from("reports/large")
+    } else {
+        cli.out.clone()
+    };
     let mut machine = Machine::detect(command_line);
     let (n_target, source) = match &cli.keys {
         Some(p) => (usize::MAX, p.display().to_string()),
@@ -251,45 +260,53 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
     };
     let mut records: Vec<Record> = Vec::new();
 
-    eprintln!(
-        "== matrix: {} variants x {} targets at n = {n}",
-        Kind::ALL.len(),
-        TARGETS.len()
-    );
-    let (matrix, filters) = scenarios::matrix(&ctx, n, &TARGETS)?;
-    records.extend(matrix.iter().cloned());
+    let (peers, parallel_builds, ratios, huge_pages) = if cli.sweep_only {
+        Default::default()
+    } else {
+        eprintln!(
+            "== matrix: {} variants x {} targets at n = {n}",
+            Kind::ALL.len(),
+            TARGETS.len()
+        );
+        let (matrix, filters) = scenarios::matrix(&ctx, n, &TARGETS)?;
+        records.extend(matrix.iter().cloned());
 
-    eprintln!("== parallel lookups");
-    let at_1pct: Vec<_> = filters.iter().take(Kind::ALL.len()).collect();
-    records.extend(scenarios::parallel(
-        &ctx,
-        &at_1pct,
-        &matrix[..Kind::ALL.len()],
-    )?);
+        eprintln!("== parallel lookups");
+        let at_1pct: Vec<_> = filters.iter().take(Kind::ALL.len()).collect();
+        records.extend(scenarios::parallel(
+            &ctx,
+            &at_1pct,
+            &matrix[..Kind::ALL.len()],
+        )?);
 
-    eprintln!("== beside the peers at n = {n}, 1%");
-    let peer_rounds = cli.rounds.unwrap_or(if cli.quick { 3 } else { 9 });
-    let mut peers = versus::compare(&ctx, &at_1pct, n, 0.01, peer_rounds)?;
-    drop(at_1pct);
-    drop(filters);
-    eprintln!("== parallel builds");
-    let parallel_builds = versus::parallel_builds(&ctx, n, 0.01, if cli.quick { 3 } else { 5 })?;
-    eprintln!("== the articles' Python code");
-    let py_queries = if cli.quick { 50_000 } else { 1_000_000 };
-    if let Some(py) = versus::python(&ctx, n, 0.01, py_queries, Path::new("target/python-keys"))? {
-        peers.push(py);
-    }
-    let ratios = versus::ratios(&peers, &parallel_builds);
-    eprintln!("== huge pages on and off");
-    let huge_pages = versus::huge_pages(&ctx, n, 0.01, peer_rounds)?;
+        eprintln!("== beside the peers at n = {n}, 1%");
+        let peer_rounds = cli.rounds.unwrap_or(if cli.quick { 3 } else { 9 });
+        let mut peers = versus::compare(&ctx, &at_1pct, n, 0.01, peer_rounds)?;
+        drop(at_1pct);
+        drop(filters);
+        eprintln!("== parallel builds");
+        let parallel_builds =
+            versus::parallel_builds(&ctx, n, 0.01, if cli.quick { 3 } else { 5 })?;
+        eprintln!("== the articles' Python code");
+        let py_queries = if cli.quick { 50_000 } else { 1_000_000 };
+        if let Some(py) =
+            versus::python(&ctx, n, 0.01, py_queries, Path::new("target/python-keys"))?
+        {
+            peers.push(py);
+        }
+        let ratios = versus::ratios(&peers, &parallel_builds);
+        eprintln!("== huge pages on and off");
+        let huge_pages = versus::huge_pages(&ctx, n, 0.01, peer_rounds)?;
 
-    let cap = (n / 10).max(1000).min(ds.members.len() / 4);
-    eprintln!("== growth to 4x a capacity of {cap}");
-    records.extend(scenarios::growth(&ctx, cap, 0.01)?);
+        let cap = (n / 10).max(1000).min(ds.members.len() / 4);
+        eprintln!("== growth to 4x a capacity of {cap}");
+        records.extend(scenarios::growth(&ctx, cap, 0.01)?);
 
-    let churn_cap = cap.min(ds.members.len() / 2);
-    eprintln!("== deletion churn at capacity {churn_cap}");
-    records.extend(scenarios::churn(&ctx, churn_cap, 0.01, 10)?);
+        let churn_cap = cap.min(ds.members.len() / 2);
+        eprintln!("== deletion churn at capacity {churn_cap}");
+        records.extend(scenarios::churn(&ctx, churn_cap, 0.01, 10)?);
+        (peers, parallel_builds, ratios, huge_pages)
+    };
 
     let top = if cli.large { ds.members.len() } else { n };
     let mut sizes: Vec<usize> = (4..=8)
@@ -324,8 +341,8 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         ratios,
         huge_pages,
     };
-    report::write(&cli.out, &results)?;
-    if cli.out == Path::new("reports") && cli.keys.is_none() && !cli.quick {
+    report::write(&out, &results)?;
+    if out == Path::new("reports") && cli.keys.is_none() && !cli.quick && !cli.sweep_only {
         report::update_readme_block(Path::new("README.md"), &results)?;
     }
     let headline = results
@@ -339,7 +356,7 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         "done in {:.0} s: {} records, 0 false negatives, FP at 1%: {headline}; wrote {}",
         results.machine.wall_seconds,
         results.records.len(),
-        cli.out.display()
+        out.display()
     );
     Ok(())
 }

@@ -219,30 +219,32 @@ fn write_plots(dir: &Path, records: &[Record]) -> Result<Vec<(String, String)>> 
     let names = variants(records, "matrix");
     let n = matrix.first().map_or(0, |r| r.n);
 
-    // 1. Calibration: measured against theory, log-log, with the diagonal.
-    let mut series: Vec<Series> = names
-        .iter()
-        .map(|v| {
-            let pts = matrix
-                .iter()
-                .filter(|r| &r.variant == v)
-                .map(|r| (r.theoretical_fpr, r.empirical_fpr))
-                .collect();
-            Series::new(v.as_str(), pts, SeriesStyle::Points)
-        })
-        .collect();
-    let (lo, hi) = matrix.iter().fold((1.0f64, 0.0f64), |(lo, hi), r| {
-        (
-            lo.min(r.theoretical_fpr.min(r.empirical_fpr)),
-            hi.max(r.theoretical_fpr.max(r.empirical_fpr)),
-        )
-    });
-    series.push(Series::new(
-        "measured = theory",
-        vec![(lo * 0.8, lo * 0.8), (hi * 1.25, hi * 1.25)],
-        SeriesStyle::Dashed,
-    ));
-    emit(
+    // 1-4 need the matrix (absent from a --sweep-only run).
+    if !matrix.is_empty() {
+        // 1. Calibration: measured against theory, log-log, with the diagonal.
+        let mut series: Vec<Series> = names
+            .iter()
+            .map(|v| {
+                let pts = matrix
+                    .iter()
+                    .filter(|r| &r.variant == v)
+                    .map(|r| (r.theoretical_fpr, r.empirical_fpr))
+                    .collect();
+                Series::new(v.as_str(), pts, SeriesStyle::Points)
+            })
+            .collect();
+        let (lo, hi) = matrix.iter().fold((1.0f64, 0.0f64), |(lo, hi), r| {
+            (
+                lo.min(r.theoretical_fpr.min(r.empirical_fpr)),
+                hi.max(r.theoretical_fpr.max(r.empirical_fpr)),
+            )
+        });
+        series.push(Series::new(
+            "measured = theory",
+            vec![(lo * 0.8, lo * 0.8), (hi * 1.25, hi * 1.25)],
+            SeriesStyle::Dashed,
+        ));
+        emit(
         "fpr_measured_vs_theory",
         &format!("Measured FP rate against each variant's formula at its realised parameters (n = {n}); points on the diagonal mean the formula holds."),
         Some(LineChart {
@@ -256,35 +258,35 @@ fn write_plots(dir: &Path, records: &[Record]) -> Result<Vec<(String, String)>> 
         None,
     )?;
 
-    // 2. Memory against FP rate, with the lower bound.
-    let mut series: Vec<Series> = names
-        .iter()
-        .map(|v| {
-            let mut pts: Vec<(f64, f64)> = matrix
-                .iter()
-                .filter(|r| &r.variant == v)
-                .map(|r| (r.empirical_fpr, r.bits_per_key))
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            Series::new(v.as_str(), pts, SeriesStyle::LinePoints)
-        })
-        .collect();
-    let grid: Vec<f64> = (0..=40)
-        .map(|i| 10f64.powf(-5.0 + 4.0 * f64::from(i) / 40.0))
-        .collect();
-    series.push(Series::new(
-        "lower bound log2(1/p)",
-        grid.iter().map(|&p| (p, (1.0 / p).log2())).collect(),
-        SeriesStyle::Dashed,
-    ));
-    series.push(Series::new(
-        "ideal Bloom 1.44·log2(1/p)",
-        grid.iter()
-            .map(|&p| (p, (1.0 / p).log2() / std::f64::consts::LN_2))
-            .collect(),
-        SeriesStyle::Dashed,
-    ));
-    emit(
+        // 2. Memory against FP rate, with the lower bound.
+        let mut series: Vec<Series> = names
+            .iter()
+            .map(|v| {
+                let mut pts: Vec<(f64, f64)> = matrix
+                    .iter()
+                    .filter(|r| &r.variant == v)
+                    .map(|r| (r.empirical_fpr, r.bits_per_key))
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                Series::new(v.as_str(), pts, SeriesStyle::LinePoints)
+            })
+            .collect();
+        let grid: Vec<f64> = (0..=40)
+            .map(|i| 10f64.powf(-5.0 + 4.0 * f64::from(i) / 40.0))
+            .collect();
+        series.push(Series::new(
+            "lower bound log2(1/p)",
+            grid.iter().map(|&p| (p, (1.0 / p).log2())).collect(),
+            SeriesStyle::Dashed,
+        ));
+        series.push(Series::new(
+            "ideal Bloom 1.44·log2(1/p)",
+            grid.iter()
+                .map(|&p| (p, (1.0 / p).log2() / std::f64::consts::LN_2))
+                .collect(),
+            SeriesStyle::Dashed,
+        ));
+        emit(
         "bits_per_key_vs_fpr",
         "Bits per key against the measured FP rate, with the information-theoretic lower bound n·log2(1/p).",
         Some(LineChart {
@@ -298,39 +300,39 @@ fn write_plots(dir: &Path, records: &[Record]) -> Result<Vec<(String, String)>> 
         None,
     )?;
 
-    // 3. Lookup cost per mix, at each target.
-    for &t in &targets(records) {
-        let rows: Vec<&&Record> = matrix.iter().filter(|r| r.target_fpr == t).collect();
-        let cats: Vec<String> = rows
-            .first()
-            .map(|r| {
-                r.ns_per_lookup
-                    .keys()
-                    .map(|k| k.parse::<u32>().unwrap_or(0))
-                    .collect::<Vec<_>>()
-            })
-            .map(|mut ks| {
-                ks.sort_unstable();
-                ks.into_iter().map(|k| format!("{k}%")).collect()
-            })
-            .unwrap_or_default();
-        let groups = rows
-            .iter()
-            .map(|r| {
-                let vals = cats
-                    .iter()
-                    .map(|c| {
-                        r.ns_per_lookup
-                            .get(c.trim_end_matches('%'))
-                            .copied()
-                            .unwrap_or(f64::NAN)
-                    })
-                    .collect();
-                (r.variant.clone(), vals)
-            })
-            .collect();
-        let stem = format!("lookup_ns_{}", target_slug(t));
-        emit(
+        // 3. Lookup cost per mix, at each target.
+        for &t in &targets(records) {
+            let rows: Vec<&&Record> = matrix.iter().filter(|r| r.target_fpr == t).collect();
+            let cats: Vec<String> = rows
+                .first()
+                .map(|r| {
+                    r.ns_per_lookup
+                        .keys()
+                        .map(|k| k.parse::<u32>().unwrap_or(0))
+                        .collect::<Vec<_>>()
+                })
+                .map(|mut ks| {
+                    ks.sort_unstable();
+                    ks.into_iter().map(|k| format!("{k}%")).collect()
+                })
+                .unwrap_or_default();
+            let groups = rows
+                .iter()
+                .map(|r| {
+                    let vals = cats
+                        .iter()
+                        .map(|c| {
+                            r.ns_per_lookup
+                                .get(c.trim_end_matches('%'))
+                                .copied()
+                                .unwrap_or(f64::NAN)
+                        })
+                        .collect();
+                    (r.variant.clone(), vals)
+                })
+                .collect();
+            let stem = format!("lookup_ns_{}", target_slug(t));
+            emit(
             &stem,
             &format!("ns per lookup by share of positive queries, target {} (median of interleaved rounds, hashing included).", pct(t)),
             None,
@@ -343,38 +345,39 @@ fn write_plots(dir: &Path, records: &[Record]) -> Result<Vec<(String, String)>> 
                 y_log: false,
             }),
         )?;
-    }
+        }
 
-    // 4. Build cost.
-    let ts = targets(records);
-    emit(
-        "insert_ns",
-        "ns per insert, one thread, key bytes in (hashing included).",
-        None,
-        Some(BarChart {
-            title: format!("Build cost, n = {n}"),
-            x_label: "target FP rate".into(),
-            y_label: "ns per insert".into(),
-            categories: ts.iter().map(|&t| pct(t)).collect(),
-            groups: names
-                .iter()
-                .map(|v| {
-                    let vals = ts
-                        .iter()
-                        .map(|&t| {
-                            matrix
-                                .iter()
-                                .find(|r| &r.variant == v && r.target_fpr == t)
-                                .and_then(|r| r.ns_per_insert)
-                                .unwrap_or(f64::NAN)
-                        })
-                        .collect();
-                    (v.clone(), vals)
-                })
-                .collect(),
-            y_log: false,
-        }),
-    )?;
+        // 4. Build cost.
+        let ts = targets(records);
+        emit(
+            "insert_ns",
+            "ns per insert, one thread, key bytes in (hashing included).",
+            None,
+            Some(BarChart {
+                title: format!("Build cost, n = {n}"),
+                x_label: "target FP rate".into(),
+                y_label: "ns per insert".into(),
+                categories: ts.iter().map(|&t| pct(t)).collect(),
+                groups: names
+                    .iter()
+                    .map(|v| {
+                        let vals = ts
+                            .iter()
+                            .map(|&t| {
+                                matrix
+                                    .iter()
+                                    .find(|r| &r.variant == v && r.target_fpr == t)
+                                    .and_then(|r| r.ns_per_insert)
+                                    .unwrap_or(f64::NAN)
+                            })
+                            .collect();
+                        (v.clone(), vals)
+                    })
+                    .collect(),
+                y_log: false,
+            }),
+        )?;
+    }
 
     // 5. Growth.
     let growth: Vec<&Record> = by(records, "growth").collect();
@@ -637,7 +640,9 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
 
     peers_tables(&mut s, results);
     scenario_tables(&mut s, r);
-    claims(&mut s, r, &results.peers);
+    if !matrix.is_empty() {
+        claims(&mut s, r, &results.peers);
+    }
 
     let _ = writeln!(s, "## results.json\n");
     let _ = writeln!(
@@ -861,18 +866,27 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
     let sweep: Vec<&Record> = by(r, "size_sweep").collect();
     if !sweep.is_empty() {
         let _ = writeln!(s, "## Size sweep (target 1%)\n");
-        let _ = writeln!(s, "| variant | n | memory | ns/lookup 0% | 50% | 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(s, "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for x in &sweep {
             let l = |k: &str| ns(x.ns_per_lookup.get(k).copied());
+            let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).copied());
+            let up = |k: &str| match (x.ns_per_lookup.get(k), x.ns_per_lookup_batched.get(k)) {
+                (Some(a), Some(b)) => format!("{:.2}×", a / b),
+                _ => "–".into(),
+            };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
                 x.variant,
                 x.n,
                 mb(x.bytes),
                 l("0"),
                 l("50"),
                 l("100"),
+                b("0"),
+                b("100"),
+                up("0"),
+                up("100"),
                 pct(x.empirical_fpr)
             );
         }

@@ -308,17 +308,24 @@ pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>>
             .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, q, ctx.seed))
             .collect();
         let mut samples = vec![vec![Vec::new(); mixes.len()]; filters.len()];
+        let mut batched = vec![vec![Vec::new(); mixes.len()]; filters.len()];
         for _ in 0..ctx.rounds {
             for (fi, f) in filters.iter().enumerate() {
                 for (mi, queries) in mixes.iter().enumerate() {
                     samples[fi][mi].push(measure::time_lookups(f, queries));
+                    batched[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
                 }
             }
         }
-        for (rec, s) in recs.iter_mut().zip(&mut samples) {
+        for ((rec, s), b) in recs.iter_mut().zip(&mut samples).zip(&mut batched) {
             rec.ns_per_lookup = sweep_mixes
                 .iter()
                 .zip(s.iter_mut())
+                .map(|(pct, v)| (pct.to_string(), measure::median(v)))
+                .collect::<BTreeMap<_, _>>();
+            rec.ns_per_lookup_batched = sweep_mixes
+                .iter()
+                .zip(b.iter_mut())
                 .map(|(pct, v)| (pct.to_string(), measure::median(v)))
                 .collect::<BTreeMap<_, _>>();
         }
