@@ -27,7 +27,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, prefetch, reduce, Error, Filter, FormatError, Hash128, KeyHasher, Persist, Result,
-    Sizing, Variant, PREFETCH_AHEAD,
+    Sizing, Variant,
 };
 
 /// The eight odd multipliers that spread a 32-bit key over the eight lanes (the constants of the
@@ -195,27 +195,22 @@ impl Filter for BlockedBloom {
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+        filter_core::insert_pipelined(hashes, self.size_in_bytes(), |h, next| {
+            if let Some(next) = next {
                 prefetch(&self.blocks[self.block_of(next)]);
             }
-            self.insert_hash(h)?;
-        }
-        Ok(())
+            self.insert_hash(h)
+        })
     }
 
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(hashes.len());
-        for &h in hashes.iter().take(PREFETCH_AHEAD) {
-            prefetch(&self.blocks[self.block_of(h)]);
-        }
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-                prefetch(&self.blocks[self.block_of(next)]);
-            }
-            out.push(self.contains_hash(h));
-        }
+        filter_core::lookup_pipelined(
+            hashes,
+            out,
+            self.size_in_bytes(),
+            |h| prefetch(&self.blocks[self.block_of(h)]),
+            |h| self.contains_hash(h),
+        );
     }
 
     fn hasher(&self) -> KeyHasher {

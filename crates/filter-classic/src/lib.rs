@@ -27,7 +27,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing,
-    Variant, PREFETCH_AHEAD,
+    Variant,
 };
 
 /// A classic Bloom filter.
@@ -206,26 +206,25 @@ impl Filter for ClassicBloom {
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-                self.bits.prefetch(next, self.bits.hashes());
+        let k = self.bits.hashes();
+        filter_core::insert_pipelined(hashes, self.size_in_bytes(), |h, next| {
+            if let Some(next) = next {
+                self.bits.prefetch(next, k);
             }
-            self.bits.insert(h);
-        }
-        self.len += hashes.len() as u64;
-        Ok(())
+            self.insert_hash(h)
+        })
     }
 
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(hashes.len());
-        // A negative query usually stops at its first or second zero bit: prefetch two positions.
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-                self.bits.prefetch(next, 2);
-            }
-            out.push(self.bits.contains(h));
-        }
+        // All k positions: a positive query reads every one, and for a negative one the extra
+        // prefetches overlap with the misses it takes anyway (measured faster on both).
+        filter_core::lookup_pipelined(
+            hashes,
+            out,
+            self.size_in_bytes(),
+            |h| self.bits.prefetch(h, self.bits.hashes()),
+            |h| self.bits.contains(h),
+        );
     }
 
     fn hasher(&self) -> KeyHasher {

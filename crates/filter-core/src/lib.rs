@@ -159,7 +159,61 @@ pub trait Filter {
 
 /// How many keys ahead the batch methods prefetch: far enough for a memory access to complete
 /// while the keys in between are processed.
-pub const PREFETCH_AHEAD: usize = 8;
+pub const PREFETCH_AHEAD: usize = 16;
+
+/// The batch lookup loop every variant shares: `out[i] = probe(hashes[i])`, calling
+/// `prefetch_for` on the hash [`PREFETCH_AHEAD`] positions later first, so that its memory is
+/// on the way while the keys in between are answered. `out` is cleared first.
+///
+/// Tables smaller than [`PREFETCH_MIN_BYTES`] (`table_bytes`) sit in the caches; prefetching
+/// them only costs instructions, so the loop then skips it.
+#[inline]
+pub fn lookup_pipelined(
+    hashes: &[Hash128],
+    out: &mut Vec<bool>,
+    table_bytes: usize,
+    prefetch_for: impl Fn(Hash128),
+    probe: impl Fn(Hash128) -> bool,
+) {
+    out.clear();
+    out.reserve(hashes.len());
+    if table_bytes < PREFETCH_MIN_BYTES {
+        out.extend(hashes.iter().map(|&h| probe(h)));
+        return;
+    }
+    hashes
+        .iter()
+        .take(PREFETCH_AHEAD)
+        .for_each(|&h| prefetch_for(h));
+    for (i, &h) in hashes.iter().enumerate() {
+        if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+            prefetch_for(next);
+        }
+        out.push(probe(h));
+    }
+}
+
+/// The batch insert loop every variant shares: `step(hashes[i], next)` with `next` the hash
+/// [`PREFETCH_AHEAD`] positions later (to prefetch; `None` near the end and for tables under
+/// [`PREFETCH_MIN_BYTES`]), stopping at the first error.
+///
+/// # Errors
+/// The first error of `step`.
+#[inline]
+pub fn insert_pipelined(
+    hashes: &[Hash128],
+    table_bytes: usize,
+    mut step: impl FnMut(Hash128, Option<Hash128>) -> Result<()>,
+) -> Result<()> {
+    let ahead = table_bytes >= PREFETCH_MIN_BYTES;
+    for (i, &h) in hashes.iter().enumerate() {
+        step(h, hashes.get(i + PREFETCH_AHEAD).copied().filter(|_| ahead))?;
+    }
+    Ok(())
+}
+
+/// Tables below this size are not prefetched by the batch methods: they fit the caches.
+pub const PREFETCH_MIN_BYTES: usize = 1 << 20;
 
 static HUGE_PAGES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
@@ -217,7 +271,7 @@ fn advise_huge_pages<T>(_region: &mut [std::mem::MaybeUninit<T>]) {}
 
 /// Keys hashed per block by the batch methods: enough to keep many memory requests in flight,
 /// few enough that the hashes stay in L1.
-pub const BATCH: usize = 64;
+pub const BATCH: usize = 256;
 
 /// Asks the CPU to start loading the cache line holding `r` (a no-op off x86-64).
 ///

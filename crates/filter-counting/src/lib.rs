@@ -32,7 +32,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, prefetch, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist,
-    Result, Sizing, Variant, PREFETCH_AHEAD,
+    Result, Sizing, Variant,
 };
 
 /// Bits per counter.
@@ -179,17 +179,14 @@ impl Filter for CountingBloom {
     }
 
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(hashes.len());
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-                let mut g = IndexGen::new(next, self.m);
-                for _ in 0..2.min(self.k) {
-                    prefetch(&self.counters[(g.next() / 2) as usize]);
-                }
+        let prefetch_for = |h| {
+            let mut g = IndexGen::new(h, self.m);
+            for _ in 0..self.k {
+                prefetch(&self.counters[(g.next() / 2) as usize]);
             }
-            out.push(self.contains_hash(h));
-        }
+        };
+        let bytes = self.size_in_bytes();
+        filter_core::lookup_pipelined(hashes, out, bytes, prefetch_for, |h| self.contains_hash(h));
     }
 
     fn hasher(&self) -> KeyHasher {

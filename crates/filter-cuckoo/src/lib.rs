@@ -39,7 +39,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, prefetch, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, Persist,
-    Result, Sizing, Variant, PREFETCH_AHEAD,
+    Result, Sizing, Variant,
 };
 
 /// Slots per bucket, `b`.
@@ -365,24 +365,22 @@ impl Filter for CuckooFilter {
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+        filter_core::insert_pipelined(hashes, self.size_in_bytes(), |h, next| {
+            if let Some(next) = next {
                 self.prefetch_buckets(next);
             }
-            self.insert_hash(h)?;
-        }
-        Ok(())
+            self.insert_hash(h)
+        })
     }
 
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(hashes.len());
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-                self.prefetch_buckets(next);
-            }
-            out.push(self.contains_hash(h));
-        }
+        filter_core::lookup_pipelined(
+            hashes,
+            out,
+            self.size_in_bytes(),
+            |h| self.prefetch_buckets(h),
+            |h| self.contains_hash(h),
+        );
     }
 
     fn hasher(&self) -> KeyHasher {

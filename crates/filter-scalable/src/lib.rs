@@ -34,7 +34,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, Persist, Result,
-    Sizing, Variant, PREFETCH_AHEAD,
+    Sizing, Variant,
 };
 
 /// Default growth factor `s`.
@@ -242,15 +242,14 @@ impl Filter for ScalableBloom {
     }
 
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(hashes.len());
         let newest = &self.stages[self.stages.len() - 1].bits;
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-                newest.prefetch(next, 2);
-            }
-            out.push(self.contains_hash(h));
-        }
+        filter_core::lookup_pipelined(
+            hashes,
+            out,
+            self.size_in_bytes(),
+            |h| newest.prefetch(h, newest.hashes()),
+            |h| self.contains_hash(h),
+        );
     }
 
     fn hasher(&self) -> KeyHasher {

@@ -208,3 +208,43 @@ fn deletion_is_a_capability_checked_by_the_compiler() {
     churn(&mut cuckoo(10, seeded(0))).unwrap();
     // churn(&mut classic(10, seeded(0)));  // error[E0277]: `ClassicBloom: Deletable` not satisfied
 }
+
+/// The batch paths prefetch only tables of at least `PREFETCH_MIN_BYTES`; the laws above use
+/// small filters, so check the prefetching path on tables above that size too.
+#[test]
+fn prefetching_batches_answer_like_single_calls() {
+    fn check<F: Filter + Persist>(mut one: F, mut many: F) {
+        assert!(
+            one.size_in_bytes() >= filterlab::PREFETCH_MIN_BYTES,
+            "{}",
+            one.name()
+        );
+        let keys = testkit::keys("big", 20_000);
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        for k in &refs {
+            one.insert(k).unwrap();
+        }
+        many.insert_batch(&refs).unwrap();
+        assert_eq!(one.to_bytes(), many.to_bytes(), "{}", one.name());
+        let probes = testkit::keys("big", 40_000);
+        let prefs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
+        let mut out = Vec::new();
+        many.contains_batch(&prefs, &mut out);
+        let single: Vec<bool> = prefs.iter().map(|k| one.contains(k)).collect();
+        assert_eq!(out, single, "{}", one.name());
+        assert!(out[..20_000].iter().all(|&b| b));
+    }
+    let h = seeded(11);
+    check(classic(1_000_000, h), classic(1_000_000, h));
+    check(counting(1_000_000, h), counting(1_000_000, h));
+    let big_scalable = || {
+        ScalableBloom::builder()
+            .capacity(1_000_000)
+            .hasher(h)
+            .build()
+            .unwrap()
+    };
+    check(big_scalable(), big_scalable());
+    check(cuckoo(1_000_000, h), cuckoo(1_000_000, h));
+    check(blocked(1_000_000, h), blocked(1_000_000, h));
+}
