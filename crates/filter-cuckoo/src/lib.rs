@@ -361,7 +361,9 @@ impl Filter for CuckooFilter {
 
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (i1, i2, fp) = self.buckets_of(hash);
-        self.bucket_has(i1, fp) || self.bucket_has(i2, fp)
+        // `|`, not `||`: both buckets are read unconditionally, so their two cache misses
+        // overlap instead of the second waiting for the first to be tested.
+        self.bucket_has(i1, fp) | self.bucket_has(i2, fp)
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
