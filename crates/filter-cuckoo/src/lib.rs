@@ -267,9 +267,20 @@ impl CuckooFilter {
     /// set a high bit *above* a zero lane, so "any zero lane" is never wrong).
     #[inline]
     fn bucket_has(&self, bucket: u64, fp: u64) -> bool {
+        match self.matching_lanes(bucket, fp) {
+            Some(m) => m != 0,
+            None => self.find(bucket, fp).is_some(),
+        }
+    }
+
+    /// For `f <= 14`: a mask with the high bit of each lane set for the *lowest* lane of
+    /// `bucket` equal to `fp`, and possibly lanes above it (borrows); zero if no lane is `fp`.
+    /// `None` for wider fingerprints, whose bucket does not fit one 8-byte read.
+    #[inline]
+    fn matching_lanes(&self, bucket: u64, fp: u64) -> Option<u64> {
         let f = self.fp_bits;
         if f > 14 {
-            return self.find(bucket, fp).is_some();
+            return None;
         }
         let bit = bucket * u64::from(SLOTS) * u64::from(f);
         let at = (bit / 8) as usize;
@@ -278,13 +289,24 @@ impl CuckooFilter {
         let ones = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
         let highs = ones << (f - 1);
         let x = lanes ^ fp.wrapping_mul(ones);
-        x.wrapping_sub(ones) & !x & highs != 0
+        Some(x.wrapping_sub(ones) & !x & highs)
+    }
+
+    /// The first free slot of `bucket`: the lowest flagged lane of [`Self::matching_lanes`] for
+    /// the empty fingerprint 0 is exact (only lanes above a true zero can be flagged wrongly).
+    #[inline]
+    fn free_slot(&self, bucket: u64) -> Option<u32> {
+        match self.matching_lanes(bucket, 0) {
+            Some(0) => None,
+            Some(m) => Some(m.trailing_zeros() / self.fp_bits),
+            None => self.find(bucket, 0),
+        }
     }
 
     /// Puts `fp` in a free slot of `bucket` if there is one.
     #[inline]
     fn try_place(&mut self, bucket: u64, fp: u64) -> bool {
-        match self.find(bucket, 0) {
+        match self.free_slot(bucket) {
             Some(j) => {
                 self.set_slot(bucket, j, fp);
                 true
@@ -618,6 +640,7 @@ mod tests {
                         "f {f} b {b} fp {fp}"
                     );
                 }
+                assert_eq!(c.free_slot(b), c.find(b, 0), "f {f} b {b}");
             }
         }
     }
