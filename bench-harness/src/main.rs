@@ -281,7 +281,14 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
 
         eprintln!("== beside the peers at n = {n}, 1%");
         let peer_rounds = cli.rounds.unwrap_or(if cli.quick { 3 } else { 9 });
-        let mut peers = versus::compare(&ctx, &at_1pct, n, 0.01, peer_rounds)?;
+        let mut peers = versus::compare(
+            &ctx,
+            &at_1pct,
+            &matrix[..Kind::ALL.len()],
+            n,
+            0.01,
+            peer_rounds,
+        )?;
         drop(at_1pct);
         drop(filters);
         eprintln!("== parallel builds");

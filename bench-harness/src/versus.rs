@@ -3,6 +3,7 @@
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Kind};
 use crate::measure;
+use crate::record::Record;
 use crate::scenarios::{bar, Ctx};
 use anyhow::{ensure, Context, Result};
 use filterlab::{Filter, BATCH};
@@ -76,6 +77,7 @@ pub struct Ratio {
 pub fn compare(
     ctx: &Ctx<'_>,
     ours: &[&AnyFilter],
+    base: &[Record],
     n: usize,
     p: f64,
     rounds: usize,
@@ -85,34 +87,28 @@ pub fn compare(
     let positives = measure::query_mix(ctx.members, n, ctx.probes, 100, q, ctx.seed ^ 1);
     let probes = ctx.probes.len();
 
+    // Our filters' build times, FP rates and false negatives were measured by the matrix on
+    // these very filters, earlier in this run: reuse them rather than build everything again.
     let mut records = Vec::new();
-    for f in ours {
-        let kind = Kind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.name() == f.name())
-            .expect("known kind");
-        let mut one = kind.build(n as u64, p)?;
-        let (secs, failures) = measure::time_inserts(&mut one, ctx.members, 0..n);
-        ensure!(failures == 0, "{} refused inserts", kind.name());
-        let mut batched = kind.build(n as u64, p)?;
-        let bsecs = measure::time_batch_inserts(&mut batched, ctx.members, 0..n)?;
-        drop((one, batched));
-        let fp = measure::count_present(*f, ctx.probes, 0..probes);
+    for (f, r) in ours.iter().zip(base) {
+        ensure!(
+            f.name() == r.variant && r.target_fpr == p,
+            "matrix rows out of order"
+        );
         records.push(PeerRecord {
-            name: f.name().to_string(),
+            name: r.variant.clone(),
             side: "filterlab".into(),
             source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
-            quirks: f.params(),
+            quirks: r.params.clone(),
             n: n as u64,
             target_fpr: p,
-            build_seconds: secs,
-            build_seconds_batched: Some(bsecs),
-            empirical_fpr: fp as f64 / probes as f64,
-            probes: probes as u64,
-            false_negatives: n as u64 - measure::count_present(*f, ctx.members, 0..n),
-            bytes: f.size_in_bytes() as u64,
-            bits_per_key: f.size_in_bytes() as f64 * 8.0 / n as f64,
+            build_seconds: r.build_seconds.unwrap_or(f64::NAN),
+            build_seconds_batched: r.ns_per_insert_batched.map(|ns| ns * n as f64 / 1e9),
+            empirical_fpr: r.empirical_fpr,
+            probes: r.probes,
+            false_negatives: r.false_negatives,
+            bytes: r.bytes,
+            bits_per_key: r.bits_per_key,
             ..PeerRecord::default()
         });
     }
