@@ -195,7 +195,8 @@ impl Filter for BlockedBloom {
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        filter_core::insert_pipelined(hashes, self.size_in_bytes(), |h, next| {
+        let ahead = filter_core::worth_prefetching(self.size_in_bytes(), 1);
+        filter_core::insert_pipelined(hashes, ahead, |h, next| {
             if let Some(next) = next {
                 prefetch(&self.blocks[self.block_of(next)]);
             }
@@ -207,7 +208,7 @@ impl Filter for BlockedBloom {
         filter_core::lookup_pipelined(
             hashes,
             out,
-            self.size_in_bytes(),
+            filter_core::worth_prefetching(self.size_in_bytes(), 1),
             |h| prefetch(&self.blocks[self.block_of(h)]),
             |h| self.contains_hash(h),
         );

@@ -207,7 +207,8 @@ impl Filter for ClassicBloom {
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
         let k = self.bits.hashes();
-        filter_core::insert_pipelined(hashes, self.size_in_bytes(), |h, next| {
+        let prefetch = filter_core::worth_prefetching(self.size_in_bytes(), k);
+        filter_core::insert_pipelined(hashes, prefetch, |h, next| {
             if let Some(next) = next {
                 self.bits.prefetch(next, k);
             }
@@ -221,7 +222,7 @@ impl Filter for ClassicBloom {
         filter_core::lookup_pipelined(
             hashes,
             out,
-            self.size_in_bytes(),
+            filter_core::worth_prefetching(self.size_in_bytes(), self.hashes()),
             |h| self.bits.prefetch(h, self.bits.hashes()),
             |h| self.bits.contains(h),
         );

@@ -185,8 +185,8 @@ impl Filter for CountingBloom {
                 prefetch(&self.counters[(g.next() / 2) as usize]);
             }
         };
-        let bytes = self.size_in_bytes();
-        filter_core::lookup_pipelined(hashes, out, bytes, prefetch_for, |h| self.contains_hash(h));
+        let ahead = filter_core::worth_prefetching(self.size_in_bytes(), self.k);
+        filter_core::lookup_pipelined(hashes, out, ahead, prefetch_for, |h| self.contains_hash(h));
     }
 
     fn hasher(&self) -> KeyHasher {

@@ -389,7 +389,8 @@ impl Filter for CuckooFilter {
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        filter_core::insert_pipelined(hashes, self.size_in_bytes(), |h, next| {
+        let prefetch = filter_core::worth_prefetching(self.size_in_bytes(), 2);
+        filter_core::insert_pipelined(hashes, prefetch, |h, next| {
             if let Some(next) = next {
                 self.prefetch_buckets(next);
             }
@@ -401,7 +402,7 @@ impl Filter for CuckooFilter {
         filter_core::lookup_pipelined(
             hashes,
             out,
-            self.size_in_bytes(),
+            filter_core::worth_prefetching(self.size_in_bytes(), 2),
             |h| self.prefetch_buckets(h),
             |h| self.contains_hash(h),
         );

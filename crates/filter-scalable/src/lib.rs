@@ -246,7 +246,7 @@ impl Filter for ScalableBloom {
         filter_core::lookup_pipelined(
             hashes,
             out,
-            self.size_in_bytes(),
+            filter_core::worth_prefetching(self.size_in_bytes(), newest.hashes()),
             |h| newest.prefetch(h, newest.hashes()),
             |h| self.contains_hash(h),
         );

@@ -209,13 +209,13 @@ fn deletion_is_a_capability_checked_by_the_compiler() {
     // churn(&mut classic(10, seeded(0)));  // error[E0277]: `ClassicBloom: Deletable` not satisfied
 }
 
-/// The batch paths prefetch only tables of at least `PREFETCH_MIN_BYTES`; the laws above use
+/// The batch paths prefetch only tables of at least `PREFETCH_MIN_BYTES` (`_MULTI` for k-probe filters); the laws above use
 /// small filters, so check the prefetching path on tables above that size too.
 #[test]
 fn prefetching_batches_answer_like_single_calls() {
     fn check<F: Filter + Persist>(mut one: F, mut many: F) {
         assert!(
-            one.size_in_bytes() >= filterlab::PREFETCH_MIN_BYTES,
+            one.size_in_bytes() >= filterlab::PREFETCH_MIN_BYTES_MULTI,
             "{}",
             one.name()
         );
@@ -235,16 +235,16 @@ fn prefetching_batches_answer_like_single_calls() {
         assert!(out[..20_000].iter().all(|&b| b));
     }
     let h = seeded(11);
-    check(classic(1_000_000, h), classic(1_000_000, h));
+    check(classic(4_000_000, h), classic(4_000_000, h));
     check(counting(1_000_000, h), counting(1_000_000, h));
     let big_scalable = || {
         ScalableBloom::builder()
-            .capacity(1_000_000)
+            .capacity(3_000_000)
             .hasher(h)
             .build()
             .unwrap()
     };
     check(big_scalable(), big_scalable());
-    check(cuckoo(1_000_000, h), cuckoo(1_000_000, h));
-    check(blocked(1_000_000, h), blocked(1_000_000, h));
+    check(cuckoo(4_000_000, h), cuckoo(4_000_000, h));
+    check(blocked(4_000_000, h), blocked(4_000_000, h));
 }
