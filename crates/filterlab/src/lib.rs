@@ -9,7 +9,7 @@
 //! | deletions, memory no object (4×)       | [`CountingBloom`] | `filter-counting` |
 //! | size unknown in advance                | [`ScalableBloom`] | `filter-scalable` |
 //! | deletions at about classic memory      | [`CuckooFilter`]  | `filter-cuckoo`   |
-//! | fastest lookups, ~11% more memory      | [`BlockedBloom`]  | `filter-blocked`  |
+//! | fastest lookups, a bit more memory     | [`BlockedBloom`]  | `filter-blocked`  |
 //!
 //! ```
 //! use filterlab::{ClassicBloom, CuckooFilter, Deletable, Filter};
