@@ -641,37 +641,23 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
         ctx.seed ^ 2,
     );
     let kinds = [Kind::Classic, Kind::Cuckoo, Kind::Blocked];
-    let mut pairs = Vec::new();
+    let build_all = || -> Result<Vec<AnyFilter>> {
+        kinds
+            .iter()
+            .map(|kind| {
+                let mut f = kind.build(n as u64, p)?;
+                measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+                Ok(f)
+            })
+            .collect()
+    };
     let before = anon_huge_pages_kb();
-    for kind in kinds {
-        let mut on = kind.build(n as u64, p)?;
-        for c in (0..n).collect::<Vec<_>>().chunks(BATCH) {
-            let keys: Vec<&[u8]> = c.iter().map(|&i| ctx.members.get(i)).collect();
-            on.insert_batch(&keys)?;
-        }
-        pairs.push(on);
-    }
+    let pairs = build_all()?;
     let after = anon_huge_pages_kb();
     filterlab::set_huge_pages(false);
-    let mut off_filters = Vec::new();
-    for kind in kinds {
-        let built = (|| -> Result<AnyFilter> {
-            let mut off = kind.build(n as u64, p)?;
-            for c in (0..n).collect::<Vec<_>>().chunks(BATCH) {
-                let keys: Vec<&[u8]> = c.iter().map(|&i| ctx.members.get(i)).collect();
-                off.insert_batch(&keys)?;
-            }
-            Ok(off)
-        })();
-        match built {
-            Ok(f) => off_filters.push(f),
-            Err(e) => {
-                filterlab::set_huge_pages(true);
-                return Err(e);
-            }
-        }
-    }
+    let off_filters = build_all();
     filterlab::set_huge_pages(true);
+    let off_filters = off_filters?;
     let mut t = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new()]; kinds.len()];
     for _ in 0..rounds {
         for (i, (on, off)) in pairs.iter().zip(&off_filters).enumerate() {
