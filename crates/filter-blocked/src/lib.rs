@@ -30,8 +30,8 @@
 
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
-    math, prefetch, reduce, Error, Filter, FormatError, Hash128, KeyHasher, Persist, Result,
-    Sizing, Variant,
+    math, prefetch, reduce, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Persist,
+    Result, Sizing, Variant,
 };
 
 /// The eight odd multipliers that spread a 32-bit key over the eight lanes (the constants of the
@@ -102,16 +102,19 @@ pub struct BlockedBloom {
 #[derive(Clone, Debug, Default)]
 pub struct BlockedBuilder {
     sizing: Sizing,
+    cap: MemoryCap,
 }
 
 impl BlockedBuilder {
     filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
 
     /// Builds the filter with `ceil(n / λ)` blocks, `λ` the keys per block that give the target
     /// rate ([`math::split_block_keys_per_block`]).
     ///
     /// # Errors
-    /// A capacity of 0, a rate outside (0, 1), or a size that cannot be allocated.
+    /// A capacity of 0, a rate outside (0, 1) or below what a split-block filter can reach
+    /// (about 1e-15), a size above the memory cap, or a size that cannot be allocated.
     pub fn build(self) -> Result<BlockedBloom> {
         let sizing = self.sizing.validate()?;
         let lambda = math::split_block_keys_per_block(sizing.fpr)?;
@@ -127,7 +130,7 @@ impl BlockedBuilder {
                 ),
             })?;
         Ok(BlockedBloom {
-            blocks: filter_core::zeroed_table(blocks),
+            blocks: filter_core::try_zeroed_table(blocks, self.cap, "block array")?,
             len: 0,
             sizing,
         })
@@ -291,6 +294,15 @@ impl Persist for BlockedBloom {
             blocks.push(b);
         }
         d.payload.finish()?;
+        // Each insert sets at most one bit per lane, eight per key.
+        let ones: u64 = blocks
+            .iter()
+            .flat_map(|b| b.0)
+            .map(|w| u64::from(w.count_ones()))
+            .sum();
+        if ones > len.saturating_mul(8) {
+            return Err(invalid(format!("{ones} bits set by {len} items")));
+        }
         Ok(BlockedBloom {
             blocks,
             len,
@@ -350,5 +362,60 @@ mod tests {
         let mut a = BlockedBloom::builder().capacity(100).build().unwrap();
         let b = BlockedBloom::builder().capacity(100_000).build().unwrap();
         assert!(matches!(a.union(&b), Err(Error::Incompatible(_))));
+    }
+
+    #[test]
+    fn unreachable_targets_are_refused_not_missed() {
+        // Below ~1e-15 the sizing search used to stop at its bound and build a filter that
+        // silently missed the target.
+        assert!(matches!(
+            BlockedBloom::builder().capacity(1000).fpr(1e-18).build(),
+            Err(Error::InvalidParameter { name: "fpr", .. })
+        ));
+        let f = BlockedBloom::builder()
+            .capacity(1000)
+            .fpr(1e-12)
+            .build()
+            .unwrap();
+        assert!(math::split_block_fpr(f.blocks(), 1000) <= 1e-12);
+    }
+
+    #[test]
+    fn a_huge_loaded_len_is_answered_in_bounded_time() {
+        let mut f = BlockedBloom::builder().capacity(1000).build().unwrap();
+        f.insert(b"x").unwrap();
+        let mut bytes = f.to_bytes();
+        // len follows the block count (8 bytes) in the parameters (from byte 24).
+        bytes[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
+        format::reseal(&mut bytes);
+        let loaded = BlockedBloom::from_bytes(&bytes).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(loaded.expected_fpr()));
+        let p = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("expected_fpr did not return");
+        assert!(p > 0.999 && p <= 1.0, "{p}");
+        // And a len below the set bits is an altered file.
+        bytes[32..40].copy_from_slice(&0u64.to_le_bytes());
+        format::reseal(&mut bytes);
+        assert!(matches!(
+            BlockedBloom::from_bytes(&bytes),
+            Err(FormatError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn sizes_beyond_memory_are_errors_not_aborts() {
+        assert!(matches!(
+            BlockedBloom::builder().capacity(1 << 60).fpr(0.5).build(),
+            Err(Error::OutOfMemory { .. })
+        ));
+        assert!(matches!(
+            BlockedBloom::builder()
+                .capacity(100_000)
+                .max_bytes(1000)
+                .build(),
+            Err(Error::MemoryCap { .. })
+        ));
     }
 }

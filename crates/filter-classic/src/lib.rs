@@ -26,8 +26,8 @@
 
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing,
-    Variant,
+    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Persist, Result,
+    Sizing, Variant,
 };
 
 /// A classic Bloom filter.
@@ -77,10 +77,12 @@ pub struct ClassicBuilder {
     sizing: Sizing,
     bits: Option<u64>,
     hashes: Option<u32>,
+    cap: MemoryCap,
 }
 
 impl ClassicBuilder {
     filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
 
     /// Uses exactly `m` bits instead of the optimum for capacity and rate.
     pub fn bits(mut self, m: u64) -> Self {
@@ -97,8 +99,8 @@ impl ClassicBuilder {
     /// Builds the filter.
     ///
     /// # Errors
-    /// A capacity of 0, a rate outside (0, 1), `bits` or `hashes` out of range, or a size that
-    /// cannot be allocated.
+    /// A capacity of 0, a rate outside (0, 1), `bits` or `hashes` out of range, a size above the
+    /// memory cap, or a size that cannot be allocated.
     pub fn build(self) -> Result<ClassicBloom> {
         let sizing = self.sizing.validate()?;
         let m = match self.bits {
@@ -109,7 +111,7 @@ impl ClassicBuilder {
             .hashes
             .unwrap_or_else(|| math::optimal_hashes(m, sizing.capacity));
         Ok(ClassicBloom {
-            bits: BloomBits::new(m, k)?,
+            bits: BloomBits::with_cap(m, k, self.cap)?,
             len: 0,
             sizing,
         })
@@ -271,6 +273,7 @@ impl Persist for ClassicBloom {
         let mut d = format::decode(bytes, Self::VARIANT)?;
         let bits = BloomBits::decode(&mut d.params, &mut d.payload)?;
         let len = d.params.u64()?;
+        bits.check_len(len)?;
         let sizing = Sizing {
             capacity: d.params.u64()?,
             fpr: d.params.f64()?,
@@ -409,5 +412,48 @@ mod tests {
             ClassicBloom::from_bytes(&bytes),
             Err(FormatError::Invalid(_))
         ));
+    }
+
+    #[test]
+    fn sizes_beyond_memory_are_errors_not_aborts() {
+        // 2^62 bits (512 PiB): addressable, so this used to reach `vec!` and abort.
+        assert!(matches!(
+            ClassicBloom::builder().bits(1 << 62).hashes(3).build(),
+            Err(Error::OutOfMemory { .. })
+        ));
+        assert!(matches!(
+            ClassicBloom::builder()
+                .capacity(1_000_000)
+                .max_bytes(1 << 20)
+                .build(),
+            Err(Error::MemoryCap { .. })
+        ));
+        assert!(ClassicBloom::builder()
+            .capacity(1_000)
+            .max_bytes(1 << 20)
+            .build()
+            .is_ok());
+    }
+
+    #[test]
+    fn an_altered_len_is_rejected() {
+        let mut f = small();
+        for k in testkit::keys("len", 100) {
+            f.insert(&k).unwrap();
+        }
+        let mut bytes = f.to_bytes();
+        // len follows m (8 bytes) and k (4 bytes) in the parameters, which start at byte 24.
+        assert_eq!(bytes[36..44], 100u64.to_le_bytes());
+        for len in [0u64, 10] {
+            bytes[36..44].copy_from_slice(&len.to_le_bytes());
+            format::reseal(&mut bytes);
+            assert!(
+                matches!(
+                    ClassicBloom::from_bytes(&bytes),
+                    Err(FormatError::Invalid(_))
+                ),
+                "len {len}"
+            );
+        }
     }
 }

@@ -42,7 +42,7 @@ pub enum Variant {
     Scalable = 3,
     /// `filter-cuckoo`.
     Cuckoo = 4,
-    /// A cache-blocked Bloom filter (reserved id).
+    /// `filter-blocked`, the split-block Bloom filter.
     Blocked = 5,
 }
 
@@ -79,6 +79,16 @@ impl Variant {
 /// The checksum stored at the end of a file: XXH3-64 of every byte before it.
 pub fn checksum(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Recomputes the checksum of a whole file (the last 8 bytes) over the bytes before it: for
+/// tests and fuzzers that alter a valid file and must get past the checksum to the decoders.
+/// Files shorter than the checksum are left as they are.
+pub fn reseal(bytes: &mut [u8]) {
+    if let Some(body) = bytes.len().checked_sub(8) {
+        let sum = checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    }
 }
 
 /// Writes one filter: header, parameters, payload, checksum.

@@ -12,6 +12,7 @@
 //! | `filter-counting` | m 4-bit counters                     | yes    | no    | Fan, Cao, Almeida, Broder 2000 |
 //! | `filter-scalable` | a series of tightening classic stages | no    | yes   | Almeida et al. 2007           |
 //! | `filter-cuckoo`   | buckets of 4 fingerprints            | yes    | no    | Fan, Andersen, Kaminsky, Mitzenmacher 2014 |
+//! | `filter-blocked`  | 256-bit blocks of eight 32-bit lanes | no     | no    | Putze, Sanders, Singler 2007  |
 //!
 //! # The trait family
 //!
@@ -33,17 +34,19 @@
 //! }
 //! ```
 #![deny(missing_docs)]
-// One `unsafe` block in the crate: the prefetch intrinsic in [`prefetch`]. Every other filter
-// crate forbids unsafe code outright.
+// Two `unsafe` blocks in the crate: the prefetch intrinsic in [`prefetch`] and the `madvise`
+// call in `table.rs`. Every other filter crate forbids unsafe code outright.
 #![deny(unsafe_code)]
 
 pub mod bits;
 mod error;
+mod file;
 pub mod format;
 mod hash;
 pub mod math;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
+mod table;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 
@@ -51,6 +54,7 @@ pub use bits::BloomBits;
 pub use error::{Error, FormatError, Result};
 pub use format::Variant;
 pub use hash::{murmur3_x64_128, reduce, Hash128, HashKind, IndexGen, KeyHasher};
+pub use table::{set_huge_pages, try_zeroed_table, zeroed_table, MemoryCap, HUGE_PAGE_MIN_BYTES};
 
 /// An approximate-membership filter.
 ///
@@ -82,6 +86,31 @@ pub trait Filter {
     /// Whether a key may be in the set (`false`: certainly not).
     fn contains(&self, key: &[u8]) -> bool {
         self.contains_hash(self.hasher().hash(key))
+    }
+
+    /// Test-and-insert: inserts the key whose hash is `hash` unless the filter already reports
+    /// it present, and returns whether it did. `true` means the key was certainly new (the
+    /// sign-up dedup and unique-counting question); `false` means it may have been seen, and
+    /// nothing changed, so for deletable filters a repeated key is not counted twice. A key that
+    /// is new but a false positive returns `false`, with probability [`Filter::expected_fpr`].
+    ///
+    /// # Errors
+    /// As [`Filter::insert_hash`]; the filter is then unchanged.
+    fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
+        if self.contains_hash(hash) {
+            return Ok(false);
+        }
+        self.insert_hash(hash)?;
+        Ok(true)
+    }
+
+    /// [`Filter::insert_if_absent_hash`] for key bytes, hashed once.
+    ///
+    /// # Errors
+    /// As [`Filter::insert_hash`].
+    fn insert_if_absent(&mut self, key: &[u8]) -> Result<bool> {
+        let hash = self.hasher().hash(key);
+        self.insert_if_absent_hash(hash)
     }
 
     /// Items inserted (minus those removed), counting repeated inserts of one key each time.
@@ -234,62 +263,6 @@ pub fn worth_prefetching(table_bytes: usize, lines_per_key: u32) -> bool {
         }
 }
 
-static HUGE_PAGES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
-/// Turns the transparent-huge-page advice of [`zeroed_table`] on or off for tables built from now
-/// on (on by default). Meant for benchmarks that measure what the advice gains.
-pub fn set_huge_pages(enabled: bool) {
-    HUGE_PAGES.store(enabled, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Tables at least this large are advised to use transparent huge pages.
-pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
-
-/// A zeroed table of `len` elements for a filter. On Linux, a table of at least
-/// [`HUGE_PAGE_MIN_BYTES`] is moved to 2 MiB transparent huge pages (`madvise` with
-/// `MADV_HUGEPAGE`, then `MADV_COLLAPSE`): a filter larger than the caches is probed at random, so
-/// with 4 KiB pages nearly every probe also misses the TLB, and under a hypervisor a TLB miss
-/// costs a two-level page walk. The harness measures the gain (about a third on this machine's
-/// random-probe loops). Elsewhere, or when the kernel declines, this is a plain zeroed `Vec`.
-pub fn zeroed_table<T: Clone + Default>(len: usize) -> Vec<T> {
-    let mut v = vec![T::default(); len];
-    advise_huge_pages(&mut v);
-    v
-}
-
-#[cfg(all(target_os = "linux", not(miri)))]
-#[allow(unsafe_code)]
-fn advise_huge_pages<T>(region: &mut [T]) {
-    const HUGE: usize = 2 << 20;
-    // Linux's MADV_COLLAPSE (6.1+): collapse the range into huge pages now. The allocator may
-    // hand out memory that was already touched (glibc reuses freed chunks below its dynamic
-    // mmap threshold), where MADV_HUGEPAGE alone only takes effect on future page faults.
-    const MADV_COLLAPSE: libc::c_int = 25;
-    let bytes = std::mem::size_of_val(region);
-    if bytes < HUGE_PAGE_MIN_BYTES || !HUGE_PAGES.load(std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
-    let start = region.as_mut_ptr() as usize;
-    let first = start.next_multiple_of(HUGE);
-    let last = (start + bytes) / HUGE * HUGE;
-    if last > first {
-        let (addr, len) = (first as *mut libc::c_void, last - first);
-        // SAFETY: [first, last) lies inside `region`, memory this function borrows mutably, so
-        // nothing else reads or writes it meanwhile. MADV_HUGEPAGE only sets the kernel's
-        // page-size policy for the range; MADV_COLLAPSE moves its contents into huge pages while
-        // preserving them byte for byte (the kernel copies and remaps; the range stays valid and
-        // readable throughout). Failures (older kernels, THP disabled) leave ordinary pages with
-        // the same contents, so their results are ignored.
-        unsafe {
-            libc::madvise(addr, len, libc::MADV_HUGEPAGE);
-            libc::madvise(addr, len, MADV_COLLAPSE);
-        }
-    }
-}
-
-#[cfg(not(all(target_os = "linux", not(miri))))]
-fn advise_huge_pages<T>(_region: &mut [T]) {}
-
 /// Keys hashed per block by the batch methods: enough to keep many memory requests in flight,
 /// few enough that the hashes stay in L1.
 pub const BATCH: usize = 256;
@@ -387,6 +360,24 @@ pub trait Persist: Sized {
         Self::from_bytes(&bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
+
+    /// Saves the filter to `path` safely: written to a temporary file in the same directory,
+    /// synced to the disk, then renamed over `path` (and the directory synced, on Unix). A crash
+    /// at any point leaves the old file or the new one, never a torn mix.
+    ///
+    /// # Errors
+    /// I/O errors; `path` is then untouched.
+    fn save(&self, path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+        file::write_atomically(path.as_ref(), &self.to_bytes())
+    }
+
+    /// Loads a filter saved by [`Persist::save`] (or any file holding [`Persist::to_bytes`]).
+    ///
+    /// # Errors
+    /// I/O errors, or the format errors of [`Persist::from_bytes`] as `InvalidData`.
+    fn load(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
+        Self::read_from(std::fs::File::open(path)?)
+    }
 }
 
 /// The settings every builder shares: how many items, at what false-positive rate, hashed how.
@@ -444,6 +435,20 @@ macro_rules! sizing_setters {
         /// Hash function and seed (default: xxh3-128, seed 0).
         pub fn hasher(mut self, hasher: $crate::KeyHasher) -> Self {
             self.sizing.hasher = hasher;
+            self
+        }
+    };
+}
+
+/// Generates the `max_bytes` setter of a builder that has a `cap: MemoryCap` field.
+#[macro_export]
+macro_rules! memory_cap_setter {
+    () => {
+        /// Refuses to build (with [`Error::MemoryCap`](filter_core::Error::MemoryCap)) a filter
+        /// whose tables would take more than `bytes`; a scalable filter also refuses to grow
+        /// past it. Default: no cap, only what the allocator can give.
+        pub fn max_bytes(mut self, bytes: u64) -> Self {
+            self.cap = $crate::MemoryCap(Some(bytes));
             self
         }
     };
