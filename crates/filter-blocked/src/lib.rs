@@ -201,6 +201,20 @@ impl Filter for BlockedBloom {
             == 0
     }
 
+    /// One pass over the block: sets the eight bits and notes whether any was clear.
+    fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
+        let b = self.block_of(hash);
+        let m = masks(hash.lo as u32);
+        let mut missing = 0;
+        for (w, m) in self.blocks[b].0.iter_mut().zip(m) {
+            missing |= m & !*w;
+            *w |= m;
+        }
+        let new = missing != 0;
+        self.len += u64::from(new);
+        Ok(new)
+    }
+
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
         let ahead = filter_core::worth_prefetching(self.size_in_bytes(), 1);
         filter_core::insert_pipelined(hashes, ahead, |h, next| {

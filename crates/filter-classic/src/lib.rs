@@ -207,6 +207,13 @@ impl Filter for ClassicBloom {
         self.bits.contains(hash)
     }
 
+    /// One pass over the k bits: sets them and notes whether any was clear.
+    fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
+        let new = self.bits.insert_if_absent(hash);
+        self.len += u64::from(new);
+        Ok(new)
+    }
+
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
         let k = self.bits.hashes();
         let prefetch = filter_core::worth_prefetching(self.size_in_bytes(), k);

@@ -89,6 +89,22 @@ impl BloomBits {
         }
     }
 
+    /// Sets the key's k bits; returns whether any was clear (the key was certainly new). When
+    /// none was, nothing changed: one pass for test-and-insert.
+    #[inline]
+    pub fn insert_if_absent(&mut self, hash: Hash128) -> bool {
+        let mut g = IndexGen::new(hash, self.m);
+        let mut new = false;
+        for _ in 0..self.k {
+            let i = g.next();
+            let word = &mut self.words[(i / 64) as usize];
+            let bit = 1 << (i % 64);
+            new |= *word & bit == 0;
+            *word |= bit;
+        }
+        new
+    }
+
     /// Whether all the key's k bits are set.
     #[inline]
     pub fn contains(&self, hash: Hash128) -> bool {
