@@ -42,3 +42,13 @@ micro:
 # Needs `rustup component add --toolchain nightly miri rust-src`.
 miri:
     cargo +nightly miri test -p filter-core -p filter-blocked --lib -- --skip filters_above_2_pow_32 --skip indexes_reach_above_2_pow_32 --skip sizing_meets_the_target --skip exact_closed_form --skip counting_overflow
+
+# Filters above 2^32 bits (classic) and 2^32 slots (cuckoo), end to end; ~4 GiB of RAM at peak.
+huge:
+    cargo test --release -p filterlab --test huge -- --ignored --test-threads 1
+
+# Both cargo-fuzz targets for a bounded time each (needs nightly and `cargo install cargo-fuzz`).
+# The limits make an allocation bomb a finding, not a slow run.
+fuzz seconds="60":
+    cd fuzz && cargo +nightly fuzz run -O load -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
+    cd fuzz && cargo +nightly fuzz run -O ops -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}

@@ -31,7 +31,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, prefetch, reduce, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Persist,
-    Result, Sizing, Variant,
+    Prefetch, Result, Sizing, Variant,
 };
 
 /// The eight odd multipliers that spread a 32-bit key over the eight lanes (the constants of the
@@ -215,25 +215,7 @@ impl Filter for BlockedBloom {
         Ok(new)
     }
 
-    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        let ahead = filter_core::worth_prefetching(self.size_in_bytes(), 1);
-        filter_core::insert_pipelined(hashes, ahead, |h, next| {
-            if let Some(next) = next {
-                prefetch(&self.blocks[self.block_of(next)]);
-            }
-            self.insert_hash(h)
-        })
-    }
-
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        filter_core::lookup_pipelined(
-            hashes,
-            out,
-            filter_core::worth_prefetching(self.size_in_bytes(), 1),
-            |h| prefetch(&self.blocks[self.block_of(h)]),
-            |h| self.contains_hash(h),
-        );
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -260,15 +242,23 @@ impl Filter for BlockedBloom {
     }
 }
 
+impl Prefetch for BlockedBloom {
+    fn lines_per_key(&self) -> u32 {
+        1
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        prefetch(&self.blocks[self.block_of(hash)]);
+    }
+}
+
 impl Persist for BlockedBloom {
     const VARIANT: Variant = Variant::Blocked;
 
     fn to_bytes(&self) -> Vec<u8> {
         let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.size_in_bytes());
-        e.u64(self.blocks())
-            .u64(self.len)
-            .u64(self.sizing.capacity)
-            .f64(self.sizing.fpr);
+        e.u64(self.blocks()).u64(self.len);
+        self.sizing.encode_params(&mut e);
         e.begin_payload();
         for b in &self.blocks {
             for w in b.0 {
@@ -282,13 +272,7 @@ impl Persist for BlockedBloom {
         let mut d = format::decode(bytes, Self::VARIANT)?;
         let n_blocks = d.params.u64()?;
         let len = d.params.u64()?;
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
-        }
-        .validate()
-        .map_err(|e| invalid(e.to_string()))?;
+        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
         d.params.finish()?;
         let n_blocks = usize::try_from(n_blocks)
             .ok()

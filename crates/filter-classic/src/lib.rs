@@ -24,10 +24,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{self, Encoder};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Persist, Result,
-    Sizing, Variant,
+    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Persist, Prefetch,
+    Result, Sizing, Variant,
 };
 
 /// A classic Bloom filter.
@@ -214,28 +214,7 @@ impl Filter for ClassicBloom {
         Ok(new)
     }
 
-    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        let k = self.bits.hashes();
-        let prefetch = filter_core::worth_prefetching(self.size_in_bytes(), k);
-        filter_core::insert_pipelined(hashes, prefetch, |h, next| {
-            if let Some(next) = next {
-                self.bits.prefetch(next, k);
-            }
-            self.insert_hash(h)
-        })
-    }
-
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        // All k positions: a positive query reads every one, and for a negative one the extra
-        // prefetches overlap with the misses it takes anyway (measured faster on both).
-        filter_core::lookup_pipelined(
-            hashes,
-            out,
-            filter_core::worth_prefetching(self.size_in_bytes(), self.hashes()),
-            |h| self.bits.prefetch(h, self.bits.hashes()),
-            |h| self.bits.contains(h),
-        );
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -262,15 +241,26 @@ impl Filter for ClassicBloom {
     }
 }
 
+impl Prefetch for ClassicBloom {
+    fn lines_per_key(&self) -> u32 {
+        self.hashes()
+    }
+
+    /// All k positions: a positive query reads every one, and for a negative one the extra
+    /// prefetches overlap with the misses it takes anyway (measured faster on both).
+    fn prefetch_hash(&self, hash: Hash128) {
+        self.bits.prefetch(hash, self.bits.hashes());
+    }
+}
+
 impl Persist for ClassicBloom {
     const VARIANT: Variant = Variant::Classic;
 
     fn to_bytes(&self) -> Vec<u8> {
         let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.size_in_bytes());
         self.bits.encode_params(&mut e);
-        e.u64(self.len)
-            .u64(self.sizing.capacity)
-            .f64(self.sizing.fpr);
+        e.u64(self.len);
+        self.sizing.encode_params(&mut e);
         e.begin_payload();
         self.bits.encode_payload(&mut e);
         e.finish()
@@ -281,13 +271,7 @@ impl Persist for ClassicBloom {
         let bits = BloomBits::decode(&mut d.params, &mut d.payload)?;
         let len = d.params.u64()?;
         bits.check_len(len)?;
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
-        }
-        .validate()
-        .map_err(|e| invalid(e.to_string()))?;
+        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
         d.params.finish()?;
         d.payload.finish()?;
         Ok(ClassicBloom { bits, len, sizing })

@@ -38,6 +38,7 @@
 // call in `table.rs`. Every other filter crate forbids unsafe code outright.
 #![deny(unsafe_code)]
 
+mod batch;
 pub mod bits;
 mod error;
 mod file;
@@ -50,6 +51,11 @@ mod table;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 
+pub use batch::{
+    contains_hash_batch_prefetched, insert_hash_batch_prefetched, insert_pipelined,
+    lookup_pipelined, worth_prefetching, Prefetch, BATCH, PREFETCH_AHEAD, PREFETCH_MIN_BYTES,
+    PREFETCH_MIN_BYTES_MULTI,
+};
 pub use bits::BloomBits;
 pub use error::{Error, FormatError, Result};
 pub use format::Variant;
@@ -186,95 +192,16 @@ pub trait Filter {
     }
 }
 
-/// How many keys ahead the batch methods prefetch: far enough for a memory access to complete
-/// while the keys in between are processed.
-pub const PREFETCH_AHEAD: usize = 16;
-
-/// The batch lookup loop every variant shares: `out[i] = probe(hashes[i])`, calling
-/// `prefetch_for` on the hash [`PREFETCH_AHEAD`] positions later first, so that its memory is
-/// on the way while the keys in between are answered. `out` is cleared first.
-///
-/// With `prefetch` false (see [`worth_prefetching`]) the loop skips the prefetches: tables that
-/// sit in the caches only pay their instructions.
-#[inline]
-pub fn lookup_pipelined(
-    hashes: &[Hash128],
-    out: &mut Vec<bool>,
-    prefetch: bool,
-    prefetch_for: impl Fn(Hash128),
-    probe: impl Fn(Hash128) -> bool,
-) {
-    out.clear();
-    out.reserve(hashes.len());
-    if !prefetch {
-        out.extend(hashes.iter().map(|&h| probe(h)));
-        return;
-    }
-    hashes
-        .iter()
-        .take(PREFETCH_AHEAD)
-        .for_each(|&h| prefetch_for(h));
-    for (i, &h) in hashes.iter().enumerate() {
-        if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-            prefetch_for(next);
-        }
-        out.push(probe(h));
-    }
-}
-
-/// The batch insert loop every variant shares: `step(hashes[i], next)` with `next` the hash
-/// [`PREFETCH_AHEAD`] positions later (to prefetch; `None` near the end and when `prefetch` is
-/// false), stopping at the first error.
-///
-/// # Errors
-/// The first error of `step`.
-#[inline]
-pub fn insert_pipelined(
-    hashes: &[Hash128],
-    prefetch: bool,
-    mut step: impl FnMut(Hash128, Option<Hash128>) -> Result<()>,
-) -> Result<()> {
-    for (i, &h) in hashes.iter().enumerate() {
-        step(
-            h,
-            hashes.get(i + PREFETCH_AHEAD).copied().filter(|_| prefetch),
-        )?;
-    }
-    Ok(())
-}
-
-/// Tables below this size are not prefetched by the batch methods of filters that read one or
-/// two cache lines per key: they fit the caches.
-pub const PREFETCH_MIN_BYTES: usize = 1 << 20;
-
-/// The same threshold for filters that read k lines per key (classic, counting, scalable): each
-/// key costs k extra index computations to prefetch, which pays only once the table is clearly
-/// beyond the 2 MiB per-core L2 of the machines we measure (at 1.2 MB it measured slower).
-pub const PREFETCH_MIN_BYTES_MULTI: usize = 4 << 20;
-
-/// Whether the batch loops should prefetch a table of `table_bytes` read at `lines_per_key`
-/// places per key.
-pub fn worth_prefetching(table_bytes: usize, lines_per_key: u32) -> bool {
-    table_bytes
-        >= if lines_per_key > 2 {
-            PREFETCH_MIN_BYTES_MULTI
-        } else {
-            PREFETCH_MIN_BYTES
-        }
-}
-
-/// Keys hashed per block by the batch methods: enough to keep many memory requests in flight,
-/// few enough that the hashes stay in L1.
-pub const BATCH: usize = 256;
-
 /// Asks the CPU to start loading the cache line holding `r` (a no-op off x86-64).
 ///
 /// The batch methods call it for the memory of the next keys while answering the current ones,
-/// so that cache misses overlap instead of following one another.
+/// so that cache misses overlap instead of following one another. Miri runs this block too (it
+/// implements the prefetch intrinsic as a no-op after checking its arguments), so `just miri`
+/// exercises the same code as a release build.
 #[inline(always)]
 #[allow(unsafe_code)]
 pub fn prefetch<T: ?Sized>(r: &T) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     // SAFETY: `_mm_prefetch` requires SSE, which every x86-64 CPU has (it is in the baseline
     // target, so the feature is enabled for this whole build). A prefetch is a hint: it reads
     // nothing into the program, cannot fault, and here is given the address of a live reference.
@@ -283,8 +210,23 @@ pub fn prefetch<T: ?Sized>(r: &T) {
             (r as *const T).cast::<i8>(),
         );
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    #[cfg(not(target_arch = "x86_64"))]
     let _ = r;
+}
+
+#[cfg(test)]
+mod prefetch_tests {
+    /// Runs the prefetch block on references into the middle, the end and past-the-end-adjacent
+    /// elements of a table, as the batch loops do; under Miri this checks the unsafe block.
+    #[test]
+    fn prefetch_accepts_any_live_reference() {
+        let table = vec![0u64; 100];
+        for i in [0, 1, 50, 99] {
+            super::prefetch(&table[i]);
+        }
+        super::prefetch(&table[..]);
+        super::prefetch("a str");
+    }
 }
 
 /// A filter that supports removal.
@@ -412,6 +354,28 @@ impl Sizing {
         math::check_capacity(self.capacity)?;
         math::check_fpr(self.fpr)?;
         Ok(*self)
+    }
+
+    /// Writes capacity and rate to a parameter section (the hasher is in the file's header).
+    pub fn encode_params(&self, e: &mut format::Encoder) {
+        e.u64(self.capacity).f64(self.fpr);
+    }
+
+    /// Reads what [`Sizing::encode_params`] wrote, with the header's `hasher`, and validates it.
+    ///
+    /// # Errors
+    /// Truncated parameters, or values [`Sizing::validate`] refuses.
+    pub fn decode_params(
+        params: &mut format::Reader<'_>,
+        hasher: KeyHasher,
+    ) -> Result<Self, FormatError> {
+        Sizing {
+            capacity: params.u64()?,
+            fpr: params.f64()?,
+            hasher,
+        }
+        .validate()
+        .map_err(|e| format::invalid(e.to_string()))
     }
 }
 

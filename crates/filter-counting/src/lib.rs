@@ -32,7 +32,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, prefetch, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, MemoryCap,
-    Persist, Result, Sizing, Variant,
+    Persist, Prefetch, Result, Sizing, Variant,
 };
 
 /// Bits per counter.
@@ -204,16 +204,7 @@ impl Filter for CountingBloom {
         (0..self.k).all(|_| self.get(g.next()) != 0)
     }
 
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        let prefetch_for = |h| {
-            let mut g = IndexGen::new(h, self.m);
-            for _ in 0..self.k {
-                prefetch(&self.counters[(g.next() / 2) as usize]);
-            }
-        };
-        let ahead = filter_core::worth_prefetching(self.size_in_bytes(), self.k);
-        filter_core::lookup_pipelined(hashes, out, ahead, prefetch_for, |h| self.contains_hash(h));
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -237,6 +228,19 @@ impl Filter for CountingBloom {
 
     fn name(&self) -> &'static str {
         "counting"
+    }
+}
+
+impl Prefetch for CountingBloom {
+    fn lines_per_key(&self) -> u32 {
+        self.k
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        let mut g = IndexGen::new(hash, self.m);
+        for _ in 0..self.k {
+            prefetch(&self.counters[(g.next() / 2) as usize]);
+        }
     }
 }
 
@@ -288,11 +292,8 @@ impl Persist for CountingBloom {
 
     fn to_bytes(&self) -> Vec<u8> {
         let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.counters.len());
-        e.u64(self.m)
-            .u32(self.k)
-            .u64(self.len)
-            .u64(self.sizing.capacity)
-            .f64(self.sizing.fpr);
+        e.u64(self.m).u32(self.k).u64(self.len);
+        self.sizing.encode_params(&mut e);
         e.begin_payload().bytes(&self.counters);
         e.finish()
     }
@@ -302,13 +303,7 @@ impl Persist for CountingBloom {
         let m = d.params.u64()?;
         let k = d.params.u32()?;
         let len = d.params.u64()?;
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
-        }
-        .validate()
-        .map_err(|e| invalid(e.to_string()))?;
+        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
         d.params.finish()?;
         if m == 0 || m > 1 << 63 || !(1..=64).contains(&k) {
             return Err(invalid(format!("{m} counters with {k} hashes")));

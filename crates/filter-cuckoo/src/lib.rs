@@ -39,7 +39,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, prefetch, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap,
-    Persist, Result, Sizing, Variant,
+    Persist, Prefetch, Result, Sizing, Variant,
 };
 
 /// Slots per bucket, `b`.
@@ -406,25 +406,7 @@ impl Filter for CuckooFilter {
         self.bucket_has(i1, fp) | self.bucket_has(i2, fp)
     }
 
-    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        let prefetch = filter_core::worth_prefetching(self.size_in_bytes(), 2);
-        filter_core::insert_pipelined(hashes, prefetch, |h, next| {
-            if let Some(next) = next {
-                self.prefetch_buckets(next);
-            }
-            self.insert_hash(h)
-        })
-    }
-
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        filter_core::lookup_pipelined(
-            hashes,
-            out,
-            filter_core::worth_prefetching(self.size_in_bytes(), 2),
-            |h| self.prefetch_buckets(h),
-            |h| self.contains_hash(h),
-        );
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -448,6 +430,16 @@ impl Filter for CuckooFilter {
 
     fn name(&self) -> &'static str {
         "cuckoo"
+    }
+}
+
+impl Prefetch for CuckooFilter {
+    fn lines_per_key(&self) -> u32 {
+        2
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        self.prefetch_buckets(hash);
     }
 }
 
@@ -479,9 +471,8 @@ impl Persist for CuckooFilter {
         e.u64(self.buckets)
             .u32(self.fp_bits)
             .u32(self.max_kicks)
-            .u64(self.len)
-            .u64(self.sizing.capacity)
-            .f64(self.sizing.fpr);
+            .u64(self.len);
+        self.sizing.encode_params(&mut e);
         e.begin_payload()
             .bytes(&self.table[..self.table.len() - PAD]);
         e.finish()
@@ -493,13 +484,7 @@ impl Persist for CuckooFilter {
         let fp_bits = d.params.u32()?;
         let max_kicks = d.params.u32()?;
         let len = d.params.u64()?;
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
-        }
-        .validate()
-        .map_err(|e| invalid(e.to_string()))?;
+        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
         d.params.finish()?;
         check_fp_bits(fp_bits).map_err(|e| invalid(e.to_string()))?;
         check_max_kicks(max_kicks).map_err(|e| invalid(e.to_string()))?;

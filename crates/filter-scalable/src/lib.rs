@@ -34,7 +34,7 @@
 use filter_core::format::{self, invalid, Encoder};
 use filter_core::{
     math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, MemoryCap, Persist,
-    Result, Sizing, Variant,
+    Prefetch, Result, Sizing, Variant,
 };
 
 /// Default growth factor `s`.
@@ -306,16 +306,7 @@ impl Filter for ScalableBloom {
         self.stages.iter().rev().any(|s| s.bits.contains(hash))
     }
 
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        let newest = &self.stages[self.stages.len() - 1].bits;
-        filter_core::lookup_pipelined(
-            hashes,
-            out,
-            filter_core::worth_prefetching(self.size_in_bytes(), newest.hashes()),
-            |h| newest.prefetch(h, newest.hashes()),
-            |h| self.contains_hash(h),
-        );
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -343,6 +334,19 @@ impl Filter for ScalableBloom {
 
     fn name(&self) -> &'static str {
         "scalable"
+    }
+}
+
+/// Inserts go to the newest stage, which is also the largest and holds most keys: its lines
+/// are the ones worth prefetching.
+impl Prefetch for ScalableBloom {
+    fn lines_per_key(&self) -> u32 {
+        self.stages[self.stages.len() - 1].bits.hashes()
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        let newest = &self.stages[self.stages.len() - 1].bits;
+        newest.prefetch(hash, newest.hashes());
     }
 }
 
@@ -378,13 +382,7 @@ impl Persist for ScalableBloom {
     fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
         let mut d = format::decode(bytes, Self::VARIANT)?;
         let bad = |e: Error| invalid(e.to_string());
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
-        }
-        .validate()
-        .map_err(bad)?;
+        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
         let growth = check_growth(d.params.f64()?).map_err(bad)?;
         let tightening = check_tightening(d.params.f64()?).map_err(bad)?;
         let n_stages = d.params.u32()? as usize;
