@@ -21,7 +21,15 @@
 //! * [`Deletable`]: removal, for the variants that support it. Code that deletes asks for
 //!   `F: Deletable`, so passing a classic filter is a compile error, not a runtime surprise.
 //! * [`Growable`]: filters whose inserts never fail for lack of capacity.
-//! * [`Persist`]: save to and load from the stable, checksummed format of [`format`](mod@format).
+//! * [`Persist`]: save to and load from the stable, checksummed format of [`format`](mod@format),
+//!   in memory or to a file ([`Persist::save`] replaces a file atomically).
+//! * [`Prefetch`]: the two hooks (which memory a key touches, how many lines) from which
+//!   [`prefetched_batches!`] builds a variant's pipelined batch insert and lookup.
+//!
+//! Builders allocate fallibly and accept a memory cap (`max_bytes`): a size that does not fit is
+//! an [`Error`], never an abort. Loaders validate every field arithmetically against the bytes
+//! present before allocating anything. For keys chosen by untrusted parties, seed the hash with
+//! [`KeyHasher::secret`].
 //!
 //! ```
 //! use filter_core::{Filter, KeyHasher};
