@@ -50,8 +50,8 @@ impl MemoryCap {
 /// here rather than during inserts, and the cap is the dependable guard for a server that must
 /// not be killed (see `Error::MemoryCap`).
 ///
-/// On Linux, a table of at least [`HUGE_PAGE_MIN_BYTES`] is moved to 2 MiB transparent huge
-/// pages (`madvise` with `MADV_HUGEPAGE`, then `MADV_COLLAPSE`): a filter larger than the caches
+/// On Linux, a table of at least [`HUGE_PAGE_MIN_BYTES`] is put on 2 MiB transparent huge
+/// pages (`madvise` with `MADV_HUGEPAGE`, then `MADV_COLLAPSE`, before it is zeroed): a filter larger than the caches
 /// is probed at random, so with 4 KiB pages nearly every probe also misses the TLB, and under a
 /// hypervisor a TLB miss costs a two-level page walk. The harness measures the gain. Elsewhere,
 /// or when the kernel declines, this is a plain zeroed `Vec`.
@@ -77,8 +77,9 @@ pub fn try_zeroed_table<T: Clone + Default>(
         what,
         bytes: bytes as u64,
     })?;
+    // Advise before the first touch, so the zeroing below already faults in huge pages.
+    advise_huge_pages(v.spare_capacity_mut());
     v.resize(len, T::default());
-    advise_huge_pages(&mut v);
     Ok(v)
 }
 
@@ -128,7 +129,9 @@ fn madvise_huge<T>(region: &mut [T], offset: usize, len: usize) {
     // kernel's page-size policy for the range; MADV_COLLAPSE moves its contents into huge pages
     // while preserving them byte for byte (the kernel copies and remaps; the range stays valid
     // and readable throughout). Failures (older kernels, THP disabled) leave ordinary pages with
-    // the same contents, so their results are ignored.
+    // the same contents, so their results are ignored. The region may be a vector's spare
+    // capacity, not yet initialised: the program reads none of it here, and the kernel keeps
+    // whatever bytes are there.
     unsafe {
         libc::madvise(addr.cast(), len, libc::MADV_HUGEPAGE);
         libc::madvise(addr.cast(), len, MADV_COLLAPSE);
