@@ -62,12 +62,18 @@ pub fn counting(s: Shape) -> CountingBloom {
         .expect("small counting")
 }
 
+/// With a memory cap of 32 to 4127 bytes when the first stage fits under it, so that growth is
+/// refused mid-run and the refusal is checked too.
 pub fn scalable(s: Shape) -> ScalableBloom {
-    ScalableBloom::builder()
+    let builder = ScalableBloom::builder()
         .capacity(s.capacity() % 8 + 1)
         .fpr(s.fpr())
-        .hasher(s.hasher())
+        .hasher(s.hasher());
+    builder
+        .clone()
+        .max_bytes(u64::from(s.seed % 4096) + 32)
         .build()
+        .or_else(|_| builder.build())
         .expect("small scalable")
 }
 

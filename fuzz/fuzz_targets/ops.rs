@@ -60,9 +60,13 @@ impl MaybeDeletable for filterlab::ClassicBloom {}
 impl MaybeDeletable for filterlab::ScalableBloom {}
 impl MaybeDeletable for filterlab::BlockedBloom {}
 
-/// A refusal must leave the filter as it was; only a full cuckoo table refuses here.
+/// A refusal must leave the filter as it was; only a full cuckoo table and a scalable filter at
+/// its memory cap refuse here.
 fn refused<F: Persist>(f: &F, before: &[u8], e: &Error) {
-    assert!(matches!(e, Error::Full { .. }), "unexpected error {e}");
+    assert!(
+        matches!(e, Error::Full { .. } | Error::MemoryCap { .. }),
+        "unexpected error {e}"
+    );
     assert_eq!(f.to_bytes(), before, "a refused insert changed the filter");
 }
 
