@@ -1,5 +1,5 @@
 //! Optional `serde` support (feature `serde`): a filter serializes as one byte string holding its
-//! [`Persist`](crate::Persist) encoding, so serde users get the same stable, checksummed format and
+//! [`Persist`] encoding, so serde users get the same stable, checksummed format and
 //! the same validation on load.
 
 use crate::Persist;
