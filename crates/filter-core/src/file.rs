@@ -1,7 +1,7 @@
 //! Safe saves: a filter file is replaced whole or not at all.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -26,6 +26,30 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         return Err(e);
     }
     sync_parent(path)
+}
+
+/// Reads a whole file into memory reserved fallibly for its size.
+///
+/// # Errors
+/// I/O errors, and `OutOfMemory` when the file does not fit.
+pub fn read_fallibly(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut bytes = Vec::new();
+    usize::try_from(size)
+        .ok()
+        .and_then(|n| bytes.try_reserve_exact(n).ok())
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!(
+                    "{} is {size} bytes, more than fits in memory",
+                    path.display()
+                ),
+            )
+        })?;
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// A fresh name next to `path`: `.name.tmp-<pid>-<counter>`.

@@ -322,11 +322,16 @@ pub trait Persist: Sized {
     }
 
     /// Loads a filter saved by [`Persist::save`] (or any file holding [`Persist::to_bytes`]).
+    /// The memory for the file is reserved fallibly, so a file larger than memory (a sparse
+    /// terabyte is cheap to make) is an error, not an abort.
     ///
     /// # Errors
-    /// I/O errors, or the format errors of [`Persist::from_bytes`] as `InvalidData`.
+    /// I/O errors (`OutOfMemory` for a file that does not fit), or the format errors of
+    /// [`Persist::from_bytes`] as `InvalidData`.
     fn load(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
-        Self::read_from(std::fs::File::open(path)?)
+        let bytes = file::read_fallibly(path.as_ref())?;
+        Self::from_bytes(&bytes)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 }
 

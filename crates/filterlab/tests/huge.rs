@@ -81,7 +81,10 @@ fn cuckoo_above_2_pow_32_slots_end_to_end() {
     // A third of the keys, within 4 sigma.
     let third = KEYS as f64 / 3.0;
     let sigma = (KEYS as f64 * (1.0 / 3.0) * (2.0 / 3.0)).sqrt();
-    assert!((above as f64 - third).abs() < 4.0 * sigma, "{above} keys above slot 2^32");
+    assert!(
+        (above as f64 - third).abs() < 4.0 * sigma,
+        "{above} keys above slot 2^32"
+    );
     let mut back = save_load_query(f, "cuckoo.bin");
     for i in 0..1000 {
         filterlab::Deletable::remove(&mut back, &key(i)).unwrap();
