@@ -28,10 +28,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    math, prefetch, reduce, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Persist,
-    Prefetch, Result, Sizing, Variant,
+    math, prefetch, reduce, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Prefetch,
+    Result, Sizing, Variant,
 };
 
 /// The eight odd multipliers that spread a 32-bit key over the eight lanes (the constants of the
@@ -252,46 +252,47 @@ impl Prefetch for BlockedBloom {
     }
 }
 
-impl Persist for BlockedBloom {
+impl Codec for BlockedBloom {
     const VARIANT: Variant = Variant::Blocked;
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.size_in_bytes());
+    fn encode_params(&self, e: &mut Encoder) {
         e.u64(self.blocks()).u64(self.len);
-        self.sizing.encode_params(&mut e);
-        e.begin_payload();
+        self.sizing.encode_params(e);
+    }
+
+    fn encode_payload(&self, e: &mut Encoder) {
         for b in &self.blocks {
             for w in b.0 {
                 e.u32(w);
             }
         }
-        e.finish()
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
-        let n_blocks = d.params.u64()?;
-        let len = d.params.u64()?;
-        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
-        d.params.finish()?;
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let n_blocks = params.u64()?;
+        let len = params.u64()?;
+        let sizing = Sizing::decode_params(params, hasher)?;
         let n_blocks = usize::try_from(n_blocks)
             .ok()
-            .filter(|&b| b >= 1 && b <= d.payload.remaining() / 32)
+            .filter(|&b| b >= 1 && b <= payload.remaining() / 32)
             .ok_or_else(|| {
                 invalid(format!(
                     "{n_blocks} blocks for a {} byte payload",
-                    d.payload.remaining()
+                    payload.remaining()
                 ))
             })?;
         let mut blocks = Vec::with_capacity(n_blocks);
         for _ in 0..n_blocks {
             let mut b = Block::default();
             for w in &mut b.0 {
-                *w = d.payload.u32()?;
+                *w = payload.u32()?;
             }
             blocks.push(b);
         }
-        d.payload.finish()?;
         // Each insert sets at most one bit per lane, eight per key.
         let ones: u64 = blocks
             .iter()
@@ -316,6 +317,7 @@ filter_core::impl_serde_via_persist!(BlockedBloom);
 mod tests {
     use super::*;
     use filter_core::testkit;
+    use filter_core::{format, Persist};
 
     #[test]
     fn every_key_sets_exactly_one_bit_per_lane() {

@@ -24,10 +24,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, Encoder};
+use filter_core::format::{Codec, Encoder, Reader};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Persist, Prefetch,
-    Result, Sizing, Variant,
+    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Prefetch, Result,
+    Sizing, Variant,
 };
 
 /// A classic Bloom filter.
@@ -253,27 +253,28 @@ impl Prefetch for ClassicBloom {
     }
 }
 
-impl Persist for ClassicBloom {
+impl Codec for ClassicBloom {
     const VARIANT: Variant = Variant::Classic;
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.size_in_bytes());
-        self.bits.encode_params(&mut e);
+    fn encode_params(&self, e: &mut Encoder) {
+        self.bits.encode_params(e);
         e.u64(self.len);
-        self.sizing.encode_params(&mut e);
-        e.begin_payload();
-        self.bits.encode_payload(&mut e);
-        e.finish()
+        self.sizing.encode_params(e);
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
-        let bits = BloomBits::decode(&mut d.params, &mut d.payload)?;
-        let len = d.params.u64()?;
+    fn encode_payload(&self, e: &mut Encoder) {
+        self.bits.encode_payload(e);
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let bits = BloomBits::decode(params, payload)?;
+        let len = params.u64()?;
         bits.check_len(len)?;
-        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
-        d.params.finish()?;
-        d.payload.finish()?;
+        let sizing = Sizing::decode_params(params, hasher)?;
         Ok(ClassicBloom { bits, len, sizing })
     }
 }
@@ -285,6 +286,7 @@ filter_core::impl_serde_via_persist!(ClassicBloom);
 mod tests {
     use super::*;
     use filter_core::testkit;
+    use filter_core::{format, Persist};
 
     fn small() -> ClassicBloom {
         ClassicBloom::builder()

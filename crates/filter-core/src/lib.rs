@@ -335,6 +335,18 @@ pub trait Persist: Sized {
     }
 }
 
+impl<C: format::Codec> Persist for C {
+    const VARIANT: Variant = C::VARIANT;
+
+    fn to_bytes(&self) -> Vec<u8> {
+        format::encode(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+        format::decode_with(bytes)
+    }
+}
+
 /// The settings every builder shares: how many items, at what false-positive rate, hashed how.
 /// Validated once, in [`Sizing::validate`], so every variant rejects bad input the same way.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -29,10 +29,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
     math, prefetch, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, MemoryCap,
-    Persist, Prefetch, Result, Sizing, Variant,
+    Prefetch, Result, Sizing, Variant,
 };
 
 /// Bits per counter.
@@ -287,30 +287,32 @@ impl Deletable for CountingBloom {
     }
 }
 
-impl Persist for CountingBloom {
+impl Codec for CountingBloom {
     const VARIANT: Variant = Variant::Counting;
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.counters.len());
+    fn encode_params(&self, e: &mut Encoder) {
         e.u64(self.m).u32(self.k).u64(self.len);
-        self.sizing.encode_params(&mut e);
-        e.begin_payload().bytes(&self.counters);
-        e.finish()
+        self.sizing.encode_params(e);
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
-        let m = d.params.u64()?;
-        let k = d.params.u32()?;
-        let len = d.params.u64()?;
-        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
-        d.params.finish()?;
+    fn encode_payload(&self, e: &mut Encoder) {
+        e.bytes(&self.counters);
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let m = params.u64()?;
+        let k = params.u32()?;
+        let len = params.u64()?;
+        let sizing = Sizing::decode_params(params, hasher)?;
         if m == 0 || m > 1 << 63 || !(1..=64).contains(&k) {
             return Err(invalid(format!("{m} counters with {k} hashes")));
         }
         let n_bytes = usize::try_from(m.div_ceil(2)).map_err(|_| invalid("too many counters"))?;
-        let counters = d.payload.take(n_bytes)?.to_vec();
-        d.payload.finish()?;
+        let counters = payload.take(n_bytes)?.to_vec();
         if m % 2 == 1 && counters[n_bytes - 1] >> 4 != 0 {
             return Err(invalid("counter set beyond the end of the array"));
         }
@@ -332,6 +334,7 @@ filter_core::impl_serde_via_persist!(CountingBloom);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use filter_core::{format, Persist};
 
     #[test]
     fn four_times_the_classic_memory() {

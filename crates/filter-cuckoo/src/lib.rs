@@ -36,10 +36,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
     math, prefetch, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap,
-    Persist, Prefetch, Result, Sizing, Variant,
+    Prefetch, Result, Sizing, Variant,
 };
 
 /// Slots per bucket, `b`.
@@ -463,37 +463,38 @@ impl Deletable for CuckooFilter {
     }
 }
 
-impl Persist for CuckooFilter {
+impl Codec for CuckooFilter {
     const VARIANT: Variant = Variant::Cuckoo;
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.table.len());
+    fn encode_params(&self, e: &mut Encoder) {
         e.u64(self.buckets)
             .u32(self.fp_bits)
             .u32(self.max_kicks)
             .u64(self.len);
-        self.sizing.encode_params(&mut e);
-        e.begin_payload()
-            .bytes(&self.table[..self.table.len() - PAD]);
-        e.finish()
+        self.sizing.encode_params(e);
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
-        let buckets = d.params.u64()?;
-        let fp_bits = d.params.u32()?;
-        let max_kicks = d.params.u32()?;
-        let len = d.params.u64()?;
-        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
-        d.params.finish()?;
+    fn encode_payload(&self, e: &mut Encoder) {
+        e.bytes(&self.table[..self.table.len() - PAD]);
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let buckets = params.u64()?;
+        let fp_bits = params.u32()?;
+        let max_kicks = params.u32()?;
+        let len = params.u64()?;
+        let sizing = Sizing::decode_params(params, hasher)?;
         check_fp_bits(fp_bits).map_err(|e| invalid(e.to_string()))?;
         check_max_kicks(max_kicks).map_err(|e| invalid(e.to_string()))?;
         if buckets == 0 {
             return Err(invalid("0 buckets"));
         }
         let n = table_bytes(buckets, fp_bits).map_err(|e| invalid(e.to_string()))? - PAD;
-        let mut table = d.payload.take(n)?.to_vec();
-        d.payload.finish()?;
+        let mut table = payload.take(n)?.to_vec();
         table.extend_from_slice(&[0; PAD]);
         let f = CuckooFilter {
             table,
@@ -526,6 +527,7 @@ filter_core::impl_serde_via_persist!(CuckooFilter);
 mod tests {
     use super::*;
     use filter_core::testkit;
+    use filter_core::{format, Persist};
 
     #[test]
     fn alt_is_an_involution_for_any_table_size() {

@@ -31,10 +31,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, MemoryCap, Persist,
-    Prefetch, Result, Sizing, Variant,
+    math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, MemoryCap, Prefetch,
+    Result, Sizing, Variant,
 };
 
 /// Default growth factor `s`.
@@ -360,33 +360,34 @@ impl Growable for ScalableBloom {
     }
 }
 
-impl Persist for ScalableBloom {
+impl Codec for ScalableBloom {
     const VARIANT: Variant = Variant::Scalable;
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.size_in_bytes());
-        e.u64(self.sizing.capacity)
-            .f64(self.sizing.fpr)
-            .f64(self.growth)
+    fn encode_params(&self, e: &mut Encoder) {
+        self.sizing.encode_params(e);
+        e.f64(self.growth)
             .f64(self.tightening)
             .u32(self.stages.len() as u32);
-        e.begin_payload();
-        for s in &self.stages {
-            e.u64(s.len);
-            s.bits.encode_params(&mut e);
-            s.bits.encode_payload(&mut e);
-        }
-        e.finish()
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
+    fn encode_payload(&self, e: &mut Encoder) {
+        for s in &self.stages {
+            e.u64(s.len);
+            s.bits.encode_params(e);
+            s.bits.encode_payload(e);
+        }
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
         let bad = |e: Error| invalid(e.to_string());
-        let sizing = Sizing::decode_params(&mut d.params, d.hasher)?;
-        let growth = check_growth(d.params.f64()?).map_err(bad)?;
-        let tightening = check_tightening(d.params.f64()?).map_err(bad)?;
-        let n_stages = d.params.u32()? as usize;
-        d.params.finish()?;
+        let sizing = Sizing::decode_params(params, hasher)?;
+        let growth = check_growth(params.f64()?).map_err(bad)?;
+        let tightening = check_tightening(params.f64()?).map_err(bad)?;
+        let n_stages = params.u32()? as usize;
         if n_stages == 0 || n_stages > MAX_STAGES {
             return Err(invalid(format!("{n_stages} stages")));
         }
@@ -399,11 +400,11 @@ impl Persist for ScalableBloom {
             cap: MemoryCap::NONE,
         };
         for i in 0..n_stages {
-            let len = d.payload.u64()?;
+            let len = payload.u64()?;
+            // The derived shape is arithmetic (nothing allocated, whatever the file claims), and
+            // `decode_inline` allocates only the words the payload actually holds.
             let plan = f.stage_plan(i).map_err(bad)?;
-            // Compare the claimed shape with the derived one before reading (and allocating)
-            // the stage's words, which `decode_inline` bounds by the bytes actually present.
-            let bits = BloomBits::decode_inline(&mut d.payload)?;
+            let bits = BloomBits::decode_inline(payload)?;
             if (bits.bits(), bits.hashes()) != (plan.m, plan.k) {
                 return Err(invalid(format!(
                     "stage {i} does not have the derived shape"
@@ -425,7 +426,6 @@ impl Persist for ScalableBloom {
                 len,
             });
         }
-        d.payload.finish()?;
         Ok(f)
     }
 }
@@ -437,6 +437,7 @@ filter_core::impl_serde_via_persist!(ScalableBloom);
 mod tests {
     use super::*;
     use filter_core::testkit;
+    use filter_core::{format, Persist};
 
     #[test]
     fn builder_rejects_bad_growth_and_tightening() {
