@@ -259,6 +259,8 @@ pub trait Deletable: Filter {
     }
 
     /// An upper bound on how many times the key was inserted (exact unless another key collides).
+    /// A filter that has lost count returns `u32::MAX` rather than a number that could be too low
+    /// (a counting filter whose counters for the key all saturated).
     fn count_hash(&self, hash: Hash128) -> u32;
 
     /// As [`Deletable::count_hash`], for key bytes.
