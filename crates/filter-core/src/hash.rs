@@ -361,8 +361,8 @@ mod tests {
         }
     }
 
-    /// Reference values from the C library through Python's `xxhash` 3.x/4.x
-    /// (`xxhash.xxh3_128_intdigest(key, seed=seed)`, libxxhash 0.8.x), an implementation
+    /// Reference values from the C library through Python's `xxhash` 4.1.0
+    /// (`xxhash.xxh3_128_intdigest(key, seed=seed)`, libxxhash 0.8.4), an implementation
     /// independent of the `xxhash-rust` crate: a dependency upgrade that changed the hash would
     /// make every saved filter answer wrongly, and fails here.
     #[test]
