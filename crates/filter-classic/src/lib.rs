@@ -24,10 +24,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{Codec, Encoder, Reader};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing,
-    Variant,
+    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Prefetch, Result,
+    Sizing, Variant,
 };
 
 /// A classic Bloom filter.
@@ -77,10 +77,12 @@ pub struct ClassicBuilder {
     sizing: Sizing,
     bits: Option<u64>,
     hashes: Option<u32>,
+    cap: MemoryCap,
 }
 
 impl ClassicBuilder {
     filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
 
     /// Uses exactly `m` bits instead of the optimum for capacity and rate.
     pub fn bits(mut self, m: u64) -> Self {
@@ -97,8 +99,8 @@ impl ClassicBuilder {
     /// Builds the filter.
     ///
     /// # Errors
-    /// A capacity of 0, a rate outside (0, 1), `bits` or `hashes` out of range, or a size that
-    /// cannot be allocated.
+    /// A capacity of 0, a rate outside (0, 1), `bits` or `hashes` out of range, a size above the
+    /// memory cap, or a size that cannot be allocated.
     pub fn build(self) -> Result<ClassicBloom> {
         let sizing = self.sizing.validate()?;
         let m = match self.bits {
@@ -109,7 +111,7 @@ impl ClassicBuilder {
             .hashes
             .unwrap_or_else(|| math::optimal_hashes(m, sizing.capacity));
         Ok(ClassicBloom {
-            bits: BloomBits::new(m, k)?,
+            bits: BloomBits::with_cap(m, k, self.cap)?,
             len: 0,
             sizing,
         })
@@ -205,28 +207,14 @@ impl Filter for ClassicBloom {
         self.bits.contains(hash)
     }
 
-    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        let k = self.bits.hashes();
-        let prefetch = filter_core::worth_prefetching(self.size_in_bytes(), k);
-        filter_core::insert_pipelined(hashes, prefetch, |h, next| {
-            if let Some(next) = next {
-                self.bits.prefetch(next, k);
-            }
-            self.insert_hash(h)
-        })
+    /// One pass over the k bits: sets them and notes whether any was clear.
+    fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
+        let new = self.bits.insert_if_absent(hash);
+        self.len += u64::from(new);
+        Ok(new)
     }
 
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        // All k positions: a positive query reads every one, and for a negative one the extra
-        // prefetches overlap with the misses it takes anyway (measured faster on both).
-        filter_core::lookup_pipelined(
-            hashes,
-            out,
-            filter_core::worth_prefetching(self.size_in_bytes(), self.hashes()),
-            |h| self.bits.prefetch(h, self.bits.hashes()),
-            |h| self.bits.contains(h),
-        );
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -253,33 +241,40 @@ impl Filter for ClassicBloom {
     }
 }
 
-impl Persist for ClassicBloom {
-    const VARIANT: Variant = Variant::Classic;
-
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.size_in_bytes());
-        self.bits.encode_params(&mut e);
-        e.u64(self.len)
-            .u64(self.sizing.capacity)
-            .f64(self.sizing.fpr);
-        e.begin_payload();
-        self.bits.encode_payload(&mut e);
-        e.finish()
+impl Prefetch for ClassicBloom {
+    fn lines_per_key(&self) -> u32 {
+        self.hashes()
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
-        let bits = BloomBits::decode(&mut d.params, &mut d.payload)?;
-        let len = d.params.u64()?;
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
-        }
-        .validate()
-        .map_err(|e| invalid(e.to_string()))?;
-        d.params.finish()?;
-        d.payload.finish()?;
+    /// All k positions: a positive query reads every one, and for a negative one the extra
+    /// prefetches overlap with the misses it takes anyway (measured faster on both).
+    fn prefetch_hash(&self, hash: Hash128) {
+        self.bits.prefetch(hash, self.bits.hashes());
+    }
+}
+
+impl Codec for ClassicBloom {
+    const VARIANT: Variant = Variant::Classic;
+
+    fn encode_params(&self, e: &mut Encoder) {
+        self.bits.encode_params(e);
+        e.u64(self.len);
+        self.sizing.encode_params(e);
+    }
+
+    fn encode_payload(&self, e: &mut Encoder) {
+        self.bits.encode_payload(e);
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let bits = BloomBits::decode(params, payload)?;
+        let len = params.u64()?;
+        bits.check_len(len)?;
+        let sizing = Sizing::decode_params(params, hasher)?;
         Ok(ClassicBloom { bits, len, sizing })
     }
 }
@@ -291,6 +286,7 @@ filter_core::impl_serde_via_persist!(ClassicBloom);
 mod tests {
     use super::*;
     use filter_core::testkit;
+    use filter_core::{format, Persist};
 
     fn small() -> ClassicBloom {
         ClassicBloom::builder()
@@ -409,5 +405,48 @@ mod tests {
             ClassicBloom::from_bytes(&bytes),
             Err(FormatError::Invalid(_))
         ));
+    }
+
+    #[test]
+    fn sizes_beyond_memory_are_errors_not_aborts() {
+        // 2^62 bits (512 PiB): addressable, so this used to reach `vec!` and abort.
+        assert!(matches!(
+            ClassicBloom::builder().bits(1 << 62).hashes(3).build(),
+            Err(Error::OutOfMemory { .. })
+        ));
+        assert!(matches!(
+            ClassicBloom::builder()
+                .capacity(1_000_000)
+                .max_bytes(1 << 20)
+                .build(),
+            Err(Error::MemoryCap { .. })
+        ));
+        assert!(ClassicBloom::builder()
+            .capacity(1_000)
+            .max_bytes(1 << 20)
+            .build()
+            .is_ok());
+    }
+
+    #[test]
+    fn an_altered_len_is_rejected() {
+        let mut f = small();
+        for k in testkit::keys("len", 100) {
+            f.insert(&k).unwrap();
+        }
+        let mut bytes = f.to_bytes();
+        // len follows m (8 bytes) and k (4 bytes) in the parameters, which start at byte 24.
+        assert_eq!(bytes[36..44], 100u64.to_le_bytes());
+        for len in [0u64, 10] {
+            bytes[36..44].copy_from_slice(&len.to_le_bytes());
+            format::reseal(&mut bytes);
+            assert!(
+                matches!(
+                    ClassicBloom::from_bytes(&bytes),
+                    Err(FormatError::Invalid(_))
+                ),
+                "len {len}"
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The k-probe bit array at the heart of the classic and scalable filters.
 
 use crate::format::{invalid, Encoder, Reader};
-use crate::{Error, FormatError, Hash128, IndexGen, Result};
+use crate::{Error, FormatError, Hash128, IndexGen, MemoryCap, Result};
 
 /// `m` bits probed at `k` positions per key by [`IndexGen`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,16 +17,33 @@ impl BloomBits {
     /// # Errors
     /// `m` of 0 or above 2^63, `k` outside `1..=64`, or a size this platform cannot address.
     pub fn new(m: u64, k: u32) -> Result<Self> {
+        Self::with_cap(m, k, MemoryCap::NONE)
+    }
+
+    /// Zeroed bits, refused if they would take more than `cap` bytes.
+    ///
+    /// # Errors
+    /// As [`Self::new`], plus [`Error::MemoryCap`] and [`Error::OutOfMemory`].
+    pub fn with_cap(m: u64, k: u32, cap: MemoryCap) -> Result<Self> {
         Self::check(m, k)?;
-        let words = usize::try_from(m.div_ceil(64)).map_err(|_| Error::SizeOverflow {
+        let words = usize::try_from(Self::words_for(m)).map_err(|_| Error::SizeOverflow {
             what: "bit array",
             hint: format!("{m} bits do not fit this platform's address space"),
         })?;
         Ok(BloomBits {
-            words: crate::zeroed_table(words),
+            words: crate::try_zeroed_table(words, cap, "bit array")?,
             m,
             k,
         })
+    }
+
+    /// Bytes the table of `m` bits takes, computed without allocating it.
+    pub fn bytes_for(m: u64) -> u64 {
+        Self::words_for(m).saturating_mul(8)
+    }
+
+    fn words_for(m: u64) -> u64 {
+        m.div_ceil(64)
     }
 
     fn check(m: u64, k: u32) -> Result<()> {
@@ -72,6 +89,22 @@ impl BloomBits {
         }
     }
 
+    /// Sets the key's k bits; returns whether any was clear (the key was certainly new). When
+    /// none was, nothing changed: one pass for test-and-insert.
+    #[inline]
+    pub fn insert_if_absent(&mut self, hash: Hash128) -> bool {
+        let mut g = IndexGen::new(hash, self.m);
+        let mut new = false;
+        for _ in 0..self.k {
+            let i = g.next();
+            let word = &mut self.words[(i / 64) as usize];
+            let bit = 1 << (i % 64);
+            new |= *word & bit == 0;
+            *word |= bit;
+        }
+        new
+    }
+
     /// Whether all the key's k bits are set.
     #[inline]
     pub fn contains(&self, hash: Hash128) -> bool {
@@ -95,6 +128,22 @@ impl BloomBits {
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
         self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Checks a loaded item count against the bits: each insert sets at most `k` bits, so more
+    /// than `len · k` set bits (any set bit when `len` is 0) means `len` was altered.
+    ///
+    /// # Errors
+    /// [`FormatError::Invalid`] naming the mismatch.
+    pub fn check_len(&self, len: u64) -> Result<(), FormatError> {
+        let ones = self.count_ones();
+        if ones > len.saturating_mul(u64::from(self.k)) {
+            return Err(invalid(format!(
+                "{ones} bits set by {len} items of {} hashes",
+                self.k
+            )));
+        }
+        Ok(())
     }
 
     /// Whether `other` has the same shape (m and k).

@@ -25,6 +25,23 @@ pub enum Error {
         /// How to make the request smaller.
         hint: String,
     },
+    /// The allocator refused the memory for a table; nothing was allocated or changed.
+    OutOfMemory {
+        /// What was being allocated.
+        what: &'static str,
+        /// Bytes requested.
+        bytes: u64,
+    },
+    /// A table would take the filter past the memory cap set on its builder; nothing was
+    /// allocated or changed.
+    MemoryCap {
+        /// What was being allocated.
+        what: &'static str,
+        /// Bytes the filter's tables would take.
+        bytes: u64,
+        /// The cap.
+        cap: u64,
+    },
     /// An insert could not be placed; the filter is exactly as it was before the call.
     Full {
         /// Items stored when the insert failed.
@@ -51,6 +68,16 @@ impl fmt::Display for Error {
             Error::SizeOverflow { what, hint } => {
                 write!(f, "the {what} would be too large to allocate: {hint}")
             }
+            Error::OutOfMemory { what, bytes } => write!(
+                f,
+                "could not allocate {bytes} bytes for the {what}: lower the capacity or raise the \
+                 fpr; nothing was changed"
+            ),
+            Error::MemoryCap { what, bytes, cap } => write!(
+                f,
+                "the {what} would take the filter to {bytes} bytes, above its memory cap of {cap} \
+                 bytes: raise the cap (`max_bytes`) or lower the capacity; nothing was changed"
+            ),
             Error::Full { len, load_factor } => write!(
                 f,
                 "filter is full: could not place the item after the maximum number of relocations \

@@ -42,7 +42,7 @@ pub enum Variant {
     Scalable = 3,
     /// `filter-cuckoo`.
     Cuckoo = 4,
-    /// A cache-blocked Bloom filter (reserved id).
+    /// `filter-blocked`, the split-block Bloom filter.
     Blocked = 5,
 }
 
@@ -79,6 +79,65 @@ impl Variant {
 /// The checksum stored at the end of a file: XXH3-64 of every byte before it.
 pub fn checksum(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// The variant-specific half of the file format. A variant writes its parameter section and its
+/// payload and reads them back; filter-core does the rest (header, section lengths, checksum,
+/// and the check that both sections were read to their end), and every [`Codec`] is
+/// [`Persist`](crate::Persist) through a blanket implementation. A new variant is then one crate:
+/// these three methods and an id in [`Variant`].
+pub trait Codec: crate::Filter + Sized {
+    /// The variant id written in the header.
+    const VARIANT: Variant;
+
+    /// Writes the parameter section (fixed-width fields).
+    fn encode_params(&self, e: &mut Encoder);
+
+    /// Writes the payload.
+    fn encode_payload(&self, e: &mut Encoder);
+
+    /// Reads what the two `encode_` methods wrote, validating every field against the others
+    /// and against the bytes present before allocating anything. Bytes left unread in either
+    /// section are refused by the caller ([`FormatError::TrailingBytes`]).
+    ///
+    /// # Errors
+    /// Truncated or invalid data.
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError>;
+}
+
+/// [`Persist::to_bytes`](crate::Persist::to_bytes) of a [`Codec`].
+pub fn encode<C: Codec>(filter: &C) -> Vec<u8> {
+    let mut e = Encoder::new(C::VARIANT, filter.hasher(), filter.size_in_bytes());
+    filter.encode_params(&mut e);
+    e.begin_payload();
+    filter.encode_payload(&mut e);
+    e.finish()
+}
+
+/// [`Persist::from_bytes`](crate::Persist::from_bytes) of a [`Codec`].
+///
+/// # Errors
+/// The envelope's errors ([`decode`]), the variant's, or bytes left over in a section.
+pub fn decode_with<C: Codec>(bytes: &[u8]) -> Result<C, FormatError> {
+    let mut d = decode(bytes, C::VARIANT)?;
+    let filter = C::decode(d.hasher, &mut d.params, &mut d.payload)?;
+    d.params.finish()?;
+    d.payload.finish()?;
+    Ok(filter)
+}
+
+/// Recomputes the checksum of a whole file (the last 8 bytes) over the bytes before it: for
+/// tests and fuzzers that alter a valid file and must get past the checksum to the decoders.
+/// Files shorter than the checksum are left as they are.
+pub fn reseal(bytes: &mut [u8]) {
+    if let Some(body) = bytes.len().checked_sub(8) {
+        let sum = checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    }
 }
 
 /// Writes one filter: header, parameters, payload, checksum.

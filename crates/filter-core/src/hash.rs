@@ -112,6 +112,28 @@ impl KeyHasher {
         Ok(KeyHasher { kind, seed })
     }
 
+    /// A hasher of `kind` with a secret seed drawn from the operating system's randomness, for
+    /// filters fed keys by untrusted parties: with a public seed (the default 0) anyone can
+    /// search offline for keys that share bits or buckets and degrade the filter (see the
+    /// `hostile_keys` tests). The seed is saved with the filter, so keep saved filters as private
+    /// as the seed.
+    ///
+    /// The randomness comes from `std`'s `RandomState`, whose SipHash keys the standard library
+    /// draws from the OS (`getrandom(2)` on Linux) once per thread and then increments, hashed
+    /// here so that successive seeds are unrelated. A secret seed defeats keys searched against a
+    /// known seed; it does not make these non-cryptographic hashes resistant to seed-independent
+    /// multicollisions (known for MurmurHash3), for which a keyed PRF such as SipHash is needed.
+    pub fn secret(kind: HashKind) -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write(b"filterlab secret seed");
+        let seed = match kind {
+            HashKind::Murmur3X64_128 => h.finish() >> 32,
+            HashKind::Xxh3_128 => h.finish(),
+        };
+        KeyHasher { kind, seed }
+    }
+
     /// The hash function.
     pub const fn kind(&self) -> HashKind {
         self.kind
@@ -339,17 +361,42 @@ mod tests {
         }
     }
 
+    /// Reference values from the C library through Python's `xxhash` 4.1.0
+    /// (`xxhash.xxh3_128_intdigest(key, seed=seed)`, libxxhash 0.8.4), an implementation
+    /// independent of the `xxhash-rust` crate: a dependency upgrade that changed the hash would
+    /// make every saved filter answer wrongly, and fails here.
     #[test]
-    fn xxh3_is_stable() {
-        // Pinned so that a dependency upgrade that changed the hash would be caught: saved
-        // filters depend on it.
-        let h = KeyHasher::default().hash(b"alice@example.com");
-        let again = Hash128::from_u128(xxhash_rust::xxh3::xxh3_128(b"alice@example.com"));
-        assert_eq!(h, again);
-        assert_eq!(
-            KeyHasher::default().hash(b""),
-            Hash128::from_u128(0x99aa06d3014798d86001c324468d497f)
-        );
+    fn xxh3_matches_reference_vectors() {
+        let range: Vec<u8> = (0..=255).collect();
+        let long = [b'x'; 300];
+        let cases: [(&[u8], u64, u128); 7] = [
+            (b"", 0, 0x99aa06d3014798d86001c324468d497f),
+            (b"a", 0, 0xa96faf705af16834e6c632b61e964e1f),
+            (b"alice@example.com", 0, 0x6894295e90529036fd3d12f4080bd2a3),
+            (b"alice@example.com", 42, 0x0873e9b7a22d85eba2b55f9658e76064),
+            (&range, 0, 0xf1f8a93f50849ac39408a4433b952d71),
+            (
+                b"bob.smith1987@gmail.com",
+                0xdead_beef_cafe_f00d,
+                0x5282898a005c95e8fb3377d283772b14,
+            ),
+            (&long, 7, 0x929877c9ac8814d665afa05e0f083a41),
+        ];
+        for (key, seed, want) in cases {
+            let got = KeyHasher::new(HashKind::Xxh3_128, seed).unwrap().hash(key);
+            assert_eq!(got, Hash128::from_u128(want), "key {key:?} seed {seed}");
+        }
+    }
+
+    #[test]
+    fn secret_seeds_differ_and_respect_the_kind() {
+        let a = KeyHasher::secret(HashKind::Xxh3_128);
+        let b = KeyHasher::secret(HashKind::Xxh3_128);
+        // Two draws of 64 random bits collide with probability 2^-64.
+        assert_ne!(a.seed(), b.seed());
+        let m = KeyHasher::secret(HashKind::Murmur3X64_128);
+        assert!(m.seed() <= u64::from(u32::MAX));
+        assert_eq!(m.kind(), HashKind::Murmur3X64_128);
     }
 
     #[test]

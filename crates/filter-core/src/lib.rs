@@ -12,6 +12,7 @@
 //! | `filter-counting` | m 4-bit counters                     | yes    | no    | Fan, Cao, Almeida, Broder 2000 |
 //! | `filter-scalable` | a series of tightening classic stages | no    | yes   | Almeida et al. 2007           |
 //! | `filter-cuckoo`   | buckets of 4 fingerprints            | yes    | no    | Fan, Andersen, Kaminsky, Mitzenmacher 2014 |
+//! | `filter-blocked`  | 256-bit blocks of eight 32-bit lanes | no     | no    | Putze, Sanders, Singler 2007  |
 //!
 //! # The trait family
 //!
@@ -20,7 +21,15 @@
 //! * [`Deletable`]: removal, for the variants that support it. Code that deletes asks for
 //!   `F: Deletable`, so passing a classic filter is a compile error, not a runtime surprise.
 //! * [`Growable`]: filters whose inserts never fail for lack of capacity.
-//! * [`Persist`]: save to and load from the stable, checksummed format of [`format`](mod@format).
+//! * [`Persist`]: save to and load from the stable, checksummed format of [`format`](mod@format),
+//!   in memory or to a file ([`Persist::save`] replaces a file atomically).
+//! * [`Prefetch`]: the two hooks (which memory a key touches, how many lines) from which
+//!   [`prefetched_batches!`] builds a variant's pipelined batch insert and lookup.
+//!
+//! Builders allocate fallibly and accept a memory cap (`max_bytes`): a size that does not fit is
+//! an [`Error`], never an abort. Loaders validate every field arithmetically against the bytes
+//! present before allocating anything. For keys chosen by untrusted parties, seed the hash with
+//! [`KeyHasher::secret`].
 //!
 //! ```
 //! use filter_core::{Filter, KeyHasher};
@@ -33,24 +42,33 @@
 //! }
 //! ```
 #![deny(missing_docs)]
-// One `unsafe` block in the crate: the prefetch intrinsic in [`prefetch`]. Every other filter
-// crate forbids unsafe code outright.
+// Two `unsafe` blocks in the crate: the prefetch intrinsic in [`prefetch`] and the `madvise`
+// call in `table.rs`. Every other filter crate forbids unsafe code outright.
 #![deny(unsafe_code)]
 
+mod batch;
 pub mod bits;
 mod error;
+mod file;
 pub mod format;
 mod hash;
 pub mod math;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
+mod table;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 
+pub use batch::{
+    contains_hash_batch_prefetched, insert_hash_batch_prefetched, insert_pipelined,
+    lookup_pipelined, worth_prefetching, Prefetch, BATCH, PREFETCH_AHEAD, PREFETCH_MIN_BYTES,
+    PREFETCH_MIN_BYTES_MULTI,
+};
 pub use bits::BloomBits;
 pub use error::{Error, FormatError, Result};
 pub use format::Variant;
 pub use hash::{murmur3_x64_128, reduce, Hash128, HashKind, IndexGen, KeyHasher};
+pub use table::{set_huge_pages, try_zeroed_table, zeroed_table, MemoryCap, HUGE_PAGE_MIN_BYTES};
 
 /// An approximate-membership filter.
 ///
@@ -82,6 +100,31 @@ pub trait Filter {
     /// Whether a key may be in the set (`false`: certainly not).
     fn contains(&self, key: &[u8]) -> bool {
         self.contains_hash(self.hasher().hash(key))
+    }
+
+    /// Test-and-insert: inserts the key whose hash is `hash` unless the filter already reports
+    /// it present, and returns whether it did. `true` means the key was certainly new (the
+    /// sign-up dedup and unique-counting question); `false` means it may have been seen, and
+    /// nothing changed, so for deletable filters a repeated key is not counted twice. A key that
+    /// is new but a false positive returns `false`, with probability [`Filter::expected_fpr`].
+    ///
+    /// # Errors
+    /// As [`Filter::insert_hash`]; the filter is then unchanged.
+    fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
+        if self.contains_hash(hash) {
+            return Ok(false);
+        }
+        self.insert_hash(hash)?;
+        Ok(true)
+    }
+
+    /// [`Filter::insert_if_absent_hash`] for key bytes, hashed once.
+    ///
+    /// # Errors
+    /// As [`Filter::insert_hash`].
+    fn insert_if_absent(&mut self, key: &[u8]) -> Result<bool> {
+        let hash = self.hasher().hash(key);
+        self.insert_if_absent_hash(hash)
     }
 
     /// Items inserted (minus those removed), counting repeated inserts of one key each time.
@@ -157,151 +200,16 @@ pub trait Filter {
     }
 }
 
-/// How many keys ahead the batch methods prefetch: far enough for a memory access to complete
-/// while the keys in between are processed.
-pub const PREFETCH_AHEAD: usize = 16;
-
-/// The batch lookup loop every variant shares: `out[i] = probe(hashes[i])`, calling
-/// `prefetch_for` on the hash [`PREFETCH_AHEAD`] positions later first, so that its memory is
-/// on the way while the keys in between are answered. `out` is cleared first.
-///
-/// With `prefetch` false (see [`worth_prefetching`]) the loop skips the prefetches: tables that
-/// sit in the caches only pay their instructions.
-#[inline]
-pub fn lookup_pipelined(
-    hashes: &[Hash128],
-    out: &mut Vec<bool>,
-    prefetch: bool,
-    prefetch_for: impl Fn(Hash128),
-    probe: impl Fn(Hash128) -> bool,
-) {
-    out.clear();
-    out.reserve(hashes.len());
-    if !prefetch {
-        out.extend(hashes.iter().map(|&h| probe(h)));
-        return;
-    }
-    hashes
-        .iter()
-        .take(PREFETCH_AHEAD)
-        .for_each(|&h| prefetch_for(h));
-    for (i, &h) in hashes.iter().enumerate() {
-        if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-            prefetch_for(next);
-        }
-        out.push(probe(h));
-    }
-}
-
-/// The batch insert loop every variant shares: `step(hashes[i], next)` with `next` the hash
-/// [`PREFETCH_AHEAD`] positions later (to prefetch; `None` near the end and when `prefetch` is
-/// false), stopping at the first error.
-///
-/// # Errors
-/// The first error of `step`.
-#[inline]
-pub fn insert_pipelined(
-    hashes: &[Hash128],
-    prefetch: bool,
-    mut step: impl FnMut(Hash128, Option<Hash128>) -> Result<()>,
-) -> Result<()> {
-    for (i, &h) in hashes.iter().enumerate() {
-        step(
-            h,
-            hashes.get(i + PREFETCH_AHEAD).copied().filter(|_| prefetch),
-        )?;
-    }
-    Ok(())
-}
-
-/// Tables below this size are not prefetched by the batch methods of filters that read one or
-/// two cache lines per key: they fit the caches.
-pub const PREFETCH_MIN_BYTES: usize = 1 << 20;
-
-/// The same threshold for filters that read k lines per key (classic, counting, scalable): each
-/// key costs k extra index computations to prefetch, which pays only once the table is clearly
-/// beyond the 2 MiB per-core L2 of the machines we measure (at 1.2 MB it measured slower).
-pub const PREFETCH_MIN_BYTES_MULTI: usize = 4 << 20;
-
-/// Whether the batch loops should prefetch a table of `table_bytes` read at `lines_per_key`
-/// places per key.
-pub fn worth_prefetching(table_bytes: usize, lines_per_key: u32) -> bool {
-    table_bytes
-        >= if lines_per_key > 2 {
-            PREFETCH_MIN_BYTES_MULTI
-        } else {
-            PREFETCH_MIN_BYTES
-        }
-}
-
-static HUGE_PAGES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
-/// Turns the transparent-huge-page advice of [`zeroed_table`] on or off for tables built from now
-/// on (on by default). Meant for benchmarks that measure what the advice gains.
-pub fn set_huge_pages(enabled: bool) {
-    HUGE_PAGES.store(enabled, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Tables at least this large are advised to use transparent huge pages.
-pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
-
-/// A zeroed table of `len` elements for a filter. On Linux, a table of at least
-/// [`HUGE_PAGE_MIN_BYTES`] is moved to 2 MiB transparent huge pages (`madvise` with
-/// `MADV_HUGEPAGE`, then `MADV_COLLAPSE`): a filter larger than the caches is probed at random, so
-/// with 4 KiB pages nearly every probe also misses the TLB, and under a hypervisor a TLB miss
-/// costs a two-level page walk. The harness measures the gain (about a third on this machine's
-/// random-probe loops). Elsewhere, or when the kernel declines, this is a plain zeroed `Vec`.
-pub fn zeroed_table<T: Clone + Default>(len: usize) -> Vec<T> {
-    let mut v = vec![T::default(); len];
-    advise_huge_pages(&mut v);
-    v
-}
-
-#[cfg(all(target_os = "linux", not(miri)))]
-#[allow(unsafe_code)]
-fn advise_huge_pages<T>(region: &mut [T]) {
-    const HUGE: usize = 2 << 20;
-    // Linux's MADV_COLLAPSE (6.1+): collapse the range into huge pages now. The allocator may
-    // hand out memory that was already touched (glibc reuses freed chunks below its dynamic
-    // mmap threshold), where MADV_HUGEPAGE alone only takes effect on future page faults.
-    const MADV_COLLAPSE: libc::c_int = 25;
-    let bytes = std::mem::size_of_val(region);
-    if bytes < HUGE_PAGE_MIN_BYTES || !HUGE_PAGES.load(std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
-    let start = region.as_mut_ptr() as usize;
-    let first = start.next_multiple_of(HUGE);
-    let last = (start + bytes) / HUGE * HUGE;
-    if last > first {
-        let (addr, len) = (first as *mut libc::c_void, last - first);
-        // SAFETY: [first, last) lies inside `region`, memory this function borrows mutably, so
-        // nothing else reads or writes it meanwhile. MADV_HUGEPAGE only sets the kernel's
-        // page-size policy for the range; MADV_COLLAPSE moves its contents into huge pages while
-        // preserving them byte for byte (the kernel copies and remaps; the range stays valid and
-        // readable throughout). Failures (older kernels, THP disabled) leave ordinary pages with
-        // the same contents, so their results are ignored.
-        unsafe {
-            libc::madvise(addr, len, libc::MADV_HUGEPAGE);
-            libc::madvise(addr, len, MADV_COLLAPSE);
-        }
-    }
-}
-
-#[cfg(not(all(target_os = "linux", not(miri))))]
-fn advise_huge_pages<T>(_region: &mut [T]) {}
-
-/// Keys hashed per block by the batch methods: enough to keep many memory requests in flight,
-/// few enough that the hashes stay in L1.
-pub const BATCH: usize = 256;
-
 /// Asks the CPU to start loading the cache line holding `r` (a no-op off x86-64).
 ///
 /// The batch methods call it for the memory of the next keys while answering the current ones,
-/// so that cache misses overlap instead of following one another.
+/// so that cache misses overlap instead of following one another. Miri runs this block too (it
+/// implements the prefetch intrinsic as a no-op after checking its arguments), so `just miri`
+/// exercises the same code as a release build.
 #[inline(always)]
 #[allow(unsafe_code)]
 pub fn prefetch<T: ?Sized>(r: &T) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     // SAFETY: `_mm_prefetch` requires SSE, which every x86-64 CPU has (it is in the baseline
     // target, so the feature is enabled for this whole build). A prefetch is a hint: it reads
     // nothing into the program, cannot fault, and here is given the address of a live reference.
@@ -310,8 +218,23 @@ pub fn prefetch<T: ?Sized>(r: &T) {
             (r as *const T).cast::<i8>(),
         );
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    #[cfg(not(target_arch = "x86_64"))]
     let _ = r;
+}
+
+#[cfg(test)]
+mod prefetch_tests {
+    /// Runs the prefetch block on references into the middle, the end and past-the-end-adjacent
+    /// elements of a table, as the batch loops do; under Miri this checks the unsafe block.
+    #[test]
+    fn prefetch_accepts_any_live_reference() {
+        let table = vec![0u64; 100];
+        for i in [0, 1, 50, 99] {
+            super::prefetch(&table[i]);
+        }
+        super::prefetch(&table[..]);
+        super::prefetch("a str");
+    }
 }
 
 /// A filter that supports removal.
@@ -336,6 +259,8 @@ pub trait Deletable: Filter {
     }
 
     /// An upper bound on how many times the key was inserted (exact unless another key collides).
+    /// A filter that has lost count returns `u32::MAX` rather than a number that could be too low
+    /// (a counting filter whose counters for the key all saturated).
     fn count_hash(&self, hash: Hash128) -> u32;
 
     /// As [`Deletable::count_hash`], for key bytes.
@@ -387,6 +312,41 @@ pub trait Persist: Sized {
         Self::from_bytes(&bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
+
+    /// Saves the filter to `path` safely: written to a temporary file in the same directory,
+    /// synced to the disk, then renamed over `path` (and the directory synced, on Unix). A crash
+    /// at any point leaves the old file or the new one, never a torn mix.
+    ///
+    /// # Errors
+    /// I/O errors; `path` is then untouched.
+    fn save(&self, path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+        file::write_atomically(path.as_ref(), &self.to_bytes())
+    }
+
+    /// Loads a filter saved by [`Persist::save`] (or any file holding [`Persist::to_bytes`]).
+    /// The memory for the file is reserved fallibly, so a file larger than memory (a sparse
+    /// terabyte is cheap to make) is an error, not an abort.
+    ///
+    /// # Errors
+    /// I/O errors (`OutOfMemory` for a file that does not fit), or the format errors of
+    /// [`Persist::from_bytes`] as `InvalidData`.
+    fn load(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
+        let bytes = file::read_fallibly(path.as_ref())?;
+        Self::from_bytes(&bytes)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+}
+
+impl<C: format::Codec> Persist for C {
+    const VARIANT: Variant = C::VARIANT;
+
+    fn to_bytes(&self) -> Vec<u8> {
+        format::encode(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+        format::decode_with(bytes)
+    }
 }
 
 /// The settings every builder shares: how many items, at what false-positive rate, hashed how.
@@ -422,6 +382,28 @@ impl Sizing {
         math::check_fpr(self.fpr)?;
         Ok(*self)
     }
+
+    /// Writes capacity and rate to a parameter section (the hasher is in the file's header).
+    pub fn encode_params(&self, e: &mut format::Encoder) {
+        e.u64(self.capacity).f64(self.fpr);
+    }
+
+    /// Reads what [`Sizing::encode_params`] wrote, with the header's `hasher`, and validates it.
+    ///
+    /// # Errors
+    /// Truncated parameters, or values [`Sizing::validate`] refuses.
+    pub fn decode_params(
+        params: &mut format::Reader<'_>,
+        hasher: KeyHasher,
+    ) -> Result<Self, FormatError> {
+        Sizing {
+            capacity: params.u64()?,
+            fpr: params.f64()?,
+            hasher,
+        }
+        .validate()
+        .map_err(|e| format::invalid(e.to_string()))
+    }
 }
 
 /// Generates the `capacity`, `fpr` and `hasher` setters of a builder that has a
@@ -444,6 +426,20 @@ macro_rules! sizing_setters {
         /// Hash function and seed (default: xxh3-128, seed 0).
         pub fn hasher(mut self, hasher: $crate::KeyHasher) -> Self {
             self.sizing.hasher = hasher;
+            self
+        }
+    };
+}
+
+/// Generates the `max_bytes` setter of a builder that has a `cap: MemoryCap` field.
+#[macro_export]
+macro_rules! memory_cap_setter {
+    () => {
+        /// Refuses to build (with [`Error::MemoryCap`](filter_core::Error::MemoryCap)) a filter
+        /// whose tables would take more than `bytes`; a scalable filter also refuses to grow
+        /// past it. Default: no cap, only what the allocator can give.
+        pub fn max_bytes(mut self, bytes: u64) -> Self {
+            self.cap = $crate::MemoryCap(Some(bytes));
             self
         }
     };

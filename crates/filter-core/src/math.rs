@@ -253,24 +253,56 @@ pub fn cuckoo_bits_per_item(f: u32, load: f64) -> f64 {
 /// confined to distinct lanes and underestimates the rate
 /// ([`split_block_fpr_block_model`], kept for comparison).
 pub fn split_block_fpr(blocks: u64, n: u64) -> f64 {
-    poisson_mix(n as f64 / blocks.max(1) as f64, |c| {
-        (-(c * (-1.0f64 / 32.0).ln_1p()).exp_m1()).powi(8)
-    })
+    poisson_fill8(n as f64 / blocks.max(1) as f64, (-1.0f64 / 32.0).ln_1p())
 }
 
 /// The 256-bit-block model of a split-block filter, which underestimates its rate; see
 /// [`split_block_fpr`].
 pub fn split_block_fpr_block_model(blocks: u64, n: u64) -> f64 {
-    poisson_mix(n as f64 / blocks.max(1) as f64, |c| {
-        (-(8.0 * c * (-1.0f64 / 256.0).ln_1p()).exp_m1()).powi(8)
-    })
+    poisson_fill8(
+        n as f64 / blocks.max(1) as f64,
+        8.0 * (-1.0f64 / 256.0).ln_1p(),
+    )
 }
 
-/// `Σ_c Pois(c; λ) f(c)`, summed from the mode outwards until the terms vanish.
-fn poisson_mix(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
-    if lambda <= 0.0 {
+/// Up to this mean the split-block rates are summed term by term; above it they use the closed
+/// form. The sum then takes at most a few hundred terms, whatever the load.
+pub const POISSON_SUM_MAX_LAMBDA: f64 = 64.0;
+
+/// `Σ_c Pois(c; λ) (1 - q^c)^8` with `ln_q = ln q`, in bounded time for every `λ`.
+///
+/// Expanding the eighth power and using `E[q^(jc)] = e^(-λ(1 - q^j))` for a Poisson `c` gives the
+/// closed form `Σ_{j=0..8} C(8, j) (-1)^j e^(-λ(1 - q^j))`. It is exact, but its nine terms
+/// (each up to 70 in size) cancel down to the result, so it loses about `256 · 2^-53 ≈ 3e-14` in
+/// absolute terms: used above [`POISSON_SUM_MAX_LAMBDA`], where the rate is above 0.3 and the
+/// relative error below 1e-13. Below it the series is summed from the mode outwards until the
+/// Poisson terms fall under 1e-18 (the neglected tail is below 1e-16 in absolute terms).
+fn poisson_fill8(lambda: f64, ln_q: f64) -> f64 {
+    if lambda.is_nan() || lambda <= 0.0 {
         return 0.0;
     }
+    if lambda <= POISSON_SUM_MAX_LAMBDA {
+        return poisson_mix(lambda, |c| (-(c * ln_q).exp_m1()).powi(8));
+    }
+    poisson_fill8_closed(lambda, ln_q)
+}
+
+/// The closed form of [`poisson_fill8`].
+fn poisson_fill8_closed(lambda: f64, ln_q: f64) -> f64 {
+    let mut binom = 1.0;
+    let mut total = 0.0;
+    for j in 0..=8u32 {
+        let term = binom * (lambda * (f64::from(j) * ln_q).exp_m1()).exp();
+        total += if j % 2 == 0 { term } else { -term };
+        binom = binom * f64::from(8 - j) / f64::from(j + 1);
+    }
+    total.clamp(0.0, 1.0)
+}
+
+/// `Σ_c Pois(c; λ) f(c)`, summed from the mode outwards until the terms vanish. Only called
+/// with `λ <=` [`POISSON_SUM_MAX_LAMBDA`], so it takes a bounded number of steps.
+fn poisson_mix(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
+    debug_assert!(lambda > 0.0 && lambda <= POISSON_SUM_MAX_LAMBDA);
     let mode = lambda.floor();
     // ln Pois(mode; λ) = mode ln λ - λ - ln(mode!)
     let ln_fact: f64 = (1..=mode as u64).map(|i| (i as f64).ln()).sum();
@@ -292,17 +324,27 @@ fn poisson_mix(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
     total
 }
 
+/// Fewest keys per block [`split_block_keys_per_block`] considers: a thousand blocks (256,000
+/// bits) per key. Its rate, about 9e-16, is the smallest target a split-block filter accepts.
+pub const SPLIT_BLOCK_MIN_KEYS_PER_BLOCK: f64 = 1e-3;
+
 /// Keys per block at which a split-block filter reaches rate `p` ([`split_block_fpr`]), by
 /// bisection; the builder sizes `blocks = ceil(n / λ)`.
 ///
 /// # Errors
-/// Invalid `p`.
+/// Invalid `p`, or a `p` below the rate at [`SPLIT_BLOCK_MIN_KEYS_PER_BLOCK`] keys per block,
+/// which no sensible split-block filter reaches (a classic filter does).
 pub fn split_block_keys_per_block(p: f64) -> Result<f64> {
     let p = check_fpr(p)?;
     let rate = |lambda: f64| split_block_fpr(1_000_000, (lambda * 1e6) as u64);
-    let (mut lo, mut hi) = (1e-3f64, 1024.0f64);
+    let (mut lo, mut hi) = (SPLIT_BLOCK_MIN_KEYS_PER_BLOCK, 1024.0f64);
     if rate(lo) > p {
-        return Ok(lo);
+        return Err(Error::InvalidParameter {
+            name: "fpr",
+            value: format!("{p}"),
+            expected: "a rate a split-block filter can reach (above about 1e-15); use a classic \
+                       filter for smaller ones",
+        });
     }
     for _ in 0..100 {
         let mid = (lo * hi).sqrt();
@@ -533,6 +575,53 @@ mod tests {
         assert!(p < 0.01);
         assert!(close(cuckoo_bits_per_item(10, 0.95), 10.526_315_8, 1e-8));
         assert!(cuckoo_fingerprint_bits(f64::NAN, 4).is_err());
+    }
+
+    #[test]
+    fn split_block_closed_form_agrees_with_the_series() {
+        for ln_q in [(-1.0f64 / 32.0).ln_1p(), 8.0 * (-1.0f64 / 256.0).ln_1p()] {
+            for lambda in [0.5, 1.0, 7.3, 20.0, 40.0, POISSON_SUM_MAX_LAMBDA] {
+                let series = poisson_mix(lambda, |c| (-(c * ln_q).exp_m1()).powi(8));
+                let closed = poisson_fill8_closed(lambda, ln_q);
+                // The stated absolute error of the closed form, and a relative one where it is used.
+                assert!(
+                    (closed - series).abs() < 3e-13,
+                    "{lambda}: {closed} vs {series}"
+                );
+                assert!(lambda < POISSON_SUM_MAX_LAMBDA || close(closed, series, 1e-12));
+            }
+        }
+    }
+
+    #[test]
+    fn split_block_rate_returns_at_any_load() {
+        // Unbounded loops here once hung on a loaded `len` near u64::MAX; run on a thread so
+        // a regression fails the test instead of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rates: Vec<f64> = [(1, u64::MAX), (1, 1_000_000_000), (3, 1 << 40), (7, 65)]
+                .iter()
+                .map(|&(b, n)| split_block_fpr(b, n))
+                .collect();
+            let _ = tx.send(rates);
+        });
+        let rates = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("split_block_fpr did not return within 20 s");
+        assert!(
+            rates[..3].iter().all(|&p| p > 0.999_999 && p <= 1.0),
+            "{rates:?}"
+        );
+        assert!(rates[3] > 0.0 && rates[3] < 1.0);
+    }
+
+    #[test]
+    fn split_block_refuses_unreachable_targets() {
+        assert!(split_block_keys_per_block(1e-12).is_ok());
+        assert!(matches!(
+            split_block_keys_per_block(1e-18),
+            Err(Error::InvalidParameter { name: "fpr", .. })
+        ));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Optional `serde` support (feature `serde`): a filter serializes as one byte string holding its
-//! [`Persist`](crate::Persist) encoding, so serde users get the same stable, checksummed format and
+//! [`Persist`] encoding, so serde users get the same stable, checksummed format and
 //! the same validation on load.
 
 use crate::Persist;
@@ -7,6 +7,9 @@ use serde::de::{Error as _, SeqAccess, Visitor};
 use serde::{Deserializer, Serializer};
 use std::fmt;
 use std::marker::PhantomData;
+
+/// The most bytes [`deserialize`] reserves before the elements of a sequence arrive.
+pub const MAX_PRESIZE: usize = 64 << 10;
 
 /// Serializes `filter` as its [`Persist::to_bytes`] encoding.
 ///
@@ -32,7 +35,9 @@ pub fn deserialize<'de, F: Persist, D: Deserializer<'de>>(d: D) -> Result<F, D::
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<F, A::Error> {
             // Formats without a byte type (JSON) write bytes as a sequence of numbers.
-            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            // The declared length is the input's claim, not a fact: pre-size by at most 64 KiB
+            // and let the vector grow with the elements that actually arrive.
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(MAX_PRESIZE));
             while let Some(b) = seq.next_element::<u8>()? {
                 bytes.push(b);
             }

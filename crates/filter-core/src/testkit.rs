@@ -152,6 +152,154 @@ pub fn check_rejects_bad_bytes<F: Persist>(filter: &F) {
     assert!(F::from_bytes(&[]).is_err());
 }
 
+/// Checks `insert_if_absent` against its definition on a twin filter (`twin` built exactly like
+/// `filter`): for each key, `true` exactly when the twin did not contain it and took it, `false`
+/// with nothing changed when it did, the same refusal when the twin refused; at the end both
+/// have the same bytes, and every key is present. Returns how many keys were reported new.
+pub fn check_insert_if_absent<F: Filter + Persist>(
+    filter: &mut F,
+    twin: &mut F,
+    keys: &[Vec<u8>],
+) -> usize {
+    let mut new = 0;
+    for k in keys {
+        let was_present = twin.contains(k);
+        let before = filter.to_bytes();
+        let got = filter.insert_if_absent(k);
+        let want = if was_present {
+            Ok(false)
+        } else {
+            twin.insert(k).map(|()| true)
+        };
+        assert_eq!(got, want, "{}: insert_if_absent disagrees", filter.name());
+        match got {
+            Ok(true) => new += 1,
+            _ => assert_eq!(filter.to_bytes(), before, "{}: changed", filter.name()),
+        }
+        if got.is_ok() {
+            assert!(filter.contains(k), "{}: false negative", filter.name());
+            assert_eq!(
+                filter.insert_if_absent(k),
+                Ok(false),
+                "{}: twice new",
+                filter.name()
+            );
+        }
+    }
+    assert_eq!(
+        filter.to_bytes(),
+        twin.to_bytes(),
+        "{}: states differ",
+        filter.name()
+    );
+    new
+}
+
+/// Re-envelopes `bytes` (a valid file of `F`) with its parameter and payload sections changed
+/// by `edit`, with correct section lengths and a recomputed checksum, so the result always
+/// reaches `F`'s decoder.
+pub fn reenvelope<F: Persist>(
+    bytes: &[u8],
+    edit: impl FnOnce(&mut Vec<u8>, &mut Vec<u8>),
+) -> Vec<u8> {
+    let mut d = crate::format::decode(bytes, F::VARIANT).expect("a valid file");
+    let mut params = d.params.take(d.params.remaining()).expect("whole").to_vec();
+    let mut payload = d
+        .payload
+        .take(d.payload.remaining())
+        .expect("whole")
+        .to_vec();
+    edit(&mut params, &mut payload);
+    let mut e = crate::format::Encoder::new(F::VARIANT, d.hasher, payload.len());
+    e.bytes(&params).begin_payload().bytes(&payload);
+    e.finish()
+}
+
+/// Mutates every parameter byte and a sample of payload bytes (to 0x00, 0xFF and a flipped low
+/// bit), and truncates and extends each section, re-enveloped by [`reenvelope`] so that the
+/// checksum and section lengths are right. Each result must reach the decoder (no envelope
+/// error), and load either as a filter that saves back to exactly those bytes or as a decoder
+/// error. Returns how many mutations the decoder rejected, which must not be zero.
+pub fn check_decoder_validates<F: Persist>(filter: &F) -> usize {
+    let bytes = filter.to_bytes();
+    let d = crate::format::decode(&bytes, F::VARIANT).expect("own bytes");
+    let (n_params, n_payload) = (d.params.remaining(), d.payload.remaining());
+    let mut rejected = 0;
+    let mut probe = |mutated: Vec<u8>| match F::from_bytes(&mutated) {
+        Ok(g) => assert_eq!(g.to_bytes(), mutated, "a loaded filter saves differently"),
+        Err(
+            e @ (FormatError::BadMagic
+            | FormatError::ChecksumMismatch { .. }
+            | FormatError::UnsupportedVersion { .. }
+            | FormatError::WrongVariant { .. }
+            | FormatError::UnknownHash(_)),
+        ) => panic!("the mutation did not reach the decoder: {e}"),
+        Err(_) => rejected += 1,
+    };
+    let step = (n_payload / 64).max(1);
+    for at in (0..n_params)
+        .map(|i| (true, i))
+        .chain((0..n_payload).step_by(step).map(|i| (false, i)))
+    {
+        for value in [0x00u8, 0xFF, 0x01] {
+            probe(reenvelope::<F>(&bytes, |params, payload| {
+                let section = if at.0 { params } else { payload };
+                section[at.1] = if value == 0x01 {
+                    section[at.1] ^ 1
+                } else {
+                    value
+                };
+            }));
+        }
+    }
+    for params_side in [true, false] {
+        for change in [-1i64, 1, 8] {
+            probe(reenvelope::<F>(&bytes, |params, payload| {
+                let section = if params_side { params } else { payload };
+                let len = (section.len() as i64 + change).max(0) as usize;
+                section.resize(len, 0);
+            }));
+        }
+    }
+    assert!(rejected > 0, "no mutation was rejected by the decoder");
+    rejected
+}
+
+/// Saves `filter` with [`Persist::save`], then loads every truncation of the file and every
+/// single-bit corruption of it: each load must return an error or a filter identical to the
+/// original (same bytes). Returns how many damaged files loaded (always 0 in practice: the
+/// checksum covers every bit).
+pub fn check_damaged_files<F: Persist>(filter: &F, dir: &std::path::Path) -> usize {
+    let path = dir.join("filter.bin");
+    filter.save(&path).expect("save");
+    let bytes = std::fs::read(&path).expect("read back");
+    assert_eq!(bytes, filter.to_bytes(), "save wrote other bytes");
+    let mut loaded = 0;
+    let mut try_load = |damaged: &[u8]| {
+        std::fs::write(&path, damaged).expect("write fixture");
+        if let Ok(g) = F::load(&path) {
+            assert_eq!(
+                g.to_bytes(),
+                bytes,
+                "a damaged file loaded as another filter"
+            );
+            loaded += 1;
+        }
+    };
+    for cut in 0..bytes.len() {
+        try_load(&bytes[..cut]);
+    }
+    for bit in 0..bytes.len() * 8 {
+        let mut b = bytes.clone();
+        b[bit / 8] ^= 1 << (bit % 8);
+        try_load(&b);
+    }
+    filter.save(&path).expect("save again");
+    let back = F::load(&path).expect("intact file loads");
+    assert_eq!(back.to_bytes(), bytes);
+    loaded
+}
+
 /// One step of a model-based test of a deletable filter.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -236,4 +384,56 @@ pub fn assert_fpr_near(name: &str, false_positives: u64, trials: u64, expected: 
         "{name}: measured FP rate {measured:.6} ({false_positives}/{trials}) is more than \
          {sigmas} sigma from the formula's {expected:.6} (tolerance {tol:.6})"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Encoder;
+    use crate::{KeyHasher, Variant};
+
+    /// A decoder that accepts anything after the envelope and ignores it: the checks must
+    /// reject it (fixtures proving they can fail).
+    #[derive(Debug)]
+    struct Lenient;
+
+    impl Persist for Lenient {
+        const VARIANT: Variant = Variant::Classic;
+        fn to_bytes(&self) -> Vec<u8> {
+            let mut e = Encoder::new(Self::VARIANT, KeyHasher::default(), 8);
+            e.u64(7).begin_payload().u64(9);
+            e.finish()
+        }
+        fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+            crate::format::decode(bytes, Self::VARIANT).map(|_| Lenient)
+        }
+    }
+
+    /// Takes any bytes as they are, checksum or not.
+    #[derive(Debug)]
+    struct Blind(Vec<u8>);
+
+    impl Persist for Blind {
+        const VARIANT: Variant = Variant::Classic;
+        fn to_bytes(&self) -> Vec<u8> {
+            self.0.clone()
+        }
+        fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+            Ok(Blind(bytes.to_vec()))
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "a loaded filter saves differently")]
+    fn decoder_check_rejects_a_decoder_that_validates_nothing() {
+        check_decoder_validates(&Lenient);
+    }
+
+    #[test]
+    #[should_panic(expected = "a damaged file loaded as another filter")]
+    fn damaged_file_check_rejects_a_loader_that_accepts_anything() {
+        let dir = std::env::temp_dir().join(format!("filterlab-blind-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        check_damaged_files(&Blind(Lenient.to_bytes()), &dir);
+    }
 }

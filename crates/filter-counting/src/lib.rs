@@ -29,10 +29,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    math, prefetch, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist,
-    Result, Sizing, Variant,
+    math, prefetch, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, MemoryCap,
+    Prefetch, Result, Sizing, Variant,
 };
 
 /// Bits per counter.
@@ -82,15 +82,18 @@ pub struct CountingBloom {
 #[derive(Clone, Debug, Default)]
 pub struct CountingBuilder {
     sizing: Sizing,
+    cap: MemoryCap,
 }
 
 impl CountingBuilder {
     filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
 
     /// Builds the filter: as many counters as a classic filter has bits.
     ///
     /// # Errors
-    /// A capacity of 0, a rate outside (0, 1), or a size that cannot be allocated.
+    /// A capacity of 0, a rate outside (0, 1), a size above the memory cap, or a size that
+    /// cannot be allocated.
     pub fn build(self) -> Result<CountingBloom> {
         let sizing = self.sizing.validate()?;
         let m = math::optimal_bits(sizing.capacity, sizing.fpr)?;
@@ -100,7 +103,7 @@ impl CountingBuilder {
             hint: format!("{m} counters do not fit this platform; lower the capacity"),
         })?;
         Ok(CountingBloom {
-            counters: filter_core::zeroed_table(bytes),
+            counters: filter_core::try_zeroed_table(bytes, self.cap, "counter array")?,
             m,
             k,
             len: 0,
@@ -134,6 +137,29 @@ impl CountingBloom {
     /// ([`math::counting_overflow_bound`]).
     pub fn overflow_probability(&self) -> f64 {
         math::counting_overflow_bound(self.m, self.len, self.k, COUNTER_BITS)
+    }
+
+    /// Checks a loaded item count against the counters. Every insert adds `k` to the sum of the
+    /// counters and every removal takes `k` away, except at saturated counters, which never move:
+    /// with none saturated the sum is exactly `k · len`, otherwise the unsaturated ones sum to at
+    /// most that.
+    fn check_len(&self) -> Result<(), FormatError> {
+        let (mut sum, mut saturated) = (0u64, false);
+        for i in 0..self.m {
+            match self.get(i) {
+                MAX => saturated = true,
+                c => sum += u64::from(c),
+            }
+        }
+        let expected = u128::from(self.len) * u128::from(self.k);
+        let sum = u128::from(sum);
+        if sum > expected || (!saturated && sum != expected) {
+            return Err(invalid(format!(
+                "counters sum to {sum}, but {} items of {} hashes add {expected}",
+                self.len, self.k
+            )));
+        }
+        Ok(())
     }
 
     #[inline]
@@ -178,16 +204,7 @@ impl Filter for CountingBloom {
         (0..self.k).all(|_| self.get(g.next()) != 0)
     }
 
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        let prefetch_for = |h| {
-            let mut g = IndexGen::new(h, self.m);
-            for _ in 0..self.k {
-                prefetch(&self.counters[(g.next() / 2) as usize]);
-            }
-        };
-        let ahead = filter_core::worth_prefetching(self.size_in_bytes(), self.k);
-        filter_core::lookup_pipelined(hashes, out, ahead, prefetch_for, |h| self.contains_hash(h));
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -211,6 +228,19 @@ impl Filter for CountingBloom {
 
     fn name(&self) -> &'static str {
         "counting"
+    }
+}
+
+impl Prefetch for CountingBloom {
+    fn lines_per_key(&self) -> u32 {
+        self.k
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        let mut g = IndexGen::new(hash, self.m);
+        for _ in 0..self.k {
+            prefetch(&self.counters[(g.next() / 2) as usize]);
+        }
     }
 }
 
@@ -243,58 +273,58 @@ impl Deletable for CountingBloom {
         Ok(())
     }
 
+    /// The smallest of the key's counters, an upper bound on its inserts unless that counter
+    /// saturated: a counter stuck at 15 has lost its true count, so the only honest upper bound
+    /// is then `u32::MAX` ("at least 15, unknown").
     fn count_hash(&self, hash: Hash128) -> u32 {
         let mut g = IndexGen::new(hash, self.m);
-        (0..self.k)
-            .map(|_| u32::from(self.get(g.next())))
-            .min()
-            .unwrap_or(0)
+        let least = (0..self.k).map(|_| self.get(g.next())).min().unwrap_or(0);
+        if least == MAX {
+            u32::MAX
+        } else {
+            u32::from(least)
+        }
     }
 }
 
-impl Persist for CountingBloom {
+impl Codec for CountingBloom {
     const VARIANT: Variant = Variant::Counting;
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.counters.len());
-        e.u64(self.m)
-            .u32(self.k)
-            .u64(self.len)
-            .u64(self.sizing.capacity)
-            .f64(self.sizing.fpr);
-        e.begin_payload().bytes(&self.counters);
-        e.finish()
+    fn encode_params(&self, e: &mut Encoder) {
+        e.u64(self.m).u32(self.k).u64(self.len);
+        self.sizing.encode_params(e);
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
-        let m = d.params.u64()?;
-        let k = d.params.u32()?;
-        let len = d.params.u64()?;
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
-        }
-        .validate()
-        .map_err(|e| invalid(e.to_string()))?;
-        d.params.finish()?;
+    fn encode_payload(&self, e: &mut Encoder) {
+        e.bytes(&self.counters);
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let m = params.u64()?;
+        let k = params.u32()?;
+        let len = params.u64()?;
+        let sizing = Sizing::decode_params(params, hasher)?;
         if m == 0 || m > 1 << 63 || !(1..=64).contains(&k) {
             return Err(invalid(format!("{m} counters with {k} hashes")));
         }
         let n_bytes = usize::try_from(m.div_ceil(2)).map_err(|_| invalid("too many counters"))?;
-        let counters = d.payload.take(n_bytes)?.to_vec();
-        d.payload.finish()?;
+        let counters = payload.take(n_bytes)?.to_vec();
         if m % 2 == 1 && counters[n_bytes - 1] >> 4 != 0 {
             return Err(invalid("counter set beyond the end of the array"));
         }
-        Ok(CountingBloom {
+        let f = CountingBloom {
             counters,
             m,
             k,
             len,
             sizing,
-        })
+        };
+        f.check_len()?;
+        Ok(f)
     }
 }
 
@@ -304,6 +334,7 @@ filter_core::impl_serde_via_persist!(CountingBloom);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use filter_core::{format, Persist};
 
     #[test]
     fn four_times_the_classic_memory() {
@@ -364,5 +395,83 @@ mod tests {
         f.remove(b"a").unwrap();
         assert!(f.counters.iter().all(|&b| b == 0));
         assert_eq!(f.remove(b"a"), Err(Error::NotPresent));
+    }
+
+    #[test]
+    fn count_stays_an_upper_bound_after_saturation() {
+        let mut f = CountingBloom::builder().capacity(100).build().unwrap();
+        for i in 1..=20u32 {
+            f.insert(b"hot").unwrap();
+            assert!(
+                f.count(b"hot") >= i,
+                "{i} inserts, count {}",
+                f.count(b"hot")
+            );
+        }
+        assert_eq!(f.count(b"hot"), u32::MAX, "saturated: unknown, at least 15");
+        assert_eq!(f.count(b"cold"), 0);
+    }
+
+    /// Issue 9 (counting overflow): 10x the design load drives many counters to saturation;
+    /// they must stay saturated through the deletes, and no remaining key may go missing.
+    #[test]
+    fn ten_times_the_design_load_then_deletes_loses_no_key() {
+        let mut f = CountingBloom::builder()
+            .capacity(1000)
+            .fpr(0.01)
+            .build()
+            .unwrap();
+        let keys = filter_core::testkit::keys("overload", 10_000);
+        keys.iter().for_each(|k| f.insert(k).unwrap());
+        let stuck: Vec<u64> = (0..f.m).filter(|&i| f.get(i) == MAX).collect();
+        assert!(stuck.len() > 20, "only {} saturated", stuck.len());
+        for k in &keys[..5000] {
+            f.remove(k).unwrap();
+        }
+        assert!(
+            stuck.iter().all(|&i| f.get(i) == MAX),
+            "a saturated counter moved"
+        );
+        assert!(keys[5000..].iter().all(|k| f.contains(k)), "false negative");
+        assert_eq!(f.len(), 5000);
+        let copy = CountingBloom::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(copy, f);
+    }
+
+    #[test]
+    fn an_altered_len_is_rejected() {
+        let mut f = CountingBloom::builder().capacity(100).build().unwrap();
+        for i in 0..50u32 {
+            f.insert(&i.to_le_bytes()).unwrap();
+        }
+        let mut bytes = f.to_bytes();
+        // len follows m (8 bytes) and k (4 bytes) in the parameters, which start at byte 24.
+        assert_eq!(bytes[36..44], 50u64.to_le_bytes());
+        for len in [0u64, 49, 51, u64::MAX] {
+            bytes[36..44].copy_from_slice(&len.to_le_bytes());
+            format::reseal(&mut bytes);
+            assert!(
+                matches!(
+                    CountingBloom::from_bytes(&bytes),
+                    Err(FormatError::Invalid(_))
+                ),
+                "len {len}"
+            );
+        }
+    }
+
+    #[test]
+    fn sizes_beyond_memory_are_errors_not_aborts() {
+        assert!(matches!(
+            CountingBloom::builder().capacity(1 << 58).fpr(0.5).build(),
+            Err(Error::OutOfMemory { .. })
+        ));
+        assert!(matches!(
+            CountingBloom::builder()
+                .capacity(100_000)
+                .max_bytes(1000)
+                .build(),
+            Err(Error::MemoryCap { .. })
+        ));
     }
 }

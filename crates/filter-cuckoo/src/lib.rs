@@ -36,10 +36,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    math, prefetch, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, Persist,
-    Result, Sizing, Variant,
+    math, prefetch, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap,
+    Prefetch, Result, Sizing, Variant,
 };
 
 /// Slots per bucket, `b`.
@@ -49,6 +49,10 @@ pub const SLOTS: u32 = 4;
 pub const DESIGN_LOAD: f64 = 0.95;
 /// Default bound on evictions per insert (Fan et al. use 500).
 pub const DEFAULT_MAX_KICKS: u32 = 500;
+/// Largest `max_kicks` the builder and the loader accept: a failing insert walks (and records,
+/// then undoes) this many evictions, so `u32::MAX` would mean minutes and gigabytes per insert.
+/// Past a few hundred kicks more gain almost no load (the table fills at 95-98% either way).
+pub const MAX_KICKS: u32 = 1 << 16;
 /// Extra bytes after the table so every slot can be read as one unaligned 8-byte window.
 const PAD: usize = 8;
 
@@ -100,6 +104,7 @@ pub struct CuckooBuilder {
     sizing: Sizing,
     fp_bits: Option<u32>,
     max_kicks: u32,
+    cap: MemoryCap,
 }
 
 impl Default for CuckooBuilder {
@@ -108,12 +113,14 @@ impl Default for CuckooBuilder {
             sizing: Sizing::default(),
             fp_bits: None,
             max_kicks: DEFAULT_MAX_KICKS,
+            cap: MemoryCap::NONE,
         }
     }
 }
 
 impl CuckooBuilder {
     filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
 
     /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
     pub fn fingerprint_bits(mut self, f: u32) -> Self {
@@ -121,7 +128,7 @@ impl CuckooBuilder {
         self
     }
 
-    /// Bounds the evictions one insert may make before it fails (at least 1).
+    /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]).
     pub fn max_kicks(mut self, kicks: u32) -> Self {
         self.max_kicks = kicks;
         self
@@ -131,7 +138,8 @@ impl CuckooBuilder {
     ///
     /// # Errors
     /// A capacity of 0, a rate outside (0, 1) or too small for 32-bit fingerprints (below about
-    /// 2e-9), fingerprint bits outside 1..=32, zero kicks, or a table too large to allocate.
+    /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`], a table above the
+    /// memory cap, or a table too large to allocate.
     pub fn build(self) -> Result<CuckooFilter> {
         let sizing = self.sizing.validate()?;
         let f = match self.fp_bits {
@@ -139,15 +147,13 @@ impl CuckooBuilder {
             None => math::cuckoo_fingerprint_bits(sizing.fpr, SLOTS)?,
         };
         check_fp_bits(f)?;
-        if self.max_kicks == 0 {
-            return Err(Error::InvalidParameter {
-                name: "max_kicks",
-                value: "0".into(),
-                expected: "at least 1 eviction per insert (500 is typical)",
-            });
-        }
+        check_max_kicks(self.max_kicks)?;
         let buckets = (sizing.capacity as f64 / (f64::from(SLOTS) * DESIGN_LOAD)).ceil() as u64;
-        let table = filter_core::zeroed_table(table_bytes(buckets.max(1), f)?);
+        let table = filter_core::try_zeroed_table(
+            table_bytes(buckets.max(1), f)?,
+            self.cap,
+            "cuckoo table",
+        )?;
         Ok(CuckooFilter {
             table,
             buckets: buckets.max(1),
@@ -168,6 +174,18 @@ fn check_fp_bits(f: u32) -> Result<()> {
             value: f.to_string(),
             expected: "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
                        use a Bloom filter there",
+        })
+    }
+}
+
+fn check_max_kicks(kicks: u32) -> Result<()> {
+    if (1..=MAX_KICKS).contains(&kicks) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name: "max_kicks",
+            value: kicks.to_string(),
+            expected: "between 1 and 65,536 evictions per insert (500 is typical)",
         })
     }
 }
@@ -388,25 +406,7 @@ impl Filter for CuckooFilter {
         self.bucket_has(i1, fp) | self.bucket_has(i2, fp)
     }
 
-    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
-        let prefetch = filter_core::worth_prefetching(self.size_in_bytes(), 2);
-        filter_core::insert_pipelined(hashes, prefetch, |h, next| {
-            if let Some(next) = next {
-                self.prefetch_buckets(next);
-            }
-            self.insert_hash(h)
-        })
-    }
-
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        filter_core::lookup_pipelined(
-            hashes,
-            out,
-            filter_core::worth_prefetching(self.size_in_bytes(), 2),
-            |h| self.prefetch_buckets(h),
-            |h| self.contains_hash(h),
-        );
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -433,6 +433,16 @@ impl Filter for CuckooFilter {
     }
 }
 
+impl Prefetch for CuckooFilter {
+    fn lines_per_key(&self) -> u32 {
+        2
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        self.prefetch_buckets(hash);
+    }
+}
+
 impl Deletable for CuckooFilter {
     fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
         let (i1, i2, fp) = self.buckets_of(hash);
@@ -453,43 +463,38 @@ impl Deletable for CuckooFilter {
     }
 }
 
-impl Persist for CuckooFilter {
+impl Codec for CuckooFilter {
     const VARIANT: Variant = Variant::Cuckoo;
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.table.len());
+    fn encode_params(&self, e: &mut Encoder) {
         e.u64(self.buckets)
             .u32(self.fp_bits)
             .u32(self.max_kicks)
-            .u64(self.len)
-            .u64(self.sizing.capacity)
-            .f64(self.sizing.fpr);
-        e.begin_payload()
-            .bytes(&self.table[..self.table.len() - PAD]);
-        e.finish()
+            .u64(self.len);
+        self.sizing.encode_params(e);
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
-        let buckets = d.params.u64()?;
-        let fp_bits = d.params.u32()?;
-        let max_kicks = d.params.u32()?;
-        let len = d.params.u64()?;
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
-        }
-        .validate()
-        .map_err(|e| invalid(e.to_string()))?;
-        d.params.finish()?;
+    fn encode_payload(&self, e: &mut Encoder) {
+        e.bytes(&self.table[..self.table.len() - PAD]);
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let buckets = params.u64()?;
+        let fp_bits = params.u32()?;
+        let max_kicks = params.u32()?;
+        let len = params.u64()?;
+        let sizing = Sizing::decode_params(params, hasher)?;
         check_fp_bits(fp_bits).map_err(|e| invalid(e.to_string()))?;
-        if buckets == 0 || max_kicks == 0 {
-            return Err(invalid(format!("{buckets} buckets, {max_kicks} kicks")));
+        check_max_kicks(max_kicks).map_err(|e| invalid(e.to_string()))?;
+        if buckets == 0 {
+            return Err(invalid("0 buckets"));
         }
         let n = table_bytes(buckets, fp_bits).map_err(|e| invalid(e.to_string()))? - PAD;
-        let mut table = d.payload.take(n)?.to_vec();
-        d.payload.finish()?;
+        let mut table = payload.take(n)?.to_vec();
         table.extend_from_slice(&[0; PAD]);
         let f = CuckooFilter {
             table,
@@ -522,6 +527,7 @@ filter_core::impl_serde_via_persist!(CuckooFilter);
 mod tests {
     use super::*;
     use filter_core::testkit;
+    use filter_core::{format, Persist};
 
     #[test]
     fn alt_is_an_involution_for_any_table_size() {
@@ -675,10 +681,57 @@ mod tests {
             .is_err());
         assert!(CuckooBuilder::default().fpr(1e-12).build().is_err());
         assert!(CuckooBuilder::default().max_kicks(0).build().is_err());
+        assert!(CuckooBuilder::default()
+            .max_kicks(MAX_KICKS)
+            .build()
+            .is_ok());
+        for kicks in [MAX_KICKS + 1, u32::MAX] {
+            assert!(matches!(
+                CuckooBuilder::default().max_kicks(kicks).build(),
+                Err(Error::InvalidParameter {
+                    name: "max_kicks",
+                    ..
+                })
+            ));
+        }
         assert!(CuckooBuilder::default().capacity(0).build().is_err());
         assert!(matches!(
             CuckooBuilder::default().capacity(u64::MAX).build(),
             Err(Error::SizeOverflow { .. })
+        ));
+    }
+
+    #[test]
+    fn a_file_with_unbounded_kicks_is_rejected() {
+        let f = CuckooFilter::builder().capacity(100).build().unwrap();
+        let mut bytes = f.to_bytes();
+        // max_kicks follows buckets (8 bytes) and fp_bits (4) in the parameters (from byte 24).
+        assert_eq!(bytes[36..40], DEFAULT_MAX_KICKS.to_le_bytes());
+        for kicks in [0, MAX_KICKS + 1, u32::MAX] {
+            bytes[36..40].copy_from_slice(&kicks.to_le_bytes());
+            format::reseal(&mut bytes);
+            assert!(
+                matches!(
+                    CuckooFilter::from_bytes(&bytes),
+                    Err(FormatError::Invalid(_))
+                ),
+                "{kicks}"
+            );
+        }
+    }
+
+    #[test]
+    fn sizes_beyond_memory_are_errors_not_aborts() {
+        assert!(matches!(
+            CuckooFilter::builder().capacity(1 << 60).fpr(0.5).build(),
+            Err(Error::OutOfMemory { .. })
+        ));
+        assert!(matches!(
+            CuckooFilter::builder()
+                .capacity(100_000)
+                .max_bytes(1000)
+                .build(),
+            Err(Error::MemoryCap { .. })
         ));
     }
 }

@@ -31,18 +31,20 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{self, invalid, Encoder};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, Persist, Result,
-    Sizing, Variant,
+    math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, MemoryCap, Prefetch,
+    Result, Sizing, Variant,
 };
 
 /// Default growth factor `s`.
 pub const DEFAULT_GROWTH: f64 = 2.0;
 /// Default tightening ratio `r`.
 pub const DEFAULT_TIGHTENING: f64 = 0.9;
-/// Most stages a filter may have; with `s = 2` the last one would hold 2^63 × the first.
-pub const MAX_STAGES: usize = 64;
+/// Most stages a filter may have. The builder only accepts a growth factor with which the
+/// stages reach 2^63 bits (the address limit) before this count, so memory, not the stage count,
+/// is what ends growth.
+pub const MAX_STAGES: usize = 256;
 
 #[derive(Clone, Debug, PartialEq)]
 struct Stage {
@@ -90,6 +92,8 @@ pub struct ScalableBloom {
     growth: f64,
     tightening: f64,
     len: u64,
+    /// Not saved: a runtime policy of this process (see [`ScalableBloom::set_max_bytes`]).
+    cap: MemoryCap,
 }
 
 /// Builds a [`ScalableBloom`].
@@ -98,6 +102,7 @@ pub struct ScalableBuilder {
     sizing: Sizing,
     growth: f64,
     tightening: f64,
+    cap: MemoryCap,
 }
 
 impl Default for ScalableBuilder {
@@ -106,10 +111,22 @@ impl Default for ScalableBuilder {
             sizing: Sizing::default(),
             growth: DEFAULT_GROWTH,
             tightening: DEFAULT_TIGHTENING,
+            cap: MemoryCap::NONE,
         }
     }
 }
 
+/// The shape of one stage, derived arithmetically (nothing allocated).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct StagePlan {
+    capacity: u64,
+    fpr: f64,
+    m: u64,
+    k: u32,
+}
+
+/// The growth factors files may hold: `[1, 1024]`, as earlier builders accepted. The builder is
+/// stricter ([`ScalableBuilder::build`]).
 fn check_growth(s: f64) -> Result<f64> {
     if s.is_finite() && (1.0..=1024.0).contains(&s) {
         Ok(s)
@@ -136,8 +153,9 @@ fn check_tightening(r: f64) -> Result<f64> {
 
 impl ScalableBuilder {
     filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
 
-    /// Growth factor `s >= 1`: each new stage holds `s` times the previous one's items.
+    /// Growth factor `s > 1`: each new stage holds `s` times the previous one's items.
     pub fn growth(mut self, s: f64) -> Self {
         self.growth = s;
         self
@@ -152,8 +170,10 @@ impl ScalableBuilder {
     /// Builds the filter with its first stage.
     ///
     /// # Errors
-    /// A capacity of 0, a rate outside (0, 1), a growth outside [1, 1024], a tightening outside
-    /// (0, 1), or a first stage too large to allocate.
+    /// A capacity of 0, a rate outside (0, 1), a growth outside (1, 1024], a tightening outside
+    /// (0, 1), a growth and tightening with which the filter would run out of stages (or of
+    /// representable rates) before its stages reach 2^63 bits, or a first stage above the memory
+    /// cap or too large to allocate.
     pub fn build(self) -> Result<ScalableBloom> {
         let sizing = self.sizing.validate()?;
         let mut f = ScalableBloom {
@@ -162,7 +182,9 @@ impl ScalableBuilder {
             growth: check_growth(self.growth)?,
             tightening: check_tightening(self.tightening)?,
             len: 0,
+            cap: self.cap,
         };
+        f.check_growth_is_unbounded()?;
         f.stages.push(f.new_stage(0)?);
         Ok(f)
     }
@@ -189,26 +211,69 @@ impl ScalableBloom {
         math::scalable_initial_fpr(self.sizing.fpr, self.tightening)
     }
 
-    /// Capacity and rate of stage `i`, as the filter derives them.
-    fn stage_shape(&self, i: usize) -> Result<(u64, f64)> {
-        let cap = self.sizing.capacity as f64 * self.growth.powi(i as i32);
+    /// Sets (or with `None` lifts) the memory cap on the stages: an insert that needs a new
+    /// stage beyond it fails with [`Error::MemoryCap`] and changes nothing. The cap is a policy
+    /// of this process, not saved with the filter: a loaded filter has none until this is called.
+    pub fn set_max_bytes(&mut self, cap: Option<u64>) {
+        self.cap = MemoryCap(cap);
+    }
+
+    /// The shape of stage `i`, derived by arithmetic alone (nothing is allocated, so a loader can
+    /// compare a file's stages against it whatever the file claims).
+    fn stage_plan(&self, i: usize) -> Result<StagePlan> {
+        let cap = (self.sizing.capacity as f64 * self.growth.powi(i as i32)).ceil();
         if i >= MAX_STAGES || cap >= u64::MAX as f64 {
             return Err(Error::SizeOverflow {
                 what: "scalable filter",
                 hint: format!("stage {i} would hold {cap:.3e} items; start with a larger capacity"),
             });
         }
+        let capacity = cap as u64;
         let fpr = math::scalable_stage_fpr(self.initial_fpr(), self.tightening, i as u32);
-        Ok((cap.ceil() as u64, fpr))
+        let m = math::optimal_bits(capacity, fpr)?;
+        Ok(StagePlan {
+            capacity,
+            fpr,
+            m,
+            k: math::optimal_hashes(m, capacity),
+        })
+    }
+
+    /// The [`Growable`] promise: inserts never fail for lack of capacity. With a growth factor
+    /// near 1 (or a tightening that drives the stage rates below the smallest `f64`) the filter
+    /// would run out of stages while memory remains; refuse such parameters up front, so that
+    /// only memory (2^63 bits at most, or the cap) can end growth.
+    fn check_growth_is_unbounded(&self) -> Result<()> {
+        const ADDRESS_LIMIT_BITS: f64 = 9_223_372_036_854_775_808.0; // 2^63
+        let mut bits = 0.0;
+        for i in 0..MAX_STAGES {
+            match self.stage_plan(i) {
+                Ok(plan) => bits += plan.m as f64,
+                Err(Error::SizeOverflow { .. }) => return Ok(()),
+                Err(_) => break,
+            }
+            if bits >= ADDRESS_LIMIT_BITS {
+                return Ok(());
+            }
+        }
+        Err(Error::InvalidParameter {
+            name: "growth",
+            value: format!("{} (tightening {})", self.growth, self.tightening),
+            expected: "a growth factor and tightening with which the filter can keep growing \
+                       until memory runs out (within 256 stages): a growth of 2 (or at least \
+                       about 1.2) and a tightening of 0.5 to 0.9",
+        })
     }
 
     fn new_stage(&self, i: usize) -> Result<Stage> {
-        let (capacity, fpr) = self.stage_shape(i)?;
-        let m = math::optimal_bits(capacity, fpr)?;
+        let plan = self.stage_plan(i)?;
+        let used = self.size_in_bytes() as u64;
+        self.cap
+            .check("next scalable stage", used, BloomBits::bytes_for(plan.m))?;
         Ok(Stage {
-            bits: BloomBits::new(m, math::optimal_hashes(m, capacity))?,
-            capacity,
-            fpr,
+            bits: BloomBits::new(plan.m, plan.k)?,
+            capacity: plan.capacity,
+            fpr: plan.fpr,
             len: 0,
         })
     }
@@ -241,16 +306,7 @@ impl Filter for ScalableBloom {
         self.stages.iter().rev().any(|s| s.bits.contains(hash))
     }
 
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        let newest = &self.stages[self.stages.len() - 1].bits;
-        filter_core::lookup_pipelined(
-            hashes,
-            out,
-            filter_core::worth_prefetching(self.size_in_bytes(), newest.hashes()),
-            |h| newest.prefetch(h, newest.hashes()),
-            |h| self.contains_hash(h),
-        );
-    }
+    filter_core::prefetched_batches!();
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -281,6 +337,19 @@ impl Filter for ScalableBloom {
     }
 }
 
+/// Inserts go to the newest stage, which is also the largest and holds most keys: its lines
+/// are the ones worth prefetching.
+impl Prefetch for ScalableBloom {
+    fn lines_per_key(&self) -> u32 {
+        self.stages[self.stages.len() - 1].bits.hashes()
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        let newest = &self.stages[self.stages.len() - 1].bits;
+        newest.prefetch(hash, newest.hashes());
+    }
+}
+
 impl Growable for ScalableBloom {
     fn stages(&self) -> usize {
         self.stages.len()
@@ -291,39 +360,34 @@ impl Growable for ScalableBloom {
     }
 }
 
-impl Persist for ScalableBloom {
+impl Codec for ScalableBloom {
     const VARIANT: Variant = Variant::Scalable;
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::new(Self::VARIANT, self.sizing.hasher, self.size_in_bytes());
-        e.u64(self.sizing.capacity)
-            .f64(self.sizing.fpr)
-            .f64(self.growth)
+    fn encode_params(&self, e: &mut Encoder) {
+        self.sizing.encode_params(e);
+        e.f64(self.growth)
             .f64(self.tightening)
             .u32(self.stages.len() as u32);
-        e.begin_payload();
-        for s in &self.stages {
-            e.u64(s.len);
-            s.bits.encode_params(&mut e);
-            s.bits.encode_payload(&mut e);
-        }
-        e.finish()
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        let mut d = format::decode(bytes, Self::VARIANT)?;
-        let bad = |e: Error| invalid(e.to_string());
-        let sizing = Sizing {
-            capacity: d.params.u64()?,
-            fpr: d.params.f64()?,
-            hasher: d.hasher,
+    fn encode_payload(&self, e: &mut Encoder) {
+        for s in &self.stages {
+            e.u64(s.len);
+            s.bits.encode_params(e);
+            s.bits.encode_payload(e);
         }
-        .validate()
-        .map_err(bad)?;
-        let growth = check_growth(d.params.f64()?).map_err(bad)?;
-        let tightening = check_tightening(d.params.f64()?).map_err(bad)?;
-        let n_stages = d.params.u32()? as usize;
-        d.params.finish()?;
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let bad = |e: Error| invalid(e.to_string());
+        let sizing = Sizing::decode_params(params, hasher)?;
+        let growth = check_growth(params.f64()?).map_err(bad)?;
+        let tightening = check_tightening(params.f64()?).map_err(bad)?;
+        let n_stages = params.u32()? as usize;
         if n_stages == 0 || n_stages > MAX_STAGES {
             return Err(invalid(format!("{n_stages} stages")));
         }
@@ -333,28 +397,35 @@ impl Persist for ScalableBloom {
             growth,
             tightening,
             len: 0,
+            cap: MemoryCap::NONE,
         };
         for i in 0..n_stages {
-            let len = d.payload.u64()?;
-            let bits = BloomBits::decode_inline(&mut d.payload)?;
-            let expected = f.new_stage(i).map_err(bad)?;
-            if (bits.bits(), bits.hashes()) != (expected.bits.bits(), expected.bits.hashes()) {
+            let len = payload.u64()?;
+            // The derived shape is arithmetic (nothing allocated, whatever the file claims), and
+            // `decode_inline` allocates only the words the payload actually holds.
+            let plan = f.stage_plan(i).map_err(bad)?;
+            let bits = BloomBits::decode_inline(payload)?;
+            if (bits.bits(), bits.hashes()) != (plan.m, plan.k) {
                 return Err(invalid(format!(
                     "stage {i} does not have the derived shape"
                 )));
             }
             // Only the newest stage may be below capacity; older ones filled before it was made.
-            if len > expected.capacity || (i + 1 < n_stages && len != expected.capacity) {
+            if len > plan.capacity || (i + 1 < n_stages && len != plan.capacity) {
                 return Err(invalid(format!("stage {i} holds {len} items")));
             }
-            f.len += len;
+            bits.check_len(len)?;
+            f.len = f
+                .len
+                .checked_add(len)
+                .ok_or_else(|| invalid("item count overflows"))?;
             f.stages.push(Stage {
                 bits,
+                capacity: plan.capacity,
+                fpr: plan.fpr,
                 len,
-                ..expected
             });
         }
-        d.payload.finish()?;
         Ok(f)
     }
 }
@@ -366,10 +437,11 @@ filter_core::impl_serde_via_persist!(ScalableBloom);
 mod tests {
     use super::*;
     use filter_core::testkit;
+    use filter_core::{format, Persist};
 
     #[test]
     fn builder_rejects_bad_growth_and_tightening() {
-        for s in [0.5, f64::NAN, f64::INFINITY, 2000.0] {
+        for s in [0.5, 1.0, 1.000_001, 1.05, f64::NAN, f64::INFINITY, 2000.0] {
             assert!(matches!(
                 ScalableBloom::builder().growth(s).build(),
                 Err(Error::InvalidParameter { name: "growth", .. })
@@ -442,5 +514,92 @@ mod tests {
             ScalableBloom::from_bytes(&bad),
             Err(FormatError::Invalid(_))
         ));
+    }
+
+    /// Issue 9: a saved 1,000-key filter (1,896 bytes) whose capacity field was changed and its
+    /// public checksum recomputed made the loader allocate each claimed stage (1.8 PB) before
+    /// comparing shapes, and abort. Shapes are now compared arithmetically.
+    #[test]
+    fn crafted_capacity_is_refused_without_allocating() {
+        let mut f = ScalableBloom::builder()
+            .capacity(1000)
+            .fpr(0.01)
+            .build()
+            .unwrap();
+        for k in testkit::keys("crafted", 1000) {
+            f.insert(&k).unwrap();
+        }
+        let bytes = f.to_bytes();
+        assert_eq!(bytes.len(), 1896);
+        for capacity in [1_000_000_000_000_000u64, 1 << 62, 999, 1001] {
+            let mut bad = bytes.clone();
+            bad[24..32].copy_from_slice(&capacity.to_le_bytes());
+            format::reseal(&mut bad);
+            assert!(
+                matches!(
+                    ScalableBloom::from_bytes(&bad),
+                    Err(FormatError::Invalid(_))
+                ),
+                "capacity {capacity}"
+            );
+        }
+    }
+
+    #[test]
+    fn growth_stops_at_the_memory_cap_and_loses_nothing() {
+        let mut f = ScalableBloom::builder()
+            .capacity(100)
+            .max_bytes(1000)
+            .build()
+            .unwrap();
+        let keys = testkit::keys("cap", 1000);
+        let mut stored = 0;
+        for k in &keys {
+            let before = f.clone();
+            match f.insert(k) {
+                Ok(()) => stored += 1,
+                Err(Error::MemoryCap { cap: 1000, .. }) => {
+                    assert_eq!(f, before, "a refused growth changed the filter");
+                    break;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        // Stages of 100 and 200 items fit in 1000 bytes; the third (400 items) does not.
+        assert_eq!(stored, 300);
+        assert!(f.size_in_bytes() <= 1000);
+        assert!(keys[..stored].iter().all(|k| f.contains(k)));
+        f.set_max_bytes(None);
+        f.insert(&keys[stored]).unwrap();
+        assert!(ScalableBloom::builder()
+            .capacity(1_000_000)
+            .max_bytes(1000)
+            .build()
+            .is_err());
+    }
+
+    #[test]
+    fn every_accepted_growth_keeps_the_growable_promise() {
+        // Accepted: the stages reach the address limit before the stage count runs out.
+        for (s, r) in [(2.0, 0.9), (1.25, 0.9), (4.0, 0.5), (1024.0, 0.99)] {
+            let f = ScalableBloom::builder()
+                .capacity(1)
+                .growth(s)
+                .tightening(r)
+                .build();
+            assert!(f.is_ok(), "s = {s}, r = {r}");
+        }
+        // Refused: 256 stages of these hold far less than memory could.
+        for (s, r) in [(1.0, 0.9), (1.01, 0.9), (2.0, 1e-300)] {
+            let f = ScalableBloom::builder()
+                .capacity(1)
+                .growth(s)
+                .tightening(r)
+                .build();
+            assert!(
+                matches!(f, Err(Error::InvalidParameter { name: "growth", .. })),
+                "s = {s}, r = {r}"
+            );
+        }
     }
 }

@@ -107,6 +107,95 @@ macro_rules! filter_laws {
                 fn arbitrary_bytes_never_panic_on_load(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
                     let _ = <$ty>::from_bytes(&bytes);
                 }
+
+                /// Random edits of the sections, re-enveloped (right lengths, right checksum) so
+                /// that every case reaches the decoder: it must refuse or load canonically.
+                #[test]
+                fn resealed_edits_reach_the_decoder_and_never_panic(
+                    n in 0usize..300,
+                    edits in prop::collection::vec((any::<bool>(), any::<u16>(), any::<u8>()), 1..6),
+                    resize in prop::option::of((any::<bool>(), 0usize..64)),
+                ) {
+                    let mut f = $make(200, seeded(13));
+                    testkit::check_no_false_negatives(&mut f, &testkit::keys("edit", n));
+                    let bytes = testkit::reenvelope::<$ty>(&f.to_bytes(), |params, payload| {
+                        for &(in_params, at, value) in &edits {
+                            let section = if in_params { &mut *params } else { &mut *payload };
+                            if !section.is_empty() {
+                                let i = usize::from(at) % section.len();
+                                section[i] = value;
+                            }
+                        }
+                        if let Some((in_params, len)) = resize {
+                            let section = if in_params { params } else { payload };
+                            let len = len.min(section.len() + 8);
+                            section.resize(len, 0xAB);
+                        }
+                    });
+                    match <$ty>::from_bytes(&bytes) {
+                        Ok(g) => prop_assert_eq!(g.to_bytes(), bytes),
+                        Err(e) => prop_assert!(
+                            !matches!(e, filterlab::FormatError::ChecksumMismatch { .. }),
+                            "{}", e
+                        ),
+                    }
+                }
+
+                #[test]
+                fn insert_if_absent_is_contains_then_insert(n in 0usize..400, dups in 0usize..200) {
+                    let keys = testkit::keys("ifa", n);
+                    let mut stream = keys.clone();
+                    stream.extend(keys.iter().take(dups).cloned());
+                    let mut f = $make(250, seeded(12));
+                    let mut twin = $make(250, seeded(12));
+                    let new = testkit::check_insert_if_absent(&mut f, &mut twin, &stream);
+                    prop_assert!(new <= n);
+                    prop_assert_eq!(f.len(), new as u64);
+                }
+            }
+
+            #[test]
+            fn mutated_sections_reach_the_decoder() {
+                let mut f = $make(300, seeded(10));
+                testkit::check_no_false_negatives(&mut f, &testkit::keys("dec", 250));
+                let rejected = testkit::check_decoder_validates(&f);
+                assert!(rejected > 10, "{rejected}");
+            }
+
+            #[test]
+            fn damaged_saved_files_load_identical_or_not_at_all() {
+                let dir = std::env::temp_dir().join(format!(
+                    "filterlab-damage-{}-{}",
+                    stringify!($variant),
+                    std::process::id()
+                ));
+                std::fs::create_dir_all(&dir).unwrap();
+                let mut f = $make(12, seeded(14));
+                testkit::check_no_false_negatives(&mut f, &testkit::keys("file", 10));
+                let loaded = testkit::check_damaged_files(&f, &dir);
+                assert_eq!(loaded, 0);
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
+
+            #[test]
+            fn serde_does_not_trust_a_declared_length() {
+                use filter_core::serde_bytes::serde::de::value::{Error as DeError, SeqDeserializer};
+                use filter_core::serde_bytes::serde::Deserialize;
+                /// Yields the real bytes but claims 2^60 of them.
+                struct Liar(std::vec::IntoIter<u8>);
+                impl Iterator for Liar {
+                    type Item = u8;
+                    fn next(&mut self) -> Option<u8> {
+                        self.0.next()
+                    }
+                    fn size_hint(&self) -> (usize, Option<usize>) {
+                        (1 << 60, Some(1 << 60))
+                    }
+                }
+                let f = $make(100, seeded(15));
+                let de = SeqDeserializer::<_, DeError>::new(Liar(f.to_bytes().into_iter()));
+                let back = <$ty>::deserialize(de).unwrap();
+                assert_eq!(back.to_bytes(), f.to_bytes());
             }
 
             #[test]

@@ -1,0 +1,97 @@
+//! What both fuzz targets share: the variants, built small from fuzzer-chosen parameters.
+
+use arbitrary::Arbitrary;
+use filterlab::{
+    BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, HashKind, KeyHasher, ScalableBloom,
+};
+
+/// The variant a run exercises.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub enum Kind {
+    Classic,
+    Counting,
+    Scalable,
+    Cuckoo,
+    Blocked,
+}
+
+/// Small-filter parameters, kept in ranges that build quickly.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct Shape {
+    pub capacity: u8,
+    pub fpr_step: u8,
+    pub seed: u32,
+    pub murmur: bool,
+}
+
+impl Shape {
+    pub fn capacity(&self) -> u64 {
+        u64::from(self.capacity % 64) + 1
+    }
+
+    /// 0.5, 0.25, ... down to 2^-16.
+    pub fn fpr(&self) -> f64 {
+        0.5f64.powi(i32::from(self.fpr_step % 16) + 1)
+    }
+
+    pub fn hasher(&self) -> KeyHasher {
+        let kind = if self.murmur {
+            HashKind::Murmur3X64_128
+        } else {
+            HashKind::Xxh3_128
+        };
+        KeyHasher::new(kind, u64::from(self.seed)).expect("32-bit seed")
+    }
+}
+
+pub fn classic(s: Shape) -> ClassicBloom {
+    ClassicBloom::builder()
+        .capacity(s.capacity())
+        .fpr(s.fpr())
+        .hasher(s.hasher())
+        .build()
+        .expect("small classic")
+}
+
+pub fn counting(s: Shape) -> CountingBloom {
+    CountingBloom::builder()
+        .capacity(s.capacity())
+        .fpr(s.fpr())
+        .hasher(s.hasher())
+        .build()
+        .expect("small counting")
+}
+
+/// With a memory cap of 32 to 4127 bytes when the first stage fits under it, so that growth is
+/// refused mid-run and the refusal is checked too.
+pub fn scalable(s: Shape) -> ScalableBloom {
+    let builder = ScalableBloom::builder()
+        .capacity(s.capacity() % 8 + 1)
+        .fpr(s.fpr())
+        .hasher(s.hasher());
+    builder
+        .clone()
+        .max_bytes(u64::from(s.seed % 4096) + 32)
+        .build()
+        .or_else(|_| builder.build())
+        .expect("small scalable")
+}
+
+pub fn cuckoo(s: Shape) -> CuckooFilter {
+    CuckooFilter::builder()
+        .capacity(s.capacity())
+        .fpr(s.fpr())
+        .hasher(s.hasher())
+        .max_kicks(u32::from(s.fpr_step) + 1)
+        .build()
+        .expect("small cuckoo")
+}
+
+pub fn blocked(s: Shape) -> BlockedBloom {
+    BlockedBloom::builder()
+        .capacity(s.capacity())
+        .fpr(s.fpr())
+        .hasher(s.hasher())
+        .build()
+        .expect("small blocked")
+}

@@ -1,0 +1,174 @@
+//! Random operation sequences against a `HashMap<key, count>` model, for every variant, with
+//! save/load round trips in the middle. After every step: no false negative, `len` equals the
+//! model's total, a deletable filter's `count` is at least the model's, a refused operation
+//! changed nothing, and a round trip gives back the same bytes.
+#![no_main]
+
+mod common;
+
+use arbitrary::Arbitrary;
+use common::{Kind, Shape};
+use filterlab::{Deletable, Error, Filter, Persist};
+use libfuzzer_sys::fuzz_target;
+use std::collections::HashMap;
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Insert(u8),
+    InsertIfAbsent(u8),
+    Remove(u8),
+    Contains(u8),
+    Batch(Vec<u8>),
+    RoundTrip,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    kind: Kind,
+    shape: Shape,
+    ops: Vec<Op>,
+}
+
+fn key(i: u8) -> [u8; 2] {
+    [b'k', i]
+}
+
+/// Removal, for the variants that have it.
+trait MaybeDeletable: Filter + Persist {
+    fn try_remove(&mut self, _key: &[u8]) -> Option<Result<(), Error>> {
+        None
+    }
+    fn try_count(&self, _key: &[u8]) -> Option<u32> {
+        None
+    }
+}
+
+macro_rules! deletable {
+    ($($t:ty),*) => {$(
+        impl MaybeDeletable for $t {
+            fn try_remove(&mut self, key: &[u8]) -> Option<Result<(), Error>> {
+                Some(self.remove(key))
+            }
+            fn try_count(&self, key: &[u8]) -> Option<u32> {
+                Some(self.count(key))
+            }
+        }
+    )*};
+}
+deletable!(filterlab::CountingBloom, filterlab::CuckooFilter);
+impl MaybeDeletable for filterlab::ClassicBloom {}
+impl MaybeDeletable for filterlab::ScalableBloom {}
+impl MaybeDeletable for filterlab::BlockedBloom {}
+
+/// A refusal must leave the filter as it was; only a full cuckoo table and a scalable filter at
+/// its memory cap refuse here.
+fn refused<F: Persist>(f: &F, before: &[u8], e: &Error) {
+    assert!(
+        matches!(e, Error::Full { .. } | Error::MemoryCap { .. }),
+        "unexpected error {e}"
+    );
+    assert_eq!(f.to_bytes(), before, "a refused insert changed the filter");
+}
+
+fn step<F: MaybeDeletable>(f: &mut F, model: &mut HashMap<u8, u32>, op: &Op) {
+    match op {
+        Op::Insert(i) => {
+            let before = f.to_bytes();
+            match f.insert(&key(*i)) {
+                Ok(()) => *model.entry(*i).or_default() += 1,
+                Err(e) => refused(f, &before, &e),
+            }
+        }
+        Op::InsertIfAbsent(i) => {
+            let before = f.to_bytes();
+            let seen = f.contains(&key(*i));
+            match f.insert_if_absent(&key(*i)) {
+                Ok(true) => {
+                    assert!(!seen, "reported new but was present");
+                    *model.entry(*i).or_default() += 1;
+                }
+                Ok(false) => {
+                    assert!(seen, "reported present but was absent");
+                    assert_eq!(f.to_bytes(), before, "a present key changed the filter");
+                }
+                Err(e) => refused(f, &before, &e),
+            }
+        }
+        Op::Remove(i) => {
+            let held = model.get(i).copied().unwrap_or(0);
+            let present = f.contains(&key(*i));
+            if held == 0 && present {
+                return; // a false positive: removing it is a caller error the filter cannot see
+            }
+            let before = f.to_bytes();
+            match f.try_remove(&key(*i)) {
+                None => {}
+                Some(Ok(())) => {
+                    assert!(held > 0, "removed a key the model does not hold");
+                    model.insert(*i, held - 1);
+                }
+                Some(Err(e)) => {
+                    assert!(held == 0 && e == Error::NotPresent, "{e} with {held} held");
+                    assert_eq!(f.to_bytes(), before, "a refused removal changed the filter");
+                }
+            }
+        }
+        Op::Contains(i) => {
+            let _ = f.contains(&key(*i));
+        }
+        Op::Batch(ids) => {
+            let keys: Vec<[u8; 2]> = ids.iter().map(|&i| key(i)).collect();
+            let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+            // A batch stops at the first refusal: count the keys that went in one by one.
+            for (id, k) in ids.iter().zip(&refs) {
+                let before = f.to_bytes();
+                match f.insert_batch(std::slice::from_ref(k)) {
+                    Ok(()) => *model.entry(*id).or_default() += 1,
+                    Err(e) => refused(f, &before, &e),
+                }
+            }
+            let mut out = Vec::new();
+            f.contains_batch(&refs, &mut out);
+            let single: Vec<bool> = refs.iter().map(|k| f.contains(k)).collect();
+            assert_eq!(out, single, "batch answers differ");
+        }
+        Op::RoundTrip => {
+            let bytes = f.to_bytes();
+            let copy = F::from_bytes(&bytes).expect("own bytes must load");
+            assert_eq!(copy.to_bytes(), bytes, "round trip changed the bytes");
+            *f = copy;
+        }
+    }
+}
+
+fn check<F: MaybeDeletable>(f: &F, model: &HashMap<u8, u32>) {
+    let total: u64 = model.values().map(|&c| u64::from(c)).sum();
+    assert_eq!(f.len(), total, "len disagrees with the model");
+    for (&i, &c) in model.iter().filter(|(_, &c)| c > 0) {
+        assert!(f.contains(&key(i)), "false negative for key {i}");
+        if let Some(n) = f.try_count(&key(i)) {
+            assert!(n >= c, "count {n} below the {c} copies inserted");
+        }
+    }
+    let p = f.expected_fpr();
+    assert!((0.0..=1.0).contains(&p), "expected_fpr {p}");
+}
+
+fn run<F: MaybeDeletable>(mut f: F, ops: &[Op]) {
+    let mut model = HashMap::new();
+    for op in ops.iter().take(512) {
+        step(&mut f, &mut model, op);
+        check(&f, &model);
+    }
+}
+
+fuzz_target!(|input: Input| {
+    let s = input.shape;
+    match input.kind {
+        Kind::Classic => run(common::classic(s), &input.ops),
+        Kind::Counting => run(common::counting(s), &input.ops),
+        Kind::Scalable => run(common::scalable(s), &input.ops),
+        Kind::Cuckoo => run(common::cuckoo(s), &input.ops),
+        Kind::Blocked => run(common::blocked(s), &input.ops),
+    }
+});
