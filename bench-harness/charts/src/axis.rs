@@ -3,7 +3,6 @@
 use crate::decor::Frame;
 use crate::style::TICK_SIZE;
 
-
 /// One axis: its range in transformed units (log10 of the value on a log axis) and its ticks.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Axis {

@@ -5,16 +5,18 @@ use plotters::prelude::*;
 use crate::axis::Axis;
 use crate::canvas::{text_width, Align, Canvas, CAP_HEIGHT};
 use crate::decor::{Decor, Frame};
+use crate::line::ErrorBar;
 use crate::output::Figure;
 use crate::style::*;
 use crate::{BarChart, WIDTH};
-
 
 pub(crate) struct BarGroup<'a> {
     pub(crate) name: &'a str,
     pub(crate) colour: RGBColor,
     /// One entry per category; `None` leaves the bar out.
     pub(crate) values: Vec<Option<f64>>,
+    /// One entry per category (or none); `x` of each bar is its category index.
+    pub(crate) whiskers: Vec<Option<ErrorBar>>,
 }
 
 /// One entry of the legend row(s) above a bar chart.
@@ -44,20 +46,31 @@ impl<'a> BarFigure<'a> {
         let groups: Vec<BarGroup<'a>> = chart
             .groups
             .iter()
-            .map(|(name, values)| BarGroup {
+            .enumerate()
+            .map(|(g, (name, values))| BarGroup {
                 name,
                 colour: PALETTE[slot_of(&slots, name)],
                 values: values
                     .iter()
                     .map(|&v| (v.is_finite() && (!chart.y_log || v > 0.0)).then_some(v))
                     .collect(),
+                whiskers: chart.spread.get(g).map_or_else(Vec::new, |spread| {
+                    let fit = |(c, &r)| ErrorBar::fit(c as f64, r, chart.y_log);
+                    spread.iter().enumerate().map(fit).collect()
+                }),
             })
             .collect();
 
+        // The axis covers the bars and the whisker ends that fit it.
         let present = || {
-            groups
-                .iter()
-                .flat_map(|g| g.values.iter().flatten().copied())
+            groups.iter().flat_map(|g| {
+                let ends = g
+                    .whiskers
+                    .iter()
+                    .flatten()
+                    .flat_map(|b| b.low.into_iter().chain([b.high]));
+                g.values.iter().flatten().copied().chain(ends)
+            })
         };
         let has_data = present().next().is_some() && !chart.categories.is_empty();
         let (y, base) = if !has_data {
@@ -163,6 +176,28 @@ impl<'a> BarFigure<'a> {
     }
 }
 
+impl BarFigure<'_> {
+    /// A min..max whisker at pixel column `x`, capped at ends inside the plot; dark, so it
+    /// shows on every bar colour.
+    fn draw_whisker<DB: DrawingBackend>(
+        &self,
+        canvas: &Canvas<'_, DB>,
+        x: f64,
+        w: &ErrorBar,
+        bar_width: f64,
+    ) -> anyhow::Result<()> {
+        let f = &self.frame;
+        let y = &self.decor.y;
+        let top = f.y(y.frac(w.high)).clamp(f.top, f.bottom);
+        let bottom = w
+            .low
+            .map_or(f.bottom, |l| f.y(y.frac(l)).clamp(f.top, f.bottom));
+        let half = (ERROR_BAR_CAP / 2.0).min(bar_width * 0.35);
+        let caps = (top > f.top, bottom < f.bottom && w.low.is_some());
+        canvas.error_bar((x, top, bottom), half, caps, INK)
+    }
+}
+
 impl Figure for BarFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, canvas: &Canvas<'_, DB>) -> anyhow::Result<()> {
         let f = &self.frame;
@@ -193,6 +228,14 @@ impl Figure for BarFigure<'_> {
                     (base_y, top)
                 };
                 canvas.fill_rect((bx0, ya), (bx1, yb), group.colour.to_rgba())?;
+            }
+        }
+        for (c, _) in self.categories.iter().enumerate() {
+            let x0 = f.left + slot * c as f64 + (slot - group_width) / 2.0;
+            for (g, group) in self.groups.iter().enumerate() {
+                if let Some(Some(w)) = group.whiskers.get(c) {
+                    self.draw_whisker(canvas, x0 + bar * (g as f64 + 0.5), w, bar)?;
+                }
             }
         }
         // A zero line where bars go both ways.

@@ -9,7 +9,6 @@ use plotters::style::{FontDesc, FontFamily, FontStyle, FontTransform};
 use crate::output::drawing_error;
 use crate::style::*;
 
-
 /// How far below a `VPos::Top` anchor each backend puts the baseline, per unit of font size.
 /// The SVG backend writes `dy="0.76em"` with `font-size = size / 1.24`; plotters' ab_glyph
 /// rasteriser puts the baseline half a size below the anchor.
@@ -42,7 +41,12 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
         ((w * self.scale).round() as u32).max(1)
     }
 
-    pub(crate) fn polyline(&self, points: &[(f64, f64)], colour: RGBColor, width: f64) -> anyhow::Result<()> {
+    pub(crate) fn polyline(
+        &self,
+        points: &[(f64, f64)],
+        colour: RGBColor,
+        width: f64,
+    ) -> anyhow::Result<()> {
         let points: Vec<_> = points.iter().map(|&p| self.pt(p)).collect();
         self.area
             .draw(&PathElement::new(
@@ -52,7 +56,12 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
             .map_err(drawing_error)
     }
 
-    pub(crate) fn dashed(&self, points: &[(f64, f64)], colour: RGBColor, width: f64) -> anyhow::Result<()> {
+    pub(crate) fn dashed(
+        &self,
+        points: &[(f64, f64)],
+        colour: RGBColor,
+        width: f64,
+    ) -> anyhow::Result<()> {
         let points: Vec<_> = points.iter().map(|&p| self.pt(p)).collect();
         self.area
             .draw(&DashedPathElement::new(
@@ -65,7 +74,14 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
     }
 
     /// A horizontal line `width` thick, drawn as a rectangle so that it stays crisp.
-    pub(crate) fn hline(&self, x0: f64, x1: f64, y: f64, colour: RGBColor, width: f64) -> anyhow::Result<()> {
+    pub(crate) fn hline(
+        &self,
+        x0: f64,
+        x1: f64,
+        y: f64,
+        colour: RGBColor,
+        width: f64,
+    ) -> anyhow::Result<()> {
         let top = self.px(y - width / 2.0);
         let thickness = self.width(width) as i32;
         let (a, b) = (self.px(x0.min(x1)), self.px(x0.max(x1)));
@@ -78,7 +94,14 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
     }
 
     /// A vertical line `width` thick, drawn as a rectangle so that it stays crisp.
-    pub(crate) fn vline(&self, x: f64, y0: f64, y1: f64, colour: RGBColor, width: f64) -> anyhow::Result<()> {
+    pub(crate) fn vline(
+        &self,
+        x: f64,
+        y0: f64,
+        y1: f64,
+        colour: RGBColor,
+        width: f64,
+    ) -> anyhow::Result<()> {
         let left = self.px(x - width / 2.0);
         let thickness = self.width(width) as i32;
         let (a, b) = (self.px(y0.min(y1)), self.px(y0.max(y1)));
@@ -88,6 +111,24 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
                 colour.filled(),
             ))
             .map_err(drawing_error)
+    }
+
+    /// An error bar from `top` to `bottom` at `x`, with a cap `2 * half_cap` wide at each
+    /// end whose flag in `caps` (top, bottom) is set.
+    pub(crate) fn error_bar(
+        &self,
+        (x, top, bottom): (f64, f64, f64),
+        half_cap: f64,
+        caps: (bool, bool),
+        colour: RGBColor,
+    ) -> anyhow::Result<()> {
+        self.vline(x, top, bottom, colour, ERROR_BAR_WIDTH)?;
+        for (y, cap) in [(top, caps.0), (bottom, caps.1)] {
+            if cap {
+                self.hline(x - half_cap, x + half_cap, y, colour, ERROR_BAR_WIDTH)?;
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn fill_rect(
@@ -118,7 +159,12 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
         self.vline(x1, y0, y1, colour, width)
     }
 
-    pub(crate) fn marker(&self, shape: Marker, (x, y): (f64, f64), colour: RGBColor) -> anyhow::Result<()> {
+    pub(crate) fn marker(
+        &self,
+        shape: Marker,
+        (x, y): (f64, f64),
+        colour: RGBColor,
+    ) -> anyhow::Result<()> {
         // A white rim keeps overlapping markers and crossing lines apart.
         self.marker_shape(shape, (x, y), MARKER_RADIUS + 1.2, WHITE)?;
         self.marker_shape(shape, (x, y), MARKER_RADIUS, colour)

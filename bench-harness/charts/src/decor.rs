@@ -7,7 +7,6 @@ use crate::canvas::{text_width, Align, Canvas, CAP_HEIGHT, DESCENT};
 use crate::style::*;
 use crate::{HEIGHT, WIDTH};
 
-
 /// The plot rectangle in logical pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Frame {

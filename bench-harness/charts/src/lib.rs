@@ -14,7 +14,9 @@
 //!         "classic",
 //!         vec![(4.0, 0.147), (8.0, 0.0216), (12.0, 0.0031), (16.0, 0.00046)],
 //!         SeriesStyle::LinePoints,
-//!     )],
+//!     )
+//!     // Optional error bars: one (low, high) of y per point, e.g. 95% Wilson intervals.
+//!     .with_spread(vec![(0.140, 0.154), (0.0200, 0.0233), (0.0027, 0.0036), (0.0003, 0.0006)])],
 //! };
 //! let written = render_line(&chart, "reports/fpr_vs_bits".as_ref())?; // .svg and .png
 //! # let _ = written; Ok(()) }
@@ -65,7 +67,18 @@
 //! are skipped. A series left with no points is left out, legend included. A chart with
 //! nothing left to draw is still written, as empty axes saying "no data", so report links
 //! never dangle. Only malformed input (a bar group whose value count differs from the
-//! category count) and I/O failures are errors.
+//! category count, a spread whose length differs from its points or values) and I/O failures
+//! are errors.
+//!
+//! # Error bars
+//!
+//! A line series can carry a spread: one `(low, high)` of y per point, drawn as a vertical
+//! bar with caps in the series' colour (a 95% Wilson interval around a measured rate, the
+//! min..max of repeated timings around their median). Give it with
+//! [`Series::with_spread`]. A bar chart takes whiskers the same way, one `(low, high)` per
+//! bar, in [`BarChart::spread`]. A pair with a non-finite end draws nothing; on a log axis a
+//! low end at or below zero runs the bar to the bottom of the plot. Axes are ranged to
+//! include the spread, so no bar is cut.
 
 mod axis;
 mod bar;
@@ -121,6 +134,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Line, dashes and/or markers.
     pub style: SeriesStyle,
+    /// Error bars: empty for none, else one `(low, high)` of y per point (see the module
+    /// docs).
+    pub spread: Vec<(f64, f64)>,
 }
 
 impl Series {
@@ -130,12 +146,22 @@ impl Series {
             name: name.into(),
             points,
             style,
+            spread: Vec::new(),
         }
+    }
+
+    /// The series with an error bar at each point: `spread[i]` is the `(low, high)` of y
+    /// around `points[i]`, so it needs one entry per point ([`render_line`] rejects another
+    /// length).
+    #[must_use]
+    pub fn with_spread(mut self, spread: Vec<(f64, f64)>) -> Self {
+        self.spread = spread;
+        self
     }
 }
 
 /// An x-y chart of one or more [`Series`], rendered by [`render_line`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LineChart {
     /// Drawn above the plot; empty for none.
     pub title: String,
@@ -156,7 +182,9 @@ pub struct LineChart {
 ///
 /// For "ns per lookup of each variant at each positive-query mix", the categories are the
 /// mixes (`"0%"`, `"25%"`, ...) and each group is a variant with one value per mix.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Build it with `..Default::default()` for the fields you leave empty (`spread`).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BarChart {
     /// Drawn above the plot; empty for none.
     pub title: String,
@@ -171,6 +199,10 @@ pub struct BarChart {
     pub groups: Vec<(String, Vec<f64>)>,
     /// Logarithmic y axis; the bars then rise from the decade below the smallest value.
     pub y_log: bool,
+    /// Whiskers: empty for none, else one entry per group (in the order of `groups`), each
+    /// empty (no whiskers for that group) or one `(low, high)` per category, e.g. the min and
+    /// max of repeated timings whose median is the bar.
+    pub spread: Vec<Vec<(f64, f64)>>,
 }
 
 /// Registers the embedded DejaVu Sans (regular and bold) with plotters under the names
@@ -217,6 +249,18 @@ pub fn register_fonts() -> anyhow::Result<()> {
 /// When a file cannot be written. Degenerate data is not an error (see the module docs).
 pub fn render_line(chart: &LineChart, stem: &Path) -> anyhow::Result<Vec<PathBuf>> {
     register_fonts()?;
+    for s in &chart.series {
+        if !s.spread.is_empty() && s.spread.len() != s.points.len() {
+            bail!(
+                "line chart {:?}: series {:?} has {} points but {} spread entries; give one \
+                 (low, high) per point, or none",
+                chart.title,
+                s.name,
+                s.points.len(),
+                s.spread.len()
+            );
+        }
+    }
     let figure = LineFigure::new(chart)?;
     write_figure(&figure, stem)
 }
@@ -237,6 +281,25 @@ pub fn render_bar(chart: &BarChart, stem: &Path) -> anyhow::Result<Vec<PathBuf>>
                  give exactly one value per category (NaN for a missing bar)",
                 chart.title,
                 values.len(),
+                chart.categories.len()
+            );
+        }
+    }
+    if !chart.spread.is_empty() && chart.spread.len() != chart.groups.len() {
+        bail!(
+            "bar chart {:?}: {} spread entries for {} groups; give one per group, or none",
+            chart.title,
+            chart.spread.len(),
+            chart.groups.len()
+        );
+    }
+    for (spread, (name, _)) in chart.spread.iter().zip(&chart.groups) {
+        if !spread.is_empty() && spread.len() != chart.categories.len() {
+            bail!(
+                "bar chart {:?}: group {name:?} has {} whiskers but there are {} categories; \
+                 give one (low, high) per category, or none",
+                chart.title,
+                spread.len(),
                 chart.categories.len()
             );
         }

@@ -9,7 +9,6 @@ use crate::output::Figure;
 use crate::style::*;
 use crate::{LineChart, SeriesStyle, WIDTH};
 
-
 pub(crate) struct LineSeries<'a> {
     pub(crate) name: &'a str,
     pub(crate) style: SeriesStyle,
@@ -17,6 +16,29 @@ pub(crate) struct LineSeries<'a> {
     pub(crate) marker: Marker,
     /// Points with finite coordinates that fit the axes.
     pub(crate) points: Vec<(f64, f64)>,
+    /// Error bars of the kept points that have one.
+    pub(crate) bars: Vec<ErrorBar>,
+}
+
+/// A vertical error bar in data units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ErrorBar {
+    pub(crate) x: f64,
+    /// `None` when the low end does not fit a log axis: the bar runs to the plot's bottom.
+    pub(crate) low: Option<f64>,
+    pub(crate) high: f64,
+}
+
+impl ErrorBar {
+    /// The bar for `(low, high)` at `x`, if it shows on the axis (`y_log`: positive `high`).
+    pub(crate) fn fit(x: f64, (low, high): (f64, f64), y_log: bool) -> Option<Self> {
+        let (low, high) = (low.min(high), low.max(high));
+        if !low.is_finite() || !high.is_finite() || (y_log && high <= 0.0) {
+            return None;
+        }
+        let low = (!y_log || low > 0.0).then_some(low);
+        Some(Self { x, low, high })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,7 +57,6 @@ pub(crate) struct LineFigure<'a> {
     pub(crate) legend: Option<LegendBox>,
 }
 
-
 impl<'a> LineFigure<'a> {
     pub(crate) fn new(chart: &'a LineChart) -> anyhow::Result<Self> {
         let fits = |log: bool, v: f64| v.is_finite() && (!log || v > 0.0);
@@ -45,23 +66,36 @@ impl<'a> LineFigure<'a> {
             .iter()
             .map(|s| {
                 let slot = slot_of(&slots, &s.name);
+                let kept = |&(x, y): &(f64, f64)| fits(chart.x_log, x) && fits(chart.y_log, y);
+                let bars = s
+                    .points
+                    .iter()
+                    .zip(&s.spread)
+                    .filter(|(p, _)| kept(p))
+                    .filter_map(|(&(x, _), &range)| ErrorBar::fit(x, range, chart.y_log))
+                    .collect();
                 LineSeries {
                     name: &s.name,
                     style: s.style,
                     colour: PALETTE[slot],
                     marker: MARKERS[slot % MARKERS.len()],
-                    points: s
-                        .points
-                        .iter()
-                        .copied()
-                        .filter(|&(x, y)| fits(chart.x_log, x) && fits(chart.y_log, y))
-                        .collect(),
+                    points: s.points.iter().copied().filter(kept).collect(),
+                    bars,
                 }
             })
             .filter(|s| !s.points.is_empty())
             .collect();
 
-        let all = || series.iter().flat_map(|s| s.points.iter().copied());
+        // The axes cover the points and both ends of every error bar that fit them.
+        let all = || {
+            series.iter().flat_map(|s| {
+                let ends = s.bars.iter().flat_map(|b| {
+                    let low = b.low.map(|l| (b.x, l));
+                    low.into_iter().chain([(b.x, b.high)])
+                });
+                s.points.iter().copied().chain(ends)
+            })
+        };
         let (x, y) = if series.is_empty() {
             (
                 Axis::placeholder(chart.x_log),
@@ -180,6 +214,14 @@ impl<'a> LineFigure<'a> {
         for s in &self.series {
             let mapped: Vec<(f64, f64)> = s.points.iter().map(|&p| self.map(p)).collect();
             samples.extend(mapped.iter().copied());
+            for bar in &s.bars {
+                let (top, bottom) = self.bar_ends(bar);
+                let steps = ((bottom.1 - top.1) / 2.0).ceil().clamp(1.0, 10_000.0) as usize;
+                samples.extend((0..=steps).map(|i| {
+                    let t = i as f64 / steps as f64;
+                    (top.0, top.1 + t * (bottom.1 - top.1))
+                }));
+            }
             if s.style.has_line() {
                 for w in mapped.windows(2) {
                     let (a, b) = (w[0], w[1]);
@@ -211,7 +253,10 @@ impl<'a> LineFigure<'a> {
             })
     }
 
-    pub(crate) fn draw_series<DB: DrawingBackend>(&self, canvas: &Canvas<'_, DB>) -> anyhow::Result<()> {
+    pub(crate) fn draw_series<DB: DrawingBackend>(
+        &self,
+        canvas: &Canvas<'_, DB>,
+    ) -> anyhow::Result<()> {
         for s in &self.series {
             let mapped: Vec<(f64, f64)> = s.points.iter().map(|&p| self.map(p)).collect();
             match s.style {
@@ -222,13 +267,44 @@ impl<'a> LineFigure<'a> {
                 SeriesStyle::Points => {}
             }
         }
-        // Markers go on top of every line.
+        for s in &self.series {
+            for bar in &s.bars {
+                self.draw_bar(canvas, bar, s.colour)?;
+            }
+        }
+        // Markers go on top of every line and bar.
         for s in self.series.iter().filter(|s| s.style.has_markers()) {
             for &p in &s.points {
                 canvas.marker(s.marker, self.map(p), s.colour)?;
             }
         }
         Ok(())
+    }
+
+    /// Top and bottom of an error bar in pixels, inside the frame.
+    pub(crate) fn bar_ends(&self, bar: &ErrorBar) -> ((f64, f64), (f64, f64)) {
+        let f = &self.frame;
+        let (x, top) = self.map((bar.x, bar.high));
+        let bottom = bar.low.map_or(f.bottom, |low| self.map((bar.x, low)).1);
+        (
+            (x, top.clamp(f.top, f.bottom)),
+            (x, bottom.clamp(f.top, f.bottom)),
+        )
+    }
+
+    /// A vertical bar with a cap at each end that lies inside the plot.
+    pub(crate) fn draw_bar<DB: DrawingBackend>(
+        &self,
+        canvas: &Canvas<'_, DB>,
+        bar: &ErrorBar,
+        colour: RGBColor,
+    ) -> anyhow::Result<()> {
+        let ((x, top), (_, bottom)) = self.bar_ends(bar);
+        let caps = (
+            top > self.frame.top,
+            bottom < self.frame.bottom && bar.low.is_some(),
+        );
+        canvas.error_bar((x, top, bottom), ERROR_BAR_CAP / 2.0, caps, colour)
     }
 
     pub(crate) fn draw_legend<DB: DrawingBackend>(

@@ -7,9 +7,8 @@ use anyhow::{anyhow, bail, Context as _};
 use plotters::prelude::*;
 
 use crate::canvas::{Canvas, RASTER_TEXT_DROP, SVG_TEXT_DROP};
-use crate::{HEIGHT, WIDTH};
 use crate::style::SUPERSAMPLE;
-
+use crate::{HEIGHT, WIDTH};
 
 /// Something laid out in logical pixels that can draw itself on any backend.
 pub(crate) trait Figure {

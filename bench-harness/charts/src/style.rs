@@ -103,3 +103,6 @@ pub(crate) fn slot_of(slots: &[(&str, usize)], name: &str) -> usize {
 pub(crate) const LEGEND_ROW: f64 = LEGEND_SIZE * 1.4;
 pub(crate) const LEGEND_SAMPLE: f64 = 34.0;
 pub(crate) const LEGEND_PAD: f64 = 9.0;
+/// Stroke of error bars and whiskers, and the width of their caps.
+pub(crate) const ERROR_BAR_WIDTH: f64 = 1.5;
+pub(crate) const ERROR_BAR_CAP: f64 = 9.0;

@@ -7,11 +7,10 @@ use std::path::{Path, PathBuf};
 use crate::axis::*;
 use crate::bar::BarFigure;
 use crate::decor::Frame;
-use crate::style::{fnv1a, palette_slots, PALETTE};
 use crate::line::LineFigure;
 use crate::output::*;
+use crate::style::{fnv1a, palette_slots, PALETTE};
 use crate::*;
-
 
 // Encoding a PNG takes a few hundred ms in a debug build, so only a handful of tests go
 // through the files; the degenerate cases draw both images in memory instead.
@@ -32,8 +31,7 @@ impl Drop for TempDir {
 }
 
 fn temp_dir(name: &str) -> TempDir {
-    let dir =
-        std::env::temp_dir().join(format!("filterlab-plot-{}-{name}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("filterlab-plot-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     TempDir(dir)
@@ -48,8 +46,7 @@ fn png_size(path: &Path) -> (u32, u32) {
         path.display()
     );
     assert_eq!(&bytes[12..16], b"IHDR");
-    let be =
-        |i: usize| u32::from_be_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    let be = |i: usize| u32::from_be_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
     (be(16), be(20))
 }
 
@@ -117,6 +114,7 @@ fn mix_chart() -> BarChart {
             ("cuckoo".into(), vec![22.0, 23.5, 24.0, 25.1, 26.0]),
         ],
         y_log: false,
+        ..Default::default()
     }
 }
 
@@ -373,4 +371,101 @@ fn colours_depend_on_the_name_and_never_repeat_within_a_chart() {
     assert_eq!(slots, reversed, "series order does not matter");
     let alone = palette_slots(["classic"])[0].1;
     assert_eq!(alone as u64, fnv1a("classic") % PALETTE.len() as u64);
+}
+
+fn timing_chart(spread_high: f64) -> LineChart {
+    let xs: [f64; 4] = [1e4, 1e5, 1e6, 1e7];
+    let median: Vec<(f64, f64)> = xs.iter().map(|&x| (x, 40.0 + x.log10())).collect();
+    let spread = median
+        .iter()
+        .map(|&(_, y)| (y - 3.0, y + spread_high))
+        .collect();
+    LineChart {
+        title: "insert time".into(),
+        x_log: true,
+        series: vec![Series::new("classic", median, SeriesStyle::LinePoints).with_spread(spread)],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn error_bars_are_drawn_and_widen_the_axis() {
+    register_fonts().unwrap();
+    let plain = {
+        let mut c = timing_chart(3.0);
+        c.series[0].spread.clear();
+        c
+    };
+    let without = draw_both(&LineFigure::new(&plain).unwrap()).unwrap().0;
+    let chart = timing_chart(3.0);
+    let with = LineFigure::new(&chart).unwrap();
+    assert_eq!(with.series[0].bars.len(), 4);
+    let (svg, _) = draw_both(&with).unwrap();
+    assert!(
+        svg.len() > without.len(),
+        "error bars add elements to the SVG"
+    );
+    // A high end far above every median must still fit on the axis.
+    let chart = timing_chart(500.0);
+    let tall = LineFigure::new(&chart).unwrap();
+    assert!(tall.decor.y.hi >= 547.0, "axis top {}", tall.decor.y.hi);
+}
+
+#[test]
+fn error_bars_on_a_log_axis_with_a_zero_low_run_to_the_bottom() {
+    register_fonts().unwrap();
+    let mut chart = fpr_chart();
+    let n = chart.series[0].points.len();
+    let spread = chart.series[0]
+        .points
+        .iter()
+        .map(|&(_, y)| (0.0, y * 2.0))
+        .collect();
+    chart.series[0] = chart.series[0].clone().with_spread(spread);
+    let figure = LineFigure::new(&chart).unwrap();
+    assert_eq!(figure.series[0].bars.len(), n);
+    assert!(figure.series[0].bars.iter().all(|b| b.low.is_none()));
+    let (_, bottom) = figure.bar_ends(&figure.series[0].bars[0]);
+    assert_eq!(bottom.1, figure.frame.bottom);
+    draw_both(&figure).unwrap();
+}
+
+#[test]
+fn spread_of_the_wrong_length_is_an_error() {
+    let dir = temp_dir("spread");
+    let mut line = timing_chart(1.0);
+    line.series[0].spread.pop();
+    let err = render_line(&line, &dir.join("l")).unwrap_err().to_string();
+    assert!(err.contains("one (low, high) per point"), "{err}");
+
+    let mut bar = mix_chart();
+    bar.spread = vec![vec![(1.0, 2.0); 5]];
+    let err = render_bar(&bar, &dir.join("b")).unwrap_err().to_string();
+    assert!(err.contains("one per group"), "{err}");
+    bar.spread = vec![vec![(1.0, 2.0); 4]; 4];
+    let err = render_bar(&bar, &dir.join("b")).unwrap_err().to_string();
+    assert!(err.contains("one (low, high) per category"), "{err}");
+    assert!(!dir.join("b.svg").exists() && !dir.join("l.svg").exists());
+}
+
+#[test]
+fn bar_whiskers_are_drawn_and_widen_the_axis() {
+    register_fonts().unwrap();
+    let plain = mix_chart();
+    let mut whiskered = mix_chart();
+    whiskered.spread = plain
+        .groups
+        .iter()
+        .map(|(_, v)| v.iter().map(|&m| (m * 0.9, m * 2.0)).collect())
+        .collect();
+    whiskered.spread[1].clear(); // one group without whiskers
+    let before = BarFigure::new(&plain).unwrap();
+    let after = BarFigure::new(&whiskered).unwrap();
+    assert!(after.decor.y.hi >= 180.0, "axis top {}", after.decor.y.hi);
+    assert!(after.decor.y.hi > before.decor.y.hi);
+    assert!(after.groups[1].whiskers.is_empty());
+    assert_eq!(after.groups[0].whiskers.iter().flatten().count(), 5);
+    let (with, _) = draw_both(&after).unwrap();
+    let (without, _) = draw_both(&before).unwrap();
+    assert!(with.len() > without.len());
 }
