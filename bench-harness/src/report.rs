@@ -343,6 +343,7 @@ fn write_plots(dir: &Path, records: &[Record]) -> Result<Vec<(String, String)>> 
                 categories: cats,
                 groups,
                 y_log: false,
+                spread: Vec::new(),
             }),
         )?;
         }
@@ -375,6 +376,7 @@ fn write_plots(dir: &Path, records: &[Record]) -> Result<Vec<(String, String)>> 
                     })
                     .collect(),
                 y_log: false,
+                spread: Vec::new(),
             }),
         )?;
     }
@@ -514,6 +516,7 @@ fn write_plots(dir: &Path, records: &[Record]) -> Result<Vec<(String, String)>> 
                 categories: names,
                 groups,
                 y_log: false,
+                spread: Vec::new(),
             }),
         )?;
     }
