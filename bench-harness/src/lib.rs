@@ -3,6 +3,7 @@
 //! `cargo run --release -p bench-harness` regenerates `reports/`; see `main.rs` for the options.
 #![deny(missing_docs)]
 
+pub mod course;
 pub mod dataset;
 pub mod filters;
 pub mod measure;

@@ -8,6 +8,7 @@
 //! ```
 
 use anyhow::{bail, ensure, Context, Result};
+use bench_harness::course;
 use bench_harness::dataset::{self, Dataset, DatasetSpec, KeySet};
 use bench_harness::filters::Kind;
 use bench_harness::record::Record;
@@ -325,6 +326,19 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
     }
     eprintln!("== size sweep over {sizes:?}");
     records.extend(scenarios::size_sweep(&ctx, &sizes, 0.01)?);
+
+    if !cli.sweep_only {
+        let scale = if cli.quick {
+            course::Scale::QUICK
+        } else {
+            course::Scale::FULL
+        };
+        eprintln!(
+            "== course: the formulas against measurement at n = {}",
+            scale.n
+        );
+        course::write(&out.join("course"), &ds.members, &ds.non_members, scale)?;
+    }
 
     let false_negatives: u64 = records.iter().map(|r| r.false_negatives).sum();
     if false_negatives > 0 {
