@@ -47,11 +47,11 @@ pub struct Scale {
 impl Scale {
     /// The full run: minutes on two cores.
     pub const FULL: Scale = Scale {
-        n: 200_000,
-        probes: 1_000_000,
-        small_filters: 200_000,
+        n: 1_000_000,
+        probes: 2_000_000,
+        small_filters: 500_000,
         small_probes: 1,
-        hash_bits: 21,
+        hash_bits: 22,
     };
     /// `--quick`: seconds.
     pub const QUICK: Scale = Scale {
@@ -238,6 +238,23 @@ mod tests {
         // Every table row carries a measurement with its interval.
         assert!(md.matches(" / 20000 |").count() > 20);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The course alone at full scale, into target/course-full (the harness's `course` stage
+    /// does the same inside the full run):
+    /// `cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored`.
+    #[test]
+    #[ignore = "full scale: about a minute in release"]
+    fn full_scale() {
+        let scale = Scale::FULL;
+        let ds = generate(&DatasetSpec {
+            members: scale.members_needed(),
+            non_members: scale.probes,
+            seed: 0x0f11_7e21_ab00_0001,
+        });
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/course-full");
+        write(&dir, &ds.members, &ds.non_members, scale).unwrap();
+        assert!(dir.join("course.md").exists());
     }
 
     #[test]
