@@ -254,8 +254,7 @@ pub fn exact_small_m(lab: &Lab<'_>) -> Result<(Section, Plot)> {
             Series::new("approximate (Bloom)", approx, SeriesStyle::Dashed),
             Series::new("exact formula", exact, SeriesStyle::Line),
             Series::new("classic", measured, SeriesStyle::Points).with_spread(spread),
-            Series::new("independent hashes", indep, SeriesStyle::Points)
-                .with_spread(indep_spread),
+            Series::new("independent hashes", indep, SeriesStyle::Points).with_spread(indep_spread),
         ],
     };
     Ok((section, Plot::new("exact_small_m", chart)))
