@@ -109,15 +109,7 @@ pub fn fp_vs_k(lab: &Lab<'_>) -> Result<(Section, Plot)> {
     let (mut theory, mut measured, mut spread, mut rows) = (vec![], vec![], vec![], vec![]);
     let mut best = (0u32, f64::MAX);
     for k in 1..=14u32 {
-        let mut f = ClassicBloom::builder()
-            .capacity(n)
-            .fpr(P)
-            .bits(m)
-            .hashes(k)
-            .build()?;
-        fill(&mut f, &lab.members[..lab.n])?;
-        let formula = math::classic_fpr_best(m, n, k);
-        let got = fp(&f, &lab.probes);
+        let (formula, got) = super::classic_run(lab, m, k)?;
         theory.push((f64::from(k), formula));
         measured.push((f64::from(k), got.rate));
         spread.push(got.spread());

@@ -28,16 +28,7 @@ pub fn truncated_k(lab: &Lab<'_>) -> Result<Erratum> {
     let n = lab.n as u64;
     let m = math::optimal_bits(n, P)?;
     let k_star = m as f64 / n as f64 * std::f64::consts::LN_2;
-    let run = |k: u32| -> Result<(f64, Measured)> {
-        let mut f = ClassicBloom::builder()
-            .capacity(n)
-            .fpr(P)
-            .bits(m)
-            .hashes(k)
-            .build()?;
-        fill(&mut f, &lab.members[..lab.n])?;
-        Ok((math::classic_fpr_best(m, n, k), fp(&f, &lab.probes)))
-    };
+    let run = |k: u32| super::classic_run(lab, m, k);
     let (kr, kt) = (k_star.round() as u32, k_star.trunc() as u32);
     let (right, wrong) = (run(kr)?, run(kt)?);
     Ok(Erratum {

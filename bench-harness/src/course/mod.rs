@@ -102,6 +102,25 @@ impl Plot {
     }
 }
 
+/// A classic filter of `m` bits and `k` hashes holding the lab's `n` keys: `(formula, measured)`.
+///
+/// # Errors
+/// Parameters the builder refuses.
+pub fn classic_run(lab: &Lab<'_>, m: u64, k: u32) -> Result<(f64, probe::Measured)> {
+    let n = lab.n as u64;
+    let mut f = filterlab::ClassicBloom::builder()
+        .capacity(n)
+        .fpr(0.01)
+        .bits(m)
+        .hashes(k)
+        .build()?;
+    probe::fill(&mut f, &lab.members[..lab.n])?;
+    Ok((
+        filterlab::math::classic_fpr_best(m, n, k),
+        probe::fp(&f, &lab.probes),
+    ))
+}
+
 /// Keys `0..count` of `keys` as a new set.
 fn prefix(keys: &KeySet, count: usize) -> KeySet {
     let mut out = KeySet::new();

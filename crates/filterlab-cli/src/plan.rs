@@ -31,15 +31,20 @@ impl Variant {
         Variant::Blocked,
     ];
 
+    /// The variant id of the file format.
+    pub fn core(self) -> filterlab::Variant {
+        match self {
+            Variant::Classic => filterlab::Variant::Classic,
+            Variant::Counting => filterlab::Variant::Counting,
+            Variant::Scalable => filterlab::Variant::Scalable,
+            Variant::Cuckoo => filterlab::Variant::Cuckoo,
+            Variant::Blocked => filterlab::Variant::Blocked,
+        }
+    }
+
     /// The name used on the command line and in files.
     pub fn name(self) -> &'static str {
-        match self {
-            Variant::Classic => "classic",
-            Variant::Counting => "counting",
-            Variant::Scalable => "scalable",
-            Variant::Cuckoo => "cuckoo",
-            Variant::Blocked => "blocked",
-        }
+        self.core().name()
     }
 }
 

@@ -59,6 +59,13 @@ fn assert_clean_error(args: &[&str], stdin: Option<&[u8]>, mentions: &str) {
     );
 }
 
+/// `recommend --n 10M --fpr 1%` followed by `extra`.
+fn recommend_10m<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["recommend", "--n", "10M", "--fpr", "1%"];
+    a.extend_from_slice(extra);
+    a
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
@@ -148,23 +155,11 @@ fn bad_numbers_are_one_line_errors() {
         assert_clean_error(&["calc", "--n", "10M", "--fpr", p], None, "--fpr");
     }
     assert_clean_error(
-        &[
-            "recommend",
-            "--n",
-            "10M",
-            "--fpr",
-            "1%",
-            "--max-memory",
-            "lots",
-        ],
+        &recommend_10m(&["--max-memory", "lots"]),
         None,
         "--max-memory",
     );
-    assert_clean_error(
-        &["recommend", "--n", "10M", "--fpr", "1%", "--threads", "0"],
-        None,
-        "--threads",
-    );
+    assert_clean_error(&recommend_10m(&["--threads", "0"]), None, "--threads");
     assert_clean_error(
         &["calc", "--n", "10M", "--fpr", "1%", "--variant", "bloomier"],
         None,
@@ -205,40 +200,16 @@ fn recommend_explains_and_refuses_the_impossible() {
         "blocked"
     );
     assert_clean_error(
-        &[
-            "recommend",
-            "--n",
-            "10M",
-            "--fpr",
-            "1%",
-            "--max-memory",
-            "4MiB",
-        ],
+        &recommend_10m(&["--max-memory", "4MiB"]),
         None,
         "nearest possible: --fpr",
     );
     assert_clean_error(
-        &[
-            "recommend",
-            "--n",
-            "10M",
-            "--fpr",
-            "1%",
-            "--deletes",
-            "--growth",
-        ],
+        &recommend_10m(&["--deletes", "--growth"]),
         None,
         "no variant",
     );
-    let text = filterlab(&[
-        "recommend",
-        "--n",
-        "10M",
-        "--fpr",
-        "1%",
-        "--max-memory",
-        "64MiB",
-    ]);
+    let text = filterlab(&recommend_10m(&["--max-memory", "64MiB"]));
     assert_eq!(text.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&text.stdout).contains("what if n is underestimated"));
 }
