@@ -160,6 +160,7 @@ fn progress(total: Option<u64>) -> ProgressBar {
 
 /// Reads keys line by line into a new filter, counting duplicates, and saves it atomically.
 fn build(variant: Variant, size: Size, keys: &Path, output: &Path) -> Result<Built> {
+    ensure_allocatable(&plan::plan(variant, size.n, size.fpr)?)?;
     let mut filter = AnyFilter::build(variant, size.n, size.fpr)?;
     let (reader, total) = open_keys(keys)?;
     let bar = progress(total);
@@ -208,6 +209,23 @@ fn build(variant: Variant, size: Size, keys: &Path, output: &Path) -> Result<Bui
         output: output.display().to_string(),
         file_bytes: bytes.len() as u64,
     })
+}
+
+/// Refuses, with a clear error, a filter this machine cannot allocate: the builders' tables are
+/// infallible allocations, which would abort the process instead.
+fn ensure_allocatable(plan: &Plan) -> Result<()> {
+    let fits =
+        usize::try_from(plan.bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
+    if !fits {
+        bail!(
+            "a {} filter for {} items at {} needs {}, more memory than this machine can allocate; lower --n or raise --fpr",
+            plan.variant.name(),
+            plan.n,
+            plan.fpr,
+            render::size(plan.bytes)
+        );
+    }
+    Ok(())
 }
 
 fn trim_newline(line: &[u8]) -> &[u8] {

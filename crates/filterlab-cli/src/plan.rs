@@ -271,10 +271,15 @@ fn cuckoo_plan(n: u64, p: f64) -> filterlab::Result<(u64, f64, Detail)> {
         });
     }
     let buckets = ((n as f64 / (f64::from(slots) * cuckoo::DESIGN_LOAD)).ceil() as u64).max(1);
-    let table_bits = buckets.saturating_mul(u64::from(slots) * u64::from(f));
+    let table_bits = buckets
+        .checked_mul(u64::from(slots) * u64::from(f))
+        .ok_or_else(|| filterlab::Error::SizeOverflow {
+            what: "cuckoo table",
+            hint: format!("{n} items need {buckets} buckets of {f}-bit slots; lower the capacity"),
+        })?;
     // The table is padded with 8 bytes so every slot can be read as one 8-byte window.
     let bytes = table_bits.div_ceil(8).saturating_add(8);
-    let load = n as f64 / (buckets * u64::from(slots)) as f64;
+    let load = n as f64 / (buckets as f64 * f64::from(slots));
     let detail = Detail::Cuckoo {
         fingerprint_bits: f,
         buckets,
@@ -357,8 +362,10 @@ mod tests {
         assert!(plan(Variant::Cuckoo, 10, 1e-12).is_err());
         assert!(plan(Variant::Blocked, 10, 0.0).is_err());
         // Huge but representable: a plan, no allocation.
-        let p = plan(Variant::Cuckoo, u64::MAX / 2, 0.01).unwrap();
+        let p = plan(Variant::Cuckoo, u64::MAX / 64, 0.01).unwrap();
         assert!(p.bytes > 0);
+        // Beyond 2^64 slot bits: an error, not an overflow.
+        assert!(plan(Variant::Cuckoo, u64::MAX / 2, 0.01).is_err());
         for v in Variant::ALL {
             assert!(plan(v, 0, 0.01).is_err(), "{v:?}");
         }

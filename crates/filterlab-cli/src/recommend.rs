@@ -72,7 +72,7 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
         .into_iter()
         .map(|multiple| WhatIf {
             multiple,
-            fpr: rate_at(&plan, needs.n * multiple),
+            fpr: rate_at(&plan, needs.n.saturating_mul(multiple)),
         })
         .collect();
     Ok(Recommendation { plan, why, what_if })
@@ -155,7 +155,7 @@ pub fn rate_at(plan: &Plan, items: u64) -> Option<f64> {
             slots,
             ..
         } => {
-            let load = items as f64 / (buckets * u64::from(*slots)) as f64;
+            let load = items as f64 / (*buckets as f64 * f64::from(*slots));
             (load <= filterlab::cuckoo::DESIGN_LOAD + 1e-9)
                 .then(|| math::cuckoo_fpr(*fingerprint_bits, *slots, load))
         }
