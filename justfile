@@ -42,3 +42,11 @@ micro:
 # Needs `rustup component add --toolchain nightly miri rust-src`.
 miri:
     cargo +nightly miri test -p filter-core -p filter-blocked --lib -- --skip filters_above_2_pow_32 --skip indexes_reach_above_2_pow_32 --skip sizing_meets_the_target --skip exact_closed_form --skip counting_overflow
+
+# The filterlab command, e.g. `just filterlab calc --n 10M --fpr 1%`.
+filterlab *ARGS:
+    cargo run -p filterlab-cli -- {{ARGS}}
+
+# The formula course alone at full scale, into target/course-full (`just bench` writes reports/course/).
+course:
+    cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored
