@@ -3,6 +3,9 @@
 //! `cargo run --release -p bench-harness` regenerates `reports/`; see `main.rs` for the options.
 #![deny(missing_docs)]
 
+pub mod builds;
+pub mod charts;
+pub mod check;
 pub mod dataset;
 pub mod filters;
 pub mod measure;
@@ -10,4 +13,5 @@ pub mod plot;
 pub mod record;
 pub mod report;
 pub mod scenarios;
+pub mod targets;
 pub mod versus;

@@ -1,6 +1,7 @@
 //! The rows of `reports/results.json`. The schema is documented in `reports/README.md`, which
 //! the report writer generates from [`SCHEMA`].
 
+use crate::measure::Spread;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -49,17 +50,18 @@ pub struct Record {
     pub lower_bound_bits_per_key: f64,
     /// bits_per_key / lower bound − 1.
     pub overhead_over_lower_bound: f64,
-    /// Nanoseconds per insert (key bytes in, hashing included), one thread.
-    pub ns_per_insert: Option<f64>,
-    /// Seconds to build the filter.
-    pub build_seconds: Option<f64>,
+    /// Nanoseconds per insert (construction, allocation and key bytes in, hashing included),
+    /// one thread, over interleaved build rounds.
+    pub ns_per_insert: Option<Spread>,
+    /// Seconds to build the filter (the same rounds as `ns_per_insert`).
+    pub build_seconds: Option<Spread>,
     /// Nanoseconds per lookup by positive share in percent (`"0"`, `"25"`, …), throughput mode,
-    /// median of interleaved rounds.
-    pub ns_per_lookup: BTreeMap<String, f64>,
+    /// over interleaved rounds.
+    pub ns_per_lookup: BTreeMap<String, Spread>,
     /// Nanoseconds per lookup through `contains_batch`, by positive share, same queries.
-    pub ns_per_lookup_batched: BTreeMap<String, f64>,
-    /// Nanoseconds per insert through `insert_batch`, one thread.
-    pub ns_per_insert_batched: Option<f64>,
+    pub ns_per_lookup_batched: BTreeMap<String, Spread>,
+    /// Nanoseconds per insert through `insert_batch`, one thread, same rounds as `ns_per_insert`.
+    pub ns_per_insert_batched: Option<Spread>,
     /// Single-query latency, median, timer overhead subtracted.
     pub latency_p50_ns: Option<f64>,
     /// Single-query latency, 99th percentile.
@@ -96,8 +98,8 @@ pub const SCHEMA: &[(&str, &str)] = &[
     ("bytes, bits_per_key", "table bytes and bytes × 8 / n"),
     ("lower_bound_bits_per_key", "log2(1 / target_fpr)"),
     ("overhead_over_lower_bound", "bits_per_key / lower bound − 1"),
-    ("ns_per_insert, build_seconds", "one-thread build from key bytes, hashing included"),
-    ("ns_per_lookup", "map from positive share in percent to ns per lookup, shuffled queries, median of interleaved rounds"),
+    ("ns_per_insert, build_seconds", "one-thread build: construction, allocation and every insert from key bytes, hashing included; `{median, min, max, rounds}` over interleaved build rounds"),
+    ("ns_per_lookup", "map from positive share in percent to ns per lookup, shuffled queries, `{median, min, max, rounds}` over interleaved rounds"),
     ("ns_per_lookup_batched, ns_per_insert_batched", "the same through `contains_batch` / `insert_batch` (hash a block of keys, prefetch, probe)"),
     ("latency_p50_ns, latency_p99_ns", "single-query latency from a sample, timer overhead subtracted"),
     ("step", "growth: items inserted at the checkpoint; churn: round number"),
