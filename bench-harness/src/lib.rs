@@ -8,6 +8,7 @@ pub mod charts;
 pub mod check;
 pub mod dataset;
 pub mod filters;
+pub mod keyfile;
 pub mod measure;
 pub mod plot;
 pub mod record;

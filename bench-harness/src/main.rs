@@ -7,9 +7,9 @@
 //! cargo run --release -p bench-harness -- generate     # write the key files to datasets/generated/
 //! ```
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{bail, Context, Result};
 use bench_harness::check::Floors;
-use bench_harness::dataset::{self, Dataset, DatasetSpec, KeySet};
+use bench_harness::dataset::{self, Dataset, DatasetSpec};
 use bench_harness::filters::Kind;
 use bench_harness::record::Record;
 use bench_harness::report::{self, DatasetInfo, Machine, Results};
@@ -44,15 +44,20 @@ struct Cli {
     /// lookups); writes to reports/large unless --out says otherwise.
     #[arg(long)]
     sweep_only: bool,
-    /// Insert the keys of this file (one per line) instead of the synthetic e-mails.
+    /// Insert the keys of this file instead of the synthetic e-mails: UTF-8 text, one key per
+    /// `\n` or `\r\n` line, empty lines skipped, repeats dropped, at least 4 keys (see
+    /// `bench_harness::keyfile`). Checked in full before anything is measured.
     #[arg(long, value_name = "FILE")]
     keys: Option<PathBuf>,
-    /// Probe with the keys of this file (never inserted) instead of synthetic e-mails.
+    /// Probe with the keys of this file (same format; members among them are dropped) instead
+    /// of synthetic e-mails.
     #[arg(long, value_name = "FILE", requires = "keys")]
     probes: Option<PathBuf>,
-    /// Where to write the reports.
-    #[arg(long, default_value = "reports")]
-    out: PathBuf,
+    /// Where to write the reports. Default: reports/ for the full synthetic run, reports/large
+    /// for --sweep-only, and target/quick-reports or target/custom-reports for --quick and
+    /// --keys runs, so that they never overwrite the committed reports.
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Interleaved timing rounds (medians are reported).
     #[arg(long)]
     rounds: Option<usize>,
@@ -176,62 +181,13 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>) -> Result<()>
     Ok(())
 }
 
-/// Loads the team's key files: duplicates dropped (reported), probes that are members dropped.
-fn load_files(keys: &Path, probes: Option<&Path>) -> Result<Dataset> {
-    let raw = dataset::read_keys(keys).with_context(|| format!("reading {}", keys.display()))?;
-    let mut seen = std::collections::HashSet::with_capacity(raw.len());
-    let members: KeySet = raw.iter().filter(|k| seen.insert(*k)).collect();
-    if members.len() < raw.len() {
-        eprintln!(
-            "note: dropped {} duplicate keys from {}",
-            raw.len() - members.len(),
-            keys.display()
-        );
-    }
-    let candidates = match probes {
-        Some(p) => dataset::read_keys(p).with_context(|| format!("reading {}", p.display()))?,
-        None => {
-            let spec = DatasetSpec {
-                members: 0,
-                non_members: members.len(),
-                seed: DATA_SEED,
-            };
-            dataset::generate(&spec).non_members
-        }
-    };
-    let mut probe_seen = std::collections::HashSet::with_capacity(candidates.len());
-    let non_members: KeySet = candidates
-        .iter()
-        .filter(|k| !seen.contains(*k) && probe_seen.insert(*k))
-        .collect();
-    if non_members.len() < candidates.len() {
-        eprintln!(
-            "note: dropped {} probes that are members or repeated",
-            candidates.len() - non_members.len()
-        );
-    }
-    ensure!(!members.is_empty(), "{} holds no keys", keys.display());
-    ensure!(
-        !non_members.is_empty(),
-        "no probes left that are not members"
-    );
-    Ok(Dataset {
-        members,
-        non_members,
-    })
-}
-
 fn run(cli: &Cli, command_line: String) -> Result<()> {
     let started = Instant::now();
-    let out = if cli.sweep_only && cli.out == Path::new("reports") {
-        PathBuf::from("reports/large")
-    } else {
-        cli.out.clone()
-    };
+    let out = out_dir(cli);
     let mut machine = Machine::detect(command_line);
     let (n_target, source) = match &cli.keys {
         Some(p) => (usize::MAX, p.display().to_string()),
-        None if cli.quick => (200_000, "synthetic e-mails (quick)".to_string()),
+        None if cli.quick => (QUICK_KEYS, "synthetic e-mails (quick)".to_string()),
         None if cli.large => (100_000_000, "synthetic e-mails".to_string()),
         None => (10_000_000, "synthetic e-mails".to_string()),
     };
@@ -239,7 +195,17 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
     eprintln!("== dataset");
     let t = Instant::now();
     let ds = match &cli.keys {
-        Some(k) => load_files(k, cli.probes.as_deref())?,
+        Some(k) => {
+            let limit = if cli.quick { QUICK_KEYS } else { usize::MAX };
+            bench_harness::keyfile::load(k, cli.probes.as_deref(), limit, |members| {
+                let spec = DatasetSpec {
+                    members: 0,
+                    non_members: members,
+                    seed: DATA_SEED,
+                };
+                dataset::generate(&spec).non_members
+            })?
+        }
         None => {
             let spec = DatasetSpec {
                 members: n_target,
@@ -372,7 +338,7 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         huge_pages,
     };
     report::write(&out, &results)?;
-    if out == Path::new("reports") && cli.keys.is_none() && !cli.quick && !cli.sweep_only {
+    if is_committed_run(cli) && out == Path::new("reports") {
         report::update_readme_block(Path::new("README.md"), &results)?;
     }
     let headline = results
@@ -389,6 +355,25 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         out.display()
     );
     Ok(())
+}
+
+/// `--quick` caps the keys, synthetic or the team's, at this many.
+const QUICK_KEYS: usize = 200_000;
+
+/// Whether this run is the one whose output is committed (the full synthetic run).
+fn is_committed_run(cli: &Cli) -> bool {
+    cli.keys.is_none() && !cli.quick && !cli.sweep_only
+}
+
+/// The output directory: `--out`, else where this kind of run belongs.
+fn out_dir(cli: &Cli) -> PathBuf {
+    match &cli.out {
+        Some(out) => out.clone(),
+        None if cli.keys.is_some() => PathBuf::from("target/custom-reports"),
+        None if cli.quick => PathBuf::from("target/quick-reports"),
+        None if cli.sweep_only => PathBuf::from("reports/large"),
+        None => PathBuf::from("reports"),
+    }
 }
 
 /// Where the committed manifest lives; only `generate` writes it.
@@ -420,4 +405,63 @@ fn check_manifest(spec: &DatasetSpec, ds: &Dataset, path: &Path) -> Result<()> {
     })?;
     eprintln!("   dataset matches {}", path.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("bench-harness").chain(args.iter().copied())).unwrap()
+    }
+
+    #[test]
+    fn only_the_full_synthetic_run_writes_the_committed_reports() {
+        assert_eq!(out_dir(&cli(&[])), Path::new("reports"));
+        assert!(is_committed_run(&cli(&[])));
+        assert_eq!(
+            out_dir(&cli(&["--quick"])),
+            Path::new("target/quick-reports")
+        );
+        assert_eq!(
+            out_dir(&cli(&["--keys", "k.txt"])),
+            Path::new("target/custom-reports")
+        );
+        assert_eq!(
+            out_dir(&cli(&["--keys", "k.txt", "--quick"])),
+            Path::new("target/custom-reports")
+        );
+        assert_eq!(out_dir(&cli(&["--sweep-only"])), Path::new("reports/large"));
+        assert_eq!(out_dir(&cli(&["--quick", "--out", "x"])), Path::new("x"));
+        for args in [&["--quick"][..], &["--keys", "k"], &["--sweep-only"]] {
+            assert!(!is_committed_run(&cli(args)), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn a_dataset_that_differs_from_the_manifest_stops_the_run() {
+        let spec = DatasetSpec {
+            members: 500,
+            non_members: 500,
+            seed: DATA_SEED,
+        };
+        let ds = dataset::generate(&spec);
+        let dir = std::env::temp_dir().join(format!("filterlab-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("manifest.json");
+        let mut m = dataset::manifest(&spec, &ds);
+        std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
+        check_manifest(&spec, &ds, &path).unwrap();
+        m.members.sha256 = "0".repeat(64);
+        std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
+        let err = format!("{:#}", check_manifest(&spec, &ds, &path).unwrap_err());
+        assert!(err.contains("differs from"), "{err}");
+        // Another spec is not covered by the manifest: no comparison, no error.
+        let other = DatasetSpec {
+            members: 100,
+            ..spec
+        };
+        check_manifest(&other, &ds, &path).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -128,7 +128,7 @@ pub const TARGETS: &[Target] = {
     use Kind::{Blocked, Classic, Cuckoo, Scalable};
     use Metric::*;
     use PeerKind::{
-        BinaryFuse8 as Fuse, Cuckoofilter as Cf, FastbloomFoldhash as Fb, GrowableBloom as Gb,
+        BinaryFuse8 as Fuse, CuckoofilterXxh3 as Cf, FastbloomFoldhash as Fb, GrowableBloom as Gb,
     };
     &[
         (Classic, Negative, Fb, Negative, M(1.0)),
@@ -417,7 +417,7 @@ mod tests {
     fn unequal_fp_rates_are_not_the_same_conditions() {
         let mut rows = all_rows();
         rows.iter_mut()
-            .find(|r| r.name == "cuckoofilter")
+            .find(|r| r.name == "cuckoofilter+xxh3")
             .unwrap()
             .empirical_fpr = 0.0186;
         rows.iter_mut()
@@ -427,7 +427,7 @@ mod tests {
         let r = ratios(&rows, &[], 2).unwrap();
         let bytes = r
             .iter()
-            .find(|x| x.what == "cuckoo vs cuckoofilter: bytes")
+            .find(|x| x.what == "cuckoo vs cuckoofilter+xxh3: bytes")
             .unwrap();
         assert!(!bytes.same_conditions);
         assert!(
@@ -442,10 +442,10 @@ mod tests {
     fn a_missing_contender_fails_loudly() {
         let rows: Vec<PeerRecord> = all_rows()
             .into_iter()
-            .filter(|r| r.name != "cuckoofilter")
+            .filter(|r| r.name != "cuckoofilter+xxh3")
             .collect();
         let err = ratios(&rows, &[], 2).unwrap_err().to_string();
-        assert!(err.contains("cuckoofilter"), "{err}");
+        assert!(err.contains("cuckoofilter+xxh3"), "{err}");
     }
 
     #[test]

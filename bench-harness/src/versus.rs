@@ -174,7 +174,7 @@ fn time_peer(peer: &Peer, queries: &KeySet) -> f64 {
 }
 
 /// Parallel builds: our classic and blocked filters from private shards OR-merged, against
-/// fastbloom's `AtomicBloomFilter`, on every core; and each filter's single-thread batched build.
+/// fastbloom's `AtomicBloomFilter` (foldhash), on every core; and each filter's single-thread batched build.
 pub fn parallel_builds(
     ctx: &Ctx<'_>,
     n: usize,
@@ -213,7 +213,7 @@ pub fn parallel_builds(
         }
         let (_, secs) = filterlab_peers::fastbloom_atomic_parallel_build(&keys, n, p, threads)?;
         push(
-            format!("fastbloom AtomicBloomFilter, {threads} threads"),
+            format!("fastbloom AtomicBloomFilter+foldhash, {threads} threads"),
             secs,
         );
     }
