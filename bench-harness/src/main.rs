@@ -176,7 +176,10 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>) -> Result<()>
         file.display(),
         results.records.len(),
         results.peers.len(),
-        if manifest.is_some() { " against the manifest" } else { "" }
+        match &manifest {
+            Some(m) if bench_harness::check::manifest_covers(&results, m) => " against the manifest",
+            _ => " (not covered by the manifest)",
+        }
     );
     Ok(())
 }
