@@ -15,6 +15,7 @@ use crate::filters::{AnyFilter, Kind};
 use crate::measure::{self, Spread};
 use crate::scenarios::{bar, check_no_false_negatives, Ctx};
 use anyhow::{ensure, Context, Result};
+use filterlab::Filter as _;
 use filterlab_peers::{Peer, PeerKind};
 use std::time::Instant;
 
@@ -28,6 +29,8 @@ pub struct BuiltFilter {
     pub seconds: Spread,
     /// Seconds per build through `insert_batch`.
     pub seconds_batched: Spread,
+    /// Share of the table on transparent huge pages (`None`: not obtained).
+    pub huge_page_coverage: Option<f64>,
 }
 
 /// One peer from the last round, with the spread of its build times.
@@ -38,6 +41,8 @@ pub struct BuiltPeer {
     pub refused: u64,
     /// Seconds per build (construction and every insert).
     pub seconds: Spread,
+    /// Share of its memory on transparent huge pages (`None`: not obtained).
+    pub huge_page_coverage: Option<f64>,
 }
 
 /// Everything the build loop produced.
@@ -108,30 +113,36 @@ pub fn interleaved(
     let mut one = vec![Vec::with_capacity(rounds); grid.len()];
     let mut batched = vec![Vec::with_capacity(rounds); grid.len()];
     let mut peer_secs = vec![Vec::with_capacity(rounds); peer_kinds.len()];
-    let mut kept: Vec<AnyFilter> = Vec::new();
-    let mut kept_peers: Vec<(Peer, u64)> = Vec::new();
+    let mut kept: Vec<(AnyFilter, Option<f64>)> = Vec::new();
+    let mut kept_peers: Vec<(Peer, u64, Option<f64>)> = Vec::new();
     let pb = bar(rounds as u64, "builds");
     for round in 0..rounds {
         let last = round + 1 == rounds;
         for (i, &(p, kind)) in grid.iter().enumerate() {
             pb.set_message(format!("{} at {p}", kind.name()));
-            let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
+            let ((f, secs), coverage) = measure::with_huge_page_coverage(
+                || build_one(kind, ctx.members, n, p, false),
+                |(f, _)| f.size_in_bytes(),
+            )?;
             one[i].push(secs);
             let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
             batched[i].push(secs);
             if last {
                 check_no_false_negatives(&f, ctx.members, 0..n)?;
                 check_no_false_negatives(&g, ctx.members, 0..n)?;
-                kept.push(f);
+                kept.push((f, coverage));
             }
         }
         if let Some(p) = peer_fpr {
             for (j, &kind) in peer_kinds.iter().enumerate() {
                 pb.set_message(kind.name());
-                let (peer, refused, secs) = build_peer(kind, ctx.members, n, p)?;
+                let ((peer, refused, secs), coverage) = measure::with_huge_page_coverage(
+                    || build_peer(kind, ctx.members, n, p),
+                    |(peer, _, _)| peer.size_in_bytes(),
+                )?;
                 peer_secs[j].push(secs);
                 if last {
-                    kept_peers.push((peer, refused));
+                    kept_peers.push((peer, refused, coverage));
                 }
             }
         }
@@ -142,20 +153,22 @@ pub fn interleaved(
         .into_iter()
         .zip(grid)
         .zip(one.iter_mut().zip(&mut batched))
-        .map(|((filter, (p, _)), (a, b))| BuiltFilter {
+        .map(|(((filter, coverage), (p, _)), (a, b))| BuiltFilter {
             filter,
             target_fpr: p,
             seconds: Spread::of(a),
             seconds_batched: Spread::of(b),
+            huge_page_coverage: coverage,
         })
         .collect();
     let peers = kept_peers
         .into_iter()
         .zip(&mut peer_secs)
-        .map(|((peer, refused), s)| BuiltPeer {
+        .map(|((peer, refused, coverage), s)| BuiltPeer {
             peer,
             refused,
             seconds: Spread::of(s),
+            huge_page_coverage: coverage,
         })
         .collect();
     Ok(Builds { ours, peers })
@@ -164,7 +177,6 @@ pub fn interleaved(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use filterlab::Filter as _;
 
     #[test]
     fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {

@@ -121,6 +121,12 @@ pub fn counts(records: &[Record]) -> Vec<String> {
                 ));
             }
         }
+        if count("users", Kind::Classic.name()) < 2 {
+            p.push(
+                "users: the second article's filter needs its design-load row and one past it"
+                    .into(),
+            );
+        }
         for kind in [Kind::Counting, Kind::Cuckoo] {
             if count("churn", kind.name()) < 2 {
                 p.push(format!(
@@ -228,7 +234,7 @@ fn theory_role(r: &Record) -> Option<bool> {
         // Up to the declared capacity as churn. Past it, how full this one table happens to
         // be varies from filter to filter by more than the binomial spread of the probes (at
         // 4x capacity about twice as much), so theory is not a per-row bound there.
-        "growth" if r.n <= r.capacity => Some(false),
+        "growth" | "users" if r.n <= r.capacity => Some(false),
         _ => None,
     }
 }

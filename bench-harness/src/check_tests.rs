@@ -87,6 +87,12 @@ fn good() -> Results {
             records.push(row("size_sweep", kind, 0.01, Some(size)));
         }
     }
+    for s in [1, 2] {
+        let mut u = row("users", Kind::Classic, 0.01, Some(s));
+        u.capacity = 100_000;
+        u.n = s * 100_000;
+        records.push(u);
+    }
     for kind in [Kind::Counting, Kind::Cuckoo] {
         for s in 0..3 {
             records.push(row("churn", kind, 0.01, Some(s)));
@@ -253,6 +259,11 @@ fn missing_records_are_rejected() {
             .unwrap();
         r.records.remove(i);
     });
+}
+
+#[test]
+fn a_run_without_the_second_articles_filter_is_rejected() {
+    rejects("users:", |r| r.records.retain(|x| x.scenario != "users"));
 }
 
 #[test]

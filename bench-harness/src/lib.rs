@@ -6,6 +6,7 @@
 pub mod builds;
 pub mod charts;
 pub mod check;
+pub mod claims;
 pub mod dataset;
 pub mod filters;
 pub mod keyfile;
@@ -14,5 +15,6 @@ pub mod plot;
 pub mod record;
 pub mod report;
 pub mod scenarios;
+pub mod table;
 pub mod targets;
 pub mod versus;

@@ -294,6 +294,13 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         eprintln!("== growth to 4x a capacity of {cap}");
         records.extend(scenarios::growth(&ctx, cap, 0.01)?);
 
+        // The second article's filter: m = 9,585,059 bits, k = 7 for 1M users; a run with
+        // fewer than 4M keys scales m with the design load (the report says so).
+        let design = ARTICLE_USERS.min(ds.members.len() / 4);
+        let m = (ARTICLE_BITS as f64 * design as f64 / ARTICLE_USERS as f64).round() as u64;
+        eprintln!("== the second article's filter: m = {m}, k = 7, {design} users and past");
+        records.extend(scenarios::users(&ctx, design, m, 7)?);
+
         let churn_cap = cap.min(ds.members.len() / 2);
         eprintln!("== deletion churn at capacity {churn_cap}");
         records.extend(scenarios::churn(&ctx, churn_cap, 0.01, 10)?);
@@ -359,6 +366,10 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
     );
     Ok(())
 }
+
+/// The second article's design load and its explicit bit count.
+const ARTICLE_USERS: usize = 1_000_000;
+const ARTICLE_BITS: u64 = 9_585_059;
 
 /// `--quick` caps the keys, synthetic or the team's, at this many.
 const QUICK_KEYS: usize = 200_000;

@@ -220,6 +220,31 @@ pub fn time_batch_inserts<F: Filter>(
     Ok(start.elapsed().as_secs_f64())
 }
 
+/// `AnonHugePages` of this process in kB (from /proc/self/smaps_rollup); `None` where the
+/// kernel does not report it.
+pub fn anon_huge_pages_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
+    let line = s.lines().find(|l| l.starts_with("AnonHugePages:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `build` and returns its result with the share of `bytes(result)` that the process's
+/// huge-page total grew by meanwhile: the huge-page coverage of the table it allocated (the
+/// builds are single-threaded and nothing else allocates meanwhile). `None`: not obtained.
+pub fn with_huge_page_coverage<T>(
+    build: impl FnOnce() -> anyhow::Result<T>,
+    bytes: impl Fn(&T) -> usize,
+) -> anyhow::Result<(T, Option<f64>)> {
+    let before = anon_huge_pages_kb();
+    let out = build()?;
+    let after = anon_huge_pages_kb();
+    let size = bytes(&out).max(1) as f64;
+    let coverage = after
+        .zip(before)
+        .map(|(a, b)| (a.saturating_sub(b) as f64 * 1024.0 / size).min(1.0));
+    Ok((out, coverage))
+}
+
 /// Median cost of reading the clock twice, subtracted from single-query latencies.
 pub fn timer_overhead_ns() -> f64 {
     let mut v: Vec<f64> = (0..10_001)

@@ -61,6 +61,8 @@ pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u6
     rec.bits_per_key = rec.bytes as f64 * 8.0 / n.max(1) as f64;
     rec.lower_bound_bits_per_key = (1.0 / rec.target_fpr).log2();
     rec.overhead_over_lower_bound = rec.bits_per_key / rec.lower_bound_bits_per_key - 1.0;
+    rec.overhead_at_achieved_fpr = (rec.empirical_fpr > 0.0)
+        .then(|| rec.bits_per_key / (1.0 / rec.empirical_fpr).log2() - 1.0);
 }
 
 /// Counts members reported absent; any is a bug, so the run fails.
@@ -148,6 +150,7 @@ pub fn matrix(
             ns_per_insert: Some(b.seconds.scaled(per_key)),
             ns_per_insert_batched: Some(b.seconds_batched.scaled(per_key)),
             build_seconds: Some(b.seconds),
+            huge_page_coverage: b.huge_page_coverage,
             ..Record::default()
         };
         fill_fpr_fields(&mut rec, &f, fp, ctx.probes.len() as u64);
@@ -378,4 +381,45 @@ pub fn parallel(ctx: &Ctx<'_>, filters: &[&AnyFilter], base: &[Record]) -> Resul
         }
     }
     Ok(out)
+}
+
+/// The second article's filter: `m` bits and `k` hashes given explicitly (9,585,059 and 7 for
+/// its 1M users at 1%), filled to its design load `design` and on to 4x, with the FP rate
+/// measured at every half of the design load past it: "rejects 99% of the uninvited", and how
+/// that climbs when the real count exceeds the plan.
+pub fn users(ctx: &Ctx<'_>, design: usize, m: u64, k: u32) -> Result<Vec<Record>> {
+    let end = 4 * design;
+    ensure!(
+        ctx.members.len() >= end,
+        "the users scenario needs {end} members"
+    );
+    let mut f = AnyFilter::Classic(
+        filterlab::ClassicBloom::builder()
+            .capacity(design as u64)
+            .fpr(0.01)
+            .bits(m)
+            .hashes(k)
+            .build()?,
+    );
+    let probes = ctx.scenario_probes.min(ctx.probes.len());
+    let mut records = Vec::new();
+    let mut inserted = 0;
+    let checkpoints = [2, 3, 4, 5, 6, 8].map(|half| design * half / 2);
+    for checkpoint in checkpoints {
+        let (_, failures) = measure::time_inserts(&mut f, ctx.members, inserted..checkpoint);
+        ensure!(failures == 0, "the article's filter refused an insert");
+        inserted = checkpoint;
+        let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
+        let fp = measure::count_present(&f, ctx.probes, 0..probes);
+        let mut rec = Record {
+            scenario: "users".into(),
+            target_fpr: 0.01,
+            false_negatives,
+            step: Some(checkpoint as u64),
+            ..Record::default()
+        };
+        fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+        records.push(rec);
+    }
+    Ok(records)
 }

@@ -199,6 +199,15 @@ fn differences(a: &PeerRecord, ma: Metric, b: &PeerRecord, mb: Metric) -> Vec<St
             }
         ));
     }
+    if let (Some(ha), Some(hb)) = (a.huge_page_coverage, b.huge_page_coverage) {
+        if (ha - hb).abs() > 0.1 {
+            d.push(format!(
+                "huge pages on {:.0}% vs {:.0}% of the table",
+                ha * 100.0,
+                hb * 100.0
+            ));
+        }
+    }
     let (fa, fb) = (a.empirical_fpr, b.empirical_fpr);
     let fp_alike = fa > 0.0 && fb > 0.0 && (fa / fb).max(fb / fa) <= FP_TOLERANCE;
     if !fp_alike {
@@ -260,7 +269,7 @@ pub fn ratios(
             ));
         };
         out.push(row(
-            format!("{} vs {}: {}", a.name, b.name, mt.label()),
+            format!("{} vs {}: {}", a.name, b.name, mo.label()),
             format!("{}: {}", a.name, mo.label()),
             x.median,
             format!("{}: {}", b.name, mt.label()),
@@ -474,6 +483,21 @@ mod tests {
         assert_eq!(
             r[1].denominator,
             "fastbloom+foldhash: ns per positive lookup"
+        );
+    }
+
+    #[test]
+    fn unequal_huge_page_coverage_is_not_the_same_conditions() {
+        let mut rows = all_rows();
+        for r in &mut rows {
+            r.huge_page_coverage = Some(if r.name == "classic" { 0.98 } else { 0.0 });
+        }
+        let r = ratios(&rows, &[], 2).unwrap();
+        assert!(!r[0].same_conditions);
+        assert!(
+            r[0].differences.contains("huge pages on 98% vs 0%"),
+            "{}",
+            r[0].differences
         );
     }
 

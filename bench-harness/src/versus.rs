@@ -54,6 +54,9 @@ pub struct PeerRecord {
     pub insert_failures: u64,
     /// Heap bytes (peers: the best estimate their API allows).
     pub bytes: u64,
+    /// Share of those bytes on transparent huge pages (`None`: not obtained).
+    #[serde(default)]
+    pub huge_page_coverage: Option<f64>,
     /// bytes × 8 / n.
     pub bits_per_key: f64,
 }
@@ -95,6 +98,7 @@ pub fn compare(
             false_negatives: r.false_negatives,
             bytes: r.bytes,
             bits_per_key: r.bits_per_key,
+            huge_page_coverage: r.huge_page_coverage,
             ..PeerRecord::default()
         });
     }
@@ -123,6 +127,7 @@ pub fn compare(
             insert_failures: refused,
             bytes: peer.size_in_bytes() as u64,
             bits_per_key: peer.size_in_bytes() as f64 * 8.0 / n as f64,
+            huge_page_coverage: b.huge_page_coverage,
             ..PeerRecord::default()
         });
         pb.inc(1);
@@ -337,14 +342,10 @@ pub struct HugePageRecord {
     pub ns_negative_batched_huge: Spread,
     /// The same with 4 KiB pages.
     pub ns_negative_batched_small: Spread,
-    /// `AnonHugePages` of the process after the huge-page builds (from /proc/self/smaps_rollup).
-    pub anon_huge_pages_kb: Option<u64>,
-}
-
-fn anon_huge_pages_kb() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
-    let line = s.lines().find(|l| l.starts_with("AnonHugePages:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    /// Share of the advised table on huge pages (`None`: not obtained).
+    pub coverage_huge: Option<f64>,
+    /// Share of the unadvised table on huge pages (`None`: not obtained).
+    pub coverage_small: Option<f64>,
 }
 
 /// Builds classic, cuckoo and blocked filters twice, with and without the huge-page advice of
@@ -359,26 +360,27 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
         ctx.seed ^ 2,
     );
     let kinds = [Kind::Classic, Kind::Cuckoo, Kind::Blocked];
-    let build_all = || -> Result<Vec<AnyFilter>> {
+    let build_all = || -> Result<Vec<(AnyFilter, Option<f64>)>> {
         kinds
             .iter()
             .map(|kind| {
-                let mut f = kind.build(n as u64, p)?;
-                measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
-                Ok(f)
+                let build = || -> Result<AnyFilter> {
+                    let mut f = kind.build(n as u64, p)?;
+                    measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+                    Ok(f)
+                };
+                measure::with_huge_page_coverage(build, AnyFilter::size_in_bytes)
             })
             .collect()
     };
-    let before = anon_huge_pages_kb();
     let pairs = build_all()?;
-    let after = anon_huge_pages_kb();
     filterlab::set_huge_pages(false);
     let off_filters = build_all();
     filterlab::set_huge_pages(true);
     let off_filters = off_filters?;
     let mut t = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new()]; kinds.len()];
     for _ in 0..rounds {
-        for (i, (on, off)) in pairs.iter().zip(&off_filters).enumerate() {
+        for (i, ((on, _), (off, _))) in pairs.iter().zip(&off_filters).enumerate() {
             t[i][0].push(measure::time_lookups(on, &queries));
             t[i][1].push(measure::time_lookups(off, &queries));
             t[i][2].push(measure::time_batch_lookups(on, &queries, BATCH));
@@ -387,15 +389,17 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
     }
     Ok(pairs
         .iter()
+        .zip(&off_filters)
         .zip(t.iter_mut())
-        .map(|(f, [a, b, c, d])| HugePageRecord {
+        .map(|(((f, on), (_, off)), [a, b, c, d])| HugePageRecord {
             variant: f.name().into(),
             bytes: f.size_in_bytes() as u64,
             ns_negative_huge: Spread::of(a),
             ns_negative_small: Spread::of(b),
             ns_negative_batched_huge: Spread::of(c),
             ns_negative_batched_small: Spread::of(d),
-            anon_huge_pages_kb: after.zip(before).map(|(a, b)| a.saturating_sub(b)),
+            coverage_huge: *on,
+            coverage_small: *off,
         })
         .collect())
 }
