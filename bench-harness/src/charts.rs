@@ -5,7 +5,7 @@
 
 use crate::measure::Spread;
 use crate::plot::{self, BarChart, LineChart, Series, SeriesStyle};
-use crate::record::Record;
+use crate::record::{Record, Scenario};
 use anyhow::Result;
 use std::path::Path;
 
@@ -36,12 +36,12 @@ fn chart(stem: impl Into<String>, caption: impl Into<String>, kind: ChartKind) -
 }
 
 /// The records of `scenario`.
-pub fn by<'a>(records: &'a [Record], scenario: &'a str) -> impl Iterator<Item = &'a Record> + 'a {
+pub fn by(records: &[Record], scenario: Scenario) -> impl Iterator<Item = &Record> + '_ {
     records.iter().filter(move |r| r.scenario == scenario)
 }
 
 /// Variant names of `scenario`, in first-seen order.
-pub fn variants(records: &[Record], scenario: &str) -> Vec<String> {
+pub fn variants(records: &[Record], scenario: Scenario) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for r in by(records, scenario) {
         if !v.contains(&r.variant) {
@@ -54,7 +54,7 @@ pub fn variants(records: &[Record], scenario: &str) -> Vec<String> {
 /// Target rates of the matrix, in first-seen order.
 pub fn targets(records: &[Record]) -> Vec<f64> {
     let mut t: Vec<f64> = Vec::new();
-    for r in by(records, "matrix") {
+    for r in by(records, Scenario::Matrix) {
         if !t.contains(&r.target_fpr) {
             t.push(r.target_fpr);
         }
@@ -155,9 +155,9 @@ pub fn render(dir: &Path, charts: &[Chart]) -> Result<Vec<(String, String)>> {
 
 /// 1. Measured against theory, log-log, with the diagonal.
 pub fn calibration(records: &[Record]) -> Option<Chart> {
-    let matrix: Vec<&Record> = by(records, "matrix").collect();
+    let matrix: Vec<&Record> = by(records, Scenario::Matrix).collect();
     let n = matrix.first()?.n;
-    let mut series: Vec<Series> = variants(records, "matrix")
+    let mut series: Vec<Series> = variants(records, Scenario::Matrix)
         .iter()
         .map(|v| {
             let rows: Vec<&Record> = matrix.iter().copied().filter(|r| &r.variant == v).collect();
@@ -191,9 +191,9 @@ pub fn calibration(records: &[Record]) -> Option<Chart> {
 
 /// 2. Memory against the measured FP rate, with the lower bound.
 pub fn memory(records: &[Record]) -> Option<Chart> {
-    let matrix: Vec<&Record> = by(records, "matrix").collect();
+    let matrix: Vec<&Record> = by(records, Scenario::Matrix).collect();
     let n = matrix.first()?.n;
-    let mut series: Vec<Series> = variants(records, "matrix")
+    let mut series: Vec<Series> = variants(records, Scenario::Matrix)
         .iter()
         .map(|v| {
             let mut rows: Vec<&Record> =
@@ -237,7 +237,7 @@ pub fn memory(records: &[Record]) -> Option<Chart> {
 
 /// 3. Lookup cost per positive share, one chart per target rate.
 pub fn lookup_by_mix(records: &[Record]) -> Vec<Chart> {
-    let matrix: Vec<&Record> = by(records, "matrix").collect();
+    let matrix: Vec<&Record> = by(records, Scenario::Matrix).collect();
     let Some(n) = matrix.first().map(|r| r.n) else {
         return Vec::new();
     };
@@ -287,10 +287,10 @@ pub fn lookup_by_mix(records: &[Record]) -> Vec<Chart> {
 
 /// 4. Build cost per target rate.
 pub fn build_cost(records: &[Record]) -> Option<Chart> {
-    let matrix: Vec<&Record> = by(records, "matrix").collect();
+    let matrix: Vec<&Record> = by(records, Scenario::Matrix).collect();
     let n = matrix.first()?.n;
     let ts = targets(records);
-    let groups = variants(records, "matrix")
+    let groups = variants(records, Scenario::Matrix)
         .into_iter()
         .map(|v| {
             let vals = ts
@@ -314,10 +314,10 @@ pub fn build_cost(records: &[Record]) -> Option<Chart> {
 
 /// 5. FP rate while growing past the declared capacity.
 pub fn growth(records: &[Record]) -> Option<Chart> {
-    let rows: Vec<&Record> = by(records, "growth").collect();
+    let rows: Vec<&Record> = by(records, Scenario::Growth).collect();
     let first = rows.first()?;
     let cap = first.capacity as f64;
-    let mut series: Vec<Series> = variants(records, "growth")
+    let mut series: Vec<Series> = variants(records, Scenario::Growth)
         .iter()
         .map(|v| {
             let mine: Vec<&Record> = rows.iter().copied().filter(|r| &r.variant == v).collect();
@@ -345,12 +345,12 @@ pub fn growth(records: &[Record]) -> Option<Chart> {
 
 /// 6. FP rate under deletion churn, measured and theory.
 pub fn churn(records: &[Record]) -> Option<Chart> {
-    let rows: Vec<&Record> = by(records, "churn").collect();
+    let rows: Vec<&Record> = by(records, Scenario::Churn).collect();
     if rows.is_empty() {
         return None;
     }
     let mut series = Vec::new();
-    for v in variants(records, "churn") {
+    for v in variants(records, Scenario::Churn) {
         let mine: Vec<&Record> = rows.iter().copied().filter(|r| r.variant == v).collect();
         let step = |r: &Record| r.step.unwrap_or(0) as f64;
         series.push(fpr_series(
@@ -381,7 +381,7 @@ pub fn churn(records: &[Record]) -> Option<Chart> {
 
 /// 7. Lookup cost against filter size, negative and positive, one chart each.
 pub fn size_sweep(records: &[Record]) -> Vec<Chart> {
-    let rows: Vec<&Record> = by(records, "size_sweep").collect();
+    let rows: Vec<&Record> = by(records, Scenario::SizeSweep).collect();
     if rows.is_empty() {
         return Vec::new();
     }
@@ -390,7 +390,7 @@ pub fn size_sweep(records: &[Record]) -> Vec<Chart> {
         ("0", "negative", "Negative"),
         ("100", "positive", "Positive"),
     ] {
-        let series = variants(records, "size_sweep")
+        let series = variants(records, Scenario::SizeSweep)
             .iter()
             .map(|v| {
                 let (pts, spread): (Vec<_>, Vec<_>) = rows
@@ -423,11 +423,11 @@ pub fn size_sweep(records: &[Record]) -> Vec<Chart> {
 
 /// 8. Parallel lookups, one thread against every core.
 pub fn parallel(records: &[Record]) -> Option<Chart> {
-    let rows: Vec<&Record> = by(records, "parallel").collect();
+    let rows: Vec<&Record> = by(records, Scenario::Parallel).collect();
     if rows.is_empty() {
         return None;
     }
-    let names = variants(records, "parallel");
+    let names = variants(records, Scenario::Parallel);
     let mut threads: Vec<usize> = rows.iter().filter_map(|r| r.threads).collect();
     threads.sort_unstable();
     threads.dedup();
@@ -457,7 +457,7 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    fn rec(scenario: &str, variant: &str, t: f64, ns: f64) -> Record {
+    fn rec(scenario: Scenario, variant: &str, t: f64, ns: f64) -> Record {
         let s = Spread {
             median: ns,
             min: ns - 1.0,
@@ -465,7 +465,7 @@ mod tests {
             rounds: 5,
         };
         Record {
-            scenario: scenario.into(),
+            scenario,
             variant: variant.into(),
             n: 1000,
             capacity: 1000,
@@ -486,7 +486,13 @@ mod tests {
 
     fn fixture() -> Vec<Record> {
         let mut v = Vec::new();
-        for scenario in ["matrix", "growth", "churn", "size_sweep", "parallel"] {
+        for scenario in [
+            Scenario::Matrix,
+            Scenario::Growth,
+            Scenario::Churn,
+            Scenario::SizeSweep,
+            Scenario::Parallel,
+        ] {
             for variant in ["classic", "cuckoo"] {
                 for t in [0.01, 0.001] {
                     v.push(rec(scenario, variant, t, 30.0));

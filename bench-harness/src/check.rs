@@ -22,7 +22,7 @@
 use crate::dataset::Manifest;
 use crate::filters::Kind;
 use crate::measure::{Spread, MIXES};
-use crate::record::Record;
+use crate::record::{Record, Scenario};
 use crate::report::{self, Results};
 use filterlab::math;
 use filterlab_peers::PeerKind;
@@ -74,7 +74,11 @@ pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<St
     p.extend(probes(&results.records, floors));
     p.extend(theory(&results.records));
     p.extend(false_negatives(results));
-    if results.records.iter().any(|r| r.scenario == "matrix") {
+    if results
+        .records
+        .iter()
+        .any(|r| r.scenario == Scenario::Matrix)
+    {
         p.extend(peers(results, floors));
     }
     p.extend(dataset(results, against.manifest));
@@ -82,72 +86,76 @@ pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<St
     p
 }
 
-fn of<'a>(records: &'a [Record], scenario: &'a str) -> impl Iterator<Item = &'a Record> + 'a {
+fn of(records: &[Record], scenario: Scenario) -> impl Iterator<Item = &Record> + '_ {
     records.iter().filter(move |r| r.scenario == scenario)
 }
 
 /// Record counts per scenario and variant.
 pub fn counts(records: &[Record]) -> Vec<String> {
     let mut p = Vec::new();
-    let matrix = of(records, "matrix").count();
-    let sweep = of(records, "size_sweep").count();
+    let matrix = of(records, Scenario::Matrix).count();
+    let sweep = of(records, Scenario::SizeSweep).count();
     if matrix == 0 && sweep == 0 {
         return vec!["no matrix and no size_sweep records".into()];
     }
-    let count = |s: &str, v: &str| of(records, s).filter(|r| r.variant == v).count();
+    let count = |s: Scenario, v: &str| of(records, s).filter(|r| r.variant == v).count();
     if matrix > 0 {
-        let mut targets: Vec<f64> = of(records, "matrix").map(|r| r.target_fpr).collect();
+        let mut targets: Vec<f64> = of(records, Scenario::Matrix)
+            .map(|r| r.target_fpr)
+            .collect();
         targets.sort_by(f64::total_cmp);
         targets.dedup();
         for kind in Kind::ALL {
             let v = kind.name();
-            if count("matrix", v) != targets.len() {
+            if count(Scenario::Matrix, v) != targets.len() {
                 p.push(format!(
                     "matrix: {} rows for {v}, expected one per target ({})",
-                    count("matrix", v),
+                    count(Scenario::Matrix, v),
                     targets.len()
                 ));
             }
-            if count("parallel", v) != 2 {
+            if count(Scenario::Parallel, v) != 2 {
                 p.push(format!(
                     "parallel: {} rows for {v}, expected 2 (one thread, every core)",
-                    count("parallel", v)
+                    count(Scenario::Parallel, v)
                 ));
             }
-            if count("growth", v) < 4 {
+            if count(Scenario::Growth, v) < 4 {
                 p.push(format!(
                     "growth: {} checkpoints for {v}, expected at least 4",
-                    count("growth", v)
+                    count(Scenario::Growth, v)
                 ));
             }
         }
-        if count("users", Kind::Classic.name()) < 2 {
+        if count(Scenario::Users, Kind::Classic.name()) < 2 {
             p.push(
                 "users: the second article's filter needs its design-load row and one past it"
                     .into(),
             );
         }
         for kind in [Kind::Counting, Kind::Cuckoo] {
-            if count("churn", kind.name()) < 2 {
+            if count(Scenario::Churn, kind.name()) < 2 {
                 p.push(format!(
                     "churn: {} rounds for {}, expected at least 2",
-                    count("churn", kind.name()),
+                    count(Scenario::Churn, kind.name()),
                     kind.name()
                 ));
             }
         }
     }
-    let mut sizes: Vec<u64> = of(records, "size_sweep").map(|r| r.capacity).collect();
+    let mut sizes: Vec<u64> = of(records, Scenario::SizeSweep)
+        .map(|r| r.capacity)
+        .collect();
     sizes.sort_unstable();
     sizes.dedup();
     if sizes.is_empty() {
         p.push("size_sweep: no records".into());
     }
     for kind in Kind::ALL {
-        if count("size_sweep", kind.name()) != sizes.len() {
+        if count(Scenario::SizeSweep, kind.name()) != sizes.len() {
             p.push(format!(
                 "size_sweep: {} sizes for {}, expected {}",
-                count("size_sweep", kind.name()),
+                count(Scenario::SizeSweep, kind.name()),
                 kind.name(),
                 sizes.len()
             ));
@@ -172,10 +180,10 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
     let mut p = Vec::new();
     for r in records {
         let id = format!("{} {} n={} p={}", r.scenario, r.variant, r.n, r.target_fpr);
-        let mixes: &[u32] = match r.scenario.as_str() {
-            "matrix" => &MIXES,
-            "size_sweep" => &[0, 50, 100],
-            "parallel" => &[50],
+        let mixes: &[u32] = match r.scenario {
+            Scenario::Matrix => &MIXES,
+            Scenario::SizeSweep => &[0, 50, 100],
+            Scenario::Parallel => &[50],
             _ => &[],
         };
         for m in mixes {
@@ -185,7 +193,7 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
                 r.ns_per_lookup.get(&k),
                 floors.rounds,
             ));
-            if r.scenario != "parallel" {
+            if r.scenario != Scenario::Parallel {
                 p.extend(spread_problem(
                     &format!("{id}: ns_per_lookup_batched[{m}%]"),
                     r.ns_per_lookup_batched.get(&k),
@@ -193,7 +201,7 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
                 ));
             }
         }
-        if matches!(r.scenario.as_str(), "matrix" | "size_sweep") {
+        if matches!(r.scenario, Scenario::Matrix | Scenario::SizeSweep) {
             p.extend(spread_problem(
                 &format!("{id}: ns_per_insert"),
                 r.ns_per_insert.as_ref(),
@@ -213,7 +221,7 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
 pub fn probes(records: &[Record], floors: Floors) -> Vec<String> {
     records
         .iter()
-        .filter(|r| r.scenario != "parallel" && r.probes < floors.probes)
+        .filter(|r| r.scenario != Scenario::Parallel && r.probes < floors.probes)
         .map(|r| {
             format!(
                 "{} {} n={}: {} probes, fewer than {}",
@@ -225,16 +233,16 @@ pub fn probes(records: &[Record], floors: Floors) -> Vec<String> {
 
 /// Which rows are tested against theory, and how.
 fn theory_role(r: &Record) -> Option<bool> {
-    match r.scenario.as_str() {
+    match r.scenario {
         // One filter each: independent samples, so the share outside the interval is counted.
-        "matrix" | "size_sweep" => Some(true),
+        Scenario::Matrix | Scenario::SizeSweep => Some(true),
         // The same filter measured again and again with the same probes: each row is held to
         // the per-row bound, but they are not independent, so they do not enter the share.
-        "churn" => Some(false),
+        Scenario::Churn => Some(false),
         // Up to the declared capacity as churn. Past it, how full this one table happens to
         // be varies from filter to filter by more than the binomial spread of the probes (at
         // 4x capacity about twice as much), so theory is not a per-row bound there.
-        "growth" | "users" if r.n <= r.capacity => Some(false),
+        Scenario::Growth | Scenario::Users if r.n <= r.capacity => Some(false),
         _ => None,
     }
 }
@@ -244,7 +252,7 @@ fn theory_role(r: &Record) -> Option<bool> {
 pub fn theory(records: &[Record]) -> Vec<String> {
     let mut p = Vec::new();
     let (mut tested, mut outside) = (0usize, 0usize);
-    for r in records.iter().filter(|r| r.scenario != "parallel") {
+    for r in records.iter().filter(|r| r.scenario != Scenario::Parallel) {
         let id = format!(
             "{} {} n={} p={} step={:?}",
             r.scenario, r.variant, r.n, r.target_fpr, r.step

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::dataset::{DatasetSpec, KeyFileDigest};
+use crate::record::Scenario;
 use crate::report::DatasetInfo;
 use crate::versus::PeerRecord;
 use std::collections::BTreeMap;
@@ -18,42 +19,50 @@ fn timing(ns: f64, rounds: usize) -> Spread {
 }
 
 /// A row whose false-positive count is exactly what theory expects.
-fn row(scenario: &str, kind: Kind, target: f64, step: Option<u64>) -> Record {
+fn row(scenario: Scenario, kind: Kind, target: f64, step: Option<u64>) -> Record {
     let q = target * 0.97;
     let fp = (q * PROBES as f64).round() as u64;
     let mixes: &[u32] = match scenario {
-        "matrix" => &MIXES,
-        "size_sweep" => &[0, 50, 100],
-        "parallel" => &[50],
+        Scenario::Matrix => &MIXES,
+        Scenario::SizeSweep => &[0, 50, 100],
+        Scenario::Parallel => &[50],
         _ => &[],
     };
     let lookups: BTreeMap<String, Spread> = mixes
         .iter()
         .map(|m| (m.to_string(), timing(20.0, 5)))
         .collect();
-    let timed = matches!(scenario, "matrix" | "size_sweep");
+    let timed = matches!(scenario, Scenario::Matrix | Scenario::SizeSweep);
     let (lo, hi) = math::wilson_interval(fp, PROBES, 1.96);
     Record {
-        scenario: scenario.into(),
+        scenario,
         variant: kind.name().into(),
         n: 100_000,
         capacity: step.map_or(100_000, |s| s * 100_000),
         target_fpr: target,
         theoretical_fpr: q,
-        false_positives: if scenario == "parallel" { 0 } else { fp },
-        probes: if scenario == "parallel" { 0 } else { PROBES },
+        false_positives: if scenario == Scenario::Parallel {
+            0
+        } else {
+            fp
+        },
+        probes: if scenario == Scenario::Parallel {
+            0
+        } else {
+            PROBES
+        },
         empirical_fpr: fp as f64 / PROBES as f64,
         fpr_ci_low: lo,
         fpr_ci_high: hi,
         ns_per_lookup: lookups.clone(),
-        ns_per_lookup_batched: if scenario == "parallel" {
+        ns_per_lookup_batched: if scenario == Scenario::Parallel {
             BTreeMap::new()
         } else {
             lookups
         },
         ns_per_insert: timed.then(|| timing(50.0, 5)),
         ns_per_insert_batched: timed.then(|| timing(30.0, 5)),
-        threads: (scenario == "parallel").then_some(step.unwrap_or(1) as usize),
+        threads: (scenario == Scenario::Parallel).then_some(step.unwrap_or(1) as usize),
         step,
         ..Record::default()
     }
@@ -75,27 +84,27 @@ fn good() -> Results {
     let mut records = Vec::new();
     for kind in Kind::ALL {
         for t in [0.01, 0.001] {
-            records.push(row("matrix", kind, t, None));
+            records.push(row(Scenario::Matrix, kind, t, None));
         }
         for s in 1..=4 {
-            records.push(row("growth", kind, 0.01, Some(s)));
+            records.push(row(Scenario::Growth, kind, 0.01, Some(s)));
         }
         for th in [1, 2] {
-            records.push(row("parallel", kind, 0.01, Some(th)));
+            records.push(row(Scenario::Parallel, kind, 0.01, Some(th)));
         }
         for size in [10, 100] {
-            records.push(row("size_sweep", kind, 0.01, Some(size)));
+            records.push(row(Scenario::SizeSweep, kind, 0.01, Some(size)));
         }
     }
     for s in [1, 2] {
-        let mut u = row("users", Kind::Classic, 0.01, Some(s));
+        let mut u = row(Scenario::Users, Kind::Classic, 0.01, Some(s));
         u.capacity = 100_000;
         u.n = s * 100_000;
         records.push(u);
     }
     for kind in [Kind::Counting, Kind::Cuckoo] {
         for s in 0..3 {
-            records.push(row("churn", kind, 0.01, Some(s)));
+            records.push(row(Scenario::Churn, kind, 0.01, Some(s)));
         }
     }
     let peers = Kind::ALL
@@ -166,7 +175,7 @@ fn rejects(expect: &str, break_it: impl FnOnce(&mut Results)) {
 fn matrix_row(r: &mut Results, kind: Kind) -> &mut Record {
     r.records
         .iter_mut()
-        .find(|x| x.scenario == "matrix" && x.variant == kind.name())
+        .find(|x| x.scenario == Scenario::Matrix && x.variant == kind.name())
         .unwrap()
 }
 
@@ -195,7 +204,11 @@ fn theory_off_tenfold_is_rejected() {
 fn too_many_rows_outside_their_interval_are_rejected() {
     // Each 2.5 sigmas off: inside the per-row 4-sigma bound, outside the 95% interval.
     rejects("outside the 95% interval", |r| {
-        for x in r.records.iter_mut().filter(|x| x.scenario == "matrix") {
+        for x in r
+            .records
+            .iter_mut()
+            .filter(|x| x.scenario == Scenario::Matrix)
+        {
             let e = x.theoretical_fpr * x.probes as f64;
             x.false_positives = (e + 2.5 * e.sqrt()).round() as u64;
         }
@@ -241,13 +254,13 @@ fn zero_probes_are_rejected() {
 fn missing_records_are_rejected() {
     rejects("growth: 0 checkpoints for cuckoo", |r| {
         r.records
-            .retain(|x| !(x.scenario == "growth" && x.variant == "cuckoo"))
+            .retain(|x| !(x.scenario == Scenario::Growth && x.variant == "cuckoo"))
     });
     rejects("parallel: 1 rows for classic", |r| {
         let i = r
             .records
             .iter()
-            .position(|x| x.scenario == "parallel")
+            .position(|x| x.scenario == Scenario::Parallel)
             .unwrap();
         r.records.remove(i);
     });
@@ -255,7 +268,7 @@ fn missing_records_are_rejected() {
         let i = r
             .records
             .iter()
-            .position(|x| x.scenario == "size_sweep" && x.variant == "blocked")
+            .position(|x| x.scenario == Scenario::SizeSweep && x.variant == "blocked")
             .unwrap();
         r.records.remove(i);
     });
@@ -263,7 +276,9 @@ fn missing_records_are_rejected() {
 
 #[test]
 fn a_run_without_the_second_articles_filter_is_rejected() {
-    rejects("users:", |r| r.records.retain(|x| x.scenario != "users"));
+    rejects("users:", |r| {
+        r.records.retain(|x| x.scenario != Scenario::Users)
+    });
 }
 
 #[test]
@@ -290,7 +305,7 @@ fn false_negatives_anywhere_are_rejected() {
     rejects("churn counting n=100000: 2 false negatives", |r| {
         r.records
             .iter_mut()
-            .find(|x| x.scenario == "churn")
+            .find(|x| x.scenario == Scenario::Churn)
             .unwrap()
             .false_negatives = 2;
     });
@@ -354,7 +369,7 @@ fn growth_past_capacity_is_not_held_to_the_binomial_bound_but_at_capacity_it_is(
     let g = r
         .records
         .iter_mut()
-        .find(|x| x.scenario == "growth")
+        .find(|x| x.scenario == Scenario::Growth)
         .unwrap();
     g.n = 4 * g.capacity;
     g.theoretical_fpr *= 1.02;
@@ -362,7 +377,7 @@ fn growth_past_capacity_is_not_held_to_the_binomial_bound_but_at_capacity_it_is(
     rejects("growth classic", |r| {
         r.records
             .iter_mut()
-            .find(|x| x.scenario == "growth")
+            .find(|x| x.scenario == Scenario::Growth)
             .unwrap()
             .theoretical_fpr *= 1.2;
     });

@@ -5,7 +5,7 @@
 
 use crate::charts::pct;
 use crate::filters::Kind;
-use crate::record::Record;
+use crate::record::{Record, Scenario};
 use crate::report::Results;
 use crate::table::{Align, Table};
 use crate::versus::PeerRecord;
@@ -86,8 +86,9 @@ fn z(count: f64, trials: f64, q: f64) -> f64 {
 }
 
 fn matrix(r: &[Record], kind: Kind, target: f64) -> Option<&Record> {
-    r.iter()
-        .find(|x| x.scenario == "matrix" && x.variant == kind.name() && x.target_fpr == target)
+    r.iter().find(|x| {
+        x.scenario == Scenario::Matrix && x.variant == kind.name() && x.target_fpr == target
+    })
 }
 
 /// Every claim, in the articles' order.
@@ -234,7 +235,7 @@ fn memory_ratios(r: &[Record]) -> Vec<Claim> {
 fn scalable(r: &[Record]) -> Claim {
     let end = |v: Kind| {
         r.iter()
-            .filter(|x| x.scenario == "growth" && x.variant == v.name())
+            .filter(|x| x.scenario == Scenario::Growth && x.variant == v.name())
             .max_by_key(|x| x.step)
     };
     let (found, verdict) = match (end(Kind::Scalable), end(Kind::Classic)) {
@@ -264,7 +265,7 @@ fn scalable(r: &[Record]) -> Claim {
 /// Build 18.4 s and 48 µs per lookup (Apple M2 Pro): other hardware, so the threshold is the
 /// same order, within 2x either way.
 fn python(peers: &[PeerRecord]) -> Vec<Claim> {
-    let py = peers.iter().find(|p| p.side == "python");
+    let py = peers.iter().find(|p| p.side == crate::versus::Side::Python);
     let within2 = |v: f64, claimed: f64| v / claimed <= 2.0 && claimed / v <= 2.0;
     let row = |claim, test: &str, found: Option<(String, bool)>| {
         let (found, verdict) = found.map_or(
@@ -329,7 +330,7 @@ fn users(r: &[Record]) -> Vec<Claim> {
         found: format!("m = {m} bits = {}, k = {k}", mb(m.div_ceil(8) as f64)),
         verdict: Verdict::of(m == 9_585_059 && k == 7),
     }];
-    let rows: Vec<&Record> = r.iter().filter(|x| x.scenario == "users").collect();
+    let rows: Vec<&Record> = r.iter().filter(|x| x.scenario == Scenario::Users).collect();
     let design = rows.iter().find(|x| x.n == x.capacity);
     let scaled = design.is_some_and(|d| d.capacity != USERS);
     let note = if scaled {
@@ -419,7 +420,7 @@ mod tests {
 
     fn users_row(n: u64, fp: u64) -> Record {
         Record {
-            scenario: "users".into(),
+            scenario: Scenario::Users,
             variant: "classic".into(),
             n,
             capacity: USERS,

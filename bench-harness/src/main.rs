@@ -5,16 +5,21 @@
 //! cargo run --release -p bench-harness -- --quick      # 200k keys, under a minute
 //! cargo run --release -p bench-harness -- --keys my_keys.txt --probes my_probes.txt
 //! cargo run --release -p bench-harness -- generate     # write the key files to datasets/generated/
+//! cargo run --release -p bench-harness -- check        # check reports/results.json (see check.rs)
 //! ```
+//!
+//! The pipeline: flags -> [`Plan`] -> dataset -> the stages of `bench_harness::stages::ALL`
+//! (measure, check, write). `--quick` and `--keys` runs write under target/ unless `--out`
+//! says otherwise; only the full synthetic run writes reports/ and the root README's block.
 
 use anyhow::{bail, Context, Result};
 use bench_harness::check::Floors;
 use bench_harness::dataset::{self, Dataset, DatasetSpec};
-use bench_harness::filters::Kind;
-use bench_harness::record::Record;
-use bench_harness::report::{self, DatasetInfo, Machine, Results};
-use bench_harness::scenarios::{self, Ctx};
-use bench_harness::versus;
+use bench_harness::plan::{Plan, Run};
+use bench_harness::record::Scenario;
+use bench_harness::report::{DatasetInfo, Machine, Results};
+use bench_harness::scenarios::Ctx;
+use bench_harness::stages;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -184,40 +189,56 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>) -> Result<()>
     Ok(())
 }
 
-fn run(cli: &Cli, command_line: String) -> Result<()> {
-    let started = Instant::now();
-    let out = out_dir(cli);
-    let mut machine = Machine::detect(command_line);
-    let (n_target, source) = match &cli.keys {
-        Some(p) => (usize::MAX, p.display().to_string()),
-        None if cli.quick => (QUICK_KEYS, "synthetic e-mails (quick)".to_string()),
-        None if cli.large => (100_000_000, "synthetic e-mails".to_string()),
-        None => (10_000_000, "synthetic e-mails".to_string()),
-    };
+/// The plan the flags ask for.
+fn plan(cli: &Cli) -> Plan {
+    Plan {
+        quick: cli.quick,
+        large: cli.large,
+        sweep_only: cli.sweep_only,
+        keys: cli.keys.clone(),
+        probes: cli.probes.clone(),
+        out: out_dir(cli),
+        rounds: cli.rounds.unwrap_or(if cli.quick { 3 } else { 5 }),
+        build_rounds: cli.rounds.unwrap_or(BUILD_ROUNDS).max(1),
+        peer_rounds: cli.rounds.unwrap_or(if cli.quick { 3 } else { 9 }),
+        queries: if cli.quick { 100_000 } else { 1_000_000 },
+        scenario_probes: if cli.quick { 200_000 } else { 1_000_000 },
+        python_queries: if cli.quick { 50_000 } else { 1_000_000 },
+        targets: TARGETS.to_vec(),
+    }
+}
 
-    eprintln!("== dataset");
+/// The keys: the team's files (validated in full first) or the synthetic e-mails (checked
+/// against the committed manifest when it covers them). Returns the dataset and its source.
+fn load_dataset(plan: &Plan) -> Result<(Dataset, String)> {
     let t = Instant::now();
-    let ds = match &cli.keys {
+    let (ds, source) = match &plan.keys {
         Some(k) => {
-            let limit = if cli.quick { QUICK_KEYS } else { usize::MAX };
-            bench_harness::keyfile::load(k, cli.probes.as_deref(), limit, |members| {
+            let limit = if plan.quick { QUICK_KEYS } else { usize::MAX };
+            let ds = bench_harness::keyfile::load(k, plan.probes.as_deref(), limit, |members| {
                 let spec = DatasetSpec {
                     members: 0,
                     non_members: members,
                     seed: DATA_SEED,
                 };
                 dataset::generate(&spec).non_members
-            })?
+            })?;
+            (ds, k.display().to_string())
         }
         None => {
+            let (n, source) = match () {
+                () if plan.quick => (QUICK_KEYS, "synthetic e-mails (quick)"),
+                () if plan.large => (100_000_000, "synthetic e-mails"),
+                () => (10_000_000, "synthetic e-mails"),
+            };
             let spec = DatasetSpec {
-                members: n_target,
-                non_members: n_target.min(10_000_000).max(n_target / 10),
+                members: n,
+                non_members: n.min(10_000_000).max(n / 10),
                 seed: DATA_SEED,
             };
             let ds = dataset::generate(&spec);
             check_manifest(&spec, &ds, Path::new(MANIFEST))?;
-            ds
+            (ds, source.to_string())
         }
     };
     dataset::verify(&ds)?;
@@ -227,110 +248,17 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         ds.non_members.len(),
         t.elapsed().as_secs_f64()
     );
+    Ok((ds, source))
+}
 
-    // The matrix runs at 10M (or the team's count); --large only extends the sweep.
-    let n = ds.members.len().min(10_000_000);
-    let ctx = Ctx {
-        members: &ds.members,
-        probes: &ds.non_members,
-        rounds: cli.rounds.unwrap_or(if cli.quick { 3 } else { 5 }),
-        seed: QUERY_SEED,
-        queries: if cli.quick { 100_000 } else { 1_000_000 },
-        scenario_probes: if cli.quick { 200_000 } else { 1_000_000 },
-    };
-    let mut records: Vec<Record> = Vec::new();
-
-    let (peers, parallel_builds, ratios, huge_pages) = if cli.sweep_only {
-        Default::default()
-    } else {
-        eprintln!(
-            "== matrix: {} variants x {} targets at n = {n}",
-            Kind::ALL.len(),
-            TARGETS.len()
-        );
-        let build_rounds = cli.rounds.unwrap_or(BUILD_ROUNDS).max(1);
-        eprintln!("   builds: ours and the peers', {build_rounds} interleaved rounds");
-        let builds =
-            bench_harness::builds::interleaved(&ctx, n, &TARGETS, Some(0.01), build_rounds)?;
-        let (matrix, filters) = scenarios::matrix(&ctx, n, builds.ours)?;
-        records.extend(matrix.iter().cloned());
-
-        eprintln!("== parallel lookups");
-        let at_1pct: Vec<_> = filters.iter().take(Kind::ALL.len()).collect();
-        records.extend(scenarios::parallel(
-            &ctx,
-            &at_1pct,
-            &matrix[..Kind::ALL.len()],
-        )?);
-
-        eprintln!("== beside the peers at n = {n}, 1%");
-        let peer_rounds = cli.rounds.unwrap_or(if cli.quick { 3 } else { 9 });
-        let mut peers = versus::compare(
-            &ctx,
-            &at_1pct,
-            &matrix[..Kind::ALL.len()],
-            builds.peers,
-            n,
-            0.01,
-            peer_rounds,
-        )?;
-        drop(at_1pct);
-        drop(filters);
-        eprintln!("== parallel builds");
-        let parallel_builds = versus::parallel_builds(&ctx, n, 0.01, build_rounds)?;
-        eprintln!("== the articles' Python code");
-        let py_queries = if cli.quick { 50_000 } else { 1_000_000 };
-        if let Some(py) =
-            versus::python(&ctx, n, 0.01, py_queries, Path::new("target/python-keys"))?
-        {
-            peers.push(py);
-        }
-        let threads = std::thread::available_parallelism().map_or(1, usize::from);
-        let ratios = bench_harness::targets::ratios(&peers, &parallel_builds, threads)?;
-        eprintln!("== huge pages on and off");
-        let huge_pages = versus::huge_pages(&ctx, n, 0.01, peer_rounds)?;
-
-        let cap = (n / 10).max(1000).min(ds.members.len() / 4);
-        eprintln!("== growth to 4x a capacity of {cap}");
-        records.extend(scenarios::growth(&ctx, cap, 0.01)?);
-
-        // The second article's filter: m = 9,585,059 bits, k = 7 for 1M users; a run with
-        // fewer than 4M keys scales m with the design load (the report says so).
-        let design = ARTICLE_USERS.min(ds.members.len() / 4);
-        let m = (ARTICLE_BITS as f64 * design as f64 / ARTICLE_USERS as f64).round() as u64;
-        eprintln!("== the second article's filter: m = {m}, k = 7, {design} users and past");
-        records.extend(scenarios::users(&ctx, design, m, 7)?);
-
-        let churn_cap = cap.min(ds.members.len() / 2);
-        eprintln!("== deletion churn at capacity {churn_cap}");
-        records.extend(scenarios::churn(&ctx, churn_cap, 0.01, 10)?);
-        (peers, parallel_builds, ratios, huge_pages)
-    };
-
-    let top = if cli.large { ds.members.len() } else { n };
-    let mut sizes: Vec<usize> = (4..=8)
-        .map(|e| 10usize.pow(e))
-        .filter(|&s| s <= top)
-        .collect();
-    if sizes.last() != Some(&top) {
-        sizes.push(top);
-    }
-    eprintln!("== size sweep over {sizes:?}");
-    records.extend(scenarios::size_sweep(
-        &ctx,
-        &sizes,
-        0.01,
-        cli.rounds.unwrap_or(BUILD_ROUNDS).max(1),
-    )?);
-
-    let false_negatives: u64 = records.iter().map(|r| r.false_negatives).sum();
-    if false_negatives > 0 {
-        bail!("{false_negatives} false negatives: a filter is broken");
-    }
-
-    machine.wall_seconds = started.elapsed().as_secs_f64();
+/// plan -> dataset -> stages (measure, check, write).
+fn run(cli: &Cli, command_line: String) -> Result<()> {
+    let started = Instant::now();
+    let plan = plan(cli);
+    eprintln!("== dataset");
+    let (ds, source) = load_dataset(&plan)?;
     let results = Results {
-        machine,
+        machine: Machine::detect(command_line),
         dataset: DatasetInfo {
             source,
             // Every member the run held (the hashes and the domain shares cover them all); the
@@ -341,43 +269,43 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
             non_members_sha256: dataset::sha256_hex(&ds.non_members),
             top_domains: dataset::domain_histogram(&ds.members, 10),
         },
-        records,
-        peers,
-        parallel_builds,
-        ratios,
-        huge_pages,
+        ..Results::default()
     };
-    report::write(&out, &results)?;
-    if is_committed_run(cli) && out == Path::new("reports") {
-        report::update_readme_block(Path::new("README.md"), &results)?;
-    }
-    let headline = results
+    let mut run = Run {
+        plan: &plan,
+        ctx: Ctx {
+            members: &ds.members,
+            probes: &ds.non_members,
+            rounds: plan.rounds,
+            seed: QUERY_SEED,
+            queries: plan.queries,
+            scenario_probes: plan.scenario_probes,
+        },
+        // The matrix runs at 10M (or the team's count); --large only extends the sweep.
+        n: ds.members.len().min(10_000_000),
+        results,
+        started,
+    };
+    bench_harness::plan::execute(&mut run, stages::ALL)?;
+    let headline = run
+        .results
         .records
         .iter()
-        .filter(|r| r.scenario == "matrix" && r.target_fpr == 0.01)
+        .filter(|r| r.scenario == Scenario::Matrix && r.target_fpr == 0.01)
         .map(|r| format!("{} {:.3}%", r.variant, r.empirical_fpr * 100.0))
         .collect::<Vec<_>>()
         .join(", ");
     println!(
         "done in {:.0} s: {} records, 0 false negatives, FP at 1%: {headline}; wrote {}",
-        results.machine.wall_seconds,
-        results.records.len(),
-        out.display()
+        run.results.machine.wall_seconds,
+        run.results.records.len(),
+        plan.out.display()
     );
     Ok(())
 }
 
-/// The second article's design load and its explicit bit count.
-const ARTICLE_USERS: usize = 1_000_000;
-const ARTICLE_BITS: u64 = 9_585_059;
-
 /// `--quick` caps the keys, synthetic or the team's, at this many.
 const QUICK_KEYS: usize = 200_000;
-
-/// Whether this run is the one whose output is committed (the full synthetic run).
-fn is_committed_run(cli: &Cli) -> bool {
-    cli.keys.is_none() && !cli.quick && !cli.sweep_only
-}
 
 /// The output directory: `--out`, else where this kind of run belongs.
 fn out_dir(cli: &Cli) -> PathBuf {
@@ -432,7 +360,7 @@ mod tests {
     #[test]
     fn only_the_full_synthetic_run_writes_the_committed_reports() {
         assert_eq!(out_dir(&cli(&[])), Path::new("reports"));
-        assert!(is_committed_run(&cli(&[])));
+        assert!(plan(&cli(&[])).is_committed_run());
         assert_eq!(
             out_dir(&cli(&["--quick"])),
             Path::new("target/quick-reports")
@@ -448,7 +376,7 @@ mod tests {
         assert_eq!(out_dir(&cli(&["--sweep-only"])), Path::new("reports/large"));
         assert_eq!(out_dir(&cli(&["--quick", "--out", "x"])), Path::new("x"));
         for args in [&["--quick"][..], &["--keys", "k"], &["--sweep-only"]] {
-            assert!(!is_committed_run(&cli(args)), "{args:?}");
+            assert!(!plan(&cli(args)).is_committed_run(), "{args:?}");
         }
     }
 

@@ -5,11 +5,45 @@ use crate::measure::Spread;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// Which part of the run a [`Record`] comes from.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Scenario {
+    /// Every variant at n keys and each target rate.
+    #[default]
+    Matrix,
+    /// Inserting up to 4x the declared capacity.
+    Growth,
+    /// Deleting and inserting a tenth per round.
+    Churn,
+    /// Lookup cost against filter size.
+    SizeSweep,
+    /// One thread against every core.
+    Parallel,
+    /// The second article's explicit filter at and past its design load.
+    Users,
+}
+
+impl std::fmt::Display for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scenario::Matrix => "matrix",
+            Scenario::Growth => "growth",
+            Scenario::Churn => "churn",
+            Scenario::SizeSweep => "size_sweep",
+            Scenario::Parallel => "parallel",
+            Scenario::Users => "users",
+        })
+    }
+}
+
 /// One measurement: a (variant, n, target FP rate, scenario, step) point.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Record {
     /// `matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users`.
-    pub scenario: String,
+    pub scenario: Scenario,
     /// `classic`, `counting`, `scalable`, `cuckoo` or `blocked`.
     pub variant: String,
     /// Items in the filter when measured.

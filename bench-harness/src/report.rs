@@ -3,7 +3,7 @@
 
 use crate::charts::{by, pct, targets};
 use crate::measure::Spread;
-use crate::record::{Record, SCHEMA};
+use crate::record::{Record, Scenario, SCHEMA};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -250,7 +250,7 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
         s.push('\n');
     }
 
-    let matrix: Vec<&Record> = by(r, "matrix").collect();
+    let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
     for t in targets(r) {
         let n = matrix.first().map_or(0, |x| x.n);
         let _ = writeln!(s, "## n = {n}, target FP rate {}\n", pct(t));
@@ -507,7 +507,7 @@ fn peers_tables(s: &mut String, results: &Results) {
 }
 
 fn scenario_tables(s: &mut String, r: &[Record]) {
-    let growth: Vec<&Record> = by(r, "growth").collect();
+    let growth: Vec<&Record> = by(r, Scenario::Growth).collect();
     if let Some(first) = growth.first() {
         let cap = first.capacity;
         let _ = writeln!(
@@ -545,7 +545,7 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
         }
         s.push('\n');
     }
-    let churn: Vec<&Record> = by(r, "churn").collect();
+    let churn: Vec<&Record> = by(r, Scenario::Churn).collect();
     if !churn.is_empty() {
         let _ = writeln!(s, "## Deletion churn\n");
         let _ = writeln!(s, "| variant | round | items | measured FPR | theory FPR | false neg. |\n|---|---:|---:|---:|---:|---:|");
@@ -563,7 +563,7 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
         }
         s.push('\n');
     }
-    let sweep: Vec<&Record> = by(r, "size_sweep").collect();
+    let sweep: Vec<&Record> = by(r, Scenario::SizeSweep).collect();
     if !sweep.is_empty() {
         let _ = writeln!(s, "## Size sweep (target 1%)\n");
         let _ = writeln!(s, "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
@@ -594,7 +594,7 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
         }
         s.push('\n');
     }
-    let par: Vec<&Record> = by(r, "parallel").collect();
+    let par: Vec<&Record> = by(r, Scenario::Parallel).collect();
     if !par.is_empty() {
         let _ = writeln!(s, "## Parallel lookups\n");
         let _ = writeln!(s, "| variant | threads | wall ns/lookup (50% positive) | speed-up over 1 thread |\n|---|---:|---:|---:|");
@@ -649,7 +649,7 @@ pub fn update_readme_block(path: &Path, results: &Results) -> Result<()> {
 #[must_use]
 pub fn readme_block(results: &Results) -> String {
     let mut block = String::new();
-    let rows: Vec<&Record> = by(&results.records, "matrix")
+    let rows: Vec<&Record> = by(&results.records, Scenario::Matrix)
         .filter(|r| r.target_fpr == 0.01)
         .collect();
     let n = rows.first().map_or(0, |r| r.n);

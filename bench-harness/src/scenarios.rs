@@ -4,7 +4,7 @@ use crate::builds::BuiltFilter;
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Kind};
 use crate::measure::{self, Spread, MIXES};
-use crate::record::Record;
+use crate::record::{Record, Scenario};
 use anyhow::{bail, ensure, Result};
 use filterlab::BATCH;
 use filterlab::{math, Deletable, Filter};
@@ -144,7 +144,7 @@ pub fn matrix(
         let fp = measure::count_present(&f, ctx.probes, 0..ctx.probes.len());
         let per_key = 1e9 / n as f64;
         let mut rec = Record {
-            scenario: "matrix".into(),
+            scenario: Scenario::Matrix,
             target_fpr: b.target_fpr,
             false_negatives,
             ns_per_insert: Some(b.seconds.scaled(per_key)),
@@ -209,7 +209,7 @@ pub fn growth(ctx: &Ctx<'_>, capacity: usize, p: f64) -> Result<Vec<Record>> {
             let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
             let fp = measure::count_present(&f, ctx.probes, 0..probes);
             let mut rec = Record {
-                scenario: "growth".into(),
+                scenario: Scenario::Growth,
                 target_fpr: p,
                 false_negatives,
                 step: Some(checkpoint as u64),
@@ -264,7 +264,7 @@ pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Ve
             let false_negatives = check_no_false_negatives(&f, ctx.members, lo..hi)?;
             let fp = measure::count_present(&f, ctx.probes, 0..probes);
             let mut rec = Record {
-                scenario: "churn".into(),
+                scenario: Scenario::Churn,
                 target_fpr: p,
                 false_negatives,
                 step: Some(round as u64),
@@ -311,7 +311,7 @@ pub fn size_sweep(
             let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
             let fp = measure::count_present(&f, ctx.probes, 0..probes);
             let mut rec = Record {
-                scenario: "size_sweep".into(),
+                scenario: Scenario::SizeSweep,
                 target_fpr: p,
                 false_negatives,
                 ns_per_insert: Some(b.seconds.scaled(1e9 / n as f64)),
@@ -365,7 +365,7 @@ pub fn parallel(ctx: &Ctx<'_>, filters: &[&AnyFilter], base: &[Record]) -> Resul
         let multi = Spread::of(&mut tn[i]);
         for (th, ns) in [(1, single), (threads, multi)] {
             out.push(Record {
-                scenario: "parallel".into(),
+                scenario: Scenario::Parallel,
                 variant: base.variant.clone(),
                 n: base.n,
                 capacity: base.capacity,
@@ -412,7 +412,7 @@ pub fn users(ctx: &Ctx<'_>, design: usize, m: u64, k: u32) -> Result<Vec<Record>
         let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
         let fp = measure::count_present(&f, ctx.probes, 0..probes);
         let mut rec = Record {
-            scenario: "users".into(),
+            scenario: Scenario::Users,
             target_fpr: 0.01,
             false_negatives,
             step: Some(checkpoint as u64),

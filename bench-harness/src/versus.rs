@@ -16,13 +16,26 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+/// Whose a contender is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// One of filterlab's variants.
+    #[default]
+    Filterlab,
+    /// Another crate's filter (or an exact set).
+    Peer,
+    /// The first article's Python code.
+    Python,
+}
+
 /// One contender of the side-by-side run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PeerRecord {
     /// Name in the tables (`classic`, `fastbloom+foldhash`, …).
     pub name: String,
-    /// `filterlab`, `peer` or `python`.
-    pub side: String,
+    /// Ours, a peer, or the articles' Python code.
+    pub side: Side,
     /// Crate and version, or interpreter.
     pub source: String,
     /// How to read this row fairly.
@@ -86,7 +99,7 @@ pub fn compare(
         );
         records.push(PeerRecord {
             name: r.variant.clone(),
-            side: "filterlab".into(),
+            side: Side::Filterlab,
             source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
             quirks: r.params.clone(),
             n: n as u64,
@@ -114,7 +127,7 @@ pub fn compare(
             .count() as u64;
         records.push(PeerRecord {
             name: kind.name().into(),
-            side: "peer".into(),
+            side: Side::Peer,
             source: kind.crate_version().into(),
             quirks: kind.quirks().into(),
             n: n as u64,
@@ -304,7 +317,7 @@ pub fn python(
     let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     Ok(Some(PeerRecord {
         name: "articles' Python".into(),
-        side: "python".into(),
+        side: Side::Python,
         source: format!("CPython {} + mmh3 + bitarray", v["python"].as_str().unwrap_or("?")),
         quirks: format!(
             "the first article's class verbatim: m = int(...) = {}, k = int(...) = {}, k seeded 32-bit mmh3 calls, % m indexing; lookups over a scan of {} keys",
