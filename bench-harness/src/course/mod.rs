@@ -121,6 +121,36 @@ pub fn classic_run(lab: &Lab<'_>, m: u64, k: u32) -> Result<(f64, probe::Measure
     ))
 }
 
+/// The harness stage that writes the course to `<out>/course/`, at [`Scale::QUICK`] under
+/// `--quick`. Skipped for `--sweep-only` and for a team's own key files.
+pub struct Course;
+
+impl crate::plan::Stage for Course {
+    fn name(&self) -> &'static str {
+        "the formula course"
+    }
+
+    fn wanted(&self, plan: &crate::plan::Plan) -> bool {
+        !plan.sweep_only && plan.keys.is_none()
+    }
+
+    fn run(&self, run: &mut crate::plan::Run<'_>) -> Result<()> {
+        let scale = if run.plan.quick {
+            Scale::QUICK
+        } else {
+            Scale::FULL
+        };
+        let dir = run.plan.out.join("course");
+        eprintln!(
+            "   n = {} keys per filter, {} probes per measurement, into {}",
+            scale.n,
+            scale.probes,
+            dir.display()
+        );
+        write(&dir, run.ctx.members, run.ctx.probes, scale)
+    }
+}
+
 /// Keys `0..count` of `keys` as a new set.
 fn prefix(keys: &KeySet, count: usize) -> KeySet {
     let mut out = KeySet::new();
