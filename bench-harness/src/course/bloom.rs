@@ -88,7 +88,7 @@ pub fn fp_vs_bits(lab: &Lab<'_>) -> Result<(Section, Plot)> {
              Counting sits at 4x the memory of classic (4-bit counters); scalable (grown 8x from its initial capacity) pays for its stages.",
             tally(&rows)
         ),
-        plot: Some("fp_vs_bits".into()),
+        plots: vec!["fp_vs_bits".into()],
     };
     let chart = LineChart {
         title: format!("False-positive rate against memory (n = {})", lab.n),
@@ -146,7 +146,7 @@ pub fn fp_vs_k(lab: &Lab<'_>) -> Result<(Section, Plot)> {
             flat.join(", "),
             tally(&rows)
         ),
-        plot: Some("fp_vs_k".into()),
+        plots: vec!["fp_vs_k".into()],
     };
     let chart = LineChart {
         title: format!(
@@ -234,7 +234,7 @@ pub fn exact_small_m(lab: &Lab<'_>) -> Result<(Section, Plot)> {
              positions; the library derives its k positions from two hashes (enhanced double hashing), which is exact only as m grows.",
             lab.scale.small_filters
         ),
-        plot: Some("exact_small_m".into()),
+        plots: vec!["exact_small_m".into()],
     };
     let chart = LineChart {
         title: format!("Approximate and exact formula at {bits_per_key} bits per key"),
@@ -355,7 +355,7 @@ pub fn split_block(lab: &Lab<'_>) -> Result<(Section, Plot)> {
             count("model", Verdict::Underestimates)
         ),
         rows,
-        plot: Some("split_block".into()),
+        plots: vec!["split_block".into()],
     };
     let chart = LineChart {
         title: "Split-block filter: two formulas and measurement".into(),

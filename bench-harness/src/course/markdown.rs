@@ -105,8 +105,8 @@ pub struct Section {
     pub rows: Vec<Row>,
     /// What the run shows, computed from it.
     pub finding: String,
-    /// Plot file stem (`fp_vs_bits` gives `fp_vs_bits.svg`), if any.
-    pub plot: Option<String>,
+    /// Plot file stems (`fp_vs_bits` gives `fp_vs_bits.svg`).
+    pub plots: Vec<String>,
 }
 
 /// One common mistake, shown by a run.
@@ -169,7 +169,7 @@ pub fn course(header: &str, sections: &[Section], errata: &[Erratum]) -> String 
         let _ = writeln!(out, "Worked example, 10M keys at 1%: {}\n", s.example);
         table(&s.rows, &mut out);
         let _ = writeln!(out, "\n{}\n", s.finding);
-        if let Some(p) = &s.plot {
+        for p in &s.plots {
             let _ = writeln!(out, "![{}]({p}.svg)\n", s.title);
         }
     }
@@ -202,7 +202,7 @@ mod tests {
                 Row::measured("no formula", Measured::new(0, 10)),
             ],
             finding: "the formula holds".into(),
-            plot: Some("fp_vs_bits".into()),
+            plots: vec!["fp_vs_bits".into()],
         };
         let e = Erratum {
             title: "k truncated".into(),

@@ -284,6 +284,16 @@ mod tests {
                 "{stem}.svg missing"
             );
         }
+        // Every plot the text links exists, and every plot written is linked.
+        let linked: Vec<&str> = md
+            .split("](")
+            .skip(1)
+            .filter_map(|t| t.split(')').next())
+            .collect();
+        assert_eq!(linked.len(), 8, "{linked:?}");
+        for l in linked {
+            assert!(dir.join(l).exists(), "{l} linked but not written");
+        }
         // Every table row carries a measurement with its interval.
         assert!(md.matches(" / 20000 |").count() > 20);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -69,7 +69,7 @@ pub fn cuckoo(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ),
         finding: tally(&rows),
         rows,
-        plot: Some("cuckoo_fingerprint".into()),
+        plots: vec!["cuckoo_fingerprint".into(), "cuckoo_load".into()],
     };
     let by_f = LineChart {
         title: format!(
@@ -176,7 +176,7 @@ pub fn scalable(lab: &Lab<'_>) -> Result<(Section, Plot)> {
             tally(&rows)
         ),
         rows,
-        plot: Some("scalable".into()),
+        plots: vec!["scalable".into()],
     };
     let chart = LineChart {
         title: "Scalable filter: compound rate as it grows (P = 1%)".into(),
@@ -258,7 +258,7 @@ pub fn counting(lab: &Lab<'_>) -> Result<(Section, Plot)> {
             tally(&rows)
         ),
         rows,
-        plot: Some("counting_overflow".into()),
+        plots: vec!["counting_overflow".into()],
     };
     let chart = LineChart {
         title: format!("Counting filter: saturated counters under overload (n0 = {n0})"),
