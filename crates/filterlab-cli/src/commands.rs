@@ -150,7 +150,7 @@ fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
 fn progress(total: Option<u64>) -> ProgressBar {
     match total {
         Some(t) if t >= PROGRESS_MIN_BYTES => ProgressBar::new(t).with_style(
-            ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {per_sec} eta {eta}")
+            ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         ),
         Some(_) => ProgressBar::hidden(),

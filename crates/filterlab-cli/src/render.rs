@@ -167,7 +167,7 @@ pub fn info(i: &Info) -> String {
         i.checksum
     );
     for (k, v) in &i.parameters {
-        let _ = writeln!(out, "{k:<14}{v}");
+        let _ = writeln!(out, "{k:<13} {v}");
     }
     out
 }
