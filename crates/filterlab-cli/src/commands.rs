@@ -50,6 +50,10 @@ pub fn run(command: Command, json: bool) -> Result<u8> {
                 Ok(r) => emit(json, &r, render::recommendation),
                 Err(refusal) if json => {
                     println!("{}", serde_json::to_string_pretty(&refusal)?);
+                    eprintln!(
+                        "error: {}; nearest possible: {}",
+                        refusal.reason, refusal.nearest
+                    );
                     Ok(crate::EXIT_ERROR)
                 }
                 Err(refusal) => bail!("{}; nearest possible: {}", refusal.reason, refusal.nearest),
@@ -150,8 +154,10 @@ fn open_keys(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
 fn progress(total: Option<u64>) -> ProgressBar {
     match total {
         Some(t) if t >= PROGRESS_MIN_BYTES => ProgressBar::new(t).with_style(
-            ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         ),
         Some(_) => ProgressBar::hidden(),
         None => ProgressBar::new_spinner(),

@@ -137,7 +137,16 @@ pub fn recommendation(r: &Recommendation) -> String {
 
 /// `build`.
 pub fn build(b: &Built) -> String {
-    format!(
+    let warning = if b.inserted > b.capacity {
+        format!(
+            "warning: {} keys exceed the capacity {}; the rate is above the target\n",
+            b.inserted, b.capacity
+        )
+    } else {
+        String::new()
+    };
+    warning
+        + &format!(
         "built {} filter {}: {} lines, {} keys inserted, {} duplicates, {} empty lines skipped\n\
          capacity {}, expected FPR {}, {} bytes written\n",
         b.variant.name(),

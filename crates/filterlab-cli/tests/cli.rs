@@ -433,3 +433,33 @@ fn help_exits_zero() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Exit codes"));
 }
+
+#[test]
+fn overfilling_warns_and_a_json_refusal_is_still_exit_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.bin");
+    let keys: String = (0..20).map(|i| format!("k{i}\n")).collect();
+    let args = [
+        "build",
+        "--variant",
+        "classic",
+        "--n",
+        "10",
+        "--fpr",
+        "1%",
+        "--keys",
+        "-",
+        "-o",
+        s(&out),
+    ];
+    let b = run_with_stdin(&args, Some(keys.as_bytes()));
+    assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
+    assert!(String::from_utf8_lossy(&b.stdout).contains("warning: 20 keys exceed the capacity 10"));
+
+    let r = filterlab(&recommend_10m(&["--max-memory", "1MiB", "--json"]));
+    assert_eq!(r.status.code(), Some(2));
+    let refusal: Value = serde_json::from_slice(&r.stdout).expect("JSON on stdout");
+    // Not even a 50% rate fits 10M keys in 1 MiB: the nearest request is fewer keys.
+    assert!(refusal["nearest"].as_str().unwrap().contains("--n "));
+    assert_eq!(stderr(&r).lines().count(), 1);
+}
