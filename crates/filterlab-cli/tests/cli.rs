@@ -66,6 +66,23 @@ fn recommend_10m<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
+/// `build --variant V --n N --fpr 1% --keys KEYS -o OUT`.
+fn build_args<'a>(variant: &'a str, n: &'a str, keys: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "build",
+        "--variant",
+        variant,
+        "--n",
+        n,
+        "--fpr",
+        "1%",
+        "--keys",
+        keys,
+        "-o",
+        out,
+    ]
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
@@ -224,19 +241,7 @@ fn build_query_info_round_trip_with_duplicates_counted() {
     );
     for variant in ["classic", "counting", "scalable", "cuckoo", "blocked"] {
         let out = dir.path().join(format!("{variant}.bin"));
-        let b = json(&[
-            "build",
-            "--variant",
-            variant,
-            "--n",
-            "1000",
-            "--fpr",
-            "1%",
-            "--keys",
-            s(&keys),
-            "-o",
-            s(&out),
-        ]);
+        let b = json(&build_args(variant, "1000", s(&keys), s(&out)));
         assert_eq!(
             (b["lines"].as_u64(), b["inserted"].as_u64()),
             (Some(5), Some(3)),
@@ -302,19 +307,7 @@ fn build_reads_stdin_and_refuses_a_full_table_without_writing() {
     assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
     let before = std::fs::read(&out).unwrap();
     let many: String = (0..1000).map(|i| format!("k{i}\n")).collect();
-    let args = [
-        "build",
-        "--variant",
-        "cuckoo",
-        "--n",
-        "10",
-        "--fpr",
-        "1%",
-        "--keys",
-        "-",
-        "-o",
-        s(&out),
-    ];
+    let args = build_args("cuckoo", "10", "-", s(&out));
     assert_clean_error(&args, Some(many.as_bytes()), "larger --n");
     assert_eq!(
         std::fs::read(&out).unwrap(),
@@ -331,19 +324,7 @@ fn missing_and_damaged_files_are_one_line_errors() {
     assert_clean_error(&["query", s(&missing), "x"], None, "cannot read");
     let out = dir.path().join("x.bin");
     assert_clean_error(
-        &[
-            "build",
-            "--variant",
-            "classic",
-            "--n",
-            "10",
-            "--fpr",
-            "1%",
-            "--keys",
-            s(&missing),
-            "-o",
-            s(&out),
-        ],
+        &build_args("classic", "10", s(&missing), s(&out)),
         None,
         "cannot open",
     );
@@ -351,19 +332,7 @@ fn missing_and_damaged_files_are_one_line_errors() {
 
     let keys = write(dir.path(), "k.txt", b"a\nb\n");
     let good = dir.path().join("good.bin");
-    json(&[
-        "build",
-        "--variant",
-        "counting",
-        "--n",
-        "100",
-        "--fpr",
-        "1%",
-        "--keys",
-        s(&keys),
-        "-o",
-        s(&good),
-    ]);
+    json(&build_args("counting", "100", s(&keys), s(&good)));
     let bytes = std::fs::read(&good).unwrap();
 
     let mut flipped = bytes.clone();
@@ -439,19 +408,7 @@ fn overfilling_warns_and_a_json_refusal_is_still_exit_two() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("f.bin");
     let keys: String = (0..20).map(|i| format!("k{i}\n")).collect();
-    let args = [
-        "build",
-        "--variant",
-        "classic",
-        "--n",
-        "10",
-        "--fpr",
-        "1%",
-        "--keys",
-        "-",
-        "-o",
-        s(&out),
-    ];
+    let args = build_args("classic", "10", "-", s(&out));
     let b = run_with_stdin(&args, Some(keys.as_bytes()));
     assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
     assert!(String::from_utf8_lossy(&b.stdout).contains("warning: 20 keys exceed the capacity 10"));
