@@ -2,7 +2,7 @@
 
 use crate::commands::{Answer, Built, Explained};
 use crate::explain::Touch;
-use crate::plan::{Detail, Plan};
+use crate::plan::{Detail, Plan, Variant};
 use crate::recommend::Recommendation;
 use crate::store::Info;
 use std::fmt::Write;
@@ -212,7 +212,10 @@ pub fn explain(e: &Explained) -> String {
     if let (Some(key), Some(t)) = (&e.key, &e.touch) {
         let _ = writeln!(out, "\nkey {key:?} (xxh3-128, seed 0):");
         let _ = match t {
-            Touch::Positions { positions } => writeln!(out, "  sets bits/counters {positions:?}"),
+            Touch::Positions { positions } if e.plan.variant == Variant::Counting => {
+                writeln!(out, "  increments counters {positions:?}")
+            }
+            Touch::Positions { positions } => writeln!(out, "  sets bits {positions:?}"),
             Touch::Stage0 { positions } => writeln!(out, "  sets bits {positions:?} of stage 0"),
             Touch::Block { block, lane_bits } => {
                 writeln!(out, "  block {block}, bit of each 32-bit lane {lane_bits:?}")
