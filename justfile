@@ -55,3 +55,11 @@ huge:
 fuzz seconds="60":
     cd fuzz && cargo +nightly fuzz run -O load -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
     cd fuzz && cargo +nightly fuzz run -O ops -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
+
+# The filterlab command, e.g. `just filterlab calc --n 10M --fpr 1%`.
+filterlab *ARGS:
+    cargo run -p filterlab-cli -- {{ARGS}}
+
+# The formula course alone at full scale, into target/course-full (`just bench` writes reports/course/).
+course:
+    cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored

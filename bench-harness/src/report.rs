@@ -1,10 +1,10 @@
 //! Writes `reports/`: results.json, the plots, and README.md with the headline tables, the
 //! machine the run was on and the articles' claims checked against the run.
 
-use crate::plot::{self, BarChart, LineChart, Series, SeriesStyle};
-use crate::record::{Record, SCHEMA};
+use crate::charts::{by, pct, targets};
+use crate::measure::Spread;
+use crate::record::{Record, Scenario, SCHEMA};
 use anyhow::{Context, Result};
-use filterlab::math;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -107,7 +107,7 @@ fn utc_now() -> String {
 }
 
 /// Everything a run produced, as written to results.json.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Results {
     /// Where and how.
     pub machine: Machine,
@@ -120,10 +120,10 @@ pub struct Results {
     pub peers: Vec<crate::versus::PeerRecord>,
     /// Parallel builds: (what, median seconds).
     #[serde(default)]
-    pub parallel_builds: Vec<(String, f64)>,
+    pub parallel_builds: Vec<(String, Spread)>,
     /// The targets of the comparison, as measured ratios.
     #[serde(default)]
-    pub ratios: Vec<crate::versus::Ratio>,
+    pub ratios: Vec<crate::targets::Ratio>,
     /// Lookups with and without transparent huge pages.
     #[serde(default)]
     pub huge_pages: Vec<crate::versus::HugePageRecord>,
@@ -146,17 +146,27 @@ pub struct DatasetInfo {
     pub top_domains: Vec<(String, u64)>,
 }
 
-fn pct(p: f64) -> String {
-    let v = p * 100.0;
-    if v >= 0.1 {
-        format!("{v:.3}%")
-    } else {
-        format!("{v:.4}%")
-    }
+/// A timing as `median (min–max)`, or `–` when it was not taken.
+fn ns(v: Option<Spread>) -> String {
+    v.map_or_else(|| "–".into(), |x| format!("{x:.1}"))
 }
 
-fn ns(v: Option<f64>) -> String {
+/// A huge-page coverage as a percentage, or "not obtained".
+fn coverage(c: Option<f64>) -> String {
+    c.map_or_else(|| "not obtained".into(), |c| format!("{:.0}%", c * 100.0))
+}
+
+/// A single figure with one decimal, or `–`.
+fn num(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), |x| format!("{x:.1}"))
+}
+
+/// `a / b` of two medians as `1.23×`, or `–`.
+fn ratio(a: Option<Spread>, b: Option<Spread>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b.median > 0.0 => format!("{:.2}×", a.median / b.median),
+        _ => "–".into(),
+    }
 }
 
 fn mb(bytes: u64) -> String {
@@ -171,357 +181,20 @@ pub fn write(dir: &Path, results: &Results) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let json = serde_json::to_string_pretty(results)?;
     std::fs::write(dir.join("results.json"), json + "\n")?;
-    let plots = write_plots(dir, &results.records)?;
+    let plots = crate::charts::render(dir, &crate::charts::all(&results.records))?;
     std::fs::write(dir.join("README.md"), readme(results, &plots))?;
     Ok(())
 }
 
-fn by<'a>(records: &'a [Record], scenario: &'a str) -> impl Iterator<Item = &'a Record> + 'a {
-    records.iter().filter(move |r| r.scenario == scenario)
-}
-
-fn variants(records: &[Record], scenario: &str) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
-    for r in by(records, scenario) {
-        if !v.contains(&r.variant) {
-            v.push(r.variant.clone());
-        }
-    }
-    v
-}
-
-fn targets(records: &[Record]) -> Vec<f64> {
-    let mut t: Vec<f64> = Vec::new();
-    for r in by(records, "matrix") {
-        if !t.contains(&r.target_fpr) {
-            t.push(r.target_fpr);
-        }
-    }
-    t
-}
-
-/// Renders every chart; returns `(stem, caption)` pairs for the README.
-fn write_plots(dir: &Path, records: &[Record]) -> Result<Vec<(String, String)>> {
-    let mut out = Vec::new();
-    let mut emit =
-        |stem: &str, caption: &str, line: Option<LineChart>, bar: Option<BarChart>| -> Result<()> {
-            let path = dir.join(stem);
-            if let Some(c) = line {
-                plot::render_line(&c, &path)?;
-            }
-            if let Some(c) = bar {
-                plot::render_bar(&c, &path)?;
-            }
-            out.push((stem.to_string(), caption.to_string()));
-            Ok(())
-        };
-    let matrix: Vec<&Record> = by(records, "matrix").collect();
-    let names = variants(records, "matrix");
-    let n = matrix.first().map_or(0, |r| r.n);
-
-    // 1-4 need the matrix (absent from a --sweep-only run).
-    if !matrix.is_empty() {
-        // 1. Calibration: measured against theory, log-log, with the diagonal.
-        let mut series: Vec<Series> = names
-            .iter()
-            .map(|v| {
-                let pts = matrix
-                    .iter()
-                    .filter(|r| &r.variant == v)
-                    .map(|r| (r.theoretical_fpr, r.empirical_fpr))
-                    .collect();
-                Series::new(v.as_str(), pts, SeriesStyle::Points)
-            })
-            .collect();
-        let (lo, hi) = matrix.iter().fold((1.0f64, 0.0f64), |(lo, hi), r| {
-            (
-                lo.min(r.theoretical_fpr.min(r.empirical_fpr)),
-                hi.max(r.theoretical_fpr.max(r.empirical_fpr)),
-            )
-        });
-        series.push(Series::new(
-            "measured = theory",
-            vec![(lo * 0.8, lo * 0.8), (hi * 1.25, hi * 1.25)],
-            SeriesStyle::Dashed,
-        ));
-        emit(
-        "fpr_measured_vs_theory",
-        &format!("Measured FP rate against each variant's formula at its realised parameters (n = {n}); points on the diagonal mean the formula holds."),
-        Some(LineChart {
-            title: format!("False-positive rate: measured vs theory, n = {n}"),
-            x_label: "theoretical FP rate".into(),
-            y_label: "measured FP rate".into(),
-            x_log: true,
-            y_log: true,
-            series,
-        }),
-        None,
-    )?;
-
-        // 2. Memory against FP rate, with the lower bound.
-        let mut series: Vec<Series> = names
-            .iter()
-            .map(|v| {
-                let mut pts: Vec<(f64, f64)> = matrix
-                    .iter()
-                    .filter(|r| &r.variant == v)
-                    .map(|r| (r.empirical_fpr, r.bits_per_key))
-                    .collect();
-                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                Series::new(v.as_str(), pts, SeriesStyle::LinePoints)
-            })
-            .collect();
-        let grid: Vec<f64> = (0..=40)
-            .map(|i| 10f64.powf(-5.0 + 4.0 * f64::from(i) / 40.0))
-            .collect();
-        series.push(Series::new(
-            "lower bound log2(1/p)",
-            grid.iter().map(|&p| (p, (1.0 / p).log2())).collect(),
-            SeriesStyle::Dashed,
-        ));
-        series.push(Series::new(
-            "ideal Bloom 1.44·log2(1/p)",
-            grid.iter()
-                .map(|&p| (p, (1.0 / p).log2() / std::f64::consts::LN_2))
-                .collect(),
-            SeriesStyle::Dashed,
-        ));
-        emit(
-        "bits_per_key_vs_fpr",
-        "Bits per key against the measured FP rate, with the information-theoretic lower bound n·log2(1/p).",
-        Some(LineChart {
-            title: format!("Memory vs false-positive rate, n = {n}"),
-            x_label: "measured FP rate".into(),
-            y_label: "bits per key".into(),
-            x_log: true,
-            y_log: false,
-            series,
-        }),
-        None,
-    )?;
-
-        // 3. Lookup cost per mix, at each target.
-        for &t in &targets(records) {
-            let rows: Vec<&&Record> = matrix.iter().filter(|r| r.target_fpr == t).collect();
-            let cats: Vec<String> = rows
-                .first()
-                .map(|r| {
-                    r.ns_per_lookup
-                        .keys()
-                        .map(|k| k.parse::<u32>().unwrap_or(0))
-                        .collect::<Vec<_>>()
-                })
-                .map(|mut ks| {
-                    ks.sort_unstable();
-                    ks.into_iter().map(|k| format!("{k}%")).collect()
-                })
-                .unwrap_or_default();
-            let groups = rows
-                .iter()
-                .map(|r| {
-                    let vals = cats
-                        .iter()
-                        .map(|c| {
-                            r.ns_per_lookup
-                                .get(c.trim_end_matches('%'))
-                                .copied()
-                                .unwrap_or(f64::NAN)
-                        })
-                        .collect();
-                    (r.variant.clone(), vals)
-                })
-                .collect();
-            let stem = format!("lookup_ns_{}", target_slug(t));
-            emit(
-            &stem,
-            &format!("ns per lookup by share of positive queries, target {} (median of interleaved rounds, hashing included).", pct(t)),
-            None,
-            Some(BarChart {
-                title: format!("Lookup cost by positive share, n = {n}, target {}", pct(t)),
-                x_label: "positive queries".into(),
-                y_label: "ns per lookup".into(),
-                categories: cats,
-                groups,
-                y_log: false,
-            }),
-        )?;
-        }
-
-        // 4. Build cost.
-        let ts = targets(records);
-        emit(
-            "insert_ns",
-            "ns per insert, one thread, key bytes in (hashing included).",
-            None,
-            Some(BarChart {
-                title: format!("Build cost, n = {n}"),
-                x_label: "target FP rate".into(),
-                y_label: "ns per insert".into(),
-                categories: ts.iter().map(|&t| pct(t)).collect(),
-                groups: names
-                    .iter()
-                    .map(|v| {
-                        let vals = ts
-                            .iter()
-                            .map(|&t| {
-                                matrix
-                                    .iter()
-                                    .find(|r| &r.variant == v && r.target_fpr == t)
-                                    .and_then(|r| r.ns_per_insert)
-                                    .unwrap_or(f64::NAN)
-                            })
-                            .collect();
-                        (v.clone(), vals)
-                    })
-                    .collect(),
-                y_log: false,
-            }),
-        )?;
-    }
-
-    // 5. Growth.
-    let growth: Vec<&Record> = by(records, "growth").collect();
-    if let Some(first) = growth.first() {
-        let cap = first.capacity as f64;
-        let mut series: Vec<Series> = variants(records, "growth")
-            .iter()
-            .map(|v| {
-                let pts = growth
-                    .iter()
-                    .filter(|r| &r.variant == v)
-                    .map(|r| (r.n as f64 / cap, r.empirical_fpr))
-                    .collect();
-                Series::new(v.as_str(), pts, SeriesStyle::LinePoints)
-            })
-            .collect();
-        series.push(Series::new(
-            "target",
-            vec![(0.0, first.target_fpr), (4.0, first.target_fpr)],
-            SeriesStyle::Dashed,
-        ));
-        emit(
-            "growth",
-            &format!("Measured FP rate while inserting up to 4× the declared capacity ({}); the cuckoo table stops at its first refused insert.", first.capacity),
-            Some(LineChart {
-                title: "Growth past the declared capacity".into(),
-                x_label: "items inserted / declared capacity".into(),
-                y_label: "measured FP rate".into(),
-                x_log: false,
-                y_log: true,
-                series,
-            }),
-            None,
-        )?;
-    }
-
-    // 6. Churn.
-    let churn: Vec<&Record> = by(records, "churn").collect();
-    if !churn.is_empty() {
-        let mut series = Vec::new();
-        for v in variants(records, "churn") {
-            let rows: Vec<&&Record> = churn.iter().filter(|r| r.variant == v).collect();
-            series.push(Series::new(
-                format!("{v} measured"),
-                rows.iter()
-                    .map(|r| (r.step.unwrap_or(0) as f64, r.empirical_fpr))
-                    .collect(),
-                SeriesStyle::LinePoints,
-            ));
-            series.push(Series::new(
-                format!("{v} theory"),
-                rows.iter()
-                    .map(|r| (r.step.unwrap_or(0) as f64, r.theoretical_fpr))
-                    .collect(),
-                SeriesStyle::Dashed,
-            ));
-        }
-        emit(
-            "churn",
-            "Deletion churn: each round removes the oldest 10% of the keys and inserts 10% new ones.",
-            Some(LineChart {
-                title: "FP rate under deletion churn".into(),
-                x_label: "round".into(),
-                y_label: "FP rate".into(),
-                x_log: false,
-                y_log: false,
-                series,
-            }),
-            None,
-        )?;
-    }
-
-    // 7. Size sweep: negative and positive lookups, one chart each so colours stay per variant.
-    let sweep: Vec<&Record> = by(records, "size_sweep").collect();
-    if !sweep.is_empty() {
-        for (mix, word) in [("0", "negative"), ("100", "positive")] {
-            let series = variants(records, "size_sweep")
-                .iter()
-                .map(|v| {
-                    let pts = sweep
-                        .iter()
-                        .filter(|r| &r.variant == v)
-                        .filter_map(|r| r.ns_per_lookup.get(mix).map(|&t| (r.bytes as f64, t)))
-                        .collect();
-                    Series::new(v.as_str(), pts, SeriesStyle::LinePoints)
-                })
-                .collect();
-            emit(
-                &format!("size_sweep_{word}"),
-                &format!("ns per {word} lookup against filter size (target 1%): the steps are the caches."),
-                Some(LineChart {
-                    title: format!("{} lookups vs filter size (target 1%)", if mix == "0" { "Negative" } else { "Positive" }),
-                    x_label: "filter bytes".into(),
-                    y_label: "ns per lookup".into(),
-                    x_log: true,
-                    y_log: true,
-                    series,
-                }),
-                None,
-            )?;
-        }
-    }
-
-    // 8. Parallel.
-    let par: Vec<&Record> = by(records, "parallel").collect();
-    if !par.is_empty() {
-        let names = variants(records, "parallel");
-        let mut threads: Vec<usize> = par.iter().filter_map(|r| r.threads).collect();
-        threads.sort_unstable();
-        threads.dedup();
-        let groups = threads
-            .iter()
-            .map(|&t| {
-                let vals = names
-                    .iter()
-                    .map(|v| {
-                        par.iter()
-                            .find(|r| &r.variant == v && r.threads == Some(t))
-                            .and_then(|r| r.ns_per_lookup.get("50").copied())
-                            .unwrap_or(f64::NAN)
-                    })
-                    .collect();
-                (format!("{t} thread{}", if t == 1 { "" } else { "s" }), vals)
-            })
-            .collect();
-        emit(
-            "parallel",
-            "Lookup throughput (wall ns per lookup, 50% positive) with one thread and with every core.",
-            None,
-            Some(BarChart {
-                title: "Parallel lookups (rayon)".into(),
-                x_label: "variant".into(),
-                y_label: "wall ns per lookup".into(),
-                categories: names,
-                groups,
-                y_log: false,
-            }),
-        )?;
-    }
-    Ok(out)
-}
-
-fn target_slug(t: f64) -> String {
-    format!("{}", t * 100.0).replace('.', "_") + "pct"
+/// reports/README.md as [`write`] renders it from `results` (the charts' stems and captions
+/// included, without drawing them); `check` compares it with the committed file.
+#[must_use]
+pub fn render_readme(results: &Results) -> String {
+    let plots: Vec<(String, String)> = crate::charts::all(&results.records)
+        .into_iter()
+        .map(|c| (c.stem, c.caption))
+        .collect();
+    readme(results, &plots)
 }
 
 fn readme(results: &Results, plots: &[(String, String)]) -> String {
@@ -577,25 +250,27 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
         s.push('\n');
     }
 
-    let matrix: Vec<&Record> = by(r, "matrix").collect();
+    let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
     for t in targets(r) {
         let n = matrix.first().map_or(0, |x| x.n);
         let _ = writeln!(s, "## n = {n}, target FP rate {}\n", pct(t));
         let _ = writeln!(
             s,
-            "| variant | parameters | memory | bits/key | over lower bound | theory FPR | measured FPR | Wilson 95% CI | measured/theory | theory in CI | false neg. | ns/insert | ns/lookup 0% | 25% | 50% | 75% | 100% | p50 ns | p99 ns |"
+            "| variant | parameters | memory | bits/key | over lower bound at target | at achieved FP | theory FPR | measured FPR | Wilson 95% CI | measured/theory | theory in CI | false neg. | ns/insert | ns/lookup 0% | 25% | 50% | 75% | 100% | p50 ns | p99 ns |"
         );
-        let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---|---:|:-:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---|---:|:-:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for x in matrix.iter().filter(|x| x.target_fpr == t) {
             let l = |k: &str| ns(x.ns_per_lookup.get(k).copied());
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {:.2} | {:+.0}% | {} | {} | [{}, {}] | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {:.2} | {:+.0}% | {} | {} | {} | [{}, {}] | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 x.variant,
                 x.params,
                 mb(x.bytes),
                 x.bits_per_key,
                 x.overhead_over_lower_bound * 100.0,
+                x.overhead_at_achieved_fpr
+                    .map_or_else(|| "–".into(), |o| format!("{:+.0}%", o * 100.0)),
                 pct(x.theoretical_fpr),
                 pct(x.empirical_fpr),
                 pct(x.fpr_ci_low),
@@ -609,26 +284,29 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
                 l("50"),
                 l("75"),
                 l("100"),
-                ns(x.latency_p50_ns),
-                ns(x.latency_p99_ns),
+                num(x.latency_p50_ns),
+                num(x.latency_p99_ns),
             );
         }
         s.push('\n');
     }
     batched_table(&mut s, &matrix);
-    let flagged = matrix.iter().filter(|x| !x.theory_in_ci).count();
-    let r_default = filterlab::scalable::DEFAULT_TIGHTENING;
-    let _ = writeln!(
-        s,
-        "Theory lies outside the measured 95% interval for {flagged} of {} rows; by chance alone about \
-         one row in twenty would be. The counting filters are hashed with seed {} (the others with 0) \
-         so that their false positives are an independent sample rather than a copy of the classic \
-         filter's. The scalable filter's first stage is built at P0 = P(1 - r) with r = {r_default} so \
-         that the compound rate stays under P however far it grows; at its declared capacity it \
-         therefore sits near P0 and pays for that headroom in bits per key.\n",
-        matrix.len(),
-        crate::filters::COUNTING_SEED
-    );
+    // A sweep-only run has no matrix: no "0 of 0 rows" sentence.
+    if !matrix.is_empty() {
+        let flagged = matrix.iter().filter(|x| !x.theory_in_ci).count();
+        let r_default = filterlab::scalable::DEFAULT_TIGHTENING;
+        let _ = writeln!(
+            s,
+            "Theory lies outside the measured 95% interval for {flagged} of {} rows; by chance alone about \
+             one row in twenty would be. The counting filters are hashed with seed {} (the others with 0) \
+             so that their false positives are an independent sample rather than a copy of the classic \
+             filter's. The scalable filter's first stage is built at P0 = P(1 - r) with r = {r_default} so \
+             that the compound rate stays under P however far it grows; at its declared capacity it \
+             therefore sits near P0 and pays for that headroom in bits per key.\n",
+            matrix.len(),
+            crate::filters::COUNTING_SEED
+        );
+    }
 
     let _ = writeln!(s, "## Plots\n");
     for (stem, caption) in plots {
@@ -641,7 +319,7 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
     peers_tables(&mut s, results);
     scenario_tables(&mut s, r);
     if !matrix.is_empty() {
-        claims(&mut s, r, &results.peers);
+        claims(&mut s, results);
     }
 
     let _ = writeln!(s, "## results.json\n");
@@ -676,10 +354,6 @@ fn batched_table(s: &mut String, matrix: &[&Record]) {
     for x in matrix {
         let one = |k: &str| x.ns_per_lookup.get(k).copied();
         let bat = |k: &str| x.ns_per_lookup_batched.get(k).copied();
-        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
-            _ => "–".into(),
-        };
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -714,20 +388,21 @@ fn peers_tables(s: &mut String, results: &Results) {
          shuffled query sets (keys copied contiguously, hashing included). \"batched\" uses \
          `contains_batch` / `insert_batch`; the peers have no batch API.\n"
     );
-    let _ = writeln!(s, "| contender | source | build s | build s (batched) | ns/negative | ns/positive | ns/negative batched | ns/positive batched | measured FPR | bytes | bits/key | false neg. | refused inserts |");
+    let _ = writeln!(s, "Timings are `median (min–max)` over interleaved rounds; builds include construction and allocation for every contender.\n");
+    let _ = writeln!(s, "| contender | source | build s | build s (batched) | ns/negative | ns/positive | ns/negative batched | ns/positive batched | measured FPR | bytes | bits/key | huge pages | false neg. | refused inserts |");
     let _ = writeln!(
         s,
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {:.2} | {} | {:.1} | {:.1} | {} | {} | {} | {} | {:.2} | {} | {} |",
+            "| {} | {} | {:.3} | {} | {:.1} | {:.1} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
             r.name,
             r.source,
             r.build_seconds,
             r.build_seconds_batched
-                .map_or_else(|| "–".into(), |v| format!("{v:.2}")),
+                .map_or_else(|| "–".into(), |v| format!("{v:.3}")),
             r.ns_negative,
             r.ns_positive,
             ns(r.ns_negative_batched),
@@ -735,6 +410,7 @@ fn peers_tables(s: &mut String, results: &Results) {
             pct(r.empirical_fpr),
             mb(r.bytes),
             r.bits_per_key,
+            coverage(r.huge_page_coverage),
             r.false_negatives,
             r.insert_failures
         );
@@ -747,7 +423,7 @@ fn peers_tables(s: &mut String, results: &Results) {
     if !results.parallel_builds.is_empty() {
         let _ = writeln!(
             s,
-            "### Parallel builds (median seconds)\n\n| build | seconds |\n|---|---:|"
+            "### Parallel builds (seconds, median (min–max) of interleaved rounds)\n\n| build | seconds |\n|---|---:|"
         );
         for (what, t) in &results.parallel_builds {
             let _ = writeln!(s, "| {what} | {t:.3} |");
@@ -759,22 +435,30 @@ fn peers_tables(s: &mut String, results: &Results) {
             s,
             "### Transparent huge pages\n\nThe same filters built twice, with and without \
              `madvise(MADV_HUGEPAGE)` on their tables (`filter_core::zeroed_table`), negative \
-             lookups timed in interleaved rounds. AnonHugePages grew by {} kB during the advised builds.\n",
-            results.huge_pages[0].anon_huge_pages_kb.map_or_else(|| "an unknown number of".into(), |k| k.to_string())
+             lookups timed in interleaved rounds (median (min–max)). Coverage is each table's share \
+             on huge pages, from AnonHugePages around its own build. Our other tables are advised, \
+             the peers' are not (the kernel's policy here decides whether they get any): the \
+             peers table lists each contender's coverage, and this table gives ours without the \
+             advice, so both policies are reported.\n"
         );
-        let _ = writeln!(s, "| variant | memory | ns/negative 2 MiB pages | 4 KiB pages | gain | batched, 2 MiB | batched, 4 KiB | gain |\n|---|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(s, "| variant | memory | ns/negative, advised | not advised | gain | batched, advised | batched, not advised | gain | coverage advised | not advised |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for h in &results.huge_pages {
             let _ = writeln!(
                 s,
-                "| {} | {} | {:.1} | {:.1} | {:.2}× | {:.1} | {:.1} | {:.2}× |",
+                "| {} | {} | {:.1} | {:.1} | {} | {:.1} | {:.1} | {} | {} | {} |",
                 h.variant,
                 mb(h.bytes),
                 h.ns_negative_huge,
                 h.ns_negative_small,
-                h.ns_negative_small / h.ns_negative_huge,
+                ratio(Some(h.ns_negative_small), Some(h.ns_negative_huge)),
                 h.ns_negative_batched_huge,
                 h.ns_negative_batched_small,
-                h.ns_negative_batched_small / h.ns_negative_batched_huge
+                ratio(
+                    Some(h.ns_negative_batched_small),
+                    Some(h.ns_negative_batched_huge)
+                ),
+                coverage(h.coverage_huge),
+                coverage(h.coverage_small)
             );
         }
         s.push('\n');
@@ -786,20 +470,36 @@ fn peers_tables(s: &mut String, results: &Results) {
             "### Targets, as ratios measured in this run ({met} of {} met)\n",
             results.ratios.len()
         );
+        let same = results.ratios.iter().filter(|r| r.same_conditions).count();
         let _ = writeln!(
             s,
-            "| comparison | ours | theirs | ratio | target | met |\n|---|---:|---:|---:|---|:-:|"
+            "Ratio = numerator / denominator (medians). \"Same conditions?\" is computed: same API \
+             mode (batched or one at a time) and achieved FP rates within {}× of each other; \
+             {same} of {} rows compare equal conditions.\n",
+            crate::targets::FP_TOLERANCE,
+            results.ratios.len()
+        );
+        let _ = writeln!(
+            s,
+            "| comparison | numerator | value | denominator | value | ratio | target | met | same conditions? |\n|---|---|---:|---|---:|---:|---|:-:|---|"
         );
         for r in &results.ratios {
             let _ = writeln!(
                 s,
-                "| {} | {:.4} | {:.4} | {:.3} | {} | {} |",
+                "| {} | {} | {:.4} | {} | {:.4} | {:.3} | {} | {} | {} |",
                 r.what,
-                r.ours,
-                r.theirs,
+                r.numerator,
+                r.numerator_value,
+                r.denominator,
+                r.denominator_value,
                 r.ratio,
                 r.target,
-                if r.met { "yes" } else { "**no**" }
+                if r.met { "yes" } else { "**no**" },
+                if r.same_conditions {
+                    "yes".to_string()
+                } else {
+                    format!("no: {}", r.differences)
+                }
             );
         }
         s.push('\n');
@@ -807,7 +507,7 @@ fn peers_tables(s: &mut String, results: &Results) {
 }
 
 fn scenario_tables(s: &mut String, r: &[Record]) {
-    let growth: Vec<&Record> = by(r, "growth").collect();
+    let growth: Vec<&Record> = by(r, Scenario::Growth).collect();
     if let Some(first) = growth.first() {
         let cap = first.capacity;
         let _ = writeln!(
@@ -845,7 +545,7 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
         }
         s.push('\n');
     }
-    let churn: Vec<&Record> = by(r, "churn").collect();
+    let churn: Vec<&Record> = by(r, Scenario::Churn).collect();
     if !churn.is_empty() {
         let _ = writeln!(s, "## Deletion churn\n");
         let _ = writeln!(s, "| variant | round | items | measured FPR | theory FPR | false neg. |\n|---|---:|---:|---:|---:|---:|");
@@ -863,16 +563,18 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
         }
         s.push('\n');
     }
-    let sweep: Vec<&Record> = by(r, "size_sweep").collect();
+    let sweep: Vec<&Record> = by(r, Scenario::SizeSweep).collect();
     if !sweep.is_empty() {
         let _ = writeln!(s, "## Size sweep (target 1%)\n");
         let _ = writeln!(s, "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for x in &sweep {
             let l = |k: &str| ns(x.ns_per_lookup.get(k).copied());
             let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).copied());
-            let up = |k: &str| match (x.ns_per_lookup.get(k), x.ns_per_lookup_batched.get(k)) {
-                (Some(a), Some(b)) => format!("{:.2}×", a / b),
-                _ => "–".into(),
+            let up = |k: &str| {
+                ratio(
+                    x.ns_per_lookup.get(k).copied(),
+                    x.ns_per_lookup_batched.get(k).copied(),
+                )
             };
             let _ = writeln!(
                 s,
@@ -892,7 +594,7 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
         }
         s.push('\n');
     }
-    let par: Vec<&Record> = by(r, "parallel").collect();
+    let par: Vec<&Record> = by(r, Scenario::Parallel).collect();
     if !par.is_empty() {
         let _ = writeln!(s, "## Parallel lookups\n");
         let _ = writeln!(s, "| variant | threads | wall ns/lookup (50% positive) | speed-up over 1 thread |\n|---|---:|---:|---:|");
@@ -911,122 +613,15 @@ fn scenario_tables(s: &mut String, r: &[Record]) {
 }
 
 /// The articles' claims (../shared/seeds), each against the formulas and this run.
-fn claims(s: &mut String, r: &[Record], peers: &[crate::versus::PeerRecord]) {
-    const N: u64 = 10_000_000;
+fn claims(s: &mut String, results: &Results) {
     let _ = writeln!(s, "## The articles' claims, checked\n");
     let _ = writeln!(
         s,
-        "| claim | what the formulas and this run say | holds? |\n|---|---|---|"
+        "Every verdict is computed from the formulas or this run's records against the stated \
+         threshold. The database and unique-count claims are in the systems section.\n"
     );
-    let bits = |n: u64, p: f64| math::optimal_bits(n, p).unwrap_or(0);
-    let m10 = bits(N, 0.01);
-    let m1 = bits(N / 10, 0.01);
-    let _ = writeln!(
-        s,
-        "| 10M e-mails at 1% need ~9.6M bits ≈ 1.20 MB | m = {m10} bits = {} for 10M; {m1} bits = {} is the figure for 1M | no (off by 10×) |",
-        mb(m10.div_ceil(8)),
-        mb(m1.div_ceil(8))
-    );
-    let k_real = m10 as f64 / N as f64 * std::f64::consts::LN_2;
-    let k_trunc = (k_real as u32).max(1);
-    let k_round = math::optimal_hashes(m10, N);
-    let _ = writeln!(
-        s,
-        "| k = 7 | optimum (m/n)·ln 2 = {k_real:.2}: rounding gives {k_round}, the article's own `int()` gives {k_trunc} (FP {} vs {}) | only with rounding |",
-        pct(math::classic_fpr(m10, N, k_round)),
-        pct(math::classic_fpr(m10, N, k_trunc))
-    );
-    for p in [0.001, 0.0001] {
-        let b10 = bits(N, p).div_ceil(8);
-        let b1 = bits(N / 10, p).div_ceil(8);
-        let _ = writeln!(
-            s,
-            "| {} → {} | {} for 10M; {} for 1M | no for 10M |",
-            pct(p),
-            if p == 0.001 { "1.8 MB" } else { "2.4 MB" },
-            mb(b10),
-            mb(b1)
-        );
-    }
-    let at = |v: &str, t: f64| {
-        r.iter()
-            .find(|x| x.scenario == "matrix" && x.variant == v && x.target_fpr == t)
-    };
-    if let Some(c) = at("classic", 0.01) {
-        let _ = writeln!(
-            s,
-            "| FP 0.97% on 100K new e-mails | measured {} on {} non-members (95% CI [{}, {}]) with n = {} | consistent with ~1% |",
-            pct(c.empirical_fpr),
-            c.probes,
-            pct(c.fpr_ci_low),
-            pct(c.fpr_ci_high),
-            c.n
-        );
-        let db = 0.05 + 0.95 * c.empirical_fpr;
-        let _ = writeln!(
-            s,
-            "| with 95% new e-mails the DB sees 5.95% of checks | 5% duplicates + 95% × measured {} = {} | yes |",
-            pct(c.empirical_fpr),
-            pct(db)
-        );
-        if let Some(k) = at("counting", 0.01) {
-            let _ = writeln!(
-                s,
-                "| a counting filter costs 4× the memory | {} vs {}: {:.2}× | yes |",
-                mb(k.bytes),
-                mb(c.bytes),
-                k.bytes as f64 / c.bytes as f64
-            );
-        }
-        if let Some(k) = at("cuckoo", 0.01) {
-            let _ = writeln!(
-                s,
-                "| a cuckoo filter deletes at about the same memory | {} vs {}: {:.2}×, at measured FP {} | yes |",
-                mb(k.bytes),
-                mb(c.bytes),
-                k.bytes as f64 / c.bytes as f64,
-                pct(k.empirical_fpr)
-            );
-        }
-    }
-    let growth_end = |v: &str| {
-        r.iter()
-            .filter(|x| x.scenario == "growth" && x.variant == v)
-            .max_by_key(|x| x.step)
-    };
-    if let (Some(sc), Some(cl)) = (growth_end("scalable"), growth_end("classic")) {
-        let _ = writeln!(
-            s,
-            "| a scalable filter keeps the FP rate bounded past its capacity | at {:.0}× capacity: scalable {} (target {}), classic {} | {} |",
-            sc.n as f64 / cl.capacity.max(1) as f64,
-            pct(sc.empirical_fpr),
-            pct(sc.target_fpr),
-            pct(cl.empirical_fpr),
-            if sc.fpr_ci_low <= sc.target_fpr { "yes" } else { "**no**" }
-        );
-    }
-    match peers.iter().find(|p| p.side == "python") {
-        Some(py) => {
-            let _ = writeln!(
-                s,
-                "| the Python filter builds 10M e-mails in 18.4 s and answers in 48 µs (M2 Pro) | here: {} keys in {:.1} s ({:.0} ns/insert), {:.2} µs per negative and {:.2} µs per positive lookup, FP {} ({}) | measured on this machine |",
-                py.n,
-                py.build_seconds,
-                py.build_seconds * 1e9 / py.n.max(1) as f64,
-                py.ns_negative / 1000.0,
-                py.ns_positive / 1000.0,
-                pct(py.empirical_fpr),
-                py.source
-            );
-        }
-        None => {
-            let _ = writeln!(s, "| the Python filter: build 18.4 s, 48 µs per lookup | not measured: python3 with mmh3 and bitarray was not available | – |");
-        }
-    }
-    let _ = writeln!(
-        s,
-        "| PostgreSQL: 8.2 ms per lookup, 240–320 MB B-tree index | not measured by this run (needs a database server) | – |\n"
-    );
+    s.push_str(&crate::claims::table(&crate::claims::claims(results)));
+    s.push('\n');
 }
 
 const BEGIN: &str = "<!-- harness:begin variants -->";
@@ -1043,8 +638,18 @@ pub fn update_readme_block(path: &Path, results: &Results) -> Result<()> {
     let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
         anyhow::bail!("{} lacks the {BEGIN} / {END} markers", path.display());
     };
+    let block = readme_block(results);
+    let updated = format!("{}{}{}", &text[..b], block, &text[e + END.len()..]);
+    std::fs::write(path, updated)?;
+    Ok(())
+}
+
+/// The block between the root README's markers, markers included, as [`update_readme_block`]
+/// writes it; `check` compares it with the committed README.
+#[must_use]
+pub fn readme_block(results: &Results) -> String {
     let mut block = String::new();
-    let rows: Vec<&Record> = by(&results.records, "matrix")
+    let rows: Vec<&Record> = by(&results.records, Scenario::Matrix)
         .filter(|r| r.target_fpr == 0.01)
         .collect();
     let n = rows.first().map_or(0, |r| r.n);
@@ -1073,7 +678,12 @@ pub fn update_readme_block(path: &Path, results: &Results) -> Result<()> {
         );
     }
     let _ = write!(block, "{END}");
-    let updated = format!("{}{}{}", &text[..b], block, &text[e + END.len()..]);
-    std::fs::write(path, updated)?;
-    Ok(())
+    block
+}
+
+/// The block between the markers in `text`, markers included.
+#[must_use]
+pub fn committed_block(text: &str) -> Option<&str> {
+    let (b, e) = (text.find(BEGIN)?, text.find(END)?);
+    text.get(b..e + END.len())
 }

@@ -1,0 +1,248 @@
+//! Text output of each command. Only formatting: every number is computed elsewhere.
+
+use crate::commands::{Answer, Built, Explained};
+use crate::explain::Touch;
+use crate::plan::{Detail, Plan, Variant};
+use crate::recommend::Recommendation;
+use crate::store::Info;
+use std::fmt::Write;
+
+/// `12.0 MB (11.4 MiB)`.
+pub fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    let (dec, bin) = [
+        (1e12, 1u64 << 40, "TB", "TiB"),
+        (1e9, 1 << 30, "GB", "GiB"),
+        (1e6, 1 << 20, "MB", "MiB"),
+        (1e3, 1 << 10, "kB", "KiB"),
+    ]
+    .into_iter()
+    .find(|&(d, _, _, _)| b >= d)
+    .map_or((format!("{bytes} B"), String::new()), |(d, bi, ds, bs)| {
+        (
+            format!("{:.2} {ds}", b / d),
+            format!(" ({:.2} {bs})", b / bi as f64),
+        )
+    });
+    format!("{dec}{bin}")
+}
+
+/// A rate as a percentage with enough digits.
+pub fn pct(p: f64) -> String {
+    if p >= 1e-4 {
+        format!("{:.4}%", p * 100.0)
+    } else {
+        format!("{:.3e}", p)
+    }
+}
+
+fn plan_lines(p: &Plan, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "{} (n = {}, target {})",
+        p.variant.name(),
+        p.n,
+        pct(p.fpr)
+    );
+    let _ = writeln!(out, "  memory        {} = {} bytes", size(p.bytes), p.bytes);
+    let _ = writeln!(out, "  bits/key      {:.3}", p.bits_per_key);
+    let _ = writeln!(
+        out,
+        "  lower bound   {:.0} bits (n log2 1/p); overhead {:+.1}%",
+        p.lower_bound_bits, p.overhead_pct
+    );
+    let _ = writeln!(out, "  expected FPR  {} at n", pct(p.expected_fpr));
+    match &p.detail {
+        Detail::Classic { m, k } => {
+            let _ = writeln!(out, "  m = {m} bits, k = {k}");
+        }
+        Detail::Counting {
+            m,
+            k,
+            counter_bits,
+            overflow_bound,
+        } => {
+            let _ = writeln!(out, "  m = {m} counters of {counter_bits} bits, k = {k}");
+            let _ = writeln!(
+                out,
+                "  P(any counter overflows at n) <= {overflow_bound:.3e}"
+            );
+        }
+        Detail::Cuckoo {
+            fingerprint_bits,
+            buckets,
+            slots,
+            load,
+        } => {
+            let _ = writeln!(out, "  fingerprint {fingerprint_bits} bits, {buckets} buckets x {slots} slots, load {load:.4}");
+        }
+        Detail::Blocked {
+            blocks,
+            keys_per_block,
+        } => {
+            let _ = writeln!(
+                out,
+                "  {blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
+            );
+        }
+        Detail::Scalable { p0, r, s, growth } => {
+            let _ = writeln!(
+                out,
+                "  P0 = {}, r = {r}, s = {s}; bound P0/(1-r) = {}",
+                pct(*p0),
+                pct(growth[0].bound)
+            );
+            for g in growth {
+                let _ = writeln!(
+                    out,
+                    "  at {:>2}x n: {:>2} stages, {:>22}, compound FPR {}",
+                    g.multiple,
+                    g.stages,
+                    size(g.bytes),
+                    pct(g.compound_fpr)
+                );
+            }
+        }
+    }
+}
+
+/// `calc`.
+pub fn calc(plans: &[Plan]) -> String {
+    let mut out = String::new();
+    for p in plans {
+        plan_lines(p, &mut out);
+        out.push('\n');
+    }
+    out
+}
+
+/// `recommend`.
+pub fn recommendation(r: &Recommendation) -> String {
+    let mut out = format!("recommended: {}\n", r.plan.variant.name());
+    for why in &r.why {
+        let _ = writeln!(out, "  because {why}");
+    }
+    plan_lines(&r.plan, &mut out);
+    let what_if: Vec<String> = r
+        .what_if
+        .iter()
+        .map(|w| match w.fpr {
+            Some(p) => format!("{}x n: FPR {}", w.multiple, pct(p)),
+            None => format!("{}x n: inserts fail (table full)", w.multiple),
+        })
+        .collect();
+    let _ = writeln!(out, "what if n is underestimated: {}", what_if.join("; "));
+    out
+}
+
+/// `build`.
+pub fn build(b: &Built) -> String {
+    let warning = if b.inserted > b.capacity {
+        format!(
+            "warning: {} keys exceed the capacity {}; the rate is above the target\n",
+            b.inserted, b.capacity
+        )
+    } else {
+        String::new()
+    };
+    warning
+        + &format!(
+        "built {} filter {}: {} lines, {} keys inserted, {} duplicates, {} empty lines skipped\n\
+         capacity {}, expected FPR {}, {} bytes written\n",
+        b.variant.name(),
+        b.output,
+        b.lines,
+        b.inserted,
+        b.duplicates,
+        b.empty,
+        b.capacity,
+        pct(b.expected_fpr),
+        b.file_bytes
+    )
+}
+
+/// `info`.
+pub fn info(i: &Info) -> String {
+    let mut out = format!(
+        "variant       {}\nitems         {} (capacity {})\nexpected FPR  {}\nmemory        {}\nfile          {} bytes\nhash          {} seed {}\nchecksum      {}\n",
+        i.variant.name(),
+        i.items,
+        i.capacity,
+        pct(i.expected_fpr),
+        size(i.bytes),
+        i.file_bytes,
+        i.hash,
+        i.seed,
+        i.checksum
+    );
+    for (k, v) in &i.parameters {
+        let _ = writeln!(out, "{k:<13} {v}");
+    }
+    out
+}
+
+/// `query`.
+pub fn answers(a: &[Answer]) -> String {
+    a.iter()
+        .map(|a| {
+            format!(
+                "{}\t{}\n",
+                if a.maybe_present {
+                    "maybe-present"
+                } else {
+                    "absent"
+                },
+                a.key
+            )
+        })
+        .collect()
+}
+
+/// `explain`.
+pub fn explain(e: &Explained) -> String {
+    let mut out = String::new();
+    plan_lines(&e.plan, &mut out);
+    for f in &e.formulas {
+        let _ = writeln!(
+            out,
+            "\n{}: {}\n  = {}\n  [{}]",
+            f.name, f.symbolic, f.substituted, f.source
+        );
+    }
+    if let (Some(key), Some(t)) = (&e.key, &e.touch) {
+        let _ = writeln!(out, "\nkey {key:?} (xxh3-128, seed 0):");
+        let _ = match t {
+            Touch::Positions { positions } if e.plan.variant == Variant::Counting => {
+                writeln!(out, "  increments counters {positions:?}")
+            }
+            Touch::Positions { positions } => writeln!(out, "  sets bits {positions:?}"),
+            Touch::Stage0 { positions } => writeln!(out, "  sets bits {positions:?} of stage 0"),
+            Touch::Block { block, lane_bits } => {
+                writeln!(out, "  block {block}, bit of each 32-bit lane {lane_bits:?}")
+            }
+            Touch::Buckets { fingerprint, primary, alternate } => writeln!(
+                out,
+                "  fingerprint {fingerprint}, bucket {primary} or alternate {alternate}; alternate = (mix(fingerprint) - primary) mod buckets, so either bucket finds the other"
+            ),
+        };
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_show_decimal_and_binary_units() {
+        assert_eq!(size(11_981_328), "11.98 MB (11.43 MiB)");
+        assert_eq!(size(999), "999 B");
+        assert_eq!(size(1_500), "1.50 kB (1.46 KiB)");
+    }
+
+    #[test]
+    fn rates_keep_their_digits() {
+        assert_eq!(pct(0.01), "1.0000%");
+        assert_eq!(pct(2e-6), "2.000e-6");
+    }
+}

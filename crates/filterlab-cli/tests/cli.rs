@@ -1,0 +1,422 @@
+//! Runs the `filterlab` binary: outputs, exit codes and every bad input the issue lists.
+
+use filter_core::{format, math};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn filterlab(args: &[&str]) -> Output {
+    run_with_stdin(args, None)
+}
+
+fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("RUST_BACKTRACE", "1")
+        .spawn()
+        .expect("the binary runs");
+    let mut pipe = child.stdin.take().expect("stdin piped");
+    pipe.write_all(stdin.unwrap_or_default())
+        .expect("stdin written");
+    drop(pipe);
+    child.wait_with_output().expect("the binary finishes")
+}
+
+fn json(args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = filterlab(&a);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The contract for every error: exit code 2 and one clear line, never a panic or a backtrace.
+fn assert_clean_error(args: &[&str], stdin: Option<&[u8]>, mentions: &str) {
+    let out = run_with_stdin(args, stdin);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(err.starts_with("error"), "{args:?}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{args:?}: {err}"
+    );
+    assert!(
+        err.to_lowercase().contains(&mentions.to_lowercase()),
+        "{args:?}: {err} lacks {mentions:?}"
+    );
+}
+
+/// `recommend --n 10M --fpr 1%` followed by `extra`.
+fn recommend_10m<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["recommend", "--n", "10M", "--fpr", "1%"];
+    a.extend_from_slice(extra);
+    a
+}
+
+/// `build --variant V --n N --fpr 1% --keys KEYS -o OUT`.
+fn build_args<'a>(variant: &'a str, n: &'a str, keys: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "build",
+        "--variant",
+        variant,
+        "--n",
+        n,
+        "--fpr",
+        "1%",
+        "--keys",
+        keys,
+        "-o",
+        out,
+    ]
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// JSON floats parse back to within an ulp or two of what was printed.
+fn same(v: &Value, want: f64) {
+    let got = v.as_f64().expect("a number");
+    assert!((got - want).abs() <= 1e-15 * want.abs(), "{got} vs {want}");
+}
+
+#[test]
+fn calc_at_ten_million_and_one_percent_matches_the_formulas() {
+    let (n, p) = (10_000_000u64, 0.01);
+    let plans = json(&["calc", "--n", "10M", "--fpr", "1%"]);
+    let by = |v: &str| {
+        plans
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["variant"] == v)
+            .unwrap()
+            .clone()
+    };
+    let m = math::optimal_bits(n, p).unwrap();
+    let k = math::optimal_hashes(m, n);
+    let classic = by("classic");
+    assert_eq!(classic["detail"]["m"], m);
+    assert_eq!(classic["detail"]["k"], k);
+    assert_eq!(classic["bytes"], m.div_ceil(64) * 8);
+    same(&classic["expected_fpr"], math::classic_fpr_best(m, n, k));
+    same(&classic["lower_bound_bits"], math::lower_bound_bits(n, p));
+    let counting = by("counting");
+    assert_eq!(counting["bytes"], m.div_ceil(2));
+    let f = math::cuckoo_fingerprint_bits(p, 4).unwrap();
+    assert_eq!(by("cuckoo")["detail"]["fingerprint_bits"], f);
+    let lambda = math::split_block_keys_per_block(p).unwrap();
+    let blocks = (n as f64 / lambda).ceil() as u64;
+    assert_eq!(by("blocked")["detail"]["blocks"], blocks);
+    assert_eq!(
+        by("blocked")["expected_fpr"],
+        math::split_block_fpr(blocks, n)
+    );
+    let sc = by("scalable");
+    let p0 = math::scalable_initial_fpr(p, 0.9);
+    same(&sc["detail"]["p0"], p0);
+    let growth = sc["detail"]["growth"].as_array().unwrap();
+    assert_eq!(
+        growth
+            .iter()
+            .map(|g| g["multiple"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2, 4, 10]
+    );
+    for g in growth {
+        assert!(g["compound_fpr"].as_f64().unwrap() <= math::scalable_fpr_bound(p0, 0.9));
+    }
+}
+
+#[test]
+fn every_spelling_of_the_numbers_gives_the_same_answer() {
+    let base = json(&["calc", "--n", "10M", "--fpr", "1%", "--variant", "classic"]);
+    for (n, p) in [
+        ("1e7", "0.01"),
+        ("10_000_000", "1/100"),
+        ("10,000,000", "1e-2"),
+    ] {
+        assert_eq!(
+            json(&["calc", "--n", n, "--fpr", p, "--variant", "classic"]),
+            base,
+            "{n} {p}"
+        );
+    }
+}
+
+#[test]
+fn bad_numbers_are_one_line_errors() {
+    for n in ["10X", "0", "-5", "1.5", "", "1e30"] {
+        assert_clean_error(&["calc", "--n", n, "--fpr", "1%"], None, "--n");
+    }
+    for p in ["0", "1", "150%", "abc", "1/0", "-0.1", "NaN"] {
+        assert_clean_error(&["calc", "--n", "10M", "--fpr", p], None, "--fpr");
+    }
+    assert_clean_error(
+        &recommend_10m(&["--max-memory", "lots"]),
+        None,
+        "--max-memory",
+    );
+    assert_clean_error(&recommend_10m(&["--threads", "0"]), None, "--threads");
+    assert_clean_error(
+        &["calc", "--n", "10M", "--fpr", "1%", "--variant", "bloomier"],
+        None,
+        "bloomier",
+    );
+    assert_clean_error(&["calc", "--n", "10M"], None, "--fpr");
+    assert_clean_error(&["frobnicate"], None, "frobnicate");
+    // Sizes beyond what any machine holds are refused, not attempted.
+    assert_clean_error(
+        &["calc", "--n", "1e19", "--fpr", "1e-300"],
+        None,
+        "lower the capacity",
+    );
+    assert_clean_error(
+        &["calc", "--n", "10", "--fpr", "1e-12", "--variant", "cuckoo"],
+        None,
+        "fpr",
+    );
+}
+
+#[test]
+fn recommend_explains_and_refuses_the_impossible() {
+    let r = json(&["recommend", "--n", "10M", "--fpr", "1%"]);
+    assert_eq!(r["plan"]["variant"], "classic");
+    assert!(!r["why"].as_array().unwrap().is_empty());
+    let what_if = r["what_if"].as_array().unwrap();
+    assert!(what_if[1]["fpr"].as_f64().unwrap() > what_if[0]["fpr"].as_f64().unwrap());
+    assert_eq!(
+        json(&["recommend", "--n", "1M", "--fpr", "1%", "--deletes"])["plan"]["variant"],
+        "cuckoo"
+    );
+    assert_eq!(
+        json(&["recommend", "--n", "1M", "--fpr", "1%", "--growth"])["plan"]["variant"],
+        "scalable"
+    );
+    assert_eq!(
+        json(&["recommend", "--n", "1M", "--fpr", "1%", "--threads", "4"])["plan"]["variant"],
+        "blocked"
+    );
+    assert_clean_error(
+        &recommend_10m(&["--max-memory", "4MiB"]),
+        None,
+        "nearest possible: --fpr",
+    );
+    assert_clean_error(
+        &recommend_10m(&["--deletes", "--growth"]),
+        None,
+        "no variant",
+    );
+    let text = filterlab(&recommend_10m(&["--max-memory", "64MiB"]));
+    assert_eq!(text.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("what if n is underestimated"));
+}
+
+#[test]
+fn build_query_info_round_trip_with_duplicates_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = write(
+        dir.path(),
+        "keys.txt",
+        b"alice@example.com\nbob@example.com\r\n\nalice@example.com\ncarol@example.com\n",
+    );
+    for variant in ["classic", "counting", "scalable", "cuckoo", "blocked"] {
+        let out = dir.path().join(format!("{variant}.bin"));
+        let b = json(&build_args(variant, "1000", s(&keys), s(&out)));
+        assert_eq!(
+            (b["lines"].as_u64(), b["inserted"].as_u64()),
+            (Some(5), Some(3)),
+            "{variant}"
+        );
+        assert_eq!(
+            (b["duplicates"].as_u64(), b["empty"].as_u64()),
+            (Some(1), Some(1)),
+            "{variant}"
+        );
+
+        let info = json(&["info", s(&out)]);
+        assert_eq!(info["variant"], variant);
+        assert_eq!(info["items"], 3);
+        assert!(info["checksum"].as_str().unwrap().contains("verified"));
+
+        let q = filterlab(&["query", s(&out), "alice@example.com", "bob@example.com"]);
+        assert_eq!(q.status.code(), Some(0), "{variant}: {}", stderr(&q));
+        assert!(String::from_utf8_lossy(&q.stdout).contains("maybe-present\talice@example.com"));
+        // Fifty strangers: at 1% one of them is certainly absent (P(all false positives) ~ 1e-100).
+        let strangers: Vec<String> = (0..50)
+            .map(|i| format!("stranger{i}@example.org"))
+            .collect();
+        let mut args = vec!["query", s(&out)];
+        args.extend(strangers.iter().map(String::as_str));
+        assert_eq!(filterlab(&args).status.code(), Some(1), "{variant}");
+        let stdin = run_with_stdin(
+            &["query", s(&out)],
+            Some(b"carol@example.com\nbob@example.com\n"),
+        );
+        assert_eq!(stdin.status.code(), Some(0), "{variant}");
+        let from_file = filterlab(&["query", s(&out), "--keys", s(&keys)]);
+        assert_eq!(
+            from_file.status.code(),
+            Some(1),
+            "the empty line is absent: {variant}"
+        );
+    }
+}
+
+#[test]
+fn build_reads_stdin_and_refuses_a_full_table_without_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.bin");
+    let keys: String = (0..10).map(|i| format!("k{i}\n")).collect();
+    let b = run_with_stdin(
+        &[
+            "build",
+            "--variant",
+            "classic",
+            "--n",
+            "10",
+            "--fpr",
+            "1%",
+            "--keys",
+            "-",
+            "-o",
+            s(&out),
+            "--json",
+        ],
+        Some(keys.as_bytes()),
+    );
+    assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
+    let before = std::fs::read(&out).unwrap();
+    let many: String = (0..1000).map(|i| format!("k{i}\n")).collect();
+    let args = build_args("cuckoo", "10", "-", s(&out));
+    assert_clean_error(&args, Some(many.as_bytes()), "larger --n");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "a failed build keeps the old file"
+    );
+}
+
+#[test]
+fn missing_and_damaged_files_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.bin");
+    assert_clean_error(&["info", s(&missing)], None, "cannot read");
+    assert_clean_error(&["query", s(&missing), "x"], None, "cannot read");
+    let out = dir.path().join("x.bin");
+    assert_clean_error(
+        &build_args("classic", "10", s(&missing), s(&out)),
+        None,
+        "cannot open",
+    );
+    assert!(!out.exists());
+
+    let keys = write(dir.path(), "k.txt", b"a\nb\n");
+    let good = dir.path().join("good.bin");
+    json(&build_args("counting", "100", s(&keys), s(&good)));
+    let bytes = std::fs::read(&good).unwrap();
+
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x10;
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("flipped.bin", flipped, "checksum"),
+        (
+            "truncated.bin",
+            bytes[..bytes.len() - 20].to_vec(),
+            "not a usable",
+        ),
+        ("text.bin", b"alice@example.com\n".to_vec(), "not a usable"),
+        ("empty.bin", Vec::new(), "not a usable"),
+        ("unknown-variant.bin", reseal(&bytes, 10, 99), "variant"),
+        ("newer.bin", reseal(&bytes, 8, 2), "version"),
+    ];
+    for (name, damaged, mentions) in cases {
+        let p = write(dir.path(), name, &damaged);
+        assert_clean_error(&["info", s(&p)], None, mentions);
+        assert_clean_error(&["query", s(&p), "a"], None, mentions);
+    }
+}
+
+/// `bytes` with byte `at` set to `v` and the checksum recomputed: damage the checksum cannot catch.
+fn reseal(bytes: &[u8], at: usize, v: u8) -> Vec<u8> {
+    let mut b = bytes[..bytes.len() - 8].to_vec();
+    b[at] = v;
+    let sum = format::checksum(&b);
+    b.extend_from_slice(&sum.to_le_bytes());
+    b
+}
+
+#[test]
+fn explain_substitutes_numbers_and_locates_a_key_in_every_variant() {
+    for variant in ["classic", "counting", "scalable", "cuckoo", "blocked"] {
+        let e = json(&[
+            "explain",
+            "--variant",
+            variant,
+            "--n",
+            "10M",
+            "--fpr",
+            "1%",
+            "alice@example.com",
+        ]);
+        assert!(e["formulas"].as_array().unwrap().len() >= 2, "{variant}");
+        assert!(e["touch"].is_object(), "{variant}");
+    }
+    let text = filterlab(&[
+        "explain",
+        "--variant",
+        "classic",
+        "--n",
+        "10M",
+        "--fpr",
+        "1%",
+        "alice@example.com",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    let m = math::optimal_bits(10_000_000, 0.01).unwrap();
+    assert!(text.contains(&format!("= {m}")), "{text}");
+}
+
+#[test]
+fn help_exits_zero() {
+    let out = filterlab(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Exit codes"));
+}
+
+#[test]
+fn overfilling_warns_and_a_json_refusal_is_still_exit_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.bin");
+    let keys: String = (0..20).map(|i| format!("k{i}\n")).collect();
+    let args = build_args("classic", "10", "-", s(&out));
+    let b = run_with_stdin(&args, Some(keys.as_bytes()));
+    assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
+    assert!(String::from_utf8_lossy(&b.stdout).contains("warning: 20 keys exceed the capacity 10"));
+
+    let r = filterlab(&recommend_10m(&["--max-memory", "1MiB", "--json"]));
+    assert_eq!(r.status.code(), Some(2));
+    let refusal: Value = serde_json::from_slice(&r.stdout).expect("JSON on stdout");
+    // Not even a 50% rate fits 10M keys in 1 MiB: the nearest request is fewer keys.
+    assert!(refusal["nearest"].as_str().unwrap().contains("--n "));
+    assert_eq!(stderr(&r).lines().count(), 1);
+}
