@@ -248,7 +248,7 @@ fn theory_role(r: &Record) -> Option<bool> {
 }
 
 /// Measured against theory with binomial bounds, recomputed from the counts (the stored
-/// flags and rates are not trusted): see [`theory_role`] for which rows.
+/// flags and rates are not trusted): matrix, sweep, churn, and growth up to capacity.
 pub fn theory(records: &[Record]) -> Vec<String> {
     let mut p = Vec::new();
     let (mut tested, mut outside) = (0usize, 0usize);

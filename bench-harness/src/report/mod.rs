@@ -100,7 +100,7 @@ pub fn write(dir: &Path, results: &Results) -> Result<()> {
     Ok(())
 }
 
-/// reports/README.md as [`write`] renders it from `results` (the charts' stems and captions
+/// reports/README.md as [`write()`] renders it from `results` (the charts' stems and captions
 /// included, without drawing them); `check` compares it with the committed file.
 #[must_use]
 pub fn render_readme(results: &Results) -> String {
