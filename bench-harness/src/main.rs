@@ -97,6 +97,10 @@ enum Cmd {
         /// committed reports/).
         #[arg(long, value_name = "FILE")]
         root_readme: Option<PathBuf>,
+        /// The fewest non-member probes an FP figure may rest on (lower it for a small team
+        /// dataset, and say so).
+        #[arg(long, default_value_t = Floors::default().probes)]
+        min_probes: u64,
     },
 }
 
@@ -116,7 +120,8 @@ fn main() -> Result<()> {
             ref file,
             ref manifest,
             ref root_readme,
-        }) => check(file, manifest, root_readme.as_deref()),
+            min_probes,
+        }) => check(file, manifest, root_readme.as_deref(), min_probes),
         None => run(&cli, command_line),
     }
 }
@@ -150,7 +155,7 @@ fn generate(members: usize, non_members: usize, out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>) -> Result<()> {
+fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>, min_probes: u64) -> Result<()> {
     let read =
         |p: &Path| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()));
     let results: Results = serde_json::from_str(&read(file)?)
@@ -169,7 +174,11 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>) -> Result<()>
         readme: Some(&readme),
         root_readme: root.as_deref(),
     };
-    let problems = bench_harness::check::check(&results, Floors::default(), &against);
+    let floors = Floors {
+        probes: min_probes,
+        ..Floors::default()
+    };
+    let problems = bench_harness::check::check(&results, floors, &against);
     if !problems.is_empty() {
         for p in &problems {
             eprintln!("{}: {p}", file.display());
