@@ -17,7 +17,9 @@
 //! - dataset: the members' and non-members' SHA-256 equal datasets/manifest.json's when the
 //!   run used the manifest's spec;
 //! - tables: the README next to results.json is byte-identical to the one re-rendered from it
-//!   (and the root README's block, when given).
+//!   (and the root README's block, when given);
+//! - provenance (with the root README, i.e. for the committed reports/): the run recorded a
+//!   clean commit.
 
 use crate::dataset::Manifest;
 use crate::filters::Kind;
@@ -83,7 +85,23 @@ pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<St
     }
     p.extend(dataset(results, against.manifest));
     p.extend(tables(results, against));
+    if against.root_readme.is_some() {
+        p.extend(provenance(results));
+    }
     p
+}
+
+/// The committed reports come from a committed, clean tree: the recorded commit is a hex id
+/// without `-dirty`.
+pub fn provenance(results: &Results) -> Vec<String> {
+    let c = &results.machine.commit;
+    if c.len() >= 7 && c.chars().all(|ch| ch.is_ascii_hexdigit()) {
+        Vec::new()
+    } else {
+        vec![format!(
+            "the run recorded commit {c:?}: committed reports must come from a clean checkout of a commit"
+        )]
+    }
 }
 
 fn of(records: &[Record], scenario: Scenario) -> impl Iterator<Item = &Record> + '_ {

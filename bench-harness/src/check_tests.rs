@@ -382,3 +382,24 @@ fn growth_past_capacity_is_not_held_to_the_binomial_bound_but_at_capacity_it_is(
             .theoretical_fpr *= 1.2;
     });
 }
+
+#[test]
+fn committed_reports_from_a_dirty_tree_are_rejected() {
+    let mut r = good();
+    r.machine.commit = "2557489".into();
+    assert!(provenance(&r).is_empty());
+    for bad in ["2557489-dirty", "unknown", ""] {
+        r.machine.commit = bad.into();
+        assert_eq!(provenance(&r).len(), 1, "{bad}");
+    }
+    let root = format!("x\n{}\n", report::readme_block(&r));
+    let p = check(
+        &r,
+        Floors::default(),
+        &Against {
+            root_readme: Some(&root),
+            ..Against::default()
+        },
+    );
+    assert!(p.iter().any(|m| m.contains("clean checkout")), "{p:?}");
+}
