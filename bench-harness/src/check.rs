@@ -219,7 +219,7 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
                 ));
             }
         }
-        if matches!(r.scenario, Scenario::Matrix | Scenario::SizeSweep) {
+        if r.scenario == Scenario::Matrix {
             p.extend(spread_problem(
                 &format!("{id}: ns_per_insert"),
                 r.ns_per_insert.as_ref(),

@@ -32,7 +32,7 @@ fn row(scenario: Scenario, kind: Kind, target: f64, step: Option<u64>) -> Record
         .iter()
         .map(|m| (m.to_string(), timing(20.0, 5)))
         .collect();
-    let timed = matches!(scenario, Scenario::Matrix | Scenario::SizeSweep);
+    let timed = scenario == Scenario::Matrix;
     let (lo, hi) = math::wilson_interval(fp, PROBES, 1.96);
     Record {
         scenario,

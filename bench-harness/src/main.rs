@@ -29,9 +29,10 @@ const DATA_SEED: u64 = 0x0f11_7e21_ab00_0001;
 /// Seed of the shuffled lookup mixes.
 const QUERY_SEED: u64 = 42;
 const TARGETS: [f64; 3] = [0.01, 0.001, 0.0001];
-/// Interleaved rounds of every build (ours and the peers'), quick or full: at 10M keys the
-/// matrix's 30 builds and the 8 peers' take about 40 s a round on 2 cores, so 5 rounds keep
-/// the full run near 15 minutes.
+/// Interleaved rounds of every build (ours and the peers'), quick or full. At 10M keys on 2
+/// cores one round (our 15 filters one at a time and batched, the 10 peers) takes about 105 s
+/// by the last full run's figures, so 5 rounds add about 7 minutes to its 8.5: about 16
+/// minutes in all (the size sweep builds once, untimed).
 const BUILD_ROUNDS: usize = 5;
 
 #[derive(Parser, Debug)]
