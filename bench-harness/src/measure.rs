@@ -80,10 +80,13 @@ impl Spread {
 }
 
 impl std::fmt::Display for Spread {
-    /// `median (min–max)` with one decimal, or the median alone for a single sample.
+    /// `median (min–max)` with one decimal, the median alone for a single sample, `–` for
+    /// none.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let prec = f.precision().unwrap_or(1);
-        if self.rounds <= 1 {
+        if self.rounds == 0 {
+            f.write_str("–")
+        } else if self.rounds == 1 {
             write!(f, "{:.prec$}", self.median)
         } else {
             write!(
@@ -339,6 +342,7 @@ mod tests {
         assert_eq!(format!("{:.0}", Spread::single(7.0)), "7");
         let empty = Spread::of(&mut []);
         assert!(!empty.is_sound() && empty.rounds == 0);
+        assert_eq!(format!("{}", Spread::default()), "–");
         assert!(!Spread { min: 5.0, ..s }.is_sound(), "min above the median");
         assert_eq!(s.scaled(2.0).range(), (2.0, 18.0));
     }
