@@ -17,11 +17,13 @@
 //! - dataset: the members' and non-members' SHA-256 equal datasets/manifest.json's when the
 //!   run used the manifest's spec;
 //! - tables: the README next to results.json is byte-identical to the one re-rendered from it
-//!   (and the root README's block, when given).
+//!   (and the root README's block, when given);
+//! - provenance (with the root README, i.e. for the committed reports/): the run recorded a
+//!   clean commit.
 
 use crate::dataset::Manifest;
 use crate::filters::Kind;
-use crate::measure::{Spread, MIXES};
+use crate::measure::{Mix, Spread};
 use crate::record::{Record, Scenario};
 use crate::report::{self, Results};
 use filterlab::math;
@@ -83,7 +85,23 @@ pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<St
     }
     p.extend(dataset(results, against.manifest));
     p.extend(tables(results, against));
+    if against.root_readme.is_some() {
+        p.extend(provenance(results));
+    }
     p
+}
+
+/// The committed reports come from a committed, clean tree: the recorded commit is a hex id
+/// without `-dirty`.
+pub fn provenance(results: &Results) -> Vec<String> {
+    let c = &results.machine.commit;
+    if c.len() >= 7 && c.chars().all(|ch| ch.is_ascii_hexdigit()) {
+        Vec::new()
+    } else {
+        vec![format!(
+            "the run recorded commit {c:?}: committed reports must come from a clean checkout of a commit"
+        )]
+    }
 }
 
 fn of(records: &[Record], scenario: Scenario) -> impl Iterator<Item = &Record> + '_ {
@@ -180,28 +198,28 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
     let mut p = Vec::new();
     for r in records {
         let id = format!("{} {} n={} p={}", r.scenario, r.variant, r.n, r.target_fpr);
-        let mixes: &[u32] = match r.scenario {
-            Scenario::Matrix => &MIXES,
-            Scenario::SizeSweep => &[0, 50, 100],
-            Scenario::Parallel => &[50],
+        let mixes: &[Mix] = match r.scenario {
+            Scenario::Matrix => &Mix::ALL,
+            Scenario::SizeSweep => &Mix::SWEEP,
+            Scenario::Parallel => &[Mix::Half],
             _ => &[],
         };
         for m in mixes {
-            let k = m.to_string();
+            let k = m.key();
             p.extend(spread_problem(
-                &format!("{id}: ns_per_lookup[{m}%]"),
-                r.ns_per_lookup.get(&k),
+                &format!("{id}: ns_per_lookup[{k}%]"),
+                r.ns_per_lookup.get(k),
                 floors.rounds,
             ));
             if r.scenario != Scenario::Parallel {
                 p.extend(spread_problem(
-                    &format!("{id}: ns_per_lookup_batched[{m}%]"),
-                    r.ns_per_lookup_batched.get(&k),
+                    &format!("{id}: ns_per_lookup_batched[{k}%]"),
+                    r.ns_per_lookup_batched.get(k),
                     floors.rounds,
                 ));
             }
         }
-        if matches!(r.scenario, Scenario::Matrix | Scenario::SizeSweep) {
+        if r.scenario == Scenario::Matrix {
             p.extend(spread_problem(
                 &format!("{id}: ns_per_insert"),
                 r.ns_per_insert.as_ref(),
@@ -248,7 +266,7 @@ fn theory_role(r: &Record) -> Option<bool> {
 }
 
 /// Measured against theory with binomial bounds, recomputed from the counts (the stored
-/// flags and rates are not trusted): see [`theory_role`] for which rows.
+/// flags and rates are not trusted): matrix, sweep, churn, and growth up to capacity.
 pub fn theory(records: &[Record]) -> Vec<String> {
     let mut p = Vec::new();
     let (mut tested, mut outside) = (0usize, 0usize);

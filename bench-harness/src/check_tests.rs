@@ -22,17 +22,17 @@ fn timing(ns: f64, rounds: usize) -> Spread {
 fn row(scenario: Scenario, kind: Kind, target: f64, step: Option<u64>) -> Record {
     let q = target * 0.97;
     let fp = (q * PROBES as f64).round() as u64;
-    let mixes: &[u32] = match scenario {
-        Scenario::Matrix => &MIXES,
-        Scenario::SizeSweep => &[0, 50, 100],
-        Scenario::Parallel => &[50],
+    let mixes: &[Mix] = match scenario {
+        Scenario::Matrix => &Mix::ALL,
+        Scenario::SizeSweep => &Mix::SWEEP,
+        Scenario::Parallel => &[Mix::Half],
         _ => &[],
     };
     let lookups: BTreeMap<String, Spread> = mixes
         .iter()
-        .map(|m| (m.to_string(), timing(20.0, 5)))
+        .map(|m| (m.key().to_string(), timing(20.0, 5)))
         .collect();
-    let timed = matches!(scenario, Scenario::Matrix | Scenario::SizeSweep);
+    let timed = scenario == Scenario::Matrix;
     let (lo, hi) = math::wilson_interval(fp, PROBES, 1.96);
     Record {
         scenario,
@@ -381,4 +381,25 @@ fn growth_past_capacity_is_not_held_to_the_binomial_bound_but_at_capacity_it_is(
             .unwrap()
             .theoretical_fpr *= 1.2;
     });
+}
+
+#[test]
+fn committed_reports_from_a_dirty_tree_are_rejected() {
+    let mut r = good();
+    r.machine.commit = "2557489".into();
+    assert!(provenance(&r).is_empty());
+    for bad in ["2557489-dirty", "unknown", ""] {
+        r.machine.commit = bad.into();
+        assert_eq!(provenance(&r).len(), 1, "{bad}");
+    }
+    let root = format!("x\n{}\n", report::readme_block(&r));
+    let p = check(
+        &r,
+        Floors::default(),
+        &Against {
+            root_readme: Some(&root),
+            ..Against::default()
+        },
+    );
+    assert!(p.iter().any(|m| m.contains("clean checkout")), "{p:?}");
 }

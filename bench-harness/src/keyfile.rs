@@ -48,8 +48,13 @@ pub fn read(
     exclude: Option<&HashSet<u128>>,
     seen: &mut HashSet<u128>,
 ) -> Result<(KeySet, Dropped)> {
-    let file = std::fs::File::open(path)
-        .with_context(|| format!("opening key file {}", path.display()))?;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("key file {} does not exist", path.display())
+        }
+        Err(e) => return Err(e).with_context(|| format!("opening key file {}", path.display())),
+    };
     read_from(
         BufReader::with_capacity(1 << 20, file),
         limit,

@@ -184,7 +184,7 @@ impl Stage for SizeSweep {
         };
         let sizes = sweep_sizes(top);
         eprintln!("   over {sizes:?}");
-        let records = scenarios::size_sweep(&run.ctx, &sizes, 0.01, run.plan.build_rounds)?;
+        let records = scenarios::size_sweep(&run.ctx, &sizes, 0.01)?;
         run.results.records.extend(records);
         Ok(())
     }

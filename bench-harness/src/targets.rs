@@ -295,6 +295,7 @@ pub fn ratios(
             ));
         }
     }
+    out.extend(twin_rows(rows)?);
     if let Ok(py) = find(rows, "articles' Python") {
         let c = find(rows, Kind::Classic.name())?;
         for m in [
@@ -329,6 +330,35 @@ pub fn ratios(
         }
     }
     out.extend(parallel_rows(builds, threads));
+    Ok(out)
+}
+
+/// The lookup and memory targets again, with our variant rebuilt at the peer's achieved FP
+/// rate ([`crate::versus::TWINS`]): the comparison at equal FP. Rows whose twin is missing
+/// (a run without peers) are an error like any missing contender.
+fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
+    let mut out = Vec::new();
+    for (kind, peer) in crate::versus::TWINS {
+        let twin = find(rows, &crate::versus::twin_name(kind, peer))?;
+        for &(ours, mo, theirs, mt, bound) in TARGETS {
+            if ours != kind || matches!(mo, Metric::Build | Metric::BuildBatched) {
+                continue;
+            }
+            let b = fastest(rows, theirs, mt)?;
+            let (Some(x), Some(y)) = (mo.pick(twin), mt.pick(b)) else {
+                continue;
+            };
+            out.push(row(
+                format!("{} vs {}: {}, at equal FP", twin.name, b.name, mo.label()),
+                format!("{}: {}", twin.name, mo.label()),
+                x.median,
+                format!("{}: {}", b.name, mt.label()),
+                y.median,
+                bound,
+                differences(twin, mo, b, mt),
+            ));
+        }
+    }
     Ok(out)
 }
 
@@ -418,6 +448,11 @@ mod tests {
             .map(|k| rec(k.name(), 10.0, 0.01))
             .collect();
         v.extend(PeerKind::ALL.iter().map(|k| rec(k.name(), 20.0, 0.01)));
+        v.extend(
+            crate::versus::TWINS
+                .iter()
+                .map(|&(k, p)| rec(&crate::versus::twin_name(k, p), 10.0, 0.01)),
+        );
         v
     }
 
@@ -498,6 +533,29 @@ mod tests {
             r[0].differences.contains("huge pages on 98% vs 0%"),
             "{}",
             r[0].differences
+        );
+    }
+
+    #[test]
+    fn twins_compare_at_equal_fp() {
+        let rows = all_rows();
+        let r = ratios(&rows, &[], 2).unwrap();
+        let twin: Vec<&Ratio> = r
+            .iter()
+            .filter(|x| x.what.ends_with("at equal FP"))
+            .collect();
+        assert!(!twin.is_empty());
+        assert!(twin
+            .iter()
+            .any(|x| x.numerator.starts_with("cuckoo at cuckoofilter's FP")));
+        assert!(twin.iter().all(|x| !x.numerator.contains("build")));
+        let without: Vec<PeerRecord> = rows
+            .into_iter()
+            .filter(|x| !x.name.contains(" at "))
+            .collect();
+        assert!(
+            ratios(&without, &[], 2).is_err(),
+            "a missing twin is an error"
         );
     }
 

@@ -8,7 +8,7 @@ use crate::record::Record;
 use crate::scenarios::{bar, Ctx};
 use anyhow::{ensure, Context, Result};
 use filterlab::{Filter, BATCH};
-use filterlab_peers::Peer;
+use filterlab_peers::{Peer, PeerKind};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
@@ -148,6 +148,14 @@ pub fn compare(
     pb.finish_and_clear();
     let peers: Vec<Peer> = peers.into_iter().map(|b| b.peer).collect();
 
+    // Our twins at the peers' achieved FP rates, timed in the same rounds as everyone.
+    let (twin_filters, twin_records) = twins(ctx, &records, n)?;
+    let mut ours: Vec<&AnyFilter> = ours.to_vec();
+    ours.extend(twin_filters.iter());
+    let peer_records = records.split_off(base.len());
+    records.extend(twin_records);
+    records.extend(peer_records);
+
     // Lookups: every contender, interleaved rounds, the same two query sets.
     let total = ours.len() + peers.len();
     let mut neg = vec![Vec::new(); total];
@@ -178,6 +186,79 @@ pub fn compare(
         }
     }
     Ok(records)
+}
+
+/// Our variants rebuilt at a peer's achieved FP rate, so that lookups and memory can be compared
+/// at equal FP: (our kind, the peer whose rate it takes).
+pub const TWINS: [(Kind, PeerKind); 2] = [
+    (Kind::Cuckoo, PeerKind::Cuckoofilter),
+    (Kind::Scalable, PeerKind::GrowableBloom),
+];
+
+/// The name of `kind` rebuilt at `peer`'s achieved FP rate.
+#[must_use]
+pub fn twin_name(kind: Kind, peer: PeerKind) -> String {
+    format!("{} at {}'s FP", kind.name(), peer.name())
+}
+
+/// `kind` filled with `n` keys, built for the target among a few multiples of `rate` whose
+/// formula at full load comes closest to `rate` (a scalable filter's first stage runs at a
+/// tenth of its target; a cuckoo filter's fingerprints come in whole bits).
+fn closest_build(ctx: &Ctx<'_>, kind: Kind, n: usize, rate: f64) -> Result<(AnyFilter, f64)> {
+    let mut best: Option<(f64, AnyFilter, f64)> = None;
+    for multiple in [1.0, 1.5, 2.0, 5.0, 10.0] {
+        let target = (rate * multiple).clamp(1e-6, 0.5);
+        let mut f = kind.build(n as u64, target)?;
+        measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+        let miss = (f.expected_fpr() / rate.max(1e-9)).ln().abs();
+        if best.as_ref().is_none_or(|(m, _, _)| miss < *m) {
+            best = Some((miss, f, target));
+        }
+    }
+    best.map(|(_, f, t)| (f, t))
+        .ok_or_else(|| anyhow::anyhow!("no candidate build"))
+}
+
+/// Builds each of [`TWINS`] at its peer's achieved rate (found in `records`), checks it, and
+/// measures its FP rate. Builds are not timed (a single build; the build targets compare the
+/// interleaved ones).
+fn twins(
+    ctx: &Ctx<'_>,
+    records: &[PeerRecord],
+    n: usize,
+) -> Result<(Vec<AnyFilter>, Vec<PeerRecord>)> {
+    let probes = ctx.probes.len();
+    let mut filters = Vec::new();
+    let mut out = Vec::new();
+    for (kind, peer) in TWINS {
+        let Some(theirs) = records.iter().find(|r| r.name == peer.name()) else {
+            anyhow::bail!("no {} row to take the FP rate of", peer.name());
+        };
+        let (f, target) = closest_build(ctx, kind, n, theirs.empirical_fpr)?;
+        let present = measure::count_present(&f, ctx.members, 0..n);
+        let fp = measure::count_present(&f, ctx.probes, 0..probes);
+        out.push(PeerRecord {
+            name: twin_name(kind, peer),
+            side: Side::Filterlab,
+            source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
+            quirks: format!(
+                "{} built for p = {target:.5}, {}'s measured rate: {}",
+                kind.name(),
+                peer.name(),
+                f.params()
+            ),
+            n: n as u64,
+            target_fpr: target,
+            empirical_fpr: fp as f64 / probes as f64,
+            probes: probes as u64,
+            false_negatives: n as u64 - present,
+            bytes: f.size_in_bytes() as u64,
+            bits_per_key: f.size_in_bytes() as f64 * 8.0 / n as f64,
+            ..PeerRecord::default()
+        });
+        filters.push(f);
+    }
+    Ok((filters, out))
 }
 
 #[inline(never)]
@@ -314,6 +395,24 @@ pub fn python(
     );
     let v: serde_json::Value =
         serde_json::from_slice(&out.stdout).context("parsing the Python output")?;
+    // Every figure must be there and finite: a NaN would be written to results.json as null.
+    for k in [
+        "m",
+        "k",
+        "n",
+        "probes",
+        "build_seconds",
+        "ns_per_negative_lookup",
+        "ns_per_positive_lookup",
+        "false_positives",
+        "false_negatives",
+        "bytes",
+    ] {
+        ensure!(
+            v[k].as_f64().is_some_and(f64::is_finite),
+            "the Python output lacks a finite {k:?}: {v}"
+        );
+    }
     let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     Ok(Some(PeerRecord {
         name: "articles' Python".into(),

@@ -31,45 +31,15 @@ pub fn write_keys(keys: &KeySet, path: &Path) -> anyhow::Result<()> {
     write_all(&mut out).with_context(|| format!("cannot write key file {}", path.display()))
 }
 
-/// Reads a key file: one key per line, a trailing `\r` (Windows line ending) trimmed, empty
-/// lines skipped. Keys are arbitrary bytes; they need not be e-mails or UTF-8.
+/// Reads a key file in the format [`crate::keyfile`] documents (UTF-8, one key per `\n` or
+/// `\r\n` line, empty lines skipped, repeats dropped), streamed, validated line by line.
 ///
 /// # Errors
 ///
-/// Fails with a message naming `path` if it does not exist or cannot be read.
+/// Fails with a message naming `path` if it does not exist, cannot be read, or breaks the
+/// format.
 pub fn read_keys(path: &Path) -> anyhow::Result<KeySet> {
-    let mut bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            bail!("key file {} does not exist", path.display())
-        }
-        Err(e) => {
-            return Err(e).with_context(|| format!("cannot read key file {}", path.display()))
-        }
-    };
-    // Keys are compacted in place (line breaks removed) so a large file never needs a second
-    // buffer of its size.
-    let mut offsets = vec![0u64];
-    let (mut read, mut write) = (0, 0);
-    while read < bytes.len() {
-        let line_end = bytes[read..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |p| read + p);
-        let mut key_end = line_end;
-        if key_end > read && bytes[key_end - 1] == b'\r' {
-            key_end -= 1;
-        }
-        if key_end > read {
-            bytes.copy_within(read..key_end, write);
-            write += key_end - read;
-            offsets.push(write as u64);
-        }
-        read = line_end + 1;
-    }
-    bytes.truncate(write);
-    let mut keys = KeySet { bytes, offsets };
-    keys.shrink_to_fit();
+    let (keys, _) = crate::keyfile::read(path, usize::MAX, None, &mut Default::default())?;
     Ok(keys)
 }
 
