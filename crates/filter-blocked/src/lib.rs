@@ -323,6 +323,7 @@ filter_core::impl_serde_via_persist!(BlockedBloom);
 
 mod atomic;
 pub use atomic::AtomicBlockedBloom;
+pub mod parquet;
 
 #[cfg(test)]
 mod tests {

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// borrow). It is `Send + Sync`.
 ///
 /// Same sizing, same bit positions, same formulas and the same file as [`ClassicBloom`]: the same
-/// keys set the same bits, and each loads the other's bytes ([`Self::from_bytes`] accepts what
+/// keys set the same bits, and each loads the other's bytes (`from_bytes` of either accepts what
 /// `ClassicBloom` saved and the reverse). Build one with [`ClassicBuilder::build_atomic`](crate::ClassicBuilder::build_atomic)
 /// or convert with `From<ClassicBloom>` / [`Self::into_inner`].
 ///
