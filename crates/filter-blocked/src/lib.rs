@@ -358,15 +358,17 @@ mod tests {
 
     #[test]
     fn batch_answers_equal_single_answers() {
+        // Smaller under Miri, which interprets every hash.
+        let n = if cfg!(miri) { 200 } else { 5000 };
         let mut f = BlockedBloom::builder().capacity(5000).build().unwrap();
-        let keys = testkit::keys("b", 5000);
+        let keys = testkit::keys("b", n);
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-        f.insert_batch(&refs[..2500]).unwrap();
+        f.insert_batch(&refs[..n / 2]).unwrap();
         let mut out = Vec::new();
         f.contains_batch(&refs, &mut out);
         let single: Vec<bool> = refs.iter().map(|k| f.contains(k)).collect();
         assert_eq!(out, single);
-        assert!(out[..2500].iter().all(|&b| b));
+        assert!(out[..n / 2].iter().all(|&b| b));
     }
 
     #[test]
