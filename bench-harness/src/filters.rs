@@ -9,42 +9,63 @@ use filterlab::{
 /// Hash seed of the counting filters (every other filter uses seed 0).
 pub const COUNTING_SEED: u64 = 1;
 
-/// Which variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
+/// The one list of variants: each line gives the [`Kind`], the filter type and the report
+/// name. It generates [`Kind`], [`Kind::ALL`], [`Kind::name`], [`AnyFilter`] and the
+/// [`Filter`] dispatch; adding a variant is one line here plus its arms in [`Kind::build`] and
+/// the per-variant formulas below (the compiler lists them).
+macro_rules! variants {
+    ($($(#[$doc:meta])* $kind:ident($ty:ty) = $name:literal,)*) => {
+        /// Which variant.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Kind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        const KINDS: usize = [$($name),*].len();
+
+        impl Kind {
+            /// Every variant, in report order.
+            pub const ALL: [Kind; KINDS] = [$(Kind::$kind),*];
+
+            /// The name used in reports (equal to [`Filter::name`]).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Kind::$kind => $name,)*
+                }
+            }
+        }
+
+        /// One filter of any variant.
+        #[derive(Clone, Debug)]
+        pub enum AnyFilter {
+            $($(#[$doc])* $kind($ty),)*
+        }
+
+        /// `$body` with `$f` bound to the inner filter, whatever the variant.
+        macro_rules! each {
+            ($self:expr, $f:ident => $body:expr) => {
+                match $self {
+                    $(AnyFilter::$kind($f) => $body,)*
+                }
+            };
+        }
+    };
+}
+
+variants! {
     /// [`ClassicBloom`].
-    Classic,
+    Classic(ClassicBloom) = "classic",
     /// [`CountingBloom`].
-    Counting,
+    Counting(CountingBloom) = "counting",
     /// [`ScalableBloom`].
-    Scalable,
+    Scalable(ScalableBloom) = "scalable",
     /// [`CuckooFilter`].
-    Cuckoo,
-    /// [`BlockedBloom`].
-    Blocked,
+    Cuckoo(CuckooFilter) = "cuckoo",
+    /// [`BlockedBloom`] (split-block).
+    Blocked(BlockedBloom) = "blocked",
 }
 
 impl Kind {
-    /// Every variant, in report order.
-    pub const ALL: [Kind; 5] = [
-        Kind::Classic,
-        Kind::Counting,
-        Kind::Scalable,
-        Kind::Cuckoo,
-        Kind::Blocked,
-    ];
-
-    /// The name used in reports (equal to [`Filter::name`]).
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Classic => "classic",
-            Kind::Counting => "counting",
-            Kind::Scalable => "scalable",
-            Kind::Cuckoo => "cuckoo",
-            Kind::Blocked => "blocked",
-        }
-    }
-
     /// A filter of this kind for `n` items at rate `p`, default hasher.
     ///
     /// # Errors
@@ -73,33 +94,6 @@ impl Kind {
             }
         })
     }
-}
-
-/// One filter of any variant.
-#[derive(Clone, Debug)]
-pub enum AnyFilter {
-    /// A classic Bloom filter.
-    Classic(ClassicBloom),
-    /// A counting Bloom filter.
-    Counting(CountingBloom),
-    /// A scalable Bloom filter.
-    Scalable(ScalableBloom),
-    /// A cuckoo filter.
-    Cuckoo(CuckooFilter),
-    /// A split-block Bloom filter.
-    Blocked(BlockedBloom),
-}
-
-macro_rules! each {
-    ($self:expr, $f:ident => $body:expr) => {
-        match $self {
-            AnyFilter::Classic($f) => $body,
-            AnyFilter::Counting($f) => $body,
-            AnyFilter::Scalable($f) => $body,
-            AnyFilter::Cuckoo($f) => $body,
-            AnyFilter::Blocked($f) => $body,
-        }
-    };
 }
 
 impl AnyFilter {
@@ -198,5 +192,24 @@ impl Filter for AnyFilter {
     #[inline]
     fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
         each!(self, f => f.contains_batch(keys, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_builds_a_filter_of_its_own_name_that_dispatches() {
+        for kind in Kind::ALL {
+            let mut f = kind.build(1000, 0.01).unwrap();
+            assert_eq!(f.name(), kind.name());
+            f.insert(b"x@example.com").unwrap();
+            assert!(f.contains(b"x@example.com"));
+            assert_eq!(f.len(), 1);
+        }
+        let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        names.dedup();
+        assert_eq!(names.len(), Kind::ALL.len());
     }
 }

@@ -3,11 +3,20 @@
 //! `cargo run --release -p bench-harness` regenerates `reports/`; see `main.rs` for the options.
 #![deny(missing_docs)]
 
+pub mod builds;
+pub mod charts;
+pub mod check;
+pub mod claims;
 pub mod dataset;
 pub mod filters;
+pub mod keyfile;
 pub mod measure;
+pub mod plan;
 pub mod plot;
 pub mod record;
 pub mod report;
 pub mod scenarios;
+pub mod stages;
+pub mod table;
+pub mod targets;
 pub mod versus;

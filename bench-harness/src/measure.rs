@@ -9,11 +9,94 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::Instant;
 
 /// The positive fractions of the lookup mixes, in percent.
 pub const MIXES: [u32; 5] = [0, 25, 50, 75, 100];
+
+/// A timing taken in several rounds: its median, and the lowest and highest round, so that
+/// every table and plot can show how much the figure moved within the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Median over the rounds.
+    pub median: f64,
+    /// Fastest round.
+    pub min: f64,
+    /// Slowest round.
+    pub max: f64,
+    /// Rounds behind the figure (1: a single sample, min = max = median).
+    pub rounds: usize,
+}
+
+impl Spread {
+    /// The spread of `samples` (reordered); `NaN`s everywhere, 0 rounds, for none.
+    pub fn of(samples: &mut [f64]) -> Self {
+        let median = median(samples);
+        Self {
+            median,
+            min: samples.first().copied().unwrap_or(f64::NAN),
+            max: samples.last().copied().unwrap_or(f64::NAN),
+            rounds: samples.len(),
+        }
+    }
+
+    /// One sample, stated as such (`rounds = 1`).
+    pub fn single(v: f64) -> Self {
+        Self {
+            median: v,
+            min: v,
+            max: v,
+            rounds: 1,
+        }
+    }
+
+    /// Every figure multiplied by `k` (a unit change: seconds to ns per key, ...).
+    #[must_use]
+    pub fn scaled(self, k: f64) -> Self {
+        Self {
+            median: self.median * k,
+            min: self.min * k,
+            max: self.max * k,
+            rounds: self.rounds,
+        }
+    }
+
+    /// `(min, max)`, as a chart's error bar.
+    pub fn range(self) -> (f64, f64) {
+        (self.min, self.max)
+    }
+
+    /// Whether every figure is finite, min ≤ median ≤ max, and at least one round was taken.
+    pub fn is_sound(self) -> bool {
+        self.rounds > 0
+            && [self.median, self.min, self.max]
+                .iter()
+                .all(|v| v.is_finite())
+            && self.min <= self.median
+            && self.median <= self.max
+    }
+}
+
+impl std::fmt::Display for Spread {
+    /// `median (min–max)` with one decimal, the median alone for a single sample, `–` for
+    /// none.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let prec = f.precision().unwrap_or(1);
+        if self.rounds == 0 {
+            f.write_str("–")
+        } else if self.rounds == 1 {
+            write!(f, "{:.prec$}", self.median)
+        } else {
+            write!(
+                f,
+                "{:.prec$} ({:.prec$}–{:.prec$})",
+                self.median, self.min, self.max
+            )
+        }
+    }
+}
 
 /// Median of `v` (which is reordered). `NaN` for an empty slice.
 pub fn median(v: &mut [f64]) -> f64 {
@@ -140,6 +223,31 @@ pub fn time_batch_inserts<F: Filter>(
     Ok(start.elapsed().as_secs_f64())
 }
 
+/// `AnonHugePages` of this process in kB (from /proc/self/smaps_rollup); `None` where the
+/// kernel does not report it.
+pub fn anon_huge_pages_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
+    let line = s.lines().find(|l| l.starts_with("AnonHugePages:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `build` and returns its result with the share of `bytes(result)` that the process's
+/// huge-page total grew by meanwhile: the huge-page coverage of the table it allocated (the
+/// builds are single-threaded and nothing else allocates meanwhile). `None`: not obtained.
+pub fn with_huge_page_coverage<T>(
+    build: impl FnOnce() -> anyhow::Result<T>,
+    bytes: impl Fn(&T) -> usize,
+) -> anyhow::Result<(T, Option<f64>)> {
+    let before = anon_huge_pages_kb();
+    let out = build()?;
+    let after = anon_huge_pages_kb();
+    let size = bytes(&out).max(1) as f64;
+    let coverage = after
+        .zip(before)
+        .map(|(a, b)| (a.saturating_sub(b) as f64 * 1024.0 / size).min(1.0));
+    Ok((out, coverage))
+}
+
 /// Median cost of reading the clock twice, subtracted from single-query latencies.
 pub fn timer_overhead_ns() -> f64 {
     let mut v: Vec<f64> = (0..10_001)
@@ -223,6 +331,20 @@ mod tests {
         assert_eq!(quantile(&s, 0.5), 50.0);
         assert_eq!(quantile(&s, 0.99), 99.0);
         assert_eq!(quantile(&s, 1.0), 100.0);
+    }
+
+    #[test]
+    fn spread_keeps_median_min_max_and_round_count() {
+        let s = Spread::of(&mut [5.0, 1.0, 3.0, 9.0, 4.0]);
+        assert_eq!((s.median, s.min, s.max, s.rounds), (4.0, 1.0, 9.0, 5));
+        assert!(s.is_sound());
+        assert_eq!(format!("{s}"), "4.0 (1.0–9.0)");
+        assert_eq!(format!("{:.0}", Spread::single(7.0)), "7");
+        let empty = Spread::of(&mut []);
+        assert!(!empty.is_sound() && empty.rounds == 0);
+        assert_eq!(format!("{}", Spread::default()), "–");
+        assert!(!Spread { min: 5.0, ..s }.is_sound(), "min above the median");
+        assert_eq!(s.scaled(2.0).range(), (2.0, 18.0));
     }
 
     #[test]

@@ -1,14 +1,49 @@
 //! The rows of `reports/results.json`. The schema is documented in `reports/README.md`, which
 //! the report writer generates from [`SCHEMA`].
 
+use crate::measure::Spread;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// Which part of the run a [`Record`] comes from.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Scenario {
+    /// Every variant at n keys and each target rate.
+    #[default]
+    Matrix,
+    /// Inserting up to 4x the declared capacity.
+    Growth,
+    /// Deleting and inserting a tenth per round.
+    Churn,
+    /// Lookup cost against filter size.
+    SizeSweep,
+    /// One thread against every core.
+    Parallel,
+    /// The second article's explicit filter at and past its design load.
+    Users,
+}
+
+impl std::fmt::Display for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scenario::Matrix => "matrix",
+            Scenario::Growth => "growth",
+            Scenario::Churn => "churn",
+            Scenario::SizeSweep => "size_sweep",
+            Scenario::Parallel => "parallel",
+            Scenario::Users => "users",
+        })
+    }
+}
 
 /// One measurement: a (variant, n, target FP rate, scenario, step) point.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Record {
-    /// `matrix`, `growth`, `churn`, `size_sweep` or `parallel`.
-    pub scenario: String,
+    /// `matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users`.
+    pub scenario: Scenario,
     /// `classic`, `counting`, `scalable`, `cuckoo` or `blocked`.
     pub variant: String,
     /// Items in the filter when measured.
@@ -43,23 +78,33 @@ pub struct Record {
     pub false_negatives: u64,
     /// Table bytes.
     pub bytes: u64,
+    /// Share of the table on transparent huge pages, measured around its build from
+    /// /proc/self/smaps_rollup (`None`: not obtained).
+    #[serde(default)]
+    pub huge_page_coverage: Option<f64>,
     /// Bytes × 8 / n.
     pub bits_per_key: f64,
     /// `log2(1/target_fpr)`, the lower bound per key.
     pub lower_bound_bits_per_key: f64,
     /// bits_per_key / lower bound − 1.
     pub overhead_over_lower_bound: f64,
-    /// Nanoseconds per insert (key bytes in, hashing included), one thread.
-    pub ns_per_insert: Option<f64>,
-    /// Seconds to build the filter.
-    pub build_seconds: Option<f64>,
+    /// bits_per_key / log2(1/empirical_fpr) − 1: the overhead for the rate actually achieved
+    /// (a filter that over-delivers on its target reads as costly at the target only); `None`
+    /// when no false positive was seen.
+    #[serde(default)]
+    pub overhead_at_achieved_fpr: Option<f64>,
+    /// Nanoseconds per insert (construction, allocation and key bytes in, hashing included),
+    /// one thread, over interleaved build rounds.
+    pub ns_per_insert: Option<Spread>,
+    /// Seconds to build the filter (the same rounds as `ns_per_insert`).
+    pub build_seconds: Option<Spread>,
     /// Nanoseconds per lookup by positive share in percent (`"0"`, `"25"`, …), throughput mode,
-    /// median of interleaved rounds.
-    pub ns_per_lookup: BTreeMap<String, f64>,
+    /// over interleaved rounds.
+    pub ns_per_lookup: BTreeMap<String, Spread>,
     /// Nanoseconds per lookup through `contains_batch`, by positive share, same queries.
-    pub ns_per_lookup_batched: BTreeMap<String, f64>,
-    /// Nanoseconds per insert through `insert_batch`, one thread.
-    pub ns_per_insert_batched: Option<f64>,
+    pub ns_per_lookup_batched: BTreeMap<String, Spread>,
+    /// Nanoseconds per insert through `insert_batch`, one thread, same rounds as `ns_per_insert`.
+    pub ns_per_insert_batched: Option<Spread>,
     /// Single-query latency, median, timer overhead subtracted.
     pub latency_p50_ns: Option<f64>,
     /// Single-query latency, 99th percentile.
@@ -78,7 +123,7 @@ pub struct Record {
 
 /// Field-by-field documentation of [`Record`], written into `reports/README.md`.
 pub const SCHEMA: &[(&str, &str)] = &[
-    ("scenario", "`matrix`, `growth`, `churn`, `size_sweep` or `parallel`"),
+    ("scenario", "`matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users` (the second article's m = 9,585,059, k = 7 filter at and past its design load)"),
     ("variant", "`classic`, `counting`, `scalable`, `cuckoo` or `blocked`"),
     ("n", "items in the filter when measured"),
     ("capacity", "items the filter was sized for"),
@@ -94,13 +139,15 @@ pub const SCHEMA: &[(&str, &str)] = &[
     ("measured_over_theory", "empirical_fpr / theoretical_fpr"),
     ("false_negatives", "members reported absent; any non-zero value fails the run"),
     ("bytes, bits_per_key", "table bytes and bytes × 8 / n"),
+    ("huge_page_coverage", "share of the table on transparent huge pages, from AnonHugePages around its build; null: not obtained"),
     ("lower_bound_bits_per_key", "log2(1 / target_fpr)"),
     ("overhead_over_lower_bound", "bits_per_key / lower bound − 1"),
-    ("ns_per_insert, build_seconds", "one-thread build from key bytes, hashing included"),
-    ("ns_per_lookup", "map from positive share in percent to ns per lookup, shuffled queries, median of interleaved rounds"),
+    ("overhead_at_achieved_fpr", "bits_per_key / log2(1 / empirical_fpr) − 1: the overhead for the rate achieved (null without a false positive)"),
+    ("ns_per_insert, build_seconds", "one-thread build: construction, allocation and every insert from key bytes, hashing included; `{median, min, max, rounds}` over interleaved build rounds"),
+    ("ns_per_lookup", "map from positive share in percent to ns per lookup, shuffled queries, `{median, min, max, rounds}` over interleaved rounds"),
     ("ns_per_lookup_batched, ns_per_insert_batched", "the same through `contains_batch` / `insert_batch` (hash a block of keys, prefetch, probe)"),
     ("latency_p50_ns, latency_p99_ns", "single-query latency from a sample, timer overhead subtracted"),
     ("step", "growth: items inserted at the checkpoint; churn: round number"),
     ("insert_failures, first_failure_load", "refused inserts so far and the load factor at the first one"),
-    ("threads, parallel_speedup", "parallel scenario: threads used and throughput over one thread"),
+    ("threads, parallel_speedup", "parallel scenario: threads used and throughput over one thread (its records hold only identity, size and these timings)"),
 ];

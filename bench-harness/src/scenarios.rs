@@ -1,9 +1,10 @@
 //! The measurements behind the reports: the main matrix and the four scenarios.
 
+use crate::builds::BuiltFilter;
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Kind};
-use crate::measure::{self, MIXES};
-use crate::record::Record;
+use crate::measure::{self, Spread, MIXES};
+use crate::record::{Record, Scenario};
 use anyhow::{bail, ensure, Result};
 use filterlab::BATCH;
 use filterlab::{math, Deletable, Filter};
@@ -60,10 +61,12 @@ pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u6
     rec.bits_per_key = rec.bytes as f64 * 8.0 / n.max(1) as f64;
     rec.lower_bound_bits_per_key = (1.0 / rec.target_fpr).log2();
     rec.overhead_over_lower_bound = rec.bits_per_key / rec.lower_bound_bits_per_key - 1.0;
+    rec.overhead_at_achieved_fpr = (rec.empirical_fpr > 0.0)
+        .then(|| rec.bits_per_key / (1.0 / rec.empirical_fpr).log2() - 1.0);
 }
 
 /// Counts members reported absent; any is a bug, so the run fails.
-fn check_no_false_negatives(
+pub(crate) fn check_no_false_negatives(
     filter: &AnyFilter,
     keys: &KeySet,
     range: std::ops::Range<usize>,
@@ -79,48 +82,81 @@ fn check_no_false_negatives(
     Ok(fneg)
 }
 
-/// The main matrix: every variant at `n` items and each target rate. Returns the records and
-/// the built filters (in `targets × Kind::ALL` order) for the parallel scenario.
-pub fn matrix(ctx: &Ctx<'_>, n: usize, targets: &[f64]) -> Result<(Vec<Record>, Vec<AnyFilter>)> {
-    ensure!(
-        ctx.members.len() >= n,
-        "need {n} members, have {}",
-        ctx.members.len()
-    );
+/// Times `filters` on every mix in `ctx.rounds` interleaved rounds, one at a time and batched:
+/// `[filter][mix]` spreads of ns per lookup.
+fn interleaved_lookups<'f>(
+    ctx: &Ctx<'_>,
+    filters: impl Iterator<Item = &'f AnyFilter> + Clone,
+    mixes: &[KeySet],
+    what: &str,
+) -> (Vec<Vec<Spread>>, Vec<Vec<Spread>>) {
+    let count = filters.clone().count();
+    let mut samples = vec![vec![Vec::new(); mixes.len()]; count];
+    let mut batched = vec![vec![Vec::new(); mixes.len()]; count];
+    let pb = bar(ctx.rounds as u64, what);
+    for _ in 0..ctx.rounds {
+        for (fi, f) in filters.clone().enumerate() {
+            for (mi, queries) in mixes.iter().enumerate() {
+                samples[fi][mi].push(measure::time_lookups(f, queries));
+                batched[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
+            }
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let spreads = |v: &mut Vec<Vec<Vec<f64>>>| -> Vec<Vec<Spread>> {
+        v.iter_mut()
+            .map(|per_mix| per_mix.iter_mut().map(|s| Spread::of(s)).collect())
+            .collect()
+    };
+    (spreads(&mut samples), spreads(&mut batched))
+}
+
+/// `mix percent → spread` for a record.
+fn by_mix(mixes: &[u32], spreads: &[Spread]) -> BTreeMap<String, Spread> {
+    mixes
+        .iter()
+        .map(|p| p.to_string())
+        .zip(spreads.iter().copied())
+        .collect()
+}
+
+/// The main matrix: every variant at `n` items and each target rate, from the filters the
+/// interleaved build loop kept (see [`crate::builds`]). Returns the records and the filters
+/// (in `targets × Kind::ALL` order) for the parallel scenario and the peers.
+pub fn matrix(
+    ctx: &Ctx<'_>,
+    n: usize,
+    built: Vec<BuiltFilter>,
+) -> Result<(Vec<Record>, Vec<AnyFilter>)> {
     let mut filters = Vec::new();
     let mut records = Vec::new();
-    let pb = bar((targets.len() * Kind::ALL.len()) as u64, "build+FP");
-    for &p in targets {
-        for kind in Kind::ALL {
-            pb.set_message(format!("{} at {p}", kind.name()));
-            let mut f = kind.build(n as u64, p)?;
-            let (secs, failures) = measure::time_inserts(&mut f, ctx.members, 0..n);
-            ensure!(
-                failures == 0,
-                "{} refused {failures} of {n} inserts at capacity",
-                kind.name()
-            );
-            let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
-            let fp = measure::count_present(&f, ctx.probes, 0..ctx.probes.len());
-            // The same build through insert_batch, into a second filter checked alike.
-            let mut g = kind.build(n as u64, p)?;
-            let batch_secs = measure::time_batch_inserts(&mut g, ctx.members, 0..n)?;
-            check_no_false_negatives(&g, ctx.members, 0..n)?;
-            drop(g);
-            let mut rec = Record {
-                scenario: "matrix".into(),
-                target_fpr: p,
-                false_negatives,
-                ns_per_insert: Some(secs * 1e9 / n as f64),
-                ns_per_insert_batched: Some(batch_secs * 1e9 / n as f64),
-                build_seconds: Some(secs),
-                ..Record::default()
-            };
-            fill_fpr_fields(&mut rec, &f, fp, ctx.probes.len() as u64);
-            records.push(rec);
-            filters.push(f);
-            pb.inc(1);
-        }
+    let pb = bar(built.len() as u64, "FP");
+    for b in built {
+        let f = b.filter;
+        ensure!(
+            f.len() == n as u64,
+            "{} holds {} keys, not {n}",
+            f.name(),
+            f.len()
+        );
+        let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
+        let fp = measure::count_present(&f, ctx.probes, 0..ctx.probes.len());
+        let per_key = 1e9 / n as f64;
+        let mut rec = Record {
+            scenario: Scenario::Matrix,
+            target_fpr: b.target_fpr,
+            false_negatives,
+            ns_per_insert: Some(b.seconds.scaled(per_key)),
+            ns_per_insert_batched: Some(b.seconds_batched.scaled(per_key)),
+            build_seconds: Some(b.seconds),
+            huge_page_coverage: b.huge_page_coverage,
+            ..Record::default()
+        };
+        fill_fpr_fields(&mut rec, &f, fp, ctx.probes.len() as u64);
+        records.push(rec);
+        filters.push(f);
+        pb.inc(1);
     }
     pb.finish_and_clear();
 
@@ -131,33 +167,13 @@ pub fn matrix(ctx: &Ctx<'_>, n: usize, targets: &[f64]) -> Result<(Vec<Record>, 
         .iter()
         .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, q, ctx.seed))
         .collect();
-    let mut samples = vec![vec![Vec::new(); MIXES.len()]; filters.len()];
-    let mut batched = vec![vec![Vec::new(); MIXES.len()]; filters.len()];
-    let pb = bar(ctx.rounds as u64, "lookups");
-    for _ in 0..ctx.rounds {
-        for (fi, f) in filters.iter().enumerate() {
-            for (mi, queries) in mixes.iter().enumerate() {
-                samples[fi][mi].push(measure::time_lookups(f, queries));
-                batched[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
-            }
-        }
-        pb.inc(1);
-    }
-    pb.finish_and_clear();
+    let (one, batched) = interleaved_lookups(ctx, filters.iter(), &mixes, "lookups");
     let overhead = measure::timer_overhead_ns();
     let latency_sample = &mixes[MIXES.iter().position(|&m| m == 50).expect("50% mix")];
     for (fi, f) in filters.iter().enumerate() {
         let rec = &mut records[fi];
-        rec.ns_per_lookup = MIXES
-            .iter()
-            .zip(&mut samples[fi])
-            .map(|(pct, s)| (pct.to_string(), measure::median(s)))
-            .collect();
-        rec.ns_per_lookup_batched = MIXES
-            .iter()
-            .zip(&mut batched[fi])
-            .map(|(pct, s)| (pct.to_string(), measure::median(s)))
-            .collect();
+        rec.ns_per_lookup = by_mix(&MIXES, &one[fi]);
+        rec.ns_per_lookup_batched = by_mix(&MIXES, &batched[fi]);
         let (p50, p99) = measure::latency_percentiles(f, latency_sample, 20_000, overhead);
         rec.latency_p50_ns = Some(p50);
         rec.latency_p99_ns = Some(p99);
@@ -193,7 +209,7 @@ pub fn growth(ctx: &Ctx<'_>, capacity: usize, p: f64) -> Result<Vec<Record>> {
             let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
             let fp = measure::count_present(&f, ctx.probes, 0..probes);
             let mut rec = Record {
-                scenario: "growth".into(),
+                scenario: Scenario::Growth,
                 target_fpr: p,
                 false_negatives,
                 step: Some(checkpoint as u64),
@@ -248,7 +264,7 @@ pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Ve
             let false_negatives = check_no_false_negatives(&f, ctx.members, lo..hi)?;
             let fp = measure::count_present(&f, ctx.probes, 0..probes);
             let mut rec = Record {
-                scenario: "churn".into(),
+                scenario: Scenario::Churn,
                 target_fpr: p,
                 false_negatives,
                 step: Some(round as u64),
@@ -276,63 +292,42 @@ fn remove(f: &mut AnyFilter, key: &[u8]) -> Result<()> {
 /// Size sweep: lookup cost against filter size, from cache-resident to memory-resident.
 pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>> {
     let mut records = Vec::new();
-    let pb = bar(sizes.len() as u64, "size sweep");
     let sweep_mixes = [0u32, 50, 100];
     for &n in sizes {
         ensure!(ctx.members.len() >= n, "sweep needs {n} members");
-        pb.set_message(format!("n = {n}"));
+        eprintln!("   n = {n}");
         let mut filters = Vec::new();
         let mut recs = Vec::new();
+        let probes = ctx.scenario_probes.min(ctx.probes.len());
         for kind in Kind::ALL {
+            // Built once and not timed: this scenario measures lookups against size (build
+            // cost is the matrix's, in interleaved rounds), which also keeps the 10^8-key sweep
+            // to one build per filter.
             let mut f = kind.build(n as u64, p)?;
-            let (secs, failures) = measure::time_inserts(&mut f, ctx.members, 0..n);
-            ensure!(failures == 0, "{} refused inserts at capacity", kind.name());
+            measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
             let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
-            let probes = ctx.scenario_probes.min(ctx.probes.len());
             let fp = measure::count_present(&f, ctx.probes, 0..probes);
             let mut rec = Record {
-                scenario: "size_sweep".into(),
+                scenario: Scenario::SizeSweep,
                 target_fpr: p,
                 false_negatives,
-                ns_per_insert: Some(secs * 1e9 / n as f64),
-                build_seconds: Some(secs),
                 ..Record::default()
             };
             fill_fpr_fields(&mut rec, &f, fp, probes as u64);
             recs.push(rec);
             filters.push(f);
         }
-        let q = ctx.queries;
         let mixes: Vec<KeySet> = sweep_mixes
             .iter()
-            .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, q, ctx.seed))
+            .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, ctx.queries, ctx.seed))
             .collect();
-        let mut samples = vec![vec![Vec::new(); mixes.len()]; filters.len()];
-        let mut batched = vec![vec![Vec::new(); mixes.len()]; filters.len()];
-        for _ in 0..ctx.rounds {
-            for (fi, f) in filters.iter().enumerate() {
-                for (mi, queries) in mixes.iter().enumerate() {
-                    samples[fi][mi].push(measure::time_lookups(f, queries));
-                    batched[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
-                }
-            }
-        }
-        for ((rec, s), b) in recs.iter_mut().zip(&mut samples).zip(&mut batched) {
-            rec.ns_per_lookup = sweep_mixes
-                .iter()
-                .zip(s.iter_mut())
-                .map(|(pct, v)| (pct.to_string(), measure::median(v)))
-                .collect::<BTreeMap<_, _>>();
-            rec.ns_per_lookup_batched = sweep_mixes
-                .iter()
-                .zip(b.iter_mut())
-                .map(|(pct, v)| (pct.to_string(), measure::median(v)))
-                .collect::<BTreeMap<_, _>>();
+        let (one, batched) = interleaved_lookups(ctx, filters.iter(), &mixes, "sweep lookups");
+        for ((rec, s), b) in recs.iter_mut().zip(&one).zip(&batched) {
+            rec.ns_per_lookup = by_mix(&sweep_mixes, s);
+            rec.ns_per_lookup_batched = by_mix(&sweep_mixes, b);
         }
         records.extend(recs);
-        pb.inc(1);
     }
-    pb.finish_and_clear();
     Ok(records)
 }
 
@@ -356,18 +351,69 @@ pub fn parallel(ctx: &Ctx<'_>, filters: &[&AnyFilter], base: &[Record]) -> Resul
         pb.inc(1);
     }
     pb.finish_and_clear();
+    // Only what this scenario measured: identity, size, threads and times. The FP fields stay
+    // empty (the matrix row of the same filter has them).
     let mut out = Vec::new();
     for (i, base) in base.iter().enumerate() {
-        let (single, multi) = (measure::median(&mut t1[i]), measure::median(&mut tn[i]));
+        let single = Spread::of(&mut t1[i]);
+        let multi = Spread::of(&mut tn[i]);
         for (th, ns) in [(1, single), (threads, multi)] {
             out.push(Record {
-                scenario: "parallel".into(),
+                scenario: Scenario::Parallel,
+                variant: base.variant.clone(),
+                n: base.n,
+                capacity: base.capacity,
+                target_fpr: base.target_fpr,
+                params: base.params.clone(),
+                bytes: base.bytes,
+                bits_per_key: base.bits_per_key,
                 threads: Some(th),
-                parallel_speedup: Some(single / ns),
+                parallel_speedup: Some(single.median / ns.median),
                 ns_per_lookup: BTreeMap::from([("50".to_string(), ns)]),
-                ..base.clone()
+                ..Record::default()
             });
         }
     }
     Ok(out)
+}
+
+/// The second article's filter: `m` bits and `k` hashes given explicitly (9,585,059 and 7 for
+/// its 1M users at 1%), filled to its design load `design` and on to 4x, with the FP rate
+/// measured at every half of the design load past it: "rejects 99% of the uninvited", and how
+/// that climbs when the real count exceeds the plan.
+pub fn users(ctx: &Ctx<'_>, design: usize, m: u64, k: u32) -> Result<Vec<Record>> {
+    let end = 4 * design;
+    ensure!(
+        ctx.members.len() >= end,
+        "the users scenario needs {end} members"
+    );
+    let mut f = AnyFilter::Classic(
+        filterlab::ClassicBloom::builder()
+            .capacity(design as u64)
+            .fpr(0.01)
+            .bits(m)
+            .hashes(k)
+            .build()?,
+    );
+    let probes = ctx.scenario_probes.min(ctx.probes.len());
+    let mut records = Vec::new();
+    let mut inserted = 0;
+    let checkpoints = [2, 3, 4, 5, 6, 8].map(|half| design * half / 2);
+    for checkpoint in checkpoints {
+        let (_, failures) = measure::time_inserts(&mut f, ctx.members, inserted..checkpoint);
+        ensure!(failures == 0, "the article's filter refused an insert");
+        inserted = checkpoint;
+        let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
+        let fp = measure::count_present(&f, ctx.probes, 0..probes);
+        let mut rec = Record {
+            scenario: Scenario::Users,
+            target_fpr: 0.01,
+            false_negatives,
+            step: Some(checkpoint as u64),
+            ..Record::default()
+        };
+        fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+        records.push(rec);
+    }
+    Ok(records)
 }

@@ -1,8 +1,9 @@
 //! filterlab beside the peers: same keys, same process, same run, same timing loops.
 
+use crate::builds::BuiltPeer;
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Kind};
-use crate::measure;
+use crate::measure::{self, Spread};
 use crate::record::Record;
 use crate::scenarios::{bar, Ctx};
 use anyhow::{ensure, Context, Result};
@@ -15,13 +16,26 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+/// Whose a contender is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// One of filterlab's variants.
+    #[default]
+    Filterlab,
+    /// Another crate's filter (or an exact set).
+    Peer,
+    /// The first article's Python code.
+    Python,
+}
+
 /// One contender of the side-by-side run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PeerRecord {
     /// Name in the tables (`classic`, `fastbloom+foldhash`, …).
     pub name: String,
-    /// `filterlab`, `peer` or `python`.
-    pub side: String,
+    /// Ours, a peer, or the articles' Python code.
+    pub side: Side,
     /// Crate and version, or interpreter.
     pub source: String,
     /// How to read this row fairly.
@@ -30,18 +44,19 @@ pub struct PeerRecord {
     pub n: u64,
     /// Requested false-positive rate.
     pub target_fpr: f64,
-    /// Build seconds, one thread, key bytes in.
-    pub build_seconds: f64,
+    /// Build seconds, one thread, key bytes in, construction and allocation included, over the
+    /// interleaved build rounds (Python: one sample).
+    pub build_seconds: Spread,
     /// Build through a batch API where the contender has one.
-    pub build_seconds_batched: Option<f64>,
-    /// Median ns per negative lookup, one at a time.
-    pub ns_negative: f64,
-    /// Median ns per positive lookup, one at a time.
-    pub ns_positive: f64,
-    /// Median ns per negative lookup through a batch API.
-    pub ns_negative_batched: Option<f64>,
-    /// Median ns per positive lookup through a batch API.
-    pub ns_positive_batched: Option<f64>,
+    pub build_seconds_batched: Option<Spread>,
+    /// ns per negative lookup, one at a time, over interleaved rounds.
+    pub ns_negative: Spread,
+    /// ns per positive lookup, one at a time.
+    pub ns_positive: Spread,
+    /// ns per negative lookup through a batch API.
+    pub ns_negative_batched: Option<Spread>,
+    /// ns per positive lookup through a batch API.
+    pub ns_positive_batched: Option<Spread>,
     /// False positives / probes.
     pub empirical_fpr: f64,
     /// Probes behind `empirical_fpr`.
@@ -52,32 +67,20 @@ pub struct PeerRecord {
     pub insert_failures: u64,
     /// Heap bytes (peers: the best estimate their API allows).
     pub bytes: u64,
+    /// Share of those bytes on transparent huge pages (`None`: not obtained).
+    #[serde(default)]
+    pub huge_page_coverage: Option<f64>,
     /// bytes × 8 / n.
     pub bits_per_key: f64,
 }
 
-/// A target of the comparison: a ratio of two figures measured in this run.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Ratio {
-    /// What is compared.
-    pub what: String,
-    /// Our figure.
-    pub ours: f64,
-    /// The other figure.
-    pub theirs: f64,
-    /// ours / theirs.
-    pub ratio: f64,
-    /// The bound the ratio must meet.
-    pub target: String,
-    /// Whether it does.
-    pub met: bool,
-}
-
-/// Runs every contender at `n` keys and rate `p`. `ours` are the matrix's filters at `p`.
+/// Every contender at `n` keys and rate `p`: ours are the matrix's filters at `p` (with their
+/// records), the peers come built from the same interleaved build loop.
 pub fn compare(
     ctx: &Ctx<'_>,
     ours: &[&AnyFilter],
     base: &[Record],
+    peers: Vec<BuiltPeer>,
     n: usize,
     p: f64,
     rounds: usize,
@@ -87,8 +90,7 @@ pub fn compare(
     let positives = measure::query_mix(ctx.members, n, ctx.probes, 100, q, ctx.seed ^ 1);
     let probes = ctx.probes.len();
 
-    // Our filters' build times, FP rates and false negatives were measured by the matrix on
-    // these very filters, earlier in this run: reuse them rather than build everything again.
+    // Our build times, FP rates and false negatives were measured on these very filters.
     let mut records = Vec::new();
     for (f, r) in ours.iter().zip(base) {
         ensure!(
@@ -97,29 +99,26 @@ pub fn compare(
         );
         records.push(PeerRecord {
             name: r.variant.clone(),
-            side: "filterlab".into(),
+            side: Side::Filterlab,
             source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
             quirks: r.params.clone(),
             n: n as u64,
             target_fpr: p,
-            build_seconds: r.build_seconds.unwrap_or(f64::NAN),
-            build_seconds_batched: r.ns_per_insert_batched.map(|ns| ns * n as f64 / 1e9),
+            build_seconds: r.build_seconds.unwrap_or_default(),
+            build_seconds_batched: r.ns_per_insert_batched.map(|ns| ns.scaled(n as f64 / 1e9)),
             empirical_fpr: r.empirical_fpr,
             probes: r.probes,
             false_negatives: r.false_negatives,
             bytes: r.bytes,
             bits_per_key: r.bits_per_key,
+            huge_page_coverage: r.huge_page_coverage,
             ..PeerRecord::default()
         });
     }
-    let pb = bar(PeerKind::ALL.len() as u64, "peers build");
-    let mut peers = Vec::new();
-    for kind in PeerKind::ALL {
-        pb.set_message(kind.name());
-        let start = Instant::now();
-        let (peer, refused) = Peer::build(kind, n, p, (0..n).map(|i| ctx.members.get(i)))
-            .with_context(|| format!("building {}", kind.name()))?;
-        let secs = start.elapsed().as_secs_f64();
+    let pb = bar(peers.len() as u64, "peers FP");
+    for b in &peers {
+        let (peer, refused) = (&b.peer, b.refused);
+        let kind = peer.kind();
         let present = (0..n)
             .filter(|&i| peer.contains(ctx.members.get(i)))
             .count() as u64;
@@ -128,12 +127,12 @@ pub fn compare(
             .count() as u64;
         records.push(PeerRecord {
             name: kind.name().into(),
-            side: "peer".into(),
+            side: Side::Peer,
             source: kind.crate_version().into(),
             quirks: kind.quirks().into(),
             n: n as u64,
             target_fpr: p,
-            build_seconds: secs,
+            build_seconds: b.seconds,
             empirical_fpr: fp as f64 / probes as f64,
             probes: probes as u64,
             // A refused insert is not a false negative; count only keys the peer accepted.
@@ -141,12 +140,21 @@ pub fn compare(
             insert_failures: refused,
             bytes: peer.size_in_bytes() as u64,
             bits_per_key: peer.size_in_bytes() as f64 * 8.0 / n as f64,
+            huge_page_coverage: b.huge_page_coverage,
             ..PeerRecord::default()
         });
-        peers.push(peer);
         pb.inc(1);
     }
     pb.finish_and_clear();
+    let peers: Vec<Peer> = peers.into_iter().map(|b| b.peer).collect();
+
+    // Our twins at the peers' achieved FP rates, timed in the same rounds as everyone.
+    let (twin_filters, twin_records) = twins(ctx, &records, n)?;
+    let mut ours: Vec<&AnyFilter> = ours.to_vec();
+    ours.extend(twin_filters.iter());
+    let peer_records = records.split_off(base.len());
+    records.extend(twin_records);
+    records.extend(peer_records);
 
     // Lookups: every contender, interleaved rounds, the same two query sets.
     let total = ours.len() + peers.len();
@@ -170,14 +178,87 @@ pub fn compare(
     }
     pb.finish_and_clear();
     for (i, r) in records.iter_mut().enumerate() {
-        r.ns_negative = measure::median(&mut neg[i]);
-        r.ns_positive = measure::median(&mut pos[i]);
+        r.ns_negative = Spread::of(&mut neg[i]);
+        r.ns_positive = Spread::of(&mut pos[i]);
         if i < ours.len() {
-            r.ns_negative_batched = Some(measure::median(&mut neg_b[i]));
-            r.ns_positive_batched = Some(measure::median(&mut pos_b[i]));
+            r.ns_negative_batched = Some(Spread::of(&mut neg_b[i]));
+            r.ns_positive_batched = Some(Spread::of(&mut pos_b[i]));
         }
     }
     Ok(records)
+}
+
+/// Our variants rebuilt at a peer's achieved FP rate, so that lookups and memory can be compared
+/// at equal FP: (our kind, the peer whose rate it takes).
+pub const TWINS: [(Kind, PeerKind); 2] = [
+    (Kind::Cuckoo, PeerKind::Cuckoofilter),
+    (Kind::Scalable, PeerKind::GrowableBloom),
+];
+
+/// The name of `kind` rebuilt at `peer`'s achieved FP rate.
+#[must_use]
+pub fn twin_name(kind: Kind, peer: PeerKind) -> String {
+    format!("{} at {}'s FP", kind.name(), peer.name())
+}
+
+/// `kind` filled with `n` keys, built for the target among a few multiples of `rate` whose
+/// formula at full load comes closest to `rate` (a scalable filter's first stage runs at a
+/// tenth of its target; a cuckoo filter's fingerprints come in whole bits).
+fn closest_build(ctx: &Ctx<'_>, kind: Kind, n: usize, rate: f64) -> Result<(AnyFilter, f64)> {
+    let mut best: Option<(f64, AnyFilter, f64)> = None;
+    for multiple in [1.0, 1.5, 2.0, 5.0, 10.0] {
+        let target = (rate * multiple).clamp(1e-6, 0.5);
+        let mut f = kind.build(n as u64, target)?;
+        measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+        let miss = (f.expected_fpr() / rate.max(1e-9)).ln().abs();
+        if best.as_ref().is_none_or(|(m, _, _)| miss < *m) {
+            best = Some((miss, f, target));
+        }
+    }
+    best.map(|(_, f, t)| (f, t))
+        .ok_or_else(|| anyhow::anyhow!("no candidate build"))
+}
+
+/// Builds each of [`TWINS`] at its peer's achieved rate (found in `records`), checks it, and
+/// measures its FP rate. Builds are not timed (a single build; the build targets compare the
+/// interleaved ones).
+fn twins(
+    ctx: &Ctx<'_>,
+    records: &[PeerRecord],
+    n: usize,
+) -> Result<(Vec<AnyFilter>, Vec<PeerRecord>)> {
+    let probes = ctx.probes.len();
+    let mut filters = Vec::new();
+    let mut out = Vec::new();
+    for (kind, peer) in TWINS {
+        let Some(theirs) = records.iter().find(|r| r.name == peer.name()) else {
+            anyhow::bail!("no {} row to take the FP rate of", peer.name());
+        };
+        let (f, target) = closest_build(ctx, kind, n, theirs.empirical_fpr)?;
+        let present = measure::count_present(&f, ctx.members, 0..n);
+        let fp = measure::count_present(&f, ctx.probes, 0..probes);
+        out.push(PeerRecord {
+            name: twin_name(kind, peer),
+            side: Side::Filterlab,
+            source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
+            quirks: format!(
+                "{} built for p = {target:.5}, {}'s measured rate: {}",
+                kind.name(),
+                peer.name(),
+                f.params()
+            ),
+            n: n as u64,
+            target_fpr: target,
+            empirical_fpr: fp as f64 / probes as f64,
+            probes: probes as u64,
+            false_negatives: n as u64 - present,
+            bytes: f.size_in_bytes() as u64,
+            bits_per_key: f.size_in_bytes() as f64 * 8.0 / n as f64,
+            ..PeerRecord::default()
+        });
+        filters.push(f);
+    }
+    Ok((filters, out))
 }
 
 #[inline(never)]
@@ -192,13 +273,13 @@ fn time_peer(peer: &Peer, queries: &KeySet) -> f64 {
 }
 
 /// Parallel builds: our classic and blocked filters from private shards OR-merged, against
-/// fastbloom's `AtomicBloomFilter`, on every core; and each filter's single-thread batched build.
+/// fastbloom's `AtomicBloomFilter` (foldhash), on every core; and each filter's single-thread batched build.
 pub fn parallel_builds(
     ctx: &Ctx<'_>,
     n: usize,
     p: f64,
     rounds: usize,
-) -> Result<Vec<(String, f64)>> {
+) -> Result<Vec<(String, Spread)>> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let keys: Vec<&[u8]> = (0..n).map(|i| ctx.members.get(i)).collect();
     let mut times: Vec<(String, Vec<f64>)> = Vec::new();
@@ -231,13 +312,13 @@ pub fn parallel_builds(
         }
         let (_, secs) = filterlab_peers::fastbloom_atomic_parallel_build(&keys, n, p, threads)?;
         push(
-            format!("fastbloom AtomicBloomFilter, {threads} threads"),
+            format!("fastbloom AtomicBloomFilter+foldhash, {threads} threads"),
             secs,
         );
     }
     Ok(times
         .into_iter()
-        .map(|(n, mut v)| (n, measure::median(&mut v)))
+        .map(|(n, mut v)| (n, Spread::of(&mut v)))
         .collect())
 }
 
@@ -317,7 +398,7 @@ pub fn python(
     let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     Ok(Some(PeerRecord {
         name: "articles' Python".into(),
-        side: "python".into(),
+        side: Side::Python,
         source: format!("CPython {} + mmh3 + bitarray", v["python"].as_str().unwrap_or("?")),
         quirks: format!(
             "the first article's class verbatim: m = int(...) = {}, k = int(...) = {}, k seeded 32-bit mmh3 calls, % m indexing; lookups over a scan of {} keys",
@@ -327,9 +408,10 @@ pub fn python(
         ),
         n: f("n") as u64,
         target_fpr: p,
-        build_seconds: f("build_seconds"),
-        ns_negative: f("ns_per_negative_lookup"),
-        ns_positive: f("ns_per_positive_lookup"),
+        // One run of the script: single samples, stated as such (rounds = 1).
+        build_seconds: Spread::single(f("build_seconds")),
+        ns_negative: Spread::single(f("ns_per_negative_lookup")),
+        ns_positive: Spread::single(f("ns_per_positive_lookup")),
         empirical_fpr: f("false_positives") / f("probes"),
         probes: f("probes") as u64,
         false_negatives: f("false_negatives") as u64,
@@ -337,271 +419,6 @@ pub fn python(
         bits_per_key: f("bytes") * 8.0 / f("n"),
         ..PeerRecord::default()
     }))
-}
-
-/// The targets, computed from the records of this run.
-pub fn ratios(rows: &[PeerRecord], builds: &[(String, f64)]) -> Vec<Ratio> {
-    let get = |name: &str| rows.iter().find(|r| r.name == name);
-    let mut out = Vec::new();
-    let mut push = |what: String, ours: f64, theirs: f64, bound: f64, at_most: bool| {
-        let ratio = ours / theirs;
-        let met = if at_most {
-            ratio <= bound
-        } else {
-            ratio >= bound
-        };
-        out.push(Ratio {
-            what,
-            ours,
-            theirs,
-            ratio,
-            target: format!("{} {bound}", if at_most { "≤" } else { "≥" }),
-            met,
-        });
-    };
-    type Pick = fn(&PeerRecord) -> Option<f64>;
-    let one_neg: Pick = |r| Some(r.ns_negative);
-    let one_pos: Pick = |r| Some(r.ns_positive);
-    let bat_neg: Pick = |r| r.ns_negative_batched;
-    let bat_pos: Pick = |r| r.ns_positive_batched;
-    let build: Pick = |r| Some(r.build_seconds);
-    let build_b: Pick = |r| r.build_seconds_batched;
-    let bytes: Pick = |r| Some(r.bytes as f64);
-    let checks: &[(&str, Pick, &str, Pick, f64, &str)] = &[
-        (
-            "classic",
-            one_neg,
-            "fastbloom+foldhash",
-            one_neg,
-            1.0,
-            "negative lookup, one at a time",
-        ),
-        (
-            "classic",
-            one_pos,
-            "fastbloom+foldhash",
-            one_pos,
-            1.0,
-            "positive lookup, one at a time",
-        ),
-        (
-            "classic",
-            bat_neg,
-            "fastbloom+foldhash",
-            one_neg,
-            0.7,
-            "negative lookup, batched",
-        ),
-        (
-            "classic",
-            bat_pos,
-            "fastbloom+foldhash",
-            one_pos,
-            0.7,
-            "positive lookup, batched",
-        ),
-        (
-            "classic",
-            build_b,
-            "fastbloom+foldhash",
-            build,
-            0.5,
-            "build, batched inserts",
-        ),
-        (
-            "blocked",
-            one_neg,
-            "fastbloom+foldhash",
-            one_neg,
-            0.7,
-            "negative lookup, one at a time",
-        ),
-        (
-            "blocked",
-            one_pos,
-            "fastbloom+foldhash",
-            one_pos,
-            0.7,
-            "positive lookup, one at a time",
-        ),
-        (
-            "blocked",
-            bat_neg,
-            "fastbloom+foldhash",
-            one_neg,
-            0.35,
-            "negative lookup, batched",
-        ),
-        (
-            "blocked",
-            bat_pos,
-            "fastbloom+foldhash",
-            one_pos,
-            0.35,
-            "positive lookup, batched",
-        ),
-        (
-            "blocked",
-            bat_neg,
-            "xorf BinaryFuse8",
-            one_neg,
-            0.6,
-            "negative lookup, batched",
-        ),
-        (
-            "blocked",
-            bat_pos,
-            "xorf BinaryFuse8",
-            one_pos,
-            0.6,
-            "positive lookup, batched",
-        ),
-        (
-            "blocked",
-            build_b,
-            "fastbloom+foldhash",
-            build,
-            0.4,
-            "build, batched inserts",
-        ),
-        (
-            "cuckoo",
-            one_neg,
-            "cuckoofilter",
-            one_neg,
-            0.3,
-            "negative lookup, one at a time",
-        ),
-        (
-            "cuckoo",
-            one_pos,
-            "cuckoofilter",
-            one_pos,
-            0.3,
-            "positive lookup, one at a time",
-        ),
-        (
-            "cuckoo",
-            bat_neg,
-            "cuckoofilter",
-            one_neg,
-            0.15,
-            "negative lookup, batched",
-        ),
-        (
-            "cuckoo",
-            bat_pos,
-            "cuckoofilter",
-            one_pos,
-            0.15,
-            "positive lookup, batched",
-        ),
-        ("cuckoo", build, "cuckoofilter", build, 0.6, "build"),
-        ("cuckoo", bytes, "cuckoofilter", bytes, 0.8, "bytes"),
-        (
-            "scalable",
-            one_neg,
-            "growable-bloom-filter",
-            one_neg,
-            0.7,
-            "negative lookup, one at a time",
-        ),
-        (
-            "scalable",
-            one_pos,
-            "growable-bloom-filter",
-            one_pos,
-            0.7,
-            "positive lookup, one at a time",
-        ),
-    ];
-    for &(ours, pick_ours, theirs, pick_theirs, bound, what) in checks {
-        if let (Some(a), Some(b)) = (get(ours), get(theirs)) {
-            if let (Some(x), Some(y)) = (pick_ours(a), pick_theirs(b)) {
-                push(format!("{ours} vs {theirs}: {what}"), x, y, bound, true);
-            }
-        }
-    }
-    if let (Some(py), Some(c)) = (get("articles' Python"), get("classic")) {
-        let speedup = [
-            (
-                "negative lookup, one at a time",
-                py.ns_negative,
-                c.ns_negative,
-            ),
-            (
-                "positive lookup, one at a time",
-                py.ns_positive,
-                c.ns_positive,
-            ),
-            (
-                "negative lookup, batched",
-                py.ns_negative,
-                c.ns_negative_batched.unwrap_or(f64::NAN),
-            ),
-            (
-                "positive lookup, batched",
-                py.ns_positive,
-                c.ns_positive_batched.unwrap_or(f64::NAN),
-            ),
-        ];
-        for (what, theirs, ours) in speedup {
-            push(
-                format!("articles' Python / classic: {what} (speed-up)"),
-                theirs,
-                ours,
-                15.0,
-                false,
-            );
-        }
-        let batched_build = c.build_seconds_batched.unwrap_or(f64::NAN);
-        push(
-            "articles' Python / classic: build (speed-up)".into(),
-            py.build_seconds,
-            c.build_seconds,
-            20.0,
-            false,
-        );
-        push(
-            "articles' Python / classic: build, batched (speed-up)".into(),
-            py.build_seconds,
-            batched_build,
-            20.0,
-            false,
-        );
-    }
-    let b = |name: &str| {
-        builds
-            .iter()
-            .find(|(n, _)| n.starts_with(name))
-            .map(|(_, t)| *t)
-    };
-    for kind in ["classic", "blocked"] {
-        if let (Some(single), Some(sharded)) =
-            (b(&format!("{kind} batched")), b(&format!("{kind} sharded")))
-        {
-            push(
-                format!("{kind}: parallel build speed-up over the batched single-thread build"),
-                single,
-                sharded,
-                1.3,
-                false,
-            );
-        }
-        if let (Some(sharded), Some(atomic)) = (
-            b(&format!("{kind} sharded")),
-            b("fastbloom AtomicBloomFilter"),
-        ) {
-            push(
-                format!("{kind} sharded build vs fastbloom AtomicBloomFilter, same threads"),
-                sharded,
-                atomic,
-                1.0,
-                true,
-            );
-        }
-    }
-    out
 }
 
 /// Lookups in the same filter built with and without the transparent-huge-page advice.
@@ -612,21 +429,17 @@ pub struct HugePageRecord {
     /// Table bytes.
     pub bytes: u64,
     /// ns per negative lookup, one at a time, huge pages advised.
-    pub ns_negative_huge: f64,
+    pub ns_negative_huge: Spread,
     /// The same with 4 KiB pages.
-    pub ns_negative_small: f64,
+    pub ns_negative_small: Spread,
     /// ns per negative lookup, batched, huge pages advised.
-    pub ns_negative_batched_huge: f64,
+    pub ns_negative_batched_huge: Spread,
     /// The same with 4 KiB pages.
-    pub ns_negative_batched_small: f64,
-    /// `AnonHugePages` of the process after the huge-page builds (from /proc/self/smaps_rollup).
-    pub anon_huge_pages_kb: Option<u64>,
-}
-
-fn anon_huge_pages_kb() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
-    let line = s.lines().find(|l| l.starts_with("AnonHugePages:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    pub ns_negative_batched_small: Spread,
+    /// Share of the advised table on huge pages (`None`: not obtained).
+    pub coverage_huge: Option<f64>,
+    /// Share of the unadvised table on huge pages (`None`: not obtained).
+    pub coverage_small: Option<f64>,
 }
 
 /// Builds classic, cuckoo and blocked filters twice, with and without the huge-page advice of
@@ -641,26 +454,27 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
         ctx.seed ^ 2,
     );
     let kinds = [Kind::Classic, Kind::Cuckoo, Kind::Blocked];
-    let build_all = || -> Result<Vec<AnyFilter>> {
+    let build_all = || -> Result<Vec<(AnyFilter, Option<f64>)>> {
         kinds
             .iter()
             .map(|kind| {
-                let mut f = kind.build(n as u64, p)?;
-                measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
-                Ok(f)
+                let build = || -> Result<AnyFilter> {
+                    let mut f = kind.build(n as u64, p)?;
+                    measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+                    Ok(f)
+                };
+                measure::with_huge_page_coverage(build, AnyFilter::size_in_bytes)
             })
             .collect()
     };
-    let before = anon_huge_pages_kb();
     let pairs = build_all()?;
-    let after = anon_huge_pages_kb();
     filterlab::set_huge_pages(false);
     let off_filters = build_all();
     filterlab::set_huge_pages(true);
     let off_filters = off_filters?;
     let mut t = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new()]; kinds.len()];
     for _ in 0..rounds {
-        for (i, (on, off)) in pairs.iter().zip(&off_filters).enumerate() {
+        for (i, ((on, _), (off, _))) in pairs.iter().zip(&off_filters).enumerate() {
             t[i][0].push(measure::time_lookups(on, &queries));
             t[i][1].push(measure::time_lookups(off, &queries));
             t[i][2].push(measure::time_batch_lookups(on, &queries, BATCH));
@@ -669,15 +483,17 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
     }
     Ok(pairs
         .iter()
+        .zip(&off_filters)
         .zip(t.iter_mut())
-        .map(|(f, [a, b, c, d])| HugePageRecord {
+        .map(|(((f, on), (_, off)), [a, b, c, d])| HugePageRecord {
             variant: f.name().into(),
             bytes: f.size_in_bytes() as u64,
-            ns_negative_huge: measure::median(a),
-            ns_negative_small: measure::median(b),
-            ns_negative_batched_huge: measure::median(c),
-            ns_negative_batched_small: measure::median(d),
-            anon_huge_pages_kb: after.zip(before).map(|(a, b)| a.saturating_sub(b)),
+            ns_negative_huge: Spread::of(a),
+            ns_negative_small: Spread::of(b),
+            ns_negative_batched_huge: Spread::of(c),
+            ns_negative_batched_small: Spread::of(d),
+            coverage_huge: *on,
+            coverage_small: *off,
         })
         .collect())
 }

@@ -38,7 +38,7 @@ use anyhow::{bail, ensure, Context};
 use fastbloom::{AtomicBloomFilter, BloomFilter};
 use foldhash::fast::FixedState;
 use xorf::Filter as _;
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// The seed every seedable peer is built with.
 ///
@@ -60,6 +60,9 @@ pub enum PeerKind {
     Bloomfilter,
     /// `cuckoofilter::CuckooFilter` with its default hasher.
     Cuckoofilter,
+    /// `cuckoofilter::CuckooFilter<Xxh3>`: the same filter with a fast hasher (it takes any
+    /// `Hasher + Default`), its fastest fair configuration.
+    CuckoofilterXxh3,
     /// `growable_bloom_filter::GrowableBloom`, a scalable Bloom filter.
     GrowableBloom,
     /// `probabilistic_collections::bloom::BloomFilter` with two seeded SipHash-2-4 builders.
@@ -68,19 +71,24 @@ pub enum PeerKind {
     BinaryFuse8,
     /// `std::collections::HashSet<String>`: the exact set that filters are usually brought in to replace.
     HashSet,
+    /// `HashSet<Box<[u8]>, foldhash::fast::FixedState>`: the exact set in its fastest fair
+    /// configuration (bytes, no UTF-8 check, a fast hasher).
+    HashSetBytes,
 }
 
 impl PeerKind {
     /// Every peer, in the order the report lists them.
-    pub const ALL: [PeerKind; 8] = [
+    pub const ALL: [PeerKind; 10] = [
         PeerKind::FastbloomDefault,
         PeerKind::FastbloomFoldhash,
         PeerKind::Bloomfilter,
         PeerKind::Cuckoofilter,
+        PeerKind::CuckoofilterXxh3,
         PeerKind::GrowableBloom,
         PeerKind::ProbabilisticCollections,
         PeerKind::BinaryFuse8,
         PeerKind::HashSet,
+        PeerKind::HashSetBytes,
     ];
 
     /// The name used in tables and plots.
@@ -90,10 +98,12 @@ impl PeerKind {
             PeerKind::FastbloomFoldhash => "fastbloom+foldhash",
             PeerKind::Bloomfilter => "bloomfilter",
             PeerKind::Cuckoofilter => "cuckoofilter",
+            PeerKind::CuckoofilterXxh3 => "cuckoofilter+xxh3",
             PeerKind::GrowableBloom => "growable-bloom-filter",
             PeerKind::ProbabilisticCollections => "probabilistic-collections",
             PeerKind::BinaryFuse8 => "xorf BinaryFuse8",
             PeerKind::HashSet => "std HashSet<String>",
+            PeerKind::HashSetBytes => "HashSet<Box<[u8]>>+foldhash",
         }
     }
 
@@ -104,10 +114,12 @@ impl PeerKind {
             PeerKind::FastbloomFoldhash => "fastbloom 0.17.0 + foldhash 0.2.0",
             PeerKind::Bloomfilter => "bloomfilter 3.0.2",
             PeerKind::Cuckoofilter => "cuckoofilter 0.5.0",
+            PeerKind::CuckoofilterXxh3 => "cuckoofilter 0.5.0 + xxhash-rust 0.8 (Xxh3 hasher)",
             PeerKind::GrowableBloom => "growable-bloom-filter 2.1.1",
             PeerKind::ProbabilisticCollections => "probabilistic-collections 0.7.0",
             PeerKind::BinaryFuse8 => "xorf 0.13.0 + xxhash-rust 0.8 (xxh3_64)",
             PeerKind::HashSet => "Rust std",
+            PeerKind::HashSetBytes => "Rust std + foldhash 0.2.0",
         }
     }
 
@@ -136,6 +148,11 @@ impl PeerKind {
                  returns NotEnoughSpace after dropping a random *other* key (counted here as a \
                  refused insert)."
             }
+            PeerKind::CuckoofilterXxh3 => {
+                "The cuckoofilter above with `xxhash_rust::xxh3::Xxh3` (default seed) as its \
+                 `Hasher + Default` instead of SipHash; same table, fingerprints and eviction \
+                 quirks."
+            }
             PeerKind::GrowableBloom => {
                 "Not seedable but deterministic (xxh3 with the default seed); a partitioned \
                  Bloom filter with k = ceil(log2(1/p)) slices that adds a 2x larger, 0.85x \
@@ -156,6 +173,10 @@ impl PeerKind {
                 "Exact (no false positives); std's `RandomState` is seeded randomly per process, \
                  so bucket layout and timings, but not answers, vary between runs, and lookups \
                  first check that the key is UTF-8."
+            }
+            PeerKind::HashSetBytes => {
+                "Exact; keys stored as `Box<[u8]>` (no UTF-8 check, one allocation per key) and \
+                 hashed with foldhash's fixed-seed fast hasher, so it is deterministic."
             }
         }
     }
@@ -213,6 +234,10 @@ pub enum Peer {
     BinaryFuse8(xorf::BinaryFuse8),
     /// See [`PeerKind::HashSet`].
     HashSet(HashSet<String>),
+    /// See [`PeerKind::CuckoofilterXxh3`].
+    CuckoofilterXxh3(cuckoofilter::CuckooFilter<Xxh3>),
+    /// See [`PeerKind::HashSetBytes`].
+    HashSetBytes(HashSet<Box<[u8]>, FixedState>),
 }
 
 impl fmt::Debug for Peer {
@@ -319,6 +344,22 @@ impl Peer {
                 }
                 Peer::Cuckoofilter(f)
             }
+            PeerKind::CuckoofilterXxh3 => {
+                let mut f = cuckoofilter::CuckooFilter::<Xxh3>::with_capacity(n);
+                for key in keys {
+                    if f.add(key).is_err() {
+                        refused += 1;
+                    }
+                }
+                Peer::CuckoofilterXxh3(f)
+            }
+            PeerKind::HashSetBytes => {
+                let mut set = HashSet::with_capacity_and_hasher(n, FixedState::with_seed(SEED));
+                for key in keys {
+                    set.insert(Box::<[u8]>::from(key));
+                }
+                Peer::HashSetBytes(set)
+            }
             PeerKind::GrowableBloom => {
                 let mut f = growable_bloom_filter::GrowableBloom::new(p, n);
                 for key in keys {
@@ -383,6 +424,8 @@ impl Peer {
             Peer::ProbabilisticCollections(_) => PeerKind::ProbabilisticCollections,
             Peer::BinaryFuse8(_) => PeerKind::BinaryFuse8,
             Peer::HashSet(_) => PeerKind::HashSet,
+            Peer::CuckoofilterXxh3(_) => PeerKind::CuckoofilterXxh3,
+            Peer::HashSetBytes(_) => PeerKind::HashSetBytes,
         }
     }
 
@@ -398,6 +441,8 @@ impl Peer {
             Peer::ProbabilisticCollections(f) => f.contains(key),
             Peer::BinaryFuse8(f) => f.contains(&xxh3_64(key)),
             Peer::HashSet(set) => std::str::from_utf8(key).is_ok_and(|s| set.contains(s)),
+            Peer::CuckoofilterXxh3(f) => f.contains(key),
+            Peer::HashSetBytes(set) => set.contains(key),
         }
     }
 
@@ -428,36 +473,44 @@ impl Peer {
             Peer::ProbabilisticCollections(f) => f.len().div_ceil(8),
             Peer::BinaryFuse8(f) => f.fingerprints.len(),
             Peer::HashSet(set) => hash_set_bytes(set),
+            Peer::CuckoofilterXxh3(f) => f.memory_usage(),
+            Peer::HashSetBytes(set) => byte_set_bytes(set),
         }
     }
 }
 
-/// See [`Peer::size_in_bytes`]: hashbrown keeps at most 7/8 of its power-of-two bucket array
-/// full, and tables under 8 buckets are full to one slot short.
-fn hash_set_bytes(set: &HashSet<String>) -> usize {
+/// Bytes of a hashbrown table of `capacity` slots of `slot` bytes each: hashbrown keeps at
+/// most 7/8 of its power-of-two bucket array full (tables under 8 buckets are full to one slot
+/// short), with one control byte per bucket plus 16 trailing ones.
+fn hashbrown_table_bytes(capacity: usize, slot: usize) -> usize {
     const GROUP_WIDTH: usize = 16;
-    let cap = set.capacity();
-    let buckets = if cap == 0 {
-        0
-    } else if cap < 8 {
-        (cap + 1).next_power_of_two()
-    } else {
-        (cap * 8 / 7).next_power_of_two()
+    let buckets = match capacity {
+        0 => return 0,
+        1..=7 => (capacity + 1).next_power_of_two(),
+        _ => (capacity * 8 / 7).next_power_of_two(),
     };
-    let table = if buckets == 0 {
-        0
-    } else {
-        buckets * (size_of::<String>() + 1) + GROUP_WIDTH
-    };
-    table + set.iter().map(String::capacity).sum::<usize>()
+    buckets * (slot + 1) + GROUP_WIDTH
+}
+
+/// See [`Peer::size_in_bytes`]: the table plus every `String`'s heap capacity.
+fn hash_set_bytes(set: &HashSet<String>) -> usize {
+    hashbrown_table_bytes(set.capacity(), size_of::<String>())
+        + set.iter().map(String::capacity).sum::<usize>()
+}
+
+/// The table plus every key's heap bytes (a boxed slice holds exactly its length).
+fn byte_set_bytes(set: &HashSet<Box<[u8]>, FixedState>) -> usize {
+    hashbrown_table_bytes(set.capacity(), size_of::<Box<[u8]>>())
+        + set.iter().map(|k| k.len()).sum::<usize>()
 }
 
 /// fastbloom's `AtomicBloomFilter` after a parallel build, ready to probe.
 ///
-/// It has the same size, seed and hasher as [`PeerKind::FastbloomDefault`], so its bits equal
-/// those of a sequential build from the same keys.
+/// It has the same size and hasher (foldhash, seeded with [`SEED`]) as
+/// [`PeerKind::FastbloomFoldhash`], fastbloom's fastest configuration, so its bits equal those
+/// of a sequential build from the same keys.
 #[derive(Debug)]
-pub struct AtomicPeer(pub AtomicBloomFilter);
+pub struct AtomicPeer(pub AtomicBloomFilter<FixedState>);
 
 impl AtomicPeer {
     /// Whether `key` may have been inserted.
@@ -466,7 +519,7 @@ impl AtomicPeer {
         self.0.contains(key)
     }
 
-    /// `num_bits() / 8`, as for [`PeerKind::FastbloomDefault`].
+    /// `num_bits() / 8`, as for [`PeerKind::FastbloomFoldhash`].
     pub fn size_in_bytes(&self) -> usize {
         self.0.num_bits() / 8
     }
@@ -491,7 +544,7 @@ pub fn fastbloom_atomic_parallel_build(
 ) -> anyhow::Result<(AtomicPeer, f64)> {
     check_params(n, p)?;
     let filter = AtomicBloomFilter::with_false_pos(p)
-        .seed(&u128::from(SEED))
+        .hasher(FixedState::with_seed(SEED))
         .expected_items(n);
     let threads = threads.clamp(1, keys.len().max(1));
     let shard = keys.len().div_ceil(threads).max(1);

@@ -35,7 +35,7 @@ fn check(kind: PeerKind) {
     // A refused cuckoofilter insert keeps the refused key but drops some other key's
     // fingerprint, so each refusal may cost one member; every other peer refuses nothing.
     let missing = keys.iter().filter(|k| !peer.contains(k)).count() as u64;
-    if kind != PeerKind::Cuckoofilter {
+    if !matches!(kind, PeerKind::Cuckoofilter | PeerKind::CuckoofilterXxh3) {
         assert_eq!(refused, 0, "{kind}: only cuckoofilter refuses inserts");
     }
     assert!(
@@ -57,7 +57,7 @@ fn check(kind: PeerKind) {
         fp < 0.05,
         "{kind}: FP rate {fp} is above the 5% sanity bound"
     );
-    if kind == PeerKind::HashSet {
+    if matches!(kind, PeerKind::HashSet | PeerKind::HashSetBytes) {
         assert_eq!(fp, 0.0, "a HashSet is exact");
     }
     assert!(size > 0, "{kind}: size_in_bytes is 0");
@@ -82,6 +82,8 @@ per_kind! {
     probabilistic_collections_finds_members_and_rejects_most_strangers => ProbabilisticCollections,
     binary_fuse8_finds_members_and_rejects_most_strangers => BinaryFuse8,
     hash_set_finds_members_and_rejects_every_stranger => HashSet,
+    cuckoofilter_xxh3_finds_members_except_refusals_and_rejects_most_strangers => CuckoofilterXxh3,
+    byte_hash_set_finds_members_and_rejects_every_stranger => HashSetBytes,
 }
 
 #[test]
@@ -99,7 +101,13 @@ fn seeded_peers_answer_identically_across_builds() {
     let keys = members();
     let probes = non_members();
     for kind in PeerKind::ALL {
-        if matches!(kind, PeerKind::Cuckoofilter | PeerKind::HashSet) {
+        if matches!(
+            kind,
+            PeerKind::Cuckoofilter
+                | PeerKind::CuckoofilterXxh3
+                | PeerKind::HashSet
+                | PeerKind::HashSetBytes
+        ) {
             continue;
         }
         let build = || {
@@ -128,8 +136,8 @@ fn atomic_parallel_build_finds_every_member_and_matches_sequential_bits() {
     );
 
     // Setting bits is an OR, so the order of inserts cannot matter: same seed, same bits.
-    let (seq, _) = Peer::build(PeerKind::FastbloomDefault, N, P, slices.iter().copied()).unwrap();
-    let Peer::FastbloomDefault(seq) = seq else {
+    let (seq, _) = Peer::build(PeerKind::FastbloomFoldhash, N, P, slices.iter().copied()).unwrap();
+    let Peer::FastbloomFoldhash(seq) = seq else {
         unreachable!()
     };
     let atomic_bits: Vec<u64> = atomic.0.iter().collect();

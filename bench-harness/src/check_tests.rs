@@ -1,0 +1,405 @@
+//! Fixtures `check` must reject, one per defect, and one it must accept.
+
+use super::*;
+use crate::dataset::{DatasetSpec, KeyFileDigest};
+use crate::record::Scenario;
+use crate::report::DatasetInfo;
+use crate::versus::PeerRecord;
+use std::collections::BTreeMap;
+
+const PROBES: u64 = 1_000_000;
+
+fn timing(ns: f64, rounds: usize) -> Spread {
+    Spread {
+        median: ns,
+        min: ns * 0.9,
+        max: ns * 1.2,
+        rounds,
+    }
+}
+
+/// A row whose false-positive count is exactly what theory expects.
+fn row(scenario: Scenario, kind: Kind, target: f64, step: Option<u64>) -> Record {
+    let q = target * 0.97;
+    let fp = (q * PROBES as f64).round() as u64;
+    let mixes: &[u32] = match scenario {
+        Scenario::Matrix => &MIXES,
+        Scenario::SizeSweep => &[0, 50, 100],
+        Scenario::Parallel => &[50],
+        _ => &[],
+    };
+    let lookups: BTreeMap<String, Spread> = mixes
+        .iter()
+        .map(|m| (m.to_string(), timing(20.0, 5)))
+        .collect();
+    let timed = scenario == Scenario::Matrix;
+    let (lo, hi) = math::wilson_interval(fp, PROBES, 1.96);
+    Record {
+        scenario,
+        variant: kind.name().into(),
+        n: 100_000,
+        capacity: step.map_or(100_000, |s| s * 100_000),
+        target_fpr: target,
+        theoretical_fpr: q,
+        false_positives: if scenario == Scenario::Parallel {
+            0
+        } else {
+            fp
+        },
+        probes: if scenario == Scenario::Parallel {
+            0
+        } else {
+            PROBES
+        },
+        empirical_fpr: fp as f64 / PROBES as f64,
+        fpr_ci_low: lo,
+        fpr_ci_high: hi,
+        ns_per_lookup: lookups.clone(),
+        ns_per_lookup_batched: if scenario == Scenario::Parallel {
+            BTreeMap::new()
+        } else {
+            lookups
+        },
+        ns_per_insert: timed.then(|| timing(50.0, 5)),
+        ns_per_insert_batched: timed.then(|| timing(30.0, 5)),
+        threads: (scenario == Scenario::Parallel).then_some(step.unwrap_or(1) as usize),
+        step,
+        ..Record::default()
+    }
+}
+
+fn peer(name: &str) -> PeerRecord {
+    PeerRecord {
+        name: name.into(),
+        build_seconds: timing(1.0, 5),
+        ns_negative: timing(20.0, 9),
+        ns_positive: timing(25.0, 9),
+        empirical_fpr: 0.01,
+        probes: PROBES,
+        ..PeerRecord::default()
+    }
+}
+
+fn good() -> Results {
+    let mut records = Vec::new();
+    for kind in Kind::ALL {
+        for t in [0.01, 0.001] {
+            records.push(row(Scenario::Matrix, kind, t, None));
+        }
+        for s in 1..=4 {
+            records.push(row(Scenario::Growth, kind, 0.01, Some(s)));
+        }
+        for th in [1, 2] {
+            records.push(row(Scenario::Parallel, kind, 0.01, Some(th)));
+        }
+        for size in [10, 100] {
+            records.push(row(Scenario::SizeSweep, kind, 0.01, Some(size)));
+        }
+    }
+    for s in [1, 2] {
+        let mut u = row(Scenario::Users, Kind::Classic, 0.01, Some(s));
+        u.capacity = 100_000;
+        u.n = s * 100_000;
+        records.push(u);
+    }
+    for kind in [Kind::Counting, Kind::Cuckoo] {
+        for s in 0..3 {
+            records.push(row(Scenario::Churn, kind, 0.01, Some(s)));
+        }
+    }
+    let peers = Kind::ALL
+        .iter()
+        .map(|k| k.name())
+        .chain(PeerKind::ALL.iter().map(|k| k.name()))
+        .map(peer)
+        .collect();
+    Results {
+        dataset: DatasetInfo {
+            source: "synthetic e-mails".into(),
+            members: 1000,
+            non_members: 1000,
+            members_sha256: "aa".into(),
+            non_members_sha256: "bb".into(),
+            ..DatasetInfo::default()
+        },
+        records,
+        peers,
+        ..Results::default()
+    }
+}
+
+fn manifest() -> Manifest {
+    let digest = |sha: &str| KeyFileDigest {
+        keys: 1000,
+        bytes: 20_000,
+        sha256: sha.into(),
+    };
+    Manifest {
+        generator: "test".into(),
+        spec: DatasetSpec {
+            members: 1000,
+            non_members: 1000,
+            seed: 1,
+        },
+        members: digest("aa"),
+        non_members: digest("bb"),
+    }
+}
+
+fn problems(r: &Results) -> Vec<String> {
+    let m = manifest();
+    let readme = report::render_readme(r);
+    let _ = &readme;
+    check(
+        r,
+        Floors::default(),
+        &Against {
+            manifest: Some(&m),
+            readme: None,
+            root_readme: None,
+        },
+    )
+}
+
+/// `break_it` must make `check` fail with a message containing `expect`.
+fn rejects(expect: &str, break_it: impl FnOnce(&mut Results)) {
+    let mut r = good();
+    break_it(&mut r);
+    let p = problems(&r);
+    assert!(
+        p.iter().any(|m| m.contains(expect)),
+        "expected a problem containing {expect:?}, got {p:#?}"
+    );
+}
+
+fn matrix_row(r: &mut Results, kind: Kind) -> &mut Record {
+    r.records
+        .iter_mut()
+        .find(|x| x.scenario == Scenario::Matrix && x.variant == kind.name())
+        .unwrap()
+}
+
+#[test]
+fn a_sound_run_is_accepted() {
+    assert_eq!(problems(&good()), Vec::<String>::new());
+}
+
+#[test]
+fn an_always_present_filter_is_rejected() {
+    rejects("sigmas off", |r| {
+        let x = matrix_row(r, Kind::Classic);
+        x.false_positives = x.probes;
+        x.empirical_fpr = 1.0;
+    });
+}
+
+#[test]
+fn theory_off_tenfold_is_rejected() {
+    rejects("sigmas off", |r| {
+        matrix_row(r, Kind::Blocked).theoretical_fpr *= 10.0
+    });
+}
+
+#[test]
+fn too_many_rows_outside_their_interval_are_rejected() {
+    // Each 2.5 sigmas off: inside the per-row 4-sigma bound, outside the 95% interval.
+    rejects("outside the 95% interval", |r| {
+        for x in r
+            .records
+            .iter_mut()
+            .filter(|x| x.scenario == Scenario::Matrix)
+        {
+            let e = x.theoretical_fpr * x.probes as f64;
+            x.false_positives = (e + 2.5 * e.sqrt()).round() as u64;
+        }
+    });
+}
+
+#[test]
+fn empty_timings_are_rejected() {
+    rejects("ns_per_lookup[25%]: missing", |r| {
+        matrix_row(r, Kind::Cuckoo).ns_per_lookup.clear()
+    });
+    rejects("ns_per_insert: missing", |r| {
+        matrix_row(r, Kind::Cuckoo).ns_per_insert = None
+    });
+    rejects("not a sound timing", |r| {
+        matrix_row(r, Kind::Classic).ns_per_lookup.insert(
+            "50".into(),
+            Spread {
+                median: f64::NAN,
+                ..timing(1.0, 5)
+            },
+        );
+    });
+}
+
+#[test]
+fn single_sample_builds_are_rejected() {
+    rejects("fewer than 5", |r| {
+        matrix_row(r, Kind::Scalable).ns_per_insert = Some(Spread::single(80.0))
+    });
+}
+
+#[test]
+fn zero_probes_are_rejected() {
+    rejects("0 probes", |r| {
+        let x = matrix_row(r, Kind::Counting);
+        x.probes = 0;
+        x.false_positives = 0;
+    });
+}
+
+#[test]
+fn missing_records_are_rejected() {
+    rejects("growth: 0 checkpoints for cuckoo", |r| {
+        r.records
+            .retain(|x| !(x.scenario == Scenario::Growth && x.variant == "cuckoo"))
+    });
+    rejects("parallel: 1 rows for classic", |r| {
+        let i = r
+            .records
+            .iter()
+            .position(|x| x.scenario == Scenario::Parallel)
+            .unwrap();
+        r.records.remove(i);
+    });
+    rejects("size_sweep: 1 sizes for blocked", |r| {
+        let i = r
+            .records
+            .iter()
+            .position(|x| x.scenario == Scenario::SizeSweep && x.variant == "blocked")
+            .unwrap();
+        r.records.remove(i);
+    });
+}
+
+#[test]
+fn a_run_without_the_second_articles_filter_is_rejected() {
+    rejects("users:", |r| {
+        r.records.retain(|x| x.scenario != Scenario::Users)
+    });
+}
+
+#[test]
+fn a_missing_peer_is_rejected() {
+    rejects("cuckoofilter is missing", |r| {
+        r.peers.retain(|p| p.name != "cuckoofilter")
+    });
+}
+
+#[test]
+fn false_negatives_anywhere_are_rejected() {
+    rejects("peer xorf BinaryFuse8: 3 false negatives", |r| {
+        r.peers
+            .iter_mut()
+            .find(|p| p.name == "xorf BinaryFuse8")
+            .unwrap()
+            .false_negatives = 3;
+    });
+    rejects("peer articles' Python: 1 false negatives", |r| {
+        let mut py = peer("articles' Python");
+        py.false_negatives = 1;
+        r.peers.push(py);
+    });
+    rejects("churn counting n=100000: 2 false negatives", |r| {
+        r.records
+            .iter_mut()
+            .find(|x| x.scenario == Scenario::Churn)
+            .unwrap()
+            .false_negatives = 2;
+    });
+}
+
+#[test]
+fn a_dataset_that_is_not_the_manifests_is_rejected() {
+    rejects("members hash", |r| r.dataset.members_sha256 = "cc".into());
+}
+
+#[test]
+fn a_readme_that_is_not_rendered_from_the_results_is_rejected() {
+    let r = good();
+    let rendered = report::render_readme(&r);
+    let ok = check(
+        &r,
+        Floors::default(),
+        &Against {
+            readme: Some(&rendered),
+            ..Against::default()
+        },
+    );
+    assert!(ok.is_empty(), "{ok:?}");
+    let edited = rendered.replacen("| classic |", "| classic (hand-edited) |", 1);
+    assert_ne!(edited, rendered);
+    let bad = check(
+        &r,
+        Floors::default(),
+        &Against {
+            readme: Some(&edited),
+            ..Against::default()
+        },
+    );
+    assert!(
+        bad.iter().any(|m| m.contains("README.md differs")),
+        "{bad:?}"
+    );
+    let root = format!("intro\n{}\nrest\n", report::readme_block(&r));
+    assert!(tables(
+        &r,
+        &Against {
+            root_readme: Some(&root),
+            ..Against::default()
+        }
+    )
+    .is_empty());
+    let stale = root.replace("classic", "klassik");
+    assert!(!tables(
+        &r,
+        &Against {
+            root_readme: Some(&stale),
+            ..Against::default()
+        }
+    )
+    .is_empty());
+}
+
+#[test]
+fn growth_past_capacity_is_not_held_to_the_binomial_bound_but_at_capacity_it_is() {
+    let mut r = good();
+    let g = r
+        .records
+        .iter_mut()
+        .find(|x| x.scenario == Scenario::Growth)
+        .unwrap();
+    g.n = 4 * g.capacity;
+    g.theoretical_fpr *= 1.02;
+    assert!(theory(&r.records).is_empty());
+    rejects("growth classic", |r| {
+        r.records
+            .iter_mut()
+            .find(|x| x.scenario == Scenario::Growth)
+            .unwrap()
+            .theoretical_fpr *= 1.2;
+    });
+}
+
+#[test]
+fn committed_reports_from_a_dirty_tree_are_rejected() {
+    let mut r = good();
+    r.machine.commit = "2557489".into();
+    assert!(provenance(&r).is_empty());
+    for bad in ["2557489-dirty", "unknown", ""] {
+        r.machine.commit = bad.into();
+        assert_eq!(provenance(&r).len(), 1, "{bad}");
+    }
+    let root = format!("x\n{}\n", report::readme_block(&r));
+    let p = check(
+        &r,
+        Floors::default(),
+        &Against {
+            root_readme: Some(&root),
+            ..Against::default()
+        },
+    );
+    assert!(p.iter().any(|m| m.contains("clean checkout")), "{p:?}");
+}

@@ -1,0 +1,247 @@
+//! A team's own key files (`--keys`, `--probes`), read and validated before anything is
+//! measured.
+//!
+//! # Format
+//!
+//! UTF-8 text, one key per line. A line ends in `\n` or `\r\n`; empty lines are skipped; the
+//! key is every other byte of the line, spaces included. Rejected, with the line number:
+//! bytes that are not UTF-8 (the exact-set baseline and the articles' Python code take text),
+//! and a carriage return anywhere else in a line (`\r\r\n`, a lone `\r` used as a line break).
+//! Repeated keys are dropped (and counted); probes that are members or repeated are dropped.
+//! At least [`MIN_KEYS`] distinct keys are needed.
+//!
+//! # Memory
+//!
+//! Files are streamed line by line into one contiguous [`KeySet`]; duplicates are found through
+//! a set of 128-bit hashes, so a file is held once, plus 16 bytes (and the table's overhead) per
+//! key, however large it is.
+
+use crate::dataset::{Dataset, KeySet};
+use anyhow::{bail, ensure, Context, Result};
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use xxhash_rust::xxh3::xxh3_128;
+
+/// The fewest distinct keys a run can measure: the growth scenario inserts 4x a capacity of at
+/// least one key.
+pub const MIN_KEYS: usize = 4;
+
+/// What reading a file found besides its keys.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Dropped {
+    /// Keys seen before in the same file.
+    pub repeated: u64,
+    /// Probes that are members.
+    pub members: u64,
+}
+
+/// Streams the keys of `path` into a [`KeySet`], at most `limit` of them, skipping any whose
+/// 128-bit hash is in `exclude` or already read, and adds the hashes of the keys kept to
+/// `seen`.
+///
+/// # Errors
+/// A missing or unreadable file, or a line that breaks the format (see the module docs).
+pub fn read(
+    path: &Path,
+    limit: usize,
+    exclude: Option<&HashSet<u128>>,
+    seen: &mut HashSet<u128>,
+) -> Result<(KeySet, Dropped)> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("key file {} does not exist", path.display())
+        }
+        Err(e) => return Err(e).with_context(|| format!("opening key file {}", path.display())),
+    };
+    read_from(
+        BufReader::with_capacity(1 << 20, file),
+        limit,
+        exclude,
+        seen,
+    )
+    .with_context(|| format!("key file {}", path.display()))
+}
+
+/// [`read`] over any reader.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_from(
+    mut input: impl BufRead,
+    limit: usize,
+    exclude: Option<&HashSet<u128>>,
+    seen: &mut HashSet<u128>,
+) -> Result<(KeySet, Dropped)> {
+    let mut keys = KeySet::default();
+    let mut dropped = Dropped::default();
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    while keys.len() < limit {
+        line.clear();
+        if input.read_until(b'\n', &mut line).context("reading")? == 0 {
+            break;
+        }
+        number += 1;
+        let key = key_of(&line).with_context(|| format!("line {number}"))?;
+        if key.is_empty() {
+            continue;
+        }
+        let h = xxh3_128(key);
+        if exclude.is_some_and(|x| x.contains(&h)) {
+            dropped.members += 1;
+        } else if !seen.insert(h) {
+            dropped.repeated += 1;
+        } else {
+            keys.push(key);
+        }
+    }
+    Ok((keys, dropped))
+}
+
+/// The key on `line` (its `\n` or `\r\n` removed), or why the line breaks the format.
+fn key_of(line: &[u8]) -> Result<&[u8]> {
+    let key = line.strip_suffix(b"\n").unwrap_or(line);
+    let key = key.strip_suffix(b"\r").unwrap_or(key);
+    if let Some(at) = key.iter().position(|&b| b == b'\r') {
+        bail!(
+            "a carriage return at byte {} inside the key (a `\\r\\r\\n` ending or a lone `\\r` \
+             line break); convert the file to one key per `\\n`-terminated line",
+            at + 1
+        );
+    }
+    if let Err(e) = std::str::from_utf8(key) {
+        bail!(
+            "not UTF-8 ({e}); keys must be text, because the exact-set baseline and the \
+             articles' Python code compare strings"
+        );
+    }
+    Ok(key)
+}
+
+/// The team's dataset: members from `keys` (at most `limit`), non-members from `probes` or, when
+/// none are given, from `synthetic` (called with the member count). Everything is validated
+/// here, before any measurement.
+///
+/// # Errors
+/// A file breaking the format, fewer than [`MIN_KEYS`] members, or no probe left.
+pub fn load(
+    keys: &Path,
+    probes: Option<&Path>,
+    limit: usize,
+    synthetic: impl FnOnce(usize) -> KeySet,
+) -> Result<Dataset> {
+    let mut member_hashes = HashSet::new();
+    let (members, dropped) = read(keys, limit, None, &mut member_hashes)?;
+    if dropped.repeated > 0 {
+        eprintln!(
+            "note: dropped {} repeated keys from {}",
+            dropped.repeated,
+            keys.display()
+        );
+    }
+    ensure!(
+        members.len() >= MIN_KEYS,
+        "{} holds {} distinct keys; the harness needs at least {MIN_KEYS}",
+        keys.display(),
+        members.len()
+    );
+    let non_members = match probes {
+        Some(p) => {
+            let (probes, dropped) = read(p, limit, Some(&member_hashes), &mut HashSet::new())?;
+            if dropped.repeated + dropped.members > 0 {
+                eprintln!(
+                    "note: dropped {} probes that are members and {} repeated ones from {}",
+                    dropped.members,
+                    dropped.repeated,
+                    p.display()
+                );
+            }
+            probes
+        }
+        None => synthetic(members.len())
+            .iter()
+            .filter(|k| !member_hashes.contains(&xxh3_128(k)))
+            .collect(),
+    };
+    ensure!(
+        !non_members.is_empty(),
+        "no probes left that are not members"
+    );
+    Ok(Dataset {
+        members,
+        non_members,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &[u8], limit: usize) -> Result<(KeySet, Dropped)> {
+        read_from(text, limit, None, &mut HashSet::new())
+    }
+
+    #[test]
+    fn lines_end_in_lf_or_crlf_and_empty_lines_are_skipped() {
+        let (keys, dropped) =
+            parse(b"a@x.org\r\nb@x.org\n\nc d\nb@x.org\nlast", usize::MAX).unwrap();
+        let got: Vec<&[u8]> = keys.iter().collect();
+        assert_eq!(got, [&b"a@x.org"[..], b"b@x.org", b"c d", b"last"]);
+        assert_eq!(dropped.repeated, 1);
+    }
+
+    #[test]
+    fn a_double_carriage_return_is_rejected_with_its_line() {
+        let err = parse(b"a\nb\r\r\nc\n", usize::MAX).unwrap_err();
+        let msg = format!("{err:#}");
+        assert!(
+            msg.contains("line 2") && msg.contains("carriage return"),
+            "{msg}"
+        );
+        assert!(
+            parse(b"a\rb\n", usize::MAX).is_err(),
+            "a lone \\r inside a line"
+        );
+    }
+
+    #[test]
+    fn non_utf8_keys_are_rejected_before_measuring() {
+        let msg = format!("{:#}", parse(b"ok\n\xff\xfe\n", usize::MAX).unwrap_err());
+        assert!(msg.contains("line 2") && msg.contains("not UTF-8"), "{msg}");
+    }
+
+    #[test]
+    fn the_limit_caps_the_keys_read() {
+        let text: String = (0..1000).map(|i| format!("k{i}\n")).collect();
+        let (keys, _) = parse(text.as_bytes(), 200).unwrap();
+        assert_eq!(keys.len(), 200);
+    }
+
+    #[test]
+    fn too_few_keys_and_no_probes_are_errors() {
+        let dir = std::env::temp_dir().join(format!("filterlab-keyfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let few = dir.join("few.txt");
+        std::fs::write(&few, "a\nb\nc\na\n").unwrap();
+        let err = load(&few, None, usize::MAX, |_| KeySet::default()).unwrap_err();
+        assert!(err.to_string().contains("3 distinct keys"), "{err}");
+
+        let keys = dir.join("keys.txt");
+        std::fs::write(&keys, "a\nb\nc\nd\ne\n").unwrap();
+        let probes = dir.join("probes.txt");
+        std::fs::write(&probes, "a\nb\n").unwrap();
+        let err = load(&keys, Some(&probes), usize::MAX, |_| KeySet::default()).unwrap_err();
+        assert!(err.to_string().contains("no probes left"), "{err}");
+
+        std::fs::write(&probes, "a\nz\ny\nz\n").unwrap();
+        let ds = load(&keys, Some(&probes), usize::MAX, |_| KeySet::default()).unwrap();
+        assert_eq!((ds.members.len(), ds.non_members.len()), (5, 2));
+        let missing = load(&dir.join("absent.txt"), None, usize::MAX, |_| {
+            KeySet::default()
+        });
+        assert!(missing.is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

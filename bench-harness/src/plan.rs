@@ -1,0 +1,103 @@
+//! The run as a plan (built from the flags) and a list of stages.
+//!
+//! `main` turns the command line into a [`Plan`], loads the dataset, and hands a [`Run`] to
+//! every stage of [`crate::stages::ALL`] whose [`Stage::wanted`] says yes, in order. A stage
+//! reads the plan and the dataset, and appends to `run.results`; the last stages check and
+//! write. A new stage (a systems benchmark, the course's figures) is a type implementing
+//! [`Stage`] and one line in [`crate::stages::ALL`].
+
+use crate::report::Results;
+use crate::scenarios::Ctx;
+use anyhow::Result;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What the flags asked for, resolved to figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// `--quick`: at most 200k keys, fewer rounds.
+    pub quick: bool,
+    /// `--large`: the size sweep up to 10^8 keys.
+    pub large: bool,
+    /// `--sweep-only`: only the size sweep.
+    pub sweep_only: bool,
+    /// The team's keys, if any.
+    pub keys: Option<PathBuf>,
+    /// The team's probes, if any.
+    pub probes: Option<PathBuf>,
+    /// Where the reports go.
+    pub out: PathBuf,
+    /// Interleaved lookup rounds.
+    pub rounds: usize,
+    /// Interleaved build rounds (ours and the peers').
+    pub build_rounds: usize,
+    /// Interleaved lookup rounds beside the peers.
+    pub peer_rounds: usize,
+    /// Queries per timed pass.
+    pub queries: usize,
+    /// Probes behind each scenario's FP figure.
+    pub scenario_probes: usize,
+    /// Probes the articles' Python code is timed on.
+    pub python_queries: usize,
+    /// The matrix's target rates.
+    pub targets: Vec<f64>,
+}
+
+impl Plan {
+    /// Whether this is the run whose output is committed (the full synthetic one).
+    #[must_use]
+    pub fn is_committed_run(&self) -> bool {
+        self.keys.is_none() && !self.quick && !self.sweep_only
+    }
+}
+
+/// The state every stage shares: the plan, the keys, and the results so far.
+pub struct Run<'a> {
+    /// The plan.
+    pub plan: &'a Plan,
+    /// Keys, probes and timing settings.
+    pub ctx: Ctx<'a>,
+    /// Keys in the matrix (the members, at most 10M).
+    pub n: usize,
+    /// What the stages measured so far.
+    pub results: Results,
+    /// When the run started.
+    pub started: Instant,
+}
+
+/// One step of the pipeline.
+pub trait Stage: Sync {
+    /// Shown in the progress output.
+    fn name(&self) -> &'static str;
+    /// Whether the plan asks for this stage.
+    fn wanted(&self, plan: &Plan) -> bool;
+    /// Measures (or checks, or writes), adding to `run.results`.
+    ///
+    /// # Errors
+    /// Whatever stops the run: a broken filter, an I/O error.
+    fn run(&self, run: &mut Run<'_>) -> Result<()>;
+}
+
+/// The names of the stages `plan` runs, in order.
+#[must_use]
+pub fn stage_names(plan: &Plan, stages: &[&dyn Stage]) -> Vec<&'static str> {
+    stages
+        .iter()
+        .filter(|s| s.wanted(plan))
+        .map(|s| s.name())
+        .collect()
+}
+
+/// Runs every wanted stage of `stages` in order.
+///
+/// # Errors
+/// The first stage that fails, named.
+pub fn execute(run: &mut Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
+    for stage in stages.iter().filter(|s| s.wanted(run.plan)) {
+        eprintln!("== {}", stage.name());
+        stage
+            .run(run)
+            .map_err(|e| e.context(format!("stage {}", stage.name())))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,596 @@
+//! The speed and memory targets: a typed table of ratios between two figures measured in the
+//! same run, each with its numerator and denominator named, and a computed "same conditions?"
+//! verdict that says what differs between the two sides when they are not alike.
+//!
+//! Contenders are named through [`Kind`] and [`PeerKind`], so a rename is a compile error, and a
+//! lookup of a contender missing from the run is an error, never a silently dropped row.
+
+use crate::filters::Kind;
+use crate::measure::Spread;
+use crate::versus::PeerRecord;
+use anyhow::{anyhow, Result};
+use filterlab_peers::PeerKind;
+use serde::{Deserialize, Serialize};
+
+/// Achieved FP rates within this factor of each other count as "equal".
+pub const FP_TOLERANCE: f64 = 1.25;
+
+/// One target: `numerator / denominator` against a bound.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Ratio {
+    /// What is compared, in words.
+    pub what: String,
+    /// The figure on top, named (`classic: ns per negative lookup, batched`).
+    pub numerator: String,
+    /// Its value.
+    pub numerator_value: f64,
+    /// The figure below, named.
+    pub denominator: String,
+    /// Its value.
+    pub denominator_value: f64,
+    /// numerator_value / denominator_value.
+    pub ratio: f64,
+    /// The bound the ratio must meet (`≤ 0.7`, `≥ 15`).
+    pub target: String,
+    /// Whether it does.
+    pub met: bool,
+    /// Whether both sides ran under the same conditions (same API mode, same thread count,
+    /// achieved FP rates within [`FP_TOLERANCE`] of each other).
+    pub same_conditions: bool,
+    /// What differs, when they did not (empty otherwise).
+    pub differences: String,
+}
+
+/// A figure of a [`PeerRecord`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// ns per negative lookup, one at a time.
+    Negative,
+    /// ns per positive lookup, one at a time.
+    Positive,
+    /// ns per negative lookup, batched.
+    NegativeBatched,
+    /// ns per positive lookup, batched.
+    PositiveBatched,
+    /// Build seconds, one insert at a time.
+    Build,
+    /// Build seconds through `insert_batch`.
+    BuildBatched,
+    /// Table bytes.
+    Bytes,
+}
+
+impl Metric {
+    fn pick(self, r: &PeerRecord) -> Option<Spread> {
+        match self {
+            Metric::Negative => Some(r.ns_negative),
+            Metric::Positive => Some(r.ns_positive),
+            Metric::NegativeBatched => r.ns_negative_batched,
+            Metric::PositiveBatched => r.ns_positive_batched,
+            Metric::Build => Some(r.build_seconds),
+            Metric::BuildBatched => r.build_seconds_batched,
+            Metric::Bytes => Some(Spread::single(r.bytes as f64)),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Metric::Negative => "ns per negative lookup",
+            Metric::Positive => "ns per positive lookup",
+            Metric::NegativeBatched => "ns per negative lookup, batched",
+            Metric::PositiveBatched => "ns per positive lookup, batched",
+            Metric::Build => "build seconds",
+            Metric::BuildBatched => "build seconds, batched",
+            Metric::Bytes => "bytes",
+        }
+    }
+
+    fn batched(self) -> bool {
+        matches!(
+            self,
+            Metric::NegativeBatched | Metric::PositiveBatched | Metric::BuildBatched
+        )
+    }
+}
+
+/// Which way the bound goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bound {
+    /// ratio ≤ the value.
+    AtMost(f64),
+    /// ratio ≥ the value.
+    AtLeast(f64),
+}
+
+impl Bound {
+    fn met(self, ratio: f64) -> bool {
+        match self {
+            Bound::AtMost(b) => ratio <= b,
+            Bound::AtLeast(b) => ratio >= b,
+        }
+    }
+
+    fn text(self) -> String {
+        match self {
+            Bound::AtMost(b) => format!("≤ {b}"),
+            Bound::AtLeast(b) => format!("≥ {b}"),
+        }
+    }
+}
+
+/// One row of the targets table: ours (numerator) against a peer (denominator). The peer slot
+/// lists the configurations of one crate; the one with the lower figure in this run is used,
+/// so that each peer is compared in its fastest configuration.
+pub type Target = (Kind, Metric, &'static [PeerKind], Metric, Bound);
+
+/// The issue's targets. Speed rows compare time over time, so `AtMost(0.7)` means "at most 70%
+/// of the peer's time".
+pub const TARGETS: &[Target] = {
+    use Bound::AtMost as M;
+    use Kind::{Blocked, Classic, Cuckoo, Scalable};
+    use Metric::*;
+    const FB: &[PeerKind] = &[PeerKind::FastbloomFoldhash, PeerKind::FastbloomDefault];
+    const CF: &[PeerKind] = &[PeerKind::Cuckoofilter, PeerKind::CuckoofilterXxh3];
+    const FUSE: &[PeerKind] = &[PeerKind::BinaryFuse8];
+    const GB: &[PeerKind] = &[PeerKind::GrowableBloom];
+    &[
+        (Classic, Negative, FB, Negative, M(1.0)),
+        (Classic, Positive, FB, Positive, M(1.0)),
+        (Classic, NegativeBatched, FB, Negative, M(0.7)),
+        (Classic, PositiveBatched, FB, Positive, M(0.7)),
+        (Classic, BuildBatched, FB, Build, M(0.5)),
+        (Blocked, Negative, FB, Negative, M(0.7)),
+        (Blocked, Positive, FB, Positive, M(0.7)),
+        (Blocked, NegativeBatched, FB, Negative, M(0.35)),
+        (Blocked, PositiveBatched, FB, Positive, M(0.35)),
+        (Blocked, NegativeBatched, FUSE, Negative, M(0.6)),
+        (Blocked, PositiveBatched, FUSE, Positive, M(0.6)),
+        (Blocked, BuildBatched, FB, Build, M(0.4)),
+        (Cuckoo, Negative, CF, Negative, M(0.3)),
+        (Cuckoo, Positive, CF, Positive, M(0.3)),
+        (Cuckoo, NegativeBatched, CF, Negative, M(0.15)),
+        (Cuckoo, PositiveBatched, CF, Positive, M(0.15)),
+        (Cuckoo, Build, CF, Build, M(0.6)),
+        (Cuckoo, Bytes, CF, Bytes, M(0.8)),
+        (Scalable, Negative, GB, Negative, M(0.7)),
+        (Scalable, Positive, GB, Positive, M(0.7)),
+    ]
+};
+
+/// The row named `name`, or an error naming what is missing.
+pub fn find<'a>(rows: &'a [PeerRecord], name: &str) -> Result<&'a PeerRecord> {
+    rows.iter().find(|r| r.name == name).ok_or_else(|| {
+        anyhow!("the targets table needs a row for {name:?}, and the run has none: was a contender renamed or left out?")
+    })
+}
+
+/// The configuration in `kinds` with the lowest `metric` in this run; every one must be there.
+fn fastest<'a>(
+    rows: &'a [PeerRecord],
+    kinds: &[PeerKind],
+    metric: Metric,
+) -> Result<&'a PeerRecord> {
+    let mut best: Option<&PeerRecord> = None;
+    for k in kinds {
+        let r = find(rows, k.name())?;
+        let value = |r: &PeerRecord| metric.pick(r).map_or(f64::INFINITY, |s| s.median);
+        if best.is_none_or(|b| value(r) < value(b)) {
+            best = Some(r);
+        }
+    }
+    best.ok_or_else(|| anyhow!("a target names no peer"))
+}
+
+/// What differs between two sides (empty when nothing does).
+fn differences(a: &PeerRecord, ma: Metric, b: &PeerRecord, mb: Metric) -> Vec<String> {
+    let mut d = Vec::new();
+    if ma.batched() != mb.batched() {
+        d.push(format!(
+            "{} vs {}",
+            if ma.batched() {
+                "batched"
+            } else {
+                "one at a time"
+            },
+            if mb.batched() {
+                "batched"
+            } else {
+                "one at a time"
+            }
+        ));
+    }
+    if let (Some(ha), Some(hb)) = (a.huge_page_coverage, b.huge_page_coverage) {
+        if (ha - hb).abs() > 0.1 {
+            d.push(format!(
+                "huge pages on {:.0}% vs {:.0}% of the table",
+                ha * 100.0,
+                hb * 100.0
+            ));
+        }
+    }
+    let (fa, fb) = (a.empirical_fpr, b.empirical_fpr);
+    let fp_alike = fa > 0.0 && fb > 0.0 && (fa / fb).max(fb / fa) <= FP_TOLERANCE;
+    if !fp_alike {
+        d.push(format!(
+            "achieved FP {:.3}% vs {:.3}%",
+            fa * 100.0,
+            fb * 100.0
+        ));
+    }
+    d
+}
+
+/// Builds one ratio row from named figures.
+#[allow(clippy::too_many_arguments)]
+fn row(
+    what: String,
+    numerator: String,
+    num: f64,
+    denominator: String,
+    den: f64,
+    bound: Bound,
+    diffs: Vec<String>,
+) -> Ratio {
+    let ratio = num / den;
+    Ratio {
+        what,
+        numerator,
+        numerator_value: num,
+        denominator,
+        denominator_value: den,
+        ratio,
+        target: bound.text(),
+        met: ratio.is_finite() && bound.met(ratio),
+        same_conditions: diffs.is_empty(),
+        differences: diffs.join("; "),
+    }
+}
+
+/// Every row of [`TARGETS`], then the equal-footing memory rows (bits per key over the lower
+/// bound at each side's achieved FP rate), the Python speed-ups and the parallel builds.
+///
+/// # Errors
+/// A contender of [`TARGETS`] missing from `rows`.
+pub fn ratios(
+    rows: &[PeerRecord],
+    builds: &[(String, Spread)],
+    threads: usize,
+) -> Result<Vec<Ratio>> {
+    let mut out = Vec::new();
+    for &(ours, mo, theirs, mt, bound) in TARGETS {
+        let a = find(rows, ours.name())?;
+        let b = fastest(rows, theirs, mt)?;
+        let (Some(x), Some(y)) = (mo.pick(a), mt.pick(b)) else {
+            return Err(anyhow!(
+                "{} or {} has no {} figure",
+                a.name,
+                b.name,
+                mo.label()
+            ));
+        };
+        out.push(row(
+            format!("{} vs {}: {}", a.name, b.name, mo.label()),
+            format!("{}: {}", a.name, mo.label()),
+            x.median,
+            format!("{}: {}", b.name, mt.label()),
+            y.median,
+            bound,
+            differences(a, mo, b, mt),
+        ));
+        if mo == Metric::Bytes {
+            // Bytes at unequal FP rates compare unlike jobs; bits per key over log2(1/achieved
+            // FP) puts both sides on the same footing.
+            let eff = |r: &PeerRecord| r.bits_per_key / (1.0 / r.empirical_fpr).log2();
+            out.push(row(
+                format!(
+                    "{} vs {}: bits per key / log2(1/achieved FP)",
+                    a.name, b.name
+                ),
+                format!("{}: bits/key over its lower bound", a.name),
+                eff(a),
+                format!("{}: bits/key over its lower bound", b.name),
+                eff(b),
+                bound,
+                Vec::new(),
+            ));
+        }
+    }
+    out.extend(twin_rows(rows)?);
+    if let Ok(py) = find(rows, "articles' Python") {
+        let c = find(rows, Kind::Classic.name())?;
+        for m in [
+            Metric::Negative,
+            Metric::Positive,
+            Metric::NegativeBatched,
+            Metric::PositiveBatched,
+            Metric::Build,
+            Metric::BuildBatched,
+        ] {
+            let py_metric = if m.batched() { unbatched(m) } else { m };
+            let (Some(p), Some(x)) = (py_metric.pick(py), m.pick(c)) else {
+                continue;
+            };
+            let bound = Bound::AtLeast(if matches!(m, Metric::Build | Metric::BuildBatched) {
+                20.0
+            } else {
+                15.0
+            });
+            out.push(row(
+                format!(
+                    "speed-up of classic over the articles' Python: {}",
+                    m.label()
+                ),
+                format!("articles' Python: {}", py_metric.label()),
+                p.median,
+                format!("classic: {}", m.label()),
+                x.median,
+                bound,
+                differences(py, py_metric, c, m),
+            ));
+        }
+    }
+    out.extend(parallel_rows(builds, threads));
+    Ok(out)
+}
+
+/// The lookup and memory targets again, with our variant rebuilt at the peer's achieved FP
+/// rate ([`crate::versus::TWINS`]): the comparison at equal FP. Rows whose twin is missing
+/// (a run without peers) are an error like any missing contender.
+fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
+    let mut out = Vec::new();
+    for (kind, peer) in crate::versus::TWINS {
+        let twin = find(rows, &crate::versus::twin_name(kind, peer))?;
+        for &(ours, mo, theirs, mt, bound) in TARGETS {
+            if ours != kind || matches!(mo, Metric::Build | Metric::BuildBatched) {
+                continue;
+            }
+            let b = fastest(rows, theirs, mt)?;
+            let (Some(x), Some(y)) = (mo.pick(twin), mt.pick(b)) else {
+                continue;
+            };
+            out.push(row(
+                format!("{} vs {}: {}, at equal FP", twin.name, b.name, mo.label()),
+                format!("{}: {}", twin.name, mo.label()),
+                x.median,
+                format!("{}: {}", b.name, mt.label()),
+                y.median,
+                bound,
+                differences(twin, mo, b, mt),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn unbatched(m: Metric) -> Metric {
+    match m {
+        Metric::NegativeBatched => Metric::Negative,
+        Metric::PositiveBatched => Metric::Positive,
+        Metric::BuildBatched => Metric::Build,
+        other => other,
+    }
+}
+
+/// Parallel-build rows: speed-up over the batched single-thread build (flagged when above the
+/// thread count, which no honest parallel speed-up can be), and sharded against fastbloom's
+/// `AtomicBloomFilter` on the same threads.
+fn parallel_rows(builds: &[(String, Spread)], threads: usize) -> Vec<Ratio> {
+    let b = |prefix: &str| {
+        builds
+            .iter()
+            .find(|(n, _)| n.starts_with(prefix))
+            .map(|(n, t)| (n.clone(), t.median))
+    };
+    let mut out = Vec::new();
+    for kind in [Kind::Classic, Kind::Blocked] {
+        let k = kind.name();
+        if let (Some((sn, single)), Some((pn, sharded))) =
+            (b(&format!("{k} batched")), b(&format!("{k} sharded")))
+        {
+            let mut r = row(
+                format!("{k}: parallel build speed-up over one thread"),
+                format!("{sn} (s)"),
+                single,
+                format!("{pn} (s)"),
+                sharded,
+                Bound::AtLeast(1.3),
+                Vec::new(),
+            );
+            if r.ratio > threads as f64 {
+                r.same_conditions = false;
+                r.differences = format!(
+                    "speed-up above the {threads} threads: a timing artefact, not a result"
+                );
+                r.met = false;
+            }
+            out.push(r);
+        }
+        if let (Some((pn, sharded)), Some((an, atomic))) =
+            (b(&format!("{k} sharded")), b("fastbloom AtomicBloomFilter"))
+        {
+            out.push(row(
+                format!("{k} sharded build vs fastbloom AtomicBloomFilter, same threads"),
+                format!("{pn} (s)"),
+                sharded,
+                format!("{an} (s)"),
+                atomic,
+                Bound::AtMost(1.0),
+                Vec::new(),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(name: &str, ns: f64, fpr: f64) -> PeerRecord {
+        PeerRecord {
+            name: name.into(),
+            ns_negative: Spread::single(ns),
+            ns_positive: Spread::single(ns),
+            ns_negative_batched: Some(Spread::single(ns / 2.0)),
+            ns_positive_batched: Some(Spread::single(ns / 2.0)),
+            build_seconds: Spread::single(1.0),
+            build_seconds_batched: Some(Spread::single(0.5)),
+            empirical_fpr: fpr,
+            bytes: 1000,
+            bits_per_key: 9.6,
+            ..PeerRecord::default()
+        }
+    }
+
+    fn all_rows() -> Vec<PeerRecord> {
+        let mut v: Vec<PeerRecord> = Kind::ALL
+            .iter()
+            .map(|k| rec(k.name(), 10.0, 0.01))
+            .collect();
+        v.extend(PeerKind::ALL.iter().map(|k| rec(k.name(), 20.0, 0.01)));
+        v.extend(
+            crate::versus::TWINS
+                .iter()
+                .map(|&(k, p)| rec(&crate::versus::twin_name(k, p), 10.0, 0.01)),
+        );
+        v
+    }
+
+    #[test]
+    fn every_target_is_named_numerator_over_denominator() {
+        let rows = all_rows();
+        let r = ratios(&rows, &[], 2).unwrap();
+        assert!(r.len() >= TARGETS.len());
+        let first = &r[0];
+        assert_eq!(first.numerator, "classic: ns per negative lookup");
+        assert_eq!(
+            first.denominator,
+            "fastbloom+foldhash: ns per negative lookup"
+        );
+        assert_eq!(first.ratio, 0.5);
+        assert!(first.met && first.same_conditions, "{first:?}");
+        // Batched against one at a time is flagged, whatever the numbers.
+        let batched = r
+            .iter()
+            .find(|x| x.numerator == "classic: ns per negative lookup, batched")
+            .unwrap();
+        assert!(!batched.same_conditions);
+        assert!(batched.differences.contains("batched vs one at a time"));
+    }
+
+    #[test]
+    fn unequal_fp_rates_are_not_the_same_conditions() {
+        let mut rows = all_rows();
+        for r in rows
+            .iter_mut()
+            .filter(|r| r.name.starts_with("cuckoofilter"))
+        {
+            r.empirical_fpr = 0.0186;
+        }
+        rows.iter_mut()
+            .find(|r| r.name == "cuckoo")
+            .unwrap()
+            .empirical_fpr = 0.0074;
+        let r = ratios(&rows, &[], 2).unwrap();
+        let bytes = r
+            .iter()
+            .find(|x| x.what == "cuckoo vs cuckoofilter: bytes")
+            .unwrap();
+        assert!(!bytes.same_conditions);
+        assert!(
+            bytes.differences.contains("0.740% vs 1.860%"),
+            "{}",
+            bytes.differences
+        );
+        assert!(r.iter().any(|x| x.what.contains("log2(1/achieved FP)")));
+    }
+
+    #[test]
+    fn the_faster_configuration_of_a_peer_is_the_denominator() {
+        let mut rows = all_rows();
+        let slow = rows
+            .iter_mut()
+            .find(|r| r.name == "fastbloom+foldhash")
+            .unwrap();
+        slow.ns_negative = Spread::single(90.0);
+        let r = ratios(&rows, &[], 2).unwrap();
+        assert_eq!(r[0].denominator, "fastbloom: ns per negative lookup");
+        assert_eq!(
+            r[1].denominator,
+            "fastbloom+foldhash: ns per positive lookup"
+        );
+    }
+
+    #[test]
+    fn unequal_huge_page_coverage_is_not_the_same_conditions() {
+        let mut rows = all_rows();
+        for r in &mut rows {
+            r.huge_page_coverage = Some(if r.name == "classic" { 0.98 } else { 0.0 });
+        }
+        let r = ratios(&rows, &[], 2).unwrap();
+        assert!(!r[0].same_conditions);
+        assert!(
+            r[0].differences.contains("huge pages on 98% vs 0%"),
+            "{}",
+            r[0].differences
+        );
+    }
+
+    #[test]
+    fn twins_compare_at_equal_fp() {
+        let rows = all_rows();
+        let r = ratios(&rows, &[], 2).unwrap();
+        let twin: Vec<&Ratio> = r
+            .iter()
+            .filter(|x| x.what.ends_with("at equal FP"))
+            .collect();
+        assert!(!twin.is_empty());
+        assert!(twin
+            .iter()
+            .any(|x| x.numerator.starts_with("cuckoo at cuckoofilter's FP")));
+        assert!(twin.iter().all(|x| !x.numerator.contains("build")));
+        let without: Vec<PeerRecord> = rows
+            .into_iter()
+            .filter(|x| !x.name.contains(" at "))
+            .collect();
+        assert!(
+            ratios(&without, &[], 2).is_err(),
+            "a missing twin is an error"
+        );
+    }
+
+    #[test]
+    fn a_missing_contender_fails_loudly() {
+        let rows: Vec<PeerRecord> = all_rows()
+            .into_iter()
+            .filter(|r| r.name != "cuckoofilter+xxh3")
+            .collect();
+        let err = ratios(&rows, &[], 2).unwrap_err().to_string();
+        assert!(err.contains("cuckoofilter+xxh3"), "{err}");
+    }
+
+    #[test]
+    fn a_speed_up_above_the_thread_count_is_flagged_and_not_met() {
+        let builds = vec![
+            (
+                "classic batched, 1 thread".to_string(),
+                Spread::single(2.27),
+            ),
+            (
+                "classic sharded, 2 threads".to_string(),
+                Spread::single(1.0),
+            ),
+        ];
+        let r = parallel_rows(&builds, 2);
+        assert_eq!(r.len(), 1);
+        assert!(!r[0].met && !r[0].same_conditions, "{:?}", r[0]);
+        let fine = parallel_rows(
+            &[
+                (builds[0].0.clone(), Spread::single(1.6)),
+                builds[1].clone(),
+            ],
+            2,
+        );
+        assert!(fine[0].met && fine[0].same_conditions);
+    }
+}
