@@ -21,6 +21,10 @@ struct AtomicBlock([AtomicU32; 8]);
 ///
 /// # Why relaxed ordering has no false negative
 ///
+/// Bits are set with `fetch_or`, a read-modify-write: it always acts on the latest value in the
+/// word's modification order, so two threads setting different bits of one word never erase
+/// each other's (a load, an OR and a store could).
+///
 /// An insert is eight relaxed `fetch_or`s on the lanes of one block, a lookup eight relaxed
 /// loads. Lanes only gain bits. Each lane has one modification order that every thread agrees
 /// on, and a thread's load cannot return a value older than its own earlier store to that lane
@@ -29,6 +33,12 @@ struct AtomicBlock([AtomicU32; 8]);
 /// its lookup (a join, a channel or mutex hand-off, or a `Release` store of a flag read with
 /// `Acquire`). A lookup racing with the insert may see only some of the eight bits and say
 /// "absent" — the insert had not finished, so no inserted key was lost.
+///
+/// # Saving
+///
+/// Save (`to_bytes`, `save`) once the inserting threads are done (joined, or stopped behind a
+/// barrier): the file's item count and its bits are read at different moments, and a file whose
+/// set bits outnumber eight per counted item is refused on load as altered.
 ///
 /// # False-positive rate
 ///

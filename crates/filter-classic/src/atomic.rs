@@ -20,6 +20,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 ///
 /// # Why relaxed ordering has no false negative
 ///
+/// Bits are set with `fetch_or`, a read-modify-write: it always acts on the latest value in the
+/// word's modification order, so two threads setting different bits of one word never erase
+/// each other's (a load, an OR and a store could).
+///
 /// An insert is `k` `fetch_or`s with [`Ordering::Relaxed`]; a lookup is `k` relaxed loads. Bits
 /// are only ever turned on, never off, so each word's history is a chain of growing values.
 /// Every atomic location has a single modification order that all threads agree on, and a load
@@ -35,6 +39,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// the same lookup repeated after synchronising answers "present". The filter's memory holds no
 /// other data whose visibility the bits would publish, so nothing stronger than `Relaxed` is
 /// needed on the words.
+///
+/// # Saving
+///
+/// Save (`to_bytes`, `save`) once the inserting threads are done (joined, or stopped behind a
+/// barrier): the file's item count and its bits are read at different moments, and a file whose
+/// set bits outnumber k per counted item is refused on load as altered.
 ///
 /// # False-positive rate
 ///
