@@ -55,7 +55,10 @@ mod tests {
             }
             (0..10).for_each(|_| f.insert(b"hot").unwrap());
         }
-        for k in testkit::keys("a", 200).iter().chain(&testkit::keys("b", 200)) {
+        for k in testkit::keys("a", 200)
+            .iter()
+            .chain(&testkit::keys("b", 200))
+        {
             both.insert(k).unwrap();
         }
         (0..20).for_each(|_| both.insert(b"hot").unwrap());
