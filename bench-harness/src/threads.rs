@@ -45,7 +45,8 @@ impl Contender {
 pub enum Op {
     /// Inserting the n members.
     Insert,
-    /// Looking up a 50/50 mix of members and non-members.
+    /// Looking up a 50/50 mix of members and non-members (each query repeated so that the pass
+    /// makes as many lookups as the insert pass made inserts).
     Lookup,
 }
 
@@ -79,9 +80,15 @@ impl Built {
     }
 }
 
-/// Runs `op` on every key from `threads` threads (contiguous shards); returns the seconds from
-/// before the first spawn to after the last join, and how many calls returned true.
-fn threaded(keys: &[&[u8]], threads: usize, op: impl Fn(&[u8]) -> bool + Sync) -> (f64, u64) {
+/// Runs `op` on every key, `passes` times over, from `threads` threads (contiguous shards);
+/// returns the seconds from before the first spawn to after the last join, and how many calls
+/// returned true.
+fn threaded(
+    keys: &[&[u8]],
+    passes: usize,
+    threads: usize,
+    op: impl Fn(&[u8]) -> bool + Sync,
+) -> (f64, u64) {
     let shard = keys.len().div_ceil(threads.max(1)).max(1);
     let hits = AtomicU64::new(0);
     let start = Instant::now();
@@ -89,7 +96,9 @@ fn threaded(keys: &[&[u8]], threads: usize, op: impl Fn(&[u8]) -> bool + Sync) -
         for chunk in keys.chunks(shard) {
             let (op, hits) = (&op, &hits);
             s.spawn(move || {
-                let h = chunk.iter().filter(|k| op(k)).count() as u64;
+                let h = (0..passes)
+                    .map(|_| chunk.iter().filter(|k| op(k)).count() as u64)
+                    .sum::<u64>();
                 hits.fetch_add(h, Ordering::Relaxed);
             });
         }
@@ -107,7 +116,7 @@ fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)>
                 .capacity(n)
                 .fpr(FPR)
                 .build_atomic()?;
-            let (secs, _) = threaded(keys, threads, |k| {
+            let (secs, _) = threaded(keys, 1, threads, |k| {
                 f.insert(k);
                 true
             });
@@ -118,7 +127,7 @@ fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)>
                 .capacity(n)
                 .fpr(FPR)
                 .build_atomic()?;
-            let (secs, _) = threaded(keys, threads, |k| {
+            let (secs, _) = threaded(keys, 1, threads, |k| {
                 f.insert(k);
                 true
             });
@@ -153,10 +162,17 @@ pub fn measure(members: &[&[u8]], queries: &[&[u8]], rounds: usize) -> Result<Ve
             for who in Contender::ALL {
                 let (f, secs) = build(who, members, t)?;
                 push(who, t, Op::Insert, secs * 1e9 / members.len() as f64);
-                let (secs, hits) = threaded(queries, t, |k| f.contains(k));
-                push(who, t, Op::Lookup, secs * 1e9 / queries.len() as f64);
+                // As many lookups as inserts, so that both passes last long enough to time.
+                let reps = members.len().div_ceil(queries.len().max(1)).max(1);
+                let (secs, hits) = threaded(queries, reps, t, |k| f.contains(k));
+                push(
+                    who,
+                    t,
+                    Op::Lookup,
+                    secs * 1e9 / (queries.len() * reps) as f64,
+                );
                 ensure!(
-                    hits >= positives as u64,
+                    hits >= (positives * reps) as u64,
                     "{} on {t} threads found {hits} of {positives} members: false negatives",
                     who.name()
                 );
