@@ -63,6 +63,18 @@ pub struct Row {
     pub ns: Spread,
 }
 
+/// What a contender holds the keys in: its table's bytes and the false-positive rate measured on
+/// the lookup pass's non-members (so that the times compare filters of like size and rate).
+#[derive(Clone, Debug)]
+pub struct Size {
+    /// Who.
+    pub contender: Contender,
+    /// Bytes of the bit table.
+    pub bytes: usize,
+    /// False positives over non-member lookups.
+    pub fpr: f64,
+}
+
 /// A filled filter of one contender.
 enum Built {
     Classic(AtomicClassicBloom),
@@ -71,6 +83,14 @@ enum Built {
 }
 
 impl Built {
+    fn size_in_bytes(&self) -> usize {
+        match self {
+            Built::Classic(f) => filterlab::Filter::size_in_bytes(f),
+            Built::Blocked(f) => filterlab::Filter::size_in_bytes(f),
+            Built::Fastbloom(f) => f.size_in_bytes(),
+        }
+    }
+
     fn contains(&self, key: &[u8]) -> bool {
         match self {
             Built::Classic(f) => f.contains(key),
@@ -144,7 +164,11 @@ fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)>
 ///
 /// # Errors
 /// A build error, or a false negative (a member looked up and not found).
-pub fn measure(members: &[&[u8]], queries: &[&[u8]], rounds: usize) -> Result<Vec<Row>> {
+pub fn measure(
+    members: &[&[u8]],
+    queries: &[&[u8]],
+    rounds: usize,
+) -> Result<(Vec<Row>, Vec<Size>)> {
     let all = std::thread::available_parallelism().map_or(1, usize::from);
     let mut threads = vec![1, all];
     threads.dedup();
@@ -157,6 +181,7 @@ pub fn measure(members: &[&[u8]], queries: &[&[u8]], rounds: usize) -> Result<Ve
         None => samples.push((c, t, op, vec![ns])),
     };
     let positives = queries.len() / 2;
+    let mut sizes: Vec<Size> = Vec::new();
     for _ in 0..rounds.max(1) {
         for &t in &threads {
             for who in Contender::ALL {
@@ -176,10 +201,18 @@ pub fn measure(members: &[&[u8]], queries: &[&[u8]], rounds: usize) -> Result<Ve
                     "{} on {t} threads found {hits} of {positives} members: false negatives",
                     who.name()
                 );
+                if !sizes.iter().any(|s| s.contender == who) {
+                    let negatives = (queries.len() - positives) * reps;
+                    sizes.push(Size {
+                        contender: who,
+                        bytes: f.size_in_bytes(),
+                        fpr: (hits - (positives * reps) as u64) as f64 / negatives.max(1) as f64,
+                    });
+                }
             }
         }
     }
-    Ok(samples
+    let rows = samples
         .into_iter()
         .map(|(contender, threads, op, mut v)| Row {
             contender,
@@ -187,7 +220,8 @@ pub fn measure(members: &[&[u8]], queries: &[&[u8]], rounds: usize) -> Result<Ve
             op,
             ns: Spread::of(&mut v),
         })
-        .collect())
+        .collect();
+    Ok((rows, sizes))
 }
 
 fn find(rows: &[Row], c: Contender, t: usize, op: Op) -> Option<f64> {
@@ -235,7 +269,21 @@ pub fn targets(rows: &[Row]) -> Vec<(String, f64, f64, bool)> {
 }
 
 /// The Markdown page.
-pub fn render(rows: &[Row], n: usize) -> String {
+pub fn render(rows: &[Row], sizes: &[Size], n: usize) -> String {
+    let mut z = Table::new(&[
+        ("filter", Align::Left),
+        ("bytes", Align::Right),
+        ("bits/key", Align::Right),
+        ("FP rate", Align::Right),
+    ]);
+    for s in sizes {
+        z.row([
+            s.contender.name().to_string(),
+            s.bytes.to_string(),
+            format!("{:.2}", s.bytes as f64 * 8.0 / n.max(1) as f64),
+            format!("{:.3}%", s.fpr * 100.0),
+        ]);
+    }
     let mut t = Table::new(&[
         ("filter", Align::Left),
         ("threads", Align::Right),
@@ -274,7 +322,8 @@ pub fn render(rows: &[Row], n: usize) -> String {
     format!(
         "# One filter, many threads\n\n{n} keys at {FPR}; inserts of every key split over the \
          threads, lookups of a 50/50 member/non-member mix; wall time of the whole threaded pass \
-         per operation (thread start-up included), interleaved rounds.\n\n{}\n## Targets\n\n{}",
+         per operation (thread start-up included), interleaved rounds.\n\n{}\n{}\n## Targets\n\n{}",
+        z.render(),
         t.render(),
         v.render()
     )
@@ -299,8 +348,8 @@ impl Stage for Threads {
         let queries: Vec<&[u8]> = (0..q)
             .flat_map(|i| [ctx.members.get(i), ctx.probes.get(i)])
             .collect();
-        let rows = measure(&members, &queries, run.plan.build_rounds)?;
-        let page = render(&rows, n);
+        let (rows, sizes) = measure(&members, &queries, run.plan.build_rounds)?;
+        let page = render(&rows, &sizes, n);
         std::fs::create_dir_all(&run.plan.out)?;
         std::fs::write(run.plan.out.join("threads.md"), &page)?;
         eprintln!("{page}");
@@ -337,7 +386,13 @@ mod tests {
         assert_eq!((one.1, one.3), (1.0, false), "1.0x fastbloom is above 0.8x");
         let two = t.iter().find(|x| x.0.contains("on 2 threads")).unwrap();
         assert_eq!((two.1, two.3), (0.625, true));
-        assert!(render(&rows, 10).contains("not met"));
+        let sizes = [Size {
+            contender: Contender::Classic,
+            bytes: 12,
+            fpr: 0.01,
+        }];
+        let page = render(&rows, &sizes, 10);
+        assert!(page.contains("not met") && page.contains("| 9.60 | 1.000% |"));
     }
 
     #[test]
@@ -352,8 +407,13 @@ mod tests {
         let queries: Vec<&[u8]> = (0..1000)
             .flat_map(|i| [owned[i].as_slice(), other[i].as_slice()])
             .collect();
-        let rows = measure(&members, &queries, 1).unwrap();
+        let (rows, sizes) = measure(&members, &queries, 1).unwrap();
         assert!(rows.len() >= 6);
+        assert_eq!(sizes.len(), 3);
+        assert!(
+            sizes.iter().all(|s| s.fpr < 0.05 && s.bytes > 2000),
+            "{sizes:?}"
+        );
         assert!(rows.iter().all(|r| r.ns.median > 0.0));
     }
 }
