@@ -3,7 +3,7 @@
 //! Every timing is drawn as its median with a min..max bar over the interleaved rounds, and
 //! every measured FP rate with its 95% Wilson interval.
 
-use crate::measure::Spread;
+use crate::measure::{Mix, Spread};
 use crate::plot::{self, BarChart, LineChart, Series, SeriesStyle};
 use crate::record::{Record, Scenario};
 use anyhow::Result;
@@ -439,7 +439,7 @@ pub fn parallel(records: &[Record]) -> Option<Chart> {
                 .map(|v| {
                     rows.iter()
                         .find(|r| &r.variant == v && r.threads == Some(t))
-                        .and_then(|r| r.ns_per_lookup.get("50").copied())
+                        .and_then(|r| r.ns_per_lookup.get(Mix::Half.key()).copied())
                 })
                 .collect();
             (format!("{t} thread{}", if t == 1 { "" } else { "s" }), vals)

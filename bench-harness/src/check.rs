@@ -23,7 +23,7 @@
 
 use crate::dataset::Manifest;
 use crate::filters::Kind;
-use crate::measure::{Spread, MIXES};
+use crate::measure::{Mix, Spread};
 use crate::record::{Record, Scenario};
 use crate::report::{self, Results};
 use filterlab::math;
@@ -198,23 +198,23 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
     let mut p = Vec::new();
     for r in records {
         let id = format!("{} {} n={} p={}", r.scenario, r.variant, r.n, r.target_fpr);
-        let mixes: &[u32] = match r.scenario {
-            Scenario::Matrix => &MIXES,
-            Scenario::SizeSweep => &[0, 50, 100],
-            Scenario::Parallel => &[50],
+        let mixes: &[Mix] = match r.scenario {
+            Scenario::Matrix => &Mix::ALL,
+            Scenario::SizeSweep => &Mix::SWEEP,
+            Scenario::Parallel => &[Mix::Half],
             _ => &[],
         };
         for m in mixes {
-            let k = m.to_string();
+            let k = m.key();
             p.extend(spread_problem(
-                &format!("{id}: ns_per_lookup[{m}%]"),
-                r.ns_per_lookup.get(&k),
+                &format!("{id}: ns_per_lookup[{k}%]"),
+                r.ns_per_lookup.get(k),
                 floors.rounds,
             ));
             if r.scenario != Scenario::Parallel {
                 p.extend(spread_problem(
-                    &format!("{id}: ns_per_lookup_batched[{m}%]"),
-                    r.ns_per_lookup_batched.get(&k),
+                    &format!("{id}: ns_per_lookup_batched[{k}%]"),
+                    r.ns_per_lookup_batched.get(k),
                     floors.rounds,
                 ));
             }

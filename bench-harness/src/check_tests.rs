@@ -22,15 +22,15 @@ fn timing(ns: f64, rounds: usize) -> Spread {
 fn row(scenario: Scenario, kind: Kind, target: f64, step: Option<u64>) -> Record {
     let q = target * 0.97;
     let fp = (q * PROBES as f64).round() as u64;
-    let mixes: &[u32] = match scenario {
-        Scenario::Matrix => &MIXES,
-        Scenario::SizeSweep => &[0, 50, 100],
-        Scenario::Parallel => &[50],
+    let mixes: &[Mix] = match scenario {
+        Scenario::Matrix => &Mix::ALL,
+        Scenario::SizeSweep => &Mix::SWEEP,
+        Scenario::Parallel => &[Mix::Half],
         _ => &[],
     };
     let lookups: BTreeMap<String, Spread> = mixes
         .iter()
-        .map(|m| (m.to_string(), timing(20.0, 5)))
+        .map(|m| (m.key().to_string(), timing(20.0, 5)))
         .collect();
     let timed = scenario == Scenario::Matrix;
     let (lo, hi) = math::wilson_interval(fp, PROBES, 1.96);

@@ -31,8 +31,8 @@ const QUERY_SEED: u64 = 42;
 const TARGETS: [f64; 3] = [0.01, 0.001, 0.0001];
 /// Interleaved rounds of every build (ours and the peers'), quick or full. At 10M keys on 2
 /// cores one round (our 15 filters one at a time and batched, the 10 peers) takes about 105 s
-/// by the last full run's figures, so 5 rounds add about 7 minutes to its 8.5: about 16
-/// minutes in all (the size sweep builds once, untimed).
+/// by the last full run's figures, so 5 rounds add about 7 minutes to its 8.5, and the equal-FP
+/// twins about half a minute: about 17 minutes in all (the size sweep builds once, untimed).
 const BUILD_ROUNDS: usize = 5;
 
 #[derive(Parser, Debug)]

@@ -13,8 +13,55 @@ use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::Instant;
 
-/// The positive fractions of the lookup mixes, in percent.
-pub const MIXES: [u32; 5] = [0, 25, 50, 75, 100];
+/// A lookup mix: the share of the queries that are members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mix {
+    /// Every query a non-member.
+    None,
+    /// A quarter members.
+    Quarter,
+    /// Half members.
+    Half,
+    /// Three quarters members.
+    ThreeQuarters,
+    /// Every query a member.
+    All,
+}
+
+impl Mix {
+    /// The matrix's mixes.
+    pub const ALL: [Mix; 5] = [
+        Mix::None,
+        Mix::Quarter,
+        Mix::Half,
+        Mix::ThreeQuarters,
+        Mix::All,
+    ];
+    /// The size sweep's mixes.
+    pub const SWEEP: [Mix; 3] = [Mix::None, Mix::Half, Mix::All];
+
+    /// Members among the queries, in percent.
+    pub fn percent(self) -> u32 {
+        match self {
+            Mix::None => 0,
+            Mix::Quarter => 25,
+            Mix::Half => 50,
+            Mix::ThreeQuarters => 75,
+            Mix::All => 100,
+        }
+    }
+
+    /// The key of this mix in results.json's `ns_per_lookup` maps.
+    pub fn key(self) -> &'static str {
+        match self {
+            Mix::None => "0",
+            Mix::Quarter => "25",
+            Mix::Half => "50",
+            Mix::ThreeQuarters => "75",
+            Mix::All => "100",
+        }
+    }
+}
 
 /// A timing taken in several rounds: its median, and the lowest and highest round, so that
 /// every table and plot can show how much the figure moved within the run.
@@ -348,10 +395,19 @@ mod tests {
     }
 
     #[test]
+    fn mixes_and_their_keys_agree() {
+        for (m, pct) in Mix::ALL.iter().zip([0, 25, 50, 75, 100]) {
+            assert_eq!(m.percent(), pct);
+            assert_eq!(m.key(), pct.to_string());
+        }
+        assert!(Mix::SWEEP.iter().all(|m| Mix::ALL.contains(m)));
+    }
+
+    #[test]
     fn query_mixes_have_the_requested_share_of_members() {
         let members: KeySet = (0..1000).map(|i| format!("m{i}")).collect();
         let probes: KeySet = (0..1000).map(|i| format!("p{i}")).collect();
-        for pct in MIXES {
+        for pct in Mix::ALL.map(Mix::percent) {
             let q = query_mix(&members, 1000, &probes, pct, 400, 1);
             let pos = q.iter().filter(|k| k[0] == b'm').count();
             assert_eq!(q.len(), 400);

@@ -3,7 +3,7 @@
 use crate::builds::BuiltFilter;
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Kind};
-use crate::measure::{self, Spread, MIXES};
+use crate::measure::{self, Mix, Spread};
 use crate::record::{Record, Scenario};
 use anyhow::{bail, ensure, Result};
 use filterlab::BATCH;
@@ -113,10 +113,10 @@ fn interleaved_lookups<'f>(
 }
 
 /// `mix percent → spread` for a record.
-fn by_mix(mixes: &[u32], spreads: &[Spread]) -> BTreeMap<String, Spread> {
+fn by_mix(mixes: &[Mix], spreads: &[Spread]) -> BTreeMap<String, Spread> {
     mixes
         .iter()
-        .map(|p| p.to_string())
+        .map(|m| m.key().to_string())
         .zip(spreads.iter().copied())
         .collect()
 }
@@ -163,17 +163,17 @@ pub fn matrix(
     // Throughput: the same shuffled queries for every filter, rounds interleaved so that a
     // noisy moment of the machine hits every filter alike.
     let q = ctx.queries.min(n.max(1));
-    let mixes: Vec<KeySet> = MIXES
+    let mixes: Vec<KeySet> = Mix::ALL
         .iter()
-        .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, q, ctx.seed))
+        .map(|m| measure::query_mix(ctx.members, n, ctx.probes, m.percent(), q, ctx.seed))
         .collect();
     let (one, batched) = interleaved_lookups(ctx, filters.iter(), &mixes, "lookups");
     let overhead = measure::timer_overhead_ns();
-    let latency_sample = &mixes[MIXES.iter().position(|&m| m == 50).expect("50% mix")];
+    let latency_sample = &mixes[Mix::ALL.iter().position(|&m| m == Mix::Half).unwrap_or(0)];
     for (fi, f) in filters.iter().enumerate() {
         let rec = &mut records[fi];
-        rec.ns_per_lookup = by_mix(&MIXES, &one[fi]);
-        rec.ns_per_lookup_batched = by_mix(&MIXES, &batched[fi]);
+        rec.ns_per_lookup = by_mix(&Mix::ALL, &one[fi]);
+        rec.ns_per_lookup_batched = by_mix(&Mix::ALL, &batched[fi]);
         let (p50, p99) = measure::latency_percentiles(f, latency_sample, 20_000, overhead);
         rec.latency_p50_ns = Some(p50);
         rec.latency_p99_ns = Some(p99);
@@ -292,7 +292,7 @@ fn remove(f: &mut AnyFilter, key: &[u8]) -> Result<()> {
 /// Size sweep: lookup cost against filter size, from cache-resident to memory-resident.
 pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>> {
     let mut records = Vec::new();
-    let sweep_mixes = [0u32, 50, 100];
+    let sweep_mixes = Mix::SWEEP;
     for &n in sizes {
         ensure!(ctx.members.len() >= n, "sweep needs {n} members");
         eprintln!("   n = {n}");
@@ -319,7 +319,16 @@ pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>>
         }
         let mixes: Vec<KeySet> = sweep_mixes
             .iter()
-            .map(|&pct| measure::query_mix(ctx.members, n, ctx.probes, pct, ctx.queries, ctx.seed))
+            .map(|m| {
+                measure::query_mix(
+                    ctx.members,
+                    n,
+                    ctx.probes,
+                    m.percent(),
+                    ctx.queries,
+                    ctx.seed,
+                )
+            })
             .collect();
         let (one, batched) = interleaved_lookups(ctx, filters.iter(), &mixes, "sweep lookups");
         for ((rec, s), b) in recs.iter_mut().zip(&one).zip(&batched) {
@@ -369,7 +378,7 @@ pub fn parallel(ctx: &Ctx<'_>, filters: &[&AnyFilter], base: &[Record]) -> Resul
                 bits_per_key: base.bits_per_key,
                 threads: Some(th),
                 parallel_speedup: Some(single.median / ns.median),
-                ns_per_lookup: BTreeMap::from([("50".to_string(), ns)]),
+                ns_per_lookup: BTreeMap::from([(Mix::Half.key().to_string(), ns)]),
                 ..Record::default()
             });
         }

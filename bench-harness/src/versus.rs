@@ -395,6 +395,24 @@ pub fn python(
     );
     let v: serde_json::Value =
         serde_json::from_slice(&out.stdout).context("parsing the Python output")?;
+    // Every figure must be there and finite: a NaN would be written to results.json as null.
+    for k in [
+        "m",
+        "k",
+        "n",
+        "probes",
+        "build_seconds",
+        "ns_per_negative_lookup",
+        "ns_per_positive_lookup",
+        "false_positives",
+        "false_negatives",
+        "bytes",
+    ] {
+        ensure!(
+            v[k].as_f64().is_some_and(f64::is_finite),
+            "the Python output lacks a finite {k:?}: {v}"
+        );
+    }
     let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     Ok(Some(PeerRecord {
         name: "articles' Python".into(),

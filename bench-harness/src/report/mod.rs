@@ -2,7 +2,7 @@
 //! machine the run was on and the articles' claims checked against the run.
 
 use crate::charts::{by, pct, targets};
-use crate::measure::Spread;
+use crate::measure::{Mix, Spread};
 use crate::record::{Record, Scenario, SCHEMA};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -193,11 +193,11 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
                 if x.theory_in_ci { "yes" } else { "**no**" },
                 x.false_negatives,
                 ns(x.ns_per_insert),
-                l("0"),
-                l("25"),
-                l("50"),
-                l("75"),
-                l("100"),
+                l(Mix::None.key()),
+                l(Mix::Quarter.key()),
+                l(Mix::Half.key()),
+                l(Mix::ThreeQuarters.key()),
+                l(Mix::All.key()),
                 num(x.latency_p50_ns),
                 num(x.latency_p99_ns),
             );
@@ -299,7 +299,7 @@ pub fn readme_block(results: &Results) -> String {
             mb(r.bytes),
             r.bits_per_key,
             pct(r.empirical_fpr),
-            ns(r.ns_per_lookup.get("50").copied())
+            ns(r.ns_per_lookup.get(Mix::Half.key()).copied())
         );
     }
     let _ = write!(block, "{END}");

@@ -30,12 +30,12 @@ pub(super) fn batched_table(s: &mut String, matrix: &[&Record]) {
             ns(x.ns_per_insert),
             ns(x.ns_per_insert_batched),
             ratio(x.ns_per_insert, x.ns_per_insert_batched),
-            ns(one("0")),
-            ns(bat("0")),
-            ratio(one("0"), bat("0")),
-            ns(one("100")),
-            ns(bat("100")),
-            ratio(one("100"), bat("100")),
+            ns(one(Mix::None.key())),
+            ns(bat(Mix::None.key())),
+            ratio(one(Mix::None.key()), bat(Mix::None.key())),
+            ns(one(Mix::All.key())),
+            ns(bat(Mix::All.key())),
+            ratio(one(Mix::All.key()), bat(Mix::All.key())),
         );
     }
     s.push('\n');
@@ -291,13 +291,13 @@ pub(super) fn sweep_table(s: &mut String, r: &[Record]) {
                 x.variant,
                 x.n,
                 mb(x.bytes),
-                l("0"),
-                l("50"),
-                l("100"),
-                b("0"),
-                b("100"),
-                up("0"),
-                up("100"),
+                l(Mix::None.key()),
+                l(Mix::Half.key()),
+                l(Mix::All.key()),
+                b(Mix::None.key()),
+                b(Mix::All.key()),
+                up(Mix::None.key()),
+                up(Mix::All.key()),
                 pct(x.empirical_fpr)
             );
         }
@@ -323,7 +323,7 @@ pub(super) fn parallel_table(s: &mut String, r: &[Record]) {
                 s,
                 "| {} | {threads} | {} | {speedup:.2}×{flag} |",
                 x.variant,
-                ns(x.ns_per_lookup.get("50").copied()),
+                ns(x.ns_per_lookup.get(Mix::Half.key()).copied()),
             );
         }
         s.push('\n');
