@@ -184,6 +184,10 @@ impl LenCounter {
     }
 }
 
+/// Most shards [`Sharded::new`] accepts: far above any useful count, low enough that a wrong
+/// argument is an error instead of an attempt to build billions of filters.
+pub const MAX_SHARDS: usize = 1 << 16;
+
 /// `N` filters, each behind its own lock, each holding the keys whose hash falls in its shard.
 ///
 /// Built from a closure that makes one shard: give each shard `1/N` of the capacity, and the
@@ -231,14 +235,14 @@ impl<F: Filter> Sharded<F> {
     /// `n` shards, shard `i` made by `make(i)`.
     ///
     /// # Errors
-    /// `n` of 0, an error from `make`, or [`Error::Incompatible`] when the shards' hashers
+    /// `n` of 0 or above [`MAX_SHARDS`], an error from `make`, or [`Error::Incompatible`] when the shards' hashers
     /// differ.
     pub fn new(n: usize, make: impl FnMut(usize) -> Result<F>) -> Result<Self> {
-        if n == 0 {
+        if n == 0 || n > MAX_SHARDS {
             return Err(Error::InvalidParameter {
                 name: "shards",
-                value: "0".into(),
-                expected: "at least one shard (a few times the thread count is a good choice)",
+                value: n.to_string(),
+                expected: "1 to 65,536 shards (a few times the thread count is a good choice)",
             });
         }
         let shards: Vec<F> = (0..n).map(make).collect::<Result<_>>()?;

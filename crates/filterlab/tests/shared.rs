@@ -79,7 +79,12 @@ fn shards_must_share_a_hasher_and_exist() {
             .build()
     });
     assert!(matches!(mixed, Err(Error::Incompatible(_))));
-    assert!(Sharded::new(0, |_| CountingBloom::builder().build()).is_err());
+    for n in [0, usize::MAX] {
+        assert!(matches!(
+            Sharded::new(n, |_| CountingBloom::builder().build()),
+            Err(Error::InvalidParameter { name: "shards", .. })
+        ));
+    }
 }
 
 #[test]
