@@ -20,4 +20,5 @@ pub mod scenarios;
 pub mod stages;
 pub mod table;
 pub mod targets;
+pub mod threads;
 pub mod versus;

@@ -14,6 +14,7 @@ pub const ALL: &[&dyn Stage] = &[
     &Users,
     &Churn,
     &SizeSweep,
+    &crate::threads::Threads,
     &crate::course::Course,
     &NoFalseNegatives,
     &WriteReports,

@@ -116,6 +116,18 @@ impl BlockedBuilder {
     /// A capacity of 0, a rate outside (0, 1) or below what a split-block filter can reach
     /// (about 1e-15), a size above the memory cap, or a size that cannot be allocated.
     pub fn build(self) -> Result<BlockedBloom> {
+        let (sizing, blocks) = self.shape()?;
+        Ok(BlockedBloom {
+            blocks: filter_core::try_zeroed_table(blocks, self.cap, "block array")?,
+            len: 0,
+            sizing,
+        })
+    }
+}
+
+impl BlockedBuilder {
+    /// The validated sizing and block count (shared by both forms of the filter).
+    fn shape(&self) -> Result<(Sizing, usize)> {
         let sizing = self.sizing.validate()?;
         let lambda = math::split_block_keys_per_block(sizing.fpr)?;
         let blocks = (sizing.capacity as f64 / lambda).ceil().max(1.0);
@@ -129,11 +141,7 @@ impl BlockedBuilder {
                     sizing.capacity, sizing.fpr
                 ),
             })?;
-        Ok(BlockedBloom {
-            blocks: filter_core::try_zeroed_table(blocks, self.cap, "block array")?,
-            len: 0,
-            sizing,
-        })
+        Ok((sizing, blocks))
     }
 }
 
@@ -312,6 +320,10 @@ impl Codec for BlockedBloom {
 
 #[cfg(feature = "serde")]
 filter_core::impl_serde_via_persist!(BlockedBloom);
+
+mod atomic;
+pub use atomic::AtomicBlockedBloom;
+pub mod parquet;
 
 #[cfg(test)]
 mod tests {

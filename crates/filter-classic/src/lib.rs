@@ -102,6 +102,18 @@ impl ClassicBuilder {
     /// A capacity of 0, a rate outside (0, 1), `bits` or `hashes` out of range, a size above the
     /// memory cap, or a size that cannot be allocated.
     pub fn build(self) -> Result<ClassicBloom> {
+        let (sizing, m, k) = self.shape()?;
+        Ok(ClassicBloom {
+            bits: BloomBits::with_cap(m, k, self.cap)?,
+            len: 0,
+            sizing,
+        })
+    }
+}
+
+impl ClassicBuilder {
+    /// The validated sizing, `m` and `k` (shared by both forms of the filter).
+    fn shape(&self) -> Result<(Sizing, u64, u32)> {
         let sizing = self.sizing.validate()?;
         let m = match self.bits {
             Some(m) => m,
@@ -110,11 +122,7 @@ impl ClassicBuilder {
         let k = self
             .hashes
             .unwrap_or_else(|| math::optimal_hashes(m, sizing.capacity));
-        Ok(ClassicBloom {
-            bits: BloomBits::with_cap(m, k, self.cap)?,
-            len: 0,
-            sizing,
-        })
+        Ok((sizing, m, k))
     }
 }
 
@@ -281,6 +289,9 @@ impl Codec for ClassicBloom {
 
 #[cfg(feature = "serde")]
 filter_core::impl_serde_via_persist!(ClassicBloom);
+
+mod atomic;
+pub use atomic::AtomicClassicBloom;
 
 #[cfg(test)]
 mod tests {

@@ -46,7 +46,11 @@ impl BloomBits {
         m.div_ceil(64)
     }
 
-    fn check(m: u64, k: u32) -> Result<()> {
+    /// Checks a shape without allocating: `m` in `1..=2^63`, `k` in `1..=64`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `bits` or `hashes`.
+    pub fn check(m: u64, k: u32) -> Result<()> {
         if m == 0 || m > 1 << 63 {
             return Err(Error::InvalidParameter {
                 name: "bits",
@@ -62,6 +66,36 @@ impl BloomBits {
             });
         }
         Ok(())
+    }
+
+    /// The words, bit `i` at `words[i / 64] >> (i % 64)`: for the lock-free form of a filter,
+    /// which keeps the same layout.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The words, giving up the shape.
+    pub fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+
+    /// Bits from words laid out as [`Self::words`] returns them.
+    ///
+    /// # Errors
+    /// A shape refused by [`Self::new`], a word count that does not match `m`, or bits set
+    /// beyond `m`.
+    pub fn from_words(m: u64, k: u32, words: Vec<u64>) -> Result<Self> {
+        Self::check(m, k)?;
+        let tail_bits = m % 64;
+        if words.len() as u64 != Self::words_for(m)
+            || (tail_bits != 0 && words.last().is_some_and(|w| w >> tail_bits != 0))
+        {
+            return Err(Error::Incompatible(format!(
+                "{} words do not hold exactly {m} bits",
+                words.len()
+            )));
+        }
+        Ok(BloomBits { words, m, k })
     }
 
     /// Number of bits, `m`.

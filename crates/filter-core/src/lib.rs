@@ -48,6 +48,7 @@
 
 mod batch;
 pub mod bits;
+pub mod concurrent;
 mod error;
 mod file;
 pub mod format;

@@ -331,6 +331,8 @@ impl Codec for CountingBloom {
 #[cfg(feature = "serde")]
 filter_core::impl_serde_via_persist!(CountingBloom);
 
+mod merge;
+
 #[cfg(test)]
 mod tests {
     use super::*;

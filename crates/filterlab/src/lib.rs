@@ -37,11 +37,44 @@
 //! let mut f = ClassicBloom::builder().build().unwrap();
 //! f.remove(b"x"); // error[E0599]: ClassicBloom does not implement Deletable
 //! ```
+//!
+//! # Many threads
+//!
+//! [`AtomicClassicBloom`] and [`AtomicBlockedBloom`] take `&self` to insert and query, so one
+//! filter serves every request thread; they hold the same bits and write the same files as their
+//! single-threaded forms. The other variants are shared through
+//! [`filter_core::concurrent::Sharded`] (`N` filters, each behind its own lock).
+//!
+//! ```
+//! use filterlab::{AtomicBlockedBloom, BlockedBloom};
+//!
+//! let seen: AtomicBlockedBloom = BlockedBloom::builder().capacity(100_000).build_atomic()?;
+//! std::thread::scope(|s| {
+//!     s.spawn(|| seen.insert(b"alice@example.com"));
+//!     s.spawn(|| seen.insert(b"bob@example.com"));
+//! });
+//! assert!(seen.contains(b"alice@example.com") && seen.contains(b"bob@example.com"));
+//! # Ok::<(), filterlab::Error>(())
+//! ```
+//!
+//! # Partitioned builds (Spark, Flink, any map-reduce engine)
+//!
+//! A table too large for one job is built in partitions that merge exactly:
+//!
+//! 1. Fix the parameters once, on the driver: capacity for the *whole* table, rate, and an
+//!    explicit hasher seed (`KeyHasher::new(kind, seed)`), and ship them to every task.
+//! 2. Each task builds its partition's filter with those parameters and writes
+//!    [`Persist::to_bytes`] (a few MB; any blob store will do).
+//! 3. One reducer loads the files and folds them with `union` ([`ClassicBloom::union`],
+//!    [`BlockedBloom::union`], [`CountingBloom::union`]). The result is bit for bit the filter
+//!    built from all keys at once (`tests/partitioned.rs` checks it over 8 parallel partitions);
+//!    a partition built with other parameters or another seed is refused with
+//!    [`Error::Incompatible`], never merged into nonsense.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub use filter_blocked::{BlockedBloom, BlockedBuilder};
-pub use filter_classic::{ClassicBloom, ClassicBuilder};
+pub use filter_blocked::{AtomicBlockedBloom, BlockedBloom, BlockedBuilder};
+pub use filter_classic::{AtomicClassicBloom, ClassicBloom, ClassicBuilder};
 pub use filter_core::{
     format, math, murmur3_x64_128, prefetch, reduce, set_huge_pages, try_zeroed_table,
     zeroed_table, Deletable, Error, Filter, FormatError, Growable, Hash128, HashKind, KeyHasher,

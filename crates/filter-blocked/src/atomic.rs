@@ -1,0 +1,207 @@
+//! [`AtomicBlockedBloom`]: the split-block filter shared by many threads without a lock.
+
+use crate::{masks, Block, BlockedBloom};
+use filter_core::concurrent::{try_atomic_table, LenCounter, SharedInsert};
+use filter_core::format::{Codec, Encoder, Reader};
+use filter_core::{math, reduce, Filter, FormatError, Hash128, KeyHasher, Result, Sizing, Variant};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// One block of atomic lanes, laid out and aligned as [`Block`].
+#[derive(Debug, Default)]
+#[repr(C, align(32))]
+struct AtomicBlock([AtomicU32; 8]);
+
+/// A split-block Bloom filter whose [`insert`](Self::insert) and [`contains`](Self::contains)
+/// take `&self`, so many threads share one filter. It is `Send + Sync`.
+///
+/// Same sizing, block addressing, lane masks, formula and file as [`BlockedBloom`]: the same keys
+/// set the same bits, and each loads the other's bytes. Build one with
+/// [`BlockedBuilder::build_atomic`](crate::BlockedBuilder::build_atomic) or convert with
+/// `From<BlockedBloom>` / [`Self::into_inner`].
+///
+/// # Why relaxed ordering has no false negative
+///
+/// Bits are set with `fetch_or`, a read-modify-write: it always acts on the latest value in the
+/// word's modification order, so two threads setting different bits of one word never erase
+/// each other's (a load, an OR and a store could).
+///
+/// An insert is eight relaxed `fetch_or`s on the lanes of one block, a lookup eight relaxed
+/// loads. Lanes only gain bits. Each lane has one modification order that every thread agrees
+/// on, and a thread's load cannot return a value older than its own earlier store to that lane
+/// (read-after-write coherence): after `insert(key)` returns, `contains(key)` on the same thread
+/// sees all eight bits. Another thread is owed the same answer once the insert *happens before*
+/// its lookup (a join, a channel or mutex hand-off, or a `Release` store of a flag read with
+/// `Acquire`). A lookup racing with the insert may see only some of the eight bits and say
+/// "absent" — the insert had not finished, so no inserted key was lost.
+///
+/// # Saving
+///
+/// Save (`to_bytes`, `save`) once the inserting threads are done (joined, or stopped behind a
+/// barrier): the file's item count and its bits are read at different moments, and a file whose
+/// set bits outnumber eight per counted item is refused on load as altered.
+///
+/// # False-positive rate
+///
+/// As [`BlockedBloom`]: [`math::split_block_fpr`].
+#[derive(Debug)]
+pub struct AtomicBlockedBloom {
+    blocks: Vec<AtomicBlock>,
+    len: LenCounter,
+    sizing: Sizing,
+}
+
+impl crate::BlockedBuilder {
+    /// Builds the lock-free, shareable form ([`AtomicBlockedBloom`]) with the same sizing.
+    ///
+    /// # Errors
+    /// As [`Self::build`](crate::BlockedBuilder::build).
+    pub fn build_atomic(self) -> Result<AtomicBlockedBloom> {
+        let (sizing, blocks) = self.shape()?;
+        Ok(AtomicBlockedBloom {
+            blocks: try_atomic_table(blocks, self.cap, "block array")?,
+            len: LenCounter::default(),
+            sizing,
+        })
+    }
+}
+
+impl AtomicBlockedBloom {
+    /// Inserts a key; safe to call from many threads at once.
+    #[inline]
+    pub fn insert(&self, key: &[u8]) {
+        self.insert_hash_shared(self.sizing.hasher.hash(key));
+    }
+
+    /// [`Self::insert`] of a pre-computed hash.
+    #[inline]
+    pub fn insert_hash_shared(&self, hash: Hash128) {
+        SharedInsert::insert_hash_shared(self, hash);
+    }
+
+    /// Whether the key may be present (`false`: never inserted, or its insert has not happened
+    /// before this call; see the type's docs).
+    #[inline]
+    pub fn contains(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.sizing.hasher.hash(key))
+    }
+
+    #[inline(always)]
+    fn block(&self, hash: Hash128) -> &AtomicBlock {
+        &self.blocks[reduce(hash.hi, self.blocks.len() as u64) as usize]
+    }
+}
+
+impl SharedInsert for AtomicBlockedBloom {
+    #[inline]
+    fn insert_hash_shared(&self, hash: Hash128) {
+        let block = self.block(hash);
+        for (w, m) in block.0.iter().zip(masks(hash.lo as u32)) {
+            w.fetch_or(m, Ordering::Relaxed);
+        }
+        self.len.add(1);
+    }
+}
+
+impl AtomicBlockedBloom {
+    /// Number of 256-bit blocks.
+    pub fn blocks(&self) -> u64 {
+        self.blocks.len() as u64
+    }
+
+    /// The single-threaded filter with the same bits, once no other thread is inserting.
+    pub fn into_inner(self) -> BlockedBloom {
+        let len = self.len.get();
+        BlockedBloom {
+            blocks: self
+                .blocks
+                .into_iter()
+                .map(|b| Block(b.0.map(AtomicU32::into_inner)))
+                .collect(),
+            len,
+            sizing: self.sizing,
+        }
+    }
+}
+
+impl From<BlockedBloom> for AtomicBlockedBloom {
+    fn from(f: BlockedBloom) -> Self {
+        AtomicBlockedBloom {
+            len: LenCounter::new(f.len),
+            sizing: f.sizing,
+            // Same size and alignment: the standard library reuses the allocation here.
+            blocks: f
+                .blocks
+                .into_iter()
+                .map(|b| AtomicBlock(b.0.map(AtomicU32::new)))
+                .collect(),
+        }
+    }
+}
+
+impl Filter for AtomicBlockedBloom {
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.insert_hash_shared(hash);
+        Ok(())
+    }
+
+    #[inline]
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        let block = self.block(hash);
+        block
+            .0
+            .iter()
+            .zip(masks(hash.lo as u32))
+            .fold(0u32, |miss, (w, m)| miss | (m & !w.load(Ordering::Relaxed)))
+            == 0
+    }
+
+    fn hasher(&self) -> KeyHasher {
+        self.sizing.hasher
+    }
+
+    fn len(&self) -> u64 {
+        self.len.get()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.sizing.capacity
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.blocks.len() * 32
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        math::split_block_fpr(self.blocks(), self.len.get())
+    }
+
+    fn name(&self) -> &'static str {
+        "blocked-atomic"
+    }
+}
+
+/// The blocked file: same variant id, parameters and payload, so either form loads it.
+impl Codec for AtomicBlockedBloom {
+    const VARIANT: Variant = Variant::Blocked;
+
+    fn encode_params(&self, e: &mut Encoder) {
+        e.u64(self.blocks()).u64(self.len.get());
+        self.sizing.encode_params(e);
+    }
+
+    fn encode_payload(&self, e: &mut Encoder) {
+        for b in &self.blocks {
+            for w in &b.0 {
+                e.u32(w.load(Ordering::Relaxed));
+            }
+        }
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        BlockedBloom::decode(hasher, params, payload).map(Self::from)
+    }
+}

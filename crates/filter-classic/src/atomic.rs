@@ -1,0 +1,225 @@
+//! [`AtomicClassicBloom`]: the classic filter shared by many threads without a lock.
+
+use crate::ClassicBloom;
+use filter_core::concurrent::{try_atomic_table, LenCounter, SharedInsert};
+use filter_core::format::{Codec, Encoder, Reader};
+use filter_core::{
+    math, BloomBits, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Result, Sizing,
+    Variant,
+};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A classic Bloom filter whose [`insert`](Self::insert) and [`contains`](Self::contains) take
+/// `&self`, so one filter can be shared by many threads (`Arc<AtomicClassicBloom>` or a scoped
+/// borrow). It is `Send + Sync`.
+///
+/// Same sizing, same bit positions, same formulas and the same file as [`ClassicBloom`]: the same
+/// keys set the same bits, and each loads the other's bytes (`from_bytes` of either accepts what
+/// `ClassicBloom` saved and the reverse). Build one with [`ClassicBuilder::build_atomic`](crate::ClassicBuilder::build_atomic)
+/// or convert with `From<ClassicBloom>` / [`Self::into_inner`].
+///
+/// # Why relaxed ordering has no false negative
+///
+/// Bits are set with `fetch_or`, a read-modify-write: it always acts on the latest value in the
+/// word's modification order, so two threads setting different bits of one word never erase
+/// each other's (a load, an OR and a store could).
+///
+/// An insert is `k` `fetch_or`s with [`Ordering::Relaxed`]; a lookup is `k` relaxed loads. Bits
+/// are only ever turned on, never off, so each word's history is a chain of growing values.
+/// Every atomic location has a single modification order that all threads agree on, and a load
+/// that happens after a store in the same thread (program order) cannot see an older value than
+/// that store (read-after-write coherence). So once `insert(key)` has returned, a `contains(key)`
+/// on the same thread sees all `k` bits set: no false negative, whatever the ordering.
+///
+/// Another thread gets the same guarantee once the insert *happens before* its lookup: it joined
+/// the inserting thread, received a message sent after the insert through a channel or a mutex,
+/// or read with `Acquire` a flag the inserter stored with `Release` after inserting. Without such
+/// an edge a concurrent lookup may see some of the key's bits and not others, and answer "absent"
+/// for a key whose insert has not finished: that is a race the caller chose, not a lost key —
+/// the same lookup repeated after synchronising answers "present". The filter's memory holds no
+/// other data whose visibility the bits would publish, so nothing stronger than `Relaxed` is
+/// needed on the words.
+///
+/// # Saving
+///
+/// Save (`to_bytes`, `save`) once the inserting threads are done (joined, or stopped behind a
+/// barrier): the file's item count and its bits are read at different moments, and a file whose
+/// set bits outnumber k per counted item is refused on load as altered.
+///
+/// # False-positive rate
+///
+/// As [`ClassicBloom`]: `p ≈ (1 - e^(-kn/m))^k` ([`math::classic_fpr`]).
+#[derive(Debug)]
+pub struct AtomicClassicBloom {
+    words: Vec<AtomicU64>,
+    m: u64,
+    k: u32,
+    len: LenCounter,
+    sizing: Sizing,
+}
+
+impl crate::ClassicBuilder {
+    /// Builds the lock-free, shareable form ([`AtomicClassicBloom`]) with the same sizing.
+    ///
+    /// # Errors
+    /// As [`Self::build`](crate::ClassicBuilder::build).
+    pub fn build_atomic(self) -> Result<AtomicClassicBloom> {
+        // Sized and validated exactly as the single-threaded form, allocated only once.
+        let (sizing, m, k) = self.shape()?;
+        BloomBits::check(m, k)?;
+        let words =
+            usize::try_from(BloomBits::bytes_for(m) / 8).map_err(|_| Error::SizeOverflow {
+                what: "bit array",
+                hint: format!("{m} bits do not fit this platform's address space"),
+            })?;
+        Ok(AtomicClassicBloom {
+            words: try_atomic_table(words, self.cap, "bit array")?,
+            m,
+            k,
+            len: LenCounter::default(),
+            sizing,
+        })
+    }
+}
+
+impl AtomicClassicBloom {
+    /// Inserts a key; safe to call from many threads at once.
+    #[inline]
+    pub fn insert(&self, key: &[u8]) {
+        self.insert_hash_shared(self.sizing.hasher.hash(key));
+    }
+
+    /// [`Self::insert`] of a pre-computed hash.
+    #[inline]
+    pub fn insert_hash_shared(&self, hash: Hash128) {
+        SharedInsert::insert_hash_shared(self, hash);
+    }
+
+    /// Whether the key may be present (`false`: it was never inserted, or its insert has not
+    /// happened before this call; see the type's docs).
+    #[inline]
+    pub fn contains(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.sizing.hasher.hash(key))
+    }
+}
+
+impl SharedInsert for AtomicClassicBloom {
+    #[inline]
+    fn insert_hash_shared(&self, hash: Hash128) {
+        let mut g = IndexGen::new(hash, self.m);
+        for _ in 0..self.k {
+            let i = g.next();
+            self.words[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
+        }
+        self.len.add(1);
+    }
+}
+
+impl AtomicClassicBloom {
+    /// Number of bits, `m`.
+    pub fn bits(&self) -> u64 {
+        self.m
+    }
+
+    /// Number of hash functions, `k`.
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    /// The single-threaded filter with the same bits, once no other thread is inserting.
+    ///
+    /// # Errors
+    /// None in practice (the shape was valid when built); kept fallible rather than panicking.
+    pub fn into_inner(self) -> Result<ClassicBloom> {
+        let len = self.len.get();
+        let words = self.words.into_iter().map(AtomicU64::into_inner).collect();
+        Ok(ClassicBloom {
+            bits: BloomBits::from_words(self.m, self.k, words)?,
+            len,
+            sizing: self.sizing,
+        })
+    }
+}
+
+impl From<ClassicBloom> for AtomicClassicBloom {
+    fn from(f: ClassicBloom) -> Self {
+        AtomicClassicBloom {
+            m: f.bits(),
+            k: f.hashes(),
+            len: LenCounter::new(f.len),
+            sizing: f.sizing,
+            // Same size and alignment on 64-bit targets: the standard library reuses the
+            // allocation for this collect instead of copying.
+            words: f
+                .bits
+                .into_words()
+                .into_iter()
+                .map(AtomicU64::new)
+                .collect(),
+        }
+    }
+}
+
+impl Filter for AtomicClassicBloom {
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.insert_hash_shared(hash);
+        Ok(())
+    }
+
+    #[inline]
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        let mut g = IndexGen::new(hash, self.m);
+        (0..self.k).all(|_| {
+            let i = g.next();
+            self.words[(i / 64) as usize].load(Ordering::Relaxed) & (1 << (i % 64)) != 0
+        })
+    }
+
+    fn hasher(&self) -> KeyHasher {
+        self.sizing.hasher
+    }
+
+    fn len(&self) -> u64 {
+        self.len.get()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.sizing.capacity
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        math::classic_fpr_best(self.m, self.len.get(), self.k)
+    }
+
+    fn name(&self) -> &'static str {
+        "classic-atomic"
+    }
+}
+
+/// The classic file: same variant id, parameters and payload, so either form loads it.
+impl Codec for AtomicClassicBloom {
+    const VARIANT: Variant = Variant::Classic;
+
+    fn encode_params(&self, e: &mut Encoder) {
+        e.u64(self.m).u32(self.k).u64(self.len.get());
+        self.sizing.encode_params(e);
+    }
+
+    fn encode_payload(&self, e: &mut Encoder) {
+        for w in &self.words {
+            e.u64(w.load(Ordering::Relaxed));
+        }
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        ClassicBloom::decode(hasher, params, payload).map(Self::from)
+    }
+}

@@ -1,0 +1,413 @@
+//! Sharing filters between threads.
+//!
+//! Two ways, chosen by variant:
+//!
+//! - The classic and split-block filters have lock-free forms (`filter_classic::AtomicClassicBloom`,
+//!   `filter_blocked::AtomicBlockedBloom`): their insert only ever turns bits on, so it is an
+//!   atomic OR on a word, and `insert` and `contains` take `&self`. They build on the two helpers
+//!   here: [`try_atomic_table`] and [`LenCounter`].
+//! - Every other variant (counting, cuckoo, scalable) updates several words that must agree
+//!   (counters that go down, buckets that kick items out, stages that grow), so it is shared
+//!   behind a lock. [`Sharded`] splits the key space over `N` independently locked filters, so
+//!   threads that touch different shards do not wait for each other; a single
+//!   `std::sync::RwLock<F>` is the simplest alternative when contention is low.
+
+use crate::{Deletable, Error, Filter, Hash128, KeyHasher, MemoryCap, Result};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// A filter whose inserts take `&self`: many threads insert and query one filter at once.
+///
+/// Implemented by the lock-free forms of the classic and split-block filters. `contains` is the
+/// ordinary [`Filter::contains`], which already takes `&self`.
+pub trait SharedInsert: Filter + Sync {
+    /// Adds the key whose hash is `hash`; callable from many threads at once.
+    fn insert_hash_shared(&self, hash: Hash128);
+
+    /// Adds a key; callable from many threads at once.
+    fn insert_shared(&self, key: &[u8]) {
+        self.insert_hash_shared(self.hasher().hash(key));
+    }
+}
+
+/// `threads` threads each insert their own `per_thread` keys into one filter while querying
+/// their own and the others' keys. A thread checks its own key right after inserting it, and
+/// each key of another thread that the other has published (a `Release` store of its count of
+/// finished inserts, read here with `Acquire`, the happens-before edge the filters document).
+/// Returns the false negatives seen, while running and after the join (0 for a correct filter).
+#[cfg(any(test, feature = "testkit"))]
+pub fn hammer<F: SharedInsert>(filter: &F, threads: usize, per_thread: usize) -> u64 {
+    use std::sync::atomic::AtomicU64 as Count;
+    let keys: Vec<Vec<Vec<u8>>> = (0..threads)
+        .map(|t| crate::testkit::keys(&format!("thread{t}"), per_thread))
+        .collect();
+    let published: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
+    let misses = Count::new(0);
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (keys, published, misses) = (&keys, &published, &misses);
+            s.spawn(move || {
+                for (i, key) in keys[t].iter().enumerate() {
+                    filter.insert_shared(key);
+                    let mut lost = u64::from(!filter.contains(key));
+                    published[t].store(i + 1, Ordering::Release);
+                    // Probe a published key of the next thread (i-th from its end, cycling).
+                    let other = (t + 1) % threads;
+                    let done = published[other].load(Ordering::Acquire);
+                    if done > 0 {
+                        lost += u64::from(!filter.contains(&keys[other][(i * 7919) % done]));
+                    }
+                    misses.fetch_add(lost, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let after: u64 = keys
+        .iter()
+        .flatten()
+        .map(|k| u64::from(!filter.contains(k)))
+        .sum();
+    misses.load(Ordering::Relaxed) + after
+}
+
+/// Checks a lock-free form against its single-threaded form: `threads` threads insert disjoint
+/// keys into `shared` while `single` gets the same keys one by one. Both must then hold the same
+/// bytes (same bits, same count, same file), and each must load the other's file.
+///
+/// # Panics
+/// On any difference (a test helper).
+#[cfg(any(test, feature = "testkit"))]
+pub fn check_same_as_single<S, F>(shared: &S, single: &mut F, threads: usize, per_thread: usize)
+where
+    S: SharedInsert + crate::Persist,
+    F: Filter + crate::Persist + std::fmt::Debug + PartialEq,
+{
+    let keys: Vec<Vec<Vec<u8>>> = (0..threads)
+        .map(|t| crate::testkit::keys(&format!("same{t}"), per_thread))
+        .collect();
+    std::thread::scope(|s| {
+        for mine in &keys {
+            s.spawn(move || mine.iter().for_each(|k| shared.insert_shared(k)));
+        }
+    });
+    for k in keys.iter().flatten() {
+        single
+            .insert(k)
+            .expect("insert into the single-threaded filter");
+    }
+    let bytes = shared.to_bytes();
+    assert_eq!(
+        bytes,
+        single.to_bytes(),
+        "the two forms hold different bits"
+    );
+    let loaded = F::from_bytes(&bytes).expect("the single form loads the shared form's file");
+    assert_eq!(&loaded, single);
+    let back = S::from_bytes(&single.to_bytes()).expect("the shared form loads the other's file");
+    assert_eq!(back.to_bytes(), bytes);
+    assert!(keys.iter().flatten().all(|k| back.contains(k)));
+}
+
+/// A table of `len` default (zero) atomics, refused rather than aborting when it is too large.
+///
+/// # Errors
+/// [`Error::SizeOverflow`], [`Error::MemoryCap`] or [`Error::OutOfMemory`]; nothing is
+/// allocated then.
+pub fn try_atomic_table<T: Default>(
+    len: usize,
+    cap: MemoryCap,
+    what: &'static str,
+) -> Result<Vec<T>> {
+    let bytes = len
+        .checked_mul(std::mem::size_of::<T>())
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| Error::SizeOverflow {
+            what,
+            hint: format!("{len} elements do not fit this platform's address space"),
+        })?;
+    cap.check(what, 0, bytes as u64)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory {
+        what,
+        bytes: bytes as u64,
+    })?;
+    v.resize_with(len, T::default);
+    Ok(v)
+}
+
+/// Slots of [`LenCounter`]; a power of two above the core counts this crate expects to share a
+/// filter, so that two threads rarely share one.
+const SLOTS: usize = 16;
+
+/// One counter on its own cache line (two, for the adjacent-line prefetcher).
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct Slot(AtomicU64);
+
+/// Each thread's slot, assigned round-robin the first time it counts.
+fn my_slot() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SLOT: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SLOTS;
+    }
+    SLOT.with(|s| *s)
+}
+
+/// An insert counter that many threads bump without fighting over one cache line.
+///
+/// A single shared `AtomicU64` would be written by every insert of every thread: its line would
+/// move between cores on each insert and cost more than the insert itself. Here each thread adds
+/// to its own slot and [`LenCounter::get`] sums them.
+#[derive(Debug, Default)]
+pub struct LenCounter([Slot; SLOTS]);
+
+impl LenCounter {
+    /// A counter starting at `n`.
+    pub fn new(n: u64) -> Self {
+        let c = LenCounter::default();
+        c.0[0].0.store(n, Ordering::Relaxed);
+        c
+    }
+
+    /// Adds `n` to this thread's slot.
+    #[inline]
+    pub fn add(&self, n: u64) {
+        self.0[my_slot()].0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The total. Exact once the adding threads are joined; while they run, some value the
+    /// counter had in between.
+    pub fn get(&self) -> u64 {
+        self.0
+            .iter()
+            .fold(0u64, |s, c| s.saturating_add(c.0.load(Ordering::Relaxed)))
+    }
+}
+
+/// Most shards [`Sharded::new`] accepts: far above any useful count, low enough that a wrong
+/// argument is an error instead of an attempt to build billions of filters.
+pub const MAX_SHARDS: usize = 1 << 16;
+
+/// `N` filters, each behind its own lock, each holding the keys whose hash falls in its shard.
+///
+/// Built from a closure that makes one shard: give each shard `1/N` of the capacity, and the
+/// sharded filter has about the false-positive rate of one shard at its own load, since a key is
+/// only ever looked up in its own shard. All shards must use the same hasher (checked).
+///
+/// Threads inserting or querying keys of different shards run in parallel; keys of one shard
+/// wait for each other. With `N` well above the thread count, waits are rare.
+///
+/// ```
+/// use filter_core::concurrent::Sharded;
+/// # use filter_core::{Filter, Hash128, KeyHasher};
+/// # #[derive(Default)] struct Set(std::collections::HashSet<u128>);
+/// # impl Filter for Set {
+/// #   fn insert_hash(&mut self, h: Hash128) -> filter_core::Result<()> { self.0.insert(h.to_u128()); Ok(()) }
+/// #   fn contains_hash(&self, h: Hash128) -> bool { self.0.contains(&h.to_u128()) }
+/// #   fn hasher(&self) -> KeyHasher { KeyHasher::default() }
+/// #   fn len(&self) -> u64 { self.0.len() as u64 }
+/// #   fn capacity(&self) -> u64 { u64::MAX }
+/// #   fn size_in_bytes(&self) -> usize { 0 }
+/// #   fn expected_fpr(&self) -> f64 { 0.0 }
+/// #   fn name(&self) -> &'static str { "set" }
+/// # }
+/// let shared = Sharded::new(8, |_| Ok(Set::default()))?;
+/// std::thread::scope(|s| {
+///     s.spawn(|| shared.insert(b"alice@example.com"));
+///     s.spawn(|| shared.insert(b"bob@example.com"));
+/// });
+/// assert!(shared.contains(b"alice@example.com") && shared.contains(b"bob@example.com"));
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Sharded<F> {
+    shards: Vec<Mutex<F>>,
+    hasher: KeyHasher,
+}
+
+/// A panic in another thread while it held a shard leaves a filter that is still valid (an insert
+/// that stopped half way only set some of its bits), so the lock's poison is ignored.
+fn lock<F>(m: &Mutex<F>) -> MutexGuard<'_, F> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<F: Filter> Sharded<F> {
+    /// `n` shards, shard `i` made by `make(i)`.
+    ///
+    /// # Errors
+    /// `n` of 0 or above [`MAX_SHARDS`], an error from `make`, or [`Error::Incompatible`] when the shards' hashers
+    /// differ.
+    pub fn new(n: usize, make: impl FnMut(usize) -> Result<F>) -> Result<Self> {
+        if n == 0 || n > MAX_SHARDS {
+            return Err(Error::InvalidParameter {
+                name: "shards",
+                value: n.to_string(),
+                expected: "1 to 65,536 shards (a few times the thread count is a good choice)",
+            });
+        }
+        let shards: Vec<F> = (0..n).map(make).collect::<Result<_>>()?;
+        if let Some(other) = shards.iter().find(|s| s.hasher() != shards[0].hasher()) {
+            return Err(Error::Incompatible(format!(
+                "shards must share one hasher: {:?} vs {:?}",
+                shards[0].hasher(),
+                other.hasher()
+            )));
+        }
+        Ok(Sharded {
+            hasher: shards[0].hasher(),
+            shards: shards.into_iter().map(Mutex::new).collect(),
+        })
+    }
+
+    /// The shard of a hash. The filters inside address their tables with `hi` and `lo`; a
+    /// finaliser over both keeps the shard choice independent of that addressing, so each shard
+    /// still spreads its keys over its whole table.
+    fn shard(&self, hash: Hash128) -> &Mutex<F> {
+        let mut x = hash.hi ^ hash.lo.rotate_left(32);
+        x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^= x >> 33;
+        &self.shards[crate::reduce(x, self.shards.len() as u64) as usize]
+    }
+
+    fn hash(&self, key: &[u8]) -> Hash128 {
+        self.hasher.hash(key)
+    }
+
+    /// Inserts a key into its shard.
+    ///
+    /// # Errors
+    /// As the shard's [`Filter::insert_hash`] (a full cuckoo shard, for instance).
+    pub fn insert(&self, key: &[u8]) -> Result<()> {
+        let h = self.hash(key);
+        lock(self.shard(h)).insert_hash(h)
+    }
+
+    /// Whether a key may be present.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        let h = self.hash(key);
+        lock(self.shard(h)).contains_hash(h)
+    }
+
+    /// Test-and-insert under one lock: `true` when the key was certainly new.
+    ///
+    /// # Errors
+    /// As [`Filter::insert_if_absent_hash`].
+    pub fn insert_if_absent(&self, key: &[u8]) -> Result<bool> {
+        let h = self.hash(key);
+        lock(self.shard(h)).insert_if_absent_hash(h)
+    }
+
+    /// Items inserted over all shards.
+    pub fn len(&self) -> u64 {
+        self.shards.iter().map(|s| lock(s).len()).sum()
+    }
+
+    /// Whether nothing was inserted.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of shards.
+    pub fn shards(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// The shards, to save or inspect them.
+    pub fn into_shards(self) -> Vec<F> {
+        self.shards
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect()
+    }
+}
+
+impl<F: Deletable> Sharded<F> {
+    /// Removes one copy of a key from its shard.
+    ///
+    /// # Errors
+    /// As [`Deletable::remove_hash`]: [`Error::NotPresent`] when the shard proves it absent.
+    pub fn remove(&self, key: &[u8]) -> Result<()> {
+        let h = self.hash(key);
+        lock(self.shard(h)).remove_hash(h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A filter that loses one insert in 100: what [`hammer`] must catch.
+    #[cfg(any(test, feature = "testkit"))]
+    #[derive(Default)]
+    struct Leaky(Mutex<std::collections::HashSet<u128>>, AtomicU64);
+
+    #[cfg(any(test, feature = "testkit"))]
+    impl Filter for Leaky {
+        fn insert_hash(&mut self, h: Hash128) -> Result<()> {
+            self.insert_hash_shared(h);
+            Ok(())
+        }
+        fn contains_hash(&self, h: Hash128) -> bool {
+            lock(&self.0).contains(&h.to_u128())
+        }
+        fn hasher(&self) -> KeyHasher {
+            KeyHasher::default()
+        }
+        fn len(&self) -> u64 {
+            0
+        }
+        fn capacity(&self) -> u64 {
+            0
+        }
+        fn size_in_bytes(&self) -> usize {
+            0
+        }
+        fn expected_fpr(&self) -> f64 {
+            0.0
+        }
+        fn name(&self) -> &'static str {
+            "leaky"
+        }
+    }
+
+    #[cfg(any(test, feature = "testkit"))]
+    impl SharedInsert for Leaky {
+        fn insert_hash_shared(&self, h: Hash128) {
+            if self.1.fetch_add(1, Ordering::Relaxed) % 100 != 99 {
+                lock(&self.0).insert(h.to_u128());
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(any(test, feature = "testkit"))]
+    fn hammer_catches_a_filter_that_loses_inserts() {
+        assert!(hammer(&Leaky::default(), 4, 1000) >= 40);
+    }
+
+    #[test]
+    fn len_counter_sums_every_thread() {
+        let c = LenCounter::new(5);
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| (0..1000).for_each(|_| c.add(1)));
+            }
+        });
+        assert_eq!(c.get(), 8005);
+    }
+
+    #[test]
+    fn atomic_tables_refuse_what_they_cannot_hold() {
+        assert!(matches!(
+            try_atomic_table::<AtomicU64>(usize::MAX, MemoryCap::NONE, "t"),
+            Err(Error::SizeOverflow { .. })
+        ));
+        assert!(matches!(
+            try_atomic_table::<AtomicU64>(1 << 20, MemoryCap(Some(1000)), "t"),
+            Err(Error::MemoryCap { .. })
+        ));
+        let t = try_atomic_table::<AtomicU64>(10, MemoryCap::NONE, "t").unwrap();
+        assert!(t.iter().all(|w| w.load(Ordering::Relaxed) == 0));
+    }
+}
