@@ -31,10 +31,14 @@ const FEED_BUFFER: usize = 1 << 16;
 
 fn pg_err(op: &'static str) -> impl Fn(postgres::Error) -> StoreError {
     move |e| {
-        let kind = if e.as_db_error().is_some() {
-            StoreErrorKind::Query
-        } else {
-            StoreErrorKind::Unavailable
+        // SQLSTATE classes 08 (connection exception), 53 (insufficient resources) and 57
+        // (operator intervention: shutdown, terminated backend) mean the server is not there
+        // for us; any other server error is a refused statement.
+        let kind = match e.as_db_error().map(|d| d.code().code()) {
+            Some(c) if !["08", "53", "57"].iter().any(|p| c.starts_with(p)) => {
+                StoreErrorKind::Query
+            }
+            _ => StoreErrorKind::Unavailable,
         };
         let msg = match e.as_db_error() {
             Some(db) => format!("{}: {}", db.code().code(), db.message()),

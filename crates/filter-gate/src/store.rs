@@ -103,6 +103,22 @@ pub trait Store {
     }
 }
 
+/// A boxed store is a store (for choosing SQLite or PostgreSQL at run time).
+impl<S: Store + ?Sized> Store for Box<S> {
+    fn exists(&mut self, email: &str) -> StoreResult<bool> {
+        (**self).exists(email)
+    }
+    fn insert(&mut self, email: &str) -> StoreResult<Insert> {
+        (**self).insert(email)
+    }
+    fn scan_since(&mut self, after: RowId, each: &mut dyn FnMut(&str)) -> StoreResult<RowId> {
+        (**self).scan_since(after, each)
+    }
+    fn drain_remote(&mut self, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
+        (**self).drain_remote(each)
+    }
+}
+
 /// Checks that `name` is a plain lower-case SQL identifier (it is spliced into statements).
 pub(crate) fn check_table_name(name: &str) -> StoreResult<()> {
     let ok = !name.is_empty()
