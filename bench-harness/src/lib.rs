@@ -10,4 +10,5 @@ pub mod plot;
 pub mod record;
 pub mod report;
 pub mod scenarios;
+pub mod systems;
 pub mod versus;

@@ -13,6 +13,7 @@ use bench_harness::filters::Kind;
 use bench_harness::record::Record;
 use bench_harness::report::{self, DatasetInfo, Machine, Results};
 use bench_harness::scenarios::{self, Ctx};
+use bench_harness::systems::{self, Config as SysConfig};
 use bench_harness::versus;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -67,6 +68,24 @@ enum Cmd {
         #[arg(long, default_value = "datasets/generated")]
         out: PathBuf,
     },
+    /// Only the systems stage (sign-up gate, unique users, the articles' claims), at the given sizes.
+    Systems {
+        /// Rows in the users table.
+        #[arg(long, default_value_t = 10_000_000)]
+        rows: usize,
+        /// Sign-up checks (95% new).
+        #[arg(long, default_value_t = 1_000_000)]
+        checks: usize,
+        /// Events of the unique-users stream.
+        #[arg(long, default_value_t = 10_000_000)]
+        events: usize,
+        /// Users of that stream.
+        #[arg(long, default_value_t = 2_000_000)]
+        users: u64,
+        /// Output directory (systems.md, systems.json).
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
     /// Check a results.json: it parses, every scenario is there, and no run saw a false negative.
     Check {
         /// The file to check.
@@ -88,6 +107,26 @@ fn main() -> Result<()> {
             ref out,
         }) => generate(members, non_members, out),
         Some(Cmd::Check { ref file }) => check(file),
+        Some(Cmd::Systems {
+            rows,
+            checks,
+            events,
+            users,
+            ref out,
+        }) => {
+            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            let cfg = SysConfig {
+                rows,
+                checks,
+                events,
+                users,
+                ..SysConfig::full(root)
+            };
+            let r = systems::run(&cfg)?;
+            systems::write(&r, out)?;
+            println!("{}", systems::render_markdown(&r));
+            Ok(())
+        }
         None => run(&cli, command_line),
     }
 }
@@ -349,6 +388,16 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         huge_pages,
     };
     report::write(&out, &results)?;
+    if cli.keys.is_none() && !cli.sweep_only {
+        eprintln!("== systems: sign-up gate and unique users (servers from scripts/)");
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let cfg = if cli.quick {
+            SysConfig::quick(root)
+        } else {
+            SysConfig::full(root)
+        };
+        systems::write(&systems::run(&cfg)?, &out)?;
+    }
     if out == Path::new("reports") && cli.keys.is_none() && !cli.quick && !cli.sweep_only {
         report::update_readme_block(Path::new("README.md"), &results)?;
     }
