@@ -3,7 +3,7 @@
 //! claim of both articles with its measured value and a computed verdict.
 //!
 //! Entry points: [`run`] (starts the servers through `scripts/`, unless the environment names
-//! them, and stops what it started) and [`render_markdown`]; [`write`] puts both in `out/`.
+//! them, and stops what it started) and [`render_markdown`]; [`write()`] puts both in `out/`.
 
 pub mod claims;
 mod servers;

@@ -58,7 +58,9 @@ impl fmt::Display for EmailError {
 
 impl std::error::Error for EmailError {}
 
-/// The normalisation rule (see the [module docs](self)). `Normalizer::default()` is trim and
+/// The normalisation rule, applied before the filter and the database alike. RFC 5321 lets the
+/// local part be case-sensitive, but no large provider treats it so, and accepting `Ann@x.org`
+/// beside `ann@x.org` makes two accounts for one inbox. `Normalizer::default()` is trim and
 /// lower case only.
 ///
 /// ```
