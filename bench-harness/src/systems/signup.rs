@@ -83,6 +83,8 @@ pub struct SignupResult {
     pub filter_lookup_ns: f64,
     /// The gate's measured false-positive rate, its 95% Wilson interval and `expected_fpr()`.
     pub gate_fpr: (f64, f64, f64, f64),
+    /// What timing one empty check costs (two clock reads), ns: included in every latency.
+    pub timer_overhead_ns: f64,
     /// One row per contender.
     pub fronts: Vec<FrontResult>,
     /// Why RedisBloom is missing, when it is.
@@ -289,6 +291,19 @@ fn filter_lookup_ns(filter: &BlockedBloom, work: &[(String, bool)]) -> f64 {
     t.elapsed().as_nanos() as f64 / keys.len().max(1) as f64
 }
 
+/// The cost of the timing itself: an empty check between two clock reads, mean ns.
+fn timer_overhead_ns() -> f64 {
+    const N: u64 = 100_000;
+    let sum: u64 = (0..N)
+        .map(|i| {
+            let t = Instant::now();
+            std::hint::black_box(i);
+            t.elapsed().as_nanos() as u64
+        })
+        .sum();
+    sum as f64 / N as f64
+}
+
 fn fresh_filter(rows: usize) -> Result<BlockedBloom> {
     Ok(BlockedBloom::builder()
         .capacity(rows.max(1) as u64)
@@ -304,13 +319,23 @@ pub struct Input<'a> {
     pub work: &'a [(String, bool)],
     /// Share of new addresses among the checks.
     pub new_share: f64,
-    /// RedisBloom URL, or why there is none.
-    pub redis: std::result::Result<String, String>,
+}
+
+/// RedisBloom loaded with the table's addresses (shared by the SQLite and PostgreSQL runs), or
+/// why there is none.
+pub type RedisFront = std::result::Result<(Redis, f64), String>;
+
+/// Connects to RedisBloom at `url` (or keeps the reason it is missing) and loads the table's
+/// addresses into one filter, timed.
+pub fn redis_front(url: std::result::Result<String, String>, members: &KeySet) -> RedisFront {
+    let url = url?;
+    Redis::load(&url, members, "filterlab:signup").map_err(|e| format!("RedisBloom at {url}: {e}"))
 }
 
 fn finish<S: Store>(
     store: StoreKind,
     input: &Input<'_>,
+    bloom: &mut RedisFront,
     load_s: f64,
     index_bytes: Option<u64>,
     store_obj: S,
@@ -319,17 +344,8 @@ fn finish<S: Store>(
     let mut gate =
         Gate::rebuild(fresh_filter(input.members.len())?, store_obj)?.with_target_fpr(TARGET_FPR);
     let rebuild_s = t.elapsed().as_secs_f64();
-    let mut redis_absent = input.redis.clone().err();
-    let mut redis = match &input.redis {
-        Ok(url) => match Redis::load(url, input.members, "filterlab:signup") {
-            Ok(r) => Some(r),
-            Err(e) => {
-                redis_absent = Some(format!("RedisBloom at {url}: {e}"));
-                None
-            }
-        },
-        Err(_) => None,
-    };
+    let redis_absent = bloom.as_ref().err().cloned();
+    let mut redis = bloom.as_mut().ok();
     let fronts = run_fronts(&mut gate, redis.as_mut().map(|(r, _)| r), input.work)?;
     let gate_bytes = gate.filter().size_in_bytes() as u64;
     let redis_build = redis.as_ref().map(|(_, s)| *s);
@@ -351,6 +367,7 @@ fn finish<S: Store>(
         load_s,
         filter_lookup_ns: filter_lookup_ns(gate.filter(), input.work),
         gate_fpr: (r.rate, r.interval.0, r.interval.1, r.expected),
+        timer_overhead_ns: timer_overhead_ns(),
         fronts,
         redis_absent,
     })
@@ -360,7 +377,11 @@ fn finish<S: Store>(
 ///
 /// # Errors
 /// SQLite failing, a filter that cannot be built.
-pub fn run_sqlite(dir: &std::path::Path, input: &Input<'_>) -> Result<SignupResult> {
+pub fn run_sqlite(
+    dir: &std::path::Path,
+    input: &Input<'_>,
+    redis: &mut RedisFront,
+) -> Result<SignupResult> {
     let path = dir.join("signup.db");
     let _ = std::fs::remove_file(&path);
     let mut store = SqliteStore::open(&path, "users")?;
@@ -375,14 +396,14 @@ pub fn run_sqlite(dir: &std::path::Path, input: &Input<'_>) -> Result<SignupResu
     }
     let load_s = t.elapsed().as_secs_f64();
     let index = store.index_bytes().ok();
-    finish(StoreKind::Sqlite, input, load_s, index, store)
+    finish(StoreKind::Sqlite, input, redis, load_s, index, store)
 }
 
 /// The scenario on PostgreSQL (`conn`), in a table dropped afterwards.
 ///
 /// # Errors
 /// The server failing, a filter that cannot be built.
-pub fn run_postgres(conn: &str, input: &Input<'_>) -> Result<SignupResult> {
+pub fn run_postgres(conn: &str, input: &Input<'_>, redis: &mut RedisFront) -> Result<SignupResult> {
     let table = "filterlab_signup";
     PgStore::connect(conn, table)?.drop_table()?;
     let mut store = PgStore::connect(conn, table)?;
@@ -396,7 +417,7 @@ pub fn run_postgres(conn: &str, input: &Input<'_>) -> Result<SignupResult> {
     store.analyze()?;
     let load_s = t.elapsed().as_secs_f64();
     let index = store.index_bytes().ok();
-    let result = finish(StoreKind::Postgres, input, load_s, index, store);
+    let result = finish(StoreKind::Postgres, input, redis, load_s, index, store);
     PgStore::connect(conn, table)?.drop_table()?;
     result
 }
