@@ -33,6 +33,8 @@ pub struct Config {
     pub events: usize,
     /// User population of that stream.
     pub users: u64,
+    /// Sizes at which a HashSet<String> of user IDs is measured (the "gigabytes" claim).
+    pub set_sizes: Vec<u64>,
     /// Seed of the data.
     pub seed: u64,
     /// The project root (for `scripts/`).
@@ -48,6 +50,7 @@ impl Config {
             new_share: 0.95,
             events: 10_000_000,
             users: 2_000_000,
+            set_sizes: vec![1_000_000, 10_000_000],
             seed: 0x5157_e45e,
             root,
         }
@@ -60,6 +63,7 @@ impl Config {
             checks: 40_000,
             events: 600_000,
             users: 120_000,
+            set_sizes: vec![100_000],
             ..Self::full(root)
         }
     }
@@ -141,7 +145,7 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         "systems: unique users ({} events over {} users)",
         cfg.events, cfg.users
     );
-    let unique = unique::run(cfg.events, cfg.users, cfg.seed)?;
+    let unique = unique::run(cfg.events, cfg.users, cfg.seed, &cfg.set_sizes)?;
     let claims = build_claims(&results, &unique);
     Ok(SystemsResults {
         rows: cfg.rows as u64,
@@ -252,8 +256,12 @@ pub fn build_claims(signup: &[SignupResult], unique: &UniqueResult) -> Vec<Claim
         Claim {
             article: 2,
             text: "a HashSet of the day's user IDs grows to gigabytes",
-            measure: "HashSet bytes per ID × 10M IDs, GB",
-            measured: Some(unique.hashset_bytes_per_id * 1e7 / 1e9),
+            measure: "HashSet<String> of 10M user IDs, GB (bytes per ID at the largest size measured × 10M)",
+            measured: unique
+                .hashset_bytes_at
+                .iter()
+                .max_by_key(|x| x.0)
+                .map(|&(n, b)| b as f64 / n.max(1) as f64 * 1e7 / 1e9),
             threshold: Threshold::AtLeast(1.0),
         },
         Claim {
@@ -345,10 +353,18 @@ pub fn render_unique(u: &UniqueResult) -> String {
                 .map_or("—".into(), |c| format!("{:.2}%", c * 100.0)),
         );
     }
-    s + &format!(
+    s += &format!(
         "\nHashSet bytes per ID at {} IDs: {:.1} (table slots + string heap).\n",
         u.largest_count, u.hashset_bytes_per_id
-    )
+    );
+    for (n, b) in &u.hashset_bytes_at {
+        s += &format!(
+            "HashSet<String> of {n} user IDs: {:.1} MB ({:.1} bytes per ID).\n",
+            *b as f64 / 1e6,
+            *b as f64 / (*n).max(1) as f64
+        );
+    }
+    s
 }
 
 /// The whole `systems.md`.
@@ -388,4 +404,89 @@ pub fn write(r: &SystemsResults, out: &Path) -> Result<()> {
         serde_json::to_string_pretty(r)? + "\n",
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use claims::Verdict;
+    use signup::FrontResult;
+
+    fn front_fixture(front: Front, mean_us: f64, db_share: f64) -> FrontResult {
+        FrontResult {
+            front,
+            checks: 100_000,
+            db_share,
+            p50_us: mean_us,
+            p99_us: mean_us * 3.0,
+            mean_us,
+            checks_per_s: 1e6 / mean_us,
+            wrong: 0,
+            filter_bytes: None,
+            build_s: None,
+        }
+    }
+
+    fn fixture() -> (Vec<SignupResult>, UniqueResult) {
+        let sqlite = SignupResult {
+            store: StoreKind::Sqlite,
+            rows: 1_000_000,
+            new_share: 0.95,
+            index_bytes: Some(35_000_000),
+            load_s: 9.0,
+            filter_lookup_ns: 120.0,
+            gate_fpr: (0.0097, 0.009, 0.0104, 0.0099),
+            timer_overhead_ns: 24.0,
+            fronts: vec![
+                front_fixture(Front::DbOnly, 5.0, 1.0),
+                front_fixture(Front::Gate, 1.0, 0.0592),
+            ],
+            redis_absent: Some("no redis".into()),
+        };
+        let unique = unique::run(30_000, 10_000, 3, &[1000]).unwrap();
+        (vec![sqlite], unique)
+    }
+
+    #[test]
+    fn claims_without_postgres_are_not_measured_and_the_rest_are_judged() {
+        let (signup, unique) = fixture();
+        let claims = build_claims(&signup, &unique);
+        let verdict = |text: &str| {
+            claims
+                .iter()
+                .find(|c| c.text.contains(text))
+                .unwrap()
+                .verdict()
+        };
+        assert_eq!(verdict("8.2 ms"), Verdict::NotMeasured);
+        assert_eq!(verdict("240–320 MB"), Verdict::NotMeasured);
+        // 1.0 / 5.0 = 0.2 > 0.15: the SQLite target must fail on this fixture.
+        assert_eq!(verdict("0.15×"), Verdict::DoesNotHold);
+        assert_eq!(verdict("5.95%"), Verdict::Holds);
+        assert_eq!(verdict("100% exact"), Verdict::Holds);
+    }
+
+    #[test]
+    fn the_report_has_every_table_and_names_what_is_missing() {
+        let (signup, unique) = fixture();
+        let claims = build_claims(&signup, &unique);
+        let r = SystemsResults {
+            rows: 1_000_000,
+            signup,
+            postgres_absent: Some("pg.sh start failed: no initdb".into()),
+            unique,
+            claims,
+        };
+        let md = render_markdown(&r);
+        for needle in [
+            "## Sign-up gate",
+            "| SQLite | DB only | 100000 | 100.00% |",
+            "## Unique users",
+            "## The articles' claims",
+            "Not measured: pg.sh start failed",
+            "does not hold",
+        ] {
+            assert!(md.contains(needle), "missing {needle:?} in\n{md}");
+        }
+    }
 }

@@ -62,6 +62,8 @@ pub struct UniqueResult {
     pub largest_count: u64,
     /// Bytes per ID of the exact HashSet at its largest (table + string heap).
     pub hashset_bytes_per_id: f64,
+    /// `(IDs, total bytes)` of a HashSet<String> of that many user IDs, at the sizes asked for.
+    pub hashset_bytes_at: Vec<(u64, u64)>,
     /// Bytes of a classic filter at 1% sized for `largest_count`, over the HashSet's bytes then.
     pub filter_to_hashset: f64,
     /// One row per method.
@@ -183,7 +185,7 @@ fn run_method(method: Method, ev: &[(u8, u8, String)], users: u64) -> Result<Tal
 ///
 /// # Errors
 /// A filter that cannot be built.
-pub fn run(n_events: usize, users: u64, seed: u64) -> Result<UniqueResult> {
+pub fn run(n_events: usize, users: u64, seed: u64, set_sizes: &[u64]) -> Result<UniqueResult> {
     let ev = events(n_events, users.max(1), seed);
     let mut results = Vec::new();
     let mut truth = Vec::new();
@@ -229,7 +231,12 @@ pub fn run(n_events: usize, users: u64, seed: u64) -> Result<UniqueResult> {
         .capacity(largest.max(1))
         .fpr(0.01)
         .build()?;
+    let hashset_bytes_at = set_sizes
+        .iter()
+        .map(|&n| (n, set_bytes(&(0..n).map(user_id).collect())))
+        .collect();
     Ok(UniqueResult {
+        hashset_bytes_at,
         events: ev.len() as u64,
         users,
         true_uniques: truth.iter().sum(),
@@ -246,7 +253,8 @@ mod tests {
 
     #[test]
     fn filter_plus_exact_is_exact_and_the_filter_alone_never_overcounts() {
-        let r = run(60_000, 20_000, 7).unwrap();
+        let r = run(60_000, 20_000, 7, &[1000]).unwrap();
+        assert_eq!(r.hashset_bytes_at.len(), 1);
         let by = |m| r.methods.iter().find(|x| x.method == m).unwrap();
         assert_eq!(by(Method::ExactHashSet).counted, r.true_uniques);
         assert_eq!(by(Method::FilterPlusExact).counted, r.true_uniques);
