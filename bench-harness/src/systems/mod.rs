@@ -357,6 +357,11 @@ pub fn render_unique(u: &UniqueResult) -> String {
         "\nHashSet bytes per ID at {} IDs: {:.1} (table slots + string heap).\n",
         u.largest_count, u.hashset_bytes_per_id
     );
+    let r = &u.reset;
+    s += &format!(
+        "Daily reset with {} IDs: a fresh classic filter {:.4} s; deleting every ID from a cuckoo filter {:.4} s ({} left; deletion needs the day's ID list).\n",
+        r.ids, r.fresh_classic_s, r.cuckoo_delete_s, r.cuckoo_left
+    );
     for (n, b) in &u.hashset_bytes_at {
         s += &format!(
             "HashSet<String> of {n} user IDs: {:.1} MB ({:.1} bytes per ID).\n",

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cardinality_estimator::CardinalityEstimator;
-use filterlab::{ClassicBloom, Filter};
+use filterlab::{ClassicBloom, CuckooFilter, Deletable, Filter};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
@@ -68,6 +68,57 @@ pub struct UniqueResult {
     pub filter_to_hashset: f64,
     /// One row per method.
     pub methods: Vec<MethodResult>,
+    /// The daily reset, timed on the largest (type, day).
+    pub reset: ResetResult,
+}
+
+/// Two ways to start a new day with `ids` IDs in the filter.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ResetResult {
+    /// IDs in the filter at the end of the day.
+    pub ids: u64,
+    /// Seconds to drop the classic filter and allocate a fresh one.
+    pub fresh_classic_s: f64,
+    /// Seconds to delete every ID from a cuckoo filter (which needs the list of IDs: an exact
+    /// set kept beside it).
+    pub cuckoo_delete_s: f64,
+    /// Items left in the cuckoo filter after the deletions (must be 0).
+    pub cuckoo_left: u64,
+}
+
+/// Times the two resets for `n` IDs.
+fn reset(n: u64) -> Result<ResetResult> {
+    let ids: Vec<String> = (0..n).map(user_id).collect();
+    let mut classic = ClassicBloom::builder()
+        .capacity(n.max(1))
+        .fpr(0.01)
+        .build()?;
+    let mut cuckoo = CuckooFilter::builder()
+        .capacity(n.max(1))
+        .fpr(0.01)
+        .build()?;
+    for id in &ids {
+        classic.insert(id.as_bytes())?;
+        cuckoo.insert(id.as_bytes())?;
+    }
+    let t = Instant::now();
+    drop(std::hint::black_box(classic));
+    let fresh = ClassicBloom::builder()
+        .capacity(n.max(1))
+        .fpr(0.01)
+        .build()?;
+    std::hint::black_box(&fresh);
+    let fresh_classic_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    for id in &ids {
+        cuckoo.remove(id.as_bytes())?;
+    }
+    Ok(ResetResult {
+        ids: n,
+        fresh_classic_s,
+        cuckoo_delete_s: t.elapsed().as_secs_f64(),
+        cuckoo_left: cuckoo.len(),
+    })
 }
 
 /// A user ID as an analytics system would see it: a bijective mix of the rank, in hex.
@@ -244,6 +295,7 @@ pub fn run(n_events: usize, users: u64, seed: u64, set_sizes: &[u64]) -> Result<
         hashset_bytes_per_id: per_id,
         filter_to_hashset: filter.size_in_bytes() as f64 / set_bytes(&one).max(1) as f64,
         methods: results,
+        reset: reset(largest)?,
     })
 }
 
@@ -255,6 +307,7 @@ mod tests {
     fn filter_plus_exact_is_exact_and_the_filter_alone_never_overcounts() {
         let r = run(60_000, 20_000, 7, &[1000]).unwrap();
         assert_eq!(r.hashset_bytes_at.len(), 1);
+        assert_eq!(r.reset.cuckoo_left, 0);
         let by = |m| r.methods.iter().find(|x| x.method == m).unwrap();
         assert_eq!(by(Method::ExactHashSet).counted, r.true_uniques);
         assert_eq!(by(Method::FilterPlusExact).counted, r.true_uniques);
