@@ -245,7 +245,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// # Errors
     /// As [`Gate::is_taken`].
     pub fn check(&mut self, email: &str) -> Result<Route, GateError> {
-        let key = self.normalizer.normalize(email)?;
+        let key = self.normalizer.normalize_cow(email)?;
         self.apply_feed();
         if !self.filter_trusted() {
             let taken = self.store.exists(&key)?;
@@ -291,7 +291,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
         email: &str,
         after_commit: impl FnOnce(RowId),
     ) -> Result<Registration, GateError> {
-        let key = self.normalizer.normalize(email)?;
+        let key = self.normalizer.normalize_cow(email)?;
         match self.store.insert(&key)? {
             Insert::Duplicate => {
                 // The filter may be stale (another instance registered it): learn it now.
