@@ -339,7 +339,7 @@ pub fn render_unique(u: &UniqueResult) -> String {
     for m in &u.methods {
         let name = match m.method {
             Method::ExactHashSet => "exact HashSet<String>",
-            Method::FilterAlone => "filter alone (classic, 1%)",
+            Method::FilterAlone => "filter alone (classic, 1%, sized for the largest daily count)",
             Method::FilterPlusExact => "filter + exact set",
             Method::HyperLogLog => "HyperLogLog++ (cardinality-estimator, p = 12)",
         };
