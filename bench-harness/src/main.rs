@@ -73,9 +73,12 @@ enum Cmd {
         /// Rows in the users table.
         #[arg(long, default_value_t = 10_000_000)]
         rows: usize,
-        /// Sign-up checks (95% new).
+        /// Sign-up checks.
         #[arg(long, default_value_t = 1_000_000)]
         checks: usize,
+        /// Share of the checks that are new addresses.
+        #[arg(long, default_value_t = 0.95)]
+        new_share: f64,
         /// Events of the unique-users stream.
         #[arg(long, default_value_t = 10_000_000)]
         events: usize,
@@ -110,14 +113,20 @@ fn main() -> Result<()> {
         Some(Cmd::Systems {
             rows,
             checks,
+            new_share,
             events,
             users,
             ref out,
         }) => {
+            ensure!(
+                (0.0..=1.0).contains(&new_share),
+                "--new-share must lie in [0, 1], got {new_share}"
+            );
             let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
             let cfg = SysConfig {
                 rows,
                 checks,
+                new_share,
                 events,
                 users,
                 ..SysConfig::full(root)
