@@ -33,7 +33,7 @@ pub struct Config {
     pub events: usize,
     /// User population of that stream.
     pub users: u64,
-    /// Sizes at which a HashSet<String> of user IDs is measured (the "gigabytes" claim).
+    /// Sizes at which a `HashSet<String>` of user IDs is measured (the "gigabytes" claim).
     pub set_sizes: Vec<u64>,
     /// Seed of the data.
     pub seed: u64,

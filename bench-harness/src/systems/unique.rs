@@ -63,7 +63,7 @@ pub struct UniqueResult {
     pub largest_count: u64,
     /// Bytes per ID of the exact HashSet at its largest (table + string heap).
     pub hashset_bytes_per_id: f64,
-    /// `(IDs, total bytes)` of a HashSet<String> of that many user IDs, at the sizes asked for.
+    /// `(IDs, total bytes)` of a `HashSet<String>` of that many user IDs, at the sizes asked for.
     pub hashset_bytes_at: Vec<(u64, u64)>,
     /// Bytes of a classic filter at 1% sized for `largest_count`, over the HashSet's bytes then.
     pub filter_to_hashset: f64,
