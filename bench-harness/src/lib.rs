@@ -18,6 +18,7 @@ pub mod record;
 pub mod report;
 pub mod scenarios;
 pub mod stages;
+pub mod systems;
 pub mod table;
 pub mod targets;
 pub mod threads;

@@ -12,7 +12,7 @@
 //! (measure, check, write). `--quick` and `--keys` runs write under target/ unless `--out`
 //! says otherwise; only the full synthetic run writes reports/ and the root README's block.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use bench_harness::check::Floors;
 use bench_harness::dataset::{self, Dataset, DatasetSpec};
 use bench_harness::plan::{Plan, Run};
@@ -20,6 +20,7 @@ use bench_harness::record::Scenario;
 use bench_harness::report::{DatasetInfo, Machine, Results};
 use bench_harness::scenarios::Ctx;
 use bench_harness::stages;
+use bench_harness::systems::{self, Config as SysConfig};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -83,6 +84,27 @@ enum Cmd {
         #[arg(long, default_value = "datasets/generated")]
         out: PathBuf,
     },
+    /// Only the systems stage (sign-up gate, unique users, the articles' claims), at the given sizes.
+    Systems {
+        /// Rows in the users table.
+        #[arg(long, default_value_t = 10_000_000)]
+        rows: usize,
+        /// Sign-up checks.
+        #[arg(long, default_value_t = 1_000_000)]
+        checks: usize,
+        /// Share of the checks that are new addresses.
+        #[arg(long, default_value_t = 0.95)]
+        new_share: f64,
+        /// Events of the unique-users stream.
+        #[arg(long, default_value_t = 10_000_000)]
+        events: usize,
+        /// Users of that stream.
+        #[arg(long, default_value_t = 2_000_000)]
+        users: u64,
+        /// Output directory (systems.md, systems.json).
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
     /// Check a results.json as a sceptical reviewer would (see `bench_harness::check`): record
     /// counts, timings with spread, probe floors, theory within binomial bounds, zero false
     /// negatives for every contender, the dataset against the manifest, and the README next to
@@ -123,8 +145,44 @@ fn main() -> Result<()> {
             ref root_readme,
             min_probes,
         }) => check(file, manifest, root_readme.as_deref(), min_probes),
+        Some(Cmd::Systems {
+            rows,
+            checks,
+            new_share,
+            events,
+            users,
+            ref out,
+        }) => systems_only(
+            SysConfig {
+                rows,
+                checks,
+                new_share,
+                events,
+                users,
+                ..SysConfig::full(repo_root())
+            },
+            out,
+        ),
         None => run(&cli, command_line),
     }
+}
+
+/// The systems stage alone (`bench-harness systems`), at the sizes given on the command line.
+fn systems_only(cfg: SysConfig, out: &Path) -> Result<()> {
+    ensure!(
+        (0.0..=1.0).contains(&cfg.new_share),
+        "--new-share must lie in [0, 1], got {}",
+        cfg.new_share
+    );
+    let r = systems::run(&cfg)?;
+    systems::write(&r, out)?;
+    println!("{}", systems::render_markdown(&r));
+    Ok(())
+}
+
+/// The repository's root, where scripts/ lives.
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn generate(members: usize, non_members: usize, out: &Path) -> Result<()> {

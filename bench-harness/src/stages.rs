@@ -15,6 +15,7 @@ pub const ALL: &[&dyn Stage] = &[
     &Churn,
     &SizeSweep,
     &crate::threads::Threads,
+    &crate::systems::Systems,
     &crate::course::Course,
     &NoFalseNegatives,
     &WriteReports,

@@ -106,6 +106,12 @@ pub mod blocked {
     pub use filter_blocked::*;
 }
 
+/// The sign-up gate: a filter in front of a SQLite or PostgreSQL users table (feature `gate`).
+#[cfg(feature = "gate")]
+pub mod gate {
+    pub use filter_gate::*;
+}
+
 /// The README's examples, compiled and run as doctests so they cannot rot.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

@@ -1,0 +1,175 @@
+//! The articles' claims, each with the value measured in this run and a verdict computed from it
+//! and a stated threshold. No verdict is written by hand.
+
+use serde::{Deserialize, Serialize};
+
+/// How a measured value is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Threshold {
+    /// Holds when `lo <= measured <= hi`.
+    Within {
+        /// Lower end.
+        lo: f64,
+        /// Upper end.
+        hi: f64,
+    },
+    /// Holds when `measured <= max`.
+    AtMost(f64),
+    /// Holds when `measured >= min`.
+    AtLeast(f64),
+}
+
+impl Threshold {
+    /// Within a factor of `f` of `x` (for timings that depend on the machine).
+    pub fn factor(x: f64, f: f64) -> Self {
+        Self::Within {
+            lo: x / f,
+            hi: x * f,
+        }
+    }
+
+    /// Whether `v` passes.
+    pub fn holds(self, v: f64) -> bool {
+        match self {
+            Self::Within { lo, hi } => lo <= v && v <= hi,
+            Self::AtMost(max) => v <= max,
+            Self::AtLeast(min) => v >= min,
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Self::Within { lo, hi } => format!("{} to {}", num(lo), num(hi)),
+            Self::AtMost(m) => format!("≤ {}", num(m)),
+            Self::AtLeast(m) => format!("≥ {}", num(m)),
+        }
+    }
+}
+
+/// A computed verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// The measurement passes the threshold.
+    Holds,
+    /// It does not.
+    DoesNotHold,
+    /// Not measured in this run (a server was missing).
+    NotMeasured,
+}
+
+/// One claim.
+#[derive(Clone, Debug, Serialize)]
+pub struct Claim {
+    /// Which article (1: sign-up gate, 2: unique users) or `0` for this project's targets.
+    pub article: u8,
+    /// The claim as the article states it.
+    pub text: &'static str,
+    /// What is measured, with its unit.
+    pub measure: &'static str,
+    /// The measured value (`None`: not measured).
+    pub measured: Option<f64>,
+    /// The threshold.
+    pub threshold: Threshold,
+}
+
+impl Claim {
+    /// The computed verdict.
+    pub fn verdict(&self) -> Verdict {
+        match self.measured {
+            None => Verdict::NotMeasured,
+            Some(v) if v.is_finite() && self.threshold.holds(v) => Verdict::Holds,
+            Some(_) => Verdict::DoesNotHold,
+        }
+    }
+}
+
+fn num(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// The claims table as Markdown.
+pub fn render(claims: &[Claim]) -> String {
+    let mut s = String::from(
+        "| # | claim | measured here | value | holds if | verdict |\n|---|---|---|---|---|---|\n",
+    );
+    for c in claims {
+        let v = c.measured.map_or("—".into(), num);
+        let verdict = match c.verdict() {
+            Verdict::Holds => "holds",
+            Verdict::DoesNotHold => "does not hold",
+            Verdict::NotMeasured => "not measured",
+        };
+        let who = match c.article {
+            0 => "target".to_string(),
+            a => format!("article {a}"),
+        };
+        s += &format!(
+            "| {who} | {} | {} | {v} | {} | {verdict} |\n",
+            c.text,
+            c.measure,
+            c.threshold.describe()
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(measured: Option<f64>, threshold: Threshold) -> Claim {
+        Claim {
+            article: 1,
+            text: "t",
+            measure: "m",
+            measured,
+            threshold,
+        }
+    }
+
+    #[test]
+    fn verdicts_follow_the_threshold() {
+        assert_eq!(
+            claim(Some(8.0), Threshold::factor(8.2, 2.0)).verdict(),
+            Verdict::Holds
+        );
+        assert_eq!(
+            claim(Some(0.05), Threshold::factor(8.2, 2.0)).verdict(),
+            Verdict::DoesNotHold
+        );
+        assert_eq!(
+            claim(Some(0.02), Threshold::AtMost(0.01)).verdict(),
+            Verdict::DoesNotHold
+        );
+        assert_eq!(
+            claim(Some(2e9), Threshold::AtLeast(1e9)).verdict(),
+            Verdict::Holds
+        );
+        assert_eq!(
+            claim(Some(f64::NAN), Threshold::AtLeast(0.0)).verdict(),
+            Verdict::DoesNotHold
+        );
+        assert_eq!(
+            claim(None, Threshold::AtMost(1.0)).verdict(),
+            Verdict::NotMeasured
+        );
+    }
+
+    #[test]
+    fn the_table_shows_the_computed_verdict() {
+        let t = render(&[
+            claim(Some(0.02), Threshold::AtMost(0.01)),
+            claim(None, Threshold::AtMost(1.0)),
+        ]);
+        assert!(t.contains("| 0.0200 | ≤ 0.0100 | does not hold |"), "{t}");
+        assert!(t.contains("not measured"), "{t}");
+    }
+}

@@ -1,0 +1,209 @@
+//! Key normalisation: the one function applied to an address before the filter and the database
+//! alike, so that both see the same key.
+//!
+//! The default rule is **trim surrounding white space, then lower-case the whole address**. RFC
+//! 5321 lets a server treat the local part as case-sensitive, but no large provider does, and a
+//! sign-up form that accepts `Ann@x.org` beside `ann@x.org` creates two accounts for one inbox.
+//!
+//! Provider rules are opt-in ([`Normalizer::gmail_rules`]): Gmail ignores dots in the local part
+//! and everything after a `+`, and `googlemail.com` is the same mailbox as `gmail.com`. They are
+//! off by default because they are provider-specific and change which addresses count as one.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// The longest address accepted, in bytes (RFC 5321's path limit minus the angle brackets).
+pub const MAX_EMAIL_BYTES: usize = 254;
+
+/// Why an address was refused. Nothing is stored for a refused address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmailError {
+    /// Nothing but white space.
+    Empty,
+    /// No `@` in the address.
+    NoAt,
+    /// An `@` with nothing before or after it.
+    EmptyPart,
+    /// Longer than [`MAX_EMAIL_BYTES`] after trimming.
+    TooLong {
+        /// Length in bytes after trimming.
+        len: usize,
+    },
+    /// A control character (U+0000..U+001F, U+007F..U+009F) inside the address.
+    ControlCharacter {
+        /// Byte offset of the character in the trimmed address.
+        at: usize,
+    },
+}
+
+impl fmt::Display for EmailError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Empty => write!(f, "the e-mail address is empty: enter an address"),
+            Self::NoAt => write!(f, "the e-mail address has no '@': expected local@domain"),
+            Self::EmptyPart => write!(
+                f,
+                "the e-mail address has nothing before or after '@': expected local@domain"
+            ),
+            Self::TooLong { len } => write!(
+                f,
+                "the e-mail address is {len} bytes long: at most {MAX_EMAIL_BYTES} are allowed"
+            ),
+            Self::ControlCharacter { at } => write!(
+                f,
+                "the e-mail address has a control character at byte {at}: remove it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EmailError {}
+
+/// The normalisation rule, applied before the filter and the database alike. RFC 5321 lets the
+/// local part be case-sensitive, but no large provider treats it so, and accepting `Ann@x.org`
+/// beside `ann@x.org` makes two accounts for one inbox. `Normalizer::default()` is trim and
+/// lower case only.
+///
+/// ```
+/// use filter_gate::Normalizer;
+/// let n = Normalizer::default();
+/// assert_eq!(n.normalize("  Ann.Lee+news@GMail.com ").unwrap(), "ann.lee+news@gmail.com");
+/// let g = Normalizer::default().gmail_rules(true);
+/// assert_eq!(g.normalize("Ann.Lee+news@googlemail.com").unwrap(), "annlee@gmail.com");
+/// assert!(n.normalize("no-at-sign").is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Normalizer {
+    gmail: bool,
+}
+
+impl Normalizer {
+    /// Turns Gmail's rules on or off: dots in the local part and a `+tag` are dropped, and
+    /// `googlemail.com` becomes `gmail.com`.
+    #[must_use]
+    pub fn gmail_rules(mut self, on: bool) -> Self {
+        self.gmail = on;
+        self
+    }
+
+    /// Validates `raw` and returns the key the filter and the database store.
+    ///
+    /// # Errors
+    /// [`EmailError`] for an empty address, one without `@` or with an empty side, one longer
+    /// than [`MAX_EMAIL_BYTES`], or one with a control character.
+    pub fn normalize(&self, raw: &str) -> Result<String, EmailError> {
+        self.normalize_cow(raw).map(Cow::into_owned)
+    }
+
+    /// [`Normalizer::normalize`] without allocating when the address is already in normal form
+    /// (trimmed, no upper-case letter, and no provider rule applies): the common case on a
+    /// sign-up path, where it saves the allocation on every check.
+    ///
+    /// # Errors
+    /// As [`Normalizer::normalize`].
+    pub fn normalize_cow<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, EmailError> {
+        let s = raw.trim();
+        if s.is_empty() {
+            return Err(EmailError::Empty);
+        }
+        if s.len() > MAX_EMAIL_BYTES {
+            return Err(EmailError::TooLong { len: s.len() });
+        }
+        if let Some((at, _)) = s.char_indices().find(|(_, c)| c.is_control()) {
+            return Err(EmailError::ControlCharacter { at });
+        }
+        let Some((local, domain)) = s.rsplit_once('@') else {
+            return Err(EmailError::NoAt);
+        };
+        if local.is_empty() || domain.is_empty() {
+            return Err(EmailError::EmptyPart);
+        }
+        let gmail_domain = |d: &str| {
+            d.eq_ignore_ascii_case("gmail.com") || d.eq_ignore_ascii_case("googlemail.com")
+        };
+        let lower = if s.is_ascii() {
+            !s.bytes().any(|b| b.is_ascii_uppercase())
+        } else {
+            // Title-case letters and other special cases: only a comparison is exact.
+            s.to_lowercase() == s
+        };
+        let provider_rule = self.gmail && gmail_domain(domain);
+        if lower && !provider_rule {
+            return Ok(Cow::Borrowed(s));
+        }
+        let local = local.to_lowercase();
+        let domain = domain.to_lowercase();
+        if self.gmail && (domain == "gmail.com" || domain == "googlemail.com") {
+            let base = local.split('+').next().unwrap_or_default().replace('.', "");
+            if base.is_empty() {
+                return Err(EmailError::EmptyPart);
+            }
+            return Ok(Cow::Owned(format!("{base}@gmail.com")));
+        }
+        Ok(Cow::Owned(format!("{local}@{domain}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_and_lower_cases_only_by_default() {
+        let n = Normalizer::default();
+        assert_eq!(
+            n.normalize("\tA.B+c@Example.ORG\n").unwrap(),
+            "a.b+c@example.org"
+        );
+        assert_eq!(n.normalize("a.b+c@gmail.com").unwrap(), "a.b+c@gmail.com");
+    }
+
+    #[test]
+    fn normal_addresses_are_borrowed_and_others_rewritten() {
+        let n = Normalizer::default();
+        assert!(matches!(
+            n.normalize_cow("a.b@x.org").unwrap(),
+            Cow::Borrowed("a.b@x.org")
+        ));
+        assert!(matches!(
+            n.normalize_cow(" a.b@x.org ").unwrap(),
+            Cow::Borrowed("a.b@x.org")
+        ));
+        assert_eq!(n.normalize_cow("Ä@x.org").unwrap(), "ä@x.org");
+        // A title-case letter is not upper case, but lower-casing changes it.
+        assert_eq!(n.normalize_cow("\u{1C5}@x.org").unwrap(), "\u{1C6}@x.org");
+        let g = Normalizer::default().gmail_rules(true);
+        assert_eq!(g.normalize_cow("a.b@gmail.com").unwrap(), "ab@gmail.com");
+    }
+
+    #[test]
+    fn gmail_rules_apply_to_gmail_only() {
+        let g = Normalizer::default().gmail_rules(true);
+        assert_eq!(g.normalize("A.B+c@gmail.com").unwrap(), "ab@gmail.com");
+        assert_eq!(
+            g.normalize("a.b+c@example.org").unwrap(),
+            "a.b+c@example.org"
+        );
+        assert_eq!(g.normalize("+tag@gmail.com"), Err(EmailError::EmptyPart));
+    }
+
+    #[test]
+    fn bad_addresses_are_refused_with_their_reason() {
+        let n = Normalizer::default();
+        assert_eq!(n.normalize("   "), Err(EmailError::Empty));
+        assert_eq!(n.normalize("user.example.org"), Err(EmailError::NoAt));
+        assert_eq!(n.normalize("@example.org"), Err(EmailError::EmptyPart));
+        assert_eq!(n.normalize("user@"), Err(EmailError::EmptyPart));
+        assert_eq!(
+            n.normalize("a\u{0}b@example.org"),
+            Err(EmailError::ControlCharacter { at: 1 })
+        );
+        let long = format!("{}@example.org", "a".repeat(250));
+        assert_eq!(n.normalize(&long), Err(EmailError::TooLong { len: 262 }));
+        let edge = format!("{}@x.org", "a".repeat(MAX_EMAIL_BYTES - 6));
+        assert!(
+            n.normalize(&edge).is_ok(),
+            "exactly {MAX_EMAIL_BYTES} bytes is allowed"
+        );
+    }
+}

@@ -1,0 +1,211 @@
+//! The saved filter file: the filter's own bytes ([`Persist`]) after a small header that holds
+//! the high-water mark (the highest row id the filter contains).
+//!
+//! Layout: `b"FLGATE01"`, high-water mark (i64 LE), length of the filter bytes (u64 LE), an
+//! FNV-1a checksum of those 24 bytes (u64 LE), then the filter bytes (checksummed by
+//! `filter_core::format`). Saving is atomic: the bytes go to a temporary file in the same
+//! directory, which is synced and then renamed over the target, so a crash leaves either the old
+//! file or the new one, never a torn one.
+//!
+//! (When filter-core's `Persist::save(path)` lands, the temp-sync-rename part can move there.)
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::Path;
+
+use filter_core::{FormatError, Persist};
+
+use crate::store::RowId;
+
+const MAGIC: &[u8; 8] = b"FLGATE01";
+const HEADER: usize = 32;
+
+/// Why a saved filter could not be used.
+#[derive(Debug)]
+pub enum SnapshotError {
+    /// Reading or writing the file failed.
+    Io(std::io::Error),
+    /// The file is not a gate snapshot, or its header is damaged.
+    BadHeader(&'static str),
+    /// The filter bytes were refused by the filter's loader.
+    Filter(FormatError),
+}
+
+impl std::fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Io(e) => write!(f, "saved filter: {e}"),
+            Self::BadHeader(why) => write!(f, "saved filter: {why}; delete it to rebuild"),
+            Self::Filter(e) => write!(f, "saved filter bytes: {e}; delete it to rebuild"),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+impl From<std::io::Error> for SnapshotError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Io(e)
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Writes `filter` and `high_water` to `path` atomically.
+///
+/// # Errors
+/// I/O errors; `path` is then unchanged.
+pub fn save<F: Persist>(filter: &F, high_water: RowId, path: &Path) -> Result<(), SnapshotError> {
+    let body = filter.to_bytes();
+    let mut head = [0u8; HEADER];
+    head[..8].copy_from_slice(MAGIC);
+    head[8..16].copy_from_slice(&high_water.to_le_bytes());
+    head[16..24].copy_from_slice(&(body.len() as u64).to_le_bytes());
+    let sum = fnv1a(&head[..24]);
+    head[24..32].copy_from_slice(&sum.to_le_bytes());
+
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or_else(|| Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.unwrap_or_else(|| "filter".into()),
+        std::process::id()
+    ));
+    let write = || -> std::io::Result<()> {
+        let mut f = File::create(&tmp)?;
+        f.write_all(&head)?;
+        f.write_all(&body)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable (best effort: not every platform can open a directory).
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    };
+    write().inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })?;
+    Ok(())
+}
+
+/// Reads a file written by [`save`].
+///
+/// # Errors
+/// I/O errors, a damaged header, or filter bytes the filter's loader refuses.
+pub fn load<F: Persist>(path: &Path) -> Result<(F, RowId), SnapshotError> {
+    let bytes = fs::read(path)?;
+    parse(&bytes)
+}
+
+fn parse<F: Persist>(bytes: &[u8]) -> Result<(F, RowId), SnapshotError> {
+    let head = bytes
+        .get(..HEADER)
+        .ok_or(SnapshotError::BadHeader("shorter than its header"))?;
+    if &head[..8] != MAGIC {
+        return Err(SnapshotError::BadHeader("not a filter-gate snapshot"));
+    }
+    let word = |i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&head[i..i + 8]);
+        w
+    };
+    if fnv1a(&head[..24]) != u64::from_le_bytes(word(24)) {
+        return Err(SnapshotError::BadHeader("header checksum mismatch"));
+    }
+    let high_water = i64::from_le_bytes(word(8));
+    let len = u64::from_le_bytes(word(16));
+    let body = &bytes[HEADER..];
+    if body.len() as u64 != len {
+        return Err(SnapshotError::BadHeader("length does not match the file"));
+    }
+    let filter = F::from_bytes(body).map_err(SnapshotError::Filter)?;
+    Ok((filter, high_water))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use filter_classic::ClassicBloom;
+    use filter_core::Filter;
+
+    fn tmpdir(tag: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("filter-gate-{tag}-{}", std::process::id()));
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn save_then_load_is_identical() {
+        let dir = tmpdir("snap");
+        let path = dir.join("f.bin");
+        let mut f = ClassicBloom::builder()
+            .capacity(1000)
+            .fpr(0.01)
+            .build()
+            .unwrap();
+        f.insert(b"a@b.c").unwrap();
+        save(&f, 42, &path).unwrap();
+        let (g, hw): (ClassicBloom, _) = load(&path).unwrap();
+        assert_eq!((g.to_bytes(), hw), (f.to_bytes(), 42));
+        // No temporary file left behind.
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn damaged_files_are_refused() {
+        let mut f = ClassicBloom::builder()
+            .capacity(100)
+            .fpr(0.01)
+            .build()
+            .unwrap();
+        f.insert(b"x@y.z").unwrap();
+        let dir = tmpdir("bad");
+        let path = dir.join("f.bin");
+        save(&f, 7, &path).unwrap();
+        let good = fs::read(&path).unwrap();
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (good[..10].to_vec(), "truncated header"),
+            (good[..good.len() - 1].to_vec(), "truncated body"),
+            (
+                {
+                    let mut b = good.clone();
+                    b[0] = b'X';
+                    b
+                },
+                "magic",
+            ),
+            (
+                {
+                    let mut b = good.clone();
+                    b[9] ^= 1;
+                    b
+                },
+                "high-water mark",
+            ),
+            (
+                {
+                    let mut b = good.clone();
+                    let n = b.len();
+                    b[n - 3] ^= 0x10;
+                    b
+                },
+                "filter bytes",
+            ),
+        ];
+        for (bytes, what) in cases {
+            assert!(
+                parse::<ClassicBloom>(&bytes).is_err(),
+                "{what} damage must be refused"
+            );
+        }
+        assert!(parse::<ClassicBloom>(&good).is_ok());
+        fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,177 @@
+//! The SQLite store: the embedded default (rusqlite, SQLite compiled in).
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
+
+use crate::store::{
+    check_table_name, Insert, RowId, Store, StoreError, StoreErrorKind, StoreResult,
+};
+
+/// A users table `(id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE)` in a SQLite
+/// database.
+///
+/// The database runs in WAL mode with `synchronous = NORMAL`: a committed row survives the
+/// process being killed (the case the gate's crash-safety test exercises); after a power loss
+/// the last commits may be lost, which leaves the filter with extra keys (false positives the
+/// database corrects), never a missing one.
+#[derive(Debug)]
+pub struct SqliteStore {
+    conn: Connection,
+    table: String,
+}
+
+fn query_err(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError {
+    move |e| {
+        let kind = match e.sqlite_error_code() {
+            Some(ErrorCode::CannotOpen | ErrorCode::NotADatabase | ErrorCode::DatabaseBusy) => {
+                StoreErrorKind::Unavailable
+            }
+            _ => StoreErrorKind::Query,
+        };
+        StoreError::new(kind, op, e)
+    }
+}
+
+impl SqliteStore {
+    /// Opens (or creates) the database file and the table.
+    ///
+    /// # Errors
+    /// A file that cannot be opened or is not a database; a bad table name.
+    pub fn open(path: impl AsRef<Path>, table: &str) -> StoreResult<Self> {
+        check_table_name(table)?;
+        let conn = Connection::open(path).map_err(query_err("open"))?;
+        Self::init(conn, table)
+    }
+
+    /// A private in-memory database (for tests and examples).
+    ///
+    /// # Errors
+    /// As [`SqliteStore::open`].
+    pub fn open_in_memory(table: &str) -> StoreResult<Self> {
+        check_table_name(table)?;
+        let conn = Connection::open_in_memory().map_err(query_err("open"))?;
+        Self::init(conn, table)
+    }
+
+    fn init(conn: Connection, table: &str) -> StoreResult<Self> {
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(query_err("open"))?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(query_err("open"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(query_err("open"))?;
+        conn.execute_batch(&format!(
+            "CREATE TABLE IF NOT EXISTS {table} (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 email TEXT NOT NULL,
+                 CONSTRAINT {table}_email_key UNIQUE (email))"
+        ))
+        .map_err(query_err("create table"))?;
+        Ok(Self {
+            conn,
+            table: table.to_owned(),
+        })
+    }
+
+    /// Inserts many addresses in one transaction, skipping ones already present; returns how
+    /// many rows were added. For loading benchmark tables, not for the sign-up path.
+    ///
+    /// # Errors
+    /// A failing database; nothing of the batch is kept then.
+    pub fn bulk_load<'a>(&mut self, emails: impl IntoIterator<Item = &'a str>) -> StoreResult<u64> {
+        let tx = self.conn.transaction().map_err(query_err("bulk load"))?;
+        let mut added = 0;
+        {
+            let mut stmt = tx
+                .prepare_cached(&format!(
+                    "INSERT OR IGNORE INTO {} (email) VALUES (?1)",
+                    self.table
+                ))
+                .map_err(query_err("bulk load"))?;
+            for e in emails {
+                added += stmt.execute(params![e]).map_err(query_err("bulk load"))? as u64;
+            }
+        }
+        tx.commit().map_err(query_err("bulk load"))?;
+        Ok(added)
+    }
+
+    /// Bytes of the unique index on `email`, from the `dbstat` table (pages times page size).
+    ///
+    /// # Errors
+    /// A failing database.
+    pub fn index_bytes(&self) -> StoreResult<u64> {
+        // The UNIQUE constraint's automatic index is `sqlite_autoindex_<table>_1`.
+        let name = format!("sqlite_autoindex_{}_1", self.table);
+        self.conn
+            .query_row(
+                "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name = ?1",
+                params![name],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|b| b.max(0) as u64)
+            .map_err(query_err("index size"))
+    }
+
+    /// Rows in the table.
+    ///
+    /// # Errors
+    /// A failing database.
+    pub fn count(&self) -> StoreResult<u64> {
+        self.conn
+            .query_row(&format!("SELECT COUNT(*) FROM {}", self.table), [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n.max(0) as u64)
+            .map_err(query_err("count"))
+    }
+}
+
+impl Store for SqliteStore {
+    fn exists(&mut self, email: &str) -> StoreResult<bool> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("SELECT 1 FROM {} WHERE email = ?1", self.table))
+            .map_err(query_err("select"))?;
+        stmt.query_row(params![email], |_| Ok(()))
+            .optional()
+            .map(|r| r.is_some())
+            .map_err(query_err("select"))
+    }
+
+    fn insert(&mut self, email: &str) -> StoreResult<Insert> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("INSERT INTO {} (email) VALUES (?1)", self.table))
+            .map_err(query_err("insert"))?;
+        match stmt.execute(params![email]) {
+            Ok(_) => Ok(Insert::Inserted(self.conn.last_insert_rowid())),
+            Err(e) if e.sqlite_error_code() == Some(ErrorCode::ConstraintViolation) => {
+                Ok(Insert::Duplicate)
+            }
+            Err(e) => Err(query_err("insert")(e)),
+        }
+    }
+
+    fn scan_since(&mut self, after: RowId, each: &mut dyn FnMut(&str)) -> StoreResult<RowId> {
+        // rusqlite steps the statement row by row: memory stays bounded whatever the table size.
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT id, email FROM {} WHERE id > ?1 ORDER BY id",
+                self.table
+            ))
+            .map_err(query_err("scan"))?;
+        let mut rows = stmt.query(params![after]).map_err(query_err("scan"))?;
+        let mut high = after;
+        while let Some(row) = rows.next().map_err(query_err("scan"))? {
+            let id: i64 = row.get(0).map_err(query_err("scan"))?;
+            let email = row.get_ref(1).map_err(query_err("scan"))?;
+            let email = email.as_str().map_err(|e| query_err("scan")(e.into()))?;
+            each(email);
+            high = high.max(id);
+        }
+        Ok(high)
+    }
+}

@@ -1,0 +1,112 @@
+//! The gate's own measurement of its false-positive rate.
+//!
+//! Every check of an address that is *not* registered ends in one of two ways: the filter says
+//! "absent" (a true negative, no database query), or it says "maybe" and the database answers
+//! "absent" (a false positive, one wasted query). The measured rate is
+//! `false_positives / (false_positives + true_negatives)`, an unbiased estimate of the filter's
+//! false-positive rate on the addresses people actually try.
+
+use filter_core::math::wilson_interval;
+
+/// The normal quantile of the interval: 1.96 for 95% confidence.
+pub const WILSON_Z: f64 = 1.96;
+
+/// Counters kept by the gate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GateCounts {
+    /// Calls to `is_taken` that returned an answer.
+    pub checks: u64,
+    /// Checks answered by the filter alone ("absent": `Available`, no database query).
+    pub filter_absent: u64,
+    /// Checks the database confirmed as taken.
+    pub confirmed_taken: u64,
+    /// Checks where the filter said "maybe" and the database "absent".
+    pub false_positives: u64,
+    /// Checks sent to the database because the filter could not be trusted (a failed insert
+    /// into it, see [`crate::Gate::filter_trusted`]).
+    pub bypassed: u64,
+}
+
+impl GateCounts {
+    /// Checks that reached the database.
+    pub fn database_queries(&self) -> u64 {
+        self.confirmed_taken + self.false_positives
+    }
+}
+
+/// The measured false-positive rate beside the filter's prediction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FprReport {
+    /// False positives observed.
+    pub false_positives: u64,
+    /// Checks of unregistered addresses (false positives + filter "absent" answers).
+    pub negatives: u64,
+    /// `false_positives / negatives` (0 when there were none).
+    pub rate: f64,
+    /// 95% Wilson interval of the rate.
+    pub interval: (f64, f64),
+    /// The filter's own prediction at its current load (`Filter::expected_fpr`).
+    pub expected: f64,
+    /// The rate the gate was configured to stay under.
+    pub target: f64,
+}
+
+impl FprReport {
+    /// Builds the report from the counters.
+    pub fn new(counts: &GateCounts, expected: f64, target: f64) -> Self {
+        let negatives = counts.false_positives + counts.filter_absent;
+        let rate = if negatives == 0 {
+            0.0
+        } else {
+            counts.false_positives as f64 / negatives as f64
+        };
+        Self {
+            false_positives: counts.false_positives,
+            negatives,
+            rate,
+            interval: wilson_interval(counts.false_positives, negatives, WILSON_Z),
+            expected,
+            target,
+        }
+    }
+
+    /// The filter is over-filled: even the low end of the interval lies above the target, so
+    /// the measured rate is above it with 97.5% confidence. Rebuild the filter larger.
+    pub fn over_target(&self) -> bool {
+        self.interval.0 > self.target
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(fp: u64, absent: u64) -> GateCounts {
+        GateCounts {
+            false_positives: fp,
+            filter_absent: absent,
+            ..GateCounts::default()
+        }
+    }
+
+    #[test]
+    fn warns_only_when_the_whole_interval_is_above_target() {
+        // 1% measured on 10k negatives: interval straddles 1%, no warning.
+        let ok = FprReport::new(&counts(100, 9_900), 0.01, 0.01);
+        assert!(ok.interval.0 < 0.01 && ok.interval.1 > 0.01);
+        assert!(!ok.over_target());
+        // 3% on 10k negatives against a 1% target: a warning (the fixture it must flag).
+        let bad = FprReport::new(&counts(300, 9_700), 0.01, 0.01);
+        assert!((bad.rate - 0.03).abs() < 1e-12);
+        assert!(bad.over_target());
+        // 1 out of 30 (3.3%): too few trials to tell, no warning.
+        assert!(!FprReport::new(&counts(1, 29), 0.01, 0.01).over_target());
+    }
+
+    #[test]
+    fn no_checks_means_no_rate_and_no_warning() {
+        let r = FprReport::new(&GateCounts::default(), 0.0, 0.01);
+        assert_eq!((r.rate, r.negatives), (0.0, 0));
+        assert!(!r.over_target());
+    }
+}

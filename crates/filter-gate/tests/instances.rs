@@ -1,0 +1,115 @@
+//! Two gate instances on one PostgreSQL database: the LISTEN/NOTIFY feed closes the staleness
+//! hole, and the unique constraint refuses a duplicate even before the feed arrives.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use filter_gate::{Availability, Gate, PgStore, Registration, Route};
+
+/// The bound within which a registration through one instance must reach another.
+const FEED_BOUND: Duration = Duration::from_secs(5);
+
+#[test]
+fn a_key_registered_through_a_becomes_taken_through_b() {
+    let Some(conn) = common::pg() else { return };
+    let table = common::table("multi");
+    let mut a = Gate::rebuild(
+        common::classic(1000),
+        PgStore::connect_with_feed(&conn, &table).unwrap(),
+    )
+    .unwrap();
+    let mut b = Gate::rebuild(
+        common::classic(1000),
+        PgStore::connect_with_feed(&conn, &table).unwrap(),
+    )
+    .unwrap();
+    // A third instance without the feed shows the hole the feed closes.
+    let mut stale = Gate::rebuild(
+        common::classic(1000),
+        PgStore::connect(&conn, &table).unwrap(),
+    )
+    .unwrap();
+
+    // The constraint is the arbiter: B refuses A's key at once, feed or not.
+    assert!(matches!(
+        a.register("first@x.org").unwrap(),
+        Registration::Registered(_)
+    ));
+    assert_eq!(
+        b.register("first@x.org").unwrap(),
+        Registration::AlreadyTaken
+    );
+
+    assert!(matches!(
+        a.register("second@x.org").unwrap(),
+        Registration::Registered(_)
+    ));
+    let start = Instant::now();
+    let route = loop {
+        let r = b.check("second@x.org").unwrap();
+        if r.availability() == Availability::Taken || start.elapsed() > FEED_BOUND {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(
+        route,
+        Route::ConfirmedTaken,
+        "B did not learn A's key within {FEED_BOUND:?}"
+    );
+    eprintln!("feed delay: {:?}", start.elapsed());
+    // Without the feed, the filter's stale "absent" would be a wrong answer.
+    assert_eq!(stale.check("second@x.org").unwrap(), Route::FilterAbsent);
+    drop((a, b, stale));
+    PgStore::connect(&conn, &table)
+        .unwrap()
+        .drop_table()
+        .unwrap();
+}
+
+#[test]
+fn a_lost_feed_sends_checks_to_the_database_until_resync() {
+    let Some(conn) = common::pg() else { return };
+    let table = common::table("lost");
+    let mut a = Gate::rebuild(
+        common::classic(1000),
+        PgStore::connect(&conn, &table).unwrap(),
+    )
+    .unwrap();
+    let mut b = Gate::rebuild(
+        common::classic(1000),
+        PgStore::connect_with_feed(&conn, &table).unwrap(),
+    )
+    .unwrap();
+    // Kill B's listening connection (the one that ran LISTEN).
+    let mut admin = postgres::Client::connect(&conn, postgres::NoTls).unwrap();
+    let killed: i64 = admin
+        .query_one(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = $1",
+            &[&format!("LISTEN {table}_new")],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(killed, 1);
+    a.register("during@x.org").unwrap();
+    let start = Instant::now();
+    while b.filter_trusted() && start.elapsed() < FEED_BOUND {
+        let _ = b.check("probe@x.org").unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(!b.filter_trusted(), "a lost feed must be noticed");
+    assert_eq!(
+        b.check("during@x.org").unwrap(),
+        Route::Bypassed(Availability::Taken)
+    );
+    let rows = b.resync().unwrap();
+    assert!(rows >= 1);
+    assert!(b.filter_trusted());
+    assert_eq!(b.check("during@x.org").unwrap(), Route::ConfirmedTaken);
+    drop((a, b));
+    PgStore::connect(&conn, &table)
+        .unwrap()
+        .drop_table()
+        .unwrap();
+}

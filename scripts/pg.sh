@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster for the tests and the harness: loopback only, a free port, a
+# temporary directory, trust authentication (nothing but this machine can connect).
+#
+#   eval "$(scripts/pg.sh start)"   # exports FILTERLAB_PG (connection string) and FILTERLAB_PG_DIR
+#   scripts/pg.sh stop              # stops the server and removes FILTERLAB_PG_DIR
+#
+# The server refuses to run as root, so as root it runs as the `postgres` system user (Debian's
+# postgresql package creates it). Messages go to stderr; only the exports go to stdout.
+set -euo pipefail
+
+log() { echo "pg.sh: $*" >&2; }
+
+find_bin() {
+    local d
+    for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        if [[ -x "$d/initdb" && -x "$d/pg_ctl" ]]; then echo "$d"; return 0; fi
+    done
+    command -v initdb >/dev/null 2>&1 && dirname "$(command -v initdb)" && return 0
+    return 1
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+as_owner() {
+    if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start() {
+    local bin dir port
+    if ! bin=$(find_bin); then
+        log "no PostgreSQL server programs (initdb, pg_ctl) found; install Debian's postgresql package"
+        exit 1
+    fi
+    dir=$(mktemp -d /tmp/filterlab-pg.XXXXXX)
+    if [[ $(id -u) -eq 0 ]]; then chown postgres: "$dir"; fi
+    chmod 700 "$dir"
+    port=$(free_port)
+    as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
+        || { log "initdb failed:"; cat "$dir/initdb.log" >&2; exit 1; }
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c shared_buffers=512MB -c max_connections=100" \
+        start >&2 || { log "the server did not start:"; cat "$dir/server.log" >&2; exit 1; }
+    log "PostgreSQL ($bin) on 127.0.0.1:$port, data in $dir"
+    echo "export FILTERLAB_PG='host=127.0.0.1 port=$port user=postgres dbname=postgres'"
+    echo "export FILTERLAB_PG_DIR='$dir'"
+}
+
+stop() {
+    local dir=${1:-${FILTERLAB_PG_DIR:-}} bin
+    [[ -n "$dir" && -d "$dir" ]] || { log "nothing to stop"; return 0; }
+    case "$dir" in /tmp/filterlab-pg.*) ;; *) log "refusing to remove $dir"; return 1 ;; esac
+    if bin=$(find_bin); then
+        as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
+    fi
+    rm -rf "$dir"
+    log "stopped and removed $dir"
+}
+
+case "${1:-}" in
+    start) start ;;
+    stop) stop "${2:-}" ;;
+    *) echo "usage: $0 start | stop [DIR]" >&2; exit 2 ;;
+esac
