@@ -26,12 +26,13 @@ fn child_body(store_spec: &str, snap: &Path) {
     });
 }
 
-/// Where a database is: `sqlite:<path>` or `pg:<table>` (with `FILTERLAB_PG`).
+/// Where a database is: `sqlite:<path>` or `pg:<table>` (on the server of `common::pg`).
 fn store_from(spec: &str) -> Box<dyn Store> {
     match spec.split_once(':') {
         Some(("sqlite", path)) => Box::new(SqliteStore::open(path, "users").unwrap()),
         Some(("pg", table)) => {
-            let conn = std::env::var("FILTERLAB_PG").unwrap();
+            // In the child, FILTERLAB_PG names the parent's server.
+            let conn = common::pg().expect("a PostgreSQL server");
             Box::new(PgStore::connect(&conn, table).unwrap())
         }
         _ => panic!("bad {CHILD_ENV}: {spec}"),
@@ -57,7 +58,12 @@ fn kill_between_commit_and_filter_insert(store_spec: &str, dir: &Path) {
         gate.catch_up().unwrap();
         gate.save(&snap).unwrap();
     }
-    let mut child = Command::new(std::env::current_exe().unwrap())
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    if store_spec.starts_with("pg:") {
+        // The child uses the parent's server, never one of its own.
+        child.env("FILTERLAB_PG", common::pg().expect("a PostgreSQL server"));
+    }
+    let mut child = child
         .args([
             "--exact",
             "crash_child",

@@ -1,18 +1,26 @@
 //! Shared by the integration tests: the PostgreSQL server that `scripts/pg.sh` started.
 #![allow(dead_code)]
 
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
 
 use filter_classic::ClassicBloom;
 
-/// The connection string of the test server, from `FILTERLAB_PG`; `None` (with the reason
-/// printed) when there is none, unless `FILTERLAB_REQUIRE_SERVERS=1`, which makes it a failure.
+/// The connection string of the test server: `FILTERLAB_PG` when set (as `.ci/run` exports),
+/// otherwise a throwaway cluster that this test process starts once through `scripts/pg.sh` and
+/// that a watcher stops and removes when the process exits. `None` (with the reason printed)
+/// when no server can be had, unless `FILTERLAB_REQUIRE_SERVERS=1`, which makes it a failure.
 pub fn pg() -> Option<String> {
-    match std::env::var("FILTERLAB_PG") {
-        Ok(s) if !s.is_empty() => Some(s),
-        _ => {
-            let why = "FILTERLAB_PG is not set: no PostgreSQL server (start one with \
-                       `eval \"$(scripts/pg.sh start)\"`)";
+    static SERVER: OnceLock<Result<String, String>> = OnceLock::new();
+    let server = SERVER.get_or_init(|| match std::env::var("FILTERLAB_PG") {
+        Ok(s) if !s.is_empty() => Ok(s),
+        _ => start_own_cluster(),
+    });
+    match server {
+        Ok(conn) => Some(conn.clone()),
+        Err(why) => {
             if std::env::var("FILTERLAB_REQUIRE_SERVERS").as_deref() == Ok("1") {
                 panic!("{why}, and FILTERLAB_REQUIRE_SERVERS=1 forbids skipping");
             }
@@ -20,6 +28,43 @@ pub fn pg() -> Option<String> {
             None
         }
     }
+}
+
+/// Runs `scripts/pg.sh start`, and leaves behind a watcher that runs `scripts/pg.sh stop` once
+/// this process has exited (a test binary has no teardown hook of its own).
+fn start_own_cluster() -> Result<String, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pg.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg("start")
+        .output()
+        .map_err(|e| format!("no PostgreSQL server: running {}: {e}", script.display()))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("no PostgreSQL server: {}", err.trim()));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let value = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("export {name}=")))
+            .map(|v| v.trim_matches('\'').to_owned())
+            .ok_or(format!("no PostgreSQL server: pg.sh printed no {name}"))
+    };
+    let (conn, dir) = (value("FILTERLAB_PG")?, value("FILTERLAB_PG_DIR")?);
+    let watcher = format!(
+        "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; bash '{script}' stop '{dir}'",
+        pid = std::process::id(),
+        script = script.display(),
+    );
+    Command::new("bash")
+        .args(["-c", &watcher])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("no PostgreSQL server: cannot watch it: {e}"))?;
+    eprintln!("started a PostgreSQL cluster for this test binary ({dir}); stopped on exit");
+    Ok(conn)
 }
 
 /// A table name unique to this process and call, so tests can share one database.
