@@ -265,6 +265,55 @@ fn theory_role(r: &Record) -> Option<bool> {
     }
 }
 
+/// Whether two computations of one figure agree (to rounding).
+fn same(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// The row's theory recomputed from its typed parameters with `filter_core::math`; a problem
+/// (and `None`) when there are none, they cannot hold the row's `n`, or the stored
+/// `theoretical_fpr` is not what they give.
+fn recomputed(r: &Record, id: &str, p: &mut Vec<String>) -> Option<f64> {
+    let Some(shape) = &r.shape else {
+        p.push(format!(
+            "{id}: no typed parameters (`shape`): theory not recomputable, so not checked"
+        ));
+        return None;
+    };
+    let Some(q) = shape.theory(r.n) else {
+        p.push(format!(
+            "{id}: parameters {shape:?} cannot hold n = {}: theory not recomputable",
+            r.n
+        ));
+        return None;
+    };
+    if !same(q, r.theoretical_fpr) {
+        p.push(format!(
+            "{id}: stored theoretical FP rate {} but its parameters give {q}",
+            r.theoretical_fpr
+        ));
+    }
+    Some(q)
+}
+
+/// The stored rate and Wilson interval must be what the counts give.
+fn stored_counts(r: &Record, id: &str, p: &mut Vec<String>) {
+    let rate = r.false_positives as f64 / r.probes.max(1) as f64;
+    if !same(rate, r.empirical_fpr) {
+        p.push(format!(
+            "{id}: stored empirical FP rate {} but {} / {} = {rate}",
+            r.empirical_fpr, r.false_positives, r.probes
+        ));
+    }
+    let (lo, hi) = math::wilson_interval(r.false_positives, r.probes, 1.96);
+    if !(same(lo, r.fpr_ci_low) && same(hi, r.fpr_ci_high)) {
+        p.push(format!(
+            "{id}: stored interval [{}, {}] but the counts give [{lo}, {hi}]",
+            r.fpr_ci_low, r.fpr_ci_high
+        ));
+    }
+}
+
 /// Measured against theory with binomial bounds, recomputed from the counts (the stored
 /// flags and rates are not trusted): matrix, sweep, churn, and growth up to capacity.
 pub fn theory(records: &[Record]) -> Vec<String> {
@@ -275,7 +324,9 @@ pub fn theory(records: &[Record]) -> Vec<String> {
             "{} {} n={} p={} step={:?}",
             r.scenario, r.variant, r.n, r.target_fpr, r.step
         );
-        let q = r.theoretical_fpr;
+        let Some(q) = recomputed(r, &id, &mut p) else {
+            continue;
+        };
         if !(q.is_finite() && (0.0..=1.0).contains(&q)) {
             p.push(format!(
                 "{id}: theoretical FP rate {q} is not a probability"
@@ -289,6 +340,7 @@ pub fn theory(records: &[Record]) -> Vec<String> {
             ));
             continue;
         }
+        stored_counts(r, &id, &mut p);
         let expected = q * r.probes as f64;
         let Some(independent) = theory_role(r) else {
             continue;
