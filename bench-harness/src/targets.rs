@@ -280,7 +280,12 @@ pub fn ratios(
         if mo == Metric::Bytes {
             // Bytes at unequal FP rates compare unlike jobs; bits per key over log2(1/achieved
             // FP) puts both sides on the same footing.
-            let eff = |r: &PeerRecord| r.bits_per_key / (1.0 / r.empirical_fpr).log2();
+            // The rate's 95% upper bound: no false positive is not a rate of zero. No probes:
+            // NaN, which is never met.
+            let eff = |r: &PeerRecord| {
+                let fp = (r.empirical_fpr * r.probes as f64).round() as u64;
+                crate::claims::bits_over_bound(r.bits_per_key, fp, r.probes).unwrap_or(f64::NAN)
+            };
             out.push(row(
                 format!(
                     "{} vs {}: bits per key / log2(1/achieved FP)",
@@ -503,6 +508,23 @@ mod tests {
             bytes.differences
         );
         assert!(r.iter().any(|x| x.what.contains("log2(1/achieved FP)")));
+    }
+
+    #[test]
+    fn no_false_positive_is_not_a_rate_of_zero() {
+        let mut rows = all_rows();
+        for r in &mut rows {
+            r.probes = 1_000_000;
+        }
+        let cuckoo = rows.iter_mut().find(|r| r.name == "cuckoo").unwrap();
+        (cuckoo.empirical_fpr, cuckoo.bits_per_key) = (0.0, 40.0);
+        let r = ratios(&rows, &[], 2).unwrap();
+        let eff = r
+            .iter()
+            .find(|x| x.what == "cuckoo vs cuckoofilter: bits per key / log2(1/achieved FP)")
+            .unwrap();
+        // 40 bits/key with no false positive used to score 40 / log2(1/0) = 0 and pass.
+        assert!(eff.ratio > 1.0 && !eff.met, "{eff:?}");
     }
 
     #[test]
