@@ -104,6 +104,59 @@ pub fn provenance(results: &Results) -> Vec<String> {
     }
 }
 
+/// The code paths whose changes make a recorded run stale.
+pub const CODE_PATHS: [&str; 4] = ["crates", "bench-harness", "Cargo.toml", "Cargo.lock"];
+
+/// The committed reports come from the code at HEAD: the recorded commit is an ancestor of HEAD
+/// and no code path changed since. `git` runs git with the given arguments and says whether it
+/// exited with success (`Err`: git could not be run, which is a problem, not a pass).
+pub fn commit_is_current(
+    results: &Results,
+    git: impl Fn(&[&str]) -> std::io::Result<bool>,
+) -> Vec<String> {
+    let c = results.machine.commit.as_str();
+    if !provenance(results).is_empty() {
+        return Vec::new(); // reported by `provenance`
+    }
+    let mut diff = vec!["diff", "--quiet", c, "HEAD", "--"];
+    diff.extend(CODE_PATHS);
+    let steps: [(&[&str], String); 2] = [
+        (
+            &["merge-base", "--is-ancestor", c, "HEAD"],
+            format!("the run recorded commit {c}, which is not an ancestor of HEAD"),
+        ),
+        (
+            &diff,
+            format!(
+                "code changed since the recorded commit {c} ({}): the reports are stale",
+                CODE_PATHS.join(", ")
+            ),
+        ),
+    ];
+    for (args, problem) in steps {
+        match git(args) {
+            Ok(true) => {}
+            Ok(false) => return vec![problem],
+            Err(e) => return vec![format!("provenance not checked: git {}: {e}", args[0])],
+        }
+    }
+    Vec::new()
+}
+
+/// Why the dataset's hashes were not compared with the manifest, if they were not.
+#[must_use]
+pub fn dataset_skipped(results: &Results, manifest: Option<&Manifest>) -> Option<String> {
+    let d = &results.dataset;
+    match manifest {
+        None => Some("no manifest to compare with".into()),
+        Some(m) if !manifest_covers(results, m) => Some(format!(
+            "the run's dataset ({}, {} members, {} non-members) is not the manifest's ({} members, {} non-members)",
+            d.source, d.members, d.non_members, m.members.keys, m.non_members.keys
+        )),
+        Some(_) => None,
+    }
+}
+
 fn of(records: &[Record], scenario: Scenario) -> impl Iterator<Item = &Record> + '_ {
     records.iter().filter(move |r| r.scenario == scenario)
 }

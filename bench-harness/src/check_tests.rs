@@ -446,3 +446,37 @@ fn committed_reports_from_a_dirty_tree_are_rejected() {
     );
     assert!(p.iter().any(|m| m.contains("clean checkout")), "{p:?}");
 }
+
+#[test]
+fn committed_reports_from_code_that_changed_since_are_rejected() {
+    let mut r = good();
+    r.machine.commit = "2557489".into();
+    let git = |ancestor: bool, same: bool| {
+        move |args: &[&str]| -> std::io::Result<bool> {
+            Ok(match args[0] {
+                "merge-base" => ancestor,
+                "diff" => {
+                    assert!(args.contains(&"2557489") && args.contains(&"crates"));
+                    same
+                }
+                other => panic!("unexpected git {other}"),
+            })
+        }
+    };
+    assert!(commit_is_current(&r, git(true, true)).is_empty());
+    let p = commit_is_current(&r, git(false, true));
+    assert!(p[0].contains("not an ancestor of HEAD"), "{p:?}");
+    let p = commit_is_current(&r, git(true, false));
+    assert!(p[0].contains("stale"), "{p:?}");
+    let p = commit_is_current(&r, |_: &[&str]| Err(std::io::Error::other("no git")));
+    assert!(p[0].contains("provenance not checked"), "{p:?}");
+}
+
+#[test]
+fn a_skipped_dataset_check_says_why() {
+    let r = good();
+    assert!(dataset_skipped(&r, None).unwrap().contains("no manifest"));
+    let m = manifest();
+    let reason = dataset_skipped(&r, Some(&m));
+    assert_eq!(reason.is_none(), manifest_covers(&r, &m), "{reason:?}");
+}
