@@ -83,6 +83,7 @@ pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<St
     {
         p.extend(peers(results, floors));
     }
+    p.extend(ratios(results));
     p.extend(dataset(results, against.manifest));
     p.extend(tables(results, against));
     if against.root_readme.is_some() {
@@ -141,6 +142,30 @@ pub fn commit_is_current(
         }
     }
     Vec::new()
+}
+
+/// Each target's ratio and verdict recomputed from its two values and its typed bound.
+pub fn ratios(results: &Results) -> Vec<String> {
+    let mut p = Vec::new();
+    for r in &results.ratios {
+        let ratio = r.numerator_value / r.denominator_value;
+        if r.measured() && !same(ratio, r.ratio) {
+            p.push(format!(
+                "target {}: stored ratio {} but {} / {} = {ratio}",
+                r.what, r.ratio, r.numerator_value, r.denominator_value
+            ));
+        }
+        if r.met != r.meets() {
+            p.push(format!(
+                "target {}: stored met = {} but {ratio} against {} says {}",
+                r.what,
+                r.met,
+                r.bound.text(),
+                r.meets()
+            ));
+        }
+    }
+    p
 }
 
 /// Why the dataset's hashes were not compared with the manifest, if they were not.

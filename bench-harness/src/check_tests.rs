@@ -480,3 +480,32 @@ fn a_skipped_dataset_check_says_why() {
     let reason = dataset_skipped(&r, Some(&m));
     assert_eq!(reason.is_none(), manifest_covers(&r, &m), "{reason:?}");
 }
+
+#[test]
+fn a_stored_target_verdict_that_is_not_the_ratio_is_rejected() {
+    let ratio = crate::targets::Ratio {
+        what: "classic vs fastbloom".into(),
+        numerator_value: 20.0,
+        denominator_value: 25.0,
+        ratio: 0.8,
+        bound: crate::targets::Bound::AtMost(0.7),
+        met: false,
+        same_conditions: true,
+        ..crate::targets::Ratio::default()
+    };
+    let mut r = good();
+    r.ratios.push(ratio.clone());
+    assert!(ratios(&r).is_empty());
+    rejects("stored met = true", |r| {
+        r.ratios.push(crate::targets::Ratio {
+            met: true,
+            ..ratio.clone()
+        })
+    });
+    rejects("stored ratio", |r| {
+        r.ratios.push(crate::targets::Ratio {
+            ratio: 0.5,
+            ..ratio.clone()
+        })
+    });
+}
