@@ -465,48 +465,51 @@ fn unbatched(m: Metric) -> Metric {
 /// thread count, which no honest parallel speed-up can be), and sharded against fastbloom's
 /// `AtomicBloomFilter` on the same threads.
 fn parallel_rows(builds: &[(String, Spread)], threads: usize) -> Vec<Ratio> {
-    let b = |prefix: &str| {
-        builds
+    use crate::versus::Build;
+    let b = |id: Build| {
+        let name = id.name(threads);
+        let t = builds
             .iter()
-            .find(|(n, _)| n.starts_with(prefix))
-            .map(|(n, t)| (n.clone(), t.median))
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t.median);
+        (name, t)
     };
+    // A build missing from the run is a not-measured row, not a dropped one.
+    let pair =
+        |what: String, (num, x): (String, Option<f64>), (den, y): (String, Option<f64>), bound| {
+            let (num, den) = (format!("{num} (s)"), format!("{den} (s)"));
+            match (x, y) {
+                (Some(x), Some(y)) => row(what, num, x, den, y, bound, Vec::new()),
+                _ => not_measured(
+                    what,
+                    num,
+                    den,
+                    bound,
+                    "not measured: a build is missing from the run".into(),
+                ),
+            }
+        };
     let mut out = Vec::new();
     for kind in [Kind::Classic, Kind::Blocked] {
         let k = kind.name();
-        if let (Some((sn, single)), Some((pn, sharded))) =
-            (b(&format!("{k} batched")), b(&format!("{k} sharded")))
-        {
-            let mut r = row(
-                format!("{k}: parallel build speed-up over one thread"),
-                format!("{sn} (s)"),
-                single,
-                format!("{pn} (s)"),
-                sharded,
-                Bound::Between(1.3, threads as f64),
-                Vec::new(),
-            );
-            if r.ratio > threads as f64 {
-                r.same_conditions = false;
-                r.differences = format!(
-                    "speed-up above the {threads} threads: a timing artefact, not a result"
-                );
-            }
-            out.push(r);
+        let mut r = pair(
+            format!("{k}: parallel build speed-up over one thread"),
+            b(Build::Batched(kind)),
+            b(Build::Sharded(kind)),
+            Bound::Between(1.3, threads as f64),
+        );
+        if r.ratio > threads as f64 {
+            r.same_conditions = false;
+            r.differences =
+                format!("speed-up above the {threads} threads: a timing artefact, not a result");
         }
-        if let (Some((pn, sharded)), Some((an, atomic))) =
-            (b(&format!("{k} sharded")), b("fastbloom AtomicBloomFilter"))
-        {
-            out.push(row(
-                format!("{k} sharded build vs fastbloom AtomicBloomFilter, same threads"),
-                format!("{pn} (s)"),
-                sharded,
-                format!("{an} (s)"),
-                atomic,
-                Bound::AtMost(1.0),
-                Vec::new(),
-            ));
-        }
+        out.push(r);
+        out.push(pair(
+            format!("{k} sharded build vs fastbloom AtomicBloomFilter, same threads"),
+            b(Build::Sharded(kind)),
+            b(Build::FastbloomAtomic),
+            Bound::AtMost(1.0),
+        ));
     }
     out
 }
@@ -702,8 +705,22 @@ mod tests {
             ),
         ];
         let r = parallel_rows(&builds, 2);
-        assert_eq!(r.len(), 1);
+        // Two rows per filter, whatever the run has: the ones without builds are not measured.
+        assert_eq!(r.len(), 4);
         assert!(!r[0].met && !r[0].same_conditions, "{:?}", r[0]);
+        assert!(r[1..].iter().all(|x| !x.measured() && !x.met), "{r:?}");
+        // A name that only starts like the id is not the id.
+        let near = parallel_rows(
+            &[
+                (
+                    "classic batched, 1 thread (old)".to_string(),
+                    Spread::single(2.0),
+                ),
+                builds[1].clone(),
+            ],
+            2,
+        );
+        assert!(!near[0].measured(), "{:?}", near[0]);
         let fine = parallel_rows(
             &[
                 (builds[0].0.clone(), Spread::single(1.6)),
