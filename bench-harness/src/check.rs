@@ -83,6 +83,7 @@ pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<St
     {
         p.extend(peers(results, floors));
     }
+    p.extend(ratios(results));
     p.extend(dataset(results, against.manifest));
     p.extend(tables(results, against));
     if against.root_readme.is_some() {
@@ -101,6 +102,83 @@ pub fn provenance(results: &Results) -> Vec<String> {
         vec![format!(
             "the run recorded commit {c:?}: committed reports must come from a clean checkout of a commit"
         )]
+    }
+}
+
+/// The code paths whose changes make a recorded run stale.
+pub const CODE_PATHS: [&str; 4] = ["crates", "bench-harness", "Cargo.toml", "Cargo.lock"];
+
+/// The committed reports come from the code at HEAD: the recorded commit is an ancestor of HEAD
+/// and no code path changed since. `git` runs git with the given arguments and says whether it
+/// exited with success (`Err`: git could not be run, which is a problem, not a pass).
+pub fn commit_is_current(
+    results: &Results,
+    git: impl Fn(&[&str]) -> std::io::Result<bool>,
+) -> Vec<String> {
+    let c = results.machine.commit.as_str();
+    if !provenance(results).is_empty() {
+        return Vec::new(); // reported by `provenance`
+    }
+    let mut diff = vec!["diff", "--quiet", c, "HEAD", "--"];
+    diff.extend(CODE_PATHS);
+    let steps: [(&[&str], String); 2] = [
+        (
+            &["merge-base", "--is-ancestor", c, "HEAD"],
+            format!("the run recorded commit {c}, which is not an ancestor of HEAD"),
+        ),
+        (
+            &diff,
+            format!(
+                "code changed since the recorded commit {c} ({}): the reports are stale",
+                CODE_PATHS.join(", ")
+            ),
+        ),
+    ];
+    for (args, problem) in steps {
+        match git(args) {
+            Ok(true) => {}
+            Ok(false) => return vec![problem],
+            Err(e) => return vec![format!("provenance not checked: git {}: {e}", args[0])],
+        }
+    }
+    Vec::new()
+}
+
+/// Each target's ratio and verdict recomputed from its two values and its typed bound.
+pub fn ratios(results: &Results) -> Vec<String> {
+    let mut p = Vec::new();
+    for r in &results.ratios {
+        let ratio = r.numerator_value / r.denominator_value;
+        if r.measured() && !same(ratio, r.ratio) {
+            p.push(format!(
+                "target {}: stored ratio {} but {} / {} = {ratio}",
+                r.what, r.ratio, r.numerator_value, r.denominator_value
+            ));
+        }
+        if r.met != r.meets() {
+            p.push(format!(
+                "target {}: stored met = {} but {ratio} against {} says {}",
+                r.what,
+                r.met,
+                r.bound.text(),
+                r.meets()
+            ));
+        }
+    }
+    p
+}
+
+/// Why the dataset's hashes were not compared with the manifest, if they were not.
+#[must_use]
+pub fn dataset_skipped(results: &Results, manifest: Option<&Manifest>) -> Option<String> {
+    let d = &results.dataset;
+    match manifest {
+        None => Some("no manifest to compare with".into()),
+        Some(m) if !manifest_covers(results, m) => Some(format!(
+            "the run's dataset ({}, {} members, {} non-members) is not the manifest's ({} members, {} non-members)",
+            d.source, d.members, d.non_members, m.members.keys, m.non_members.keys
+        )),
+        Some(_) => None,
     }
 }
 
@@ -265,6 +343,55 @@ fn theory_role(r: &Record) -> Option<bool> {
     }
 }
 
+/// Whether two computations of one figure agree (to rounding).
+fn same(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// The row's theory recomputed from its typed parameters with `filter_core::math`; a problem
+/// (and `None`) when there are none, they cannot hold the row's `n`, or the stored
+/// `theoretical_fpr` is not what they give.
+fn recomputed(r: &Record, id: &str, p: &mut Vec<String>) -> Option<f64> {
+    let Some(shape) = &r.shape else {
+        p.push(format!(
+            "{id}: no typed parameters (`shape`): theory not recomputable, so not checked"
+        ));
+        return None;
+    };
+    let Some(q) = shape.theory(r.n) else {
+        p.push(format!(
+            "{id}: parameters {shape:?} cannot hold n = {}: theory not recomputable",
+            r.n
+        ));
+        return None;
+    };
+    if !same(q, r.theoretical_fpr) {
+        p.push(format!(
+            "{id}: stored theoretical FP rate {} but its parameters give {q}",
+            r.theoretical_fpr
+        ));
+    }
+    Some(q)
+}
+
+/// The stored rate and Wilson interval must be what the counts give.
+fn stored_counts(r: &Record, id: &str, p: &mut Vec<String>) {
+    let rate = r.false_positives as f64 / r.probes.max(1) as f64;
+    if !same(rate, r.empirical_fpr) {
+        p.push(format!(
+            "{id}: stored empirical FP rate {} but {} / {} = {rate}",
+            r.empirical_fpr, r.false_positives, r.probes
+        ));
+    }
+    let (lo, hi) = math::wilson_interval(r.false_positives, r.probes, 1.96);
+    if !(same(lo, r.fpr_ci_low) && same(hi, r.fpr_ci_high)) {
+        p.push(format!(
+            "{id}: stored interval [{}, {}] but the counts give [{lo}, {hi}]",
+            r.fpr_ci_low, r.fpr_ci_high
+        ));
+    }
+}
+
 /// Measured against theory with binomial bounds, recomputed from the counts (the stored
 /// flags and rates are not trusted): matrix, sweep, churn, and growth up to capacity.
 pub fn theory(records: &[Record]) -> Vec<String> {
@@ -275,7 +402,9 @@ pub fn theory(records: &[Record]) -> Vec<String> {
             "{} {} n={} p={} step={:?}",
             r.scenario, r.variant, r.n, r.target_fpr, r.step
         );
-        let q = r.theoretical_fpr;
+        let Some(q) = recomputed(r, &id, &mut p) else {
+            continue;
+        };
         if !(q.is_finite() && (0.0..=1.0).contains(&q)) {
             p.push(format!(
                 "{id}: theoretical FP rate {q} is not a probability"
@@ -289,6 +418,7 @@ pub fn theory(records: &[Record]) -> Vec<String> {
             ));
             continue;
         }
+        stored_counts(r, &id, &mut p);
         let expected = q * r.probes as f64;
         let Some(independent) = theory_role(r) else {
             continue;

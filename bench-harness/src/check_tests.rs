@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::dataset::{DatasetSpec, KeyFileDigest};
-use crate::record::Scenario;
+use crate::record::{Params, Scenario};
 use crate::report::DatasetInfo;
 use crate::versus::PeerRecord;
 use std::collections::BTreeMap;
@@ -20,7 +20,13 @@ fn timing(ns: f64, rounds: usize) -> Spread {
 
 /// A row whose false-positive count is exactly what theory expects.
 fn row(scenario: Scenario, kind: Kind, target: f64, step: Option<u64>) -> Record {
-    let q = target * 0.97;
+    let n = 100_000;
+    let m = math::optimal_bits(n, target).unwrap();
+    let shape = Params::Classic {
+        m,
+        k: math::optimal_hashes(m, n),
+    };
+    let q = shape.theory(n).unwrap();
     let fp = (q * PROBES as f64).round() as u64;
     let mixes: &[Mix] = match scenario {
         Scenario::Matrix => &Mix::ALL,
@@ -37,9 +43,10 @@ fn row(scenario: Scenario, kind: Kind, target: f64, step: Option<u64>) -> Record
     Record {
         scenario,
         variant: kind.name().into(),
-        n: 100_000,
+        n,
         capacity: step.map_or(100_000, |s| s * 100_000),
         target_fpr: target,
+        shape: Some(shape),
         theoretical_fpr: q,
         false_positives: if scenario == Scenario::Parallel {
             0
@@ -100,6 +107,7 @@ fn good() -> Results {
         let mut u = row(Scenario::Users, Kind::Classic, 0.01, Some(s));
         u.capacity = 100_000;
         u.n = s * 100_000;
+        u.theoretical_fpr = u.shape.as_ref().and_then(|x| x.theory(u.n)).unwrap();
         records.push(u);
     }
     for kind in [Kind::Counting, Kind::Cuckoo] {
@@ -193,10 +201,43 @@ fn an_always_present_filter_is_rejected() {
     });
 }
 
+/// Sets a row's false-positive count and the figures derived from it.
+fn set_false_positives(x: &mut Record, fp: u64) {
+    x.false_positives = fp;
+    x.empirical_fpr = fp as f64 / x.probes as f64;
+    (x.fpr_ci_low, x.fpr_ci_high) = math::wilson_interval(fp, x.probes, 1.96);
+}
+
 #[test]
-fn theory_off_tenfold_is_rejected() {
-    rejects("sigmas off", |r| {
+fn a_stored_theory_off_tenfold_is_rejected() {
+    rejects("but its parameters give", |r| {
         matrix_row(r, Kind::Blocked).theoretical_fpr *= 10.0
+    });
+}
+
+#[test]
+fn a_count_tenfold_off_the_recomputed_theory_is_rejected() {
+    rejects("sigmas off", |r| {
+        let x = matrix_row(r, Kind::Blocked);
+        let fp = x.false_positives * 10;
+        set_false_positives(x, fp);
+    });
+}
+
+#[test]
+fn a_row_without_typed_parameters_is_reported_not_trusted() {
+    rejects("theory not recomputable", |r| {
+        matrix_row(r, Kind::Cuckoo).shape = None
+    });
+}
+
+#[test]
+fn a_stored_rate_or_interval_that_is_not_the_counts_is_rejected() {
+    rejects("stored empirical FP rate", |r| {
+        matrix_row(r, Kind::Classic).empirical_fpr *= 0.5
+    });
+    rejects("stored interval", |r| {
+        matrix_row(r, Kind::Classic).fpr_ci_high *= 2.0
     });
 }
 
@@ -372,14 +413,16 @@ fn growth_past_capacity_is_not_held_to_the_binomial_bound_but_at_capacity_it_is(
         .find(|x| x.scenario == Scenario::Growth)
         .unwrap();
     g.n = 4 * g.capacity;
-    g.theoretical_fpr *= 1.02;
+    g.theoretical_fpr = g.shape.as_ref().and_then(|x| x.theory(g.n)).unwrap();
     assert!(theory(&r.records).is_empty());
     rejects("growth classic", |r| {
-        r.records
+        let x = r
+            .records
             .iter_mut()
             .find(|x| x.scenario == Scenario::Growth)
-            .unwrap()
-            .theoretical_fpr *= 1.2;
+            .unwrap();
+        let fp = x.false_positives * 6 / 5;
+        set_false_positives(x, fp);
     });
 }
 
@@ -402,4 +445,67 @@ fn committed_reports_from_a_dirty_tree_are_rejected() {
         },
     );
     assert!(p.iter().any(|m| m.contains("clean checkout")), "{p:?}");
+}
+
+#[test]
+fn committed_reports_from_code_that_changed_since_are_rejected() {
+    let mut r = good();
+    r.machine.commit = "2557489".into();
+    let git = |ancestor: bool, same: bool| {
+        move |args: &[&str]| -> std::io::Result<bool> {
+            Ok(match args[0] {
+                "merge-base" => ancestor,
+                "diff" => {
+                    assert!(args.contains(&"2557489") && args.contains(&"crates"));
+                    same
+                }
+                other => panic!("unexpected git {other}"),
+            })
+        }
+    };
+    assert!(commit_is_current(&r, git(true, true)).is_empty());
+    let p = commit_is_current(&r, git(false, true));
+    assert!(p[0].contains("not an ancestor of HEAD"), "{p:?}");
+    let p = commit_is_current(&r, git(true, false));
+    assert!(p[0].contains("stale"), "{p:?}");
+    let p = commit_is_current(&r, |_: &[&str]| Err(std::io::Error::other("no git")));
+    assert!(p[0].contains("provenance not checked"), "{p:?}");
+}
+
+#[test]
+fn a_skipped_dataset_check_says_why() {
+    let r = good();
+    assert!(dataset_skipped(&r, None).unwrap().contains("no manifest"));
+    let m = manifest();
+    let reason = dataset_skipped(&r, Some(&m));
+    assert_eq!(reason.is_none(), manifest_covers(&r, &m), "{reason:?}");
+}
+
+#[test]
+fn a_stored_target_verdict_that_is_not_the_ratio_is_rejected() {
+    let ratio = crate::targets::Ratio {
+        what: "classic vs fastbloom".into(),
+        numerator_value: 20.0,
+        denominator_value: 25.0,
+        ratio: 0.8,
+        bound: crate::targets::Bound::AtMost(0.7),
+        met: false,
+        same_conditions: true,
+        ..crate::targets::Ratio::default()
+    };
+    let mut r = good();
+    r.ratios.push(ratio.clone());
+    assert!(ratios(&r).is_empty());
+    rejects("stored met = true", |r| {
+        r.ratios.push(crate::targets::Ratio {
+            met: true,
+            ..ratio.clone()
+        })
+    });
+    rejects("stored ratio", |r| {
+        r.ratios.push(crate::targets::Ratio {
+            ratio: 0.5,
+            ..ratio.clone()
+        })
+    });
 }

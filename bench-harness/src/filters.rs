@@ -127,6 +127,34 @@ impl AnyFilter {
         }
     }
 
+    /// The realised parameters, typed.
+    pub fn shape(&self) -> crate::record::Params {
+        use crate::record::Params;
+        match self {
+            AnyFilter::Classic(f) => Params::Classic {
+                m: f.bits(),
+                k: f.hashes(),
+            },
+            AnyFilter::Counting(f) => Params::Counting {
+                m: f.counters(),
+                k: f.hashes(),
+            },
+            AnyFilter::Scalable(f) => Params::Scalable {
+                stages: f
+                    .stage_shapes()
+                    .into_iter()
+                    .map(|(m, k, _, len)| (m, k, len))
+                    .collect(),
+            },
+            AnyFilter::Cuckoo(f) => Params::Cuckoo {
+                buckets: f.buckets(),
+                slots: filterlab::cuckoo::SLOTS,
+                fp_bits: f.fingerprint_bits(),
+            },
+            AnyFilter::Blocked(f) => Params::Blocked { blocks: f.blocks() },
+        }
+    }
+
     /// A short description of the realised parameters (`m=…, k=…`, `f=…, buckets=…`).
     pub fn params(&self) -> String {
         match self {

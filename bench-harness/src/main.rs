@@ -237,7 +237,18 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>, min_probes: u
         probes: min_probes,
         ..Floors::default()
     };
-    let problems = bench_harness::check::check(&results, floors, &against);
+    let mut problems = bench_harness::check::check(&results, floors, &against);
+    if root.is_some() {
+        problems.extend(bench_harness::check::commit_is_current(&results, |args| {
+            std::process::Command::new("git")
+                .args(args)
+                .status()
+                .map(|s| s.success())
+        }));
+    }
+    if let Some(why) = bench_harness::check::dataset_skipped(&results, manifest.as_ref()) {
+        println!("{}: dataset not checked: {why}", file.display());
+    }
     if !problems.is_empty() {
         for p in &problems {
             eprintln!("{}: {p}", file.display());

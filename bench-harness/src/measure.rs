@@ -115,9 +115,11 @@ impl Spread {
         (self.min, self.max)
     }
 
-    /// Whether every figure is finite, min ≤ median ≤ max, and at least one round was taken.
+    /// Whether every figure is finite, 0 < min ≤ median ≤ max, and at least one round was
+    /// taken (nothing measurable takes no time: 0 is a clock that was not read).
     pub fn is_sound(self) -> bool {
         self.rounds > 0
+            && self.min > 0.0
             && [self.median, self.min, self.max]
                 .iter()
                 .all(|v| v.is_finite())
@@ -391,6 +393,12 @@ mod tests {
         assert!(!empty.is_sound() && empty.rounds == 0);
         assert_eq!(format!("{}", Spread::default()), "–");
         assert!(!Spread { min: 5.0, ..s }.is_sound(), "min above the median");
+        assert!(
+            !Spread { min: 0.0, ..s }.is_sound(),
+            "0 ns is no measurement"
+        );
+        assert!(!Spread::single(0.0).is_sound());
+        assert!(!Spread::single(f64::NAN).is_sound());
         assert_eq!(s.scaled(2.0).range(), (2.0, 18.0));
     }
 

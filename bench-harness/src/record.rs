@@ -54,6 +54,10 @@ pub struct Record {
     pub target_fpr: f64,
     /// Realised parameters, human-readable.
     pub params: String,
+    /// Realised parameters, typed, from which `check` recomputes the theory (`None`: rows
+    /// without a filter of ours, such as the parallel scenario's).
+    #[serde(default)]
+    pub shape: Option<Params>,
     /// The variant's formula at the realised parameters and current load (`expected_fpr()`).
     pub theoretical_fpr: f64,
     /// The standard approximation `(1 - e^(-kn/m))^k` for Bloom-shaped variants.
@@ -121,6 +125,79 @@ pub struct Record {
     pub parallel_speedup: Option<f64>,
 }
 
+/// The realised parameters of one filter of ours: enough to recompute its formula with
+/// `filter_core::math` at the row's load.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Params {
+    /// `m` bits, `k` hashes; `n` is the row's `n`.
+    Classic {
+        /// Bits.
+        m: u64,
+        /// Hashes.
+        k: u32,
+    },
+    /// `m` counters, `k` hashes.
+    Counting {
+        /// Counters.
+        m: u64,
+        /// Hashes.
+        k: u32,
+    },
+    /// One classic filter per stage, oldest first: `(m, k, items)`.
+    Scalable {
+        /// `(bits, hashes, items)` of each stage.
+        stages: Vec<(u64, u32, u64)>,
+    },
+    /// `buckets` of `slots` fingerprints of `fp_bits` bits each.
+    Cuckoo {
+        /// Buckets.
+        buckets: u64,
+        /// Slots per bucket.
+        slots: u32,
+        /// Fingerprint bits.
+        fp_bits: u32,
+    },
+    /// `blocks` 256-bit blocks.
+    Blocked {
+        /// Blocks.
+        blocks: u64,
+    },
+}
+
+impl Params {
+    /// The variant's formula at these parameters holding `n` items (the same function the
+    /// filter's `expected_fpr()` uses). `None` when the parameters cannot hold `n` (a scalable
+    /// filter whose stages do not add up to `n`, an empty cuckoo table).
+    pub fn theory(&self, n: u64) -> Option<f64> {
+        use filterlab::math;
+        match self {
+            Params::Classic { m, k } | Params::Counting { m, k } => {
+                Some(math::classic_fpr_best(*m, n, *k))
+            }
+            Params::Scalable { stages } => {
+                let items: u64 = stages.iter().map(|s| s.2).sum();
+                (items == n).then(|| {
+                    math::compound_fpr(
+                        stages
+                            .iter()
+                            .map(|&(m, k, len)| math::classic_fpr_best(m, len, k)),
+                    )
+                })
+            }
+            Params::Cuckoo {
+                buckets,
+                slots,
+                fp_bits,
+            } => {
+                let cells = buckets.checked_mul(u64::from(*slots)).filter(|&c| c > 0)?;
+                Some(math::cuckoo_fpr(*fp_bits, *slots, n as f64 / cells as f64))
+            }
+            Params::Blocked { blocks } => Some(math::split_block_fpr(*blocks, n)),
+        }
+    }
+}
+
 /// Field-by-field documentation of [`Record`], written into `reports/README.md`.
 pub const SCHEMA: &[(&str, &str)] = &[
     ("scenario", "`matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users` (the second article's m = 9,585,059, k = 7 filter at and past its design load)"),
@@ -129,6 +206,7 @@ pub const SCHEMA: &[(&str, &str)] = &[
     ("capacity", "items the filter was sized for"),
     ("target_fpr", "the requested false-positive rate"),
     ("params", "realised parameters (m, k / fingerprint bits, buckets, load / stages)"),
+    ("shape", "realised parameters, typed: `{kind: classic|counting, m, k}`, `{kind: scalable, stages: [[m, k, items], …]}`, `{kind: cuckoo, buckets, slots, fp_bits}`, `{kind: blocked, blocks}`; `check` recomputes theoretical_fpr from it; null for rows without a filter of ours"),
     ("theoretical_fpr", "the variant's formula at the realised parameters and load (`expected_fpr()`)"),
     ("theoretical_fpr_approx", "`(1 - e^(-kn/m))^k` for Bloom-shaped variants; the formula itself otherwise"),
     ("theoretical_fpr_exact", "exact classic rate (Christensen et al. 2010) where defined, else null"),

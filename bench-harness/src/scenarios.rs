@@ -46,6 +46,7 @@ pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u6
     rec.n = n;
     rec.capacity = filter.capacity();
     rec.params = filter.params();
+    rec.shape = Some(filter.shape());
     rec.theoretical_fpr = filter.expected_fpr();
     rec.theoretical_fpr_approx = filter.approx_fpr();
     rec.theoretical_fpr_exact = filter.exact_fpr();
@@ -374,6 +375,7 @@ pub fn parallel(ctx: &Ctx<'_>, filters: &[&AnyFilter], base: &[Record]) -> Resul
                 capacity: base.capacity,
                 target_fpr: base.target_fpr,
                 params: base.params.clone(),
+                shape: base.shape.clone(),
                 bytes: base.bytes,
                 bits_per_key: base.bits_per_key,
                 threads: Some(th),

@@ -30,15 +30,31 @@ pub struct Ratio {
     pub denominator_value: f64,
     /// numerator_value / denominator_value.
     pub ratio: f64,
-    /// The bound the ratio must meet (`≤ 0.7`, `≥ 15`).
-    pub target: String,
-    /// Whether it does.
+    /// The bound the ratio must meet.
+    pub bound: Bound,
+    /// Whether it does (as written by the run; `check` recomputes it with [`Ratio::meets`]).
     pub met: bool,
     /// Whether both sides ran under the same conditions (same API mode, same thread count,
     /// achieved FP rates within [`FP_TOLERANCE`] of each other).
     pub same_conditions: bool,
     /// What differs, when they did not (empty otherwise).
     pub differences: String,
+}
+
+impl Ratio {
+    /// Whether the ratio, recomputed from the two values, meets the bound: what `met` must say.
+    #[must_use]
+    pub fn meets(&self) -> bool {
+        let ratio = self.numerator_value / self.denominator_value;
+        ratio.is_finite() && self.bound.met(ratio)
+    }
+
+    /// Whether both values were measured (a contender or figure missing from the run is a row
+    /// with NaN values, reported as not measured).
+    #[must_use]
+    pub fn measured(&self) -> bool {
+        self.numerator_value.is_finite() && self.denominator_value.is_finite()
+    }
 }
 
 /// A figure of a [`PeerRecord`].
@@ -94,26 +110,41 @@ impl Metric {
 }
 
 /// Which way the bound goes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Bound {
     /// ratio ≤ the value.
     AtMost(f64),
     /// ratio ≥ the value.
     AtLeast(f64),
+    /// `lo` ≤ ratio ≤ `hi` (a parallel speed-up: at least a gain, at most the thread count).
+    Between(f64, f64),
+}
+
+impl Default for Bound {
+    fn default() -> Self {
+        Bound::AtMost(1.0)
+    }
 }
 
 impl Bound {
-    fn met(self, ratio: f64) -> bool {
+    /// Whether `ratio` meets it.
+    #[must_use]
+    pub fn met(self, ratio: f64) -> bool {
         match self {
             Bound::AtMost(b) => ratio <= b,
             Bound::AtLeast(b) => ratio >= b,
+            Bound::Between(lo, hi) => lo <= ratio && ratio <= hi,
         }
     }
 
-    fn text(self) -> String {
+    /// `≤ 0.7`, `≥ 15`, `1.3 to 2`.
+    #[must_use]
+    pub fn text(self) -> String {
         match self {
             Bound::AtMost(b) => format!("≤ {b}"),
             Bound::AtLeast(b) => format!("≥ {b}"),
+            Bound::Between(lo, hi) => format!("{lo} to {hi}"),
         }
     }
 }
@@ -239,7 +270,7 @@ fn row(
         denominator,
         denominator_value: den,
         ratio,
-        target: bound.text(),
+        bound,
         met: ratio.is_finite() && bound.met(ratio),
         same_conditions: diffs.is_empty(),
         differences: diffs.join("; "),
@@ -280,7 +311,12 @@ pub fn ratios(
         if mo == Metric::Bytes {
             // Bytes at unequal FP rates compare unlike jobs; bits per key over log2(1/achieved
             // FP) puts both sides on the same footing.
-            let eff = |r: &PeerRecord| r.bits_per_key / (1.0 / r.empirical_fpr).log2();
+            // The rate's 95% upper bound: no false positive is not a rate of zero. No probes:
+            // NaN, which is never met.
+            let eff = |r: &PeerRecord| {
+                let fp = (r.empirical_fpr * r.probes as f64).round() as u64;
+                crate::claims::bits_over_bound(r.bits_per_key, fp, r.probes).unwrap_or(f64::NAN)
+            };
             out.push(row(
                 format!(
                     "{} vs {}: bits per key / log2(1/achieved FP)",
@@ -296,39 +332,7 @@ pub fn ratios(
         }
     }
     out.extend(twin_rows(rows)?);
-    if let Ok(py) = find(rows, "articles' Python") {
-        let c = find(rows, Kind::Classic.name())?;
-        for m in [
-            Metric::Negative,
-            Metric::Positive,
-            Metric::NegativeBatched,
-            Metric::PositiveBatched,
-            Metric::Build,
-            Metric::BuildBatched,
-        ] {
-            let py_metric = if m.batched() { unbatched(m) } else { m };
-            let (Some(p), Some(x)) = (py_metric.pick(py), m.pick(c)) else {
-                continue;
-            };
-            let bound = Bound::AtLeast(if matches!(m, Metric::Build | Metric::BuildBatched) {
-                20.0
-            } else {
-                15.0
-            });
-            out.push(row(
-                format!(
-                    "speed-up of classic over the articles' Python: {}",
-                    m.label()
-                ),
-                format!("articles' Python: {}", py_metric.label()),
-                p.median,
-                format!("classic: {}", m.label()),
-                x.median,
-                bound,
-                differences(py, py_metric, c, m),
-            ));
-        }
-    }
+    out.extend(python_rows(rows)?);
     out.extend(parallel_rows(builds, threads));
     Ok(out)
 }
@@ -345,11 +349,19 @@ fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
                 continue;
             }
             let b = fastest(rows, theirs, mt)?;
+            let what = format!("{} vs {}: {}, at equal FP", twin.name, b.name, mo.label());
             let (Some(x), Some(y)) = (mo.pick(twin), mt.pick(b)) else {
+                out.push(not_measured(
+                    what,
+                    format!("{}: {}", twin.name, mo.label()),
+                    format!("{}: {}", b.name, mt.label()),
+                    bound,
+                    format!("not measured: no {} figure", mo.label()),
+                ));
                 continue;
             };
             out.push(row(
-                format!("{} vs {}: {}, at equal FP", twin.name, b.name, mo.label()),
+                what,
                 format!("{}: {}", twin.name, mo.label()),
                 x.median,
                 format!("{}: {}", b.name, mt.label()),
@@ -357,6 +369,84 @@ fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
                 bound,
                 differences(twin, mo, b, mt),
             ));
+        }
+    }
+    Ok(out)
+}
+
+/// A row for a figure the run does not have: NaN values, never met, not the same conditions.
+fn not_measured(
+    what: String,
+    numerator: String,
+    denominator: String,
+    bound: Bound,
+    why: String,
+) -> Ratio {
+    let mut r = row(
+        what,
+        numerator,
+        f64::NAN,
+        denominator,
+        f64::NAN,
+        bound,
+        vec![why],
+    );
+    r.same_conditions = false;
+    r
+}
+
+/// The classic filter against the articles' Python code. A run without the Python side (no
+/// python3) gives explicit not-measured rows, not none.
+fn python_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
+    let c = find(rows, Kind::Classic.name())?;
+    let py = find(rows, "articles' Python").ok();
+    let mut out = Vec::new();
+    for m in [
+        Metric::Negative,
+        Metric::Positive,
+        Metric::NegativeBatched,
+        Metric::PositiveBatched,
+        Metric::Build,
+        Metric::BuildBatched,
+    ] {
+        let py_metric = if m.batched() { unbatched(m) } else { m };
+        let bound = Bound::AtLeast(if matches!(m, Metric::Build | Metric::BuildBatched) {
+            20.0
+        } else {
+            15.0
+        });
+        let what = format!(
+            "speed-up of classic over the articles' Python: {}",
+            m.label()
+        );
+        let (num, den) = (
+            format!("articles' Python: {}", py_metric.label()),
+            format!("classic: {}", m.label()),
+        );
+        match (py, py.and_then(|py| py_metric.pick(py)), m.pick(c)) {
+            (Some(py), Some(p), Some(x)) => out.push(row(
+                what,
+                num,
+                p.median,
+                den,
+                x.median,
+                bound,
+                differences(py, py_metric, c, m),
+            )),
+            (None, ..) => out.push(not_measured(
+                what,
+                num,
+                den,
+                bound,
+                "not measured: the articles' Python code did not run (python3 absent?)".into(),
+            )),
+            _ => out.push(not_measured(
+                what,
+                num,
+                den,
+                bound,
+                format!("not measured: no {} figure", m.label()),
+            )),
         }
     }
     Ok(out)
@@ -375,49 +465,51 @@ fn unbatched(m: Metric) -> Metric {
 /// thread count, which no honest parallel speed-up can be), and sharded against fastbloom's
 /// `AtomicBloomFilter` on the same threads.
 fn parallel_rows(builds: &[(String, Spread)], threads: usize) -> Vec<Ratio> {
-    let b = |prefix: &str| {
-        builds
+    use crate::versus::Build;
+    let b = |id: Build| {
+        let name = id.name(threads);
+        let t = builds
             .iter()
-            .find(|(n, _)| n.starts_with(prefix))
-            .map(|(n, t)| (n.clone(), t.median))
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t.median);
+        (name, t)
     };
+    // A build missing from the run is a not-measured row, not a dropped one.
+    let pair =
+        |what: String, (num, x): (String, Option<f64>), (den, y): (String, Option<f64>), bound| {
+            let (num, den) = (format!("{num} (s)"), format!("{den} (s)"));
+            match (x, y) {
+                (Some(x), Some(y)) => row(what, num, x, den, y, bound, Vec::new()),
+                _ => not_measured(
+                    what,
+                    num,
+                    den,
+                    bound,
+                    "not measured: a build is missing from the run".into(),
+                ),
+            }
+        };
     let mut out = Vec::new();
     for kind in [Kind::Classic, Kind::Blocked] {
         let k = kind.name();
-        if let (Some((sn, single)), Some((pn, sharded))) =
-            (b(&format!("{k} batched")), b(&format!("{k} sharded")))
-        {
-            let mut r = row(
-                format!("{k}: parallel build speed-up over one thread"),
-                format!("{sn} (s)"),
-                single,
-                format!("{pn} (s)"),
-                sharded,
-                Bound::AtLeast(1.3),
-                Vec::new(),
-            );
-            if r.ratio > threads as f64 {
-                r.same_conditions = false;
-                r.differences = format!(
-                    "speed-up above the {threads} threads: a timing artefact, not a result"
-                );
-                r.met = false;
-            }
-            out.push(r);
+        let mut r = pair(
+            format!("{k}: parallel build speed-up over one thread"),
+            b(Build::Batched(kind)),
+            b(Build::Sharded(kind)),
+            Bound::Between(1.3, threads as f64),
+        );
+        if r.ratio > threads as f64 {
+            r.same_conditions = false;
+            r.differences =
+                format!("speed-up above the {threads} threads: a timing artefact, not a result");
         }
-        if let (Some((pn, sharded)), Some((an, atomic))) =
-            (b(&format!("{k} sharded")), b("fastbloom AtomicBloomFilter"))
-        {
-            out.push(row(
-                format!("{k} sharded build vs fastbloom AtomicBloomFilter, same threads"),
-                format!("{pn} (s)"),
-                sharded,
-                format!("{an} (s)"),
-                atomic,
-                Bound::AtMost(1.0),
-                Vec::new(),
-            ));
-        }
+        out.push(r);
+        out.push(pair(
+            format!("{k} sharded build vs fastbloom AtomicBloomFilter, same threads"),
+            b(Build::Sharded(kind)),
+            b(Build::FastbloomAtomic),
+            Bound::AtMost(1.0),
+        ));
     }
     out
 }
@@ -506,6 +598,37 @@ mod tests {
     }
 
     #[test]
+    fn a_run_without_python_has_explicit_not_measured_rows() {
+        let r = ratios(&all_rows(), &[], 2).unwrap();
+        let py: Vec<&Ratio> = r
+            .iter()
+            .filter(|x| x.what.contains("articles' Python"))
+            .collect();
+        assert_eq!(py.len(), 6, "one per figure, none dropped");
+        assert!(py
+            .iter()
+            .all(|x| !x.measured() && !x.met && !x.same_conditions));
+        assert!(py[0].differences.contains("did not run"));
+    }
+
+    #[test]
+    fn no_false_positive_is_not_a_rate_of_zero() {
+        let mut rows = all_rows();
+        for r in &mut rows {
+            r.probes = 1_000_000;
+        }
+        let cuckoo = rows.iter_mut().find(|r| r.name == "cuckoo").unwrap();
+        (cuckoo.empirical_fpr, cuckoo.bits_per_key) = (0.0, 40.0);
+        let r = ratios(&rows, &[], 2).unwrap();
+        let eff = r
+            .iter()
+            .find(|x| x.what == "cuckoo vs cuckoofilter: bits per key / log2(1/achieved FP)")
+            .unwrap();
+        // 40 bits/key with no false positive used to score 40 / log2(1/0) = 0 and pass.
+        assert!(eff.ratio > 1.0 && !eff.met, "{eff:?}");
+    }
+
+    #[test]
     fn the_faster_configuration_of_a_peer_is_the_denominator() {
         let mut rows = all_rows();
         let slow = rows
@@ -582,8 +705,22 @@ mod tests {
             ),
         ];
         let r = parallel_rows(&builds, 2);
-        assert_eq!(r.len(), 1);
+        // Two rows per filter, whatever the run has: the ones without builds are not measured.
+        assert_eq!(r.len(), 4);
         assert!(!r[0].met && !r[0].same_conditions, "{:?}", r[0]);
+        assert!(r[1..].iter().all(|x| !x.measured() && !x.met), "{r:?}");
+        // A name that only starts like the id is not the id.
+        let near = parallel_rows(
+            &[
+                (
+                    "classic batched, 1 thread (old)".to_string(),
+                    Spread::single(2.0),
+                ),
+                builds[1].clone(),
+            ],
+            2,
+        );
+        assert!(!near[0].measured(), "{:?}", near[0]);
         let fine = parallel_rows(
             &[
                 (builds[0].0.clone(), Spread::single(1.6)),

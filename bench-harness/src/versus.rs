@@ -88,61 +88,12 @@ pub fn compare(
     let q = ctx.queries.min(n);
     let negatives = measure::query_mix(ctx.members, n, ctx.probes, 0, q, ctx.seed ^ 1);
     let positives = measure::query_mix(ctx.members, n, ctx.probes, 100, q, ctx.seed ^ 1);
-    let probes = ctx.probes.len();
 
     // Our build times, FP rates and false negatives were measured on these very filters.
-    let mut records = Vec::new();
-    for (f, r) in ours.iter().zip(base) {
-        ensure!(
-            f.name() == r.variant && r.target_fpr == p,
-            "matrix rows out of order"
-        );
-        records.push(PeerRecord {
-            name: r.variant.clone(),
-            side: Side::Filterlab,
-            source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
-            quirks: r.params.clone(),
-            n: n as u64,
-            target_fpr: p,
-            build_seconds: r.build_seconds.unwrap_or_default(),
-            build_seconds_batched: r.ns_per_insert_batched.map(|ns| ns.scaled(n as f64 / 1e9)),
-            empirical_fpr: r.empirical_fpr,
-            probes: r.probes,
-            false_negatives: r.false_negatives,
-            bytes: r.bytes,
-            bits_per_key: r.bits_per_key,
-            huge_page_coverage: r.huge_page_coverage,
-            ..PeerRecord::default()
-        });
-    }
+    let mut records = our_records(ours, base, n, p)?;
     let pb = bar(peers.len() as u64, "peers FP");
     for b in &peers {
-        let (peer, refused) = (&b.peer, b.refused);
-        let kind = peer.kind();
-        let present = (0..n)
-            .filter(|&i| peer.contains(ctx.members.get(i)))
-            .count() as u64;
-        let fp = (0..probes)
-            .filter(|&i| peer.contains(ctx.probes.get(i)))
-            .count() as u64;
-        records.push(PeerRecord {
-            name: kind.name().into(),
-            side: Side::Peer,
-            source: kind.crate_version().into(),
-            quirks: kind.quirks().into(),
-            n: n as u64,
-            target_fpr: p,
-            build_seconds: b.seconds,
-            empirical_fpr: fp as f64 / probes as f64,
-            probes: probes as u64,
-            // A refused insert is not a false negative; count only keys the peer accepted.
-            false_negatives: (n as u64 - refused).saturating_sub(present),
-            insert_failures: refused,
-            bytes: peer.size_in_bytes() as u64,
-            bits_per_key: peer.size_in_bytes() as f64 * 8.0 / n as f64,
-            huge_page_coverage: b.huge_page_coverage,
-            ..PeerRecord::default()
-        });
+        records.push(peer_record(ctx, b, n, p));
         pb.inc(1);
     }
     pb.finish_and_clear();
@@ -186,6 +137,66 @@ pub fn compare(
         }
     }
     Ok(records)
+}
+
+/// Our filters' rows of the comparison, from the matrix records of these very filters.
+fn our_records(ours: &[&AnyFilter], base: &[Record], n: usize, p: f64) -> Result<Vec<PeerRecord>> {
+    let mut records = Vec::new();
+    for (f, r) in ours.iter().zip(base) {
+        ensure!(
+            f.name() == r.variant && r.target_fpr == p,
+            "matrix rows out of order"
+        );
+        records.push(PeerRecord {
+            name: r.variant.clone(),
+            side: Side::Filterlab,
+            source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
+            quirks: r.params.clone(),
+            n: n as u64,
+            target_fpr: p,
+            build_seconds: r.build_seconds.unwrap_or_default(),
+            build_seconds_batched: r.ns_per_insert_batched.map(|ns| ns.scaled(n as f64 / 1e9)),
+            empirical_fpr: r.empirical_fpr,
+            probes: r.probes,
+            false_negatives: r.false_negatives,
+            bytes: r.bytes,
+            bits_per_key: r.bits_per_key,
+            huge_page_coverage: r.huge_page_coverage,
+            ..PeerRecord::default()
+        });
+    }
+    Ok(records)
+}
+
+/// A built peer's row: false negatives over the members, false positives over every probe.
+fn peer_record(ctx: &Ctx<'_>, b: &BuiltPeer, n: usize, p: f64) -> PeerRecord {
+    let probes = ctx.probes.len();
+    let (peer, refused) = (&b.peer, b.refused);
+    let kind = peer.kind();
+    let present = (0..n)
+        .filter(|&i| peer.contains(ctx.members.get(i)))
+        .count() as u64;
+    let fp = (0..probes)
+        .filter(|&i| peer.contains(ctx.probes.get(i)))
+        .count() as u64;
+    PeerRecord {
+        name: kind.name().into(),
+        side: Side::Peer,
+        source: kind.crate_version().into(),
+        quirks: kind.quirks().into(),
+        n: n as u64,
+        target_fpr: p,
+        build_seconds: b.seconds,
+        empirical_fpr: fp as f64 / probes as f64,
+        probes: probes as u64,
+        // A refused insert is not a false negative; count only keys the peer accepted.
+        false_negatives: (n as u64 - refused).saturating_sub(present),
+        insert_failures: refused,
+        bytes: peer.size_in_bytes() as u64,
+        bits_per_key: peer.size_in_bytes() as f64 * 8.0 / n as f64,
+        huge_page_coverage: b.huge_page_coverage,
+        ..PeerRecord::default()
+    }
 }
 
 /// Our variants rebuilt at a peer's achieved FP rate, so that lookups and memory can be compared
@@ -272,6 +283,32 @@ fn time_peer(peer: &Peer, queries: &KeySet) -> f64 {
     start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
 }
 
+/// One timed build of [`parallel_builds`]; its name in `results.json` comes from here only, so
+/// the targets look rows up by this id, not by a prefix of the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Build {
+    /// Our filter, `insert_batch` on one thread.
+    Batched(Kind),
+    /// Our filter from private shards OR-merged, on every thread.
+    Sharded(Kind),
+    /// fastbloom's `AtomicBloomFilter` with foldhash, on every thread.
+    FastbloomAtomic,
+}
+
+impl Build {
+    /// Its row name in a run on `threads` threads.
+    #[must_use]
+    pub fn name(self, threads: usize) -> String {
+        match self {
+            Build::Batched(kind) => format!("{} batched, 1 thread", kind.name()),
+            Build::Sharded(kind) => format!("{} sharded, {threads} threads", kind.name()),
+            Build::FastbloomAtomic => {
+                format!("fastbloom AtomicBloomFilter+foldhash, {threads} threads")
+            }
+        }
+    }
+}
+
 /// Parallel builds: our classic and blocked filters from private shards OR-merged, against
 /// fastbloom's `AtomicBloomFilter` (foldhash), on every core; and each filter's single-thread batched build.
 pub fn parallel_builds(
@@ -295,13 +332,13 @@ pub fn parallel_builds(
                 f.insert_batch(chunk)?;
             }
             push(
-                format!("{} batched, 1 thread", kind.name()),
+                Build::Batched(kind).name(threads),
                 t.elapsed().as_secs_f64(),
             );
             let t = Instant::now();
             let merged = sharded_build(kind, &keys, n, p, threads)?;
             push(
-                format!("{} sharded, {threads} threads", kind.name()),
+                Build::Sharded(kind).name(threads),
                 t.elapsed().as_secs_f64(),
             );
             ensure!(
@@ -311,10 +348,7 @@ pub fn parallel_builds(
             );
         }
         let (_, secs) = filterlab_peers::fastbloom_atomic_parallel_build(&keys, n, p, threads)?;
-        push(
-            format!("fastbloom AtomicBloomFilter+foldhash, {threads} threads"),
-            secs,
-        );
+        push(Build::FastbloomAtomic.name(threads), secs);
     }
     Ok(times
         .into_iter()

@@ -4,6 +4,7 @@
 use super::markdown::{rate, tally, Row, Section};
 use super::probe::{fill, fp, Measured, Verdict};
 use super::{Lab, Plot, VARIANTS};
+use crate::filters::Kind;
 use crate::plot::{LineChart, Series, SeriesStyle};
 use anyhow::Result;
 use filterlab::{
@@ -16,7 +17,7 @@ const P: f64 = 0.01;
 const TEN_M: u64 = 10_000_000;
 
 /// One variant built for `n` at `target` and filled: `(bits per key, formula, measured)`.
-fn point(lab: &Lab<'_>, variant: &str, target: f64) -> Result<(f64, f64, Measured)> {
+fn point(lab: &Lab<'_>, variant: Kind, target: f64) -> Result<(f64, f64, Measured)> {
     let n = lab.n;
     let members = &lab.members[..n];
     macro_rules! measure {
@@ -29,15 +30,15 @@ fn point(lab: &Lab<'_>, variant: &str, target: f64) -> Result<(f64, f64, Measure
     }
     let cap = n as u64;
     Ok(match variant {
-        "classic" => measure!(ClassicBloom::builder().capacity(cap).fpr(target).build()?),
-        "counting" => measure!(CountingBloom::builder().capacity(cap).fpr(target).build()?),
+        Kind::Classic => measure!(ClassicBloom::builder().capacity(cap).fpr(target).build()?),
+        Kind::Counting => measure!(CountingBloom::builder().capacity(cap).fpr(target).build()?),
         // Grown from an eighth of n: four stages.
-        "scalable" => measure!(ScalableBloom::builder()
+        Kind::Scalable => measure!(ScalableBloom::builder()
             .capacity(cap / 8)
             .fpr(target)
             .build()?),
-        "cuckoo" => measure!(CuckooFilter::builder().capacity(cap).fpr(target).build()?),
-        _ => measure!(BlockedBloom::builder().capacity(cap).fpr(target).build()?),
+        Kind::Cuckoo => measure!(CuckooFilter::builder().capacity(cap).fpr(target).build()?),
+        Kind::Blocked => measure!(BlockedBloom::builder().capacity(cap).fpr(target).build()?),
     })
 }
 
@@ -207,6 +208,7 @@ pub fn exact_small_m(lab: &Lab<'_>) -> Result<(Section, Plot)> {
             .filter(|r| r.label.ends_with(suffix) && r.verdict() == Some(v))
             .count()
     };
+    let sizes = rows.len() / 3;
     let wrong = count("approximation", Verdict::Underestimates);
     let exact_holds = count("exact", Verdict::Holds);
     let indep_holds = count("independent positions", Verdict::Holds);
@@ -228,8 +230,8 @@ pub fn exact_small_m(lab: &Lab<'_>) -> Result<(Section, Plot)> {
         ),
         rows,
         finding: format!(
-            "Over {} independently seeded filters per size, the approximation lies below the measured interval at {wrong} of 7 sizes; \
-             the exact formula lies inside it at {exact_holds} of 7 for the library's filter and at {indep_holds} of 7 for k truly \
+            "Over {} independently seeded filters per size, the approximation lies below the measured interval at {wrong} of {sizes} sizes; \
+             the exact formula lies inside it at {exact_holds} of {sizes} for the library's filter and at {indep_holds} of {sizes} for k truly \
              independent positions (the second marker set, drawn just right of the first). The exact formula assumes independent \
              positions; the library derives its k positions from two hashes (enhanced double hashing), which is exact only as m grows.",
             lab.scale.small_filters
@@ -351,9 +353,10 @@ pub fn split_block(lab: &Lab<'_>) -> Result<(Section, Plot)> {
             rate(math::split_block_fpr_block_model(blocks, TEN_M))
         ),
         finding: format!(
-            "The per-lane formula holds at {} of 7 sizes; the 256-bit-block model underestimates at {} of 7.",
+            "The per-lane formula holds at {} of {sizes} sizes; the 256-bit-block model underestimates at {} of {sizes}.",
             count("per-lane", Verdict::Holds),
-            count("model", Verdict::Underestimates)
+            count("model", Verdict::Underestimates),
+            sizes = rows.len() / 2
         ),
         rows,
         plots: vec!["split_block".into()],

@@ -20,12 +20,12 @@ use std::path::Path;
 use std::time::Instant;
 
 /// The variants, and the name each has in every course figure (so one colour each).
-pub const VARIANTS: [(&str, &str); 5] = [
-    ("classic", "classic"),
-    ("counting", "counting"),
-    ("scalable", "scalable"),
-    ("cuckoo", "cuckoo"),
-    ("blocked", "split block"),
+pub const VARIANTS: [(crate::filters::Kind, &str); 5] = [
+    (crate::filters::Kind::Classic, "classic"),
+    (crate::filters::Kind::Counting, "counting"),
+    (crate::filters::Kind::Scalable, "scalable"),
+    (crate::filters::Kind::Cuckoo, "cuckoo"),
+    (crate::filters::Kind::Blocked, "split block"),
 ];
 
 /// How large the course's runs are.

@@ -23,6 +23,11 @@ pub struct Measured {
 }
 
 impl Measured {
+    /// Whether `formula` can be compared with this measurement: both finite, and trials made.
+    fn computable(&self, formula: f64) -> bool {
+        self.trials > 0 && formula.is_finite() && self.lo.is_finite() && self.hi.is_finite()
+    }
+
     /// `hits` of `trials`.
     pub fn new(hits: u64, trials: u64) -> Self {
         let (lo, hi) = math::wilson_interval(hits, trials, Z95);
@@ -63,13 +68,18 @@ pub enum Verdict {
     BoundKept,
     /// A bound the measurement breaks (the whole interval lies above it).
     BoundBroken,
+    /// The formula or the interval is not a finite number (a formula undefined there, or no
+    /// trials): nothing to compare.
+    NotComputable,
 }
 
 impl Verdict {
     /// Compares `formula` with `m`, allowing a relative slack `rel` for formulas that are
     /// asymptotic (0 for none).
     pub fn of(formula: f64, m: &Measured, rel: f64) -> Self {
-        if formula < m.lo * (1.0 - rel) {
+        if !m.computable(formula) {
+            Verdict::NotComputable
+        } else if formula < m.lo * (1.0 - rel) {
             Verdict::Underestimates
         } else if formula > m.hi * (1.0 + rel) {
             Verdict::Overestimates
@@ -80,7 +90,9 @@ impl Verdict {
 
     /// Compares an upper `bound` with `m`.
     pub fn of_bound(bound: f64, m: &Measured) -> Self {
-        if m.lo > bound {
+        if !m.computable(bound) {
+            Verdict::NotComputable
+        } else if m.lo > bound {
             Verdict::BoundBroken
         } else {
             Verdict::BoundKept
@@ -95,6 +107,7 @@ impl Verdict {
             Verdict::Overestimates => "overestimates (above the 95% interval)",
             Verdict::BoundKept => "bound kept (interval not above it)",
             Verdict::BoundBroken => "bound broken (interval above it)",
+            Verdict::NotComputable => "not computable (formula or interval not finite)",
         }
     }
 }
@@ -141,6 +154,12 @@ mod tests {
         assert_eq!(Verdict::of(0.0125, &m, 0.1), Verdict::Holds);
         assert_eq!(Verdict::of_bound(0.01, &m), Verdict::BoundKept);
         assert_eq!(Verdict::of_bound(0.005, &m), Verdict::BoundBroken);
+        // NaN compares false both ways and used to read as "holds".
+        assert_eq!(Verdict::of(f64::NAN, &m, 0.0), Verdict::NotComputable);
+        assert_eq!(Verdict::of(f64::INFINITY, &m, 0.0), Verdict::NotComputable);
+        assert_eq!(Verdict::of_bound(f64::NAN, &m), Verdict::NotComputable);
+        let none = Measured::new(0, 0);
+        assert_eq!(Verdict::of(0.01, &none, 0.0), Verdict::NotComputable);
     }
 
     #[test]

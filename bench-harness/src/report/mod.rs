@@ -113,15 +113,31 @@ pub fn render_readme(results: &Results) -> String {
 
 fn readme(results: &Results, plots: &[(String, String)]) -> String {
     let r = &results.records;
-    let m = &results.machine;
-    let d = &results.dataset;
     let mut s = String::new();
     let _ = writeln!(s, "# filterlab benchmark report\n");
     let _ = writeln!(
         s,
         "Written by the harness (`{}`); do not edit by hand. Every figure below comes from `results.json`.\n",
-        m.command
+        results.machine.command
     );
+    machine_section(&mut s, &results.machine);
+    dataset_section(&mut s, &results.dataset);
+    let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
+    matrix_tables(&mut s, r, &matrix);
+    batched_table(&mut s, &matrix);
+    matrix_note(&mut s, &matrix);
+    plots_section(&mut s, plots);
+    peers_tables(&mut s, results);
+    scenario_tables(&mut s, r);
+    if !matrix.is_empty() {
+        claims(&mut s, results);
+    }
+    schema_section(&mut s);
+    s
+}
+
+/// The machine the run was made on.
+fn machine_section(s: &mut String, m: &machine::Machine) {
     let _ = writeln!(s, "## Machine\n");
     let _ = writeln!(
         s,
@@ -145,6 +161,10 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
         "Absolute times are this machine's and swing between runs on a shared 2-core VM; compare \
          figures within one table (same run, medians of interleaved rounds).\n"
     );
+}
+
+/// The keys: counts, source, hashes, top domains.
+fn dataset_section(s: &mut String, d: &DatasetInfo) {
     let _ = writeln!(s, "## Dataset\n");
     let _ = writeln!(
         s,
@@ -163,8 +183,10 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
         }
         s.push('\n');
     }
+}
 
-    let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
+/// One table per target FP rate of the matrix.
+fn matrix_tables(s: &mut String, r: &[Record], matrix: &[&Record]) {
     for t in targets(r) {
         let n = matrix.first().map_or(0, |x| x.n);
         let _ = writeln!(s, "## n = {n}, target FP rate {}\n", pct(t));
@@ -204,7 +226,10 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
         }
         s.push('\n');
     }
-    batched_table(&mut s, &matrix);
+}
+
+/// What the matrix's theory column means, and the seeds.
+fn matrix_note(s: &mut String, matrix: &[&Record]) {
     // A sweep-only run has no matrix: no "0 of 0 rows" sentence.
     if !matrix.is_empty() {
         let flagged = matrix.iter().filter(|x| !x.theory_in_ci).count();
@@ -221,7 +246,10 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
             crate::filters::COUNTING_SEED
         );
     }
+}
 
+/// The plots, SVG with a PNG link.
+fn plots_section(s: &mut String, plots: &[(String, String)]) {
     let _ = writeln!(s, "## Plots\n");
     for (stem, caption) in plots {
         let _ = writeln!(
@@ -229,13 +257,10 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
             "![{caption}]({stem}.svg)\n\n*{caption}* ([PNG]({stem}.png))\n"
         );
     }
+}
 
-    peers_tables(&mut s, results);
-    scenario_tables(&mut s, r);
-    if !matrix.is_empty() {
-        claims(&mut s, results);
-    }
-
+/// The results.json schema.
+fn schema_section(s: &mut String) {
     let _ = writeln!(s, "## results.json\n");
     let _ = writeln!(
         s,
@@ -246,7 +271,6 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
     for (f, what) in SCHEMA {
         let _ = writeln!(s, "| `{f}` | {what} |");
     }
-    s
 }
 
 const BEGIN: &str = "<!-- harness:begin variants -->";

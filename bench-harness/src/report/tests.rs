@@ -85,7 +85,7 @@ fn fixture() -> Results {
             denominator: "fastbloom+foldhash: ns per negative lookup".into(),
             denominator_value: 25.0,
             ratio: 0.8,
-            target: "≤ 0.7".into(),
+            bound: crate::targets::Bound::AtMost(0.7),
             met: false,
             same_conditions: false,
             differences: "batched vs one at a time".into(),
@@ -118,7 +118,28 @@ fn the_targets_table_names_numerator_and_denominator_and_flags_unlike_conditions
         text.contains("| **no** | no: batched vs one at a time |"),
         "{text}"
     );
-    assert!(text.contains("0 of 1 rows compare equal conditions"));
+    assert!(
+        text.contains("(0 of 0 met under the same conditions)"),
+        "{text}"
+    );
+    // The count is over same-condition rows only, and `met` is recomputed, not read.
+    let mut r = fixture();
+    let mut alike = r.ratios[0].clone();
+    (alike.numerator_value, alike.ratio, alike.met) = (10.0, 0.4, false);
+    alike.same_conditions = true;
+    let mut missing = alike.clone();
+    (
+        missing.numerator_value,
+        missing.ratio,
+        missing.same_conditions,
+    ) = (f64::NAN, f64::NAN, false);
+    r.ratios.extend([alike, missing]);
+    let text = render_readme(&r);
+    assert!(
+        text.contains("(1 of 1 met under the same conditions)"),
+        "{text}"
+    );
+    assert!(text.contains("| not measured |"), "{text}");
 }
 
 #[test]
