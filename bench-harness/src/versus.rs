@@ -388,8 +388,29 @@ fn sharded_build(
     Ok(acc)
 }
 
+/// Where python3 finds mmh3 and bitarray: `None` when it has them already, otherwise the private
+/// directory `scripts/python-peers.sh` installed the pinned versions into (PyPI), so that the
+/// report needs nothing installed by hand. An error says why the Python code cannot run.
+fn python_packages() -> Result<Option<String>, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/python-peers.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "python3 with mmh3 and bitarray not available: {}",
+            err.trim()
+        ));
+    }
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    Ok((!dir.is_empty()).then_some(dir))
+}
+
 /// Runs the first article's Python code on the same keys, if python3 with mmh3 and bitarray is
-/// there. Returns `Ok(None)` (after printing why) when it is not.
+/// there or can be installed through `scripts/python-peers.sh`. Returns `Ok(None)` (after
+/// printing why) when it is not.
 pub fn python(
     ctx: &Ctx<'_>,
     n: usize,
@@ -398,13 +419,13 @@ pub fn python(
     dir: &Path,
 ) -> Result<Option<PeerRecord>> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/articles_bloom.py");
-    let probe = Command::new("python3")
-        .args(["-c", "import mmh3, bitarray"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("note: python3 with mmh3 and bitarray not found (pip install mmh3 bitarray); the articles' Python code is skipped");
-        return Ok(None);
-    }
+    let pythonpath = match python_packages() {
+        Ok(path) => path,
+        Err(why) => {
+            eprintln!("note: {why}; the articles' Python code is skipped");
+            return Ok(None);
+        }
+    };
     std::fs::create_dir_all(dir)?;
     let members = dir.join("python-members.txt");
     let probes = dir.join("python-probes.txt");
@@ -413,7 +434,11 @@ pub fn python(
     };
     crate::dataset::write_keys(&head(ctx.members, n), &members)?;
     crate::dataset::write_keys(&head(ctx.probes, queries), &probes)?;
-    let out = Command::new("python3")
+    let mut python = Command::new("python3");
+    if let Some(path) = &pythonpath {
+        python.env("PYTHONPATH", path);
+    }
+    let out = python
         .arg(&script)
         .arg(&members)
         .arg(&probes)
