@@ -108,8 +108,9 @@ impl AnyFilter {
     /// # Errors
     /// A file that cannot be read, or any format error, with the path in the message.
     pub fn load(path: &Path) -> Result<(Self, Vec<u8>)> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        // Memory reserved fallibly, and a file that grows or a device that never ends refused.
+        let bytes = filterlab::read_fallibly(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
         match Self::from_bytes(&bytes) {
             Ok(f) => Ok((f, bytes)),
             Err(e) => bail!("{} is not a usable filterlab filter: {e}", path.display()),
