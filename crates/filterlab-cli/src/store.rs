@@ -146,6 +146,11 @@ impl AnyFilter {
         each!(self, f => f.insert_hash(h))
     }
 
+    /// Whether a hashed key may be present.
+    pub fn contains_hash(&self, h: Hash128) -> bool {
+        each!(self, f => f.contains_hash(h))
+    }
+
     /// Whether a key may be present.
     pub fn contains(&self, key: &[u8]) -> bool {
         each!(self, f => f.contains(key))
