@@ -240,12 +240,8 @@ pub struct Decoded<'a> {
     pub payload: Reader<'a>,
 }
 
-/// Validates the envelope of `bytes` (length, magic, version, checksum, variant, hash) and splits
-/// it into parameters and payload.
-///
-/// # Errors
-/// The first check that fails, as a [`FormatError`].
-pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatError> {
+/// Checks length, magic and version; returns a reader at the variant id.
+fn check_head(bytes: &[u8]) -> Result<Reader<'_>, FormatError> {
     if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
         if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
             return Err(FormatError::Truncated {
@@ -269,6 +265,33 @@ pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatErro
             supported: FORMAT_VERSION,
         });
     }
+    Ok(head)
+}
+
+/// The variant a saved filter claims to be, read from its header after the length, magic and
+/// version checks (not the checksum: the variant's loader checks everything else), so a caller
+/// holding bytes of unknown variant can pick the loader.
+///
+/// # Errors
+/// Those of the checks, and [`FormatError::Invalid`] for a variant id this build does not know.
+pub fn peek_variant(bytes: &[u8]) -> Result<Variant, FormatError> {
+    let id = check_head(bytes)?.u8()?;
+    Variant::from_id(id).ok_or_else(|| invalid(format!("unknown variant id {id}")))
+}
+
+/// Offset of the payload in a saved filter whose parameter section is `params_len` bytes long
+/// (the header, the parameters, and the payload's length).
+pub const fn payload_offset(params_len: usize) -> usize {
+    HEADER_LEN + params_len + 8
+}
+
+/// Validates the envelope of `bytes` (length, magic, version, checksum, variant, hash) and splits
+/// it into parameters and payload.
+///
+/// # Errors
+/// The first check that fails, as a [`FormatError`].
+pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatError> {
+    let mut head = check_head(bytes)?;
     let (body, sum) = bytes.split_at(bytes.len() - 8);
     let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
     let computed = checksum(body);
@@ -493,5 +516,36 @@ mod tests {
             decode(&trailing, Variant::Classic).unwrap_err(),
             FormatError::TrailingBytes(1)
         );
+    }
+
+    #[test]
+    fn peek_variant_names_the_variant_or_refuses() {
+        let bytes = sample();
+        assert_eq!(peek_variant(&bytes), Ok(Variant::Classic));
+        let mut cuckoo = bytes.clone();
+        cuckoo[10] = Variant::Cuckoo.id();
+        assert_eq!(peek_variant(&cuckoo), Ok(Variant::Cuckoo));
+        let mut unknown = bytes.clone();
+        unknown[10] = 99;
+        assert!(matches!(peek_variant(&unknown), Err(FormatError::Invalid(m)) if m.contains("99")));
+        assert_eq!(peek_variant(b"GIF89a"), Err(FormatError::BadMagic));
+        assert!(matches!(
+            peek_variant(&bytes[..11]),
+            Err(FormatError::Truncated { .. })
+        ));
+        let mut newer = bytes;
+        newer[8] = 2;
+        assert!(matches!(
+            peek_variant(&newer),
+            Err(FormatError::UnsupportedVersion { found: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn payload_offset_is_where_the_payload_starts() {
+        let bytes = sample();
+        // Parameters: a u64 and a u32; payload: 1, 2, 3 as u64s.
+        let at = payload_offset(12);
+        assert_eq!(bytes[at..at + 8], 1u64.to_le_bytes());
     }
 }
