@@ -162,6 +162,11 @@ pub enum FormatError {
     Invalid(String),
     /// Bytes were left over after the filter.
     TrailingBytes(u64),
+    /// The allocator refused the memory for the loaded filter's tables; nothing was loaded.
+    OutOfMemory {
+        /// Bytes requested.
+        bytes: u64,
+    },
 }
 
 impl fmt::Display for FormatError {
@@ -191,6 +196,9 @@ impl fmt::Display for FormatError {
             FormatError::Invalid(why) => write!(f, "invalid filter data: {why}"),
             FormatError::TrailingBytes(n) => {
                 write!(f, "{n} unexpected bytes after the end of the filter")
+            }
+            FormatError::OutOfMemory { bytes } => {
+                write!(f, "could not allocate {bytes} bytes to load the filter")
             }
         }
     }

@@ -414,10 +414,24 @@ impl<'a> Reader<'a> {
             .checked_mul(8)
             .ok_or_else(|| FormatError::Invalid(format!("{n} words")))?;
         let raw = self.take(len)?;
-        Ok(raw
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect())
+        let mut words = try_vec(n)?;
+        words.extend(
+            raw.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        );
+        Ok(words)
+    }
+
+    /// The next `n` bytes, copied into memory reserved fallibly.
+    ///
+    /// # Errors
+    /// [`FormatError::Truncated`] when fewer remain, [`FormatError::OutOfMemory`] when the copy
+    /// cannot be allocated.
+    pub fn take_vec(&mut self, n: usize) -> Result<Vec<u8>, FormatError> {
+        let raw = self.take(n)?;
+        let mut v = try_vec(n)?;
+        v.extend_from_slice(raw);
+        Ok(v)
     }
 
     /// Checks that the whole section was read.
@@ -431,6 +445,20 @@ impl<'a> Reader<'a> {
             Err(FormatError::TrailingBytes(self.bytes.len() as u64))
         }
     }
+}
+
+/// An empty vector with room for `n` elements, reserved fallibly: loading never aborts on an
+/// allocation.
+///
+/// # Errors
+/// [`FormatError::OutOfMemory`] when the allocator refuses.
+pub fn try_vec<T>(n: usize) -> Result<Vec<T>, FormatError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| FormatError::OutOfMemory {
+            bytes: (n as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        })?;
+    Ok(v)
 }
 
 /// Shorthand for an invalid-parameter error while loading.
@@ -547,5 +575,16 @@ mod tests {
         // Parameters: a u64 and a u32; payload: 1, 2, 3 as u64s.
         let at = payload_offset(12);
         assert_eq!(bytes[at..at + 8], 1u64.to_le_bytes());
+    }
+
+    #[test]
+    fn copies_are_reserved_fallibly() {
+        assert!(matches!(
+            try_vec::<u64>(usize::MAX / 2),
+            Err(FormatError::OutOfMemory { .. })
+        ));
+        let mut r = Reader::new(&[1, 2, 3]);
+        assert_eq!(r.take_vec(2).unwrap(), [1, 2]);
+        assert!(matches!(r.take_vec(2), Err(FormatError::Truncated { .. })));
     }
 }
