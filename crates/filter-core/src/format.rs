@@ -279,12 +279,6 @@ pub fn peek_variant(bytes: &[u8]) -> Result<Variant, FormatError> {
     Variant::from_id(id).ok_or_else(|| invalid(format!("unknown variant id {id}")))
 }
 
-/// Offset of the payload in a saved filter whose parameter section is `params_len` bytes long
-/// (the header, the parameters, and the payload's length).
-pub const fn payload_offset(params_len: usize) -> usize {
-    HEADER_LEN + params_len + 8
-}
-
 /// Validates the envelope of `bytes` (length, magic, version, checksum, variant, hash) and splits
 /// it into parameters and payload.
 ///
@@ -567,14 +561,6 @@ mod tests {
             peek_variant(&newer),
             Err(FormatError::UnsupportedVersion { found: 2, .. })
         ));
-    }
-
-    #[test]
-    fn payload_offset_is_where_the_payload_starts() {
-        let bytes = sample();
-        // Parameters: a u64 and a u32; payload: 1, 2, 3 as u64s.
-        let at = payload_offset(12);
-        assert_eq!(bytes[at..at + 8], 1u64.to_le_bytes());
     }
 
     #[test]
