@@ -3,14 +3,18 @@
 //! file is re-enveloped with correct section lengths and a recomputed checksum, so that every
 //! input reaches the variant's decoder. A load must return an error or a filter that saves back
 //! to the same bytes and answers queries, inserts and removals without panicking.
+//!
+//! The atomic forms go through the same envelope; Parquet's split-block filter has its own
+//! layout (a Thrift compact header, then the bitset), mutated as two sections the same way.
 #![no_main]
 
 mod common;
 
 use arbitrary::Arbitrary;
 use common::{Kind, Shape};
+use filterlab::blocked::parquet::ParquetBloom;
 use filterlab::format::{self, Encoder};
-use filterlab::{Deletable, Error, Filter, Persist};
+use filterlab::{AtomicBlockedBloom, AtomicClassicBloom, Deletable, Error, Filter, Persist};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -70,9 +74,19 @@ enum Edit {
     },
 }
 
+/// A variant of the shared list, or a form only loading concerns.
+#[derive(Arbitrary, Debug)]
+enum Target {
+    Variant(Kind),
+    AtomicClassic,
+    AtomicBlocked,
+    /// `blocks` (mod 64, plus one) 32-byte blocks.
+    Parquet { blocks: u8 },
+}
+
 #[derive(Arbitrary, Debug)]
 struct Input {
-    kind: Kind,
+    target: Target,
     shape: Shape,
     keys: u8,
     edits: Vec<Edit>,
@@ -181,13 +195,49 @@ fn run<F: Persist + Filter>(mut f: F, input: &Input, rm: impl Fn(&mut F, &[u8]) 
     exercise::<F>(&mutate(&f, &input.edits), rm);
 }
 
+/// Parquet bytes: header and bitset mutated as the two sections; whatever loads keeps exactly
+/// the bytes after its header as its bitset and has no false negatives.
+fn parquet(blocks: u8, input: &Input) {
+    let mut f = ParquetBloom::with_bytes(32 * (u64::from(blocks % 64) + 1)).expect("small");
+    for i in 0..input.keys {
+        f.insert(&[i]);
+    }
+    let bytes = f.to_bytes();
+    let (header, bitset) = bytes.split_at(bytes.len() - f.size_in_bytes());
+    let (mut header, mut bitset) = (header.to_vec(), bitset.to_vec());
+    for e in &input.edits {
+        apply(e, &mut header, &mut bitset);
+    }
+    header.extend(&bitset);
+    let Ok(mut g) = ParquetBloom::from_bytes(&header) else {
+        return;
+    };
+    // The header may have changed length: the bitset is whatever follows it, to the end.
+    let tail = &header[header.len() - g.size_in_bytes()..];
+    assert_eq!(g.bitset(), tail, "a loaded Parquet filter holds other bits");
+    let _ = g.contains(b"probe");
+    g.insert(b"probe");
+    assert!(g.contains(b"probe"), "false negative after loading");
+}
+
 fuzz_target!(|input: Input| {
     let s = input.shape;
-    match input.kind {
-        Kind::Classic => run(common::classic(s), &input, no_remove),
-        Kind::Counting => run(common::counting(s), &input, remove),
-        Kind::Scalable => run(common::scalable(s), &input, no_remove),
-        Kind::Cuckoo => run(common::cuckoo(s), &input, remove),
-        Kind::Blocked => run(common::blocked(s), &input, no_remove),
+    match input.target {
+        Target::Variant(Kind::Classic) => run(common::classic(s), &input, no_remove),
+        Target::Variant(Kind::Counting) => run(common::counting(s), &input, remove),
+        Target::Variant(Kind::Scalable) => run(common::scalable(s), &input, no_remove),
+        Target::Variant(Kind::Cuckoo) => run(common::cuckoo(s), &input, remove),
+        Target::Variant(Kind::Blocked) => run(common::blocked(s), &input, no_remove),
+        Target::AtomicClassic => run(
+            AtomicClassicBloom::from(common::classic(s)),
+            &input,
+            no_remove,
+        ),
+        Target::AtomicBlocked => run(
+            AtomicBlockedBloom::from(common::blocked(s)),
+            &input,
+            no_remove,
+        ),
+        Target::Parquet { blocks } => parquet(blocks, &input),
     }
 });

@@ -293,7 +293,7 @@ impl Codec for BlockedBloom {
                     payload.remaining()
                 ))
             })?;
-        let mut blocks = Vec::with_capacity(n_blocks);
+        let mut blocks = filter_core::format::try_vec(n_blocks)?;
         for _ in 0..n_blocks {
             let mut b = Block::default();
             for w in &mut b.0 {

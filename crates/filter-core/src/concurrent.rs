@@ -216,7 +216,7 @@ pub const MAX_SHARDS: usize = 1 << 16;
 ///     s.spawn(|| shared.insert(b"alice@example.com"));
 ///     s.spawn(|| shared.insert(b"bob@example.com"));
 /// });
-/// assert!(shared.contains(b"alice@example.com") && shared.contains(b"bob@example.com"));
+/// assert!(shared.contains(b"alice@example.com")? && shared.contains(b"bob@example.com")?);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 #[derive(Debug)]
@@ -225,8 +225,8 @@ pub struct Sharded<F> {
     hasher: KeyHasher,
 }
 
-/// A panic in another thread while it held a shard leaves a filter that is still valid (an insert
-/// that stopped half way only set some of its bits), so the lock's poison is ignored.
+/// Locks a mutex whose holder cannot leave it damaged (the test filter below).
+#[cfg(test)]
 fn lock<F>(m: &Mutex<F>) -> MutexGuard<'_, F> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -262,45 +262,63 @@ impl<F: Filter> Sharded<F> {
     /// The shard of a hash. The filters inside address their tables with `hi` and `lo`; a
     /// finaliser over both keeps the shard choice independent of that addressing, so each shard
     /// still spreads its keys over its whole table.
-    fn shard(&self, hash: Hash128) -> &Mutex<F> {
+    fn shard_index(&self, hash: Hash128) -> usize {
         let mut x = hash.hi ^ hash.lo.rotate_left(32);
         x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
         x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
         x ^= x >> 33;
-        &self.shards[crate::reduce(x, self.shards.len() as u64) as usize]
+        crate::reduce(x, self.shards.len() as u64) as usize
     }
 
     fn hash(&self, key: &[u8]) -> Hash128 {
         self.hasher.hash(key)
     }
 
+    /// The shard of `hash`, locked. A thread that panicked while holding it may have stopped
+    /// half way through a cuckoo relocation chain or a counting removal, leaving keys lost: the
+    /// shard is refused from then on rather than answering with false negatives.
+    fn locked(&self, hash: Hash128) -> Result<MutexGuard<'_, F>> {
+        let shard = self.shard_index(hash);
+        self.shards[shard]
+            .lock()
+            .map_err(|_| Error::Poisoned { shard })
+    }
+
     /// Inserts a key into its shard.
     ///
     /// # Errors
-    /// As the shard's [`Filter::insert_hash`] (a full cuckoo shard, for instance).
+    /// As the shard's [`Filter::insert_hash`] (a full cuckoo shard, for instance);
+    /// [`Error::Poisoned`] when a thread panicked while holding the shard.
     pub fn insert(&self, key: &[u8]) -> Result<()> {
         let h = self.hash(key);
-        lock(self.shard(h)).insert_hash(h)
+        self.locked(h)?.insert_hash(h)
     }
 
     /// Whether a key may be present.
-    pub fn contains(&self, key: &[u8]) -> bool {
+    ///
+    /// # Errors
+    /// [`Error::Poisoned`] when a thread panicked while holding the key's shard.
+    pub fn contains(&self, key: &[u8]) -> Result<bool> {
         let h = self.hash(key);
-        lock(self.shard(h)).contains_hash(h)
+        Ok(self.locked(h)?.contains_hash(h))
     }
 
     /// Test-and-insert under one lock: `true` when the key was certainly new.
     ///
     /// # Errors
-    /// As [`Filter::insert_if_absent_hash`].
+    /// As [`Filter::insert_if_absent_hash`], and [`Error::Poisoned`].
     pub fn insert_if_absent(&self, key: &[u8]) -> Result<bool> {
         let h = self.hash(key);
-        lock(self.shard(h)).insert_if_absent_hash(h)
+        self.locked(h)?.insert_if_absent_hash(h)
     }
 
-    /// Items inserted over all shards.
+    /// Items inserted over all shards. A poisoned shard's count is read as it was left (it may
+    /// count an insert that stopped half way).
     pub fn len(&self) -> u64 {
-        self.shards.iter().map(|s| lock(s).len()).sum()
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(PoisonError::into_inner).len())
+            .sum()
     }
 
     /// Whether nothing was inserted.
@@ -314,10 +332,14 @@ impl<F: Filter> Sharded<F> {
     }
 
     /// The shards, to save or inspect them.
-    pub fn into_shards(self) -> Vec<F> {
+    ///
+    /// # Errors
+    /// [`Error::Poisoned`] for the first shard a panicking thread may have damaged.
+    pub fn into_shards(self) -> Result<Vec<F>> {
         self.shards
             .into_iter()
-            .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .enumerate()
+            .map(|(shard, m)| m.into_inner().map_err(|_| Error::Poisoned { shard }))
             .collect()
     }
 }
@@ -326,10 +348,11 @@ impl<F: Deletable> Sharded<F> {
     /// Removes one copy of a key from its shard.
     ///
     /// # Errors
-    /// As [`Deletable::remove_hash`]: [`Error::NotPresent`] when the shard proves it absent.
+    /// As [`Deletable::remove_hash`]: [`Error::NotPresent`] when the shard proves it absent;
+    /// [`Error::Poisoned`] when a thread panicked while holding the shard.
     pub fn remove(&self, key: &[u8]) -> Result<()> {
         let h = self.hash(key);
-        lock(self.shard(h)).remove_hash(h)
+        self.locked(h)?.remove_hash(h)
     }
 }
 
@@ -409,5 +432,76 @@ mod tests {
         ));
         let t = try_atomic_table::<AtomicU64>(10, MemoryCap::NONE, "t").unwrap();
         assert!(t.iter().all(|w| w.load(Ordering::Relaxed) == 0));
+    }
+
+    /// A filter whose inserts panic once armed, as a relocation chain might on a bug.
+    #[derive(Default)]
+    struct Panicky {
+        keys: std::collections::HashSet<u128>,
+        armed: bool,
+    }
+
+    impl Filter for Panicky {
+        fn insert_hash(&mut self, h: Hash128) -> Result<()> {
+            assert!(!self.armed, "panic half way through an insert");
+            self.keys.insert(h.to_u128());
+            Ok(())
+        }
+        fn contains_hash(&self, h: Hash128) -> bool {
+            self.keys.contains(&h.to_u128())
+        }
+        fn hasher(&self) -> KeyHasher {
+            KeyHasher::default()
+        }
+        fn len(&self) -> u64 {
+            self.keys.len() as u64
+        }
+        fn capacity(&self) -> u64 {
+            u64::MAX
+        }
+        fn size_in_bytes(&self) -> usize {
+            0
+        }
+        fn expected_fpr(&self) -> f64 {
+            0.0
+        }
+        fn name(&self) -> &'static str {
+            "panicky"
+        }
+    }
+
+    impl Deletable for Panicky {
+        fn remove_hash(&mut self, h: Hash128) -> Result<()> {
+            self.keys.remove(&h.to_u128());
+            Ok(())
+        }
+        fn count_hash(&self, h: Hash128) -> u32 {
+            u32::from(self.contains_hash(h))
+        }
+    }
+
+    #[test]
+    fn a_shard_left_by_a_panicking_thread_is_refused() {
+        let shared = Sharded::new(1, |_| Ok(Panicky::default())).unwrap();
+        shared.insert(b"before").unwrap();
+        shared.shards[0].lock().unwrap().armed = true;
+        let panicked = std::thread::scope(|s| s.spawn(|| shared.insert(b"boom")).join());
+        assert!(panicked.is_err(), "the insert should have panicked");
+        let poisoned = Err(Error::Poisoned { shard: 0 });
+        assert_eq!(shared.insert(b"after"), poisoned);
+        assert_eq!(
+            shared.contains(b"before"),
+            Err(Error::Poisoned { shard: 0 })
+        );
+        assert_eq!(
+            shared.insert_if_absent(b"after"),
+            Err(Error::Poisoned { shard: 0 })
+        );
+        assert_eq!(shared.remove(b"before"), poisoned);
+        assert_eq!(shared.len(), 1);
+        assert!(matches!(
+            shared.into_shards(),
+            Err(Error::Poisoned { shard: 0 })
+        ));
     }
 }

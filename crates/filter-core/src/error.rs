@@ -55,6 +55,13 @@ pub enum Error {
     Incompatible(String),
     /// Bytes could not be loaded as a filter.
     Format(FormatError),
+    /// A thread panicked while it held this shard of a
+    /// [`Sharded`](crate::concurrent::Sharded) filter, perhaps half way through a relocation
+    /// chain or a removal: the shard may have lost keys, so it is no longer used.
+    Poisoned {
+        /// The shard's index.
+        shard: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -91,6 +98,11 @@ impl fmt::Display for Error {
             ),
             Error::Incompatible(why) => write!(f, "filters are incompatible: {why}"),
             Error::Format(e) => write!(f, "{e}"),
+            Error::Poisoned { shard } => write!(
+                f,
+                "shard {shard} was damaged by a thread that panicked while holding it (an insert \
+                 or removal may have stopped half way); rebuild the filter from its keys"
+            ),
         }
     }
 }
@@ -150,6 +162,11 @@ pub enum FormatError {
     Invalid(String),
     /// Bytes were left over after the filter.
     TrailingBytes(u64),
+    /// The allocator refused the memory for the loaded filter's tables; nothing was loaded.
+    OutOfMemory {
+        /// Bytes requested.
+        bytes: u64,
+    },
 }
 
 impl fmt::Display for FormatError {
@@ -179,6 +196,9 @@ impl fmt::Display for FormatError {
             FormatError::Invalid(why) => write!(f, "invalid filter data: {why}"),
             FormatError::TrailingBytes(n) => {
                 write!(f, "{n} unexpected bytes after the end of the filter")
+            }
+            FormatError::OutOfMemory { bytes } => {
+                write!(f, "could not allocate {bytes} bytes to load the filter")
             }
         }
     }

@@ -28,28 +28,78 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_parent(path)
 }
 
-/// Reads a whole file into memory reserved fallibly for its size.
+/// The most [`crate::Persist::read_from`] reads, and [`crate::Persist::load`] reads from
+/// something that is not a regular file (a pipe, a device): 4 GiB, above any filter the test
+/// suite or the harness saves. [`crate::Persist::read_from_limited`] takes another limit.
+pub const DEFAULT_READ_LIMIT: u64 = 1 << 32;
+
+/// Bytes read per step: the buffer grows by fallible reservations of at most this much, so
+/// an endless reader costs at most `limit` bytes before it is refused.
+const CHUNK: usize = 64 << 10;
+
+/// Reads a whole file into memory reserved fallibly. A regular file is read up to the size its
+/// metadata gives (a file that grows meanwhile is refused); anything else (a pipe, a device)
+/// up to [`DEFAULT_READ_LIMIT`].
 ///
 /// # Errors
-/// I/O errors, and `OutOfMemory` when the file does not fit.
+/// I/O errors, `OutOfMemory` when the file does not fit, `FileTooLarge` past the limit.
 pub fn read_fallibly(path: &Path) -> io::Result<Vec<u8>> {
-    let mut file = File::open(path)?;
-    let size = file.metadata()?.len();
+    read_path(path, DEFAULT_READ_LIMIT)
+}
+
+fn read_path(path: &Path, stream_limit: u64) -> io::Result<Vec<u8>> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    let (hint, limit) = if meta.is_file() {
+        (meta.len(), meta.len())
+    } else {
+        (0, stream_limit)
+    };
+    read_limited(file, hint, limit)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Reads all of `r`, at most `limit` bytes, into memory reserved fallibly: first `hint` bytes
+/// at once, then in chunks.
+///
+/// # Errors
+/// I/O errors of `r`, `OutOfMemory` when a reservation fails, `FileTooLarge` when `r` holds
+/// more than `limit` bytes.
+pub fn read_limited<R: Read>(mut r: R, hint: u64, limit: u64) -> io::Result<Vec<u8>> {
+    let too_large = || {
+        io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("more than the limit of {limit} bytes to read"),
+        )
+    };
+    let oom = |n: u64| {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!("{n} bytes do not fit in memory"),
+        )
+    };
     let mut bytes = Vec::new();
-    usize::try_from(size)
+    let hint = hint.min(limit);
+    usize::try_from(hint)
         .ok()
         .and_then(|n| bytes.try_reserve_exact(n).ok())
-        .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::OutOfMemory,
-                format!(
-                    "{} is {size} bytes, more than fits in memory",
-                    path.display()
-                ),
-            )
-        })?;
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+        .ok_or_else(|| oom(hint))?;
+    let mut chunk = vec![0u8; CHUNK];
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if bytes.len() as u64 + n as u64 > limit {
+            return Err(too_large());
+        }
+        bytes
+            .try_reserve(n)
+            .map_err(|_| oom(bytes.len() as u64 + n as u64))?;
+        bytes.extend_from_slice(&chunk[..n]);
+    }
 }
 
 /// A fresh name next to `path`: `.name.tmp-<pid>-<counter>`.
@@ -103,6 +153,30 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["f.bin"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn endless_readers_stop_at_the_limit() {
+        let e = read_limited(io::repeat(0), 0, 1 << 20).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        // Exactly the limit is fine; one byte more is not.
+        assert_eq!(read_limited(&[7u8; 1000][..], 0, 1000).unwrap(), [7; 1000]);
+        let e = read_limited(&[7u8; 1001][..], 1001, 1000).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn devices_are_read_up_to_the_stream_limit() {
+        let e = read_path(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        assert!(e.to_string().contains("/dev/zero"), "{e}");
+        let dir = std::env::temp_dir().join(format!("filterlab-read-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.bin");
+        fs::write(&path, [1, 2, 3]).unwrap();
+        assert_eq!(read_fallibly(&path).unwrap(), [1, 2, 3]);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -240,12 +240,8 @@ pub struct Decoded<'a> {
     pub payload: Reader<'a>,
 }
 
-/// Validates the envelope of `bytes` (length, magic, version, checksum, variant, hash) and splits
-/// it into parameters and payload.
-///
-/// # Errors
-/// The first check that fails, as a [`FormatError`].
-pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatError> {
+/// Checks length, magic and version; returns a reader at the variant id.
+fn check_head(bytes: &[u8]) -> Result<Reader<'_>, FormatError> {
     if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
         if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
             return Err(FormatError::Truncated {
@@ -269,6 +265,27 @@ pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatErro
             supported: FORMAT_VERSION,
         });
     }
+    Ok(head)
+}
+
+/// The variant a saved filter claims to be, read from its header after the length, magic and
+/// version checks (not the checksum: the variant's loader checks everything else), so a caller
+/// holding bytes of unknown variant can pick the loader.
+///
+/// # Errors
+/// Those of the checks, and [`FormatError::Invalid`] for a variant id this build does not know.
+pub fn peek_variant(bytes: &[u8]) -> Result<Variant, FormatError> {
+    let id = check_head(bytes)?.u8()?;
+    Variant::from_id(id).ok_or_else(|| invalid(format!("unknown variant id {id}")))
+}
+
+/// Validates the envelope of `bytes` (length, magic, version, checksum, variant, hash) and splits
+/// it into parameters and payload.
+///
+/// # Errors
+/// The first check that fails, as a [`FormatError`].
+pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatError> {
+    let mut head = check_head(bytes)?;
     let (body, sum) = bytes.split_at(bytes.len() - 8);
     let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
     let computed = checksum(body);
@@ -391,10 +408,24 @@ impl<'a> Reader<'a> {
             .checked_mul(8)
             .ok_or_else(|| FormatError::Invalid(format!("{n} words")))?;
         let raw = self.take(len)?;
-        Ok(raw
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect())
+        let mut words = try_vec(n)?;
+        words.extend(
+            raw.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        );
+        Ok(words)
+    }
+
+    /// The next `n` bytes, copied into memory reserved fallibly.
+    ///
+    /// # Errors
+    /// [`FormatError::Truncated`] when fewer remain, [`FormatError::OutOfMemory`] when the copy
+    /// cannot be allocated.
+    pub fn take_vec(&mut self, n: usize) -> Result<Vec<u8>, FormatError> {
+        let raw = self.take(n)?;
+        let mut v = try_vec(n)?;
+        v.extend_from_slice(raw);
+        Ok(v)
     }
 
     /// Checks that the whole section was read.
@@ -408,6 +439,20 @@ impl<'a> Reader<'a> {
             Err(FormatError::TrailingBytes(self.bytes.len() as u64))
         }
     }
+}
+
+/// An empty vector with room for `n` elements, reserved fallibly: loading never aborts on an
+/// allocation.
+///
+/// # Errors
+/// [`FormatError::OutOfMemory`] when the allocator refuses.
+pub fn try_vec<T>(n: usize) -> Result<Vec<T>, FormatError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| FormatError::OutOfMemory {
+            bytes: (n as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        })?;
+    Ok(v)
 }
 
 /// Shorthand for an invalid-parameter error while loading.
@@ -493,5 +538,39 @@ mod tests {
             decode(&trailing, Variant::Classic).unwrap_err(),
             FormatError::TrailingBytes(1)
         );
+    }
+
+    #[test]
+    fn peek_variant_names_the_variant_or_refuses() {
+        let bytes = sample();
+        assert_eq!(peek_variant(&bytes), Ok(Variant::Classic));
+        let mut cuckoo = bytes.clone();
+        cuckoo[10] = Variant::Cuckoo.id();
+        assert_eq!(peek_variant(&cuckoo), Ok(Variant::Cuckoo));
+        let mut unknown = bytes.clone();
+        unknown[10] = 99;
+        assert!(matches!(peek_variant(&unknown), Err(FormatError::Invalid(m)) if m.contains("99")));
+        assert_eq!(peek_variant(b"GIF89a"), Err(FormatError::BadMagic));
+        assert!(matches!(
+            peek_variant(&bytes[..11]),
+            Err(FormatError::Truncated { .. })
+        ));
+        let mut newer = bytes;
+        newer[8] = 2;
+        assert!(matches!(
+            peek_variant(&newer),
+            Err(FormatError::UnsupportedVersion { found: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn copies_are_reserved_fallibly() {
+        assert!(matches!(
+            try_vec::<u64>(usize::MAX / 2),
+            Err(FormatError::OutOfMemory { .. })
+        ));
+        let mut r = Reader::new(&[1, 2, 3]);
+        assert_eq!(r.take_vec(2).unwrap(), [1, 2]);
+        assert!(matches!(r.take_vec(2), Err(FormatError::Truncated { .. })));
     }
 }

@@ -36,7 +36,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{invalid, Codec, Encoder, Reader};
+use filter_core::format::{invalid, try_vec, Codec, Encoder, Reader};
 use filter_core::{
     math, prefetch, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap,
     Prefetch, Result, Sizing, Variant,
@@ -494,7 +494,9 @@ impl Codec for CuckooFilter {
             return Err(invalid("0 buckets"));
         }
         let n = table_bytes(buckets, fp_bits).map_err(|e| invalid(e.to_string()))? - PAD;
-        let mut table = payload.take(n)?.to_vec();
+        let raw = payload.take(n)?;
+        let mut table = try_vec(n + PAD)?;
+        table.extend_from_slice(raw);
         table.extend_from_slice(&[0; PAD]);
         let f = CuckooFilter {
             table,

@@ -218,6 +218,21 @@ impl ScalableBloom {
         self.cap = MemoryCap(cap);
     }
 
+    /// Loads a saved filter under a memory cap, as if built with `max_bytes`: a file whose
+    /// stages already exceed it is refused, and later growth stops at it. (The stages are read
+    /// first: their size is bounded by `bytes`, already in memory.)
+    ///
+    /// # Errors
+    /// The format errors of [`Persist::from_bytes`](filter_core::Persist::from_bytes), or
+    /// [`Error::MemoryCap`] for stages above `max_bytes`.
+    pub fn from_bytes_capped(bytes: &[u8], max_bytes: u64) -> Result<Self> {
+        let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
+        let cap = MemoryCap(Some(max_bytes));
+        cap.check("loaded scalable stages", 0, f.size_in_bytes() as u64)?;
+        f.cap = cap;
+        Ok(f)
+    }
+
     /// The shape of stage `i`, derived by arithmetic alone (nothing is allocated, so a loader can
     /// compare a file's stages against it whatever the file claims).
     fn stage_plan(&self, i: usize) -> Result<StagePlan> {
@@ -569,6 +584,18 @@ mod tests {
         assert_eq!(stored, 300);
         assert!(f.size_in_bytes() <= 1000);
         assert!(keys[..stored].iter().all(|k| f.contains(k)));
+        // Loaded under the same cap, the filter still refuses the third stage; under a lower cap
+        // than its stages take, it is refused; loaded without a cap it grows.
+        let bytes = filter_core::Persist::to_bytes(&f);
+        let mut capped = ScalableBloom::from_bytes_capped(&bytes, 1000).unwrap();
+        assert!(matches!(
+            capped.insert(&keys[stored]),
+            Err(Error::MemoryCap { cap: 1000, .. })
+        ));
+        assert!(matches!(
+            ScalableBloom::from_bytes_capped(&bytes, 100),
+            Err(Error::MemoryCap { cap: 100, .. })
+        ));
         f.set_max_bytes(None);
         f.insert(&keys[stored]).unwrap();
         assert!(ScalableBloom::builder()

@@ -1,6 +1,7 @@
 //! The commands: each computes a serialisable result, printed as JSON or as text by `render`.
 
 use crate::explain::{self, Formula, Touch};
+use crate::keys;
 use crate::plan::{self, Plan, Variant};
 use crate::recommend::{self, Needs};
 use crate::render;
@@ -10,8 +11,7 @@ use anyhow::{bail, Context, Result};
 use filter_core::KeyHasher;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
 /// Inputs at least this large get a progress bar (on a terminal).
@@ -129,6 +129,9 @@ pub struct Built {
     pub inserted: u64,
     /// Lines that repeated an earlier key (inserted once).
     pub duplicates: u64,
+    /// Lines past the exact tracking limit ([`keys::TRACKED_KEYS`] distinct keys) that the
+    /// filter already reported present: repeats or false positives, not inserted.
+    pub maybe_duplicates: u64,
     /// Empty lines skipped.
     pub empty: u64,
     /// Capacity the filter was sized for.
@@ -165,51 +168,24 @@ fn progress(total: Option<u64>) -> ProgressBar {
 }
 
 /// Reads keys line by line into a new filter, counting duplicates, and saves it atomically.
-fn build(variant: Variant, size: Size, keys: &Path, output: &Path) -> Result<Built> {
+fn build(variant: Variant, size: Size, keys_path: &Path, output: &Path) -> Result<Built> {
     ensure_allocatable(&plan::plan(variant, size.n, size.fpr)?)?;
     let mut filter = AnyFilter::build(variant, size.n, size.fpr)?;
-    let (reader, total) = open_keys(keys)?;
+    let (reader, total) = open_keys(keys_path)?;
     let bar = progress(total);
-    let mut reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
-    let (mut lines, mut dup, mut empty) = (0u64, 0u64, 0u64);
-    // 128-bit hashes of the keys seen: a repeated line is recognised without storing the keys.
-    let mut seen: HashSet<u128> = HashSet::new();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .with_context(|| format!("cannot read {}", keys.display()))?;
-        if read == 0 {
-            break;
-        }
-        lines += 1;
-        let key = trim_newline(&line);
-        if key.is_empty() {
-            empty += 1;
-            continue;
-        }
-        let h = filter.hash(key);
-        if !seen.insert(h.to_u128()) {
-            dup += 1;
-            continue;
-        }
-        filter.insert_hash(h).with_context(|| {
-            format!(
-                "line {lines}: the filter is full after {} keys; build it with a larger --n",
-                filter.len()
-            )
-        })?;
-    }
+    let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
+    let counts = keys::insert_lines(reader, &mut filter, keys::Limits::default())
+        .with_context(|| format!("cannot read {}", keys_path.display()))?;
     bar.finish_and_clear();
     let bytes = filter.to_bytes();
     write_atomically(output, &bytes)?;
     Ok(Built {
         variant,
-        lines,
+        lines: counts.lines,
         inserted: filter.len(),
-        duplicates: dup,
-        empty,
+        duplicates: counts.duplicates,
+        maybe_duplicates: counts.maybe_duplicates,
+        empty: counts.empty,
         capacity: filter.capacity(),
         expected_fpr: filter.expected_fpr(),
         output: output.display().to_string(),
@@ -217,8 +193,9 @@ fn build(variant: Variant, size: Size, keys: &Path, output: &Path) -> Result<Bui
     })
 }
 
-/// Refuses, with a clear error, a filter this machine cannot allocate: the builders' tables are
-/// infallible allocations, which would abort the process instead.
+/// Refuses, before any key is read, a filter this machine cannot allocate, with the CLI's advice
+/// (lower --n or raise --fpr). The builders reserve their tables fallibly too; this check only
+/// gives the earlier, more helpful message.
 fn ensure_allocatable(plan: &Plan) -> Result<()> {
     let fits =
         usize::try_from(plan.bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
@@ -232,11 +209,6 @@ fn ensure_allocatable(plan: &Plan) -> Result<()> {
         );
     }
     Ok(())
-}
-
-fn trim_newline(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// Writes to a temporary file beside `path`, then renames it over `path`: a failure leaves any
@@ -272,10 +244,11 @@ fn query(path: &Path, keys: Vec<String>, key_file: Option<&Path>, json: bool) ->
     } else {
         let (reader, _) = open_keys(key_file.unwrap_or(Path::new("-")))?;
         let mut out = Vec::new();
-        for line in BufReader::new(reader).split(b'\n') {
-            let line = line.context("cannot read the keys")?;
-            out.push(trim_newline(&line).to_vec());
-        }
+        keys::for_each_key(BufReader::new(reader), keys::MAX_KEY_BYTES, |_, key| {
+            out.push(key.to_vec());
+            Ok(())
+        })
+        .context("cannot read the keys")?;
         out
     };
     let answers: Vec<Answer> = keys

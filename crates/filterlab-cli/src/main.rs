@@ -17,6 +17,7 @@
 
 mod commands;
 mod explain;
+mod keys;
 mod parse;
 mod plan;
 mod recommend;

@@ -145,7 +145,18 @@ pub fn build(b: &Built) -> String {
     } else {
         String::new()
     };
+    let maybe = if b.maybe_duplicates > 0 {
+        format!(
+            "{} lines past the first {} distinct keys were already reported present \
+             (repeats or false positives) and not inserted\n",
+            b.maybe_duplicates,
+            crate::keys::TRACKED_KEYS
+        )
+    } else {
+        String::new()
+    };
     warning
+        + &maybe
         + &format!(
         "built {} filter {}: {} lines, {} keys inserted, {} duplicates, {} empty lines skipped\n\
          capacity {}, expected FPR {}, {} bytes written\n",

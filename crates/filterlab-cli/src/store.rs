@@ -87,19 +87,19 @@ impl AnyFilter {
     /// # Errors
     /// The format errors: truncated, corrupted, unknown variant, newer version.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        // The variant id sits at offset 10; the variant's loader checks everything else,
-        // including that the id matches, so an unknown id or a short file is reported by it.
-        let id = if bytes.starts_with(&format::MAGIC) {
-            bytes.get(10).copied()
-        } else {
-            None
-        };
-        Ok(match id.and_then(filterlab::Variant::from_id) {
-            Some(filterlab::Variant::Counting) => Self::Counting(CountingBloom::from_bytes(bytes)?),
-            Some(filterlab::Variant::Scalable) => Self::Scalable(ScalableBloom::from_bytes(bytes)?),
-            Some(filterlab::Variant::Cuckoo) => Self::Cuckoo(CuckooFilter::from_bytes(bytes)?),
-            Some(filterlab::Variant::Blocked) => Self::Blocked(BlockedBloom::from_bytes(bytes)?),
-            _ => Self::Classic(ClassicBloom::from_bytes(bytes)?),
+        Ok(match format::peek_variant(bytes)? {
+            filterlab::Variant::Classic => Self::Classic(ClassicBloom::from_bytes(bytes)?),
+            filterlab::Variant::Counting => Self::Counting(CountingBloom::from_bytes(bytes)?),
+            filterlab::Variant::Scalable => Self::Scalable(ScalableBloom::from_bytes(bytes)?),
+            filterlab::Variant::Cuckoo => Self::Cuckoo(CuckooFilter::from_bytes(bytes)?),
+            filterlab::Variant::Blocked => Self::Blocked(BlockedBloom::from_bytes(bytes)?),
+            // `Variant` is non-exhaustive: a variant added to the format but not to this CLI.
+            v => {
+                return Err(format::invalid(format!(
+                    "{} filters are not supported by this command",
+                    v.name()
+                )))
+            }
         })
     }
 
@@ -108,8 +108,9 @@ impl AnyFilter {
     /// # Errors
     /// A file that cannot be read, or any format error, with the path in the message.
     pub fn load(path: &Path) -> Result<(Self, Vec<u8>)> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        // Memory reserved fallibly, and a file that grows or a device that never ends refused.
+        let bytes = filterlab::read_fallibly(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
         match Self::from_bytes(&bytes) {
             Ok(f) => Ok((f, bytes)),
             Err(e) => bail!("{} is not a usable filterlab filter: {e}", path.display()),
@@ -143,6 +144,11 @@ impl AnyFilter {
     /// A full cuckoo table; the filter is then unchanged.
     pub fn insert_hash(&mut self, h: Hash128) -> filterlab::Result<()> {
         each!(self, f => f.insert_hash(h))
+    }
+
+    /// Whether a hashed key may be present.
+    pub fn contains_hash(&self, h: Hash128) -> bool {
+        each!(self, f => f.contains_hash(h))
     }
 
     /// Whether a key may be present.
@@ -217,5 +223,26 @@ impl AnyFilter {
             ],
             Self::Blocked(f) => vec![kv("blocks", f.blocks().to_string())],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_variant_is_read_from_the_header_and_an_unknown_one_refused() {
+        for v in Variant::ALL {
+            let f = AnyFilter::build(v, 100, 0.01).unwrap();
+            let back = AnyFilter::from_bytes(&f.to_bytes()).unwrap();
+            assert_eq!(back.variant(), v);
+        }
+        let mut bytes = AnyFilter::build(Variant::Classic, 100, 0.01)
+            .unwrap()
+            .to_bytes();
+        bytes[10] = 99;
+        format::reseal(&mut bytes);
+        let e = AnyFilter::from_bytes(&bytes).unwrap_err();
+        assert!(e.to_string().contains("unknown variant id 99"), "{e}");
     }
 }

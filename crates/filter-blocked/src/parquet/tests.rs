@@ -143,3 +143,42 @@ fn measured_rate_matches_the_split_block_formula() {
     let sigma = filter_core::math::binomial_sigma(theory, probes.len() as u64);
     assert!((fp - theory).abs() < 4.0 * sigma, "{fp} vs {theory}");
 }
+
+/// Thrift field ids are i16: a long-form id at i64::MAX followed by a short delta used to
+/// overflow the id arithmetic (a panic in debug builds, a wrap in release).
+#[test]
+fn field_ids_outside_i16_are_refused_not_overflowed() {
+    // Field (long form, type i32) with id i64::MAX, its value 0, then a field with delta 1.
+    let mut crafted = vec![
+        0x05, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+    ];
+    crafted.extend([0x00, 0x15, 0x00, 0x00]);
+    assert!(
+        matches!(ParquetBloom::from_bytes(&crafted), Err(FormatError::Invalid(m)) if m.contains("i16")),
+    );
+    // The largest i16 id (zigzag 65534) is accepted as a field; a delta past it is refused.
+    let at_max = [0x05, 0xfe, 0xff, 0x03, 0x00, 0x15, 0x00, 0x00];
+    assert!(
+        matches!(ParquetBloom::from_bytes(&at_max), Err(FormatError::Invalid(m)) if m.contains("32767 + 1")),
+    );
+    // An id inside i16 given in long form (100) is skipped like any unknown field.
+    let mut unknown = thrift::header(32);
+    unknown.pop(); // the end of the struct, written again after the extra field
+    unknown.extend([0x05, 0xc8, 0x01, 0x00, 0x00]);
+    unknown.extend([0u8; 32]);
+    assert_eq!(
+        ParquetBloom::from_bytes(&unknown).map(|f| f.blocks()),
+        Ok(1)
+    );
+}
+
+#[test]
+fn varints_past_64_bits_are_refused() {
+    // numBytes with a tenth varint byte carrying bits 64 and up.
+    let mut long = vec![0x15];
+    long.extend([0xff; 9]);
+    long.push(0x7f);
+    assert!(
+        matches!(ParquetBloom::from_bytes(&long), Err(FormatError::Invalid(m)) if m.contains("64 bits"))
+    );
+}

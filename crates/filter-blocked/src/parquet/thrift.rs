@@ -70,6 +70,10 @@ impl Cursor<'_> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
+            // The tenth byte holds bit 63 only; more would be silently dropped.
+            if shift == 63 && b > 1 {
+                return Err(invalid("Thrift varint overflows 64 bits"));
+            }
             v |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
                 return Ok(v);
@@ -83,17 +87,20 @@ impl Cursor<'_> {
         Ok((v >> 1) as i64 ^ -((v & 1) as i64))
     }
 
-    /// The next field's id and type, or `None` at the end of the struct.
-    fn field(&mut self, last: i64) -> Result<Option<(i64, u8)>, FormatError> {
+    /// The next field's id and type, or `None` at the end of the struct. Thrift field ids are
+    /// i16: a long-form id outside it, or a delta that carries past it, is refused.
+    fn field(&mut self, last: i16) -> Result<Option<(i16, u8)>, FormatError> {
         let b = self.byte()?;
         if b == 0 {
             return Ok(None);
         }
-        let delta = i64::from(b >> 4);
+        let delta = i16::from(b >> 4);
         let id = if delta == 0 {
-            self.zigzag()?
+            let id = self.zigzag()?;
+            i16::try_from(id).map_err(|_| invalid(format!("Thrift field id {id} outside i16")))?
         } else {
-            last + delta
+            last.checked_add(delta)
+                .ok_or_else(|| invalid(format!("Thrift field id {last} + {delta} outside i16")))?
         };
         Ok(Some((id, b & 0x0f)))
     }
