@@ -432,8 +432,16 @@ mod tests {
     #[test]
     #[should_panic(expected = "a damaged file loaded as another filter")]
     fn damaged_file_check_rejects_a_loader_that_accepts_anything() {
-        let dir = std::env::temp_dir().join(format!("filterlab-blind-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        check_damaged_files(&Blind(Lenient.to_bytes()), &dir);
+        /// Removed when the expected panic unwinds through it.
+        struct TempDir(std::path::PathBuf);
+        impl Drop for TempDir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+        let dir =
+            TempDir(std::env::temp_dir().join(format!("filterlab-blind-{}", std::process::id())));
+        std::fs::create_dir_all(&dir.0).unwrap();
+        check_damaged_files(&Blind(Lenient.to_bytes()), &dir.0);
     }
 }
