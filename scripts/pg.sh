@@ -30,6 +30,10 @@ as_owner() {
 
 start() {
     local bin dir port
+    if ! bin=$(find_bin) && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        log "installing Debian's postgresql package (apt)"
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } >&2 || true
+    fi
     if ! bin=$(find_bin); then
         log "no PostgreSQL server programs (initdb, pg_ctl) found; install Debian's postgresql package"
         exit 1
