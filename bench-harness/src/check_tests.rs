@@ -509,3 +509,52 @@ fn a_stored_target_verdict_that_is_not_the_ratio_is_rejected() {
         })
     });
 }
+
+#[test]
+fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
+    use crate::record::Params;
+    // 411 blocks hold 10^4 keys: one table's rate spreads by about 4% of itself, four times the
+    // binomial error of a million probes. A row 5.6 binomial sigmas low (as measured once) is
+    // within the combined bound; half the expected count is not.
+    let small = Params::Blocked { blocks: 411 };
+    let big = Params::Blocked { blocks: 411_000 };
+    let (q_small, v_small) = (
+        small.theory(10_000).unwrap(),
+        small.instance_variance(10_000),
+    );
+    let relative = v_small.sqrt() / q_small;
+    assert!(
+        (0.02..0.08).contains(&relative),
+        "relative spread {relative}"
+    );
+    let v_big = big.instance_variance(10_000_000);
+    assert!(
+        (v_small / v_big - 1000.0).abs() < 50.0,
+        "spread scales with 1/blocks"
+    );
+    let classic = Params::Classic { m: 95_851, k: 7 };
+    assert!(classic.instance_variance(10_000) > 0.0);
+    assert_eq!(
+        Params::Classic { m: 95_851, k: 7 }.instance_variance(0),
+        0.0
+    );
+
+    let with_count = |fraction_or_sigmas: Result<f64, f64>| {
+        let mut r = good();
+        let x = matrix_row(&mut r, Kind::Blocked);
+        x.n = 10_000;
+        x.shape = Some(small.clone());
+        x.theoretical_fpr = q_small;
+        let expected = q_small * x.probes as f64;
+        let binomial = (expected * (1.0 - q_small)).sqrt();
+        let fp = match fraction_or_sigmas {
+            Ok(fraction) => expected * fraction,
+            Err(sigmas) => expected - sigmas * binomial,
+        };
+        set_false_positives(x, fp.round() as u64);
+        problems(&r)
+    };
+    let p = with_count(Err(5.6));
+    assert!(!p.iter().any(|m| m.contains("sigmas off")), "{p:?}");
+    assert!(with_count(Ok(0.5)).iter().any(|m| m.contains("sigmas off")));
+}

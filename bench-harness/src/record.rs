@@ -198,6 +198,60 @@ impl Params {
     }
 }
 
+impl Params {
+    /// The variance of the false-positive rate from one filter to the next at these parameters
+    /// and `n` keys: one built table is one random draw, and a small table's draw spreads its
+    /// rate by more than the binomial error of a million probes. Classic and counting: the
+    /// occupancy variance of the set bits, `m e^-a (1 - (1 + a) e^-a)` with `a = kn/m`, carried
+    /// to the rate by the delta method; scalable: its stages' variances added; split-block: the
+    /// per-lane rate's variance over a Poisson block load, divided by the number of blocks;
+    /// cuckoo: 0 (its load is fixed by n).
+    pub fn instance_variance(&self, n: u64) -> f64 {
+        match self {
+            Params::Classic { m, k } | Params::Counting { m, k } => occupancy_variance(*m, *k, n),
+            Params::Scalable { stages } => stages
+                .iter()
+                .map(|&(m, k, len)| occupancy_variance(m, k, len))
+                .sum(),
+            Params::Cuckoo { .. } => 0.0,
+            Params::Blocked { blocks } => split_block_variance(*blocks, n),
+        }
+    }
+}
+
+/// Variance of `rho^k`, rho the share of set bits of `m` after `k n` uniform draws.
+fn occupancy_variance(m: u64, k: u32, n: u64) -> f64 {
+    if m == 0 {
+        return 0.0;
+    }
+    let (m, k) = (m as f64, f64::from(k));
+    let a = k * n as f64 / m;
+    let rho = 1.0 - (-a).exp();
+    let var_set = m * (-a).exp() * (1.0 - (1.0 + a) * (-a).exp());
+    let var_rho = var_set.max(0.0) / (m * m);
+    (k * rho.powf(k - 1.0)).powi(2) * var_rho
+}
+
+/// Variance of the mean over `blocks` blocks of the per-lane rate `(1 - (31/32)^c)^8`, c the
+/// block's load, Poisson with mean n / blocks.
+fn split_block_variance(blocks: u64, n: u64) -> f64 {
+    if blocks == 0 {
+        return 0.0;
+    }
+    let lambda = n as f64 / blocks as f64;
+    let top = (lambda + 12.0 * lambda.sqrt() + 30.0).ceil() as u64;
+    let (mut pmf, mut m1, mut m2) = ((-lambda).exp(), 0.0, 0.0);
+    for c in 0..=top {
+        if c > 0 {
+            pmf *= lambda / c as f64;
+        }
+        let f = (1.0 - (31.0f64 / 32.0).powf(c as f64)).powi(8);
+        m1 += pmf * f;
+        m2 += pmf * f * f;
+    }
+    (m2 - m1 * m1).max(0.0) / blocks as f64
+}
+
 /// Field-by-field documentation of [`Record`], written into `reports/README.md`.
 pub const SCHEMA: &[(&str, &str)] = &[
     ("scenario", "`matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users` (the second article's m = 9,585,059, k = 7 filter at and past its design load)"),
