@@ -144,13 +144,23 @@ pub struct Query<'a> {
     pub member: bool,
 }
 
-/// Runs `op` on every item, `passes` times over, from `threads` threads; returns the seconds from
-/// before the first spawn to after the last join, and the summed tallies.
+/// The positions of the `total`-long walk (`passes` times over the items) that thread `i` of
+/// `threads` takes: one contiguous share, so that with `passes >= threads` every thread walks the
+/// whole list, as one thread does.
 ///
-/// Thread `i` takes positions `i, i + threads, i + 2 threads, ...` of the `passes` walks over
-/// `items`, so every thread walks the whole list. (Contiguous shards repeated `passes` times gave
-/// each of two threads half the working set, which then fitted the cache better: speed-ups above
-/// the thread count for every contender.)
+/// Two earlier splits measured the cache, not the threads: contiguous shards of the *items*
+/// repeated `passes` times gave each of two threads half the working set, and a stride of
+/// `threads` over a list that alternates members and non-members gave one thread every member
+/// and the other every non-member (half the keys each, and unlike work): speed-ups above the
+/// thread count for every contender.
+fn share(total: usize, threads: usize, i: usize) -> std::ops::Range<usize> {
+    let threads = threads.max(1);
+    (total * i / threads)..(total * (i + 1) / threads)
+}
+
+/// Runs `op` on every item, `passes` times over, from `threads` threads; returns the seconds from
+/// before the first spawn to after the last join, and the summed tallies. Thread `i` takes
+/// [`share`]`(items.len() * passes, threads, i)` of the walk.
 fn threaded<T: Sync>(
     items: &[T],
     passes: usize,
@@ -163,11 +173,10 @@ fn threaded<T: Sync>(
     let others = AtomicU64::new(0);
     let start = Instant::now();
     std::thread::scope(|s| {
-        for first in 0..threads.min(total) {
+        for i in 0..threads.min(total) {
             let (op, members, others) = (&op, &members, &others);
             s.spawn(move || {
-                let t = (first..total)
-                    .step_by(threads)
+                let t = share(total, threads, i)
                     .fold(Tally::default(), |t, p| t.add(op(&items[p % items.len()])));
                 members.fetch_add(t.members, Ordering::Relaxed);
                 others.fetch_add(t.others, Ordering::Relaxed);
@@ -632,6 +641,21 @@ mod tests {
         });
         assert_eq!(t.members, 30);
         assert!(seen.into_inner().unwrap().iter().all(|&c| c == 3));
+        // With at least as many passes as threads, each thread's share covers every item, so
+        // that a list alternating members and non-members gives each thread both.
+        let covers = |split: &dyn Fn(usize) -> Vec<usize>| {
+            (0..2).all(|i| {
+                let mut got: Vec<usize> = split(i).into_iter().map(|p| p % 10).collect();
+                got.sort_unstable();
+                got.dedup();
+                got.len() == 10
+            })
+        };
+        assert!(covers(&|i| share(30, 2, i).collect()));
+        assert_eq!(share(30, 2, 0).len() + share(30, 2, 1).len(), 30);
+        // The fixture it must reject: the old stride of `threads` (thread 0 took only the even
+        // items, i.e. only members).
+        assert!(!covers(&|i| (i..30).step_by(2).collect()));
     }
 
     #[test]
