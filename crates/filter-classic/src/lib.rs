@@ -222,7 +222,21 @@ impl Filter for ClassicBloom {
         Ok(new)
     }
 
-    filter_core::prefetched_batches!();
+    /// Pipelined beyond the caches, each key's positions computed once
+    /// ([`BloomBits::insert_many_prefetched`]).
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        if filter_core::worth_prefetching(self.size_in_bytes(), self.lines_per_key()) {
+            self.bits.insert_many_prefetched(hashes);
+        } else {
+            hashes.iter().for_each(|&h| self.bits.insert(h));
+        }
+        self.len += hashes.len() as u64;
+        Ok(())
+    }
+
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        filter_core::contains_hash_batch_prefetched(self, hashes, out);
+    }
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher

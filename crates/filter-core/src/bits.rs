@@ -159,6 +159,48 @@ impl BloomBits {
         }
     }
 
+    /// Sets the k bits of every key of `hashes`: the same bits as [`Self::insert`] on each in
+    /// turn, pipelined for tables beyond the caches. The words of the key
+    /// [`PREFETCH_AHEAD`](crate::PREFETCH_AHEAD) places later are prefetched, and the positions
+    /// computed for that prefetch are kept in a ring and used for its insert, so that each key's
+    /// positions are computed once (the generic pipeline computes them twice: 134 of the 235
+    /// instructions per key it took at 1M keys, k = 7, under callgrind).
+    pub fn insert_many_prefetched(&mut self, hashes: &[Hash128]) {
+        const AHEAD: usize = crate::PREFETCH_AHEAD;
+        // Up to 16 probes the ring stays on the stack (2 KiB); more are rare (p < 1e-4 is
+        // k = 14) and take the plain loop.
+        const MAX_K: usize = 16;
+        let k = self.k as usize;
+        if k > MAX_K {
+            hashes.iter().for_each(|&h| self.insert(h));
+            return;
+        }
+        let mut ring = [[0u64; MAX_K]; AHEAD];
+        for (slot, &h) in ring.iter_mut().zip(hashes) {
+            self.positions_prefetched(h, &mut slot[..k]);
+        }
+        for (i, &h) in hashes.iter().enumerate() {
+            let slot = &mut ring[i % AHEAD];
+            for &p in &slot[..k] {
+                self.words[(p / 64) as usize] |= 1 << (p % 64);
+            }
+            debug_assert!(self.contains(h));
+            if let Some(&next) = hashes.get(i + AHEAD) {
+                self.positions_prefetched(next, &mut slot[..k]);
+            }
+        }
+    }
+
+    /// Writes the key's first `out.len()` positions into `out` and prefetches their words.
+    #[inline(always)]
+    fn positions_prefetched(&self, hash: Hash128, out: &mut [u64]) {
+        let mut g = IndexGen::new(hash, self.m);
+        for p in out {
+            *p = g.next();
+            crate::prefetch(&self.words[(*p / 64) as usize]);
+        }
+    }
+
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
         self.words.iter().map(|w| u64::from(w.count_ones())).sum()
@@ -293,6 +335,36 @@ mod tests {
             }
             assert!(b.count_ones() <= m);
         }
+    }
+
+    #[test]
+    fn the_pipelined_insert_sets_the_same_bits_as_one_at_a_time() {
+        let h = KeyHasher::default();
+        // Fewer keys than the pipeline's depth, many more, and k on both sides of the ring's 16.
+        for (m, k, n) in [
+            (1000, 7, 5u32),
+            (100_003, 7, 5000),
+            (4096, 1, 300),
+            (77_777, 16, 999),
+            (50_000, 17, 700),
+            (65, 64, 40),
+        ] {
+            let hashes: Vec<Hash128> = (0..n).map(|i| h.hash(&i.to_le_bytes())).collect();
+            let (mut one, mut many) =
+                (BloomBits::new(m, k).unwrap(), BloomBits::new(m, k).unwrap());
+            hashes.iter().for_each(|&x| one.insert(x));
+            many.insert_many_prefetched(&hashes);
+            assert_eq!(one, many, "m = {m}, k = {k}, {n} keys");
+        }
+        // And it can tell: a key left out changes the bits.
+        let hashes: Vec<Hash128> = (0..100u32).map(|i| h.hash(&i.to_le_bytes())).collect();
+        let (mut one, mut many) = (
+            BloomBits::new(100_003, 7).unwrap(),
+            BloomBits::new(100_003, 7).unwrap(),
+        );
+        hashes.iter().for_each(|&x| one.insert(x));
+        many.insert_many_prefetched(&hashes[1..]);
+        assert_ne!(one, many);
     }
 
     #[test]
