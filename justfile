@@ -46,6 +46,11 @@ micro:
 miri:
     cargo +nightly miri test -p filter-core -p filter-blocked --lib -- --skip filters_above_2_pow_32 --skip indexes_reach_above_2_pow_32 --skip sizing_meets_the_target --skip exact_closed_form --skip counting_overflow --skip impossible_tables --skip large_tables_are_zeroed --skip replaces_whole_files --skip damaged_file_check --skip sizes_beyond_memory
 
+# Loom model-checks the word protocol of the lock-free filters (inserts lose no bit; a snapshot
+# taken during inserts holds no uncounted bit), with fixtures loom must catch.
+loom:
+    RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p filter-core --test loom --release
+
 # Filters above 2^32 bits (classic) and 2^32 slots (cuckoo), end to end; about 3 GiB of RAM at peak.
 huge:
     cargo test --release -p filterlab --test huge -- --ignored --test-threads 1

@@ -1,11 +1,10 @@
 //! [`AtomicClassicBloom`]: the classic filter shared by many threads without a lock.
 
 use crate::ClassicBloom;
-use filter_core::concurrent::{try_atomic_table, LenCounter, SharedInsert};
-use filter_core::format::{Codec, Encoder, Reader};
+use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Result, Sizing,
-    Variant,
+    math, BloomBits, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist, Result,
+    Sizing, Variant,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -42,9 +41,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 ///
 /// # Saving
 ///
-/// Save (`to_bytes`, `save`) once the inserting threads are done (joined, or stopped behind a
-/// barrier): the file's item count and its bits are read at different moments, and a file whose
-/// set bits outnumber k per counted item is refused on load as altered.
+/// `to_bytes` and `save` may run while other threads insert: they write a [`Self::snapshot`],
+/// whose bits are read before its item count (`filter_core::concurrent::words`, checked under
+/// loom), so every saved bit belongs to a counted item and the file loads. An insert racing
+/// with the save may be in the file whole, in part or not at all: save after joining the
+/// inserting threads for a file that holds every key. The snapshot is a copy of the table (the
+/// save holds twice its memory for a moment).
 ///
 /// # False-positive rate
 ///
@@ -107,11 +109,13 @@ impl SharedInsert for AtomicClassicBloom {
     #[inline]
     fn insert_hash_shared(&self, hash: Hash128) {
         let mut g = IndexGen::new(hash, self.m);
-        for _ in 0..self.k {
+        let masks = (0..self.k).map(|_| {
             let i = g.next();
-            self.words[(i / 64) as usize].fetch_or(1 << (i % 64), Ordering::Relaxed);
-        }
-        self.len.add(1);
+            ((i / 64) as usize, 1 << (i % 64))
+        });
+        // Counted first, bits set with Release: see `words` for why a snapshot then holds no
+        // uncounted bit.
+        words::insert(&self.words, &self.len, masks);
     }
 }
 
@@ -124,6 +128,21 @@ impl AtomicClassicBloom {
     /// Number of hash functions, `k`.
     pub fn hashes(&self) -> u32 {
         self.k
+    }
+
+    /// A single-threaded copy of the filter, safe to take while other threads insert: the words
+    /// are read first, then the item count, so that the copy holds no bit its count does not
+    /// cover (inserts racing with it may be in it whole, in part or not at all).
+    ///
+    /// # Errors
+    /// None in practice (the shape was valid when built); kept fallible rather than panicking.
+    pub fn snapshot(&self) -> Result<ClassicBloom> {
+        let (words, len) = words::snapshot(&self.words, &self.len);
+        Ok(ClassicBloom {
+            bits: BloomBits::from_words(self.m, self.k, words)?,
+            len,
+            sizing: self.sizing,
+        })
     }
 
     /// The single-threaded filter with the same bits, once no other thread is inserting.
@@ -200,26 +219,18 @@ impl Filter for AtomicClassicBloom {
     }
 }
 
-/// The classic file: same variant id, parameters and payload, so either form loads it.
-impl Codec for AtomicClassicBloom {
+/// The classic file, written from a [`AtomicClassicBloom::snapshot`]: same variant id,
+/// parameters and payload, so either form loads the other's.
+impl Persist for AtomicClassicBloom {
     const VARIANT: Variant = Variant::Classic;
 
-    fn encode_params(&self, e: &mut Encoder) {
-        e.u64(self.m).u32(self.k).u64(self.len.get());
-        self.sizing.encode_params(e);
+    fn to_bytes(&self) -> Vec<u8> {
+        self.snapshot()
+            .expect("a snapshot has the shape this filter was built with")
+            .to_bytes()
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
-        for w in &self.words {
-            e.u64(w.load(Ordering::Relaxed));
-        }
-    }
-
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
-        ClassicBloom::decode(hasher, params, payload).map(Self::from)
+    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+        ClassicBloom::from_bytes(bytes).map(Self::from)
     }
 }

@@ -12,6 +12,8 @@
 //!   threads that touch different shards do not wait for each other; a single
 //!   `std::sync::RwLock<F>` is the simplest alternative when contention is low.
 
+pub mod words;
+
 use crate::{Deletable, Error, Filter, Hash128, KeyHasher, MemoryCap, Result};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};

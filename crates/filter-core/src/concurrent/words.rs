@@ -1,0 +1,107 @@
+//! The word-level protocol of the lock-free filters (`AtomicClassicBloom`, `AtomicBlockedBloom`):
+//! how an insert counts and sets its bits, how a lookup reads them, and how a save takes a
+//! snapshot while other threads insert. Written once over two small traits, so that loom runs
+//! this very code over its model atomics (`crates/filter-core/tests/loom.rs`:
+//! `RUSTFLAGS="--cfg loom" cargo test -p filter-core --test loom --release`, `just loom`).
+//!
+//! # The ordering argument
+//!
+//! * An insert first adds one to the item count, then sets its bits with `fetch_or` and
+//!   [`Ordering::Release`]. `fetch_or` is a read-modify-write on the latest value of the word,
+//!   so two inserts setting different bits of one word never erase each other's (a load, an OR
+//!   and a store could: the loom test shows that protocol losing a bit).
+//! * A lookup reads with `Relaxed`: once `insert` has returned on this thread, read-after-write
+//!   coherence guarantees it sees every bit; another thread needs a happens-before edge (a join,
+//!   a channel, a lock, a release/acquire flag) — see the filters' docs.
+//! * A [`snapshot`] reads every word with [`Ordering::Acquire`], *then* the count. A bit it saw
+//!   was set by an insert whose `Release` write it acquired, so that insert's earlier count
+//!   increment happens before the count is read: every bit in the snapshot belongs to a counted
+//!   insert, and the saved file has at most `k` set bits per counted item, the check a loader
+//!   makes against altered files. Reading the count first (as the filters did until this
+//!   module) lets inserts that land in between add bits that no count covers: a file saved
+//!   while threads insert could be refused on load (the loom test finds that interleaving).
+//!
+//! On x86-64 `Release` on a `lock or` and `Acquire` on a load compile to the same instructions
+//! as `Relaxed`: the protocol costs nothing there.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// A word that bits are OR-ed into atomically.
+pub trait AtomicWord {
+    /// The plain word.
+    type Value: Copy;
+    /// `fetch_or` with `order`.
+    fn or(&self, bits: Self::Value, order: Ordering);
+    /// `load` with `order`.
+    fn get(&self, order: Ordering) -> Self::Value;
+}
+
+impl AtomicWord for AtomicU64 {
+    type Value = u64;
+    #[inline(always)]
+    fn or(&self, bits: u64, order: Ordering) {
+        self.fetch_or(bits, order);
+    }
+    #[inline(always)]
+    fn get(&self, order: Ordering) -> u64 {
+        self.load(order)
+    }
+}
+
+impl AtomicWord for AtomicU32 {
+    type Value = u32;
+    #[inline(always)]
+    fn or(&self, bits: u32, order: Ordering) {
+        self.fetch_or(bits, order);
+    }
+    #[inline(always)]
+    fn get(&self, order: Ordering) -> u32 {
+        self.load(order)
+    }
+}
+
+/// The shared item count.
+pub trait Counter {
+    /// Adds `n`.
+    fn add(&self, n: u64);
+    /// The total.
+    fn total(&self) -> u64;
+}
+
+impl Counter for super::LenCounter {
+    #[inline(always)]
+    fn add(&self, n: u64) {
+        super::LenCounter::add(self, n);
+    }
+    fn total(&self) -> u64 {
+        self.get()
+    }
+}
+
+/// Inserts one key whose bits are `(word, mask)` pairs: counts it, then sets the bits
+/// (`Release`).
+#[inline(always)]
+pub fn insert<W: AtomicWord>(
+    words: &[W],
+    len: &impl Counter,
+    masks: impl IntoIterator<Item = (usize, W::Value)>,
+) {
+    len.add(1);
+    for (i, m) in masks {
+        words[i].or(m, Ordering::Release);
+    }
+}
+
+/// A copy of the words and the count for saving while other threads may insert: every word
+/// (`Acquire`), then the count, so that every copied bit belongs to a counted insert (see the
+/// module docs). Inserts racing with the snapshot may be in it whole, in part or not at all.
+pub fn snapshot<'a, W: AtomicWord + 'a>(
+    words: impl IntoIterator<Item = &'a W>,
+    len: &impl Counter,
+) -> (Vec<W::Value>, u64) {
+    let copy: Vec<W::Value> = words
+        .into_iter()
+        .map(|w| w.get(Ordering::Acquire))
+        .collect();
+    (copy, len.total())
+}
