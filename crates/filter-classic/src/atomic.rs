@@ -23,7 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// word's modification order, so two threads setting different bits of one word never erase
 /// each other's (a load, an OR and a store could).
 ///
-/// An insert is `k` `fetch_or`s with [`Ordering::Relaxed`]; a lookup is `k` relaxed loads. Bits
+/// A lookup is `k` relaxed loads; an insert counts the key, then makes `k` `fetch_or`s (with
+/// `Release`, which only a snapshot for saving needs: see below; the lookup needs none). Bits
 /// are only ever turned on, never off, so each word's history is a chain of growing values.
 /// Every atomic location has a single modification order that all threads agree on, and a load
 /// that happens after a store in the same thread (program order) cannot see an older value than
@@ -37,7 +38,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// for a key whose insert has not finished: that is a race the caller chose, not a lost key —
 /// the same lookup repeated after synchronising answers "present". The filter's memory holds no
 /// other data whose visibility the bits would publish, so nothing stronger than `Relaxed` is
-/// needed on the words.
+/// needed on the words for lookups. The protocol is written once in
+/// `filter_core::concurrent::words` and model-checked there with loom.
 ///
 /// # Saving
 ///
