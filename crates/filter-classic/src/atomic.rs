@@ -110,14 +110,31 @@ impl AtomicClassicBloom {
 impl SharedInsert for AtomicClassicBloom {
     #[inline]
     fn insert_hash_shared(&self, hash: Hash128) {
+        // A locked read-modify-write is a full fence on x86-64: the loads after it wait for it,
+        // so k `fetch_or`s in a row would take their k cache misses one after another. The k
+        // words are prefetched first, so that the misses overlap and the fences wait for lines
+        // already on the way.
+        const MAX_K: usize = 16;
+        let mut masks = [(0usize, 0u64); MAX_K];
+        let k = (self.k as usize).min(MAX_K);
         let mut g = IndexGen::new(hash, self.m);
-        let masks = (0..self.k).map(|_| {
+        for slot in &mut masks[..k] {
+            let i = g.next();
+            *slot = ((i / 64) as usize, 1 << (i % 64));
+            filter_core::prefetch(&self.words[slot.0]);
+        }
+        // Probes beyond the array (k > 16) continue the same sequence without a prefetch.
+        let rest = (k..self.k as usize).map(|_| {
             let i = g.next();
             ((i / 64) as usize, 1 << (i % 64))
         });
         // Counted first, bits set with Release: see `words` for why a snapshot then holds no
         // uncounted bit.
-        words::insert(&self.words, &self.len, masks);
+        words::insert(
+            &self.words,
+            &self.len,
+            masks[..k].iter().copied().chain(rest),
+        );
     }
 }
 

@@ -24,6 +24,16 @@ fn many_threads_never_see_a_false_negative() {
 }
 
 #[test]
+fn more_probes_than_the_prefetched_ones_set_the_same_bits() {
+    // The atomic insert prefetches up to 16 words and continues the sequence past them.
+    for k in [1, 16, 17, 40] {
+        let shared = builder().hashes(k).build_atomic().unwrap();
+        let mut single = builder().hashes(k).build().unwrap();
+        check_same_as_single(&shared, &mut single, 4, 2_000);
+    }
+}
+
+#[test]
 fn threaded_inserts_set_the_same_bits_and_file_as_one_thread() {
     let shared = builder().build_atomic().unwrap();
     let mut single = builder().build().unwrap();
