@@ -6,7 +6,8 @@
 //! contiguously (all negatives, all positives), the same timing loops as the harness
 //! (`measure::time_lookups` over `AnyFilter`, a `Peer` behind its enum), and interleaved rounds
 //! with the median and range printed. With `--kernels` it also times each lane kernel this CPU
-//! has (portable, AVX2) on the same filter.
+//! has (portable, AVX2) on the same filter; `--kernel NAME` times that kernel alone (for
+//! `valgrind --tool=callgrind` counts).
 //!
 //! ```text
 //! flock /work/coord/bench.lock cargo run --release -p bench-harness --example blocked_lookups -- --rounds 7
@@ -25,6 +26,7 @@ struct Args {
     queries: usize,
     rounds: usize,
     kernels: bool,
+    only: Option<String>,
 }
 
 fn args() -> anyhow::Result<Args> {
@@ -33,23 +35,23 @@ fn args() -> anyhow::Result<Args> {
         queries: 2_000_000,
         rounds: 5,
         kernels: false,
+        only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
-        let mut value = || -> anyhow::Result<usize> {
-            let v = it
-                .next()
-                .ok_or_else(|| anyhow::anyhow!("{flag} needs a value"))?;
-            Ok(v.parse()?)
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| anyhow::anyhow!("{flag} needs a value"))
         };
         match flag.as_str() {
-            "--members" => a.members = value()?,
-            "--queries" => a.queries = value()?,
-            "--rounds" => a.rounds = value()?,
+            "--members" => a.members = value()?.parse()?,
+            "--queries" => a.queries = value()?.parse()?,
+            "--rounds" => a.rounds = value()?.parse()?,
+            "--kernel" => a.only = Some(value()?),
             "--kernels" => a.kernels = true,
-            _ => {
-                anyhow::bail!("unknown flag {flag} (--members N --queries N --rounds N --kernels)")
-            }
+            _ => anyhow::bail!(
+                "unknown flag {flag} (--members N --queries N --rounds N --kernels --kernel NAME)"
+            ),
         }
     }
     anyhow::ensure!(
@@ -77,18 +79,34 @@ fn summary(v: &mut [f64]) -> (f64, f64, f64) {
     (m, v[0], v[v.len() - 1])
 }
 
-/// The blocked filters to time: the default one, and one per available kernel with `--kernels`.
-fn contenders(f: &AnyFilter, kernels: bool) -> Vec<(String, AnyFilter)> {
-    let mut out = vec![("blocked".to_string(), f.clone())];
-    if let (true, AnyFilter::Blocked(b)) = (kernels, f) {
-        for k in filterlab::blocked::Kernel::ALL {
+/// The blocked filters to time: the default one, and one per available kernel with
+/// `--kernels`; only the named kernel with `--kernel NAME` (for instruction counts).
+fn contenders(f: &AnyFilter, a: &Args) -> anyhow::Result<Vec<(String, AnyFilter)>> {
+    let AnyFilter::Blocked(b) = f else {
+        anyhow::bail!("not a blocked filter");
+    };
+    let mut out = Vec::new();
+    if a.only.is_none() {
+        out.push(("blocked".to_string(), f.clone()));
+    }
+    for k in filterlab::blocked::Kernel::ALL {
+        if a.kernels || a.only.as_deref() == Some(k.name()) {
             let mut b = b.clone();
-            if b.set_kernel(k).is_ok() {
-                out.push((format!("blocked/{}", k.name()), AnyFilter::Blocked(b)));
+            match b.set_kernel(k) {
+                Ok(()) => out.push((format!("blocked/{}", k.name()), AnyFilter::Blocked(b))),
+                Err(e) => println!("{}: not timed ({e})", k.name()),
             }
         }
     }
-    out
+    anyhow::ensure!(!out.is_empty(), "no kernel named {:?}", a.only);
+    Ok(out)
+}
+
+/// Median of the per-round ratios `ours[r] / peer[r]`: each round's contenders ran within
+/// seconds of each other, so a burst of load from other processes touches both sides.
+fn round_ratio(ours: &[f64], peer: &[f64]) -> f64 {
+    let mut r: Vec<f64> = ours.iter().zip(peer).map(|(o, p)| o / p).collect();
+    median(&mut r)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -114,7 +132,7 @@ fn main() -> anyhow::Result<()> {
         a.rounds,
         t.elapsed().as_secs_f64()
     );
-    let ours = contenders(&ours, a.kernels);
+    let ours = contenders(&ours, &a)?;
     let mut times = vec![(Vec::new(), Vec::new()); ours.len() + 1];
     for _ in 0..a.rounds {
         for (i, (_, f)) in ours.iter().enumerate() {
@@ -125,18 +143,23 @@ fn main() -> anyhow::Result<()> {
         times[last].0.push(time_peer(&peer, &neg));
         times[last].1.push(time_peer(&peer, &pos));
     }
-    let (mut peer_neg, mut peer_pos) = times.pop().expect("the peer's row");
-    let (pn, pn_lo, pn_hi) = summary(&mut peer_neg);
-    let (pp, pp_lo, pp_hi) = summary(&mut peer_pos);
-    println!("| contender | ns/negative (range) | ns/positive (range) | ratio neg | ratio pos |");
+    let (peer_neg, peer_pos) = times.pop().expect("the peer's row");
+    let (pn, pn_lo, pn_hi) = summary(&mut peer_neg.clone());
+    let (pp, pp_lo, pp_hi) = summary(&mut peer_pos.clone());
+    println!("ratio = median ns / peer's median ns; per round = median of the rounds' ratios");
+    println!(
+        "| contender | ns/negative (range) | ns/positive (range) | ratio neg (per round) | ratio pos (per round) |"
+    );
     println!("|---|---|---|---|---|");
-    for ((name, _), (mut n, mut q)) in ours.iter().zip(times) {
-        let (nm, nlo, nhi) = summary(&mut n);
-        let (qm, qlo, qhi) = summary(&mut q);
+    for ((name, _), (n, q)) in ours.iter().zip(times) {
+        let (nm, nlo, nhi) = summary(&mut n.clone());
+        let (qm, qlo, qhi) = summary(&mut q.clone());
         println!(
-            "| {name} | {nm:.1} ({nlo:.1}-{nhi:.1}) | {qm:.1} ({qlo:.1}-{qhi:.1}) | {:.3} | {:.3} |",
+            "| {name} | {nm:.1} ({nlo:.1}-{nhi:.1}) | {qm:.1} ({qlo:.1}-{qhi:.1}) | {:.3} ({:.3}) | {:.3} ({:.3}) |",
             nm / pn,
-            qm / pp
+            round_ratio(&n, &peer_neg),
+            qm / pp,
+            round_ratio(&q, &peer_pos)
         );
     }
     println!("| fastbloom+foldhash | {pn:.1} ({pn_lo:.1}-{pn_hi:.1}) | {pp:.1} ({pp_lo:.1}-{pp_hi:.1}) | 1 | 1 |");
