@@ -203,6 +203,7 @@ mod avx2 {
     /// [`super::masks`] on AVX2.
     #[inline(always)]
     pub(super) fn masks(key: u32) -> [u32; 8] {
+        debug_assert!(std::is_x86_feature_detected!("avx2"));
         // SAFETY: called only for a filter whose kernel is `Kernel::Avx2`, which filters obtain
         // only from `Kernel::detect`/`Kernel::checked`, i.e. on a CPU with AVX2.
         unsafe { masks_avx2(key) }
@@ -211,6 +212,7 @@ mod avx2 {
     /// [`super::test`] on AVX2.
     #[inline(always)]
     pub(super) fn test(block: &Block, key: u32) -> bool {
+        debug_assert!(std::is_x86_feature_detected!("avx2"));
         // SAFETY: called only for a filter whose kernel is `Kernel::Avx2`, which filters obtain
         // only from `Kernel::detect`/`Kernel::checked`, i.e. on a CPU with AVX2.
         unsafe { test_avx2(block, key) }
@@ -219,6 +221,7 @@ mod avx2 {
     /// [`super::set`] on AVX2.
     #[inline(always)]
     pub(super) fn set(block: &mut Block, key: u32) -> bool {
+        debug_assert!(std::is_x86_feature_detected!("avx2"));
         // SAFETY: called only for a filter whose kernel is `Kernel::Avx2`, which filters obtain
         // only from `Kernel::detect`/`Kernel::checked`, i.e. on a CPU with AVX2.
         unsafe { set_avx2(block, key) }
