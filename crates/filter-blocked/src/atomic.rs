@@ -1,6 +1,6 @@
 //! [`AtomicBlockedBloom`]: the split-block filter shared by many threads without a lock.
 
-use crate::{masks, Block, BlockedBloom};
+use crate::{Block, BlockedBloom, Kernel};
 use filter_core::concurrent::{try_atomic_table, LenCounter, SharedInsert};
 use filter_core::format::{Codec, Encoder, Reader};
 use filter_core::{math, reduce, Filter, FormatError, Hash128, KeyHasher, Result, Sizing, Variant};
@@ -43,11 +43,17 @@ struct AtomicBlock([AtomicU32; 8]);
 /// # False-positive rate
 ///
 /// As [`BlockedBloom`]: [`math::split_block_fpr`].
+///
+/// # Kernels
+///
+/// As [`BlockedBloom`]: the lane masks come from the detected [`Kernel`]; the block is always
+/// read and updated lane by lane with atomic operations.
 #[derive(Debug)]
 pub struct AtomicBlockedBloom {
     blocks: Vec<AtomicBlock>,
     len: LenCounter,
     sizing: Sizing,
+    kernel: Kernel,
 }
 
 impl crate::BlockedBuilder {
@@ -61,6 +67,7 @@ impl crate::BlockedBuilder {
             blocks: try_atomic_table(blocks, self.cap, "block array")?,
             len: LenCounter::default(),
             sizing,
+            kernel: Kernel::detect(),
         })
     }
 }
@@ -95,7 +102,7 @@ impl SharedInsert for AtomicBlockedBloom {
     #[inline]
     fn insert_hash_shared(&self, hash: Hash128) {
         let block = self.block(hash);
-        for (w, m) in block.0.iter().zip(masks(hash.lo as u32)) {
+        for (w, m) in block.0.iter().zip(self.kernel.masks(hash.lo as u32)) {
             w.fetch_or(m, Ordering::Relaxed);
         }
         self.len.add(1);
@@ -106,6 +113,21 @@ impl AtomicBlockedBloom {
     /// Number of 256-bit blocks.
     pub fn blocks(&self) -> u64 {
         self.blocks.len() as u64
+    }
+
+    /// The lane kernel this filter runs.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Runs `kernel` from now on (the bits and answers stay the same).
+    ///
+    /// # Errors
+    /// [`filter_core::Error::InvalidParameter`] when this CPU cannot run it; the filter is then
+    /// unchanged.
+    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<()> {
+        self.kernel = kernel.checked()?;
+        Ok(())
     }
 
     /// The single-threaded filter with the same bits, once no other thread is inserting.
@@ -119,6 +141,7 @@ impl AtomicBlockedBloom {
                 .collect(),
             len,
             sizing: self.sizing,
+            kernel: self.kernel,
         }
     }
 }
@@ -128,6 +151,7 @@ impl From<BlockedBloom> for AtomicBlockedBloom {
         AtomicBlockedBloom {
             len: LenCounter::new(f.len),
             sizing: f.sizing,
+            kernel: f.kernel,
             // Same size and alignment: the standard library reuses the allocation here.
             blocks: f
                 .blocks
@@ -150,7 +174,7 @@ impl Filter for AtomicBlockedBloom {
         block
             .0
             .iter()
-            .zip(masks(hash.lo as u32))
+            .zip(self.kernel.masks(hash.lo as u32))
             .fold(0u32, |miss, (w, m)| miss | (m & !w.load(Ordering::Relaxed)))
             == 0
     }

@@ -26,7 +26,9 @@
 //! # Ok::<(), filter_core::Error>(())
 //! ```
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// One module holds `unsafe` code: the AVX2 lane kernel in `kernel.rs`, behind runtime detection,
+// with the portable kernel beside it.
+#![deny(unsafe_code)]
 
 use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
@@ -47,20 +49,13 @@ const SALT: [u32; 8] = [
     0x5c6b_fb31,
 ];
 
+mod kernel;
+pub use kernel::Kernel;
+
 /// One 256-bit block, aligned so that it never straddles two cache lines.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(32))]
 struct Block([u32; 8]);
-
-/// The bit of each lane a key uses.
-#[inline(always)]
-fn masks(key: u32) -> [u32; 8] {
-    let mut m = [0u32; 8];
-    for (m, salt) in m.iter_mut().zip(SALT) {
-        *m = 1 << (key.wrapping_mul(salt) >> 27);
-    }
-    m
-}
 
 /// A split-block Bloom filter.
 ///
@@ -91,11 +86,25 @@ fn masks(key: u32) -> [u32; 8] {
 /// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
 /// # Ok::<(), filter_core::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+///
+/// # Kernels
+///
+/// The lane masks and the block test run on the fastest [`Kernel`] the CPU has, detected when
+/// the filter is built or loaded ([`Kernel::detect`]); [`BlockedBloom::set_kernel`] picks
+/// another. Every kernel sets the same bits and gives the same answers, so files and equality
+/// (`==` compares the sizing, count and bits, not the kernel) do not depend on it.
+#[derive(Clone, Debug)]
 pub struct BlockedBloom {
     blocks: Vec<Block>,
     len: u64,
     sizing: Sizing,
+    kernel: Kernel,
+}
+
+impl PartialEq for BlockedBloom {
+    fn eq(&self, other: &Self) -> bool {
+        (self.len, self.sizing) == (other.len, other.sizing) && self.blocks == other.blocks
+    }
 }
 
 /// Builds a [`BlockedBloom`].
@@ -121,6 +130,7 @@ impl BlockedBuilder {
             blocks: filter_core::try_zeroed_table(blocks, self.cap, "block array")?,
             len: 0,
             sizing,
+            kernel: Kernel::detect(),
         })
     }
 }
@@ -156,6 +166,20 @@ impl BlockedBloom {
         self.blocks.len() as u64
     }
 
+    /// The lane kernel this filter runs.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Runs `kernel` from now on (the bits and answers stay the same).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when this CPU cannot run it; the filter is then unchanged.
+    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<()> {
+        self.kernel = kernel.checked()?;
+        Ok(())
+    }
+
     #[inline(always)]
     fn block_of(&self, hash: Hash128) -> usize {
         reduce(hash.hi, self.blocks.len() as u64) as usize
@@ -189,36 +213,23 @@ impl Filter for BlockedBloom {
     #[inline]
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
         let b = self.block_of(hash);
-        let m = masks(hash.lo as u32);
-        for (w, m) in self.blocks[b].0.iter_mut().zip(m) {
-            *w |= m;
-        }
+        self.kernel.set(&mut self.blocks[b], hash.lo as u32);
         self.len += 1;
         Ok(())
     }
 
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let block = &self.blocks[self.block_of(hash)].0;
-        let m = masks(hash.lo as u32);
-        // No early exit: eight independent tests and one branch vectorise better.
-        block
-            .iter()
-            .zip(m)
-            .fold(0u32, |miss, (w, m)| miss | (m & !w))
-            == 0
+        // No early exit in either kernel: a branch on the block's bits would mispredict on
+        // negatives and throw away the lookups the core had started after this one.
+        self.kernel
+            .test(&self.blocks[self.block_of(hash)], hash.lo as u32)
     }
 
     /// One pass over the block: sets the eight bits and notes whether any was clear.
     fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
         let b = self.block_of(hash);
-        let m = masks(hash.lo as u32);
-        let mut missing = 0;
-        for (w, m) in self.blocks[b].0.iter_mut().zip(m) {
-            missing |= m & !*w;
-            *w |= m;
-        }
-        let new = missing != 0;
+        let new = self.kernel.set(&mut self.blocks[b], hash.lo as u32);
         self.len += u64::from(new);
         Ok(new)
     }
@@ -314,6 +325,7 @@ impl Codec for BlockedBloom {
             blocks,
             len,
             sizing,
+            kernel: Kernel::detect(),
         })
     }
 }
@@ -334,7 +346,7 @@ mod tests {
     #[test]
     fn every_key_sets_exactly_one_bit_per_lane() {
         for key in [0u32, 1, 0xdead_beef, u32::MAX] {
-            assert!(masks(key).iter().all(|m| m.count_ones() == 1));
+            assert!(kernel::masks(key).iter().all(|m| m.count_ones() == 1));
         }
         let mut f = BlockedBloom::builder().capacity(100).build().unwrap();
         f.insert(b"x").unwrap();

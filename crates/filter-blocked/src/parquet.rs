@@ -38,7 +38,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::{masks, Block};
+use crate::{Block, Kernel};
 use filter_core::format::invalid;
 use filter_core::{Error, FormatError, Result};
 
@@ -59,10 +59,24 @@ pub fn hash(plain: &[u8]) -> u64 {
 ///
 /// The split-block formula of [`BlockedBloom`](crate::BlockedBloom)
 /// ([`filter_core::math::split_block_fpr`]) with this filter's block count.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// # Kernels
+///
+/// As [`BlockedBloom`](crate::BlockedBloom): the detected [`Kernel`] sets and tests the bits,
+/// every kernel the same ones; `==` compares the bits only.
+#[derive(Clone, Debug)]
 pub struct ParquetBloom {
     blocks: Vec<Block>,
+    kernel: Kernel,
 }
+
+impl PartialEq for ParquetBloom {
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks == other.blocks
+    }
+}
+
+impl Eq for ParquetBloom {}
 
 impl ParquetBloom {
     /// Sized as Parquet writers size a column chunk's filter for `ndv` distinct values at rate
@@ -99,7 +113,22 @@ impl ParquetBloom {
                 filter_core::MemoryCap::NONE,
                 "Parquet bitset",
             )?,
+            kernel: Kernel::detect(),
         })
+    }
+
+    /// The lane kernel this filter runs.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Runs `kernel` from now on (the bits and answers stay the same).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when this CPU cannot run it; the filter is then unchanged.
+    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<()> {
+        self.kernel = kernel.checked()?;
+        Ok(())
     }
 
     /// Number of 256-bit blocks.
@@ -127,9 +156,7 @@ impl ParquetBloom {
     #[inline]
     pub fn insert_hash(&mut self, h: u64) {
         let b = self.block_of(h);
-        for (w, m) in self.blocks[b].0.iter_mut().zip(masks(h as u32)) {
-            *w |= m;
-        }
+        self.kernel.set(&mut self.blocks[b], h as u32);
     }
 
     /// Whether a value, given by its plain encoding, may be in the column chunk.
@@ -141,8 +168,7 @@ impl ParquetBloom {
     /// [`Self::contains`] of a Parquet hash.
     #[inline]
     pub fn contains_hash(&self, h: u64) -> bool {
-        let block = &self.blocks[self.block_of(h)].0;
-        block.iter().zip(masks(h as u32)).all(|(w, m)| w & m != 0)
+        self.kernel.test(&self.blocks[self.block_of(h)], h as u32)
     }
 
     /// Fraction of the bitset's bits that are set.
@@ -234,7 +260,10 @@ impl ParquetBloom {
                 b
             })
             .collect();
-        Ok(ParquetBloom { blocks })
+        Ok(ParquetBloom {
+            blocks,
+            kernel: Kernel::detect(),
+        })
     }
 
     /// Reads what [`Self::to_bytes`] writes, or what any Parquet writer stored at a column
