@@ -245,11 +245,7 @@ pub fn find<'a>(rows: &'a [PeerRecord], name: &str) -> Result<&'a PeerRecord> {
 }
 
 /// The denominator's row: our variant, or the peer configuration with the lowest `metric`.
-fn denominator<'a>(
-    rows: &'a [PeerRecord],
-    against: Against,
-    metric: Metric,
-) -> Result<&'a PeerRecord> {
+fn denominator(rows: &[PeerRecord], against: Against, metric: Metric) -> Result<&PeerRecord> {
     match against {
         Against::Peers(kinds) => fastest(rows, kinds, metric),
         Against::Ours(kind) => find(rows, kind.name()),
@@ -320,7 +316,7 @@ fn differences(
     }
     if let Terms::NoWorse { bytes: Some(most) } = terms {
         let share = a.bytes as f64 / b.bytes as f64;
-        if !(share <= most) {
+        if share.is_nan() || share > most {
             d.push(format!("{share:.2}× the bytes, above {most}×"));
         }
     }
