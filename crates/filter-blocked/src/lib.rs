@@ -51,6 +51,7 @@ const SALT: [u32; 8] = [
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(32))]
 struct Block([u32; 8]);
+filter_core::zeroable!(Block([u32; 8]));
 
 /// The bit of each lane a key uses.
 #[inline(always)]
@@ -93,7 +94,7 @@ fn masks(key: u32) -> [u32; 8] {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockedBloom {
-    blocks: Vec<Block>,
+    blocks: filter_core::Table<Block>,
     len: u64,
     sizing: Sizing,
 }
@@ -241,6 +242,10 @@ impl Filter for BlockedBloom {
         self.blocks.len() * 32
     }
 
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.blocks.huge_page_bytes()
+    }
+
     fn expected_fpr(&self) -> f64 {
         math::split_block_fpr(self.blocks(), self.len)
     }
@@ -311,7 +316,7 @@ impl Codec for BlockedBloom {
             return Err(invalid(format!("{ones} bits set by {len} items")));
         }
         Ok(BlockedBloom {
-            blocks,
+            blocks: blocks.into(),
             len,
             sizing,
         })

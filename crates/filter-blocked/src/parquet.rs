@@ -61,7 +61,7 @@ pub fn hash(plain: &[u8]) -> u64 {
 /// ([`filter_core::math::split_block_fpr`]) with this filter's block count.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParquetBloom {
-    blocks: Vec<Block>,
+    blocks: filter_core::Table<Block>,
 }
 
 impl ParquetBloom {
