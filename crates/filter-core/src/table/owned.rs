@@ -58,7 +58,12 @@ impl<T> Table<T> {
     where
         T: Zeroable,
     {
-        const { assert!(std::mem::align_of::<T>() <= 4096, "mappings are page aligned") };
+        const {
+            assert!(
+                std::mem::align_of::<T>() <= 4096,
+                "mappings are page aligned"
+            )
+        };
         let (start, bytes) = super::map::zeroed(len.checked_mul(std::mem::size_of::<T>())?, huge)?;
         Some(Table {
             ptr: start.cast(),
@@ -181,7 +186,9 @@ impl<T> Drop for Table<T> {
         match self.owner {
             // SAFETY: `ptr`, `len` and `cap` are the parts of a `Vec<T>` (taken apart in
             // `From<Vec<T>>`, or of the same layout after `convert`), released once, here.
-            Owner::Heap { cap } => drop(unsafe { Vec::from_raw_parts(self.ptr.as_ptr(), self.len, cap) }),
+            Owner::Heap { cap } => {
+                drop(unsafe { Vec::from_raw_parts(self.ptr.as_ptr(), self.len, cap) })
+            }
             #[cfg(all(target_os = "linux", not(miri)))]
             Owner::Mapped { bytes } => {
                 let elements: *mut [T] = &mut **self;

@@ -35,7 +35,12 @@ fn parse(text: &str) -> Option<Vec<Area>> {
     for line in text.lines() {
         let first = line.split_whitespace().next().unwrap_or("");
         if let Some(value) = line.strip_prefix("AnonHugePages:") {
-            let kb = value.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()?;
+            let kb = value
+                .trim()
+                .strip_suffix("kB")?
+                .trim()
+                .parse::<u64>()
+                .ok()?;
             let area = areas.last_mut()?;
             if area.huge.is_some() {
                 return None;
@@ -140,7 +145,10 @@ VmFlags: rd ex mr mw me
         // The range spanning the table and the library: both inside, summed.
         assert_eq!(huge_bytes_in(&areas, TABLE, TABLE + 14 * M), Some(10 * M));
         // Part of an area with no huge page at all: certainly 0.
-        assert_eq!(huge_bytes_in(&areas, TABLE + 12 * M, TABLE + 13 * M), Some(0));
+        assert_eq!(
+            huge_bytes_in(&areas, TABLE + 12 * M, TABLE + 13 * M),
+            Some(0)
+        );
     }
 
     #[test]
@@ -158,7 +166,10 @@ VmFlags: rd ex mr mw me
             end: TABLE + 8 * M,
             huge: Some(8 * M),
         }];
-        assert_eq!(huge_bytes_in(&merged, TABLE + 2 * M, TABLE + 6 * M), Some(4 * M));
+        assert_eq!(
+            huge_bytes_in(&merged, TABLE + 2 * M, TABLE + 6 * M),
+            Some(4 * M)
+        );
     }
 
     #[test]
@@ -169,7 +180,10 @@ VmFlags: rd ex mr mw me
         assert_eq!(huge_bytes_in(&areas, 0x55d0_c000_0000, TABLE + M), None);
         // A table area without an AnonHugePages line (a kernel without THP).
         let no_thp = SMAPS.replace("AnonHugePages:     10240 kB\n", "");
-        assert_eq!(huge_bytes_in(&parse(&no_thp).unwrap(), TABLE, TABLE + M), None);
+        assert_eq!(
+            huge_bytes_in(&parse(&no_thp).unwrap(), TABLE, TABLE + M),
+            None
+        );
     }
 
     #[test]
@@ -186,6 +200,9 @@ VmFlags: rd ex mr mw me
             assert_eq!(parse(&bad), None, "{bad}");
         }
         let too_huge = SMAPS.replace("10240 kB", "20480 kB");
-        assert_eq!(huge_bytes_in(&parse(&too_huge).unwrap(), TABLE, TABLE + 12 * M), None);
+        assert_eq!(
+            huge_bytes_in(&parse(&too_huge).unwrap(), TABLE, TABLE + 12 * M),
+            None
+        );
     }
 }
