@@ -67,9 +67,31 @@ zeroable_primitives!(
 // SAFETY: an array has no bytes but its elements' (no padding between them), each valid at zero.
 unsafe impl<T: Zeroable, const N: usize> Zeroable for [T; N] {}
 
-/// Implements [`Zeroable`] for a tuple struct with exactly one field, of a `Zeroable` type:
-/// `filter_core::zeroable!(Block([u32; 8]));` in the module that defines `Block`. Anything else
-/// (a second field, another field type, a field type that is not `Zeroable`) does not compile.
+/// Implements [`Zeroable`] for a tuple struct with exactly one field, of a `Zeroable` type, in
+/// the module that defines the struct. Anything else does not compile:
+///
+/// ```
+/// #[repr(C, align(32))]
+/// struct Block([u32; 8]);
+/// filter_core::zeroable!(Block([u32; 8]));
+/// let t = filter_core::zeroed_table::<Block>(4);
+/// assert!(t.iter().all(|b| b.0 == [0; 8]));
+/// ```
+/// A second field:
+/// ```compile_fail
+/// struct Two(u32, bool);
+/// filter_core::zeroable!(Two(u32));
+/// ```
+/// Another field type than the one named:
+/// ```compile_fail
+/// struct Flag(bool);
+/// filter_core::zeroable!(Flag(u8));
+/// ```
+/// A field that is not valid at zero (a reference):
+/// ```compile_fail
+/// struct Ref(&'static u8);
+/// filter_core::zeroable!(Ref(&'static u8));
+/// ```
 #[macro_export]
 macro_rules! zeroable {
     ($t:ident($inner:ty)) => {
