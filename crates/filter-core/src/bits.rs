@@ -269,11 +269,7 @@ impl BloomBits {
         if tail_bits != 0 && words[n_words - 1] >> tail_bits != 0 {
             return Err(invalid("bits set beyond the end of the bit array"));
         }
-        Ok(BloomBits {
-            words: words.into(),
-            m,
-            k,
-        })
+        Ok(BloomBits { words, m, k })
     }
 }
 

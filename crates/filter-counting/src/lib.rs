@@ -316,12 +316,12 @@ impl Codec for CountingBloom {
             return Err(invalid(format!("{m} counters with {k} hashes")));
         }
         let n_bytes = usize::try_from(m.div_ceil(2)).map_err(|_| invalid("too many counters"))?;
-        let counters = payload.take_vec(n_bytes)?;
+        let counters = payload.take_table(n_bytes)?;
         if m % 2 == 1 && counters[n_bytes - 1] >> 4 != 0 {
             return Err(invalid("counter set beyond the end of the array"));
         }
         let f = CountingBloom {
-            counters: counters.into(),
+            counters,
             m,
             k,
             len,
