@@ -15,7 +15,6 @@ use crate::filters::{AnyFilter, Kind};
 use crate::measure::{self, Spread};
 use crate::scenarios::{bar, check_no_false_negatives, Ctx};
 use anyhow::{ensure, Context, Result};
-use filterlab::Filter as _;
 use filterlab_peers::{Peer, PeerKind};
 use std::time::Instant;
 
@@ -120,16 +119,14 @@ pub fn interleaved(
         let last = round + 1 == rounds;
         for (i, &(p, kind)) in grid.iter().enumerate() {
             pb.set_message(format!("{} at {p}", kind.name()));
-            let ((f, secs), coverage) = measure::with_huge_page_coverage(
-                || build_one(kind, ctx.members, n, p, false),
-                |(f, _)| f.size_in_bytes(),
-            )?;
+            let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
             one[i].push(secs);
             let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
             batched[i].push(secs);
             if last {
                 check_no_false_negatives(&f, ctx.members, 0..n)?;
                 check_no_false_negatives(&g, ctx.members, 0..n)?;
+                let coverage = measure::table_huge_page_coverage(&f);
                 kept.push((f, coverage));
             }
         }
@@ -177,6 +174,7 @@ pub fn interleaved(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use filterlab::Filter as _;
 
     #[test]
     fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {

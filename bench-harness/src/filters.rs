@@ -207,6 +207,9 @@ impl Filter for AnyFilter {
     fn size_in_bytes(&self) -> usize {
         each!(self, f => f.size_in_bytes())
     }
+    fn huge_page_bytes(&self) -> Option<u64> {
+        each!(self, f => f.huge_page_bytes())
+    }
     fn expected_fpr(&self) -> f64 {
         each!(self, f => f.expected_fpr())
     }

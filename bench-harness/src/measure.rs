@@ -297,6 +297,15 @@ pub fn with_huge_page_coverage<T>(
     Ok((out, coverage))
 }
 
+/// Share of one of our filters' tables on huge pages, measured for those very tables
+/// ([`Filter::huge_page_bytes`]); `None`: not obtained.
+pub fn table_huge_page_coverage<F: Filter>(filter: &F) -> Option<f64> {
+    let bytes = filter.size_in_bytes().max(1) as f64;
+    filter
+        .huge_page_bytes()
+        .map(|h| (h as f64 / bytes).min(1.0))
+}
+
 /// Median cost of reading the clock twice, subtracted from single-query latencies.
 pub fn timer_overhead_ns() -> f64 {
     let mut v: Vec<f64> = (0..10_001)

@@ -82,8 +82,8 @@ pub struct Record {
     pub false_negatives: u64,
     /// Table bytes.
     pub bytes: u64,
-    /// Share of the table on transparent huge pages, measured around its build from
-    /// /proc/self/smaps_rollup (`None`: not obtained).
+    /// Share of the table on transparent huge pages, measured for the table itself after its
+    /// build (`Filter::huge_page_bytes`, from /proc/self/smaps) (`None`: not obtained).
     #[serde(default)]
     pub huge_page_coverage: Option<f64>,
     /// Bytes × 8 / n.
@@ -271,7 +271,7 @@ pub const SCHEMA: &[(&str, &str)] = &[
     ("measured_over_theory", "empirical_fpr / theoretical_fpr"),
     ("false_negatives", "members reported absent; any non-zero value fails the run"),
     ("bytes, bits_per_key", "table bytes and bytes × 8 / n"),
-    ("huge_page_coverage", "share of the table on transparent huge pages, from AnonHugePages around its build; null: not obtained"),
+    ("huge_page_coverage", "share of the table on transparent huge pages: ours measured for the table itself (AnonHugePages of its own mapping in /proc/self/smaps), the peers' from the process's AnonHugePages growth around their build; null: not obtained"),
     ("lower_bound_bits_per_key", "log2(1 / target_fpr)"),
     ("overhead_over_lower_bound", "bits_per_key / lower bound − 1"),
     ("overhead_at_achieved_fpr", "bits_per_key / log2(1 / empirical_fpr) − 1: the overhead for the rate achieved (null without a false positive)"),

@@ -520,7 +520,8 @@ pub struct HugePageRecord {
 }
 
 /// Builds classic, cuckoo and blocked filters twice, with and without the huge-page advice of
-/// `filter_core::zeroed_table`, and times negative lookups on both in interleaved rounds.
+/// `filter_core::try_zeroed_table` (`set_huge_pages`), and times negative lookups on both in
+/// interleaved rounds.
 pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<HugePageRecord>> {
     let queries = measure::query_mix(
         ctx.members,
@@ -535,12 +536,10 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
         kinds
             .iter()
             .map(|kind| {
-                let build = || -> Result<AnyFilter> {
-                    let mut f = kind.build(n as u64, p)?;
-                    measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
-                    Ok(f)
-                };
-                measure::with_huge_page_coverage(build, AnyFilter::size_in_bytes)
+                let mut f = kind.build(n as u64, p)?;
+                measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+                let coverage = measure::table_huge_page_coverage(&f);
+                Ok((f, coverage))
             })
             .collect()
     };

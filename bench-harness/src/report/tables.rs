@@ -122,9 +122,11 @@ pub(super) fn huge_pages_table(s: &mut String, results: &Results) {
         let _ = writeln!(
             s,
             "### Transparent huge pages\n\nThe same filters built twice, with and without \
-             `madvise(MADV_HUGEPAGE)` on their tables (`filter_core::zeroed_table`), negative \
-             lookups timed in interleaved rounds (median (min–max)). Coverage is each table's share \
-             on huge pages, from AnonHugePages around its own build. Our other tables are advised, \
+             `madvise(MADV_HUGEPAGE)` (else `MADV_NOHUGEPAGE`) on their tables (from 4 MiB on, \
+             a 2 MiB-aligned mapping of its own: `filter_core::try_zeroed_table`), negative \
+             lookups timed in interleaved rounds (median (min–max)). Coverage is each table's \
+             share on huge pages, measured for that table (`Filter::huge_page_bytes`, \
+             AnonHugePages of its own mapping in /proc/self/smaps). Our other tables are advised, \
              the peers' are not (the kernel's policy here decides whether they get any): the \
              peers table lists each contender's coverage, and this table gives ours without the \
              advice, so both policies are reported.\n"

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 #[derive(Debug, Default)]
 #[repr(C, align(32))]
 struct AtomicBlock([AtomicU32; 8]);
+filter_core::zeroable!(AtomicBlock([AtomicU32; 8]));
 
 /// A split-block Bloom filter whose [`insert`](Self::insert) and [`contains`](Self::contains)
 /// take `&self`, so many threads share one filter. It is `Send + Sync`.
@@ -50,7 +51,7 @@ struct AtomicBlock([AtomicU32; 8]);
 /// read and updated lane by lane with atomic operations.
 #[derive(Debug)]
 pub struct AtomicBlockedBloom {
-    blocks: Vec<AtomicBlock>,
+    blocks: filter_core::Table<AtomicBlock>,
     len: LenCounter,
     sizing: Sizing,
     kernel: Kernel,
@@ -136,9 +137,7 @@ impl AtomicBlockedBloom {
         BlockedBloom {
             blocks: self
                 .blocks
-                .into_iter()
-                .map(|b| Block(b.0.map(AtomicU32::into_inner)))
-                .collect(),
+                .convert(|b| Block(b.0.map(AtomicU32::into_inner))),
             len,
             sizing: self.sizing,
             kernel: self.kernel,
@@ -152,12 +151,8 @@ impl From<BlockedBloom> for AtomicBlockedBloom {
             len: LenCounter::new(f.len),
             sizing: f.sizing,
             kernel: f.kernel,
-            // Same size and alignment: the standard library reuses the allocation here.
-            blocks: f
-                .blocks
-                .into_iter()
-                .map(|b| AtomicBlock(b.0.map(AtomicU32::new)))
-                .collect(),
+            // Same size and alignment: converted in place, in the same memory.
+            blocks: f.blocks.convert(|b| AtomicBlock(b.0.map(AtomicU32::new))),
         }
     }
 }
@@ -193,6 +188,10 @@ impl Filter for AtomicBlockedBloom {
 
     fn size_in_bytes(&self) -> usize {
         self.blocks.len() * 32
+    }
+
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.blocks.huge_page_bytes()
     }
 
     fn expected_fpr(&self) -> f64 {

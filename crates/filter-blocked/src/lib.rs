@@ -56,6 +56,7 @@ pub use kernel::Kernel;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(32))]
 struct Block([u32; 8]);
+filter_core::zeroable!(Block([u32; 8]));
 
 /// A split-block Bloom filter.
 ///
@@ -95,7 +96,7 @@ struct Block([u32; 8]);
 /// (`==` compares the sizing, count and bits, not the kernel) do not depend on it.
 #[derive(Clone, Debug)]
 pub struct BlockedBloom {
-    blocks: Vec<Block>,
+    blocks: filter_core::Table<Block>,
     len: u64,
     sizing: Sizing,
     kernel: Kernel,
@@ -252,6 +253,10 @@ impl Filter for BlockedBloom {
         self.blocks.len() * 32
     }
 
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.blocks.huge_page_bytes()
+    }
+
     fn expected_fpr(&self) -> f64 {
         math::split_block_fpr(self.blocks(), self.len)
     }
@@ -322,7 +327,7 @@ impl Codec for BlockedBloom {
             return Err(invalid(format!("{ones} bits set by {len} items")));
         }
         Ok(BlockedBloom {
-            blocks,
+            blocks: blocks.into(),
             len,
             sizing,
             kernel: Kernel::detect(),

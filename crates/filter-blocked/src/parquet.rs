@@ -66,7 +66,7 @@ pub fn hash(plain: &[u8]) -> u64 {
 /// every kernel the same ones; `==` compares the bits only.
 #[derive(Clone, Debug)]
 pub struct ParquetBloom {
-    blocks: Vec<Block>,
+    blocks: filter_core::Table<Block>,
     kernel: Kernel,
 }
 

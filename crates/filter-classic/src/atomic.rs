@@ -55,7 +55,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// As [`ClassicBloom`]: `p ≈ (1 - e^(-kn/m))^k` ([`math::classic_fpr`]).
 #[derive(Debug)]
 pub struct AtomicClassicBloom {
-    words: Vec<AtomicU64>,
+    words: filter_core::Table<AtomicU64>,
     m: u64,
     k: u32,
     len: LenCounter,
@@ -170,7 +170,7 @@ impl AtomicClassicBloom {
     /// None in practice (the shape was valid when built); kept fallible rather than panicking.
     pub fn into_inner(self) -> Result<ClassicBloom> {
         let len = self.len.get();
-        let words = self.words.into_iter().map(AtomicU64::into_inner).collect();
+        let words = self.words.convert(AtomicU64::into_inner);
         Ok(ClassicBloom {
             bits: BloomBits::from_words(self.m, self.k, words)?,
             len,
@@ -186,14 +186,8 @@ impl From<ClassicBloom> for AtomicClassicBloom {
             k: f.hashes(),
             len: LenCounter::new(f.len),
             sizing: f.sizing,
-            // Same size and alignment on 64-bit targets: the standard library reuses the
-            // allocation for this collect instead of copying.
-            words: f
-                .bits
-                .into_words()
-                .into_iter()
-                .map(AtomicU64::new)
-                .collect(),
+            // Same size and alignment: converted in place, in the same memory.
+            words: f.bits.into_words().convert(AtomicU64::new),
         }
     }
 }
@@ -227,6 +221,10 @@ impl Filter for AtomicClassicBloom {
 
     fn size_in_bytes(&self) -> usize {
         self.words.len() * 8
+    }
+
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.words.huge_page_bytes()
     }
 
     fn expected_fpr(&self) -> f64 {

@@ -254,6 +254,10 @@ impl Filter for ClassicBloom {
         self.bits.size_in_bytes()
     }
 
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.bits.huge_page_bytes()
+    }
+
     fn expected_fpr(&self) -> f64 {
         math::classic_fpr_best(self.bits(), self.len, self.hashes())
     }

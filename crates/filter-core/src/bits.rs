@@ -1,12 +1,12 @@
 //! The k-probe bit array at the heart of the classic and scalable filters.
 
 use crate::format::{invalid, Encoder, Reader};
-use crate::{Error, FormatError, Hash128, IndexGen, MemoryCap, Result};
+use crate::{Error, FormatError, Hash128, IndexGen, MemoryCap, Result, Table};
 
 /// `m` bits probed at `k` positions per key by [`IndexGen`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BloomBits {
-    words: Vec<u64>,
+    words: Table<u64>,
     m: u64,
     k: u32,
 }
@@ -75,7 +75,7 @@ impl BloomBits {
     }
 
     /// The words, giving up the shape.
-    pub fn into_words(self) -> Vec<u64> {
+    pub fn into_words(self) -> Table<u64> {
         self.words
     }
 
@@ -84,8 +84,9 @@ impl BloomBits {
     /// # Errors
     /// A shape refused by [`Self::new`], a word count that does not match `m`, or bits set
     /// beyond `m`.
-    pub fn from_words(m: u64, k: u32, words: Vec<u64>) -> Result<Self> {
+    pub fn from_words(m: u64, k: u32, words: impl Into<Table<u64>>) -> Result<Self> {
         Self::check(m, k)?;
+        let words = words.into();
         let tail_bits = m % 64;
         if words.len() as u64 != Self::words_for(m)
             || (tail_bits != 0 && words.last().is_some_and(|w| w >> tail_bits != 0))
@@ -96,6 +97,11 @@ impl BloomBits {
             )));
         }
         Ok(BloomBits { words, m, k })
+    }
+
+    /// Bytes of the bit array on transparent huge pages now (see [`Table::huge_page_bytes`]).
+    pub fn huge_page_bytes(&self) -> Option<u64> {
+        self.words.huge_page_bytes()
     }
 
     /// Number of bits, `m`.

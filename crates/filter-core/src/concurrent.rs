@@ -14,7 +14,7 @@
 
 pub mod words;
 
-use crate::{Deletable, Error, Filter, Hash128, KeyHasher, MemoryCap, Result};
+use crate::{Deletable, Error, Filter, Hash128, KeyHasher, Result};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -110,32 +110,10 @@ where
     assert!(keys.iter().flatten().all(|k| back.contains(k)));
 }
 
-/// A table of `len` default (zero) atomics, refused rather than aborting when it is too large.
-///
-/// # Errors
-/// [`Error::SizeOverflow`], [`Error::MemoryCap`] or [`Error::OutOfMemory`]; nothing is
-/// allocated then.
-pub fn try_atomic_table<T: Default>(
-    len: usize,
-    cap: MemoryCap,
-    what: &'static str,
-) -> Result<Vec<T>> {
-    let bytes = len
-        .checked_mul(std::mem::size_of::<T>())
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| Error::SizeOverflow {
-            what,
-            hint: format!("{len} elements do not fit this platform's address space"),
-        })?;
-    cap.check(what, 0, bytes as u64)?;
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory {
-        what,
-        bytes: bytes as u64,
-    })?;
-    v.resize_with(len, T::default);
-    Ok(v)
-}
+/// A table of `len` zero atomics: [`try_zeroed_table`](crate::try_zeroed_table) itself (the
+/// atomic integers and blocks of them are [`Zeroable`](crate::Zeroable)), so the lock-free
+/// filters get the same fallible, capped, huge-page allocation as the others.
+pub use crate::table::try_zeroed_table as try_atomic_table;
 
 /// Slots of [`LenCounter`]; a power of two above the core counts this crate expects to share a
 /// filter, so that two threads rarely share one.
@@ -361,6 +339,7 @@ impl<F: Deletable> Sharded<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MemoryCap;
 
     /// A filter that loses one insert in 100: what [`hammer`] must catch.
     #[cfg(any(test, feature = "testkit"))]

@@ -25,7 +25,8 @@ pub enum Error {
         /// How to make the request smaller.
         hint: String,
     },
-    /// The allocator refused the memory for a table; nothing was allocated or changed.
+    /// The allocator (for a large table on Linux, the kernel) refused the memory for a table;
+    /// nothing was allocated or changed.
     OutOfMemory {
         /// What was being allocated.
         what: &'static str,

@@ -21,7 +21,7 @@
 //! the payload length, so corrupted bytes that happen to pass the checksum still cannot describe
 //! an impossible filter.
 
-use crate::{FormatError, HashKind, KeyHasher};
+use crate::{FormatError, HashKind, KeyHasher, Table, Zeroable};
 
 /// Magic bytes at the start of every saved filter.
 pub const MAGIC: [u8; 8] = *b"FLTRLAB\0";
@@ -362,7 +362,7 @@ impl<'a> Reader<'a> {
     /// Reads a byte.
     ///
     /// # Errors
-    /// Truncated input.
+    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
     pub fn u8(&mut self) -> Result<u8, FormatError> {
         Ok(self.array::<1>()?[0])
     }
@@ -370,7 +370,7 @@ impl<'a> Reader<'a> {
     /// Reads a `u16`.
     ///
     /// # Errors
-    /// Truncated input.
+    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
     pub fn u16(&mut self) -> Result<u16, FormatError> {
         Ok(u16::from_le_bytes(self.array()?))
     }
@@ -378,7 +378,7 @@ impl<'a> Reader<'a> {
     /// Reads a `u32`.
     ///
     /// # Errors
-    /// Truncated input.
+    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
     pub fn u32(&mut self) -> Result<u32, FormatError> {
         Ok(u32::from_le_bytes(self.array()?))
     }
@@ -386,7 +386,7 @@ impl<'a> Reader<'a> {
     /// Reads a `u64`.
     ///
     /// # Errors
-    /// Truncated input.
+    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
     pub fn u64(&mut self) -> Result<u64, FormatError> {
         Ok(u64::from_le_bytes(self.array()?))
     }
@@ -394,26 +394,38 @@ impl<'a> Reader<'a> {
     /// Reads an `f64`.
     ///
     /// # Errors
-    /// Truncated input.
+    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
     pub fn f64(&mut self) -> Result<f64, FormatError> {
         Ok(f64::from_bits(self.u64()?))
     }
 
-    /// Reads `n` `u64` words.
+    /// Reads `n` `u64` words into a table allocated as a built filter's is (a large one on huge
+    /// pages).
     ///
     /// # Errors
-    /// Truncated input.
-    pub fn u64s(&mut self, n: usize) -> Result<Vec<u64>, FormatError> {
+    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
+    pub fn u64s(&mut self, n: usize) -> Result<Table<u64>, FormatError> {
         let len = n
             .checked_mul(8)
             .ok_or_else(|| FormatError::Invalid(format!("{n} words")))?;
         let raw = self.take(len)?;
-        let mut words = try_vec(n)?;
-        words.extend(
-            raw.chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
-        );
+        let mut words = try_table(n)?;
+        for (w, c) in words.iter_mut().zip(raw.chunks_exact(8)) {
+            *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        }
         Ok(words)
+    }
+
+    /// The next `n` bytes, copied into a table allocated as a built filter's is (a large one on
+    /// huge pages).
+    ///
+    /// # Errors
+    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
+    pub fn take_table(&mut self, n: usize) -> Result<Table<u8>, FormatError> {
+        let raw = self.take(n)?;
+        let mut t = try_table(n)?;
+        t.copy_from_slice(raw);
+        Ok(t)
     }
 
     /// The next `n` bytes, copied into memory reserved fallibly.
@@ -455,6 +467,16 @@ pub fn try_vec<T>(n: usize) -> Result<Vec<T>, FormatError> {
     Ok(v)
 }
 
+/// A zeroed table of `n` elements for a loaded filter, allocated as
+/// [`try_zeroed_table`](crate::try_zeroed_table) allocates a built one's.
+fn try_table<T: Zeroable>(n: usize) -> Result<Table<T>, FormatError> {
+    crate::try_zeroed_table(n, crate::MemoryCap::NONE, "loaded table").map_err(|_| {
+        FormatError::OutOfMemory {
+            bytes: (n as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        }
+    })
+}
+
 /// Shorthand for an invalid-parameter error while loading.
 pub fn invalid(why: impl Into<String>) -> FormatError {
     FormatError::Invalid(why.into())
@@ -478,7 +500,7 @@ mod tests {
         assert_eq!(d.params.u64().unwrap(), 1000);
         assert_eq!(d.params.u32().unwrap(), 7);
         d.params.finish().unwrap();
-        assert_eq!(d.payload.u64s(3).unwrap(), vec![1, 2, 3]);
+        assert_eq!(*d.payload.u64s(3).unwrap(), [1, 2, 3]);
         d.payload.finish().unwrap();
     }
 
@@ -572,5 +594,29 @@ mod tests {
         let mut r = Reader::new(&[1, 2, 3]);
         assert_eq!(r.take_vec(2).unwrap(), [1, 2]);
         assert!(matches!(r.take_vec(2), Err(FormatError::Truncated { .. })));
+        let mut r = Reader::new(&[1, 2, 3]);
+        assert_eq!(*r.take_table(2).unwrap(), [1, 2]);
+        assert!(matches!(
+            r.take_table(2),
+            Err(FormatError::Truncated { .. })
+        ));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "4 MiB of words take minutes under Miri")]
+    fn large_loaded_tables_are_allocated_as_built_ones() {
+        let n = crate::HUGE_PAGE_MIN_BYTES / 8;
+        let bytes: Vec<u8> = (0..n as u64).flat_map(u64::to_le_bytes).collect();
+        let words = Reader::new(&bytes).u64s(n).unwrap();
+        assert!(words.iter().enumerate().all(|(i, &w)| w == i as u64));
+        assert_eq!(
+            words.is_own_mapping(),
+            cfg!(all(target_os = "linux", not(miri)))
+        );
+        let bytes = Reader::new(&bytes).take_table(bytes.len()).unwrap();
+        assert_eq!(
+            bytes.is_own_mapping(),
+            cfg!(all(target_os = "linux", not(miri)))
+        );
     }
 }

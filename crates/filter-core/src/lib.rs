@@ -42,9 +42,10 @@
 //! }
 //! ```
 #![deny(missing_docs)]
-// Two `unsafe` blocks in the crate: the prefetch intrinsic in [`prefetch`] and the `madvise`
-// call in `table.rs`. filter-blocked allows it in one module (its AVX2 lane kernel, beside a
-// portable one); every other filter crate forbids unsafe code outright.
+// Unsafe code in the crate: the prefetch intrinsic in [`prefetch`], and the `table` module (the
+// `Zeroable` contract, `Table`'s raw parts, the mmap/madvise calls). filter-blocked allows it in
+// one module (its AVX2 lane kernel, beside a portable one); every other filter crate forbids
+// unsafe code outright.
 #![deny(unsafe_code)]
 
 mod batch;
@@ -57,6 +58,7 @@ mod hash;
 pub mod math;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
+#[allow(unsafe_code)] // The one module with unsafe code for tables; see its header.
 mod table;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
@@ -71,7 +73,9 @@ pub use error::{Error, FormatError, Result};
 pub use file::{read_fallibly, read_limited, DEFAULT_READ_LIMIT};
 pub use format::Variant;
 pub use hash::{murmur3_x64_128, reduce, Hash128, HashKind, IndexGen, KeyHasher};
-pub use table::{set_huge_pages, try_zeroed_table, zeroed_table, MemoryCap, HUGE_PAGE_MIN_BYTES};
+pub use table::{
+    set_huge_pages, try_zeroed_table, zeroed_table, MemoryCap, Table, Zeroable, HUGE_PAGE_MIN_BYTES,
+};
 
 /// An approximate-membership filter.
 ///
@@ -144,6 +148,12 @@ pub trait Filter {
 
     /// Heap memory used by the filter's table(s), in bytes.
     fn size_in_bytes(&self) -> usize;
+
+    /// Bytes of the filter's table(s) on transparent huge pages now, measured for these very
+    /// tables ([`Table::huge_page_bytes`]); `None` where that cannot be measured (the default).
+    fn huge_page_bytes(&self) -> Option<u64> {
+        None
+    }
 
     /// The false-positive rate predicted by [`math`] at the current load and the realised
     /// parameters (not the requested target).

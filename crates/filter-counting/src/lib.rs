@@ -71,7 +71,7 @@ const MAX: u8 = (1 << COUNTER_BITS) - 1;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountingBloom {
     /// Two counters per byte: counter `i` is the low nibble of byte `i/2` when `i` is even.
-    counters: Vec<u8>,
+    counters: filter_core::Table<u8>,
     m: u64,
     k: u32,
     len: u64,
@@ -222,6 +222,10 @@ impl Filter for CountingBloom {
         self.counters.len()
     }
 
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.counters.huge_page_bytes()
+    }
+
     fn expected_fpr(&self) -> f64 {
         math::classic_fpr_best(self.m, self.len, self.k)
     }
@@ -312,7 +316,7 @@ impl Codec for CountingBloom {
             return Err(invalid(format!("{m} counters with {k} hashes")));
         }
         let n_bytes = usize::try_from(m.div_ceil(2)).map_err(|_| invalid("too many counters"))?;
-        let counters = payload.take_vec(n_bytes)?;
+        let counters = payload.take_table(n_bytes)?;
         if m % 2 == 1 && counters[n_bytes - 1] >> 4 != 0 {
             return Err(invalid("counter set beyond the end of the array"));
         }
@@ -387,7 +391,7 @@ mod tests {
     fn repeated_positions_need_matching_counts() {
         // With 2 counters and 8 hashes every key repeats positions; removals must balance.
         let mut f = CountingBloom {
-            counters: vec![0; 1],
+            counters: vec![0; 1].into(),
             m: 2,
             k: 8,
             len: 0,

@@ -90,7 +90,7 @@ const PAD: usize = 8;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CuckooFilter {
     /// Slot `s` occupies bits `s·f .. (s+1)·f` (little-endian), followed by `PAD` zero bytes.
-    table: Vec<u8>,
+    table: filter_core::Table<u8>,
     buckets: u64,
     fp_bits: u32,
     max_kicks: u32,
@@ -424,6 +424,10 @@ impl Filter for CuckooFilter {
         self.table.len()
     }
 
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.table.huge_page_bytes()
+    }
+
     fn expected_fpr(&self) -> f64 {
         math::cuckoo_fpr(self.fp_bits, SLOTS, self.load_factor())
     }
@@ -499,7 +503,7 @@ impl Codec for CuckooFilter {
         table.extend_from_slice(raw);
         table.extend_from_slice(&[0; PAD]);
         let f = CuckooFilter {
-            table,
+            table: table.into(),
             buckets,
             fp_bits,
             max_kicks,

@@ -339,6 +339,10 @@ impl Filter for ScalableBloom {
         self.stages.iter().map(|s| s.bits.size_in_bytes()).sum()
     }
 
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.stages.iter().map(|s| s.bits.huge_page_bytes()).sum()
+    }
+
     fn expected_fpr(&self) -> f64 {
         math::compound_fpr(
             self.stages
