@@ -1,9 +1,10 @@
 //! [`AtomicBlockedBloom`]: the split-block filter shared by many threads without a lock.
 
 use crate::{Block, BlockedBloom, Kernel};
-use filter_core::concurrent::{try_atomic_table, LenCounter, SharedInsert};
-use filter_core::format::{Codec, Encoder, Reader};
-use filter_core::{math, reduce, Filter, FormatError, Hash128, KeyHasher, Result, Sizing, Variant};
+use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert};
+use filter_core::{
+    math, reduce, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing, Table, Variant,
+};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// One block of atomic lanes, laid out and aligned as [`Block`].
@@ -26,8 +27,9 @@ filter_core::zeroable!(AtomicBlock([AtomicU32; 8]));
 /// word's modification order, so two threads setting different bits of one word never erase
 /// each other's (a load, an OR and a store could).
 ///
-/// An insert is eight relaxed `fetch_or`s on the lanes of one block, a lookup eight relaxed
-/// loads. Lanes only gain bits. Each lane has one modification order that every thread agrees
+/// A lookup is eight relaxed loads; an insert counts the key, then makes eight `fetch_or`s on the
+/// lanes of one block (with `Release`, which only a snapshot for saving needs; the lookup needs
+/// none). Lanes only gain bits. Each lane has one modification order that every thread agrees
 /// on, and a thread's load cannot return a value older than its own earlier store to that lane
 /// (read-after-write coherence): after `insert(key)` returns, `contains(key)` on the same thread
 /// sees all eight bits. Another thread is owed the same answer once the insert *happens before*
@@ -37,9 +39,11 @@ filter_core::zeroable!(AtomicBlock([AtomicU32; 8]));
 ///
 /// # Saving
 ///
-/// Save (`to_bytes`, `save`) once the inserting threads are done (joined, or stopped behind a
-/// barrier): the file's item count and its bits are read at different moments, and a file whose
-/// set bits outnumber eight per counted item is refused on load as altered.
+/// `to_bytes` and `save` may run while other threads insert: they write a [`Self::snapshot`],
+/// whose lanes are read before its item count (`filter_core::concurrent::words`, checked under
+/// loom), so every saved bit belongs to a counted item and the file loads. An insert racing with
+/// the save may be in the file whole, in part or not at all: save after joining the inserting
+/// threads for a file that holds every key. The snapshot is a copy of the table.
 ///
 /// # False-positive rate
 ///
@@ -102,11 +106,14 @@ impl AtomicBlockedBloom {
 impl SharedInsert for AtomicBlockedBloom {
     #[inline]
     fn insert_hash_shared(&self, hash: Hash128) {
-        let block = self.block(hash);
-        for (w, m) in block.0.iter().zip(self.kernel.masks(hash.lo as u32)) {
-            w.fetch_or(m, Ordering::Relaxed);
-        }
-        self.len.add(1);
+        // Counted first, lanes set with Release (`filter_core::concurrent::words`): a snapshot
+        // then holds no uncounted bit.
+        let masks = self.kernel.masks(hash.lo as u32);
+        words::insert(
+            &self.block(hash).0,
+            &self.len,
+            masks.into_iter().enumerate(),
+        );
     }
 }
 
@@ -129,6 +136,23 @@ impl AtomicBlockedBloom {
     pub fn set_kernel(&mut self, kernel: Kernel) -> Result<()> {
         self.kernel = kernel.checked()?;
         Ok(())
+    }
+
+    /// A single-threaded copy, safe to take while other threads insert: the lanes are read
+    /// first, then the item count, so that the copy holds no bit its count does not cover
+    /// (inserts racing with it may be in it whole, in part or not at all).
+    pub fn snapshot(&self) -> BlockedBloom {
+        let (lanes, len) = words::snapshot(self.blocks.iter().flat_map(|b| &b.0), &self.len);
+        let blocks: Table<Block> = lanes
+            .chunks_exact(8)
+            .map(|c| Block(std::array::from_fn(|i| c[i])))
+            .collect();
+        BlockedBloom {
+            blocks,
+            len,
+            sizing: self.sizing,
+            kernel: self.kernel,
+        }
     }
 
     /// The single-threaded filter with the same bits, once no other thread is inserting.
@@ -203,28 +227,17 @@ impl Filter for AtomicBlockedBloom {
     }
 }
 
-/// The blocked file: same variant id, parameters and payload, so either form loads it.
-impl Codec for AtomicBlockedBloom {
+/// The blocked file, written from a [`AtomicBlockedBloom::snapshot`] (so it may be saved while
+/// other threads insert): same variant id, parameters and payload, so either form loads the
+/// other's.
+impl Persist for AtomicBlockedBloom {
     const VARIANT: Variant = Variant::Blocked;
 
-    fn encode_params(&self, e: &mut Encoder) {
-        e.u64(self.blocks()).u64(self.len.get());
-        self.sizing.encode_params(e);
+    fn to_bytes(&self) -> Vec<u8> {
+        self.snapshot().to_bytes()
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
-        for b in &self.blocks {
-            for w in &b.0 {
-                e.u32(w.load(Ordering::Relaxed));
-            }
-        }
-    }
-
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
-        BlockedBloom::decode(hasher, params, payload).map(Self::from)
+    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+        BlockedBloom::from_bytes(bytes).map(Self::from)
     }
 }
