@@ -43,6 +43,11 @@ impl Stage for Comparison {
             plan.targets.len(),
             plan.build_rounds
         );
+        // The peers' tables come from the allocator on 4 KiB pages (this kernel's policy is
+        // `madvise`, and they advise nothing): ours are built without the huge-page advice here
+        // too, so that every comparison below runs on the same pages. The A/B at the end measures
+        // what the advice gains.
+        let small_pages = SmallPages::start();
         let built = builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.build_rounds)?;
         let (matrix, filters) = scenarios::matrix(ctx, n, built.ours)?;
         let at_1pct: Vec<_> = filters.iter().take(Kind::ALL.len()).collect();
@@ -63,6 +68,7 @@ impl Stage for Comparison {
         }
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let ratios = targets::ratios(&peers, &parallel_builds, threads)?;
+        drop(small_pages);
         eprintln!("   huge pages advised and not");
         let huge_pages = versus::huge_pages(ctx, n, 0.01, plan.peer_rounds)?;
         let r = &mut run.results;
@@ -73,6 +79,25 @@ impl Stage for Comparison {
         r.ratios = ratios;
         r.huge_pages = huge_pages;
         Ok(())
+    }
+}
+
+/// Tables built while this lives get no huge-page advice (`filterlab::set_huge_pages(false)`);
+/// the default comes back when it is dropped, on an error too.
+pub struct SmallPages(());
+
+impl SmallPages {
+    /// Turns the advice off until the value is dropped.
+    #[must_use]
+    pub fn start() -> Self {
+        filterlab::set_huge_pages(false);
+        SmallPages(())
+    }
+}
+
+impl Drop for SmallPages {
+    fn drop(&mut self) {
+        filterlab::set_huge_pages(true);
     }
 }
 
