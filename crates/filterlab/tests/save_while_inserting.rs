@@ -9,9 +9,7 @@
 
 use filter_core::concurrent::SharedInsert;
 use filter_core::testkit;
-use filterlab::{
-    AtomicBlockedBloom, AtomicClassicBloom, BlockedBloom, ClassicBloom, Filter, Persist,
-};
+use filterlab::{BlockedBloom, ClassicBloom, Filter, Persist};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const THREADS: usize = 3;
