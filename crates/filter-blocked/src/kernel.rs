@@ -111,7 +111,7 @@ impl Kernel {
 /// The bit of each lane a key uses.
 #[inline(always)]
 pub(crate) fn masks(key: u32) -> [u32; 8] {
-    SALT.map(|salt| 1 << (key.wrapping_mul(salt) >> 27))
+    crate::lane_bits(key).map(|bit| 1 << bit)
 }
 
 /// [`Kernel::test`], portable: no early exit, so no branch on the block's bits.

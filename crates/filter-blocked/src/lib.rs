@@ -49,6 +49,14 @@ const SALT: [u32; 8] = [
     0x5c6b_fb31,
 ];
 
+/// The bit a key sets in each of the eight lanes of its block: the top five bits of
+/// `key · salt[i]`, `key` being the low 32 bits of the key's hash (what `filterlab explain` shows;
+/// the kernels set `1 << lane_bits(key)[i]` in lane `i`).
+#[inline(always)]
+pub fn lane_bits(key: u32) -> [u32; 8] {
+    SALT.map(|salt| key.wrapping_mul(salt) >> 27)
+}
+
 mod kernel;
 pub use kernel::Kernel;
 

@@ -246,18 +246,6 @@ fn scalable_formulas(
     out
 }
 
-/// The eight odd multipliers of the Parquet split-block specification, as `filter-blocked` uses.
-const SALT: [u32; 8] = [
-    0x47b6_137b,
-    0x4497_4d91,
-    0x8824_ad5b,
-    0xa2b7_289d,
-    0x7054_95c7,
-    0x2df1_424b,
-    0x9efc_4947,
-    0x5c6b_fb31,
-];
-
 /// Where `key` lands in a filter of `plan`'s shape, hashed with `hasher`.
 pub fn touch(plan: &Plan, hasher: KeyHasher, key: &[u8]) -> Touch {
     let h = hasher.hash(key);
@@ -276,7 +264,7 @@ pub fn touch(plan: &Plan, hasher: KeyHasher, key: &[u8]) -> Touch {
             let lo = h.lo as u32;
             Touch::Block {
                 block: reduce(h.hi, *blocks),
-                lane_bits: SALT.map(|s| lo.wrapping_mul(s) >> 27),
+                lane_bits: filterlab::blocked::lane_bits(lo),
             }
         }
         Detail::Cuckoo {
