@@ -280,22 +280,24 @@ impl CuckooFilter {
     }
 
     /// Whether `bucket` holds `fp`. For `f <= 14` the four slots fit one 8-byte read and are
-    /// compared at once (SWAR): XOR turns a matching slot into a zero lane, and
-    /// `(x - ones) & !x & highs` is non-zero exactly when some lane is zero (a borrow can only
-    /// set a high bit *above* a zero lane, so "any zero lane" is never wrong).
+    /// compared at once (SWAR, see [`Self::zero_lanes`]).
     #[inline]
     fn bucket_has(&self, bucket: u64, fp: u64) -> bool {
-        match self.matching_lanes(bucket, fp) {
+        match self.zero_lanes(bucket, fp) {
             Some(m) => m != 0,
             None => self.find(bucket, fp).is_some(),
         }
     }
 
-    /// For `f <= 14`: a mask with the high bit of each lane set for the *lowest* lane of
-    /// `bucket` equal to `fp`, and possibly lanes above it (borrows); zero if no lane is `fp`.
-    /// `None` for wider fingerprints, whose bucket does not fit one 8-byte read.
+    /// For `f <= 14`: a mask with the high bit of exactly those lanes of `bucket` that equal
+    /// `fp`; `None` for wider fingerprints, whose bucket does not fit one 8-byte read.
+    ///
+    /// XOR turns a matching lane into a zero lane. A lane `x` is non-zero exactly when its high
+    /// bit or the high bit of `(x & low) + low` is set, `low` being the lane's `f - 1` low bits:
+    /// the sum stays inside the lane, so no carry or borrow crosses lanes and the mask is exact
+    /// (the free-slot count of an insert relies on that).
     #[inline]
-    fn matching_lanes(&self, bucket: u64, fp: u64) -> Option<u64> {
+    fn zero_lanes(&self, bucket: u64, fp: u64) -> Option<u64> {
         let f = self.fp_bits;
         if f > 14 {
             return None;
@@ -306,19 +308,30 @@ impl CuckooFilter {
         let lanes = (window >> (bit % 8)) & ((1u64 << (4 * f)) - 1);
         let ones = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
         let highs = ones << (f - 1);
+        let low = highs - ones;
         let x = lanes ^ fp.wrapping_mul(ones);
-        Some(x.wrapping_sub(ones) & !x & highs)
+        Some(!(((x & low) + low) | x) & highs)
     }
 
-    /// The first free slot of `bucket`: the lowest flagged lane of [`Self::matching_lanes`] for
-    /// the empty fingerprint 0 is exact (only lanes above a true zero can be flagged wrongly).
+    /// The free slots of `bucket`: the lowest one and how many (`None` for `f > 14`).
+    #[inline]
+    fn free_slots(&self, bucket: u64) -> (Option<u32>, u32) {
+        match self.zero_lanes(bucket, 0) {
+            Some(m) => (
+                (m != 0).then(|| m.trailing_zeros() / self.fp_bits),
+                m.count_ones(),
+            ),
+            None => (
+                self.find(bucket, 0),
+                (0..SLOTS).filter(|&j| self.slot(bucket, j) == 0).count() as u32,
+            ),
+        }
+    }
+
+    /// The first free slot of `bucket`.
     #[inline]
     fn free_slot(&self, bucket: u64) -> Option<u32> {
-        match self.matching_lanes(bucket, 0) {
-            Some(0) => None,
-            Some(m) => Some(m.trailing_zeros() / self.fp_bits),
-            None => self.find(bucket, 0),
-        }
+        self.free_slots(bucket).0
     }
 
     /// Puts `fp` in a free slot of `bucket` if there is one.
@@ -333,40 +346,63 @@ impl CuckooFilter {
         }
     }
 
-    fn buckets_of(&self, hash: Hash128) -> (u64, u64, u64) {
-        let fp = self.fingerprint(hash);
-        let i1 = reduce(hash.lo, self.buckets);
-        (i1, self.alt(i1, fp), fp)
-    }
-
-    /// Prefetches the first byte of both candidate buckets (a bucket of 4 slots of at most 32 bits
-    /// spans at most two cache lines; the first is the one nearly always needed).
+    /// Puts `fp` in the emptier of its two buckets (`i1` on a tie) if either has room. Both
+    /// buckets are read before deciding: their cache misses overlap, and filling the emptier one
+    /// (two choices, Azar et al. 1994) leaves fewer full buckets for the last inserts to kick.
     #[inline]
-    fn prefetch_buckets(&self, hash: Hash128) {
-        let (i1, i2, _) = self.buckets_of(hash);
-        for b in [i1, i2] {
-            let bit = b * u64::from(SLOTS) * u64::from(self.fp_bits);
-            prefetch(&self.table[(bit / 8) as usize]);
+    fn place_in_emptier(&mut self, i1: u64, i2: u64, fp: u64) -> bool {
+        let (j1, n1) = self.free_slots(i1);
+        let (j2, n2) = self.free_slots(i2);
+        let choice = if n2 > n1 {
+            j2.map(|j| (i2, j))
+        } else {
+            j1.map(|j| (i1, j))
+        };
+        match choice {
+            Some((b, j)) => {
+                self.set_slot(b, j, fp);
+                true
+            }
+            None => false,
         }
     }
 
-    fn full_error(&self) -> Error {
-        Error::Full {
-            len: self.len,
-            load_factor: self.load_factor(),
+    /// One breadth-first step of eviction: if a resident of the full `bucket` has room in its
+    /// other bucket, moves it there and puts `fp` in its slot. The alternate buckets of all
+    /// four residents are prefetched first, so their misses overlap instead of forming a chain.
+    /// Changes nothing when no resident can move.
+    fn place_by_moving_one(&mut self, bucket: u64, fp: u64) -> bool {
+        let alts: [(u64, u64); SLOTS as usize] = std::array::from_fn(|j| {
+            let v = self.slot(bucket, j as u32);
+            (v, self.alt(bucket, v))
+        });
+        for &(_, a) in &alts {
+            self.prefetch_bucket(a);
         }
+        for (j, &(v, a)) in alts.iter().enumerate() {
+            if a != bucket && self.try_place(a, v) {
+                self.set_slot(bucket, j as u32, fp);
+                return true;
+            }
+        }
+        false
     }
-}
 
-impl Filter for CuckooFilter {
-    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+    /// Inserts `hash` and returns how many fingerprints it moved (0: a free slot was found in
+    /// one of its buckets). See [`Filter::insert_hash`] for the failure contract.
+    fn insert_counting_moves(&mut self, hash: Hash128) -> Result<u32> {
         let (i1, i2, fp) = self.buckets_of(hash);
-        if self.try_place(i1, fp) || self.try_place(i2, fp) {
+        if self.place_in_emptier(i1, i2, fp) {
             self.len += 1;
-            return Ok(());
+            return Ok(0);
         }
-        // Random walk: evict a resident, move it to its other bucket, repeat. The walk is seeded
-        // by the key's hash (deterministic) and recorded so a failure can be undone exactly.
+        if self.place_by_moving_one(i1, fp) || self.place_by_moving_one(i2, fp) {
+            self.len += 1;
+            return Ok(1);
+        }
+        // Random walk: evict a resident, move it to its other bucket, repeat, trying at each
+        // bucket a one-step move first. The walk is seeded by the key's hash (deterministic) and
+        // recorded so a failure can be undone exactly.
         let mut rng = hash.lo ^ hash.hi.rotate_left(32) ^ 0x2545_f491_4f6c_dd1d;
         let mut next = move || {
             rng ^= rng << 13;
@@ -377,16 +413,16 @@ impl Filter for CuckooFilter {
         let mut bucket = if next() & 1 == 0 { i1 } else { i2 };
         let mut carry = fp;
         let mut path: Vec<(u64, u32)> = Vec::with_capacity(32);
-        for _ in 0..self.max_kicks {
+        for _ in 1..self.max_kicks {
             let j = (next() % u64::from(SLOTS)) as u32;
             let victim = self.slot(bucket, j);
             self.set_slot(bucket, j, carry);
             path.push((bucket, j));
             carry = victim;
             bucket = self.alt(bucket, carry);
-            if self.try_place(bucket, carry) {
+            if self.try_place(bucket, carry) || self.place_by_moving_one(bucket, carry) {
                 self.len += 1;
-                return Ok(());
+                return Ok(path.len() as u32 + 1);
             }
         }
         // Undo: walk back, putting each carried fingerprint where it was taken from.
@@ -399,6 +435,40 @@ impl Filter for CuckooFilter {
         Err(self.full_error())
     }
 
+    fn buckets_of(&self, hash: Hash128) -> (u64, u64, u64) {
+        let fp = self.fingerprint(hash);
+        let i1 = reduce(hash.lo, self.buckets);
+        (i1, self.alt(i1, fp), fp)
+    }
+
+    /// Prefetches the first byte of both candidate buckets (a bucket of 4 slots of at most 32 bits
+    /// spans at most two cache lines; the first is the one nearly always needed).
+    #[inline]
+    fn prefetch_buckets(&self, hash: Hash128) {
+        let (i1, i2, _) = self.buckets_of(hash);
+        self.prefetch_bucket(i1);
+        self.prefetch_bucket(i2);
+    }
+
+    #[inline]
+    fn prefetch_bucket(&self, bucket: u64) {
+        let bit = bucket * u64::from(SLOTS) * u64::from(self.fp_bits);
+        prefetch(&self.table[(bit / 8) as usize]);
+    }
+
+    fn full_error(&self) -> Error {
+        Error::Full {
+            len: self.len,
+            load_factor: self.load_factor(),
+        }
+    }
+}
+
+impl Filter for CuckooFilter {
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.insert_counting_moves(hash).map(|_| ())
+    }
+
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (i1, i2, fp) = self.buckets_of(hash);
         // `|`, not `||`: both buckets are read unconditionally, so their two cache misses
@@ -406,7 +476,41 @@ impl Filter for CuckooFilter {
         self.bucket_has(i1, fp) | self.bucket_has(i2, fp)
     }
 
-    filter_core::prefetched_batches!();
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        filter_core::insert_hash_batch_prefetched(self, hashes)
+    }
+
+    /// The shared prefetch-then-probe pipeline, except that each key's buckets and fingerprint
+    /// are computed once (for its prefetch) and kept for its probe: for the cuckoo filter that
+    /// arithmetic (two reductions and the fingerprint mix) is most of a probe's instructions.
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        if !filter_core::worth_prefetching(self.size_in_bytes(), self.lines_per_key()) {
+            out.clear();
+            out.extend(hashes.iter().map(|&h| self.contains_hash(h)));
+            return;
+        }
+        let mut places = [(0u64, 0u64, 0u64); filter_core::BATCH];
+        out.clear();
+        out.reserve(hashes.len());
+        for chunk in hashes.chunks(filter_core::BATCH) {
+            let places = &mut places[..chunk.len()];
+            for (p, &h) in places.iter_mut().zip(chunk) {
+                *p = self.buckets_of(h);
+            }
+            let ahead = filter_core::PREFETCH_AHEAD.min(places.len());
+            for &(i1, i2, _) in &places[..ahead] {
+                self.prefetch_bucket(i1);
+                self.prefetch_bucket(i2);
+            }
+            for (k, &(i1, i2, fp)) in places.iter().enumerate() {
+                if let Some(&(n1, n2, _)) = places.get(k + ahead) {
+                    self.prefetch_bucket(n1);
+                    self.prefetch_bucket(n2);
+                }
+                out.push(self.bucket_has(i1, fp) | self.bucket_has(i2, fp));
+            }
+        }
+    }
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -617,6 +721,48 @@ mod tests {
         }
     }
 
+    /// Heavy, prints the eviction counts behind the build times:
+    /// `cargo test --release -p filter-cuckoo -- --ignored --nocapture moves_per_insert`.
+    #[test]
+    #[ignore]
+    fn moves_per_insert_by_load() {
+        let n = 10_000_000u64;
+        let hasher = KeyHasher::default();
+        let mut f = CuckooFilter::builder().capacity(n).build().unwrap();
+        let mut moved = [0u64; 20];
+        let mut kicked = [0u64; 20];
+        for i in 0..n {
+            let key = format!("user{i}@example.com");
+            let decile = (f.load_factor() * 20.0) as usize;
+            let m = f
+                .insert_counting_moves(hasher.hash(key.as_bytes()))
+                .unwrap();
+            moved[decile] += u64::from(m);
+            kicked[decile] += u64::from(m > 0);
+        }
+        let per = n as f64 / 19.0;
+        for (d, (m, k)) in moved
+            .iter()
+            .zip(&kicked)
+            .enumerate()
+            .filter(|(_, (m, _))| **m > 0)
+        {
+            println!(
+                "load {:.2}-{:.2}: {:.4} moves/insert, {:.4} of inserts move",
+                d as f64 / 20.0,
+                (d + 1) as f64 / 20.0,
+                *m as f64 / per,
+                *k as f64 / per
+            );
+        }
+        let total: u64 = moved.iter().sum();
+        println!(
+            "total {total} moves, {:.4} per insert",
+            total as f64 / n as f64
+        );
+        assert!((0..n).all(|i| f.contains(format!("user{i}@example.com").as_bytes())));
+    }
+
     #[test]
     fn swar_bucket_test_agrees_with_slot_by_slot() {
         for f in 1..=16u32 {
@@ -642,14 +788,20 @@ mod tests {
                 }
             }
             for b in 0..c.buckets {
-                for fp in (1..=max.min(300)).chain([max]) {
+                for fp in (0..=max.min(300)).chain([max]) {
                     assert_eq!(
                         c.bucket_has(b, fp),
                         c.find(b, fp).is_some(),
                         "f {f} b {b} fp {fp}"
                     );
+                    // The SWAR mask flags exactly the equal lanes, no lane above them.
+                    let equal = (0..SLOTS).filter(|&j| c.slot(b, j) == fp);
+                    let expected = equal.map(|j| 1u64 << ((j + 1) * f - 1)).sum::<u64>();
+                    let got = c.zero_lanes(b, fp);
+                    assert_eq!(got, (f <= 14).then_some(expected), "f {f} b {b} fp {fp}");
                 }
-                assert_eq!(c.free_slot(b), c.find(b, 0), "f {f} b {b}");
+                let free = (0..SLOTS).filter(|&j| c.slot(b, j) == 0).count() as u32;
+                assert_eq!(c.free_slots(b), (c.find(b, 0), free), "f {f} b {b}");
             }
         }
     }
