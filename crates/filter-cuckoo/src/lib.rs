@@ -785,6 +785,58 @@ mod tests {
         }
     }
 
+    #[test]
+    fn an_insert_fills_the_emptier_bucket() {
+        let mut f = CuckooFilter::builder().capacity(10_000).build().unwrap();
+        let hash = Hash128 {
+            lo: 12_345 << 40,
+            hi: 67_890 << 40,
+        };
+        let (i1, i2, fp) = f.buckets_of(hash);
+        assert_ne!(i1, i2);
+        let other = fp % 1000 + 1;
+        f.set_slot(i1, 0, other);
+        f.set_slot(i1, 1, other);
+        f.set_slot(i2, 0, other);
+        assert_eq!(f.insert_counting_moves(hash), Ok(0));
+        assert_eq!((f.find(i1, fp), f.find(i2, fp)), (None, Some(1)));
+        // A tie goes to the first bucket.
+        f.set_slot(i1, 2, other);
+        f.set_slot(i2, 2, other);
+        assert_eq!(f.insert_counting_moves(hash), Ok(0));
+        assert_eq!(f.find(i1, fp), Some(3));
+    }
+
+    #[test]
+    fn with_both_buckets_full_one_resident_moves_to_its_other_bucket() {
+        let mut f = CuckooFilter::builder().capacity(10_000).build().unwrap();
+        let hash = Hash128 {
+            lo: 12_345 << 40,
+            hi: 67_890 << 40,
+        };
+        let (i1, i2, fp) = f.buckets_of(hash);
+        let mut residents = vec![];
+        for b in [i1, i2] {
+            for j in 0..SLOTS {
+                let v = (fp + 7 * u64::from(j) + b) % 1000 + 1;
+                f.set_slot(b, j, v);
+                residents.push((b, v));
+            }
+        }
+        let before: Vec<u64> = (0..f.buckets).map(|b| f.free_slots(b).1.into()).collect();
+        assert_eq!(f.insert_counting_moves(hash), Ok(1));
+        assert!(f.bucket_has(i1, fp) || f.bucket_has(i2, fp));
+        for (b, v) in residents {
+            assert!(
+                f.bucket_has(b, v) || f.bucket_has(f.alt(b, v), v),
+                "{v} lost"
+            );
+        }
+        let after: Vec<u64> = (0..f.buckets).map(|b| f.free_slots(b).1.into()).collect();
+        let filled: u64 = before.iter().zip(&after).map(|(b, a)| b - a).sum();
+        assert_eq!(filled, 1, "exactly one free slot is used");
+    }
+
     /// Heavy, prints the eviction counts behind the build times:
     /// `cargo test --release -p filter-cuckoo -- --ignored --nocapture moves_per_insert`.
     #[test]
