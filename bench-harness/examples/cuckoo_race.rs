@@ -6,6 +6,7 @@
 //! ```text
 //! cargo run --release -p bench-harness --example cuckoo_race -- [keys] [rounds] [only]
 //! ```
+//! `CUCKOO_RACE_CHUNK=65536` interleaves the lookups per chunk of keys (see [`CHUNK`]).
 //! `only` (for `perf stat` / callgrind) runs one contender's one phase:
 //! `cuckoo-build`, `cuckoo-build-batched`, `peer-build`, `blocked-build`, `cuckoo-lookup`,
 //! `cuckoo-lookup-batched`, `peer-lookup`, `blocked-lookup`, `blocked-lookup-batched`
@@ -19,8 +20,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 const P: f64 = 0.01;
-/// Keys per interleaved lookup chunk.
-const CHUNK: usize = 1 << 16;
+/// Keys per interleaved lookup chunk unless `CUCKOO_RACE_CHUNK` says otherwise: by default all
+/// probes, so each contender's table settles in the caches as it would alone (the three tables,
+/// 43 MB, do not fit a 32 MB L3 together). Small chunks (65536) measure the regime where every
+/// table comes from DRAM, with a slow moment of the machine hitting all contenders alike.
+const CHUNK: usize = usize::MAX;
 
 fn refs(keys: &KeySet, n: usize) -> Vec<&[u8]> {
     (0..n).map(|i| keys.get(i)).collect()
@@ -176,6 +180,11 @@ fn main() -> Result<()> {
     if let Some(phase) = args.get(2) {
         return only(phase, &members, &negatives);
     }
+    let chunk_keys = match std::env::var("CUCKOO_RACE_CHUNK") {
+        Ok(v) => v.parse()?,
+        Err(_) => CHUNK,
+    };
+    ensure!(chunk_keys > 0, "CUCKOO_RACE_CHUNK must be positive");
     let mut s = Samples::default();
     for round in 0..rounds {
         let (c, t) = timed(|| build_ours(cuckoo(n)?, &members, false))?;
@@ -193,7 +202,7 @@ fn main() -> Result<()> {
             // machine then hits every contender's share of the same chunk.
             let mut ns = [0.0f64; 5];
             let mut hits = [0usize; 5];
-            for chunk in keys.chunks(CHUNK) {
+            for chunk in keys.chunks(chunk_keys) {
                 let runs: [(f64, usize); 5] = [
                     lookup_one(|k| c.contains(k), chunk),
                     lookup_one(|k| p.contains(k), chunk),
@@ -245,6 +254,16 @@ fn main() -> Result<()> {
         for (name, v) in &s.rows {
             println!("  {name:<22} {:>9.3}", v[round]);
         }
+    }
+    println!("over {rounds} rounds (builds in s, lookups in ns): median, min, max");
+    for (name, v) in &s.rows {
+        let max = v.iter().copied().fold(0.0, f64::max);
+        println!(
+            "  {name:<22} {:>9.3} {:>9.3} {:>9.3}",
+            s.median(name),
+            s.min(name),
+            max
+        );
     }
     for (label, of) in [
         ("medians", Samples::median as fn(&Samples, &str) -> f64),
