@@ -1,0 +1,312 @@
+//! Unit tests of the cuckoo filter's internals: bucket addressing, slot packing, the SWAR
+//! match, placement and eviction, sizing and the loader.
+
+use super::*;
+use filter_core::testkit;
+use filter_core::{format, Persist};
+
+#[test]
+fn alt_is_an_involution_for_any_table_size() {
+    for buckets in [1u64, 2, 3, 5, 1000, 2_631_579] {
+        let f = CuckooFilter {
+            buckets,
+            ..CuckooFilter::builder().capacity(10).build().unwrap()
+        };
+        for fp in 1..2000u64 {
+            for i in [0, buckets / 2, buckets - 1] {
+                let a = f.alt(i, fp);
+                assert!(a < buckets);
+                assert_eq!(f.alt(a, fp), i, "B = {buckets}, i = {i}, fp = {fp}");
+            }
+        }
+    }
+}
+
+#[test]
+fn sizes_for_ten_million_at_one_percent() {
+    let f = CuckooFilter::builder()
+        .capacity(10_000_000)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    assert_eq!(f.fingerprint_bits(), 10);
+    assert_eq!(f.buckets(), 2_631_579);
+    // 10.5 bits per item: 13.2 MB, against 16 MiB for a power-of-two table.
+    assert_eq!(f.size_in_bytes(), 13_157_895 + PAD);
+}
+
+#[test]
+fn slots_round_trip_at_every_width() {
+    for f in 1..=32u32 {
+        let mut c = CuckooFilter::builder()
+            .capacity(100)
+            .fingerprint_bits(f)
+            .build()
+            .unwrap();
+        let max = (1u64 << f) - 1;
+        for b in 0..c.buckets {
+            for j in 0..SLOTS {
+                c.set_slot(b, j, (b * 4 + u64::from(j)) % max + 1);
+            }
+        }
+        for b in 0..c.buckets {
+            for j in 0..SLOTS {
+                assert_eq!(c.slot(b, j), (b * 4 + u64::from(j)) % max + 1, "f = {f}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fills_past_94_percent_and_a_failed_insert_loses_nothing() {
+    let mut f = CuckooFilter::builder()
+        .capacity(20_000)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    let failed_at = testkit::check_failed_insert_changes_nothing(&mut f, "fill", 40_000)
+        .expect("the table must fill up");
+    let load = failed_at as f64 / (f.buckets() * 4) as f64;
+    assert!(load >= 0.94, "first failure at load {load}");
+}
+
+/// Heavy: `cargo test --release -p filter-cuckoo -- --ignored`.
+#[test]
+#[ignore]
+fn a_million_key_table_fills_past_95_percent() {
+    for seed in 0..3 {
+        let mut f = CuckooFilter::builder()
+            .capacity(1_000_000)
+            .hasher(KeyHasher::new(filter_core::HashKind::Xxh3_128, seed).unwrap())
+            .build()
+            .unwrap();
+        let mut i = 0u64;
+        while f.insert(&i.to_le_bytes()).is_ok() {
+            i += 1;
+        }
+        let load = f.load_factor();
+        println!("seed {seed}: first failure at load {load:.4} after {i} inserts");
+        assert!(load >= 0.95, "{load}");
+        assert!((0..i).all(|k| f.contains(&k.to_le_bytes())));
+    }
+}
+
+#[test]
+fn an_insert_fills_the_emptier_bucket() {
+    let mut f = CuckooFilter::builder().capacity(10_000).build().unwrap();
+    let hash = Hash128 {
+        lo: 12_345 << 40,
+        hi: 67_890 << 40,
+    };
+    let (i1, i2, fp) = f.buckets_of(hash);
+    assert_ne!(i1, i2);
+    let other = fp % 1000 + 1;
+    f.set_slot(i1, 0, other);
+    f.set_slot(i1, 1, other);
+    f.set_slot(i2, 0, other);
+    assert_eq!(f.insert_counting_moves(hash), Ok(0));
+    assert_eq!((f.find(i1, fp), f.find(i2, fp)), (None, Some(1)));
+    // A tie goes to the first bucket.
+    f.set_slot(i1, 2, other);
+    f.set_slot(i2, 2, other);
+    assert_eq!(f.insert_counting_moves(hash), Ok(0));
+    assert_eq!(f.find(i1, fp), Some(3));
+}
+
+#[test]
+fn with_both_buckets_full_one_resident_moves_to_its_other_bucket() {
+    let mut f = CuckooFilter::builder().capacity(10_000).build().unwrap();
+    let hash = Hash128 {
+        lo: 12_345 << 40,
+        hi: 67_890 << 40,
+    };
+    let (i1, i2, fp) = f.buckets_of(hash);
+    let mut residents = vec![];
+    for b in [i1, i2] {
+        for j in 0..SLOTS {
+            let v = (fp + 7 * u64::from(j) + b) % 1000 + 1;
+            f.set_slot(b, j, v);
+            residents.push((b, v));
+        }
+    }
+    let before: Vec<u64> = (0..f.buckets).map(|b| f.free_slots(b).1.into()).collect();
+    assert_eq!(f.insert_counting_moves(hash), Ok(1));
+    assert!(f.bucket_has(i1, fp) || f.bucket_has(i2, fp));
+    for (b, v) in residents {
+        assert!(
+            f.bucket_has(b, v) || f.bucket_has(f.alt(b, v), v),
+            "{v} lost"
+        );
+    }
+    let after: Vec<u64> = (0..f.buckets).map(|b| f.free_slots(b).1.into()).collect();
+    let filled: u64 = before.iter().zip(&after).map(|(b, a)| b - a).sum();
+    assert_eq!(filled, 1, "exactly one free slot is used");
+}
+
+/// Heavy, prints the eviction counts behind the build times:
+/// `cargo test --release -p filter-cuckoo -- --ignored --nocapture moves_per_insert`.
+#[test]
+#[ignore]
+fn moves_per_insert_by_load() {
+    let n = 10_000_000u64;
+    let hasher = KeyHasher::default();
+    let mut f = CuckooFilter::builder().capacity(n).build().unwrap();
+    let mut moved = [0u64; 20];
+    let mut kicked = [0u64; 20];
+    for i in 0..n {
+        let key = format!("user{i}@example.com");
+        let decile = (f.load_factor() * 20.0) as usize;
+        let m = f
+            .insert_counting_moves(hasher.hash(key.as_bytes()))
+            .unwrap();
+        moved[decile] += u64::from(m);
+        kicked[decile] += u64::from(m > 0);
+    }
+    let per = n as f64 / 19.0;
+    for (d, (m, k)) in moved
+        .iter()
+        .zip(&kicked)
+        .enumerate()
+        .filter(|(_, (m, _))| **m > 0)
+    {
+        println!(
+            "load {:.2}-{:.2}: {:.4} moves/insert, {:.4} of inserts move",
+            d as f64 / 20.0,
+            (d + 1) as f64 / 20.0,
+            *m as f64 / per,
+            *k as f64 / per
+        );
+    }
+    let total: u64 = moved.iter().sum();
+    println!(
+        "total {total} moves, {:.4} per insert",
+        total as f64 / n as f64
+    );
+    assert!((0..n).all(|i| f.contains(format!("user{i}@example.com").as_bytes())));
+}
+
+#[test]
+fn swar_bucket_test_agrees_with_slot_by_slot() {
+    for f in 1..=16u32 {
+        let mut c = CuckooFilter::builder()
+            .capacity(64)
+            .fingerprint_bits(f)
+            .build()
+            .unwrap();
+        let max = (1u64 << f) - 1;
+        let mut state = 0x1234_5678_9abc_def0u64 ^ u64::from(f);
+        for b in 0..c.buckets {
+            for j in 0..SLOTS {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // A mix of empty slots, small and maximal fingerprints.
+                let v = match state % 4 {
+                    0 => 0,
+                    1 => max,
+                    _ => state % (max + 1),
+                };
+                c.set_slot(b, j, v);
+            }
+        }
+        for b in 0..c.buckets {
+            for fp in (0..=max.min(300)).chain([max]) {
+                assert_eq!(
+                    c.bucket_has(b, fp),
+                    c.find(b, fp).is_some(),
+                    "f {f} b {b} fp {fp}"
+                );
+                // The SWAR mask flags exactly the equal lanes, no lane above them.
+                let equal = (0..SLOTS).filter(|&j| c.slot(b, j) == fp);
+                let expected = equal.map(|j| 1u64 << ((j + 1) * f - 1)).sum::<u64>();
+                let got = c.zero_lanes(b, fp);
+                assert_eq!(got, (f <= 14).then_some(expected), "f {f} b {b} fp {fp}");
+            }
+            let free = (0..SLOTS).filter(|&j| c.slot(b, j) == 0).count() as u32;
+            assert_eq!(c.free_slots(b), (c.find(b, 0), free), "f {f} b {b}");
+        }
+    }
+}
+
+#[test]
+fn duplicates_are_counted_and_limited_to_two_buckets() {
+    let mut f = CuckooFilter::builder().capacity(1000).build().unwrap();
+    for i in 1..=8 {
+        f.insert(b"dup").unwrap();
+        assert_eq!(f.count(b"dup"), i);
+    }
+    let before = f.clone();
+    assert!(matches!(f.insert(b"dup"), Err(Error::Full { .. })));
+    assert_eq!(f, before);
+    for i in (0..8).rev() {
+        f.remove(b"dup").unwrap();
+        assert_eq!(f.count(b"dup"), i);
+    }
+    assert_eq!(f.remove(b"dup"), Err(Error::NotPresent));
+}
+
+#[test]
+fn builder_rejects_bad_input() {
+    assert!(CuckooBuilder::default()
+        .fingerprint_bits(0)
+        .build()
+        .is_err());
+    assert!(CuckooBuilder::default()
+        .fingerprint_bits(33)
+        .build()
+        .is_err());
+    assert!(CuckooBuilder::default().fpr(1e-12).build().is_err());
+    assert!(CuckooBuilder::default().max_kicks(0).build().is_err());
+    assert!(CuckooBuilder::default()
+        .max_kicks(MAX_KICKS)
+        .build()
+        .is_ok());
+    for kicks in [MAX_KICKS + 1, u32::MAX] {
+        assert!(matches!(
+            CuckooBuilder::default().max_kicks(kicks).build(),
+            Err(Error::InvalidParameter {
+                name: "max_kicks",
+                ..
+            })
+        ));
+    }
+    assert!(CuckooBuilder::default().capacity(0).build().is_err());
+    assert!(matches!(
+        CuckooBuilder::default().capacity(u64::MAX).build(),
+        Err(Error::SizeOverflow { .. })
+    ));
+}
+
+#[test]
+fn a_file_with_unbounded_kicks_is_rejected() {
+    let f = CuckooFilter::builder().capacity(100).build().unwrap();
+    let mut bytes = f.to_bytes();
+    // max_kicks follows buckets (8 bytes) and fp_bits (4) in the parameters (from byte 24).
+    assert_eq!(bytes[36..40], DEFAULT_MAX_KICKS.to_le_bytes());
+    for kicks in [0, MAX_KICKS + 1, u32::MAX] {
+        bytes[36..40].copy_from_slice(&kicks.to_le_bytes());
+        format::reseal(&mut bytes);
+        assert!(
+            matches!(
+                CuckooFilter::from_bytes(&bytes),
+                Err(FormatError::Invalid(_))
+            ),
+            "{kicks}"
+        );
+    }
+}
+
+#[test]
+fn sizes_beyond_memory_are_errors_not_aborts() {
+    assert!(matches!(
+        CuckooFilter::builder().capacity(1 << 60).fpr(0.5).build(),
+        Err(Error::OutOfMemory { .. })
+    ));
+    assert!(matches!(
+        CuckooFilter::builder()
+            .capacity(100_000)
+            .max_bytes(1000)
+            .build(),
+        Err(Error::MemoryCap { .. })
+    ));
+}
