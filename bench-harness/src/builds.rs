@@ -62,6 +62,7 @@ fn build_one(
     p: f64,
     batched: bool,
 ) -> Result<(AnyFilter, f64)> {
+    measure::settle_heap();
     let start = Instant::now();
     let mut f = kind.build(n as u64, p)?;
     if batched {
@@ -79,6 +80,7 @@ fn build_one(
 
 /// Seconds to construct a peer and insert `keys[..n]` (the peer's own build call).
 fn build_peer(kind: PeerKind, keys: &KeySet, n: usize, p: f64) -> Result<(Peer, u64, f64)> {
+    measure::settle_heap();
     let start = Instant::now();
     let (peer, refused) = Peer::build(kind, n, p, (0..n).map(|i| keys.get(i)))
         .with_context(|| format!("building {}", kind.name()))?;

@@ -171,6 +171,7 @@ fn threaded<T: Sync>(
     let total = items.len() * passes;
     let members = AtomicU64::new(0);
     let others = AtomicU64::new(0);
+    crate::measure::settle_heap();
     let start = Instant::now();
     std::thread::scope(|s| {
         for i in 0..threads.min(total) {

@@ -327,6 +327,7 @@ pub fn parallel_builds(
     for _ in 0..rounds {
         for kind in [Kind::Classic, Kind::Blocked] {
             let mut f = kind.build(n as u64, p)?;
+            measure::settle_heap();
             let t = Instant::now();
             for chunk in keys.chunks(BATCH) {
                 f.insert_batch(chunk)?;
@@ -335,6 +336,7 @@ pub fn parallel_builds(
                 Build::Batched(kind).name(threads),
                 t.elapsed().as_secs_f64(),
             );
+            measure::settle_heap();
             let t = Instant::now();
             let merged = sharded_build(kind, &keys, n, p, threads)?;
             push(
@@ -347,6 +349,7 @@ pub fn parallel_builds(
                 kind.name()
             );
         }
+        measure::settle_heap();
         let (_, secs) = filterlab_peers::fastbloom_atomic_parallel_build(&keys, n, p, threads)?;
         push(Build::FastbloomAtomic.name(threads), secs);
     }
