@@ -92,12 +92,12 @@ impl CountingBuilder {
     /// Builds the filter: as many counters as a classic filter has bits.
     ///
     /// # Errors
-    /// A capacity of 0, a rate outside (0, 1), a size above the memory cap, or a size that
-    /// cannot be allocated.
+    /// A capacity of 0, a rate outside (0, 1) or below about 4e-20 (more than 64 hashes; see
+    /// [`math::classic_shape`]), a size above the memory cap, or a size that cannot be
+    /// allocated.
     pub fn build(self) -> Result<CountingBloom> {
         let sizing = self.sizing.validate()?;
-        let m = math::optimal_bits(sizing.capacity, sizing.fpr)?;
-        let k = math::optimal_hashes(m, sizing.capacity);
+        let (m, k) = math::classic_shape(sizing.capacity, sizing.fpr)?;
         let bytes = usize::try_from(m.div_ceil(2)).map_err(|_| Error::SizeOverflow {
             what: "counter array",
             hint: format!("{m} counters do not fit this platform; lower the capacity"),
@@ -355,22 +355,27 @@ mod tests {
 
     #[test]
     fn saturated_counters_are_never_decremented() {
-        // One counter and one hash: every key maps to counter 0.
+        // Two counters and one hash (one counter would be at rate 1, above any target): 60
+        // keys saturate both (a counter holds at most 15).
         let mut f = CountingBloom::builder()
             .capacity(1)
             .fpr(0.9)
             .build()
             .unwrap();
-        assert_eq!((f.counters(), f.hashes()), (1, 1));
-        for i in 0..20u32 {
+        assert_eq!((f.counters(), f.hashes()), (2, 1));
+        for i in 0..60u32 {
             f.insert(&i.to_le_bytes()).unwrap();
         }
-        assert_eq!(f.get(0), MAX);
-        assert_eq!(f.saturated(), 1);
-        for i in 0..20u32 {
+        assert_eq!((f.get(0), f.get(1)), (MAX, MAX));
+        assert_eq!(f.saturated(), 2);
+        for i in 0..60u32 {
             f.remove(&i.to_le_bytes()).unwrap();
         }
-        assert_eq!(f.get(0), MAX, "a saturated counter must stay saturated");
+        assert_eq!(
+            (f.get(0), f.get(1)),
+            (MAX, MAX),
+            "a saturated counter must stay saturated"
+        );
         assert!(f.contains(b"anything"));
     }
 

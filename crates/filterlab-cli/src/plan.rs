@@ -197,8 +197,7 @@ pub fn plan_scalable_with(variant: Variant, n: u64, p: f64, r: f64) -> filterlab
     math::check_fpr(p)?;
     let (bytes, expected_fpr, detail) = match variant {
         Variant::Classic => {
-            let m = math::optimal_bits(n, p)?;
-            let k = math::optimal_hashes(m, n);
+            let (m, k) = math::classic_shape(n, p)?;
             (
                 bloom_bytes(m),
                 math::classic_fpr_best(m, n, k),
@@ -206,8 +205,7 @@ pub fn plan_scalable_with(variant: Variant, n: u64, p: f64, r: f64) -> filterlab
             )
         }
         Variant::Counting => {
-            let m = math::optimal_bits(n, p)?;
-            let k = math::optimal_hashes(m, n);
+            let (m, k) = math::classic_shape(n, p)?;
             let counter_bits = counting::COUNTER_BITS;
             let overflow_bound = math::counting_overflow_bound(m, n, k, counter_bits);
             let detail = Detail::Counting {
@@ -265,7 +263,7 @@ fn cuckoo_plan(n: u64, p: f64) -> filterlab::Result<(u64, f64, Detail)> {
     if f > 32 {
         return Err(filterlab::Error::InvalidParameter {
             name: "fpr",
-            value: format!("{p}"),
+            value: math::format_real(p),
             expected: "a rate above about 2e-9 for a cuckoo filter (32-bit fingerprints at most); \
                        use a Bloom filter below it",
         });

@@ -112,8 +112,7 @@ fn calc_at_ten_million_and_one_percent_matches_the_formulas() {
             .unwrap()
             .clone()
     };
-    let m = math::optimal_bits(n, p).unwrap();
-    let k = math::optimal_hashes(m, n);
+    let (m, k) = math::classic_shape(n, p).unwrap();
     let classic = by("classic");
     assert_eq!(classic["detail"]["m"], m);
     assert_eq!(classic["detail"]["k"], k);
