@@ -31,7 +31,7 @@
 //!
 //! let mut f = ParquetBloom::with_ndv_fpp(10_000, 0.01)?;
 //! f.insert(b"alice@example.com");
-//! f.fold_to_target_fpp(0.01);
+//! f.fold_to_target_fpp(0.01)?;
 //! let bytes = f.to_bytes(); // what a Parquet writer stores for this column chunk
 //! let back = ParquetBloom::from_bytes(&bytes)?;
 //! assert!(back.contains(b"alice@example.com"));
@@ -46,6 +46,19 @@ use filter_core::{Error, FormatError, Result};
 pub const MIN_BYTES: usize = 32;
 /// The largest bitset Parquet writes.
 pub const MAX_BYTES: usize = 128 << 20;
+
+/// `fpp` if it is a usable rate, strictly between 0 and 1.
+fn check_fpp(fpp: f64) -> Result<f64> {
+    if fpp > 0.0 && fpp < 1.0 {
+        Ok(fpp)
+    } else {
+        Err(Error::InvalidParameter {
+            name: "fpp",
+            value: filter_core::math::format_real(fpp),
+            expected: "a false-positive probability strictly between 0 and 1",
+        })
+    }
+}
 
 /// The hash Parquet uses: XXH64, seed 0, over the value's plain encoding.
 #[inline]
@@ -83,17 +96,16 @@ impl ParquetBloom {
     /// `fpp`: `m = -8·ndv / ln(1 - fpp^(1/8))` bits, rounded up to a power of two of bytes
     /// between [`MIN_BYTES`] and [`MAX_BYTES`].
     ///
+    /// Evaluated as `8·ndv / -ln_1p(-e^(ln(fpp)/8))`: written as the writers write it,
+    /// `ln(1 - fpp^(1/8))` rounds to 0 for `fpp` below about 1e-128 and the size to one block
+    /// that answers "maybe" to everything; here such a request gets the largest filter.
+    ///
     /// # Errors
     /// [`Error::InvalidParameter`] for `fpp` outside (0, 1).
     pub fn with_ndv_fpp(ndv: u64, fpp: f64) -> Result<Self> {
-        if !(fpp > 0.0 && fpp < 1.0) {
-            return Err(Error::InvalidParameter {
-                name: "fpp",
-                value: fpp.to_string(),
-                expected: "a false-positive probability strictly between 0 and 1",
-            });
-        }
-        let bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
+        let fpp = check_fpp(fpp)?;
+        let lane_miss = -(-(fpp.ln() / 8.0).exp()).ln_1p(); // -ln(1 - fpp^(1/8)) > 0
+        let bits = 8.0 * ndv as f64 / lane_miss;
         // `as` saturates, as the writers' float-to-integer conversion does.
         Self::with_bytes(bits as u64 / 8)
     }
@@ -186,27 +198,29 @@ impl ParquetBloom {
     /// stays at or under `target`. Folding keeps every key (a key's block `i` becomes block
     /// `i >> f`, which is where the halved addressing looks). Returns `f`; 0 when the block count
     /// is not a power of two (a filter from another writer), which this refuses to fold.
-    pub fn fold_to_target_fpp(&mut self, target: f64) -> u32 {
+    ///
+    /// The estimate is evaluated as `(-expm1(2^f · ln_1p(-fill)))^8`, which keeps its digits for
+    /// a nearly empty filter, where `1 - (1 - fill)^(2^f)` would cancel.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a `target` outside (0, 1) (NaN, or a rate of 1 or more,
+    /// which would fold every filter to one block); the filter is then unchanged.
+    pub fn fold_to_target_fpp(&mut self, target: f64) -> Result<u32> {
+        let target = check_fpp(target)?;
         let len = self.blocks.len();
         if len < 2 || !len.is_power_of_two() {
-            return 0;
+            return Ok(0);
         }
-        let fill = self.fill();
+        let ln_empty = (-self.fill()).ln_1p();
         let max = len.trailing_zeros();
-        let folds = if fill == 0.0 {
-            max
-        } else {
-            let mut empty = 1.0 - fill;
-            let mut folds = 0;
-            while folds < max {
-                empty *= empty;
-                if (1.0 - empty).powi(8) > target {
-                    break;
-                }
-                folds += 1;
+        let mut folds = 0;
+        while folds < max {
+            let ln_empty_folded = ln_empty * f64::from(1u32 << (folds + 1));
+            if (-ln_empty_folded.exp_m1()).powi(8) > target {
+                break;
             }
-            folds
-        };
+            folds += 1;
+        }
         if folds > 0 {
             let group = 1usize << folds;
             for i in 0..len / group {
@@ -218,7 +232,7 @@ impl ParquetBloom {
             }
             self.blocks.truncate(len / group);
         }
-        folds
+        Ok(folds)
     }
 
     /// The bitset as Parquet stores it: blocks in order, lanes little-endian.

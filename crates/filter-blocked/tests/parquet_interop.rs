@@ -80,7 +80,7 @@ fn read_filter(path: &PathBuf) -> (Vec<u8>, Sbbf) {
 fn ours(values: &[Vec<u8>]) -> ParquetBloom {
     let mut f = ParquetBloom::with_ndv_fpp(NDV, FPP).unwrap();
     values.iter().for_each(|v| f.insert(v));
-    f.fold_to_target_fpp(FPP);
+    f.fold_to_target_fpp(FPP).unwrap();
     f
 }
 

@@ -80,7 +80,7 @@ fn folding_equals_building_at_the_smaller_size() {
     let keys = emails("fold", 3000);
     let mut big = ParquetBloom::with_ndv_fpp(100_000, 0.01).unwrap();
     keys.iter().for_each(|k| big.insert(k));
-    let folds = big.fold_to_target_fpp(0.01);
+    let folds = big.fold_to_target_fpp(0.01).unwrap();
     assert!(folds >= 3, "{folds}");
     let mut direct = ParquetBloom::with_bytes(big.size_in_bytes() as u64).unwrap();
     keys.iter().for_each(|k| direct.insert(k));
@@ -88,8 +88,44 @@ fn folding_equals_building_at_the_smaller_size() {
     assert!(keys.iter().all(|k| big.contains(k)));
     // An empty filter folds to one block.
     let mut empty = ParquetBloom::with_bytes(4096).unwrap();
-    assert_eq!(empty.fold_to_target_fpp(0.01), 7);
+    assert_eq!(empty.fold_to_target_fpp(0.01).unwrap(), 7);
     assert_eq!(empty.blocks(), 1);
+}
+
+#[test]
+fn tiny_rates_get_the_largest_filter_not_one_block() {
+    // ln(1 - fpp^(1/8)) rounds to 0 for fpp = 1e-200: the writers' form sizes one block.
+    let naive = -8.0 * 1000.0 / (1.0 - 1e-200f64.powf(1.0 / 8.0)).ln();
+    assert!(naive.is_infinite() || naive < 256.0, "{naive}");
+    let f = ParquetBloom::with_ndv_fpp(1000, 1e-200).unwrap();
+    assert_eq!(f.size_in_bytes(), MAX_BYTES);
+    // The ordinary range is unchanged: 10,000 values at 1% need 95,850 bits, 16 KiB.
+    let f = ParquetBloom::with_ndv_fpp(10_000, 0.01).unwrap();
+    assert_eq!(f.size_in_bytes(), 16 << 10);
+}
+
+#[test]
+fn folding_refuses_targets_outside_the_unit_interval() {
+    let keys = emails("refuse", 100);
+    let mut f = ParquetBloom::with_bytes(4096).unwrap();
+    keys.iter().for_each(|k| f.insert(k));
+    for target in [f64::NAN, 1.0, 2.0, 0.0, -0.5] {
+        let before = f.clone();
+        assert!(
+            matches!(
+                f.fold_to_target_fpp(target),
+                Err(Error::InvalidParameter { name: "fpp", .. })
+            ),
+            "{target}"
+        );
+        assert_eq!(f, before, "{target}");
+    }
+    // One key in 4 MiB: one block would be at (8/256)^8 = 9e-13, above a 1e-14 target.
+    let mut sparse = ParquetBloom::with_bytes(4 << 20).unwrap();
+    sparse.insert(b"only");
+    let folds = sparse.fold_to_target_fpp(1e-14).unwrap();
+    assert!(folds > 0 && sparse.blocks() > 1, "{folds}");
+    assert!(sparse.contains(b"only"));
 }
 
 #[test]
