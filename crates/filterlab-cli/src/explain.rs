@@ -61,7 +61,8 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
         name: "lower bound",
         symbolic: "bits >= n log2(1/p)",
         substituted: format!(
-            "{n} × log2(1/{p}) = {:.0} bits; this variant uses {:.0} bits ({:+.1}%)",
+            "{n} × log2(1/{}) = {:.0} bits; this variant uses {:.0} bits ({:+.1}%)",
+            math::format_real(p),
             plan.lower_bound_bits,
             plan.bytes as f64 * 8.0,
             plan.overhead_pct
@@ -99,15 +100,15 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
             name: "false-positive rate (per-lane)",
             symbolic: "p = Σ_c Pois(c; n/B) · (1 - (31/32)^c)^8",
             substituted: format!(
-                "B = ceil({n} / λ = {keys_per_block:.3}) = {blocks}; p = {:.6}",
-                math::split_block_fpr(*blocks, n)
+                "B = ceil({n} / λ = {keys_per_block:.3}) = {blocks}; p = {}",
+                rate(math::split_block_fpr(*blocks, n))
             ),
             source: "Putze, Sanders & Singler 2007, §3 (split-block layout of Parquet)",
         });
         out.push(Formula {
             name: "256-bit-block model (underestimates)",
             symbolic: "p = Σ_c Pois(c; n/B) · (1 - (255/256)^(8c))^8",
-            substituted: format!("{:.6}", math::split_block_fpr_block_model(*blocks, n)),
+            substituted: rate(math::split_block_fpr_block_model(*blocks, n)),
             source: "ignores that a key's 8 bits are confined to 8 distinct lanes",
         });
     }
@@ -127,13 +128,36 @@ fn counting_formula(n: u64, m: u64, k: u32, counter_bits: u32, bound: f64) -> Fo
     }
 }
 
+/// A rate with six decimals, or in scientific notation below 1e-4 (where six decimals read 0).
+fn rate(x: f64) -> String {
+    if x >= 1e-4 {
+        format!("{x:.6}")
+    } else {
+        format!("{x:.4e}")
+    }
+}
+
+/// The textbook `m`, and what `math::classic_shape` made of it when the exact rate missed `p`.
+fn bits_substituted(n: u64, p: f64, m: u64) -> String {
+    let textbook = math::optimal_bits(n, p).unwrap_or(m);
+    let first = format!(
+        "ceil(-{n} × ln {} / 0.4805) = {textbook}",
+        math::format_real(p)
+    );
+    if textbook == m {
+        first
+    } else {
+        format!("{first}, grown to {m} so that the exact rate meets the target (small n)")
+    }
+}
+
 fn bloom_formulas(n: u64, p: f64, m: u64, k: u32) -> Vec<Formula> {
     let ratio = m as f64 / n as f64;
     vec![
         Formula {
             name: "bits",
             symbolic: "m = ceil(-n ln p / (ln 2)^2)",
-            substituted: format!("ceil(-{n} × ln {p} / 0.4805) = {m}"),
+            substituted: bits_substituted(n, p, m),
             source: "Bloom 1970; Broder & Mitzenmacher 2004, §2.1",
         },
         Formula {
@@ -149,15 +173,15 @@ fn bloom_formulas(n: u64, p: f64, m: u64, k: u32) -> Vec<Formula> {
             name: "false-positive rate",
             symbolic: "p ≈ (1 - e^(-kn/m))^k",
             substituted: format!(
-                "(1 - e^(-{k}/{ratio:.4}))^{k} = {:.6}",
-                math::classic_fpr(m, n, k)
+                "(1 - e^(-{k}/{ratio:.4}))^{k} = {}",
+                rate(math::classic_fpr(m, n, k))
             ),
             source: "Bloom 1970; Broder & Mitzenmacher 2004",
         },
         Formula {
             name: "false-positive rate (exact)",
             symbolic: "p = Σ_d S(k,d) (m)_d / m^k · Σ_i (-1)^i C(d,i) (1 - i/m)^(kn)",
-            substituted: format!("{:.6}", math::classic_fpr_best(m, n, k)),
+            substituted: rate(math::classic_fpr_best(m, n, k)),
             source: "Christensen, Roginsky & Jimeno 2010",
         },
     ]
@@ -168,7 +192,7 @@ fn cuckoo_formulas(p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formu
         Formula {
             name: "fingerprint bits",
             symbolic: "f = ceil(log2(2b / p))",
-            substituted: format!("ceil(log2(2·{b} / {p})) = {f}"),
+            substituted: format!("ceil(log2(2·{b} / {})) = {f}", math::format_real(p)),
             source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.1",
         },
         Formula {
@@ -179,13 +203,15 @@ fn cuckoo_formulas(p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formu
         },
         Formula {
             name: "false-positive rate",
-            symbolic: "p = 1 - (1 - 1/(2^f - 1))^(2bα)",
+            symbolic: "p = 1 - e^(-2bα/(2^f - 1)), below the bound 1 - (1 - 1/(2^f - 1))^(2bα)",
             substituted: format!(
-                "1 - (1 - 1/{})^(2·{b}·{load:.4}) = {:.6}",
+                "1 - e^(-2·{b}·{load:.4}/{}) = {} (bound {})",
                 (1u64 << f) - 1,
-                math::cuckoo_fpr(f, b, load)
+                rate(math::cuckoo_fpr(f, b, load)),
+                rate(math::cuckoo_fpr_upper_bound(f, b, load))
             ),
-            source: "Fan et al. 2014, §5.1 (0 reserved for an empty slot)",
+            source: "Fan et al. 2014, §5.1, counting only keys of the query's bucket pair \
+                     (math::cuckoo_fpr_exact; 0 reserved for an empty slot)",
         },
         Formula {
             name: "bits per item",
@@ -210,15 +236,15 @@ fn scalable_formulas(
         Formula {
             name: "first-stage rate",
             symbolic: "P0 = P (1 - r)",
-            substituted: format!("{p} × (1 - {r}) = {p0:.6}"),
+            substituted: format!("{} × (1 - {r}) = {}", math::format_real(p), rate(p0)),
             source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4",
         },
         Formula {
             name: "stage i",
             symbolic: "n_i = n0 s^i,  P_i = P0 r^i",
             substituted: format!(
-                "s = {s}, r = {r}: stage 1 at {:.6}",
-                math::scalable_stage_fpr(p0, r, 1)
+                "s = {s}, r = {r}: stage 1 at {}",
+                rate(math::scalable_stage_fpr(p0, r, 1))
             ),
             source: "Almeida et al. 2007",
         },
@@ -226,8 +252,9 @@ fn scalable_formulas(
             name: "compound bound",
             symbolic: "P <= Σ P0 r^i = P0 / (1 - r)",
             substituted: format!(
-                "{p0:.6} / (1 - {r}) = {:.6}",
-                math::scalable_fpr_bound(p0, r)
+                "{} / (1 - {r}) = {}",
+                rate(p0),
+                rate(math::scalable_fpr_bound(p0, r))
             ),
             source: "Almeida et al. 2007, eq. 3",
         },
@@ -237,8 +264,12 @@ fn scalable_formulas(
             name: "compound rate after growth",
             symbolic: "p = 1 - Π (1 - p_i)",
             substituted: format!(
-                "at {}x: {} stages, {} bytes, p = {:.6} <= {:.6}",
-                g.multiple, g.stages, g.bytes, g.compound_fpr, g.bound
+                "at {}x: {} stages, {} bytes, p = {} <= {}",
+                g.multiple,
+                g.stages,
+                g.bytes,
+                rate(g.compound_fpr),
+                rate(g.bound)
             ),
             source: "independent stages queried in turn",
         });

@@ -284,7 +284,8 @@ fn cuckoo_plan(n: u64, p: f64) -> filterlab::Result<(u64, f64, Detail)> {
         slots,
         load,
     };
-    Ok((bytes, math::cuckoo_fpr(f, slots, load), detail))
+    let expected = math::cuckoo_fpr_exact(f, slots, buckets, n);
+    Ok((bytes, expected, detail))
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 use crate::plan::Variant;
 use anyhow::{bail, Context, Result};
 use filterlab::{
-    format, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, FormatError, Growable,
-    Hash128, Persist, ScalableBloom,
+    format, math, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, FormatError,
+    Growable, Hash128, Persist, ScalableBloom,
 };
 use serde::Serialize;
 use std::path::Path;
@@ -197,7 +197,7 @@ impl AnyFilter {
             Self::Classic(f) => vec![
                 kv("m", f.bits().to_string()),
                 kv("k", f.hashes().to_string()),
-                kv("target_fpr", f.target_fpr().to_string()),
+                kv("target_fpr", math::format_real(f.target_fpr())),
                 kv("fill_ratio", format!("{:.4}", f.fill_ratio())),
             ],
             Self::Counting(f) => vec![
@@ -213,8 +213,8 @@ impl AnyFilter {
                 kv("stages", f.stages().to_string()),
                 kv("growth", f.growth().to_string()),
                 kv("tightening", f.tightening().to_string()),
-                kv("p0", f.initial_fpr().to_string()),
-                kv("bound", f.fpr_bound().to_string()),
+                kv("p0", math::format_real(f.initial_fpr())),
+                kv("bound", math::format_real(f.fpr_bound())),
             ],
             Self::Cuckoo(f) => vec![
                 kv("fingerprint_bits", f.fingerprint_bits().to_string()),

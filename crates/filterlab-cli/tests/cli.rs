@@ -419,3 +419,63 @@ fn overfilling_warns_and_a_json_refusal_is_still_exit_two() {
     assert!(refusal["nearest"].as_str().unwrap().contains("--n "));
     assert_eq!(stderr(&r).lines().count(), 1);
 }
+
+/// Issue 15: a classic filter sized for 1M keys at 1e-6 (k = 20) holding 100k keys is at
+/// 3.515e-24 (60-digit reference); the alternating sum printed 1.04e-68, and a scalable
+/// filter in that state printed 0.0.
+#[test]
+fn info_reports_tiny_rates_with_their_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: String = (0..100_000)
+        .map(|i| format!("user{i}@example.com\n"))
+        .collect();
+    let keys = write(dir.path(), "keys.txt", keys.as_bytes());
+    for variant in ["classic", "scalable"] {
+        let out = dir.path().join(format!("{variant}.bin"));
+        let args = [
+            "build",
+            "--variant",
+            variant,
+            "--n",
+            "1M",
+            "--fpr",
+            "1e-6",
+            "--keys",
+            s(&keys),
+            "-o",
+            s(&out),
+        ];
+        assert_eq!(json(&args)["inserted"].as_u64(), Some(100_000), "{variant}");
+        let info = json(&["info", s(&out)]);
+        let p = info["expected_fpr"].as_f64().unwrap();
+        let text = filterlab(&["info", s(&out)]);
+        let text = String::from_utf8_lossy(&text.stdout).into_owned();
+        if variant == "classic" {
+            assert!((p / 3.515_345_497_694_539e-24 - 1.0).abs() < 1e-9, "{p:e}");
+            assert!(text.contains("expected FPR  3.515e-24"), "{text}");
+        } else {
+            assert!(p > 1e-40 && p < 1e-20, "{p:e}");
+            assert!(!text.contains("expected FPR  0"), "{text}");
+        }
+    }
+}
+
+#[test]
+fn tiny_rates_print_in_scientific_notation() {
+    // A refusal names the rate as 1e-300, not as a 300-digit decimal.
+    assert_clean_error(&["calc", "--n", "1000", "--fpr", "1e-300"], None, "1e-300");
+    let out = filterlab(&[
+        "explain",
+        "--variant",
+        "classic",
+        "--n",
+        "1",
+        "--fpr",
+        "1e-12",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("log2(1/1e-12)") && !text.contains("0.000000"),
+        "{text}"
+    );
+}
