@@ -341,6 +341,9 @@ pub fn cuckoo_fpr_exact(f: u32, b: u32, buckets: u64, items: u64) -> f64 {
     }
     let (bf, values, n) = (buckets as f64, fingerprint_values(f), items as f64);
     let miss = |pair_buckets: f64| -(n * (-pair_buckets / (bf * values)).ln_1p()).exp_m1();
+    if buckets == 1 {
+        return miss(1.0); // the one bucket is its own pair
+    }
     let self_paired = 1.0 / bf;
     (1.0 - self_paired) * miss(2.0) + self_paired * miss(1.0)
 }
