@@ -270,7 +270,8 @@ pub fn compound_fpr(stage_fprs: impl IntoIterator<Item = f64>) -> f64 {
 /// Invalid `p`.
 pub fn cuckoo_fingerprint_bits(p: f64, b: u32) -> Result<u32> {
     let p = check_fpr(p)?;
-    Ok((2.0 * f64::from(b) / p).log2().ceil().max(1.0) as u32)
+    // log2(2b) - log2(p), not log2(2b/p): the quotient overflows for subnormal p.
+    Ok(((2.0 * f64::from(b)).log2() - p.log2()).ceil().max(1.0) as u32)
 }
 
 /// Number of values a stored fingerprint takes: `2^f - 1` (0 marks an empty slot).

@@ -47,6 +47,9 @@ const MAX: u8 = (1 << COUNTER_BITS) - 1;
 /// `n` inserts (net of removals) into `m` counters with `k` hashes the rate is the classic one,
 /// `p ≈ (1 - e^(-kn/m))^k` ([`math::classic_fpr`]), as long as no counter saturated; the chance
 /// that one did is bounded by [`CountingBloom::overflow_probability`].
+/// [`Filter::expected_fpr`] returns the exact classic rate ([`math::classic_fpr_exact`],
+/// evaluated without cancellation for every `k <= 64`), and sizing uses
+/// [`math::classic_shape`], so a small filter meets its target under the exact rate too.
 ///
 /// ```
 /// use filter_counting::CountingBloom;

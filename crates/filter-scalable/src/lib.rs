@@ -66,7 +66,10 @@ struct Stage {
 /// ```
 ///
 /// ([`math::compound_fpr`] of [`math::classic_fpr`]), never more than `P` however many items are
-/// inserted. [`Filter::expected_fpr`] returns this compound value.
+/// inserted. [`Filter::expected_fpr`] returns this compound value with each stage's exact rate
+/// ([`math::classic_fpr_best`]), combined as `-expm1(Σ ln_1p(-p_i))` so that stages far below
+/// `1e-16` still count (a filter sized for 1M keys at 1e-6 holding 100k keys is at 7.7e-28,
+/// not 0). Stages are sized by the textbook [`math::optimal_bits`] and [`math::optimal_hashes`].
 ///
 /// ```
 /// use filter_scalable::ScalableBloom;

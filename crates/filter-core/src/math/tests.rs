@@ -193,6 +193,8 @@ fn cuckoo_hand_values() {
     assert!(close(cuckoo_fpr_upper_bound(4, 4, 0.95), 0.4081, 1e-3));
     assert!(close(cuckoo_bits_per_item(10, 0.95), 10.526_315_8, 1e-8));
     assert!(cuckoo_fingerprint_bits(f64::NAN, 4).is_err());
+    // 2b/p overflows for the smallest rates; the bits do not.
+    assert_eq!(cuckoo_fingerprint_bits(5e-324, 4).unwrap(), 1077);
 }
 
 #[test]
