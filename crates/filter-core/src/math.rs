@@ -194,17 +194,27 @@ pub const EXACT_FPR_MAX_HASHES: u32 = MAX_HASHES;
 /// thousands of operations.
 ///
 /// It is slightly *higher* than the approximation [`classic_fpr`], noticeably so for small `m`.
+/// A rate below `f64`'s smallest normal number (2.2e-308) comes back subnormal or 0:
+/// [`classic_fpr_exact_ln`] gives its natural logarithm, which stays finite.
 ///
 /// Returns `None` for `k = 0` or `k >` [`EXACT_FPR_MAX_HASHES`], or `m = 0`.
 pub fn classic_fpr_exact(m: u64, n: u64, k: u32) -> Option<f64> {
+    classic_fpr_exact_ln(m, n, k).map(|ln| ln.exp().min(1.0))
+}
+
+/// The natural logarithm of [`classic_fpr_exact`], finite for rates far below `f64`'s range
+/// (`-inf` only for `n = 0`, where the rate is 0).
+///
+/// Returns `None` for `k = 0` or `k >` [`EXACT_FPR_MAX_HASHES`], or `m = 0`.
+pub fn classic_fpr_exact_ln(m: u64, n: u64, k: u32) -> Option<f64> {
     if k == 0 || k > EXACT_FPR_MAX_HASHES || m == 0 {
         return None;
     }
     if n == 0 {
-        return Some(0.0);
+        return Some(f64::NEG_INFINITY);
     }
     let draws = n as f64 * f64::from(k);
-    Some(exact::ln_classic_exact(m, draws, k as usize).exp().min(1.0))
+    Some(exact::ln_classic_exact(m, draws, k as usize).min(0.0))
 }
 
 /// The exact rate where defined (`1 <= k <= 64`), the approximation otherwise.

@@ -82,7 +82,7 @@ fn six_bit_fingerprints_match_the_pair_formula() {
 }
 
 #[test]
-#[ignore = "20M probes; run with --ignored --release"]
+#[ignore = "20M probes; run with --ignored"]
 fn six_bit_fingerprints_are_below_the_bound() {
     let m = measure(6, 200_000, Fill::Load(0.95), 20_000_000, 13);
     println!(

@@ -306,6 +306,22 @@ fn classic_exact_keeps_its_digits_far_below_capacity() {
 }
 
 #[test]
+fn rates_below_f64_keep_their_logarithm() {
+    // One key in 1e12 bits with k = 64 (a corner of issue 15's grid): far below f64's range.
+    let ln = classic_fpr_exact_ln(1_000_000_000_000, 1, 64).unwrap();
+    assert!(ln.is_finite() && ln < -1000.0, "{ln}");
+    assert_eq!(classic_fpr_exact(1_000_000_000_000, 1, 64), Some(0.0));
+    assert_eq!(classic_fpr_exact_ln(100, 0, 3), Some(f64::NEG_INFINITY));
+    let m = 28_755_176;
+    let p = classic_fpr_exact(m, 100_000, 20).unwrap();
+    assert!(close(
+        classic_fpr_exact_ln(m, 100_000, 20).unwrap(),
+        p.ln(),
+        1e-14
+    ));
+}
+
+#[test]
 fn compound_rate_keeps_tiny_stages() {
     // 1 - (1 - 1e-20)(1 - 1e-21) is 0.0 in f64; the rate is 1.1e-20.
     assert!(close(compound_fpr([1e-20, 1e-21]), 1.1e-20, 1e-12));
