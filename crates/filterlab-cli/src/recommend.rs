@@ -52,6 +52,8 @@ pub struct Recommendation {
     pub plan: Plan,
     /// Why, in a few lines.
     pub why: Vec<String>,
+    /// What to know before using it: costs, the budget, warnings.
+    pub notes: Vec<String>,
     /// The rate at 2x and 10x the estimate.
     pub what_if: Vec<WhatIf>,
 }
@@ -70,26 +72,38 @@ pub struct Refusal {
 /// # Errors
 /// A [`Refusal`] when the needs cannot be met together.
 pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
-    let (variant, mut why) = choose(needs)?;
+    let (variant, why) = choose(needs)?;
+    let mut notes = Vec::new();
     let plan = plan(variant, needs.n, needs.fpr).map_err(|e| Refusal {
         reason: e.to_string(),
         nearest: nearest_count(variant, needs.fpr),
     })?;
     let judged = judged_bytes(needs, &plan);
     if variant == Variant::Scalable {
-        why.extend(scalable_costs(needs, &plan, judged));
+        notes.extend(scalable_costs(needs, &plan, judged));
     }
     if let Some(budget) = needs.max_memory {
         if judged > budget {
             return Err(over_budget(needs, &plan, judged, budget));
         }
-        why.push(format!(
+        notes.push(format!(
             "fits the budget: {} of {} bytes",
             size(judged),
             budget
         ));
     }
-    why.extend(scale_notes(needs.n, judged));
+    if variant == Variant::Cuckoo {
+        notes.push(format!(
+            "a cuckoo filter holds at most 2b = {} copies of one key (its two buckets of {} \
+             slots); insert a key once, or use a counting filter for multisets",
+            2 * cuckoo::SLOTS,
+            cuckoo::SLOTS
+        ));
+    }
+    if matches!(variant, Variant::Cuckoo | Variant::Counting) {
+        notes.push(DELETE_WARNING.into());
+    }
+    notes.extend(scale_notes(needs.n, judged));
     let what_if = [2, 10]
         .into_iter()
         .map(|multiple| WhatIf {
@@ -97,7 +111,12 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
             fpr: rate_at(&plan, needs.n.saturating_mul(multiple)),
         })
         .collect();
-    Ok(Recommendation { plan, why, what_if })
+    Ok(Recommendation {
+        plan,
+        why,
+        notes,
+        what_if,
+    })
 }
 
 /// The items a growing filter is judged at: `--max-n`, or [`GROWTH_DEFAULT_MAX`] x `n`.
@@ -221,19 +240,11 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
                     "deletes needed: a cuckoo filter removes items at about classic memory".into(),
                     "a counting filter would also delete, at 4 bits per classic bit (4x the memory)".into(),
                     "the table is fixed: inserts fail past about 95% load, so size n generously".into(),
-                    format!(
-                        "a cuckoo filter holds at most 2b = {} copies of one key (its two buckets of {} slots); \
-                         insert a key once, or use a counting filter for multisets",
-                        2 * cuckoo::SLOTS,
-                        cuckoo::SLOTS
-                    ),
-                    DELETE_WARNING.into(),
                 ]))
             } else {
                 Ok((Variant::Counting, vec![
                     "deletes needed, and the rate is too low for 32-bit cuckoo fingerprints".into(),
                     "a counting filter deletes at 4x the memory of a classic filter".into(),
-                    DELETE_WARNING.into(),
                 ]))
             }
         }

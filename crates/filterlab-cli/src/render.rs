@@ -124,6 +124,9 @@ pub fn recommendation(r: &Recommendation) -> String {
     for why in &r.why {
         let _ = writeln!(out, "  because {why}");
     }
+    for note in &r.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
     plan_lines(&r.plan, &mut out);
     let what_if: Vec<String> = r
         .what_if
