@@ -134,7 +134,9 @@ fn explain_saved(args: Vec<String>) -> Result<Explained> {
     let Some(path) = args.next() else {
         bail!("explain needs a saved filter (explain FILE [KEY]) or --variant, --n and --fpr");
     };
-    let (f, _) = AnyFilter::load(Path::new(&path))?;
+    let (f, _) = AnyFilter::load(Path::new(&path)).context(
+        "explain FILE [KEY] reads a saved filter; to size one instead, give --variant, --n and --fpr",
+    )?;
     let plan = explain_file::plan_of(&f)?;
     let key = args.next();
     let touch = key
