@@ -1,5 +1,7 @@
 //! The commands that write a filter: `build`, `add` and `remove`. Each checks what saving
-//! needs before doing the work, and saves through the library's atomic save.
+//! needs before doing the work (the output is a regular file or new; `build`: its directory
+//! takes new files, its file system has room, the table can be allocated), and saves through
+//! the library's atomic save.
 
 use crate::args::{Build, Keys};
 use crate::keys;
@@ -151,6 +153,36 @@ fn check_directory(path: &Path) -> Result<()> {
     }
 }
 
+/// Refuses, before any key is read, a file that the output's file system has no room for
+/// (where the system says how much room there is).
+fn check_space(path: &Path, bytes: u64) -> Result<()> {
+    match free_space(path) {
+        Some(free) if free < bytes => bail!(
+            "the filter's file needs {} but the file system of {} has {} free; free some space \
+             or save elsewhere",
+            render::size(bytes),
+            path.display(),
+            render::size(free)
+        ),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn free_space(path: &Path) -> Option<u64> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let st = rustix::fs::statvfs(dir).ok()?;
+    st.f_bavail.checked_mul(st.f_frsize)
+}
+
+#[cfg(not(unix))]
+fn free_space(_: &Path) -> Option<u64> {
+    None
+}
+
 /// Refuses, before any key is read, a filter this machine cannot allocate, with the CLI's advice
 /// (lower --n or raise --fpr). The builders reserve their tables fallibly too; this check only
 /// gives the earlier, more helpful message.
@@ -217,8 +249,10 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
         None => (keys::count_keys(&b.keys)?, true),
     };
     let hasher = b.hashing.hasher()?;
-    ensure_allocatable(&plan::plan(b.variant, n, b.fpr)?)?;
+    let plan = plan::plan(b.variant, n, b.fpr)?;
+    ensure_allocatable(&plan)?;
     check_directory(&b.output)?;
+    check_space(&b.output, plan.bytes)?;
     let mut filter = AnyFilter::build_with(b.variant, n, b.fpr, hasher)?;
     let (reader, total) = keys::open(&b.keys)?;
     let bar = progress(total);
@@ -296,4 +330,30 @@ pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Chan
         warnings,
         added: !remove,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_larger_than_the_free_space_is_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("f.bin");
+        assert!(free_space(&out).is_some_and(|f| f > 0));
+        check_space(&out, 1).unwrap();
+        let e = check_space(&out, u64::MAX).unwrap_err();
+        assert!(e.to_string().contains("free some space"), "{e}");
+    }
+
+    #[test]
+    fn a_directory_that_takes_no_new_files_is_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        check_directory(&dir.path().join("f.bin")).unwrap();
+        let e = check_directory(&dir.path().join("missing").join("f.bin")).unwrap_err();
+        assert!(e.to_string().contains("does not take new files"), "{e}");
+        // The probe is gone.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }
