@@ -37,6 +37,8 @@ pub struct Dropped {
     pub repeated: u64,
     /// Probes that are members.
     pub members: u64,
+    /// Empty lines skipped.
+    pub empty: u64,
 }
 
 /// Streams the keys of `path` into a [`KeySet`], at most `limit` of them, skipping any whose
@@ -94,6 +96,7 @@ pub fn read_from(
             keys.push(key);
         }
     }
+    dropped.empty = lines.counts().empty;
     Ok((keys, dropped))
 }
 
@@ -129,10 +132,11 @@ pub fn load(
 ) -> Result<Dataset> {
     let mut member_hashes = HashSet::new();
     let (members, dropped) = read(keys, limit, None, &mut member_hashes)?;
-    if dropped.repeated > 0 {
+    if dropped.repeated + dropped.empty > 0 {
         eprintln!(
-            "note: dropped {} repeated keys from {}",
+            "note: dropped {} repeated keys and skipped {} empty lines from {}",
             dropped.repeated,
+            dropped.empty,
             keys.display()
         );
     }
@@ -184,7 +188,7 @@ mod tests {
             parse(b"a@x.org\r\nb@x.org\n\nc d\nb@x.org\nlast", usize::MAX).unwrap();
         let got: Vec<&[u8]> = keys.iter().collect();
         assert_eq!(got, [&b"a@x.org"[..], b"b@x.org", b"c d", b"last"]);
-        assert_eq!(dropped.repeated, 1);
+        assert_eq!((dropped.repeated, dropped.empty), (1, 1));
     }
 
     #[test]

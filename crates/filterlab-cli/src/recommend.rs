@@ -87,9 +87,9 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
             return Err(over_budget(needs, &plan, judged, budget));
         }
         notes.push(format!(
-            "fits the budget: {} of {} bytes",
+            "fits the budget: {} of {}",
             size(judged),
-            budget
+            size(budget)
         ));
     }
     if variant == Variant::Cuckoo {
