@@ -50,6 +50,8 @@ pub struct Built {
     pub seed: u64,
     /// File written.
     pub output: String,
+    /// Bytes written.
+    pub file_bytes: u64,
     /// Warnings (also printed on stderr).
     pub warnings: Vec<String>,
 }
@@ -262,6 +264,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     bar.finish_and_clear();
     let warnings = warnings(out, &filter, &counts.lines)?;
     filter.save(&b.output)?;
+    let file_bytes = std::fs::metadata(&b.output).map_or(0, |m| m.len());
     Ok(Built {
         variant: b.variant,
         lines: counts.lines.lines,
@@ -275,6 +278,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
         hash: hasher.kind().name(),
         seed: hasher.seed(),
         output: b.output.display().to_string(),
+        file_bytes,
         warnings,
     })
 }

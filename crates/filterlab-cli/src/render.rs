@@ -160,7 +160,7 @@ pub fn build(b: &Built) -> String {
     maybe
         + &format!(
             "built {} filter {}: {} lines, {} keys inserted, {} duplicates, {} empty lines skipped\n\
-             capacity {}{counted}, expected FPR {}, {} seed {}\n",
+             capacity {}{counted}, expected FPR {}, {} seed {}, {} bytes written\n",
             b.variant.name(),
             b.output,
             b.lines,
@@ -171,6 +171,7 @@ pub fn build(b: &Built) -> String {
             pct(b.expected_fpr),
             b.hash,
             b.seed,
+            b.file_bytes,
         )
 }
 

@@ -160,6 +160,10 @@ fn build_query_info_round_trip_with_duplicates_counted() {
             "{variant}"
         );
 
+        assert_eq!(
+            b["file_bytes"].as_u64(),
+            Some(std::fs::metadata(&out).unwrap().len())
+        );
         let info = json(&["info", s(&out)]);
         assert_eq!(info["variant"], variant);
         assert_eq!(info["items"], 3);
