@@ -184,7 +184,14 @@ impl Answer {
 /// as one JSON array written element by element.
 fn query(path: &Path, keys: &Keys, out: Out) -> Result<u8> {
     let (filter, _) = AnyFilter::load(path)?;
-    let mut stdout = std::io::stdout().lock();
+    // Keys from stdin are answered as they come (a pipeline may wait for each answer);
+    // keys from a file or the arguments are written in large blocks.
+    let interactive = keys.keys.is_empty()
+        && keys
+            .key_file
+            .as_deref()
+            .is_none_or(|p| p.as_os_str() == "-");
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut any_absent = false;
     let mut first = true;
     let lines = keys::for_each_source_key(keys, |_, key| {
@@ -200,6 +207,7 @@ fn query(path: &Path, keys: &Keys, out: Out) -> Result<u8> {
         first = false;
         stdout
             .write_all(text.as_bytes())
+            .and_then(|()| if interactive { stdout.flush() } else { Ok(()) })
             .context("cannot write to stdout")
     })?;
     let end = match (out.json, first) {
