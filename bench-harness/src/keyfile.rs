@@ -3,8 +3,10 @@
 //!
 //! # Format
 //!
-//! UTF-8 text, one key per line. A line ends in `\n` or `\r\n`; empty lines are skipped; the
-//! key is every other byte of the line, spaces included. Rejected, with the line number:
+//! UTF-8 text, one key per line, read by the key-line reader the `filterlab` command uses
+//! ([`filterlab::keylines`]): a line ends in `\n` or `\r\n`; empty lines are skipped; a UTF-8
+//! byte-order mark at the start is dropped; the key is every other byte of the line, spaces
+//! included. Rejected, with the line number:
 //! bytes that are not UTF-8 (the exact-set baseline and the articles' Python code take text),
 //! and a carriage return anywhere else in a line (`\r\r\n`, a lone `\r` used as a line break).
 //! Repeated keys are dropped (and counted); probes that are members or repeated are dropped.
@@ -18,6 +20,7 @@
 
 use crate::dataset::{Dataset, KeySet};
 use anyhow::{bail, ensure, Context, Result};
+use filterlab::keylines::KeyLines;
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -34,6 +37,8 @@ pub struct Dropped {
     pub repeated: u64,
     /// Probes that are members.
     pub members: u64,
+    /// Empty lines skipped.
+    pub empty: u64,
 }
 
 /// Streams the keys of `path` into a [`KeySet`], at most `limit` of them, skipping any whose
@@ -69,25 +74,19 @@ pub fn read(
 /// # Errors
 /// As [`read`].
 pub fn read_from(
-    mut input: impl BufRead,
+    input: impl BufRead,
     limit: usize,
     exclude: Option<&HashSet<u128>>,
     seen: &mut HashSet<u128>,
 ) -> Result<(KeySet, Dropped)> {
     let mut keys = KeySet::default();
     let mut dropped = Dropped::default();
-    let mut line = Vec::new();
-    let mut number = 0u64;
+    let mut lines = KeyLines::new(input, usize::MAX);
     while keys.len() < limit {
-        line.clear();
-        if input.read_until(b'\n', &mut line).context("reading")? == 0 {
+        let Some((number, line)) = lines.next_key().context("reading")? else {
             break;
-        }
-        number += 1;
-        let key = key_of(&line).with_context(|| format!("line {number}"))?;
-        if key.is_empty() {
-            continue;
-        }
+        };
+        let key = key_of(line).with_context(|| format!("line {number}"))?;
         let h = xxh3_128(key);
         if exclude.is_some_and(|x| x.contains(&h)) {
             dropped.members += 1;
@@ -97,13 +96,12 @@ pub fn read_from(
             keys.push(key);
         }
     }
+    dropped.empty = lines.counts().empty;
     Ok((keys, dropped))
 }
 
-/// The key on `line` (its `\n` or `\r\n` removed), or why the line breaks the format.
-fn key_of(line: &[u8]) -> Result<&[u8]> {
-    let key = line.strip_suffix(b"\n").unwrap_or(line);
-    let key = key.strip_suffix(b"\r").unwrap_or(key);
+/// The key (its line ending already removed by the reader), or why it breaks the format.
+fn key_of(key: &[u8]) -> Result<&[u8]> {
     if let Some(at) = key.iter().position(|&b| b == b'\r') {
         bail!(
             "a carriage return at byte {} inside the key (a `\\r\\r\\n` ending or a lone `\\r` \
@@ -134,10 +132,11 @@ pub fn load(
 ) -> Result<Dataset> {
     let mut member_hashes = HashSet::new();
     let (members, dropped) = read(keys, limit, None, &mut member_hashes)?;
-    if dropped.repeated > 0 {
+    if dropped.repeated + dropped.empty > 0 {
         eprintln!(
-            "note: dropped {} repeated keys from {}",
+            "note: dropped {} repeated keys and skipped {} empty lines from {}",
             dropped.repeated,
+            dropped.empty,
             keys.display()
         );
     }
@@ -189,7 +188,13 @@ mod tests {
             parse(b"a@x.org\r\nb@x.org\n\nc d\nb@x.org\nlast", usize::MAX).unwrap();
         let got: Vec<&[u8]> = keys.iter().collect();
         assert_eq!(got, [&b"a@x.org"[..], b"b@x.org", b"c d", b"last"]);
-        assert_eq!(dropped.repeated, 1);
+        assert_eq!((dropped.repeated, dropped.empty), (1, 1));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_as_the_command_line_drops_it() {
+        let (keys, _) = parse(b"\xEF\xBB\xBFalice\nbob\n", usize::MAX).unwrap();
+        assert_eq!(keys.iter().next(), Some(&b"alice"[..]));
     }
 
     #[test]

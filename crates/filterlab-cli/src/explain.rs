@@ -320,7 +320,7 @@ pub fn touch(plan: &Plan, hasher: KeyHasher, key: &[u8]) -> Touch {
     }
 }
 
-fn bloom_positions(h: Hash128, m: u64, k: u32) -> Vec<u64> {
+pub(crate) fn bloom_positions(h: Hash128, m: u64, k: u32) -> Vec<u64> {
     let mut g = IndexGen::new(h, m);
     (0..k).map(|_| g.next()).collect()
 }

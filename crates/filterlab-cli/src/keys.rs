@@ -1,14 +1,18 @@
-//! Reading a key file into a filter: one key a line, repeats counted, memory bounded.
+//! Reading keys into a filter: one key a line (the format of [`filterlab::keylines`]),
+//! repeats counted, memory bounded.
 //!
 //! Repeats are recognised exactly by a set of the keys' 128-bit hashes while it holds fewer
 //! than [`Limits::tracked`] entries (its memory reserved fallibly); past that, a key the filter
 //! already reports present is counted as a *maybe* duplicate (a repeat or a false positive)
 //! and not inserted again, so the count of the set never grows without bound.
 
+use crate::args::Keys;
 use crate::store::AnyFilter;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use filterlab::keylines::{KeyLines, LineCounts};
 use std::collections::HashSet;
-use std::io::{BufRead, Read};
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
 
 /// Longest key accepted, in bytes (without the line ending).
 pub const MAX_KEY_BYTES: usize = 64 << 10;
@@ -37,47 +41,87 @@ impl Default for Limits {
 /// What a read counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Lines read.
-    pub lines: u64,
+    /// Lines read, and what the line reader saw (empty lines, carriage returns, a BOM).
+    pub lines: LineCounts,
     /// Lines that repeated a tracked key (not inserted again).
     pub duplicates: u64,
     /// Lines past the tracking limit that the filter already reported present: repeats or
     /// false positives (not inserted).
     pub maybe_duplicates: u64,
-    /// Empty lines skipped.
-    pub empty: u64,
 }
 
-/// Calls `each` with every line's number and key (its line ending removed).
+/// Opens a key file, or stdin for `-`; with the file's length when it has one.
 ///
 /// # Errors
-/// A read error, a key longer than `key_bytes` (found without reading the rest of its line),
-/// or the first error of `each`.
-pub fn for_each_key(
-    mut reader: impl BufRead,
-    key_bytes: usize,
-    mut each: impl FnMut(u64, &[u8]) -> Result<()>,
-) -> Result<u64> {
-    let mut line = Vec::new();
-    // A key, its "\r\n", and one byte more to tell a long line from a long key.
-    let line_max = key_bytes as u64 + 3;
-    let mut lines = 0;
-    loop {
-        line.clear();
-        let read = (&mut reader).take(line_max).read_until(b'\n', &mut line)?;
-        if read == 0 {
-            return Ok(lines);
-        }
-        lines += 1;
-        let key = trim_newline(&line);
-        if key.len() > key_bytes {
-            bail!("line {lines}: a key longer than {key_bytes} bytes; keys are one per line");
-        }
-        each(lines, key)?;
+/// A file that cannot be opened, with its path.
+pub fn open(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
+    if path.as_os_str() == "-" {
+        return Ok((Box::new(std::io::stdin().lock()), None));
     }
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("cannot open key file {}", path.display()))?;
+    let len = file
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    Ok((Box::new(file), len))
 }
 
-/// Inserts every line of `reader` into `filter`.
+/// Calls `each` with every non-empty key of `reader` and its line number.
+///
+/// # Errors
+/// A read error, a key longer than `key_bytes`, or the first error of `each`.
+pub fn for_each_key(
+    reader: impl BufRead,
+    key_bytes: usize,
+    mut each: impl FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<LineCounts> {
+    let mut lines = KeyLines::new(reader, key_bytes);
+    while let Some((line, key)) = lines.next_key()? {
+        each(line, key)?;
+    }
+    Ok(lines.counts())
+}
+
+/// Calls `each` with every key of a command's key source: its arguments (line numbers are
+/// argument numbers; an empty argument is skipped and counted), or else the lines of its
+/// `--keys` file or of stdin, streamed.
+///
+/// # Errors
+/// As [`for_each_key`], with the source named.
+pub fn for_each_source_key(
+    keys: &Keys,
+    mut each: impl FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<LineCounts> {
+    if !keys.keys.is_empty() {
+        let mut counts = LineCounts::default();
+        for (i, key) in keys.keys.iter().enumerate() {
+            counts.lines += 1;
+            if key.is_empty() {
+                counts.empty += 1;
+            } else {
+                each(i as u64 + 1, key.as_bytes())?;
+            }
+        }
+        return Ok(counts);
+    }
+    let path = keys.key_file.as_deref().unwrap_or(Path::new("-"));
+    let (reader, _) = open(path)?;
+    let name = if path.as_os_str() == "-" {
+        "stdin".to_string()
+    } else {
+        path.display().to_string()
+    };
+    for_each_key(
+        BufReader::with_capacity(1 << 16, reader),
+        MAX_KEY_BYTES,
+        each,
+    )
+    .with_context(|| format!("cannot read the keys of {name}"))
+}
+
+/// Inserts every key of `reader` into `filter`.
 ///
 /// # Errors
 /// As [`for_each_key`]; a set that cannot grow, or a full filter, with the line number.
@@ -89,10 +133,6 @@ pub fn insert_lines(
     let mut counts = Counts::default();
     let mut seen: HashSet<u128> = HashSet::new();
     counts.lines = for_each_key(reader, limits.key_bytes, |line, key| {
-        if key.is_empty() {
-            counts.empty += 1;
-            return Ok(());
-        }
         let h = filter.hash(key);
         if seen.contains(&h.to_u128()) {
             counts.duplicates += 1;
@@ -120,9 +160,29 @@ pub fn insert_lines(
     Ok(counts)
 }
 
-fn trim_newline(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
+/// The non-empty lines of a key file (repeats included): the capacity `build` uses without
+/// `--n`.
+///
+/// # Errors
+/// Stdin (it cannot be read twice), or a file that cannot be read.
+pub fn count_keys(path: &Path) -> Result<u64> {
+    anyhow::ensure!(
+        path.as_os_str() != "-",
+        "--n is needed when the keys come from stdin (they cannot be counted first)"
+    );
+    let (reader, _) = open(path)?;
+    let mut n = 0u64;
+    for_each_key(
+        BufReader::with_capacity(1 << 16, reader),
+        MAX_KEY_BYTES,
+        |_, _| {
+            n += 1;
+            Ok(())
+        },
+    )
+    .with_context(|| format!("cannot count the keys of {}", path.display()))?;
+    anyhow::ensure!(n > 0, "{} holds no keys", path.display());
+    Ok(n)
 }
 
 #[cfg(test)]
@@ -139,13 +199,8 @@ mod tests {
         let mut f = filter();
         let input = b"a\nb\r\na\n\nb\nc";
         let c = insert_lines(&input[..], &mut f, Limits::default()).unwrap();
-        let want = Counts {
-            lines: 6,
-            duplicates: 2,
-            maybe_duplicates: 0,
-            empty: 1,
-        };
-        assert_eq!(c, want);
+        assert_eq!((c.lines.lines, c.lines.empty), (6, 1));
+        assert_eq!((c.duplicates, c.maybe_duplicates), (2, 0));
         assert_eq!(f.len(), 3);
     }
 
@@ -171,7 +226,7 @@ mod tests {
         };
         // Exactly the limit, with either line ending, is fine.
         let ok = insert_lines(&b"abcd\r\nabce\nabcf"[..], &mut filter(), limits).unwrap();
-        assert_eq!(ok.lines, 3);
+        assert_eq!(ok.lines.lines, 3);
         let e = insert_lines(&b"abcd\nabcde\n"[..], &mut filter(), limits).unwrap_err();
         assert!(
             e.to_string().contains("line 2: a key longer than 4 bytes"),

@@ -85,12 +85,13 @@ pub fn rate(s: &str) -> Result<f64, String> {
 }
 
 /// A memory size in bytes: a plain number of bytes, or a number with `KiB`/`MiB`/`GiB`/`TiB`
-/// (powers of 1024) or `kB`/`KB`/`MB`/`GB`/`TB` (powers of 1000); `B` alone means bytes.
+/// (powers of 1024) or `kB`/`KB`/`MB`/`GB`/`TB` (powers of 1000); `B` alone means bytes. A bare
+/// `K`/`k`, `M`, `G` or `T` means the binary unit, as in `ulimit`, `sort -S` and `dd`.
 ///
 /// # Errors
 /// Anything else, or a size that is not positive or does not fit in 64 bits.
 pub fn bytes(s: &str) -> Result<u64, String> {
-    let expected = "expected a memory size such as 64MiB, 512MB, 2GiB or 1048576";
+    let expected = "expected a memory size such as 64MiB, 64M (= MiB), 512MB, 2GiB or 1048576";
     let clean: String = s.trim().chars().filter(|&c| c != '_' && c != ',').collect();
     let table = [
         ("KiB", 1024f64),
@@ -103,6 +104,11 @@ pub fn bytes(s: &str) -> Result<u64, String> {
         ("GB", 1e9),
         ("TB", 1e12),
         ("B", 1.0),
+        ("K", 1024f64),
+        ("k", 1024f64),
+        ("M", 1024f64.powi(2)),
+        ("G", 1024f64.powi(3)),
+        ("T", 1024f64.powi(4)),
     ];
     let (body, scale) = split_suffix(&clean, &table);
     let x: f64 = body.parse().map_err(|_| expected.to_string())?;
@@ -175,6 +181,11 @@ mod tests {
         assert_eq!(bytes("64MB"), Ok(64_000_000));
         assert_eq!(bytes("1048576"), Ok(1 << 20));
         assert_eq!(bytes("1.5KiB"), Ok(1536));
+        // Bare suffixes are accepted as --n accepts them, in binary units.
+        assert_eq!(bytes("64K"), Ok(64 << 10));
+        assert_eq!(bytes("64k"), Ok(64 << 10));
+        assert_eq!(bytes("20M"), Ok(20 << 20));
+        assert_eq!(bytes("2G"), Ok(2 << 30));
         for s in ["0", "-1MiB", "lots", "1e30TiB", "0.5B"] {
             assert!(bytes(s).is_err(), "{s}");
         }

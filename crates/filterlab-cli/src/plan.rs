@@ -155,10 +155,27 @@ fn scalable_stage(n: u64, p0: f64, r: f64, s: f64, i: u32) -> filterlab::Result<
     Ok((cap, m, math::optimal_hashes(m, cap)))
 }
 
-/// The scalable filter after `items` inserts: stages fill in order.
+/// A scalable filter of initial capacity `n` at rate `p` (default `s` and `r`) after `items`
+/// inserts (its multiple is `items / n` rounded down).
+///
+/// # Errors
+/// As [`plan`].
+pub fn scalable_at(n: u64, p: f64, items: u64) -> filterlab::Result<Growth> {
+    let (r, s) = (scalable::DEFAULT_TIGHTENING, scalable::DEFAULT_GROWTH);
+    scalable_items(n, p, r, s, items)
+}
+
+/// The scalable filter after `multiple · n` inserts.
 fn scalable_growth(n: u64, p: f64, r: f64, s: f64, multiple: u64) -> filterlab::Result<Growth> {
+    let mut g = scalable_items(n, p, r, s, n.saturating_mul(multiple))?;
+    g.multiple = multiple;
+    Ok(g)
+}
+
+/// The scalable filter after `items` inserts: stages fill in order.
+fn scalable_items(n: u64, p: f64, r: f64, s: f64, items: u64) -> filterlab::Result<Growth> {
     let p0 = math::scalable_initial_fpr(p, r);
-    let mut left = n.saturating_mul(multiple);
+    let mut left = items;
     let (mut bytes, mut rates, mut i) = (0u64, Vec::new(), 0u32);
     loop {
         let (cap, m, k) = scalable_stage(n, p0, r, s, i)?;
@@ -172,7 +189,7 @@ fn scalable_growth(n: u64, p: f64, r: f64, s: f64, multiple: u64) -> filterlab::
         }
     }
     Ok(Growth {
-        multiple,
+        multiple: items / n.max(1),
         stages: rates.len(),
         bytes,
         compound_fpr: math::compound_fpr(rates),

@@ -2,9 +2,20 @@
 //! underestimated; and, for a request no variant can meet, the reason and the nearest request
 //! that can be met.
 
-use crate::plan::{plan, Plan, Variant};
-use filterlab::math;
+use crate::plan::{plan, scalable_at, Plan, Variant};
+use crate::render::{pct, size};
+use filterlab::{cuckoo, math};
 use serde::Serialize;
+
+/// With `--growth` and no `--max-n`: the budget is judged at this multiple of `n`, the largest
+/// the growth table shows.
+pub const GROWTH_DEFAULT_MAX: u64 = 10;
+
+/// At most this many items, an exact set is mentioned as the better choice.
+const TINY_N: u64 = 1000;
+
+/// From this many bytes, sharding is mentioned.
+const HUGE_BYTES: u64 = 4 << 30;
 
 /// What the user needs.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +28,8 @@ pub struct Needs {
     pub deletes: bool,
     /// The item count is unknown or grows.
     pub growth: bool,
+    /// With `growth`: the most items expected (default [`GROWTH_DEFAULT_MAX`] x `n`).
+    pub max_n: Option<u64>,
     /// Memory budget in bytes.
     pub max_memory: Option<u64>,
     /// Threads that will query the filter.
@@ -39,6 +52,8 @@ pub struct Recommendation {
     pub plan: Plan,
     /// Why, in a few lines.
     pub why: Vec<String>,
+    /// What to know before using it: costs, the budget, warnings.
+    pub notes: Vec<String>,
     /// The rate at 2x and 10x the estimate.
     pub what_if: Vec<WhatIf>,
 }
@@ -57,17 +72,38 @@ pub struct Refusal {
 /// # Errors
 /// A [`Refusal`] when the needs cannot be met together.
 pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
-    let (variant, mut why) = choose(needs)?;
+    let (variant, why) = choose(needs)?;
+    let mut notes = Vec::new();
     let plan = plan(variant, needs.n, needs.fpr).map_err(|e| Refusal {
         reason: e.to_string(),
-        nearest: format!("filterlab recommend --n {} --fpr 0.01", needs.n),
+        nearest: nearest_count(variant, needs.fpr),
     })?;
-    if let Some(budget) = needs.max_memory {
-        if plan.bytes > budget {
-            return Err(over_budget(needs, &plan, budget));
-        }
-        why.push(format!("fits the budget: {} of {budget} bytes", plan.bytes));
+    let judged = judged_bytes(needs, &plan);
+    if variant == Variant::Scalable {
+        notes.extend(scalable_costs(needs, &plan, judged));
     }
+    if let Some(budget) = needs.max_memory {
+        if judged > budget {
+            return Err(over_budget(needs, &plan, judged, budget));
+        }
+        notes.push(format!(
+            "fits the budget: {} of {}",
+            size(judged),
+            size(budget)
+        ));
+    }
+    if variant == Variant::Cuckoo {
+        notes.push(format!(
+            "a cuckoo filter holds at most 2b = {} copies of one key (its two buckets of {} \
+             slots); insert a key once, or use a counting filter for multisets",
+            2 * cuckoo::SLOTS,
+            cuckoo::SLOTS
+        ));
+    }
+    if matches!(variant, Variant::Cuckoo | Variant::Counting) {
+        notes.push(DELETE_WARNING.into());
+    }
+    notes.extend(scale_notes(needs.n, judged));
     let what_if = [2, 10]
         .into_iter()
         .map(|multiple| WhatIf {
@@ -75,8 +111,114 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
             fpr: rate_at(&plan, needs.n.saturating_mul(multiple)),
         })
         .collect();
-    Ok(Recommendation { plan, why, what_if })
+    Ok(Recommendation {
+        plan,
+        why,
+        notes,
+        what_if,
+    })
 }
+
+/// The items a growing filter is judged at: `--max-n`, or [`GROWTH_DEFAULT_MAX`] x `n`.
+fn expected_max(needs: &Needs) -> u64 {
+    needs
+        .max_n
+        .unwrap_or(needs.n.saturating_mul(GROWTH_DEFAULT_MAX))
+        .max(needs.n)
+}
+
+/// The bytes the budget is judged against: a growing filter's at its expected maximum.
+fn judged_bytes(needs: &Needs, plan: &Plan) -> u64 {
+    if plan.variant == Variant::Scalable {
+        scalable_at(needs.n, needs.fpr, expected_max(needs)).map_or(u64::MAX, |g| g.bytes)
+    } else {
+        plan.bytes
+    }
+}
+
+/// What growth costs: the first stage's tighter rate, and the memory at the expected maximum.
+fn scalable_costs(needs: &Needs, plan: &Plan, judged: u64) -> Vec<String> {
+    let mut why = Vec::new();
+    if let (crate::plan::Detail::Scalable { p0, .. }, Ok(classic)) = (
+        &plan.detail,
+        crate::plan::plan(Variant::Classic, needs.n, needs.fpr),
+    ) {
+        why.push(format!(
+            "the first stage is sized for P0 = {} rather than {}: {} instead of {} for a classic \
+             filter of n items ({:+.0}%), the price of a compound rate that stays under the target",
+            pct(*p0),
+            pct(needs.fpr),
+            size(plan.bytes),
+            size(classic.bytes),
+            (plan.bytes as f64 / classic.bytes as f64 - 1.0) * 100.0
+        ));
+    }
+    let max = expected_max(needs);
+    why.push(format!(
+        "at its expected maximum of {max} items ({}x n{}) it takes {}",
+        max / needs.n.max(1),
+        if needs.max_n.is_some() {
+            ", --max-n"
+        } else {
+            ", the default; set --max-n"
+        },
+        size(judged)
+    ));
+    why
+}
+
+/// Notes for a tiny set (an exact set does better) and a huge one (sharding, the machine).
+fn scale_notes(n: u64, bytes: u64) -> Vec<String> {
+    let mut notes = Vec::new();
+    if n <= TINY_N {
+        notes.push(format!(
+            "for {n} items an exact set (a hash set of the keys themselves) is small too and \
+             never errs; a filter pays off for large sets or long keys"
+        ));
+    }
+    let memory = machine_memory();
+    if bytes >= HUGE_BYTES || memory.is_some_and(|m| bytes > m / 2) {
+        let machine = memory.map_or(String::new(), |m| {
+            format!(" (this machine has {} of memory)", size(m))
+        });
+        notes.push(format!(
+            "{} is a lot for one process{machine}: shard the keys over several filters by a \
+             hash of the key, each loaded where its queries run",
+            size(bytes)
+        ));
+    }
+    notes
+}
+
+/// Total memory of this machine, where the operating system says (Linux: `/proc/meminfo`).
+fn machine_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The largest count `variant` can be sized for at `fpr`, as a request.
+fn nearest_count(variant: Variant, fpr: f64) -> String {
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while lo + 1 < hi {
+        let mid = lo + (hi - lo) / 2;
+        if plan(variant, mid, fpr).is_ok() {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    match lo {
+        0 => "a larger --fpr".into(),
+        n => format!("--n {n} (same fpr)"),
+    }
+}
+
+/// The warning every deletable recommendation carries.
+const DELETE_WARNING: &str = "remove only keys that were inserted: deleting a key never \
+     inserted (one the filter reports present by a false positive) corrupts counting and \
+     cuckoo filters, and another key may then be reported absent";
 
 /// Picks the variant from the needs alone, with the reasons.
 fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
@@ -132,7 +274,7 @@ fn choose_fixed(needs: &Needs) -> (Variant, Vec<String>) {
     if cuckoo < classic && fits(cuckoo) {
         return (Variant::Cuckoo, vec![
             format!("at this rate a cuckoo filter is smaller than a classic one ({cuckoo} vs {classic} bytes)"),
-            "and it can delete; inserts fail past about 95% load, so size n generously".into(),
+            "it can also delete; its inserts fail past about 95% load, so size n generously".into(),
         ]);
     }
     (Variant::Classic, vec![
@@ -169,10 +311,20 @@ pub fn rate_at(plan: &Plan, items: u64) -> Option<f64> {
     }
 }
 
-/// The refusal for a budget that is too small, with the nearest rate and count that fit.
-fn over_budget(needs: &Needs, plan: &Plan, budget: u64) -> Refusal {
+/// The refusal for a budget that is too small, with the nearest rate and count that fit
+/// (a growing filter judged at the same multiple of n).
+fn over_budget(needs: &Needs, plan: &Plan, judged: u64, budget: u64) -> Refusal {
     let v = plan.variant;
-    let bytes_at = |n: u64, p: f64| crate::plan::plan(v, n, p).map_or(u64::MAX, |q| q.bytes);
+    let times = expected_max(needs) / needs.n.max(1);
+    let bytes_at = |n: u64, p: f64| {
+        let needs = Needs {
+            n,
+            fpr: p,
+            max_n: Some(n.saturating_mul(times)),
+            ..*needs
+        };
+        crate::plan::plan(v, n, p).map_or(u64::MAX, |q| judged_bytes(&needs, &q))
+    };
     // Bisection on log p for the lowest rate that fits, and on n for the largest count.
     let (mut lo, mut hi) = (needs.fpr.ln(), (0.5f64).ln());
     for _ in 0..60 {
@@ -194,19 +346,28 @@ fn over_budget(needs: &Needs, plan: &Plan, budget: u64) -> Refusal {
         }
     }
     let fpr_fits = bytes_at(needs.n, nearest_fpr) <= budget;
+    let growing = if v == Variant::Scalable {
+        format!(" when grown to {} items", expected_max(needs))
+    } else {
+        String::new()
+    };
+    let count = match (v, n_lo) {
+        (Variant::Scalable, n) => format!("--n {n} --max-n {} (same fpr)", n.saturating_mul(times)),
+        (_, n) => format!("--n {n} (same fpr)"),
+    };
     Refusal {
         reason: format!(
-            "a {} filter for {} items at {} needs {} bytes, over the {budget}-byte budget",
+            "a {} filter for {} items at {} needs {} bytes{growing}, over the {budget}-byte budget",
             v.name(),
             needs.n,
             needs.fpr,
-            plan.bytes
+            judged
         ),
         nearest: match (fpr_fits, n_lo) {
             (true, 0) => format!("--fpr {nearest_fpr}"),
-            (true, n) => format!("--fpr {nearest_fpr} (same n), or --n {n} (same fpr)"),
+            (true, _) => format!("--fpr {nearest_fpr} (same n), or {count}"),
             (false, 0) => "a larger --max-memory".into(),
-            (false, n) => format!("--n {n} (same fpr)"),
+            (false, _) => count,
         },
     }
 }
@@ -231,6 +392,7 @@ mod tests {
             fpr,
             deletes: false,
             growth: false,
+            max_n: None,
             max_memory: None,
             threads: 1,
         }

@@ -1,10 +1,12 @@
 //! Text output of each command. Only formatting: every number is computed elsewhere.
 
-use crate::commands::{Answer, Built, Explained};
+use crate::build::{Built, Changed};
+use crate::commands::Explained;
 use crate::explain::Touch;
 use crate::plan::{Detail, Plan, Variant};
 use crate::recommend::Recommendation;
-use crate::store::Info;
+use crate::store::{Info, Num};
+use filterlab::keylines::escape;
 use std::fmt::Write;
 
 /// `12.0 MB (11.4 MiB)`.
@@ -122,6 +124,9 @@ pub fn recommendation(r: &Recommendation) -> String {
     for why in &r.why {
         let _ = writeln!(out, "  because {why}");
     }
+    for note in &r.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
     plan_lines(&r.plan, &mut out);
     let what_if: Vec<String> = r
         .what_if
@@ -135,16 +140,8 @@ pub fn recommendation(r: &Recommendation) -> String {
     out
 }
 
-/// `build`.
+/// `build` (its warnings went to stderr).
 pub fn build(b: &Built) -> String {
-    let warning = if b.inserted > b.capacity {
-        format!(
-            "warning: {} keys exceed the capacity {}; the rate is above the target\n",
-            b.inserted, b.capacity
-        )
-    } else {
-        String::new()
-    };
     let maybe = if b.maybe_duplicates > 0 {
         format!(
             "{} lines past the first {} distinct keys were already reported present \
@@ -155,27 +152,54 @@ pub fn build(b: &Built) -> String {
     } else {
         String::new()
     };
-    warning
-        + &maybe
+    let counted = if b.capacity_counted {
+        " (the key lines, counted)"
+    } else {
+        ""
+    };
+    maybe
         + &format!(
-        "built {} filter {}: {} lines, {} keys inserted, {} duplicates, {} empty lines skipped\n\
-         capacity {}, expected FPR {}, {} bytes written\n",
-        b.variant.name(),
-        b.output,
-        b.lines,
-        b.inserted,
-        b.duplicates,
-        b.empty,
-        b.capacity,
-        pct(b.expected_fpr),
-        b.file_bytes
-    )
+            "built {} filter {}: {} lines, {} keys inserted, {} duplicates, {} empty lines skipped\n\
+             capacity {}{counted}, expected FPR {}, {} seed {}, {} bytes written\n",
+            b.variant.name(),
+            b.output,
+            b.lines,
+            b.inserted,
+            b.duplicates,
+            b.empty,
+            b.capacity,
+            pct(b.expected_fpr),
+            b.hash,
+            b.seed,
+            b.file_bytes,
+        )
+}
+
+/// `add` and `remove` (their warnings went to stderr).
+pub fn changed(c: &Changed) -> String {
+    let verb = if c.added { "added" } else { "removed" };
+    let mut out = format!(
+        "{verb} {} keys ({} empty skipped); {} now holds {} items (capacity {}), expected FPR {}\n",
+        c.changed,
+        c.empty,
+        c.filter,
+        c.items,
+        c.capacity,
+        pct(c.expected_fpr)
+    );
+    if c.absent > 0 {
+        let _ = writeln!(out, "{} keys certainly absent, not removed:", c.absent);
+        for k in &c.absent_keys {
+            let _ = writeln!(out, "absent\t{k}");
+        }
+    }
+    out
 }
 
 /// `info`.
 pub fn info(i: &Info) -> String {
     let mut out = format!(
-        "variant       {}\nitems         {} (capacity {})\nexpected FPR  {}\nmemory        {}\nfile          {} bytes\nhash          {} seed {}\nchecksum      {}\n",
+        "variant       {}\nitems         {} (capacity {})\nexpected FPR  {}\nmemory        {}\nfile          {} bytes\nhash          {} seed {}\nchecksum      {}{}\n",
         i.variant.name(),
         i.items,
         i.capacity,
@@ -184,29 +208,29 @@ pub fn info(i: &Info) -> String {
         i.file_bytes,
         i.hash,
         i.seed,
-        i.checksum
+        i.checksum,
+        if i.checksum_verified { " (verified)" } else { "" }
     );
-    for (k, v) in &i.parameters {
+    for (k, v) in &i.parameters.0 {
+        let v = match *v {
+            Num::Int(n) => n.to_string(),
+            Num::Ratio(x) => format!("{x:.4}"),
+            Num::Rate(p) => pct(p),
+        };
         let _ = writeln!(out, "{k:<13} {v}");
     }
     out
 }
 
-/// `query`.
-pub fn answers(a: &[Answer]) -> String {
-    a.iter()
-        .map(|a| {
-            format!(
-                "{}\t{}\n",
-                if a.maybe_present {
-                    "maybe-present"
-                } else {
-                    "absent"
-                },
-                a.key
-            )
-        })
-        .collect()
+/// One line of `query`: the answer, a tab, the key escaped (control characters and bytes that
+/// are not UTF-8 never reach the terminal raw).
+pub fn answer_line(key: &[u8], maybe_present: bool) -> String {
+    let answer = if maybe_present {
+        "maybe-present"
+    } else {
+        "absent"
+    };
+    format!("{answer}\t{}\n", escape(key))
 }
 
 /// `explain`.
@@ -221,7 +245,13 @@ pub fn explain(e: &Explained) -> String {
         );
     }
     if let (Some(key), Some(t)) = (&e.key, &e.touch) {
-        let _ = writeln!(out, "\nkey {key:?} (xxh3-128, seed 0):");
+        let _ = writeln!(
+            out,
+            "\nkey \"{}\" ({}, seed {}):",
+            escape(key.as_bytes()),
+            e.hash,
+            e.seed
+        );
         let _ = match t {
             Touch::Positions { positions } if e.plan.variant == Variant::Counting => {
                 writeln!(out, "  increments counters {positions:?}")
@@ -249,6 +279,71 @@ mod tests {
         assert_eq!(size(11_981_328), "11.98 MB (11.43 MiB)");
         assert_eq!(size(999), "999 B");
         assert_eq!(size(1_500), "1.50 kB (1.46 KiB)");
+    }
+
+    #[test]
+    fn info_prints_parameters_by_kind_and_the_checksum_flag() {
+        use crate::store::Params;
+        let i = Info {
+            variant: Variant::Cuckoo,
+            capacity: 100,
+            items: 95,
+            bytes: 1_000,
+            file_bytes: 1_100,
+            expected_fpr: 0.01,
+            hash: "xxh3-128".into(),
+            seed: 7,
+            checksum: "00000000deadbeef".into(),
+            checksum_verified: true,
+            parameters: Params(vec![
+                ("buckets", Num::Int(26)),
+                ("load", Num::Ratio(0.95)),
+                ("bound", Num::Rate(0.01)),
+            ]),
+        };
+        let text = info(&i);
+        assert!(
+            text.contains("checksum      00000000deadbeef (verified)\n"),
+            "{text}"
+        );
+        assert!(text.contains("buckets       26\n"), "{text}");
+        assert!(text.contains("load          0.9500\n"), "{text}");
+        assert!(text.contains("bound         1.0000%\n"), "{text}");
+        let json = serde_json::to_value(&i).unwrap();
+        assert_eq!(json["parameters"]["buckets"], 26);
+        assert_eq!(json["parameters"]["load"], 0.95);
+        assert_eq!(json["checksum_verified"], true);
+    }
+
+    #[test]
+    fn removals_list_the_absent_keys_escaped() {
+        let c = Changed {
+            filter: "f.bin".into(),
+            changed: 1,
+            absent: 2,
+            absent_keys: vec![escape(b"x\x1b"), escape(b"\xff")],
+            empty: 0,
+            items: 4,
+            capacity: 10,
+            expected_fpr: 0.001,
+            warnings: Vec::new(),
+            added: false,
+        };
+        let text = changed(&c);
+        assert!(text.starts_with("removed 1 keys"), "{text}");
+        assert!(
+            text.contains("2 keys certainly absent, not removed:\nabsent\tx\\x1b\nabsent\t\\xff\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn query_lines_escape_control_characters() {
+        assert_eq!(
+            answer_line(b"\x1b]0;owned\x07", false),
+            "absent\t\\x1b]0;owned\\x07\n"
+        );
+        assert_eq!(answer_line(b"a@x.org", true), "maybe-present\ta@x.org\n");
     }
 
     #[test]

@@ -4,10 +4,11 @@
 use crate::plan::Variant;
 use anyhow::{bail, Context, Result};
 use filterlab::{
-    format, math, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, FormatError,
-    Growable, Hash128, Persist, ScalableBloom,
+    format, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Deletable, Filter,
+    FormatError, Growable, Hash128, KeyHasher, Persist, ScalableBloom,
 };
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 use std::path::Path;
 
 /// A filter of any variant.
@@ -57,28 +58,74 @@ pub struct Info {
     pub hash: String,
     /// Seed.
     pub seed: u64,
-    /// The checksum stored in the file (XXH3-64), verified on load.
+    /// The checksum stored in the file (XXH3-64, hex).
     pub checksum: String,
-    /// Variant parameters, as `name=value` pairs.
-    pub parameters: Vec<(String, String)>,
+    /// Whether the checksum was verified (every file that loads has been).
+    pub checksum_verified: bool,
+    /// Variant parameters, by name.
+    pub parameters: Params,
+}
+
+/// A parameter's value: a number in JSON, formatted by its kind in text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    /// A count.
+    Int(u64),
+    /// A ratio such as a load factor.
+    Ratio(f64),
+    /// A probability.
+    Rate(f64),
+}
+
+impl Serialize for Num {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Num::Int(v) => s.serialize_u64(v),
+            Num::Ratio(v) | Num::Rate(v) => s.serialize_f64(v),
+        }
+    }
+}
+
+/// Named parameters, in display order; a JSON object.
+#[derive(Clone, Debug, Default)]
+pub struct Params(pub Vec<(&'static str, Num)>);
+
+impl Serialize for Params {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 impl AnyFilter {
-    /// An empty filter of `variant` for `n` items at rate `p`.
+    /// An empty filter of `variant` for `n` items at rate `p`, hashing with the default hasher.
     ///
     /// # Errors
     /// The builder's error (bad parameters, a size that cannot be allocated).
+    #[cfg(test)]
     pub fn build(variant: Variant, n: u64, p: f64) -> filterlab::Result<Self> {
+        Self::build_with(variant, n, p, KeyHasher::default())
+    }
+
+    /// An empty filter of `variant` for `n` items at rate `p`, hashing with `h`.
+    ///
+    /// # Errors
+    /// The builder's error (bad parameters, a size that cannot be allocated).
+    pub fn build_with(variant: Variant, n: u64, p: f64, h: KeyHasher) -> filterlab::Result<Self> {
+        macro_rules! sized {
+            ($t:ident) => {
+                $t::builder().capacity(n).fpr(p).hasher(h).build()?
+            };
+        }
         Ok(match variant {
-            Variant::Classic => Self::Classic(ClassicBloom::builder().capacity(n).fpr(p).build()?),
-            Variant::Counting => {
-                Self::Counting(CountingBloom::builder().capacity(n).fpr(p).build()?)
-            }
-            Variant::Scalable => {
-                Self::Scalable(ScalableBloom::builder().capacity(n).fpr(p).build()?)
-            }
-            Variant::Cuckoo => Self::Cuckoo(CuckooFilter::builder().capacity(n).fpr(p).build()?),
-            Variant::Blocked => Self::Blocked(BlockedBloom::builder().capacity(n).fpr(p).build()?),
+            Variant::Classic => Self::Classic(sized!(ClassicBloom)),
+            Variant::Counting => Self::Counting(sized!(CountingBloom)),
+            Variant::Scalable => Self::Scalable(sized!(ScalableBloom)),
+            Variant::Cuckoo => Self::Cuckoo(sized!(CuckooFilter)),
+            Variant::Blocked => Self::Blocked(sized!(BlockedBloom)),
         })
     }
 
@@ -118,8 +165,62 @@ impl AnyFilter {
     }
 
     /// The file bytes.
+    #[cfg(test)]
     pub fn to_bytes(&self) -> Vec<u8> {
         each!(self, f => f.to_bytes())
+    }
+
+    /// Saves the filter with the library's atomic save (a fresh temporary name opened with
+    /// `O_EXCL`, synced, renamed over `path`, the directory synced), after checking that
+    /// `path` is a regular file or missing.
+    ///
+    /// # Errors
+    /// Anything but a regular file at `path`, or an I/O error (`path` is then untouched).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        crate::build::check_output(path)?;
+        each!(self, f => f.save(path)).with_context(|| format!("cannot save {}", path.display()))
+    }
+
+    /// Bytes of the tables.
+    pub fn bytes(&self) -> u64 {
+        each!(self, f => f.size_in_bytes() as u64)
+    }
+
+    /// The hasher.
+    pub fn hasher(&self) -> KeyHasher {
+        each!(self, f => f.hasher())
+    }
+
+    /// Checks that the variant can remove keys.
+    ///
+    /// # Errors
+    /// A variant that cannot.
+    pub fn check_deletable(&self) -> Result<()> {
+        match self {
+            Self::Counting(_) | Self::Cuckoo(_) => Ok(()),
+            _ => Err(self.not_deletable()),
+        }
+    }
+
+    fn not_deletable(&self) -> anyhow::Error {
+        anyhow::anyhow!(
+            "a {} filter cannot remove keys (only counting and cuckoo filters can); \
+             rebuild it from the keys that remain",
+            self.variant().name()
+        )
+    }
+
+    /// Removes a hashed key, on the variants that can.
+    ///
+    /// # Errors
+    /// A variant that cannot remove (outer); the library's refusal of a key it proves absent,
+    /// `NotPresent` (inner).
+    pub fn remove_hash(&mut self, h: Hash128) -> Result<filterlab::Result<()>> {
+        match self {
+            Self::Counting(f) => Ok(f.remove_hash(h)),
+            Self::Cuckoo(f) => Ok(f.remove_hash(h)),
+            _ => Err(self.not_deletable()),
+        }
     }
 
     /// The variant.
@@ -181,48 +282,46 @@ impl AnyFilter {
             variant: self.variant(),
             capacity: self.capacity(),
             items: self.len(),
-            bytes: each!(self, f => f.size_in_bytes() as u64),
+            bytes: self.bytes(),
             file_bytes: file.len() as u64,
             expected_fpr: self.expected_fpr(),
             hash: hasher.kind().name().into(),
             seed: hasher.seed(),
-            checksum: format!("{:016x} (verified)", u64::from_le_bytes(tail)),
+            checksum: format!("{:016x}", u64::from_le_bytes(tail)),
+            checksum_verified: true,
             parameters: self.parameters(),
         }
     }
 
-    fn parameters(&self) -> Vec<(String, String)> {
-        let kv = |k: &str, v: String| (k.to_string(), v);
-        match self {
+    fn parameters(&self) -> Params {
+        use Num::{Int, Rate, Ratio};
+        Params(match self {
             Self::Classic(f) => vec![
-                kv("m", f.bits().to_string()),
-                kv("k", f.hashes().to_string()),
-                kv("target_fpr", math::format_real(f.target_fpr())),
-                kv("fill_ratio", format!("{:.4}", f.fill_ratio())),
+                ("m", Int(f.bits())),
+                ("k", Int(f.hashes().into())),
+                ("target_fpr", Rate(f.target_fpr())),
+                ("fill_ratio", Ratio(f.fill_ratio())),
             ],
             Self::Counting(f) => vec![
-                kv("counters", f.counters().to_string()),
-                kv("k", f.hashes().to_string()),
-                kv("saturated", f.saturated().to_string()),
-                kv(
-                    "overflow_bound",
-                    format!("{:.3e}", f.overflow_probability()),
-                ),
+                ("counters", Int(f.counters())),
+                ("k", Int(f.hashes().into())),
+                ("saturated", Int(f.saturated())),
+                ("overflow_bound", Rate(f.overflow_probability())),
             ],
             Self::Scalable(f) => vec![
-                kv("stages", f.stages().to_string()),
-                kv("growth", f.growth().to_string()),
-                kv("tightening", f.tightening().to_string()),
-                kv("p0", math::format_real(f.initial_fpr())),
-                kv("bound", math::format_real(f.fpr_bound())),
+                ("stages", Int(f.stages() as u64)),
+                ("growth", Ratio(f.growth())),
+                ("tightening", Ratio(f.tightening())),
+                ("p0", Rate(f.initial_fpr())),
+                ("bound", Rate(f.fpr_bound())),
             ],
             Self::Cuckoo(f) => vec![
-                kv("fingerprint_bits", f.fingerprint_bits().to_string()),
-                kv("buckets", f.buckets().to_string()),
-                kv("load", format!("{:.4}", f.load_factor())),
+                ("fingerprint_bits", Int(f.fingerprint_bits().into())),
+                ("buckets", Int(f.buckets())),
+                ("load", Ratio(f.load_factor())),
             ],
-            Self::Blocked(f) => vec![kv("blocks", f.blocks().to_string())],
-        }
+            Self::Blocked(f) => vec![("blocks", Int(f.blocks()))],
+        })
     }
 }
 

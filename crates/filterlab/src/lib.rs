@@ -85,6 +85,8 @@ pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};
 pub use filter_scalable::{ScalableBloom, ScalableBuilder};
 
+pub mod keylines;
+
 /// The classic Bloom filter crate.
 pub mod classic {
     pub use filter_classic::*;

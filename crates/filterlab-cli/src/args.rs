@@ -1,0 +1,216 @@
+//! The command line: every command and flag, parsed by clap.
+
+use crate::parse;
+use crate::plan::Variant;
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use filterlab::{HashKind, KeyHasher};
+use std::path::PathBuf;
+
+/// The parsed command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "filterlab",
+    version,
+    about = "Size, choose, build, query and explain approximate-membership filters",
+    after_help = "Numbers: 10M, 1e7, 10_000_000; rates: 1%, 0.01, 1/100; memory: 64MiB, 64K (= KiB), 512MB.\n\
+                  Key files: one key a line (LF or CRLF); empty lines skipped; a UTF-8 BOM dropped.\n\
+                  Keys are printed escaped (\\\\, \\t, \\r, \\n, \\xHH for control and non-UTF-8 bytes).\n\
+                  Exit codes: 0 success (query: all keys maybe present), 1 query: some key absent\n\
+                  (remove: some key absent, not removed), 2 error (under --json: one JSON object on stderr)."
+)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Print JSON instead of text, for scripts.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Treat warnings about the result (more keys than the capacity) as errors: exit 2 and
+    /// leave the file as it was.
+    #[arg(long, global = true)]
+    pub strict: bool,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Memory, hash functions and expected rate of every variant (or one) for n items at rate p.
+    Calc {
+        /// Capacity and rate.
+        #[command(flatten)]
+        size: Size,
+        /// Only this variant.
+        #[arg(long, value_enum)]
+        variant: Option<Variant>,
+    },
+    /// Which variant to use, sized, with the reasons and what happens if n is underestimated.
+    Recommend {
+        /// Capacity and rate.
+        #[command(flatten)]
+        size: Size,
+        /// Items must be removable.
+        #[arg(long)]
+        deletes: bool,
+        /// The item count is unknown or keeps growing (--n is the start).
+        #[arg(long)]
+        growth: bool,
+        /// With --growth: the most items expected (default 10 x --n); the memory budget is
+        /// judged there.
+        #[arg(long, value_parser = parse::count, requires = "growth")]
+        max_n: Option<u64>,
+        /// Memory budget (64MiB, 64K, 512MB, ...).
+        #[arg(long, value_parser = parse::bytes)]
+        max_memory: Option<u64>,
+        /// Threads that will query the filter.
+        #[arg(long, default_value = "1", value_parser = parse::threads)]
+        threads: u32,
+    },
+    /// Build a filter from keys, one per line, and save it.
+    Build(Build),
+    /// Ask a saved filter about keys. Exit 0: all maybe present; 1: some certainly absent.
+    Query {
+        /// The saved filter.
+        filter: PathBuf,
+        /// Where the keys come from.
+        #[command(flatten)]
+        keys: Keys,
+    },
+    /// Insert keys into a saved filter and save it again (atomically).
+    Add {
+        /// The saved filter.
+        filter: PathBuf,
+        /// Where the keys come from.
+        #[command(flatten)]
+        keys: Keys,
+    },
+    /// Remove keys from a saved counting or cuckoo filter and save it again (atomically).
+    ///
+    /// Remove only keys that were inserted: removing a key that was never inserted (but that
+    /// the filter reports present, a false positive) takes away another key's bits or
+    /// fingerprint, and that key may then be reported absent. Exit 1 when some key was
+    /// certainly absent (not removed; the others are removed and saved).
+    Remove {
+        /// The saved filter.
+        filter: PathBuf,
+        /// Where the keys come from.
+        #[command(flatten)]
+        keys: Keys,
+    },
+    /// Variant, parameters, items, expected rate, bytes and checksum of a saved filter.
+    Info {
+        /// The saved filter.
+        filter: PathBuf,
+    },
+    /// Each formula with a filter's numbers, and where a key lands: `explain FILE [KEY]`
+    /// reads the parameters and seed from a saved filter; `explain --variant V --n N --fpr P
+    /// [KEY]` sizes one (seed 0).
+    Explain {
+        /// Variant (instead of a saved filter).
+        #[arg(long, value_enum, requires_all = ["n", "fpr"])]
+        variant: Option<Variant>,
+        /// Items, with --variant.
+        #[arg(long, value_parser = parse::count, requires = "variant")]
+        n: Option<u64>,
+        /// Rate, with --variant.
+        #[arg(long, value_parser = parse::rate, requires = "variant")]
+        fpr: Option<f64>,
+        /// FILE [KEY], or with --variant: [KEY].
+        #[arg(num_args = 0..=2, value_name = "FILE|KEY")]
+        args: Vec<String>,
+    },
+}
+
+/// `build`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct Build {
+    /// Variant.
+    #[arg(long, value_enum)]
+    pub variant: Variant,
+    /// Items (10M, 1e7, ...); without it, the non-empty lines of --keys are counted first.
+    #[arg(long, value_parser = parse::count, allow_hyphen_values = true)]
+    pub n: Option<u64>,
+    /// False-positive rate (1%, 0.01, 1/100).
+    #[arg(long, value_parser = parse::rate, allow_hyphen_values = true)]
+    pub fpr: f64,
+    /// Key file, one key per line; `-` for stdin.
+    #[arg(long)]
+    pub keys: PathBuf,
+    /// Where to save the filter (written whole or not at all; only a regular file is replaced).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Hash function and seed.
+    #[command(flatten)]
+    pub hashing: Hashing,
+}
+
+/// Hash function and seed of a new filter.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct Hashing {
+    /// Hash function.
+    #[arg(long, value_enum, default_value = "xxh3-128")]
+    pub hash: HashArg,
+    /// Seed (saved in the file; murmur3-x64-128 takes at most 2^32 - 1).
+    #[arg(long, conflicts_with = "secret_seed")]
+    pub seed: Option<u64>,
+    /// A seed drawn from the operating system's randomness, for keys chosen by untrusted
+    /// parties (saved in the file: keep the file as private as the seed).
+    #[arg(long)]
+    pub secret_seed: bool,
+}
+
+impl Hashing {
+    /// The hasher these flags ask for.
+    ///
+    /// # Errors
+    /// A seed the hash function cannot take.
+    pub fn hasher(self) -> Result<KeyHasher> {
+        let kind = self.hash.kind();
+        Ok(if self.secret_seed {
+            KeyHasher::secret(kind)
+        } else {
+            KeyHasher::new(kind, self.seed.unwrap_or(0))?
+        })
+    }
+}
+
+/// The hash functions, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HashArg {
+    /// XXH3, 128-bit (the default).
+    #[value(name = "xxh3-128", alias = "xxh3")]
+    Xxh3,
+    /// MurmurHash3 x64_128 (as Python's `mmh3.hash128`).
+    #[value(name = "murmur3-x64-128", alias = "murmur3")]
+    Murmur3,
+}
+
+impl HashArg {
+    fn kind(self) -> HashKind {
+        match self {
+            HashArg::Xxh3 => HashKind::Xxh3_128,
+            HashArg::Murmur3 => HashKind::Murmur3X64_128,
+        }
+    }
+}
+
+/// Keys as arguments, from a file, or (neither) from stdin.
+#[derive(clap::Args, Debug)]
+pub struct Keys {
+    /// Keys; none and no --keys: read stdin, one per line.
+    pub keys: Vec<String>,
+    /// Read keys from this file, one per line (`-`: stdin).
+    #[arg(long = "keys", value_name = "FILE", conflicts_with = "keys")]
+    pub key_file: Option<PathBuf>,
+}
+
+/// Capacity and rate, in human numbers.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct Size {
+    /// Items (10M, 1e7, 10_000_000).
+    #[arg(long, value_parser = parse::count, allow_hyphen_values = true)]
+    pub n: u64,
+    /// False-positive rate (1%, 0.01, 1/100).
+    #[arg(long, value_parser = parse::rate, allow_hyphen_values = true)]
+    pub fpr: f64,
+}

@@ -1,0 +1,363 @@
+//! The commands that write a filter: `build`, `add` and `remove`. Each checks what saving
+//! needs before doing the work (the output is a regular file or new; `build`: its directory
+//! takes new files, its file system has room, the table can be allocated), and saves through
+//! the library's atomic save.
+
+use crate::args::{Build, Keys};
+use crate::keys;
+use crate::output::Out;
+use crate::plan::{self, Plan, Variant};
+use crate::render;
+use crate::store::AnyFilter;
+use anyhow::{bail, Context, Result};
+use filterlab::keylines::{escape, LineCounts};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::io::{BufReader, ErrorKind};
+use std::path::Path;
+
+/// Inputs at least this large get a progress bar (on a terminal).
+const PROGRESS_MIN_BYTES: u64 = 8 << 20;
+
+/// Absent keys `remove` lists (all are counted).
+const ABSENT_LISTED: usize = 100;
+
+/// What `build` did.
+#[derive(Debug, Serialize)]
+pub struct Built {
+    /// Variant.
+    pub variant: Variant,
+    /// Lines read.
+    pub lines: u64,
+    /// Distinct keys inserted.
+    pub inserted: u64,
+    /// Lines that repeated an earlier key (inserted once).
+    pub duplicates: u64,
+    /// Lines past the exact tracking limit ([`keys::TRACKED_KEYS`] distinct keys) that the
+    /// filter already reported present: repeats or false positives, not inserted.
+    pub maybe_duplicates: u64,
+    /// Empty lines skipped.
+    pub empty: u64,
+    /// Capacity the filter was sized for.
+    pub capacity: u64,
+    /// Whether the capacity was counted from the key file (no `--n`).
+    pub capacity_counted: bool,
+    /// Formula's rate at the final load.
+    pub expected_fpr: f64,
+    /// Hash function.
+    pub hash: &'static str,
+    /// Seed.
+    pub seed: u64,
+    /// File written.
+    pub output: String,
+    /// Bytes written.
+    pub file_bytes: u64,
+    /// Warnings (also printed on stderr).
+    pub warnings: Vec<String>,
+}
+
+/// What `add` or `remove` did.
+#[derive(Debug, Serialize)]
+pub struct Changed {
+    /// The filter file.
+    pub filter: String,
+    /// Keys inserted (`add`) or removed (`remove`).
+    pub changed: u64,
+    /// `remove`: keys the filter proved absent, not removed.
+    pub absent: u64,
+    /// `remove`: the first [`ABSENT_LISTED`] of them, escaped.
+    pub absent_keys: Vec<String>,
+    /// Empty lines or arguments skipped.
+    pub empty: u64,
+    /// Items now.
+    pub items: u64,
+    /// Capacity.
+    pub capacity: u64,
+    /// Formula's rate now.
+    pub expected_fpr: f64,
+    /// Warnings (also printed on stderr).
+    pub warnings: Vec<String>,
+    /// `true` for `add`, `false` for `remove`.
+    #[serde(skip)]
+    pub added: bool,
+}
+
+/// Refuses to replace anything at `path` but a regular file: a symlink, FIFO, device,
+/// socket or directory stays as it is.
+///
+/// # Errors
+/// Something else at `path`, or metadata that cannot be read.
+pub fn check_output(path: &Path) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", path.display())),
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        special_kind(&kind)
+    };
+    bail!(
+        "refusing to replace {}: it is {what}, not a regular file; give -o a regular file or a new path",
+        path.display()
+    )
+}
+
+#[cfg(unix)]
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
+}
+
+/// Checks, before any key is read, that the directory of `path` takes a new file: creates
+/// and removes a probe there (exclusive create, so nothing existing is touched).
+fn check_directory(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let probe = dir.join(format!(".filterlab-probe-{}", std::process::id()));
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe);
+    match created {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(e).with_context(|| {
+            format!(
+                "cannot save to {}: its directory does not take new files",
+                path.display()
+            )
+        }),
+    }
+}
+
+/// Refuses, before any key is read, a file that the output's file system has no room for
+/// (where the system says how much room there is).
+fn check_space(path: &Path, bytes: u64) -> Result<()> {
+    match free_space(path) {
+        Some(free) if free < bytes => bail!(
+            "the filter's file needs {} but the file system of {} has {} free; free some space \
+             or save elsewhere",
+            render::size(bytes),
+            path.display(),
+            render::size(free)
+        ),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn free_space(path: &Path) -> Option<u64> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let st = rustix::fs::statvfs(dir).ok()?;
+    st.f_bavail.checked_mul(st.f_frsize)
+}
+
+#[cfg(not(unix))]
+fn free_space(_: &Path) -> Option<u64> {
+    None
+}
+
+/// Refuses, before any key is read, a filter this machine cannot allocate, with the CLI's advice
+/// (lower --n or raise --fpr). The builders reserve their tables fallibly too; this check only
+/// gives the earlier, more helpful message.
+fn ensure_allocatable(plan: &Plan) -> Result<()> {
+    let fits =
+        usize::try_from(plan.bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
+    if !fits {
+        bail!(
+            "a {} filter for {} items at {} needs {}, more memory than this machine can allocate; lower --n or raise --fpr",
+            plan.variant.name(),
+            plan.n,
+            plan.fpr,
+            render::size(plan.bytes)
+        );
+    }
+    Ok(())
+}
+
+fn progress(total: Option<u64>) -> ProgressBar {
+    match total {
+        Some(t) if t >= PROGRESS_MIN_BYTES => ProgressBar::new(t).with_style(
+            ProgressStyle::with_template(
+                "{bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ),
+        Some(_) => ProgressBar::hidden(),
+        None => ProgressBar::new_spinner(),
+    }
+}
+
+/// Warnings about a filter holding more than its capacity, and about the key lines; an
+/// error under `--strict` for the former.
+fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<String>> {
+    let mut w = Vec::new();
+    if filter.len() > filter.capacity() && filter.variant() != Variant::Scalable {
+        let message = format!(
+            "{} keys exceed the capacity {}; the rate is above the target (expected {})",
+            filter.len(),
+            filter.capacity(),
+            render::pct(filter.expected_fpr())
+        );
+        if out.strict {
+            bail!("{message}; not saved (--strict)");
+        }
+        w.push(message);
+    }
+    w.extend(lines.cr_warning());
+    for message in &w {
+        out.warn(message);
+    }
+    Ok(w)
+}
+
+/// `build`: reads keys line by line into a new filter, counting duplicates, and saves it.
+///
+/// # Errors
+/// A bad output path or directory, a filter that cannot be allocated, unreadable keys, a full
+/// filter, a failed save; under `--strict`, more keys than the capacity.
+pub fn build(b: &Build, out: Out) -> Result<Built> {
+    check_output(&b.output)?;
+    let (n, counted) = match b.n {
+        Some(n) => (n, false),
+        None => (keys::count_keys(&b.keys)?, true),
+    };
+    let hasher = b.hashing.hasher()?;
+    let plan = plan::plan(b.variant, n, b.fpr)?;
+    ensure_allocatable(&plan)?;
+    check_directory(&b.output)?;
+    check_space(&b.output, plan.bytes)?;
+    let mut filter = AnyFilter::build_with(b.variant, n, b.fpr, hasher)?;
+    let (reader, total) = keys::open(&b.keys)?;
+    let bar = progress(total);
+    let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
+    let counts = keys::insert_lines(reader, &mut filter, keys::Limits::default())
+        .with_context(|| format!("cannot read {}", b.keys.display()))?;
+    bar.finish_and_clear();
+    let warnings = warnings(out, &filter, &counts.lines)?;
+    filter.save(&b.output)?;
+    let file_bytes = std::fs::metadata(&b.output).map_or(0, |m| m.len());
+    Ok(Built {
+        variant: b.variant,
+        lines: counts.lines.lines,
+        inserted: filter.len(),
+        duplicates: counts.duplicates,
+        maybe_duplicates: counts.maybe_duplicates,
+        empty: counts.lines.empty,
+        capacity: filter.capacity(),
+        capacity_counted: counted,
+        expected_fpr: filter.expected_fpr(),
+        hash: hasher.kind().name(),
+        seed: hasher.seed(),
+        output: b.output.display().to_string(),
+        file_bytes,
+        warnings,
+    })
+}
+
+/// `add` (`remove` false) or `remove`: loads the filter, applies every key, saves it.
+///
+/// # Errors
+/// A missing, damaged or special file; a variant that cannot remove; a full filter (nothing
+/// is saved then); a failed save; under `--strict`, more keys than the capacity.
+pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Changed> {
+    check_output(path)?;
+    let (mut filter, _) = AnyFilter::load(path)?;
+    if remove {
+        // Refused before any key is read.
+        filter.check_deletable()?;
+    }
+    let (mut changed, mut absent, mut absent_keys) = (0u64, 0u64, Vec::new());
+    let lines = keys::for_each_source_key(source, |line, key| {
+        let h = filter.hash(key);
+        if !remove {
+            filter.insert_hash(h).with_context(|| {
+                format!(
+                    "key {line}: the filter is full after {} keys; nothing was saved",
+                    filter.len()
+                )
+            })?;
+            changed += 1;
+            return Ok(());
+        }
+        match filter.remove_hash(h)? {
+            Ok(()) => changed += 1,
+            Err(filterlab::Error::NotPresent) => {
+                absent += 1;
+                if absent_keys.len() < ABSENT_LISTED {
+                    absent_keys.push(escape(key));
+                }
+            }
+            Err(e) => return Err(e).with_context(|| format!("key {line}: nothing was saved")),
+        }
+        Ok(())
+    })?;
+    let warnings = warnings(out, &filter, &lines)?;
+    filter.save(path)?;
+    Ok(Changed {
+        filter: path.display().to_string(),
+        changed,
+        absent,
+        absent_keys,
+        empty: lines.empty,
+        items: filter.len(),
+        capacity: filter.capacity(),
+        expected_fpr: filter.expected_fpr(),
+        warnings,
+        added: !remove,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_larger_than_the_free_space_is_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("f.bin");
+        assert!(free_space(&out).is_some_and(|f| f > 0));
+        check_space(&out, 1).unwrap();
+        let e = check_space(&out, u64::MAX).unwrap_err();
+        assert!(e.to_string().contains("free some space"), "{e}");
+    }
+
+    #[test]
+    fn a_directory_that_takes_no_new_files_is_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        check_directory(&dir.path().join("f.bin")).unwrap();
+        let e = check_directory(&dir.path().join("missing").join("f.bin")).unwrap_err();
+        assert!(e.to_string().contains("does not take new files"), "{e}");
+        // The probe is gone.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

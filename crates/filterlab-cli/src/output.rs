@@ -1,0 +1,68 @@
+//! Where results, warnings and errors go: results on stdout (text or JSON), warnings and
+//! errors on stderr, one line each (under `--json`, one JSON object each).
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use serde_json::json;
+use std::io::Write;
+
+/// How the command reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Out {
+    /// JSON instead of text.
+    pub json: bool,
+    /// Warnings about the result are errors.
+    pub strict: bool,
+}
+
+impl Out {
+    /// Prints `value` as JSON or with `text`; exit code 0.
+    ///
+    /// # Errors
+    /// Stdout cannot be written (a closed pipe).
+    pub fn emit<T: Serialize + ?Sized>(self, value: &T, text: fn(&T) -> String) -> Result<u8> {
+        let out = if self.json {
+            serde_json::to_string_pretty(value)?
+        } else {
+            text(value)
+        };
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{}", out.trim_end()).context("cannot write to stdout")?;
+        Ok(0)
+    }
+
+    /// A warning on stderr: `warning: ...`, or `{"warning": "..."}` under `--json`.
+    pub fn warn(self, message: &str) {
+        self.stderr("warning", message);
+    }
+
+    /// A note on stderr: `note: ...`, or `{"note": "..."}` under `--json`.
+    pub fn note(self, message: &str) {
+        self.stderr("note", message);
+    }
+
+    fn stderr(self, kind: &str, message: &str) {
+        if self.json {
+            eprintln!("{}", json!({ kind: message }));
+        } else {
+            eprintln!("{kind}: {message}");
+        }
+    }
+}
+
+/// Prints an error on stderr: `error: ...`, or `{"error": "...", ...}` under `--json`, with
+/// `nearest` (a request that would succeed) when there is one.
+pub fn error(json: bool, message: &str, nearest: Option<&str>) {
+    if json {
+        let mut v = json!({ "error": message });
+        if let Some(n) = nearest {
+            v["nearest"] = json!(n);
+        }
+        eprintln!("{v}");
+    } else {
+        match nearest {
+            Some(n) => eprintln!("error: {message}; nearest possible: {n}"),
+            None => eprintln!("error: {message}"),
+        }
+    }
+}

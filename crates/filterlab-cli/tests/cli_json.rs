@@ -1,0 +1,175 @@
+//! Scripts and advice: errors and warnings under `--json`, `--strict`, memory sizes, and what
+//! `recommend` says (issue 16).
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+/// Exit 2 and exactly one JSON object, with an `error`, on stderr; nothing on stdout.
+fn assert_json_error(args: &[&str], stdin: Option<&[u8]>, mentions: &str) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = run_with_stdin(&a, stdin);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    let v: Value = serde_json::from_str(&err).unwrap_or_else(|e| panic!("{args:?}: {e}: {err}"));
+    let message = v["error"].as_str().expect("an error field");
+    assert!(
+        message.to_lowercase().contains(&mentions.to_lowercase()),
+        "{message}"
+    );
+    v
+}
+
+#[test]
+fn under_json_every_error_is_one_json_object_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = write(dir.path(), "k.txt", b"a\nb\n");
+    let classic = dir.path().join("c.bin");
+    json(&build_args("classic", "10", s(&keys), s(&classic)));
+    let missing = dir.path().join("missing.bin");
+    let damaged = write(dir.path(), "d.bin", b"FLTRLAB garbage");
+    assert_json_error(
+        &["calc", "--n", "ten", "--fpr", "1%"],
+        None,
+        "positive whole count",
+    );
+    assert_json_error(&["frobnicate"], None, "unrecognized subcommand");
+    assert_json_error(&["info", s(&missing)], None, "cannot read");
+    assert_json_error(&["query", s(&damaged), "x"], None, "not a usable");
+    assert_json_error(&["remove", s(&classic), "a"], None, "cannot remove keys");
+    let many: String = (0..1000).map(|i| format!("k{i}\n")).collect();
+    let full = build_args("cuckoo", "10", "-", s(&classic));
+    assert_json_error(&full, Some(many.as_bytes()), "larger --n");
+    let r = assert_json_error(&recommend_10m(&["--max-memory", "4MiB"]), None, "budget");
+    assert!(r["nearest"].as_str().unwrap().contains("--fpr"), "{r}");
+}
+
+#[test]
+fn over_capacity_warns_under_json_and_strict_makes_it_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.bin");
+    let keys: String = (0..20).map(|i| format!("k{i}\n")).collect();
+    let mut args = build_args("classic", "10", "-", s(&out));
+    args.push("--json");
+    let b = run_with_stdin(&args, Some(keys.as_bytes()));
+    assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
+    let result: Value = serde_json::from_slice(&b.stdout).unwrap();
+    assert!(result["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("20 keys exceed the capacity 10"));
+    let warning: Value = serde_json::from_str(stderr(&b).trim()).expect("a JSON warning");
+    assert!(warning["warning"].as_str().unwrap().contains("exceed"));
+
+    // --strict: exit 2, and the file is left as it was.
+    let before = std::fs::read(&out).unwrap();
+    let mut strict = build_args("classic", "10", "-", s(&out));
+    strict.push("--strict");
+    assert_clean_error(&strict, Some(keys.as_bytes()), "not saved (--strict)");
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    let fresh = dir.path().join("g.bin");
+    json(&build_args("classic", "10", "-", s(&fresh)));
+    let many: Vec<String> = (0..15).map(|i| format!("m{i}")).collect();
+    let mut add = vec!["add", s(&fresh), "--strict"];
+    add.extend(many.iter().map(String::as_str));
+    let before = std::fs::read(&fresh).unwrap();
+    assert_json_error(&add, None, "exceed the capacity");
+    assert_eq!(std::fs::read(&fresh).unwrap(), before);
+}
+
+#[test]
+fn memory_sizes_take_bare_suffixes_as_counts_do() {
+    let r = json(&[
+        "recommend",
+        "--n",
+        "10K",
+        "--fpr",
+        "1%",
+        "--max-memory",
+        "64K",
+    ]);
+    assert_eq!(r["plan"]["variant"], "classic");
+    let r = json(&[
+        "recommend",
+        "--n",
+        "10M",
+        "--fpr",
+        "1%",
+        "--max-memory",
+        "64M",
+    ]);
+    assert!(r["plan"]["bytes"].as_u64().unwrap() <= 64 << 20);
+}
+
+#[test]
+fn a_growing_filter_is_judged_at_its_expected_maximum() {
+    // 17971992 bytes at n fit 20 MB, but not the 54 MB at 2x n: refused, with a request that fits.
+    let args = ["--growth", "--max-n", "20M", "--max-memory", "20000000"];
+    let r = assert_json_error(&recommend_10m(&args), None, "when grown to 20000000 items");
+    let nearest = r["nearest"].as_str().unwrap().to_string();
+    let n = nearest.split_whitespace().nth(1).unwrap();
+    let max_n = nearest.split_whitespace().nth(3).unwrap();
+    let ok = json(&[
+        "recommend",
+        "--n",
+        n,
+        "--fpr",
+        "1%",
+        "--growth",
+        "--max-n",
+        max_n,
+        "--max-memory",
+        "20000000",
+    ]);
+    assert_eq!(ok["plan"]["variant"], "scalable");
+    // Without --max-n, ten times n; and the first stage's cost is stated.
+    let g = json(&recommend_10m(&["--growth"]));
+    let notes = g["notes"].to_string();
+    assert!(notes.contains("100000000 items (10x n"), "{notes}");
+    assert!(notes.contains("the first stage is sized for P0"), "{notes}");
+}
+
+#[test]
+fn an_impossible_count_suggests_a_request_that_works() {
+    let r = assert_json_error(
+        &["recommend", "--n", "18446744073709551615", "--fpr", "0.5"],
+        None,
+        "too large",
+    );
+    let nearest = r["nearest"].as_str().unwrap();
+    assert!(!nearest.contains("--fpr"), "{nearest}");
+    let n = nearest.split_whitespace().nth(1).unwrap();
+    let ok = json(&["recommend", "--n", n, "--fpr", "0.5"]);
+    assert!(ok["notes"].to_string().contains("shard"), "{ok}");
+}
+
+#[test]
+fn recommend_notes_small_sets_and_deletion_hazards_and_reads_well() {
+    let tiny = json(&["recommend", "--n", "100", "--fpr", "1%"]);
+    assert!(tiny["notes"].to_string().contains("exact set"), "{tiny}");
+    let huge = json(&["recommend", "--n", "10G", "--fpr", "1%"]);
+    assert!(huge["notes"].to_string().contains("shard"), "{huge}");
+    for (n, p) in [("1M", "1%"), ("1M", "1e-12")] {
+        let d = json(&["recommend", "--n", n, "--fpr", p, "--deletes"]);
+        assert!(d["notes"].to_string().contains("never inserted"), "{d}");
+    }
+    let c = json(&["recommend", "--n", "1M", "--fpr", "1%", "--deletes"]);
+    assert!(c["notes"].to_string().contains("2b = 8 copies"), "{c}");
+    for args in [
+        vec!["--n", "1000", "--fpr", "0.0001"],
+        vec!["--n", "10M", "--fpr", "1%"],
+    ] {
+        let mut a = vec!["recommend"];
+        a.extend(args);
+        let text = String::from_utf8(filterlab(&a).stdout).unwrap();
+        assert!(!text.contains("because and"), "{text}");
+    }
+}

@@ -1,0 +1,103 @@
+//! Helpers shared by the command-line tests: run the binary, read its output.
+#![allow(dead_code)] // Each test file uses a part.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn filterlab(args: &[&str]) -> Output {
+    run_with_stdin(args, None)
+}
+
+pub fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("RUST_BACKTRACE", "1")
+        .spawn()
+        .expect("the binary runs");
+    let mut pipe = child.stdin.take().expect("stdin piped");
+    // A command that fails before reading its input closes the pipe: not the test's failure.
+    match pipe.write_all(stdin.unwrap_or_default()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => panic!("stdin: {e}"),
+        _ => {}
+    }
+    drop(pipe);
+    child.wait_with_output().expect("the binary finishes")
+}
+
+pub fn json(args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = filterlab(&a);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The contract for every error: exit code 2 and one clear line, never a panic or a backtrace.
+pub fn assert_clean_error(args: &[&str], stdin: Option<&[u8]>, mentions: &str) {
+    let out = run_with_stdin(args, stdin);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(err.starts_with("error"), "{args:?}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{args:?}: {err}"
+    );
+    assert!(
+        err.to_lowercase().contains(&mentions.to_lowercase()),
+        "{args:?}: {err} lacks {mentions:?}"
+    );
+}
+
+/// `recommend --n 10M --fpr 1%` followed by `extra`.
+pub fn recommend_10m<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["recommend", "--n", "10M", "--fpr", "1%"];
+    a.extend_from_slice(extra);
+    a
+}
+
+/// `build --variant V --n N --fpr 1% --keys KEYS -o OUT`.
+pub fn build_args<'a>(variant: &'a str, n: &'a str, keys: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "build",
+        "--variant",
+        variant,
+        "--n",
+        n,
+        "--fpr",
+        "1%",
+        "--keys",
+        keys,
+        "-o",
+        out,
+    ]
+}
+
+pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// JSON floats parse back to within an ulp or two of what was printed.
+pub fn same(v: &Value, want: f64) {
+    let got = v.as_f64().expect("a number");
+    assert!((got - want).abs() <= 1e-15 * want.abs(), "{got} vs {want}");
+}
