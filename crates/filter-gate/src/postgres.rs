@@ -100,7 +100,9 @@ pub struct PgStore {
     config: Config,
     table: TableInfo,
     exists: Statement,
-    insert: Statement,
+    /// Prepared at the first `insert`: preparing an INSERT takes ROW EXCLUSIVE on the table,
+    /// which connecting must not.
+    insert: Option<Statement>,
     feed: Option<Feed>,
     /// The last statement lost the connection: reconnect before the next one.
     broken: bool,
@@ -168,7 +170,7 @@ impl PgStore {
         let config = parse_config(conn, opts)?;
         let mut client = config.connect(NoTls).map_err(pg_err("connect"))?;
         let info = inspect(&mut client, table, &opts.key_column, opts.feed)?;
-        let (exists, insert) = prepare(&mut client, &info)?;
+        let exists = prepare_exists(&mut client, &info)?;
         let feed = if opts.feed {
             Some(Feed::start(&config, &info.channel())?)
         } else {
@@ -179,7 +181,7 @@ impl PgStore {
             config,
             table: info,
             exists,
-            insert,
+            insert: None,
             feed,
             broken: false,
         })
@@ -234,8 +236,8 @@ impl PgStore {
             return Ok(());
         }
         let mut client = self.config.connect(NoTls).map_err(pg_err("reconnect"))?;
-        let (exists, insert) = prepare(&mut client, &self.table)?;
-        (self.client, self.exists, self.insert) = (client, exists, insert);
+        let exists = prepare_exists(&mut client, &self.table)?;
+        (self.client, self.exists, self.insert) = (client, exists, None);
         self.broken = false;
         Ok(())
     }
@@ -315,23 +317,25 @@ impl PgStore {
     }
 }
 
-fn prepare(client: &mut Client, t: &TableInfo) -> StoreResult<(Statement, Statement)> {
-    let exists = client
+fn prepare_exists(client: &mut Client, t: &TableInfo) -> StoreResult<Statement> {
+    client
         .prepare(&format!(
             "SELECT 1 FROM {} WHERE {} = $1::text LIMIT 1",
             t.name,
             t.matched_expr()
         ))
-        .map_err(pg_err("prepare"))?;
+        .map_err(pg_err("prepare"))
+}
+
+fn prepare_insert(client: &mut Client, t: &TableInfo) -> StoreResult<Statement> {
     // No conflict target: whichever unique index refuses the row (on the column or on an
     // expression) makes it a duplicate.
-    let insert = client
+    client
         .prepare(&format!(
             "INSERT INTO {} ({}) VALUES ($1::text) ON CONFLICT DO NOTHING RETURNING 1",
             t.name, t.column
         ))
-        .map_err(pg_err("prepare"))?;
-    Ok((exists, insert))
+        .map_err(pg_err("prepare"))
 }
 
 /// Writes `email` as one line of COPY's text format (backslash escapes).
@@ -375,7 +379,16 @@ impl Store for PgStore {
 
     fn insert(&mut self, email: &str) -> StoreResult<Insert> {
         self.ensure()?;
-        let row = self.client.query_opt(&self.insert, &[&email]);
+        let insert = match &self.insert {
+            Some(s) => s.clone(),
+            None => {
+                let prepared = prepare_insert(&mut self.client, &self.table);
+                let s = prepared.map_err(|e| self.note(e))?;
+                self.insert = Some(s.clone());
+                s
+            }
+        };
+        let row = self.client.query_opt(&insert, &[&email]);
         let row = row.map_err(pg_err("insert")).map_err(|e| self.note(e))?;
         Ok(match row {
             Some(_) => Insert::Inserted,

@@ -268,3 +268,35 @@ fn a_failed_filter_insert_sends_every_check_to_the_database() {
     }
     assert_eq!(gate.counts().bypassed, 200);
 }
+
+#[test]
+fn open_rebuilds_when_the_capacity_or_rate_changed() {
+    let dir = std::env::temp_dir().join(format!("gate-resize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("users.db");
+    let snap = dir.join("users.filter");
+    {
+        let store = SqliteStore::open(&db, "users").unwrap();
+        let mut gate = Gate::rebuild(common::classic(100), store).unwrap();
+        gate.register("a@x.org").unwrap();
+        gate.save(&snap).unwrap();
+    }
+    let store = SqliteStore::open(&db, "users").unwrap();
+    let (gate, startup) = Gate::open(&snap, store, || Ok(common::classic(5000))).unwrap();
+    match startup {
+        Startup::Rebuilt {
+            rows: 1,
+            reason: Rebuild::Resized { saved, wanted },
+        } => assert_eq!((saved.0, wanted.0), (100, 5000)),
+        other => panic!("expected a rebuild at the new size, got {other:?}"),
+    }
+    assert_eq!(gate.filter().capacity(), 5000);
+    // The same size again: loaded.
+    let store = SqliteStore::open(&db, "users").unwrap();
+    let (_, startup) = Gate::open(&snap, store, || Ok(common::classic(100))).unwrap();
+    assert!(
+        matches!(startup, Startup::Loaded { caught_up: 0 }),
+        "{startup:?}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -115,3 +115,32 @@ fn a_lost_feed_sends_checks_to_the_database_until_it_recovers_by_itself() {
     drop((a, b));
     common::drop_pg(&conn, &table);
 }
+
+/// Dropping a gate never waits on its listener, even with the feed's buffer full and more
+/// notifications queued behind it (100,000 in all).
+#[test]
+fn a_gate_with_100k_queued_notifications_drops_at_once() {
+    let Some(conn) = common::pg() else { return };
+    let table = common::pg_table(&conn, "queued");
+    let gate = Gate::rebuild(
+        common::classic(1000),
+        PgStore::connect_with_feed(&conn, &table).unwrap(),
+    )
+    .unwrap();
+    let mut admin = common::client(&conn);
+    admin
+        .execute(
+            "SELECT count(pg_notify(format('filter_gate_%s', $1::text::regclass::oid),
+                                    'k' || g || '@x.org'))
+             FROM generate_series(1, 100000) g",
+            &[&table],
+        )
+        .unwrap();
+    // Let the listener fill its buffer and block on it.
+    std::thread::sleep(Duration::from_secs(2));
+    let start = Instant::now();
+    drop(gate);
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(1), "drop took {took:?}");
+    common::drop_pg(&conn, &table);
+}
