@@ -58,13 +58,16 @@ impl<F: Filter, S: Store> Gate<F, S> {
         }
     }
 
-    /// Uses `normalizer` instead of the default (trim, lower case). Set it before the first
-    /// scan: build with [`Gate::rebuild`] into an empty store, or call [`Gate::catch_up`]
-    /// again after [`Gate::reset`].
-    #[must_use]
-    pub fn with_normalizer(mut self, normalizer: Normalizer) -> Self {
-        self.normalizer = normalizer;
-        self
+    /// [`Gate::rebuild`] with `normalizer` instead of the default (trim, lower case): the rule
+    /// applies to the rows the rebuild reads as much as to checks.
+    ///
+    /// # Errors
+    /// As [`Gate::rebuild`].
+    pub fn rebuild_with(filter: F, store: S, normalizer: Normalizer) -> Result<Self, GateError> {
+        let mut gate = Self::empty(filter, store);
+        gate.normalizer = normalizer;
+        gate.catch_up()?;
+        Ok(gate)
     }
 
     /// The false-positive rate above which [`FprReport::over_target`] warns: the filter's design
@@ -180,44 +183,17 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// A failing database; [`GateError::Unnormalised`] rows (the mark then stays where it
     /// was).
     pub fn catch_up(&mut self) -> Result<u64, GateError> {
-        let mut rows = 0u64;
-        let mut bad: Option<GateError> = None;
         let (filter, failed, unsettled) = (
             &mut self.filter,
             &mut self.insert_failed,
             &mut self.unsettled,
         );
-        let normalizer = self.normalizer;
-        let mark = self
-            .store
-            .scan_since(self.mark, &mut |row: ScannedRow<'_>| {
-                rows += 1;
-                // A stored value that is no valid address can never equal a valid key.
-                let Ok(key) = normalizer.normalize_cow(row.stored) else {
-                    return;
-                };
-                if key != row.matched {
-                    match &mut bad {
-                        Some(GateError::Unnormalised { rows, .. }) => *rows += 1,
-                        _ => {
-                            bad = Some(GateError::Unnormalised {
-                                rows: 1,
-                                stored: row.stored.to_owned(),
-                                matched: row.matched.to_owned(),
-                                key: key.into_owned(),
-                            });
-                        }
-                    }
-                    return;
-                }
-                if !unsettled.is_empty() {
-                    unsettled.remove(key.as_ref());
-                }
-                add_to(filter, failed, &key);
-            })?;
-        if let Some(e) = bad {
-            return Err(e);
-        }
+        let (mark, rows) = scan_into(&mut self.store, self.mark, self.normalizer, &mut |key| {
+            if !unsettled.is_empty() {
+                unsettled.remove(key);
+            }
+            add_to(filter, failed, key);
+        })?;
         self.mark = mark;
         Ok(rows)
     }
@@ -306,6 +282,45 @@ impl<F: Filter, S: Store> Gate<F, S> {
     }
 }
 
+/// Scans what `since` does not cover, calling `add` with each row's normalised key; returns the
+/// new mark and the rows read. A row whose normalised key differs from what the store's unique
+/// index compares is refused ([`GateError::Unnormalised`]), and the mark is then not advanced.
+pub(crate) fn scan_into<S: Store + ?Sized>(
+    store: &mut S,
+    since: Mark,
+    normalizer: Normalizer,
+    add: &mut dyn FnMut(&str),
+) -> Result<(Mark, u64), GateError> {
+    let mut rows = 0u64;
+    let mut bad: Option<GateError> = None;
+    let mark = store.scan_since(since, &mut |row: ScannedRow<'_>| {
+        rows += 1;
+        // A stored value that is no valid address can never equal a valid key.
+        let Ok(key) = normalizer.normalize_cow(row.stored) else {
+            return;
+        };
+        if key == row.matched {
+            add(&key);
+            return;
+        }
+        match &mut bad {
+            Some(GateError::Unnormalised { rows, .. }) => *rows += 1,
+            _ => {
+                bad = Some(GateError::Unnormalised {
+                    rows: 1,
+                    stored: row.stored.to_owned(),
+                    matched: row.matched.to_owned(),
+                    key: key.into_owned(),
+                });
+            }
+        }
+    })?;
+    match bad {
+        Some(e) => Err(e),
+        None => Ok((mark, rows)),
+    }
+}
+
 /// Inserts `key` unless the filter already answers "maybe" for it, so that replays (catch-up,
 /// the feed echoing our own inserts) do not fill counting or cuckoo tables.
 fn add_to<F: Filter>(filter: &mut F, failed: &mut bool, key: &str) {
@@ -341,29 +356,49 @@ impl<F: Filter + Persist, S: Store> Gate<F, S> {
         mut store: S,
         fresh: impl FnOnce() -> filter_core::Result<F>,
     ) -> Result<(Self, Startup), GateError> {
-        let fresh = fresh()?;
-        let reason = match snapshot::load::<F>(path) {
-            Ok((filter, mark)) => {
-                let saved = (filter.capacity(), filter.size_in_bytes());
-                let wanted = (fresh.capacity(), fresh.size_in_bytes());
-                if saved != wanted {
-                    Rebuild::Resized { saved, wanted }
-                } else if let Some(why) = store.check_mark(mark)? {
-                    Rebuild::Stale(why)
-                } else {
-                    let mut gate = Self::empty(filter, store);
-                    gate.mark = mark;
-                    let caught_up = gate.catch_up()?;
-                    return Ok((gate, Startup::Loaded { caught_up }));
-                }
+        let (fresh, reason) = match choose(path, &mut store, fresh()?)? {
+            Opened::Load(filter, mark) => {
+                let mut gate = Self::empty(filter, store);
+                gate.mark = mark;
+                let caught_up = gate.catch_up()?;
+                return Ok((gate, Startup::Loaded { caught_up }));
             }
-            Err(SnapshotError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                Rebuild::NoFile
-            }
-            Err(e) => Rebuild::Damaged(e),
+            Opened::Rebuild(fresh, reason) => (fresh, reason),
         };
         let mut gate = Self::empty(fresh, store);
         let rows = gate.catch_up()?;
         Ok((gate, Startup::Rebuilt { rows, reason }))
     }
+}
+
+/// What [`Gate::open`] found at `path`.
+pub(crate) enum Opened<F> {
+    /// A saved filter to catch up from its mark.
+    Load(F, Mark),
+    /// The fresh filter to rebuild into, and why.
+    Rebuild(F, Rebuild),
+}
+
+/// Loads the saved filter at `path` if it is usable with `store` at the size of `fresh`.
+pub(crate) fn choose<F: Filter + Persist, S: Store + ?Sized>(
+    path: &Path,
+    store: &mut S,
+    fresh: F,
+) -> Result<Opened<F>, GateError> {
+    let reason = match snapshot::load::<F>(path) {
+        Ok((filter, mark)) => {
+            let saved = (filter.capacity(), filter.size_in_bytes());
+            let wanted = (fresh.capacity(), fresh.size_in_bytes());
+            if saved != wanted {
+                Rebuild::Resized { saved, wanted }
+            } else if let Some(why) = store.check_mark(mark)? {
+                Rebuild::Stale(why)
+            } else {
+                return Ok(Opened::Load(filter, mark));
+            }
+        }
+        Err(SnapshotError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Rebuild::NoFile,
+        Err(e) => Rebuild::Damaged(e),
+    };
+    Ok(Opened::Rebuild(fresh, reason))
 }

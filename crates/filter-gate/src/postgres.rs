@@ -70,6 +70,18 @@ pub(crate) fn pg_err(op: &'static str) -> impl Fn(postgres::Error) -> StoreError
     }
 }
 
+/// Maps a failed connection attempt: whatever the reason (refused, timed out, a login or a
+/// database that does not accept connections), the database cannot be reached.
+fn conn_err(op: &'static str) -> impl Fn(postgres::Error) -> StoreError {
+    move |e| {
+        let msg = match e.as_db_error() {
+            Some(db) => format!("{}: {}", db.code().code(), db.message()),
+            None => e.to_string(),
+        };
+        StoreError::new(StoreErrorKind::Unavailable, op, msg)
+    }
+}
+
 /// How [`PgStore::connect_with`] connects.
 #[derive(Clone, Debug)]
 pub struct PgOptions {
@@ -168,7 +180,7 @@ impl PgStore {
     /// naming what to change.
     pub fn connect_with(conn: &str, table: &str, opts: &PgOptions) -> StoreResult<Self> {
         let config = parse_config(conn, opts)?;
-        let mut client = config.connect(NoTls).map_err(pg_err("connect"))?;
+        let mut client = config.connect(NoTls).map_err(conn_err("connect"))?;
         let info = inspect(&mut client, table, &opts.key_column, opts.feed)?;
         let exists = prepare_exists(&mut client, &info)?;
         let feed = if opts.feed {
@@ -194,7 +206,7 @@ impl PgStore {
     /// # Errors
     /// The server refusing (for example a role that does not own the table).
     pub fn migrate(conn: &str, table: &str, key_column: &str) -> StoreResult<()> {
-        let mut client = Client::connect(conn, NoTls).map_err(pg_err("migrate"))?;
+        let mut client = Client::connect(conn, NoTls).map_err(conn_err("migrate"))?;
         crate::pg_schema::migrate(&mut client, table, key_column)
     }
 
@@ -204,7 +216,7 @@ impl PgStore {
     /// # Errors
     /// The server refusing.
     pub fn create_table(conn: &str, table: &str) -> StoreResult<()> {
-        let mut client = Client::connect(conn, NoTls).map_err(pg_err("create table"))?;
+        let mut client = Client::connect(conn, NoTls).map_err(conn_err("create table"))?;
         client
             .batch_execute(&format!(
                 "CREATE TABLE IF NOT EXISTS {table} (
@@ -219,7 +231,7 @@ impl PgStore {
     /// # Errors
     /// A failing database.
     pub fn drop_table(conn: &str, table: &str) -> StoreResult<()> {
-        let mut client = Client::connect(conn, NoTls).map_err(pg_err("drop"))?;
+        let mut client = Client::connect(conn, NoTls).map_err(conn_err("drop"))?;
         client
             .batch_execute(&format!("DROP TABLE IF EXISTS {table}"))
             .map_err(pg_err("drop"))
@@ -235,7 +247,7 @@ impl PgStore {
         if !self.broken && !self.client.is_closed() {
             return Ok(());
         }
-        let mut client = self.config.connect(NoTls).map_err(pg_err("reconnect"))?;
+        let mut client = self.config.connect(NoTls).map_err(conn_err("reconnect"))?;
         let exists = prepare_exists(&mut client, &self.table)?;
         (self.client, self.exists, self.insert) = (client, exists, None);
         self.broken = false;
@@ -373,7 +385,17 @@ impl Store for PgStore {
     fn exists(&mut self, email: &str) -> StoreResult<bool> {
         self.ensure()?;
         let rows = self.client.query(&self.exists, &[&email]);
-        let rows = rows.map_err(pg_err("select")).map_err(|e| self.note(e))?;
+        let rows = match rows.map_err(pg_err("select")) {
+            // A read is safe to retry: once, on a new connection (a restarted server, a
+            // connection cut while idle).
+            Err(e) if e.kind == StoreErrorKind::Unavailable => {
+                self.broken = true;
+                self.ensure()?;
+                let again = self.client.query(&self.exists, &[&email]);
+                again.map_err(pg_err("select")).map_err(|e| self.note(e))?
+            }
+            other => other?,
+        };
         Ok(!rows.is_empty())
     }
 

@@ -172,37 +172,55 @@ fn a_database_that_is_down_gives_errors_never_guesses() {
     ));
 }
 
+/// The gate's connection is cut: the next check reconnects. While the server refuses
+/// connections, "maybe" is an error and "absent" still an answer; then it recovers by itself.
 #[test]
-fn a_postgres_connection_that_dies_is_a_clear_error() {
+fn a_postgres_connection_that_dies_is_replaced_or_a_clear_error() {
     let Some(conn) = common::pg() else { return };
-    let table = common::pg_table(&conn, "down");
-    let mut gate = Gate::rebuild(
-        common::classic(1000),
-        PgStore::connect(&conn, &table).unwrap(),
-    )
-    .unwrap();
-    gate.register("taken@x.org").unwrap();
-    // Kill every other backend on this table's database: our connection is gone.
-    let mut admin = postgres::Client::connect(&conn, postgres::NoTls).unwrap();
+    let db = format!("gate_down_{}", std::process::id());
+    let mut admin = common::client(&conn);
     admin
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE pid <> pg_backend_pid() AND query LIKE $1",
-            &[&format!("%{table}%")],
-        )
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
         .unwrap();
-    let err = gate.is_taken("taken@x.org").unwrap_err();
-    match &err {
-        GateError::Store(e) => assert_eq!(e.kind, StoreErrorKind::Unavailable, "{err}"),
-        other => panic!("expected a store error, got {other:?}"),
+    admin
+        .batch_execute(&format!("CREATE DATABASE {db}"))
+        .unwrap();
+    let there = format!("{conn} dbname={db}");
+    PgStore::create_table(&there, "users").unwrap();
+    let store = PgStore::connect(&there, "users").unwrap();
+    let mut gate = Gate::rebuild(common::classic(1000), store).unwrap();
+    gate.register("taken@x.org").unwrap();
+    let cut = |admin: &mut postgres::Client| {
+        admin
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+                &[&db],
+            )
+            .unwrap();
+    };
+    cut(&mut admin);
+    assert_eq!(gate.check("taken@x.org").unwrap(), Route::ConfirmedTaken);
+
+    admin
+        .batch_execute(&format!("ALTER DATABASE {db} WITH ALLOW_CONNECTIONS false"))
+        .unwrap();
+    cut(&mut admin);
+    match gate.is_taken("taken@x.org") {
+        Err(GateError::Store(e)) => assert_eq!(e.kind, StoreErrorKind::Unavailable, "{e}"),
+        other => panic!("expected the database to be unavailable, got {other:?}"),
     }
     assert_eq!(
         gate.is_taken("never@x.org").unwrap(),
         Availability::Available
     );
-    // The store reconnects by itself once the server is there again.
+    admin
+        .batch_execute(&format!("ALTER DATABASE {db} WITH ALLOW_CONNECTIONS true"))
+        .unwrap();
     assert_eq!(gate.is_taken("taken@x.org").unwrap(), Availability::Taken);
-    common::drop_pg(&conn, &table);
+    drop(gate);
+    admin
+        .batch_execute(&format!("DROP DATABASE {db} WITH (FORCE)"))
+        .unwrap();
 }
 
 #[test]
