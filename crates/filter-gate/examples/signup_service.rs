@@ -283,26 +283,30 @@ fn client_run(
     Ok(lat)
 }
 
+fn build_gate(conn: &str, args: &Args) -> Result<Gate, Error> {
+    let opts = PgOptions {
+        feed: true,
+        ..PgOptions::default()
+    };
+    let c = conn.to_owned();
+    let stores = Stores {
+        control: PgStore::connect_with(conn, TABLE, &opts)?,
+        make: Box::new(move || PgStore::connect(&c, TABLE)),
+        pool_size: args.clients as u32,
+        checkout_timeout: Duration::from_secs(10),
+    };
+    let capacity = (args.preload + args.clients * (args.ops + CONTESTED)) as u64 * 2;
+    let filter = ClassicBloom::builder()
+        .capacity(capacity.max(1000))
+        .fpr(0.01)
+        .build_atomic()?;
+    Ok(SharedGate::rebuild(filter, stores)?)
+}
+
 fn run_mode(conn: &str, args: &Args, with_gate: bool) -> Result<(), Error> {
     let mode = if with_gate { "gate" } else { "db-only" };
     let gate = if with_gate {
-        let opts = PgOptions {
-            feed: true,
-            ..PgOptions::default()
-        };
-        let c = conn.to_owned();
-        let stores = Stores {
-            control: PgStore::connect_with(conn, TABLE, &opts)?,
-            make: Box::new(move || PgStore::connect(&c, TABLE)),
-            pool_size: args.clients as u32,
-            checkout_timeout: Duration::from_secs(10),
-        };
-        let capacity = (args.preload + args.clients * (args.ops + CONTESTED)) as u64 * 2;
-        let filter = ClassicBloom::builder()
-            .capacity(capacity.max(1000))
-            .fpr(0.01)
-            .build_atomic()?;
-        Some(SharedGate::rebuild(filter, stores)?)
+        Some(build_gate(conn, args)?)
     } else {
         None
     };

@@ -62,6 +62,7 @@
 
 mod email;
 mod gate;
+mod pg_admin;
 mod pg_feed;
 mod pg_schema;
 mod postgres;

@@ -124,17 +124,10 @@ fn quoted_names_and_ids_of_any_type_or_none() {
     }
 }
 
-/// The table, in its own schema, with a unique index on `lower(email)` and a NOT NULL
-/// column the gate knows nothing of; the gate's role may only SELECT.
-#[test]
-fn a_team_schema_and_a_role_without_ddl_rights() {
-    let Some(conn) = common::pg() else { return };
-    let pid = std::process::id();
-    let (schema, role) = (format!("auth_{pid}"), format!("gate_{pid}"));
-    let table = format!("{schema}.users");
-    let mut admin = common::client(&conn);
+/// The table in schema `schema`, one legacy row, and a role with USAGE and SELECT only.
+fn team_schema(admin: &mut postgres::Client, schema: &str, table: &str, role: &str) {
     each(
-        &mut admin,
+        admin,
         &[
             &format!("CREATE SCHEMA {schema}"),
             &format!(
@@ -150,6 +143,18 @@ fn a_team_schema_and_a_role_without_ddl_rights() {
             &format!("GRANT SELECT ON {table} TO {role}"),
         ],
     );
+}
+
+/// The table, in its own schema, with a unique index on `lower(email)` and a NOT NULL
+/// column the gate knows nothing of; the gate's role may only SELECT.
+#[test]
+fn a_team_schema_and_a_role_without_ddl_rights() {
+    let Some(conn) = common::pg() else { return };
+    let pid = std::process::id();
+    let (schema, role) = (format!("auth_{pid}"), format!("gate_{pid}"));
+    let table = format!("{schema}.users");
+    let mut admin = common::client(&conn);
+    team_schema(&mut admin, &schema, &table, &role);
     PgStore::migrate(&conn, &table, "email").unwrap();
     let as_role = format!("{conn} user={role}");
     // The role really has no DDL rights.
