@@ -13,7 +13,7 @@
 -- * `filter_gate.notify()`, an AFTER INSERT OR UPDATE trigger function that sends the key of every
 --   committed row on channel `filter_gate_<table oid>`: other gate instances LISTEN there (the
 --   notification is delivered only if the transaction commits);
--- * `filter_gate.stamps` and `filter_gate.stamp(token)`: a gate that saves its filter writes a
+-- * `filter_gate.stamps` and `filter_gate.stamp(token, table)`: a gate that saves its filter writes a
 --   random token here, and on restart looks it up; a database restored from a backup older than
 --   the saved filter lacks the token, and the gate rebuilds instead of trusting a stale filter.
 --   `stamp` is SECURITY DEFINER, so the gate's role needs no INSERT right on the table.
@@ -24,17 +24,20 @@
 CREATE SCHEMA IF NOT EXISTS filter_gate;
 GRANT USAGE ON SCHEMA filter_gate TO PUBLIC;
 
+-- `tbl` ties a token to the table whose filter was saved: a file saved for one table is not
+-- taken for another's.
 CREATE TABLE IF NOT EXISTS filter_gate.stamps (
     token bigint PRIMARY KEY,
+    tbl oid NOT NULL,
     at timestamptz NOT NULL DEFAULT now()
 );
 GRANT SELECT ON filter_gate.stamps TO PUBLIC;
 
-CREATE OR REPLACE FUNCTION filter_gate.stamp(token bigint) RETURNS void
+CREATE OR REPLACE FUNCTION filter_gate.stamp(token bigint, tbl oid) RETURNS void
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-    INSERT INTO filter_gate.stamps (token) VALUES (token) ON CONFLICT DO NOTHING
+    INSERT INTO filter_gate.stamps (token, tbl) VALUES (token, tbl) ON CONFLICT DO NOTHING
 $$;
-GRANT EXECUTE ON FUNCTION filter_gate.stamp(bigint) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION filter_gate.stamp(bigint, oid) TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION filter_gate.notify() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$

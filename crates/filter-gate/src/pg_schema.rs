@@ -91,7 +91,8 @@ pub(crate) fn inspect(
     let migrated: bool = client
         .query_one(
             "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-                            WHERE n.nspname = 'filter_gate' AND p.proname = 'stamp')",
+                            WHERE n.nspname = 'filter_gate' AND p.proname = 'stamp'
+                              AND p.pronargs = 2)",
             &[],
         )
         .map_err(&err)?

@@ -327,9 +327,10 @@ impl Store for PgStore {
         };
         self.ensure()?;
         let token = random_token();
-        let done = self
-            .client
-            .execute("SELECT filter_gate.stamp($1::int8)", &[&token]);
+        let done = self.client.execute(
+            "SELECT filter_gate.stamp($1::int8, $2::int8::oid)",
+            &[&token, &self.table.oid],
+        );
         done.map_err(pg_err("seal")).map_err(|e| self.note(e))?;
         Ok(Mark::PgSnapshot {
             xmin,
@@ -423,16 +424,18 @@ impl PgStore {
         let row = self
             .client
             .query_one(
-                "SELECT EXISTS (SELECT 1 FROM filter_gate.stamps WHERE token = $1::int8),
+                "SELECT EXISTS (SELECT 1 FROM filter_gate.stamps
+                                WHERE token = $1::int8 AND tbl = $2::int8::oid),
                         pg_snapshot_xmax(pg_current_snapshot())::text",
-                &[&(stamp as i64)],
+                &[&(stamp as i64), &self.table.oid],
             )
             .map_err(pg_err("check mark"))?;
         let (known, now): (bool, u64) = (row.get(0), parse_xid(row.get(1), "check mark")?);
         Ok(if !known {
             Some(format!(
-                "the saved filter's token {stamp} is not in filter_gate.stamps: the database was \
-                 restored from a backup older than the saved filter, or is another database"
+                "the saved filter's token {stamp} is not in filter_gate.stamps for this table: the \
+                 database was restored from a backup older than the saved filter, or the file \
+                 belongs to another table or database"
             ))
         } else if now < xmax {
             Some(format!(

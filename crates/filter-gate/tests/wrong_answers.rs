@@ -320,3 +320,41 @@ fn an_address_too_long_once_lower_cased_is_refused_and_not_stored() {
     drop(gate);
     common::drop_pg(&conn, &table);
 }
+
+/// A filter saved for one table is not taken for another table of the same database.
+#[test]
+fn a_filter_saved_for_another_table_is_not_used() {
+    let Some(conn) = common::pg() else { return };
+    let (a, b) = (
+        common::pg_table(&conn, "own"),
+        common::pg_table(&conn, "other"),
+    );
+    let dir = tmpdir("other");
+    let snap = dir.join("users.filter");
+    {
+        let store = PgStore::connect(&conn, &a).unwrap();
+        let mut gate = Gate::rebuild(common::classic(1000), store).unwrap();
+        gate.register("a@x.org").unwrap();
+        gate.save(&snap).unwrap();
+    }
+    common::client(&conn)
+        .batch_execute(&format!("INSERT INTO {b} (email) VALUES ('b@x.org')"))
+        .unwrap();
+    let store = PgStore::connect(&conn, &b).unwrap();
+    let (mut gate, startup) = Gate::open(&snap, store, || Ok(common::classic(1000))).unwrap();
+    assert!(
+        matches!(
+            startup,
+            Startup::Rebuilt {
+                rows: 1,
+                reason: Rebuild::Stale(_)
+            }
+        ),
+        "{startup:?}"
+    );
+    assert_eq!(gate.is_taken("b@x.org").unwrap(), Availability::Taken);
+    drop(gate);
+    common::drop_pg(&conn, &a);
+    common::drop_pg(&conn, &b);
+    std::fs::remove_dir_all(dir).unwrap();
+}
