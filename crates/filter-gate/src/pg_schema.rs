@@ -16,6 +16,9 @@ pub enum KeyMatch {
     Exact,
     /// A unique index on `lower(column)`: rows stored before normalisation still match.
     Lower,
+    /// A unique index on a `citext` column, which compares `lower(column)`: rows stored before
+    /// normalisation still match.
+    CaseInsensitive,
 }
 
 /// The table as the store uses it.
@@ -26,6 +29,9 @@ pub(crate) struct TableInfo {
     pub name: String,
     /// The key column, quoted (`quote_ident`).
     pub column: String,
+    /// The key column's type without modifiers (`text`, `character varying`, `citext`): a
+    /// parameter cast to it compares as the column's own unique index does, without truncating.
+    pub base_type: String,
     pub key_match: KeyMatch,
     pub has_trigger: bool,
 }
@@ -36,6 +42,17 @@ impl TableInfo {
         match self.key_match {
             KeyMatch::Exact => self.column.clone(),
             KeyMatch::Lower => format!("lower({})", self.column),
+            KeyMatch::CaseInsensitive => format!("lower({}::text)", self.column),
+        }
+    }
+
+    /// The condition that finds a key (`$1`), using the unique index.
+    pub fn lookup(&self) -> String {
+        match self.key_match {
+            KeyMatch::Lower => format!("lower({}) = $1::text", self.column),
+            KeyMatch::Exact | KeyMatch::CaseInsensitive => {
+                format!("{} = $1::text::{}", self.column, self.base_type)
+            }
         }
     }
 
@@ -69,7 +86,7 @@ pub(crate) fn inspect(
     let col = client
         .query_opt(
             "SELECT quote_ident(a.attname::text), format_type(a.atttypid, a.atttypmod),
-                    t.typcategory::text
+                    t.typcategory::text, format_type(a.atttypid, NULL), t.typname::text
              FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
              WHERE a.attrelid = $1::int8::oid AND a.attname = $2::text
                AND a.attnum > 0 AND NOT a.attisdropped",
@@ -78,6 +95,7 @@ pub(crate) fn inspect(
         .map_err(&err)?
         .ok_or_else(|| schema_err(format!("table {name} has no column {column:?}")))?;
     let (quoted, ty, category): (String, String, String) = (col.get(0), col.get(1), col.get(2));
+    let (base_type, typname): (String, String) = (col.get(3), col.get(4));
     if category != "S" {
         return Err(StoreError::new(
             StoreErrorKind::Type,
@@ -87,7 +105,10 @@ pub(crate) fn inspect(
             ),
         ));
     }
-    let key_match = unique_index(client, oid, column, &quoted, &name)?;
+    let key_match = match unique_index(client, oid, column, &quoted, &name)? {
+        KeyMatch::Exact if typname == "citext" => KeyMatch::CaseInsensitive,
+        m => m,
+    };
     let migrated: bool = client
         .query_one(
             "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
@@ -122,6 +143,7 @@ pub(crate) fn inspect(
         oid,
         name,
         column: quoted,
+        base_type,
         key_match,
         has_trigger,
     })

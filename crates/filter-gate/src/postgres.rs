@@ -233,9 +233,9 @@ impl PgStore {
 fn prepare_exists(client: &mut Client, t: &TableInfo) -> StoreResult<Statement> {
     client
         .prepare(&format!(
-            "SELECT 1 FROM {} WHERE {} = $1::text LIMIT 1",
+            "SELECT 1 FROM {} WHERE {} LIMIT 1",
             t.name,
-            t.matched_expr()
+            t.lookup()
         ))
         .map_err(pg_err("prepare"))
 }

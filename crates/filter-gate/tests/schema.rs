@@ -98,7 +98,15 @@ fn quoted_names_and_ids_of_any_type_or_none() {
             "email",
         ),
         (format!("no_id_{pid}"), "email text PRIMARY KEY", "email"),
+        (
+            format!("ci_{pid}"),
+            "id int GENERATED ALWAYS AS IDENTITY, email citext NOT NULL UNIQUE",
+            "email",
+        ),
     ];
+    admin
+        .batch_execute("CREATE EXTENSION IF NOT EXISTS citext")
+        .unwrap();
     for (table, columns, key) in &cases {
         each(&mut admin, &[&format!("CREATE TABLE {table} ({columns})")]);
         PgStore::migrate(&conn, table, key).unwrap();
@@ -120,8 +128,32 @@ fn quoted_names_and_ids_of_any_type_or_none() {
             Registration::AlreadyTaken
         );
         drop(gate);
+        if table.starts_with("ci_") {
+            citext_legacy_rows(&conn, table);
+        }
         common::drop_pg(&conn, table);
     }
+}
+
+/// A `citext` column compares lower-cased: a row stored before normalisation is found, and no
+/// second account is made for it.
+fn citext_legacy_rows(conn: &str, table: &str) {
+    common::client(conn)
+        .batch_execute(&format!(
+            "INSERT INTO {table} (email) VALUES ('Mixed.Case@X.org')"
+        ))
+        .unwrap();
+    let store = PgStore::connect(conn, table).unwrap();
+    assert_eq!(store.key_match(), KeyMatch::CaseInsensitive);
+    let mut gate = Gate::rebuild(common::classic(100), store).unwrap();
+    assert_eq!(
+        gate.is_taken("mixed.case@x.org").unwrap(),
+        Availability::Taken
+    );
+    assert_eq!(
+        gate.register("MIXED.case@x.org").unwrap(),
+        Registration::AlreadyTaken
+    );
 }
 
 /// The table in schema `schema`, one legacy row, and a role with USAGE and SELECT only.
