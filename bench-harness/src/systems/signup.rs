@@ -405,7 +405,8 @@ pub fn run_sqlite(
 /// The server failing, a filter that cannot be built.
 pub fn run_postgres(conn: &str, input: &Input<'_>, redis: &mut RedisFront) -> Result<SignupResult> {
     let table = "filterlab_signup";
-    PgStore::connect(conn, table)?.drop_table()?;
+    PgStore::drop_table(conn, table)?;
+    PgStore::create_table(conn, table)?;
     let mut store = PgStore::connect(conn, table)?;
     let t = Instant::now();
     store.bulk_load(
@@ -418,6 +419,6 @@ pub fn run_postgres(conn: &str, input: &Input<'_>, redis: &mut RedisFront) -> Re
     let load_s = t.elapsed().as_secs_f64();
     let index = store.index_bytes().ok();
     let result = finish(StoreKind::Postgres, input, redis, load_s, index, store);
-    PgStore::connect(conn, table)?.drop_table()?;
+    PgStore::drop_table(conn, table)?;
     result
 }

@@ -24,9 +24,11 @@ pub enum EmailError {
     NoAt,
     /// An `@` with nothing before or after it.
     EmptyPart,
-    /// Longer than [`MAX_EMAIL_BYTES`] after trimming.
+    /// Longer than [`MAX_EMAIL_BYTES`] once normalised (lower-casing can lengthen an
+    /// address: `İ` is 2 bytes, its lower case `i̇` 3).
     TooLong {
-        /// Length in bytes after trimming.
+        /// Length in bytes after normalisation (or of the raw input, when that alone is over
+        /// four times the limit).
         len: usize,
     },
     /// A control character (U+0000..U+001F, U+007F..U+009F) inside the address.
@@ -102,11 +104,22 @@ impl Normalizer {
     /// # Errors
     /// As [`Normalizer::normalize`].
     pub fn normalize_cow<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, EmailError> {
+        let key = self.rewrite(raw)?;
+        // The limit applies to the key that is stored, so it is checked after lower-casing.
+        if key.len() > MAX_EMAIL_BYTES {
+            return Err(EmailError::TooLong { len: key.len() });
+        }
+        Ok(key)
+    }
+
+    fn rewrite<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, EmailError> {
         let s = raw.trim();
         if s.is_empty() {
             return Err(EmailError::Empty);
         }
-        if s.len() > MAX_EMAIL_BYTES {
+        // Lower-casing can shorten (the Kelvin sign) as well as lengthen; only an input far
+        // over the limit is refused before it is rewritten, to bound the work.
+        if s.len() > 4 * MAX_EMAIL_BYTES {
             return Err(EmailError::TooLong { len: s.len() });
         }
         if let Some((at, _)) = s.char_indices().find(|(_, c)| c.is_control()) {
@@ -205,5 +218,18 @@ mod tests {
             n.normalize(&edge).is_ok(),
             "exactly {MAX_EMAIL_BYTES} bytes is allowed"
         );
+    }
+
+    #[test]
+    fn the_length_limit_applies_after_lower_casing() {
+        let n = Normalizer::default();
+        // 124 × `İ` (2 bytes each) + "@x.org": 254 bytes typed, 378 once lower-cased.
+        let raw = format!("{}@x.org", "\u{130}".repeat(124));
+        assert_eq!(raw.len(), MAX_EMAIL_BYTES);
+        assert_eq!(n.normalize(&raw), Err(EmailError::TooLong { len: 378 }));
+        // Kelvin signs (3 bytes) become `k` (1 byte): 300 bytes typed, 106 stored.
+        let raw = format!("{}@x.org", "\u{212A}".repeat(98));
+        assert!(raw.len() > MAX_EMAIL_BYTES);
+        assert_eq!(n.normalize(&raw).unwrap().len(), 104);
     }
 }

@@ -1,379 +1,460 @@
-//! The PostgreSQL store, with a LISTEN/NOTIFY feed so that several gate instances on one
-//! database learn each other's registrations.
+//! The PostgreSQL store: any table with a text key column and a unique index on it (or on
+//! `lower(column)`), with a LISTEN/NOTIFY feed so that several gate instances on one database
+//! learn each other's registrations.
 //!
-//! Client: the blocking `postgres` crate (rust-postgres). It speaks the wire protocol in pure
-//! Rust (no libpq to install), supports COPY for bulk loads and LISTEN/NOTIFY, and the gate's
-//! calls are synchronous, so the blocking client avoids carrying an async runtime.
+//! Client: the blocking `postgres` crate (rust-postgres), pure Rust (no libpq), with COPY and
+//! LISTEN/NOTIFY; the gate's calls are synchronous, so no async runtime to carry.
 //!
-//! The table carries an `AFTER INSERT` trigger that calls `pg_notify('<table>_new', email)`.
-//! PostgreSQL delivers a notification only when its transaction commits, so a listener never
-//! hears of a row that was rolled back, and hears of every committed one in commit order.
+//! # No DDL on connect
+//! Connecting only reads the catalogs (the table, the key column's type, its unique index, the
+//! migration's trigger and function) and prepares two statements: no lock stronger than ACCESS
+//! SHARE. The trigger and function come from a one-time migration run by the table's owner
+//! ([`MIGRATION_SQL`], [`PgStore::migrate`]). The gate's role needs SELECT on the table,
+//! INSERT if it calls `register`, and nothing else.
+//!
+//! # Catching up whatever the commit order
+//! Ids are not commit order: a transaction can take id 10 and commit after id 5,000. So a scan
+//! runs in a REPEATABLE READ transaction and records its snapshot ([`Mark::PgSnapshot`]). Every
+//! row it did not see was written by a transaction still running or not yet started when the
+//! snapshot was taken, hence with a transaction id at least the snapshot's `xmin`. The next
+//! scan reads the rows whose `xmin` is at or above that (compared modulo 2^32, as PostgreSQL
+//! does; a mark more than 2^31 transactions old is refused by [`Store::check_mark`]), which is
+//! a superset of what was missed. `xmin` is kept by freezing, so frozen rows are not missed
+//! either (a test freezes the table between the two scans). The catch-up reads the whole
+//! table once on the server side (no index on `xmin`) but sends only the newer rows.
 
-use std::io::Write;
+use std::hash::{BuildHasher, Hasher};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
-use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, Config, NoTls, Statement};
 
-use crate::store::{
-    check_table_name, Insert, RowId, Store, StoreError, StoreErrorKind, StoreResult,
-};
+use crate::pg_feed::Feed;
+use crate::pg_schema::{inspect, TableInfo};
+pub use crate::pg_schema::{KeyMatch, MIGRATION_SQL};
+use crate::store::{Insert, Mark, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult};
 
 /// Rows fetched per round trip while streaming the table.
 const SCAN_BATCH: i32 = 10_000;
-/// Notifications buffered between the listener thread and the gate.
-const FEED_BUFFER: usize = 1 << 16;
+/// A saved mark older than this many transactions cannot be compared modulo 2^32.
+const MAX_MARK_AGE: u64 = 1 << 31;
 
-fn pg_err(op: &'static str) -> impl Fn(postgres::Error) -> StoreError {
+/// Maps a driver error to a [`StoreError`]: a conversion of a parameter or a column is a type
+/// error, a refused statement a query error, and only a lost or refused connection (or
+/// SQLSTATE classes 08, 53, 57) makes the database "unreachable".
+pub(crate) fn pg_err(op: &'static str) -> impl Fn(postgres::Error) -> StoreError {
     move |e| {
-        // SQLSTATE classes 08 (connection exception), 53 (insufficient resources) and 57
-        // (operator intervention: shutdown, terminated backend) mean the server is not there
-        // for us; any other server error is a refused statement.
-        let kind = match e.as_db_error().map(|d| d.code().code()) {
-            Some(c) if !["08", "53", "57"].iter().any(|p| c.starts_with(p)) => {
+        if let Some(db) = e.as_db_error() {
+            let c = db.code().code();
+            let kind = if ["08", "53", "57"].iter().any(|p| c.starts_with(p)) {
+                StoreErrorKind::Unavailable
+            } else if ["42804", "42883", "22P02"].contains(&c) {
+                StoreErrorKind::Type
+            } else {
                 StoreErrorKind::Query
-            }
-            _ => StoreErrorKind::Unavailable,
+            };
+            return StoreError::new(kind, op, format!("{c}: {}", db.message()));
+        }
+        let text = e.to_string();
+        let conversion = std::error::Error::source(&e)
+            .is_some_and(|s| s.is::<postgres::types::WrongType>())
+            || text.starts_with("error serializing")
+            || text.starts_with("error deserializing");
+        let kind = if conversion {
+            StoreErrorKind::Type
+        } else {
+            StoreErrorKind::Unavailable
         };
+        StoreError::new(kind, op, text)
+    }
+}
+
+/// Maps a failed connection attempt: whatever the reason (refused, timed out, a login or a
+/// database that does not accept connections), the database cannot be reached.
+pub(crate) fn conn_err(op: &'static str) -> impl Fn(postgres::Error) -> StoreError {
+    move |e| {
         let msg = match e.as_db_error() {
             Some(db) => format!("{}: {}", db.code().code(), db.message()),
             None => e.to_string(),
         };
-        StoreError::new(kind, op, msg)
+        StoreError::new(StoreErrorKind::Unavailable, op, msg)
     }
 }
 
-/// A message from the listener thread.
-enum FeedItem {
-    Email(String),
-    Lost(String),
+/// How [`PgStore::connect_with`] connects.
+#[derive(Clone, Debug)]
+pub struct PgOptions {
+    /// The key column (`email` by default).
+    pub key_column: String,
+    /// Whether to listen for other instances' rows ([`Store::drain_remote`]).
+    pub feed: bool,
+    /// Connect timeout, unless the connection string sets one.
+    pub connect_timeout: Duration,
+    /// `statement_timeout` of the checks and inserts (scans run without one).
+    pub statement_timeout: Duration,
+    /// How long sent data may stay unacknowledged before the connection is dropped
+    /// (`TCP_USER_TIMEOUT`): a server that vanished without closing (a half-open connection)
+    /// fails a call after this long instead of the system's many minutes. Idle connections are
+    /// probed with keepalives (after 30 s, every 5 s, 3 probes).
+    pub tcp_user_timeout: Duration,
 }
 
-struct Feed {
-    rx: Receiver<FeedItem>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Drop for Feed {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            // The thread wakes at least every 100 ms to look at `stop`.
-            let _ = t.join();
+impl Default for PgOptions {
+    fn default() -> Self {
+        Self {
+            key_column: "email".into(),
+            feed: false,
+            connect_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(5),
+            tcp_user_timeout: Duration::from_secs(30),
         }
     }
 }
 
-/// A users table `(id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE)` on a PostgreSQL server.
+/// A users table on a PostgreSQL server.
 pub struct PgStore {
-    client: Client,
+    pub(crate) client: Client,
     config: Config,
-    table: String,
+    pub(crate) table: TableInfo,
     exists: Statement,
-    insert: Statement,
+    /// Prepared at the first `insert`: preparing an INSERT takes ROW EXCLUSIVE on the table,
+    /// which connecting must not.
+    insert: Option<Statement>,
     feed: Option<Feed>,
+    /// The last statement lost the connection: reconnect before the next one.
+    broken: bool,
 }
 
 impl std::fmt::Debug for PgStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PgStore")
-            .field("table", &self.table)
+            .field("table", &self.table.name)
+            .field("column", &self.table.column)
+            .field("key_match", &self.table.key_match)
             .field("feed", &self.feed.is_some())
             .finish_non_exhaustive()
     }
 }
 
-fn parse_config(conn: &str) -> StoreResult<Config> {
+fn parse_config(conn: &str, opts: &PgOptions) -> StoreResult<Config> {
     let mut config = Config::from_str(conn)
         .map_err(|e| StoreError::new(StoreErrorKind::Unavailable, "connect", e))?;
     if config.get_connect_timeout().is_none() {
-        config.connect_timeout(Duration::from_secs(5));
+        config.connect_timeout(opts.connect_timeout);
     }
+    config
+        .keepalives(true)
+        .keepalives_idle(Duration::from_secs(30));
+    let ms = opts.statement_timeout.as_millis();
+    let options = config.get_options().unwrap_or_default().to_owned();
+    config.options(format!("{options} -c statement_timeout={ms}").trim());
     Ok(config)
 }
 
 impl PgStore {
-    /// Connects (`conn` is a libpq-style string such as
-    /// `host=127.0.0.1 port=5432 user=postgres dbname=postgres`) and creates the table, its
-    /// unique index `<table>_email_key` and the notify trigger if missing.
+    /// Connects to the table `table` (a name as SQL would resolve it: `users`, `auth.users`,
+    /// `"Users"`) with key column `email`, without the feed. See [`PgStore::connect_with`].
     ///
     /// # Errors
-    /// A server that is down, refuses the login or the statements; a bad table name.
+    /// As [`PgStore::connect_with`].
     pub fn connect(conn: &str, table: &str) -> StoreResult<Self> {
-        check_table_name(table)?;
-        let config = parse_config(conn)?;
-        let mut client = config.connect(NoTls).map_err(pg_err("connect"))?;
-        create_schema(&mut client, table)?;
-        let exists = client
-            .prepare(&format!("SELECT 1 FROM {table} WHERE email = $1"))
-            .map_err(pg_err("prepare"))?;
-        let insert = client
-            .prepare(&format!(
-                "INSERT INTO {table} (email) VALUES ($1) ON CONFLICT (email) DO NOTHING RETURNING id"
-            ))
-            .map_err(pg_err("prepare"))?;
+        Self::connect_with(conn, table, &PgOptions::default())
+    }
+
+    /// [`PgStore::connect`] with the feed: listening starts before this returns, so a gate that
+    /// then scans the table misses no row committed in between.
+    ///
+    /// # Errors
+    /// As [`PgStore::connect_with`].
+    pub fn connect_with_feed(conn: &str, table: &str) -> StoreResult<Self> {
+        let opts = PgOptions {
+            feed: true,
+            ..PgOptions::default()
+        };
+        Self::connect_with(conn, table, &opts)
+    }
+
+    /// Connects (`conn` is a libpq-style string such as
+    /// `host=127.0.0.1 port=5432 user=app dbname=app`) and checks, with catalog reads only,
+    /// that the table fits: the key column is text, a unique index covers it or
+    /// `lower(column)`, the migration ran (and with the feed, its trigger is on the table).
+    ///
+    /// # Errors
+    /// [`StoreErrorKind::Unavailable`] for a server that is down or refuses the login;
+    /// [`StoreErrorKind::Schema`] or [`StoreErrorKind::Type`] for a table that does not fit,
+    /// naming what to change.
+    pub fn connect_with(conn: &str, table: &str, opts: &PgOptions) -> StoreResult<Self> {
+        let config = parse_config(conn, opts)?;
+        let mut client = config.connect(NoTls).map_err(conn_err("connect"))?;
+        let info = inspect(&mut client, table, &opts.key_column, opts.feed)?;
+        let exists = prepare_exists(&mut client, &info)?;
+        let feed = if opts.feed {
+            Some(Feed::start(&config, &info.channel())?)
+        } else {
+            None
+        };
         Ok(Self {
             client,
             config,
-            table: table.to_owned(),
+            table: info,
             exists,
-            insert,
-            feed: None,
+            insert: None,
+            feed,
+            broken: false,
         })
     }
 
-    /// Like [`PgStore::connect`], and also starts listening for rows inserted by other
-    /// instances (see [`Store::drain_remote`]). Listening starts before this returns, so a
-    /// gate that then streams the table misses no row committed in between.
-    ///
-    /// # Errors
-    /// As [`PgStore::connect`], or the listening connection fails.
-    pub fn connect_with_feed(conn: &str, table: &str) -> StoreResult<Self> {
-        let mut store = Self::connect(conn, table)?;
-        store.start_feed()?;
-        Ok(store)
+    /// How the table's unique index compares keys.
+    pub fn key_match(&self) -> KeyMatch {
+        self.table.key_match
     }
 
-    fn start_feed(&mut self) -> StoreResult<()> {
-        let mut client = self.config.connect(NoTls).map_err(pg_err("listen"))?;
-        client
-            .batch_execute(&format!("LISTEN {}_new", self.table))
-            .map_err(pg_err("listen"))?;
-        let (tx, rx) = sync_channel(FEED_BUFFER);
-        let stop = Arc::new(AtomicBool::new(false));
-        let stop_thread = Arc::clone(&stop);
-        let thread = std::thread::Builder::new()
-            .name("filter-gate-listen".into())
-            .spawn(move || {
-                while !stop_thread.load(Ordering::Relaxed) {
-                    let mut notes = client.notifications();
-                    let mut it = notes.timeout_iter(Duration::from_millis(100));
-                    loop {
-                        match it.next() {
-                            Ok(Some(n)) => {
-                                if tx.send(FeedItem::Email(n.payload().to_owned())).is_err() {
-                                    return;
-                                }
-                            }
-                            Ok(None) => break,
-                            Err(e) => {
-                                let _ = tx.send(FeedItem::Lost(e.to_string()));
-                                return;
-                            }
-                        }
-                    }
-                }
-            })
-            .map_err(|e| StoreError::new(StoreErrorKind::Unavailable, "listen", e))?;
-        self.feed = Some(Feed {
-            rx,
-            stop,
-            thread: Some(thread),
-        });
+    /// Reconnects if the connection was lost (a restarted server), re-preparing the statements.
+    pub(crate) fn ensure(&mut self) -> StoreResult<()> {
+        if !self.broken && !self.client.is_closed() {
+            return Ok(());
+        }
+        let mut client = self.config.connect(NoTls).map_err(conn_err("reconnect"))?;
+        let exists = prepare_exists(&mut client, &self.table)?;
+        (self.client, self.exists, self.insert) = (client, exists, None);
+        self.broken = false;
         Ok(())
     }
 
-    /// Restarts a lost feed (see [`StoreErrorKind::FeedLost`]).
-    ///
-    /// # Errors
-    /// The server is still unreachable.
-    pub fn restart_feed(&mut self) -> StoreResult<()> {
-        self.feed = None;
-        self.start_feed()
-    }
-
-    /// Loads many addresses with `COPY ... FROM STDIN` in one transaction, without notifying
-    /// listeners (a benchmark table load, not sign-ups). Every address must be new; returns the
-    /// number of rows copied.
-    ///
-    /// # Errors
-    /// A failing database or a duplicate address; nothing is kept then.
-    pub fn bulk_load<'a>(&mut self, emails: impl IntoIterator<Item = &'a str>) -> StoreResult<u64> {
-        let table = &self.table;
-        let mut tx = self.client.transaction().map_err(pg_err("bulk load"))?;
-        tx.batch_execute(&format!(
-            "ALTER TABLE {table} DISABLE TRIGGER {table}_notify"
-        ))
-        .map_err(pg_err("bulk load"))?;
-        let mut writer = tx
-            .copy_in(&format!("COPY {table} (email) FROM STDIN"))
-            .map_err(pg_err("bulk load"))?;
-        let io = |e: std::io::Error| StoreError::new(StoreErrorKind::Unavailable, "bulk load", e);
-        let mut line = Vec::with_capacity(64);
-        for e in emails {
-            line.clear();
-            copy_text_escape(e, &mut line);
-            writer.write_all(&line).map_err(io)?;
+    /// Notes a lost connection, so that the next call reconnects.
+    fn note(&mut self, e: StoreError) -> StoreError {
+        if e.kind == StoreErrorKind::Unavailable {
+            self.broken = true;
         }
-        let n = writer.finish().map_err(pg_err("bulk load"))?;
-        tx.batch_execute(&format!(
-            "ALTER TABLE {table} ENABLE TRIGGER {table}_notify"
-        ))
-        .map_err(pg_err("bulk load"))?;
-        tx.commit().map_err(pg_err("bulk load"))?;
-        Ok(n)
-    }
-
-    /// Bytes of the unique index on `email` (`pg_relation_size`).
-    ///
-    /// # Errors
-    /// A failing database.
-    pub fn index_bytes(&mut self) -> StoreResult<u64> {
-        let row = self
-            .client
-            .query_one(
-                &format!("SELECT pg_relation_size('{}_email_key')", self.table),
-                &[],
-            )
-            .map_err(pg_err("index size"))?;
-        Ok(row.get::<_, i64>(0).max(0) as u64)
-    }
-
-    /// Runs `ANALYZE` on the table (after a bulk load, so that plans use the index).
-    ///
-    /// # Errors
-    /// A failing database.
-    pub fn analyze(&mut self) -> StoreResult<()> {
-        self.client
-            .batch_execute(&format!("ANALYZE {}", self.table))
-            .map_err(pg_err("analyze"))
-    }
-
-    /// Drops the table and its trigger function (test and benchmark clean-up).
-    ///
-    /// # Errors
-    /// A failing database.
-    pub fn drop_table(mut self) -> StoreResult<()> {
-        self.feed = None;
-        let t = &self.table;
-        self.client
-            .batch_execute(&format!(
-                "DROP TABLE IF EXISTS {t}; DROP FUNCTION IF EXISTS {t}_notify_fn()"
-            ))
-            .map_err(pg_err("drop"))
+        e
     }
 }
 
-/// Writes `email` as one line of COPY's text format (backslash escapes).
-fn copy_text_escape(email: &str, out: &mut Vec<u8>) {
-    for &b in email.as_bytes() {
-        match b {
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            _ => out.push(b),
-        }
-    }
-    out.push(b'\n');
+fn prepare_exists(client: &mut Client, t: &TableInfo) -> StoreResult<Statement> {
+    client
+        .prepare(&format!(
+            "SELECT 1 FROM {} WHERE {} LIMIT 1",
+            t.name,
+            t.lookup()
+        ))
+        .map_err(pg_err("prepare"))
 }
 
-fn create_schema(client: &mut Client, table: &str) -> StoreResult<()> {
-    // Two instances starting together would race on CREATE ... IF NOT EXISTS; an advisory lock
-    // held for the transaction serialises them.
-    let mut tx = client.transaction().map_err(pg_err("create table"))?;
-    tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&table])
-        .map_err(pg_err("create table"))?;
-    tx.batch_execute(&format!(
-        "CREATE TABLE IF NOT EXISTS {table} (
-             id BIGSERIAL PRIMARY KEY,
-             email TEXT NOT NULL,
-             CONSTRAINT {table}_email_key UNIQUE (email));
-         CREATE OR REPLACE FUNCTION {table}_notify_fn() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN PERFORM pg_notify('{table}_new', NEW.email); RETURN NULL; END $$;
-         DROP TRIGGER IF EXISTS {table}_notify ON {table};
-         CREATE TRIGGER {table}_notify AFTER INSERT ON {table}
-             FOR EACH ROW EXECUTE FUNCTION {table}_notify_fn();"
-    ))
-    .map_err(pg_err("create table"))?;
-    tx.commit().map_err(pg_err("create table"))
+fn prepare_insert(client: &mut Client, t: &TableInfo) -> StoreResult<Statement> {
+    // No conflict target: whichever unique index refuses the row (on the column or on an
+    // expression) makes it a duplicate.
+    client
+        .prepare(&format!(
+            "INSERT INTO {} ({}) VALUES ($1::text) ON CONFLICT DO NOTHING RETURNING 1",
+            t.name, t.column
+        ))
+        .map_err(pg_err("prepare"))
+}
+
+fn parse_xid(s: &str, op: &'static str) -> StoreResult<u64> {
+    s.parse()
+        .map_err(|_| StoreError::new(StoreErrorKind::Query, op, format!("bad xid8 {s:?}")))
+}
+
+/// A random non-zero token for [`Store::seal`].
+fn random_token() -> i64 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    (h.finish() >> 1).max(1) as i64
 }
 
 impl Store for PgStore {
     fn exists(&mut self, email: &str) -> StoreResult<bool> {
-        let rows = self
-            .client
-            .query(&self.exists, &[&email])
-            .map_err(pg_err("select"))?;
+        self.ensure()?;
+        let rows = self.client.query(&self.exists, &[&email]);
+        let rows = match rows.map_err(pg_err("select")) {
+            // A read is safe to retry: once, on a new connection (a restarted server, a
+            // connection cut while idle).
+            Err(e) if e.kind == StoreErrorKind::Unavailable => {
+                self.broken = true;
+                self.ensure()?;
+                let again = self.client.query(&self.exists, &[&email]);
+                again.map_err(pg_err("select")).map_err(|e| self.note(e))?
+            }
+            other => other?,
+        };
         Ok(!rows.is_empty())
     }
 
     fn insert(&mut self, email: &str) -> StoreResult<Insert> {
-        let row = self
-            .client
-            .query_opt(&self.insert, &[&email])
-            .map_err(pg_err("insert"))?;
+        self.ensure()?;
+        let insert = match &self.insert {
+            Some(s) => s.clone(),
+            None => {
+                let prepared = prepare_insert(&mut self.client, &self.table);
+                let s = prepared.map_err(|e| self.note(e))?;
+                self.insert = Some(s.clone());
+                s
+            }
+        };
+        let row = self.client.query_opt(&insert, &[&email]);
+        let row = row.map_err(pg_err("insert")).map_err(|e| self.note(e))?;
         Ok(match row {
-            Some(r) => Insert::Inserted(r.get(0)),
+            Some(_) => Insert::Inserted,
             None => Insert::Duplicate,
         })
     }
 
-    fn scan_since(&mut self, after: RowId, each: &mut dyn FnMut(&str)) -> StoreResult<RowId> {
-        let sql = format!(
-            "SELECT id, email FROM {} WHERE id > $1 ORDER BY id",
-            self.table
+    fn scan_since(
+        &mut self,
+        since: Mark,
+        each: &mut dyn FnMut(ScannedRow<'_>),
+    ) -> StoreResult<Mark> {
+        self.ensure()?;
+        let scanned = self.scan(since, each);
+        scanned.map_err(|e| self.note(e))
+    }
+
+    fn check_mark(&mut self, mark: Mark) -> StoreResult<Option<String>> {
+        self.ensure()?;
+        let checked = self.check(mark);
+        checked.map_err(|e| self.note(e))
+    }
+
+    fn seal(&mut self, mark: Mark) -> StoreResult<Mark> {
+        let Mark::PgSnapshot { xmin, xmax, .. } = mark else {
+            return Ok(mark);
+        };
+        self.ensure()?;
+        let token = random_token();
+        let done = self.client.execute(
+            "SELECT filter_gate.stamp($1::int8, $2::int8::oid)",
+            &[&token, &self.table.oid],
         );
-        let mut tx = self.client.transaction().map_err(pg_err("scan"))?;
-        let portal = tx.bind(sql.as_str(), &[&after]).map_err(pg_err("scan"))?;
-        let mut high = after;
+        done.map_err(pg_err("seal")).map_err(|e| self.note(e))?;
+        Ok(Mark::PgSnapshot {
+            xmin,
+            xmax,
+            stamp: token as u64,
+        })
+    }
+
+    fn drain_remote(&mut self, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
+        match &self.feed {
+            Some(feed) => feed.drain(each),
+            None => Ok(()),
+        }
+    }
+
+    fn restart_feed(&mut self) -> StoreResult<()> {
+        if self.feed.is_some() {
+            self.feed = None;
+            self.feed = Some(Feed::start(&self.config, &self.table.channel())?);
+        }
+        Ok(())
+    }
+}
+
+impl PgStore {
+    fn scan(&mut self, since: Mark, each: &mut dyn FnMut(ScannedRow<'_>)) -> StoreResult<Mark> {
+        let err = pg_err("scan");
+        let t = &self.table;
+        let select = format!(
+            "SELECT {}::text, {}::text FROM {}",
+            t.column,
+            t.matched_expr(),
+            t.name
+        );
+        let mut tx = self
+            .client
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .map_err(&err)?;
+        tx.batch_execute("SET LOCAL statement_timeout = 0")
+            .map_err(&err)?;
+        // In REPEATABLE READ every statement shares the transaction's snapshot: the one read
+        // here is the one the scan sees.
+        let snap = tx
+            .query_one(
+                "SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+                        pg_snapshot_xmax(pg_current_snapshot())::text",
+                &[],
+            )
+            .map_err(&err)?;
+        let xmin = parse_xid(snap.get(0), "scan")?;
+        let xmax = parse_xid(snap.get(1), "scan")?;
+        let portal = match since {
+            Mark::PgSnapshot { xmin: from, .. } => {
+                // Rows written by a transaction at or after `from`, modulo 2^32.
+                let low = (from & 0xffff_ffff) as i64;
+                let sql = format!(
+                    "{select} WHERE ((xmin::text::int8 - $1::int8) & 4294967295) < 2147483648"
+                );
+                tx.bind(sql.as_str(), &[&low]).map_err(&err)?
+            }
+            _ => tx.bind(select.as_str(), &[]).map_err(&err)?,
+        };
         loop {
-            let rows = tx
-                .query_portal(&portal, SCAN_BATCH)
-                .map_err(pg_err("scan"))?;
+            let rows = tx.query_portal(&portal, SCAN_BATCH).map_err(&err)?;
             if rows.is_empty() {
                 break;
             }
             for r in &rows {
-                let id: i64 = r.get(0);
-                let email: &str = r.get(1);
-                each(email);
-                high = high.max(id);
+                let stored: Option<&str> = r.try_get(0).map_err(&err)?;
+                let matched: Option<&str> = r.try_get(1).map_err(&err)?;
+                if let (Some(stored), Some(matched)) = (stored, matched) {
+                    each(ScannedRow { stored, matched });
+                }
             }
         }
-        tx.commit().map_err(pg_err("scan"))?;
-        Ok(high)
+        tx.commit().map_err(&err)?;
+        Ok(Mark::PgSnapshot {
+            xmin,
+            xmax,
+            stamp: 0,
+        })
     }
 
-    fn drain_remote(&mut self, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
-        let Some(feed) = &self.feed else {
-            return Ok(());
+    fn check(&mut self, mark: Mark) -> StoreResult<Option<String>> {
+        let Mark::PgSnapshot { xmin, xmax, stamp } = mark else {
+            return Ok(Some(format!("{mark:?} is not a PostgreSQL mark")));
         };
-        loop {
-            match feed.rx.try_recv() {
-                Ok(FeedItem::Email(e)) => each(&e),
-                Ok(FeedItem::Lost(msg)) => {
-                    return Err(StoreError::new(StoreErrorKind::FeedLost, "listen", msg))
-                }
-                Err(TryRecvError::Empty) => return Ok(()),
-                Err(TryRecvError::Disconnected) => {
-                    return Err(StoreError::new(
-                        StoreErrorKind::FeedLost,
-                        "listen",
-                        "the listener thread stopped",
-                    ))
-                }
-            }
-        }
+        let row = self
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM filter_gate.stamps
+                                WHERE token = $1::int8 AND tbl = $2::int8::oid),
+                        pg_snapshot_xmax(pg_current_snapshot())::text",
+                &[&(stamp as i64), &self.table.oid],
+            )
+            .map_err(pg_err("check mark"))?;
+        let (known, now): (bool, u64) = (row.get(0), parse_xid(row.get(1), "check mark")?);
+        Ok(if !known {
+            Some(format!(
+                "the saved filter's token {stamp} is not in filter_gate.stamps for this table: the \
+                 database was restored from a backup older than the saved filter, or the file \
+                 belongs to another table or database"
+            ))
+        } else if now < xmax {
+            Some(format!(
+                "transaction ids went back (saved {xmax}, now {now}): a restored database"
+            ))
+        } else if now - xmin >= MAX_MARK_AGE {
+            Some(format!(
+                "the saved mark is {} transactions old: too old to catch up from",
+                now - xmin
+            ))
+        } else {
+            None
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn copy_lines_escape_backslashes() {
-        let mut out = Vec::new();
-        copy_text_escape("a\\b@x.org", &mut out);
-        assert_eq!(out, b"a\\\\b@x.org\n");
-    }
 
     #[test]
     fn an_unreachable_server_is_a_clear_error() {

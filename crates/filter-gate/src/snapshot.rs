@@ -1,8 +1,9 @@
 //! The saved filter file: the filter's own bytes ([`Persist`]) after a small header that holds
-//! the high-water mark (the highest row id the filter contains).
+//! the store's [`Mark`] (how far the filter has read the table).
 //!
-//! Layout: `b"FLGATE01"`, high-water mark (i64 LE), length of the filter bytes (u64 LE), an
-//! FNV-1a checksum of those 24 bytes (u64 LE), then the filter bytes (checksummed by
+//! Layout: `b"FLGATE02"`, the mark as four u64 LE words (kind: 0 start, 1 row id, 2 PostgreSQL
+//! snapshot; then up to three values), the length of the filter bytes (u64 LE), an FNV-1a
+//! checksum of those 48 bytes (u64 LE), then the filter bytes (checksummed by
 //! `filter_core::format`). Saving is atomic: the bytes go to a temporary file in the same
 //! directory, which is synced and then renamed over the target, so a crash leaves either the old
 //! file or the new one, never a torn one.
@@ -15,10 +16,32 @@ use std::path::Path;
 
 use filter_core::{FormatError, Persist};
 
-use crate::store::RowId;
+use crate::store::Mark;
 
-const MAGIC: &[u8; 8] = b"FLGATE01";
-const HEADER: usize = 32;
+const MAGIC: &[u8; 8] = b"FLGATE02";
+const HEADER: usize = 56;
+const SUMMED: usize = 48;
+
+fn mark_words(mark: Mark) -> [u64; 4] {
+    match mark {
+        Mark::Start => [0, 0, 0, 0],
+        Mark::RowId(id) => [1, id as u64, 0, 0],
+        Mark::PgSnapshot { xmin, xmax, stamp } => [2, xmin, xmax, stamp],
+    }
+}
+
+fn words_mark(w: [u64; 4]) -> Result<Mark, SnapshotError> {
+    match w[0] {
+        0 => Ok(Mark::Start),
+        1 => Ok(Mark::RowId(w[1] as i64)),
+        2 => Ok(Mark::PgSnapshot {
+            xmin: w[1],
+            xmax: w[2],
+            stamp: w[3],
+        }),
+        _ => Err(SnapshotError::BadHeader("unknown kind of mark")),
+    }
+}
 
 /// Why a saved filter could not be used.
 #[derive(Debug)]
@@ -55,18 +78,20 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Writes `filter` and `high_water` to `path` atomically.
+/// Writes `filter` and `mark` to `path` atomically.
 ///
 /// # Errors
 /// I/O errors; `path` is then unchanged.
-pub fn save<F: Persist>(filter: &F, high_water: RowId, path: &Path) -> Result<(), SnapshotError> {
+pub fn save<F: Persist>(filter: &F, mark: Mark, path: &Path) -> Result<(), SnapshotError> {
     let body = filter.to_bytes();
     let mut head = [0u8; HEADER];
     head[..8].copy_from_slice(MAGIC);
-    head[8..16].copy_from_slice(&high_water.to_le_bytes());
-    head[16..24].copy_from_slice(&(body.len() as u64).to_le_bytes());
-    let sum = fnv1a(&head[..24]);
-    head[24..32].copy_from_slice(&sum.to_le_bytes());
+    for (i, w) in mark_words(mark).iter().enumerate() {
+        head[8 + 8 * i..16 + 8 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    head[40..48].copy_from_slice(&(body.len() as u64).to_le_bytes());
+    let sum = fnv1a(&head[..SUMMED]);
+    head[SUMMED..HEADER].copy_from_slice(&sum.to_le_bytes());
 
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let dir = dir.unwrap_or_else(|| Path::new("."));
@@ -98,12 +123,12 @@ pub fn save<F: Persist>(filter: &F, high_water: RowId, path: &Path) -> Result<()
 ///
 /// # Errors
 /// I/O errors, a damaged header, or filter bytes the filter's loader refuses.
-pub fn load<F: Persist>(path: &Path) -> Result<(F, RowId), SnapshotError> {
+pub fn load<F: Persist>(path: &Path) -> Result<(F, Mark), SnapshotError> {
     let bytes = fs::read(path)?;
     parse(&bytes)
 }
 
-fn parse<F: Persist>(bytes: &[u8]) -> Result<(F, RowId), SnapshotError> {
+fn parse<F: Persist>(bytes: &[u8]) -> Result<(F, Mark), SnapshotError> {
     let head = bytes
         .get(..HEADER)
         .ok_or(SnapshotError::BadHeader("shorter than its header"))?;
@@ -113,19 +138,19 @@ fn parse<F: Persist>(bytes: &[u8]) -> Result<(F, RowId), SnapshotError> {
     let word = |i: usize| {
         let mut w = [0u8; 8];
         w.copy_from_slice(&head[i..i + 8]);
-        w
+        u64::from_le_bytes(w)
     };
-    if fnv1a(&head[..24]) != u64::from_le_bytes(word(24)) {
+    if fnv1a(&head[..SUMMED]) != word(SUMMED) {
         return Err(SnapshotError::BadHeader("header checksum mismatch"));
     }
-    let high_water = i64::from_le_bytes(word(8));
-    let len = u64::from_le_bytes(word(16));
+    let mark = words_mark([word(8), word(16), word(24), word(32)])?;
+    let len = word(40);
     let body = &bytes[HEADER..];
     if body.len() as u64 != len {
         return Err(SnapshotError::BadHeader("length does not match the file"));
     }
     let filter = F::from_bytes(body).map_err(SnapshotError::Filter)?;
-    Ok((filter, high_water))
+    Ok((filter, mark))
 }
 
 #[cfg(test)]
@@ -150,9 +175,14 @@ mod tests {
             .build()
             .unwrap();
         f.insert(b"a@b.c").unwrap();
-        save(&f, 42, &path).unwrap();
-        let (g, hw): (ClassicBloom, _) = load(&path).unwrap();
-        assert_eq!((g.to_bytes(), hw), (f.to_bytes(), 42));
+        let mark = Mark::PgSnapshot {
+            xmin: 42,
+            xmax: 50,
+            stamp: 7,
+        };
+        save(&f, mark, &path).unwrap();
+        let (g, m): (ClassicBloom, _) = load(&path).unwrap();
+        assert_eq!((g.to_bytes(), m), (f.to_bytes(), mark));
         // No temporary file left behind.
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         fs::remove_dir_all(dir).unwrap();
@@ -168,7 +198,7 @@ mod tests {
         f.insert(b"x@y.z").unwrap();
         let dir = tmpdir("bad");
         let path = dir.join("f.bin");
-        save(&f, 7, &path).unwrap();
+        save(&f, Mark::RowId(7), &path).unwrap();
         let good = fs::read(&path).unwrap();
         let cases: Vec<(Vec<u8>, &str)> = vec![
             (good[..10].to_vec(), "truncated header"),
@@ -187,7 +217,7 @@ mod tests {
                     b[9] ^= 1;
                     b
                 },
-                "high-water mark",
+                "mark",
             ),
             (
                 {

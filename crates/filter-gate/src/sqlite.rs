@@ -5,7 +5,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 
 use crate::store::{
-    check_table_name, Insert, RowId, Store, StoreError, StoreErrorKind, StoreResult,
+    check_table_name, Insert, Mark, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult,
 };
 
 /// A users table `(id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE)` in a SQLite
@@ -146,7 +146,7 @@ impl Store for SqliteStore {
             .prepare_cached(&format!("INSERT INTO {} (email) VALUES (?1)", self.table))
             .map_err(query_err("insert"))?;
         match stmt.execute(params![email]) {
-            Ok(_) => Ok(Insert::Inserted(self.conn.last_insert_rowid())),
+            Ok(_) => Ok(Insert::Inserted),
             Err(e) if e.sqlite_error_code() == Some(ErrorCode::ConstraintViolation) => {
                 Ok(Insert::Duplicate)
             }
@@ -154,7 +154,17 @@ impl Store for SqliteStore {
         }
     }
 
-    fn scan_since(&mut self, after: RowId, each: &mut dyn FnMut(&str)) -> StoreResult<RowId> {
+    fn scan_since(
+        &mut self,
+        since: Mark,
+        each: &mut dyn FnMut(ScannedRow<'_>),
+    ) -> StoreResult<Mark> {
+        // One writer at a time: ids are handed out and committed in the same order, so the
+        // highest id read covers every row below it.
+        let after = match since {
+            Mark::RowId(id) => id,
+            _ => 0,
+        };
         // rusqlite steps the statement row by row: memory stays bounded whatever the table size.
         let mut stmt = self
             .conn
@@ -169,9 +179,31 @@ impl Store for SqliteStore {
             let id: i64 = row.get(0).map_err(query_err("scan"))?;
             let email = row.get_ref(1).map_err(query_err("scan"))?;
             let email = email.as_str().map_err(|e| query_err("scan")(e.into()))?;
-            each(email);
+            each(ScannedRow {
+                stored: email,
+                matched: email,
+            });
             high = high.max(id);
         }
-        Ok(high)
+        Ok(Mark::RowId(high))
+    }
+
+    fn check_mark(&mut self, mark: Mark) -> StoreResult<Option<String>> {
+        let Mark::RowId(id) = mark else {
+            return Ok(Some(format!("{mark:?} is not a SQLite mark")));
+        };
+        // AUTOINCREMENT never reuses an id, so a mark above the highest id ever handed out
+        // means the file was restored from an older copy.
+        let top: i64 = self
+            .conn
+            .query_row(
+                "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ?1), 0)",
+                params![self.table],
+                |r| r.get(0),
+            )
+            .map_err(query_err("check mark"))?;
+        Ok((id > top).then(|| {
+            format!("the saved mark (id {id}) lies above every id ever used ({top}): restored from an older copy?")
+        }))
     }
 }

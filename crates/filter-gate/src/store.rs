@@ -3,14 +3,41 @@
 
 use std::fmt;
 
-/// The id column's type: increasing with insertion, used as the high-water mark.
+/// A row id (SQLite's `INTEGER PRIMARY KEY`).
 pub type RowId = i64;
+
+/// How far a store's scans have read: every row committed "before" the mark is in the filter.
+///
+/// The meaning belongs to the store. On SQLite (one writer at a time, so ids are commit order)
+/// it is the highest id read. On PostgreSQL ids are *not* commit order (a transaction can hold
+/// a low id and commit after many higher ones), so the mark is the scan's transaction snapshot:
+/// every row visible in it was read, and every row that was not was written by a transaction
+/// whose id is at least the snapshot's `xmin` (see the `postgres` module).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mark {
+    /// Nothing read yet: the next scan reads the whole table.
+    #[default]
+    Start,
+    /// SQLite: every row with an id up to this one was read.
+    RowId(RowId),
+    /// PostgreSQL: every row visible in a snapshot whose `xmin` and `xmax` (64-bit transaction
+    /// ids) were these was read; `stamp` is a token the store wrote for this mark when it was
+    /// saved (0: none), so that a database restored from an older backup is recognised.
+    PgSnapshot {
+        /// The snapshot's oldest transaction still running.
+        xmin: u64,
+        /// The snapshot's first transaction id not yet assigned.
+        xmax: u64,
+        /// The token written by [`Store::seal`] (0 before saving).
+        stamp: u64,
+    },
+}
 
 /// The outcome of [`Store::insert`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Insert {
-    /// The row was committed with this id.
-    Inserted(RowId),
+    /// The row was committed.
+    Inserted,
     /// The unique constraint refused the row: the address was already there.
     Duplicate,
 }
@@ -27,6 +54,11 @@ pub enum StoreErrorKind {
     FeedLost,
     /// The table's name is not a plain SQL identifier.
     BadTableName,
+    /// The table does not fit the gate (a missing table or column, a key column that is not
+    /// text, no unique index on the key, the migration not run); the message says which.
+    Schema,
+    /// A value of the wrong type (a parameter or a column that does not convert).
+    Type,
 }
 
 /// A database error with the operation that failed.
@@ -58,6 +90,8 @@ impl fmt::Display for StoreError {
             StoreErrorKind::Query => "the database refused the statement",
             StoreErrorKind::FeedLost => "the feed of other instances' registrations was lost",
             StoreErrorKind::BadTableName => "the table name is not a plain identifier",
+            StoreErrorKind::Schema => "the table does not fit the gate",
+            StoreErrorKind::Type => "a value has the wrong type",
         };
         write!(f, "{what} during {}: {}", self.op, self.message)
     }
@@ -68,29 +102,68 @@ impl std::error::Error for StoreError {}
 /// A result of a store operation.
 pub type StoreResult<T> = std::result::Result<T, StoreError>;
 
-/// The table of registered, already-normalised addresses.
+/// One row read by a scan: the stored key, and the key as the store's uniqueness compares it
+/// (the column itself, or for example `lower(email)` under a unique index on that expression).
+#[derive(Clone, Copy, Debug)]
+pub struct ScannedRow<'a> {
+    /// The value stored in the key column.
+    pub stored: &'a str,
+    /// The value the store's unique index and [`Store::exists`] compare with a key.
+    pub matched: &'a str,
+}
+
+/// The table of registered addresses.
 ///
 /// Implementations: [`crate::SqliteStore`] and [`crate::PgStore`]. A store must enforce
 /// uniqueness itself (a unique index): the gate's filter may be stale, the constraint may not.
+/// [`Store::exists`] and the unique index compare a normalised key with the same expression
+/// that [`ScannedRow::matched`] reports, which lets the gate verify, row by row, that every
+/// stored row is found by its normalised key (see [`crate::GateError::Unnormalised`]).
 pub trait Store {
-    /// Whether the address has a row.
+    /// Whether a row matches the (normalised) key.
     ///
     /// # Errors
     /// A database that is down or failing.
     fn exists(&mut self, email: &str) -> StoreResult<bool>;
 
-    /// Inserts a row, committed when this returns `Ok(Insert::Inserted(_))`.
+    /// Inserts a row, committed when this returns `Ok(Insert::Inserted)`.
     ///
     /// # Errors
-    /// A database that is down or failing (a duplicate is `Ok(Insert::Duplicate)`, not an error).
+    /// A database that is down or failing (a duplicate is `Ok(Insert::Duplicate)`, not an
+    /// error). After [`StoreErrorKind::Unavailable`] the outcome is unknown: the connection may
+    /// have broken after the commit.
     fn insert(&mut self, email: &str) -> StoreResult<Insert>;
 
-    /// Calls `each` on every row with an id above `after`, in id order, holding a bounded number
-    /// of rows in memory at a time. Returns the highest id seen (or `after` if none).
+    /// Calls `each` on every row not covered by `since` (every row for [`Mark::Start`]),
+    /// holding a bounded number of rows in memory at a time, and returns the mark covering
+    /// every row read.
     ///
     /// # Errors
     /// A database that is down or failing.
-    fn scan_since(&mut self, after: RowId, each: &mut dyn FnMut(&str)) -> StoreResult<RowId>;
+    fn scan_since(
+        &mut self,
+        since: Mark,
+        each: &mut dyn FnMut(ScannedRow<'_>),
+    ) -> StoreResult<Mark>;
+
+    /// Whether a mark saved earlier still describes this database: `Some(reason)` when it does
+    /// not (a database restored from an older backup, another database, a mark too old to
+    /// catch up from), and the gate must rebuild. The default accepts every mark.
+    ///
+    /// # Errors
+    /// A database that is down or failing.
+    fn check_mark(&mut self, _mark: Mark) -> StoreResult<Option<String>> {
+        Ok(None)
+    }
+
+    /// Makes `mark` recognisable later by [`Store::check_mark`] (PostgreSQL writes a random
+    /// token), before the mark is saved to a file. The default returns it unchanged.
+    ///
+    /// # Errors
+    /// A database that is down or failing.
+    fn seal(&mut self, mark: Mark) -> StoreResult<Mark> {
+        Ok(mark)
+    }
 
     /// Addresses registered through other gate instances since the last call, for stores shared
     /// by several application servers (PostgreSQL's LISTEN/NOTIFY). The default has none.
@@ -99,6 +172,14 @@ pub trait Store {
     /// [`StoreErrorKind::FeedLost`] when the feed broke: the caller must stop trusting its
     /// filter's "absent" answers until it catches up.
     fn drain_remote(&mut self, _each: &mut dyn FnMut(&str)) -> StoreResult<()> {
+        Ok(())
+    }
+
+    /// Restarts a lost feed (a no-op without one).
+    ///
+    /// # Errors
+    /// The database cannot be reached.
+    fn restart_feed(&mut self) -> StoreResult<()> {
         Ok(())
     }
 }
@@ -111,11 +192,24 @@ impl<S: Store + ?Sized> Store for Box<S> {
     fn insert(&mut self, email: &str) -> StoreResult<Insert> {
         (**self).insert(email)
     }
-    fn scan_since(&mut self, after: RowId, each: &mut dyn FnMut(&str)) -> StoreResult<RowId> {
-        (**self).scan_since(after, each)
+    fn scan_since(
+        &mut self,
+        since: Mark,
+        each: &mut dyn FnMut(ScannedRow<'_>),
+    ) -> StoreResult<Mark> {
+        (**self).scan_since(since, each)
+    }
+    fn check_mark(&mut self, mark: Mark) -> StoreResult<Option<String>> {
+        (**self).check_mark(mark)
+    }
+    fn seal(&mut self, mark: Mark) -> StoreResult<Mark> {
+        (**self).seal(mark)
     }
     fn drain_remote(&mut self, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
         (**self).drain_remote(each)
+    }
+    fn restart_feed(&mut self) -> StoreResult<()> {
+        (**self).restart_feed()
     }
 }
 

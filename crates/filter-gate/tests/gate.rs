@@ -3,11 +3,10 @@
 
 mod common;
 
-use filter_classic::ClassicBloom;
 use filter_core::Filter;
 use filter_gate::{
-    Availability, Gate, GateError, Insert, PgStore, Registration, Route, SqliteStore, Startup,
-    Store, StoreErrorKind,
+    Availability, Gate, GateError, Insert, Mark, PgStore, Rebuild, Registration, Route, ScannedRow,
+    SqliteStore, Startup, Store, StoreErrorKind,
 };
 
 fn sqlite() -> SqliteStore {
@@ -19,7 +18,7 @@ fn basic_contract<S: Store>(store: S) {
     assert_eq!(gate.is_taken("a@x.org").unwrap(), Availability::Available);
     assert!(matches!(
         gate.register("A@x.org ").unwrap(),
-        Registration::Registered(_)
+        Registration::Registered
     ));
     assert_eq!(gate.is_taken(" a@X.ORG").unwrap(), Availability::Taken);
     assert_eq!(
@@ -38,7 +37,9 @@ fn basic_contract<S: Store>(store: S) {
         );
     }
     let mut rows = 0;
-    gate.store_mut().scan_since(0, &mut |_| rows += 1).unwrap();
+    gate.store_mut()
+        .scan_since(Mark::Start, &mut |_| rows += 1)
+        .unwrap();
     assert_eq!(rows, 1, "only the one valid registration is stored");
 }
 
@@ -50,12 +51,9 @@ fn the_gate_contract_holds_on_sqlite() {
 #[test]
 fn the_gate_contract_holds_on_postgres() {
     let Some(conn) = common::pg() else { return };
-    let table = common::table("contract");
+    let table = common::pg_table(&conn, "contract");
     basic_contract(PgStore::connect(&conn, &table).unwrap());
-    PgStore::connect(&conn, &table)
-        .unwrap()
-        .drop_table()
-        .unwrap();
+    common::drop_pg(&conn, &table);
 }
 
 #[test]
@@ -121,11 +119,11 @@ impl<S: Store> Store for Switch<S> {
     }
     fn scan_since(
         &mut self,
-        after: i64,
-        each: &mut dyn FnMut(&str),
-    ) -> filter_gate::StoreResult<i64> {
+        since: Mark,
+        each: &mut dyn FnMut(ScannedRow<'_>),
+    ) -> filter_gate::StoreResult<Mark> {
         self.gate()?;
-        self.inner.scan_since(after, each)
+        self.inner.scan_since(since, each)
     }
 }
 
@@ -170,41 +168,58 @@ fn a_database_that_is_down_gives_errors_never_guesses() {
     gate.store_mut().up = true;
     assert!(matches!(
         gate.register("new@x.org").unwrap(),
-        Registration::Registered(_)
+        Registration::Registered
     ));
 }
 
+/// The gate's connection is cut: the next check reconnects. While the server refuses
+/// connections, "maybe" is an error and "absent" still an answer; then it recovers by itself.
 #[test]
-fn a_postgres_connection_that_dies_is_a_clear_error() {
+fn a_postgres_connection_that_dies_is_replaced_or_a_clear_error() {
     let Some(conn) = common::pg() else { return };
-    let table = common::table("down");
-    let mut gate = Gate::rebuild(
-        common::classic(1000),
-        PgStore::connect(&conn, &table).unwrap(),
-    )
-    .unwrap();
-    gate.register("taken@x.org").unwrap();
-    // Kill every other backend on this table's database: our connection is gone.
-    let mut admin = postgres::Client::connect(&conn, postgres::NoTls).unwrap();
+    let db = format!("gate_down_{}", std::process::id());
+    let mut admin = common::client(&conn);
     admin
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE pid <> pg_backend_pid() AND query LIKE $1",
-            &[&format!("%{table}%")],
-        )
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
         .unwrap();
-    let err = gate.is_taken("taken@x.org").unwrap_err();
-    match &err {
-        GateError::Store(e) => assert_eq!(e.kind, StoreErrorKind::Unavailable, "{err}"),
-        other => panic!("expected a store error, got {other:?}"),
+    admin
+        .batch_execute(&format!("CREATE DATABASE {db}"))
+        .unwrap();
+    let there = format!("{conn} dbname={db}");
+    PgStore::create_table(&there, "users").unwrap();
+    let store = PgStore::connect(&there, "users").unwrap();
+    let mut gate = Gate::rebuild(common::classic(1000), store).unwrap();
+    gate.register("taken@x.org").unwrap();
+    let cut = |admin: &mut postgres::Client| {
+        admin
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+                &[&db],
+            )
+            .unwrap();
+    };
+    cut(&mut admin);
+    assert_eq!(gate.check("taken@x.org").unwrap(), Route::ConfirmedTaken);
+
+    admin
+        .batch_execute(&format!("ALTER DATABASE {db} WITH ALLOW_CONNECTIONS false"))
+        .unwrap();
+    cut(&mut admin);
+    match gate.is_taken("taken@x.org") {
+        Err(GateError::Store(e)) => assert_eq!(e.kind, StoreErrorKind::Unavailable, "{e}"),
+        other => panic!("expected the database to be unavailable, got {other:?}"),
     }
     assert_eq!(
         gate.is_taken("never@x.org").unwrap(),
         Availability::Available
     );
-    PgStore::connect(&conn, &table)
-        .unwrap()
-        .drop_table()
+    admin
+        .batch_execute(&format!("ALTER DATABASE {db} WITH ALLOW_CONNECTIONS true"))
+        .unwrap();
+    assert_eq!(gate.is_taken("taken@x.org").unwrap(), Availability::Taken);
+    drop(gate);
+    admin
+        .batch_execute(&format!("DROP DATABASE {db} WITH (FORCE)"))
         .unwrap();
 }
 
@@ -224,10 +239,9 @@ fn a_saved_filter_reloads_and_catches_up() {
         gate.register("after@x.org").unwrap();
     }
     let store = SqliteStore::open(&db, "users").unwrap();
-    let (mut gate, startup) =
-        Gate::<ClassicBloom, _>::open(&snap, store, unreachable_fresh).unwrap();
+    let (mut gate, startup) = Gate::open(&snap, store, || Ok(common::classic(1000))).unwrap();
     assert!(
-        matches!(startup, Startup::Loaded { caught_up: 2 }),
+        matches!(startup, Startup::Loaded { caught_up: 1 }),
         "{startup:?}"
     );
     assert_eq!(gate.is_taken("after@x.org").unwrap(), Availability::Taken);
@@ -242,7 +256,7 @@ fn a_saved_filter_reloads_and_catches_up() {
             startup,
             Startup::Rebuilt {
                 rows: 2,
-                damaged: Some(_)
+                reason: Rebuild::Damaged(_)
             }
         ),
         "{startup:?}"
@@ -250,10 +264,6 @@ fn a_saved_filter_reloads_and_catches_up() {
     assert_eq!(gate.is_taken("after@x.org").unwrap(), Availability::Taken);
     assert_eq!(gate.filter().len(), 2);
     std::fs::remove_dir_all(dir).unwrap();
-}
-
-fn unreachable_fresh() -> filter_core::Result<ClassicBloom> {
-    panic!("the saved filter must be used")
 }
 
 #[test]
@@ -275,4 +285,36 @@ fn a_failed_filter_insert_sends_every_check_to_the_database() {
         );
     }
     assert_eq!(gate.counts().bypassed, 200);
+}
+
+#[test]
+fn open_rebuilds_when_the_capacity_or_rate_changed() {
+    let dir = std::env::temp_dir().join(format!("gate-resize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("users.db");
+    let snap = dir.join("users.filter");
+    {
+        let store = SqliteStore::open(&db, "users").unwrap();
+        let mut gate = Gate::rebuild(common::classic(100), store).unwrap();
+        gate.register("a@x.org").unwrap();
+        gate.save(&snap).unwrap();
+    }
+    let store = SqliteStore::open(&db, "users").unwrap();
+    let (gate, startup) = Gate::open(&snap, store, || Ok(common::classic(5000))).unwrap();
+    match startup {
+        Startup::Rebuilt {
+            rows: 1,
+            reason: Rebuild::Resized { saved, wanted },
+        } => assert_eq!((saved.0, wanted.0), (100, 5000)),
+        other => panic!("expected a rebuild at the new size, got {other:?}"),
+    }
+    assert_eq!(gate.filter().capacity(), 5000);
+    // The same size again: loaded.
+    let store = SqliteStore::open(&db, "users").unwrap();
+    let (_, startup) = Gate::open(&snap, store, || Ok(common::classic(100))).unwrap();
+    assert!(
+        matches!(startup, Startup::Loaded { caught_up: 0 }),
+        "{startup:?}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -85,3 +85,20 @@ pub fn classic(n: u64) -> ClassicBloom {
         .build()
         .unwrap()
 }
+
+/// Creates a fresh users table `table` (with the migration) on `conn`, as a deployment would.
+pub fn pg_table(conn: &str, tag: &str) -> String {
+    let t = table(tag);
+    filter_gate::PgStore::create_table(conn, &t).unwrap();
+    t
+}
+
+/// Drops a test table.
+pub fn drop_pg(conn: &str, table: &str) {
+    filter_gate::PgStore::drop_table(conn, table).unwrap();
+}
+
+/// A plain client (the test's own SQL).
+pub fn client(conn: &str) -> postgres::Client {
+    postgres::Client::connect(conn, postgres::NoTls).unwrap()
+}

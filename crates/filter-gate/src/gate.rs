@@ -1,0 +1,404 @@
+//! [`Gate`]: the filter, the store, and the rules that keep every "Available" true.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use filter_core::{Filter, Persist};
+
+use crate::store::{Insert, ScannedRow};
+use crate::{
+    snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Rebuild,
+    Registration, Route, SnapshotError, Startup, Store, StoreErrorKind,
+};
+
+/// How often a gate with a lost feed tries to restart it by itself.
+const RESYNC_EVERY: Duration = Duration::from_secs(1);
+
+/// A filter `F` in front of a store `S` (see the [crate docs](crate)).
+#[derive(Debug)]
+pub struct Gate<F: Filter, S: Store> {
+    filter: F,
+    store: S,
+    normalizer: Normalizer,
+    counts: GateCounts,
+    target_fpr: Option<f64>,
+    mark: Mark,
+    insert_failed: bool,
+    feed_lost: bool,
+    last_resync: Option<Instant>,
+    /// Keys whose `register` ended with the connection lost: maybe committed.
+    unsettled: HashSet<String>,
+}
+
+impl<F: Filter, S: Store> Gate<F, S> {
+    /// Builds the gate by streaming every row of the table into `filter` (bounded memory: the
+    /// store hands over one row at a time). `filter` should be empty and sized for the table.
+    ///
+    /// # Errors
+    /// A failing database; [`GateError::Unnormalised`] rows.
+    pub fn rebuild(filter: F, store: S) -> Result<Self, GateError> {
+        let mut gate = Self::empty(filter, store);
+        gate.catch_up()?;
+        Ok(gate)
+    }
+
+    fn empty(filter: F, store: S) -> Self {
+        Self {
+            filter,
+            store,
+            normalizer: Normalizer::default(),
+            counts: GateCounts::default(),
+            target_fpr: None,
+            mark: Mark::Start,
+            insert_failed: false,
+            feed_lost: false,
+            last_resync: None,
+            unsettled: HashSet::new(),
+        }
+    }
+
+    /// [`Gate::rebuild`] with `normalizer` instead of the default (trim, lower case): the rule
+    /// applies to the rows the rebuild reads as much as to checks.
+    ///
+    /// # Errors
+    /// As [`Gate::rebuild`].
+    pub fn rebuild_with(filter: F, store: S, normalizer: Normalizer) -> Result<Self, GateError> {
+        let mut gate = Self::empty(filter, store);
+        gate.normalizer = normalizer;
+        gate.catch_up()?;
+        Ok(gate)
+    }
+
+    /// The false-positive rate above which [`FprReport::over_target`] warns: the filter's design
+    /// rate. Without it the gate compares with the filter's `expected_fpr()` at its current load.
+    #[must_use]
+    pub fn with_target_fpr(mut self, p: f64) -> Self {
+        self.target_fpr = Some(p);
+        self
+    }
+
+    /// Whether an account has this address.
+    ///
+    /// # Errors
+    /// [`GateError::Invalid`] for a bad address; [`GateError::Store`] when the filter says
+    /// "maybe" (or cannot be trusted) and the database cannot answer.
+    pub fn is_taken(&mut self, email: &str) -> Result<Availability, GateError> {
+        self.check(email).map(Route::availability)
+    }
+
+    /// [`Gate::is_taken`], also saying how the answer was reached.
+    ///
+    /// # Errors
+    /// As [`Gate::is_taken`].
+    pub fn check(&mut self, email: &str) -> Result<Route, GateError> {
+        let key = self.normalizer.normalize_cow(email)?;
+        self.apply_feed();
+        if !self.filter_trusted() || self.unsettled.contains(key.as_ref()) {
+            let taken = self.store.exists(&key)?;
+            if taken && self.unsettled.remove(key.as_ref()) {
+                self.add(&key);
+            }
+            self.counts.checks += 1;
+            self.counts.bypassed += 1;
+            return Ok(Route::Bypassed(if taken {
+                Availability::Taken
+            } else {
+                Availability::Available
+            }));
+        }
+        let route = if !self.filter.contains(key.as_bytes()) {
+            self.counts.filter_absent += 1;
+            Route::FilterAbsent
+        } else if self.store.exists(&key)? {
+            self.counts.confirmed_taken += 1;
+            Route::ConfirmedTaken
+        } else {
+            self.counts.false_positives += 1;
+            Route::FalsePositive
+        };
+        self.counts.checks += 1;
+        Ok(route)
+    }
+
+    /// Registers an address: the INSERT (and its unique constraint) decides; the key goes into
+    /// the filter after the commit.
+    ///
+    /// # Errors
+    /// [`GateError::Invalid`] (nothing stored); [`GateError::Store`]: nothing committed, except
+    /// when the connection broke ([`StoreErrorKind::Unavailable`]), where the row may have
+    /// committed: every check of that key then asks the database until it is settled.
+    pub fn register(&mut self, email: &str) -> Result<Registration, GateError> {
+        self.register_observed(email, || {})
+    }
+
+    /// [`Gate::register`], calling `after_commit` between the commit and the filter insert (an
+    /// audit hook, and the point the crash-safety test kills a process).
+    ///
+    /// # Errors
+    /// As [`Gate::register`].
+    pub fn register_observed(
+        &mut self,
+        email: &str,
+        after_commit: impl FnOnce(),
+    ) -> Result<Registration, GateError> {
+        let key = self.normalizer.normalize_cow(email)?;
+        match self.store.insert(&key) {
+            Ok(Insert::Duplicate) => {
+                // The filter may be stale (another instance registered it): learn it now.
+                self.settle(&key);
+                Ok(Registration::AlreadyTaken)
+            }
+            Ok(Insert::Inserted) => {
+                after_commit();
+                self.settle(&key);
+                Ok(Registration::Registered)
+            }
+            Err(e) => {
+                if e.kind == StoreErrorKind::Unavailable {
+                    self.unsettled.insert(key.into_owned());
+                }
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Tells the gate that a row with this address was committed by the caller's own SQL (a
+    /// table with other NOT NULL columns, an insert inside a larger transaction). Call it after
+    /// the commit; a crash before the call is covered by the catch-up at the next start, and
+    /// other instances learn the row through the feed.
+    ///
+    /// # Errors
+    /// [`GateError::Invalid`] for an address that is not valid.
+    pub fn observe(&mut self, email: &str) -> Result<(), GateError> {
+        let key = self.normalizer.normalize_cow(email)?;
+        self.settle(&key);
+        Ok(())
+    }
+
+    /// Reads the rows the filter may lack (those not covered by its mark) into the filter;
+    /// returns how many rows were read.
+    ///
+    /// # Errors
+    /// A failing database; [`GateError::Unnormalised`] rows (the mark then stays where it
+    /// was).
+    pub fn catch_up(&mut self) -> Result<u64, GateError> {
+        let (filter, failed, unsettled) = (
+            &mut self.filter,
+            &mut self.insert_failed,
+            &mut self.unsettled,
+        );
+        let (mark, rows) = scan_into(&mut self.store, self.mark, self.normalizer, &mut |key| {
+            if !unsettled.is_empty() {
+                unsettled.remove(key);
+            }
+            add_to(filter, failed, key);
+        })?;
+        self.mark = mark;
+        Ok(rows)
+    }
+
+    /// After a lost feed ([`StoreErrorKind::FeedLost`]): restarts it and catches up, after which
+    /// the filter answers again. Returns the rows read. The gate also tries this by itself, at
+    /// most once a second, while the feed is lost.
+    ///
+    /// # Errors
+    /// A failing database; the gate keeps sending every check to the database.
+    pub fn resync(&mut self) -> Result<u64, GateError> {
+        self.last_resync = Some(Instant::now());
+        self.store.restart_feed()?;
+        let rows = self.catch_up()?;
+        self.feed_lost = false;
+        Ok(rows)
+    }
+
+    /// Whether the filter's "absent" answers are trusted: false after a failed filter insert or
+    /// a lost feed, when every check goes to the database.
+    pub fn filter_trusted(&self) -> bool {
+        !self.insert_failed && !self.feed_lost
+    }
+
+    /// Keys whose registration outcome is unknown (the connection broke during `register`):
+    /// each check of one of them asks the database.
+    pub fn unsettled(&self) -> usize {
+        self.unsettled.len()
+    }
+
+    /// The counters.
+    pub fn counts(&self) -> GateCounts {
+        self.counts
+    }
+
+    /// The measured false-positive rate, its interval, the filter's prediction and the target.
+    pub fn fpr_report(&self) -> FprReport {
+        let expected = self.filter.expected_fpr();
+        FprReport::new(&self.counts, expected, self.target_fpr.unwrap_or(expected))
+    }
+
+    /// The filter.
+    pub fn filter(&self) -> &F {
+        &self.filter
+    }
+
+    /// The store (for its own queries; the gate does not see what is done through it).
+    pub fn store_mut(&mut self) -> &mut S {
+        &mut self.store
+    }
+
+    /// How far the filter has read the table.
+    pub fn mark(&self) -> Mark {
+        self.mark
+    }
+
+    fn settle(&mut self, key: &str) {
+        if !self.unsettled.is_empty() {
+            self.unsettled.remove(key);
+        }
+        add_to(&mut self.filter, &mut self.insert_failed, key);
+    }
+
+    fn add(&mut self, key: &str) {
+        add_to(&mut self.filter, &mut self.insert_failed, key);
+    }
+
+    fn apply_feed(&mut self) {
+        if self.feed_lost {
+            let due = self.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
+            if due {
+                let _ = self.resync();
+            }
+            return;
+        }
+        let (filter, failed, normalizer) =
+            (&mut self.filter, &mut self.insert_failed, self.normalizer);
+        let fed = self.store.drain_remote(&mut |raw| {
+            if let Ok(key) = normalizer.normalize_cow(raw) {
+                add_to(filter, failed, &key);
+            }
+        });
+        if fed.is_err() {
+            self.feed_lost = true;
+        }
+    }
+}
+
+/// Scans what `since` does not cover, calling `add` with each row's normalised key; returns the
+/// new mark and the rows read. A row whose normalised key differs from what the store's unique
+/// index compares is refused ([`GateError::Unnormalised`]), and the mark is then not advanced.
+pub(crate) fn scan_into<S: Store + ?Sized>(
+    store: &mut S,
+    since: Mark,
+    normalizer: Normalizer,
+    add: &mut dyn FnMut(&str),
+) -> Result<(Mark, u64), GateError> {
+    let mut rows = 0u64;
+    let mut bad: Option<GateError> = None;
+    let mark = store.scan_since(since, &mut |row: ScannedRow<'_>| {
+        rows += 1;
+        // A stored value that is no valid address can never equal a valid key.
+        let Ok(key) = normalizer.normalize_cow(row.stored) else {
+            return;
+        };
+        if key == row.matched {
+            add(&key);
+            return;
+        }
+        match &mut bad {
+            Some(GateError::Unnormalised { rows, .. }) => *rows += 1,
+            _ => {
+                bad = Some(GateError::Unnormalised {
+                    rows: 1,
+                    stored: row.stored.to_owned(),
+                    matched: row.matched.to_owned(),
+                    key: key.into_owned(),
+                });
+            }
+        }
+    })?;
+    match bad {
+        Some(e) => Err(e),
+        None => Ok((mark, rows)),
+    }
+}
+
+/// Inserts `key` unless the filter already answers "maybe" for it, so that replays (catch-up,
+/// the feed echoing our own inserts) do not fill counting or cuckoo tables.
+fn add_to<F: Filter>(filter: &mut F, failed: &mut bool, key: &str) {
+    if filter.insert_if_absent(key.as_bytes()).is_err() {
+        *failed = true;
+    }
+}
+
+impl<F: Filter + Persist, S: Store> Gate<F, S> {
+    /// Catches up, then saves the filter and its mark atomically (see [`snapshot`]), the mark
+    /// sealed by the store so that a restored database is recognised at the next
+    /// [`Gate::open`].
+    ///
+    /// # Errors
+    /// A failing database; I/O errors (the previous file is then unchanged).
+    pub fn save(&mut self, path: &Path) -> Result<(), GateError> {
+        self.catch_up()?;
+        let sealed = self.store.seal(self.mark)?;
+        self.mark = sealed;
+        snapshot::save(&self.filter, sealed, path)?;
+        Ok(())
+    }
+
+    /// Starts a gate: loads the saved filter at `path` and catches up on the rows added since,
+    /// or rebuilds from the table into `fresh()` when the file is missing or damaged, was saved
+    /// at another size than `fresh()` has (a new capacity or rate), or its mark does not
+    /// describe this database (see [`Rebuild`]).
+    ///
+    /// # Errors
+    /// A failing database, or `fresh` failing.
+    pub fn open(
+        path: &Path,
+        mut store: S,
+        fresh: impl FnOnce() -> filter_core::Result<F>,
+    ) -> Result<(Self, Startup), GateError> {
+        let (fresh, reason) = match choose(path, &mut store, fresh()?)? {
+            Opened::Load(filter, mark) => {
+                let mut gate = Self::empty(filter, store);
+                gate.mark = mark;
+                let caught_up = gate.catch_up()?;
+                return Ok((gate, Startup::Loaded { caught_up }));
+            }
+            Opened::Rebuild(fresh, reason) => (fresh, reason),
+        };
+        let mut gate = Self::empty(fresh, store);
+        let rows = gate.catch_up()?;
+        Ok((gate, Startup::Rebuilt { rows, reason }))
+    }
+}
+
+/// What [`Gate::open`] found at `path`.
+pub(crate) enum Opened<F> {
+    /// A saved filter to catch up from its mark.
+    Load(F, Mark),
+    /// The fresh filter to rebuild into, and why.
+    Rebuild(F, Rebuild),
+}
+
+/// Loads the saved filter at `path` if it is usable with `store` at the size of `fresh`.
+pub(crate) fn choose<F: Filter + Persist, S: Store + ?Sized>(
+    path: &Path,
+    store: &mut S,
+    fresh: F,
+) -> Result<Opened<F>, GateError> {
+    let reason = match snapshot::load::<F>(path) {
+        Ok((filter, mark)) => {
+            let saved = (filter.capacity(), filter.size_in_bytes());
+            let wanted = (fresh.capacity(), fresh.size_in_bytes());
+            if saved != wanted {
+                Rebuild::Resized { saved, wanted }
+            } else if let Some(why) = store.check_mark(mark)? {
+                Rebuild::Stale(why)
+            } else {
+                return Ok(Opened::Load(filter, mark));
+            }
+        }
+        Err(SnapshotError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Rebuild::NoFile,
+        Err(e) => Rebuild::Damaged(e),
+    };
+    Ok(Opened::Rebuild(fresh, reason))
+}

@@ -1,0 +1,141 @@
+//! The PostgreSQL store's deployment and benchmark helpers: the migration, a fresh table, bulk
+//! loads and index sizes. None of them runs on the service's path.
+
+use std::io::Write;
+
+use postgres::{Client, NoTls};
+
+use crate::postgres::{conn_err, pg_err, PgStore};
+use crate::store::{StoreError, StoreErrorKind, StoreResult};
+
+impl PgStore {
+    /// Runs the one-time migration ([`crate::MIGRATION_SQL`]) and installs the notify trigger on
+    /// `table` for `key_column`, in one transaction; idempotent. Run it as the table's owner,
+    /// from a deployment step, not from the service.
+    ///
+    /// # Errors
+    /// The server refusing (for example a role that does not own the table).
+    pub fn migrate(conn: &str, table: &str, key_column: &str) -> StoreResult<()> {
+        let mut client = Client::connect(conn, NoTls).map_err(conn_err("migrate"))?;
+        crate::pg_schema::migrate(&mut client, table, key_column)
+    }
+
+    /// Creates a table `(id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE)` if missing and
+    /// runs [`PgStore::migrate`] on it: a new deployment's (and the tests') set-up.
+    ///
+    /// # Errors
+    /// The server refusing.
+    pub fn create_table(conn: &str, table: &str) -> StoreResult<()> {
+        let mut client = Client::connect(conn, NoTls).map_err(conn_err("create table"))?;
+        client
+            .batch_execute(&format!(
+                "CREATE TABLE IF NOT EXISTS {table} (
+                     id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE)"
+            ))
+            .map_err(pg_err("create table"))?;
+        crate::pg_schema::migrate(&mut client, table, "email")
+    }
+
+    /// Drops the table if it exists (test and benchmark clean-up).
+    ///
+    /// # Errors
+    /// A failing database.
+    pub fn drop_table(conn: &str, table: &str) -> StoreResult<()> {
+        let mut client = Client::connect(conn, NoTls).map_err(conn_err("drop"))?;
+        client
+            .batch_execute(&format!("DROP TABLE IF EXISTS {table}"))
+            .map_err(pg_err("drop"))
+    }
+
+    /// Loads many addresses with `COPY ... FROM STDIN` in one transaction, without notifying
+    /// listeners (a benchmark table load, not sign-ups; it needs the table owner's rights).
+    /// Every address must be new; returns the number of rows copied.
+    ///
+    /// # Errors
+    /// A failing database or a duplicate address; nothing is kept then.
+    pub fn bulk_load<'a>(&mut self, emails: impl IntoIterator<Item = &'a str>) -> StoreResult<u64> {
+        self.ensure()?;
+        let (table, column) = (&self.table.name, &self.table.column);
+        let trigger = self.table.has_trigger;
+        let mut tx = self.client.transaction().map_err(pg_err("bulk load"))?;
+        if trigger {
+            tx.batch_execute(&format!(
+                "ALTER TABLE {table} DISABLE TRIGGER filter_gate_notify"
+            ))
+            .map_err(pg_err("bulk load"))?;
+        }
+        let mut writer = tx
+            .copy_in(&format!("COPY {table} ({column}) FROM STDIN"))
+            .map_err(pg_err("bulk load"))?;
+        let io = |e: std::io::Error| StoreError::new(StoreErrorKind::Unavailable, "bulk load", e);
+        let mut line = Vec::with_capacity(64);
+        for e in emails {
+            line.clear();
+            copy_text_escape(e, &mut line);
+            writer.write_all(&line).map_err(io)?;
+        }
+        let n = writer.finish().map_err(pg_err("bulk load"))?;
+        if trigger {
+            tx.batch_execute(&format!(
+                "ALTER TABLE {table} ENABLE TRIGGER filter_gate_notify"
+            ))
+            .map_err(pg_err("bulk load"))?;
+        }
+        tx.commit().map_err(pg_err("bulk load"))?;
+        Ok(n)
+    }
+
+    /// Bytes of the table's unique indexes other than the primary key (`pg_relation_size`).
+    ///
+    /// # Errors
+    /// A failing database.
+    pub fn index_bytes(&mut self) -> StoreResult<u64> {
+        self.ensure()?;
+        let row = self
+            .client
+            .query_one(
+                "SELECT COALESCE(sum(pg_relation_size(indexrelid)), 0)::int8 FROM pg_index
+                 WHERE indrelid = $1::int8::oid AND indisunique AND NOT indisprimary",
+                &[&self.table.oid],
+            )
+            .map_err(pg_err("index size"))?;
+        Ok(row.get::<_, i64>(0).max(0) as u64)
+    }
+
+    /// Runs `ANALYZE` on the table (after a bulk load, so that plans use the index).
+    ///
+    /// # Errors
+    /// A failing database.
+    pub fn analyze(&mut self) -> StoreResult<()> {
+        self.ensure()?;
+        self.client
+            .batch_execute(&format!("ANALYZE {}", self.table.name))
+            .map_err(pg_err("analyze"))
+    }
+}
+
+/// Writes `email` as one line of COPY's text format (backslash escapes).
+fn copy_text_escape(email: &str, out: &mut Vec<u8>) {
+    for &b in email.as_bytes() {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.push(b),
+        }
+    }
+    out.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_lines_escape_backslashes() {
+        let mut out = Vec::new();
+        copy_text_escape("a\\b@x.org", &mut out);
+        assert_eq!(out, b"a\\\\b@x.org\n");
+    }
+}

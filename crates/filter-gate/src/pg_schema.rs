@@ -1,0 +1,210 @@
+//! What the PostgreSQL store needs to know about a team's table, read with catalog queries only
+//! (no DDL, no lock beyond ACCESS SHARE), and the one-time migration that installs the trigger.
+
+use postgres::Client;
+
+use crate::store::{StoreError, StoreErrorKind, StoreResult};
+
+/// The migration (see the file's header): run once by the table's owner.
+pub const MIGRATION_SQL: &str = include_str!("../sql/filter_gate.sql");
+
+/// How the table's unique index compares keys; the gate's `exists` and the scan's
+/// `matched` column use the same expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyMatch {
+    /// A unique index on the column itself.
+    Exact,
+    /// A unique index on `lower(column)`: rows stored before normalisation still match.
+    Lower,
+    /// A unique index on a `citext` column, which compares `lower(column)`: rows stored before
+    /// normalisation still match.
+    CaseInsensitive,
+}
+
+/// The table as the store uses it.
+#[derive(Clone, Debug)]
+pub(crate) struct TableInfo {
+    pub oid: i64,
+    /// The schema-qualified, quoted name (`regclass::text`), safe to splice into SQL.
+    pub name: String,
+    /// The key column, quoted (`quote_ident`).
+    pub column: String,
+    /// The key column's type without modifiers (`text`, `character varying`, `citext`): a
+    /// parameter cast to it compares as the column's own unique index does, without truncating.
+    pub base_type: String,
+    pub key_match: KeyMatch,
+    pub has_trigger: bool,
+}
+
+impl TableInfo {
+    /// The SQL expression the unique index compares.
+    pub fn matched_expr(&self) -> String {
+        match self.key_match {
+            KeyMatch::Exact => self.column.clone(),
+            KeyMatch::Lower => format!("lower({})", self.column),
+            KeyMatch::CaseInsensitive => format!("lower({}::text)", self.column),
+        }
+    }
+
+    /// The condition that finds a key (`$1`), using the unique index.
+    pub fn lookup(&self) -> String {
+        match self.key_match {
+            KeyMatch::Lower => format!("lower({}) = $1::text", self.column),
+            KeyMatch::Exact | KeyMatch::CaseInsensitive => {
+                format!("{} = $1::text::{}", self.column, self.base_type)
+            }
+        }
+    }
+
+    /// The LISTEN channel of this table's notify trigger.
+    pub fn channel(&self) -> String {
+        format!("filter_gate_{}", self.oid)
+    }
+}
+
+fn schema_err(msg: impl std::fmt::Display) -> StoreError {
+    StoreError::new(StoreErrorKind::Schema, "connect", msg)
+}
+
+/// Reads the table's description; refuses a table the gate cannot front, saying why.
+pub(crate) fn inspect(
+    client: &mut Client,
+    table: &str,
+    column: &str,
+    need_trigger: bool,
+) -> StoreResult<TableInfo> {
+    let err = crate::postgres::pg_err("connect");
+    let row = client
+        .query_opt(
+            "SELECT c.oid::int8, c.oid::regclass::text FROM pg_class c
+             WHERE c.oid = to_regclass($1::text) AND c.relkind IN ('r', 'p')",
+            &[&table],
+        )
+        .map_err(&err)?
+        .ok_or_else(|| schema_err(format!("no table {table:?} (as seen by this role)")))?;
+    let (oid, name): (i64, String) = (row.get(0), row.get(1));
+    let col = client
+        .query_opt(
+            "SELECT quote_ident(a.attname::text), format_type(a.atttypid, a.atttypmod),
+                    t.typcategory::text, format_type(a.atttypid, NULL), t.typname::text
+             FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+             WHERE a.attrelid = $1::int8::oid AND a.attname = $2::text
+               AND a.attnum > 0 AND NOT a.attisdropped",
+            &[&oid, &column],
+        )
+        .map_err(&err)?
+        .ok_or_else(|| schema_err(format!("table {name} has no column {column:?}")))?;
+    let (quoted, ty, category): (String, String, String) = (col.get(0), col.get(1), col.get(2));
+    let (base_type, typname): (String, String) = (col.get(3), col.get(4));
+    if category != "S" {
+        return Err(StoreError::new(
+            StoreErrorKind::Type,
+            "connect",
+            format!(
+                "{name}.{quoted} is of type {ty}: the key column must be text, varchar or citext"
+            ),
+        ));
+    }
+    let key_match = match unique_index(client, oid, column, &quoted, &name)? {
+        KeyMatch::Exact if typname == "citext" => KeyMatch::CaseInsensitive,
+        m => m,
+    };
+    let migrated: bool = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                            WHERE n.nspname = 'filter_gate' AND p.proname = 'stamp'
+                              AND p.pronargs = 2)",
+            &[],
+        )
+        .map_err(&err)?
+        .get(0);
+    if !migrated {
+        return Err(schema_err(
+            "the filter-gate migration has not been run on this database: run \
+             crates/filter-gate/sql/filter_gate.sql as the table's owner (or PgStore::migrate)",
+        ));
+    }
+    let has_trigger: bool = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = $1::int8::oid
+                            AND tgname = 'filter_gate_notify' AND tgenabled <> 'D')",
+            &[&oid],
+        )
+        .map_err(&err)?
+        .get(0);
+    if need_trigger && !has_trigger {
+        return Err(schema_err(format!(
+            "{name} has no enabled filter_gate_notify trigger, which the feed needs: run \
+             SELECT filter_gate.install('{name}', '{column}') as the table's owner (after \
+             crates/filter-gate/sql/filter_gate.sql)"
+        )));
+    }
+    Ok(TableInfo {
+        oid,
+        name,
+        column: quoted,
+        base_type,
+        key_match,
+        has_trigger,
+    })
+}
+
+/// The unique index the gate relies on: one on `lower(column)` if there is one, else one on the
+/// column itself.
+fn unique_index(
+    client: &mut Client,
+    oid: i64,
+    column: &str,
+    quoted: &str,
+    name: &str,
+) -> StoreResult<KeyMatch> {
+    let rows = client
+        .query(
+            "SELECT i.indkey[0] = a.attnum, COALESCE(pg_get_expr(i.indexprs, i.indrelid), '')
+             FROM pg_index i JOIN pg_attribute a
+               ON a.attrelid = i.indrelid AND a.attname = $2::text
+             WHERE i.indrelid = $1::int8::oid AND i.indisunique AND i.indisvalid
+               AND i.indpred IS NULL AND i.indnkeyatts = 1",
+            &[&oid, &column],
+        )
+        .map_err(crate::postgres::pg_err("connect"))?;
+    let lower = [
+        format!("lower({quoted})"),
+        format!("lower(({quoted})::text)"),
+    ];
+    let mut found = None;
+    for r in rows {
+        let (on_column, expr): (bool, String) = (r.get(0), r.get(1));
+        if lower.contains(&expr) {
+            return Ok(KeyMatch::Lower);
+        }
+        if on_column {
+            found = Some(KeyMatch::Exact);
+        }
+    }
+    found.ok_or_else(|| {
+        schema_err(format!(
+            "{name} has no unique index on {quoted} or lower({quoted}): the gate needs the \
+             database to refuse duplicates (CREATE UNIQUE INDEX ON {name} (lower({quoted})))"
+        ))
+    })
+}
+
+/// Runs the migration and installs the trigger on `table`, in one transaction. Idempotent.
+pub(crate) fn migrate(client: &mut Client, table: &str, column: &str) -> StoreResult<()> {
+    let err = crate::postgres::pg_err("migrate");
+    let mut tx = client.transaction().map_err(&err)?;
+    // Two migrations at once would race on CREATE ... IF NOT EXISTS.
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext('filter_gate.migrate'))",
+        &[],
+    )
+    .map_err(&err)?;
+    tx.batch_execute(MIGRATION_SQL).map_err(&err)?;
+    tx.execute(
+        "SELECT filter_gate.install($1::text::regclass, $2::text::name)",
+        &[&table, &column],
+    )
+    .map_err(&err)?;
+    tx.commit().map_err(&err)
+}
