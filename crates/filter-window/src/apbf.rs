@@ -1,0 +1,289 @@
+//! [`Apbf`]: the age-partitioned Bloom filter of Shtul, Baquero & Almeida (2020), over a window
+//! counted in items.
+
+use crate::math::{self, ApbfPlan};
+use filter_core::{Error, Filter, Hash128, IndexGen, KeyHasher, MemoryCap, Result, Table};
+
+/// The most slices (`k + l`) a filter may have: a key's indexes live in a stack array.
+pub const MAX_SLICES: u32 = 64;
+
+/// How an [`ApbfBuilder`] sizes the slices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ApbfSizing {
+    /// The smallest slices whose worst-case rate ([`math::apbf_fpr`]) is at most the target.
+    #[default]
+    Target,
+    /// The paper's: each slice ends half full, `m = k·g / ln 2`, whatever rate that gives.
+    Paper,
+}
+
+/// Builds an [`Apbf`].
+#[derive(Clone, Debug)]
+pub struct ApbfBuilder {
+    window: u64,
+    fpr: f64,
+    k: u32,
+    l: u32,
+    sizing: ApbfSizing,
+    hasher: KeyHasher,
+    cap: MemoryCap,
+}
+
+impl ApbfBuilder {
+    /// The window: the last `items` inserts are never missed (default one million).
+    pub fn window(mut self, items: u64) -> Self {
+        self.window = items;
+        self
+    }
+
+    /// Target false-positive rate (default 1%), used by [`ApbfSizing::Target`].
+    pub fn fpr(mut self, rate: f64) -> Self {
+        self.fpr = rate;
+        self
+    }
+
+    /// Slices each insert sets a bit in, and that a lookup needs in a row (default 8).
+    pub fn k(mut self, k: u32) -> Self {
+        self.k = k;
+        self
+    }
+
+    /// Further slices: the window is `l` generations (default 8).
+    pub fn l(mut self, l: u32) -> Self {
+        self.l = l;
+        self
+    }
+
+    /// How the slices are sized (default [`ApbfSizing::Target`]).
+    pub fn sizing(mut self, sizing: ApbfSizing) -> Self {
+        self.sizing = sizing;
+        self
+    }
+
+    /// Hash function and seed (default: xxh3-128, seed 0).
+    pub fn hasher(mut self, hasher: KeyHasher) -> Self {
+        self.hasher = hasher;
+        self
+    }
+
+    filter_core::memory_cap_setter!();
+
+    /// Builds the filter.
+    ///
+    /// # Errors
+    /// A window of 0, a rate outside (0, 1), `k` or `l` of 0 or `k + l` above [`MAX_SLICES`],
+    /// or a table too large.
+    pub fn build(self) -> Result<Apbf> {
+        filter_core::math::check_fpr(self.fpr)?;
+        filter_core::math::check_capacity(self.window)?;
+        let slices = self.k.saturating_add(self.l);
+        if self.k == 0 || self.l == 0 || slices > MAX_SLICES {
+            return Err(Error::InvalidParameter {
+                name: "k, l",
+                value: format!("{}, {}", self.k, self.l),
+                expected: "k >= 1 and l >= 1 with k + l <= 64 (the paper's k = 8, l = 8 is a \
+                           good start)",
+            });
+        }
+        let plan = match self.sizing {
+            ApbfSizing::Paper => Some(ApbfPlan::paper(self.window, self.k, self.l)),
+            ApbfSizing::Target => ApbfPlan::for_target(self.window, self.k, self.l, self.fpr),
+        }
+        .ok_or_else(|| Error::SizeOverflow {
+            what: "age-partitioned slices",
+            hint: format!(
+                "no slice size reaches {} with k = {}: raise k",
+                self.fpr, self.k
+            ),
+        })?;
+        let words_per_slice = plan.m.div_ceil(64);
+        let words = words_per_slice
+            .checked_mul(u64::from(slices))
+            .and_then(|w| usize::try_from(w).ok())
+            .ok_or_else(|| Error::SizeOverflow {
+                what: "age-partitioned slices",
+                hint: format!(
+                    "{slices} slices of {} bits: ask for a smaller window",
+                    plan.m
+                ),
+            })?;
+        Ok(Apbf {
+            words: filter_core::try_zeroed_table(words, self.cap, "age-partitioned slices")?,
+            plan: ApbfPlan {
+                m: words_per_slice * 64,
+                ..plan
+            },
+            words_per_slice: words_per_slice as usize,
+            base: 0,
+            in_generation: 0,
+            counts: vec![0; slices as usize],
+            inserted: 0,
+            window: self.window,
+            hasher: self.hasher,
+        })
+    }
+}
+
+/// The age-partitioned Bloom filter (Shtul, Baquero & Almeida 2020): `k + l` slices of `m` bits
+/// in a ring; an insert sets one bit in each of the `k` youngest slices; every `g = window / l`
+/// inserts the oldest slice is emptied and becomes the youngest; a key is "maybe" when `k`
+/// consecutive slices all hold its bit. An item is findable for at least `l` generations (the
+/// window) and at most `l + 1` (`1 + 1/l` windows).
+///
+/// Each slice has its own index function (the i-th index of [`IndexGen`], i the slice's place in
+/// the ring), so a bit keeps its meaning as its slice ages.
+///
+/// # False-positive rate
+/// [`math::apbf_fpr`]: the probability of a run of `k` matches among slices that match
+/// independently with their fill. At `k = l = 8` and 1% it takes 23.5 bits per in-window item
+/// ([`ApbfSizing::Target`]); the paper's half-full sizing takes 23.1 for a worst case of 1.1%.
+///
+/// ```
+/// use filter_core::Filter;
+/// use filter_window::Apbf;
+/// let mut f = Apbf::builder().window(16_000).fpr(0.01).build()?;
+/// for i in 0..64_000u64 {
+///     f.insert(&i.to_le_bytes())?;
+/// }
+/// assert!((48_000..64_000u64).all(|i| f.contains(&i.to_le_bytes())));
+/// let fp = (1_000_000..1_100_000u64).filter(|i| f.contains(&i.to_le_bytes())).count();
+/// let (p, n) = (f.expected_fpr(), 100_000.0);
+/// assert!(p <= 0.01);
+/// assert!((fp as f64 - n * p).abs() <= 4.0 * (n * p * (1.0 - p)).sqrt(), "{fp}");
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Apbf {
+    words: Table<u64>,
+    plan: ApbfPlan,
+    words_per_slice: usize,
+    /// The ring position of the youngest slice.
+    base: u32,
+    in_generation: u64,
+    /// Bits set in each ring position since it was last emptied.
+    counts: Vec<u64>,
+    inserted: u64,
+    window: u64,
+    hasher: KeyHasher,
+}
+
+impl Apbf {
+    /// A builder: one million items at 1%, `k = l = 8`, slices sized for the target.
+    pub fn builder() -> ApbfBuilder {
+        ApbfBuilder {
+            window: 1_000_000,
+            fpr: 0.01,
+            k: 8,
+            l: 8,
+            sizing: ApbfSizing::Target,
+            hasher: KeyHasher::default(),
+            cap: MemoryCap::NONE,
+        }
+    }
+
+    /// The plan the filter was built to (`m` rounded up to whole words).
+    pub fn plan(&self) -> ApbfPlan {
+        self.plan
+    }
+
+    fn slices(&self) -> u32 {
+        self.plan.k + self.plan.l
+    }
+
+    /// Ring position of the slice of age `i` (0: youngest).
+    fn ring(&self, i: u32) -> u32 {
+        (self.base + i) % self.slices()
+    }
+
+    /// The key's bit index in every ring position.
+    fn indexes(&self, hash: Hash128) -> [u64; MAX_SLICES as usize] {
+        let mut out = [0; MAX_SLICES as usize];
+        let mut gen = IndexGen::new(hash, self.plan.m);
+        out.iter_mut()
+            .take(self.slices() as usize)
+            .for_each(|x| *x = gen.next());
+        out
+    }
+
+    fn bit(&self, ring: u32, index: u64) -> bool {
+        let word = ring as usize * self.words_per_slice + (index / 64) as usize;
+        self.words[word] >> (index % 64) & 1 == 1
+    }
+
+    /// Empties the oldest slice and makes it the youngest.
+    fn shift(&mut self) {
+        let oldest = self.ring(self.slices() - 1);
+        let start = oldest as usize * self.words_per_slice;
+        self.words[start..start + self.words_per_slice].fill(0);
+        self.counts[oldest as usize] = 0;
+        self.base = oldest;
+        self.in_generation = 0;
+    }
+}
+
+impl Filter for Apbf {
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        if self.in_generation == self.plan.per_generation {
+            self.shift();
+        }
+        let idx = self.indexes(hash);
+        for i in 0..self.plan.k {
+            let ring = self.ring(i);
+            let index = idx[ring as usize];
+            let word = ring as usize * self.words_per_slice + (index / 64) as usize;
+            self.words[word] |= 1 << (index % 64);
+            self.counts[ring as usize] += 1;
+        }
+        self.in_generation += 1;
+        self.inserted += 1;
+        Ok(())
+    }
+
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        let idx = self.indexes(hash);
+        let mut run = 0;
+        for i in 0..self.slices() {
+            let ring = self.ring(i);
+            if self.bit(ring, idx[ring as usize]) {
+                run += 1;
+                if run == self.plan.k {
+                    return true;
+                }
+            } else {
+                run = 0;
+            }
+        }
+        false
+    }
+
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
+    }
+
+    /// Items findable from their own bits: those of the last `l + 1` generations at most.
+    fn len(&self) -> u64 {
+        let g = self.plan.per_generation;
+        let kept = g * u64::from(self.plan.l) + self.in_generation;
+        self.inserted.min(kept)
+    }
+
+    /// The window, in items.
+    fn capacity(&self) -> u64 {
+        self.window
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        let counts: Vec<u64> = (0..self.slices())
+            .map(|i| self.counts[self.ring(i) as usize])
+            .collect();
+        math::apbf_fpr(self.plan.k, self.plan.m, &counts)
+    }
+
+    fn name(&self) -> &'static str {
+        "apbf"
+    }
+}

@@ -1,0 +1,159 @@
+//! Lane-sliced generations: `m` positions, each a lane of `S` bits (one per generation), packed
+//! `64 / S` lanes to a `u64` word. A key probes the same `k` positions in every generation, so a
+//! lookup reads `k` words once and ANDs their lanes: the generations in which all `k` bits are
+//! set survive, and the key is "maybe" when one of them is still in the window.
+
+use crate::math;
+use filter_core::{Error, Hash128, IndexGen, MemoryCap, Result, Table};
+
+/// The generations' bits and item counts.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Lanes {
+    words: Table<u64>,
+    m: u64,
+    k: u32,
+    /// `log2(S)`: lane width.
+    lane_log2: u32,
+    /// Items inserted into each generation slot since it was last cleared.
+    counts: Vec<u64>,
+}
+
+impl Lanes {
+    /// Zeroed lanes for `slots` generations (a power of two in `2..=64`), `m` positions.
+    pub(crate) fn new(slots: u32, m: u64, k: u32, cap: MemoryCap) -> Result<Self> {
+        debug_assert!(slots.is_power_of_two() && (2..=64).contains(&slots));
+        let lane_log2 = slots.trailing_zeros();
+        let per_word = 64 >> lane_log2;
+        let m = m.max(1).next_multiple_of(per_word);
+        let words = usize::try_from(m / per_word).map_err(|_| Error::SizeOverflow {
+            what: "window lanes",
+            hint: format!("{m} positions do not fit this platform's address space"),
+        })?;
+        Ok(Lanes {
+            words: filter_core::try_zeroed_table(words, cap, "window lanes")?,
+            m,
+            k,
+            lane_log2,
+            counts: vec![0; slots as usize],
+        })
+    }
+
+    pub(crate) fn slots(&self) -> u32 {
+        1 << self.lane_log2
+    }
+
+    pub(crate) fn size_in_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// Word index and bit offset of position `p`'s lane.
+    #[inline]
+    fn locate(&self, p: u64) -> (usize, u32) {
+        let per_word_log2 = 6 - self.lane_log2;
+        let word = (p >> per_word_log2) as usize;
+        let lane = (p & ((1 << per_word_log2) - 1)) as u32;
+        (word, lane << self.lane_log2)
+    }
+
+    fn lane_mask(&self) -> u64 {
+        u64::MAX >> (64 - self.slots())
+    }
+
+    /// Sets the key's `k` bits in generation `slot`.
+    pub(crate) fn insert(&mut self, hash: Hash128, slot: u32) {
+        let mut idx = IndexGen::new(hash, self.m);
+        for _ in 0..self.k {
+            let (w, off) = self.locate(idx.next());
+            self.words[w] |= 1 << (off + slot);
+        }
+        self.counts[slot as usize] += 1;
+    }
+
+    /// Whether all `k` bits of the key are set in one of the generations of `live` (a bit mask
+    /// of slots).
+    pub(crate) fn contains(&self, hash: Hash128, live: u64) -> bool {
+        let mut acc = live & self.lane_mask();
+        let mut idx = IndexGen::new(hash, self.m);
+        for _ in 0..self.k {
+            if acc == 0 {
+                return false;
+            }
+            let (w, off) = self.locate(idx.next());
+            acc &= self.words[w] >> off;
+        }
+        acc != 0
+    }
+
+    /// Empties generation `slot` (every lane's bit `slot`), for reuse by a new generation.
+    pub(crate) fn clear_slot(&mut self, slot: u32) {
+        let s = self.slots();
+        // One bit per lane: all ones divided by the all-ones lane.
+        let pattern = if s == 64 {
+            1
+        } else {
+            u64::MAX / (u64::MAX >> (64 - s))
+        };
+        let keep = !(pattern << slot);
+        self.words.iter_mut().for_each(|w| *w &= keep);
+        self.counts[slot as usize] = 0;
+    }
+
+    /// Empties every generation.
+    pub(crate) fn clear_all(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+        self.counts.iter_mut().for_each(|c| *c = 0);
+    }
+
+    /// Items inserted into the generations of `live`.
+    pub(crate) fn items(&self, live: u64) -> u64 {
+        self.live_counts(live).sum()
+    }
+
+    fn live_counts(&self, live: u64) -> impl Iterator<Item = u64> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(move |(j, _)| live >> j & 1 == 1)
+            .map(|(_, &c)| c)
+    }
+
+    /// [`math::sliced_fpr`] over the generations of `live`, at their real counts.
+    pub(crate) fn expected_fpr(&self, live: u64) -> f64 {
+        math::sliced_fpr(self.k, self.m, self.live_counts(live))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(i: u64) -> Hash128 {
+        filter_core::KeyHasher::default().hash(&i.to_le_bytes())
+    }
+
+    #[test]
+    fn a_generation_clears_alone_at_every_lane_width() {
+        for slots in [2u32, 4, 8, 16, 32, 64] {
+            let mut lanes = Lanes::new(slots, 1000, 4, MemoryCap::NONE).unwrap();
+            let all = u64::MAX;
+            for s in 0..slots {
+                for i in 0..50 {
+                    lanes.insert(h(u64::from(s) * 1000 + i), s);
+                }
+            }
+            lanes.clear_slot(1);
+            for s in 0..slots {
+                for i in 0..50 {
+                    let key = h(u64::from(s) * 1000 + i);
+                    if s != 1 {
+                        assert!(lanes.contains(key, all), "slots {slots}: lost {s}/{i}");
+                        assert!(lanes.contains(key, 1 << s), "slots {slots}: {s}/{i} alone");
+                    }
+                }
+            }
+            assert_eq!(lanes.items(all), 50 * u64::from(slots - 1));
+            // Slot 1 is empty: nothing matches it alone.
+            assert!((0..50).all(|i| !lanes.contains(h(1000 + i), 1 << 1)));
+        }
+    }
+}

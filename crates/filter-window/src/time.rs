@@ -1,0 +1,268 @@
+//! [`TimeWindow`]: lane-sliced generations whose generations are slices of time, on a clock the
+//! caller supplies ([`Timestamp`]), so that the core never reads a wall clock.
+
+use crate::lanes::Lanes;
+use crate::math::SlicedPlan;
+use crate::sliced::Common;
+use filter_core::{Error, Hash128, KeyHasher, MemoryCap, Result};
+use std::time::{Duration, Instant};
+
+/// Builds a [`TimeWindow`].
+#[derive(Clone, Debug)]
+pub struct TimeWindowBuilder {
+    window: u64,
+    items: u64,
+    common: Common,
+    cap: MemoryCap,
+}
+
+impl TimeWindowBuilder {
+    /// The window, in the caller's ticks: a key inserted at `t` is present until at least
+    /// `t + ticks` (default 86 400, a day in seconds).
+    pub fn window(mut self, ticks: u64) -> Self {
+        self.window = ticks;
+        self
+    }
+
+    /// The most items a window receives at the target rate (default one million). Each
+    /// generation is sized for its share, `items / N`; a slice of time that receives more
+    /// raises the rate while it is in the window ([`TimeWindow::expected_fpr_at`] reports it).
+    pub fn items_per_window(mut self, items: u64) -> Self {
+        self.items = items;
+        self
+    }
+
+    common_setters!();
+
+    /// Builds the filter.
+    ///
+    /// # Errors
+    /// A window shorter than its generations (each slice must last at least one tick), no
+    /// items, a rate outside (0, 1), generations not in
+    /// [`GENERATION_CHOICES`](crate::GENERATION_CHOICES), or a table too large.
+    pub fn build(self) -> Result<TimeWindow> {
+        let common = Common {
+            cap: self.cap,
+            ..self.common
+        };
+        let plan = common.plan(self.items, "items_per_window")?;
+        if self.window < u64::from(common.generations) {
+            return Err(Error::InvalidParameter {
+                name: "window",
+                value: self.window.to_string(),
+                expected: "a window of at least as many ticks as generations (use finer ticks, \
+                           milliseconds rather than seconds)",
+            });
+        }
+        Ok(TimeWindow {
+            lanes: common.lanes(&plan)?,
+            plan,
+            window: self.window,
+            slice: self.window.div_ceil(u64::from(common.generations)),
+            current: None,
+            hasher: common.hasher,
+        })
+    }
+}
+
+/// A sliding-window filter over a time window: `N` slices of `window / N` ticks per window,
+/// `N + 1` kept in the bit lanes of one table, each sized for its share of the items.
+///
+/// Time is the caller's: [`TimeWindow::insert_at`] and [`TimeWindow::contains_at`] take a
+/// [`Timestamp`], so tests are deterministic; [`InstantClock`] makes them from [`Instant`]s. A
+/// key inserted at `t` is present at every `u < t + window` and absent from its own bits from
+/// `t + (N + 1) · slice` on, `slice = ceil(window / N)`. A timestamp older than the latest one
+/// seen is filed into the latest slice: the key then lives longer, never shorter.
+///
+/// # False-positive rate
+/// [`math::sliced_fpr`](crate::math::sliced_fpr) over the slices still in the window, at their
+/// real counts: at most the target while no slice receives more than `items_per_window / N`.
+///
+/// ```
+/// use filter_window::{TimeWindow, Timestamp};
+/// let mut f = TimeWindow::builder().window(3_600).items_per_window(10_000).build()?;
+/// f.insert_at(b"alert:disk", Timestamp(100))?;
+/// assert!(f.contains_at(b"alert:disk", Timestamp(3_699)));
+/// // Long past 1 + 1/N windows, with nothing else inserted: certainly gone.
+/// assert!(!f.contains_at(b"alert:disk", Timestamp(100 + 3_600 * 8 / 7 + 600)));
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeWindow {
+    lanes: Lanes,
+    plan: SlicedPlan,
+    window: u64,
+    slice: u64,
+    /// The latest slice (epoch, `t / slice`) an insert was filed into.
+    current: Option<u64>,
+    hasher: KeyHasher,
+}
+
+impl TimeWindow {
+    /// A builder: a window of 86 400 ticks, one million items per window at 1%, 7 generations.
+    pub fn builder() -> TimeWindowBuilder {
+        TimeWindowBuilder {
+            window: 86_400,
+            items: 1_000_000,
+            common: Common::default(),
+            cap: MemoryCap::NONE,
+        }
+    }
+
+    /// The plan the filter was built to.
+    pub fn plan(&self) -> SlicedPlan {
+        self.plan
+    }
+
+    /// The window, in ticks.
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
+    /// Ticks per slice, `ceil(window / N)`.
+    pub fn slice(&self) -> u64 {
+        self.slice
+    }
+
+    /// The hash function and seed.
+    pub fn hasher(&self) -> KeyHasher {
+        self.hasher
+    }
+
+    /// Heap memory of the table, constant for the filter's life.
+    pub fn size_in_bytes(&self) -> usize {
+        self.lanes.size_in_bytes()
+    }
+
+    fn slot(&self, epoch: u64) -> u32 {
+        (epoch % u64::from(self.lanes.slots())) as u32
+    }
+
+    /// Moves the current slice forward to `epoch`, emptying the slots of the slices that leave.
+    fn advance(&mut self, epoch: u64) -> u64 {
+        let cur = match self.current {
+            None => {
+                self.current = Some(epoch);
+                return epoch;
+            }
+            Some(cur) if epoch <= cur => return cur,
+            Some(cur) => cur,
+        };
+        let slots = u64::from(self.lanes.slots());
+        if epoch - cur >= slots {
+            self.lanes.clear_all();
+        } else {
+            for e in cur + 1..=epoch {
+                self.lanes.clear_slot(self.slot(e));
+            }
+        }
+        self.current = Some(epoch);
+        epoch
+    }
+
+    /// The slots whose slices are in the window at `t`, as a bit mask. The kept slices are
+    /// `cur - N ..= cur`; at a later epoch `e` the oldest `e - cur` of them have left.
+    fn live(&self, t: Timestamp) -> u64 {
+        let Some(cur) = self.current else { return 0 };
+        let epoch = t.0 / self.slice;
+        if epoch <= cur {
+            return u64::MAX;
+        }
+        let slots = u64::from(self.lanes.slots());
+        let gone = epoch - cur;
+        if gone >= slots {
+            return 0;
+        }
+        // Slice cur - N + i sits in slot (cur + 1 + i) mod S, because N + 1 = S.
+        (0..gone).fold(u64::MAX, |mask, i| mask & !(1 << self.slot(cur + 1 + i)))
+    }
+
+    /// Adds the key whose hash is `hash` at time `t`.
+    ///
+    /// # Errors
+    /// None today (the table never fills; an overfull slice only raises the rate); the
+    /// `Result` keeps the shape of [`Filter::insert_hash`](filter_core::Filter::insert_hash).
+    pub fn insert_hash_at(&mut self, hash: Hash128, t: Timestamp) -> Result<()> {
+        let epoch = self.advance(t.0 / self.slice);
+        let slot = self.slot(epoch);
+        self.lanes.insert(hash, slot);
+        Ok(())
+    }
+
+    /// Adds a key at time `t`.
+    ///
+    /// # Errors
+    /// As [`TimeWindow::insert_hash_at`].
+    pub fn insert_at(&mut self, key: &[u8], t: Timestamp) -> Result<()> {
+        self.insert_hash_at(self.hasher.hash(key), t)
+    }
+
+    /// Whether the key whose hash is `hash` may have been inserted within the window before `t`.
+    pub fn contains_hash_at(&self, hash: Hash128, t: Timestamp) -> bool {
+        let live = self.live(t);
+        live != 0 && self.lanes.contains(hash, live)
+    }
+
+    /// Whether a key may have been inserted within the window before `t`.
+    pub fn contains_at(&self, key: &[u8], t: Timestamp) -> bool {
+        self.contains_hash_at(self.hasher.hash(key), t)
+    }
+
+    /// Items held in the slices still in the window at `t`.
+    pub fn len_at(&self, t: Timestamp) -> u64 {
+        self.lanes.items(self.live(t))
+    }
+
+    /// The false-positive rate predicted at `t` from the real counts of the slices in the window.
+    pub fn expected_fpr_at(&self, t: Timestamp) -> f64 {
+        self.lanes.expected_fpr(self.live(t))
+    }
+}
+
+/// A point in time in the caller's units (milliseconds, seconds, ticks of a test clock). Only
+/// differences matter; the filter never reads a clock itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub u64);
+
+/// Turns [`Instant`]s into [`Timestamp`]s: whole `tick`s elapsed since an origin.
+#[derive(Clone, Copy, Debug)]
+pub struct InstantClock {
+    origin: Instant,
+    tick: Duration,
+}
+
+impl InstantClock {
+    /// A clock whose origin is now.
+    ///
+    /// # Errors
+    /// A zero `tick`.
+    pub fn new(tick: Duration) -> Result<Self> {
+        Self::with_origin(Instant::now(), tick)
+    }
+
+    /// A clock whose origin is `origin`.
+    ///
+    /// # Errors
+    /// A zero `tick`.
+    pub fn with_origin(origin: Instant, tick: Duration) -> Result<Self> {
+        if tick.is_zero() {
+            return Err(Error::InvalidParameter {
+                name: "tick",
+                value: "0 ns".into(),
+                expected: "a positive duration, for example Duration::from_millis(1)",
+            });
+        }
+        Ok(InstantClock { origin, tick })
+    }
+
+    /// Whole ticks from the origin to `at` (0 before the origin, saturating far after it).
+    pub fn at(&self, at: Instant) -> Timestamp {
+        let ticks = at.saturating_duration_since(self.origin).as_nanos() / self.tick.as_nanos();
+        Timestamp(u64::try_from(ticks).unwrap_or(u64::MAX))
+    }
+
+    /// [`InstantClock::at`] for [`Instant::now`].
+    pub fn now(&self) -> Timestamp {
+        self.at(Instant::now())
+    }
+}
