@@ -86,7 +86,7 @@ impl ApbfBuilder {
             });
         }
         let plan = match self.sizing {
-            ApbfSizing::Paper => Some(ApbfPlan::paper(self.window, self.k, self.l)),
+            ApbfSizing::Paper => ApbfPlan::paper(self.window, self.k, self.l),
             ApbfSizing::Target => ApbfPlan::for_target(self.window, self.k, self.l, self.fpr),
         }
         .ok_or_else(|| Error::SizeOverflow {
@@ -268,7 +268,7 @@ impl Filter for Apbf {
     /// Items findable from their own bits: those of the last `l + 1` generations at most.
     fn len(&self) -> u64 {
         let g = self.plan.per_generation;
-        let kept = g * u64::from(self.plan.l) + self.in_generation;
+        let kept = (g * u64::from(self.plan.l)).saturating_add(self.in_generation);
         self.inserted.min(kept)
     }
 

@@ -154,16 +154,17 @@ pub struct ApbfPlan {
 }
 
 impl ApbfPlan {
-    /// The paper's sizing: each slice ends half full, `m = ceil(k · g / ln 2)`.
-    pub fn paper(window: u64, k: u32, l: u32) -> Self {
+    /// The paper's sizing: each slice ends half full, `m = ceil(k · g / ln 2)`. `None` above
+    /// 2^56 bits per slice.
+    pub fn paper(window: u64, k: u32, l: u32) -> Option<Self> {
         let g = window.div_ceil(u64::from(l.max(1))).max(1);
-        let m = (f64::from(k) * g as f64 / std::f64::consts::LN_2).ceil() as u64;
-        ApbfPlan {
+        let m = (f64::from(k) * g as f64 / std::f64::consts::LN_2).ceil();
+        (m <= (1u64 << 56) as f64).then_some(ApbfPlan {
             k,
             l,
             per_generation: g,
-            m: m.max(1),
-        }
+            m: (m as u64).max(1),
+        })
     }
 
     /// The smallest slices whose worst-case rate is at most `p` (bisection on `m`). `None` when
@@ -246,7 +247,7 @@ mod tests {
     /// The brief's figure for the paper's own sizing: k = l = 8 takes about 23.1 bits per item.
     #[test]
     fn apbf_paper_sizing_costs_about_23_bits() {
-        let plan = ApbfPlan::paper(1_000_000, 8, 8);
+        let plan = ApbfPlan::paper(1_000_000, 8, 8).unwrap();
         assert!((plan.bits_per_item() - 23.08).abs() < 0.05, "{plan:?}");
         let tuned = ApbfPlan::for_target(1_000_000, 8, 8, 0.01).unwrap();
         assert!(tuned.worst_fpr() <= 0.01);
