@@ -27,9 +27,15 @@
 //! * no false negative for an item younger than the window: the last `window` inserts (or every
 //!   insert of the last `window` ticks) sit in kept generations;
 //! * an item leaves its bits at most `1 + 1/N` windows after its last insert (its generation
-//!   leaves when `N + 1` newer ones have begun), so a stale "maybe" is a false positive;
+//!   leaves when `N + 1` newer ones have begun; `(N + 1) · ceil(window / N)` exactly), so a
+//!   stale "maybe" is a false positive;
 //! * the rate over the window stays at or under `p` (worst case: all `N + 1` generations full);
 //! * memory is allocated once: `size_in_bytes` never changes.
+//!
+//! Measured (`design_point_rate_over_ten_windows_of_a_million`, ignored by default, seeded):
+//! a window of 10^6 items at 1%, ten windows of a stream with one stranger query per insert:
+//! 89 096 false positives in 10^7 queries (0.891%; the model at each query sums to 89 085);
+//! keys past `1 + 1/N` windows: 18 559 "maybe" of 1 857 136 (0.999%; model 18 569).
 //!
 //! ## What it reaches (computed by [`math::SlicedPlan`], tested in `math`)
 //! Bits of table per in-window item, `(N + 1) · m / (N · g)`, at the worst-case rate `p`:

@@ -294,3 +294,27 @@ fn binomial_check_rejects_an_excess() {
     assert!(within_binomial(1_200, 1_000.0, 990.0).is_err());
     assert!(within_binomial(1_100, 1_000.0, 990.0).is_ok());
 }
+
+/// The realised table (positions rounded to whole words) at the design point: under 16.5 bits
+/// per in-window item at 1%.
+#[test]
+fn design_point_memory_meets_the_goal() {
+    let f = item_window(1_000_000);
+    let bits = f.bits_per_item();
+    assert!(bits <= 16.5, "{bits}");
+    assert!((bits - f.plan().bits_per_item()).abs() < 0.01, "{bits}");
+    let a = apbf(1_000_000);
+    let apbf_bits = a.size_in_bytes() as f64 * 8.0 / 1e6;
+    assert!(apbf_bits > 23.0, "{apbf_bits}");
+}
+
+#[test]
+#[ignore = "ten windows of a million items; run with --release -- --ignored"]
+fn design_point_rate_over_ten_windows_of_a_million() {
+    let mut f = item_window(1_000_000);
+    check_fpr_over_stream(&mut f, 1_000_000, 10, 0.01).unwrap();
+    let mut f = item_window(1_000_000);
+    // g = ceil(10^6 / 7): a generation leaves once 8 newer ones have begun.
+    let life = 8 * f.plan().per_generation;
+    check_stale(&mut f, 1_000_000, life).unwrap();
+}
