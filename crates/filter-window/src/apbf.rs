@@ -2,7 +2,9 @@
 //! counted in items.
 
 use crate::math::{self, ApbfPlan};
-use filter_core::{Error, Filter, Hash128, IndexGen, KeyHasher, MemoryCap, Result, Table};
+use filter_core::{
+    Error, Filter, Hash128, IndexGen, KeyHasher, MemoryCap, Prefetch, Result, Table,
+};
 
 /// The most slices (`k + l`) a filter may have: a key's indexes live in a stack array.
 pub const MAX_SLICES: u32 = 64;
@@ -290,5 +292,24 @@ impl Filter for Apbf {
 
     fn name(&self) -> &'static str {
         "apbf"
+    }
+
+    filter_core::prefetched_batches!();
+}
+
+impl Prefetch for Apbf {
+    /// A lookup may read every slice.
+    fn lines_per_key(&self) -> u32 {
+        self.slices()
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        let idx = self.indexes(hash);
+        for ring in 0..self.slices() {
+            let index = idx[ring as usize];
+            filter_core::prefetch(
+                &self.words[ring as usize * self.words_per_slice + (index / 64) as usize],
+            );
+        }
     }
 }

@@ -69,6 +69,15 @@ impl Lanes {
         self.counts[slot as usize] += 1;
     }
 
+    /// Starts loading the `k` words a key touches.
+    pub(crate) fn prefetch(&self, hash: Hash128) {
+        let mut idx = IndexGen::new(hash, self.m);
+        for _ in 0..self.k {
+            let (w, _) = self.locate(idx.next());
+            filter_core::prefetch(&self.words[w]);
+        }
+    }
+
     /// Whether all `k` bits of the key are set in one of the generations of `live` (a bit mask
     /// of slots).
     pub(crate) fn contains(&self, hash: Hash128, live: u64) -> bool {

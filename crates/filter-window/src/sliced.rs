@@ -3,7 +3,7 @@
 
 use crate::lanes::Lanes;
 use crate::math::SlicedPlan;
-use filter_core::{Error, Filter, Hash128, KeyHasher, MemoryCap, Result};
+use filter_core::{Error, Filter, Hash128, KeyHasher, MemoryCap, Prefetch, Result};
 
 /// The generations per window the builders accept: `N + 1` must be a power of two so that the
 /// `N + 1` bits of a position pack evenly into 64-bit words.
@@ -198,5 +198,17 @@ impl Filter for ItemWindow {
 
     fn name(&self) -> &'static str {
         "window-items"
+    }
+
+    filter_core::prefetched_batches!();
+}
+
+impl Prefetch for ItemWindow {
+    fn lines_per_key(&self) -> u32 {
+        self.plan.k
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        self.lanes.prefetch(hash);
     }
 }

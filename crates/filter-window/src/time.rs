@@ -208,6 +208,37 @@ impl TimeWindow {
         self.contains_hash_at(self.hasher.hash(key), t)
     }
 
+    /// Adds many hashed keys, all at time `t`, prefetching the memory of later keys while
+    /// earlier ones are inserted (when the table is large enough for that to pay).
+    ///
+    /// # Errors
+    /// As [`TimeWindow::insert_hash_at`].
+    pub fn insert_hash_batch_at(&mut self, hashes: &[Hash128], t: Timestamp) -> Result<()> {
+        let epoch = self.advance(t.0 / self.slice);
+        let slot = self.slot(epoch);
+        let prefetch = filter_core::worth_prefetching(self.size_in_bytes(), self.plan.k);
+        filter_core::insert_pipelined(hashes, prefetch, |h, next| {
+            if let Some(next) = next {
+                self.lanes.prefetch(next);
+            }
+            self.lanes.insert(h, slot);
+            Ok(())
+        })
+    }
+
+    /// Answers many hashed queries at time `t`: `out[i] = contains_hash_at(hashes[i], t)`.
+    /// `out` is cleared first.
+    pub fn contains_hash_batch_at(&self, hashes: &[Hash128], t: Timestamp, out: &mut Vec<bool>) {
+        let live = self.live(t);
+        filter_core::lookup_pipelined(
+            hashes,
+            out,
+            filter_core::worth_prefetching(self.size_in_bytes(), self.plan.k),
+            |h| self.lanes.prefetch(h),
+            |h| live != 0 && self.lanes.contains(h, live),
+        );
+    }
+
     /// Items held in the slices still in the window at `t`.
     pub fn len_at(&self, t: Timestamp) -> u64 {
         self.lanes.items(self.live(t))

@@ -318,3 +318,57 @@ fn design_point_rate_over_ten_windows_of_a_million() {
     let life = 8 * f.plan().per_generation;
     check_stale(&mut f, 1_000_000, life).unwrap();
 }
+
+/// Batches (prefetched once the table passes 4 MiB) give the answers and the state of single
+/// operations, on tables above and below the prefetch threshold.
+#[test]
+fn batches_equal_single_operations() {
+    for window in [5_000, 3_000_000] {
+        let hashes: Vec<Hash128> = (0..20_000).map(member).collect();
+        let queries: Vec<Hash128> = (0..20_000)
+            .map(|i| if i % 2 == 0 { member(i) } else { stranger(i) })
+            .collect();
+        let (mut one, mut many) = (item_window(window), item_window(window));
+        hashes.iter().for_each(|&h| one.insert_hash(h).unwrap());
+        many.insert_hash_batch(&hashes).unwrap();
+        assert_eq!(one, many);
+        let mut out = Vec::new();
+        many.contains_hash_batch(&queries, &mut out);
+        assert!(queries
+            .iter()
+            .zip(&out)
+            .all(|(&q, &b)| one.contains_hash(q) == b));
+        let (mut one, mut many) = (apbf(window), apbf(window));
+        hashes.iter().for_each(|&h| one.insert_hash(h).unwrap());
+        many.insert_hash_batch(&hashes).unwrap();
+        assert_eq!(one, many);
+        many.contains_hash_batch(&queries, &mut out);
+        assert!(queries
+            .iter()
+            .zip(&out)
+            .all(|(&q, &b)| one.contains_hash(q) == b));
+        let time = || {
+            TimeWindow::builder()
+                .window(70)
+                .items_per_window(window)
+                .build()
+                .unwrap()
+        };
+        let (mut one, mut many) = (time(), time());
+        for (i, chunk) in hashes.chunks(1_000).enumerate() {
+            let t = Timestamp(i as u64 * 7);
+            chunk
+                .iter()
+                .for_each(|&h| one.insert_hash_at(h, t).unwrap());
+            many.insert_hash_batch_at(chunk, t).unwrap();
+        }
+        assert_eq!(one, many);
+        let t = Timestamp(150);
+        many.contains_hash_batch_at(&queries, t, &mut out);
+        assert!(queries
+            .iter()
+            .zip(&out)
+            .all(|(&q, &b)| one.contains_hash_at(q, t) == b));
+        assert!(out.iter().any(|&b| b) && out.iter().any(|&b| !b));
+    }
+}
