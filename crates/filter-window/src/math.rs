@@ -244,6 +244,24 @@ mod tests {
         assert!((two - 22.0).abs() < 0.3, "{two}");
     }
 
+    /// The table of the crate docs, entry by entry.
+    #[test]
+    fn crate_docs_table_is_what_the_plans_compute() {
+        let docs = [
+            (0.01, [22.06, 16.63, 15.90, 16.38, 17.34, 18.53]),
+            (0.001, [31.64, 23.02, 21.38, 21.49, 22.29, 23.40]),
+        ];
+        for (p, row) in docs {
+            for (n, want) in crate::GENERATION_CHOICES.into_iter().zip(row) {
+                let got = SlicedPlan::new(1_000_000, n, p).unwrap().bits_per_item();
+                assert!(
+                    (got - want).abs() <= 0.006,
+                    "N = {n}, p = {p}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
     /// The brief's figure for the paper's own sizing: k = l = 8 takes about 23.1 bits per item.
     #[test]
     fn apbf_paper_sizing_costs_about_23_bits() {

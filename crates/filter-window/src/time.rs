@@ -78,6 +78,26 @@ impl TimeWindowBuilder {
 /// [`math::sliced_fpr`](crate::math::sliced_fpr) over the slices still in the window, at their
 /// real counts: at most the target while no slice receives more than `items_per_window / N`.
 ///
+/// A day in seconds, 70 000 sign-ups a day spread evenly; strangers over the last day of a
+/// week stay within the model's rate, under 1%:
+///
+/// ```
+/// use filter_window::{TimeWindow, Timestamp};
+/// let key = |i: u64| i.to_le_bytes();
+/// let mut f = TimeWindow::builder().window(86_400).items_per_window(70_000).build()?;
+/// let at = |i: u64| Timestamp(i * 86_400 / 70_000);
+/// for i in 0..7 * 70_000 {
+///     f.insert_at(&key(i), at(i))?;
+/// }
+/// let now = at(7 * 70_000);
+/// assert!((6 * 70_000 + 1..7 * 70_000).all(|i| f.contains_at(&key(i), now)));
+/// let fp = (1u64 << 40..(1 << 40) + 100_000).filter(|&i| f.contains_at(&key(i), now)).count();
+/// let (p, n) = (f.expected_fpr_at(now), 100_000.0);
+/// assert!(p <= 0.01);
+/// assert!((fp as f64 - n * p).abs() <= 4.0 * (n * p * (1.0 - p)).sqrt(), "{fp}");
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+///
 /// ```
 /// use filter_window::{TimeWindow, Timestamp};
 /// let mut f = TimeWindow::builder().window(3_600).items_per_window(10_000).build()?;
