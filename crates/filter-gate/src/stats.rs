@@ -11,6 +11,11 @@ use filter_core::math::wilson_interval;
 /// The normal quantile of the interval: 1.96 for 95% confidence.
 pub const WILSON_Z: f64 = 1.96;
 
+/// The normal quantile of the over-target alarm: 3.89, one-sided 99.995%. A gate is checked
+/// over and over, so a 95% alarm would fire for one report in 40 of a filter that sits exactly
+/// at its target; at 3.89 such a filter raises it about once in 20,000 reports.
+pub const ALARM_Z: f64 = 3.89;
+
 /// Counters kept by the gate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GateCounts {
@@ -70,10 +75,12 @@ impl FprReport {
         }
     }
 
-    /// The filter is over-filled: even the low end of the interval lies above the target, so
-    /// the measured rate is above it with 97.5% confidence. Rebuild the filter larger.
+    /// The filter is over-filled: even the low end of the [`ALARM_Z`] Wilson interval lies above
+    /// the target, so the measured rate is above it with 99.995% confidence (the 95% interval
+    /// reported in [`FprReport::interval`] is for reading, not for raising an alarm). Rebuild the
+    /// filter larger.
     pub fn over_target(&self) -> bool {
-        self.interval.0 > self.target
+        wilson_interval(self.false_positives, self.negatives, ALARM_Z).0 > self.target
     }
 }
 
@@ -101,6 +108,12 @@ mod tests {
         assert!(bad.over_target());
         // 1 out of 30 (3.3%): too few trials to tell, no warning.
         assert!(!FprReport::new(&counts(1, 29), 0.01, 0.01).over_target());
+        // 1.14% on 20k: 2.1 sigma above a filter at its 1% target, which a 95% alarm flagged
+        // (its lower end 1.002%); a filter at its target gives such a draw once in 60 seeds.
+        let high_draw = FprReport::new(&counts(228, 19_772), 0.0099, 0.01);
+        assert!(high_draw.interval.0 > 0.01 && !high_draw.over_target());
+        // 1.5% on 20k (7 sigma): the alarm.
+        assert!(FprReport::new(&counts(300, 19_700), 0.0099, 0.01).over_target());
     }
 
     #[test]
