@@ -78,7 +78,7 @@ pub use gate::Gate;
 pub use shared::{SharedGate, Stores};
 pub use snapshot::SnapshotError;
 pub use sqlite::SqliteStore;
-pub use stats::{FprReport, GateCounts, WILSON_Z};
+pub use stats::{FprReport, GateCounts, ALARM_Z, WILSON_Z};
 pub use store::{Insert, Mark, RowId, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult};
 
 /// The answer to [`Gate::is_taken`].
