@@ -50,6 +50,12 @@ pub enum Error {
         /// Load factor (stored items / slots) when the insert failed.
         load_factor: f64,
     },
+    /// An insert would take the filter's item count past the most it can count; nothing was
+    /// changed.
+    TooManyItems {
+        /// The most items the filter counts.
+        limit: u64,
+    },
     /// A removal was refused because the filter proves the key is absent.
     NotPresent,
     /// Two filters cannot be combined (different sizes, hash functions or seeds).
@@ -91,6 +97,11 @@ impl fmt::Display for Error {
                 "filter is full: could not place the item after the maximum number of relocations \
                  ({len} items stored, load factor {load_factor:.4}); nothing was changed. \
                  Build a larger filter (higher capacity) or use a scalable filter"
+            ),
+            Error::TooManyItems { limit } => write!(
+                f,
+                "the filter already counts {limit} items, the most it can; nothing was changed. \
+                 Remove items or build a larger filter"
             ),
             Error::NotPresent => write!(
                 f,
