@@ -308,6 +308,8 @@ impl Codec for BlockedBloom {
         let n_blocks = params.u64()?;
         let len = params.u64()?;
         let sizing = Sizing::decode_params(params, hasher)?;
+        // The builder's own check: a file cannot hold a rate the builder refuses.
+        math::split_block_keys_per_block(sizing.fpr).map_err(|e| invalid(e.to_string()))?;
         let n_blocks = usize::try_from(n_blocks)
             .ok()
             .filter(|&b| b >= 1 && b <= payload.remaining() / 32)
@@ -417,6 +419,25 @@ mod tests {
             .build()
             .unwrap();
         assert!(math::split_block_fpr(f.blocks(), 1000) <= 1e-12);
+    }
+
+    /// Issue 16, defect 6: the loader refuses a rate the builder refuses, with its message.
+    #[test]
+    fn the_loader_refuses_a_rate_the_builder_refuses() {
+        let mut bytes = BlockedBloom::builder()
+            .capacity(1000)
+            .build()
+            .unwrap()
+            .to_bytes();
+        // The rate follows blocks, len and capacity (8 bytes each) in the parameters.
+        assert_eq!(bytes[48..56], 0.01f64.to_le_bytes());
+        bytes[48..56].copy_from_slice(&1e-300f64.to_le_bytes());
+        format::reseal(&mut bytes);
+        let built = BlockedBloom::builder().capacity(1000).fpr(1e-300).build();
+        assert_eq!(
+            BlockedBloom::from_bytes(&bytes).unwrap_err(),
+            FormatError::Invalid(built.unwrap_err().to_string())
+        );
     }
 
     #[test]

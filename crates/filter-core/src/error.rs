@@ -189,6 +189,14 @@ impl fmt::Display for FormatError {
                 "truncated filter data: needed {needed} more bytes, only {available} left"
             ),
             FormatError::BadMagic => write!(f, "not a filterlab filter (bad magic bytes)"),
+            FormatError::UnsupportedVersion {
+                found: 0,
+                supported,
+            } => write!(
+                f,
+                "filter format version 0 does not exist (versions start at 1; this build reads up \
+                 to {supported}): the file is damaged or was not written by filterlab"
+            ),
             FormatError::UnsupportedVersion { found, supported } => write!(
                 f,
                 "filter format version {found} is newer than this build reads (up to {supported}); \

@@ -552,6 +552,19 @@ mod tests {
                 supported: 1
             }
         );
+        let mut zero = bytes.clone();
+        zero[8] = 0;
+        let e = decode(&zero, Variant::Classic).unwrap_err();
+        assert_eq!(
+            e,
+            FormatError::UnsupportedVersion {
+                found: 0,
+                supported: 1
+            }
+        );
+        // Issue 16, defect 8: version 0 is not "newer than this build reads".
+        assert!(!e.to_string().contains("newer"), "{e}");
+        assert!(e.to_string().contains("damaged"), "{e}");
         let mut trailing = bytes[..bytes.len() - 8].to_vec();
         trailing.push(0);
         let sum = checksum(&trailing);
