@@ -287,12 +287,12 @@ impl Prefetch for BlockedBloom {
 impl Codec for BlockedBloom {
     const VARIANT: Variant = Variant::Blocked;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.blocks()).u64(self.len);
         self.sizing.encode_params(e);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         for b in &self.blocks {
             for w in b.0 {
                 e.u32(w);

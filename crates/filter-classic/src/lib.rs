@@ -282,13 +282,13 @@ impl Prefetch for ClassicBloom {
 impl Codec for ClassicBloom {
     const VARIANT: Variant = Variant::Classic;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         self.bits.encode_params(e);
         e.u64(self.len);
         self.sizing.encode_params(e);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         self.bits.encode_payload(e);
     }
 

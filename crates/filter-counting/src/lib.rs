@@ -351,12 +351,12 @@ impl Deletable for CountingBloom {
 impl Codec for CountingBloom {
     const VARIANT: Variant = Variant::Counting;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.m).u32(self.k).u64(self.len);
         self.sizing.encode_params(e);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         e.bytes(&self.counters);
     }
 

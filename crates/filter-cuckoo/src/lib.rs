@@ -696,7 +696,7 @@ impl Deletable for CuckooFilter {
 impl Codec for CuckooFilter {
     const VARIANT: Variant = Variant::Cuckoo;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.buckets)
             .u32(self.fp_bits)
             .u32(self.max_kicks)
@@ -704,7 +704,7 @@ impl Codec for CuckooFilter {
         self.sizing.encode_params(e);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         e.bytes(&self.table[..self.table.len() - PAD]);
     }
 

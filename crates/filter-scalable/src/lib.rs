@@ -387,14 +387,14 @@ impl Growable for ScalableBloom {
 impl Codec for ScalableBloom {
     const VARIANT: Variant = Variant::Scalable;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         self.sizing.encode_params(e);
         e.f64(self.growth)
             .f64(self.tightening)
             .u32(self.stages.len() as u32);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         for s in &self.stages {
             e.u64(s.len);
             s.bits.encode_params(e);
