@@ -174,6 +174,9 @@ pub enum FormatError {
     Invalid(String),
     /// Bytes were left over after the filter.
     TrailingBytes(u64),
+    /// An authenticated file's MAC does not match: the file was altered, or the key is not the
+    /// one it was saved with.
+    AuthenticationFailed,
     /// The allocator refused the memory for the loaded filter's tables; nothing was loaded.
     OutOfMemory {
         /// Bytes requested.
@@ -217,6 +220,11 @@ impl fmt::Display for FormatError {
             FormatError::TrailingBytes(n) => {
                 write!(f, "{n} unexpected bytes after the end of the filter")
             }
+            FormatError::AuthenticationFailed => write!(
+                f,
+                "the file's authentication tag does not match: it was altered, or the key is not \
+                 the one it was saved with"
+            ),
             FormatError::OutOfMemory { bytes } => {
                 write!(f, "could not allocate {bytes} bytes to load the filter")
             }

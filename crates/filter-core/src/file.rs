@@ -202,6 +202,26 @@ fn read_path(path: &Path, stream_limit: u64) -> io::Result<Vec<u8>> {
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
+/// Reads an authenticated file ([`crate::auth`]): its first 8 bytes, and the rest only if they
+/// are the authenticated magic, up to the file's size (a regular file) or
+/// [`DEFAULT_READ_LIMIT`], into memory reserved fallibly.
+pub(crate) fn read_authenticated_file(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    let limit = if meta.is_file() {
+        meta.len()
+    } else {
+        DEFAULT_READ_LIMIT
+    };
+    let mut bytes = Vec::new();
+    read_more(&mut file, &mut bytes, crate::auth::AUTH_MAGIC.len() as u64)?;
+    if bytes[..] == crate::auth::AUTH_MAGIC {
+        // A stream longer than the limit is cut there, and its tag then fails to verify.
+        read_more(&mut file, &mut bytes, limit.saturating_sub(8))?;
+    }
+    Ok(bytes)
+}
+
 /// What bounds a read: a regular file's size, or a limit on a stream.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Limit {

@@ -16,7 +16,12 @@
 //! 32+P+L     8  checksum: XXH3-64 (seed 0) of every byte before it
 //! ```
 //!
-//! A reader checks, in order: length, magic, version (a newer version may lay the rest out
+//! The checksum detects accidents (torn writes, flipped bits), not tampering: it is not a MAC.
+//! Anyone can change `m`, `k` or the seed and recompute it, and the file then loads and gives
+//! false negatives. Files that cross a trust boundary go in an authenticated envelope
+//! ([`crate::auth`]: HMAC-SHA256 with a shared secret key).
+//!
+//! A reader checks, in order: magic, version, length (a newer version may lay the rest out
 //! differently), checksum, variant, hash id; then the variant validates its parameters against
 //! the payload length, so corrupted bytes that happen to pass the checksum still cannot describe
 //! an impossible filter.

@@ -48,6 +48,7 @@
 // unsafe code outright.
 #![deny(unsafe_code)]
 
+pub mod auth;
 mod batch;
 pub mod bits;
 pub mod concurrent;
@@ -374,6 +375,33 @@ pub trait Persist: Sized {
     /// I/O errors; `path` is then untouched.
     fn save(&self, path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
         file::write_atomically_with(path.as_ref(), |f| self.write_to(f))
+    }
+
+    /// Saves the filter as [`Persist::save`] does, inside an authenticated file: a keyed MAC
+    /// (HMAC-SHA256) over the whole file, for files that cross a trust boundary. The plain
+    /// file's checksum is not a MAC: anyone can alter `m`, `k` or the seed and recompute it,
+    /// and the filter then loads and gives false negatives. See [`auth`].
+    ///
+    /// # Errors
+    /// A key shorter than 16 bytes (`InvalidInput`); the I/O errors of [`Persist::save`].
+    fn save_authenticated(
+        &self,
+        path: impl AsRef<std::path::Path>,
+        key: &[u8],
+    ) -> std::io::Result<()> {
+        file::write_atomically_with(path.as_ref(), |f| auth::write_authenticated(self, key, f))
+    }
+
+    /// Loads a file saved by [`Persist::save_authenticated`], checking its tag with `key`
+    /// before reading any field of the filter.
+    ///
+    /// # Errors
+    /// I/O errors; as `InvalidData`: a file that is not authenticated, a tag that does not
+    /// match (altered file or wrong key), or the format errors of [`Persist::from_bytes`].
+    fn load_authenticated(path: impl AsRef<std::path::Path>, key: &[u8]) -> std::io::Result<Self> {
+        let bytes = file::read_authenticated_file(path.as_ref())?;
+        auth::read_authenticated(&bytes, key)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 
     /// Loads a filter saved by [`Persist::save`] (or any file holding [`Persist::to_bytes`]).
