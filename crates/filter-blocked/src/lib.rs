@@ -223,7 +223,9 @@ impl Filter for BlockedBloom {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
         let b = self.block_of(hash);
         self.kernel.set(&mut self.blocks[b], hash.lo as u32);
-        self.len += 1;
+        // Saturating: a loaded file may hold any count up to u64::MAX (it only feeds the rate
+        // estimate, which is 1 long before), and an insert must not panic or wrap.
+        self.len = self.len.saturating_add(1);
         Ok(())
     }
 
@@ -239,7 +241,7 @@ impl Filter for BlockedBloom {
     fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
         let b = self.block_of(hash);
         let new = self.kernel.set(&mut self.blocks[b], hash.lo as u32);
-        self.len += u64::from(new);
+        self.len = self.len.saturating_add(u64::from(new));
         Ok(new)
     }
 
@@ -448,7 +450,10 @@ mod tests {
         // len follows the block count (8 bytes) in the parameters (from byte 24).
         bytes[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
         format::reseal(&mut bytes);
-        let loaded = BlockedBloom::from_bytes(&bytes).unwrap();
+        let mut loaded = BlockedBloom::from_bytes(&bytes).unwrap();
+        // Issue 16: the next insert neither panics (debug) nor wraps to 0 (release).
+        loaded.insert(b"y").unwrap();
+        assert_eq!(loaded.len(), u64::MAX);
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || tx.send(loaded.expected_fpr()));
         let p = rx
