@@ -48,8 +48,10 @@ use filter_core::{
 
 /// Slots per bucket, `b`.
 pub const SLOTS: u32 = 4;
-/// Load factor the table is sized for: `capacity` items fill it to 95%. Partial-key cuckoo
-/// hashing with 4-slot buckets first fails at about 95-98% load (measured in the tests).
+/// Load factor the table is sized for: `capacity` items fill it to at most 95% (less in tables
+/// under about 2,700 items, which get slack for their wider spread: [`buckets_for`]).
+/// Partial-key cuckoo hashing with 4-slot buckets first fails at about 95-98% load in large
+/// tables (measured in the tests).
 pub const DESIGN_LOAD: f64 = 0.95;
 /// Slots left free at every table size for the spread of the first failure's load, which is
 /// wide in small tables: `SPREAD_SLOTS · sqrt(slots) + SMALL_TABLE_SLOTS` below the load at
