@@ -17,6 +17,10 @@ doc:
 test-heavy:
     cargo test --workspace --release -- --ignored
 
+# Every cuckoo capacity from 1 to 2,000 with 50 key sets holds its capacity (100,000 builds).
+cuckoo-capacity-sweep:
+    cargo test --release -p filter-cuckoo --lib -- --ignored every_capacity_to_2000
+
 # Measured vs theoretical FP rate and bits per key, every variant, n = 1M, p = 1%.
 fpr-table:
     cargo run --release -p filterlab --example fpr_table

@@ -71,6 +71,11 @@ pub trait Stage: Sync {
     fn name(&self) -> &'static str;
     /// Whether the plan asks for this stage.
     fn wanted(&self, plan: &Plan) -> bool;
+    /// Members (keys to insert) this stage needs for `run`'s dataset; [`execute`] checks every
+    /// wanted stage's need before the first measures anything.
+    fn members_needed(&self, _run: &Run<'_>) -> usize {
+        0
+    }
     /// Measures (or checks, or writes), adding to `run.results`.
     ///
     /// # Errors
@@ -88,11 +93,31 @@ pub fn stage_names(plan: &Plan, stages: &[&dyn Stage]) -> Vec<&'static str> {
         .collect()
 }
 
-/// Runs every wanted stage of `stages` in order.
+/// Checks that the dataset has the members every wanted stage needs, so that a run on too few
+/// keys stops before measuring anything rather than at the stage that needs them.
 ///
 /// # Errors
-/// The first stage that fails, named.
+/// The first stage that needs more members than the dataset has, named with both counts.
+pub fn check_members(run: &Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
+    let have = run.ctx.members.len();
+    for stage in stages.iter().filter(|s| s.wanted(run.plan)) {
+        let need = stage.members_needed(run);
+        anyhow::ensure!(
+            need <= have,
+            "stage {} needs {need} members, but the dataset has {have}: give it at least {need} \
+             keys",
+            stage.name()
+        );
+    }
+    Ok(())
+}
+
+/// Runs every wanted stage of `stages` in order, after [`check_members`].
+///
+/// # Errors
+/// Too few members for a stage, or the first stage that fails, named.
 pub fn execute(run: &mut Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
+    check_members(run, stages)?;
     for stage in stages.iter().filter(|s| s.wanted(run.plan)) {
         eprintln!("== {}", stage.name());
         stage

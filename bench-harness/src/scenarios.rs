@@ -227,15 +227,23 @@ pub fn growth(ctx: &Ctx<'_>, capacity: usize, p: f64) -> Result<Vec<Record>> {
     Ok(records)
 }
 
+/// Keys deleted and inserted per churn round: a tenth of the capacity, at least one.
+fn churn_batch(capacity: usize) -> usize {
+    (capacity / 10).max(1)
+}
+
+/// Members [`churn`] inserts: the capacity, then a fresh batch each round.
+#[must_use]
+pub fn churn_members_needed(capacity: usize, rounds: usize) -> usize {
+    capacity + rounds * churn_batch(capacity)
+}
+
 /// Deletion churn: fill to capacity, then each round delete the oldest tenth and insert a fresh
 /// tenth; FP rate and false negatives after every round.
 pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Vec<Record>> {
-    let batch = (capacity / 10).max(1);
-    ensure!(
-        ctx.members.len() >= capacity + rounds * batch,
-        "churn needs {} members",
-        capacity + rounds * batch
-    );
+    let batch = churn_batch(capacity);
+    let needed = churn_members_needed(capacity, rounds);
+    ensure!(ctx.members.len() >= needed, "churn needs {needed} members");
     let probes = ctx.scenario_probes.min(ctx.probes.len());
     let mut records = Vec::new();
     let pb = bar(2, "churn");

@@ -157,6 +157,13 @@ impl Stage for Users {
     }
 }
 
+/// Rounds of the churn scenario.
+const CHURN_ROUNDS: usize = 10;
+
+fn churn_capacity(run: &Run<'_>) -> usize {
+    scenario_capacity(run).min(run.ctx.members.len() / 2)
+}
+
 /// Deleting the oldest tenth and inserting a fresh tenth, ten times.
 pub struct Churn;
 
@@ -169,10 +176,14 @@ impl Stage for Churn {
         !plan.sweep_only
     }
 
+    fn members_needed(&self, run: &Run<'_>) -> usize {
+        scenarios::churn_members_needed(churn_capacity(run), CHURN_ROUNDS)
+    }
+
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
-        let cap = scenario_capacity(run).min(run.ctx.members.len() / 2);
+        let cap = churn_capacity(run);
         eprintln!("   at capacity {cap}");
-        let records = scenarios::churn(&run.ctx, cap, 0.01, 10)?;
+        let records = scenarios::churn(&run.ctx, cap, 0.01, CHURN_ROUNDS)?;
         run.results.records.extend(records);
         Ok(())
     }
@@ -317,6 +328,43 @@ mod tests {
             [10_000, 100_000, 1_000_000, 10_000_000]
         );
         assert_eq!(sweep_sizes(500), [500]);
+    }
+
+    /// Issue 16, defect 5: 12 keys failed after seconds of measuring ("churn needs 13
+    /// members"); now the run stops before the first stage, naming the stage and the counts.
+    #[test]
+    fn too_few_members_stop_the_run_before_any_stage() {
+        let keys =
+            |n: usize| -> crate::dataset::KeySet { (0..n).map(|i| format!("k{i}")).collect() };
+        let p = plan();
+        for (n, ok) in [(12, false), (13, true), (20, true)] {
+            let members = keys(n);
+            let run = Run {
+                plan: &p,
+                ctx: crate::scenarios::Ctx {
+                    members: &members,
+                    probes: &members,
+                    rounds: 1,
+                    seed: 1,
+                    queries: 1,
+                    scenario_probes: 1,
+                },
+                n,
+                results: report::Results::default(),
+                started: std::time::Instant::now(),
+            };
+            match crate::plan::check_members(&run, ALL) {
+                Ok(()) => assert!(ok, "{n} members passed"),
+                Err(e) => {
+                    assert!(!ok, "{n} members: {e}");
+                    let e = e.to_string();
+                    assert!(
+                        e.contains("deletion churn") && e.contains("13 members"),
+                        "{e}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

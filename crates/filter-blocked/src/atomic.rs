@@ -43,7 +43,8 @@ filter_core::zeroable!(AtomicBlock([AtomicU32; 8]));
 /// whose lanes are read before its item count (`filter_core::concurrent::words`, checked under
 /// loom), so every saved bit belongs to a counted item and the file loads. An insert racing with
 /// the save may be in the file whole, in part or not at all: save after joining the inserting
-/// threads for a file that holds every key. The snapshot is a copy of the table.
+/// threads for a file that holds every key. The snapshot is a copy of the table, allocated
+/// fallibly by `try_to_bytes`, `write_to` and `save`, which stream the file from it.
 ///
 /// # False-positive rate
 ///
@@ -141,18 +142,35 @@ impl AtomicBlockedBloom {
     /// A single-threaded copy, safe to take while other threads insert: the lanes are read
     /// first, then the item count, so that the copy holds no bit its count does not cover
     /// (inserts racing with it may be in it whole, in part or not at all).
+    ///
+    /// # Panics
+    /// When the copy cannot be allocated; [`Self::try_snapshot`] is the fallible form.
     pub fn snapshot(&self) -> BlockedBloom {
-        let (lanes, len) = words::snapshot(self.blocks.iter().flat_map(|b| &b.0), &self.len);
-        let blocks: Table<Block> = lanes
-            .chunks_exact(8)
-            .map(|c| Block(std::array::from_fn(|i| c[i])))
-            .collect();
-        BlockedBloom {
+        self.try_snapshot()
+            .expect("memory for a snapshot of the blocked filter")
+    }
+
+    /// [`Self::snapshot`] with the copy allocated fallibly, as a built filter's table is.
+    ///
+    /// # Errors
+    /// [`filter_core::Error::OutOfMemory`] when the copy cannot be allocated.
+    pub fn try_snapshot(&self) -> Result<BlockedBloom> {
+        let mut blocks: Table<Block> = filter_core::try_zeroed_table(
+            self.blocks.len(),
+            filter_core::MemoryCap::NONE,
+            "snapshot",
+        )?;
+        let len = words::snapshot_into(
+            self.blocks.iter().flat_map(|b| &b.0),
+            blocks.iter_mut().flat_map(|b| b.0.iter_mut()),
+            &self.len,
+        );
+        Ok(BlockedBloom {
             blocks,
             len,
             sizing: self.sizing,
             kernel: self.kernel,
-        }
+        })
     }
 
     /// The single-threaded filter with the same bits, once no other thread is inserting.
@@ -235,6 +253,18 @@ impl Persist for AtomicBlockedBloom {
 
     fn to_bytes(&self) -> Vec<u8> {
         self.snapshot().to_bytes()
+    }
+
+    fn try_to_bytes(&self) -> Result<Vec<u8>> {
+        self.try_snapshot()?.try_to_bytes()
+    }
+
+    /// Streams the file from one snapshot (the one copy of the table a save holds).
+    fn write_to<W: std::io::Write>(&self, w: W) -> std::io::Result<()> {
+        let copy = self
+            .try_snapshot()
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
+        copy.write_to(w)
     }
 
     fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {

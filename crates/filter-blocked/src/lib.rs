@@ -223,7 +223,9 @@ impl Filter for BlockedBloom {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
         let b = self.block_of(hash);
         self.kernel.set(&mut self.blocks[b], hash.lo as u32);
-        self.len += 1;
+        // Saturating: a loaded file may hold any count up to u64::MAX (it only feeds the rate
+        // estimate, which is 1 long before), and an insert must not panic or wrap.
+        self.len = self.len.saturating_add(1);
         Ok(())
     }
 
@@ -239,7 +241,7 @@ impl Filter for BlockedBloom {
     fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
         let b = self.block_of(hash);
         let new = self.kernel.set(&mut self.blocks[b], hash.lo as u32);
-        self.len += u64::from(new);
+        self.len = self.len.saturating_add(u64::from(new));
         Ok(new)
     }
 
@@ -287,12 +289,12 @@ impl Prefetch for BlockedBloom {
 impl Codec for BlockedBloom {
     const VARIANT: Variant = Variant::Blocked;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.blocks()).u64(self.len);
         self.sizing.encode_params(e);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         for b in &self.blocks {
             for w in b.0 {
                 e.u32(w);
@@ -308,6 +310,8 @@ impl Codec for BlockedBloom {
         let n_blocks = params.u64()?;
         let len = params.u64()?;
         let sizing = Sizing::decode_params(params, hasher)?;
+        // The builder's own check: a file cannot hold a rate the builder refuses.
+        math::split_block_keys_per_block(sizing.fpr).map_err(|e| invalid(e.to_string()))?;
         let n_blocks = usize::try_from(n_blocks)
             .ok()
             .filter(|&b| b >= 1 && b <= payload.remaining() / 32)
@@ -419,6 +423,25 @@ mod tests {
         assert!(math::split_block_fpr(f.blocks(), 1000) <= 1e-12);
     }
 
+    /// Issue 16, defect 6: the loader refuses a rate the builder refuses, with its message.
+    #[test]
+    fn the_loader_refuses_a_rate_the_builder_refuses() {
+        let mut bytes = BlockedBloom::builder()
+            .capacity(1000)
+            .build()
+            .unwrap()
+            .to_bytes();
+        // The rate follows blocks, len and capacity (8 bytes each) in the parameters.
+        assert_eq!(bytes[48..56], 0.01f64.to_le_bytes());
+        bytes[48..56].copy_from_slice(&1e-300f64.to_le_bytes());
+        format::reseal(&mut bytes);
+        let built = BlockedBloom::builder().capacity(1000).fpr(1e-300).build();
+        assert_eq!(
+            BlockedBloom::from_bytes(&bytes).unwrap_err(),
+            FormatError::Invalid(built.unwrap_err().to_string())
+        );
+    }
+
     #[test]
     fn a_huge_loaded_len_is_answered_in_bounded_time() {
         let mut f = BlockedBloom::builder().capacity(1000).build().unwrap();
@@ -427,7 +450,10 @@ mod tests {
         // len follows the block count (8 bytes) in the parameters (from byte 24).
         bytes[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
         format::reseal(&mut bytes);
-        let loaded = BlockedBloom::from_bytes(&bytes).unwrap();
+        let mut loaded = BlockedBloom::from_bytes(&bytes).unwrap();
+        // Issue 16: the next insert neither panics (debug) nor wraps to 0 (release).
+        loaded.insert(b"y").unwrap();
+        assert_eq!(loaded.len(), u64::MAX);
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || tx.send(loaded.expected_fpr()));
         let p = rx

@@ -47,8 +47,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// whose bits are read before its item count (`filter_core::concurrent::words`, checked under
 /// loom), so every saved bit belongs to a counted item and the file loads. An insert racing
 /// with the save may be in the file whole, in part or not at all: save after joining the
-/// inserting threads for a file that holds every key. The snapshot is a copy of the table (the
-/// save holds twice its memory for a moment).
+/// inserting threads for a file that holds every key. The snapshot is a copy of the table,
+/// allocated fallibly (the save holds twice the table's memory for a moment); the file is then
+/// streamed from it, with no third copy.
 ///
 /// # False-positive rate
 ///
@@ -153,12 +154,20 @@ impl AtomicClassicBloom {
     /// are read first, then the item count, so that the copy holds no bit its count does not
     /// cover (inserts racing with it may be in it whole, in part or not at all).
     ///
+    /// The copy's table is allocated fallibly, as a built filter's is.
+    ///
     /// # Errors
-    /// None in practice (the shape was valid when built); kept fallible rather than panicking.
+    /// [`filter_core::Error::OutOfMemory`] when the copy cannot be allocated (nothing else in
+    /// practice: the shape was valid when built).
     pub fn snapshot(&self) -> Result<ClassicBloom> {
-        let (words, len) = words::snapshot(&self.words, &self.len);
+        let mut copy = filter_core::try_zeroed_table::<u64>(
+            self.words.len(),
+            filter_core::MemoryCap::NONE,
+            "snapshot",
+        )?;
+        let len = words::snapshot_into(self.words.iter(), copy.iter_mut(), &self.len);
         Ok(ClassicBloom {
-            bits: BloomBits::from_words(self.m, self.k, words)?,
+            bits: BloomBits::from_words(self.m, self.k, copy)?,
             len,
             sizing: self.sizing,
         })
@@ -245,6 +254,18 @@ impl Persist for AtomicClassicBloom {
         self.snapshot()
             .expect("a snapshot has the shape this filter was built with")
             .to_bytes()
+    }
+
+    fn try_to_bytes(&self) -> Result<Vec<u8>> {
+        self.snapshot()?.try_to_bytes()
+    }
+
+    /// Streams the file from one snapshot (the one copy of the table a save holds).
+    fn write_to<W: std::io::Write>(&self, w: W) -> std::io::Result<()> {
+        let copy = self
+            .snapshot()
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
+        copy.write_to(w)
     }
 
     fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {

@@ -211,7 +211,9 @@ impl Filter for ClassicBloom {
     #[inline]
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
         self.bits.insert(hash);
-        self.len += 1;
+        // Saturating: a loaded file may hold any count up to u64::MAX (it only feeds the rate
+        // estimate, which is 1 long before), and an insert must not panic or wrap.
+        self.len = self.len.saturating_add(1);
         Ok(())
     }
 
@@ -223,7 +225,7 @@ impl Filter for ClassicBloom {
     /// One pass over the k bits: sets them and notes whether any was clear.
     fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
         let new = self.bits.insert_if_absent(hash);
-        self.len += u64::from(new);
+        self.len = self.len.saturating_add(u64::from(new));
         Ok(new)
     }
 
@@ -235,7 +237,7 @@ impl Filter for ClassicBloom {
         } else {
             hashes.iter().for_each(|&h| self.bits.insert(h));
         }
-        self.len += hashes.len() as u64;
+        self.len = self.len.saturating_add(hashes.len() as u64);
         Ok(())
     }
 
@@ -287,13 +289,13 @@ impl Prefetch for ClassicBloom {
 impl Codec for ClassicBloom {
     const VARIANT: Variant = Variant::Classic;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         self.bits.encode_params(e);
         e.u64(self.len);
         self.sizing.encode_params(e);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         self.bits.encode_payload(e);
     }
 
@@ -525,5 +527,14 @@ mod tests {
                 "len {len}"
             );
         }
+        // A count above the bits is accepted (only the rate estimate reads it), and the next
+        // inserts neither panic (debug) nor wrap to 0 (release). Issue 16, defect 4.
+        bytes[36..44].copy_from_slice(&u64::MAX.to_le_bytes());
+        format::reseal(&mut bytes);
+        let mut loaded = ClassicBloom::from_bytes(&bytes).unwrap();
+        loaded.insert(b"one more").unwrap();
+        loaded.insert_if_absent(b"two more").unwrap();
+        loaded.insert_hash_batch(&[Hash128::default(); 3]).unwrap();
+        assert_eq!(loaded.len(), u64::MAX);
     }
 }

@@ -266,12 +266,12 @@ impl BloomBits {
     }
 
     /// Writes m and k to the parameter section.
-    pub fn encode_params(&self, e: &mut Encoder) {
+    pub fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.m).u32(self.k);
     }
 
     /// Writes the words to the payload.
-    pub fn encode_payload(&self, e: &mut Encoder) {
+    pub fn encode_payload(&self, e: &mut Encoder<'_>) {
         e.u64s(&self.words);
     }
 

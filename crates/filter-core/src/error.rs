@@ -50,6 +50,12 @@ pub enum Error {
         /// Load factor (stored items / slots) when the insert failed.
         load_factor: f64,
     },
+    /// An insert would take the filter's item count past the most it can count; nothing was
+    /// changed.
+    TooManyItems {
+        /// The most items the filter counts.
+        limit: u64,
+    },
     /// A removal was refused because the filter proves the key is absent.
     NotPresent,
     /// Two filters cannot be combined (different sizes, hash functions or seeds).
@@ -91,6 +97,11 @@ impl fmt::Display for Error {
                 "filter is full: could not place the item after the maximum number of relocations \
                  ({len} items stored, load factor {load_factor:.4}); nothing was changed. \
                  Build a larger filter (higher capacity) or use a scalable filter"
+            ),
+            Error::TooManyItems { limit } => write!(
+                f,
+                "the filter already counts {limit} items, the most it can; nothing was changed. \
+                 Remove items or build a larger filter"
             ),
             Error::NotPresent => write!(
                 f,
@@ -163,6 +174,9 @@ pub enum FormatError {
     Invalid(String),
     /// Bytes were left over after the filter.
     TrailingBytes(u64),
+    /// An authenticated file's MAC does not match: the file was altered, or the key is not the
+    /// one it was saved with.
+    AuthenticationFailed,
     /// The allocator refused the memory for the loaded filter's tables; nothing was loaded.
     OutOfMemory {
         /// Bytes requested.
@@ -178,6 +192,14 @@ impl fmt::Display for FormatError {
                 "truncated filter data: needed {needed} more bytes, only {available} left"
             ),
             FormatError::BadMagic => write!(f, "not a filterlab filter (bad magic bytes)"),
+            FormatError::UnsupportedVersion {
+                found: 0,
+                supported,
+            } => write!(
+                f,
+                "filter format version 0 does not exist (versions start at 1; this build reads up \
+                 to {supported}): the file is damaged or was not written by filterlab"
+            ),
             FormatError::UnsupportedVersion { found, supported } => write!(
                 f,
                 "filter format version {found} is newer than this build reads (up to {supported}); \
@@ -198,6 +220,11 @@ impl fmt::Display for FormatError {
             FormatError::TrailingBytes(n) => {
                 write!(f, "{n} unexpected bytes after the end of the filter")
             }
+            FormatError::AuthenticationFailed => write!(
+                f,
+                "the file's authentication tag does not match: it was altered, or the key is not \
+                 the one it was saved with"
+            ),
             FormatError::OutOfMemory { bytes } => {
                 write!(f, "could not allocate {bytes} bytes to load the filter")
             }

@@ -4,20 +4,67 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
-/// Writes `bytes` to `path` so that a crash or a full disk at any moment leaves either the old
-/// file or the new one, never a mix: the bytes go to a temporary file in the same directory
-/// (a rename is atomic only within one file system), which is flushed to the disk (`fsync`) and
-/// then renamed over `path`; on Unix the directory is synced too, so that the rename itself
-/// survives a power cut. On error the temporary file is removed and `path` is untouched.
+/// Writes `bytes` to `path` atomically: [`write_atomically_with`] with one write.
 ///
 /// # Errors
 /// Any I/O error of these steps.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = temporary_sibling(path)?;
+    write_atomically_with(path, |f| f.write_all(bytes))
+}
+
+/// Writes a file at `path` through `write` so that a crash or a full disk at any moment leaves
+/// either the old file or the new one, never a mix: `write` fills a temporary file in the same
+/// directory (a rename is atomic only within one file system) under a name no other save uses
+/// (`.<name>.tmp-<pid>-<counter>`, created with `O_EXCL`, so a planted file or symlink there
+/// is an error, never followed), which is flushed to the disk (`fsync`) and then renamed over
+/// `path`; on Unix the directory is synced too, so that the rename itself survives a power
+/// cut. On error the temporary file is removed and `path` is untouched.
+///
+/// A save killed half way leaves its temporary file behind; each save first removes those of
+/// earlier saves to the same `path` ([`remove_stale_temporaries`]).
+///
+/// Only a regular file is replaced: a device (`/dev/null`), a FIFO, a directory or a symlink
+/// at `path` is refused (`InvalidInput`), since the rename would replace the node itself.
+///
+/// # Errors
+/// `path` exists and is not a regular file; any I/O error of these steps, or of `write`.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is not a regular file ({}); refusing to replace it with a filter",
+                    path.display(),
+                    describe(&meta.file_type())
+                ),
+            ))
+        }
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let _ = remove_stale_temporaries(path, STALE_AFTER);
+    // A name taken (by a file planted there, say) is never opened: the next one is tried.
+    let (tmp, mut f) = (0..16)
+        .map(|_| {
+            let tmp = temporary_sibling(path)?;
+            let f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+            Ok((tmp, f))
+        })
+        .find(|r: &io::Result<_>| !matches!(r, Err(e) if e.kind() == io::ErrorKind::AlreadyExists))
+        .unwrap_or_else(|| {
+            Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "16 temporary names in a row were taken",
+            ))
+        })?;
     let written = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
+        write(&mut f)?;
         f.sync_all()?;
         fs::rename(&tmp, path)
     })();
@@ -26,6 +73,138 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         return Err(e);
     }
     sync_parent(path)
+}
+
+/// A word for a file type that is not a regular file.
+fn describe(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// How long a temporary file must have gone unmodified before another save may remove it.
+/// A live save writes continuously (its file's modification time keeps moving), so only one
+/// that stopped writing is ever this old: killed, or hung.
+pub const STALE_AFTER: Duration = Duration::from_secs(60);
+
+/// How long a temporary file must have gone unmodified before it is removed even though a
+/// process with its writer's pid runs (the pid may have been reused, or the file written by
+/// another machine sharing the directory).
+const ABANDONED_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// Removes the temporary files that saves to `path` left behind when they were killed, and
+/// returns how many it removed. Only files of `path`'s own temporary pattern are considered:
+/// in `path`'s directory, named `.<name>.tmp-<pid>-<counter>` with decimal `pid` and
+/// `counter`, regular files (never a symlink, directory or device), and not modified for
+/// `quiet`. Of those, a file whose writer (`pid`) no longer runs is removed; one whose pid runs
+/// is kept unless unmodified for a day (the pid may have been reused). On systems where a pid
+/// cannot be checked (other than Linux), only the day rule applies. A file of this process's
+/// own pid is never removed (another thread may be saving). Errors of individual removals are
+/// ignored: the next save tries again.
+///
+/// # Errors
+/// The directory cannot be read.
+pub fn remove_stale_temporaries(path: &Path, quiet: Duration) -> io::Result<usize> {
+    let Some(name) = path.file_name() else {
+        return Ok(0);
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".tmp-");
+    let prefix = prefix.to_string_lossy().into_owned();
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut removed = 0;
+    for entry in fs::read_dir(dir)?.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(writer_pid)
+        else {
+            continue;
+        };
+        // `DirEntry::metadata` does not follow symlinks: a symlink is not a regular file.
+        let Ok(meta) = entry.metadata() else { continue };
+        let idle = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .unwrap_or(Duration::ZERO);
+        let stale = meta.is_file()
+            && pid != std::process::id()
+            && idle >= quiet
+            && (idle >= ABANDONED_AFTER || process_is_gone(pid));
+        if stale && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// The pid of a temporary name's `<pid>-<counter>` tail, if it is exactly that.
+fn writer_pid(tail: &str) -> Option<u32> {
+    let (pid, counter) = tail.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || !digits(counter) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+#[cfg(target_os = "linux")]
+fn process_is_gone(pid: u32) -> bool {
+    !Path::new("/proc").join(pid.to_string()).exists() && Path::new("/proc/self").exists()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_is_gone(_pid: u32) -> bool {
+    false
+}
+
+/// A `Write` into a vector whose every growth is reserved fallibly: a failed reservation is an
+/// `OutOfMemory` error, with `wanted` the bytes the vector would have needed.
+#[derive(Debug, Default)]
+pub(crate) struct FallibleVec {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) wanted: u64,
+}
+
+impl Write for FallibleVec {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.wanted = self.bytes.len() as u64 + buf.len() as u64;
+        self.bytes.try_reserve(buf.len()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("{} bytes do not fit in memory", self.wanted),
+            )
+        })?;
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The most [`crate::Persist::read_from`] reads, and [`crate::Persist::load`] reads from
@@ -37,12 +216,17 @@ pub const DEFAULT_READ_LIMIT: u64 = 1 << 32;
 /// an endless reader costs at most `limit` bytes before it is refused.
 const CHUNK: usize = 64 << 10;
 
-/// Reads a whole file into memory reserved fallibly. A regular file is read up to the size its
-/// metadata gives (a file that grows meanwhile is refused); anything else (a pipe, a device)
-/// up to [`DEFAULT_READ_LIMIT`].
+/// Reads a saved filter's file into memory reserved fallibly, header first: the reading stops
+/// at a bad magic or version (8 and 10 bytes in: `/dev/zero` costs 24 bytes, not 4 GiB), and
+/// otherwise reads exactly the length the header declares, which must fit the limit: a regular
+/// file's own size (a file shorter than it declares is refused before anything large is
+/// reserved), anything else (a pipe, a device) [`DEFAULT_READ_LIMIT`]. Bytes after the
+/// declared end are refused.
 ///
 /// # Errors
-/// I/O errors, `OutOfMemory` when the file does not fit, `FileTooLarge` past the limit.
+/// I/O errors, `OutOfMemory` when the file does not fit, `FileTooLarge` when it declares more
+/// than the limit, `InvalidData` for a file shorter or longer than it declares. A file that
+/// fails the magic or version check is returned as read so far, for the loader to name.
 pub fn read_fallibly(path: &Path) -> io::Result<Vec<u8>> {
     read_path(path, DEFAULT_READ_LIMIT)
 }
@@ -50,13 +234,111 @@ pub fn read_fallibly(path: &Path) -> io::Result<Vec<u8>> {
 fn read_path(path: &Path, stream_limit: u64) -> io::Result<Vec<u8>> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
-    let (hint, limit) = if meta.is_file() {
-        (meta.len(), meta.len())
+    let limit = if meta.is_file() {
+        Limit::FileSize(meta.len())
     } else {
-        (0, stream_limit)
+        Limit::Stream(stream_limit)
     };
-    read_limited(file, hint, limit)
+    read_declared(file, limit)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Reads an authenticated file ([`crate::auth`]): its first 8 bytes, and the rest only if they
+/// are the authenticated magic, up to the file's size (a regular file) or
+/// [`DEFAULT_READ_LIMIT`], into memory reserved fallibly.
+pub(crate) fn read_authenticated_file(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    let limit = if meta.is_file() {
+        meta.len()
+    } else {
+        DEFAULT_READ_LIMIT
+    };
+    let mut bytes = Vec::new();
+    read_more(&mut file, &mut bytes, crate::auth::AUTH_MAGIC.len() as u64)?;
+    if bytes[..] == crate::auth::AUTH_MAGIC {
+        // A stream longer than the limit is cut there, and its tag then fails to verify.
+        read_more(&mut file, &mut bytes, limit.saturating_sub(8))?;
+    }
+    Ok(bytes)
+}
+
+/// What bounds a read: a regular file's size, or a limit on a stream.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Limit {
+    FileSize(u64),
+    Stream(u64),
+}
+
+/// Reads a filter's file from `r` as far as its header declares ([`read_fallibly`]). A regular
+/// file is read to its end, never past its size, when it is shorter or longer than it
+/// declares: the loader names the truncation or the trailing bytes.
+pub(crate) fn read_declared<R: Read>(mut r: R, limit: Limit) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    while let Some(declared) = crate::format::declared_len(&bytes) {
+        let have = bytes.len() as u64;
+        let want = match limit {
+            Limit::FileSize(size) if declared > size || (declared <= have && have < size) => {
+                read_more(&mut r, &mut bytes, size.saturating_sub(have))?;
+                return Ok(bytes);
+            }
+            Limit::Stream(max) if declared > max => {
+                return Err(io::Error::new(
+                    io::ErrorKind::FileTooLarge,
+                    format!("the header declares {declared} bytes, above the limit of {max}"),
+                ))
+            }
+            _ => declared,
+        };
+        if want <= have {
+            let mut one = [0u8; 1];
+            return match read_retrying(&mut r, &mut one)? {
+                0 => Ok(bytes),
+                _ => Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("more bytes than the {want} the filter's header declares"),
+                )),
+            };
+        }
+        if read_more(&mut r, &mut bytes, want - have)? < want - have {
+            return Ok(bytes); // ended early: the loader reports the truncation
+        }
+    }
+    Ok(bytes)
+}
+
+fn read_retrying<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Appends up to `n` bytes of `r` to `bytes`, reserving at most [`CHUNK`] at a time, fallibly;
+/// returns how many it read (fewer at the end of `r`).
+fn read_more<R: Read>(r: &mut R, bytes: &mut Vec<u8>, n: u64) -> io::Result<u64> {
+    let mut got = 0;
+    while got < n {
+        let step = (n - got).min(CHUNK as u64) as usize;
+        bytes.try_reserve(step).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("{} bytes do not fit in memory", bytes.len() + step),
+            )
+        })?;
+        let at = bytes.len();
+        bytes.resize(at + step, 0);
+        let read = read_retrying(r, &mut bytes[at..]);
+        let k = *read.as_ref().unwrap_or(&0);
+        bytes.truncate(at + k);
+        if read? == 0 {
+            break;
+        }
+        got += k as u64;
+    }
+    Ok(got)
 }
 
 /// Reads all of `r`, at most `limit` bytes, into memory reserved fallibly: first `hint` bytes
@@ -103,8 +385,9 @@ pub fn read_limited<R: Read>(mut r: R, hint: u64, limit: u64) -> io::Result<Vec<
 }
 
 /// A fresh name next to `path`: `.name.tmp-<pid>-<counter>`.
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
 fn temporary_sibling(path: &Path) -> io::Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -135,48 +418,4 @@ fn sync_parent(_path: &Path) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replaces_whole_files_and_leaves_no_temporary_behind() {
-        let dir = std::env::temp_dir().join(format!("filterlab-file-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("f.bin");
-        write_atomically(&path, b"first version, longer").unwrap();
-        write_atomically(&path, b"second").unwrap();
-        assert_eq!(fs::read(&path).unwrap(), b"second");
-        let missing = dir.join("no-such-dir").join("f.bin");
-        assert!(write_atomically(&missing, b"x").is_err());
-        let names: Vec<_> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["f.bin"]);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn endless_readers_stop_at_the_limit() {
-        let e = read_limited(io::repeat(0), 0, 1 << 20).unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
-        // Exactly the limit is fine; one byte more is not.
-        assert_eq!(read_limited(&[7u8; 1000][..], 0, 1000).unwrap(), [7; 1000]);
-        let e = read_limited(&[7u8; 1001][..], 1001, 1000).unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
-    }
-
-    #[cfg(all(target_os = "linux", not(miri)))] // Miri isolates the file system.
-    #[test]
-    fn devices_are_read_up_to_the_stream_limit() {
-        let e = read_path(Path::new("/dev/zero"), 1 << 20).unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
-        assert!(e.to_string().contains("/dev/zero"), "{e}");
-        let dir = std::env::temp_dir().join(format!("filterlab-read-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("f.bin");
-        fs::write(&path, [1, 2, 3]).unwrap();
-        assert_eq!(read_fallibly(&path).unwrap(), [1, 2, 3]);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-}
+mod tests;

@@ -16,12 +16,20 @@
 //! 32+P+L     8  checksum: XXH3-64 (seed 0) of every byte before it
 //! ```
 //!
-//! A reader checks, in order: length, magic, version (a newer version may lay the rest out
+//! The checksum detects accidents (torn writes, flipped bits), not tampering: it is not a MAC.
+//! Anyone can change `m`, `k` or the seed and recompute it, and the file then loads and gives
+//! false negatives. Files that cross a trust boundary go in an authenticated envelope
+//! ([`crate::auth`]: HMAC-SHA256 with a shared secret key).
+//!
+//! A reader checks, in order: magic, version, length (a newer version may lay the rest out
 //! differently), checksum, variant, hash id; then the variant validates its parameters against
 //! the payload length, so corrupted bytes that happen to pass the checksum still cannot describe
 //! an impossible filter.
 
 use crate::{FormatError, HashKind, KeyHasher, Table, Zeroable};
+
+mod encoder;
+pub use encoder::{encoded_len, write_to, Encoder};
 
 /// Magic bytes at the start of every saved filter.
 pub const MAGIC: [u8; 8] = *b"FLTRLAB\0";
@@ -91,10 +99,10 @@ pub trait Codec: crate::Filter + Sized {
     const VARIANT: Variant;
 
     /// Writes the parameter section (fixed-width fields).
-    fn encode_params(&self, e: &mut Encoder);
+    fn encode_params(&self, e: &mut Encoder<'_>);
 
     /// Writes the payload.
-    fn encode_payload(&self, e: &mut Encoder);
+    fn encode_payload(&self, e: &mut Encoder<'_>);
 
     /// Reads what the two `encode_` methods wrote, validating every field against the others
     /// and against the bytes present before allocating anything. Bytes left unread in either
@@ -109,13 +117,33 @@ pub trait Codec: crate::Filter + Sized {
     ) -> Result<Self, FormatError>;
 }
 
-/// [`Persist::to_bytes`](crate::Persist::to_bytes) of a [`Codec`].
+/// [`Persist::to_bytes`](crate::Persist::to_bytes) of a [`Codec`]: the buffer is reserved at
+/// its exact size, infallibly (an allocation failure aborts, as `Vec` does); [`try_encode`] is
+/// the fallible form.
 pub fn encode<C: Codec>(filter: &C) -> Vec<u8> {
-    let mut e = Encoder::new(C::VARIANT, filter.hasher(), filter.size_in_bytes());
-    filter.encode_params(&mut e);
-    e.begin_payload();
-    filter.encode_payload(&mut e);
-    e.finish()
+    let mut bytes = Vec::with_capacity(encoded_len(filter) as usize);
+    write_to(filter, &mut bytes).expect("a Vec takes every write, and the encoding is stable");
+    bytes
+}
+
+/// [`Persist::try_to_bytes`](crate::Persist::try_to_bytes) of a [`Codec`]: the file in memory,
+/// reserved fallibly at its exact size (one copy of the table, never a growing buffer).
+///
+/// # Errors
+/// [`crate::Error::OutOfMemory`] when the bytes cannot be allocated.
+pub fn try_encode<C: Codec>(filter: &C) -> crate::Result<Vec<u8>> {
+    let len = encoded_len(filter);
+    let oom = || crate::Error::OutOfMemory {
+        what: "saved filter",
+        bytes: len,
+    };
+    let mut bytes = Vec::new();
+    usize::try_from(len)
+        .ok()
+        .and_then(|n| bytes.try_reserve_exact(n).ok())
+        .ok_or_else(oom)?;
+    write_to(filter, &mut bytes).map_err(|_| oom())?;
+    Ok(bytes)
 }
 
 /// [`Persist::from_bytes`](crate::Persist::from_bytes) of a [`Codec`].
@@ -140,95 +168,6 @@ pub fn reseal(bytes: &mut [u8]) {
     }
 }
 
-/// Writes one filter: header, parameters, payload, checksum.
-#[derive(Debug)]
-pub struct Encoder {
-    buf: Vec<u8>,
-    section_len_at: usize,
-    in_payload: bool,
-}
-
-impl Encoder {
-    /// Starts a file for `variant` hashed with `hasher`; `payload_hint` pre-sizes the buffer.
-    pub fn new(variant: Variant, hasher: KeyHasher, payload_hint: usize) -> Self {
-        let mut buf = Vec::with_capacity(MIN_LEN + 64 + payload_hint);
-        buf.extend_from_slice(&MAGIC);
-        buf.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        buf.push(variant.id());
-        buf.push(hasher.kind().id());
-        buf.extend_from_slice(&hasher.seed().to_le_bytes());
-        let section_len_at = buf.len();
-        buf.extend_from_slice(&0u32.to_le_bytes());
-        Encoder {
-            buf,
-            section_len_at,
-            in_payload: false,
-        }
-    }
-
-    /// Appends a byte.
-    pub fn u8(&mut self, v: u8) -> &mut Self {
-        self.buf.push(v);
-        self
-    }
-
-    /// Appends a `u32`.
-    pub fn u32(&mut self, v: u32) -> &mut Self {
-        self.buf.extend_from_slice(&v.to_le_bytes());
-        self
-    }
-
-    /// Appends a `u64`.
-    pub fn u64(&mut self, v: u64) -> &mut Self {
-        self.buf.extend_from_slice(&v.to_le_bytes());
-        self
-    }
-
-    /// Appends an `f64` by its IEEE-754 bits.
-    pub fn f64(&mut self, v: f64) -> &mut Self {
-        self.u64(v.to_bits())
-    }
-
-    /// Appends raw bytes.
-    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
-        self.buf.extend_from_slice(v);
-        self
-    }
-
-    /// Appends `u64` words.
-    pub fn u64s(&mut self, v: &[u64]) -> &mut Self {
-        self.buf.reserve(v.len() * 8);
-        for w in v {
-            self.buf.extend_from_slice(&w.to_le_bytes());
-        }
-        self
-    }
-
-    /// Ends the parameter section; what follows is payload.
-    pub fn begin_payload(&mut self) -> &mut Self {
-        assert!(!self.in_payload, "begin_payload called twice");
-        let len = self.buf.len() - self.section_len_at - 4;
-        let len = u32::try_from(len).expect("parameter section under 4 GiB");
-        self.buf[self.section_len_at..self.section_len_at + 4].copy_from_slice(&len.to_le_bytes());
-        self.section_len_at = self.buf.len();
-        self.buf.extend_from_slice(&0u64.to_le_bytes());
-        self.in_payload = true;
-        self
-    }
-
-    /// Closes the payload and appends the checksum.
-    pub fn finish(mut self) -> Vec<u8> {
-        if !self.in_payload {
-            self.begin_payload();
-        }
-        let len = (self.buf.len() - self.section_len_at - 8) as u64;
-        self.buf[self.section_len_at..self.section_len_at + 8].copy_from_slice(&len.to_le_bytes());
-        let sum = checksum(&self.buf);
-        self.buf.extend_from_slice(&sum.to_le_bytes());
-        self.buf
-    }
-}
-
 /// A validated file, split into its sections.
 #[derive(Debug)]
 pub struct Decoded<'a> {
@@ -240,7 +179,9 @@ pub struct Decoded<'a> {
     pub payload: Reader<'a>,
 }
 
-/// Checks length, magic and version; returns a reader at the variant id.
+/// Checks magic, version and length, in that order (a reader that stops at a bad magic or
+/// version, as [`crate::Persist::load`] does, gets that error rather than "truncated");
+/// returns a reader at the variant id.
 fn check_head(bytes: &[u8]) -> Result<Reader<'_>, FormatError> {
     if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
         if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
@@ -251,21 +192,46 @@ fn check_head(bytes: &[u8]) -> Result<Reader<'_>, FormatError> {
         }
         return Err(FormatError::BadMagic);
     }
+    if let Some(v) = bytes.get(MAGIC.len()..MAGIC.len() + 2) {
+        let version = u16::from_le_bytes([v[0], v[1]]);
+        if version > FORMAT_VERSION || version == 0 {
+            return Err(FormatError::UnsupportedVersion {
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+    }
     if bytes.len() < MIN_LEN {
         return Err(FormatError::Truncated {
             needed: (MIN_LEN - bytes.len()) as u64,
             available: 0,
         });
     }
-    let mut head = Reader::new(&bytes[MAGIC.len()..HEADER_LEN]);
-    let version = head.u16()?;
-    if version > FORMAT_VERSION || version == 0 {
-        return Err(FormatError::UnsupportedVersion {
-            found: version,
-            supported: FORMAT_VERSION,
-        });
+    Ok(Reader::new(&bytes[MAGIC.len() + 2..HEADER_LEN]))
+}
+
+/// How many bytes the file whose first bytes are `head` says it holds, as far as `head`
+/// shows: `None` when `head` already fails the magic or version check (stop reading: the
+/// loader will name the error), else the length known so far (24 bytes of header, then the
+/// parameter length, then the payload length once `head` reaches it).
+pub(crate) fn declared_len(head: &[u8]) -> Option<u64> {
+    match check_head(head) {
+        Err(FormatError::Truncated { .. }) if head.len() >= MAGIC.len() + 2 => {}
+        Err(FormatError::Truncated { .. }) => return Some(HEADER_LEN as u64),
+        Err(_) => return None,
+        Ok(_) => {}
     }
-    Ok(head)
+    if head.len() < HEADER_LEN {
+        return Some(HEADER_LEN as u64);
+    }
+    let params = u64::from(u32::from_le_bytes(head[20..24].try_into().ok()?));
+    let through_params = HEADER_LEN as u64 + params + 8;
+    if (head.len() as u64) < through_params {
+        return Some(through_params);
+    }
+    let at = through_params as usize - 8;
+    let payload = u64::from_le_bytes(head[at..at + 8].try_into().ok()?);
+    Some(through_params.saturating_add(payload).saturating_add(8))
 }
 
 /// The variant a saved filter claims to be, read from its header after the length, magic and
@@ -552,6 +518,19 @@ mod tests {
                 supported: 1
             }
         );
+        let mut zero = bytes.clone();
+        zero[8] = 0;
+        let e = decode(&zero, Variant::Classic).unwrap_err();
+        assert_eq!(
+            e,
+            FormatError::UnsupportedVersion {
+                found: 0,
+                supported: 1
+            }
+        );
+        // Issue 16, defect 8: version 0 is not "newer than this build reads".
+        assert!(!e.to_string().contains("newer"), "{e}");
+        assert!(e.to_string().contains("damaged"), "{e}");
         let mut trailing = bytes[..bytes.len() - 8].to_vec();
         trailing.push(0);
         let sum = checksum(&trailing);

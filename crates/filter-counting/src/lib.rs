@@ -12,6 +12,13 @@
 //! * a removal whose key has a zero counter is *refused* ([`Error::NotPresent`]): the key is
 //!   provably absent, and decrementing the other counters would erase other keys.
 //!
+//! A counter below 15 holds the exact number of increments it received, so the counters that
+//! did not saturate sum to at most `k · len`: the filter keeps that invariant through every
+//! operation and checks it when a file is loaded, so every state the public API can reach saves
+//! and loads. A removal that would
+//! break it (more removals of a key than its inserts, once its counters saturated) is refused
+//! with [`Error::NotPresent`]; see [`Deletable::remove_hash`] on [`CountingBloom`].
+//!
 //! Saturation is rare: [`math::counting_overflow_bound`] bounds its probability by about
 //! `1.37e-15 · m` at the optimal `k` (Fan et al. §5.2).
 //!
@@ -38,6 +45,12 @@ use filter_core::{
 /// Bits per counter.
 pub const COUNTER_BITS: u32 = 4;
 const MAX: u8 = (1 << COUNTER_BITS) - 1;
+
+/// The most items a counting filter counts (`len`): inserts beyond it, unions past it and files
+/// claiming more are refused. Far beyond any real use (at this load every counter of any table
+/// that fits in memory has saturated), and low enough that `len + len` and `k · len` are
+/// computed without overflow.
+pub const MAX_ITEMS: u64 = 1 << 62;
 
 /// A counting Bloom filter with 4-bit counters.
 ///
@@ -78,6 +91,9 @@ pub struct CountingBloom {
     m: u64,
     k: u32,
     len: u64,
+    /// The sum of the counters that did not saturate, kept up to date so that a removal can check
+    /// the invariant `sum <= k * len` in O(1).
+    sum: u128,
     sizing: Sizing,
 }
 
@@ -110,6 +126,7 @@ impl CountingBuilder {
             m,
             k,
             len: 0,
+            sum: 0,
             sizing,
         })
     }
@@ -142,27 +159,38 @@ impl CountingBloom {
         math::counting_overflow_bound(self.m, self.len, self.k, COUNTER_BITS)
     }
 
-    /// Checks a loaded item count against the counters. Every insert adds `k` to the sum of the
-    /// counters and every removal takes `k` away, except at saturated counters, which never move:
-    /// with none saturated the sum is exactly `k · len`, otherwise the unsaturated ones sum to at
-    /// most that.
+    /// Checks a loaded item count against the counters. A counter below 15 never saturated, so
+    /// it holds exactly the increments it received; each item added `k`, so the unsaturated
+    /// counters sum to at most `k · len`, and with none saturated to exactly that. The filter refuses any operation that would break this
+    /// (see [`Deletable::remove_hash`]), so every state it can reach passes this check.
     fn check_len(&self) -> Result<(), FormatError> {
-        let (mut sum, mut saturated) = (0u64, false);
-        for i in 0..self.m {
-            match self.get(i) {
-                MAX => saturated = true,
-                c => sum += u64::from(c),
-            }
-        }
-        let expected = u128::from(self.len) * u128::from(self.k);
-        let sum = u128::from(sum);
-        if sum > expected || (!saturated && sum != expected) {
+        if self.len > MAX_ITEMS {
             return Err(invalid(format!(
-                "counters sum to {sum}, but {} items of {} hashes add {expected}",
-                self.len, self.k
+                "{} items, above the most a counting filter counts ({MAX_ITEMS})",
+                self.len
+            )));
+        }
+        let saturated = self.saturated() > 0;
+        let expected = u128::from(self.len) * u128::from(self.k);
+        if self.sum > expected || (!saturated && self.sum != expected) {
+            return Err(invalid(format!(
+                "counters sum to {}, but {} items of {} hashes add {}{expected}",
+                self.sum,
+                self.len,
+                self.k,
+                if saturated { "at most " } else { "" }
             )));
         }
         Ok(())
+    }
+
+    /// The sum of the counters below 15, computed from the table.
+    fn counter_sum(&self) -> u128 {
+        let below_max = |c: u8| if c == MAX { 0 } else { u128::from(c) };
+        self.counters
+            .iter()
+            .map(|&b| below_max(b & MAX) + below_max(b >> 4))
+            .sum()
     }
 
     #[inline]
@@ -190,12 +218,20 @@ impl CountingBloom {
 
 impl Filter for CountingBloom {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        if self.len >= MAX_ITEMS {
+            return Err(Error::TooManyItems { limit: MAX_ITEMS });
+        }
         let mut g = IndexGen::new(hash, self.m);
         for _ in 0..self.k {
             let i = g.next();
             let c = self.get(i);
             if c < MAX {
                 self.set(i, c + 1);
+                if c + 1 == MAX {
+                    self.sum -= u128::from(c); // it leaves the sum: its count is unknown now
+                } else {
+                    self.sum += 1;
+                }
             }
         }
         self.len += 1;
@@ -252,12 +288,25 @@ impl Prefetch for CountingBloom {
 }
 
 impl Deletable for CountingBloom {
+    /// Removes one copy of the key: decrements its counters, except saturated ones, which never
+    /// move (their true count is unknown, so they stay non-zero and the key stays reported
+    /// present; no other key can lose its trace).
+    ///
+    /// # Errors
+    /// [`Error::NotPresent`], with nothing changed, when the filter proves that the key was not
+    /// inserted (once more than removed): one of its counters holds less than the key's own
+    /// increments there, or the removal would leave the counters summing to more than `k` per
+    /// item left among those that did not saturate (`len` would fall below what the counters
+    /// hold). The second case is how a key whose counters all saturated is refused once it was
+    /// removed more often than the counters can account for: insert A 20 times and B once,
+    /// remove A 21 times, and the 21st removal is refused, `len` stays 1 and B present.
     fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
         let (idx, k) = self.positions(hash);
         let idx = &idx[..k];
         // Check everything before changing anything. A position that appears c times among the
         // key's k was incremented c times by its insert, so it must hold at least c.
         let mut start = 0;
+        let mut decrements = 0u128;
         while start < k {
             let end = start
                 + idx[start..]
@@ -265,10 +314,17 @@ impl Deletable for CountingBloom {
                     .take_while(|&&i| i == idx[start])
                     .count();
             let c = self.get(idx[start]);
-            if c != MAX && usize::from(c) < end - start {
-                return Err(Error::NotPresent);
+            if c != MAX {
+                if usize::from(c) < end - start {
+                    return Err(Error::NotPresent);
+                }
+                decrements += (end - start) as u128;
             }
             start = end;
+        }
+        let left = self.len.checked_sub(1).ok_or(Error::NotPresent)?;
+        if self.sum - decrements > u128::from(left) * u128::from(self.k) {
+            return Err(Error::NotPresent);
         }
         for &i in idx {
             let c = self.get(i);
@@ -276,7 +332,8 @@ impl Deletable for CountingBloom {
                 self.set(i, c - 1);
             }
         }
-        self.len = self.len.saturating_sub(1);
+        self.sum -= decrements;
+        self.len = left;
         Ok(())
     }
 
@@ -297,12 +354,12 @@ impl Deletable for CountingBloom {
 impl Codec for CountingBloom {
     const VARIANT: Variant = Variant::Counting;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.m).u32(self.k).u64(self.len);
         self.sizing.encode_params(e);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         e.bytes(&self.counters);
     }
 
@@ -323,13 +380,15 @@ impl Codec for CountingBloom {
         if m % 2 == 1 && counters[n_bytes - 1] >> 4 != 0 {
             return Err(invalid("counter set beyond the end of the array"));
         }
-        let f = CountingBloom {
+        let mut f = CountingBloom {
             counters,
             m,
             k,
             len,
+            sum: 0,
             sizing,
         };
+        f.sum = f.counter_sum();
         f.check_len()?;
         Ok(f)
     }
@@ -403,6 +462,7 @@ mod tests {
             m: 2,
             k: 8,
             len: 0,
+            sum: 0,
             sizing: Sizing::default(),
         };
         f.insert(b"a").unwrap();

@@ -17,7 +17,8 @@ impl CountingBloom {
     ///
     /// # Errors
     /// [`Error::Incompatible`] unless both have the same counters, hashes and hasher (built with
-    /// the same capacity, rate and seed); `self` is then unchanged.
+    /// the same capacity, rate and seed), or when the two together count more than
+    /// [`MAX_ITEMS`](crate::MAX_ITEMS); `self` is then unchanged.
     pub fn union(&mut self, other: &Self) -> Result<()> {
         if (self.m, self.k, self.sizing.hasher) != (other.m, other.k, other.sizing.hasher) {
             return Err(Error::Incompatible(format!(
@@ -26,12 +27,26 @@ impl CountingBloom {
                 self.m, self.k, self.sizing.hasher, other.m, other.k, other.sizing.hasher
             )));
         }
+        let len = self
+            .len
+            .checked_add(other.len)
+            .filter(|&n| n <= crate::MAX_ITEMS)
+            .ok_or_else(|| {
+                Error::Incompatible(format!(
+                    "{} + {} items is more than a counting filter counts ({})",
+                    self.len,
+                    other.len,
+                    crate::MAX_ITEMS
+                ))
+            })?;
         for (a, &b) in self.counters.iter_mut().zip(&other.counters) {
             let lo = saturating_nibble_add(*a & MAX, b & MAX);
             let hi = saturating_nibble_add(*a >> 4, b >> 4);
             *a = lo | (hi << 4);
         }
-        self.len = self.len.saturating_add(other.len);
+        // A sum below 15 is exact and a saturated one leaves the sum: `sum <= k * len` holds.
+        self.len = len;
+        self.sum = self.counter_sum();
         Ok(())
     }
 }

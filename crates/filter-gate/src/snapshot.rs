@@ -8,10 +8,10 @@
 //! directory, which is synced and then renamed over the target, so a crash leaves either the old
 //! file or the new one, never a torn one.
 //!
-//! (When filter-core's `Persist::save(path)` lands, the temp-sync-rename part can move there.)
+//! The temporary-file protocol is filter-core's (`write_atomically_with`).
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
 use filter_core::{FormatError, Persist};
@@ -78,43 +78,29 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Writes `filter` and `mark` to `path` atomically.
+/// Writes `filter` and `mark` to `path` atomically, through
+/// [`filter_core::write_atomically_with`] (a unique temporary name created exclusively, synced,
+/// renamed, the directory synced; only a regular file is replaced). The filter is streamed
+/// ([`Persist::write_to`]) after a placeholder header, which is filled in once its length is
+/// known: no copy of the filter is made.
 ///
 /// # Errors
 /// I/O errors; `path` is then unchanged.
 pub fn save<F: Persist>(filter: &F, mark: Mark, path: &Path) -> Result<(), SnapshotError> {
-    let body = filter.to_bytes();
-    let mut head = [0u8; HEADER];
-    head[..8].copy_from_slice(MAGIC);
-    for (i, w) in mark_words(mark).iter().enumerate() {
-        head[8 + 8 * i..16 + 8 * i].copy_from_slice(&w.to_le_bytes());
-    }
-    head[40..48].copy_from_slice(&(body.len() as u64).to_le_bytes());
-    let sum = fnv1a(&head[..SUMMED]);
-    head[SUMMED..HEADER].copy_from_slice(&sum.to_le_bytes());
-
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let dir = dir.unwrap_or_else(|| Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.unwrap_or_else(|| "filter".into()),
-        std::process::id()
-    ));
-    let write = || -> std::io::Result<()> {
-        let mut f = File::create(&tmp)?;
-        f.write_all(&head)?;
-        f.write_all(&body)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)?;
-        // Make the rename itself durable (best effort: not every platform can open a directory).
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
+    filter_core::write_atomically_with(path, |f| {
+        f.write_all(&[0u8; HEADER])?;
+        filter.write_to(&mut *f)?;
+        let len = f.stream_position()? - HEADER as u64;
+        let mut head = [0u8; HEADER];
+        head[..8].copy_from_slice(MAGIC);
+        for (i, w) in mark_words(mark).iter().enumerate() {
+            head[8 + 8 * i..16 + 8 * i].copy_from_slice(&w.to_le_bytes());
         }
-        Ok(())
-    };
-    write().inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
+        head[40..48].copy_from_slice(&len.to_le_bytes());
+        let sum = fnv1a(&head[..SUMMED]);
+        head[SUMMED..HEADER].copy_from_slice(&sum.to_le_bytes());
+        f.seek(SeekFrom::Start(0))?;
+        f.write_all(&head)
     })?;
     Ok(())
 }
@@ -124,7 +110,11 @@ pub fn save<F: Persist>(filter: &F, mark: Mark, path: &Path) -> Result<(), Snaps
 /// # Errors
 /// I/O errors, a damaged header, or filter bytes the filter's loader refuses.
 pub fn load<F: Persist>(path: &Path) -> Result<(F, Mark), SnapshotError> {
-    let bytes = fs::read(path)?;
+    // Memory reserved fallibly, never past the file's size: a huge file is an error, not an
+    // abort.
+    let file = File::open(path)?;
+    let size = file.metadata()?.len();
+    let bytes = filter_core::read_limited(file, size, size)?;
     parse(&bytes)
 }
 
@@ -158,6 +148,7 @@ mod tests {
     use super::*;
     use filter_classic::ClassicBloom;
     use filter_core::Filter;
+    use std::fs;
 
     fn tmpdir(tag: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("filter-gate-{tag}-{}", std::process::id()));
@@ -183,6 +174,8 @@ mod tests {
         save(&f, mark, &path).unwrap();
         let (g, m): (ClassicBloom, _) = load(&path).unwrap();
         assert_eq!((g.to_bytes(), m), (f.to_bytes(), mark));
+        // The streamed body is the filter's file, after the header.
+        assert_eq!(fs::read(&path).unwrap()[HEADER..], f.to_bytes());
         // No temporary file left behind.
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         fs::remove_dir_all(dir).unwrap();

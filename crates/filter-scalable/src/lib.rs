@@ -128,16 +128,14 @@ struct StagePlan {
     k: u32,
 }
 
-/// The growth factors files may hold: `[1, 1024]`, as earlier builders accepted. The builder is
-/// stricter ([`ScalableBuilder::build`]).
 fn check_growth(s: f64) -> Result<f64> {
-    if s.is_finite() && (1.0..=1024.0).contains(&s) {
+    if s.is_finite() && s > 1.0 && s <= 1024.0 {
         Ok(s)
     } else {
         Err(Error::InvalidParameter {
             name: "growth",
             value: format!("{s}"),
-            expected: "a growth factor between 1 and 1024 (2 doubles each new stage)",
+            expected: "a growth factor above 1 and at most 1024 (2 doubles each new stage)",
         })
     }
 }
@@ -178,16 +176,8 @@ impl ScalableBuilder {
     /// representable rates) before its stages reach 2^63 bits, or a first stage above the memory
     /// cap or too large to allocate.
     pub fn build(self) -> Result<ScalableBloom> {
-        let sizing = self.sizing.validate()?;
-        let mut f = ScalableBloom {
-            stages: Vec::new(),
-            sizing,
-            growth: check_growth(self.growth)?,
-            tightening: check_tightening(self.tightening)?,
-            len: 0,
-            cap: self.cap,
-        };
-        f.check_growth_is_unbounded()?;
+        let mut f = ScalableBloom::validated(self.sizing, self.growth, self.tightening)?;
+        f.cap = self.cap;
         f.stages.push(f.new_stage(0)?);
         Ok(f)
     }
@@ -197,6 +187,21 @@ impl ScalableBloom {
     /// A builder; defaults to one million items at 1%, `s = 2`, `r = 0.9`.
     pub fn builder() -> ScalableBuilder {
         ScalableBuilder::default()
+    }
+
+    /// An empty filter (no stage) with these settings, after the one validation the builder
+    /// and the loader share: a file can hold only what the builder would build.
+    fn validated(sizing: Sizing, growth: f64, tightening: f64) -> Result<Self> {
+        let f = ScalableBloom {
+            stages: Vec::new(),
+            sizing: sizing.validate()?,
+            growth: check_growth(growth)?,
+            tightening: check_tightening(tightening)?,
+            len: 0,
+            cap: MemoryCap::NONE,
+        };
+        f.check_growth_is_unbounded()?;
+        Ok(f)
     }
 
     /// The growth factor `s`.
@@ -385,14 +390,14 @@ impl Growable for ScalableBloom {
 impl Codec for ScalableBloom {
     const VARIANT: Variant = Variant::Scalable;
 
-    fn encode_params(&self, e: &mut Encoder) {
+    fn encode_params(&self, e: &mut Encoder<'_>) {
         self.sizing.encode_params(e);
         e.f64(self.growth)
             .f64(self.tightening)
             .u32(self.stages.len() as u32);
     }
 
-    fn encode_payload(&self, e: &mut Encoder) {
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
         for s in &self.stages {
             e.u64(s.len);
             s.bits.encode_params(e);
@@ -407,20 +412,18 @@ impl Codec for ScalableBloom {
     ) -> Result<Self, FormatError> {
         let bad = |e: Error| invalid(e.to_string());
         let sizing = Sizing::decode_params(params, hasher)?;
-        let growth = check_growth(params.f64()?).map_err(bad)?;
-        let tightening = check_tightening(params.f64()?).map_err(bad)?;
+        let growth = params.f64()?;
+        let tightening = params.f64()?;
         let n_stages = params.u32()? as usize;
         if n_stages == 0 || n_stages > MAX_STAGES {
             return Err(invalid(format!("{n_stages} stages")));
         }
-        let mut f = ScalableBloom {
-            stages: Vec::with_capacity(n_stages),
-            sizing,
-            growth,
-            tightening,
-            len: 0,
-            cap: MemoryCap::NONE,
-        };
+        let mut f = ScalableBloom::validated(sizing, growth, tightening).map_err(bad)?;
+        f.stages
+            .try_reserve_exact(n_stages)
+            .map_err(|_| FormatError::OutOfMemory {
+                bytes: (n_stages * std::mem::size_of::<Stage>()) as u64,
+            })?;
         for i in 0..n_stages {
             let len = payload.u64()?;
             // The derived shape is arithmetic (nothing allocated, whatever the file claims), and

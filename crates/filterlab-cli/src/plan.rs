@@ -285,7 +285,7 @@ fn cuckoo_plan(n: u64, p: f64) -> filterlab::Result<(u64, f64, Detail)> {
                        use a Bloom filter below it",
         });
     }
-    let buckets = ((n as f64 / (f64::from(slots) * cuckoo::DESIGN_LOAD)).ceil() as u64).max(1);
+    let buckets = cuckoo::buckets_for(n)?;
     let table_bits = buckets
         .checked_mul(u64::from(slots) * u64::from(f))
         .ok_or_else(|| filterlab::Error::SizeOverflow {

@@ -76,10 +76,11 @@
 pub use filter_blocked::{AtomicBlockedBloom, BlockedBloom, BlockedBuilder};
 pub use filter_classic::{AtomicClassicBloom, ClassicBloom, ClassicBuilder};
 pub use filter_core::{
-    format, math, murmur3_x64_128, prefetch, read_fallibly, read_limited, reduce, set_huge_pages,
-    try_zeroed_table, zeroed_table, Deletable, Error, Filter, FormatError, Growable, Hash128,
+    auth, format, math, murmur3_x64_128, prefetch, read_fallibly, read_limited, reduce,
+    remove_stale_temporaries, set_huge_pages, try_zeroed_table, write_atomically,
+    write_atomically_with, zeroed_table, Deletable, Error, Filter, FormatError, Growable, Hash128,
     HashKind, KeyHasher, MemoryCap, Persist, Prefetch, Result, Sizing, Variant, BATCH,
-    DEFAULT_READ_LIMIT, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI,
+    DEFAULT_READ_LIMIT, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI, STALE_AFTER,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};

@@ -105,3 +105,19 @@ pub fn snapshot<'a, W: AtomicWord + 'a>(
         .collect();
     (copy, len.total())
 }
+
+/// [`snapshot`] into memory the caller allocated (fallibly, as a table): every word of
+/// `words` (`Acquire`) into the matching place of `out`, then the count, which it returns.
+pub fn snapshot_into<'a, 'b, W: AtomicWord + 'a>(
+    words: impl IntoIterator<Item = &'a W>,
+    out: impl IntoIterator<Item = &'b mut W::Value>,
+    len: &impl Counter,
+) -> u64
+where
+    W::Value: 'b,
+{
+    for (o, w) in out.into_iter().zip(words) {
+        *o = w.get(Ordering::Acquire);
+    }
+    len.total()
+}

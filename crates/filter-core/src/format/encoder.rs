@@ -1,0 +1,317 @@
+//! The writing half of the format: [`Encoder`], and [`write_to`], which streams a filter into
+//! any [`Write`] without holding a second copy of its table.
+//!
+//! A file states the lengths of its two sections before them, so a stream cannot go back to
+//! fill them in. [`write_to`] runs the variant's encoder twice: first to measure the sections
+//! (nothing is stored), then to write them, lengths first, through a small fixed buffer, and
+//! the checksum is computed as the bytes go by. The second pass checks that it wrote exactly
+//! what the first measured (a variant whose encoding changed between the passes would
+//! otherwise write a corrupted file).
+
+use super::{checksum, Codec, Variant, FORMAT_VERSION, MAGIC, MIN_LEN};
+use crate::KeyHasher;
+use std::io::{self, Write};
+use xxhash_rust::xxh3::Xxh3Default;
+
+/// Bytes staged before each write when streaming.
+const STAGE: usize = 64 << 10;
+
+/// Writes one filter: header, parameters, payload, checksum. A variant's
+/// [`Codec::encode_params`] and [`Codec::encode_payload`] call its field methods; where the
+/// bytes go (a buffer, a measurement, a stream) is the encoder's business.
+#[derive(Debug)]
+pub struct Encoder<'w> {
+    sink: Sink<'w>,
+    /// Bytes of the current section so far.
+    section: u64,
+    in_payload: bool,
+}
+
+// The stream's state (its hasher's buffer) is inline rather than boxed: the encoder lives on
+// the stack for one save, and the save path allocates nothing infallibly.
+#[allow(clippy::large_enum_variant)]
+enum Sink<'w> {
+    /// The whole file in memory, lengths filled in afterwards (tests and fuzzers).
+    Buffer { buf: Vec<u8>, section_len_at: usize },
+    /// Counting only: the section lengths, for a stream.
+    Measure { params: u64 },
+    /// Straight to a writer, with the lengths measured before.
+    Stream(Stream<'w>),
+}
+
+struct Stream<'w> {
+    out: &'w mut dyn Write,
+    hasher: Xxh3Default,
+    stage: Vec<u8>,
+    /// The section lengths the measuring pass found.
+    params: u64,
+    payload: u64,
+    /// The first error; later writes are skipped and [`Encoder::finish_stream`] returns it.
+    error: Option<io::Error>,
+}
+
+impl std::fmt::Debug for Sink<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sink::Buffer { buf, .. } => write!(f, "Buffer({} bytes)", buf.len()),
+            Sink::Measure { .. } => write!(f, "Measure"),
+            Sink::Stream(s) => write!(f, "Stream({} + {} bytes)", s.params, s.payload),
+        }
+    }
+}
+
+impl Stream<'_> {
+    fn emit(&mut self, bytes: &[u8]) {
+        if self.error.is_some() {
+            return;
+        }
+        if self.stage.len() + bytes.len() > self.stage.capacity() {
+            self.flush();
+            if bytes.len() >= self.stage.capacity() {
+                // A large slice (a table) goes out as it is: no copy.
+                self.hasher.update(bytes);
+                if let Err(e) = self.out.write_all(bytes) {
+                    self.error = Some(e);
+                }
+                return;
+            }
+        }
+        self.stage.extend_from_slice(bytes);
+    }
+
+    fn flush(&mut self) {
+        if self.error.is_some() || self.stage.is_empty() {
+            return;
+        }
+        self.hasher.update(&self.stage);
+        if let Err(e) = self.out.write_all(&self.stage) {
+            self.error = Some(e);
+        }
+        self.stage.clear();
+    }
+
+    fn fail(&mut self, why: String) {
+        if self.error.is_none() {
+            self.error = Some(io::Error::new(io::ErrorKind::InvalidData, why));
+        }
+    }
+}
+
+fn header(variant: Variant, hasher: KeyHasher) -> [u8; 20] {
+    let mut h = [0u8; 20];
+    h[..8].copy_from_slice(&MAGIC);
+    h[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[10] = variant.id();
+    h[11] = hasher.kind().id();
+    h[12..20].copy_from_slice(&hasher.seed().to_le_bytes());
+    h
+}
+
+impl<'w> Encoder<'w> {
+    /// Starts a file in memory for `variant` hashed with `hasher`; `payload_hint` pre-sizes the
+    /// buffer (which grows infallibly: for tests and tools; [`write_to`] and
+    /// [`crate::Persist::try_to_bytes`] are the fallible paths).
+    pub fn new(variant: Variant, hasher: KeyHasher, payload_hint: usize) -> Self {
+        let mut buf = Vec::with_capacity(MIN_LEN + 64 + payload_hint);
+        buf.extend_from_slice(&header(variant, hasher));
+        let section_len_at = buf.len();
+        buf.extend_from_slice(&0u32.to_le_bytes());
+        Encoder {
+            sink: Sink::Buffer {
+                buf,
+                section_len_at,
+            },
+            section: 0,
+            in_payload: false,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> &mut Self {
+        self.section += bytes.len() as u64;
+        match &mut self.sink {
+            Sink::Buffer { buf, .. } => buf.extend_from_slice(bytes),
+            Sink::Measure { .. } => {}
+            Sink::Stream(s) => s.emit(bytes),
+        }
+        self
+    }
+
+    /// Appends a byte.
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.put(&[v])
+    }
+
+    /// Appends a `u32`.
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.put(&v.to_le_bytes())
+    }
+
+    /// Appends a `u64`.
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.put(&v.to_le_bytes())
+    }
+
+    /// Appends an `f64` by its IEEE-754 bits.
+    pub fn f64(&mut self, v: f64) -> &mut Self {
+        self.u64(v.to_bits())
+    }
+
+    /// Appends raw bytes.
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.put(v)
+    }
+
+    /// Appends `u64` words.
+    pub fn u64s(&mut self, v: &[u64]) -> &mut Self {
+        if let Sink::Measure { .. } = self.sink {
+            self.section += v.len() as u64 * 8;
+            return self;
+        }
+        let mut chunk = [0u8; 512];
+        for words in v.chunks(64) {
+            for (c, w) in chunk.chunks_exact_mut(8).zip(words) {
+                c.copy_from_slice(&w.to_le_bytes());
+            }
+            self.put(&chunk[..words.len() * 8]);
+        }
+        self
+    }
+
+    /// Ends the parameter section; what follows is payload.
+    ///
+    /// # Panics
+    /// If called twice (a bug in the variant's encoder).
+    pub fn begin_payload(&mut self) -> &mut Self {
+        assert!(!self.in_payload, "begin_payload called twice");
+        let params = std::mem::take(&mut self.section);
+        match &mut self.sink {
+            Sink::Buffer {
+                buf,
+                section_len_at,
+            } => {
+                let len = u32::try_from(params).expect("parameter section under 4 GiB");
+                buf[*section_len_at..*section_len_at + 4].copy_from_slice(&len.to_le_bytes());
+                *section_len_at = buf.len();
+                buf.extend_from_slice(&0u64.to_le_bytes());
+            }
+            Sink::Measure { params: p } => *p = params,
+            Sink::Stream(s) => {
+                if params != s.params {
+                    s.fail(format!(
+                        "the parameters took {params} bytes, {} when measured",
+                        s.params
+                    ));
+                }
+                let len = s.payload.to_le_bytes();
+                s.emit(&len);
+            }
+        }
+        self.in_payload = true;
+        self
+    }
+
+    /// Closes the payload and appends the checksum (the in-memory encoder of [`Encoder::new`]).
+    ///
+    /// # Panics
+    /// On an encoder that is not the in-memory one.
+    pub fn finish(mut self) -> Vec<u8> {
+        if !self.in_payload {
+            self.begin_payload();
+        }
+        let Sink::Buffer {
+            mut buf,
+            section_len_at,
+        } = self.sink
+        else {
+            panic!("Encoder::finish on a streaming encoder");
+        };
+        buf[section_len_at..section_len_at + 8].copy_from_slice(&self.section.to_le_bytes());
+        let sum = checksum(&buf);
+        buf.extend_from_slice(&sum.to_le_bytes());
+        buf
+    }
+
+    fn finish_stream(mut self) -> io::Result<()> {
+        if !self.in_payload {
+            self.begin_payload();
+        }
+        let payload = self.section;
+        let Sink::Stream(mut s) = self.sink else {
+            unreachable!("finish_stream on a streaming encoder only")
+        };
+        if payload != s.payload {
+            s.fail(format!(
+                "the payload took {payload} bytes, {} when measured",
+                s.payload
+            ));
+        }
+        s.flush();
+        if let Some(e) = s.error {
+            return Err(e);
+        }
+        let sum = s.hasher.digest();
+        s.out.write_all(&sum.to_le_bytes())
+    }
+}
+
+/// The lengths of a filter's two sections, measured by running its encoder without storing.
+fn measure<C: Codec>(filter: &C) -> (u64, u64) {
+    let mut e = Encoder {
+        sink: Sink::Measure { params: 0 },
+        section: 0,
+        in_payload: false,
+    };
+    filter.encode_params(&mut e);
+    e.begin_payload();
+    filter.encode_payload(&mut e);
+    let Sink::Measure { params } = e.sink else {
+        unreachable!("a measuring encoder")
+    };
+    (params, e.section)
+}
+
+/// The length of the file [`write_to`] writes for `filter`.
+pub fn encoded_len<C: Codec>(filter: &C) -> u64 {
+    let (params, payload) = measure(filter);
+    MIN_LEN as u64 + params + payload
+}
+
+/// Streams `filter`'s file into `out`: the header, the sections and the checksum, through a
+/// 64 KiB buffer (reserved fallibly); the table is never copied whole. `out` is not flushed.
+///
+/// # Errors
+/// I/O errors of `out`; `OutOfMemory` when the 64 KiB cannot be had; `InvalidData` if the
+/// filter's encoding changed between the measuring and the writing pass (nothing valid was
+/// written then).
+pub fn write_to<C: Codec>(filter: &C, out: &mut dyn Write) -> io::Result<()> {
+    let (params, payload) = measure(filter);
+    let params32 = u32::try_from(params).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a parameter section of {params} bytes"),
+        )
+    })?;
+    let mut stage = Vec::new();
+    stage
+        .try_reserve_exact(STAGE)
+        .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "no 64 KiB for the save"))?;
+    let mut s = Stream {
+        out,
+        hasher: Xxh3Default::new(),
+        stage,
+        params,
+        payload,
+        error: None,
+    };
+    s.emit(&header(C::VARIANT, filter.hasher()));
+    s.emit(&params32.to_le_bytes());
+    let mut e = Encoder {
+        sink: Sink::Stream(s),
+        section: 0,
+        in_payload: false,
+    };
+    filter.encode_params(&mut e);
+    e.begin_payload();
+    filter.encode_payload(&mut e);
+    e.finish_stream()
+}
