@@ -115,7 +115,7 @@ pub fn fp_vs_bits(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Bloom 1970; Broder & Mitzenmacher 2004 (survey); each variant's paper for its own curve".into(),
         example: format!(
-            "a classic filter needs m = {m10} bits = {:.3} bits per key, the lower bound is log2(100) = {:.3} bits per key ({:+.1}%)",
+            "10M keys at 1%: a classic filter needs m = {m10} bits = {:.3} bits per key, the lower bound is log2(100) = {:.3} bits per key ({:+.1}%)",
             m10 as f64 / TEN_M as f64,
             math::lower_bound_bits(TEN_M, P) / TEN_M as f64,
             (m10 as f64 / math::lower_bound_bits(TEN_M, P) - 1.0) * 100.0
@@ -173,7 +173,7 @@ pub fn fp_vs_k(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Bloom 1970; Broder & Mitzenmacher 2004, §2.1".into(),
         example: format!(
-            "m/n = {:.4}, k* = {:.3}, k = {}",
+            "10M keys at 1%: m/n = {:.4}, k* = {:.3}, k = {}",
             m10 as f64 / TEN_M as f64,
             m10 as f64 / TEN_M as f64 * std::f64::consts::LN_2,
             math::optimal_hashes(m10, TEN_M)
@@ -252,7 +252,7 @@ pub fn exact_small_m(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Christensen, Roginsky & Jimeno 2010; Bose et al. 2008".into(),
         example: format!(
-            "approximation {} and exact {} (relative gap {:.2e})",
+            "10M keys at 1%: approximation {} and exact {} (relative gap {:.2e})",
             rate(math::classic_fpr(m10, TEN_M, k10)),
             rate(math::classic_fpr_best(m10, TEN_M, k10)),
             math::classic_fpr_best(m10, TEN_M, k10) / math::classic_fpr(m10, TEN_M, k10) - 1.0
@@ -390,7 +390,7 @@ pub fn split_block(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Putze, Sanders & Singler 2007, §3; the Parquet split-block specification".into(),
         example: format!(
-            "λ = {lambda:.3} keys per block, B = {blocks} blocks ({:.3} bits per key); per-lane {} against block model {}",
+            "10M keys at 1%: λ = {lambda:.3} keys per block, B = {blocks} blocks ({:.3} bits per key); per-lane {} against block model {}",
             blocks as f64 * 256.0 / TEN_M as f64,
             rate(math::split_block_fpr(blocks, TEN_M)),
             rate(math::split_block_fpr_block_model(blocks, TEN_M))

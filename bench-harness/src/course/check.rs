@@ -17,8 +17,9 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// Problems with the course written to `dir` (`course.json`, `course.md`, the plots); empty if
-/// none. Reads nothing but those files.
-pub fn check(dir: &Path) -> Vec<String> {
+/// none. Reads nothing but those files. With `commit`, the course must also record that commit
+/// (the one results.json records for the same run), so a course left from an older run fails.
+pub fn check(dir: &Path, commit: Option<&str>) -> Vec<String> {
     let read = |name: &str| {
         std::fs::read_to_string(dir.join(name))
             .map_err(|e| format!("course: cannot read {}: {e}", dir.join(name).display()))
@@ -32,6 +33,12 @@ pub fn check(dir: &Path) -> Vec<String> {
         Err(e) => return vec![format!("course: course.json does not parse: {e}")],
     };
     let mut problems = check_doc(&doc, &md);
+    if let Some(c) = commit.filter(|&c| c != doc.settings.commit) {
+        problems.push(format!(
+            "course: course.json records commit {:?}, the run's results record {c:?} (a stale course)",
+            doc.settings.commit
+        ));
+    }
     for s in &doc.sections {
         for p in &s.plots {
             if !dir.join(format!("{p}.svg")).exists() {
@@ -188,10 +195,10 @@ mod tests {
         let dir =
             std::env::temp_dir().join(format!("filterlab-course-check-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(check(&dir).len(), 2);
+        assert_eq!(check(&dir, None).len(), 2);
         std::fs::write(dir.join("course.json"), "{").unwrap();
         std::fs::write(dir.join("course.md"), "").unwrap();
-        assert!(check(&dir)[0].contains("does not parse"));
+        assert!(check(&dir, None)[0].contains("does not parse"));
         let (doc, md) = ok();
         std::fs::write(
             dir.join("course.json"),
@@ -199,9 +206,16 @@ mod tests {
         )
         .unwrap();
         std::fs::write(dir.join("course.md"), md).unwrap();
-        let p = check(&dir);
+        let p = check(&dir, Some("abc1234"));
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].contains("fp_vs_bits.svg, which is missing"), "{p:?}");
+        std::fs::write(dir.join("fp_vs_bits.svg"), "<svg/>").unwrap();
+        assert_eq!(check(&dir, Some("abc1234")), Vec::<String>::new());
+        let stale = check(&dir, Some("def5678"));
+        assert!(
+            stale.len() == 1 && stale[0].contains("a stale course"),
+            "{stale:?}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -215,8 +215,8 @@ pub fn one_hash(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         fill(&mut f, &d.members)?;
         Ok(((), fp(&f, d)))
     })?;
-    let same_h1 = -(-1.0 / m as f64).ln_1p() * -(n as f64);
-    let floor = -same_h1.exp_m1();
+    // A probe matches every member that shares its h1: P(some of n does) = 1 - (1 - 1/m)^n.
+    let floor = -(n as f64 * (-1.0 / m as f64).ln_1p()).exp_m1();
     let rows = vec![
         Row::new(
             "k independent hashes",

@@ -357,7 +357,7 @@ mod tests {
             .collect();
         assert_eq!(linked.len(), stems.len(), "{linked:?}");
         // The JSON re-renders to the Markdown and every verdict recomputes.
-        assert_eq!(check(&dir), Vec::<String>::new());
+        assert_eq!(check(&dir, Some("abc1234")), Vec::<String>::new());
         let doc: CourseDoc =
             serde_json::from_str(&std::fs::read_to_string(dir.join("course.json")).unwrap())
                 .unwrap();
@@ -390,7 +390,7 @@ mod tests {
         });
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/course-full");
         write(&dir, &ds.members, &ds.non_members, scale, "full-scale test").unwrap();
-        assert_eq!(check(&dir), Vec::<String>::new());
+        assert_eq!(check(&dir, None), Vec::<String>::new());
     }
 
     #[test]

@@ -95,7 +95,18 @@ pub fn cuckoo_failure(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             "larger buckets load more but cost more per lookup and need one more fingerprint bit per doubling (2b slots are compared: f = log2(2b/p))".into(),
         ],
         source: "Pagh & Rodler 2004; Dietzfelbinger & Weidling 2007; Fan, Andersen, Kaminsky & Mitzenmacher 2014, §4".into(),
-        example: "10M keys at 1% with b = 4 and f = 10 need 2.63M buckets at 95% load; b = 2 would need 11 bits in 2.98M buckets at 84%".into(),
+        example: {
+            let at = |b: u32, load: f64| -> Result<String> {
+                let f = math::cuckoo_fingerprint_bits(P, b)?;
+                Ok(format!(
+                    "b = {b}: f = {f}, {:.2}M buckets at {:.0}% load, {:.2} bits per key",
+                    1e7 / (f64::from(b) * load) / 1e6,
+                    load * 100.0,
+                    f64::from(f) / load
+                ))
+            };
+            format!("10M keys at 1%: {}; {}; {}", at(2, 0.84)?, at(4, 0.95)?, at(8, 0.98)?)
+        },
         rows,
         finding: format!("The simulation uses {slots} slots, 16-bit fingerprints and the library's alternate bucket; each load is items placed before the first failed insert, over slots."),
         plots: vec![],

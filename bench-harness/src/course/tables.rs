@@ -173,7 +173,7 @@ pub fn cuckoo(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.1; the pair argument is derived here for crates/filter-cuckoo's alt(i, φ) = (h(φ) - i) mod B".into(),
         example: format!(
-            "f = ceil(log2(8 / 0.01)) = {f10} bits; at α = {a}: bucket pair {}, per-slot {}; the table costs f/α = {:.3} bits per key. At f = 4: {} against {}; at f = 6: {} against {}",
+            "10M keys at 1%: f = ceil(log2(8 / 0.01)) = {f10} bits; at α = {a}: bucket pair {}, per-slot {}; the table costs f/α = {:.3} bits per key. At f = 4: {} against {}; at f = 6: {} against {}",
             rate(cuckoo_fpr_pair(f10, b, a)),
             rate(math::cuckoo_fpr(f10, b, a)),
             math::cuckoo_bits_per_item(f10, a),
@@ -402,7 +402,7 @@ pub fn counting(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Fan, Cao, Almeida & Broder 2000 (Summary Cache), §5.2".into(),
         example: format!(
-            "m = {m10} counters, k = {k10}: λ = {lambda10:.3}; m (e λ/16)^16 = {:.2e} (with ln 2 in place of λ: {:.2e}, {:.1}x smaller: \
+            "10M keys at 1%: m = {m10} counters, k = {k10}: λ = {lambda10:.3}; m (e λ/16)^16 = {:.2e} (with ln 2 in place of λ: {:.2e}, {:.1}x smaller: \
              the ln 2 form is not a bound here, it only happens to be as negligible); the binomial form gives {:.3e} at 10M keys and {:.3} at 10x the load",
             closed(lambda10),
             closed(std::f64::consts::LN_2),
