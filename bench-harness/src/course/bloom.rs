@@ -95,6 +95,8 @@ pub fn fp_vs_bits(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let (lo, hi) = lowest
         .iter()
         .fold((f64::INFINITY, 0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    // Cut where the bound leaves the measured range (below 1e-4), so the data keep the axis.
+    let hi = hi.min(1e4f64.log2());
     let bound: Vec<(f64, f64)> = (0..=24)
         .map(|i| lo * (hi / lo).powf(f64::from(i) / 24.0))
         .map(|b| (b, 2f64.powf(-b)))

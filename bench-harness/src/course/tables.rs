@@ -65,6 +65,12 @@ struct Sweep {
     resid_slot: Vec<(f64, f64)>,
     resid_pair: Vec<(f64, f64)>,
     resid_spread: Vec<(f64, f64)>,
+    resid_spread_slot: Vec<(f64, f64)>,
+}
+
+/// `points` moved by `dx` along x, so two marker sets at one x both show.
+fn shift(points: &[(f64, f64)], dx: f64) -> Vec<(f64, f64)> {
+    points.iter().map(|&(x, y)| (x + dx, y)).collect()
 }
 
 impl Sweep {
@@ -77,6 +83,7 @@ impl Sweep {
         self.resid_slot.push((x, m.rate / slot));
         self.resid_pair.push((x, m.rate / pair));
         self.resid_spread.push((m.lo / pair, m.hi / pair));
+        self.resid_spread_slot.push((m.lo / slot, m.hi / slot));
     }
 
     fn chart(self, title: String, x_label: &str, y_log: bool) -> LineChart {
@@ -149,12 +156,13 @@ pub fn cuckoo(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             ),
             Series::new(
                 "over per-slot formula",
-                by_f.resid_slot.clone(),
+                shift(&by_f.resid_slot, -0.12),
                 SeriesStyle::Points,
-            ),
+            )
+            .with_spread(by_f.resid_spread_slot.clone()),
             Series::new(
                 "over bucket-pair formula",
-                by_f.resid_pair.clone(),
+                shift(&by_f.resid_pair, 0.12),
                 SeriesStyle::Points,
             )
             .with_spread(by_f.resid_spread.clone()),
@@ -235,7 +243,10 @@ pub fn scalable(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             let next = (at + step).min(31 * c0);
             fill(&mut f, &lab.members[at..next])?;
             at = next;
-            theory.push((at as f64 / c0 as f64, f.expected_fpr()));
+            // From the first stage's end on, where the measurements are.
+            if at >= c0 {
+                theory.push((at as f64 / c0 as f64, f.expected_fpr()));
+            }
         }
         let (mut per_end, mut shape): (Vec<Vec<Count>>, (f64, f64, usize)) =
             (vec![Vec::new(); ends.len()], (0.0, 0.0, 0));
@@ -271,7 +282,7 @@ pub fn scalable(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     }
     series.push(Series::new(
         "target P",
-        vec![(1.0 / 8.0, P), (31.0, P)],
+        vec![(1.0, P), (31.0, P)],
         SeriesStyle::Line,
     ));
     let p0 = math::scalable_initial_fpr(P, 0.9);
