@@ -153,7 +153,7 @@ impl<'a> LineFigure<'a> {
             widest = widest.max(text_width(s.name, LEGEND_SIZE, false)?);
         }
         let width = 2.0 * LEGEND_PAD + LEGEND_SAMPLE + 8.0 + widest;
-        let height = 2.0 * LEGEND_PAD + figure.series.len() as f64 * LEGEND_ROW;
+        let height = 2.0 * LEGEND_PAD + figure.legend_rows().len() as f64 * LEGEND_ROW;
         if let Some(inside) = figure.free_corner(width, height) {
             figure.legend = Some(inside);
         } else {
@@ -307,6 +307,18 @@ impl<'a> LineFigure<'a> {
         canvas.error_bar((x, top, bottom), ERROR_BAR_CAP / 2.0, caps, colour)
     }
 
+    /// The legend's rows: the series grouped by name, in order of first appearance.
+    pub(crate) fn legend_rows(&self) -> Vec<Vec<&LineSeries<'a>>> {
+        let mut rows: Vec<Vec<&LineSeries<'a>>> = Vec::new();
+        for s in &self.series {
+            match rows.iter_mut().find(|r| r[0].name == s.name) {
+                Some(r) => r.push(s),
+                None => rows.push(vec![s]),
+            }
+        }
+        rows
+    }
+
     pub(crate) fn draw_legend<DB: DrawingBackend>(
         &self,
         canvas: &Canvas<'_, DB>,
@@ -315,23 +327,24 @@ impl<'a> LineFigure<'a> {
         let (x0, y0, x1, y1) = (b.left, b.top, b.left + b.width, b.top + b.height);
         canvas.fill_rect((x0, y0), (x1, y1), WHITE.mix(0.92))?;
         canvas.stroke_rect((x0, y0), (x1, y1), LEGEND_EDGE, 1.0)?;
-        for (i, s) in self.series.iter().enumerate() {
+        for (i, rows) in self.legend_rows().iter().enumerate() {
             let cy = y0 + LEGEND_PAD + (i as f64 + 0.5) * LEGEND_ROW;
             let (sx0, sx1) = (x0 + LEGEND_PAD, x0 + LEGEND_PAD + LEGEND_SAMPLE);
-            match s.style {
-                SeriesStyle::Line | SeriesStyle::LinePoints => {
-                    canvas.hline(sx0, sx1, cy, s.colour, LINE_WIDTH)?;
-                }
-                SeriesStyle::Dashed => {
+            let s = rows[0];
+            // One row per name: a formula line and its measured markers share one entry.
+            let line = rows.iter().find(|r| r.style.has_line()).map(|r| r.style);
+            match line {
+                Some(SeriesStyle::Dashed) => {
                     // Centre one gap so both ends show a dash.
                     let dash = (LEGEND_SAMPLE - DASH_GAP) / 2.0;
                     canvas.hline(sx0, sx0 + dash, cy, s.colour, LINE_WIDTH)?;
                     canvas.hline(sx1 - dash, sx1, cy, s.colour, LINE_WIDTH)?;
                 }
-                SeriesStyle::Points => {}
+                Some(_) => canvas.hline(sx0, sx1, cy, s.colour, LINE_WIDTH)?,
+                None => {}
             }
-            if s.style.has_markers() {
-                canvas.marker(s.marker, ((sx0 + sx1) / 2.0, cy), s.colour)?;
+            if let Some(m) = rows.iter().find(|r| r.style.has_markers()) {
+                canvas.marker(m.marker, ((sx0 + sx1) / 2.0, cy), m.colour)?;
             }
             canvas.text(
                 s.name,

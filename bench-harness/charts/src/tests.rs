@@ -469,3 +469,27 @@ fn bar_whiskers_are_drawn_and_widen_the_axis() {
     let (without, _) = draw_both(&before).unwrap();
     assert!(with.len() > without.len());
 }
+
+#[test]
+fn a_formula_and_its_measurement_share_one_legend_entry() {
+    let dir = temp_dir("legend-merge");
+    let points = vec![(4.0, 0.1), (8.0, 0.02)];
+    let chart = LineChart {
+        series: vec![
+            Series::new("cuckoo", points.clone(), SeriesStyle::Dashed),
+            Series::new("cuckoo", points.clone(), SeriesStyle::Points),
+            Series::new("classic", points, SeriesStyle::Points),
+        ],
+        ..fpr_chart()
+    };
+    let paths = render_line(&chart, &dir.join("merged")).unwrap();
+    let svg = fs::read_to_string(&paths[0]).unwrap();
+    let count = |name: &str| {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|e| e.split_once('>').and_then(|(_, r)| r.split_once("</text>")))
+            .filter(|(content, _)| content.trim() == name)
+            .count()
+    };
+    assert_eq!((count("cuckoo"), count("classic")), (1, 1), "{svg}");
+}

@@ -4,18 +4,29 @@
 //!
 //! Every number and verdict in the course is computed by this run: formulas from
 //! `filter_core::math` (through the variants' `expected_fpr`), measurements from filters built
-//! here, 95% Wilson intervals from `math::wilson_interval`, seeds fixed.
+//! here in independent repetitions (a fresh seed each), verdicts by [`stats`] with Holm's
+//! correction per table. The run is recorded in `course.json` ([`model::CourseDoc`]);
+//! `course.md` is rendered from it alone, and [`check()`] re-renders and re-judges it.
 
 mod bloom;
+mod check;
 mod errata;
+mod hashing;
 mod markdown;
+pub mod model;
 pub mod probe;
+mod space;
+pub mod stats;
 mod tables;
+mod topics;
+
+pub use check::{check, check_doc};
 
 use crate::dataset::KeySet;
 use crate::plot::{render_line, LineChart};
 use anyhow::{ensure, Context, Result};
 use filterlab::Hash128;
+use model::{judge_doc, CourseDoc, Settings};
 use std::path::Path;
 use std::time::Instant;
 
@@ -42,6 +53,9 @@ pub struct Scale {
     pub small_probes: usize,
     /// Hash width of the scaled-down 32-bit-hash erratum.
     pub hash_bits: u32,
+    /// Independent repetitions per measurement (a fresh seed each; the probes are split
+    /// between them).
+    pub reps: usize,
 }
 
 impl Scale {
@@ -52,6 +66,7 @@ impl Scale {
         small_filters: 500_000,
         small_probes: 1,
         hash_bits: 22,
+        reps: 8,
     };
     /// `--quick`: seconds.
     pub const QUICK: Scale = Scale {
@@ -60,6 +75,7 @@ impl Scale {
         small_filters: 20_000,
         small_probes: 1,
         hash_bits: 17,
+        reps: 5,
     };
 
     /// Member keys the course needs (the 1B stand-in of the 32-bit-hash erratum needs most).
@@ -76,6 +92,8 @@ pub struct Lab<'a> {
     pub scale: Scale,
     /// Keys per filter.
     pub n: usize,
+    /// Independent repetitions per measurement.
+    pub reps: usize,
     /// Member hashes (default hasher).
     pub members: Vec<Hash128>,
     /// Probe hashes (never inserted).
@@ -102,23 +120,25 @@ impl Plot {
     }
 }
 
-/// A classic filter of `m` bits and `k` hashes holding the lab's `n` keys: `(formula, measured)`.
+/// A classic filter of `m` bits and `k` hashes holding the lab's `n` keys, in repetitions named
+/// `name`: `(formula, counts)`.
 ///
 /// # Errors
 /// Parameters the builder refuses.
-pub fn classic_run(lab: &Lab<'_>, m: u64, k: u32) -> Result<(f64, probe::Measured)> {
+pub fn classic_run(lab: &Lab<'_>, name: &str, m: u64, k: u32) -> Result<(f64, Vec<stats::Count>)> {
     let n = lab.n as u64;
-    let mut f = filterlab::ClassicBloom::builder()
-        .capacity(n)
-        .fpr(0.01)
-        .bits(m)
-        .hashes(k)
-        .build()?;
-    probe::fill(&mut f, &lab.members[..lab.n])?;
-    Ok((
-        filterlab::math::classic_fpr_best(m, n, k),
-        probe::fp(&f, &lab.probes),
-    ))
+    let formula = filterlab::math::classic_fpr_best(m, n, k);
+    let ((), counts) = lab.repeat(name, |d| {
+        let mut f = filterlab::ClassicBloom::builder()
+            .capacity(n)
+            .fpr(0.01)
+            .bits(m)
+            .hashes(k)
+            .build()?;
+        probe::fill(&mut f, &d.members)?;
+        Ok(((), probe::fp(&f, d)))
+    })?;
+    Ok((formula, counts))
 }
 
 /// The harness stage that writes the course to `<out>/course/`, at [`Scale::QUICK`] under
@@ -147,7 +167,8 @@ impl crate::plan::Stage for Course {
             scale.probes,
             dir.display()
         );
-        write(&dir, run.ctx.members, run.ctx.probes, scale)
+        let commit = run.results.machine.commit.clone();
+        write(&dir, run.ctx.members, run.ctx.probes, scale, &commit)
     }
 }
 
@@ -158,11 +179,65 @@ fn prefix(keys: &KeySet, count: usize) -> KeySet {
     out
 }
 
-/// Runs the course on `members` and `probes` (disjoint) and writes it to `dir`.
+/// Every section and erratum of the course, run on `lab`, with the plots they draw.
+///
+/// # Errors
+/// A filter that cannot be built.
+fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, Vec<Plot>)> {
+    type Step = fn(&Lab<'_>) -> Result<(model::Section, Vec<Plot>)>;
+    let steps: [Step; 19] = [
+        bloom::fp_vs_bits,
+        bloom::fp_vs_k,
+        bloom::exact_small_m,
+        bloom::split_block,
+        tables::cuckoo,
+        tables::scalable,
+        tables::counting,
+        hashing::one_hash,
+        topics::fill_ratio,
+        topics::union_intersection,
+        space::cuckoo_failure,
+        space::semi_sorting,
+        space::crossover,
+        topics::deleting_non_members,
+        space::scalable_memory,
+        space::static_filters,
+        topics::repeated_queries,
+        hashing::adversarial,
+        topics::wilson,
+    ];
+    let (mut sections, mut plots) = (Vec::new(), Vec::new());
+    for step in steps {
+        let (s, p) = step(lab)?;
+        sections.push(s);
+        plots.extend(p);
+    }
+    let errata = [
+        errata::truncated_k,
+        errata::size_for_a_tenth,
+        hashing::hash32,
+        errata::scalable_p0,
+        errata::power_of_two_cuckoo,
+        hashing::equal_seeds,
+    ]
+    .iter()
+    .map(|e| e(lab))
+    .collect::<Result<Vec<_>>>()?;
+    Ok((sections, errata, plots))
+}
+
+/// Runs the course on `members` and `probes` (disjoint) and writes `course.json`, `course.md`
+/// and the plots to `dir`; `commit` is recorded as the run's provenance.
 ///
 /// # Errors
 /// Too few keys for the scale, a filter that cannot be built, a file that cannot be written.
-pub fn write(dir: &Path, members: &KeySet, probes: &KeySet, scale: Scale) -> Result<()> {
+pub fn write(
+    dir: &Path,
+    members: &KeySet,
+    probes: &KeySet,
+    scale: Scale,
+    commit: &str,
+) -> Result<()> {
     let started = Instant::now();
     let need = scale.members_needed();
     let scale = Scale {
@@ -171,69 +246,44 @@ pub fn write(dir: &Path, members: &KeySet, probes: &KeySet, scale: Scale) -> Res
         ..scale
     };
     ensure!(
-        scale.n >= 1000 && probes.len() >= scale.small_probes,
-        "the course needs at least 1000 keys and probes"
+        scale.n >= 1000 && scale.reps >= 2 && scale.probes >= 100 * scale.reps,
+        "the course needs at least 1000 keys, 2 repetitions and 100 probes per repetition"
     );
     let member_keys = prefix(members, need.min(members.len()));
     let probe_keys = prefix(probes, scale.probes);
     let lab = Lab {
         scale,
         n: scale.n,
+        reps: scale.reps,
         members: probe::hash_all(member_keys.iter()),
         probes: probe::hash_all(probe_keys.iter()),
         member_keys: &member_keys,
         probe_keys: &probe_keys,
     };
-    let mut sections = Vec::new();
-    let mut plots = Vec::new();
-    for step in [
-        bloom::fp_vs_bits,
-        bloom::fp_vs_k,
-        bloom::exact_small_m,
-        bloom::split_block,
-    ] {
-        let (s, p) = step(&lab)?;
-        sections.push(s);
-        plots.push(p);
-    }
-    let (s, ps) = tables::cuckoo(&lab)?;
-    sections.push(s);
-    plots.extend(ps);
-    for step in [tables::scalable, tables::counting] {
-        let (s, p) = step(&lab)?;
-        sections.push(s);
-        plots.push(p);
-    }
-    let errata = [
-        errata::truncated_k,
-        errata::size_for_a_tenth,
-        errata::hash32,
-        errata::scalable_p0,
-        errata::power_of_two_cuckoo,
-        errata::bogus_deletes,
-        errata::equal_seeds,
-    ]
-    .iter()
-    .map(|e| e(&lab))
-    .collect::<Result<Vec<_>>>()?;
+    let (sections, errata, plots) = run_all(&lab)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for p in &plots {
         render_line(&p.chart, &dir.join(&p.stem))?;
     }
-    let header = format!(
-        "Generated by `cargo run --release -p bench-harness` (the `course` stage) in {:.0} s; do not edit. \
-         Runs at n = {} keys per filter with {} non-member probes per measurement (synthetic e-mails, fixed seeds); \
-         intervals are 95% Wilson intervals over the probes; a verdict says whether the formula lies inside the measured interval. \
-         The interval covers the sampling of probes, not the filter's own fill, which varies too (by about k/sqrt(m) relative): \
-         the small-m section therefore asks one probe of each of many independently seeded filters. \
-         The worked examples are computed at 10M keys and 1% by `filter_core::math` (`filterlab calc --n 10M --fpr 1%` prints the same sizes). \
-         In every figure a variant keeps one colour; dashed lines are formulas, markers are measurements.",
-        started.elapsed().as_secs_f64(),
-        lab.n,
-        lab.probes.len()
-    );
-    let md = markdown::course(&header, &sections, &errata);
-    std::fs::write(dir.join("course.md"), md)
+    let mut doc = CourseDoc {
+        settings: Settings {
+            n: lab.n,
+            probes: lab.probes.len(),
+            reps: lab.reps,
+            small_filters: scale.small_filters,
+            hash_bits: scale.hash_bits,
+            alpha: stats::ALPHA,
+            commit: commit.into(),
+            seconds: started.elapsed().as_secs_f64().round(),
+        },
+        sections,
+        errata,
+    };
+    judge_doc(&mut doc);
+    let json = serde_json::to_string_pretty(&doc)?;
+    std::fs::write(dir.join("course.json"), json)
+        .with_context(|| format!("writing {}/course.json", dir.display()))?;
+    std::fs::write(dir.join("course.md"), markdown::course(&doc))
         .with_context(|| format!("writing {}/course.md", dir.display()))?;
     Ok(())
 }
@@ -244,7 +294,7 @@ mod tests {
     use crate::dataset::{generate, DatasetSpec};
 
     #[test]
-    fn a_tiny_course_writes_every_section_plot_and_erratum() {
+    fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
         let ds = generate(&DatasetSpec {
             members: 4000,
             non_members: 20_000,
@@ -256,29 +306,44 @@ mod tests {
             small_filters: 20,
             small_probes: 100,
             hash_bits: 14,
+            reps: 4,
         };
         let dir =
             std::env::temp_dir().join(format!("filterlab-course-test-{}", std::process::id()));
-        write(&dir, &ds.members, &ds.non_members, scale).unwrap();
+        write(&dir, &ds.members, &ds.non_members, scale, "abc1234").unwrap();
         let md = std::fs::read_to_string(dir.join("course.md")).unwrap();
         for title in [
             "## 7. Counting",
+            "k positions from one hash",
+            "Estimating n from the fill ratio",
+            "Union and intersection",
+            "Cuckoo insertion failure",
+            "Semi-sorting",
+            "space crossover",
+            "Deleting keys that were never inserted",
+            "memory growth",
+            "Static filters",
+            "Repeated queries",
+            "Adversarial keys",
+            "Reading a Wilson interval",
             "### k truncated",
             "### Two equal hash seeds",
             "### 32-bit hashes",
         ] {
             assert!(md.contains(title), "{title} missing");
         }
-        for stem in [
+        let stems = [
             "fp_vs_bits",
             "fp_vs_k",
             "exact_small_m",
             "split_block",
             "cuckoo_fingerprint",
             "cuckoo_load",
+            "cuckoo_residual",
             "scalable",
             "counting_overflow",
-        ] {
+        ];
+        for stem in stems {
             assert!(
                 dir.join(format!("{stem}.svg")).exists(),
                 "{stem}.svg missing"
@@ -290,12 +355,24 @@ mod tests {
             .skip(1)
             .filter_map(|t| t.split(')').next())
             .collect();
-        assert_eq!(linked.len(), 8, "{linked:?}");
-        for l in linked {
-            assert!(dir.join(l).exists(), "{l} linked but not written");
-        }
-        // Every table row carries a measurement with its interval.
-        assert!(md.matches(" / 20000 |").count() > 20);
+        assert_eq!(linked.len(), stems.len(), "{linked:?}");
+        // The JSON re-renders to the Markdown and every verdict recomputes.
+        assert_eq!(check(&dir, Some("abc1234")), Vec::<String>::new());
+        let doc: CourseDoc =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("course.json")).unwrap())
+                .unwrap();
+        // The counting row is its own measurement, not the classic one again.
+        let rows = &doc.sections[0].rows;
+        assert!(rows[0].label.starts_with("classic") && rows[1].label.starts_with("counting"));
+        assert_ne!(rows[0].reps, rows[1].reps);
+        // Every judged row rests on the repetitions, each with its own seed.
+        let judged = doc
+            .sections
+            .iter()
+            .flat_map(|s| &s.rows)
+            .filter(|r| r.judged.is_some());
+        assert!(judged.clone().count() > 40);
+        assert!(judged.clone().all(|r| r.reps.len() == 4));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -312,8 +389,8 @@ mod tests {
             seed: 0x0f11_7e21_ab00_0001,
         });
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/course-full");
-        write(&dir, &ds.members, &ds.non_members, scale).unwrap();
-        assert!(dir.join("course.md").exists());
+        write(&dir, &ds.members, &ds.non_members, scale, "full-scale test").unwrap();
+        assert_eq!(check(&dir, None), Vec::<String>::new());
     }
 
     #[test]
@@ -327,7 +404,8 @@ mod tests {
             Path::new("/nonexistent/never"),
             &ds.members,
             &ds.non_members,
-            Scale::QUICK
+            Scale::QUICK,
+            "none"
         )
         .is_err());
     }

@@ -1,120 +1,101 @@
-//! Measuring a false-positive rate: probes that were never inserted, counted, with a 95% Wilson
-//! interval from `filter_core::math`.
+//! Measuring a rate by independent repetitions. Keys are hashed once with the default hasher;
+//! each repetition re-mixes those hashes with its own seed (a bijective mixer, so a fresh,
+//! independent-looking hash function per seed) and takes its own slice of the probes. Seeds are
+//! derived from a name per measurement, so two measurements (the classic and the counting row)
+//! never share one.
 
-use filterlab::{math, Filter, Hash128, KeyHasher};
-use serde::Serialize;
+use super::stats::Count;
+use super::Lab;
+use filterlab::{Filter, Hash128, KeyHasher};
+use std::ops::Range;
+use xxhash_rust::xxh3::xxh3_64;
 
-/// Normal quantile of a two-sided 95% interval.
-pub const Z95: f64 = 1.96;
-
-/// A measured rate: `hits` of `trials`, with its 95% Wilson interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Measured {
-    /// Positive answers (false positives, or false negatives where stated).
-    pub hits: u64,
-    /// Queries asked.
-    pub trials: u64,
-    /// `hits / trials`.
-    pub rate: f64,
-    /// Lower end of the 95% interval.
-    pub lo: f64,
-    /// Upper end of the 95% interval.
-    pub hi: f64,
+/// One repetition's keys, hashed with its seed.
+pub struct Draw {
+    /// The repetition's seed.
+    pub seed: u64,
+    /// The first `lab.n` members, hashed with `seed`.
+    pub members: Vec<Hash128>,
+    /// This repetition's slice of the probes, hashed with `seed`.
+    pub probes: Vec<Hash128>,
+    /// Which probe keys the slice holds (for runs that hash keys themselves).
+    pub probe_range: Range<usize>,
 }
 
-impl Measured {
-    /// Whether `formula` can be compared with this measurement: both finite, and trials made.
-    fn computable(&self, formula: f64) -> bool {
-        self.trials > 0 && formula.is_finite() && self.lo.is_finite() && self.hi.is_finite()
-    }
-
-    /// `hits` of `trials`.
-    pub fn new(hits: u64, trials: u64) -> Self {
-        let (lo, hi) = math::wilson_interval(hits, trials, Z95);
-        Measured {
+impl Draw {
+    /// `hits` of `trials` as this repetition's count.
+    pub fn count(&self, hits: u64, trials: u64) -> Count {
+        Count {
+            seed: self.seed,
             hits,
             trials,
-            rate: if trials == 0 {
-                0.0
-            } else {
-                hits as f64 / trials as f64
-            },
-            lo,
-            hi,
-        }
-    }
-
-    /// Adds another run's counts.
-    pub fn merge(self, other: Measured) -> Self {
-        Measured::new(self.hits + other.hits, self.trials + other.trials)
-    }
-
-    /// The interval as an error bar.
-    pub fn spread(&self) -> (f64, f64) {
-        (self.lo, self.hi)
-    }
-}
-
-/// How a formula compares with a measurement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Verdict {
-    /// The formula lies inside the measurement's 95% interval.
-    Holds,
-    /// The formula lies below the interval: it underestimates.
-    Underestimates,
-    /// The formula lies above the interval: it overestimates.
-    Overestimates,
-    /// A bound the measurement respects (the interval does not lie above it).
-    BoundKept,
-    /// A bound the measurement breaks (the whole interval lies above it).
-    BoundBroken,
-    /// The formula or the interval is not a finite number (a formula undefined there, or no
-    /// trials): nothing to compare.
-    NotComputable,
-}
-
-impl Verdict {
-    /// Compares `formula` with `m`, allowing a relative slack `rel` for formulas that are
-    /// asymptotic (0 for none).
-    pub fn of(formula: f64, m: &Measured, rel: f64) -> Self {
-        if !m.computable(formula) {
-            Verdict::NotComputable
-        } else if formula < m.lo * (1.0 - rel) {
-            Verdict::Underestimates
-        } else if formula > m.hi * (1.0 + rel) {
-            Verdict::Overestimates
-        } else {
-            Verdict::Holds
-        }
-    }
-
-    /// Compares an upper `bound` with `m`.
-    pub fn of_bound(bound: f64, m: &Measured) -> Self {
-        if !m.computable(bound) {
-            Verdict::NotComputable
-        } else if m.lo > bound {
-            Verdict::BoundBroken
-        } else {
-            Verdict::BoundKept
-        }
-    }
-
-    /// Words for the report.
-    pub fn text(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds (inside the 95% interval)",
-            Verdict::Underestimates => "underestimates (below the 95% interval)",
-            Verdict::Overestimates => "overestimates (above the 95% interval)",
-            Verdict::BoundKept => "bound kept (interval not above it)",
-            Verdict::BoundBroken => "bound broken (interval above it)",
-            Verdict::NotComputable => "not computable (formula or interval not finite)",
         }
     }
 }
 
-/// Whether one measured rate is clearly above another: their 95% intervals do not overlap.
-pub fn clearly_above(a: &Measured, b: &Measured) -> bool {
-    a.lo > b.hi
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `h` re-mixed with `seed`: each half through splitmix64's bijective finalizer.
+pub fn remix(h: Hash128, seed: u64) -> Hash128 {
+    Hash128 {
+        lo: splitmix(h.lo ^ seed),
+        hi: splitmix(h.hi ^ seed.rotate_left(29) ^ 0x5851_f42d_4c95_7f2d),
+    }
+}
+
+/// The seed of repetition `rep` of the measurement called `name`.
+pub fn seed_of(name: &str, rep: usize) -> u64 {
+    splitmix(xxh3_64(name.as_bytes()) ^ (rep as u64).wrapping_mul(0xd1b5_4a32_d192_ed03))
+}
+
+impl Lab<'_> {
+    /// Repetitions of the measurement `name`: the probes split into `reps` disjoint slices.
+    pub fn draws<'s>(&'s self, name: &'s str) -> impl Iterator<Item = Draw> + 's {
+        let reps = self.reps;
+        let per = self.probes.len() / reps;
+        (0..reps).map(move |r| {
+            let seed = seed_of(name, r);
+            let range = r * per..(r + 1) * per;
+            Draw {
+                seed,
+                members: self.members[..self.n]
+                    .iter()
+                    .map(|&h| remix(h, seed))
+                    .collect(),
+                probes: self.probes[range.clone()]
+                    .iter()
+                    .map(|&h| remix(h, seed))
+                    .collect(),
+                probe_range: range,
+            }
+        })
+    }
+
+    /// Runs `f` on every repetition of `name`: the first repetition's value and every count.
+    ///
+    /// # Errors
+    /// The first error of `f`.
+    pub fn repeat<X>(
+        &self,
+        name: &str,
+        mut f: impl FnMut(&Draw) -> anyhow::Result<(X, Count)>,
+    ) -> anyhow::Result<(X, Vec<Count>)> {
+        let mut first = None;
+        let mut counts = Vec::with_capacity(self.reps);
+        for d in self.draws(name) {
+            let (x, c) = f(&d)?;
+            first.get_or_insert(x);
+            counts.push(c);
+        }
+        first
+            .map(|x| (x, counts))
+            .ok_or_else(|| anyhow::anyhow!("no repetitions for {name}"))
+    }
 }
 
 /// Keys hashed once with the default hasher (every library filter here uses it).
@@ -131,13 +112,13 @@ pub fn fill<F: Filter>(f: &mut F, members: &[Hash128]) -> filterlab::Result<()> 
     f.insert_hash_batch(members)
 }
 
-/// The false positives of `f` over `probes` (keys never inserted).
-pub fn fp<F: Filter>(f: &F, probes: &[Hash128]) -> Measured {
-    let mut out = Vec::with_capacity(probes.len());
-    f.contains_hash_batch(probes, &mut out);
-    Measured::new(
+/// The false positives of `f` over the draw's probes (keys never inserted).
+pub fn fp<F: Filter>(f: &F, d: &Draw) -> Count {
+    let mut out = Vec::with_capacity(d.probes.len());
+    f.contains_hash_batch(&d.probes, &mut out);
+    d.count(
         out.iter().filter(|&&b| b).count() as u64,
-        probes.len() as u64,
+        d.probes.len() as u64,
     )
 }
 
@@ -146,27 +127,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn verdicts_compare_with_the_interval() {
-        let m = Measured::new(100, 10_000); // 1%, interval about 0.82%..1.22%
-        assert_eq!(Verdict::of(0.01, &m, 0.0), Verdict::Holds);
-        assert_eq!(Verdict::of(0.005, &m, 0.0), Verdict::Underestimates);
-        assert_eq!(Verdict::of(0.02, &m, 0.0), Verdict::Overestimates);
-        assert_eq!(Verdict::of(0.0125, &m, 0.1), Verdict::Holds);
-        assert_eq!(Verdict::of_bound(0.01, &m), Verdict::BoundKept);
-        assert_eq!(Verdict::of_bound(0.005, &m), Verdict::BoundBroken);
-        // NaN compares false both ways and used to read as "holds".
-        assert_eq!(Verdict::of(f64::NAN, &m, 0.0), Verdict::NotComputable);
-        assert_eq!(Verdict::of(f64::INFINITY, &m, 0.0), Verdict::NotComputable);
-        assert_eq!(Verdict::of_bound(f64::NAN, &m), Verdict::NotComputable);
-        let none = Measured::new(0, 0);
-        assert_eq!(Verdict::of(0.01, &none, 0.0), Verdict::NotComputable);
-    }
-
-    #[test]
-    fn intervals_merge_and_separate() {
-        let a = Measured::new(50, 10_000).merge(Measured::new(50, 10_000));
-        assert_eq!((a.hits, a.trials), (100, 20_000));
-        let b = Measured::new(400, 20_000);
-        assert!(clearly_above(&b, &a) && !clearly_above(&a, &b) && !clearly_above(&a, &a));
+    fn seeds_differ_by_name_and_repetition_and_remix_is_injective_here() {
+        let a: Vec<u64> = (0..5).map(|r| seed_of("classic", r)).collect();
+        let b: Vec<u64> = (0..5).map(|r| seed_of("counting", r)).collect();
+        let mut all = [a.clone(), b].concat();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 10);
+        let h = Hash128 { lo: 1, hi: 2 };
+        assert_ne!(remix(h, a[0]), remix(h, a[1]));
+        assert_ne!(remix(h, a[0]), h);
     }
 }
