@@ -108,7 +108,7 @@ pub fn power_of_two_cuckoo(lab: &Lab<'_>) -> Result<Erratum> {
             fill(&mut c, &d.members[..n])?;
             let load = c.load_factor();
             let bpk = c.size_in_bytes() as f64 * 8.0 / n as f64;
-            let formula = super::tables::cuckoo_fpr_pair(bits, cuckoo::SLOTS, load);
+            let formula = math::cuckoo_fpr(bits, cuckoo::SLOTS, load);
             Ok(((load, formula, bpk), fp(&c, d)))
         })
     };

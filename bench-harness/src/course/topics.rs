@@ -5,7 +5,7 @@ use super::markdown::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp, remix, Draw};
 use super::stats::Count;
-use super::tables::{cuckoo_fpr_pair, poisson_tail};
+use super::tables::poisson_tail;
 use super::{Lab, Plot};
 use anyhow::Result;
 use filterlab::{
@@ -183,7 +183,7 @@ pub fn deleting_non_members(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         .sum();
     let c_fn = 1.0 - (1.0 - emptied).powi(k as i32);
     let (f, load) = k_shape;
-    let pk = cuckoo_fpr_pair(f, cuckoo::SLOTS, load);
+    let pk = math::cuckoo_fpr(f, cuckoo::SLOTS, load);
     let section = Section {
         title: "Deleting keys that were never inserted".into(),
         derivation: vec![
@@ -194,8 +194,8 @@ pub fn deleting_non_members(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         source: "Fan, Cao, Almeida & Broder 2000; Fan, Andersen, Kaminsky & Mitzenmacher 2014, §3.3 (deletion needs a key that was inserted)".into(),
         example: format!(
             "a cuckoo filter of 10M keys at 1% (f = 10, α = 0.95, p = {}) that is asked to delete 1M random non-members loses about {:.0} members",
-            rate(cuckoo_fpr_pair(10, cuckoo::SLOTS, 0.95)),
-            1e6 * cuckoo_fpr_pair(10, cuckoo::SLOTS, 0.95)
+            rate(math::cuckoo_fpr(10, cuckoo::SLOTS, 0.95)),
+            1e6 * math::cuckoo_fpr(10, cuckoo::SLOTS, 0.95)
         ),
         rows: vec![
             Row::new("counting: deletions applied", pc, c_applied),
