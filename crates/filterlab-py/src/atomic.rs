@@ -1,7 +1,7 @@
 //! The filters that many Python threads share: every method takes `&self`, and the batches
 //! run with the GIL released, so threads add and query at once.
 
-use crate::keys::{self, Keys};
+use crate::keys;
 use crate::{err, load_err, read_file};
 use filterlab::{Filter, Persist};
 use pyo3::prelude::*;
@@ -39,20 +39,24 @@ macro_rules! atomic_class {
                 Ok(self.inner.contains(keys::key(key)?.as_bytes()))
             }
 
-            /// Adds every key of an iterable of `str` or `bytes`, with the GIL released.
-            fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-                let held = Keys::collect(keys)?;
-                let slices = held.slices();
-                py.allow_threads(|| slices.iter().for_each(|k| self.inner.insert(k)));
-                Ok(())
+            /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
+            /// per chunk of 16,384 keys); a key of another type raises `TypeError`, the chunks
+            /// before it stay added.
+            fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+                keys::in_chunks(keys, |chunk| {
+                    chunk.iter().for_each(|k| self.inner.insert(k));
+                    Ok(())
+                })
             }
 
             /// `[key in self for key in keys]`, computed with the GIL released.
-            fn contains_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-                let held = Keys::collect(keys)?;
-                let slices = held.slices();
-                let mut out = Vec::new();
-                py.allow_threads(|| self.inner.contains_batch(&slices, &mut out));
+            fn contains_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+                let (mut out, mut part) = (Vec::new(), Vec::new());
+                keys::in_chunks(keys, |chunk| {
+                    self.inner.contains_batch(chunk, &mut part);
+                    out.extend_from_slice(&part);
+                    Ok(())
+                })?;
                 Ok(out)
             }
 

@@ -3,7 +3,7 @@
 //! One macro writes what every variant shares (construction, keys, batches, sizes, files,
 //! pickle); each invocation adds the variant's own methods (`union`, `remove`, `stages`).
 
-use crate::keys::{self, Keys};
+use crate::keys;
 use crate::{err, load_err, read_file};
 use filterlab::{Deletable, Filter, FormatError, Growable, Persist};
 use pyo3::prelude::*;
@@ -54,22 +54,23 @@ macro_rules! filter_class {
                 self.inner.insert_if_absent(key.as_bytes()).map_err(err)
             }
 
-            /// Adds every key of an iterable of `str` or `bytes`, with the GIL released.
-            /// On an error the keys before the one refused stay added.
-            fn add_many(&mut self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-                let held = Keys::collect(keys)?;
-                let slices = held.slices();
+            /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
+            /// per chunk of 16,384 keys). On an error (a key of another type, a full cuckoo
+            /// table) the keys before the chunk that failed stay added.
+            fn add_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
                 let inner = &mut self.inner;
-                py.allow_threads(|| inner.insert_batch(&slices)).map_err(err)
+                keys::in_chunks(keys, |chunk| inner.insert_batch(chunk))
             }
 
             /// `[key in self for key in keys]`, computed with the GIL released.
-            fn contains_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-                let held = Keys::collect(keys)?;
-                let slices = held.slices();
+            fn contains_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
                 let inner = &self.inner;
-                let mut out = Vec::new();
-                py.allow_threads(|| inner.contains_batch(&slices, &mut out));
+                let (mut out, mut part) = (Vec::new(), Vec::new());
+                keys::in_chunks(keys, |chunk| {
+                    inner.contains_batch(chunk, &mut part);
+                    out.extend_from_slice(&part);
+                    Ok(())
+                })?;
                 Ok(out)
             }
 

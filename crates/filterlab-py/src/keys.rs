@@ -20,31 +20,41 @@ pub(crate) fn key<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
     )))
 }
 
-/// Many keys, each held as in [`key`].
-pub(crate) struct Keys<'py> {
-    held: Vec<Bound<'py, PyBytes>>,
-}
+/// Keys a batch holds at a time: the GIL is released once per chunk, and a batch of 10M `str`
+/// keys never holds 10M encoded copies at once.
+pub(crate) const CHUNK: usize = 16_384;
 
-impl<'py> Keys<'py> {
-    /// The keys of an iterable of `str` or `bytes` (a list, a tuple, a generator, a numpy array
-    /// of `bytes_` or `str_`). A bare `str` or `bytes` is refused: iterating it would give
-    /// characters or integers, never the key the caller meant.
-    pub(crate) fn collect(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
-        if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
-            return Err(PyTypeError::new_err(
-                "expected an iterable of keys, got a single str or bytes: wrap it in a list",
-            ));
-        }
-        let mut held = Vec::with_capacity(obj.len().unwrap_or(0));
-        for item in obj.try_iter()? {
+/// Calls `f` on the keys of an iterable of `str` or `bytes` (a list, a tuple, a generator, a
+/// numpy array of `bytes_` or `str_`), [`CHUNK`] keys at a time, with the GIL released during
+/// each call. Stops at the first error: the chunks before it were handed to `f`.
+///
+/// A bare `str` or `bytes` is refused: iterating it would give characters or integers, never
+/// the key the caller meant.
+pub(crate) fn in_chunks(
+    obj: &Bound<'_, PyAny>,
+    mut f: impl FnMut(&[&[u8]]) -> filterlab::Result<()> + Send,
+) -> PyResult<()> {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "expected an iterable of keys, got a single str or bytes: wrap it in a list",
+        ));
+    }
+    let py = obj.py();
+    let mut iter = obj.try_iter()?;
+    let mut held = Vec::with_capacity(CHUNK.min(obj.len().unwrap_or(CHUNK)));
+    loop {
+        held.clear();
+        for item in iter.by_ref().take(CHUNK) {
             held.push(key(&item?)?);
         }
-        Ok(Self { held })
-    }
-
-    /// The keys' bytes, borrowed from the objects that hold them.
-    pub(crate) fn slices(&self) -> Vec<&[u8]> {
-        self.held.iter().map(|b| b.as_bytes()).collect()
+        if held.is_empty() {
+            return Ok(());
+        }
+        let slices: Vec<&[u8]> = held.iter().map(|b| b.as_bytes()).collect();
+        py.allow_threads(|| f(&slices)).map_err(crate::err)?;
+        if held.len() < CHUNK {
+            return Ok(());
+        }
     }
 }
 

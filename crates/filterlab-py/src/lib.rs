@@ -25,7 +25,7 @@ use pyo3::IntoPyObjectExt;
 use std::path::PathBuf;
 
 pyo3::create_exception!(
-    _filterlab,
+    filterlab,
     FilterlabError,
     pyo3::exceptions::PyValueError,
     "A filterlab operation was refused; the message is the Rust library's."

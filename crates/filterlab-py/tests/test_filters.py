@@ -178,3 +178,32 @@ def test_variant_names():
     assert ClassicBloom(10).name == "classic"
     assert CuckooFilter(10).name == "cuckoo"
     assert filterlab.peek_variant(CountingBloom(10).to_bytes()) == "counting"
+
+
+CHUNK = 16_384  # keys per GIL release in add_many / contains_many (src/keys.rs)
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("n", [0, 1, CHUNK, 2 * CHUNK, 2 * CHUNK + 5])
+def test_batches_across_chunk_boundaries(cls, n):
+    f = cls(100_000, 0.01)
+    ks = keys("chunk", n)
+    f.add_many(k for k in ks)  # a generator: no len() to size anything by
+    assert len(f) == n
+    answers = f.contains_many(iter(ks))
+    assert len(answers) == n and all(answers)
+
+
+@pytest.mark.parametrize("cls", [ClassicBloom, AtomicBlockedBloom])
+def test_a_bad_key_in_a_later_chunk_leaves_the_earlier_chunks_added(cls):
+    f = cls(100_000, 0.01)
+    ks = keys("later", CHUNK + 10)
+    with pytest.raises(TypeError):
+        f.add_many(ks + [None])
+    assert len(f) == CHUNK
+    assert f.contains_many(ks[:CHUNK]) == [True] * CHUNK
+
+
+def test_the_exception_is_filterlabs_own():
+    assert FilterlabError.__module__ == "filterlab"
+    assert issubclass(FilterlabError, ValueError)
