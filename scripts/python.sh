@@ -4,7 +4,8 @@
 #
 #   bash scripts/python.sh            # venv in target/python-venv (nothing installed globally)
 #
-# maturin, pytest and numpy come from PyPI into the venv. The tests read and write filter files
+# maturin, pytest, numpy and mypy (its stubtest checks the .pyi against the built module) come
+# from PyPI into the venv. The tests read and write filter files
 # with the CLI (target/debug/filterlab, built here) to check that both sides share the format.
 # Exit status: pytest's, except that "no tests collected" (5) is a failure too.
 set -euo pipefail
@@ -14,7 +15,8 @@ log() { echo "python.sh: $*" >&2; }
 PYTHON=${PYTHON:-python3}
 VENV=$(realpath -m "${FILTERLAB_VENV:-target/python-venv}")
 WHEELS=target/wheels
-PACKAGES=(maturin==1.16.0 pytest==8.3.5 numpy)
+# Pinned for repeatable runs on this machine's python3 (3.11); numpy 2.4 needs 3.11 or later.
+PACKAGES=(maturin==1.16.0 pytest==8.3.5 numpy==2.4.6 mypy==2.4.1)
 
 log "fresh virtual environment in $VENV ($("$PYTHON" --version))"
 rm -rf "$VENV"
@@ -42,4 +44,7 @@ if [[ $rc == 5 ]]; then
     log "pytest collected no tests: that is a failure"
     exit 1
 fi
-exit "$rc"
+[[ $rc == 0 ]] || exit "$rc"
+
+log "type stubs against the built module (mypy stubtest)"
+"$VENV/bin/python" -m mypy.stubtest filterlab

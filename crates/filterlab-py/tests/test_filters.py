@@ -207,3 +207,10 @@ def test_a_bad_key_in_a_later_chunk_leaves_the_earlier_chunks_added(cls):
 def test_the_exception_is_filterlabs_own():
     assert FilterlabError.__module__ == "filterlab"
     assert issubclass(FilterlabError, ValueError)
+
+
+def test_the_stubs_ship_beside_the_module():
+    import pathlib
+
+    here = pathlib.Path(filterlab.__file__).parent
+    assert (here / "py.typed").exists() and (here / "_filterlab.pyi").exists()
