@@ -7,7 +7,8 @@
 # maturin, pytest, numpy and mypy (its stubtest checks the .pyi against the built module) come
 # from PyPI into the venv. The tests read and write filter files
 # with the CLI (target/debug/filterlab, built here) to check that both sides share the format.
-# Exit status: pytest's, except that "no tests collected" (5) is a failure too.
+# Exit status: 0 when every test passes and the stubs match; pytest's "no tests collected" (5)
+# is a failure too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
