@@ -38,6 +38,10 @@ bench-quick:
 generate:
     cargo run --release -p bench-harness -- generate
 
+# The Python package (crates/filterlab-py): abi3 wheel, pytest and stubtest in a fresh venv.
+python:
+    bash scripts/python.sh
+
 # Criterion micro-benchmarks (insert, contains hit/miss, hashing).
 micro:
     cargo bench -p bench-harness

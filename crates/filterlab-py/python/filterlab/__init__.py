@@ -1,0 +1,42 @@
+"""filterlab: approximate-membership filters of the Bloom family, implemented in Rust.
+
+Every class takes keys as ``str`` (hashed as UTF-8, so ``"a"`` and ``b"a"`` are one key) or
+``bytes``. Files written by ``save`` are the checksummed format the Rust crates and the
+``filterlab`` command-line tool read, and the other way round::
+
+    from filterlab import ClassicBloom
+    seen = ClassicBloom(capacity=10_000_000, fpr=0.01)
+    seen.add_many(["alice@example.com", "bob@example.com"])
+    "alice@example.com" in seen      # True
+    seen.save("emails.filter")       # `filterlab info emails.filter` reads it
+
+``pybloom_compat`` offers the part of pybloom_live's API that tutorials use.
+"""
+
+from ._filterlab import (
+    AtomicBlockedBloom,
+    AtomicClassicBloom,
+    BlockedBloom,
+    ClassicBloom,
+    CountingBloom,
+    CuckooFilter,
+    FilterlabError,
+    ScalableBloom,
+    from_bytes,
+    load,
+    peek_variant,
+)
+
+__all__ = [
+    "AtomicBlockedBloom",
+    "AtomicClassicBloom",
+    "BlockedBloom",
+    "ClassicBloom",
+    "CountingBloom",
+    "CuckooFilter",
+    "FilterlabError",
+    "ScalableBloom",
+    "from_bytes",
+    "load",
+    "peek_variant",
+]

@@ -1,0 +1,261 @@
+//! The single-threaded filters: one Python class per variant, each owning its Rust filter.
+//!
+//! One macro writes what every variant shares (construction, keys, batches, sizes, files,
+//! pickle); each invocation adds the variant's own methods (`union`, `remove`, `stages`).
+
+use crate::keys;
+use crate::{err, load_err, read_file};
+use filterlab::{Deletable, Filter, FormatError, Growable, Persist};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::path::PathBuf;
+
+/// Writes the Python class `$name` around the Rust filter `$rust`, with `$extra` methods.
+macro_rules! filter_class {
+    ($(#[$doc:meta])* $name:ident, $rust:ty, { $($extra:tt)* }) => {
+        $(#[$doc])*
+        #[pyclass(module = "filterlab._filterlab")]
+        pub struct $name {
+            pub(crate) inner: $rust,
+        }
+
+        impl $name {
+            /// Loads the variant's file bytes.
+            pub(crate) fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
+                <$rust>::from_bytes(bytes).map(|inner| Self { inner })
+            }
+        }
+
+        #[pymethods]
+        impl $name {
+            /// An empty filter sized for `capacity` items at false-positive rate `fpr`.
+            #[new]
+            #[pyo3(signature = (capacity, fpr = 0.01))]
+            fn new(capacity: u64, fpr: f64) -> PyResult<Self> {
+                let inner = <$rust>::builder().capacity(capacity).fpr(fpr).build().map_err(err)?;
+                Ok(Self { inner })
+            }
+
+            /// Adds a key (`str` or `bytes`).
+            fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+                let key = keys::key(key)?;
+                self.inner.insert(key.as_bytes()).map_err(err)
+            }
+
+            /// Whether the key may have been added (`False`: it certainly was not).
+            fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+                Ok(self.inner.contains(keys::key(key)?.as_bytes()))
+            }
+
+            /// Adds the key unless the filter already answers "maybe present"; returns whether
+            /// it was added.
+            fn insert_if_absent(&mut self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+                let key = keys::key(key)?;
+                self.inner.insert_if_absent(key.as_bytes()).map_err(err)
+            }
+
+            /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
+            /// per chunk of 16,384 keys). On an error (a key of another type, a full cuckoo
+            /// table) the keys before the chunk that failed stay added.
+            fn add_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+                let inner = &mut self.inner;
+                keys::in_chunks(keys, |chunk| inner.insert_batch(chunk))
+            }
+
+            /// `[key in self for key in keys]`, computed with the GIL released.
+            fn contains_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+                let inner = &self.inner;
+                let (mut out, mut part) = (Vec::new(), Vec::new());
+                keys::in_chunks(keys, |chunk| {
+                    inner.contains_batch(chunk, &mut part);
+                    out.extend_from_slice(&part);
+                    Ok(())
+                })?;
+                Ok(out)
+            }
+
+            /// Adds the keys `data[offsets[i]:offsets[i + 1]]` (n + 1 offsets for n keys),
+            /// with the GIL released.
+            fn add_buffer(&mut self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
+                let slices = keys::cut(data, &offsets)?;
+                let inner = &mut self.inner;
+                py.allow_threads(|| inner.insert_batch(&slices)).map_err(err)
+            }
+
+            /// `contains_many` for the keys `data[offsets[i]:offsets[i + 1]]`.
+            fn contains_buffer(&self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<Vec<bool>> {
+                let slices = keys::cut(data, &offsets)?;
+                let inner = &self.inner;
+                let mut out = Vec::new();
+                py.allow_threads(|| inner.contains_batch(&slices, &mut out));
+                Ok(out)
+            }
+
+            /// Items added.
+            fn __len__(&self) -> usize {
+                usize::try_from(self.inner.len()).unwrap_or(usize::MAX)
+            }
+
+            /// Items the filter was sized for.
+            #[getter]
+            fn capacity(&self) -> u64 {
+                self.inner.capacity()
+            }
+
+            /// Bytes of the filter's tables.
+            #[getter]
+            fn size_in_bytes(&self) -> usize {
+                self.inner.size_in_bytes()
+            }
+
+            /// The variant's name.
+            #[getter]
+            fn name(&self) -> &'static str {
+                self.inner.name()
+            }
+
+            /// The false-positive rate the formulas give at the current load.
+            fn expected_fpr(&self) -> f64 {
+                self.inner.expected_fpr()
+            }
+
+            /// The checksummed file bytes (the format the Rust crates and the CLI read).
+            fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                PyBytes::new(py, &self.inner.to_bytes())
+            }
+
+            /// Loads the bytes of `to_bytes`; `FilterlabError` if they are not this variant's.
+            #[staticmethod]
+            fn from_bytes(data: &[u8]) -> PyResult<Self> {
+                Self::decode(data).map_err(err)
+            }
+
+            /// Writes the filter's file.
+            fn save(&self, path: PathBuf) -> PyResult<()> {
+                Ok(self.inner.save(path)?)
+            }
+
+            /// Reads a file written by `save`, the Rust crates or the CLI.
+            #[staticmethod]
+            fn load(path: PathBuf) -> PyResult<Self> {
+                let bytes = read_file(&path)?;
+                Self::decode(&bytes).map_err(|e| load_err(&path, &e))
+            }
+
+            fn __reduce__<'py>(
+                slf: &Bound<'py, Self>,
+            ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+                let bytes = PyBytes::new(slf.py(), &slf.borrow().inner.to_bytes());
+                Ok((slf.get_type().getattr("from_bytes")?, (bytes,)))
+            }
+
+            fn __repr__(&self) -> String {
+                format!(
+                    "{}(capacity={}, len={}, size_in_bytes={})",
+                    stringify!($name),
+                    self.inner.capacity(),
+                    self.inner.len(),
+                    self.inner.size_in_bytes()
+                )
+            }
+
+            $($extra)*
+        }
+    };
+}
+
+filter_class!(
+    /// The classic Bloom filter (Bloom 1970): one bit array, k probes per key.
+    ClassicBloom, filterlab::ClassicBloom, {
+    /// Bits in the array (m).
+    #[getter]
+    fn bits(&self) -> u64 {
+        self.inner.bits()
+    }
+
+    /// Probes per key (k).
+    #[getter]
+    fn hashes(&self) -> u32 {
+        self.inner.hashes()
+    }
+
+    /// Adds every key of `other` (same capacity, rate and seed) to this filter.
+    fn union(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
+        self.inner.union(&other.inner).map_err(err)
+    }
+});
+
+filter_class!(
+    /// The split-block Bloom filter (Putze et al. 2007): one cache line per key.
+    BlockedBloom, filterlab::BlockedBloom, {
+    /// Adds every key of `other` (same capacity, rate and seed) to this filter.
+    fn union(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
+        self.inner.union(&other.inner).map_err(err)
+    }
+});
+
+filter_class!(
+    /// The counting Bloom filter (Fan et al. 2000): counters instead of bits, so keys can be
+    /// removed.
+    CountingBloom, filterlab::CountingBloom, {
+    /// Adds the counts of `other` (same capacity, rate and seed) to this filter.
+    fn union(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
+        self.inner.union(&other.inner).map_err(err)
+    }
+
+    /// Removes a key added before; `FilterlabError` if the filter proves it absent.
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
+    }
+
+    /// An upper bound of how many times the key was added.
+    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        Ok(self.inner.count(keys::key(key)?.as_bytes()))
+    }
+});
+
+filter_class!(
+    /// The cuckoo filter (Fan et al. 2014): fingerprints in buckets; removal at about classic
+    /// memory. An insert into a full table raises `FilterlabError` and changes nothing.
+    CuckooFilter, filterlab::CuckooFilter, {
+    /// Removes a key added before; `FilterlabError` if the filter proves it absent.
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
+    }
+
+    /// How many copies of the key's fingerprint the filter holds.
+    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        Ok(self.inner.count(keys::key(key)?.as_bytes()))
+    }
+});
+
+filter_class!(
+    /// The scalable Bloom filter (Almeida et al. 2007): stages added as it fills, each tighter,
+    /// so the rate stays under `fpr` however many keys come.
+    ScalableBloom, filterlab::ScalableBloom, {
+    /// Stages allocated so far.
+    #[getter]
+    fn stages(&self) -> usize {
+        self.inner.stages()
+    }
+
+    /// The bound on the false-positive rate over every stage the filter may grow.
+    fn fpr_bound(&self) -> f64 {
+        self.inner.fpr_bound()
+    }
+
+    /// A scalable filter with the growth factor (each stage's capacity over the previous
+    /// one's) and tightening ratio (each stage's rate over the previous one's) given;
+    /// pybloom_live's modes are growth 2 and 4 at ratio 0.9.
+    #[staticmethod]
+    fn with_growth(capacity: u64, fpr: f64, growth: f64, tightening: f64) -> PyResult<Self> {
+        let inner = filterlab::ScalableBloom::builder()
+            .capacity(capacity)
+            .fpr(fpr)
+            .growth(growth)
+            .tightening(tightening)
+            .build()
+            .map_err(err)?;
+        Ok(Self { inner })
+    }
+});

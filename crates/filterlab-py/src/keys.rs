@@ -1,0 +1,85 @@
+//! Keys from Python: `str` (its UTF-8 bytes) or `bytes`, one at a time, from an iterable, or
+//! cut from one `bytes` buffer by offsets.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+/// The bytes of one key, held by a Python `bytes` object (the key itself, or its UTF-8
+/// encoding), so that the slice stays valid while the GIL is released.
+pub(crate) fn key<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    if let Ok(b) = obj.downcast::<PyBytes>() {
+        return Ok(b.clone());
+    }
+    if let Ok(s) = obj.downcast::<PyString>() {
+        return s.encode_utf8();
+    }
+    Err(PyTypeError::new_err(format!(
+        "a key must be str or bytes, not {}",
+        obj.get_type().name()?
+    )))
+}
+
+/// Keys a batch holds at a time: the GIL is released once per chunk, and a batch of 10M `str`
+/// keys never holds 10M encoded copies at once.
+pub(crate) const CHUNK: usize = 16_384;
+
+/// Calls `f` on the keys of an iterable of `str` or `bytes` (a list, a tuple, a generator, a
+/// numpy array of `bytes_` or `str_`), [`CHUNK`] keys at a time, with the GIL released during
+/// each call. Stops at the first error: the chunks before it were handed to `f`.
+///
+/// A bare `str` or `bytes` is refused: iterating it would give characters or integers, never
+/// the key the caller meant.
+pub(crate) fn in_chunks(
+    obj: &Bound<'_, PyAny>,
+    mut f: impl FnMut(&[&[u8]]) -> filterlab::Result<()> + Send,
+) -> PyResult<()> {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "expected an iterable of keys, got a single str or bytes: wrap it in a list",
+        ));
+    }
+    let py = obj.py();
+    let mut iter = obj.try_iter()?;
+    let mut held = Vec::with_capacity(CHUNK.min(obj.len().unwrap_or(CHUNK)));
+    loop {
+        held.clear();
+        for item in iter.by_ref().take(CHUNK) {
+            held.push(key(&item?)?);
+        }
+        if held.is_empty() {
+            return Ok(());
+        }
+        let slices: Vec<&[u8]> = held.iter().map(|b| b.as_bytes()).collect();
+        py.allow_threads(|| f(&slices)).map_err(crate::err)?;
+        if held.len() < CHUNK {
+            return Ok(());
+        }
+    }
+}
+
+/// Keys cut from one buffer: key `i` is `data[offsets[i]..offsets[i + 1]]`, so `n` keys take
+/// `n + 1` offsets (the first usually 0, the last `len(data)`).
+pub(crate) fn cut<'a>(data: &'a [u8], offsets: &[u64]) -> PyResult<Vec<&'a [u8]>> {
+    if offsets.is_empty() {
+        return Err(crate::err(
+            "offsets must hold n + 1 positions for n keys (at least one, usually 0)",
+        ));
+    }
+    offsets
+        .windows(2)
+        .enumerate()
+        .map(|(i, w)| {
+            let (start, end) = (w[0], w[1]);
+            if start > end || end > data.len() as u64 {
+                return Err(crate::err(format!(
+                    "offsets[{i}]..offsets[{}] = {start}..{end} is not a range inside the \
+                     {}-byte buffer: offsets must be non-decreasing and at most len(data)",
+                    i + 1,
+                    data.len()
+                )));
+            }
+            Ok(&data[start as usize..end as usize])
+        })
+        .collect()
+}

@@ -1,0 +1,124 @@
+//! filterlab for Python: every filterlab variant as a Python class, built by maturin as one
+//! stable-ABI (abi3, CPython 3.8+) extension module, `filterlab._filterlab`, re-exported by the
+//! pure-Python package `filterlab` (python/filterlab/).
+//!
+//! - Keys are `str` (hashed as their UTF-8 bytes, so `"a"` and `b"a"` are the same key) or
+//!   `bytes`. The batch methods (`add_many`, `contains_many`, `*_buffer`) hash and probe with the
+//!   GIL released.
+//! - The single-threaded classes (`ClassicBloom`, ...) are Python objects with a Rust borrow
+//!   flag: a second thread that calls one while a batch runs gets a `RuntimeError`, never a data
+//!   race. `AtomicClassicBloom` and `AtomicBlockedBloom` take any number of threads at once.
+//! - `save`, `load`, `to_bytes`, `from_bytes` and pickle go through the checksummed file format,
+//!   the files the Rust crates and the `filterlab` CLI read and write.
+//! - Every error the Rust side reports is raised as `FilterlabError` (a `ValueError`) carrying
+//!   the Rust message; a file that cannot be read or written raises the `OSError` of its cause.
+#![deny(missing_docs)]
+
+mod atomic;
+mod filters;
+mod keys;
+
+use filterlab::{format, FormatError, Variant};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use pyo3::IntoPyObjectExt;
+use std::path::PathBuf;
+
+pyo3::create_exception!(
+    filterlab,
+    FilterlabError,
+    pyo3::exceptions::PyValueError,
+    "A filterlab operation was refused; the message is the Rust library's."
+);
+
+/// A filterlab error as the Python exception that carries its message.
+pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
+    FilterlabError::new_err(e.to_string())
+}
+
+/// The bytes of a file, read with the limits the CLI uses (no allocation past the file's size).
+pub(crate) fn read_file(path: &std::path::Path) -> PyResult<Vec<u8>> {
+    Ok(filterlab::read_fallibly(path)?)
+}
+
+/// A format error with the path that produced it.
+pub(crate) fn load_err(path: &std::path::Path, e: &FormatError) -> PyErr {
+    err(format!(
+        "{} is not a usable filterlab filter: {e}",
+        path.display()
+    ))
+}
+
+/// Loads a filter of whatever variant the bytes hold.
+fn any_from_bytes(py: Python<'_>, bytes: &[u8]) -> Result<PyObject, AnyError> {
+    use filters::*;
+    let variant = format::peek_variant(bytes).map_err(AnyError::Format)?;
+    let obj = match variant {
+        Variant::Classic => ClassicBloom::decode(bytes)?.into_py_any(py),
+        Variant::Counting => CountingBloom::decode(bytes)?.into_py_any(py),
+        Variant::Scalable => ScalableBloom::decode(bytes)?.into_py_any(py),
+        Variant::Cuckoo => CuckooFilter::decode(bytes)?.into_py_any(py),
+        Variant::Blocked => BlockedBloom::decode(bytes)?.into_py_any(py),
+        v => {
+            let msg = format!("{} filters are not supported by this package", v.name());
+            return Err(AnyError::Format(format::invalid(msg)));
+        }
+    };
+    obj.map_err(AnyError::Py)
+}
+
+/// Why [`any_from_bytes`] failed.
+enum AnyError {
+    Format(FormatError),
+    Py(PyErr),
+}
+
+impl From<FormatError> for AnyError {
+    fn from(e: FormatError) -> Self {
+        Self::Format(e)
+    }
+}
+
+/// Loads a filter of any variant from the bytes of a filterlab file.
+#[pyfunction]
+fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
+    any_from_bytes(py, data).map_err(|e| match e {
+        AnyError::Format(e) => err(e),
+        AnyError::Py(e) => e,
+    })
+}
+
+/// Loads a filter of any variant from a file written by `save`, the Rust crates or the CLI.
+#[pyfunction]
+fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
+    let bytes = read_file(&path)?;
+    any_from_bytes(py, &bytes).map_err(|e| match e {
+        AnyError::Format(e) => load_err(&path, &e),
+        AnyError::Py(e) => e,
+    })
+}
+
+/// The name of the variant stored in a filterlab file's bytes (`"classic"`, ...).
+#[pyfunction]
+fn peek_variant(data: &Bound<'_, PyBytes>) -> PyResult<&'static str> {
+    format::peek_variant(data.as_bytes())
+        .map(|v| v.name())
+        .map_err(err)
+}
+
+/// The extension module.
+#[pymodule]
+fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("FilterlabError", m.py().get_type::<FilterlabError>())?;
+    m.add_class::<filters::ClassicBloom>()?;
+    m.add_class::<filters::CountingBloom>()?;
+    m.add_class::<filters::ScalableBloom>()?;
+    m.add_class::<filters::CuckooFilter>()?;
+    m.add_class::<filters::BlockedBloom>()?;
+    m.add_class::<atomic::AtomicClassicBloom>()?;
+    m.add_class::<atomic::AtomicBlockedBloom>()?;
+    m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(peek_variant, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,142 @@
+"""Files and pickle through the checksummed format, shared with the Rust crates and the CLI."""
+
+import json
+import os
+import pickle
+import subprocess
+
+import pytest
+from conftest import keys
+
+import filterlab
+from filterlab import (
+    AtomicBlockedBloom,
+    AtomicClassicBloom,
+    BlockedBloom,
+    ClassicBloom,
+    CountingBloom,
+    CuckooFilter,
+    FilterlabError,
+    ScalableBloom,
+)
+
+SINGLE = {
+    "classic": ClassicBloom,
+    "counting": CountingBloom,
+    "scalable": ScalableBloom,
+    "cuckoo": CuckooFilter,
+    "blocked": BlockedBloom,
+}
+ATOMIC = {"classic": AtomicClassicBloom, "blocked": AtomicBlockedBloom}
+ALL = list(SINGLE.values()) + list(ATOMIC.values())
+
+
+def filled(cls, n=2_000):
+    f = cls(n, 0.01)
+    f.add_many(keys("file", n // 2))
+    return f
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_bytes_file_and_pickle_round_trips(cls, tmp_path):
+    f = filled(cls)
+    data = f.to_bytes()
+    path = tmp_path / "f.filter"
+    f.save(path)
+    assert path.read_bytes() == data
+    for g in (cls.from_bytes(data), cls.load(path), cls.load(str(path)), pickle.loads(pickle.dumps(f))):
+        assert type(g) is cls
+        assert g.to_bytes() == data
+        assert len(g) == len(f)
+
+
+@pytest.mark.parametrize("name", list(ATOMIC))
+def test_atomic_and_single_forms_read_each_other(name):
+    single, atomic = filled(SINGLE[name]), filled(ATOMIC[name])
+    assert single.to_bytes() == atomic.to_bytes()
+    assert ATOMIC[name].from_bytes(single.to_bytes()).to_bytes() == single.to_bytes()
+    assert SINGLE[name].from_bytes(atomic.to_bytes()).to_bytes() == atomic.to_bytes()
+
+
+@pytest.mark.parametrize("name,cls", list(SINGLE.items()))
+def test_module_load_returns_the_variant_in_the_file(name, cls, tmp_path):
+    path = tmp_path / f"{name}.filter"
+    filled(cls).save(path)
+    assert type(filterlab.load(path)) is cls
+    assert type(filterlab.from_bytes(path.read_bytes())) is cls
+
+
+def test_bad_bytes_raise_with_the_rust_message(tmp_path):
+    data = filled(ClassicBloom).to_bytes()
+    corrupted = bytearray(data)
+    corrupted[len(data) // 2] ^= 0x10
+    for bad in (bytes(corrupted), data[: len(data) // 2], b"", b"not a filter at all"):
+        with pytest.raises(FilterlabError) as e:
+            ClassicBloom.from_bytes(bad)
+        assert str(e.value)
+        with pytest.raises(FilterlabError):
+            filterlab.from_bytes(bad)
+    path = tmp_path / "bad.filter"
+    path.write_bytes(bytes(corrupted))
+    with pytest.raises(FilterlabError, match="bad.filter is not a usable filterlab filter"):
+        filterlab.load(path)
+
+
+def test_a_file_of_another_variant_is_refused():
+    with pytest.raises(FilterlabError):
+        ClassicBloom.from_bytes(filled(CountingBloom).to_bytes())
+    with pytest.raises(FilterlabError):
+        AtomicBlockedBloom.from_bytes(filled(ClassicBloom).to_bytes())
+
+
+def test_a_missing_file_is_an_os_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        filterlab.load(tmp_path / "absent.filter")
+    with pytest.raises(OSError):
+        ClassicBloom(10).save(tmp_path / "no" / "such" / "dir.filter")
+
+
+# The CLI binary: scripts/python.sh builds it and sets FILTERLAB_CLI.
+CLI = os.environ.get("FILTERLAB_CLI")
+needs_cli = pytest.mark.skipif(not CLI, reason="FILTERLAB_CLI not set (scripts/python.sh sets it)")
+
+
+def cli(*args):
+    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
+
+
+def test_the_cli_is_there_when_named():
+    if CLI:
+        assert os.access(CLI, os.X_OK), f"FILTERLAB_CLI={CLI} is not an executable"
+
+
+@needs_cli
+@pytest.mark.parametrize("name,cls", list(SINGLE.items()))
+def test_a_file_the_cli_built_loads_in_python(name, cls, tmp_path):
+    members = keys("cli", 1_000)
+    (tmp_path / "keys.txt").write_text("\n".join(members) + "\n")
+    out = tmp_path / f"{name}.filter"
+    r = cli("build", "--variant", name, "--n", 2_000, "--fpr", 0.01, "--keys", tmp_path / "keys.txt", "-o", out)
+    assert r.returncode == 0, r.stderr
+    f = filterlab.load(out)
+    assert type(f) is cls
+    assert len(f) == 1_000
+    assert f.contains_many(members) == [True] * 1_000
+    assert cls.load(out).to_bytes() == out.read_bytes()
+
+
+@needs_cli
+@pytest.mark.parametrize("name,cls", list(SINGLE.items()) + [(f"atomic-{k}", c) for k, c in ATOMIC.items()])
+def test_a_file_python_saved_answers_the_same_in_the_cli(name, cls, tmp_path):
+    f = filled(cls)
+    path = tmp_path / f"{name}.filter"
+    f.save(path)
+    probes = keys("file", 50) + keys("absent", 200, seed=3)
+    r = cli("query", "--json", path, *probes)
+    assert r.returncode in (0, 1), r.stderr
+    answers = [row["maybe_present"] for row in json.loads(r.stdout)]
+    assert answers == f.contains_many(probes)
+    assert answers[:50] == [True] * 50
+    info = cli("info", "--json", path)
+    assert info.returncode == 0, info.stderr
+    assert json.loads(info.stdout)["items"] == len(f)

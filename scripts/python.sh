@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The Python package (crates/filterlab-py): builds its abi3 wheel from this checkout with maturin,
+# installs it into a fresh virtual environment, and runs its pytest suite there.
+#
+#   bash scripts/python.sh            # venv in target/python-venv (nothing installed globally)
+#
+# maturin, pytest, numpy and mypy (its stubtest checks the .pyi against the built module) come
+# from PyPI into the venv. The tests read and write filter files
+# with the CLI (target/debug/filterlab, built here) to check that both sides share the format.
+# Exit status: 0 when every test passes and the stubs match; pytest's "no tests collected" (5)
+# is a failure too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { echo "python.sh: $*" >&2; }
+PYTHON=${PYTHON:-python3}
+VENV=$(realpath -m "${FILTERLAB_VENV:-target/python-venv}")
+WHEELS=target/wheels
+# Pinned for repeatable runs on this machine's python3 (3.11); numpy 2.4 needs 3.11 or later.
+PACKAGES=(maturin==1.16.0 pytest==8.3.5 numpy==2.4.6 mypy==2.4.1)
+
+log "fresh virtual environment in $VENV ($("$PYTHON" --version))"
+rm -rf "$VENV"
+"$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PACKAGES[@]}"
+
+log "wheel (maturin build --release)"
+rm -f "$WHEELS"/filterlab-*.whl
+"$VENV/bin/maturin" build --release -m crates/filterlab-py/Cargo.toml --out "$WHEELS" \
+    --interpreter "$VENV/bin/python"
+wheels=("$WHEELS"/filterlab-*-abi3-*.whl)
+[[ -f ${wheels[0]} ]] || { log "no abi3 wheel in $WHEELS"; exit 1; }
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "${wheels[0]}"
+
+log "CLI for the cross-format tests"
+cargo build -q -p filterlab-cli
+export FILTERLAB_CLI=$PWD/target/debug/filterlab
+
+log "pytest"
+# From the tests' folder, so that `import filterlab` is the installed wheel, not the source tree.
+cd crates/filterlab-py/tests
+rc=0
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider . || rc=$?
+if [[ $rc == 5 ]]; then
+    log "pytest collected no tests: that is a failure"
+    exit 1
+fi
+[[ $rc == 0 ]] || exit "$rc"
+
+log "type stubs against the built module (mypy stubtest)"
+"$VENV/bin/python" -m mypy.stubtest filterlab
