@@ -20,7 +20,7 @@
 //! where the xor filter of Graf & Lemire 2020 needed 1.23 slots per key.
 //!
 //! A query is three loads and two XORs. There is no insert: see
-//! [`StaticFilter`](filter_core::StaticFilter).
+//! [`StaticFilter`].
 //!
 //! # Construction never fails
 //!
