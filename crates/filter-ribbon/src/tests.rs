@@ -1,0 +1,177 @@
+use super::*;
+use crate::build::{slots_for, Band, MAX_KEYS};
+
+/// `n` distinct pseudo-random hashes from a seeded splitmix64 stream.
+fn hashes(seed: u64, n: usize) -> Vec<Hash128> {
+    let mut s = seed;
+    let mut next = move || {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    (0..n)
+        .map(|_| Hash128 {
+            lo: next(),
+            hi: next(),
+        })
+        .collect()
+}
+
+fn build_checked(hs: &[Hash128], fpr: f64) -> Ribbon {
+    let f = Ribbon::builder()
+        .fpr(fpr)
+        .build_from_hashes(hs)
+        .unwrap_or_else(|e| panic!("construction failed for n = {}: {e}", hs.len()));
+    assert_eq!(f.len(), hs.len() as u64);
+    let missing = hs.iter().filter(|&&h| !f.contains_hash(h)).count();
+    assert_eq!(missing, 0, "false negatives at n = {}", hs.len());
+    f
+}
+
+fn fpr_within(fp: u64, trials: u64, expected: f64, sigmas: f64) -> bool {
+    let tol = sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64;
+    (fp as f64 / trials as f64 - expected).abs() <= tol
+}
+
+#[test]
+fn keys_are_never_false_negatives() {
+    let keys = filter_core::testkit::keys("member", 20_000);
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let f = Ribbon::from_keys(&refs).unwrap();
+    assert!(refs.iter().all(|k| f.contains(k)));
+    let mut out = vec![false; 2];
+    f.contains_batch(&refs, &mut out);
+    assert_eq!(out, vec![true; refs.len()]);
+}
+
+#[test]
+fn fpr_is_two_to_the_minus_r_at_several_targets() {
+    let members = hashes(11, 50_000);
+    let probes = hashes(12, 400_000);
+    for (target, r) in [(0.01, 7), (0.1, 4), (0.001, 10)] {
+        let f = build_checked(&members, target);
+        assert_eq!(f.result_bits(), r);
+        let fp = probes.iter().filter(|&&h| f.contains_hash(h)).count() as u64;
+        let trials = probes.len() as u64;
+        assert!(
+            fpr_within(fp, trials, f.expected_fpr(), 4.0),
+            "target {target}: measured {fp}/{trials}"
+        );
+        assert!(f.expected_fpr() <= target);
+        // The check discriminates: twice (or half) the rate is far outside the band.
+        assert!(!fpr_within(fp, trials, 2.0 * f.expected_fpr(), 4.0));
+        assert!(!fpr_within(fp, trials, 0.5 * f.expected_fpr(), 4.0));
+    }
+}
+
+#[test]
+fn construction_succeeds_for_every_n_up_to_3000() {
+    let pool = hashes(31, 3_000);
+    for n in 1..=pool.len() {
+        build_checked(&pool[..n], 0.01);
+    }
+}
+
+#[test]
+fn construction_succeeds_on_a_sweep_up_to_2m() {
+    let pool = hashes(41, 2_000_000);
+    for n in [11_500, 65_536, 262_144, 2_000_000] {
+        build_checked(&pool[..n], 0.01);
+    }
+}
+
+#[test]
+fn bits_per_key_are_about_7_2_at_one_percent_for_large_sets() {
+    let f = build_checked(&hashes(61, 1_000_000), 0.01);
+    let bpk = f.bits_per_key();
+    // 7 (1 + 0.03 + 0.004) = 7.238 at the first attempt's sizing; more after a bump.
+    assert!((7.0..=7.25).contains(&bpk), "{bpk} bits/key");
+    assert_eq!(
+        f.slots(),
+        slots_for(1_000_000, 0).unwrap(),
+        "first attempt's sizing"
+    );
+    assert_eq!(f.size_in_bytes() as u64 * 8, f.slots() * 7);
+}
+
+#[test]
+fn slots_follow_the_formula() {
+    // 10^6 keys: 1 + 0.03 + 4/1000 = 1.034 slots per key, rounded up to 64; a bump adds 1 %.
+    assert_eq!(slots_for(1_000_000, 0).unwrap(), 1_034_048);
+    assert_eq!(slots_for(1_000_000, 2).unwrap(), 1_054_016);
+    // Small sets: a bump adds at least 64 slots.
+    assert_eq!(slots_for(100, 0).unwrap(), 192);
+    assert_eq!(slots_for(100, 1).unwrap(), 256);
+    assert_eq!(slots_for(1, 0).unwrap(), 128);
+    assert_eq!(slots_for(0, 0).unwrap(), 128);
+    assert!(matches!(
+        slots_for(MAX_KEYS + 1, 0),
+        Err(Error::SizeOverflow { .. })
+    ));
+}
+
+#[test]
+fn repeated_keys_are_stored_once() {
+    let distinct = hashes(51, 5_000);
+    let repeated: Vec<Hash128> = distinct.iter().flat_map(|&h| [h, h, h]).collect();
+    let f = Ribbon::from_hashes(&repeated, KeyHasher::default()).unwrap();
+    assert_eq!(f.len(), 5_000);
+    assert!(repeated.iter().all(|&h| f.contains_hash(h)));
+    let keys: Vec<&[u8]> = vec![b"same@example.com"; 1_000];
+    let g = Ribbon::from_keys(&keys).unwrap();
+    assert_eq!(g.len(), 1);
+    assert!(g.contains(b"same@example.com"));
+}
+
+/// Banding accepts an equation the rows imply (a repeated key) and refuses one that contradicts
+/// them (same band, other fingerprint): the fixture for the retry loop's condition.
+#[test]
+fn banding_refuses_contradictions_and_accepts_repeats() {
+    let mut band = Band::new(256).unwrap();
+    let row = row_of(12345, 129, 7);
+    assert!(band.add(row));
+    assert!(band.add(row));
+    let other = Row {
+        result: row.result ^ 1,
+        ..row
+    };
+    assert!(!band.add(other));
+}
+
+#[test]
+fn bad_rates_are_refused() {
+    for p in [0.0, 1.0, -0.5, f64::NAN, 1e-6] {
+        assert!(
+            Ribbon::builder().fpr(p).build_from_hashes(&[]).is_err(),
+            "{p}"
+        );
+    }
+    assert_eq!(Ribbon::builder().fpr(0.6).result_bits().unwrap(), 1);
+    assert_eq!(
+        Ribbon::builder().fpr(1.0 / 65536.0).result_bits().unwrap(),
+        16
+    );
+}
+
+#[test]
+fn an_empty_set_builds_one_band() {
+    let f = Ribbon::from_hashes(&[], KeyHasher::default()).unwrap();
+    assert!(f.is_empty());
+    assert_eq!(f.slots(), 128);
+    assert_eq!(f.name(), "ribbon");
+}
+
+/// Every n from 1 to 100,000 and a step through 2M (minutes in debug).
+#[test]
+#[ignore = "heavy: run with --ignored --release"]
+fn construction_succeeds_for_every_n_up_to_100k_and_steps_to_2m() {
+    let pool = hashes(71, 2_000_000);
+    for n in 1..=100_000 {
+        build_checked(&pool[..n], 0.01);
+    }
+    for n in (100_000..=2_000_000).step_by(19_997) {
+        build_checked(&pool[..n], 0.01);
+    }
+}
