@@ -135,28 +135,46 @@ impl Band {
 impl Ribbon {
     /// Builds from distinct keys: bands every key under a seed, retrying with a new seed (and,
     /// every [`ATTEMPTS_PER_BUMP`] failures, more slots) until no equation contradicts another.
-    pub(crate) fn build(keys: &[u64], r: u32, hasher: KeyHasher) -> Result<Self> {
+    /// The `r` shared columns are one system over all keys; the extra column (keys starting
+    /// below the boundary, a fraction `upper` of the starts) is a second system over those keys,
+    /// on the slots they reach.
+    pub(crate) fn build(keys: &[u64], r: u32, upper: f64, hasher: KeyHasher) -> Result<Self> {
         let n = keys.len() as u64;
         let mut slots = 0;
+        let low_mask = ((1u32 << r) - 1) as u16; // r = 16 is allowed
         for attempt in 0..MAX_ATTEMPTS {
             slots = slots_for(n, attempt / ATTEMPTS_PER_BUMP)?;
-            let slots_usize = usize::try_from(slots).map_err(|_| Error::SizeOverflow {
-                what: "ribbon filter",
-                hint: format!("{slots} slots do not fit this platform: split the set"),
-            })?;
-            let mut band = Band::new(slots_usize)?;
-            let seed = seed_for(attempt);
             let starts = slots - W as u64 + 1;
-            if keys
-                .iter()
-                .all(|&k| band.add(row_of(derive(k, seed), starts, r)))
-            {
+            let boundary = ((upper * starts as f64).ceil() as u64).min(starts);
+            let extra_slots = if boundary == 0 {
+                0
+            } else {
+                (boundary + W as u64 - 1).div_ceil(BLOCK as u64) * BLOCK as u64
+            };
+            let mut band = Band::new(to_usize(slots)?)?;
+            let mut extra = Band::new(to_usize(extra_slots)?)?;
+            let seed = seed_for(attempt);
+            let rows = || keys.iter().map(|&k| row_of(derive(k, seed), starts, r + 1));
+            let banded = rows().all(|row| {
+                band.add(Row {
+                    result: row.result & low_mask,
+                    ..row
+                })
+            }) && rows().filter(|row| row.start < boundary).all(|row| {
+                extra.add(Row {
+                    result: row.result >> r,
+                    ..row
+                })
+            });
+            if banded {
                 return Ok(Ribbon {
                     hasher,
                     seed,
                     r,
                     slots,
+                    boundary,
                     table: band.solve(r)?,
+                    extra: extra.solve(1)?,
                     len: n,
                 });
             }
@@ -166,4 +184,11 @@ impl Ribbon {
             load_factor: n as f64 / slots as f64,
         })
     }
+}
+
+fn to_usize(slots: u64) -> Result<usize> {
+    usize::try_from(slots).map_err(|_| Error::SizeOverflow {
+        what: "ribbon filter",
+        hint: format!("{slots} slots do not fit this platform: split the set"),
+    })
 }

@@ -20,22 +20,26 @@
 //! # Construction never fails
 //!
 //! Key hashes are deduplicated first (a repeated equation would be harmless, and is); an
-//! attempt whose equations contradict each other is retried with a new seed, and every
+//! attempt whose equations contradict each other (in the shared columns or the extra one) is
+//! retried with a new seed, and every
 //! [`build::ATTEMPTS_PER_BUMP`] failures with 1 % more slots ([`build::slots_for`]).
 //!
 //! # False-positive rate
 //!
-//! A non-member's fingerprint `b` is uniform on `r` bits and independent of `S` and of the
-//! parities its band selects, so (Dillinger & Walzer 2021, §2)
+//! A non-member's fingerprint is uniform and independent of `S` and of the parities its band
+//! selects, so with `r` result bits it matches with probability `2^-r` (Dillinger & Walzer 2021,
+//! §2). A target `p` between powers of two is met with a fractional number of columns, as
+//! RocksDB does with its interleaved 6- and 7-column blocks: every key has `r = floor(log2(1/p))`
+//! bits, and the keys whose start lies in the first fraction `f` of the start range have one
+//! more, in an extra column stored only over the slots those keys reach. Starts are uniform, so
 //!
 //! ```text
-//! ε = 2^-r,    r = ceil(log2(1/p)) for a target p     (p = 1 %: r = 7, ε = 0.78 %)
+//! ε = f 2^-(r+1) + (1 - f) 2^-r ,   f = 2 - p 2^(r+1)   (so that ε = p)
+//! bits per key = (r m + m_extra) / n ,   m_extra ≈ f m
 //! ```
 //!
-//! and the space is `m r` bits, `r m / n` per key ([`build::slots_for`]): at a 1 % target,
-//! r = 7 and about 7.24 bits per key at 10^6 keys (7.22 at 10^7) for a rate of 0.78 %.
-//! RocksDB reaches about 7.05 at 1 % with a fractional `r` (blocks of 6 and 7 columns mixed so
-//! that ε is 1 % rather than 0.78 %), not done here.
+//! At `p = 1 %`: `r = 6`, `f = 0.72`, `ε = 1 %`, about 6.95 bits per key at 10^6 keys
+//! (RocksDB reports about 7.05; the bound `log2(1/p)` is 6.64).
 //!
 //! ```
 //! use filter_core::{math, StaticFilter};
@@ -45,7 +49,7 @@
 //! let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
 //! let filter = Ribbon::builder().fpr(0.01).build_from_keys(&refs)?;
 //! assert!(refs.iter().all(|k| filter.contains(k)));
-//! assert_eq!(filter.expected_fpr(), 1.0 / 128.0);
+//! assert!((filter.expected_fpr() - 0.01).abs() < 1e-4);
 //!
 //! let trials = 200_000u64;
 //! let fp = (0..trials)
@@ -118,9 +122,14 @@ fn row_of(d: u64, starts: u64, r: u32) -> Row {
 pub struct Ribbon {
     hasher: KeyHasher,
     seed: u64,
+    /// Result columns every key has.
     r: u32,
     slots: u64,
+    /// Keys whose start is below this have one more result bit, in `extra`.
+    boundary: u64,
     table: Vec<u64>,
+    /// The extra column, for slots `[0, boundary + 127]` rounded up to whole blocks.
+    extra: Vec<u64>,
     len: u64,
 }
 
@@ -132,7 +141,7 @@ pub struct RibbonBuilder {
 }
 
 impl Default for RibbonBuilder {
-    /// 1 % (r = 7), xxh3-128 with seed 0.
+    /// 1 % (r = 6 plus 0.72 of a column), xxh3-128 with seed 0.
     fn default() -> Self {
         RibbonBuilder {
             fpr: 0.01,
@@ -142,8 +151,8 @@ impl Default for RibbonBuilder {
 }
 
 impl RibbonBuilder {
-    /// Target false-positive rate, strictly between 0 and 1; the realised rate is `2^-r` with
-    /// `r = ceil(log2(1/p))`, at most the target, and at least 2^-16.
+    /// Target false-positive rate, from 2^-16 to below 1; the realised rate is the target, up to
+    /// the rounding of the boundary to a whole slot (see [`RibbonBuilder::columns`]).
     pub fn fpr(mut self, rate: f64) -> Self {
         self.fpr = rate;
         self
@@ -155,29 +164,34 @@ impl RibbonBuilder {
         self
     }
 
-    /// Result bits for the target rate.
+    /// The columns for the target rate: `r = floor(log2(1/p))` for every key, and the fraction
+    /// `f = 2 - p 2^(r+1)` of the start range whose keys get one more (so that
+    /// `f 2^-(r+1) + (1 - f) 2^-r = p`); rates of 1/2 or more get one column.
     ///
     /// # Errors
     /// A rate outside (0, 1), or below 2^-16.
-    pub fn result_bits(&self) -> Result<u32> {
+    pub fn columns(&self) -> Result<(u32, f64)> {
         let p = math::check_fpr(self.fpr)?;
-        let r = (-p.log2()).ceil().max(1.0);
-        if r > f64::from(MAX_RESULT_BITS) {
+        if p < (-f64::from(MAX_RESULT_BITS)).exp2() {
             return Err(Error::InvalidParameter {
                 name: "fpr",
                 value: p.to_string(),
                 expected: "a rate of at least 2^-16 (1.53e-5) for a ribbon filter",
             });
         }
-        Ok(r as u32)
+        let r = ((-p.log2()).floor() as u32).clamp(1, MAX_RESULT_BITS);
+        if r == MAX_RESULT_BITS {
+            return Ok((r, 0.0));
+        }
+        Ok((r, (2.0 - p * f64::from(r + 1).exp2()).clamp(0.0, 1.0)))
     }
 
     /// Builds from key hashes computed with this builder's hasher.
     ///
     /// # Errors
-    /// As [`RibbonBuilder::result_bits`], or memory that cannot be allocated.
+    /// As [`RibbonBuilder::columns`], or memory that cannot be allocated.
     pub fn build_from_hashes(&self, hashes: &[Hash128]) -> Result<Ribbon> {
-        let r = self.result_bits()?;
+        let (r, upper) = self.columns()?;
         let mut keys = Vec::new();
         keys.try_reserve_exact(hashes.len())
             .map_err(|_| Error::OutOfMemory {
@@ -187,7 +201,7 @@ impl RibbonBuilder {
         keys.extend(hashes.iter().map(|&h| key_of(h)));
         keys.sort_unstable();
         keys.dedup();
-        Ribbon::build(&keys, r, self.hasher)
+        Ribbon::build(&keys, r, upper, self.hasher)
     }
 
     /// Builds from key bytes.
@@ -206,9 +220,14 @@ impl Ribbon {
         RibbonBuilder::default()
     }
 
-    /// Result bits per slot (`r`).
+    /// Result bits every key has (`r`); keys starting below [`Ribbon::boundary`] have `r + 1`.
     pub fn result_bits(&self) -> u32 {
         self.r
+    }
+
+    /// The start slot below which keys have `r + 1` result bits.
+    pub fn boundary(&self) -> u64 {
+        self.boundary
     }
 
     /// Slots (`m`, rows of the solution).
@@ -221,24 +240,27 @@ impl Ribbon {
         self.seed
     }
 
-    /// Bit `j` of each of the 128 slots from `start`, as one window.
-    #[inline]
-    fn window(&self, start: u64, j: usize) -> u128 {
-        let r = self.r as usize;
-        let block = start as usize / BLOCK;
-        let off = (start % BLOCK as u64) as u32;
-        let word = |b: usize| u128::from(self.table[b * r + j]);
-        let low = word(block) | word(block + 1) << 64;
-        if off == 0 {
-            low
-        } else {
-            low >> off | word(block + 2) << (128 - off)
-        }
+    fn starts(&self) -> u64 {
+        self.slots - W as u64 + 1
+    }
+}
+
+/// Bit `j` of each of the 128 slots from `start`, as one window, in a table of `cols` columns.
+#[inline]
+fn window(table: &[u64], cols: usize, start: u64, j: usize) -> u128 {
+    let block = start as usize / BLOCK;
+    let off = (start % BLOCK as u64) as u32;
+    let word = |b: usize| u128::from(table[b * cols + j]);
+    let low = word(block) | word(block + 1) << 64;
+    if off == 0 {
+        low
+    } else {
+        low >> off | word(block + 2) << (128 - off)
     }
 }
 
 impl StaticFilter for Ribbon {
-    /// Builds at the default 1 % (r = 7); use [`Ribbon::builder`] for another rate.
+    /// Builds at the default 1 %; use [`Ribbon::builder`] for another rate.
     fn from_hashes(hashes: &[Hash128], hasher: KeyHasher) -> Result<Self> {
         Ribbon::builder().hasher(hasher).build_from_hashes(hashes)
     }
@@ -246,11 +268,13 @@ impl StaticFilter for Ribbon {
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
         let d = derive(key_of(hash), self.seed);
-        let row = row_of(d, self.slots - W as u64 + 1, self.r);
-        (0..self.r as usize).all(|j| {
-            let parity = (self.window(row.start, j) & row.coeff).count_ones() as u16 & 1;
-            parity == (row.result >> j) & 1
-        })
+        let row = row_of(d, self.starts(), self.r + 1);
+        let bit = |table: &[u64], cols: usize, j: usize| {
+            (window(table, cols, row.start, j) & row.coeff).count_ones() as u16 & 1
+        };
+        let r = self.r as usize;
+        (0..r).all(|j| bit(&self.table, r, j) == (row.result >> j) & 1)
+            && (row.start >= self.boundary || bit(&self.extra, 1, 0) == (row.result >> r) & 1)
     }
 
     fn hasher(&self) -> KeyHasher {
@@ -262,11 +286,14 @@ impl StaticFilter for Ribbon {
     }
 
     fn size_in_bytes(&self) -> usize {
-        self.table.len() * 8
+        (self.table.len() + self.extra.len()) * 8
     }
 
+    /// `f 2^-(r+1) + (1 - f) 2^-r`, `f` the realised fraction of starts below the boundary.
     fn expected_fpr(&self) -> f64 {
-        (-f64::from(self.r)).exp2()
+        let f = self.boundary as f64 / self.starts() as f64;
+        let base = (-f64::from(self.r)).exp2();
+        f * base / 2.0 + (1.0 - f) * base
     }
 
     fn name(&self) -> &'static str {

@@ -47,23 +47,43 @@ fn keys_are_never_false_negatives() {
 }
 
 #[test]
-fn fpr_is_two_to_the_minus_r_at_several_targets() {
+fn fpr_meets_the_target_with_fractional_columns() {
     let members = hashes(11, 50_000);
     let probes = hashes(12, 400_000);
-    for (target, r) in [(0.01, 7), (0.1, 4), (0.001, 10)] {
+    for (target, r) in [(0.01, 6), (0.1, 3), (0.003, 8), (0.3, 1)] {
         let f = build_checked(&members, target);
         assert_eq!(f.result_bits(), r);
+        let expected = f.expected_fpr();
+        assert!(
+            expected <= target && expected > 0.99 * target,
+            "{expected} for {target}"
+        );
         let fp = probes.iter().filter(|&&h| f.contains_hash(h)).count() as u64;
         let trials = probes.len() as u64;
         assert!(
-            fpr_within(fp, trials, f.expected_fpr(), 4.0),
+            fpr_within(fp, trials, expected, 4.0),
             "target {target}: measured {fp}/{trials}"
         );
-        assert!(f.expected_fpr() <= target);
-        // The check discriminates: twice (or half) the rate is far outside the band.
-        assert!(!fpr_within(fp, trials, 2.0 * f.expected_fpr(), 4.0));
-        assert!(!fpr_within(fp, trials, 0.5 * f.expected_fpr(), 4.0));
+        // The check discriminates: the rate of r or r + 1 whole columns is outside the band.
+        let whole = (-f64::from(r)).exp2();
+        assert!(!fpr_within(fp, trials, whole, 4.0), "{target}");
+        assert!(!fpr_within(fp, trials, whole / 2.0, 4.0), "{target}");
     }
+}
+
+#[test]
+fn columns_follow_the_formula() {
+    let (r, f) = Ribbon::builder().fpr(0.01).columns().unwrap();
+    assert_eq!(r, 6);
+    assert!((f - 0.72).abs() < 1e-12);
+    assert_eq!(Ribbon::builder().fpr(0.125).columns().unwrap(), (3, 0.0));
+    assert_eq!(Ribbon::builder().fpr(0.6).columns().unwrap(), (1, 0.0));
+    assert_eq!(
+        Ribbon::builder().fpr(1.0 / 65536.0).columns().unwrap(),
+        (16, 0.0)
+    );
+    let f16 = build_checked(&hashes(13, 2_000), 1.0 / 65536.0);
+    assert_eq!((f16.result_bits(), f16.boundary()), (16, 0));
 }
 
 #[test]
@@ -83,17 +103,18 @@ fn construction_succeeds_on_a_sweep_up_to_2m() {
 }
 
 #[test]
-fn bits_per_key_are_about_7_2_at_one_percent_for_large_sets() {
+fn bits_per_key_are_under_7_2_at_one_percent_for_large_sets() {
     let f = build_checked(&hashes(61, 1_000_000), 0.01);
     let bpk = f.bits_per_key();
-    // 7 (1 + 0.03 + 0.004) = 7.238 at the first attempt's sizing; more after a bump.
-    assert!((7.0..=7.25).contains(&bpk), "{bpk} bits/key");
-    assert_eq!(
-        f.slots(),
-        slots_for(1_000_000, 0).unwrap(),
-        "first attempt's sizing"
-    );
-    assert_eq!(f.size_in_bytes() as u64 * 8, f.slots() * 7);
+    assert!((6.8..=7.0).contains(&bpk), "{bpk} bits/key");
+    let slots = slots_for(1_000_000, 0).unwrap();
+    assert_eq!(f.slots(), slots, "first attempt's sizing");
+    let starts = slots - 127;
+    let boundary = (0.72 * starts as f64).ceil() as u64;
+    assert_eq!(f.boundary(), boundary);
+    let extra = (boundary + 127).div_ceil(64) * 64;
+    assert_eq!(f.size_in_bytes() as u64 * 8, slots * 6 + extra);
+    assert!((f.expected_fpr() - 0.01).abs() < 1e-6);
 }
 
 #[test]
@@ -148,11 +169,6 @@ fn bad_rates_are_refused() {
             "{p}"
         );
     }
-    assert_eq!(Ribbon::builder().fpr(0.6).result_bits().unwrap(), 1);
-    assert_eq!(
-        Ribbon::builder().fpr(1.0 / 65536.0).result_bits().unwrap(),
-        16
-    );
 }
 
 #[test]
