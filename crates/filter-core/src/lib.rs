@@ -59,6 +59,7 @@ mod hash;
 pub mod math;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
+pub mod static_filter;
 #[allow(unsafe_code)] // The one module with unsafe code for tables; see its header.
 mod table;
 #[cfg(any(test, feature = "testkit"))]
@@ -77,6 +78,7 @@ pub use file::{
 };
 pub use format::Variant;
 pub use hash::{murmur3_x64_128, reduce, Hash128, HashKind, IndexGen, KeyHasher};
+pub use static_filter::StaticFilter;
 pub use table::{
     set_huge_pages, try_zeroed_table, zeroed_table, MemoryCap, Table, Zeroable, HUGE_PAGE_MIN_BYTES,
 };

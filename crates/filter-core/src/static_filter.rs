@@ -1,0 +1,159 @@
+//! Static filters: built once from the whole key set, then only queried.
+//!
+//! Binary fuse (Graf & Lemire 2022) and ribbon (Dillinger & Walzer 2021) filters solve a system
+//! over all keys at once, so they have no `insert`: [`StaticFilter`] replaces [`Filter`]'s insert
+//! with a constructor that takes every key, and keeps its queries, size and rate methods, on the
+//! same hashing path ([`KeyHasher`] into a [`Hash128`]).
+//!
+//! [`Filter`]: crate::Filter
+
+use crate::{Hash128, KeyHasher, Result, BATCH};
+
+/// An approximate-membership filter built once from all its keys (no insert, no delete).
+///
+/// Like [`Filter`](crate::Filter), it never gives a false negative: every key it was built
+/// from is reported present.
+pub trait StaticFilter: Sized {
+    /// Builds the filter from the hashes of all keys (computed with `hasher`). Repeated hashes
+    /// (repeated keys) are allowed and stored once.
+    ///
+    /// # Errors
+    /// Memory that cannot be allocated, or a construction that did not succeed (see the
+    /// variant's documentation).
+    fn from_hashes(hashes: &[Hash128], hasher: KeyHasher) -> Result<Self>;
+
+    /// Builds the filter from key bytes hashed with `hasher`.
+    ///
+    /// # Errors
+    /// As [`StaticFilter::from_hashes`].
+    fn from_keys_with(keys: &[&[u8]], hasher: KeyHasher) -> Result<Self> {
+        let hashes: Vec<Hash128> = keys.iter().map(|k| hasher.hash(k)).collect();
+        Self::from_hashes(&hashes, hasher)
+    }
+
+    /// Builds the filter from key bytes with the default hasher (xxh3-128, seed 0).
+    ///
+    /// # Errors
+    /// As [`StaticFilter::from_hashes`].
+    fn from_keys(keys: &[&[u8]]) -> Result<Self> {
+        Self::from_keys_with(keys, KeyHasher::default())
+    }
+
+    /// Whether the key whose hash is `hash` may be in the set (`false`: certainly not).
+    fn contains_hash(&self, hash: Hash128) -> bool;
+
+    /// The hash function and seed this filter was built with.
+    fn hasher(&self) -> KeyHasher;
+
+    /// Whether a key may be in the set (`false`: certainly not).
+    fn contains(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hasher().hash(key))
+    }
+
+    /// Answers many hashed queries: `out[i] = contains_hash(hashes[i])`. `out` is cleared first.
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        out.clear();
+        out.extend(hashes.iter().map(|&h| self.contains_hash(h)));
+    }
+
+    /// Answers many queries: `out[i] = contains(keys[i])`. `out` is cleared first.
+    fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
+        let hasher = self.hasher();
+        let mut hashes = [Hash128::default(); BATCH];
+        let mut part = Vec::with_capacity(BATCH);
+        out.clear();
+        out.reserve(keys.len());
+        for chunk in keys.chunks(BATCH) {
+            for (h, k) in hashes.iter_mut().zip(chunk) {
+                *h = hasher.hash(k);
+            }
+            self.contains_hash_batch(&hashes[..chunk.len()], &mut part);
+            out.extend_from_slice(&part);
+        }
+    }
+
+    /// Distinct keys the filter holds (repeated keys counted once).
+    fn len(&self) -> u64;
+
+    /// Whether the filter was built from no keys.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Heap memory used by the filter's table(s), in bytes.
+    fn size_in_bytes(&self) -> usize;
+
+    /// Bits of table per distinct key (`size_in_bytes * 8 / len`; `0` for an empty filter).
+    fn bits_per_key(&self) -> f64 {
+        if self.is_empty() {
+            0.0
+        } else {
+            self.size_in_bytes() as f64 * 8.0 / self.len() as f64
+        }
+    }
+
+    /// The false-positive rate predicted for this filter's realised parameters.
+    fn expected_fpr(&self) -> f64;
+
+    /// The variant's short name (`"fuse8"`, `"ribbon"`, …), for reports.
+    fn name(&self) -> &'static str;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An exact set of hashes: the trait's provided methods must agree with it.
+    struct Exact {
+        hashes: Vec<Hash128>,
+        hasher: KeyHasher,
+    }
+
+    impl StaticFilter for Exact {
+        fn from_hashes(hashes: &[Hash128], hasher: KeyHasher) -> Result<Self> {
+            let mut hashes = hashes.to_vec();
+            hashes.sort_unstable_by_key(|h| h.to_u128());
+            hashes.dedup();
+            Ok(Exact { hashes, hasher })
+        }
+        fn contains_hash(&self, hash: Hash128) -> bool {
+            self.hashes
+                .binary_search_by_key(&hash.to_u128(), |h| h.to_u128())
+                .is_ok()
+        }
+        fn hasher(&self) -> KeyHasher {
+            self.hasher
+        }
+        fn len(&self) -> u64 {
+            self.hashes.len() as u64
+        }
+        fn size_in_bytes(&self) -> usize {
+            self.hashes.len() * 16
+        }
+        fn expected_fpr(&self) -> f64 {
+            0.0
+        }
+        fn name(&self) -> &'static str {
+            "exact"
+        }
+    }
+
+    #[test]
+    fn provided_methods_agree_with_the_filter() {
+        let keys: Vec<Vec<u8>> = (0..3 * BATCH + 5)
+            .map(|i| format!("k{i}").into_bytes())
+            .collect();
+        let members: Vec<&[u8]> = keys.iter().step_by(2).map(Vec::as_slice).collect();
+        let all: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let f = Exact::from_keys(&members).unwrap();
+        assert_eq!(f.hasher(), KeyHasher::default());
+        let mut out = vec![true; 7];
+        f.contains_batch(&all, &mut out);
+        let expected: Vec<bool> = (0..all.len()).map(|i| i % 2 == 0).collect();
+        assert_eq!(out, expected);
+        assert_eq!(f.bits_per_key(), 128.0);
+        let empty = Exact::from_keys(&[]).unwrap();
+        assert!(empty.is_empty());
+        assert_eq!(empty.bits_per_key(), 0.0);
+    }
+}

@@ -1,0 +1,236 @@
+use super::*;
+use crate::build::{segment_length, size_factor, Scratch, MAX_KEYS};
+use filter_core::{math, Error};
+
+/// `n` distinct pseudo-random hashes from a seeded splitmix64 stream (no string formatting, so
+/// the sweeps stay fast in debug builds).
+fn hashes(seed: u64, n: usize) -> Vec<Hash128> {
+    let mut s = seed;
+    let mut next = move || {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    (0..n)
+        .map(|_| Hash128 {
+            lo: next(),
+            hi: next(),
+        })
+        .collect()
+}
+
+/// Builds from `hs` and checks that every one is present; returns the filter.
+fn build_checked<F: Fingerprint>(hs: &[Hash128]) -> BinaryFuse<F> {
+    let f = BinaryFuse::<F>::from_hashes(hs, KeyHasher::default())
+        .unwrap_or_else(|e| panic!("construction failed for n = {}: {e}", hs.len()));
+    assert_eq!(f.len(), hs.len() as u64, "n = {}", hs.len());
+    let missing = hs.iter().filter(|&&h| !f.contains_hash(h)).count();
+    assert_eq!(missing, 0, "false negatives at n = {}", hs.len());
+    f
+}
+
+fn fpr_within(fp: u64, trials: u64, expected: f64, sigmas: f64) -> bool {
+    let tol = sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64;
+    (fp as f64 / trials as f64 - expected).abs() <= tol
+}
+
+fn measured_fp<F: Fingerprint>(f: &BinaryFuse<F>, probes: &[Hash128]) -> u64 {
+    probes.iter().filter(|&&h| f.contains_hash(h)).count() as u64
+}
+
+#[test]
+fn keys_are_never_false_negatives() {
+    let keys = filter_core::testkit::keys("member", 30_000);
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let f8 = BinaryFuse8::from_keys(&refs).unwrap();
+    let f16 = BinaryFuse16::from_keys(&refs).unwrap();
+    assert!(refs.iter().all(|k| f8.contains(k) && f16.contains(k)));
+    let mut out = Vec::new();
+    f8.contains_batch(&refs, &mut out);
+    assert_eq!(out, vec![true; refs.len()]);
+}
+
+#[test]
+fn batch_answers_equal_single_answers() {
+    let f = build_checked::<u8>(&hashes(1, 5_000));
+    let probes = hashes(2, 10_000);
+    let mut out = vec![true; 3]; // cleared first
+    f.contains_hash_batch(&probes, &mut out);
+    let single: Vec<bool> = probes.iter().map(|&h| f.contains_hash(h)).collect();
+    assert_eq!(out, single);
+    assert!(single.iter().any(|&b| b) && single.iter().any(|&b| !b));
+}
+
+#[test]
+fn fpr_of_8_bit_fingerprints_is_two_to_the_minus_8() {
+    let f = build_checked::<u8>(&hashes(11, 100_000));
+    let probes = hashes(12, 1_000_000);
+    let fp = measured_fp(&f, &probes);
+    assert_eq!(f.expected_fpr(), 1.0 / 256.0);
+    assert!(
+        fpr_within(fp, probes.len() as u64, f.expected_fpr(), 4.0),
+        "measured {fp}/{}",
+        probes.len()
+    );
+    // The check discriminates: the same measurement is far outside the 16-bit rate's band.
+    assert!(!fpr_within(fp, probes.len() as u64, 1.0 / 65536.0, 4.0));
+}
+
+#[test]
+fn fpr_of_16_bit_fingerprints_is_two_to_the_minus_16() {
+    let f = build_checked::<u16>(&hashes(21, 100_000));
+    let probes = hashes(22, 1_000_000);
+    let fp = measured_fp(&f, &probes);
+    assert_eq!(f.expected_fpr(), 1.0 / 65536.0);
+    assert!(
+        fpr_within(fp, probes.len() as u64, f.expected_fpr(), 4.0),
+        "measured {fp}/{}",
+        probes.len()
+    );
+    assert!(!fpr_within(fp, probes.len() as u64, 1.0 / 256.0, 4.0));
+    assert!(!fpr_within(0, probes.len() as u64, 1.0 / 4096.0, 4.0));
+}
+
+#[test]
+fn construction_succeeds_for_every_n_up_to_3000() {
+    let pool = hashes(31, 3_000);
+    for n in 1..=pool.len() {
+        build_checked::<u8>(&pool[..n]);
+    }
+    for n in (1..=pool.len()).step_by(7) {
+        build_checked::<u16>(&pool[..n]);
+    }
+}
+
+#[test]
+fn construction_succeeds_where_the_c_library_failed_and_up_to_2m() {
+    let pool = hashes(41, 2_000_000);
+    for n in 11_470..=11_530 {
+        build_checked::<u8>(&pool[..n]);
+    }
+    for n in [4_096, 65_536, 262_144, 2_000_000] {
+        build_checked::<u8>(&pool[..n]);
+    }
+}
+
+#[test]
+fn an_empty_set_builds_a_filter_of_one_segment() {
+    let f = BinaryFuse8::from_hashes(&[], KeyHasher::default()).unwrap();
+    assert!(f.is_empty());
+    assert_eq!(f.bits_per_key(), 0.0);
+    assert_eq!(f.layout().array_length, 12);
+}
+
+#[test]
+fn repeated_keys_are_stored_once() {
+    let distinct = hashes(51, 10_000);
+    let mut repeated: Vec<Hash128> = distinct.iter().flat_map(|&h| [h, h, h]).collect();
+    repeated.extend_from_slice(&distinct);
+    let f = build_checked_dup(&repeated);
+    assert_eq!(f.len(), 10_000);
+    let one = vec![distinct[0]; 50_000];
+    let g = build_checked_dup(&one);
+    assert_eq!(g.len(), 1);
+    let keys: Vec<&[u8]> = vec![b"same@example.com"; 1_000];
+    let h = BinaryFuse16::from_keys(&keys).unwrap();
+    assert_eq!(h.len(), 1);
+    assert!(h.contains(b"same@example.com"));
+}
+
+fn build_checked_dup(hs: &[Hash128]) -> BinaryFuse8 {
+    let f = BinaryFuse8::from_hashes(hs, KeyHasher::default()).unwrap();
+    assert!(hs.iter().all(|&h| f.contains_hash(h)));
+    f
+}
+
+#[test]
+fn layout_follows_the_papers_formulas() {
+    // n = 10^6: L = 2^floor(13.816 / 1.2030 + 2.25) = 2^13; 1.125 n = 1,125,000 slots make
+    // 138 segments (rounded up), of which 136 hold first slots.
+    let l = Layout::for_keys(1_000_000, 0).unwrap();
+    assert_eq!(
+        (l.segment_length, l.segment_count, l.array_length),
+        (8192, 136, 138 * 8192)
+    );
+    for n in [2u64, 10, 1_000, 11_500, 100_000, 2_000_000, 10_000_000] {
+        let l = Layout::for_keys(n, 0).unwrap();
+        let seg = 1u64 << ((n as f64).ln() / 3.33f64.ln() + 2.25).floor() as u32;
+        assert_eq!(u64::from(l.segment_length), seg.min(1 << 18), "n = {n}");
+        let cap = (n as f64 * size_factor(n)).round() as u64;
+        let first = (cap.div_ceil(seg.min(1 << 18))).saturating_sub(2).max(1);
+        assert_eq!(u64::from(l.segment_count), first, "n = {n}");
+        assert_eq!(l.array_length, (l.segment_count + 2) * l.segment_length);
+    }
+    assert_eq!(size_factor(1_000_000), 1.125);
+    assert_eq!(segment_length(1), 4);
+    assert_eq!(Layout::for_keys(1, 0).unwrap().array_length, 12);
+}
+
+#[test]
+fn bits_per_key_approach_nine_for_8_bits_and_eighteen_for_16() {
+    let hs = hashes(61, 1_000_000);
+    let f8 = build_checked::<u8>(&hs);
+    let bpk = f8.bits_per_key();
+    assert!((9.0..9.1).contains(&bpk), "8-bit: {bpk} bits/key");
+    // A successful first attempt uses exactly the formula's layout.
+    assert_eq!(f8.layout(), Layout::for_keys(1_000_000, 0).unwrap());
+    let f16 = build_checked::<u16>(&hs[..300_000]);
+    let l16 = Layout::for_keys(300_000, 0).unwrap();
+    assert_eq!(f16.size_in_bytes(), 2 * l16.array_length as usize);
+    assert!(
+        (18.0..18.6).contains(&f16.bits_per_key()),
+        "16-bit: {}",
+        f16.bits_per_key()
+    );
+}
+
+#[test]
+fn slack_grows_by_one_segment_per_bump_and_huge_sets_are_refused() {
+    let base = Layout::for_keys(5_000, 0).unwrap();
+    let bumped = Layout::for_keys(5_000, 3).unwrap();
+    assert_eq!(bumped.segment_count, base.segment_count + 3);
+    assert!(matches!(
+        Layout::for_keys(MAX_KEYS + 1, 0),
+        Err(Error::SizeOverflow { .. })
+    ));
+    assert!(Layout::for_keys(MAX_KEYS, 0).is_ok());
+}
+
+/// The success check can fail: 40 keys cannot all be peeled into 12 slots under any seed,
+/// while a layout sized for them peels (a fixture for the retry loop's condition).
+#[test]
+fn peeling_reports_failure_when_the_array_is_too_small() {
+    let keys: Vec<u64> = hashes(81, 40).iter().map(|&h| key_of(h)).collect();
+    let tiny = Layout::for_keys(1, 0).unwrap();
+    let mut scratch = Scratch::new(tiny, keys.len()).unwrap();
+    assert!((1..20).all(|seed| !scratch.peel(&keys, seed, tiny)));
+    let fitting = Layout::for_keys(40, 0).unwrap();
+    let mut scratch = Scratch::new(fitting, keys.len()).unwrap();
+    assert!((1..20).any(|seed| scratch.peel(&keys, seed, fitting)));
+}
+
+#[test]
+fn names_and_hasher_are_reported() {
+    let hasher = KeyHasher::new(filter_core::HashKind::Murmur3X64_128, 7).unwrap();
+    let keys: Vec<&[u8]> = vec![b"a", b"b", b"c"];
+    let f = BinaryFuse16::from_keys_with(&keys, hasher).unwrap();
+    assert_eq!((f.name(), f.hasher()), ("fuse16", hasher));
+    assert!(keys.iter().all(|k| f.contains(k)));
+    assert_eq!(BinaryFuse8::from_keys(&keys).unwrap().name(), "fuse8");
+}
+
+/// Every n from 1 to 50,000 and a step through 2M, at both widths (minutes in debug).
+#[test]
+#[ignore = "heavy: run with --ignored --release"]
+fn construction_succeeds_for_every_n_up_to_50k_and_steps_to_2m() {
+    let pool = hashes(71, 2_000_000);
+    for n in 1..=50_000 {
+        build_checked::<u8>(&pool[..n]);
+    }
+    for n in (50_000..=2_000_000).step_by(19_997) {
+        build_checked::<u8>(&pool[..n]);
+        build_checked::<u16>(&pool[..n]);
+    }
+}

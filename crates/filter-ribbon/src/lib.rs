@@ -1,0 +1,305 @@
+//! Standard ribbon filters (Dillinger & Walzer, "Ribbon filter: practically smaller than Bloom
+//! and Xor", 2021; the `Standard128Ribbon` of RocksDB): static filters that store, for `n`
+//! keys, an `m × r` bit matrix `S` with `m` a few percent above `n`, and answer a query with one
+//! 128-bit AND-and-parity per result bit.
+//!
+//! # Structure
+//!
+//! Each key gets a start slot `s` in `[0, m - 128]`, a 128-bit coefficient band `c` (bit 0 set)
+//! and an `r`-bit fingerprint `b`, all from one 64-bit hash. The filter solves, over GF(2),
+//!
+//! ```text
+//! for every key:   XOR over k with bit k of c set of  S[s + k]  ==  b
+//! ```
+//!
+//! The equations are banded (every coefficient lies within 128 columns of the diagonal), so
+//! *on-the-fly* Gaussian elimination inserts them one by one in time `O(w)` each, and back
+//! substitution fills `S` from the last row up. `S` is stored column-interleaved: for each block
+//! of 64 slots, `r` words of 64 bits, so a query reads at most three words per column.
+//!
+//! # Construction never fails
+//!
+//! Key hashes are deduplicated first (a repeated equation would be harmless, and is); an
+//! attempt whose equations contradict each other (in the shared columns or the extra one) is
+//! retried with a new seed, and every
+//! [`build::ATTEMPTS_PER_BUMP`] failures with 1 % more slots ([`build::slots_for`]).
+//!
+//! # False-positive rate
+//!
+//! A non-member's fingerprint is uniform and independent of `S` and of the parities its band
+//! selects, so with `r` result bits it matches with probability `2^-r` (Dillinger & Walzer 2021,
+//! §2). A target `p` between powers of two is met with a fractional number of columns, as
+//! RocksDB does with its interleaved 6- and 7-column blocks: every key has `r = floor(log2(1/p))`
+//! bits, and the keys whose start lies in the first fraction `f` of the start range have one
+//! more, in an extra column stored only over the slots those keys reach. Starts are uniform, so
+//!
+//! ```text
+//! ε = f 2^-(r+1) + (1 - f) 2^-r ,   f = 2 - p 2^(r+1)   (so that ε = p)
+//! bits per key = (r m + m_extra) / n ,   m_extra ≈ f m
+//! ```
+//!
+//! At `p = 1 %`: `r = 6`, `f = 0.72`, `ε = 1 %`, about 6.95 bits per key at 10^6 keys
+//! (RocksDB reports about 7.05; the bound `log2(1/p)` is 6.64).
+//!
+//! ```
+//! use filter_core::{math, StaticFilter};
+//! use filter_ribbon::Ribbon;
+//!
+//! let keys: Vec<String> = (0..20_000).map(|i| format!("member-{i}")).collect();
+//! let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+//! let filter = Ribbon::builder().fpr(0.01).build_from_keys(&refs)?;
+//! assert!(refs.iter().all(|k| filter.contains(k)));
+//! assert!((filter.expected_fpr() - 0.01).abs() < 1e-4);
+//!
+//! let trials = 200_000u64;
+//! let fp = (0..trials)
+//!     .filter(|i| filter.contains(format!("outsider-{i}").as_bytes()))
+//!     .count() as f64;
+//! let tolerance = 4.0 * math::binomial_sigma(filter.expected_fpr(), trials);
+//! assert!((fp / trials as f64 - filter.expected_fpr()).abs() <= tolerance);
+//! # Ok::<(), filter_core::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod build;
+
+use filter_core::{math, reduce, Error, Hash128, KeyHasher, Result, StaticFilter};
+
+/// The band width `w`: coefficients span 128 slots.
+pub const W: usize = 128;
+
+/// Slots per interleaved block (one `u64` per result column).
+pub const BLOCK: usize = 64;
+
+/// The most result bits (ε = 2^-16).
+pub const MAX_RESULT_BITS: u32 = 16;
+
+/// One key's equation: start slot, coefficient band (bit 0 set), fingerprint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Row {
+    pub(crate) start: u64,
+    pub(crate) coeff: u128,
+    pub(crate) result: u16,
+}
+
+/// MurmurHash3's 64-bit finaliser (a bijection).
+#[inline]
+fn fmix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    z = (z ^ (z >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    z ^ (z >> 33)
+}
+
+/// The 64 bits of a key hash the filter uses; keys equal here are one key to the filter.
+#[inline]
+fn key_of(h: Hash128) -> u64 {
+    h.lo ^ h.hi.rotate_left(32)
+}
+
+/// The per-seed hash of a key (a bijection of the key for every seed).
+#[inline]
+fn derive(key: u64, seed: u64) -> u64 {
+    fmix(key.wrapping_add(seed))
+}
+
+/// A key's equation: the start from the high bits of `d` (multiply-shift over `starts`), the
+/// band and the fingerprint from further finaliser rounds, so the three are independent.
+#[inline]
+fn row_of(d: u64, starts: u64, r: u32) -> Row {
+    let lo = fmix(d ^ 0x243f_6a88_85a3_08d3);
+    let hi = fmix(d ^ 0x1319_8a2e_0370_7344);
+    let fp = fmix(d ^ 0xa409_3822_299f_31d0);
+    Row {
+        start: reduce(d, starts),
+        coeff: (u128::from(hi) << 64 | u128::from(lo)) | 1,
+        result: (fp & ((1u64 << r) - 1)) as u16,
+    }
+}
+
+/// A standard ribbon filter; see the crate docs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ribbon {
+    hasher: KeyHasher,
+    seed: u64,
+    /// Result columns every key has.
+    r: u32,
+    slots: u64,
+    /// Keys whose start is below this have one more result bit, in `extra`.
+    boundary: u64,
+    table: Vec<u64>,
+    /// The extra column, for slots `[0, boundary + 127]` rounded up to whole blocks.
+    extra: Vec<u64>,
+    len: u64,
+}
+
+/// Settings of a [`Ribbon`] build: target rate and hasher.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RibbonBuilder {
+    fpr: f64,
+    hasher: KeyHasher,
+}
+
+impl Default for RibbonBuilder {
+    /// 1 % (r = 6 plus 0.72 of a column), xxh3-128 with seed 0.
+    fn default() -> Self {
+        RibbonBuilder {
+            fpr: 0.01,
+            hasher: KeyHasher::default(),
+        }
+    }
+}
+
+impl RibbonBuilder {
+    /// Target false-positive rate, from 2^-16 to below 1; the realised rate is the target, up to
+    /// the rounding of the boundary to a whole slot (see [`RibbonBuilder::columns`]).
+    pub fn fpr(mut self, rate: f64) -> Self {
+        self.fpr = rate;
+        self
+    }
+
+    /// Hash function and seed (default: xxh3-128, seed 0).
+    pub fn hasher(mut self, hasher: KeyHasher) -> Self {
+        self.hasher = hasher;
+        self
+    }
+
+    /// The columns for the target rate: `r = floor(log2(1/p))` for every key, and the fraction
+    /// `f = 2 - p 2^(r+1)` of the start range whose keys get one more (so that
+    /// `f 2^-(r+1) + (1 - f) 2^-r = p`); rates of 1/2 or more get one column.
+    ///
+    /// # Errors
+    /// A rate outside (0, 1), or below 2^-16.
+    pub fn columns(&self) -> Result<(u32, f64)> {
+        let p = math::check_fpr(self.fpr)?;
+        if p < (-f64::from(MAX_RESULT_BITS)).exp2() {
+            return Err(Error::InvalidParameter {
+                name: "fpr",
+                value: p.to_string(),
+                expected: "a rate of at least 2^-16 (1.53e-5) for a ribbon filter",
+            });
+        }
+        let r = ((-p.log2()).floor() as u32).clamp(1, MAX_RESULT_BITS);
+        if r == MAX_RESULT_BITS {
+            return Ok((r, 0.0));
+        }
+        Ok((r, (2.0 - p * f64::from(r + 1).exp2()).clamp(0.0, 1.0)))
+    }
+
+    /// Builds from key hashes computed with this builder's hasher.
+    ///
+    /// # Errors
+    /// As [`RibbonBuilder::columns`], or memory that cannot be allocated.
+    pub fn build_from_hashes(&self, hashes: &[Hash128]) -> Result<Ribbon> {
+        let (r, upper) = self.columns()?;
+        let mut keys = Vec::new();
+        keys.try_reserve_exact(hashes.len())
+            .map_err(|_| Error::OutOfMemory {
+                what: "ribbon key hashes",
+                bytes: hashes.len() as u64 * 8,
+            })?;
+        keys.extend(hashes.iter().map(|&h| key_of(h)));
+        keys.sort_unstable();
+        keys.dedup();
+        Ribbon::build(&keys, r, upper, self.hasher)
+    }
+
+    /// Builds from key bytes.
+    ///
+    /// # Errors
+    /// As [`RibbonBuilder::build_from_hashes`].
+    pub fn build_from_keys(&self, keys: &[&[u8]]) -> Result<Ribbon> {
+        let hashes: Vec<Hash128> = keys.iter().map(|k| self.hasher.hash(k)).collect();
+        self.build_from_hashes(&hashes)
+    }
+}
+
+impl Ribbon {
+    /// A builder (default: 1 %, xxh3-128 with seed 0).
+    pub fn builder() -> RibbonBuilder {
+        RibbonBuilder::default()
+    }
+
+    /// Result bits every key has (`r`); keys starting below [`Ribbon::boundary`] have `r + 1`.
+    pub fn result_bits(&self) -> u32 {
+        self.r
+    }
+
+    /// The start slot below which keys have `r + 1` result bits.
+    pub fn boundary(&self) -> u64 {
+        self.boundary
+    }
+
+    /// Slots (`m`, rows of the solution).
+    pub fn slots(&self) -> u64 {
+        self.slots
+    }
+
+    /// The seed the construction settled on.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn starts(&self) -> u64 {
+        self.slots - W as u64 + 1
+    }
+}
+
+/// Bit `j` of each of the 128 slots from `start`, as one window, in a table of `cols` columns.
+#[inline]
+fn window(table: &[u64], cols: usize, start: u64, j: usize) -> u128 {
+    let block = start as usize / BLOCK;
+    let off = (start % BLOCK as u64) as u32;
+    let word = |b: usize| u128::from(table[b * cols + j]);
+    let low = word(block) | word(block + 1) << 64;
+    if off == 0 {
+        low
+    } else {
+        low >> off | word(block + 2) << (128 - off)
+    }
+}
+
+impl StaticFilter for Ribbon {
+    /// Builds at the default 1 %; use [`Ribbon::builder`] for another rate.
+    fn from_hashes(hashes: &[Hash128], hasher: KeyHasher) -> Result<Self> {
+        Ribbon::builder().hasher(hasher).build_from_hashes(hashes)
+    }
+
+    #[inline]
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        let d = derive(key_of(hash), self.seed);
+        let row = row_of(d, self.starts(), self.r + 1);
+        let bit = |table: &[u64], cols: usize, j: usize| {
+            (window(table, cols, row.start, j) & row.coeff).count_ones() as u16 & 1
+        };
+        let r = self.r as usize;
+        (0..r).all(|j| bit(&self.table, r, j) == (row.result >> j) & 1)
+            && (row.start >= self.boundary || bit(&self.extra, 1, 0) == (row.result >> r) & 1)
+    }
+
+    fn hasher(&self) -> KeyHasher {
+        self.hasher
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        (self.table.len() + self.extra.len()) * 8
+    }
+
+    /// `f 2^-(r+1) + (1 - f) 2^-r`, `f` the realised fraction of starts below the boundary.
+    fn expected_fpr(&self) -> f64 {
+        let f = self.boundary as f64 / self.starts() as f64;
+        let base = (-f64::from(self.r)).exp2();
+        f * base / 2.0 + (1.0 - f) * base
+    }
+
+    fn name(&self) -> &'static str {
+        "ribbon"
+    }
+}
+
+#[cfg(test)]
+mod tests;

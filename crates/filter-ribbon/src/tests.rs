@@ -1,0 +1,193 @@
+use super::*;
+use crate::build::{slots_for, Band, MAX_KEYS};
+
+/// `n` distinct pseudo-random hashes from a seeded splitmix64 stream.
+fn hashes(seed: u64, n: usize) -> Vec<Hash128> {
+    let mut s = seed;
+    let mut next = move || {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    (0..n)
+        .map(|_| Hash128 {
+            lo: next(),
+            hi: next(),
+        })
+        .collect()
+}
+
+fn build_checked(hs: &[Hash128], fpr: f64) -> Ribbon {
+    let f = Ribbon::builder()
+        .fpr(fpr)
+        .build_from_hashes(hs)
+        .unwrap_or_else(|e| panic!("construction failed for n = {}: {e}", hs.len()));
+    assert_eq!(f.len(), hs.len() as u64);
+    let missing = hs.iter().filter(|&&h| !f.contains_hash(h)).count();
+    assert_eq!(missing, 0, "false negatives at n = {}", hs.len());
+    f
+}
+
+fn fpr_within(fp: u64, trials: u64, expected: f64, sigmas: f64) -> bool {
+    let tol = sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64;
+    (fp as f64 / trials as f64 - expected).abs() <= tol
+}
+
+#[test]
+fn keys_are_never_false_negatives() {
+    let keys = filter_core::testkit::keys("member", 20_000);
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let f = Ribbon::from_keys(&refs).unwrap();
+    assert!(refs.iter().all(|k| f.contains(k)));
+    let mut out = vec![false; 2];
+    f.contains_batch(&refs, &mut out);
+    assert_eq!(out, vec![true; refs.len()]);
+}
+
+#[test]
+fn fpr_meets_the_target_with_fractional_columns() {
+    let members = hashes(11, 50_000);
+    let probes = hashes(12, 400_000);
+    for (target, r) in [(0.01, 6), (0.1, 3), (0.003, 8), (0.3, 1)] {
+        let f = build_checked(&members, target);
+        assert_eq!(f.result_bits(), r);
+        let expected = f.expected_fpr();
+        assert!(
+            expected <= target && expected > 0.99 * target,
+            "{expected} for {target}"
+        );
+        let fp = probes.iter().filter(|&&h| f.contains_hash(h)).count() as u64;
+        let trials = probes.len() as u64;
+        assert!(
+            fpr_within(fp, trials, expected, 4.0),
+            "target {target}: measured {fp}/{trials}"
+        );
+        // The check discriminates: the rate of r or r + 1 whole columns is outside the band.
+        let whole = (-f64::from(r)).exp2();
+        assert!(!fpr_within(fp, trials, whole, 4.0), "{target}");
+        assert!(!fpr_within(fp, trials, whole / 2.0, 4.0), "{target}");
+    }
+}
+
+#[test]
+fn columns_follow_the_formula() {
+    let (r, f) = Ribbon::builder().fpr(0.01).columns().unwrap();
+    assert_eq!(r, 6);
+    assert!((f - 0.72).abs() < 1e-12);
+    assert_eq!(Ribbon::builder().fpr(0.125).columns().unwrap(), (3, 0.0));
+    assert_eq!(Ribbon::builder().fpr(0.6).columns().unwrap(), (1, 0.0));
+    assert_eq!(
+        Ribbon::builder().fpr(1.0 / 65536.0).columns().unwrap(),
+        (16, 0.0)
+    );
+    let f16 = build_checked(&hashes(13, 2_000), 1.0 / 65536.0);
+    assert_eq!((f16.result_bits(), f16.boundary()), (16, 0));
+}
+
+#[test]
+fn construction_succeeds_for_every_n_up_to_3000() {
+    let pool = hashes(31, 3_000);
+    for n in 1..=pool.len() {
+        build_checked(&pool[..n], 0.01);
+    }
+}
+
+#[test]
+fn construction_succeeds_on_a_sweep_up_to_2m() {
+    let pool = hashes(41, 2_000_000);
+    for n in [11_500, 65_536, 262_144, 2_000_000] {
+        build_checked(&pool[..n], 0.01);
+    }
+}
+
+#[test]
+fn bits_per_key_are_under_7_2_at_one_percent_for_large_sets() {
+    let f = build_checked(&hashes(61, 1_000_000), 0.01);
+    let bpk = f.bits_per_key();
+    assert!((6.8..=7.0).contains(&bpk), "{bpk} bits/key");
+    let slots = slots_for(1_000_000, 0).unwrap();
+    assert_eq!(f.slots(), slots, "first attempt's sizing");
+    let starts = slots - 127;
+    let boundary = (0.72 * starts as f64).ceil() as u64;
+    assert_eq!(f.boundary(), boundary);
+    let extra = (boundary + 127).div_ceil(64) * 64;
+    assert_eq!(f.size_in_bytes() as u64 * 8, slots * 6 + extra);
+    assert!((f.expected_fpr() - 0.01).abs() < 1e-6);
+}
+
+#[test]
+fn slots_follow_the_formula() {
+    // 10^6 keys: 1 + 0.03 + 4/1000 = 1.034 slots per key, rounded up to 64; a bump adds 1 %.
+    assert_eq!(slots_for(1_000_000, 0).unwrap(), 1_034_048);
+    assert_eq!(slots_for(1_000_000, 2).unwrap(), 1_054_016);
+    // Small sets: a bump adds at least 64 slots.
+    assert_eq!(slots_for(100, 0).unwrap(), 192);
+    assert_eq!(slots_for(100, 1).unwrap(), 256);
+    assert_eq!(slots_for(1, 0).unwrap(), 128);
+    assert_eq!(slots_for(0, 0).unwrap(), 128);
+    assert!(matches!(
+        slots_for(MAX_KEYS + 1, 0),
+        Err(Error::SizeOverflow { .. })
+    ));
+}
+
+#[test]
+fn repeated_keys_are_stored_once() {
+    let distinct = hashes(51, 5_000);
+    let repeated: Vec<Hash128> = distinct.iter().flat_map(|&h| [h, h, h]).collect();
+    let f = Ribbon::from_hashes(&repeated, KeyHasher::default()).unwrap();
+    assert_eq!(f.len(), 5_000);
+    assert!(repeated.iter().all(|&h| f.contains_hash(h)));
+    let keys: Vec<&[u8]> = vec![b"same@example.com"; 1_000];
+    let g = Ribbon::from_keys(&keys).unwrap();
+    assert_eq!(g.len(), 1);
+    assert!(g.contains(b"same@example.com"));
+}
+
+/// Banding accepts an equation the rows imply (a repeated key) and refuses one that contradicts
+/// them (same band, other fingerprint): the fixture for the retry loop's condition.
+#[test]
+fn banding_refuses_contradictions_and_accepts_repeats() {
+    let mut band = Band::new(256).unwrap();
+    let row = row_of(12345, 129, 7);
+    assert!(band.add(row));
+    assert!(band.add(row));
+    let other = Row {
+        result: row.result ^ 1,
+        ..row
+    };
+    assert!(!band.add(other));
+}
+
+#[test]
+fn bad_rates_are_refused() {
+    for p in [0.0, 1.0, -0.5, f64::NAN, 1e-6] {
+        assert!(
+            Ribbon::builder().fpr(p).build_from_hashes(&[]).is_err(),
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn an_empty_set_builds_one_band() {
+    let f = Ribbon::from_hashes(&[], KeyHasher::default()).unwrap();
+    assert!(f.is_empty());
+    assert_eq!(f.slots(), 128);
+    assert_eq!(f.name(), "ribbon");
+}
+
+/// Every n from 1 to 20,000 and a step through 2M (minutes in debug).
+#[test]
+#[ignore = "heavy: run with --ignored --release"]
+fn construction_succeeds_for_every_n_up_to_20k_and_steps_to_2m() {
+    let pool = hashes(71, 2_000_000);
+    for n in 1..=20_000 {
+        build_checked(&pool[..n], 0.01);
+    }
+    for n in (20_000..=2_000_000).step_by(49_999) {
+        build_checked(&pool[..n], 0.01);
+    }
+}
