@@ -27,11 +27,13 @@ filter_core::zeroable!(AtomicBlock([AtomicU32; 8]));
 /// word's modification order, so two threads setting different bits of one word never erase
 /// each other's (a load, an OR and a store could).
 ///
-/// A lookup is eight relaxed loads; an insert counts the key, then makes eight `fetch_or`s on the
-/// lanes of one block (with `Release`, which only a snapshot for saving needs; the lookup needs
-/// none). Lanes only gain bits. Each lane has one modification order that every thread agrees
-/// on, and a thread's load cannot return a value older than its own earlier store to that lane
-/// (read-after-write coherence): after `insert(key)` returns, `contains(key)` on the same thread
+/// A lookup is eight relaxed loads, never a read-modify-write; an insert counts the key, then
+/// loads each of the eight lanes of its block and makes a `fetch_or` (with `Release`, which only
+/// a snapshot for saving needs; the lookup needs none) only on a lane whose bit is missing —
+/// near capacity most are set, and each skip saves a locked instruction. Lanes only gain bits.
+/// Each lane has one modification order that every thread agrees on, and a thread's load cannot
+/// return a value older than its own earlier store to, or load of, that lane (coherence): after
+/// `insert(key)` returns, having set each bit or seen it set, `contains(key)` on the same thread
 /// sees all eight bits. Another thread is owed the same answer once the insert *happens before*
 /// its lookup (a join, a channel or mutex hand-off, or a `Release` store of a flag read with
 /// `Acquire`). A lookup racing with the insert may see only some of the eight bits and say
