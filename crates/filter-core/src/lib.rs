@@ -72,7 +72,7 @@ pub use bits::BloomBits;
 pub use error::{Error, FormatError, Result};
 pub use file::{read_fallibly, read_limited, DEFAULT_READ_LIMIT};
 pub use format::Variant;
-pub use hash::{murmur3_x64_128, reduce, Hash128, HashKind, IndexGen, KeyHasher};
+pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use table::{
     set_huge_pages, try_zeroed_table, zeroed_table, MemoryCap, Table, Zeroable, HUGE_PAGE_MIN_BYTES,
 };
