@@ -5,13 +5,34 @@ use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert}
 use filter_core::{
     math, reduce, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing, Table, Variant,
 };
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// One block of atomic lanes, laid out and aligned as [`Block`].
+/// One block as four atomic 64-bit words, each holding two lanes (lane `2j` in the low half of
+/// word `j`, lane `2j + 1` in the high half): the size and alignment of [`Block`], so a table
+/// converts in place, and half the loads and `fetch_or`s of eight 32-bit lanes.
 #[derive(Debug, Default)]
 #[repr(C, align(32))]
-struct AtomicBlock([AtomicU32; 8]);
-filter_core::zeroable!(AtomicBlock([AtomicU32; 8]));
+struct AtomicBlock([AtomicU64; 4]);
+filter_core::zeroable!(AtomicBlock([AtomicU64; 4]));
+
+impl AtomicBlock {
+    fn new(b: &Block) -> Self {
+        AtomicBlock(std::array::from_fn(|j| AtomicU64::new(pair(&b.0, j))))
+    }
+}
+
+/// Lanes `2j` and `2j + 1` as one word.
+#[inline(always)]
+fn pair(lanes: &[u32; 8], j: usize) -> u64 {
+    u64::from(lanes[2 * j]) | u64::from(lanes[2 * j + 1]) << 32
+}
+
+/// The eight lanes of four words.
+fn unpair(words: [u64; 4]) -> Block {
+    Block(std::array::from_fn(|i| {
+        (words[i / 2] >> (32 * (i % 2))) as u32
+    }))
+}
 
 /// A split-block Bloom filter whose [`insert`](Self::insert) and [`contains`](Self::contains)
 /// take `&self`, so many threads share one filter. It is `Send + Sync`.
@@ -27,11 +48,14 @@ filter_core::zeroable!(AtomicBlock([AtomicU32; 8]));
 /// word's modification order, so two threads setting different bits of one word never erase
 /// each other's (a load, an OR and a store could).
 ///
-/// A lookup is eight relaxed loads; an insert counts the key, then makes eight `fetch_or`s on the
-/// lanes of one block (with `Release`, which only a snapshot for saving needs; the lookup needs
-/// none). Lanes only gain bits. Each lane has one modification order that every thread agrees
-/// on, and a thread's load cannot return a value older than its own earlier store to that lane
-/// (read-after-write coherence): after `insert(key)` returns, `contains(key)` on the same thread
+/// The block is four 64-bit words of two lanes each. A lookup is four relaxed loads, never a
+/// read-modify-write; an insert counts the key, then loads each word of its block and makes a
+/// `fetch_or` (with `Release`, which only a snapshot for saving needs; the lookup needs none)
+/// only on a word missing one of the key's two bits in it — at most four locked instructions
+/// (eight with 32-bit lanes), none for a key already present. Words only gain bits. Each word
+/// has one modification order that every thread agrees on, and a thread's load cannot return a
+/// value older than its own earlier store to, or load of, that word (coherence): after
+/// `insert(key)` returns, having set each bit or seen it set, `contains(key)` on the same thread
 /// sees all eight bits. Another thread is owed the same answer once the insert *happens before*
 /// its lookup (a join, a channel or mutex hand-off, or a `Release` store of a flag read with
 /// `Acquire`). A lookup racing with the insert may see only some of the eight bits and say
@@ -53,7 +77,7 @@ filter_core::zeroable!(AtomicBlock([AtomicU32; 8]));
 /// # Kernels
 ///
 /// As [`BlockedBloom`]: the lane masks come from the detected [`Kernel`]; the block is always
-/// read and updated lane by lane with atomic operations.
+/// read and updated word by word (two lanes a word) with atomic operations.
 #[derive(Debug)]
 pub struct AtomicBlockedBloom {
     blocks: filter_core::Table<AtomicBlock>,
@@ -113,7 +137,7 @@ impl SharedInsert for AtomicBlockedBloom {
         words::insert(
             &self.block(hash).0,
             &self.len,
-            masks.into_iter().enumerate(),
+            (0..4).map(|j| (j, pair(&masks, j))),
         );
     }
 }
@@ -160,9 +184,17 @@ impl AtomicBlockedBloom {
             filter_core::MemoryCap::NONE,
             "snapshot",
         )?;
-        let len = words::snapshot_into(
+        // Each word holds two lanes (see `pair`): word `i` goes to lanes 2(i % 4) and
+        // 2(i % 4) + 1 of block i / 4.
+        let mut i = 0usize;
+        let len = words::snapshot_with(
             self.blocks.iter().flat_map(|b| &b.0),
-            blocks.iter_mut().flat_map(|b| b.0.iter_mut()),
+            |w: u64| {
+                let lanes = &mut blocks[i / 4].0;
+                lanes[2 * (i % 4)] = w as u32;
+                lanes[2 * (i % 4) + 1] = (w >> 32) as u32;
+                i += 1;
+            },
             &self.len,
         );
         Ok(BlockedBloom {
@@ -179,7 +211,7 @@ impl AtomicBlockedBloom {
         BlockedBloom {
             blocks: self
                 .blocks
-                .convert(|b| Block(b.0.map(AtomicU32::into_inner))),
+                .convert(|b| unpair(b.0.map(AtomicU64::into_inner))),
             len,
             sizing: self.sizing,
             kernel: self.kernel,
@@ -194,7 +226,7 @@ impl From<BlockedBloom> for AtomicBlockedBloom {
             sizing: f.sizing,
             kernel: f.kernel,
             // Same size and alignment: converted in place, in the same memory.
-            blocks: f.blocks.convert(|b| AtomicBlock(b.0.map(AtomicU32::new))),
+            blocks: f.blocks.convert(|b| AtomicBlock::new(&b)),
         }
     }
 }
@@ -207,13 +239,12 @@ impl Filter for AtomicBlockedBloom {
 
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
+        // No early exit: a branch on the block's bits would mispredict on negatives.
         let block = self.block(hash);
-        block
-            .0
-            .iter()
-            .zip(self.kernel.masks(hash.lo as u32))
-            .fold(0u32, |miss, (w, m)| miss | (m & !w.load(Ordering::Relaxed)))
-            == 0
+        let masks = self.kernel.masks(hash.lo as u32);
+        block.0.iter().enumerate().fold(0u64, |miss, (j, w)| {
+            miss | (pair(&masks, j) & !w.load(Ordering::Relaxed))
+        }) == 0
     }
 
     fn hasher(&self) -> KeyHasher {

@@ -23,13 +23,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// word's modification order, so two threads setting different bits of one word never erase
 /// each other's (a load, an OR and a store could).
 ///
-/// A lookup is `k` relaxed loads; an insert counts the key, then makes `k` `fetch_or`s (with
-/// `Release`, which only a snapshot for saving needs: see below; the lookup needs none). Bits
-/// are only ever turned on, never off, so each word's history is a chain of growing values.
-/// Every atomic location has a single modification order that all threads agree on, and a load
-/// that happens after a store in the same thread (program order) cannot see an older value than
-/// that store (read-after-write coherence). So once `insert(key)` has returned, a `contains(key)`
-/// on the same thread sees all `k` bits set: no false negative, whatever the ordering.
+/// A lookup is `k` relaxed loads, never a read-modify-write; an insert counts the key, then
+/// loads each of its `k` words and makes a `fetch_or` (with `Release`, which only a snapshot for
+/// saving needs: see below; the lookup needs none) only where the bit is missing. Bits are only
+/// ever turned on, never off, so each word's history is a chain of growing values. Every
+/// atomic location has a single modification order that all threads agree on, and a load that
+/// happens after a store or a load of the same word cannot see an older value than that store
+/// wrote or that load read (coherence). So once `insert(key)` has returned — having set each
+/// bit or seen it set — a `contains(key)` on the same thread sees all `k` bits set: no false
+/// negative, whatever the ordering. The skipped `fetch_or` saves a locked instruction and, when
+/// threads share hot words, the cache line's exclusive ownership.
 ///
 /// Another thread gets the same guarantee once the insert *happens before* its lookup: it joined
 /// the inserting thread, received a message sent after the insert through a channel or a mutex,

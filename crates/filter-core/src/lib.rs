@@ -77,7 +77,7 @@ pub use file::{
     DEFAULT_READ_LIMIT, STALE_AFTER,
 };
 pub use format::Variant;
-pub use hash::{murmur3_x64_128, reduce, Hash128, HashKind, IndexGen, KeyHasher};
+pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use static_filter::StaticFilter;
 pub use table::{
     set_huge_pages, try_zeroed_table, zeroed_table, MemoryCap, Table, Zeroable, HUGE_PAGE_MIN_BYTES,

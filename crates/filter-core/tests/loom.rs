@@ -1,14 +1,17 @@
 //! Loom runs the lock-free filters' word protocol ([`filter_core::concurrent::words`]) under
 //! every interleaving (and every weak-memory outcome loom models) of small scenarios:
 //! concurrent inserts lose no bit, and a snapshot taken while a thread inserts never holds more
-//! than `k` bits per counted item. Two fixtures show the checks can fail: a load-OR-store insert
-//! loses a bit, and a snapshot that reads the count first holds uncounted bits.
+//! than `k` bits per counted item, and an insert that skips its `fetch_or`s (the bits were
+//! already there) still hands every bit over to the thread it synchronises with. Four fixtures
+//! show the checks can fail: a load-OR-store insert loses a bit, a snapshot that reads the count
+//! first holds uncounted bits, a skip that checks for *any* of the mask's bits instead of all of
+//! them loses one, and without the hand-over edge the reader sees a stale word.
 //!
 //! `RUSTFLAGS="--cfg loom" cargo test -p filter-core --test loom --release` (`just loom`; CI).
 #![cfg(loom)]
 
 use filter_core::concurrent::words::{insert, snapshot, AtomicWord, Counter};
-use loom::sync::atomic::{AtomicU64, Ordering};
+use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
@@ -140,5 +143,85 @@ fn a_count_read_first_misses_bits_and_loom_finds_it() {
     assert!(
         caught.is_err(),
         "loom found no uncounted bit with the count read first"
+    );
+}
+
+/// A thread inserts a key; a second thread inserts a key sharing a word with it (so the second
+/// may skip that word's `fetch_or`), then raises a flag with `Release`. A third thread that reads
+/// the flag with `Acquire` is owed every bit of the second key — whether its insert set them or
+/// skipped them because the first thread had.
+/// `flag` is the (store, load) ordering of the flag: `(Release, Acquire)` is the hand-over.
+fn skipped_bits_are_handed_over(insert_one: fn(&Filter, Key), flag: (Ordering, Ordering)) {
+    const FIRST: Key = [(0, 1), (1, 1)];
+    const SECOND: Key = [(0, 3), (1, 1)];
+    loom::model(move || {
+        let f = filter();
+        let done = Arc::new(AtomicBool::new(false));
+        let first = {
+            let f = f.clone();
+            thread::spawn(move || insert_one(&f, FIRST))
+        };
+        let second = {
+            let (f, done) = (f.clone(), done.clone());
+            thread::spawn(move || {
+                insert_one(&f, SECOND);
+                done.store(true, flag.0);
+            })
+        };
+        if done.load(flag.1) {
+            for (i, m) in SECOND {
+                let w = f.words[i].get(Ordering::Relaxed);
+                assert_eq!(w & m, m, "word {i} lacks a bit of a key inserted before");
+            }
+        }
+        first.join().unwrap();
+        second.join().unwrap();
+    });
+}
+
+#[test]
+fn an_insert_that_skips_set_bits_hands_over_every_bit() {
+    skipped_bits_are_handed_over(
+        |f, key| insert(&f.words, &f.len, key),
+        (Ordering::Release, Ordering::Acquire),
+    );
+}
+
+/// The check sees stale words: with a `Relaxed` flag (no hand-over) the same protocol is
+/// caught, so the `Relaxed` skip passing above is the hand-over at work, not a blind model.
+#[test]
+fn without_a_hand_over_loom_finds_a_missing_bit() {
+    let caught = std::panic::catch_unwind(|| {
+        skipped_bits_are_handed_over(
+            |f, key| insert(&f.words, &f.len, key),
+            (Ordering::Relaxed, Ordering::Relaxed),
+        );
+    });
+    assert!(
+        caught.is_err(),
+        "loom found no stale word without a hand-over"
+    );
+}
+
+/// The fixture the third check must reject: a skip when *any* bit of the mask is set.
+#[test]
+fn a_skip_on_any_bit_loses_one_and_loom_finds_it() {
+    let caught = std::panic::catch_unwind(|| {
+        skipped_bits_are_handed_over(
+            |f, key| {
+                f.len.add(1);
+                for (i, m) in key {
+                    let w = &f.words[i];
+                    if w.get(Ordering::Relaxed) & m == 0 {
+                        w.or(m, Ordering::Release);
+                    }
+                }
+            },
+            (Ordering::Release, Ordering::Acquire),
+        );
+    });
+    assert!(
+        caught.is_err(),
+        "loom found no lost bit with a skip on any bit set"
     );
 }

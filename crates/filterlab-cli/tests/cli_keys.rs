@@ -235,6 +235,17 @@ fn build_counts_the_keys_without_n_and_takes_its_hashing_flags() {
         Some(0)
     );
 
+    let mut short = args.to_vec();
+    short[2] = "blocked";
+    short.extend(["--hash", "xxh3-64"]);
+    build_json(&short, None);
+    let info = json(&["info", s(&out)]);
+    assert_eq!(info["hash"].as_str(), Some("xxh3-64"));
+    assert_eq!(
+        filterlab(&["query", s(&out), "c@x.org"]).status.code(),
+        Some(0)
+    );
+
     let mut secret = args.to_vec();
     secret.push("--secret-seed");
     build_json(&secret, None);

@@ -6,30 +6,47 @@
 //!
 //! # The ordering argument
 //!
-//! * An insert first adds one to the item count, then sets its bits with `fetch_or` and
-//!   [`Ordering::Release`]. `fetch_or` is a read-modify-write on the latest value of the word,
-//!   so two inserts setting different bits of one word never erase each other's (a load, an OR
-//!   and a store could: the loom test shows that protocol losing a bit).
+//! * An insert first adds one to the item count, then, for each word, loads it and, only if
+//!   one of its bits is missing, sets them with `fetch_or` and [`Ordering::Release`].
+//!   `fetch_or` is a read-modify-write on the latest value of the word, so two inserts setting
+//!   different bits of one word never erase each other's (a load, an OR and a store could: the
+//!   loom test shows that protocol losing a bit). Skipping the `fetch_or` when every bit is
+//!   already there saves a locked instruction (a full fence on x86-64) and, under contention,
+//!   the exclusive ownership of a cache line that other threads only read: most words a filter
+//!   near capacity touches already hold the bit.
+//! * Why the skip keeps "no false negative once insert returned". It must check *every* bit of
+//!   the mask (`word & mask == mask`): a word holding some of them still needs the `fetch_or`
+//!   (the loom fixture with a skip on "any bit set" loses a bit). Its load may be `Relaxed`:
+//!   the bits it saw are in the word's modification order at or before the value it read, and
+//!   read-read coherence says that any later load of the same word that this load happens
+//!   before — a lookup later on this thread, or on a thread this insert hands over to (join,
+//!   channel, lock, release/acquire flag) — reads that value or a newer one, and values only
+//!   gain bits. The guarantee is about the word's own bits, so no `Acquire` is needed for it
+//!   (loom checks the hand-over with this `Relaxed` skip).
 //! * A lookup reads with `Relaxed`: once `insert` has returned on this thread, read-after-write
-//!   coherence guarantees it sees every bit; another thread needs a happens-before edge (a join,
-//!   a channel, a lock, a release/acquire flag) — see the filters' docs.
+//!   coherence guarantees it sees every bit (it wrote them, or read them in the skip); another
+//!   thread needs a happens-before edge (a join, a channel, a lock, a release/acquire flag) —
+//!   see the filters' docs. A lookup is plain loads, never a read-modify-write.
 //! * A [`snapshot`] reads every word with [`Ordering::Acquire`], *then* the count. A bit it saw
 //!   was set by an insert whose `Release` write it acquired, so that insert's earlier count
 //!   increment happens before the count is read: every bit in the snapshot belongs to a counted
 //!   insert, and the saved file has at most `k` set bits per counted item, the check a loader
-//!   makes against altered files. Reading the count first (as the filters did until this
-//!   module) lets inserts that land in between add bits that no count covers: a file saved
-//!   while threads insert could be refused on load (the loom test finds that interleaving).
+//!   makes against altered files. The skip sets no bit, so it cannot add an uncounted one; an
+//!   insert that skips every word is still counted, which only loosens the check. Reading the
+//!   count first (as the filters did until this module) lets inserts that land in between add
+//!   bits that no count covers: a file saved while threads insert could be refused on load (the
+//!   loom test finds that interleaving).
 //!
 //! On x86-64 `Release` on a `lock or` and `Acquire` on a load compile to the same instructions
-//! as `Relaxed`: the protocol costs nothing there.
+//! as `Relaxed`: the orderings cost nothing there.
 
+use std::ops::BitAnd;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// A word that bits are OR-ed into atomically.
 pub trait AtomicWord {
     /// The plain word.
-    type Value: Copy;
+    type Value: Copy + PartialEq + BitAnd<Output = Self::Value>;
     /// `fetch_or` with `order`.
     fn or(&self, bits: Self::Value, order: Ordering);
     /// `load` with `order`.
@@ -78,8 +95,9 @@ impl Counter for super::LenCounter {
     }
 }
 
-/// Inserts one key whose bits are `(word, mask)` pairs: counts it, then sets the bits
-/// (`Release`).
+/// Inserts one key whose bits are `(word, mask)` pairs: counts it, then, word by word, sets the
+/// bits with `fetch_or` (`Release`) unless a load shows all of them already set (see the module
+/// docs for why that skip loses no bit).
 #[inline(always)]
 pub fn insert<W: AtomicWord>(
     words: &[W],
@@ -88,7 +106,10 @@ pub fn insert<W: AtomicWord>(
 ) {
     len.add(1);
     for (i, m) in masks {
-        words[i].or(m, Ordering::Release);
+        let w = &words[i];
+        if w.get(Ordering::Relaxed) & m != m {
+            w.or(m, Ordering::Release);
+        }
     }
 }
 
@@ -104,6 +125,20 @@ pub fn snapshot<'a, W: AtomicWord + 'a>(
         .map(|w| w.get(Ordering::Acquire))
         .collect();
     (copy, len.total())
+}
+
+/// [`snapshot`] into any destination: every word of `words` (`Acquire`), in order, to `put`,
+/// then the count, which it returns. For copies whose words are laid out otherwise than the
+/// atomic ones (the split-block filter keeps two lanes in one atomic word).
+pub fn snapshot_with<'a, W: AtomicWord + 'a>(
+    words: impl IntoIterator<Item = &'a W>,
+    mut put: impl FnMut(W::Value),
+    len: &impl Counter,
+) -> u64 {
+    for w in words {
+        put(w.get(Ordering::Acquire));
+    }
+    len.total()
 }
 
 /// [`snapshot`] into memory the caller allocated (fallibly, as a table): every word of
