@@ -48,7 +48,8 @@ struct Cli {
     #[arg(long)]
     large: bool,
     /// Run only the size sweep (with --large: the 10^8-key check of batched against one-at-a-time
-    /// lookups); writes to reports/large unless --out says otherwise.
+    /// lookups); writes to target/large-reports unless --out says otherwise (nothing under
+    /// reports/ comes from it: a 10^8-key run is not part of the committed evidence).
     #[arg(long)]
     sweep_only: bool,
     /// Insert the keys of this file instead of the synthetic e-mails: UTF-8 text, one key per
@@ -60,8 +61,9 @@ struct Cli {
     /// of synthetic e-mails.
     #[arg(long, value_name = "FILE", requires = "keys")]
     probes: Option<PathBuf>,
-    /// Where to write the reports. Default: reports/ for the full synthetic run, reports/large
-    /// for --sweep-only, and target/quick-reports or target/custom-reports for --quick and
+    /// Where to write the reports. Default: reports/ for the full synthetic run,
+    /// target/large-reports for --sweep-only, and target/quick-reports or
+    /// target/custom-reports for --quick and
     /// --keys runs, so that they never overwrite the committed reports.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -392,7 +394,7 @@ fn out_dir(cli: &Cli) -> PathBuf {
         Some(out) => out.clone(),
         None if cli.keys.is_some() => PathBuf::from("target/custom-reports"),
         None if cli.quick => PathBuf::from("target/quick-reports"),
-        None if cli.sweep_only => PathBuf::from("reports/large"),
+        None if cli.sweep_only => PathBuf::from("target/large-reports"),
         None => PathBuf::from("reports"),
     }
 }
@@ -452,7 +454,10 @@ mod tests {
             out_dir(&cli(&["--keys", "k.txt", "--quick"])),
             Path::new("target/custom-reports")
         );
-        assert_eq!(out_dir(&cli(&["--sweep-only"])), Path::new("reports/large"));
+        assert_eq!(
+            out_dir(&cli(&["--sweep-only"])),
+            Path::new("target/large-reports")
+        );
         assert_eq!(out_dir(&cli(&["--quick", "--out", "x"])), Path::new("x"));
         for args in [&["--quick"][..], &["--keys", "k"], &["--sweep-only"]] {
             assert!(!plan(&cli(args)).is_committed_run(), "{args:?}");
