@@ -15,6 +15,7 @@ fn timing(ns: f64, rounds: usize) -> Spread {
         min: ns * 0.9,
         max: ns * 1.2,
         rounds,
+        samples: Vec::new(),
     }
 }
 

@@ -79,12 +79,12 @@ pub enum Metric {
 impl Metric {
     fn pick(self, r: &PeerRecord) -> Option<Spread> {
         match self {
-            Metric::Negative => Some(r.ns_negative),
-            Metric::Positive => Some(r.ns_positive),
-            Metric::NegativeBatched => r.ns_negative_batched,
-            Metric::PositiveBatched => r.ns_positive_batched,
-            Metric::Build => Some(r.build_seconds),
-            Metric::BuildBatched => r.build_seconds_batched,
+            Metric::Negative => Some(r.ns_negative.clone()),
+            Metric::Positive => Some(r.ns_positive.clone()),
+            Metric::NegativeBatched => r.ns_negative_batched.clone(),
+            Metric::PositiveBatched => r.ns_positive_batched.clone(),
+            Metric::Build => Some(r.build_seconds.clone()),
+            Metric::BuildBatched => r.build_seconds_batched.clone(),
             Metric::Bytes => Some(Spread::single(r.bytes as f64)),
         }
     }

@@ -20,16 +20,16 @@ pub(super) fn batched_table(s: &mut String, matrix: &[&Record]) {
     );
     let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for x in matrix {
-        let one = |k: &str| x.ns_per_lookup.get(k).copied();
-        let bat = |k: &str| x.ns_per_lookup_batched.get(k).copied();
+        let one = |k: &str| x.ns_per_lookup.get(k).cloned();
+        let bat = |k: &str| x.ns_per_lookup_batched.get(k).cloned();
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             x.variant,
             pct(x.target_fpr),
-            ns(x.ns_per_insert),
-            ns(x.ns_per_insert_batched),
-            ratio(x.ns_per_insert, x.ns_per_insert_batched),
+            ns(x.ns_per_insert.clone()),
+            ns(x.ns_per_insert_batched.clone()),
+            ratio(x.ns_per_insert.clone(), x.ns_per_insert_batched.clone()),
             ns(one(Mix::None.key())),
             ns(bat(Mix::None.key())),
             ratio(one(Mix::None.key()), bat(Mix::None.key())),
@@ -82,11 +82,12 @@ pub(super) fn peer_table(s: &mut String, results: &Results) {
             r.source,
             r.build_seconds,
             r.build_seconds_batched
+                .as_ref()
                 .map_or_else(|| "–".into(), |v| format!("{v:.3}")),
             r.ns_negative,
             r.ns_positive,
-            ns(r.ns_negative_batched),
-            ns(r.ns_positive_batched),
+            ns(r.ns_negative_batched.clone()),
+            ns(r.ns_positive_batched.clone()),
             pct(r.empirical_fpr),
             mb(r.bytes),
             r.bits_per_key,
@@ -139,12 +140,15 @@ pub(super) fn huge_pages_table(s: &mut String, results: &Results) {
                 mb(h.bytes),
                 h.ns_negative_huge,
                 h.ns_negative_small,
-                ratio(Some(h.ns_negative_small), Some(h.ns_negative_huge)),
+                ratio(
+                    Some(h.ns_negative_small.clone()),
+                    Some(h.ns_negative_huge.clone())
+                ),
                 h.ns_negative_batched_huge,
                 h.ns_negative_batched_small,
                 ratio(
-                    Some(h.ns_negative_batched_small),
-                    Some(h.ns_negative_batched_huge)
+                    Some(h.ns_negative_batched_small.clone()),
+                    Some(h.ns_negative_batched_huge.clone())
                 ),
                 coverage(h.coverage_huge),
                 coverage(h.coverage_small)
@@ -301,12 +305,12 @@ pub(super) fn sweep_table(s: &mut String, r: &[Record]) {
         let _ = writeln!(s, "## Size sweep (target 1%)\n");
         let _ = writeln!(s, "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for x in &sweep {
-            let l = |k: &str| ns(x.ns_per_lookup.get(k).copied());
-            let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).copied());
+            let l = |k: &str| ns(x.ns_per_lookup.get(k).cloned());
+            let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).cloned());
             let up = |k: &str| {
                 ratio(
-                    x.ns_per_lookup.get(k).copied(),
-                    x.ns_per_lookup_batched.get(k).copied(),
+                    x.ns_per_lookup.get(k).cloned(),
+                    x.ns_per_lookup_batched.get(k).cloned(),
                 )
             };
             let _ = writeln!(
@@ -347,7 +351,7 @@ pub(super) fn parallel_table(s: &mut String, r: &[Record]) {
                 s,
                 "| {} | {threads} | {} | {speedup:.2}×{flag} |",
                 x.variant,
-                ns(x.ns_per_lookup.get(Mix::Half.key()).copied()),
+                ns(x.ns_per_lookup.get(Mix::Half.key()).cloned()),
             );
         }
         s.push('\n');

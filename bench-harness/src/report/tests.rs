@@ -12,6 +12,7 @@ fn spread(m: f64) -> Spread {
         min: m - 2.0,
         max: m + 4.0,
         rounds: 5,
+        samples: Vec::new(),
     }
 }
 
