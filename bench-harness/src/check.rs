@@ -144,24 +144,38 @@ pub fn commit_is_current(
     Vec::new()
 }
 
-/// Each target's ratio and verdict recomputed from its two values and its typed bound.
+/// Each target's ratio, interval, verdict and conditions recomputed from its values, rounds,
+/// typed bound and recorded conditions.
 pub fn ratios(results: &Results) -> Vec<String> {
     let mut p = Vec::new();
     for r in &results.ratios {
-        let ratio = r.numerator_value / r.denominator_value;
-        if r.measured() && !same(ratio, r.ratio) {
+        let again = r.recomputed();
+        if r.measured() && !same(again.ratio, r.ratio) {
             p.push(format!(
-                "target {}: stored ratio {} but {} / {} = {ratio}",
-                r.what, r.ratio, r.numerator_value, r.denominator_value
+                "target {}: stored ratio {} but {} / {} = {}",
+                r.what, r.ratio, r.numerator_value, r.denominator_value, again.ratio
             ));
         }
-        if r.met != r.meets() {
+        if again.interval != r.interval {
             p.push(format!(
-                "target {}: stored met = {} but {ratio} against {} says {}",
+                "target {}: stored interval {:?} but its rounds give {:?}",
+                r.what, r.interval, again.interval
+            ));
+        }
+        if again.verdict != r.verdict {
+            p.push(format!(
+                "target {}: stored verdict {:?} but {:?} against {} says {:?}",
                 r.what,
-                r.met,
+                r.verdict,
+                again.interval,
                 r.bound.text(),
-                r.meets()
+                again.verdict
+            ));
+        }
+        if (again.same_conditions, &again.differences) != (r.same_conditions, &r.differences) {
+            p.push(format!(
+                "target {}: stored conditions {:?} ({:?}) but the recorded conditions give {:?} ({:?})",
+                r.what, r.same_conditions, r.differences, again.same_conditions, again.differences
             ));
         }
     }

@@ -158,66 +158,73 @@ pub(super) fn huge_pages_table(s: &mut String, results: &Results) {
     }
 }
 
-/// The targets: numerator, denominator, ratio, bound, and whether the conditions were alike.
+/// The targets: numerator, denominator, ratio with its interval, bound, verdict, and the
+/// conditions each side ran under.
 pub(super) fn targets_table(s: &mut String, results: &Results) {
-    if !results.ratios.is_empty() {
-        let alike: Vec<_> = results
-            .ratios
-            .iter()
-            .filter(|r| r.same_conditions)
-            .collect();
-        let met = alike.iter().filter(|r| r.meets()).count();
-        let unmeasured = results.ratios.iter().filter(|r| !r.measured()).count();
-        let _ = writeln!(
-            s,
-            "### Targets, as ratios measured in this run ({met} of {} met under the same conditions)\n",
-            alike.len()
-        );
-        let _ = writeln!(
-            s,
-            "Ratio = numerator / denominator (medians). \"Same conditions?\" is computed: same API \
-             mode (batched or one at a time) and achieved FP rates within {}× of each other. \
-             Only the {} rows under the same conditions are counted above; the other {} ({unmeasured} \
-             of them not measured in this run) are shown apart below, with what differs.\n",
-            crate::targets::FP_TOLERANCE,
-            alike.len(),
-            results.ratios.len() - alike.len()
-        );
-        let (unlike, header) = (
-            results.ratios.iter().filter(|r| !r.same_conditions),
-            "| comparison | numerator | value | denominator | value | ratio | target | met | same conditions? |\n|---|---|---:|---|---:|---:|---|:-:|---|",
-        );
-        let _ = writeln!(s, "{header}");
-        for r in &alike {
-            let _ = writeln!(s, "{}", ratio_line(r));
-        }
-        let _ = writeln!(
-            s,
-            "\nUnder unlike conditions or not measured (not counted):\n\n{header}"
-        );
-        for r in unlike {
-            let _ = writeln!(s, "{}", ratio_line(r));
-        }
-        s.push('\n');
+    use crate::targets::{Role, Verdict};
+    if results.ratios.is_empty() {
+        return;
     }
+    let counted = |r: &&crate::targets::Ratio| r.role == Role::Target && r.same_conditions;
+    let alike: Vec<_> = results.ratios.iter().filter(counted).collect();
+    let count = |v: Verdict| alike.iter().filter(|r| r.verdict == v).count();
+    let _ = writeln!(
+        s,
+        "### Targets, as ratios measured in this run ({} met, {} not met, {} undecided of {} under the same conditions)\n",
+        count(Verdict::Met),
+        count(Verdict::NotMet),
+        count(Verdict::Undecided),
+        alike.len()
+    );
+    let _ = writeln!(
+        s,
+        "Ratio = numerator / denominator (medians of interleaved rounds); the interval is a 95% \
+         bootstrap over the rounds (paired when both sides ran in the same rounds, seed fixed). \
+         Met: the whole interval satisfies the bound; not met: none of it does; otherwise \
+         undecided. \"Same conditions?\" is computed from the conditions recorded for each side: \
+         API mode, achieved FP rates within {}× both ways, hash function, threads, memory (huge \
+         pages, and bytes where a target bounds them) and what the timer includes; each \
+         difference is listed. Only the targets under the same conditions are counted above.\n",
+        crate::targets::FP_TOLERANCE,
+    );
+    let header = "| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |\n|---|---|---:|---|---:|---:|---|---|:-:|---|";
+    let _ = writeln!(s, "{header}");
+    for r in &alike {
+        let _ = writeln!(s, "{}", ratio_line(r));
+    }
+    type Keep = fn(&crate::targets::Ratio) -> bool;
+    let sections: [(&str, Keep); 2] = [
+        (
+            "Targets under unlike conditions or not measured (not counted)",
+            |r| r.role == Role::Target && !r.same_conditions,
+        ),
+        ("For information: unlike structures (not targets)", |r| {
+            r.role == Role::Information
+        }),
+    ];
+    for (title, keep) in sections {
+        let _ = writeln!(s, "\n{title}:\n\n{header}");
+        for r in results.ratios.iter().filter(|r| keep(r)) {
+            let _ = writeln!(s, "{}", ratio_line(r));
+        }
+    }
+    s.push('\n');
 }
 
-/// One row of the targets table; `met` recomputed from the two values and the bound.
+/// One row of the targets table.
 fn ratio_line(r: &crate::targets::Ratio) -> String {
     format!(
-        "| {} | {} | {:.4} | {} | {:.4} | {:.3} | {} | {} | {} |",
+        "| {} | {} | {:.4} | {} | {:.4} | {:.3} | {} | {} | {} | {} |",
         r.what,
         r.numerator,
         r.numerator_value,
         r.denominator,
         r.denominator_value,
         r.ratio,
+        r.interval
+            .map_or_else(|| "–".into(), |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
         r.bound.text(),
-        match (r.measured(), r.meets()) {
-            (false, _) => "not measured",
-            (true, true) => "yes",
-            (true, false) => "**no**",
-        },
+        r.verdict.word(),
         if r.same_conditions {
             "yes".to_string()
         } else {
