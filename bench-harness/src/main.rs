@@ -161,6 +161,7 @@ fn main() -> Result<()> {
                 new_share,
                 events,
                 users,
+                machine: Machine::detect(command_line.clone()),
                 ..SysConfig::full(repo_root())
             },
             out,
