@@ -241,6 +241,13 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>, min_probes: u
         ..Floors::default()
     };
     let mut problems = bench_harness::check::check(&results, floors, &against);
+    // Every other report file next to results.json, from its JSON; no Markdown left unchecked.
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let files = bench_harness::check::reports::check_dir(dir, &results);
+    for notice in &files.notices {
+        println!("{}: {notice}", dir.display());
+    }
+    problems.extend(files.problems);
     if root.is_some() {
         problems.extend(bench_harness::check::commit_is_current(&results, |args| {
             std::process::Command::new("git")
@@ -259,14 +266,15 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>, min_probes: u
         bail!("{}: {} problems", file.display(), problems.len());
     }
     println!(
-        "{}: {} records and {} contenders pass every check (counts, timings, probes, theory, false negatives, peers, dataset{}, tables)",
+        "{}: {} records and {} contenders pass every check (counts, timings, probes, theory, false negatives, peers, dataset{}, tables); {} Markdown files re-rendered from their JSON",
         file.display(),
         results.records.len(),
         results.peers.len(),
         match &manifest {
             Some(m) if bench_harness::check::manifest_covers(&results, m) => " against the manifest",
             _ => " (not covered by the manifest)",
-        }
+        },
+        files.covered.len()
     );
     Ok(())
 }

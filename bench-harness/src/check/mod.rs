@@ -19,7 +19,10 @@
 //! - tables: the README next to results.json is byte-identical to the one re-rendered from it
 //!   (and the root README's block, when given);
 //! - provenance (with the root README, i.e. for the committed reports/): the run recorded a
-//!   clean commit.
+//!   clean commit;
+//! - every other report file ([`reports`]): threads.md and systems.md re-rendered from their
+//!   JSON byte for byte, their verdicts recomputed, their commit the run's; and no Markdown file
+//!   under the reports directory that no JSON renders.
 
 use crate::dataset::Manifest;
 use crate::filters::Kind;
@@ -589,6 +592,7 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
     p
 }
 
+pub mod reports;
+
 #[cfg(test)]
-#[path = "check_tests.rs"]
 mod tests;
