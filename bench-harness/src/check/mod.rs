@@ -29,6 +29,7 @@ use crate::filters::Kind;
 use crate::measure::{Mix, Spread};
 use crate::record::{Record, Scenario};
 use crate::report::{self, Results};
+use crate::versus::Side;
 use filterlab::math;
 use filterlab_peers::PeerKind;
 
@@ -525,6 +526,20 @@ pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
             p.push(format!(
                 "peer {name}: {} probes, fewer than {}",
                 r.probes, floors.probes
+            ));
+        }
+    }
+    // The articles' Python code, when it ran, rests on its own rounds too.
+    for r in results.peers.iter().filter(|r| r.side == Side::Python) {
+        for (what, s) in [
+            ("ns_negative", &r.ns_negative),
+            ("ns_positive", &r.ns_positive),
+            ("build_seconds", &r.build_seconds),
+        ] {
+            p.extend(spread_problem(
+                &format!("{}: {what}", r.name),
+                Some(s),
+                crate::versus::PYTHON_ROUNDS,
             ));
         }
     }

@@ -589,3 +589,26 @@ fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
     assert!(!p.iter().any(|m| m.contains("sigmas off")), "{p:?}");
     assert!(with_count(Ok(0.5)).iter().any(|m| m.contains("sigmas off")));
 }
+
+#[test]
+fn python_rows_on_fewer_than_five_rounds_are_rejected() {
+    let python = |rounds: usize| crate::versus::PeerRecord {
+        name: "articles' Python".into(),
+        side: crate::versus::Side::Python,
+        ns_negative: timing(40_000.0, rounds),
+        ns_positive: timing(40_000.0, rounds),
+        build_seconds: timing(20.0, rounds),
+        probes: PROBES,
+        ..crate::versus::PeerRecord::default()
+    };
+    let mut r = good();
+    r.peers.push(python(5));
+    assert!(peers(&r, Floors::default()).is_empty());
+    r.peers.last_mut().unwrap().ns_negative = timing(40_000.0, 1);
+    let p = peers(&r, Floors::default());
+    assert!(
+        p.iter()
+            .any(|x| x.contains("articles' Python: ns_negative: 1 rounds")),
+        "{p:?}"
+    );
+}
