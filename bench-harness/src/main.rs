@@ -266,7 +266,7 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>, min_probes: u
         bail!("{}: {} problems", file.display(), problems.len());
     }
     println!(
-        "{}: {} records and {} contenders pass every check (counts, timings, probes, theory, false negatives, peers, dataset{}, tables); {} Markdown files re-rendered from their JSON",
+        "{}: {} records and {} contenders pass every check (counts, timings, probes, theory, false negatives, peers, dataset{}, tables); {} Markdown files accounted for (see any notice above)",
         file.display(),
         results.records.len(),
         results.peers.len(),

@@ -5,6 +5,7 @@ use crate::dataset::{DatasetSpec, KeyFileDigest};
 use crate::record::{Params, Scenario};
 use crate::report::DatasetInfo;
 use crate::versus::PeerRecord;
+use filterlab::math;
 use std::collections::BTreeMap;
 
 const PROBES: u64 = 1_000_000;
