@@ -6,7 +6,11 @@ m and k, `% m` indexing, a bitarray). The harness runs this script as a subproce
 key files it measures its own filters on, when python3 has `mmh3` and `bitarray`
 (`pip install mmh3 bitarray`), and prints one JSON object.
 
-usage: articles_bloom.py MEMBERS_FILE PROBES_FILE N P QUERIES
+Every round constructs a fresh filter inside the timer (the allocation is timed, as the harness
+times its own builds) and then times the negative and positive scans; the per-round figures are
+printed in round order (`*_rounds`), so that the harness can pair and bootstrap them.
+
+usage: articles_bloom.py MEMBERS_FILE PROBES_FILE N P QUERIES [ROUNDS]
 """
 
 import json
@@ -63,23 +67,26 @@ def read_keys(path, limit):
 def main():
     members_file, probes_file, n, p, queries = sys.argv[1:6]
     n, p, queries = int(n), float(p), int(queries)
+    rounds = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     members = read_keys(members_file, n)
     probes = read_keys(probes_file, queries)
     positives = members[: min(queries, len(members))]
 
-    bf = BloomFilter(capacity=n, error_rate=p)
-    start = time.perf_counter()
-    for key in members:
-        bf.add(key)
-    build = time.perf_counter() - start
+    builds, negatives, positive_scans = [], [], []
+    for _ in range(max(1, rounds)):
+        start = time.perf_counter()
+        bf = BloomFilter(capacity=n, error_rate=p)
+        for key in members:
+            bf.add(key)
+        builds.append(time.perf_counter() - start)
 
-    start = time.perf_counter()
-    fp = sum(1 for key in probes if key in bf)
-    negative = time.perf_counter() - start
+        start = time.perf_counter()
+        fp = sum(1 for key in probes if key in bf)
+        negatives.append((time.perf_counter() - start) * 1e9 / len(probes))
 
-    start = time.perf_counter()
-    found = sum(1 for key in positives if key in bf)
-    positive = time.perf_counter() - start
+        start = time.perf_counter()
+        found = sum(1 for key in positives if key in bf)
+        positive_scans.append((time.perf_counter() - start) * 1e9 / len(positives))
 
     json.dump(
         {
@@ -87,10 +94,10 @@ def main():
             "m": bf.size,
             "k": bf.hash_count,
             "bytes": len(bf.bits.tobytes()),
-            "build_seconds": build,
-            "ns_per_insert": build * 1e9 / len(members),
-            "ns_per_negative_lookup": negative * 1e9 / len(probes),
-            "ns_per_positive_lookup": positive * 1e9 / len(positives),
+            "rounds": len(builds),
+            "build_seconds_rounds": builds,
+            "ns_per_negative_lookup_rounds": negatives,
+            "ns_per_positive_lookup_rounds": positive_scans,
             "false_positives": fp,
             "probes": len(probes),
             "false_negatives": len(positives) - found,

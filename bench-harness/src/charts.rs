@@ -265,7 +265,7 @@ pub fn lookup_by_mix(records: &[Record]) -> Vec<Chart> {
                     r.variant.clone(),
                     mixes
                         .iter()
-                        .map(|m| r.ns_per_lookup.get(&m.to_string()).copied())
+                        .map(|m| r.ns_per_lookup.get(&m.to_string()).cloned())
                         .collect(),
                 )
             })
@@ -299,7 +299,7 @@ pub fn build_cost(records: &[Record]) -> Option<Chart> {
                     matrix
                         .iter()
                         .find(|r| r.variant == v && r.target_fpr == t)
-                        .and_then(|r| r.ns_per_insert)
+                        .and_then(|r| r.ns_per_insert.clone())
                 })
                 .collect();
             (v, vals)
@@ -439,7 +439,7 @@ pub fn parallel(records: &[Record]) -> Option<Chart> {
                 .map(|v| {
                     rows.iter()
                         .find(|r| &r.variant == v && r.threads == Some(t))
-                        .and_then(|r| r.ns_per_lookup.get(Mix::Half.key()).copied())
+                        .and_then(|r| r.ns_per_lookup.get(Mix::Half.key()).cloned())
                 })
                 .collect();
             (format!("{t} thread{}", if t == 1 { "" } else { "s" }), vals)
@@ -463,6 +463,7 @@ mod tests {
             min: ns - 1.0,
             max: ns + 2.0,
             rounds: 5,
+            samples: Vec::new(),
         };
         Record {
             scenario,
@@ -476,8 +477,12 @@ mod tests {
             fpr_ci_high: t * 1.1,
             bytes: 1200,
             bits_per_key: 9.6,
-            ns_per_insert: Some(s),
-            ns_per_lookup: BTreeMap::from([("0".into(), s), ("50".into(), s), ("100".into(), s)]),
+            ns_per_insert: Some(s.clone()),
+            ns_per_lookup: BTreeMap::from([
+                ("0".into(), s.clone()),
+                ("50".into(), s.clone()),
+                ("100".into(), s),
+            ]),
             threads: Some(1),
             step: Some(1),
             ..Record::default()

@@ -20,32 +20,24 @@ pub enum Article {
     UniqueUsers,
 }
 
-/// What the run says about a claim.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The measured value meets the stated threshold.
-    Holds,
-    /// It does not.
-    Fails,
-    /// The run has no figure to test it with.
-    NotMeasured,
+pub use crate::judge::Verdict;
+
+/// A claim tested on one figure: met or not met (a point, no interval).
+fn of(holds: bool) -> Verdict {
+    if holds {
+        Verdict::Met
+    } else {
+        Verdict::NotMet
+    }
 }
 
-impl Verdict {
-    fn of(holds: bool) -> Self {
-        if holds {
-            Verdict::Holds
-        } else {
-            Verdict::Fails
-        }
-    }
-
-    fn text(self) -> &'static str {
-        match self {
-            Verdict::Holds => "yes",
-            Verdict::Fails => "**no**",
-            Verdict::NotMeasured => "not measured in this run",
-        }
+/// A verdict's word in the README's claims table.
+fn text(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Met => "yes",
+        Verdict::NotMet => "**no**",
+        Verdict::Undecided => "undecided",
+        Verdict::NotMeasured => "not measured in this run",
     }
 }
 
@@ -141,7 +133,7 @@ fn sizes() -> Vec<Claim> {
                 mb(bytes),
                 mb(m1.div_ceil(8) as f64)
             ),
-            verdict: Verdict::of(close(bytes, claimed_mb * 1e6)),
+            verdict: of(close(bytes, claimed_mb * 1e6)),
         });
     }
     let m = bits(EMAILS, 0.01);
@@ -161,7 +153,7 @@ fn sizes() -> Vec<Claim> {
                 math::optimal_hashes(m, EMAILS)
             ))
         ),
-        verdict: Verdict::of(k_trunc == 7),
+        verdict: of(k_trunc == 7),
     });
     out
 }
@@ -178,7 +170,7 @@ fn fp_on_100k() -> Claim {
         claim: "FP 0.97% on 100K new e-mails",
         test: format!("970 of 100,000 within {SIGMAS} binomial sigmas of the article's filter (m = {m}, k = {k}) at 10M"),
         found: format!("that filter's rate is {}: 970 is {score:+.1} sigmas from the expected {:.0}", pct(q), q * 1e5),
-        verdict: Verdict::of(score.abs() <= SIGMAS),
+        verdict: of(score.abs() <= SIGMAS),
     }
 }
 
@@ -199,7 +191,7 @@ fn memory_ratios(r: &[Record]) -> Vec<Claim> {
                     mb(c.bytes as f64),
                     c.n
                 ),
-                Verdict::of(close(ratio, 4.0)),
+                of(close(ratio, 4.0)),
             )
         }
         _ => ("no matrix at 1%".into(), Verdict::NotMeasured),
@@ -218,7 +210,7 @@ fn memory_ratios(r: &[Record]) -> Vec<Claim> {
                     pct(q.empirical_fpr),
                     pct(c.empirical_fpr)
                 ),
-                Verdict::of(ratio <= 1.0 + SIZE_TOLERANCE * 2.5),
+                of(ratio <= 1.0 + SIZE_TOLERANCE * 2.5),
             )
         }
         (Some(_), None) => (
@@ -267,7 +259,7 @@ fn scalable(r: &[Record]) -> Claim {
                 s.probes,
                 pct(c.empirical_fpr)
             ),
-            Verdict::of(not_above(s.false_positives, s.probes, s.target_fpr)),
+            of(not_above(s.false_positives, s.probes, s.target_fpr)),
         ),
         _ => ("no growth records".into(), Verdict::NotMeasured),
     };
@@ -291,7 +283,7 @@ fn python(peers: &[PeerRecord]) -> Vec<Claim> {
                 "python3 with mmh3 and bitarray was not available".into(),
                 Verdict::NotMeasured,
             ),
-            |(f, ok)| (f, Verdict::of(ok)),
+            |(f, ok)| (f, of(ok)),
         );
         Claim {
             article: Article::SignUps,
@@ -346,7 +338,7 @@ fn users(r: &[Record]) -> Vec<Claim> {
         claim: "for 1M users at 1%: m = 9,585,059 bits (~1.2 MB), k = 7",
         test: "the formulas give exactly these m and k".into(),
         found: format!("m = {m} bits = {}, k = {k}", mb(m.div_ceil(8) as f64)),
-        verdict: Verdict::of(m == 9_585_059 && k == 7),
+        verdict: of(m == 9_585_059 && k == 7),
     }];
     let rows: Vec<&Record> = r.iter().filter(|x| x.scenario == Scenario::Users).collect();
     let design = rows.iter().find(|x| x.n == x.capacity);
@@ -367,7 +359,7 @@ fn users(r: &[Record]) -> Vec<Claim> {
                     d.probes,
                     d.n
                 ),
-                Verdict::of(score <= SIGMAS),
+                of(score <= SIGMAS),
             )
         }
         None => ("no users records".into(), Verdict::NotMeasured),
@@ -406,7 +398,7 @@ fn users(r: &[Record]) -> Vec<Claim> {
         verdict: if rows.is_empty() {
             Verdict::NotMeasured
         } else {
-            Verdict::of(past.is_none())
+            of(past.is_none())
         },
     });
     out
@@ -427,7 +419,7 @@ pub fn table(claims: &[Claim]) -> String {
             Article::SignUps => "sign-ups",
             Article::UniqueUsers => "unique users",
         };
-        t.row([article, c.claim, &c.test, &c.found, c.verdict.text()]);
+        t.row([article, c.claim, &c.test, &c.found, text(c.verdict)]);
     }
     t.render()
 }
@@ -462,12 +454,12 @@ mod tests {
         let c = claims(&Results::default());
         assert_eq!(
             verdict(&c, "10M e-mails at 1%"),
-            Verdict::Fails,
+            Verdict::NotMet,
             "11.98 MB is not 1.20 MB"
         );
-        assert_eq!(verdict(&c, "k = 7"), Verdict::Fails, "int() gives 6");
-        assert_eq!(verdict(&c, "FP 0.97%"), Verdict::Holds);
-        assert_eq!(verdict(&c, "for 1M users"), Verdict::Holds);
+        assert_eq!(verdict(&c, "k = 7"), Verdict::NotMet, "int() gives 6");
+        assert_eq!(verdict(&c, "FP 0.97%"), Verdict::Met);
+        assert_eq!(verdict(&c, "for 1M users"), Verdict::Met);
         assert_eq!(
             verdict(&c, "the Python filter answers"),
             Verdict::NotMeasured
@@ -482,10 +474,13 @@ mod tests {
             ..Results::default()
         };
         let c = claims(&r);
-        assert_eq!(verdict(&c, "the filter \"rejects"), Verdict::Holds);
-        assert_eq!(verdict(&c, "… and keeps"), Verdict::Fails);
+        assert_eq!(verdict(&c, "the filter \"rejects"), Verdict::Met);
+        assert_eq!(verdict(&c, "… and keeps"), Verdict::NotMet);
         r.records[0] = users_row(USERS, 11_000); // 10 sigmas above 1%
-        assert_eq!(verdict(&claims(&r), "the filter \"rejects"), Verdict::Fails);
+        assert_eq!(
+            verdict(&claims(&r), "the filter \"rejects"),
+            Verdict::NotMet
+        );
     }
 
     fn matrix_row(kind: Kind, bits_per_key: f64, fp: u64) -> Record {
@@ -511,7 +506,7 @@ mod tests {
             ],
             ..Results::default()
         };
-        assert_eq!(verdict(&claims(&r), "a cuckoo"), Verdict::Fails);
+        assert_eq!(verdict(&claims(&r), "a cuckoo"), Verdict::NotMet);
         assert_eq!(bits_over_bound(9.6, 0, 0), None);
         let zero = bits_over_bound(9.6, 0, 1_000_000).unwrap();
         assert!(zero > 0.4 && zero < 0.6, "{zero}");
@@ -536,16 +531,16 @@ mod tests {
             ],
             ..Results::default()
         };
-        assert_eq!(verdict(&claims(&r), "a scalable"), Verdict::Holds);
+        assert_eq!(verdict(&claims(&r), "a scalable"), Verdict::Met);
         // 5 sigmas above 1% on 1M probes, with a stored interval whose low end says 0: the old
         // test read that stored figure (`fpr_ci_low <= target`) and held.
         r.records[0] = growth_row(Kind::Scalable, 10_500);
         r.records[0].fpr_ci_low = 0.0;
-        assert_eq!(verdict(&claims(&r), "a scalable"), Verdict::Fails);
+        assert_eq!(verdict(&claims(&r), "a scalable"), Verdict::NotMet);
         r.records[0].probes = 0;
         assert_eq!(
             verdict(&claims(&r), "a scalable"),
-            Verdict::Fails,
+            Verdict::NotMet,
             "no probes"
         );
     }

@@ -10,6 +10,7 @@ pub mod claims;
 pub mod course;
 pub mod dataset;
 pub mod filters;
+pub mod judge;
 pub mod keyfile;
 pub mod measure;
 pub mod plan;

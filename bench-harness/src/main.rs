@@ -48,7 +48,8 @@ struct Cli {
     #[arg(long)]
     large: bool,
     /// Run only the size sweep (with --large: the 10^8-key check of batched against one-at-a-time
-    /// lookups); writes to reports/large unless --out says otherwise.
+    /// lookups); writes to target/large-reports unless --out says otherwise (nothing under
+    /// reports/ comes from it: a 10^8-key run is not part of the committed evidence).
     #[arg(long)]
     sweep_only: bool,
     /// Insert the keys of this file instead of the synthetic e-mails: UTF-8 text, one key per
@@ -60,8 +61,9 @@ struct Cli {
     /// of synthetic e-mails.
     #[arg(long, value_name = "FILE", requires = "keys")]
     probes: Option<PathBuf>,
-    /// Where to write the reports. Default: reports/ for the full synthetic run, reports/large
-    /// for --sweep-only, and target/quick-reports or target/custom-reports for --quick and
+    /// Where to write the reports. Default: reports/ for the full synthetic run,
+    /// target/large-reports for --sweep-only, and target/quick-reports or
+    /// target/custom-reports for --quick and
     /// --keys runs, so that they never overwrite the committed reports.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -159,6 +161,7 @@ fn main() -> Result<()> {
                 new_share,
                 events,
                 users,
+                machine: Machine::detect(command_line.clone()),
                 ..SysConfig::full(repo_root())
             },
             out,
@@ -238,6 +241,13 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>, min_probes: u
         ..Floors::default()
     };
     let mut problems = bench_harness::check::check(&results, floors, &against);
+    // Every other report file next to results.json, from its JSON; no Markdown left unchecked.
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let files = bench_harness::check::reports::check_dir(dir, &results);
+    for notice in &files.notices {
+        println!("{}: {notice}", dir.display());
+    }
+    problems.extend(files.problems);
     if root.is_some() {
         problems.extend(bench_harness::check::commit_is_current(&results, |args| {
             std::process::Command::new("git")
@@ -256,14 +266,15 @@ fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>, min_probes: u
         bail!("{}: {} problems", file.display(), problems.len());
     }
     println!(
-        "{}: {} records and {} contenders pass every check (counts, timings, probes, theory, false negatives, peers, dataset{}, tables)",
+        "{}: {} records and {} contenders pass every check (counts, timings, probes, theory, false negatives, peers, dataset{}, tables); {} Markdown files accounted for (see any notice above)",
         file.display(),
         results.records.len(),
         results.peers.len(),
         match &manifest {
             Some(m) if bench_harness::check::manifest_covers(&results, m) => " against the manifest",
             _ => " (not covered by the manifest)",
-        }
+        },
+        files.covered.len()
     );
     Ok(())
 }
@@ -392,7 +403,7 @@ fn out_dir(cli: &Cli) -> PathBuf {
         Some(out) => out.clone(),
         None if cli.keys.is_some() => PathBuf::from("target/custom-reports"),
         None if cli.quick => PathBuf::from("target/quick-reports"),
-        None if cli.sweep_only => PathBuf::from("reports/large"),
+        None if cli.sweep_only => PathBuf::from("target/large-reports"),
         None => PathBuf::from("reports"),
     }
 }
@@ -452,7 +463,10 @@ mod tests {
             out_dir(&cli(&["--keys", "k.txt", "--quick"])),
             Path::new("target/custom-reports")
         );
-        assert_eq!(out_dir(&cli(&["--sweep-only"])), Path::new("reports/large"));
+        assert_eq!(
+            out_dir(&cli(&["--sweep-only"])),
+            Path::new("target/large-reports")
+        );
         assert_eq!(out_dir(&cli(&["--quick", "--out", "x"])), Path::new("x"));
         for args in [&["--quick"][..], &["--keys", "k"], &["--sweep-only"]] {
             assert!(!plan(&cli(args)).is_committed_run(), "{args:?}");

@@ -65,7 +65,7 @@ impl Mix {
 
 /// A timing taken in several rounds: its median, and the lowest and highest round, so that
 /// every table and plot can show how much the figure moved within the run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     /// Median over the rounds.
     pub median: f64,
@@ -75,17 +75,23 @@ pub struct Spread {
     pub max: f64,
     /// Rounds behind the figure (1: a single sample, min = max = median).
     pub rounds: usize,
+    /// Every round's figure, in the order the rounds ran (so that two figures timed in the
+    /// same interleaved rounds can be paired: [`crate::judge::ratio_interval`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<f64>,
 }
 
 impl Spread {
     /// The spread of `samples` (reordered); `NaN`s everywhere, 0 rounds, for none.
     pub fn of(samples: &mut [f64]) -> Self {
+        let in_order = samples.to_vec();
         let median = median(samples);
         Self {
             median,
             min: samples.first().copied().unwrap_or(f64::NAN),
             max: samples.last().copied().unwrap_or(f64::NAN),
             rounds: samples.len(),
+            samples: in_order,
         }
     }
 
@@ -96,28 +102,30 @@ impl Spread {
             min: v,
             max: v,
             rounds: 1,
+            samples: vec![v],
         }
     }
 
     /// Every figure multiplied by `k` (a unit change: seconds to ns per key, ...).
     #[must_use]
-    pub fn scaled(self, k: f64) -> Self {
+    pub fn scaled(&self, k: f64) -> Self {
         Self {
             median: self.median * k,
             min: self.min * k,
             max: self.max * k,
             rounds: self.rounds,
+            samples: self.samples.iter().map(|v| v * k).collect(),
         }
     }
 
     /// `(min, max)`, as a chart's error bar.
-    pub fn range(self) -> (f64, f64) {
+    pub fn range(&self) -> (f64, f64) {
         (self.min, self.max)
     }
 
     /// Whether every figure is finite, 0 < min ≤ median ≤ max, and at least one round was
     /// taken (nothing measurable takes no time: 0 is a clock that was not read).
-    pub fn is_sound(self) -> bool {
+    pub fn is_sound(&self) -> bool {
         self.rounds > 0
             && self.min > 0.0
             && [self.median, self.min, self.max]
@@ -411,9 +419,20 @@ mod tests {
         let empty = Spread::of(&mut []);
         assert!(!empty.is_sound() && empty.rounds == 0);
         assert_eq!(format!("{}", Spread::default()), "–");
-        assert!(!Spread { min: 5.0, ..s }.is_sound(), "min above the median");
         assert!(
-            !Spread { min: 0.0, ..s }.is_sound(),
+            !Spread {
+                min: 5.0,
+                ..s.clone()
+            }
+            .is_sound(),
+            "min above the median"
+        );
+        assert!(
+            !Spread {
+                min: 0.0,
+                ..s.clone()
+            }
+            .is_sound(),
             "0 ns is no measurement"
         );
         assert!(!Spread::single(0.0).is_sound());

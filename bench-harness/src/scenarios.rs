@@ -118,7 +118,7 @@ fn by_mix(mixes: &[Mix], spreads: &[Spread]) -> BTreeMap<String, Spread> {
     mixes
         .iter()
         .map(|m| m.key().to_string())
-        .zip(spreads.iter().copied())
+        .zip(spreads.iter().cloned())
         .collect()
 }
 
@@ -375,7 +375,7 @@ pub fn parallel(ctx: &Ctx<'_>, filters: &[&AnyFilter], base: &[Record]) -> Resul
     for (i, base) in base.iter().enumerate() {
         let single = Spread::of(&mut t1[i]);
         let multi = Spread::of(&mut tn[i]);
-        for (th, ns) in [(1, single), (threads, multi)] {
+        for (th, ns) in [(1, single.clone()), (threads, multi)] {
             out.push(Record {
                 scenario: Scenario::Parallel,
                 variant: base.variant.clone(),

@@ -63,7 +63,9 @@ impl Stage for Comparison {
         let parallel_builds = versus::parallel_builds(ctx, n, 0.01, plan.build_rounds)?;
         eprintln!("   the articles' Python code");
         let dir = Path::new("target/python-keys");
-        if let Some(py) = versus::python(ctx, n, 0.01, plan.python_queries, dir)? {
+        if let Some(py) =
+            versus::python(ctx, n, 0.01, (plan.python_queries, plan.peer_rounds), dir)?
+        {
             peers.push(py);
         }
         let threads = std::thread::available_parallelism().map_or(1, usize::from);

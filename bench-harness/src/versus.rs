@@ -45,7 +45,7 @@ pub struct PeerRecord {
     /// Requested false-positive rate.
     pub target_fpr: f64,
     /// Build seconds, one thread, key bytes in, construction and allocation included, over the
-    /// interleaved build rounds (Python: one sample).
+    /// interleaved build rounds (Python: the script's own rounds).
     pub build_seconds: Spread,
     /// Build through a batch API where the contender has one.
     pub build_seconds_batched: Option<Spread>,
@@ -154,8 +154,11 @@ fn our_records(ours: &[&AnyFilter], base: &[Record], n: usize, p: f64) -> Result
             quirks: r.params.clone(),
             n: n as u64,
             target_fpr: p,
-            build_seconds: r.build_seconds.unwrap_or_default(),
-            build_seconds_batched: r.ns_per_insert_batched.map(|ns| ns.scaled(n as f64 / 1e9)),
+            build_seconds: r.build_seconds.clone().unwrap_or_default(),
+            build_seconds_batched: r
+                .ns_per_insert_batched
+                .as_ref()
+                .map(|ns| ns.scaled(n as f64 / 1e9)),
             empirical_fpr: r.empirical_fpr,
             probes: r.probes,
             false_negatives: r.false_negatives,
@@ -186,7 +189,7 @@ fn peer_record(ctx: &Ctx<'_>, b: &BuiltPeer, n: usize, p: f64) -> PeerRecord {
         quirks: kind.quirks().into(),
         n: n as u64,
         target_fpr: p,
-        build_seconds: b.seconds,
+        build_seconds: b.seconds.clone(),
         empirical_fpr: fp as f64 / probes as f64,
         probes: probes as u64,
         // A refused insert is not a false negative; count only keys the peer accepted.
@@ -411,14 +414,17 @@ fn python_packages() -> Result<Option<String>, String> {
     Ok((!dir.is_empty()).then_some(dir))
 }
 
-/// Runs the first article's Python code on the same keys, if python3 with mmh3 and bitarray is
-/// there or can be installed through `scripts/python-peers.sh`. Returns `Ok(None)` (after
-/// printing why) when it is not.
+/// The fewest rounds the articles' Python code is run for, whatever the plan says.
+pub const PYTHON_ROUNDS: usize = 5;
+
+/// Runs the first article's Python code on the same keys, `rounds` times (at least
+/// [`PYTHON_ROUNDS`]), if python3 with mmh3 and bitarray is there or can be installed through
+/// `scripts/python-peers.sh`. Returns `Ok(None)` (after printing why) when it is not.
 pub fn python(
     ctx: &Ctx<'_>,
     n: usize,
     p: f64,
-    queries: usize,
+    (queries, rounds): (usize, usize),
     dir: &Path,
 ) -> Result<Option<PeerRecord>> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/articles_bloom.py");
@@ -448,6 +454,7 @@ pub fn python(
         .arg(n.to_string())
         .arg(p.to_string())
         .arg(queries.to_string())
+        .arg(rounds.max(PYTHON_ROUNDS).to_string())
         .output()
         .context("running python3")?;
     ensure!(
@@ -463,9 +470,6 @@ pub fn python(
         "k",
         "n",
         "probes",
-        "build_seconds",
-        "ns_per_negative_lookup",
-        "ns_per_positive_lookup",
         "false_positives",
         "false_negatives",
         "bytes",
@@ -476,6 +480,17 @@ pub fn python(
         );
     }
     let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    let rounds_of = |k: &str| -> Result<Spread> {
+        let mut xs: Vec<f64> = v[k]
+            .as_array()
+            .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+            .unwrap_or_default();
+        ensure!(
+            xs.len() >= PYTHON_ROUNDS && xs.iter().all(|x| x.is_finite()),
+            "the Python output has no {PYTHON_ROUNDS} finite rounds of {k:?}: {v}"
+        );
+        Ok(Spread::of(&mut xs))
+    };
     Ok(Some(PeerRecord {
         name: "articles' Python".into(),
         side: Side::Python,
@@ -488,10 +503,10 @@ pub fn python(
         ),
         n: f("n") as u64,
         target_fpr: p,
-        // One run of the script: single samples, stated as such (rounds = 1).
-        build_seconds: Spread::single(f("build_seconds")),
-        ns_negative: Spread::single(f("ns_per_negative_lookup")),
-        ns_positive: Spread::single(f("ns_per_positive_lookup")),
+        // Rounds of the script's own loop (a fresh filter each), in round order.
+        build_seconds: rounds_of("build_seconds_rounds")?,
+        ns_negative: rounds_of("ns_per_negative_lookup_rounds")?,
+        ns_positive: rounds_of("ns_per_positive_lookup_rounds")?,
         empirical_fpr: f("false_positives") / f("probes"),
         probes: f("probes") as u64,
         false_negatives: f("false_negatives") as u64,

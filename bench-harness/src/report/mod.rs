@@ -196,7 +196,7 @@ fn matrix_tables(s: &mut String, r: &[Record], matrix: &[&Record]) {
         );
         let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---|---:|:-:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for x in matrix.iter().filter(|x| x.target_fpr == t) {
-            let l = |k: &str| ns(x.ns_per_lookup.get(k).copied());
+            let l = |k: &str| ns(x.ns_per_lookup.get(k).cloned());
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {:.2} | {:+.0}% | {} | {} | {} | [{}, {}] | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -214,7 +214,7 @@ fn matrix_tables(s: &mut String, r: &[Record], matrix: &[&Record]) {
                 x.measured_over_theory,
                 if x.theory_in_ci { "yes" } else { "**no**" },
                 x.false_negatives,
-                ns(x.ns_per_insert),
+                ns(x.ns_per_insert.clone()),
                 l(Mix::None.key()),
                 l(Mix::Quarter.key()),
                 l(Mix::Half.key()),
@@ -323,7 +323,7 @@ pub fn readme_block(results: &Results) -> String {
             mb(r.bytes),
             r.bits_per_key,
             pct(r.empirical_fpr),
-            ns(r.ns_per_lookup.get(Mix::Half.key()).copied())
+            ns(r.ns_per_lookup.get(Mix::Half.key()).cloned())
         );
     }
     let _ = write!(block, "{END}");

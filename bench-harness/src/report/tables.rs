@@ -20,16 +20,16 @@ pub(super) fn batched_table(s: &mut String, matrix: &[&Record]) {
     );
     let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for x in matrix {
-        let one = |k: &str| x.ns_per_lookup.get(k).copied();
-        let bat = |k: &str| x.ns_per_lookup_batched.get(k).copied();
+        let one = |k: &str| x.ns_per_lookup.get(k).cloned();
+        let bat = |k: &str| x.ns_per_lookup_batched.get(k).cloned();
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             x.variant,
             pct(x.target_fpr),
-            ns(x.ns_per_insert),
-            ns(x.ns_per_insert_batched),
-            ratio(x.ns_per_insert, x.ns_per_insert_batched),
+            ns(x.ns_per_insert.clone()),
+            ns(x.ns_per_insert_batched.clone()),
+            ratio(x.ns_per_insert.clone(), x.ns_per_insert_batched.clone()),
             ns(one(Mix::None.key())),
             ns(bat(Mix::None.key())),
             ratio(one(Mix::None.key()), bat(Mix::None.key())),
@@ -82,11 +82,12 @@ pub(super) fn peer_table(s: &mut String, results: &Results) {
             r.source,
             r.build_seconds,
             r.build_seconds_batched
+                .as_ref()
                 .map_or_else(|| "–".into(), |v| format!("{v:.3}")),
             r.ns_negative,
             r.ns_positive,
-            ns(r.ns_negative_batched),
-            ns(r.ns_positive_batched),
+            ns(r.ns_negative_batched.clone()),
+            ns(r.ns_positive_batched.clone()),
             pct(r.empirical_fpr),
             mb(r.bytes),
             r.bits_per_key,
@@ -139,12 +140,15 @@ pub(super) fn huge_pages_table(s: &mut String, results: &Results) {
                 mb(h.bytes),
                 h.ns_negative_huge,
                 h.ns_negative_small,
-                ratio(Some(h.ns_negative_small), Some(h.ns_negative_huge)),
+                ratio(
+                    Some(h.ns_negative_small.clone()),
+                    Some(h.ns_negative_huge.clone())
+                ),
                 h.ns_negative_batched_huge,
                 h.ns_negative_batched_small,
                 ratio(
-                    Some(h.ns_negative_batched_small),
-                    Some(h.ns_negative_batched_huge)
+                    Some(h.ns_negative_batched_small.clone()),
+                    Some(h.ns_negative_batched_huge.clone())
                 ),
                 coverage(h.coverage_huge),
                 coverage(h.coverage_small)
@@ -154,66 +158,73 @@ pub(super) fn huge_pages_table(s: &mut String, results: &Results) {
     }
 }
 
-/// The targets: numerator, denominator, ratio, bound, and whether the conditions were alike.
+/// The targets: numerator, denominator, ratio with its interval, bound, verdict, and the
+/// conditions each side ran under.
 pub(super) fn targets_table(s: &mut String, results: &Results) {
-    if !results.ratios.is_empty() {
-        let alike: Vec<_> = results
-            .ratios
-            .iter()
-            .filter(|r| r.same_conditions)
-            .collect();
-        let met = alike.iter().filter(|r| r.meets()).count();
-        let unmeasured = results.ratios.iter().filter(|r| !r.measured()).count();
-        let _ = writeln!(
-            s,
-            "### Targets, as ratios measured in this run ({met} of {} met under the same conditions)\n",
-            alike.len()
-        );
-        let _ = writeln!(
-            s,
-            "Ratio = numerator / denominator (medians). \"Same conditions?\" is computed: same API \
-             mode (batched or one at a time) and achieved FP rates within {}× of each other. \
-             Only the {} rows under the same conditions are counted above; the other {} ({unmeasured} \
-             of them not measured in this run) are shown apart below, with what differs.\n",
-            crate::targets::FP_TOLERANCE,
-            alike.len(),
-            results.ratios.len() - alike.len()
-        );
-        let (unlike, header) = (
-            results.ratios.iter().filter(|r| !r.same_conditions),
-            "| comparison | numerator | value | denominator | value | ratio | target | met | same conditions? |\n|---|---|---:|---|---:|---:|---|:-:|---|",
-        );
-        let _ = writeln!(s, "{header}");
-        for r in &alike {
-            let _ = writeln!(s, "{}", ratio_line(r));
-        }
-        let _ = writeln!(
-            s,
-            "\nUnder unlike conditions or not measured (not counted):\n\n{header}"
-        );
-        for r in unlike {
-            let _ = writeln!(s, "{}", ratio_line(r));
-        }
-        s.push('\n');
+    use crate::targets::{Role, Verdict};
+    if results.ratios.is_empty() {
+        return;
     }
+    let counted = |r: &&crate::targets::Ratio| r.role == Role::Target && r.same_conditions;
+    let alike: Vec<_> = results.ratios.iter().filter(counted).collect();
+    let count = |v: Verdict| alike.iter().filter(|r| r.verdict == v).count();
+    let _ = writeln!(
+        s,
+        "### Targets, as ratios measured in this run ({} met, {} not met, {} undecided of {} under the same conditions)\n",
+        count(Verdict::Met),
+        count(Verdict::NotMet),
+        count(Verdict::Undecided),
+        alike.len()
+    );
+    let _ = writeln!(
+        s,
+        "Ratio = numerator / denominator (medians of interleaved rounds); the interval is a 95% \
+         bootstrap over the rounds (paired when both sides ran in the same rounds, seed fixed). \
+         Met: the whole interval satisfies the bound; not met: none of it does; otherwise \
+         undecided. \"Same conditions?\" is computed from the conditions recorded for each side: \
+         API mode, achieved FP rates within {}× both ways, hash function, threads, memory (huge \
+         pages, and bytes where a target bounds them) and what the timer includes; each \
+         difference is listed. Only the targets under the same conditions are counted above.\n",
+        crate::targets::FP_TOLERANCE,
+    );
+    let header = "| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |\n|---|---|---:|---|---:|---:|---|---|:-:|---|";
+    let _ = writeln!(s, "{header}");
+    for r in &alike {
+        let _ = writeln!(s, "{}", ratio_line(r));
+    }
+    type Keep = fn(&crate::targets::Ratio) -> bool;
+    let sections: [(&str, Keep); 2] = [
+        (
+            "Targets under unlike conditions or not measured (not counted)",
+            |r| r.role == Role::Target && !r.same_conditions,
+        ),
+        ("For information: unlike structures (not targets)", |r| {
+            r.role == Role::Information
+        }),
+    ];
+    for (title, keep) in sections {
+        let _ = writeln!(s, "\n{title}:\n\n{header}");
+        for r in results.ratios.iter().filter(|r| keep(r)) {
+            let _ = writeln!(s, "{}", ratio_line(r));
+        }
+    }
+    s.push('\n');
 }
 
-/// One row of the targets table; `met` recomputed from the two values and the bound.
+/// One row of the targets table.
 fn ratio_line(r: &crate::targets::Ratio) -> String {
     format!(
-        "| {} | {} | {:.4} | {} | {:.4} | {:.3} | {} | {} | {} |",
+        "| {} | {} | {:.4} | {} | {:.4} | {:.3} | {} | {} | {} | {} |",
         r.what,
         r.numerator,
         r.numerator_value,
         r.denominator,
         r.denominator_value,
         r.ratio,
+        r.interval
+            .map_or_else(|| "–".into(), |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
         r.bound.text(),
-        match (r.measured(), r.meets()) {
-            (false, _) => "not measured",
-            (true, true) => "yes",
-            (true, false) => "**no**",
-        },
+        r.verdict.word(),
         if r.same_conditions {
             "yes".to_string()
         } else {
@@ -301,12 +312,12 @@ pub(super) fn sweep_table(s: &mut String, r: &[Record]) {
         let _ = writeln!(s, "## Size sweep (target 1%)\n");
         let _ = writeln!(s, "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for x in &sweep {
-            let l = |k: &str| ns(x.ns_per_lookup.get(k).copied());
-            let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).copied());
+            let l = |k: &str| ns(x.ns_per_lookup.get(k).cloned());
+            let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).cloned());
             let up = |k: &str| {
                 ratio(
-                    x.ns_per_lookup.get(k).copied(),
-                    x.ns_per_lookup_batched.get(k).copied(),
+                    x.ns_per_lookup.get(k).cloned(),
+                    x.ns_per_lookup_batched.get(k).cloned(),
                 )
             };
             let _ = writeln!(
@@ -347,7 +358,7 @@ pub(super) fn parallel_table(s: &mut String, r: &[Record]) {
                 s,
                 "| {} | {threads} | {} | {speedup:.2}×{flag} |",
                 x.variant,
-                ns(x.ns_per_lookup.get(Mix::Half.key()).copied()),
+                ns(x.ns_per_lookup.get(Mix::Half.key()).cloned()),
             );
         }
         s.push('\n');

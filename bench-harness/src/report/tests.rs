@@ -12,6 +12,7 @@ fn spread(m: f64) -> Spread {
         min: m - 2.0,
         max: m + 4.0,
         rounds: 5,
+        samples: Vec::new(),
     }
 }
 
@@ -82,14 +83,23 @@ fn fixture() -> Results {
             what: "classic vs fastbloom+foldhash: ns per negative lookup, batched".into(),
             numerator: "classic: ns per negative lookup, batched".into(),
             numerator_value: 20.0,
+            numerator_samples: vec![20.0, 19.0, 21.0],
             denominator: "fastbloom+foldhash: ns per negative lookup".into(),
             denominator_value: 25.0,
-            ratio: 0.8,
+            denominator_samples: vec![25.0, 24.0, 26.0],
             bound: crate::targets::Bound::AtMost(0.7),
-            met: false,
-            same_conditions: false,
-            differences: "batched vs one at a time".into(),
-        }],
+            numerator_conditions: crate::targets::Conditions {
+                api: crate::targets::conditions::Api::Batched,
+                achieved_fpr: Some(0.01),
+                ..crate::targets::Conditions::default()
+            },
+            denominator_conditions: crate::targets::Conditions {
+                achieved_fpr: Some(0.01),
+                ..crate::targets::Conditions::default()
+            },
+            ..Ratio::default()
+        }
+        .recomputed()],
         ..Results::default()
     }
 }
@@ -113,33 +123,46 @@ fn matrix_rows_carry_their_spread_and_both_overheads() {
 #[test]
 fn the_targets_table_names_numerator_and_denominator_and_flags_unlike_conditions() {
     let text = render_readme(&fixture());
-    assert!(text.contains("| comparison | numerator | value | denominator | value | ratio | target | met | same conditions? |"));
+    assert!(text.contains("| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |"));
     assert!(
-        text.contains("| **no** | no: batched vs one at a time |"),
+        text.contains("| not met | no: batched vs one at a time |"),
         "{text}"
     );
     assert!(
-        text.contains("(0 of 0 met under the same conditions)"),
+        text.contains("(0 met, 0 not met, 0 undecided of 0 under the same conditions)"),
         "{text}"
     );
-    // The count is over same-condition rows only, and `met` is recomputed, not read.
+    // The count is over same-condition targets only, by their three-way verdicts.
     let mut r = fixture();
     let mut alike = r.ratios[0].clone();
-    (alike.numerator_value, alike.ratio, alike.met) = (10.0, 0.4, false);
-    alike.same_conditions = true;
+    alike.numerator_conditions = alike.denominator_conditions.clone();
+    alike.numerator_samples = vec![10.0, 9.0, 11.0];
+    alike.numerator_value = 10.0;
+    let alike = alike.recomputed();
+    let mut straddles = alike.clone();
+    straddles.numerator_samples = vec![15.0, 19.5, 17.5];
+    straddles.numerator_value = 17.5;
+    let straddles = straddles.recomputed();
+    let mut info = alike.clone();
+    info.role = crate::targets::Role::Information;
     let mut missing = alike.clone();
-    (
-        missing.numerator_value,
-        missing.ratio,
-        missing.same_conditions,
-    ) = (f64::NAN, f64::NAN, false);
-    r.ratios.extend([alike, missing]);
+    missing.numerator_value = f64::NAN;
+    missing.numerator_samples.clear();
+    let missing = missing.recomputed();
+    r.ratios.extend([alike, straddles, info, missing]);
     let text = render_readme(&r);
     assert!(
-        text.contains("(1 of 1 met under the same conditions)"),
+        text.contains("(1 met, 0 not met, 1 undecided of 2 under the same conditions)"),
         "{text}"
     );
-    assert!(text.contains("| not measured |"), "{text}");
+    assert!(
+        text.contains("| not measured | no: not measured |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("For information: unlike structures"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -28,12 +28,12 @@ impl Threshold {
         }
     }
 
-    /// Whether `v` passes.
-    pub fn holds(self, v: f64) -> bool {
+    /// The harness's one [`Bound`].
+    pub fn bound(self) -> Bound {
         match self {
-            Self::Within { lo, hi } => lo <= v && v <= hi,
-            Self::AtMost(max) => v <= max,
-            Self::AtLeast(min) => v >= min,
+            Self::Within { lo, hi } => Bound::Between(lo, hi),
+            Self::AtMost(max) => Bound::AtMost(max),
+            Self::AtLeast(min) => Bound::AtLeast(min),
         }
     }
 
@@ -46,40 +46,55 @@ impl Threshold {
     }
 }
 
-/// A computed verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Verdict {
-    /// The measurement passes the threshold.
-    Holds,
-    /// It does not.
-    DoesNotHold,
-    /// Not measured in this run (a server was missing).
-    NotMeasured,
-}
+pub use crate::judge::{Bound, Verdict};
 
 /// One claim.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Claim {
     /// Which article (1: sign-up gate, 2: unique users) or `0` for this project's targets.
     pub article: u8,
     /// The claim as the article states it.
-    pub text: &'static str,
+    pub text: String,
     /// What is measured, with its unit.
-    pub measure: &'static str,
+    pub measure: String,
     /// The measured value (`None`: not measured).
     pub measured: Option<f64>,
     /// The threshold.
     pub threshold: Threshold,
+    /// The verdict as the run wrote it (`check` recomputes it with [`Claim::verdict`]).
+    #[serde(default)]
+    pub verdict: Verdict,
 }
 
 impl Claim {
-    /// The computed verdict.
+    /// The verdict computed from the measured value (one figure: a point interval; a
+    /// non-finite figure is never met).
     pub fn verdict(&self) -> Verdict {
         match self.measured {
             None => Verdict::NotMeasured,
-            Some(v) if v.is_finite() && self.threshold.holds(v) => Verdict::Holds,
-            Some(_) => Verdict::DoesNotHold,
+            Some(v) if !v.is_finite() => Verdict::NotMet,
+            Some(v) => Verdict::of(self.threshold.bound(), Some((v, v))),
         }
+    }
+
+    /// A claim with its verdict computed.
+    pub fn new(
+        article: u8,
+        text: &str,
+        measure: &str,
+        measured: Option<f64>,
+        threshold: Threshold,
+    ) -> Claim {
+        let mut c = Claim {
+            article,
+            text: text.into(),
+            measure: measure.into(),
+            measured,
+            threshold,
+            verdict: Verdict::NotMeasured,
+        };
+        c.verdict = c.verdict();
+        c
     }
 }
 
@@ -102,11 +117,7 @@ pub fn render(claims: &[Claim]) -> String {
     );
     for c in claims {
         let v = c.measured.map_or("—".into(), num);
-        let verdict = match c.verdict() {
-            Verdict::Holds => "holds",
-            Verdict::DoesNotHold => "does not hold",
-            Verdict::NotMeasured => "not measured",
-        };
+        let verdict = c.verdict.word();
         let who = match c.article {
             0 => "target".to_string(),
             a => format!("article {a}"),
@@ -126,36 +137,30 @@ mod tests {
     use super::*;
 
     fn claim(measured: Option<f64>, threshold: Threshold) -> Claim {
-        Claim {
-            article: 1,
-            text: "t",
-            measure: "m",
-            measured,
-            threshold,
-        }
+        Claim::new(1, "t", "m", measured, threshold)
     }
 
     #[test]
     fn verdicts_follow_the_threshold() {
         assert_eq!(
             claim(Some(8.0), Threshold::factor(8.2, 2.0)).verdict(),
-            Verdict::Holds
+            Verdict::Met
         );
         assert_eq!(
             claim(Some(0.05), Threshold::factor(8.2, 2.0)).verdict(),
-            Verdict::DoesNotHold
+            Verdict::NotMet
         );
         assert_eq!(
             claim(Some(0.02), Threshold::AtMost(0.01)).verdict(),
-            Verdict::DoesNotHold
+            Verdict::NotMet
         );
         assert_eq!(
             claim(Some(2e9), Threshold::AtLeast(1e9)).verdict(),
-            Verdict::Holds
+            Verdict::Met
         );
         assert_eq!(
             claim(Some(f64::NAN), Threshold::AtLeast(0.0)).verdict(),
-            Verdict::DoesNotHold
+            Verdict::NotMet
         );
         assert_eq!(
             claim(None, Threshold::AtMost(1.0)).verdict(),
@@ -169,7 +174,7 @@ mod tests {
             claim(Some(0.02), Threshold::AtMost(0.01)),
             claim(None, Threshold::AtMost(1.0)),
         ]);
-        assert!(t.contains("| 0.0200 | ≤ 0.0100 | does not hold |"), "{t}");
+        assert!(t.contains("| 0.0200 | ≤ 0.0100 | not met |"), "{t}");
         assert!(t.contains("not measured"), "{t}");
     }
 }

@@ -22,11 +22,18 @@ impl Stage for Systems {
 
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        let cfg = if run.plan.quick {
+        let mut cfg = if run.plan.quick {
             super::Config::quick(root)
         } else {
             super::Config::full(root)
         };
+        cfg.machine = run.results.machine.clone();
+        cfg.python_lookup_ns = run
+            .results
+            .peers
+            .iter()
+            .find(|p| p.side == crate::versus::Side::Python)
+            .map(|p| p.ns_negative.median);
         super::write(&super::run(&cfg)?, &run.plan.out)
     }
 }

@@ -19,14 +19,17 @@
 //! - tables: the README next to results.json is byte-identical to the one re-rendered from it
 //!   (and the root README's block, when given);
 //! - provenance (with the root README, i.e. for the committed reports/): the run recorded a
-//!   clean commit.
+//!   clean commit;
+//! - every other report file ([`reports`]): threads.md and systems.md re-rendered from their
+//!   JSON byte for byte, their verdicts recomputed, their commit the run's; and no Markdown file
+//!   under the reports directory that no JSON renders.
 
 use crate::dataset::Manifest;
 use crate::filters::Kind;
 use crate::measure::{Mix, Spread};
 use crate::record::{Record, Scenario};
 use crate::report::{self, Results};
-use filterlab::math;
+use crate::versus::Side;
 use filterlab_peers::PeerKind;
 
 /// Rows whose expected false-positive count is below this are not tested against theory: a
@@ -144,24 +147,38 @@ pub fn commit_is_current(
     Vec::new()
 }
 
-/// Each target's ratio and verdict recomputed from its two values and its typed bound.
+/// Each target's ratio, interval, verdict and conditions recomputed from its values, rounds,
+/// typed bound and recorded conditions.
 pub fn ratios(results: &Results) -> Vec<String> {
     let mut p = Vec::new();
     for r in &results.ratios {
-        let ratio = r.numerator_value / r.denominator_value;
-        if r.measured() && !same(ratio, r.ratio) {
+        let again = r.recomputed();
+        if r.measured() && !same(again.ratio, r.ratio) {
             p.push(format!(
-                "target {}: stored ratio {} but {} / {} = {ratio}",
-                r.what, r.ratio, r.numerator_value, r.denominator_value
+                "target {}: stored ratio {} but {} / {} = {}",
+                r.what, r.ratio, r.numerator_value, r.denominator_value, again.ratio
             ));
         }
-        if r.met != r.meets() {
+        if again.interval != r.interval {
             p.push(format!(
-                "target {}: stored met = {} but {ratio} against {} says {}",
+                "target {}: stored interval {:?} but its rounds give {:?}",
+                r.what, r.interval, again.interval
+            ));
+        }
+        if again.verdict != r.verdict {
+            p.push(format!(
+                "target {}: stored verdict {:?} but {:?} against {} says {:?}",
                 r.what,
-                r.met,
+                r.verdict,
+                again.interval,
                 r.bound.text(),
-                r.meets()
+                again.verdict
+            ));
+        }
+        if (again.same_conditions, &again.differences) != (r.same_conditions, &r.differences) {
+            p.push(format!(
+                "target {}: stored conditions {:?} ({:?}) but the recorded conditions give {:?} ({:?})",
+                r.what, r.same_conditions, r.differences, again.same_conditions, again.differences
             ));
         }
     }
@@ -327,136 +344,6 @@ pub fn probes(records: &[Record], floors: Floors) -> Vec<String> {
         .collect()
 }
 
-/// Which rows are tested against theory, and how.
-fn theory_role(r: &Record) -> Option<bool> {
-    match r.scenario {
-        // One filter each: independent samples, so the share outside the interval is counted.
-        Scenario::Matrix | Scenario::SizeSweep => Some(true),
-        // The same filter measured again and again with the same probes: each row is held to
-        // the per-row bound, but they are not independent, so they do not enter the share.
-        Scenario::Churn => Some(false),
-        // Up to the declared capacity as churn. Past it, how full this one table happens to
-        // be varies from filter to filter by more than the binomial spread of the probes (at
-        // 4x capacity about twice as much), so theory is not a per-row bound there.
-        Scenario::Growth | Scenario::Users if r.n <= r.capacity => Some(false),
-        _ => None,
-    }
-}
-
-/// Whether two computations of one figure agree (to rounding).
-fn same(a: f64, b: f64) -> bool {
-    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
-}
-
-/// The row's theory recomputed from its typed parameters with `filter_core::math`; a problem
-/// (and `None`) when there are none, they cannot hold the row's `n`, or the stored
-/// `theoretical_fpr` is not what they give.
-fn recomputed(r: &Record, id: &str, p: &mut Vec<String>) -> Option<f64> {
-    let Some(shape) = &r.shape else {
-        p.push(format!(
-            "{id}: no typed parameters (`shape`): theory not recomputable, so not checked"
-        ));
-        return None;
-    };
-    let Some(q) = shape.theory(r.n) else {
-        p.push(format!(
-            "{id}: parameters {shape:?} cannot hold n = {}: theory not recomputable",
-            r.n
-        ));
-        return None;
-    };
-    if !same(q, r.theoretical_fpr) {
-        p.push(format!(
-            "{id}: stored theoretical FP rate {} but its parameters give {q}",
-            r.theoretical_fpr
-        ));
-    }
-    Some(q)
-}
-
-/// The stored rate and Wilson interval must be what the counts give.
-fn stored_counts(r: &Record, id: &str, p: &mut Vec<String>) {
-    let rate = r.false_positives as f64 / r.probes.max(1) as f64;
-    if !same(rate, r.empirical_fpr) {
-        p.push(format!(
-            "{id}: stored empirical FP rate {} but {} / {} = {rate}",
-            r.empirical_fpr, r.false_positives, r.probes
-        ));
-    }
-    let (lo, hi) = math::wilson_interval(r.false_positives, r.probes, 1.96);
-    if !(same(lo, r.fpr_ci_low) && same(hi, r.fpr_ci_high)) {
-        p.push(format!(
-            "{id}: stored interval [{}, {}] but the counts give [{lo}, {hi}]",
-            r.fpr_ci_low, r.fpr_ci_high
-        ));
-    }
-}
-
-/// Measured against theory with binomial bounds, recomputed from the counts (the stored
-/// flags and rates are not trusted): matrix, sweep, churn, and growth up to capacity.
-pub fn theory(records: &[Record]) -> Vec<String> {
-    let mut p = Vec::new();
-    let (mut tested, mut outside) = (0usize, 0usize);
-    for r in records.iter().filter(|r| r.scenario != Scenario::Parallel) {
-        let id = format!(
-            "{} {} n={} p={} step={:?}",
-            r.scenario, r.variant, r.n, r.target_fpr, r.step
-        );
-        let Some(q) = recomputed(r, &id, &mut p) else {
-            continue;
-        };
-        if !(q.is_finite() && (0.0..=1.0).contains(&q)) {
-            p.push(format!(
-                "{id}: theoretical FP rate {q} is not a probability"
-            ));
-            continue;
-        }
-        if r.false_positives > r.probes {
-            p.push(format!(
-                "{id}: {} false positives out of {} probes",
-                r.false_positives, r.probes
-            ));
-            continue;
-        }
-        stored_counts(r, &id, &mut p);
-        let expected = q * r.probes as f64;
-        let Some(independent) = theory_role(r) else {
-            continue;
-        };
-        if expected < MIN_EXPECTED {
-            continue;
-        }
-        // The probes' binomial error, and the spread of the one random table that was built
-        // (negligible for large filters; at 10^4 keys it is comparable).
-        let table = r.shape.as_ref().map_or(0.0, |s| s.instance_variance(r.n));
-        let probes = r.probes as f64;
-        let sigma = (expected * (1.0 - q) + probes * probes * table).sqrt();
-        let fp = r.false_positives as f64;
-        if (fp - expected).abs() > SIGMAS * sigma {
-            p.push(format!(
-                "{id}: {} false positives in {} probes, theory expects {expected:.1} ± {sigma:.1} (binomial and table spread): more than {SIGMAS} sigmas off",
-                r.false_positives, r.probes
-            ));
-        }
-        if independent {
-            tested += 1;
-            let (lo, hi) = math::wilson_interval(r.false_positives, r.probes, 1.96);
-            if q < lo || q > hi {
-                outside += 1;
-            }
-        }
-    }
-    // 95% intervals: about 5% of honest rows miss; allow that share plus 3 sigmas.
-    let n = tested as f64;
-    let allowed = (0.05 * n + 3.0 * (n * 0.05 * 0.95).sqrt()).floor() as usize;
-    if outside > allowed {
-        p.push(format!(
-            "theory lies outside the 95% interval in {outside} of {tested} independent rows; at most {allowed} expected"
-        ));
-    }
-    p
-}
-
 /// Zero false negatives everywhere, peers and Python included.
 pub fn false_negatives(results: &Results) -> Vec<String> {
     let records = results
@@ -508,6 +395,20 @@ pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
             p.push(format!(
                 "peer {name}: {} probes, fewer than {}",
                 r.probes, floors.probes
+            ));
+        }
+    }
+    // The articles' Python code, when it ran, rests on its own rounds too.
+    for r in results.peers.iter().filter(|r| r.side == Side::Python) {
+        for (what, s) in [
+            ("ns_negative", &r.ns_negative),
+            ("ns_positive", &r.ns_positive),
+            ("build_seconds", &r.build_seconds),
+        ] {
+            p.extend(spread_problem(
+                &format!("{}: {what}", r.name),
+                Some(s),
+                crate::versus::PYTHON_ROUNDS,
             ));
         }
     }
@@ -575,6 +476,11 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
     p
 }
 
+pub mod reports;
+mod theory;
+
+use theory::same;
+pub use theory::theory;
+
 #[cfg(test)]
-#[path = "check_tests.rs"]
 mod tests;

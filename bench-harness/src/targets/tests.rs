@@ -39,12 +39,18 @@ fn every_target_is_named_numerator_over_denominator() {
     assert!(r.len() >= TARGETS.len());
     let first = &r[0];
     assert_eq!(first.numerator, "classic: ns per negative lookup");
-    assert_eq!(
-        first.denominator,
-        "fastbloom+foldhash: ns per negative lookup"
-    );
+    assert_eq!(first.denominator, "bloomfilter: ns per negative lookup");
     assert_eq!(first.ratio, 0.5);
-    assert!(first.met && first.same_conditions, "{first:?}");
+    assert!(
+        first.verdict == Verdict::Met && first.same_conditions,
+        "{first:?}"
+    );
+    // Classic against fastbloom (a blocked filter) is information, not a target.
+    let info = r
+        .iter()
+        .find(|x| x.what == "classic vs fastbloom+foldhash: ns per negative lookup")
+        .unwrap();
+    assert_eq!(info.role, Role::Information);
     // Batched against one at a time is flagged, whatever the numbers.
     let batched = r
         .iter()
@@ -95,7 +101,7 @@ fn cuckoo_is_held_to_our_blocked_filter_at_no_higher_fp() {
         .unwrap();
     assert_eq!(vs.denominator, "blocked: ns per negative lookup");
     assert!(
-        (vs.ratio - 1.25).abs() < 1e-12 && !vs.met && vs.same_conditions,
+        (vs.ratio - 1.25).abs() < 1e-12 && vs.verdict == Verdict::NotMet && vs.same_conditions,
         "{vs:?}"
     );
     // A cuckoo filter with a higher FP rate than the filter it is timed against is unlike.
@@ -134,7 +140,7 @@ fn the_cuckoo_build_needs_no_higher_fp_in_at_most_080_of_the_bytes() {
     };
     // A lower FP rate in 0.75x the bytes: the same conditions, though the rates differ 2.5x.
     let b = build(&rows);
-    assert!(b.same_conditions && b.met, "{b:?}");
+    assert!(b.same_conditions && b.verdict == Verdict::Met, "{b:?}");
     // 0.875x the bytes is above the 0.8x.
     rows.iter_mut().find(|r| r.name == "cuckoo").unwrap().bytes = 1400;
     let b = build(&rows);
@@ -154,7 +160,7 @@ fn a_run_without_python_has_explicit_not_measured_rows() {
     assert_eq!(py.len(), 6, "one per figure, none dropped");
     assert!(py
         .iter()
-        .all(|x| !x.measured() && !x.met && !x.same_conditions));
+        .all(|x| !x.measured() && x.verdict == Verdict::NotMeasured && !x.same_conditions));
     assert!(py[0].differences.contains("did not run"));
 }
 
@@ -172,7 +178,7 @@ fn no_false_positive_is_not_a_rate_of_zero() {
         .find(|x| x.what == "cuckoo vs cuckoofilter: bits per key / log2(1/achieved FP)")
         .unwrap();
     // 40 bits/key with no false positive used to score 40 / log2(1/0) = 0 and pass.
-    assert!(eff.ratio > 1.0 && !eff.met, "{eff:?}");
+    assert!(eff.ratio > 1.0 && eff.verdict == Verdict::NotMet, "{eff:?}");
 }
 
 #[test]
@@ -184,9 +190,10 @@ fn the_faster_configuration_of_a_peer_is_the_denominator() {
         .unwrap();
     slow.ns_negative = Spread::single(90.0);
     let r = ratios(&rows, &[], 2).unwrap();
-    assert_eq!(r[0].denominator, "fastbloom: ns per negative lookup");
+    let info: Vec<&Ratio> = r.iter().filter(|x| x.role == Role::Information).collect();
+    assert_eq!(info[0].denominator, "fastbloom: ns per negative lookup");
     assert_eq!(
-        r[1].denominator,
+        info[1].denominator,
         "fastbloom+foldhash: ns per positive lookup"
     );
 }
@@ -254,8 +261,13 @@ fn a_speed_up_above_the_thread_count_is_flagged_and_not_met() {
     let r = parallel_rows(&builds, 2);
     // Two rows per filter, whatever the run has: the ones without builds are not measured.
     assert_eq!(r.len(), 4);
-    assert!(!r[0].met && !r[0].same_conditions, "{:?}", r[0]);
-    assert!(r[1..].iter().all(|x| !x.measured() && !x.met), "{r:?}");
+    assert_eq!(r[0].verdict, Verdict::NotMet, "{:?}", r[0]);
+    assert!(
+        r[1..]
+            .iter()
+            .all(|x| !x.measured() && x.verdict == Verdict::NotMeasured),
+        "{r:?}"
+    );
     // A name that only starts like the id is not the id.
     let near = parallel_rows(
         &[
@@ -275,5 +287,46 @@ fn a_speed_up_above_the_thread_count_is_flagged_and_not_met() {
         ],
         2,
     );
-    assert!(fine[0].met && fine[0].same_conditions);
+    assert!(fine[0].verdict == Verdict::Met && fine[0].same_conditions);
+}
+
+#[test]
+fn the_sharded_build_and_fastbloom_atomic_are_marked_unlike_with_the_reasons() {
+    let builds = vec![
+        (
+            "classic sharded, 2 threads".to_string(),
+            Spread::single(1.0),
+        ),
+        (
+            "fastbloom AtomicBloomFilter+foldhash, 2 threads".to_string(),
+            Spread::single(1.1),
+        ),
+    ];
+    let r = parallel_rows(&builds, 2);
+    let d = &r[1].differences;
+    assert!(!r[1].same_conditions);
+    for needle in [
+        "batched vs one at a time",
+        "timer: allocation of private full-size shards, inserts and OR-merge vs inserts into a shared table allocated untimed",
+        "hash xxh3-128 vs foldhash",
+    ] {
+        assert!(d.contains(needle), "{needle} in {d}");
+    }
+}
+
+#[test]
+fn a_peer_hashed_otherwise_is_not_the_same_conditions() {
+    let mut rows = all_rows();
+    for r in &mut rows {
+        if PeerKind::ALL.iter().any(|k| k.name() == r.name) {
+            r.side = crate::versus::Side::Peer;
+        }
+    }
+    let r = ratios(&rows, &[], 2).unwrap();
+    assert!(
+        r[0].differences
+            .contains("hash xxh3-128 vs SipHash-1-3, twice"),
+        "{:?}",
+        r[0]
+    );
 }

@@ -5,6 +5,7 @@ use crate::dataset::{DatasetSpec, KeyFileDigest};
 use crate::record::{Params, Scenario};
 use crate::report::DatasetInfo;
 use crate::versus::PeerRecord;
+use filterlab::math;
 use std::collections::BTreeMap;
 
 const PROBES: u64 = 1_000_000;
@@ -15,6 +16,7 @@ fn timing(ns: f64, rounds: usize) -> Spread {
         min: ns * 0.9,
         max: ns * 1.2,
         rounds,
+        samples: Vec::new(),
     }
 }
 
@@ -483,28 +485,58 @@ fn a_skipped_dataset_check_says_why() {
 
 #[test]
 fn a_stored_target_verdict_that_is_not_the_ratio_is_rejected() {
-    let ratio = crate::targets::Ratio {
-        what: "classic vs fastbloom".into(),
+    use crate::targets::{Conditions, Ratio, Verdict};
+    let ratio = Ratio {
+        what: "classic vs bloomfilter".into(),
         numerator_value: 20.0,
+        numerator_samples: vec![20.0, 19.0, 21.0, 20.5, 19.5],
         denominator_value: 25.0,
-        ratio: 0.8,
+        denominator_samples: vec![25.0, 24.0, 26.0, 25.5, 24.5],
         bound: crate::targets::Bound::AtMost(0.7),
-        met: false,
-        same_conditions: true,
-        ..crate::targets::Ratio::default()
-    };
+        ..Ratio::default()
+    }
+    .recomputed();
+    assert_eq!(ratio.verdict, Verdict::NotMet);
     let mut r = good();
     r.ratios.push(ratio.clone());
     assert!(ratios(&r).is_empty());
-    rejects("stored met = true", |r| {
-        r.ratios.push(crate::targets::Ratio {
-            met: true,
+    rejects("stored verdict Met", |r| {
+        r.ratios.push(Ratio {
+            verdict: Verdict::Met,
             ..ratio.clone()
         })
     });
     rejects("stored ratio", |r| {
-        r.ratios.push(crate::targets::Ratio {
+        r.ratios.push(Ratio {
             ratio: 0.5,
+            ..ratio.clone()
+        })
+    });
+    rejects("stored interval", |r| {
+        r.ratios.push(Ratio {
+            interval: Some((0.1, 0.2)),
+            ..ratio.clone()
+        })
+    });
+    // A changed value moves the ratio; a changed round moves the interval.
+    rejects("stored ratio", |r| {
+        r.ratios.push(Ratio {
+            numerator_value: 10.0,
+            ..ratio.clone()
+        })
+    });
+    rejects("stored interval", |r| {
+        let mut x = ratio.clone();
+        x.numerator_samples[0] = 5.0;
+        r.ratios.push(x)
+    });
+    // "Same conditions" comes from the recorded conditions, not from the stored flag.
+    rejects("stored conditions", |r| {
+        r.ratios.push(Ratio {
+            denominator_conditions: Conditions {
+                hash: "SipHash-1-3".into(),
+                ..Conditions::default()
+            },
             ..ratio.clone()
         })
     });
@@ -557,4 +589,27 @@ fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
     let p = with_count(Err(5.6));
     assert!(!p.iter().any(|m| m.contains("sigmas off")), "{p:?}");
     assert!(with_count(Ok(0.5)).iter().any(|m| m.contains("sigmas off")));
+}
+
+#[test]
+fn python_rows_on_fewer_than_five_rounds_are_rejected() {
+    let python = |rounds: usize| crate::versus::PeerRecord {
+        name: "articles' Python".into(),
+        side: crate::versus::Side::Python,
+        ns_negative: timing(40_000.0, rounds),
+        ns_positive: timing(40_000.0, rounds),
+        build_seconds: timing(20.0, rounds),
+        probes: PROBES,
+        ..crate::versus::PeerRecord::default()
+    };
+    let mut r = good();
+    r.peers.push(python(5));
+    assert!(peers(&r, Floors::default()).is_empty());
+    r.peers.last_mut().unwrap().ns_negative = timing(40_000.0, 1);
+    let p = peers(&r, Floors::default());
+    assert!(
+        p.iter()
+            .any(|x| x.contains("articles' Python: ns_negative: 1 rounds")),
+        "{p:?}"
+    );
 }

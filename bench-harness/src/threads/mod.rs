@@ -3,12 +3,15 @@
 //! hashed with foldhash (its fastest configuration) on the same threads, same keys, interleaved
 //! rounds. Writes `<out>/threads.md`.
 
+use crate::judge::{ratio_interval, Bound, Verdict};
 use crate::measure::Spread;
 use crate::plan::{Plan, Run, Stage};
+use crate::report::Machine;
 use crate::table::{Align, Table};
 use anyhow::{ensure, Result};
 use filterlab::{AtomicBlockedBloom, AtomicClassicBloom, BlockedBloom, ClassicBloom};
 use filterlab_peers::{fastbloom_atomic_parallel_build, AtomicPeer};
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -16,7 +19,8 @@ use std::time::Instant;
 const FPR: f64 = 0.01;
 
 /// Who is timed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Contender {
     /// `filterlab::AtomicClassicBloom`.
     Classic,
@@ -41,7 +45,8 @@ impl Contender {
 }
 
 /// What is timed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Op {
     /// Inserting the n members.
     Insert,
@@ -51,7 +56,7 @@ pub enum Op {
 }
 
 /// One figure: nanoseconds per operation (wall time of the whole threaded pass / operations).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// Who.
     pub contender: Contender,
@@ -65,7 +70,7 @@ pub struct Row {
 
 /// What a contender holds the keys in: its table's bytes and the false-positive rate measured on
 /// the lookup pass's non-members (so that the times compare filters of like size and rate).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Size {
     /// Who.
     pub contender: Contender,
@@ -278,8 +283,15 @@ pub fn measure(
     let positives = queries.iter().filter(|q| q.member).count();
     let counts = (positives, queries.len() - positives);
     let mut sizes: Vec<Size> = Vec::new();
-    for _ in 0..rounds.max(1) {
-        for &t in &threads {
+    for round in 0..rounds.max(1) {
+        // 1 thread first in even rounds, every thread first in odd ones: neither order is
+        // favoured by what ran just before (warm caches, a settled heap, the CPU's clock).
+        let order: Vec<usize> = if round % 2 == 0 {
+            threads.clone()
+        } else {
+            threads.iter().rev().copied().collect()
+        };
+        for &t in &order {
             for who in Contender::ALL {
                 let (f, secs) = build(who, members, t)?;
                 push(who, t, Op::Insert, secs * 1e9 / members.len().max(1) as f64);
@@ -317,103 +329,73 @@ pub fn measure(
     Ok((rows, sizes))
 }
 
-fn find(rows: &[Row], c: Contender, t: usize, op: Op) -> Option<f64> {
-    rows.iter()
-        .find(|r| (r.contender, r.threads, r.op) == (c, t, op))
-        .map(|r| r.ns.median)
-}
-
-/// A target's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The measured ratio is within the bound.
-    Met,
-    /// It is not.
-    NotMet,
-    /// The run cannot measure it (a speed-up on a machine with one thread).
-    NotMeasurable,
-    /// A speed-up above the thread count: a measurement artefact, never counted as met.
-    Implausible,
-}
-
-impl Verdict {
-    fn of(met: bool) -> Verdict {
-        if met {
-            Verdict::Met
-        } else {
-            Verdict::NotMet
-        }
-    }
-
-    /// Its word in the table.
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Met => "met",
-            Verdict::NotMet => "not met",
-            Verdict::NotMeasurable => "not measurable",
-            Verdict::Implausible => "above the thread count: implausible, not met",
-        }
-    }
-}
-
 /// One of the issue's targets, computed from the rows.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Target {
     /// What is claimed.
     pub claim: String,
-    /// The measured ratio, if there is one.
+    /// The measured ratio (of medians), if there is one.
     pub measured: Option<f64>,
+    /// Its 95% bootstrap interval over the paired rounds.
+    pub interval: Option<(f64, f64)>,
     /// The bound it is held to.
-    pub bound: f64,
-    /// The verdict.
+    pub bound: Bound,
+    /// The interval against the bound.
     pub verdict: Verdict,
 }
 
-/// The issue's targets, computed from the rows. A speed-up needs more than one thread: on a
-/// one-thread machine it is [`Verdict::NotMeasurable`], not a time divided by itself.
+fn find_row(rows: &[Row], c: Contender, t: usize, op: Op) -> Option<&Row> {
+    rows.iter()
+        .find(|r| (r.contender, r.threads, r.op) == (c, t, op))
+}
+
+/// `a / b` of two rows: the ratio of medians and its interval over the paired rounds.
+fn judged(claim: String, a: Option<&Row>, b: Option<&Row>, bound: Bound) -> Option<Target> {
+    let (a, b) = (a?, b?);
+    let interval = ratio_interval(&a.ns.samples, &b.ns.samples);
+    Some(Target {
+        claim,
+        measured: Some(a.ns.median / b.ns.median),
+        interval,
+        bound,
+        verdict: Verdict::of(bound, interval),
+    })
+}
+
+/// The issue's targets, computed from the rows. A speed-up is held between its bound and the
+/// thread count (above the thread count is a measurement artefact, not met); it needs more than
+/// one thread: on a one-thread machine it is [`Verdict::NotMeasured`].
 pub fn targets(rows: &[Row]) -> Vec<Target> {
     let all = rows.iter().map(|r| r.threads).max().unwrap_or(1);
     let mut out = Vec::new();
     for c in [Contender::Classic, Contender::Blocked] {
-        for (op, bound) in [(Op::Insert, 1.6), (Op::Lookup, 1.8)] {
-            let claim = format!("{} {op:?}: {all}-thread speed-up >= {bound}x", c.name());
+        for (op, least) in [(Op::Insert, 1.6), (Op::Lookup, 1.8)] {
+            let claim = format!("{} {op:?}: {all}-thread speed-up >= {least}x", c.name());
+            let bound = Bound::Between(least, all as f64);
             if all < 2 {
                 out.push(Target {
                     claim,
                     measured: None,
+                    interval: None,
                     bound,
-                    verdict: Verdict::NotMeasurable,
+                    verdict: Verdict::NotMeasured,
                 });
-            } else if let (Some(one), Some(many)) = (find(rows, c, 1, op), find(rows, c, all, op)) {
-                let speedup = one / many;
-                let verdict = if speedup > all as f64 {
-                    Verdict::Implausible
-                } else {
-                    Verdict::of(speedup >= bound)
-                };
-                out.push(Target {
-                    claim,
-                    measured: Some(speedup),
-                    bound,
-                    verdict,
-                });
+            } else {
+                let one = find_row(rows, c, 1, op);
+                out.extend(judged(claim, one, find_row(rows, c, all, op), bound));
             }
             for t in [1, all] {
-                if let (Some(ours), Some(peer)) = (
-                    find(rows, c, t, op),
-                    find(rows, Contender::Fastbloom, t, op),
-                ) {
-                    let ratio = ours / peer;
-                    out.push(Target {
-                        claim: format!(
-                            "{} {op:?} on {t} threads: time <= 0.8x fastbloom's",
-                            c.name()
-                        ),
-                        measured: Some(ratio),
-                        bound: 0.8,
-                        verdict: Verdict::of(ratio <= 0.8),
-                    });
-                }
+                let claim = format!(
+                    "{} {op:?} on {t} threads: time <= 0.8x fastbloom's",
+                    c.name()
+                );
+                let peer = find_row(rows, Contender::Fastbloom, t, op);
+                out.extend(judged(
+                    claim,
+                    find_row(rows, c, t, op),
+                    peer,
+                    Bound::AtMost(0.8),
+                ));
             }
         }
     }
@@ -421,15 +403,45 @@ pub fn targets(rows: &[Row]) -> Vec<Target> {
     out
 }
 
-/// The Markdown page.
-pub fn render(rows: &[Row], sizes: &[Size], n: usize) -> String {
+/// The settings of a threads run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Keys inserted.
+    pub n: usize,
+    /// Target rate of every filter.
+    pub fpr: f64,
+    /// Interleaved rounds (the 1-thread and N-thread order alternating).
+    pub rounds: usize,
+    /// Queries of the lookup mix (half members).
+    pub queries: usize,
+}
+
+/// Everything the threads stage measured, as written to `threads.json`; `threads.md` is
+/// rendered from it alone ([`render`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadsReport {
+    /// Where and how (the commit included).
+    pub machine: Machine,
+    /// Sizes and rounds.
+    pub settings: Settings,
+    /// Every timing.
+    pub rows: Vec<Row>,
+    /// Every contender's bytes and FP rate.
+    pub sizes: Vec<Size>,
+    /// The targets, as the run judged them (`check` recomputes them from the rows).
+    pub targets: Vec<Target>,
+}
+
+/// The Markdown page of a threads report.
+pub fn render(r: &ThreadsReport) -> String {
+    let n = r.settings.n;
     let mut z = Table::new(&[
         ("filter", Align::Left),
         ("bytes", Align::Right),
         ("bits/key", Align::Right),
         ("FP rate", Align::Right),
     ]);
-    for s in sizes {
+    for s in &r.sizes {
         z.row([
             s.contender.name().to_string(),
             s.bytes.to_string(),
@@ -446,39 +458,62 @@ pub fn render(rows: &[Row], sizes: &[Size], n: usize) -> String {
         ("max", Align::Right),
         ("rounds", Align::Right),
     ]);
-    for r in rows {
+    for x in &r.rows {
         t.row([
-            r.contender.name().to_string(),
-            r.threads.to_string(),
-            format!("{:?}", r.op),
-            format!("{:.2}", r.ns.median),
-            format!("{:.2}", r.ns.min),
-            format!("{:.2}", r.ns.max),
-            r.ns.rounds.to_string(),
+            x.contender.name().to_string(),
+            x.threads.to_string(),
+            format!("{:?}", x.op),
+            format!("{:.2}", x.ns.median),
+            format!("{:.2}", x.ns.min),
+            format!("{:.2}", x.ns.max),
+            x.ns.rounds.to_string(),
         ]);
     }
     let mut v = Table::new(&[
         ("target", Align::Left),
         ("measured", Align::Right),
+        ("95% interval", Align::Right),
         ("bound", Align::Right),
         ("verdict", Align::Center),
     ]);
-    for x in targets(rows) {
+    for x in &r.targets {
         v.row([
-            x.claim,
+            x.claim.clone(),
             x.measured.map_or_else(|| "-".into(), |m| format!("{m:.2}")),
-            format!("{}", x.bound),
+            x.interval
+                .map_or_else(|| "-".into(), |(lo, hi)| format!("{lo:.2}–{hi:.2}")),
+            x.bound.text(),
             x.verdict.word().into(),
         ]);
     }
     format!(
-        "# One filter, many threads\n\n{n} keys at {FPR}; inserts of every key split over the \
+        "# One filter, many threads\n\nRun at commit {} on {} ({} cores). {n} keys at {}; inserts of every key split over the \
          threads, lookups of a 50/50 member/non-member mix; wall time of the whole threaded pass \
-         per operation (thread start-up included), interleaved rounds; every table on 4 KiB pages (ours built without the huge-page advice, as fastbloom's).\n\n{}\n{}\n## Targets\n\n{}",
+         per operation (thread start-up included), {} interleaved rounds with the 1-thread and N-thread order alternating; every table on 4 KiB pages (ours built without the huge-page advice, as fastbloom's). \
+         Each target's interval is a 95% bootstrap over the paired rounds; met when the whole interval satisfies the bound, not met when none of it does, undecided otherwise.\n\n{}\n{}\n## Targets\n\n{}",
+        r.machine.commit,
+        r.machine.cpu,
+        r.machine.cores,
+        r.settings.fpr,
+        r.settings.rounds,
         z.render(),
         t.render(),
         v.render()
     )
+}
+
+/// Writes `threads.json` and `threads.md` (rendered from it) into `out`.
+///
+/// # Errors
+/// I/O errors.
+pub fn write(r: &ThreadsReport, out: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(out)?;
+    std::fs::write(
+        out.join("threads.json"),
+        serde_json::to_string_pretty(r)? + "\n",
+    )?;
+    std::fs::write(out.join("threads.md"), render(r))?;
+    Ok(())
 }
 
 /// The stage: runs [`measure`] on the run's members and writes `<out>/threads.md`.
@@ -519,183 +554,26 @@ impl Stage for Threads {
             .collect();
         // On 4 KiB pages like fastbloom's table (see `stages::SmallPages`).
         let pages = crate::stages::SmallPages::start();
-        let (rows, sizes) = measure(&members, &queries, run.plan.build_rounds)?;
+        let rounds = run.plan.build_rounds;
+        let (rows, sizes) = measure(&members, &queries, rounds)?;
         drop(pages);
-        let page = render(&rows, &sizes, n);
-        std::fs::create_dir_all(&run.plan.out)?;
-        std::fs::write(run.plan.out.join("threads.md"), &page)?;
-        eprintln!("{page}");
+        let report = ThreadsReport {
+            machine: run.results.machine.clone(),
+            settings: Settings {
+                n,
+                fpr: FPR,
+                rounds,
+                queries: queries.len(),
+            },
+            targets: targets(&rows),
+            rows,
+            sizes,
+        };
+        write(&report, &run.plan.out)?;
+        eprintln!("{}", render(&report));
         Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use filterlab::math;
-
-    fn row(c: Contender, threads: usize, op: Op, ns: f64) -> Row {
-        let mut v = [ns];
-        Row {
-            contender: c,
-            threads,
-            op,
-            ns: Spread::of(&mut v),
-        }
-    }
-
-    #[test]
-    fn targets_are_computed_from_the_rows() {
-        let rows = vec![
-            row(Contender::Classic, 1, Op::Insert, 100.0),
-            row(Contender::Classic, 2, Op::Insert, 50.0),
-            row(Contender::Fastbloom, 1, Op::Insert, 100.0),
-            row(Contender::Fastbloom, 2, Op::Insert, 80.0),
-        ];
-        let t = targets(&rows);
-        let speedup = t.iter().find(|x| x.claim.contains("speed-up")).unwrap();
-        assert_eq!(
-            (speedup.measured, speedup.verdict),
-            (Some(2.0), Verdict::Met)
-        );
-        let one = t.iter().find(|x| x.claim.contains("on 1 threads")).unwrap();
-        assert_eq!(
-            (one.measured, one.verdict),
-            (Some(1.0), Verdict::NotMet),
-            "1.0x fastbloom is above 0.8x"
-        );
-        let two = t.iter().find(|x| x.claim.contains("on 2 threads")).unwrap();
-        assert_eq!((two.measured, two.verdict), (Some(0.625), Verdict::Met));
-        let sizes = [Size {
-            contender: Contender::Classic,
-            bytes: 12,
-            fpr: 0.01,
-            theory: None,
-        }];
-        let page = render(&rows, &sizes, 10);
-        assert!(page.contains("not met") && page.contains("| 9.60 | 1.000% |"));
-    }
-
-    #[test]
-    fn a_lost_member_is_an_error_even_when_false_positives_make_up_the_count() {
-        // 1000 member and 1000 non-member lookups: 10 members lost, 10 false positives. The old
-        // check (all true answers >= members) passed this.
-        let t = Tally {
-            members: 990,
-            others: 10,
-        };
-        assert!(rate(Contender::Classic, 1, t, (1000, 1000), 1).is_err());
-        let t = Tally {
-            members: 1000,
-            others: 10,
-        };
-        let fpr = rate(Contender::Classic, 1, t, (1000, 1000), 1).unwrap();
-        assert_eq!(fpr, 0.01, "false positives over non-members only");
-        assert_eq!(
-            Tally::of(true, true)
-                .add(Tally::of(false, true))
-                .add(Tally::of(false, false)),
-            Tally {
-                members: 1,
-                others: 1
-            }
-        );
-    }
-
-    #[test]
-    fn a_speed_up_on_one_thread_is_not_measurable() {
-        let rows = vec![
-            row(Contender::Classic, 1, Op::Insert, 100.0),
-            row(Contender::Fastbloom, 1, Op::Insert, 200.0),
-        ];
-        let t = targets(&rows);
-        let speedup = t.iter().find(|x| x.claim.contains("speed-up")).unwrap();
-        assert_eq!(
-            (speedup.measured, speedup.verdict),
-            (None, Verdict::NotMeasurable)
-        );
-        assert!(render(&rows, &[], 1).contains("not measurable"));
-    }
-
-    #[test]
-    fn a_speed_up_above_the_thread_count_is_implausible_not_met() {
-        let rows = vec![
-            row(Contender::Classic, 1, Op::Lookup, 300.0),
-            row(Contender::Classic, 2, Op::Lookup, 100.0),
-            row(Contender::Blocked, 1, Op::Lookup, 190.0),
-            row(Contender::Blocked, 2, Op::Lookup, 100.0),
-        ];
-        let t = targets(&rows);
-        let verdict = |name: &str| {
-            t.iter()
-                .find(|x| x.claim.starts_with(name) && x.claim.contains("Lookup: 2-thread"))
-                .map(|x| x.verdict)
-        };
-        assert_eq!(verdict("classic"), Some(Verdict::Implausible));
-        assert_eq!(verdict("blocked"), Some(Verdict::Met));
-    }
-
-    #[test]
-    fn every_thread_walks_the_whole_list_and_every_position_is_done_once() {
-        let items: Vec<u32> = (0..10).collect();
-        let seen = std::sync::Mutex::new(vec![0u32; 10]);
-        let (_, t) = threaded(&items, 3, 2, |&i| {
-            seen.lock().unwrap()[i as usize] += 1;
-            Tally::of(true, true)
-        });
-        assert_eq!(t.members, 30);
-        assert!(seen.into_inner().unwrap().iter().all(|&c| c == 3));
-        // With at least as many passes as threads, each thread's share covers every item, so
-        // that a list alternating members and non-members gives each thread both.
-        let covers = |split: &dyn Fn(usize) -> Vec<usize>| {
-            (0..2).all(|i| {
-                let mut got: Vec<usize> = split(i).into_iter().map(|p| p % 10).collect();
-                got.sort_unstable();
-                got.dedup();
-                got.len() == 10
-            })
-        };
-        assert!(covers(&|i| share(30, 2, i).collect()));
-        assert_eq!(share(30, 2, 0).len() + share(30, 2, 1).len(), 30);
-        // The fixture it must reject: the old stride of `threads` (thread 0 took only the even
-        // items, i.e. only members).
-        assert!(!covers(&|i| (i..30).step_by(2).collect()));
-    }
-
-    #[test]
-    fn a_small_run_finds_every_member() {
-        let owned: Vec<Vec<u8>> = (0..2000)
-            .map(|i| format!("m{i}@x.org").into_bytes())
-            .collect();
-        let other: Vec<Vec<u8>> = (0..2000)
-            .map(|i| format!("o{i}@x.org").into_bytes())
-            .collect();
-        let members: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        let queries: Vec<Query<'_>> = (0..1000)
-            .flat_map(|i| {
-                [
-                    Query {
-                        key: &owned[i],
-                        member: true,
-                    },
-                    Query {
-                        key: &other[i],
-                        member: false,
-                    },
-                ]
-            })
-            .collect();
-        let (rows, sizes) = measure(&members, &queries, 1).unwrap();
-        assert!(rows.len() >= 6);
-        assert_eq!(sizes.len(), 3);
-        assert!(sizes.iter().all(|s| s.bytes > 2000), "{sizes:?}");
-        // Each of ours within 4 binomial sigmas (plus one probe) of its own formula on the 1000
-        // non-members; the peer, which has no formula, within 4 sigmas of the 1% it was asked for.
-        for s in &sizes {
-            let expected = s.theory.unwrap_or(FPR);
-            let tol = 4.0 * math::binomial_sigma(expected, 1000) + 1e-3;
-            assert!((s.fpr - expected).abs() <= tol, "{s:?}");
-        }
-        assert!(rows.iter().all(|r| r.ns.median > 0.0));
-    }
-}
+mod tests;

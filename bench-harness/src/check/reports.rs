@@ -1,0 +1,265 @@
+//! Every report file under a reports directory, checked from its JSON: one [`FileCheck`] per
+//! kind of report in [`CHECKERS`]. Each reads its JSON, recomputes its verdicts, re-renders its
+//! Markdown and compares it byte for byte with the file, and checks that the JSON comes from
+//! the same run (the same commit) as results.json. A Markdown file that no checker covers is a
+//! problem: nothing under the directory goes unchecked.
+//!
+//! A new kind of report adds one entry to [`CHECKERS`].
+
+use crate::report::Results;
+use std::path::{Path, PathBuf};
+
+/// What one checker found: the Markdown files it re-rendered (relative to the reports
+/// directory), the problems, and notices that are printed but do not fail the check.
+#[derive(Debug, Default)]
+pub struct Coverage {
+    /// Markdown files this checker accounts for.
+    pub covered: Vec<PathBuf>,
+    /// What is wrong.
+    pub problems: Vec<String>,
+    /// What the reader should know.
+    pub notices: Vec<String>,
+}
+
+/// One kind of report file.
+pub struct FileCheck {
+    /// Its name in messages.
+    pub name: &'static str,
+    /// Checks it in `dir` against the run's `results`.
+    pub check: fn(dir: &Path, results: &Results) -> Coverage,
+}
+
+/// Every kind of report file, in the order they are checked.
+pub const CHECKERS: &[FileCheck] = &[
+    FileCheck {
+        name: "results",
+        check: results_readme,
+    },
+    FileCheck {
+        name: "threads",
+        check: threads,
+    },
+    FileCheck {
+        name: "systems",
+        check: systems,
+    },
+    FileCheck {
+        name: "course",
+        check: course,
+    },
+];
+
+/// Runs every checker on `dir`, then fails every Markdown file under it that none covered.
+#[must_use]
+pub fn check_dir(dir: &Path, results: &Results) -> Coverage {
+    let mut all = Coverage::default();
+    for c in CHECKERS {
+        let found = (c.check)(dir, results);
+        all.covered.extend(found.covered);
+        all.problems.extend(
+            found
+                .problems
+                .into_iter()
+                .map(|p| format!("{}: {p}", c.name)),
+        );
+        all.notices.extend(found.notices);
+    }
+    match markdown_files(dir) {
+        Ok(files) => {
+            for f in files {
+                if !all.covered.contains(&f) {
+                    all.problems.push(format!(
+                        "{}: no JSON renders it, so nothing checks it",
+                        f.display()
+                    ));
+                }
+            }
+        }
+        Err(e) => all
+            .problems
+            .push(format!("cannot list {}: {e}", dir.display())),
+    }
+    all
+}
+
+/// Every `*.md` under `dir`, relative to it, sorted.
+fn markdown_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path.strip_prefix(dir).unwrap_or(&path).to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The first line where `rendered` and `file` differ (1-based).
+fn first_difference(rendered: &str, file: &str) -> usize {
+    rendered
+        .lines()
+        .zip(file.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| rendered.lines().count().min(file.lines().count()))
+        + 1
+}
+
+/// Reads `dir/json` as `T`; `Ok(None)` when the file is absent.
+fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, json: &str) -> Result<Option<T>, String> {
+    let path = dir.join(json);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("reading {json}: {e}")),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("parsing {json}: {e}"))
+}
+
+/// The Markdown `md` against `rendered`, and the JSON's commit against the run's.
+fn rendered_and_current(
+    dir: &Path,
+    md: &str,
+    rendered: &str,
+    commit: &str,
+    results: &Results,
+    c: &mut Coverage,
+) {
+    c.covered.push(PathBuf::from(md));
+    match std::fs::read_to_string(dir.join(md)) {
+        Ok(file) if file == rendered => {}
+        Ok(file) => c.problems.push(format!(
+            "{md} differs from the one rendered from its JSON, first at line {}",
+            first_difference(rendered, &file)
+        )),
+        Err(e) => c.problems.push(format!("reading {md}: {e}")),
+    }
+    if commit != results.machine.commit {
+        c.problems.push(format!(
+            "{md} comes from commit {commit:?}, results.json from {:?}: not the same run",
+            results.machine.commit
+        ));
+    }
+}
+
+/// README.md is re-rendered from results.json by [`super::tables`]; this accounts for it.
+fn results_readme(dir: &Path, _: &Results) -> Coverage {
+    Coverage {
+        covered: [PathBuf::from("README.md")]
+            .into_iter()
+            .filter(|p| dir.join(p).exists())
+            .collect(),
+        ..Coverage::default()
+    }
+}
+
+/// threads.json: targets recomputed from the rows, threads.md re-rendered.
+fn threads(dir: &Path, results: &Results) -> Coverage {
+    use crate::threads::{render, targets, ThreadsReport};
+    let mut c = Coverage::default();
+    let report: ThreadsReport = match read_json(dir, "threads.json") {
+        Ok(Some(r)) => r,
+        Ok(None) => return c,
+        Err(e) => {
+            c.problems.push(e);
+            return c;
+        }
+    };
+    let again = targets(&report.rows);
+    if again != report.targets {
+        let at = again
+            .iter()
+            .zip(&report.targets)
+            .find(|(a, b)| a != b)
+            .map_or_else(
+                || "a target added or dropped".to_string(),
+                |(a, b)| {
+                    format!(
+                        "{:?}: stored {:?}, rows give {:?}",
+                        a.claim, b.verdict, a.verdict
+                    )
+                },
+            );
+        c.problems
+            .push(format!("threads.json: targets differ from the rows ({at})"));
+    }
+    let rendered = render(&report);
+    rendered_and_current(
+        dir,
+        "threads.md",
+        &rendered,
+        &report.machine.commit,
+        results,
+        &mut c,
+    );
+    c
+}
+
+/// systems.json: claims recomputed from the measurements, systems.md re-rendered.
+fn systems(dir: &Path, results: &Results) -> Coverage {
+    use crate::systems::{build_claims, render_markdown, SystemsResults};
+    let mut c = Coverage::default();
+    let report: SystemsResults = match read_json(dir, "systems.json") {
+        Ok(Some(r)) => r,
+        Ok(None) => return c,
+        Err(e) => {
+            c.problems.push(e);
+            return c;
+        }
+    };
+    let again = build_claims(&report.signup, &report.unique, report.python_lookup_ns);
+    for (a, b) in again.iter().zip(&report.claims) {
+        if a != b {
+            c.problems.push(format!(
+                "systems.json: claim {:?} stored as {:?} ({:?}), its measurements give {:?} ({:?})",
+                b.text, b.measured, b.verdict, a.measured, a.verdict
+            ));
+        }
+    }
+    if again.len() != report.claims.len() {
+        c.problems.push(format!(
+            "systems.json: {} claims stored, the measurements give {}",
+            report.claims.len(),
+            again.len()
+        ));
+    }
+    let rendered = render_markdown(&report);
+    rendered_and_current(
+        dir,
+        "systems.md",
+        &rendered,
+        &report.machine.commit,
+        results,
+        &mut c,
+    );
+    c
+}
+
+/// The course's hook: the course will write its JSON and a function that re-renders and
+/// re-judges it; until then its Markdown is accounted for with a notice, not checked.
+/// Replace the body with a call to that function (and drop the notice).
+fn course(dir: &Path, _: &Results) -> Coverage {
+    let md = PathBuf::from("course/course.md");
+    if !dir.join(&md).exists() {
+        return Coverage::default();
+    }
+    Coverage {
+        notices: vec![format!(
+            "{}: NOT re-rendered: the course writes no JSON yet (hook: check::reports::course)",
+            md.display()
+        )],
+        covered: vec![md],
+        ..Coverage::default()
+    }
+}
+
+#[cfg(test)]
+#[path = "reports_tests.rs"]
+mod tests;
