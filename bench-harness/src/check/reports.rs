@@ -242,19 +242,18 @@ fn systems(dir: &Path, results: &Results) -> Coverage {
     c
 }
 
-/// The course's hook: the course will write its JSON and a function that re-renders and
-/// re-judges it; until then its Markdown is accounted for with a notice, not checked.
-/// Replace the body with a call to that function (and drop the notice).
-fn course(dir: &Path, _: &Results) -> Coverage {
+/// The course (`course/course.json` and `course/course.md`, when the run wrote a course):
+/// [`crate::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
+/// (z, Holm-adjusted p), checks the repetitions' seeds and plots, and that the course comes from
+/// this run's commit.
+fn course(dir: &Path, results: &Results) -> Coverage {
     let md = PathBuf::from("course/course.md");
-    if !dir.join(&md).exists() {
+    let course_dir = dir.join("course");
+    if !course_dir.join("course.md").exists() && !course_dir.join("course.json").exists() {
         return Coverage::default();
     }
     Coverage {
-        notices: vec![format!(
-            "{}: NOT re-rendered: the course writes no JSON yet (hook: check::reports::course)",
-            md.display()
-        )],
+        problems: crate::course::check(&course_dir, Some(&results.machine.commit)),
         covered: vec![md],
         ..Coverage::default()
     }

@@ -211,3 +211,18 @@ fn markdown_that_no_json_renders_is_rejected() {
         .any(|p| p.contains("parsing systems.json")));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_course_without_its_json_or_with_an_edited_page_is_rejected() {
+    // A course page whose JSON is missing is reported by the course's own check.
+    let d = dir("course-no-json");
+    std::fs::create_dir_all(d.join("course")).unwrap();
+    std::fs::write(d.join("course/course.md"), "# The course\n").unwrap();
+    let p = problems(&d);
+    assert!(
+        p.iter()
+            .any(|x| x.starts_with("course: ") && x.contains("course.json")),
+        "{p:?}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
