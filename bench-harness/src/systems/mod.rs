@@ -6,6 +6,7 @@
 //! them, and stops what it started) and [`render_markdown`]; [`write()`] puts both in `out/`.
 
 pub mod claims;
+pub mod rolling;
 mod servers;
 pub mod signup;
 mod stage;
@@ -83,6 +84,8 @@ pub struct SystemsResults {
     pub postgres_absent: Option<String>,
     /// The unique-users results.
     pub unique: UniqueResult,
+    /// The rolling 24-hour count beside the daily reset.
+    pub rolling: rolling::RollingResult,
     /// The claims with their measured values.
     pub claims: Vec<Claim>,
 }
@@ -149,12 +152,15 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         cfg.events, cfg.users
     );
     let unique = unique::run(cfg.events, cfg.users, cfg.seed, &cfg.set_sizes)?;
+    eprintln!("systems: rolling 24-hour count");
+    let rolling = rolling::run(cfg.events, cfg.users, cfg.seed)?;
     let claims = build_claims(&results, &unique);
     Ok(SystemsResults {
         rows: cfg.rows as u64,
         signup: results,
         postgres_absent,
         unique,
+        rolling,
         claims,
     })
 }
@@ -395,6 +401,8 @@ pub fn render_markdown(r: &SystemsResults) -> String {
     }
     s += "\n## Unique users per (event, day)\n\n";
     s += &render_unique(&r.unique);
+    s += "\n## Unique users in the last 24 hours (rolling)\n\n";
+    s += &rolling::render(&r.rolling);
     s += "\n## The articles' claims\n\n";
     s += &claims::render(&r.claims);
     s
@@ -483,6 +491,7 @@ mod tests {
             signup,
             postgres_absent: Some("pg.sh start failed: no initdb".into()),
             unique,
+            rolling: rolling::run(3_000, 1_000, 3).unwrap(),
             claims,
         };
         let md = render_markdown(&r);
@@ -491,6 +500,7 @@ mod tests {
             "| SQLite | DB only | 100000 | 100.00% |",
             "## Unique users",
             "## The articles' claims",
+            "## Unique users in the last 24 hours (rolling)",
             "Not measured: pg.sh start failed",
             "does not hold",
         ] {
