@@ -8,6 +8,7 @@
 pub mod claims;
 pub mod rolling;
 mod servers;
+pub mod service;
 pub mod signup;
 mod stage;
 pub mod unique;
@@ -41,6 +42,8 @@ pub struct Config {
     pub set_sizes: Vec<u64>,
     /// Seed of the data.
     pub seed: u64,
+    /// The load of the sign-up service.
+    pub service: filter_gate::service::LoadConfig,
     /// The project root (for `scripts/`).
     pub root: PathBuf,
 }
@@ -56,6 +59,7 @@ impl Config {
             users: 2_000_000,
             set_sizes: vec![1_000_000, 10_000_000],
             seed: 0x5157_e45e,
+            service: service::full_load(),
             root,
         }
     }
@@ -68,6 +72,7 @@ impl Config {
             events: 600_000,
             users: 120_000,
             set_sizes: vec![100_000],
+            service: service::quick_load(),
             ..Self::full(root)
         }
     }
@@ -82,6 +87,8 @@ pub struct SystemsResults {
     pub signup: Vec<SignupResult>,
     /// Why PostgreSQL is missing, when it is.
     pub postgres_absent: Option<String>,
+    /// The sign-up service under concurrent load.
+    pub service: service::ServiceOutcome,
     /// The unique-users results.
     pub unique: UniqueResult,
     /// The rolling 24-hour count beside the daily reset.
@@ -146,6 +153,8 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         }
         Err(why) => Some(why.clone()),
     };
+    let pg_conn = pg.as_ref().map(|s| s.conn.as_str()).map_err(String::as_str);
+    let service = service::run(pg_conn, &cfg.service);
     drop((bloom, pg, redis));
     eprintln!(
         "systems: unique users ({} events over {} users)",
@@ -159,6 +168,7 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         rows: cfg.rows as u64,
         signup: results,
         postgres_absent,
+        service,
         unique,
         rolling,
         claims,
@@ -399,6 +409,8 @@ pub fn render_markdown(r: &SystemsResults) -> String {
     ) {
         s += &format!("\nNot measured: {why}\n");
     }
+    s += "\n## The sign-up service under concurrent load\n\n";
+    s += &service::render(&r.service);
     s += "\n## Unique users per (event, day)\n\n";
     s += &render_unique(&r.unique);
     s += "\n## Unique users in the last 24 hours (rolling)\n\n";
@@ -490,6 +502,9 @@ mod tests {
             rows: 1_000_000,
             signup,
             postgres_absent: Some("pg.sh start failed: no initdb".into()),
+            service: service::ServiceOutcome::NotMeasured {
+                why: "pg.sh start failed: no initdb".into(),
+            },
             unique,
             rolling: rolling::run(3_000, 1_000, 3).unwrap(),
             claims,
@@ -501,6 +516,7 @@ mod tests {
             "## Unique users",
             "## The articles' claims",
             "## Unique users in the last 24 hours (rolling)",
+            "## The sign-up service under concurrent load",
             "Not measured: pg.sh start failed",
             "does not hold",
         ] {
