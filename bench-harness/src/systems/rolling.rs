@@ -30,16 +30,18 @@ use super::unique::user_id;
 pub const DAYS: u64 = 3;
 /// The window: 24 hours in seconds.
 pub const WINDOW_S: u64 = 86_400;
-/// Checkpoints every this many seconds from the first full window on.
-pub const CHECKPOINT_EVERY_S: u64 = 12 * 3_600;
+/// Checkpoints every this many slices, from the first slice boundary at or after a full window.
+/// On a boundary the `N` kept past slices cover `N · slice` ≈ the window (86 401 s for 24 h and
+/// `N = 7`); between boundaries the filter also holds up to one more slice (1/N of a window).
+pub const CHECKPOINT_EVERY_SLICES: u64 = 3;
 /// The filter's target rate over the window.
 pub const TARGET_FPR: f64 = 0.01;
 
 /// One checkpoint's counts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
-    /// Hours since the start of the stream.
-    pub hour: u64,
+    /// Seconds since the start of the stream (a slice boundary).
+    pub at_s: u64,
     /// Users last seen in the last 24 hours (exact).
     pub exact: u64,
     /// Users last seen in a slice the filter still keeps (exact; ≥ `exact`).
@@ -127,7 +129,7 @@ pub fn run(n: usize, users: u64, seed: u64) -> Result<RollingResult> {
         slice,
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x2024_0e11);
-    let mut next_cp = WINDOW_S;
+    let mut next_cp = WINDOW_S.div_ceil(slice) * slice;
     let (mut checkpoints, mut exact_bytes) = (Vec::new(), 0u64);
     for i in 0..n as u64 {
         let t = i * span / n as u64;
@@ -135,7 +137,7 @@ pub fn run(n: usize, users: u64, seed: u64) -> Result<RollingResult> {
             let (cp, bytes) = checkpoint(&filter, &mut exact, users, next_cp);
             checkpoints.push(cp);
             exact_bytes = exact_bytes.max(bytes);
-            next_cp += CHECKPOINT_EVERY_S;
+            next_cp += CHECKPOINT_EVERY_SLICES * slice;
         }
         let u: f64 = rng.random();
         let rank = ((users as f64).powf(u) as u64)
@@ -149,7 +151,7 @@ pub fn run(n: usize, users: u64, seed: u64) -> Result<RollingResult> {
         let (cp, bytes) = checkpoint(&filter, &mut exact, users, next_cp);
         checkpoints.push(cp);
         exact_bytes = exact_bytes.max(bytes);
-        next_cp += CHECKPOINT_EVERY_S;
+        next_cp += CHECKPOINT_EVERY_SLICES * slice;
     }
     Ok(RollingResult {
         events: n as u64,
@@ -181,7 +183,7 @@ fn checkpoint(filter: &TimeWindow, exact: &mut Exact, users: u64, at: u64) -> (C
     let others = users.saturating_sub(held);
     let denom = in_window.max(1) as f64;
     let cp = Checkpoint {
-        hour: at / 3_600,
+        at_s: at,
         exact: in_window,
         held,
         filter: found,
@@ -198,7 +200,8 @@ fn checkpoint(filter: &TimeWindow, exact: &mut Exact, users: u64, at: u64) -> (C
 pub fn render(r: &RollingResult) -> String {
     let mut s = format!(
         "{} events over {} users in {DAYS} days (timestamps in seconds); window {} h, {} slices of {} s ({} kept), sized for {} events per window at {:.0}%. \
-The filter's count is the users of the population it answers \"maybe\" for; \"held\" counts the users last seen in a slice it still keeps (up to 1 + 1/N windows, exact); the prediction is held + q · (users − held).\n\n\
+The filter's count is the users of the population it answers \"maybe\" for; \"held\" counts the users last seen in a slice it still keeps (exact); the prediction is held + q · (users − held). \
+Checkpoints fall on slice boundaries, where the kept slices cover the window; between boundaries the filter also holds users last seen up to one slice (1/N of a window) earlier.\n\n\
 | hour | exact (24 h) | held | filter | relative error | predicted | FP rate | model q |\n|---|---|---|---|---|---|---|---|\n",
         r.events,
         r.users,
@@ -211,8 +214,8 @@ The filter's count is the users of the population it answers \"maybe\" for; \"he
     );
     for c in &r.checkpoints {
         s += &format!(
-            "| {} | {} | {} | {} | {:+.3}% | {:+.3}% | {:.4}% | {:.4}% |\n",
-            c.hour,
+            "| {:.1} | {} | {} | {} | {:+.3}% | {:+.3}% | {:.4}% | {:.4}% |\n",
+            c.at_s as f64 / 3_600.0,
             c.exact,
             c.held,
             c.filter,
@@ -246,7 +249,7 @@ mod tests {
             filter_bytes: 1_250_000,
             exact_bytes: 40_000_000,
             checkpoints: vec![Checkpoint {
-                hour: 24,
+                at_s: 86_401,
                 exact: 300,
                 held: 310,
                 filter: 312,
@@ -264,7 +267,7 @@ mod tests {
         for needle in [
             "1000 events over 500 users",
             "7 slices of 12343 s (8 kept)",
-            "| 24 | 300 | 310 | 312 | +4.000% | +3.500% | 1.0500% | 0.9000% |",
+            "| 24.0 | 300 | 310 | 312 | +4.000% | +3.500% | 1.0500% | 0.9000% |",
             "window filter 1.25 MB",
             "up to 40.00 MB",
         ] {
@@ -277,9 +280,12 @@ mod tests {
     #[test]
     fn small_stream_counts_are_consistent_and_near_the_prediction() {
         let r = run(60_000, 12_000, 7).unwrap();
-        assert_eq!(r.checkpoints.len(), 5, "hours 24, 36, 48, 60, 72");
+        assert_eq!(r.checkpoints.len(), 5, "slices 7, 10, 13, 16, 19 of 21");
         for c in &r.checkpoints {
+            assert_eq!(c.at_s % r.slice_s, 0, "{c:?}");
             assert!(c.exact <= c.held && c.held <= c.filter, "{c:?}");
+            // On a boundary the kept slices reach 1 s past the window: the tail is (nearly) gone.
+            assert!(c.held - c.exact <= c.exact / 1000, "{c:?}");
             let others = (r.users - c.held) as f64;
             let sd = (others * c.predicted_fpr * (1.0 - c.predicted_fpr)).sqrt();
             let fp = (c.filter - c.held) as f64;

@@ -257,8 +257,10 @@ fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Serves one keep-alive connection.
+/// Serves one keep-alive connection. Each response leaves in one write, without Nagle's delay
+/// (a response split over writes waits for the client's delayed ACK, about 40 ms on Linux).
 fn serve(service: &Service, stream: TcpStream) -> std::io::Result<()> {
+    stream.set_nodelay(true)?;
     let mut out = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     loop {
@@ -284,11 +286,11 @@ fn serve(service: &Service, stream: TcpStream) -> std::io::Result<()> {
         let mut body = vec![0; length];
         reader.read_exact(&mut body)?;
         let (code, text) = service.handle(method, target, &String::from_utf8_lossy(&body));
-        write!(
-            out,
+        let response = format!(
             "HTTP/1.1 {code} X\r\nContent-Length: {}\r\n\r\n{text}",
             text.len()
-        )?;
+        );
+        out.write_all(response.as_bytes())?;
     }
 }
 
@@ -314,11 +316,11 @@ impl Client {
         target: &str,
         body: &str,
     ) -> std::io::Result<(u16, String)> {
-        write!(
-            self.out,
+        let request = format!(
             "{method} {target} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
-        )?;
+        );
+        self.out.write_all(request.as_bytes())?;
         let mut status = String::new();
         self.reader.read_line(&mut status)?;
         let code = status
