@@ -103,6 +103,10 @@ enum Cmd {
         /// Users of that stream.
         #[arg(long, default_value_t = 2_000_000)]
         users: u64,
+        /// The sign-up service at its quick load (8 clients × 150 checks over 20k accounts, at
+        /// most 10 s per mode) instead of 32 × 2000 over 1M.
+        #[arg(long)]
+        service_quick: bool,
         /// Output directory (systems.md, systems.json).
         #[arg(long, default_value = "reports")]
         out: PathBuf,
@@ -153,6 +157,7 @@ fn main() -> Result<()> {
             new_share,
             events,
             users,
+            service_quick,
             ref out,
         }) => systems_only(
             SysConfig {
@@ -162,6 +167,11 @@ fn main() -> Result<()> {
                 events,
                 users,
                 machine: Machine::detect(command_line.clone()),
+                service: if service_quick {
+                    bench_harness::systems::service::quick_load()
+                } else {
+                    bench_harness::systems::service::full_load()
+                },
                 ..SysConfig::full(repo_root())
             },
             out,

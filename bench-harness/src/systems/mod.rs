@@ -6,7 +6,9 @@
 //! them, and stops what it started) and [`render_markdown`]; [`write()`] puts both in `out/`.
 
 pub mod claims;
+pub mod rolling;
 mod servers;
+pub mod service;
 pub mod signup;
 mod stage;
 pub mod unique;
@@ -42,6 +44,8 @@ pub struct Config {
     pub set_sizes: Vec<u64>,
     /// Seed of the data.
     pub seed: u64,
+    /// The load of the sign-up service.
+    pub service: filter_gate::service::LoadConfig,
     /// The project root (for `scripts/`).
     pub root: PathBuf,
     /// The machine and commit, written with the results.
@@ -62,6 +66,7 @@ impl Config {
             users: 2_000_000,
             set_sizes: vec![1_000_000, 10_000_000],
             seed: 0x5157_e45e,
+            service: service::full_load(),
             root,
             machine: Machine::default(),
             python_lookup_ns: None,
@@ -76,6 +81,7 @@ impl Config {
             events: 600_000,
             users: 120_000,
             set_sizes: vec![100_000],
+            service: service::quick_load(),
             ..Self::full(root)
         }
     }
@@ -116,8 +122,12 @@ pub struct SystemsResults {
     pub signup: Vec<SignupResult>,
     /// Why PostgreSQL is missing, when it is.
     pub postgres_absent: Option<String>,
+    /// The sign-up service under concurrent load.
+    pub service: service::ServiceOutcome,
     /// The unique-users results.
     pub unique: UniqueResult,
+    /// The rolling 24-hour count beside the daily reset.
+    pub rolling: rolling::RollingResult,
     /// The claims with their measured values.
     pub claims: Vec<Claim>,
 }
@@ -178,12 +188,16 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         }
         Err(why) => Some(why.clone()),
     };
+    let pg_conn = pg.as_ref().map(|s| s.conn.as_str()).map_err(String::as_str);
+    let service = service::run(pg_conn, &cfg.service);
     drop((bloom, pg, redis));
     eprintln!(
         "systems: unique users ({} events over {} users)",
         cfg.events, cfg.users
     );
     let unique = unique::run(cfg.events, cfg.users, cfg.seed, &cfg.set_sizes)?;
+    eprintln!("systems: rolling 24-hour count");
+    let rolling = rolling::run(cfg.events, cfg.users, cfg.seed)?;
     let claims = build_claims(&results, &unique, cfg.python_lookup_ns);
     Ok(SystemsResults {
         machine: cfg.machine.clone(),
@@ -200,7 +214,9 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         rows: cfg.rows as u64,
         signup: results,
         postgres_absent,
+        service,
         unique,
+        rolling,
         claims,
     })
 }
@@ -456,8 +472,12 @@ pub fn render_markdown(r: &SystemsResults) -> String {
     ) {
         s += &format!("\nNot measured: {why}\n");
     }
+    s += "\n## The sign-up service under concurrent load\n\n";
+    s += &service::render(&r.service);
     s += "\n## Unique users per (event, day)\n\n";
     s += &render_unique(&r.unique);
+    s += "\n## Unique users in the last 24 hours (rolling)\n\n";
+    s += &rolling::render(&r.rolling);
     s += "\n## The articles' claims\n\n";
     s += &claims::render(&r.claims);
     s
@@ -548,7 +568,11 @@ mod tests {
             rows: 1_000_000,
             signup,
             postgres_absent: Some("pg.sh start failed: no initdb".into()),
+            service: service::ServiceOutcome::NotMeasured {
+                why: "pg.sh start failed: no initdb".into(),
+            },
             unique,
+            rolling: rolling::run(3_000, 1_000, 3).unwrap(),
             claims,
         };
         let md = render_markdown(&r);
@@ -557,6 +581,8 @@ mod tests {
             "| SQLite | DB only | 100000 | 100.00% |",
             "## Unique users",
             "## The articles' claims",
+            "## Unique users in the last 24 hours (rolling)",
+            "## The sign-up service under concurrent load",
             "Not measured: pg.sh start failed",
             "not met",
         ] {

@@ -123,7 +123,7 @@ fn reset(n: u64) -> Result<ResetResult> {
 }
 
 /// A user ID as an analytics system would see it: a bijective mix of the rank, in hex.
-fn user_id(rank: u64) -> String {
+pub(crate) fn user_id(rank: u64) -> String {
     let mut z = rank.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

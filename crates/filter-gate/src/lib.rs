@@ -66,6 +66,8 @@ mod pg_admin;
 mod pg_feed;
 mod pg_schema;
 mod postgres;
+#[cfg(feature = "service")]
+pub mod service;
 mod shared;
 pub mod snapshot;
 mod sqlite;
