@@ -11,6 +11,16 @@ use filter_gate::{
     ScannedRow, Startup, Store, StoreError, StoreErrorKind, StoreResult,
 };
 
+/// The tests of this file run one at a time: a catch-up re-reads the rows whose xmin is at or
+/// above the saved snapshot's xmin, and a transaction that another test holds open keeps that
+/// xmin back, so "the next start reads nothing new" holds only with no other transaction in the
+/// cluster (the re-read rows are harmless in use: the filter already has them).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn tmpdir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("gate-wrong-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -28,6 +38,7 @@ fn count(conn: &str, table: &str) -> i64 {
 ///    saved its filter: ids are not commit order, and a window of ids would miss it.
 #[test]
 fn a_row_committed_after_the_save_with_a_low_id_is_caught_up() {
+    let _serial = serial();
     let Some(conn) = common::pg() else { return };
     let table = common::pg_table(&conn, "late");
     let dir = tmpdir("late");
@@ -121,6 +132,7 @@ impl Store for Cut {
 /// 2. The connection breaks after the commit: `register` fails, yet the row is there.
 #[test]
 fn a_registration_with_an_unknown_outcome_is_checked_in_the_database() {
+    let _serial = serial();
     let Some(conn) = common::pg() else { return };
     let table = common::pg_table(&conn, "cut");
     let store = Cut {
@@ -178,6 +190,7 @@ fn with_db(conn: &str, db: &str) -> String {
 /// 3. The database is restored from a backup older than the saved filter.
 #[test]
 fn a_database_restored_from_an_older_backup_is_rebuilt() {
+    let _serial = serial();
     let Some(conn) = common::pg() else { return };
     let db = format!("gate_restore_{}", std::process::id());
     let backup = format!("{db}_backup");
@@ -261,6 +274,7 @@ fn a_database_restored_from_an_older_backup_is_rebuilt() {
 ///    under a unique index on `lower(column)`.
 #[test]
 fn rows_stored_before_normalisation_are_found_or_refused() {
+    let _serial = serial();
     let Some(conn) = common::pg() else { return };
     let table = common::pg_table(&conn, "legacy");
     let mut admin = common::client(&conn);
@@ -298,6 +312,7 @@ fn rows_stored_before_normalisation_are_found_or_refused() {
 /// 5. The length limit applies to the stored key, after lower-casing.
 #[test]
 fn an_address_too_long_once_lower_cased_is_refused_and_not_stored() {
+    let _serial = serial();
     let Some(conn) = common::pg() else { return };
     let table = common::pg_table(&conn, "long");
     let store = PgStore::connect(&conn, &table).unwrap();
@@ -324,6 +339,7 @@ fn an_address_too_long_once_lower_cased_is_refused_and_not_stored() {
 /// A filter saved for one table is not taken for another table of the same database.
 #[test]
 fn a_filter_saved_for_another_table_is_not_used() {
+    let _serial = serial();
     let Some(conn) = common::pg() else { return };
     let (a, b) = (
         common::pg_table(&conn, "own"),
