@@ -190,8 +190,10 @@ impl Params {
                 slots,
                 fp_bits,
             } => {
-                let cells = buckets.checked_mul(u64::from(*slots)).filter(|&c| c > 0)?;
-                Some(math::cuckoo_fpr(*fp_bits, *slots, n as f64 / cells as f64))
+                // The filter's own `expected_fpr`: the bucket-pair rate with the self-paired
+                // share counted (`math::cuckoo_fpr` is its large-table limit).
+                buckets.checked_mul(u64::from(*slots)).filter(|&c| c > 0)?;
+                Some(math::cuckoo_fpr_exact(*fp_bits, *slots, *buckets, n))
             }
             Params::Blocked { blocks } => Some(math::split_block_fpr(*blocks, n)),
         }
