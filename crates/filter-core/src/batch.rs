@@ -143,3 +143,25 @@ macro_rules! prefetched_batches {
         }
     };
 }
+
+/// Answers `keys` through a probe of pre-computed hashes, [`BATCH`] keys at a time: each chunk
+/// is hashed with `hasher` into a stack buffer and handed to `probe`, whose answers are appended
+/// to `out` (cleared first). The body of every `contains_batch` that hashes keys itself.
+pub fn contains_keys_hashed(
+    hasher: &crate::KeyHasher,
+    keys: &[&[u8]],
+    out: &mut Vec<bool>,
+    mut probe: impl FnMut(&[crate::Hash128], &mut Vec<bool>),
+) {
+    let mut hashes = [crate::Hash128::default(); BATCH];
+    let mut part = Vec::with_capacity(BATCH);
+    out.clear();
+    out.reserve(keys.len());
+    for chunk in keys.chunks(BATCH) {
+        for (h, k) in hashes.iter_mut().zip(chunk) {
+            *h = hasher.hash(k);
+        }
+        probe(&hashes[..chunk.len()], &mut part);
+        out.extend_from_slice(&part);
+    }
+}

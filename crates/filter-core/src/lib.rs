@@ -80,7 +80,8 @@ pub use format::Variant;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use static_filter::StaticFilter;
 pub use table::{
-    set_huge_pages, try_zeroed_table, zeroed_table, MemoryCap, Table, Zeroable, HUGE_PAGE_MIN_BYTES,
+    set_huge_pages, try_filled, try_zeroed_table, zeroed_table, MemoryCap, Table, Zeroable,
+    HUGE_PAGE_MIN_BYTES,
 };
 
 /// An approximate-membership filter.
@@ -204,18 +205,9 @@ pub trait Filter {
 
     /// Answers many queries: `out[i] = contains(keys[i])`. `out` is cleared first.
     fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
-        let hasher = self.hasher();
-        let mut hashes = [Hash128::default(); BATCH];
-        let mut part = Vec::with_capacity(BATCH);
-        out.clear();
-        out.reserve(keys.len());
-        for chunk in keys.chunks(BATCH) {
-            for (h, k) in hashes.iter_mut().zip(chunk) {
-                *h = hasher.hash(k);
-            }
-            self.contains_hash_batch(&hashes[..chunk.len()], &mut part);
-            out.extend_from_slice(&part);
-        }
+        crate::batch::contains_keys_hashed(&self.hasher(), keys, out, |h, part| {
+            self.contains_hash_batch(h, part);
+        });
     }
 }
 

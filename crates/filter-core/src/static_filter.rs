@@ -7,7 +7,7 @@
 //!
 //! [`Filter`]: crate::Filter
 
-use crate::{Hash128, KeyHasher, Result, BATCH};
+use crate::{Hash128, KeyHasher, Result};
 
 /// An approximate-membership filter built once from all its keys (no insert, no delete).
 ///
@@ -58,18 +58,9 @@ pub trait StaticFilter: Sized {
 
     /// Answers many queries: `out[i] = contains(keys[i])`. `out` is cleared first.
     fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
-        let hasher = self.hasher();
-        let mut hashes = [Hash128::default(); BATCH];
-        let mut part = Vec::with_capacity(BATCH);
-        out.clear();
-        out.reserve(keys.len());
-        for chunk in keys.chunks(BATCH) {
-            for (h, k) in hashes.iter_mut().zip(chunk) {
-                *h = hasher.hash(k);
-            }
-            self.contains_hash_batch(&hashes[..chunk.len()], &mut part);
-            out.extend_from_slice(&part);
-        }
+        crate::batch::contains_keys_hashed(&self.hasher(), keys, out, |h, part| {
+            self.contains_hash_batch(h, part);
+        });
     }
 
     /// Distinct keys the filter holds (repeated keys counted once).
@@ -140,7 +131,7 @@ mod tests {
 
     #[test]
     fn provided_methods_agree_with_the_filter() {
-        let keys: Vec<Vec<u8>> = (0..3 * BATCH + 5)
+        let keys: Vec<Vec<u8>> = (0..3 * crate::BATCH + 5)
             .map(|i| format!("k{i}").into_bytes())
             .collect();
         let members: Vec<&[u8]> = keys.iter().step_by(2).map(Vec::as_slice).collect();

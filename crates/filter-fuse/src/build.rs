@@ -88,20 +88,9 @@ pub fn size_factor(n: u64) -> f64 {
     (0.875 + 0.25 * 1e6f64.ln() / (n as f64).ln()).max(1.125)
 }
 
-/// A vector of `len` copies of `value`, allocated fallibly.
-fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory {
-        what,
-        bytes: (len * std::mem::size_of::<T>()) as u64,
-    })?;
-    v.resize(len, value);
-    Ok(v)
-}
-
 /// The 64-bit values a filter is built from: one per distinct key hash, sorted.
 pub(crate) fn distinct_keys(hashes: &[Hash128]) -> Result<Vec<u64>> {
-    let mut keys = try_filled(hashes.len(), 0u64, "binary fuse key hashes")?;
+    let mut keys = filter_core::try_filled(hashes.len(), 0u64, "binary fuse key hashes")?;
     for (k, h) in keys.iter_mut().zip(hashes) {
         *k = crate::key_of(*h);
     }
@@ -147,8 +136,8 @@ impl Scratch {
             bytes: n as u64 * 16,
         })?;
         Ok(Scratch {
-            count: try_filled(slots, 0, "binary fuse construction counts")?,
-            xor: try_filled(slots, 0, "binary fuse construction hashes")?,
+            count: filter_core::try_filled(slots, 0, "binary fuse construction counts")?,
+            xor: filter_core::try_filled(slots, 0, "binary fuse construction hashes")?,
             queue,
             stack,
         })
@@ -211,7 +200,7 @@ impl<F: Fingerprint> BinaryFuse<F> {
             if !scratch.peel(keys, seed, layout) {
                 continue;
             }
-            let mut fingerprints = try_filled(
+            let mut fingerprints = filter_core::try_filled(
                 layout.array_length as usize,
                 F::default(),
                 "binary fuse table",

@@ -55,16 +55,6 @@ fn seed_for(attempt: u32) -> u64 {
     z ^ (z >> 31)
 }
 
-fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory {
-        what,
-        bytes: (len * std::mem::size_of::<T>()) as u64,
-    })?;
-    v.resize(len, value);
-    Ok(v)
-}
-
 /// The banded system: row `i` holds a coefficient band starting at slot `i` (bit 0 set) and its
 /// right-hand side, or nothing (`coeff == 0`).
 pub(crate) struct Band {
@@ -75,8 +65,8 @@ pub(crate) struct Band {
 impl Band {
     pub(crate) fn new(slots: usize) -> Result<Self> {
         Ok(Band {
-            coeff: try_filled(slots, 0, "ribbon banding coefficients")?,
-            result: try_filled(slots, 0, "ribbon banding results")?,
+            coeff: filter_core::try_filled(slots, 0, "ribbon banding coefficients")?,
+            result: filter_core::try_filled(slots, 0, "ribbon banding results")?,
         })
     }
 
@@ -113,7 +103,7 @@ impl Band {
     pub(crate) fn solve(&self, r: u32) -> Result<Vec<u64>> {
         let slots = self.coeff.len();
         let r = r as usize;
-        let mut table = try_filled(slots / BLOCK * r, 0u64, "ribbon table")?;
+        let mut table = filter_core::try_filled(slots / BLOCK * r, 0u64, "ribbon table")?;
         let mut windows = [0u128; 16];
         for i in (0..slots).rev() {
             let c = self.coeff[i];

@@ -194,3 +194,19 @@ pub fn zeroed_table<T: Zeroable>(len: usize) -> Table<T> {
 
 #[cfg(test)]
 mod tests;
+
+/// A vector of `len` copies of `value`, its memory reserved fallibly: scratch space of a
+/// construction (for tables, [`try_zeroed_table`]).
+///
+/// # Errors
+/// [`Error::OutOfMemory`] naming `what` when the memory cannot be had.
+pub fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> crate::Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| crate::Error::OutOfMemory {
+            what,
+            bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        })?;
+    v.resize(len, value);
+    Ok(v)
+}
