@@ -73,15 +73,37 @@ fn systems_report() -> crate::systems::SystemsResults {
     }
 }
 
+/// A temporary reports directory, removed when dropped (also when its test fails).
+struct Dir(PathBuf);
+
+impl std::ops::Deref for Dir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Dir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A fresh directory holding README.md, threads and systems reports, all consistent.
-fn dir(name: &str) -> PathBuf {
+fn dir(name: &str) -> Dir {
     let d = std::env::temp_dir().join(format!("filterlab-reports-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(d.join("README.md"), "# report\n").unwrap();
     threads::write(&threads_report(), &d).unwrap();
     crate::systems::write(&systems_report(), &d).unwrap();
-    d
+    Dir(d)
 }
 
 fn problems(d: &Path) -> Vec<String> {
@@ -98,7 +120,6 @@ fn edit(path: &Path, from: &str, to: &str) {
 fn consistent_reports_pass() {
     let d = dir("pass");
     assert_eq!(problems(&d), Vec::<String>::new());
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -117,7 +138,6 @@ fn a_flipped_verdict_in_threads_md_or_json_is_rejected() {
         "{:?}",
         problems(&d)
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -133,7 +153,6 @@ fn a_changed_value_in_threads_json_is_rejected() {
     let p = problems(&d);
     assert!(p.iter().any(|p| p.contains("targets differ")), "{p:?}");
     assert!(p.iter().any(|p| p.contains("threads.md differs")), "{p:?}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -153,7 +172,6 @@ fn a_stale_commit_is_rejected_for_threads_and_systems() {
             "{md}: {p:?}"
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -166,7 +184,6 @@ fn a_flipped_verdict_in_systems_md_is_rejected() {
     assert!(problems(&d)
         .iter()
         .any(|p| p.contains("systems.md differs")));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -191,7 +208,6 @@ fn a_changed_value_or_verdict_in_systems_json_is_rejected() {
     c.verdict = crate::judge::Verdict::Met;
     crate::systems::write(&s, &d).unwrap();
     assert!(problems(&d).iter().any(|x| x.contains("claim")));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -213,7 +229,6 @@ fn markdown_that_no_json_renders_is_rejected() {
     assert!(problems(&d)
         .iter()
         .any(|p| p.contains("parsing systems.json")));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -228,5 +243,4 @@ fn a_course_without_its_json_or_with_an_edited_page_is_rejected() {
             .any(|x| x.starts_with("course: ") && x.contains("course.json")),
         "{p:?}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -58,6 +58,10 @@ impl PgStore {
         let (table, column) = (&self.table.name, &self.table.column);
         let trigger = self.table.has_trigger;
         let mut tx = self.client.transaction().map_err(pg_err("bulk load"))?;
+        // A load of millions of rows runs past the checks' statement timeout: none here, as
+        // for the scans.
+        tx.batch_execute("SET LOCAL statement_timeout = 0")
+            .map_err(pg_err("bulk load"))?;
         if trigger {
             tx.batch_execute(&format!(
                 "ALTER TABLE {table} DISABLE TRIGGER filter_gate_notify"
@@ -108,8 +112,12 @@ impl PgStore {
     /// A failing database.
     pub fn analyze(&mut self) -> StoreResult<()> {
         self.ensure()?;
+        // Without the checks' statement timeout, as the bulk load.
         self.client
-            .batch_execute(&format!("ANALYZE {}", self.table.name))
+            .batch_execute(&format!(
+                "BEGIN; SET LOCAL statement_timeout = 0; ANALYZE {}; COMMIT",
+                self.table.name
+            ))
             .map_err(pg_err("analyze"))
     }
 }

@@ -46,7 +46,10 @@ pub(crate) fn pg_err(op: &'static str) -> impl Fn(postgres::Error) -> StoreError
     move |e| {
         if let Some(db) = e.as_db_error() {
             let c = db.code().code();
-            let kind = if ["08", "53", "57"].iter().any(|p| c.starts_with(p)) {
+            // 57014 (query_canceled) is a statement timeout, not a server that went away.
+            let kind = if c == "57014" {
+                StoreErrorKind::Timeout
+            } else if ["08", "53", "57"].iter().any(|p| c.starts_with(p)) {
                 StoreErrorKind::Unavailable
             } else if ["42804", "42883", "22P02"].contains(&c) {
                 StoreErrorKind::Type

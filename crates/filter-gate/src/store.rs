@@ -59,6 +59,9 @@ pub enum StoreErrorKind {
     Schema,
     /// A value of the wrong type (a parameter or a column that does not convert).
     Type,
+    /// The statement ran past the store's statement timeout and was cancelled (PostgreSQL
+    /// 57014): the server is there, the statement was rolled back.
+    Timeout,
 }
 
 /// A database error with the operation that failed.
@@ -92,6 +95,7 @@ impl fmt::Display for StoreError {
             StoreErrorKind::BadTableName => "the table name is not a plain identifier",
             StoreErrorKind::Schema => "the table does not fit the gate",
             StoreErrorKind::Type => "a value has the wrong type",
+            StoreErrorKind::Timeout => "the statement ran past its timeout and was cancelled",
         };
         write!(f, "{what} during {}: {}", self.op, self.message)
     }

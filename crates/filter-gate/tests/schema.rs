@@ -304,3 +304,23 @@ fn connecting_takes_no_lock_stronger_than_access_share() {
     drop(gate);
     common::drop_pg(&conn, &table);
 }
+
+#[test]
+fn a_bulk_load_and_analyze_run_past_the_checks_statement_timeout() {
+    let Some(conn) = common::pg() else { return };
+    let t = common::pg_table(&conn, "bulk_timeout");
+    let opts = PgOptions {
+        statement_timeout: Duration::from_millis(50),
+        ..PgOptions::default()
+    };
+    let mut store = PgStore::connect_with(&conn, &t, &opts).unwrap();
+    // 300k rows through COPY with a unique index take far longer than 50 ms: with the checks'
+    // timeout on the load it was cancelled (57014), and reported as an unreachable database.
+    let emails: Vec<String> = (0..300_000).map(|i| format!("bulk{i}@x.org")).collect();
+    let n = store
+        .bulk_load(emails.iter().map(String::as_str))
+        .unwrap_or_else(|e| panic!("{e} ({:?})", e.kind));
+    assert_eq!(n, 300_000);
+    store.analyze().unwrap();
+    common::drop_pg(&conn, &t);
+}
