@@ -140,13 +140,13 @@ fn apply(edit: &Edit, params: &mut Vec<u8>, payload: &mut Vec<u8>) {
 /// Saves `f`, mutates its sections and re-envelopes them.
 fn mutate<F: Persist + Filter>(f: &F, edits: &[Edit]) -> Vec<u8> {
     let bytes = f.to_bytes();
-    let mut d = format::decode(&bytes, F::VARIANT).expect("own bytes");
+    let mut d = format::decode(&bytes, F::KIND).expect("own bytes");
     let mut params = d.params.take(d.params.remaining()).unwrap().to_vec();
     let mut payload = d.payload.take(d.payload.remaining()).unwrap().to_vec();
     for e in edits {
         apply(e, &mut params, &mut payload);
     }
-    let mut e = Encoder::new(F::VARIANT, d.hasher, payload.len());
+    let mut e = Encoder::new(F::KIND, d.hasher, payload.len());
     e.bytes(&params).begin_payload().bytes(&payload);
     e.finish()
 }

@@ -3,7 +3,7 @@
 use crate::{Block, BlockedBloom, Kernel};
 use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert};
 use filter_core::{
-    math, reduce, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing, Table, Variant,
+    math, reduce, FileKind, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing, Table,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -280,7 +280,7 @@ impl Filter for AtomicBlockedBloom {
 /// other threads insert): same variant id, parameters and payload, so either form loads the
 /// other's.
 impl Persist for AtomicBlockedBloom {
-    const VARIANT: Variant = Variant::Blocked;
+    const KIND: FileKind = crate::FILE_KIND;
 
     fn to_bytes(&self) -> Vec<u8> {
         self.snapshot().to_bytes()

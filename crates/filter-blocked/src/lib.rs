@@ -32,9 +32,12 @@
 
 use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    math, prefetch, reduce, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Prefetch,
-    Result, Sizing, Variant,
+    math, prefetch, reduce, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap,
+    Prefetch, Result, Sizing,
 };
+
+/// The id and name this variant's files carry in their header (listed in `filterlab::any`).
+pub const FILE_KIND: FileKind = FileKind::new(5, "blocked");
 
 /// The eight odd multipliers that spread a 32-bit key over the eight lanes (the constants of the
 /// Parquet split-block Bloom filter specification).
@@ -287,7 +290,7 @@ impl Prefetch for BlockedBloom {
 }
 
 impl Codec for BlockedBloom {
-    const VARIANT: Variant = Variant::Blocked;
+    const KIND: FileKind = FILE_KIND;
 
     fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.blocks()).u64(self.len);

@@ -3,8 +3,8 @@
 use crate::ClassicBloom;
 use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist, Result,
-    Sizing, Variant,
+    math, BloomBits, Error, FileKind, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist,
+    Result, Sizing,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -251,7 +251,7 @@ impl Filter for AtomicClassicBloom {
 /// The classic file, written from a [`AtomicClassicBloom::snapshot`]: same variant id,
 /// parameters and payload, so either form loads the other's.
 impl Persist for AtomicClassicBloom {
-    const VARIANT: Variant = Variant::Classic;
+    const KIND: FileKind = crate::FILE_KIND;
 
     fn to_bytes(&self) -> Vec<u8> {
         self.snapshot()

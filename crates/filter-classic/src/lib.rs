@@ -28,9 +28,12 @@
 
 use filter_core::format::{Codec, Encoder, Reader};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Prefetch, Result,
-    Sizing, Variant,
+    math, BloomBits, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Prefetch,
+    Result, Sizing,
 };
+
+/// The id and name this variant's files carry in their header (listed in `filterlab::any`).
+pub const FILE_KIND: FileKind = FileKind::new(1, "classic");
 
 /// A classic Bloom filter.
 ///
@@ -287,7 +290,7 @@ impl Prefetch for ClassicBloom {
 }
 
 impl Codec for ClassicBloom {
-    const VARIANT: Variant = Variant::Classic;
+    const KIND: FileKind = FILE_KIND;
 
     fn encode_params(&self, e: &mut Encoder<'_>) {
         self.bits.encode_params(e);

@@ -158,8 +158,8 @@ pub enum FormatError {
     WrongVariant {
         /// The variant the caller asked to load.
         expected: &'static str,
-        /// The variant named in the header.
-        found: String,
+        /// The variant id in the header (`filterlab::any::Variant::from_id` names it).
+        found_id: u8,
     },
     /// The header names a hash function this build does not know.
     UnknownHash(u8),
@@ -205,10 +205,10 @@ impl fmt::Display for FormatError {
                 "filter format version {found} is newer than this build reads (up to {supported}); \
                  upgrade filterlab"
             ),
-            FormatError::WrongVariant { expected, found } => write!(
+            FormatError::WrongVariant { expected, found_id } => write!(
                 f,
-                "the data holds a {found} filter, not a {expected} filter; load it with the \
-                 matching type"
+                "the data holds a filter of variant id {found_id}, not a {expected} filter; load it \
+                 with the matching type (or with filterlab::any::AnyFilter, which takes any)"
             ),
             FormatError::UnknownHash(id) => write!(f, "unknown hash function id {id}"),
             FormatError::ChecksumMismatch { stored, computed } => write!(

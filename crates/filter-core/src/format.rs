@@ -38,49 +38,30 @@ pub const FORMAT_VERSION: u16 = 1;
 const HEADER_LEN: usize = 24;
 const MIN_LEN: usize = HEADER_LEN + 8 + 8;
 
-/// The filter kinds the format knows. The discriminant is the stored id.
+/// What a saved file holds: the id stored in its header and the variant's name. Each variant's
+/// crate declares its own (`filter_classic::FILE_KIND`, …); the facade's registry
+/// (`filterlab::any`) is the one list of them, maps ids back to variants and checks that no two
+/// share an id. filter-core knows no variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Variant {
-    /// `filter-classic`.
-    Classic = 1,
-    /// `filter-counting`.
-    Counting = 2,
-    /// `filter-scalable`.
-    Scalable = 3,
-    /// `filter-cuckoo`.
-    Cuckoo = 4,
-    /// `filter-blocked`, the split-block Bloom filter.
-    Blocked = 5,
+pub struct FileKind {
+    id: u8,
+    name: &'static str,
 }
 
-impl Variant {
-    /// The stored id.
-    pub const fn id(self) -> u8 {
-        self as u8
+impl FileKind {
+    /// A kind with this header id and name. Ids are stable: a saved file keeps its id forever.
+    pub const fn new(id: u8, name: &'static str) -> Self {
+        FileKind { id, name }
     }
 
-    /// The variant with that id.
-    pub const fn from_id(id: u8) -> Option<Self> {
-        match id {
-            1 => Some(Variant::Classic),
-            2 => Some(Variant::Counting),
-            3 => Some(Variant::Scalable),
-            4 => Some(Variant::Cuckoo),
-            5 => Some(Variant::Blocked),
-            _ => None,
-        }
+    /// The stored id.
+    pub const fn id(self) -> u8 {
+        self.id
     }
 
     /// Human-readable name.
     pub const fn name(self) -> &'static str {
-        match self {
-            Variant::Classic => "classic",
-            Variant::Counting => "counting",
-            Variant::Scalable => "scalable",
-            Variant::Cuckoo => "cuckoo",
-            Variant::Blocked => "blocked",
-        }
+        self.name
     }
 }
 
@@ -93,10 +74,10 @@ pub fn checksum(bytes: &[u8]) -> u64 {
 /// payload and reads them back; filter-core does the rest (header, section lengths, checksum,
 /// and the check that both sections were read to their end), and every [`Codec`] is
 /// [`Persist`](crate::Persist) through a blanket implementation. A new variant is then one crate:
-/// these three methods and an id in [`Variant`].
+/// these three methods and a [`FileKind`] listed in the facade's registry.
 pub trait Codec: crate::Filter + Sized {
-    /// The variant id written in the header.
-    const VARIANT: Variant;
+    /// The kind written in the header.
+    const KIND: FileKind;
 
     /// Writes the parameter section (fixed-width fields).
     fn encode_params(&self, e: &mut Encoder<'_>);
@@ -151,7 +132,7 @@ pub fn try_encode<C: Codec>(filter: &C) -> crate::Result<Vec<u8>> {
 /// # Errors
 /// The envelope's errors ([`decode`]), the variant's, or bytes left over in a section.
 pub fn decode_with<C: Codec>(bytes: &[u8]) -> Result<C, FormatError> {
-    let mut d = decode(bytes, C::VARIANT)?;
+    let mut d = decode(bytes, C::KIND)?;
     let filter = C::decode(d.hasher, &mut d.params, &mut d.payload)?;
     d.params.finish()?;
     d.payload.finish()?;
@@ -234,15 +215,14 @@ pub(crate) fn declared_len(head: &[u8]) -> Option<u64> {
     Some(through_params.saturating_add(payload).saturating_add(8))
 }
 
-/// The variant a saved filter claims to be, read from its header after the length, magic and
+/// The variant id a saved filter claims, read from its header after the length, magic and
 /// version checks (not the checksum: the variant's loader checks everything else), so a caller
-/// holding bytes of unknown variant can pick the loader.
+/// holding bytes of unknown variant can pick the loader (`filterlab::any` maps the id).
 ///
 /// # Errors
-/// Those of the checks, and [`FormatError::Invalid`] for a variant id this build does not know.
-pub fn peek_variant(bytes: &[u8]) -> Result<Variant, FormatError> {
-    let id = check_head(bytes)?.u8()?;
-    Variant::from_id(id).ok_or_else(|| invalid(format!("unknown variant id {id}")))
+/// Those of the checks.
+pub fn peek_kind_id(bytes: &[u8]) -> Result<u8, FormatError> {
+    check_head(bytes)?.u8()
 }
 
 /// Validates the envelope of `bytes` (length, magic, version, checksum, variant, hash) and splits
@@ -250,7 +230,7 @@ pub fn peek_variant(bytes: &[u8]) -> Result<Variant, FormatError> {
 ///
 /// # Errors
 /// The first check that fails, as a [`FormatError`].
-pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatError> {
+pub fn decode(bytes: &[u8], expected: FileKind) -> Result<Decoded<'_>, FormatError> {
     let mut head = check_head(bytes)?;
     let (body, sum) = bytes.split_at(bytes.len() - 8);
     let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
@@ -262,8 +242,7 @@ pub fn decode(bytes: &[u8], expected: Variant) -> Result<Decoded<'_>, FormatErro
     if variant_id != expected.id() {
         return Err(FormatError::WrongVariant {
             expected: expected.name(),
-            found: Variant::from_id(variant_id)
-                .map_or_else(|| format!("unknown (id {variant_id})"), |v| v.name().into()),
+            found_id: variant_id,
         });
     }
     let hash_id = head.u8()?;
@@ -449,153 +428,4 @@ pub fn invalid(why: impl Into<String>) -> FormatError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> Vec<u8> {
-        let mut e = Encoder::new(Variant::Classic, KeyHasher::default(), 16);
-        e.u64(1000).u32(7).begin_payload().u64s(&[1, 2, 3]);
-        e.finish()
-    }
-
-    #[test]
-    fn round_trip_sections() {
-        let bytes = sample();
-        let mut d = decode(&bytes, Variant::Classic).unwrap();
-        assert_eq!(d.hasher, KeyHasher::default());
-        assert_eq!(d.params.u64().unwrap(), 1000);
-        assert_eq!(d.params.u32().unwrap(), 7);
-        d.params.finish().unwrap();
-        assert_eq!(*d.payload.u64s(3).unwrap(), [1, 2, 3]);
-        d.payload.finish().unwrap();
-    }
-
-    #[test]
-    fn every_truncation_is_an_error() {
-        let bytes = sample();
-        for cut in 0..bytes.len() {
-            assert!(
-                decode(&bytes[..cut], Variant::Classic).is_err(),
-                "cut at {cut}"
-            );
-        }
-    }
-
-    #[test]
-    fn every_single_bit_flip_is_an_error() {
-        let bytes = sample();
-        for i in 0..bytes.len() * 8 {
-            let mut b = bytes.clone();
-            b[i / 8] ^= 1 << (i % 8);
-            assert!(decode(&b, Variant::Classic).is_err(), "flip bit {i}");
-        }
-    }
-
-    #[test]
-    fn specific_errors() {
-        let bytes = sample();
-        assert_eq!(
-            decode(
-                b"GIF89a..........................................",
-                Variant::Classic
-            )
-            .unwrap_err(),
-            FormatError::BadMagic
-        );
-        assert!(matches!(
-            decode(&bytes, Variant::Cuckoo).unwrap_err(),
-            FormatError::WrongVariant {
-                expected: "cuckoo",
-                ..
-            }
-        ));
-        let mut newer = bytes.clone();
-        newer[8] = 2;
-        assert_eq!(
-            decode(&newer, Variant::Classic).unwrap_err(),
-            FormatError::UnsupportedVersion {
-                found: 2,
-                supported: 1
-            }
-        );
-        let mut zero = bytes.clone();
-        zero[8] = 0;
-        let e = decode(&zero, Variant::Classic).unwrap_err();
-        assert_eq!(
-            e,
-            FormatError::UnsupportedVersion {
-                found: 0,
-                supported: 1
-            }
-        );
-        // Issue 16, defect 8: version 0 is not "newer than this build reads".
-        assert!(!e.to_string().contains("newer"), "{e}");
-        assert!(e.to_string().contains("damaged"), "{e}");
-        let mut trailing = bytes[..bytes.len() - 8].to_vec();
-        trailing.push(0);
-        let sum = checksum(&trailing);
-        trailing.extend_from_slice(&sum.to_le_bytes());
-        assert_eq!(
-            decode(&trailing, Variant::Classic).unwrap_err(),
-            FormatError::TrailingBytes(1)
-        );
-    }
-
-    #[test]
-    fn peek_variant_names_the_variant_or_refuses() {
-        let bytes = sample();
-        assert_eq!(peek_variant(&bytes), Ok(Variant::Classic));
-        let mut cuckoo = bytes.clone();
-        cuckoo[10] = Variant::Cuckoo.id();
-        assert_eq!(peek_variant(&cuckoo), Ok(Variant::Cuckoo));
-        let mut unknown = bytes.clone();
-        unknown[10] = 99;
-        assert!(matches!(peek_variant(&unknown), Err(FormatError::Invalid(m)) if m.contains("99")));
-        assert_eq!(peek_variant(b"GIF89a"), Err(FormatError::BadMagic));
-        assert!(matches!(
-            peek_variant(&bytes[..11]),
-            Err(FormatError::Truncated { .. })
-        ));
-        let mut newer = bytes;
-        newer[8] = 2;
-        assert!(matches!(
-            peek_variant(&newer),
-            Err(FormatError::UnsupportedVersion { found: 2, .. })
-        ));
-    }
-
-    #[test]
-    fn copies_are_reserved_fallibly() {
-        assert!(matches!(
-            try_vec::<u64>(usize::MAX / 2),
-            Err(FormatError::OutOfMemory { .. })
-        ));
-        let mut r = Reader::new(&[1, 2, 3]);
-        assert_eq!(r.take_vec(2).unwrap(), [1, 2]);
-        assert!(matches!(r.take_vec(2), Err(FormatError::Truncated { .. })));
-        let mut r = Reader::new(&[1, 2, 3]);
-        assert_eq!(*r.take_table(2).unwrap(), [1, 2]);
-        assert!(matches!(
-            r.take_table(2),
-            Err(FormatError::Truncated { .. })
-        ));
-    }
-
-    #[test]
-    #[cfg_attr(miri, ignore = "4 MiB of words take minutes under Miri")]
-    fn large_loaded_tables_are_allocated_as_built_ones() {
-        let n = crate::HUGE_PAGE_MIN_BYTES / 8;
-        let bytes: Vec<u8> = (0..n as u64).flat_map(u64::to_le_bytes).collect();
-        let words = Reader::new(&bytes).u64s(n).unwrap();
-        assert!(words.iter().enumerate().all(|(i, &w)| w == i as u64));
-        assert_eq!(
-            words.is_own_mapping(),
-            cfg!(all(target_os = "linux", not(miri)))
-        );
-        let bytes = Reader::new(&bytes).take_table(bytes.len()).unwrap();
-        assert_eq!(
-            bytes.is_own_mapping(),
-            cfg!(all(target_os = "linux", not(miri)))
-        );
-    }
-}
+mod tests;

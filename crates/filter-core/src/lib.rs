@@ -76,7 +76,7 @@ pub use file::{
     read_fallibly, read_limited, remove_stale_temporaries, write_atomically, write_atomically_with,
     DEFAULT_READ_LIMIT, STALE_AFTER,
 };
-pub use format::Variant;
+pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use static_filter::StaticFilter;
 pub use table::{
@@ -296,8 +296,8 @@ pub trait Growable: Filter {
 
 /// Saving to and loading from the stable format described in [`format`](mod@format).
 pub trait Persist: Sized {
-    /// The variant id written in the header.
-    const VARIANT: Variant;
+    /// The kind written in the header.
+    const KIND: FileKind;
 
     /// The filter as bytes. The buffer is allocated infallibly (a failure aborts the process,
     /// as any `Vec` does): for a large filter prefer [`Persist::try_to_bytes`],
@@ -413,7 +413,7 @@ pub trait Persist: Sized {
 }
 
 impl<C: format::Codec> Persist for C {
-    const VARIANT: Variant = C::VARIANT;
+    const KIND: FileKind = C::KIND;
 
     fn to_bytes(&self) -> Vec<u8> {
         format::encode(self)

@@ -202,7 +202,7 @@ pub fn reenvelope<F: Persist>(
     bytes: &[u8],
     edit: impl FnOnce(&mut Vec<u8>, &mut Vec<u8>),
 ) -> Vec<u8> {
-    let mut d = crate::format::decode(bytes, F::VARIANT).expect("a valid file");
+    let mut d = crate::format::decode(bytes, F::KIND).expect("a valid file");
     let mut params = d.params.take(d.params.remaining()).expect("whole").to_vec();
     let mut payload = d
         .payload
@@ -210,7 +210,7 @@ pub fn reenvelope<F: Persist>(
         .expect("whole")
         .to_vec();
     edit(&mut params, &mut payload);
-    let mut e = crate::format::Encoder::new(F::VARIANT, d.hasher, payload.len());
+    let mut e = crate::format::Encoder::new(F::KIND, d.hasher, payload.len());
     e.bytes(&params).begin_payload().bytes(&payload);
     e.finish()
 }
@@ -222,7 +222,7 @@ pub fn reenvelope<F: Persist>(
 /// error. Returns how many mutations the decoder rejected, which must not be zero.
 pub fn check_decoder_validates<F: Persist>(filter: &F) -> usize {
     let bytes = filter.to_bytes();
-    let d = crate::format::decode(&bytes, F::VARIANT).expect("own bytes");
+    let d = crate::format::decode(&bytes, F::KIND).expect("own bytes");
     let (n_params, n_payload) = (d.params.remaining(), d.payload.remaining());
     let mut rejected = 0;
     let mut probe = |mutated: Vec<u8>| match F::from_bytes(&mutated) {
@@ -390,7 +390,7 @@ pub fn assert_fpr_near(name: &str, false_positives: u64, trials: u64, expected: 
 mod tests {
     use super::*;
     use crate::format::Encoder;
-    use crate::{KeyHasher, Variant};
+    use crate::{FileKind, KeyHasher};
 
     /// A decoder that accepts anything after the envelope and ignores it: the checks must
     /// reject it (fixtures proving they can fail).
@@ -398,14 +398,14 @@ mod tests {
     struct Lenient;
 
     impl Persist for Lenient {
-        const VARIANT: Variant = Variant::Classic;
+        const KIND: FileKind = FileKind::new(1, "classic");
         fn to_bytes(&self) -> Vec<u8> {
-            let mut e = Encoder::new(Self::VARIANT, KeyHasher::default(), 8);
+            let mut e = Encoder::new(Self::KIND, KeyHasher::default(), 8);
             e.u64(7).begin_payload().u64(9);
             e.finish()
         }
         fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-            crate::format::decode(bytes, Self::VARIANT).map(|_| Lenient)
+            crate::format::decode(bytes, Self::KIND).map(|_| Lenient)
         }
     }
 
@@ -414,7 +414,7 @@ mod tests {
     struct Blind(Vec<u8>);
 
     impl Persist for Blind {
-        const VARIANT: Variant = Variant::Classic;
+        const KIND: FileKind = FileKind::new(1, "classic");
         fn to_bytes(&self) -> Vec<u8> {
             self.0.clone()
         }

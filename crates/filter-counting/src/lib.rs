@@ -36,10 +36,13 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The id and name this variant's files carry in their header (listed in `filterlab::any`).
+pub const FILE_KIND: FileKind = FileKind::new(2, "counting");
+
 use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    math, prefetch, Deletable, Error, Filter, FormatError, Hash128, IndexGen, KeyHasher, MemoryCap,
-    Prefetch, Result, Sizing, Variant,
+    math, prefetch, Deletable, Error, FileKind, Filter, FormatError, Hash128, IndexGen, KeyHasher,
+    MemoryCap, Prefetch, Result, Sizing,
 };
 
 /// Bits per counter.
@@ -352,7 +355,7 @@ impl Deletable for CountingBloom {
 }
 
 impl Codec for CountingBloom {
-    const VARIANT: Variant = Variant::Counting;
+    const KIND: FileKind = FILE_KIND;
 
     fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.m).u32(self.k).u64(self.len);

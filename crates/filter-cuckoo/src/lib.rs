@@ -40,10 +40,13 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The id and name this variant's files carry in their header (listed in `filterlab::any`).
+pub const FILE_KIND: FileKind = FileKind::new(4, "cuckoo");
+
 use filter_core::format::{invalid, try_vec, Codec, Encoder, Reader};
 use filter_core::{
-    math, prefetch, reduce, Deletable, Error, Filter, FormatError, Hash128, KeyHasher, MemoryCap,
-    Prefetch, Result, Sizing, Variant,
+    math, prefetch, reduce, Deletable, Error, FileKind, Filter, FormatError, Hash128, KeyHasher,
+    MemoryCap, Prefetch, Result, Sizing,
 };
 
 /// Slots per bucket, `b`.
@@ -701,7 +704,7 @@ impl Deletable for CuckooFilter {
 }
 
 impl Codec for CuckooFilter {
-    const VARIANT: Variant = Variant::Cuckoo;
+    const KIND: FileKind = FILE_KIND;
 
     fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.buckets)

@@ -31,10 +31,13 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The id and name this variant's files carry in their header (listed in `filterlab::any`).
+pub const FILE_KIND: FileKind = FileKind::new(3, "scalable");
+
 use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    math, BloomBits, Error, Filter, FormatError, Growable, Hash128, KeyHasher, MemoryCap, Prefetch,
-    Result, Sizing, Variant,
+    math, BloomBits, Error, FileKind, Filter, FormatError, Growable, Hash128, KeyHasher, MemoryCap,
+    Prefetch, Result, Sizing,
 };
 
 /// Default growth factor `s`.
@@ -388,7 +391,7 @@ impl Growable for ScalableBloom {
 }
 
 impl Codec for ScalableBloom {
-    const VARIANT: Variant = Variant::Scalable;
+    const KIND: FileKind = FILE_KIND;
 
     fn encode_params(&self, e: &mut Encoder<'_>) {
         self.sizing.encode_params(e);

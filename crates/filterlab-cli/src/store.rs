@@ -134,7 +134,7 @@ impl AnyFilter {
     /// # Errors
     /// The format errors: truncated, corrupted, unknown variant, newer version.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        Ok(match format::peek_variant(bytes)? {
+        Ok(match filterlab::Variant::peek(bytes)? {
             filterlab::Variant::Classic => Self::Classic(ClassicBloom::from_bytes(bytes)?),
             filterlab::Variant::Counting => Self::Counting(CountingBloom::from_bytes(bytes)?),
             filterlab::Variant::Scalable => Self::Scalable(ScalableBloom::from_bytes(bytes)?),

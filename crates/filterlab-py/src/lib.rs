@@ -52,7 +52,7 @@ pub(crate) fn load_err(path: &std::path::Path, e: &FormatError) -> PyErr {
 /// Loads a filter of whatever variant the bytes hold.
 fn any_from_bytes(py: Python<'_>, bytes: &[u8]) -> Result<PyObject, AnyError> {
     use filters::*;
-    let variant = format::peek_variant(bytes).map_err(AnyError::Format)?;
+    let variant = Variant::peek(bytes).map_err(AnyError::Format)?;
     let obj = match variant {
         Variant::Classic => ClassicBloom::decode(bytes)?.into_py_any(py),
         Variant::Counting => CountingBloom::decode(bytes)?.into_py_any(py),
@@ -101,8 +101,8 @@ fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
 /// The name of the variant stored in a filterlab file's bytes (`"classic"`, ...).
 #[pyfunction]
 fn peek_variant(data: &Bound<'_, PyBytes>) -> PyResult<&'static str> {
-    format::peek_variant(data.as_bytes())
-        .map(|v| v.name())
+    Variant::peek(data.as_bytes())
+        .map(Variant::name)
         .map_err(err)
 }
 

@@ -49,7 +49,7 @@ fn classic_above_2_pow_32_bits_end_to_end() {
     // Bits above 2^32 are used: the payload's words past 2^26 (bytes past 2^29) are not all
     // zero. The format's own decoder finds the payload.
     let bytes = f.to_bytes();
-    let mut saved = format::decode(&bytes, Variant::Classic).unwrap();
+    let mut saved = format::decode(&bytes, Variant::Classic.kind()).unwrap();
     let payload = saved.payload.take(saved.payload.remaining()).unwrap();
     let high = &payload[1usize << 29..];
     let set: u32 = high.iter().map(|b| b.count_ones()).sum();

@@ -30,8 +30,11 @@ fn endless_readers_stop_at_the_limit() {
 }
 
 fn sample() -> Vec<u8> {
-    let mut e =
-        crate::format::Encoder::new(crate::Variant::Classic, crate::KeyHasher::default(), 16);
+    let mut e = crate::format::Encoder::new(
+        crate::FileKind::new(1, "classic"),
+        crate::KeyHasher::default(),
+        16,
+    );
     e.u64(7).begin_payload().u64s(&[1, 2, 3]);
     e.finish()
 }

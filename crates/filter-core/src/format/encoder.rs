@@ -8,7 +8,7 @@
 //! what the first measured (a variant whose encoding changed between the passes would
 //! otherwise write a corrupted file).
 
-use super::{checksum, Codec, Variant, FORMAT_VERSION, MAGIC, MIN_LEN};
+use super::{checksum, Codec, FileKind, FORMAT_VERSION, MAGIC, MIN_LEN};
 use crate::KeyHasher;
 use std::io::{self, Write};
 use xxhash_rust::xxh3::Xxh3Default;
@@ -97,23 +97,23 @@ impl Stream<'_> {
     }
 }
 
-fn header(variant: Variant, hasher: KeyHasher) -> [u8; 20] {
+fn header(kind: FileKind, hasher: KeyHasher) -> [u8; 20] {
     let mut h = [0u8; 20];
     h[..8].copy_from_slice(&MAGIC);
     h[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    h[10] = variant.id();
+    h[10] = kind.id();
     h[11] = hasher.kind().id();
     h[12..20].copy_from_slice(&hasher.seed().to_le_bytes());
     h
 }
 
 impl<'w> Encoder<'w> {
-    /// Starts a file in memory for `variant` hashed with `hasher`; `payload_hint` pre-sizes the
+    /// Starts a file in memory for `kind` hashed with `hasher`; `payload_hint` pre-sizes the
     /// buffer (which grows infallibly: for tests and tools; [`write_to`] and
     /// [`crate::Persist::try_to_bytes`] are the fallible paths).
-    pub fn new(variant: Variant, hasher: KeyHasher, payload_hint: usize) -> Self {
+    pub fn new(kind: FileKind, hasher: KeyHasher, payload_hint: usize) -> Self {
         let mut buf = Vec::with_capacity(MIN_LEN + 64 + payload_hint);
-        buf.extend_from_slice(&header(variant, hasher));
+        buf.extend_from_slice(&header(kind, hasher));
         let section_len_at = buf.len();
         buf.extend_from_slice(&0u32.to_le_bytes());
         Encoder {
@@ -303,7 +303,7 @@ pub fn write_to<C: Codec>(filter: &C, out: &mut dyn Write) -> io::Result<()> {
         payload,
         error: None,
     };
-    s.emit(&header(C::VARIANT, filter.hasher()));
+    s.emit(&header(C::KIND, filter.hasher()));
     s.emit(&params32.to_le_bytes());
     let mut e = Encoder {
         sink: Sink::Stream(s),

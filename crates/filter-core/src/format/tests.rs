@@ -1,0 +1,144 @@
+use super::*;
+
+const CLASSIC: FileKind = FileKind::new(1, "classic");
+const CUCKOO: FileKind = FileKind::new(4, "cuckoo");
+
+fn sample() -> Vec<u8> {
+    let mut e = Encoder::new(CLASSIC, KeyHasher::default(), 16);
+    e.u64(1000).u32(7).begin_payload().u64s(&[1, 2, 3]);
+    e.finish()
+}
+
+#[test]
+fn round_trip_sections() {
+    let bytes = sample();
+    let mut d = decode(&bytes, CLASSIC).unwrap();
+    assert_eq!(d.hasher, KeyHasher::default());
+    assert_eq!(d.params.u64().unwrap(), 1000);
+    assert_eq!(d.params.u32().unwrap(), 7);
+    d.params.finish().unwrap();
+    assert_eq!(*d.payload.u64s(3).unwrap(), [1, 2, 3]);
+    d.payload.finish().unwrap();
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let bytes = sample();
+    for cut in 0..bytes.len() {
+        assert!(decode(&bytes[..cut], CLASSIC).is_err(), "cut at {cut}");
+    }
+}
+
+#[test]
+fn every_single_bit_flip_is_an_error() {
+    let bytes = sample();
+    for i in 0..bytes.len() * 8 {
+        let mut b = bytes.clone();
+        b[i / 8] ^= 1 << (i % 8);
+        assert!(decode(&b, CLASSIC).is_err(), "flip bit {i}");
+    }
+}
+
+#[test]
+fn specific_errors() {
+    let bytes = sample();
+    assert_eq!(
+        decode(b"GIF89a..........................................", CLASSIC).unwrap_err(),
+        FormatError::BadMagic
+    );
+    assert!(matches!(
+        decode(&bytes, CUCKOO).unwrap_err(),
+        FormatError::WrongVariant {
+            expected: "cuckoo",
+            ..
+        }
+    ));
+    let mut newer = bytes.clone();
+    newer[8] = 2;
+    assert_eq!(
+        decode(&newer, CLASSIC).unwrap_err(),
+        FormatError::UnsupportedVersion {
+            found: 2,
+            supported: 1
+        }
+    );
+    let mut zero = bytes.clone();
+    zero[8] = 0;
+    let e = decode(&zero, CLASSIC).unwrap_err();
+    assert_eq!(
+        e,
+        FormatError::UnsupportedVersion {
+            found: 0,
+            supported: 1
+        }
+    );
+    // Issue 16, defect 8: version 0 is not "newer than this build reads".
+    assert!(!e.to_string().contains("newer"), "{e}");
+    assert!(e.to_string().contains("damaged"), "{e}");
+    let mut trailing = bytes[..bytes.len() - 8].to_vec();
+    trailing.push(0);
+    let sum = checksum(&trailing);
+    trailing.extend_from_slice(&sum.to_le_bytes());
+    assert_eq!(
+        decode(&trailing, CLASSIC).unwrap_err(),
+        FormatError::TrailingBytes(1)
+    );
+}
+
+#[test]
+fn peek_kind_id_reads_the_id_or_refuses() {
+    let bytes = sample();
+    assert_eq!(peek_kind_id(&bytes), Ok(CLASSIC.id()));
+    let mut cuckoo = bytes.clone();
+    cuckoo[10] = CUCKOO.id();
+    assert_eq!(peek_kind_id(&cuckoo), Ok(CUCKOO.id()));
+    let mut unknown = bytes.clone();
+    unknown[10] = 99;
+    assert_eq!(peek_kind_id(&unknown), Ok(99));
+    assert_eq!(peek_kind_id(b"GIF89a"), Err(FormatError::BadMagic));
+    assert!(matches!(
+        peek_kind_id(&bytes[..11]),
+        Err(FormatError::Truncated { .. })
+    ));
+    let mut newer = bytes;
+    newer[8] = 2;
+    assert!(matches!(
+        peek_kind_id(&newer),
+        Err(FormatError::UnsupportedVersion { found: 2, .. })
+    ));
+}
+
+#[test]
+fn copies_are_reserved_fallibly() {
+    assert!(matches!(
+        try_vec::<u64>(usize::MAX / 2),
+        Err(FormatError::OutOfMemory { .. })
+    ));
+    let mut r = Reader::new(&[1, 2, 3]);
+    assert_eq!(r.take_vec(2).unwrap(), [1, 2]);
+    assert!(matches!(r.take_vec(2), Err(FormatError::Truncated { .. })));
+    let mut r = Reader::new(&[1, 2, 3]);
+    assert_eq!(*r.take_table(2).unwrap(), [1, 2]);
+    assert!(matches!(
+        r.take_table(2),
+        Err(FormatError::Truncated { .. })
+    ));
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "4 MiB of words take minutes under Miri")]
+fn large_loaded_tables_are_allocated_as_built_ones() {
+    let n = crate::HUGE_PAGE_MIN_BYTES / 8;
+    let bytes: Vec<u8> = (0..n as u64).flat_map(u64::to_le_bytes).collect();
+    let words = Reader::new(&bytes).u64s(n).unwrap();
+    assert!(words.iter().enumerate().all(|(i, &w)| w == i as u64));
+    assert_eq!(
+        words.is_own_mapping(),
+        cfg!(all(target_os = "linux", not(miri)))
+    );
+    let bytes = Reader::new(&bytes).take_table(bytes.len()).unwrap();
+    assert_eq!(
+        bytes.is_own_mapping(),
+        cfg!(all(target_os = "linux", not(miri)))
+    );
+}
