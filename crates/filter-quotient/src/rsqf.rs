@@ -1,0 +1,469 @@
+//! The rank-and-select table of Pandey, Bender, Johnson & Patro 2017 (§3, the RSQF).
+//!
+//! Per slot: an `occupieds` bit (some stored fingerprint has this slot as its quotient), a
+//! `runends` bit (this slot holds the last remainder of a run) and an `r`-bit remainder. A *run*
+//! is the remainders of one quotient, stored contiguously; runs are in quotient order, and the
+//! run of quotient `q` starts at `max(q, end of the previous run + 1)`. So the run of an
+//! occupied `q` is the `k`-th run, `k = rank(occupieds, q)`, and ends at the `k`-th set bit of
+//! `runends`: no per-slot "shifted" or "continuation" bits are needed (Bender et al. 2012 use
+//! three per slot).
+//!
+//! The table does not wrap around: it has `2^q` quotients and [`extra_slots`] more slots at the
+//! end for the runs that spill past the last quotient (as the CQF's `xnslots`).
+//!
+//! To keep rank and select local, Pandey et al. store per block of 64 slots an *offset*; here it
+//! is `spill[b]`: how many slots at the start of block `b` hold runs of quotients before the
+//! block. The runs of quotients `64b..=q` then start at `64b + spill[b]` or later, so finding a
+//! run reads one `occupieds` word and the `runends` words from there on (the cluster, short at
+//! 95% load). `spill` is derived data: never saved, recomputed on load (which validates the
+//! metadata too), and after an insert or removal for the blocks the shift crossed. It is a
+//! `u32`, so a table has fewer than 2^32 slots.
+
+use filter_core::{Error, MemoryCap, Result, Table};
+
+/// Slots per block of the `spill` index (one `occupieds` word).
+const BLOCK: u64 = 64;
+/// Most quotient bits: `2^31` quotients and their extra slots stay below 2^32 slots (the
+/// `spill` index is 32-bit).
+pub const MAX_QUOTIENT_BITS: u32 = 31;
+/// Fewest quotient bits: one block.
+pub const MIN_QUOTIENT_BITS: u32 = 6;
+
+/// Slots after the last quotient for runs that spill past it: `10·sqrt(2^q)`, at least 64, in
+/// whole blocks (Pandey et al.'s `xnslots = nslots + 10·sqrt(nslots)`). The longest cluster at
+/// 95% load is far shorter; an insert that would still run off the end is refused
+/// ([`Error::Full`]).
+pub fn extra_slots(qbits: u32) -> u64 {
+    let ten_roots = (10.0 * ((1u64 << qbits) as f64).sqrt()).ceil() as u64;
+    ten_roots.max(BLOCK).div_ceil(BLOCK) * BLOCK
+}
+
+/// The word counts of a table: `(slots, words per bit vector, words of remainders)`.
+///
+/// # Errors
+/// Quotient bits outside 6..=31, remainder bits outside 1..=(64 - q), or sizes that overflow.
+pub fn layout(qbits: u32, rbits: u32) -> Result<(u64, usize, usize)> {
+    if !(MIN_QUOTIENT_BITS..=MAX_QUOTIENT_BITS).contains(&qbits) {
+        return Err(Error::InvalidParameter {
+            name: "quotient_bits",
+            value: qbits.to_string(),
+            expected: "between 6 and 31 quotient bits (64 to 2^31 quotients); lower the capacity",
+        });
+    }
+    if rbits == 0 || rbits > 64 - qbits {
+        return Err(Error::InvalidParameter {
+            name: "remainder_bits",
+            value: rbits.to_string(),
+            expected: "at least 1 remainder bit, and quotient + remainder bits at most 64 \
+                       (raise the fpr or lower the capacity)",
+        });
+    }
+    let slots = (1u64 << qbits) + extra_slots(qbits);
+    let bit_words = (slots / BLOCK) as usize;
+    let rem_words = (slots * u64::from(rbits)).div_ceil(64);
+    let rem_words = usize::try_from(rem_words).map_err(|_| Error::SizeOverflow {
+        what: "quotient table",
+        hint: format!("{slots} slots of {rbits} bits; lower the capacity"),
+    })?;
+    Ok((slots, bit_words, rem_words))
+}
+
+/// The packed table: metadata bits, remainders and the derived `spill` index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slots {
+    qbits: u32,
+    rbits: u32,
+    slots: u64,
+    occupieds: Table<u64>,
+    runends: Table<u64>,
+    rems: Table<u64>,
+    /// One entry per block, and one for the end of the table (always 0 in a valid table).
+    spill: Vec<u32>,
+}
+
+#[inline]
+fn bit(words: &[u64], i: u64) -> bool {
+    words[(i / 64) as usize] >> (i % 64) & 1 == 1
+}
+
+#[inline]
+fn set_bit(words: &mut [u64], i: u64, v: bool) {
+    let w = &mut words[(i / 64) as usize];
+    *w = (*w & !(1 << (i % 64))) | (u64::from(v) << (i % 64));
+}
+
+/// The position of the `k`-th (from 0) set bit of `w`.
+#[inline]
+fn select_in_word(mut w: u64, k: u32) -> u32 {
+    for _ in 0..k {
+        w &= w - 1;
+    }
+    w.trailing_zeros()
+}
+
+impl Slots {
+    /// An empty table, its bytes checked against `cap` first.
+    ///
+    /// # Errors
+    /// Those of [`layout`], the memory cap, or an allocation failure.
+    pub fn new(qbits: u32, rbits: u32, cap: MemoryCap) -> Result<Slots> {
+        let (slots, bit_words, rem_words) = layout(qbits, rbits)?;
+        let bytes = (2 * bit_words as u64 + rem_words as u64) * 8 + (bit_words as u64 + 1) * 4;
+        cap.check("quotient table", 0, bytes)?;
+        let what = "quotient table";
+        Ok(Slots {
+            qbits,
+            rbits,
+            slots,
+            occupieds: filter_core::try_zeroed_table(bit_words, MemoryCap::NONE, what)?,
+            runends: filter_core::try_zeroed_table(bit_words, MemoryCap::NONE, what)?,
+            rems: filter_core::try_zeroed_table(rem_words, MemoryCap::NONE, what)?,
+            spill: filter_core::try_filled(bit_words + 1, 0, what)?,
+        })
+    }
+
+    /// A table from saved words (their counts already checked against [`layout`]), validated:
+    /// every occupied quotient has its run, no run end lies outside a run, empty slots and the
+    /// bits past the end are zero. Returns the table and the number of stored remainders.
+    ///
+    /// # Errors
+    /// What is wrong with the words, in words.
+    pub fn from_words(
+        qbits: u32,
+        rbits: u32,
+        occupieds: Table<u64>,
+        runends: Table<u64>,
+        rems: Table<u64>,
+    ) -> std::result::Result<(Slots, u64), String> {
+        let (slots, bit_words, rem_words) = layout(qbits, rbits).map_err(|e| e.to_string())?;
+        let spill =
+            filter_core::try_filled(bit_words + 1, 0u32, "spill").map_err(|e| e.to_string())?;
+        debug_assert_eq!((occupieds.len(), rems.len()), (bit_words, rem_words));
+        let mut t = Slots {
+            qbits,
+            rbits,
+            slots,
+            occupieds,
+            runends,
+            rems,
+            spill,
+        };
+        let used = t.validate()?;
+        t.fix_spill(1, bit_words);
+        Ok((t, used))
+    }
+
+    /// The checks of [`Slots::from_words`]; returns the number of used slots.
+    fn validate(&self) -> std::result::Result<u64, String> {
+        let quotients = 1u64 << self.qbits;
+        if (quotients..self.slots).any(|i| bit(&self.occupieds, i)) {
+            return Err("an occupied bit past the last quotient".into());
+        }
+        let used_bits = self.slots * u64::from(self.rbits);
+        if used_bits % 64 != 0 && self.rems[self.rems.len() - 1] >> (used_bits % 64) != 0 {
+            return Err("bits set past the last remainder".into());
+        }
+        let runs: u32 = self.occupieds.iter().map(|w| w.count_ones()).sum();
+        let ends: u32 = self.runends.iter().map(|w| w.count_ones()).sum();
+        if runs != ends {
+            return Err(format!("{runs} occupied quotients but {ends} run ends"));
+        }
+        let (mut next_free, mut used) = (0u64, 0u64);
+        let empty = |t: &Slots, from: u64, to: u64| {
+            (from..to).all(|i| !bit(&t.runends, i) && t.rem(i) == 0)
+        };
+        for q in (0..quotients).filter(|&q| bit(&self.occupieds, q)) {
+            let start = q.max(next_free);
+            if !empty(self, next_free, start) {
+                return Err(format!(
+                    "a run end or remainder in an empty slot before {start}"
+                ));
+            }
+            let end = self.run_end_from(start);
+            if end >= self.slots {
+                return Err(format!("the run of quotient {q} has no end"));
+            }
+            used += end + 1 - start;
+            next_free = end + 1;
+        }
+        if !empty(self, next_free, self.slots) {
+            return Err("a run end or remainder in an empty slot at the end".into());
+        }
+        Ok(used)
+    }
+
+    /// For tests: the metadata is consistent ([`Slots::validate`]) and the `spill` index kept
+    /// up to date by inserts and removals equals one recomputed from scratch. Returns the
+    /// number of used slots.
+    #[cfg(test)]
+    pub fn check(&self) -> std::result::Result<u64, String> {
+        let used = self.validate()?;
+        let mut fresh = self.clone();
+        fresh.spill.iter_mut().for_each(|s| *s = 0);
+        fresh.fix_spill(1, fresh.spill.len() - 1);
+        if fresh.spill != self.spill {
+            return Err("the spill index is stale".into());
+        }
+        Ok(used)
+    }
+
+    /// Quotient bits `q`.
+    pub fn qbits(&self) -> u32 {
+        self.qbits
+    }
+
+    /// Remainder bits `r`.
+    pub fn rbits(&self) -> u32 {
+        self.rbits
+    }
+
+    /// All slots, the extra ones included.
+    pub fn slots(&self) -> u64 {
+        self.slots
+    }
+
+    /// The three saved word arrays: occupieds, runends, remainders.
+    pub fn words(&self) -> [&[u64]; 3] {
+        [&self.occupieds, &self.runends, &self.rems]
+    }
+
+    /// Heap bytes of the table and its index.
+    pub fn bytes(&self) -> usize {
+        (self.occupieds.len() + self.runends.len() + self.rems.len()) * 8 + self.spill.len() * 4
+    }
+
+    #[inline]
+    fn rem(&self, i: u64) -> u64 {
+        let (bitpos, r) = (i * u64::from(self.rbits), self.rbits);
+        let (w, off) = ((bitpos / 64) as usize, (bitpos % 64) as u32);
+        let mut v = self.rems[w] >> off;
+        if off + r > 64 {
+            v |= self.rems[w + 1] << (64 - off);
+        }
+        v & mask(r)
+    }
+
+    #[inline]
+    fn set_rem(&mut self, i: u64, v: u64) {
+        let (bitpos, r) = (i * u64::from(self.rbits), self.rbits);
+        let (w, off) = ((bitpos / 64) as usize, (bitpos % 64) as u32);
+        let m = mask(r);
+        self.rems[w] = (self.rems[w] & !(m << off)) | ((v & m) << off);
+        if off + r > 64 {
+            let hi = off + r - 64;
+            self.rems[w + 1] = (self.rems[w + 1] & !mask(hi)) | ((v & m) >> (64 - off));
+        }
+    }
+
+    /// The first slot at or after `from` that ends a run (`slots` if none: only in a table
+    /// being validated).
+    fn run_end_from(&self, from: u64) -> u64 {
+        self.kth_run_end(from, 0)
+    }
+
+    /// The `k`-th (from 0) set `runends` bit at or after slot `p`; `slots` if there is none.
+    fn kth_run_end(&self, p: u64, mut k: u32) -> u64 {
+        let mut w = (p / 64) as usize;
+        if w >= self.runends.len() {
+            return self.slots;
+        }
+        let mut word = self.runends[w] & (!0u64 << (p % 64));
+        loop {
+            let ones = word.count_ones();
+            if k < ones {
+                return w as u64 * 64 + u64::from(select_in_word(word, k));
+            }
+            k -= ones;
+            w += 1;
+            match self.runends.get(w) {
+                Some(&next) => word = next,
+                None => return self.slots,
+            }
+        }
+    }
+
+    /// The first slot after every run of the quotients below `q`, or, when no run of the
+    /// quotients `64·(q/64) .. q` exists, the first slot after the runs spilling into `q`'s
+    /// block (a slot at or before `q` when nothing spills): where a new run of `q` starts,
+    /// with `max(q, _)`.
+    fn after_runs_below(&self, q: u64) -> u64 {
+        self.after_runs_in_block(q, (q % BLOCK) as u32)
+    }
+
+    /// As [`Slots::after_runs_below`] for the quotients up to `x` included: slot `x` is empty
+    /// exactly when this is at most `x` (later quotients' runs start after it).
+    fn after_runs_through(&self, x: u64) -> u64 {
+        self.after_runs_in_block(x, (x % BLOCK) as u32 + 1)
+    }
+
+    /// The first slot after the runs of the first `quotients` quotients of `x`'s block, and of
+    /// all quotients before the block.
+    fn after_runs_in_block(&self, x: u64, quotients: u32) -> u64 {
+        let b = (x / BLOCK) as usize;
+        let p = b as u64 * BLOCK + u64::from(self.spill[b]);
+        let runs = (self.occupieds[b] & mask(quotients)).count_ones();
+        if runs == 0 {
+            p
+        } else {
+            self.kth_run_end(p, runs - 1) + 1
+        }
+    }
+
+    /// The slots `(start, end)` of the run of quotient `q`, if `q` is occupied.
+    #[inline]
+    fn run_of(&self, q: u64) -> Option<(u64, u64)> {
+        if !bit(&self.occupieds, q) {
+            return None;
+        }
+        let start = q.max(self.after_runs_below(q));
+        Some((start, self.run_end_from(start)))
+    }
+
+    /// The first empty slot at or after `from`, if the table has one. Slot `x` is empty exactly
+    /// when the runs of the quotients up to `x` end before it (later quotients start after it).
+    fn first_empty(&self, mut x: u64) -> Option<u64> {
+        while x < self.slots {
+            let end = self.after_runs_through(x);
+            if end <= x {
+                return Some(x);
+            }
+            x = end;
+        }
+        None
+    }
+
+    /// How many copies of remainder `r` the run of `q` holds.
+    pub fn count(&self, q: u64, r: u64) -> u64 {
+        match self.run_of(q) {
+            Some((s, e)) => (s..=e).filter(|&i| self.rem(i) == r).count() as u64,
+            None => 0,
+        }
+    }
+
+    /// Whether the run of `q` holds `r`.
+    pub fn contains(&self, q: u64, r: u64) -> bool {
+        match self.run_of(q) {
+            Some((s, e)) => (s..=e).rev().any(|i| self.rem(i) == r),
+            None => false,
+        }
+    }
+
+    /// Appends `r` to the run of `q`, shifting the slots up to the next empty one right by one.
+    /// `false` (and nothing changed) when no slot is free up to the end of the table.
+    pub fn insert(&mut self, q: u64, r: u64) -> bool {
+        let run = self.run_of(q);
+        let s = match run {
+            Some((_, end)) => end + 1,
+            None => q.max(self.after_runs_below(q)),
+        };
+        let Some(e) = self.first_empty(s) else {
+            return false;
+        };
+        for i in (s + 1..=e).rev() {
+            let (v, end) = (self.rem(i - 1), bit(&self.runends, i - 1));
+            self.set_rem(i, v);
+            set_bit(&mut self.runends, i, end);
+        }
+        self.set_rem(s, r);
+        set_bit(&mut self.runends, s, true);
+        match run {
+            Some(_) => set_bit(&mut self.runends, s - 1, false),
+            None => set_bit(&mut self.occupieds, q, true),
+        }
+        self.fix_spill_between(q, e);
+        true
+    }
+
+    /// Removes one copy of `r` from the run of `q`, moving the later runs of its cluster back
+    /// by one slot. `false` (and nothing changed) when the run does not hold `r`.
+    pub fn remove(&mut self, q: u64, r: u64) -> bool {
+        let Some((start, end)) = self.run_of(q) else {
+            return false;
+        };
+        let Some(j) = (start..=end).rev().find(|&i| self.rem(i) == r) else {
+            return false;
+        };
+        self.shift_left(j, end, start < end);
+        if start == end {
+            set_bit(&mut self.occupieds, q, false);
+        }
+        let (mut hole, mut cur) = (end, q);
+        // A later run moves back iff it starts after its quotient, that is right after `hole`.
+        while let Some(q2) = self.next_occupied(cur + 1, hole) {
+            let e2 = self.run_end_from(hole + 1);
+            self.shift_left(hole, e2, true);
+            hole = e2;
+            cur = q2;
+        }
+        self.set_rem(hole, 0);
+        self.fix_spill_between(q, hole);
+        true
+    }
+
+    /// Moves the remainders of slots `from + 1 ..= to` (the rest of a run that ends at `to`)
+    /// to `from .. to`, and the run's end to `to - 1`, or drops it when the run is now empty.
+    fn shift_left(&mut self, from: u64, to: u64, run_remains: bool) {
+        for i in from..to {
+            let v = self.rem(i + 1);
+            self.set_rem(i, v);
+        }
+        set_bit(&mut self.runends, to, false);
+        if run_remains {
+            set_bit(&mut self.runends, to - 1, true);
+        }
+    }
+
+    /// The first occupied quotient in `from..=to`.
+    fn next_occupied(&self, from: u64, to: u64) -> Option<u64> {
+        (from..=to.min((1 << self.qbits) - 1)).find(|&i| bit(&self.occupieds, i))
+    }
+
+    /// Recomputes `spill` for the blocks whose start lies in `(q, last + 64]`: an insert or
+    /// removal of quotient `q` that shifted slots up to `last` changes no other.
+    fn fix_spill_between(&mut self, q: u64, last: u64) {
+        let first = (q / BLOCK + 1) as usize;
+        let last = ((last / BLOCK + 1) as usize).min(self.spill.len() - 1);
+        self.fix_spill(first, last);
+    }
+
+    /// Recomputes `spill[first..=last]` in order, each block from the one before it.
+    fn fix_spill(&mut self, first: usize, last: usize) {
+        for b in first..=last {
+            let prev = b - 1;
+            let p = prev as u64 * BLOCK + u64::from(self.spill[prev]);
+            let runs = self.occupieds[prev].count_ones();
+            let end_plus_one = if runs == 0 {
+                p
+            } else {
+                self.kth_run_end(p, runs - 1) + 1
+            };
+            self.spill[b] = end_plus_one.saturating_sub(b as u64 * BLOCK) as u32;
+        }
+    }
+
+    /// Calls `f(quotient, remainder)` for every stored remainder, in slot order.
+    pub fn for_each(&self, mut f: impl FnMut(u64, u64)) {
+        let mut next_free = 0;
+        for (w, &word) in self.occupieds.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let q = w as u64 * 64 + u64::from(bits.trailing_zeros());
+                bits &= bits - 1;
+                let start = q.max(next_free);
+                let end = self.run_end_from(start);
+                (start..=end).for_each(|i| f(q, self.rem(i)));
+                next_free = end + 1;
+            }
+        }
+    }
+}
+
+/// The low `bits` bits set (`bits` up to 64).
+#[inline]
+pub fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        !0
+    } else {
+        (1u64 << bits) - 1
+    }
+}

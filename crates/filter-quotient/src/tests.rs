@@ -1,0 +1,358 @@
+//! Unit tests of the quotient filter's internals: the table against a model with crafted
+//! fingerprints (exact counts, every invariant checked after every step), resizing, merging,
+//! full tables, the builder and the loader.
+
+use super::*;
+use filter_core::{format, testkit, Persist};
+use std::collections::HashMap;
+
+/// The hash whose fingerprint in `f` has quotient `q` and remainder `rem`.
+fn hash_of(f: &QuotientFilter, q: u64, rem: u64) -> Hash128 {
+    let (qb, rb) = (f.quotient_bits(), f.remainder_bits());
+    Hash128 {
+        lo: ((q << rb) | rem) << (64 - qb - rb),
+        hi: 0,
+    }
+}
+
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Runs `steps` random inserts and removals of crafted fingerprints from `universe` against a
+/// `HashMap` of copies. Fingerprints are exact here, so counts and answers must be exact too.
+fn run_model(f: &mut QuotientFilter, universe: &[(u64, u64)], steps: usize, seed: u64) {
+    let mut model: HashMap<(u64, u64), u32> = HashMap::new();
+    let mut rng = seed | 1;
+    for step in 0..steps {
+        let key = universe[(xorshift(&mut rng) % universe.len() as u64) as usize];
+        let h = hash_of(f, key.0, key.1);
+        let held = model.get(&key).copied().unwrap_or(0);
+        if xorshift(&mut rng) % 10 < 6 {
+            match f.insert_hash(h) {
+                Ok(()) => *model.entry(key).or_default() += 1,
+                Err(Error::Full { .. }) => assert!(f.len() >= f.max_items() - 1, "early Full"),
+                Err(e) => panic!("{e}"),
+            }
+        } else if held > 0 {
+            f.remove_hash(h).unwrap();
+            model.insert(key, held - 1);
+        } else {
+            let before = f.clone();
+            assert_eq!(f.remove_hash(h), Err(Error::NotPresent));
+            assert_eq!(*f, before, "a refused removal changed the filter");
+        }
+        let used = f
+            .slots
+            .check()
+            .unwrap_or_else(|e| panic!("step {step}: {e}"));
+        assert_eq!(used, f.len());
+        assert_eq!(f.len(), model.values().map(|&c| u64::from(c)).sum::<u64>());
+        for &k in universe {
+            let want = model.get(&k).copied().unwrap_or(0);
+            let hk = hash_of(f, k.0, k.1);
+            assert_eq!(f.count_hash(hk), want, "step {step}: count of {k:?}");
+            assert_eq!(f.contains_hash(hk), want > 0, "step {step}: {k:?}");
+        }
+    }
+}
+
+/// Dense clusters across a block boundary (quotients 40-99 around slot 64) and runs that
+/// spill past the last quotient into the extra slots.
+#[test]
+fn dense_clusters_match_the_model_with_exact_counts() {
+    for seed in [1u64, 2, 3] {
+        let mut f = QuotientFilter::builder()
+            .capacity(200)
+            .remainder_bits(5)
+            .build()
+            .unwrap();
+        assert_eq!(f.quotient_bits(), 8);
+        let universe: Vec<(u64, u64)> = (40..100)
+            .chain(250..256)
+            .flat_map(|q| (0..3).map(move |r| (q, r * 11)))
+            .collect();
+        run_model(&mut f, &universe, 1500, seed);
+    }
+}
+
+/// Sparse, random fingerprints over a whole table filled close to its limit.
+#[test]
+fn a_nearly_full_table_matches_the_model() {
+    let mut f = QuotientFilter::builder()
+        .capacity(900)
+        .remainder_bits(3)
+        .build()
+        .unwrap();
+    let mut rng = 77u64;
+    let universe: Vec<(u64, u64)> = (0..400)
+        .map(|_| (xorshift(&mut rng) % 1024, xorshift(&mut rng) % 8))
+        .collect();
+    run_model(&mut f, &universe, 2500, 9);
+}
+
+#[test]
+fn keys_against_the_model_of_copies() {
+    for seed in 0..3u64 {
+        let mut f = QuotientFilter::builder()
+            .capacity(300)
+            .fpr(0.01)
+            .hasher(KeyHasher::new(filter_core::HashKind::Xxh3_128, seed).unwrap())
+            .build()
+            .unwrap();
+        let mut rng = seed + 5;
+        let ops: Vec<testkit::Op> = (0..2000)
+            .map(|_| {
+                let k = (xorshift(&mut rng) % 200) as u16;
+                if xorshift(&mut rng) % 3 == 0 {
+                    testkit::Op::Remove(k)
+                } else {
+                    testkit::Op::Insert(k)
+                }
+            })
+            .collect();
+        testkit::check_deletable_against_model(&mut f, &ops);
+    }
+}
+
+#[test]
+fn runs_past_the_last_quotient_fill_the_extra_slots_then_fail_cleanly() {
+    let mut f = QuotientFilter::builder().capacity(900).build().unwrap();
+    assert_eq!((f.quotient_bits(), f.slots()), (10, 1024 + 320));
+    let last = (1 << 10) - 1;
+    for i in 0..321 {
+        f.insert_hash(hash_of(&f, last, i)).unwrap();
+    }
+    let before = f.clone();
+    assert!(matches!(
+        f.insert_hash(hash_of(&f, last, 999)),
+        Err(Error::Full { len: 321, .. })
+    ));
+    assert_eq!(f, before);
+    // The slot before the cluster takes one new run; a second item there would push the
+    // cluster past the end. Elsewhere the table is empty.
+    f.insert_hash(hash_of(&f, last - 1, 1)).unwrap();
+    assert!(f.insert_hash(hash_of(&f, last - 1, 2)).is_err());
+    f.insert_hash(hash_of(&f, 5, 1)).unwrap();
+    assert_eq!(f.slots.check().unwrap(), 323);
+    assert!((0..321).all(|i| f.contains_hash(hash_of(&f, last, i))));
+}
+
+#[test]
+fn the_load_limit_is_a_typed_error_that_changes_nothing() {
+    let mut f = QuotientFilter::builder()
+        .capacity(900)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    let failed_at = testkit::check_failed_insert_changes_nothing(&mut f, "fill", 5000)
+        .expect("the table must refuse past its limit");
+    assert_eq!(failed_at as u64, f.max_items());
+    assert_eq!(f.max_items(), 972);
+}
+
+#[test]
+fn resize_keeps_every_key_and_the_rate_at_the_same_count() {
+    let mut f = QuotientFilter::builder()
+        .capacity(2000)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    let keys = testkit::keys("grow", 1900);
+    for k in &keys {
+        f.insert(k).unwrap();
+    }
+    f.insert(&keys[0]).unwrap();
+    let (q, r, fpr) = (f.quotient_bits(), f.remainder_bits(), f.expected_fpr());
+    let others = testkit::keys("absent", 20_000);
+    let fp_before = testkit::measure_fpr(&f, &others).0;
+    f.resize().unwrap();
+    assert_eq!((f.quotient_bits(), f.remainder_bits()), (q + 1, r - 1));
+    assert_eq!((f.len(), f.capacity()), (1901, 4000));
+    assert_eq!(f.expected_fpr(), fpr, "p = q + r is unchanged");
+    assert_eq!(f.slots.check().unwrap(), 1901);
+    assert!(
+        keys.iter().all(|k| f.contains(k)),
+        "false negative after a resize"
+    );
+    assert_eq!(f.count(&keys[0]), 2);
+    // The same fingerprints answer: the same false positives, exactly.
+    assert_eq!(testkit::measure_fpr(&f, &others).0, fp_before);
+    // Now it takes twice the keys.
+    for k in testkit::keys("more", 1900) {
+        f.insert(&k).unwrap();
+    }
+    assert!(keys.iter().all(|k| f.contains(k)));
+    f.remove(&keys[5]).unwrap();
+    assert_eq!(f.slots.check().unwrap(), f.len());
+}
+
+#[test]
+fn resize_stops_at_one_remainder_bit_and_a_growth_reserve_keeps_the_target() {
+    let mut f = QuotientFilter::builder()
+        .capacity(50)
+        .remainder_bits(2)
+        .build()
+        .unwrap();
+    f.insert(b"k").unwrap();
+    f.resize().unwrap();
+    let before = f.clone();
+    assert!(matches!(f.resize(), Err(Error::InvalidParameter { .. })));
+    assert_eq!(f, before);
+    assert!(f.contains(b"k"));
+
+    let mut g = QuotientFilter::builder()
+        .capacity(1000)
+        .fpr(0.01)
+        .growth_reserve(2)
+        .build()
+        .unwrap();
+    assert_eq!(g.remainder_bits(), 9);
+    g.resize().unwrap();
+    g.resize().unwrap();
+    let at_capacity =
+        math::quotient_fpr_exact(g.quotient_bits() + g.remainder_bits(), g.capacity());
+    assert!(at_capacity <= 0.01, "{at_capacity}");
+}
+
+#[test]
+fn merge_adds_copies_and_refuses_what_does_not_fit_or_match() {
+    let build = || {
+        QuotientFilter::builder()
+            .capacity(900)
+            .fpr(0.01)
+            .build()
+            .unwrap()
+    };
+    let (mut a, mut b) = (build(), build());
+    let (ka, kb) = (testkit::keys("a", 400), testkit::keys("b", 400));
+    ka.iter().for_each(|k| a.insert(k).unwrap());
+    kb.iter().for_each(|k| b.insert(k).unwrap());
+    b.insert(&ka[0]).unwrap();
+    a.merge(&b).unwrap();
+    assert_eq!(a.len(), 801);
+    assert!(ka.iter().chain(&kb).all(|k| a.contains(k)));
+    assert_eq!(a.count(&ka[0]), 2);
+    assert_eq!(a.slots.check().unwrap(), 801);
+    // The same keys in one filter answer exactly as the merged one.
+    let mut one = build();
+    ka.iter().chain(&kb).for_each(|k| one.insert(k).unwrap());
+    one.insert(&ka[0]).unwrap();
+    let probes = testkit::keys("probe", 5000);
+    assert_eq!(
+        testkit::measure_fpr(&a, &probes),
+        testkit::measure_fpr(&one, &probes)
+    );
+
+    let before = a.clone();
+    assert!(matches!(a.merge(&b), Err(Error::Full { .. })));
+    let other = QuotientFilter::builder()
+        .capacity(900)
+        .fpr(0.001)
+        .build()
+        .unwrap();
+    assert!(matches!(a.merge(&other), Err(Error::Incompatible(_))));
+    assert_eq!(a, before);
+}
+
+#[test]
+fn builder_rejects_bad_input() {
+    let b = QuotientFilter::builder;
+    assert!(b().capacity(0).build().is_err());
+    assert!(b().fpr(0.0).build().is_err());
+    assert!(b().fpr(1.0).build().is_err());
+    assert!(b().remainder_bits(0).build().is_err());
+    assert!(b().capacity(1000).remainder_bits(55).build().is_err());
+    assert!(b().growth_reserve(u32::MAX).build().is_err());
+    assert!(matches!(
+        b().capacity(u64::MAX).build(),
+        Err(Error::SizeOverflow { .. })
+    ));
+    assert!(matches!(
+        b().capacity(100_000).max_bytes(1000).build(),
+        Err(Error::MemoryCap { .. })
+    ));
+    let f = b().capacity(10_000_000).fpr(0.01).build().unwrap();
+    assert_eq!((f.quotient_bits(), f.remainder_bits()), (24, 7));
+}
+
+/// A valid file of a small filter holding a few keys, and its decoded sections.
+fn sample() -> (QuotientFilter, Vec<u8>) {
+    let mut f = QuotientFilter::builder()
+        .capacity(100)
+        .fpr(0.05)
+        .build()
+        .unwrap();
+    for k in testkit::keys("s", 60) {
+        f.insert(&k).unwrap();
+    }
+    let bytes = f.to_bytes();
+    (f, bytes)
+}
+
+/// Files with a valid checksum whose fields describe an impossible filter.
+#[test]
+fn crafted_files_with_impossible_metadata_are_rejected() {
+    let (f, bytes) = sample();
+    let craft = |edit: &dyn Fn(&mut Vec<u8>, &mut Vec<u8>)| {
+        QuotientFilter::from_bytes(&testkit::reenvelope::<QuotientFilter>(&bytes, edit))
+    };
+    let set_u32 =
+        |p: &mut Vec<u8>, at: usize, v: u32| p[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let set_u64 =
+        |p: &mut Vec<u8>, at: usize, v: u64| p[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    let rejected =
+        |r: Result<QuotientFilter, FormatError>| matches!(r, Err(FormatError::Invalid(_)));
+    // Parameters: q, r, len, capacity, fpr.
+    assert!(rejected(craft(&|p, _| set_u32(p, 0, 40))), "q = 40");
+    assert!(rejected(craft(&|p, _| set_u32(p, 0, 5))), "q = 5");
+    assert!(rejected(craft(&|p, _| set_u32(p, 4, 0))), "r = 0");
+    assert!(rejected(craft(&|p, _| set_u32(p, 4, 70))), "r = 70");
+    assert!(
+        rejected(craft(&|p, _| set_u32(p, 0, 31))),
+        "q = 31 without its payload"
+    );
+    assert!(
+        rejected(craft(&|p, _| set_u64(p, 8, 59))),
+        "len below the stored count"
+    );
+    assert!(rejected(craft(&|p, _| set_u64(p, 8, u64::MAX))), "len");
+    assert!(rejected(craft(&|p, _| set_u64(p, 16, 1 << 40))), "capacity");
+    // Payload: an occupied quotient with no run, a run end in an empty slot, a stray remainder.
+    let words = f.slots.words();
+    let (n_bits, n_rems) = (words[0].len(), words[2].len());
+    assert!(rejected(craft(&|_, pl| {
+        let runends = n_bits * 8;
+        pl[runends..runends + n_bits * 8].fill(0);
+    })));
+    assert!(
+        rejected(craft(&|_, pl| pl[n_bits * 8 - 1] = 0x80)),
+        "occupied past 2^q"
+    );
+    assert!(
+        rejected(craft(&|_, pl| {
+            let end = pl.len() - 1;
+            pl[end] = 0xFF;
+        })),
+        "remainder bits past the last slot, or in empty slots"
+    );
+    assert!(
+        rejected(craft(&|_, pl| pl.truncate(pl.len() - 8))),
+        "short payload"
+    );
+    assert!(rejected(craft(&|_, pl| pl.extend([0; 8]))), "long payload");
+    assert_eq!(n_rems, f.slots.words()[2].len());
+    assert!(QuotientFilter::from_bytes(&bytes).is_ok());
+}
+
+#[test]
+fn a_loaded_filter_rebuilds_its_index() {
+    let (f, mut bytes) = sample();
+    format::reseal(&mut bytes);
+    let g = QuotientFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(g.slots, f.slots, "the spill index is rebuilt on load");
+    assert_eq!(g.to_bytes(), bytes);
+}

@@ -1,0 +1,75 @@
+//! The quotient filter's measured false-positive rate against `1 - (1 - 2^-(q+r))^n`
+//! (`expected_fpr`): seeded, disjoint member and probe keys, a Wilson interval at z = 4.
+
+use filter_core::{math, testkit, Filter, HashKind, KeyHasher};
+use filter_quotient::QuotientFilter;
+
+/// Fills a filter with `n` keys and probes it with `probes` others: (false positives,
+/// the formula's rate).
+fn measure(f: &mut QuotientFilter, n: usize, probes: usize, tag: &str) -> (u64, f64) {
+    for k in testkit::keys(&format!("{tag}-member"), n) {
+        f.insert(&k).unwrap();
+    }
+    let (fp, _) = testkit::measure_fpr(f, &testkit::keys(&format!("{tag}-probe"), probes));
+    (fp, f.expected_fpr())
+}
+
+fn assert_within(fp: u64, probes: usize, expected: f64) {
+    let (lo, hi) = math::wilson_interval(fp, probes as u64, 4.0);
+    assert!(
+        lo <= expected && expected <= hi,
+        "measured {fp}/{probes}, interval [{lo:.5}, {hi:.5}], formula {expected:.5}"
+    );
+}
+
+fn build(capacity: u64, fpr: f64, seed: u64) -> QuotientFilter {
+    QuotientFilter::builder()
+        .capacity(capacity)
+        .fpr(fpr)
+        .hasher(KeyHasher::new(HashKind::Xxh3_128, seed).unwrap())
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn one_percent_at_full_load_matches_the_formula_and_the_target() {
+    // 2^15 quotients: 31,129 items is the 95% limit.
+    let mut f = build(31_000, 0.01, 21);
+    assert_eq!((f.quotient_bits(), f.remainder_bits()), (15, 7));
+    let (fp, expected) = measure(&mut f, 31_129, 150_000, "one");
+    assert_within(fp, 150_000, expected);
+    assert!(expected <= 0.01, "{expected}");
+}
+
+#[test]
+fn ten_percent_matches_the_formula() {
+    let mut f = build(3_000, 0.1, 22);
+    let (fp, expected) = measure(&mut f, 3_000, 60_000, "ten");
+    assert_within(fp, 60_000, expected);
+}
+
+/// A resized filter filled to its new limit: the rate at full load doubles (one remainder bit
+/// fewer), and the formula still holds.
+#[test]
+fn after_a_resize_the_rate_at_full_load_doubles() {
+    let mut f = build(3_800, 0.01, 23);
+    assert_eq!(f.quotient_bits(), 12);
+    let (_, at_full) = measure(&mut f, 3_891, 0, "grow");
+    f.resize().unwrap();
+    let (fp, expected) = measure(&mut f, 3_891, 100_000, "grow-more");
+    assert_within(fp, 100_000, expected);
+    assert!(
+        (expected / at_full - 2.0).abs() < 0.01,
+        "{expected} vs {at_full}"
+    );
+}
+
+/// Heavy: `cargo test --release -p filter-quotient -- --ignored`.
+#[test]
+#[ignore]
+fn a_million_keys_at_one_percent() {
+    let mut f = build(1_000_000, 0.01, 24);
+    let (fp, expected) = measure(&mut f, 1_000_000, 2_000_000, "million");
+    assert_within(fp, 2_000_000, expected);
+    assert!(expected <= 0.01);
+}
