@@ -64,7 +64,8 @@ fn run_model(f: &mut QuotientFilter, universe: &[(u64, u64)], steps: usize, seed
 /// spill past the last quotient into the extra slots.
 #[test]
 fn dense_clusters_match_the_model_with_exact_counts() {
-    for seed in [1u64, 2, 3] {
+    let mut widest = 0;
+    for seed in [1u64, 2] {
         let mut f = QuotientFilter::builder()
             .capacity(200)
             .remainder_bits(5)
@@ -75,8 +76,10 @@ fn dense_clusters_match_the_model_with_exact_counts() {
             .chain(250..256)
             .flat_map(|q| (0..3).map(move |r| (q, r * 11)))
             .collect();
-        run_model(&mut f, &universe, 1500, seed);
+        run_model(&mut f, &universe, 1000, seed);
+        widest = widest.max(f.slots.max_spill());
     }
+    assert!(widest > 64, "no run crossed a whole block: {widest}");
 }
 
 /// Sparse, random fingerprints over a whole table filled close to its limit.
@@ -91,12 +94,12 @@ fn a_nearly_full_table_matches_the_model() {
     let universe: Vec<(u64, u64)> = (0..400)
         .map(|_| (xorshift(&mut rng) % 1024, xorshift(&mut rng) % 8))
         .collect();
-    run_model(&mut f, &universe, 2500, 9);
+    run_model(&mut f, &universe, 1500, 9);
 }
 
 #[test]
 fn keys_against_the_model_of_copies() {
-    for seed in 0..3u64 {
+    for seed in 0..2u64 {
         let mut f = QuotientFilter::builder()
             .capacity(300)
             .fpr(0.01)
@@ -104,7 +107,7 @@ fn keys_against_the_model_of_copies() {
             .build()
             .unwrap();
         let mut rng = seed + 5;
-        let ops: Vec<testkit::Op> = (0..2000)
+        let ops: Vec<testkit::Op> = (0..1500)
             .map(|_| {
                 let k = (xorshift(&mut rng) % 200) as u16;
                 if xorshift(&mut rng) % 3 == 0 {

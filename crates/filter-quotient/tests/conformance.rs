@@ -26,8 +26,8 @@ fn no_false_negatives() {
 
 #[test]
 fn round_trip_and_bad_bytes() {
-    let mut f = filter(3_000, 0.01, 1);
-    let keys = testkit::keys("saved", 2_500);
+    let mut f = filter(1_000, 0.01, 1);
+    let keys = testkit::keys("saved", 900);
     keys.iter().for_each(|k| f.insert(k).unwrap());
     testkit::check_round_trip(&f, &testkit::keys("probe", 2_000));
     testkit::check_round_trip(&filter(10, 0.5, 2), &keys[..10]);
@@ -35,10 +35,15 @@ fn round_trip_and_bad_bytes() {
     assert!(testkit::check_decoder_validates(&f) > 0);
 }
 
+/// Every truncation and bit flip of a saved file, through the file system (about 1,500 file
+/// writes and loads: seconds on a loaded machine). The in-memory truncations and flips run by
+/// default in `round_trip_and_bad_bytes`; the facade's conformance suite runs this one for
+/// every registered variant. `cargo test -p filter-quotient -- --ignored`.
 #[test]
+#[ignore]
 fn damaged_files_are_refused() {
-    let mut f = filter(40, 0.1, 3);
-    testkit::keys("d", 30)
+    let mut f = filter(20, 0.1, 3);
+    testkit::keys("d", 15)
         .iter()
         .for_each(|k| f.insert(k).unwrap());
     let dir = std::env::temp_dir().join(format!("filterlab-quotient-{}", std::process::id()));
@@ -76,12 +81,12 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// Any sequence of inserts and removals: no false negative, counts at least the copies,
     /// `len` the model's total (the filter may be a small one, full at 60 items).
     #[test]
-    fn removals_never_create_false_negatives(ops in proptest::collection::vec(op(), 1..200), seed in 0u64..4) {
+    fn removals_never_create_false_negatives(ops in proptest::collection::vec(op(), 1..150), seed in 0u64..4) {
         testkit::check_deletable_against_model(&mut filter(50, 0.1, seed), &ops);
     }
 }
