@@ -3,9 +3,8 @@
 //! the rank-and-select layout of Pandey, Bender, Johnson & Patro ("A General-Purpose Counting
 //! Filter: Making Every Bit Count", SIGMOD 2017): the RSQF.
 //!
-//! A key's hash gives a `p = q + r` bit fingerprint; its top `q` bits are the *quotient*, the
-//! home slot among `2^q`, and the `r` bits after them the *remainder*, which is all that is
-//! stored. Remainders of one quotient form a *run*, runs are kept in quotient order, and a run
+//! A key's hash gives a *quotient*, its home slot among `Q`, and an `r`-bit *remainder*, which
+//! is all that is stored. Remainders of one quotient form a *run*, runs are kept in quotient order, and a run
 //! that finds its home slot taken is shifted right; a lookup finds its run and compares
 //! remainders. Because the fingerprint is stored whole (its quotient implied by the run), the
 //! filter can delete, count copies, merge and resize without the keys.
@@ -19,6 +18,14 @@
 //! What is left out of the CQF: its counter encoding (here every copy of a key takes a slot,
 //! as in the RSQF) and its 8-bit offsets (here a 32-bit `spill` per 64 slots, recomputed
 //! rather than saved): 2.5 metadata bits per slot against 2.125.
+//!
+//! **Any number of slots.** The papers split a `q + r` bit hash, so the table has `2^q` home
+//! slots and a filter for 10M keys gets 2^24 (60% full at its capacity: 15.9 bits per key at
+//! 1%). Here the quotient is `⌊h·Q/2^64⌋` of one 64-bit half of the hash (Lemire's reduction)
+//! and the remainder comes from the other half, so `Q` is sized for the capacity at 95% load
+//! (10.0 bits per key at 1%, against 10.5 for this workspace's cuckoo filter). Resizing still
+//! works without the keys: after `k` doublings a key's quotient is its build-time quotient
+//! followed by the top `k` bits of its `r + k` remainder bits.
 //!
 //! ```
 //! use filter_quotient::QuotientFilter;
@@ -40,11 +47,12 @@
 pub mod math;
 mod rsqf;
 
-pub use rsqf::{extra_slots, MAX_QUOTIENT_BITS, MIN_QUOTIENT_BITS};
+pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};
 
 use filter_core::format::{invalid, Codec, Encoder, Reader};
 use filter_core::{
-    Deletable, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Result, Sizing,
+    reduce, Deletable, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Result,
+    Sizing,
 };
 use rsqf::{mask, Slots};
 
@@ -55,22 +63,22 @@ pub const FILE_KIND: FileKind = FileKind::new(12, "quotient");
 ///
 /// # False-positive rate
 ///
-/// A query is a false positive exactly when a stored fingerprint equals its own `p = q + r`
-/// bits, so with `n` stored items ([`math`], Bender et al. 2012 §2)
+/// A query is a false positive exactly when a stored (quotient, remainder) pair equals its
+/// own, so with `n` stored items in `Q` quotients ([`math`], Bender et al. 2012 §2)
 ///
 /// ```text
-/// FP = 1 - (1 - 2^-p)^n  ≈  1 - e^(-α/2^r)  ≤  α·2^-r,    α = n / 2^q
+/// FP = 1 - (1 - 1/(Q·2^r))^n  ≈  1 - e^(-α/2^r)  ≤  α·2^-r,    α = n / Q
 /// ```
 ///
 /// [`Filter::expected_fpr`] is the exact form ([`math::quotient_fpr_exact`]). The builder picks
 /// the fewest `r` with `1 - e^(-0.95/2^r) <= p` ([`math::quotient_remainder_bits`]: 7 bits at
-/// 1%) and the fewest `q` with `0.95·2^q >= capacity`.
+/// 1%) and the fewest quotients `Q` with `0.95·Q >= capacity`.
 ///
 /// # Resizing
 ///
 /// [`QuotientFilter::resize`] doubles the quotients and moves one remainder bit into the
-/// quotient: `p` stays, so the rate at a given number of items does not change, and no key is
-/// lost. But the filter now takes twice the items, and at twice the items the rate is twice
+/// quotient: `Q·2^r` stays, so the rate at a given number of items does not change, and no
+/// key is lost. But the filter now takes twice the items, and at twice the items the rate is twice
 /// as high: like the `qfilter` crate, each doubling doubles the rate at full load. Bits cannot
 /// be made up later; [`QuotientBuilder::growth_reserve`] buys them up front (`g` bits per slot
 /// keep the target through `g` doublings).
@@ -94,6 +102,11 @@ pub const FILE_KIND: FileKind = FileKind::new(12, "quotient");
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuotientFilter {
     slots: Slots,
+    /// `Q0`, the quotients at build time: a key's base quotient is `⌊hash.lo·Q0/2^64⌋`.
+    base_quotients: u64,
+    /// `k`, the resizes since the build: `Q = Q0·2^k`, and the key's quotient is its base
+    /// quotient followed by the top `k` of its `r + k` remainder bits (from `hash.hi`).
+    doublings: u32,
     len: u64,
     sizing: Sizing,
     cap: MemoryCap,
@@ -134,11 +147,11 @@ impl QuotientBuilder {
     /// cap, or one that cannot be allocated.
     pub fn build(self) -> Result<QuotientFilter> {
         let sizing = self.sizing.validate()?;
-        let q = math::quotient_bits_for(
+        let q = math::quotients_for(
             sizing.capacity,
             math::MAX_LOAD,
-            MIN_QUOTIENT_BITS,
-            MAX_QUOTIENT_BITS,
+            MIN_QUOTIENTS,
+            MAX_QUOTIENTS,
         )?;
         let r = match self.remainder_bits {
             Some(r) => r,
@@ -147,6 +160,8 @@ impl QuotientBuilder {
         let r = r.saturating_add(self.growth_reserve);
         Ok(QuotientFilter {
             slots: Slots::new(q, r, self.cap)?,
+            base_quotients: q,
+            doublings: 0,
             len: 0,
             sizing,
             cap: self.cap,
@@ -160,9 +175,14 @@ impl QuotientFilter {
         QuotientBuilder::default()
     }
 
-    /// Quotient bits `q` (`2^q` home slots).
-    pub fn quotient_bits(&self) -> u32 {
-        self.slots.qbits()
+    /// Quotients `Q`: home slots, the items the table is sized for over 0.95.
+    pub fn quotients(&self) -> u64 {
+        self.slots.quotients()
+    }
+
+    /// How many times the filter was resized.
+    pub fn resizes(&self) -> u32 {
+        self.doublings
     }
 
     /// Remainder bits `r` stored per item.
@@ -170,27 +190,33 @@ impl QuotientFilter {
         self.slots.rbits()
     }
 
-    /// Slots in the table: `2^q` plus [`extra_slots`] for the runs past the last quotient.
+    /// Slots in the table: `Q` plus [`extra_slots`] for the runs past the last quotient, in
+    /// whole blocks of 64.
     pub fn slots(&self) -> u64 {
         self.slots.slots()
     }
 
-    /// Stored items over `2^q`.
+    /// Stored items over `Q`.
     pub fn load_factor(&self) -> f64 {
-        self.len as f64 / (1u64 << self.quotient_bits()) as f64
+        self.len as f64 / self.quotients() as f64
     }
 
-    /// The most items the table takes: `floor(0.95 · 2^q)`; the next insert is refused.
+    /// The most items the table takes: `floor(0.95 · Q)`; the next insert is refused.
     pub fn max_items(&self) -> u64 {
-        math::quotient_max_items(self.quotient_bits(), math::MAX_LOAD)
+        math::quotient_max_items(self.quotients(), math::MAX_LOAD)
     }
 
-    /// The quotient and remainder of a hash: the top `q` bits of `hash.lo`, then `r` more.
+    /// The quotient and remainder of a hash (see the fields `base_quotients`, `doublings`).
     #[inline]
     fn split(&self, hash: Hash128) -> (u64, u64) {
-        let (q, r) = (self.slots.qbits(), self.slots.rbits());
-        let fingerprint = hash.lo >> (64 - q - r);
-        (fingerprint >> r, fingerprint & mask(r))
+        let (k, r) = (self.doublings, self.slots.rbits());
+        let base = reduce(hash.lo, self.base_quotients);
+        let bits = hash.hi >> (64 - (r + k));
+        if k == 0 {
+            (base, bits)
+        } else {
+            ((base << k) | (bits >> r), bits & mask(r))
+        }
     }
 
     fn full_error(&self) -> Error {
@@ -206,10 +232,10 @@ impl QuotientFilter {
     /// "Resizing" on the type).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] at one remainder bit or 2^31 quotients; the memory cap or
+    /// [`Error::InvalidParameter`] at one remainder bit or past 2^31 quotients; the memory cap or
     /// an allocation failure. The filter is then unchanged.
     pub fn resize(&mut self) -> Result<()> {
-        let (q, r) = (self.slots.qbits(), self.slots.rbits());
+        let (q, r) = (self.quotients(), self.slots.rbits());
         if r < 2 {
             return Err(Error::InvalidParameter {
                 name: "remainder_bits",
@@ -218,7 +244,7 @@ impl QuotientFilter {
                            build with a lower fpr or a growth_reserve",
             });
         }
-        let mut grown = Slots::new(q + 1, r - 1, self.cap)?;
+        let mut grown = Slots::new(q * 2, r - 1, self.cap)?;
         let mut placed = true;
         self.slots.for_each(|quot, rem| {
             let q2 = (quot << 1) | (rem >> (r - 1));
@@ -229,6 +255,7 @@ impl QuotientFilter {
             return Err(self.full_error());
         }
         self.slots = grown;
+        self.doublings += 1;
         self.sizing.capacity = self.sizing.capacity.saturating_mul(2);
         Ok(())
     }
@@ -236,24 +263,29 @@ impl QuotientFilter {
     /// Adds every item of `other` (copies included) to this filter.
     ///
     /// # Errors
-    /// [`Error::Incompatible`] unless both have the same quotient and remainder bits and the
-    /// same hasher; [`Error::Full`] when the sum is above [`QuotientFilter::max_items`] (or a
+    /// [`Error::Incompatible`] unless both have the same quotients (at build time and now),
+    /// remainder bits and hasher; [`Error::Full`] when the sum is above [`QuotientFilter::max_items`] (or a
     /// run would pass the table's end); an allocation failure. The filter is then unchanged.
     pub fn merge(&mut self, other: &QuotientFilter) -> Result<()> {
-        let same = (self.quotient_bits(), self.remainder_bits(), self.hasher())
-            == (
-                other.quotient_bits(),
-                other.remainder_bits(),
-                other.hasher(),
-            );
+        let shape = |f: &QuotientFilter| {
+            (
+                f.base_quotients,
+                f.doublings,
+                f.remainder_bits(),
+                f.hasher(),
+            )
+        };
+        let same = shape(self) == shape(other);
         if !same {
             return Err(Error::Incompatible(format!(
-                "merging needs the same quotient bits, remainder bits and hasher: \
-                 (q {}, r {}, {:?}) and (q {}, r {}, {:?})",
-                self.quotient_bits(),
+                "merging needs the same quotients, resizes, remainder bits and hasher: \
+                 (Q {}·2^{}, r {}, {:?}) and (Q {}·2^{}, r {}, {:?})",
+                self.base_quotients,
+                self.doublings,
                 self.remainder_bits(),
                 self.hasher(),
-                other.quotient_bits(),
+                other.base_quotients,
+                other.doublings,
                 other.remainder_bits(),
                 other.hasher()
             )));
@@ -308,7 +340,7 @@ impl Filter for QuotientFilter {
     }
 
     fn expected_fpr(&self) -> f64 {
-        math::quotient_fpr_exact(self.quotient_bits() + self.remainder_bits(), self.len)
+        math::quotient_fpr_exact(self.quotients(), self.remainder_bits(), self.len)
     }
 
     fn name(&self) -> &'static str {
@@ -337,7 +369,8 @@ impl Codec for QuotientFilter {
     const KIND: FileKind = FILE_KIND;
 
     fn encode_params(&self, e: &mut Encoder<'_>) {
-        e.u32(self.quotient_bits())
+        e.u64(self.base_quotients)
+            .u32(self.doublings)
             .u32(self.remainder_bits())
             .u64(self.len);
         self.sizing.encode_params(e);
@@ -354,15 +387,29 @@ impl Codec for QuotientFilter {
         params: &mut Reader<'_>,
         payload: &mut Reader<'_>,
     ) -> Result<Self, FormatError> {
-        let q = params.u32()?;
+        let base_quotients = params.u64()?;
+        let doublings = params.u32()?;
         let r = params.u32()?;
         let len = params.u64()?;
         let sizing = Sizing::decode_params(params, hasher)?;
+        let q = shape_of(base_quotients, doublings, r)?;
+        // The builder sized `Q0` for the capacity, which each resize doubled.
+        let built_for = (sizing.capacity.trailing_zeros() >= doublings)
+            .then(|| sizing.capacity >> doublings)
+            .and_then(|c| {
+                math::quotients_for(c, math::MAX_LOAD, MIN_QUOTIENTS, MAX_QUOTIENTS).ok()
+            });
+        if built_for != Some(base_quotients) {
+            return Err(invalid(format!(
+                "{base_quotients} quotients resized {doublings} times do not fit a capacity of {}",
+                sizing.capacity
+            )));
+        }
         let (_, bit_words, rem_words) = rsqf::layout(q, r).map_err(|e| invalid(e.to_string()))?;
         let expected = (2 * bit_words as u64 + rem_words as u64) * 8;
         if payload.remaining() as u64 != expected {
             return Err(invalid(format!(
-                "q {q}, r {r} needs a payload of {expected} bytes, not {}",
+                "Q {q}, r {r} needs a payload of {expected} bytes, not {}",
                 payload.remaining()
             )));
         }
@@ -382,10 +429,27 @@ impl Codec for QuotientFilter {
         }
         Ok(QuotientFilter {
             slots,
+            base_quotients,
+            doublings,
             len,
             sizing,
             cap: MemoryCap::NONE,
         })
+    }
+}
+
+/// The quotients `Q = Q0·2^k` of a saved filter, checked: `Q0` and `Q` in 64..=2^31, and the
+/// `r + k` remainder bits a key's hash gives at most 64.
+fn shape_of(base: u64, doublings: u32, r: u32) -> Result<u64, FormatError> {
+    let q = 1u64
+        .checked_shl(doublings)
+        .and_then(|scale| base.checked_mul(scale))
+        .filter(|&q| (MIN_QUOTIENTS..=MAX_QUOTIENTS).contains(&q) && base >= MIN_QUOTIENTS);
+    match q {
+        Some(q) if r.checked_add(doublings).is_some_and(|bits| bits <= 64) => Ok(q),
+        _ => Err(invalid(format!(
+            "{base} quotients resized {doublings} times with {r} remainder bits"
+        ))),
     }
 }
 

@@ -1,20 +1,21 @@
 //! The quotient filter's formulas (to move into `filter_core::math`).
 //!
-//! A key's `p = q + r` fingerprint bits are the top bits of its hash: the first `q` pick the
-//! quotient (the home slot among `2^q`), the next `r` are the stored remainder. A query for a
-//! key never inserted is a false positive exactly when some stored fingerprint equals its own:
-//! where a fingerprint sits in the table does not matter, since a lookup compares quotient and
-//! remainder both. With `n` stored fingerprints, independent and uniform on `2^p` values,
+//! A key's hash gives a *quotient*, its home slot among `Q`, and an `r`-bit *remainder*, the
+//! part that is stored (`Q` need not be a power of two: see the crate's header). A query for a
+//! key never inserted is a false positive exactly when some stored (quotient, remainder) pair
+//! equals its own: where a remainder sits in the table does not matter, since a lookup
+//! compares quotient and remainder both. With `n` stored pairs, independent and uniform on
+//! `Q·2^r` values,
 //!
 //! ```text
-//! FP = 1 - (1 - 2^-p)^n  ≈  1 - e^(-n/2^p)  =  1 - e^(-α/2^r)  ≤  α·2^-r,    α = n/2^q
+//! FP = 1 - (1 - 1/(Q·2^r))^n  ≈  1 - e^(-α/2^r)  ≤  α·2^-r,    α = n/Q
 //! ```
 //!
-//! which is Bender et al. 2012's `1 - e^(-α/2^r) ≤ 2^-r` ("Don't Thrash: How to Cache Your Hash
-//! on Flash", PVLDB 5(11), §2), also used by Pandey, Bender, Johnson & Patro 2017 for the
-//! rank-and-select layout (the metadata layout does not change which fingerprints are
-//! stored). `n` counts copies: a key inserted twice is one fingerprint, so the formula is an
-//! upper bound when copies are stored.
+//! which is Bender et al. 2012's `1 - e^(-α/2^r) ≤ 2^-r` for `Q = 2^q` ("Don't Thrash: How to
+//! Cache Your Hash on Flash", PVLDB 5(11), §2; Pandey, Bender, Johnson & Patro 2017 analyse
+//! the rank-and-select layout the same way, since the metadata does not change which
+//! fingerprints are stored). `n` counts copies: a key inserted twice is one fingerprint, so
+//! the formula is an upper bound when copies are stored.
 //!
 //! Every function is evaluated with `ln_1p`/`exp_m1`, so rates as small as `2^-60` keep their
 //! full relative precision.
@@ -33,17 +34,17 @@ pub const MAX_LOAD: f64 = 0.95;
 /// index per 64 slots (Pandey et al. use an 8-bit offset per 64 slots: 2.125).
 pub const METADATA_BITS_PER_SLOT: f64 = 2.5;
 
-/// The exact false-positive rate of a quotient filter holding `items` fingerprints of
-/// `fingerprint_bits = q + r` bits: `1 - (1 - 2^-p)^n`.
-pub fn quotient_fpr_exact(fingerprint_bits: u32, items: u64) -> f64 {
-    if items == 0 {
+/// The exact false-positive rate of a quotient filter with `quotients` home slots and
+/// `remainder_bits`-bit remainders holding `items` fingerprints: `1 - (1 - 1/(Q·2^r))^n`.
+pub fn quotient_fpr_exact(quotients: u64, remainder_bits: u32, items: u64) -> f64 {
+    if items == 0 || quotients == 0 {
         return 0.0;
     }
-    let one_value = (-f64::from(fingerprint_bits)).exp2();
+    let one_value = (-f64::from(remainder_bits)).exp2() / quotients as f64;
     -(items as f64 * (-one_value).ln_1p()).exp_m1()
 }
 
-/// The large-table rate at load `α` (stored items over `2^q` quotients) with `r`-bit
+/// The large-table rate at load `α` (stored items over `Q` quotients) with `r`-bit
 /// remainders: `1 - e^(-α/2^r)` (Bender et al. 2012, §2).
 pub fn quotient_fpr(remainder_bits: u32, load: f64) -> f64 {
     let per_value = load.max(0.0) * (-f64::from(remainder_bits)).exp2();
@@ -73,35 +74,34 @@ pub fn quotient_remainder_bits(p: f64, max_load: f64) -> Result<u32> {
     Ok(r.max(1.0) as u32)
 }
 
-/// The most items a table of `2^q` quotients takes: `floor(max_load · 2^q)`.
-pub fn quotient_max_items(qbits: u32, max_load: f64) -> u64 {
-    (max_load * (1u64 << qbits.min(63)) as f64).floor() as u64
+/// The most items a table of `Q` quotients takes: `floor(max_load · Q)`.
+pub fn quotient_max_items(quotients: u64, max_load: f64) -> u64 {
+    (max_load * quotients as f64).floor() as u64
 }
 
-/// The fewest quotient bits, at least `min_bits`, whose table takes `capacity` items at
-/// `max_load` ([`quotient_max_items`]).
+/// The fewest quotients, at least `min`, whose table takes `capacity` items at `max_load`
+/// ([`quotient_max_items`]): about `capacity / max_load`.
 ///
 /// # Errors
-/// A capacity of 0, or one that needs more than `max_bits`.
-pub fn quotient_bits_for(
-    capacity: u64,
-    max_load: f64,
-    min_bits: u32,
-    max_bits: u32,
-) -> Result<u32> {
+/// A capacity of 0, or one that needs more than `max` quotients.
+pub fn quotients_for(capacity: u64, max_load: f64, min: u64, max: u64) -> Result<u64> {
     filter_core::math::check_capacity(capacity)?;
-    (min_bits..=max_bits)
+    let guess = ((capacity as f64 / max_load).ceil() as u64).max(min);
+    // The guess is off by at most one either way (rounding of the product and the quotient).
+    let q = (guess.saturating_sub(1).max(min)..=guess.saturating_add(1))
         .find(|&q| quotient_max_items(q, max_load) >= capacity)
-        .ok_or_else(|| Error::SizeOverflow {
+        .unwrap_or(guess.saturating_add(2));
+    if q > max {
+        return Err(Error::SizeOverflow {
             what: "quotient table",
-            hint: format!(
-                "{capacity} items need more than 2^{max_bits} quotients; lower the capacity"
-            ),
-        })
+            hint: format!("{capacity} items need more than {max} quotients; lower the capacity"),
+        });
+    }
+    Ok(q)
 }
 
 /// Bits per stored item at load `α` with `r`-bit remainders: `(r + 2.5) / α` (the extra slots
-/// at the end of the table, `10·sqrt(2^q)`, are left out: 0.1% at `2^26` quotients).
+/// at the end of the table, `10·sqrt(Q)`, are left out: 0.1% at 10^8 quotients).
 pub fn quotient_bits_per_item(remainder_bits: u32, load: f64) -> f64 {
     (f64::from(remainder_bits) + METADATA_BITS_PER_SLOT) / load
 }
@@ -121,26 +121,32 @@ mod tests {
 
     #[test]
     fn exact_rate_matches_the_product() {
-        for (p, n) in [(8u32, 1u64), (8, 200), (12, 3000), (16, 60_000), (20, 5)] {
-            let want = by_product(2f64.powi(-(p as i32)), n);
-            let got = quotient_fpr_exact(p, n);
+        for (q, r, n) in [
+            (256u64, 0u32, 1u64),
+            (64, 2, 200),
+            (1000, 2, 3000),
+            (3, 14, 60_000),
+        ] {
+            let want = by_product(1.0 / (q as f64 * 2f64.powi(r as i32)), n);
+            let got = quotient_fpr_exact(q, r, n);
             // The product loses ~1e-11 relative to cancellation in `1 - miss`.
             assert!(
                 (got - want).abs() <= 1e-9 * want,
-                "p {p} n {n}: {got} {want}"
+                "Q {q} r {r} n {n}: {got} {want}"
             );
         }
-        assert_eq!(quotient_fpr_exact(10, 0), 0.0);
-        assert_eq!(quotient_fpr_exact(10, 1), 2f64.powi(-10));
+        assert_eq!(quotient_fpr_exact(1024, 10, 0), 0.0);
+        let one = quotient_fpr_exact(1024, 10, 1);
+        assert!((one - 2f64.powi(-20)).abs() < 1e-15 * one, "{one}");
     }
 
     #[test]
     fn load_rate_is_the_limit_of_the_exact_one() {
-        // 2^q = 2^20 quotients at load 0.9: n = 0.9·2^20 fingerprints of q + r bits.
+        // Q = 10^6 quotients at load 0.9, also for Q not a power of two.
         for r in [1u32, 4, 7, 10, 20] {
-            let n = (0.9 * (1u64 << 20) as f64) as u64;
-            let exact = quotient_fpr_exact(20 + r, n);
-            let limit = quotient_fpr(r, n as f64 / (1u64 << 20) as f64);
+            let (q, n) = (1_000_000u64, 900_000u64);
+            let exact = quotient_fpr_exact(q, r, n);
+            let limit = quotient_fpr(r, 0.9);
             assert!(
                 (exact - limit).abs() < 1e-6 * limit,
                 "r {r}: {exact} {limit}"
@@ -174,16 +180,24 @@ mod tests {
     }
 
     #[test]
-    fn quotient_bits_hold_the_capacity() {
-        assert_eq!(quotient_bits_for(1, MAX_LOAD, 6, 31).unwrap(), 6);
-        assert_eq!(quotient_bits_for(60, MAX_LOAD, 6, 31).unwrap(), 6);
-        assert_eq!(quotient_bits_for(61, MAX_LOAD, 6, 31).unwrap(), 7);
-        // 10M at 95%: 2^24 = 16.8M quotients, 59.6% full.
-        assert_eq!(quotient_bits_for(10_000_000, MAX_LOAD, 6, 31).unwrap(), 24);
-        assert_eq!(quotient_max_items(6, MAX_LOAD), 60);
-        assert!(quotient_bits_for(0, MAX_LOAD, 6, 31).is_err());
+    fn quotients_hold_the_capacity_and_no_more_than_needed() {
+        for n in (1..3000).chain([10_000_000, 123_456_789]) {
+            let q = quotients_for(n, MAX_LOAD, 64, 1 << 31).unwrap();
+            assert!(quotient_max_items(q, MAX_LOAD) >= n, "{n}");
+            assert!(
+                q == 64 || quotient_max_items(q - 1, MAX_LOAD) < n,
+                "{n}: {q}"
+            );
+        }
+        assert_eq!(quotients_for(60, MAX_LOAD, 64, 1 << 31).unwrap(), 64);
+        // 10M at 95%: 10,526,316 quotients, not 2^24 = 16.8M.
+        assert_eq!(
+            quotients_for(10_000_000, MAX_LOAD, 64, 1 << 31).unwrap(),
+            10_526_316
+        );
+        assert!(quotients_for(0, MAX_LOAD, 64, 1 << 31).is_err());
         assert!(matches!(
-            quotient_bits_for(u64::MAX, MAX_LOAD, 6, 31),
+            quotients_for(u64::MAX, MAX_LOAD, 64, 1 << 31),
             Err(Error::SizeOverflow { .. })
         ));
         assert!((quotient_bits_per_item(7, 0.5) - 19.0).abs() < 1e-12);

@@ -8,7 +8,7 @@
 //! `runends`: no per-slot "shifted" or "continuation" bits are needed (Bender et al. 2012 use
 //! three per slot).
 //!
-//! The table does not wrap around: it has `2^q` quotients and [`extra_slots`] more slots at the
+//! The table does not wrap around: it has `Q` quotients and [`extra_slots`] more slots at the
 //! end for the runs that spill past the last quotient (as the CQF's `xnslots`).
 //!
 //! To keep rank and select local, Pandey et al. store per block of 64 slots an *offset*; here it
@@ -23,42 +23,41 @@ use filter_core::{Error, MemoryCap, Result, Table};
 
 /// Slots per block of the `spill` index (one `occupieds` word).
 const BLOCK: u64 = 64;
-/// Most quotient bits: `2^31` quotients and their extra slots stay below 2^32 slots (the
+/// Most quotients: `2^31`, so that they and their extra slots stay below 2^32 slots (the
 /// `spill` index is 32-bit).
-pub const MAX_QUOTIENT_BITS: u32 = 31;
-/// Fewest quotient bits: one block.
-pub const MIN_QUOTIENT_BITS: u32 = 6;
+pub const MAX_QUOTIENTS: u64 = 1 << 31;
+/// Fewest quotients: one block.
+pub const MIN_QUOTIENTS: u64 = BLOCK;
 
-/// Slots after the last quotient for runs that spill past it: `10·sqrt(2^q)`, at least 64, in
-/// whole blocks (Pandey et al.'s `xnslots = nslots + 10·sqrt(nslots)`). The longest cluster at
-/// 95% load is far shorter; an insert that would still run off the end is refused
-/// ([`Error::Full`]).
-pub fn extra_slots(qbits: u32) -> u64 {
-    let ten_roots = (10.0 * ((1u64 << qbits) as f64).sqrt()).ceil() as u64;
-    ten_roots.max(BLOCK).div_ceil(BLOCK) * BLOCK
+/// Slots after the last quotient for runs that spill past it: `10·sqrt(Q)` for `Q` quotients,
+/// at least 64 (Pandey et al.'s `xnslots = nslots + 10·sqrt(nslots)`); the table is then
+/// rounded up to whole blocks. The longest cluster at 95% load is far shorter; an insert that
+/// would still run off the end is refused ([`Error::Full`]).
+pub fn extra_slots(quotients: u64) -> u64 {
+    let ten_roots = (10.0 * (quotients as f64).sqrt()).ceil() as u64;
+    ten_roots.max(BLOCK)
 }
 
 /// The word counts of a table: `(slots, words per bit vector, words of remainders)`.
 ///
 /// # Errors
-/// Quotient bits outside 6..=31, remainder bits outside 1..=(64 - q), or sizes that overflow.
-pub fn layout(qbits: u32, rbits: u32) -> Result<(u64, usize, usize)> {
-    if !(MIN_QUOTIENT_BITS..=MAX_QUOTIENT_BITS).contains(&qbits) {
+/// Quotients outside 64..=2^31, remainder bits outside 1..=64.
+pub fn layout(quotients: u64, rbits: u32) -> Result<(u64, usize, usize)> {
+    if !(MIN_QUOTIENTS..=MAX_QUOTIENTS).contains(&quotients) {
         return Err(Error::InvalidParameter {
-            name: "quotient_bits",
-            value: qbits.to_string(),
-            expected: "between 6 and 31 quotient bits (64 to 2^31 quotients); lower the capacity",
+            name: "quotients",
+            value: quotients.to_string(),
+            expected: "between 64 and 2^31 quotients (home slots); lower the capacity",
         });
     }
-    if rbits == 0 || rbits > 64 - qbits {
+    if !(1..=64).contains(&rbits) {
         return Err(Error::InvalidParameter {
             name: "remainder_bits",
             value: rbits.to_string(),
-            expected: "at least 1 remainder bit, and quotient + remainder bits at most 64 \
-                       (raise the fpr or lower the capacity)",
+            expected: "between 1 and 64 remainder bits (raise the fpr)",
         });
     }
-    let slots = (1u64 << qbits) + extra_slots(qbits);
+    let slots = (quotients + extra_slots(quotients)).div_ceil(BLOCK) * BLOCK;
     let bit_words = (slots / BLOCK) as usize;
     let rem_words = (slots * u64::from(rbits)).div_ceil(64);
     let rem_words = usize::try_from(rem_words).map_err(|_| Error::SizeOverflow {
@@ -71,7 +70,7 @@ pub fn layout(qbits: u32, rbits: u32) -> Result<(u64, usize, usize)> {
 /// The packed table: metadata bits, remainders and the derived `spill` index.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Slots {
-    qbits: u32,
+    quotients: u64,
     rbits: u32,
     slots: u64,
     occupieds: Table<u64>,
@@ -106,13 +105,13 @@ impl Slots {
     ///
     /// # Errors
     /// Those of [`layout`], the memory cap, or an allocation failure.
-    pub fn new(qbits: u32, rbits: u32, cap: MemoryCap) -> Result<Slots> {
-        let (slots, bit_words, rem_words) = layout(qbits, rbits)?;
+    pub fn new(quotients: u64, rbits: u32, cap: MemoryCap) -> Result<Slots> {
+        let (slots, bit_words, rem_words) = layout(quotients, rbits)?;
         let bytes = (2 * bit_words as u64 + rem_words as u64) * 8 + (bit_words as u64 + 1) * 4;
         cap.check("quotient table", 0, bytes)?;
         let what = "quotient table";
         Ok(Slots {
-            qbits,
+            quotients,
             rbits,
             slots,
             occupieds: filter_core::try_zeroed_table(bit_words, MemoryCap::NONE, what)?,
@@ -129,18 +128,18 @@ impl Slots {
     /// # Errors
     /// What is wrong with the words, in words.
     pub fn from_words(
-        qbits: u32,
+        quotients: u64,
         rbits: u32,
         occupieds: Table<u64>,
         runends: Table<u64>,
         rems: Table<u64>,
     ) -> std::result::Result<(Slots, u64), String> {
-        let (slots, bit_words, rem_words) = layout(qbits, rbits).map_err(|e| e.to_string())?;
+        let (slots, bit_words, rem_words) = layout(quotients, rbits).map_err(|e| e.to_string())?;
         let spill =
             filter_core::try_filled(bit_words + 1, 0u32, "spill").map_err(|e| e.to_string())?;
         debug_assert_eq!((occupieds.len(), rems.len()), (bit_words, rem_words));
         let mut t = Slots {
-            qbits,
+            quotients,
             rbits,
             slots,
             occupieds,
@@ -155,7 +154,7 @@ impl Slots {
 
     /// The checks of [`Slots::from_words`]; returns the number of used slots.
     fn validate(&self) -> std::result::Result<u64, String> {
-        let quotients = 1u64 << self.qbits;
+        let quotients = self.quotients;
         if (quotients..self.slots).any(|i| bit(&self.occupieds, i)) {
             return Err("an occupied bit past the last quotient".into());
         }
@@ -219,9 +218,9 @@ impl Slots {
         self.spill[b] += 1;
     }
 
-    /// Quotient bits `q`.
-    pub fn qbits(&self) -> u32 {
-        self.qbits
+    /// Quotients `Q` (home slots).
+    pub fn quotients(&self) -> u64 {
+        self.quotients
     }
 
     /// Remainder bits `r`.
@@ -427,7 +426,7 @@ impl Slots {
 
     /// The first occupied quotient in `from..=to`.
     fn next_occupied(&self, from: u64, to: u64) -> Option<u64> {
-        (from..=to.min((1 << self.qbits) - 1)).find(|&i| bit(&self.occupieds, i))
+        (from..=to.min(self.quotients - 1)).find(|&i| bit(&self.occupieds, i))
     }
 
     /// Recomputes `spill` for the blocks whose start lies in `(q, last + 64]`: an insert or
@@ -495,8 +494,8 @@ mod tests {
 
     #[test]
     fn remainders_round_trip_at_every_width() {
-        for r in 1..=58u32 {
-            let mut t = Slots::new(6, r, MemoryCap::NONE).unwrap();
+        for r in 1..=64u32 {
+            let mut t = Slots::new(64, r, MemoryCap::NONE).unwrap();
             let value = |i: u64| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & mask(r);
             (0..t.slots()).for_each(|i| t.set_rem(i, value(i)));
             assert!((0..t.slots()).all(|i| t.rem(i) == value(i)), "r = {r}");
@@ -506,7 +505,7 @@ mod tests {
     /// The invariant check the model tests rely on can fail: a stale index, a run end moved.
     #[test]
     fn the_invariant_check_catches_a_stale_index_and_a_lost_run_end() {
-        let mut t = Slots::new(8, 4, MemoryCap::NONE).unwrap();
+        let mut t = Slots::new(256, 4, MemoryCap::NONE).unwrap();
         for q in [60u64, 60, 61, 62, 63, 63, 63, 64, 65] {
             assert!(t.insert(q, q & 15));
         }

@@ -6,12 +6,15 @@ use super::*;
 use filter_core::{format, testkit, Persist};
 use std::collections::HashMap;
 
-/// The hash whose fingerprint in `f` has quotient `q` and remainder `rem`.
+/// The hash whose quotient in `f` is `q` and remainder `rem` (the inverse of `split`).
 fn hash_of(f: &QuotientFilter, q: u64, rem: u64) -> Hash128 {
-    let (qb, rb) = (f.quotient_bits(), f.remainder_bits());
+    let (k, r, q0) = (f.doublings, f.remainder_bits(), f.base_quotients);
+    let (base, top) = (q >> k, q & mask(k));
+    let bits = (top << r) | rem;
     Hash128 {
-        lo: ((q << rb) | rem) << (64 - qb - rb),
-        hi: 0,
+        // The smallest `lo` with `⌊lo·Q0/2^64⌋ = base`.
+        lo: ((u128::from(base) << 64).div_ceil(u128::from(q0))) as u64,
+        hi: bits << (64 - (r + k)),
     }
 }
 
@@ -71,9 +74,9 @@ fn dense_clusters_match_the_model_with_exact_counts() {
             .remainder_bits(5)
             .build()
             .unwrap();
-        assert_eq!(f.quotient_bits(), 8);
+        assert_eq!(f.quotients(), 211);
         let universe: Vec<(u64, u64)> = (40..100)
-            .chain(250..256)
+            .chain(205..211)
             .flat_map(|q| (0..3).map(move |r| (q, r * 11)))
             .collect();
         run_model(&mut f, &universe, 1000, seed);
@@ -92,7 +95,7 @@ fn a_nearly_full_table_matches_the_model() {
         .unwrap();
     let mut rng = 77u64;
     let universe: Vec<(u64, u64)> = (0..400)
-        .map(|_| (xorshift(&mut rng) % 1024, xorshift(&mut rng) % 8))
+        .map(|_| (xorshift(&mut rng) % 948, xorshift(&mut rng) % 8))
         .collect();
     run_model(&mut f, &universe, 1500, 9);
 }
@@ -124,15 +127,16 @@ fn keys_against_the_model_of_copies() {
 #[test]
 fn runs_past_the_last_quotient_fill_the_extra_slots_then_fail_cleanly() {
     let mut f = QuotientFilter::builder().capacity(900).build().unwrap();
-    assert_eq!((f.quotient_bits(), f.slots()), (10, 1024 + 320));
-    let last = (1 << 10) - 1;
-    for i in 0..321 {
+    assert_eq!((f.quotients(), f.slots()), (948, 1280));
+    let last = f.quotients() - 1;
+    let room = f.slots() - last;
+    for i in 0..room {
         f.insert_hash(hash_of(&f, last, i)).unwrap();
     }
     let before = f.clone();
     assert!(matches!(
         f.insert_hash(hash_of(&f, last, 999)),
-        Err(Error::Full { len: 321, .. })
+        Err(Error::Full { len: 333, .. })
     ));
     assert_eq!(f, before);
     // The slot before the cluster takes one new run; a second item there would push the
@@ -140,8 +144,8 @@ fn runs_past_the_last_quotient_fill_the_extra_slots_then_fail_cleanly() {
     f.insert_hash(hash_of(&f, last - 1, 1)).unwrap();
     assert!(f.insert_hash(hash_of(&f, last - 1, 2)).is_err());
     f.insert_hash(hash_of(&f, 5, 1)).unwrap();
-    assert_eq!(f.slots.check().unwrap(), 323);
-    assert!((0..321).all(|i| f.contains_hash(hash_of(&f, last, i))));
+    assert_eq!(f.slots.check().unwrap(), room + 2);
+    assert!((0..room).all(|i| f.contains_hash(hash_of(&f, last, i))));
 }
 
 #[test]
@@ -154,7 +158,7 @@ fn the_load_limit_is_a_typed_error_that_changes_nothing() {
     let failed_at = testkit::check_failed_insert_changes_nothing(&mut f, "fill", 5000)
         .expect("the table must refuse past its limit");
     assert_eq!(failed_at as u64, f.max_items());
-    assert_eq!(f.max_items(), 972);
+    assert_eq!(f.max_items(), 900);
 }
 
 #[test]
@@ -169,13 +173,13 @@ fn resize_keeps_every_key_and_the_rate_at_the_same_count() {
         f.insert(k).unwrap();
     }
     f.insert(&keys[0]).unwrap();
-    let (q, r, fpr) = (f.quotient_bits(), f.remainder_bits(), f.expected_fpr());
+    let (q, r, fpr) = (f.quotients(), f.remainder_bits(), f.expected_fpr());
     let others = testkit::keys("absent", 20_000);
     let fp_before = testkit::measure_fpr(&f, &others).0;
     f.resize().unwrap();
-    assert_eq!((f.quotient_bits(), f.remainder_bits()), (q + 1, r - 1));
+    assert_eq!((f.quotients(), f.remainder_bits()), (2 * q, r - 1));
     assert_eq!((f.len(), f.capacity()), (1901, 4000));
-    assert_eq!(f.expected_fpr(), fpr, "p = q + r is unchanged");
+    assert_eq!(f.expected_fpr(), fpr, "Q·2^r is unchanged");
     assert_eq!(f.slots.check().unwrap(), 1901);
     assert!(
         keys.iter().all(|k| f.contains(k)),
@@ -216,8 +220,7 @@ fn resize_stops_at_one_remainder_bit_and_a_growth_reserve_keeps_the_target() {
     assert_eq!(g.remainder_bits(), 9);
     g.resize().unwrap();
     g.resize().unwrap();
-    let at_capacity =
-        math::quotient_fpr_exact(g.quotient_bits() + g.remainder_bits(), g.capacity());
+    let at_capacity = math::quotient_fpr_exact(g.quotients(), g.remainder_bits(), g.capacity());
     assert!(at_capacity <= 0.01, "{at_capacity}");
 }
 
@@ -268,7 +271,7 @@ fn builder_rejects_bad_input() {
     assert!(b().fpr(0.0).build().is_err());
     assert!(b().fpr(1.0).build().is_err());
     assert!(b().remainder_bits(0).build().is_err());
-    assert!(b().capacity(1000).remainder_bits(55).build().is_err());
+    assert!(b().capacity(1000).remainder_bits(65).build().is_err());
     assert!(b().growth_reserve(u32::MAX).build().is_err());
     assert!(matches!(
         b().capacity(u64::MAX).build(),
@@ -279,7 +282,7 @@ fn builder_rejects_bad_input() {
         Err(Error::MemoryCap { .. })
     ));
     let f = b().capacity(10_000_000).fpr(0.01).build().unwrap();
-    assert_eq!((f.quotient_bits(), f.remainder_bits()), (24, 7));
+    assert_eq!((f.quotients(), f.remainder_bits()), (10_526_316, 7));
 }
 
 /// A valid file of a small filter holding a few keys, and its decoded sections.
@@ -309,21 +312,44 @@ fn crafted_files_with_impossible_metadata_are_rejected() {
         |p: &mut Vec<u8>, at: usize, v: u64| p[at..at + 8].copy_from_slice(&v.to_le_bytes());
     let rejected =
         |r: Result<QuotientFilter, FormatError>| matches!(r, Err(FormatError::Invalid(_)));
-    // Parameters: q, r, len, capacity, fpr.
-    assert!(rejected(craft(&|p, _| set_u32(p, 0, 40))), "q = 40");
-    assert!(rejected(craft(&|p, _| set_u32(p, 0, 5))), "q = 5");
-    assert!(rejected(craft(&|p, _| set_u32(p, 4, 0))), "r = 0");
-    assert!(rejected(craft(&|p, _| set_u32(p, 4, 70))), "r = 70");
+    // Parameters: Q0 (u64), doublings, r (u32), len, capacity (u64), fpr.
+    assert!(rejected(craft(&|p, _| set_u64(p, 0, 1 << 40))), "Q0 = 2^40");
+    assert!(rejected(craft(&|p, _| set_u64(p, 0, 5))), "Q0 = 5");
     assert!(
-        rejected(craft(&|p, _| set_u32(p, 0, 31))),
-        "q = 31 without its payload"
+        rejected(craft(&|p, _| set_u64(p, 0, 107))),
+        "Q0 not sized for the capacity"
     );
     assert!(
-        rejected(craft(&|p, _| set_u64(p, 8, 59))),
+        rejected(craft(&|p, _| {
+            set_u64(p, 0, 211);
+            set_u64(p, 24, 200);
+        })),
+        "Q0 and capacity without their payload"
+    );
+    assert!(rejected(craft(&|p, _| set_u32(p, 8, 40))), "2^40 doublings");
+    assert!(
+        rejected(craft(&|p, _| set_u32(p, 8, 64))),
+        "a shift past the word"
+    );
+    assert!(
+        rejected(craft(&|p, _| set_u32(p, 8, 1))),
+        "a doubling without its payload"
+    );
+    assert!(rejected(craft(&|p, _| set_u32(p, 12, 0))), "r = 0");
+    assert!(rejected(craft(&|p, _| set_u32(p, 12, 70))), "r = 70");
+    assert!(
+        rejected(craft(&|p, _| {
+            set_u32(p, 8, 1);
+            set_u32(p, 12, 64);
+        })),
+        "r + k = 65"
+    );
+    assert!(
+        rejected(craft(&|p, _| set_u64(p, 16, 59))),
         "len below the stored count"
     );
-    assert!(rejected(craft(&|p, _| set_u64(p, 8, u64::MAX))), "len");
-    assert!(rejected(craft(&|p, _| set_u64(p, 16, 1 << 40))), "capacity");
+    assert!(rejected(craft(&|p, _| set_u64(p, 16, u64::MAX))), "len");
+    assert!(rejected(craft(&|p, _| set_u64(p, 24, 1 << 40))), "capacity");
     // Payload: an occupied quotient with no run, a run end in an empty slot, a stray remainder.
     let words = f.slots.words();
     let (n_bits, n_rems) = (words[0].len(), words[2].len());
@@ -333,7 +359,7 @@ fn crafted_files_with_impossible_metadata_are_rejected() {
     })));
     assert!(
         rejected(craft(&|_, pl| pl[n_bits * 8 - 1] = 0x80)),
-        "occupied past 2^q"
+        "occupied past Q"
     );
     assert!(
         rejected(craft(&|_, pl| {
@@ -358,4 +384,23 @@ fn a_loaded_filter_rebuilds_its_index() {
     let g = QuotientFilter::from_bytes(&bytes).unwrap();
     assert_eq!(g.slots, f.slots, "the spill index is rebuilt on load");
     assert_eq!(g.to_bytes(), bytes);
+}
+
+/// 64-bit remainders (the whole `hi` half) and a resize from them: the shifts at the edges.
+#[test]
+fn full_width_remainders_work_and_resize() {
+    let mut f = QuotientFilter::builder()
+        .capacity(100)
+        .remainder_bits(64)
+        .build()
+        .unwrap();
+    let keys = testkit::keys("wide", 100);
+    keys.iter().for_each(|k| f.insert(k).unwrap());
+    assert!(keys.iter().all(|k| f.contains(k)));
+    assert_eq!(f.expected_fpr(), math::quotient_fpr_exact(106, 64, 100));
+    f.resize().unwrap();
+    assert_eq!((f.remainder_bits(), f.resizes()), (63, 1));
+    assert!(keys.iter().all(|k| f.contains(k)));
+    let bytes = f.to_bytes();
+    assert_eq!(QuotientFilter::from_bytes(&bytes).unwrap(), f);
 }
