@@ -283,6 +283,9 @@ fn builder_rejects_bad_input() {
     ));
     let f = b().capacity(10_000_000).fpr(0.01).build().unwrap();
     assert_eq!((f.quotients(), f.remainder_bits()), (10_526_316, 7));
+    // 7 remainder bits and 2.5 of metadata per slot at 95% load, the extra slots included.
+    let bits_per_key = f.size_in_bytes() as f64 * 8.0 / 1e7;
+    assert!((10.0..10.1).contains(&bits_per_key), "{bits_per_key}");
 }
 
 /// A valid file of a small filter holding a few keys, and its decoded sections.
