@@ -4,10 +4,10 @@
 //! Filter: Making Every Bit Count", SIGMOD 2017): the RSQF.
 //!
 //! A key's hash gives a *quotient*, its home slot among `Q`, and an `r`-bit *remainder*, which
-//! is all that is stored. Remainders of one quotient form a *run*, runs are kept in quotient order, and a run
-//! that finds its home slot taken is shifted right; a lookup finds its run and compares
-//! remainders. Because the fingerprint is stored whole (its quotient implied by the run), the
-//! filter can delete, count copies, merge and resize without the keys.
+//! is all that is stored. Remainders of one quotient form a *run*, runs are kept in quotient
+//! order, and a run that finds its home slot taken is shifted right; a lookup finds its run
+//! and compares remainders. Because the fingerprint is stored whole (its quotient implied by
+//! the run), the filter can delete, count copies, merge and resize without the keys.
 //!
 //! **Which layout, and why.** The rank-and-select one (module `rsqf`): two metadata bits per
 //! slot (`occupieds`, `runends`) instead of the three of Bender et al. (occupied,
@@ -264,8 +264,9 @@ impl QuotientFilter {
     ///
     /// # Errors
     /// [`Error::Incompatible`] unless both have the same quotients (at build time and now),
-    /// remainder bits and hasher; [`Error::Full`] when the sum is above [`QuotientFilter::max_items`] (or a
-    /// run would pass the table's end); an allocation failure. The filter is then unchanged.
+    /// remainder bits and hasher; [`Error::Full`] when the sum is above
+    /// [`QuotientFilter::max_items`] (or a run would pass the table's end); an allocation
+    /// failure. The filter is then unchanged.
     pub fn merge(&mut self, other: &QuotientFilter) -> Result<()> {
         let shape = |f: &QuotientFilter| {
             (
