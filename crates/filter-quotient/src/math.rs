@@ -22,12 +22,13 @@
 
 use filter_core::{math::check_fpr, Error, Result};
 
-/// The load the builder sizes a table for, and the most an insert may reach: Pandey et al.
-/// 2017 run the RSQF and CQF to 95% occupancy (their §6 evaluation fills every filter to 95%),
-/// where its clusters are still short enough (their rank and select find a run in a few words)
-/// for inserts to shift a few dozen slots at most. The classic layout of Bender et al.
-/// degrades sooner (its lookups walk back to the cluster start slot by slot), which is why
-/// implementations of it stop at 75%.
+/// The load the builder sizes a table for, and the most an insert may reach. Pandey et al.
+/// 2017 restructured the metadata so that lookups stay fast "even up to a load factor of 95%"
+/// (their abstract); the original layout of Bender et al. slows down sharply well before that
+/// (its lookups walk back to the start of the cluster slot by slot, and clusters grow as
+/// `1/(1-α)²`), which is why implementations of it stop at 75% or lower. Inserts still shift
+/// a cluster's tail one slot to the right, so they slow down near 95% too; past it a cluster
+/// may also run off the end of the table.
 pub const MAX_LOAD: f64 = 0.95;
 
 /// Metadata bits per slot of this layout: `occupieds` and `runends`, plus a 32-bit `spill`
