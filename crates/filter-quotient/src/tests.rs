@@ -126,7 +126,15 @@ fn keys_against_the_model_of_copies() {
 
 #[test]
 fn runs_past_the_last_quotient_fill_the_extra_slots_then_fail_cleanly() {
-    let mut f = QuotientFilter::builder().capacity(900).build().unwrap();
+    // 10-bit remainders: the 333 below are distinct.
+    let build = || {
+        QuotientFilter::builder()
+            .capacity(900)
+            .remainder_bits(10)
+            .build()
+            .unwrap()
+    };
+    let mut f = build();
     assert_eq!((f.quotients(), f.slots()), (948, 1280));
     let last = f.quotients() - 1;
     let room = f.slots() - last;
@@ -146,6 +154,22 @@ fn runs_past_the_last_quotient_fill_the_extra_slots_then_fail_cleanly() {
     f.insert_hash(hash_of(&f, 5, 1)).unwrap();
     assert_eq!(f.slots.check().unwrap(), room + 2);
     assert!((0..room).all(|i| f.contains_hash(hash_of(&f, last, i))));
+    // Removals from the spilled cluster move the rest back; the index follows.
+    for i in (0..room).step_by(3) {
+        f.remove_hash(hash_of(&f, last, i)).unwrap();
+    }
+    f.remove_hash(hash_of(&f, last - 1, 1)).unwrap();
+    assert_eq!(f.slots.check().unwrap(), f.len());
+    assert!((0..room).all(|i| f.contains_hash(hash_of(&f, last, i)) == (i % 3 != 0)));
+
+    // A merge whose runs would pass the end is refused and changes nothing.
+    let mut a = build();
+    for i in 0..200 {
+        a.insert_hash(hash_of(&a, last, i)).unwrap();
+    }
+    let (b, before) = (a.clone(), a.clone());
+    assert!(matches!(a.merge(&b), Err(Error::Full { .. })));
+    assert_eq!(a, before);
 }
 
 #[test]
