@@ -431,3 +431,35 @@ fn full_width_remainders_work_and_resize() {
     let bytes = f.to_bytes();
     assert_eq!(QuotientFilter::from_bytes(&bytes).unwrap(), f);
 }
+
+/// Heavy: a 200,000-item table filled to its 95% limit, then 200,000 random removals and
+/// re-inserts at that load; every invariant, every key and every count checked at the end.
+/// `cargo test -p filter-quotient -- --ignored churn`.
+#[test]
+#[ignore]
+fn churn_at_full_load_keeps_every_key() {
+    let mut f = QuotientFilter::builder().capacity(200_000).build().unwrap();
+    let key = |i: u64| format!("churn-{i}").into_bytes();
+    let mut model: HashMap<u64, u32> = HashMap::new();
+    let mut rng = 42u64;
+    while f.len() < f.max_items() {
+        let i = xorshift(&mut rng) % 150_000;
+        f.insert(&key(i)).unwrap();
+        *model.entry(i).or_default() += 1;
+    }
+    for _ in 0..200_000 {
+        let i = xorshift(&mut rng) % 150_000;
+        if let Some(c) = model.get_mut(&i).filter(|c| **c > 0) {
+            f.remove(&key(i)).unwrap();
+            *c -= 1;
+            let j = xorshift(&mut rng) % 150_000;
+            f.insert(&key(j)).unwrap();
+            *model.entry(j).or_default() += 1;
+        }
+    }
+    assert_eq!(f.slots.check().unwrap(), f.len());
+    assert_eq!(f.len(), model.values().map(|&c| u64::from(c)).sum::<u64>());
+    for (&i, &c) in &model {
+        assert!(f.count(&key(i)) >= c, "key {i}: count below {c}");
+    }
+}
