@@ -121,7 +121,8 @@ pub(crate) fn inspect(
     if !migrated {
         return Err(schema_err(
             "the filter-gate migration has not been run on this database: run \
-             crates/filter-gate/sql/filter_gate.sql as the table's owner (or PgStore::migrate)",
+             `filterlab gate migrate` (or crates/filter-gate/sql/filter_gate.sql) as the \
+             table's owner",
         ));
     }
     let has_trigger: bool = client
