@@ -1,12 +1,12 @@
 //! [`Gate`]: the filter, the store, and the rules that keep every "Available" true.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use filter_core::{Filter, Persist};
 
 use crate::store::{Insert, ScannedRow};
+use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Rebuild,
     Registration, Route, SnapshotError, Startup, Store, StoreErrorKind,
@@ -28,7 +28,7 @@ pub struct Gate<F: Filter, S: Store> {
     feed_lost: bool,
     last_resync: Option<Instant>,
     /// Keys whose `register` ended with the connection lost: maybe committed.
-    unsettled: HashSet<String>,
+    unsettled: Unsettled,
 }
 
 impl<F: Filter, S: Store> Gate<F, S> {
@@ -54,7 +54,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
             insert_failed: false,
             feed_lost: false,
             last_resync: None,
-            unsettled: HashSet::new(),
+            unsettled: Unsettled::new(DEFAULT_UNSETTLED_CAP),
         }
     }
 
@@ -75,6 +75,16 @@ impl<F: Filter, S: Store> Gate<F, S> {
     #[must_use]
     pub fn with_target_fpr(mut self, p: f64) -> Self {
         self.target_fpr = Some(p);
+        self
+    }
+
+    /// At most `cap` keys whose registration outcome is unknown are tracked (default
+    /// [`DEFAULT_UNSETTLED_CAP`]); beyond that, every check goes to the database until a
+    /// catch-up has read every row those registrations could have committed (see
+    /// [`Store::settle_time`]). The gate retries that catch-up by itself, at most once a second.
+    #[must_use]
+    pub fn with_unsettled_cap(mut self, cap: usize) -> Self {
+        self.unsettled.set_cap(cap);
         self
     }
 
@@ -156,7 +166,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
             }
             Err(e) => {
                 if e.kind == StoreErrorKind::Unavailable {
-                    self.unsettled.insert(key.into_owned());
+                    self.unsettled.add(&key);
                 }
                 Err(e.into())
             }
@@ -188,13 +198,14 @@ impl<F: Filter, S: Store> Gate<F, S> {
             &mut self.insert_failed,
             &mut self.unsettled,
         );
+        let before = unsettled.before();
         let (mark, rows) = scan_into(&mut self.store, self.mark, self.normalizer, &mut |key| {
-            if !unsettled.is_empty() {
-                unsettled.remove(key);
-            }
+            unsettled.remove(key);
             add_to(filter, failed, key);
         })?;
         self.mark = mark;
+        let settle = self.store.settle_time();
+        self.unsettled.caught_up(before, settle);
         Ok(rows)
     }
 
@@ -212,10 +223,11 @@ impl<F: Filter, S: Store> Gate<F, S> {
         Ok(rows)
     }
 
-    /// Whether the filter's "absent" answers are trusted: false after a failed filter insert or
-    /// a lost feed, when every check goes to the database.
+    /// Whether the filter's "absent" answers are trusted: false after a failed filter insert, a
+    /// lost feed, or more unknown registrations than [`Gate::with_unsettled_cap`] allows, when
+    /// every check goes to the database.
     pub fn filter_trusted(&self) -> bool {
-        !self.insert_failed && !self.feed_lost
+        !self.insert_failed && !self.feed_lost && !self.unsettled.overflowed()
     }
 
     /// Keys whose registration outcome is unknown (the connection broke during `register`):
@@ -251,9 +263,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
     }
 
     fn settle(&mut self, key: &str) {
-        if !self.unsettled.is_empty() {
-            self.unsettled.remove(key);
-        }
+        self.unsettled.remove(key);
         add_to(&mut self.filter, &mut self.insert_failed, key);
     }
 
@@ -262,12 +272,16 @@ impl<F: Filter, S: Store> Gate<F, S> {
     }
 
     fn apply_feed(&mut self) {
+        let due = self.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
         if self.feed_lost {
-            let due = self.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
             if due {
                 let _ = self.resync();
             }
             return;
+        }
+        if due && self.unsettled.due(self.store.settle_time()) {
+            self.last_resync = Some(Instant::now());
+            let _ = self.catch_up();
         }
         let (filter, failed, normalizer) =
             (&mut self.filter, &mut self.insert_failed, self.normalizer);

@@ -126,6 +126,8 @@ pub struct PgStore {
     feed: Option<Feed>,
     /// The last statement lost the connection: reconnect before the next one.
     broken: bool,
+    /// The statement timeout: after it, an INSERT the client gave up on has ended.
+    statement_timeout: Duration,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -204,6 +206,7 @@ impl PgStore {
             insert: None,
             feed,
             broken: false,
+            statement_timeout: opts.statement_timeout,
         })
     }
 
@@ -347,6 +350,11 @@ impl Store for PgStore {
             Some(feed) => feed.drain(each),
             None => Ok(()),
         }
+    }
+
+    fn settle_time(&self) -> Duration {
+        // The server cancels a statement at its timeout; a second more for the network.
+        self.statement_timeout + Duration::from_secs(1)
     }
 
     fn restart_feed(&mut self) -> StoreResult<()> {

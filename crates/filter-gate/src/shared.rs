@@ -3,7 +3,6 @@
 //! Bloom filter), the database is reached through a connection pool (r2d2) of stores, and one
 //! more store, behind a lock, holds the feed and runs catch-ups and saves.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -14,6 +13,7 @@ use filter_core::Persist;
 
 use crate::gate::{choose, scan_into, Opened};
 use crate::store::Insert;
+use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Registration,
     Route, Startup, Store, StoreError, StoreErrorKind, StoreResult,
@@ -85,7 +85,7 @@ pub struct SharedGate<F: SharedInsert, S: Store + Send + 'static> {
     pool: r2d2::Pool<Maker<S>>,
     control: Mutex<Control<S>>,
     normalizer: Normalizer,
-    unsettled: Mutex<HashSet<String>>,
+    unsettled: Mutex<Unsettled>,
     feed_lost: AtomicBool,
     counts: Counters,
     target_fpr: Option<f64>,
@@ -117,7 +117,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
                 last_resync: None,
             }),
             normalizer: Normalizer::default(),
-            unsettled: Mutex::new(HashSet::new()),
+            unsettled: Mutex::new(Unsettled::new(DEFAULT_UNSETTLED_CAP)),
             feed_lost: AtomicBool::new(false),
             counts: Counters::default(),
             target_fpr: None,
@@ -138,6 +138,14 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     #[must_use]
     pub fn with_target_fpr(mut self, p: f64) -> Self {
         self.target_fpr = Some(p);
+        self
+    }
+
+    /// At most `cap` keys whose registration outcome is unknown are tracked (see
+    /// [`crate::Gate::with_unsettled_cap`]).
+    #[must_use]
+    pub fn with_unsettled_cap(self, cap: usize) -> Self {
+        lock(&self.unsettled).set_cap(cap);
         self
     }
 
@@ -163,10 +171,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         let key = self.normalizer.normalize_cow(email)?;
         self.apply_feed();
         let c = &self.counts;
-        let unsettled = {
-            let u = lock(&self.unsettled);
-            !u.is_empty() && u.contains(key.as_ref())
-        };
+        let unsettled = lock(&self.unsettled).contains(key.as_ref());
         if !self.filter_trusted() || unsettled {
             let taken = self.pooled()?.exists(&key)?;
             if taken && unsettled && lock(&self.unsettled).remove(key.as_ref()) {
@@ -212,7 +217,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             Err(e) => {
                 // A pool that hands out no store never reached the database.
                 if e.kind == StoreErrorKind::Unavailable && e.op != "pool" {
-                    lock(&self.unsettled).insert(key.into_owned());
+                    lock(&self.unsettled).add(&key);
                 }
                 Err(e.into())
             }
@@ -231,12 +236,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     }
 
     fn settle(&self, key: &str) {
-        {
-            let mut u = lock(&self.unsettled);
-            if !u.is_empty() {
-                u.remove(key);
-            }
-        }
+        lock(&self.unsettled).remove(key);
         self.filter.insert_shared(key.as_bytes());
     }
 
@@ -250,10 +250,13 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     }
 
     fn catch_up_locked(&self, c: &mut Control<S>) -> Result<u64, GateError> {
+        let before = lock(&self.unsettled).before();
         let (mark, rows) = scan_into(&mut c.store, c.mark, self.normalizer, &mut |key| {
             self.settle(key);
         })?;
         c.mark = mark;
+        let settle = c.store.settle_time();
+        lock(&self.unsettled).caught_up(before, settle);
         Ok(rows)
     }
 
@@ -263,14 +266,19 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         let Ok(mut c) = self.control.try_lock() else {
             return;
         };
+        let due = c.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
         if self.feed_lost.load(Ordering::Acquire) {
-            if c.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY) {
+            if due {
                 c.last_resync = Some(Instant::now());
                 if c.store.restart_feed().is_ok() && self.catch_up_locked(&mut c).is_ok() {
                     self.feed_lost.store(false, Ordering::Release);
                 }
             }
             return;
+        }
+        if due && lock(&self.unsettled).due(c.store.settle_time()) {
+            c.last_resync = Some(Instant::now());
+            let _ = self.catch_up_locked(&mut c);
         }
         let normalizer = self.normalizer;
         let fed = c.store.drain_remote(&mut |raw| {
@@ -283,9 +291,10 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         }
     }
 
-    /// Whether the filter's "absent" answers are trusted (false while the feed is lost).
+    /// Whether the filter's "absent" answers are trusted (false while the feed is lost, or
+    /// after more unknown registrations than the cap allows).
     pub fn filter_trusted(&self) -> bool {
-        !self.feed_lost.load(Ordering::Acquire)
+        !self.feed_lost.load(Ordering::Acquire) && !lock(&self.unsettled).overflowed()
     }
 
     /// Keys whose registration outcome is unknown.

@@ -186,6 +186,13 @@ pub trait Store {
     fn restart_feed(&mut self) -> StoreResult<()> {
         Ok(())
     }
+
+    /// How long after a failed [`Store::insert`] the row can still commit on the server (an
+    /// INSERT it still runs after the client gave up): a catch-up started later reads it. The
+    /// default is zero (an embedded database has ended the statement when the call returns).
+    fn settle_time(&self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
 }
 
 /// A boxed store is a store (for choosing SQLite or PostgreSQL at run time).
@@ -214,6 +221,9 @@ impl<S: Store + ?Sized> Store for Box<S> {
     }
     fn restart_feed(&mut self) -> StoreResult<()> {
         (**self).restart_feed()
+    }
+    fn settle_time(&self) -> std::time::Duration {
+        (**self).settle_time()
     }
 }
 
