@@ -9,7 +9,7 @@ use crate::store::{Insert, ScannedRow};
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Rebuild,
-    Registration, Route, SnapshotError, Startup, Store, StoreErrorKind,
+    Registration, Route, SnapshotError, Startup, Store,
 };
 
 /// How often a gate with a lost feed tries to restart it by itself.
@@ -136,8 +136,11 @@ impl<F: Filter, S: Store> Gate<F, S> {
     ///
     /// # Errors
     /// [`GateError::Invalid`] (nothing stored); [`GateError::Store`]: nothing committed, except
-    /// when the connection broke ([`StoreErrorKind::Unavailable`]), where the row may have
-    /// committed: every check of that key then asks the database until it is settled.
+    /// when the connection broke or the answer did not come ([`StoreError::outcome_unknown`]),
+    /// where the row may have committed: every check of that key then asks the database until
+    /// it is settled.
+    ///
+    /// [`StoreError::outcome_unknown`]: crate::StoreError::outcome_unknown
     pub fn register(&mut self, email: &str) -> Result<Registration, GateError> {
         self.register_observed(email, || {})
     }
@@ -165,7 +168,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
                 Ok(Registration::Registered)
             }
             Err(e) => {
-                if e.kind == StoreErrorKind::Unavailable {
+                if e.outcome_unknown() {
                     self.unsettled.add(&key);
                 }
                 Err(e.into())
@@ -209,7 +212,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
         Ok(rows)
     }
 
-    /// After a lost feed ([`StoreErrorKind::FeedLost`]): restarts it and catches up, after which
+    /// After a lost feed ([`crate::StoreErrorKind::FeedLost`]): restarts it and catches up, after which
     /// the filter answers again. Returns the rows read. The gate also tries this by itself, at
     /// most once a second, while the feed is lost.
     ///

@@ -65,6 +65,7 @@
 mod email;
 mod gate;
 mod pg_admin;
+mod pg_conn;
 mod pg_feed;
 mod pg_schema;
 mod postgres;

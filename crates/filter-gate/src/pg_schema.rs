@@ -3,6 +3,8 @@
 
 use postgres::Client;
 
+use crate::pg_conn::Conn;
+
 use crate::store::{StoreError, StoreErrorKind, StoreResult};
 
 /// The migration (see the file's header): run once by the table's owner.
@@ -68,31 +70,30 @@ fn schema_err(msg: impl std::fmt::Display) -> StoreError {
 
 /// Reads the table's description; refuses a table the gate cannot front, saying why.
 pub(crate) fn inspect(
-    client: &mut Client,
+    client: &mut Conn,
     table: &str,
     column: &str,
     need_trigger: bool,
 ) -> StoreResult<TableInfo> {
-    let err = crate::postgres::pg_err("connect");
     let row = client
         .query_opt(
+            "connect",
             "SELECT c.oid::int8, c.oid::regclass::text FROM pg_class c
              WHERE c.oid = to_regclass($1::text) AND c.relkind IN ('r', 'p')",
             &[&table],
-        )
-        .map_err(&err)?
+        )?
         .ok_or_else(|| schema_err(format!("no table {table:?} (as seen by this role)")))?;
     let (oid, name): (i64, String) = (row.get(0), row.get(1));
     let col = client
         .query_opt(
+            "connect",
             "SELECT quote_ident(a.attname::text), format_type(a.atttypid, a.atttypmod),
                     t.typcategory::text, format_type(a.atttypid, NULL), t.typname::text
              FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
              WHERE a.attrelid = $1::int8::oid AND a.attname = $2::text
                AND a.attnum > 0 AND NOT a.attisdropped",
             &[&oid, &column],
-        )
-        .map_err(&err)?
+        )?
         .ok_or_else(|| schema_err(format!("table {name} has no column {column:?}")))?;
     let (quoted, ty, category): (String, String, String) = (col.get(0), col.get(1), col.get(2));
     let (base_type, typname): (String, String) = (col.get(3), col.get(4));
@@ -111,12 +112,12 @@ pub(crate) fn inspect(
     };
     let migrated: bool = client
         .query_one(
+            "connect",
             "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
                             WHERE n.nspname = 'filter_gate' AND p.proname = 'stamp'
                               AND p.pronargs = 2)",
             &[],
-        )
-        .map_err(&err)?
+        )?
         .get(0);
     if !migrated {
         return Err(schema_err(
@@ -127,11 +128,11 @@ pub(crate) fn inspect(
     }
     let has_trigger: bool = client
         .query_one(
+            "connect",
             "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = $1::int8::oid
                             AND tgname = 'filter_gate_notify' AND tgenabled <> 'D')",
             &[&oid],
-        )
-        .map_err(&err)?
+        )?
         .get(0);
     if need_trigger && !has_trigger {
         return Err(schema_err(format!(
@@ -153,22 +154,21 @@ pub(crate) fn inspect(
 /// The unique index the gate relies on: one on `lower(column)` if there is one, else one on the
 /// column itself.
 fn unique_index(
-    client: &mut Client,
+    client: &mut Conn,
     oid: i64,
     column: &str,
     quoted: &str,
     name: &str,
 ) -> StoreResult<KeyMatch> {
-    let rows = client
-        .query(
-            "SELECT i.indkey[0] = a.attnum, COALESCE(pg_get_expr(i.indexprs, i.indrelid), '')
+    let rows = client.query(
+        "connect",
+        "SELECT i.indkey[0] = a.attnum, COALESCE(pg_get_expr(i.indexprs, i.indrelid), '')
              FROM pg_index i JOIN pg_attribute a
                ON a.attrelid = i.indrelid AND a.attname = $2::text
              WHERE i.indrelid = $1::int8::oid AND i.indisunique AND i.indisvalid
                AND i.indpred IS NULL AND i.indnkeyatts = 1",
-            &[&oid, &column],
-        )
-        .map_err(crate::postgres::pg_err("connect"))?;
+        &[&oid, &column],
+    )?;
     let lower = [
         format!("lower({quoted})"),
         format!("lower(({quoted})::text)"),

@@ -216,7 +216,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             }
             Err(e) => {
                 // A pool that hands out no store never reached the database.
-                if e.kind == StoreErrorKind::Unavailable && e.op != "pool" {
+                if e.outcome_unknown() && e.op != "pool" {
                     lock(&self.unsettled).add(&key);
                 }
                 Err(e.into())

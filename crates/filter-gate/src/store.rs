@@ -59,8 +59,9 @@ pub enum StoreErrorKind {
     Schema,
     /// A value of the wrong type (a parameter or a column that does not convert).
     Type,
-    /// The statement ran past the store's statement timeout and was cancelled (PostgreSQL
-    /// 57014): the server is there, the statement was rolled back.
+    /// The statement ran past its timeout: either the server cancelled it (PostgreSQL 57014,
+    /// rolled back), or no answer arrived in time (a half-open connection, a server that stopped
+    /// answering; the store drops that connection). An insert's outcome is then unknown.
     Timeout,
 }
 
@@ -86,6 +87,17 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// Whether a failed [`Store::insert`] may still have committed: the connection broke or the
+    /// answer did not come in time.
+    pub fn outcome_unknown(&self) -> bool {
+        matches!(
+            self.kind,
+            StoreErrorKind::Unavailable | StoreErrorKind::Timeout
+        )
+    }
+}
+
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = match self.kind {
@@ -95,7 +107,7 @@ impl fmt::Display for StoreError {
             StoreErrorKind::BadTableName => "the table name is not a plain identifier",
             StoreErrorKind::Schema => "the table does not fit the gate",
             StoreErrorKind::Type => "a value has the wrong type",
-            StoreErrorKind::Timeout => "the statement ran past its timeout and was cancelled",
+            StoreErrorKind::Timeout => "the statement ran past its timeout",
         };
         write!(f, "{what} during {}: {}", self.op, self.message)
     }
@@ -134,8 +146,8 @@ pub trait Store {
     ///
     /// # Errors
     /// A database that is down or failing (a duplicate is `Ok(Insert::Duplicate)`, not an
-    /// error). After [`StoreErrorKind::Unavailable`] the outcome is unknown: the connection may
-    /// have broken after the commit.
+    /// error). After [`StoreErrorKind::Unavailable`] or [`StoreErrorKind::Timeout`] the outcome
+    /// is unknown: the connection may have broken after the commit.
     fn insert(&mut self, email: &str) -> StoreResult<Insert>;
 
     /// Calls `each` on every row not covered by `since` (every row for [`Mark::Start`]),
