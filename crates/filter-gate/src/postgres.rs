@@ -205,7 +205,11 @@ impl PgStore {
         let info = inspect(&mut conn, table, &opts.key_column, opts.feed)?;
         let exists = prepare_exists(&mut conn, &info)?;
         let feed = if opts.feed {
-            Some(Feed::start(&config.clone().into(), &info.channel())?)
+            Some(Feed::start(
+                &config.clone().into(),
+                &info.channel(),
+                feed_bound(connect_timeout),
+            )?)
         } else {
             None
         };
@@ -260,6 +264,11 @@ impl PgStore {
 /// for the server's cancellation to arrive; none without a statement timeout.
 fn answer_deadline(opts: &PgOptions) -> Option<Duration> {
     answer_deadline_of(opts.statement_timeout)
+}
+
+/// How long starting the feed (connect, LISTEN) may take.
+fn feed_bound(connect_timeout: Duration) -> Duration {
+    connect_timeout + Duration::from_secs(1)
 }
 
 fn answer_deadline_of(statement_timeout: Duration) -> Option<Duration> {
@@ -388,6 +397,7 @@ impl Store for PgStore {
             self.feed = Some(Feed::start(
                 &self.config.clone().into(),
                 &self.table.channel(),
+                feed_bound(self.connect_timeout),
             )?);
         }
         Ok(())

@@ -212,3 +212,51 @@ fn without_a_timeout_the_same_register_waits_as_long_as_the_silence() {
     assert!(failed && took >= silence, "{failed} after {took:?}");
     common::drop_pg(&conn, &table);
 }
+
+/// The feed's connection goes silent too: the listener's heartbeat reports it lost, every check
+/// then goes to the database (and fails in time while the path is silent, never answering
+/// Available for a row committed meanwhile), and once the path is back the gate restarts the
+/// feed and catches up by itself.
+#[test]
+fn a_silent_feed_is_noticed_and_restarted_by_itself() {
+    let Some(conn) = common::pg() else { return };
+    let table = common::pg_table(&conn, "halfopen_feed");
+    let (_, proxy, proxied) = through_proxy(&conn);
+    let opts = PgOptions {
+        statement_timeout: STATEMENT,
+        connect_timeout: CONNECT,
+        feed: true,
+        ..PgOptions::default()
+    };
+    let store = PgStore::connect_with(&proxied, &table, &opts).unwrap();
+    let mut gate = Gate::rebuild(common::classic(1000), store).unwrap();
+    proxy.set_forwarding(false);
+    // Committed by another instance while the gate hears nothing.
+    common::client(&conn)
+        .batch_execute(&format!(
+            "INSERT INTO {table} (email) VALUES ('during@x.org')"
+        ))
+        .unwrap();
+    let start = Instant::now();
+    while gate.filter_trusted() && start.elapsed() < Duration::from_secs(10) {
+        let _ = gate.check("probe@x.org");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!gate.filter_trusted(), "the silent feed must be noticed");
+    let (r, took) = timed(|| gate.is_taken("during@x.org"));
+    assert_eq!(timeout_kind(r), StoreErrorKind::Timeout);
+    assert!(took < BOUND + CONNECT, "is_taken took {took:?}");
+
+    proxy.set_forwarding(true);
+    let start = Instant::now();
+    while !gate.filter_trusted() && start.elapsed() < Duration::from_secs(10) {
+        if let Ok(a) = gate.is_taken("during@x.org") {
+            assert_eq!(a, Availability::Taken);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(gate.filter_trusted(), "the feed must come back by itself");
+    assert_eq!(gate.check("during@x.org").unwrap(), Route::ConfirmedTaken);
+    drop(gate);
+    common::drop_pg(&conn, &table);
+}
