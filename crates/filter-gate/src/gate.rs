@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use filter_core::{Filter, Persist};
 
+use crate::recent::Recent;
 use crate::store::{Insert, ScannedRow};
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
@@ -19,8 +20,8 @@ const RESYNC_EVERY: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 pub struct Gate<F: Filter, S: Store> {
     filter: F,
-    store: S,
-    normalizer: Normalizer,
+    pub(crate) store: S,
+    pub(crate) normalizer: Normalizer,
     counts: GateCounts,
     target_fpr: Option<f64>,
     mark: Mark,
@@ -28,7 +29,9 @@ pub struct Gate<F: Filter, S: Store> {
     feed_lost: bool,
     last_resync: Option<Instant>,
     /// Keys whose `register` ended with the connection lost: maybe committed.
-    unsettled: Unsettled,
+    pub(crate) unsettled: Unsettled,
+    /// The "registered in the last T" window, when switched on.
+    pub(crate) recent: Option<Recent>,
 }
 
 impl<F: Filter, S: Store> Gate<F, S> {
@@ -55,6 +58,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
             feed_lost: false,
             last_resync: None,
             unsettled: Unsettled::new(DEFAULT_UNSETTLED_CAP),
+            recent: None,
         }
     }
 
@@ -196,15 +200,19 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// A failing database; [`GateError::Unnormalised`] rows (the mark then stays where it
     /// was).
     pub fn catch_up(&mut self) -> Result<u64, GateError> {
-        let (filter, failed, unsettled) = (
+        let (filter, failed, unsettled, recent) = (
             &mut self.filter,
             &mut self.insert_failed,
             &mut self.unsettled,
+            &mut self.recent,
         );
         let before = unsettled.before();
         let (mark, rows) = scan_into(&mut self.store, self.mark, self.normalizer, &mut |key| {
             unsettled.remove(key);
             add_to(filter, failed, key);
+            if let Some(r) = recent.as_mut() {
+                r.note(key);
+            }
         })?;
         self.mark = mark;
         let settle = self.store.settle_time();
@@ -267,14 +275,17 @@ impl<F: Filter, S: Store> Gate<F, S> {
 
     fn settle(&mut self, key: &str) {
         self.unsettled.remove(key);
-        add_to(&mut self.filter, &mut self.insert_failed, key);
+        self.add(key);
     }
 
     fn add(&mut self, key: &str) {
         add_to(&mut self.filter, &mut self.insert_failed, key);
+        if let Some(r) = &mut self.recent {
+            r.note(key);
+        }
     }
 
-    fn apply_feed(&mut self) {
+    pub(crate) fn apply_feed(&mut self) {
         let due = self.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
         if self.feed_lost {
             if due {
@@ -286,11 +297,18 @@ impl<F: Filter, S: Store> Gate<F, S> {
             self.last_resync = Some(Instant::now());
             let _ = self.catch_up();
         }
-        let (filter, failed, normalizer) =
-            (&mut self.filter, &mut self.insert_failed, self.normalizer);
+        let (filter, failed, normalizer, recent) = (
+            &mut self.filter,
+            &mut self.insert_failed,
+            self.normalizer,
+            &mut self.recent,
+        );
         let fed = self.store.drain_remote(&mut |raw| {
             if let Ok(key) = normalizer.normalize_cow(raw) {
                 add_to(filter, failed, &key);
+                if let Some(r) = recent.as_mut() {
+                    r.note(&key);
+                }
             }
         });
         if fed.is_err() {

@@ -69,6 +69,7 @@ mod pg_conn;
 mod pg_feed;
 mod pg_schema;
 mod postgres;
+mod recent;
 #[cfg(feature = "service")]
 pub mod service;
 mod shared;
@@ -81,6 +82,7 @@ mod unsettled;
 pub use crate::postgres::{KeyMatch, PgOptions, PgStore, MIGRATION_SQL};
 pub use email::{EmailError, Normalizer, MAX_EMAIL_BYTES};
 pub use gate::Gate;
+pub use recent::{Recency, RecentWindow};
 pub use shared::{SharedGate, Stores};
 pub use snapshot::SnapshotError;
 pub use sqlite::SqliteStore;

@@ -36,6 +36,8 @@ pub(crate) struct TableInfo {
     pub base_type: String,
     pub key_match: KeyMatch,
     pub has_trigger: bool,
+    /// The registration-time column (`timestamptz`), quoted, if the caller named one.
+    pub created: Option<String>,
 }
 
 impl TableInfo {
@@ -58,6 +60,16 @@ impl TableInfo {
         }
     }
 
+    /// Age and time condition of the registration-time column (`$n` is the window in ms).
+    pub fn recent(&self, n: u32) -> Option<(String, String)> {
+        self.created.as_ref().map(|c| {
+            (
+                format!("(extract(epoch FROM now() - {c}) * 1000)::int8"),
+                format!("{c} > now() - ${n}::int8 * interval '1 millisecond'"),
+            )
+        })
+    }
+
     /// The LISTEN channel of this table's notify trigger.
     pub fn channel(&self) -> String {
         format!("filter_gate_{}", self.oid)
@@ -74,6 +86,7 @@ pub(crate) fn inspect(
     table: &str,
     column: &str,
     need_trigger: bool,
+    created: Option<&str>,
 ) -> StoreResult<TableInfo> {
     let row = client
         .query_opt(
@@ -141,6 +154,10 @@ pub(crate) fn inspect(
              crates/filter-gate/sql/filter_gate.sql)"
         )));
     }
+    let created = match created {
+        Some(c) => Some(time_column(client, oid, &name, c)?),
+        None => None,
+    };
     Ok(TableInfo {
         oid,
         name,
@@ -148,7 +165,31 @@ pub(crate) fn inspect(
         base_type,
         key_match,
         has_trigger,
+        created,
     })
+}
+
+/// Checks that `column` is a `timestamptz` column of the table; returns it quoted.
+fn time_column(client: &mut Conn, oid: i64, name: &str, column: &str) -> StoreResult<String> {
+    let row = client
+        .query_opt(
+            "connect",
+            "SELECT quote_ident(a.attname::text), format_type(a.atttypid, NULL)
+             FROM pg_attribute a
+             WHERE a.attrelid = $1::int8::oid AND a.attname = $2::text
+               AND a.attnum > 0 AND NOT a.attisdropped",
+            &[&oid, &column],
+        )?
+        .ok_or_else(|| schema_err(format!("table {name} has no column {column:?}")))?;
+    let (quoted, ty): (String, String) = (row.get(0), row.get(1));
+    if ty != "timestamp with time zone" {
+        return Err(StoreError::new(
+            StoreErrorKind::Type,
+            "connect",
+            format!("{name}.{quoted} is of type {ty}: the registration time must be timestamptz"),
+        ));
+    }
+    Ok(quoted)
 }
 
 /// The unique index the gate relies on: one on `lower(column)` if there is one, else one on the

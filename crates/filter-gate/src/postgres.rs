@@ -104,6 +104,9 @@ pub struct PgOptions {
     /// connection whose peer vanished. Idle connections are probed with keepalives (after 30 s,
     /// every 5 s, 3 probes).
     pub tcp_user_timeout: Duration,
+    /// The registration-time column (`timestamptz`, for example `created_at`), which
+    /// [`crate::Gate::with_recent`] needs; none by default.
+    pub created_column: Option<String>,
 }
 
 impl Default for PgOptions {
@@ -114,6 +117,7 @@ impl Default for PgOptions {
             connect_timeout: Duration::from_secs(5),
             statement_timeout: Duration::from_secs(5),
             tcp_user_timeout: Duration::from_secs(30),
+            created_column: None,
         }
     }
 }
@@ -202,7 +206,8 @@ impl PgStore {
             .get_connect_timeout()
             .unwrap_or(&opts.connect_timeout);
         let mut conn = Conn::connect(&config, connect_timeout, answer_deadline(opts), "connect")?;
-        let info = inspect(&mut conn, table, &opts.key_column, opts.feed)?;
+        let created = opts.created_column.as_deref();
+        let info = inspect(&mut conn, table, &opts.key_column, opts.feed, created)?;
         let exists = prepare_exists(&mut conn, &info)?;
         let feed = if opts.feed {
             Some(Feed::start(
@@ -384,6 +389,47 @@ impl Store for PgStore {
             Some(feed) => feed.drain(each),
             None => Ok(()),
         }
+    }
+
+    fn scan_recent(
+        &mut self,
+        within: Duration,
+        each: &mut dyn FnMut(&str, Duration),
+    ) -> StoreResult<()> {
+        let t = &self.table;
+        let Some((age, newer)) = t.recent(1) else {
+            return Err(crate::store::no_time_column());
+        };
+        let sql = format!(
+            "SELECT {}::text, {age} FROM {} WHERE {newer}",
+            t.column, t.name
+        );
+        let ms = within.as_millis().min(i64::MAX as u128) as i64;
+        self.ensure()?;
+        let rows = self.conn.query("recent", &sql, &[&ms]);
+        for r in rows.map_err(|e| self.note(e))? {
+            let (key, age): (Option<&str>, Option<i64>) = (r.get(0), r.get(1));
+            if let Some(key) = key {
+                each(key, Duration::from_millis(age.unwrap_or(0).max(0) as u64));
+            }
+        }
+        Ok(())
+    }
+
+    fn registered_within(&mut self, email: &str, within: Duration) -> StoreResult<bool> {
+        let t = &self.table;
+        let Some((_, newer)) = t.recent(2) else {
+            return Err(crate::store::no_time_column());
+        };
+        let sql = format!(
+            "SELECT 1 FROM {} WHERE {} AND {newer} LIMIT 1",
+            t.name,
+            t.lookup()
+        );
+        let ms = within.as_millis().min(i64::MAX as u128) as i64;
+        self.ensure()?;
+        let rows = self.conn.query("recent", &sql, &[&email, &ms]);
+        Ok(!rows.map_err(|e| self.note(e))?.is_empty())
     }
 
     fn settle_time(&self) -> Duration {

@@ -199,6 +199,31 @@ pub trait Store {
         Ok(())
     }
 
+    /// Calls `each` with the stored key and the age of every row registered within `within`
+    /// (a store with a registration-time column; see [`crate::Gate::with_recent`]).
+    ///
+    /// # Errors
+    /// [`StoreErrorKind::Schema`] for a store without one (the default); a failing database.
+    fn scan_recent(
+        &mut self,
+        _within: std::time::Duration,
+        _each: &mut dyn FnMut(&str, std::time::Duration),
+    ) -> StoreResult<()> {
+        Err(no_time_column())
+    }
+
+    /// Whether a row matching the (normalised) key was registered within `within`.
+    ///
+    /// # Errors
+    /// As [`Store::scan_recent`].
+    fn registered_within(
+        &mut self,
+        _email: &str,
+        _within: std::time::Duration,
+    ) -> StoreResult<bool> {
+        Err(no_time_column())
+    }
+
     /// How long after a failed [`Store::insert`] the row can still commit on the server (an
     /// INSERT it still runs after the client gave up): a catch-up started later reads it. The
     /// default is zero (an embedded database has ended the statement when the call returns).
@@ -237,6 +262,24 @@ impl<S: Store + ?Sized> Store for Box<S> {
     fn settle_time(&self) -> std::time::Duration {
         (**self).settle_time()
     }
+    fn scan_recent(
+        &mut self,
+        within: std::time::Duration,
+        each: &mut dyn FnMut(&str, std::time::Duration),
+    ) -> StoreResult<()> {
+        (**self).scan_recent(within, each)
+    }
+    fn registered_within(&mut self, email: &str, within: std::time::Duration) -> StoreResult<bool> {
+        (**self).registered_within(email, within)
+    }
+}
+
+pub(crate) fn no_time_column() -> StoreError {
+    StoreError::new(
+        StoreErrorKind::Schema,
+        "recent",
+        "the store has no registration-time column (PostgreSQL: PgOptions::created_column)",
+    )
 }
 
 /// Checks that `name` is a plain lower-case SQL identifier (it is spliced into statements).
