@@ -405,15 +405,21 @@ impl Store for PgStore {
             t.column, t.name
         );
         let ms = within.as_millis().min(i64::MAX as u128) as i64;
-        self.ensure()?;
-        let rows = self.conn.query("recent", &sql, &[&ms]);
-        for r in rows.map_err(|e| self.note(e))? {
-            let (key, age): (Option<&str>, Option<i64>) = (r.get(0), r.get(1));
+        let err = pg_err("recent");
+        let mut on_row = |r: &tokio_postgres::Row| {
+            let key: Option<&str> = r.try_get(0).map_err(&err)?;
+            let age: Option<i64> = r.try_get(1).map_err(&err)?;
             if let Some(key) = key {
                 each(key, Duration::from_millis(age.unwrap_or(0).max(0) as u64));
             }
-        }
-        Ok(())
+            Ok(())
+        };
+        self.ensure()?;
+        // Streamed without a deadline, as the scans.
+        let read = self.conn.run("recent", false, |c| {
+            stream_rows(c, "recent", sql, Some(ms), &mut on_row)
+        });
+        read.map(drop).map_err(|e| self.note(e))
     }
 
     fn registered_within(&mut self, email: &str, within: Duration) -> StoreResult<bool> {
@@ -467,9 +473,19 @@ impl PgStore {
             ),
             _ => (select, None),
         };
+        let err = pg_err("scan");
+        let mut on_row = |r: &tokio_postgres::Row| {
+            let stored: Option<&str> = r.try_get(0).map_err(&err)?;
+            let matched: Option<&str> = r.try_get(1).map_err(&err)?;
+            if let (Some(stored), Some(matched)) = (stored, matched) {
+                each(ScannedRow { stored, matched });
+            }
+            Ok(())
+        };
         // A scan of millions of rows has no deadline (see `PgOptions::tcp_user_timeout`).
-        self.conn
-            .run("scan", false, |c| scan_rows(c, sql, low, each))
+        self.conn.run("scan", false, |c| {
+            stream_rows(c, "scan", sql, low, &mut on_row)
+        })
     }
 
     fn check(&mut self, mark: Mark) -> StoreResult<Option<String>> {
@@ -505,15 +521,16 @@ impl PgStore {
     }
 }
 
-/// Streams the rows of `sql` (with `$1 = low` when given) in a REPEATABLE READ transaction and
-/// returns its snapshot.
-async fn scan_rows(
+/// Streams the rows of `sql` (with `$1 = param` when given) in a REPEATABLE READ transaction
+/// without a statement timeout, and returns its snapshot.
+async fn stream_rows(
     client: &mut tokio_postgres::Client,
+    op: &'static str,
     sql: String,
-    low: Option<i64>,
-    each: &mut dyn FnMut(ScannedRow<'_>),
+    param: Option<i64>,
+    on_row: &mut dyn FnMut(&tokio_postgres::Row) -> StoreResult<()>,
 ) -> StoreResult<Mark> {
-    let err = pg_err("scan");
+    let err = pg_err(op);
     let tx = client
         .build_transaction()
         .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
@@ -534,10 +551,10 @@ async fn scan_rows(
         )
         .await
         .map_err(&err)?;
-    let xmin = parse_xid(snap.get(0), "scan")?;
-    let xmax = parse_xid(snap.get(1), "scan")?;
-    let portal = match low {
-        Some(low) => tx.bind(sql.as_str(), &[&low]).await,
+    let xmin = parse_xid(snap.get(0), op)?;
+    let xmax = parse_xid(snap.get(1), op)?;
+    let portal = match param {
+        Some(p) => tx.bind(sql.as_str(), &[&p]).await,
         None => tx.bind(sql.as_str(), &[]).await,
     }
     .map_err(&err)?;
@@ -547,11 +564,7 @@ async fn scan_rows(
             break;
         }
         for r in &rows {
-            let stored: Option<&str> = r.try_get(0).map_err(&err)?;
-            let matched: Option<&str> = r.try_get(1).map_err(&err)?;
-            if let (Some(stored), Some(matched)) = (stored, matched) {
-                each(ScannedRow { stored, matched });
-            }
+            on_row(r)?;
         }
     }
     tx.commit().await.map_err(&err)?;
