@@ -16,12 +16,15 @@
 //! ([`Store::registered_within`]). While the main filter is not trusted (a lost feed, an
 //! unknown registration) the database answers.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use filter_core::concurrent::SharedInsert;
 use filter_core::Filter;
 use filter_window::{InstantClock, TimeWindow};
 
-use crate::{Gate, GateError, Store, StoreError, StoreErrorKind};
+use crate::shared::lock;
+use crate::{Gate, GateError, SharedGate, Store, StoreError, StoreErrorKind};
 
 /// How [`Gate::with_recent`] sizes its window.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,18 +124,63 @@ impl<F: Filter, S: Store> Gate<F, S> {
         let key = self.normalizer.normalize_cow(email)?;
         self.apply_feed();
         let trusted = self.filter_trusted() && !self.unsettled.contains(&key);
-        let Some(recent) = &self.recent else {
-            let why = "the recent mode is off: call Gate::with_recent first";
-            return Err(StoreError::new(StoreErrorKind::Schema, "recent", why).into());
-        };
+        let recent = self.recent.as_ref().ok_or_else(mode_off)?;
         if trusted && !recent.maybe(&key) {
             return Ok(Recency::NotRecent);
         }
         let within = recent.within;
-        Ok(if self.store.registered_within(&key, within)? {
-            Recency::Recent
-        } else {
-            Recency::NotRecent
-        })
+        Ok(recency(self.store.registered_within(&key, within)?))
+    }
+}
+
+fn mode_off() -> StoreError {
+    let why = "the recent mode is off: call with_recent first";
+    StoreError::new(StoreErrorKind::Schema, "recent", why)
+}
+
+fn recency(recent: bool) -> Recency {
+    if recent {
+        Recency::Recent
+    } else {
+        Recency::NotRecent
+    }
+}
+
+impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
+    /// [`Gate::with_recent`] for the shared gate.
+    ///
+    /// # Errors
+    /// As [`Gate::with_recent`].
+    pub fn with_recent(mut self, window: RecentWindow) -> Result<Self, GateError> {
+        let mut recent = Recent::new(&window)?;
+        let normalizer = self.normalizer;
+        self.with_control(|store| {
+            store.scan_recent(window.within, &mut |stored, age| {
+                if let Ok(key) = normalizer.normalize_cow(stored) {
+                    recent.note_aged(&key, age);
+                }
+            })
+        })?;
+        self.recent = Some(Mutex::new(recent));
+        Ok(self)
+    }
+
+    /// [`Gate::registered_within`] for the shared gate.
+    ///
+    /// # Errors
+    /// As [`Gate::registered_within`].
+    pub fn registered_within(&self, email: &str) -> Result<Recency, GateError> {
+        let key = self.normalizer.normalize_cow(email)?;
+        self.apply_feed();
+        let trusted = self.filter_trusted() && !lock(&self.unsettled).contains(&key);
+        let recent = self.recent.as_ref().ok_or_else(mode_off)?;
+        let within = {
+            let r = lock(recent);
+            if trusted && !r.maybe(&key) {
+                return Ok(Recency::NotRecent);
+            }
+            r.within
+        };
+        Ok(recency(self.pooled()?.registered_within(&key, within)?))
     }
 }

@@ -12,6 +12,7 @@ use filter_core::concurrent::SharedInsert;
 use filter_core::Persist;
 
 use crate::gate::{choose, scan_into, Opened};
+use crate::recent::Recent;
 use crate::store::Insert;
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
@@ -23,7 +24,7 @@ use crate::{
 const RESYNC_EVERY: Duration = Duration::from_secs(1);
 
 /// Makes the pool's stores (r2d2's connection manager).
-struct Maker<S> {
+pub(crate) struct Maker<S> {
     make: Box<dyn Fn() -> StoreResult<S> + Send + Sync>,
 }
 
@@ -59,7 +60,7 @@ struct Counters {
     bypassed: AtomicU64,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // The guarded state stays consistent at every step, so a panic elsewhere does not spoil it.
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -84,8 +85,10 @@ pub struct SharedGate<F: SharedInsert, S: Store + Send + 'static> {
     filter: F,
     pool: r2d2::Pool<Maker<S>>,
     control: Mutex<Control<S>>,
-    normalizer: Normalizer,
-    unsettled: Mutex<Unsettled>,
+    pub(crate) normalizer: Normalizer,
+    pub(crate) unsettled: Mutex<Unsettled>,
+    /// The "registered in the last T" window, when switched on.
+    pub(crate) recent: Option<Mutex<Recent>>,
     feed_lost: AtomicBool,
     counts: Counters,
     target_fpr: Option<f64>,
@@ -118,6 +121,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             }),
             normalizer: Normalizer::default(),
             unsettled: Mutex::new(Unsettled::new(DEFAULT_UNSETTLED_CAP)),
+            recent: None,
             feed_lost: AtomicBool::new(false),
             counts: Counters::default(),
             target_fpr: None,
@@ -149,7 +153,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         self
     }
 
-    fn pooled(&self) -> StoreResult<r2d2::PooledConnection<Maker<S>>> {
+    pub(crate) fn pooled(&self) -> StoreResult<r2d2::PooledConnection<Maker<S>>> {
         self.pool
             .get()
             .map_err(|e| StoreError::new(StoreErrorKind::Unavailable, "pool", e))
@@ -175,7 +179,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         if !self.filter_trusted() || unsettled {
             let taken = self.pooled()?.exists(&key)?;
             if taken && unsettled && lock(&self.unsettled).remove(key.as_ref()) {
-                self.filter.insert_shared(key.as_bytes());
+                self.add(&key);
             }
             c.bypassed.fetch_add(1, Ordering::Relaxed);
             c.checks.fetch_add(1, Ordering::Relaxed);
@@ -237,7 +241,14 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
 
     fn settle(&self, key: &str) {
         lock(&self.unsettled).remove(key);
+        self.add(key);
+    }
+
+    fn add(&self, key: &str) {
         self.filter.insert_shared(key.as_bytes());
+        if let Some(r) = &self.recent {
+            lock(r).note(key);
+        }
     }
 
     /// Reads what the mark does not cover into the filter; returns the rows read.
@@ -262,7 +273,12 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
 
     /// Drains the feed, or retries a lost one. A thread that finds another one doing it goes
     /// on: a key committed elsewhere is at most as late as the feed itself is.
-    fn apply_feed(&self) {
+    /// Runs `f` on the control store (the one that scans), under its lock.
+    pub(crate) fn with_control<T>(&self, f: impl FnOnce(&mut S) -> T) -> T {
+        f(&mut lock(&self.control).store)
+    }
+
+    pub(crate) fn apply_feed(&self) {
         let Ok(mut c) = self.control.try_lock() else {
             return;
         };
@@ -283,7 +299,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         let normalizer = self.normalizer;
         let fed = c.store.drain_remote(&mut |raw| {
             if let Ok(key) = normalizer.normalize_cow(raw) {
-                self.filter.insert_shared(key.as_bytes());
+                self.add(&key);
             }
         });
         if fed.is_err() {

@@ -133,3 +133,61 @@ fn registered_in_the_last_t() {
     drop((gate, plain));
     common::drop_pg(&conn, &t);
 }
+
+#[test]
+fn a_shared_gate_answers_the_same() {
+    let Some(conn) = common::pg() else { return };
+    let t = common::table("recent_shared");
+    common::client(&conn)
+        .batch_execute(&format!(
+            "CREATE TABLE {t} (email text PRIMARY KEY,
+                               created_at timestamptz NOT NULL DEFAULT now());
+             INSERT INTO {t} VALUES ('fresh@x.org', now() - interval '1 second'),
+                                    ('old@x.org', now() - interval '1 day')"
+        ))
+        .unwrap();
+    PgStore::migrate(&conn, &t, "email").unwrap();
+    let opts = with_time("created_at");
+    let (c, table, o) = (conn.clone(), t.clone(), opts.clone());
+    let stores = filter_gate::Stores {
+        control: PgStore::connect_with(&conn, &t, &opts).unwrap(),
+        make: Box::new(move || PgStore::connect_with(&c, &table, &o)),
+        pool_size: 2,
+        checkout_timeout: Duration::from_secs(10),
+    };
+    let atomic = filter_classic::ClassicBloom::builder()
+        .capacity(100)
+        .fpr(0.01)
+        .build_atomic()
+        .unwrap();
+    let gate = filter_gate::SharedGate::rebuild(atomic, stores).unwrap();
+    assert_eq!(
+        kind(gate.registered_within("fresh@x.org")),
+        StoreErrorKind::Schema
+    );
+    let gate = gate.with_recent(window()).unwrap();
+    std::thread::scope(|s| {
+        for i in 0..2 {
+            let gate = &gate;
+            s.spawn(move || {
+                let key = format!("t{i}@x.org");
+                assert_eq!(gate.register(&key).unwrap(), Registration::Registered);
+                assert_eq!(gate.registered_within(&key).unwrap(), Recency::Recent);
+            });
+        }
+    });
+    assert_eq!(
+        gate.registered_within("fresh@x.org").unwrap(),
+        Recency::Recent
+    );
+    assert_eq!(
+        gate.registered_within("old@x.org").unwrap(),
+        Recency::NotRecent
+    );
+    assert_eq!(
+        gate.registered_within("never@x.org").unwrap(),
+        Recency::NotRecent
+    );
+    drop(gate);
+    common::drop_pg(&conn, &t);
+}
