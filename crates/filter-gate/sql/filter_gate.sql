@@ -6,8 +6,9 @@
 --   psql -v ON_ERROR_STOP=1 -f crates/filter-gate/sql/filter_gate.sql
 --   psql -v ON_ERROR_STOP=1 -c "SELECT filter_gate.install('auth.users', 'email')"
 --
--- or from Rust: `filter_gate::PgStore::migrate(conn, "auth.users", "email")`, which runs this
--- file and the install call in one transaction.
+-- or `filterlab gate migrate --url '<conn>' --table auth.users --column email`, or from Rust
+-- `filter_gate::PgStore::migrate(conn, "auth.users", "email")`: both run this file and the
+-- install call in one transaction.
 --
 -- What it creates:
 -- * `filter_gate.notify()`, an AFTER INSERT OR UPDATE trigger function that sends the key of every

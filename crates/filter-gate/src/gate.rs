@@ -1,15 +1,16 @@
 //! [`Gate`]: the filter, the store, and the rules that keep every "Available" true.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use filter_core::{Filter, Persist};
 
+use crate::recent::Recent;
 use crate::store::{Insert, ScannedRow};
+use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Rebuild,
-    Registration, Route, SnapshotError, Startup, Store, StoreErrorKind,
+    Registration, Route, SnapshotError, Startup, Store,
 };
 
 /// How often a gate with a lost feed tries to restart it by itself.
@@ -19,8 +20,8 @@ const RESYNC_EVERY: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 pub struct Gate<F: Filter, S: Store> {
     filter: F,
-    store: S,
-    normalizer: Normalizer,
+    pub(crate) store: S,
+    pub(crate) normalizer: Normalizer,
     counts: GateCounts,
     target_fpr: Option<f64>,
     mark: Mark,
@@ -28,7 +29,9 @@ pub struct Gate<F: Filter, S: Store> {
     feed_lost: bool,
     last_resync: Option<Instant>,
     /// Keys whose `register` ended with the connection lost: maybe committed.
-    unsettled: HashSet<String>,
+    pub(crate) unsettled: Unsettled,
+    /// The "registered in the last T" window, when switched on.
+    pub(crate) recent: Option<Recent>,
 }
 
 impl<F: Filter, S: Store> Gate<F, S> {
@@ -54,7 +57,8 @@ impl<F: Filter, S: Store> Gate<F, S> {
             insert_failed: false,
             feed_lost: false,
             last_resync: None,
-            unsettled: HashSet::new(),
+            unsettled: Unsettled::new(DEFAULT_UNSETTLED_CAP),
+            recent: None,
         }
     }
 
@@ -75,6 +79,16 @@ impl<F: Filter, S: Store> Gate<F, S> {
     #[must_use]
     pub fn with_target_fpr(mut self, p: f64) -> Self {
         self.target_fpr = Some(p);
+        self
+    }
+
+    /// At most `cap` keys whose registration outcome is unknown are tracked (default
+    /// [`DEFAULT_UNSETTLED_CAP`]); beyond that, every check goes to the database until a
+    /// catch-up has read every row those registrations could have committed (see
+    /// [`Store::settle_time`]). The gate retries that catch-up by itself, at most once a second.
+    #[must_use]
+    pub fn with_unsettled_cap(mut self, cap: usize) -> Self {
+        self.unsettled.set_cap(cap);
         self
     }
 
@@ -126,8 +140,11 @@ impl<F: Filter, S: Store> Gate<F, S> {
     ///
     /// # Errors
     /// [`GateError::Invalid`] (nothing stored); [`GateError::Store`]: nothing committed, except
-    /// when the connection broke ([`StoreErrorKind::Unavailable`]), where the row may have
-    /// committed: every check of that key then asks the database until it is settled.
+    /// when the connection broke or the answer did not come ([`StoreError::outcome_unknown`]),
+    /// where the row may have committed: every check of that key then asks the database until
+    /// it is settled.
+    ///
+    /// [`StoreError::outcome_unknown`]: crate::StoreError::outcome_unknown
     pub fn register(&mut self, email: &str) -> Result<Registration, GateError> {
         self.register_observed(email, || {})
     }
@@ -155,8 +172,8 @@ impl<F: Filter, S: Store> Gate<F, S> {
                 Ok(Registration::Registered)
             }
             Err(e) => {
-                if e.kind == StoreErrorKind::Unavailable {
-                    self.unsettled.insert(key.into_owned());
+                if e.outcome_unknown() {
+                    self.unsettled.add(&key);
                 }
                 Err(e.into())
             }
@@ -183,22 +200,27 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// A failing database; [`GateError::Unnormalised`] rows (the mark then stays where it
     /// was).
     pub fn catch_up(&mut self) -> Result<u64, GateError> {
-        let (filter, failed, unsettled) = (
+        let (filter, failed, unsettled, recent) = (
             &mut self.filter,
             &mut self.insert_failed,
             &mut self.unsettled,
+            &mut self.recent,
         );
+        let before = unsettled.before();
         let (mark, rows) = scan_into(&mut self.store, self.mark, self.normalizer, &mut |key| {
-            if !unsettled.is_empty() {
-                unsettled.remove(key);
-            }
+            unsettled.remove(key);
             add_to(filter, failed, key);
+            if let Some(r) = recent.as_mut() {
+                r.note(key);
+            }
         })?;
         self.mark = mark;
+        let settle = self.store.settle_time();
+        self.unsettled.caught_up(before, settle);
         Ok(rows)
     }
 
-    /// After a lost feed ([`StoreErrorKind::FeedLost`]): restarts it and catches up, after which
+    /// After a lost feed ([`crate::StoreErrorKind::FeedLost`]): restarts it and catches up, after which
     /// the filter answers again. Returns the rows read. The gate also tries this by itself, at
     /// most once a second, while the feed is lost.
     ///
@@ -212,10 +234,11 @@ impl<F: Filter, S: Store> Gate<F, S> {
         Ok(rows)
     }
 
-    /// Whether the filter's "absent" answers are trusted: false after a failed filter insert or
-    /// a lost feed, when every check goes to the database.
+    /// Whether the filter's "absent" answers are trusted: false after a failed filter insert, a
+    /// lost feed, or more unknown registrations than [`Gate::with_unsettled_cap`] allows, when
+    /// every check goes to the database.
     pub fn filter_trusted(&self) -> bool {
-        !self.insert_failed && !self.feed_lost
+        !self.insert_failed && !self.feed_lost && !self.unsettled.overflowed()
     }
 
     /// Keys whose registration outcome is unknown (the connection broke during `register`):
@@ -251,29 +274,41 @@ impl<F: Filter, S: Store> Gate<F, S> {
     }
 
     fn settle(&mut self, key: &str) {
-        if !self.unsettled.is_empty() {
-            self.unsettled.remove(key);
-        }
-        add_to(&mut self.filter, &mut self.insert_failed, key);
+        self.unsettled.remove(key);
+        self.add(key);
     }
 
     fn add(&mut self, key: &str) {
         add_to(&mut self.filter, &mut self.insert_failed, key);
+        if let Some(r) = &mut self.recent {
+            r.note(key);
+        }
     }
 
-    fn apply_feed(&mut self) {
+    pub(crate) fn apply_feed(&mut self) {
+        let due = self.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
         if self.feed_lost {
-            let due = self.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
             if due {
                 let _ = self.resync();
             }
             return;
         }
-        let (filter, failed, normalizer) =
-            (&mut self.filter, &mut self.insert_failed, self.normalizer);
+        if due && self.unsettled.due(self.store.settle_time()) {
+            self.last_resync = Some(Instant::now());
+            let _ = self.catch_up();
+        }
+        let (filter, failed, normalizer, recent) = (
+            &mut self.filter,
+            &mut self.insert_failed,
+            self.normalizer,
+            &mut self.recent,
+        );
         let fed = self.store.drain_remote(&mut |raw| {
             if let Ok(key) = normalizer.normalize_cow(raw) {
                 add_to(filter, failed, &key);
+                if let Some(r) = recent.as_mut() {
+                    r.note(&key);
+                }
             }
         });
         if fed.is_err() {

@@ -24,7 +24,9 @@
 //!   order (see the `postgres` module).
 //! * **An unknown outcome is not a "no".** When the connection breaks during a `register`, the
 //!   row may have committed; that key is then checked in the database on every call until the
-//!   database shows it or a later `register` settles it.
+//!   database shows it or a later `register` settles it. At most [`DEFAULT_UNSETTLED_CAP`] such
+//!   keys are kept ([`Gate::with_unsettled_cap`]); beyond that every check goes to the database
+//!   until a catch-up has read every row those registrations could have committed.
 //! * **A restored database is recognised.** A saved filter carries a token written to the
 //!   database when it was saved; a database restored from an older backup lacks it, and
 //!   [`Gate::open`] rebuilds ([`Rebuild::Stale`]).
@@ -63,9 +65,11 @@
 mod email;
 mod gate;
 mod pg_admin;
+mod pg_conn;
 mod pg_feed;
 mod pg_schema;
 mod postgres;
+mod recent;
 #[cfg(feature = "service")]
 pub mod service;
 mod shared;
@@ -73,15 +77,18 @@ pub mod snapshot;
 mod sqlite;
 mod stats;
 mod store;
+mod unsettled;
 
 pub use crate::postgres::{KeyMatch, PgOptions, PgStore, MIGRATION_SQL};
 pub use email::{EmailError, Normalizer, MAX_EMAIL_BYTES};
 pub use gate::Gate;
+pub use recent::{Recency, RecentWindow};
 pub use shared::{SharedGate, Stores};
 pub use snapshot::SnapshotError;
 pub use sqlite::SqliteStore;
 pub use stats::{FprReport, GateCounts, ALARM_Z, WILSON_Z};
 pub use store::{Insert, Mark, RowId, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult};
+pub use unsettled::DEFAULT_UNSETTLED_CAP;
 
 /// The answer to [`Gate::is_taken`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

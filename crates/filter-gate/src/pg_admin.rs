@@ -54,10 +54,10 @@ impl PgStore {
     /// # Errors
     /// A failing database or a duplicate address; nothing is kept then.
     pub fn bulk_load<'a>(&mut self, emails: impl IntoIterator<Item = &'a str>) -> StoreResult<u64> {
-        self.ensure()?;
+        let mut client = self.admin_client("bulk load")?;
         let (table, column) = (&self.table.name, &self.table.column);
         let trigger = self.table.has_trigger;
-        let mut tx = self.client.transaction().map_err(pg_err("bulk load"))?;
+        let mut tx = client.transaction().map_err(pg_err("bulk load"))?;
         // A load of millions of rows runs past the checks' statement timeout: none here, as
         // for the scans.
         tx.batch_execute("SET LOCAL statement_timeout = 0")
@@ -94,9 +94,8 @@ impl PgStore {
     /// # Errors
     /// A failing database.
     pub fn index_bytes(&mut self) -> StoreResult<u64> {
-        self.ensure()?;
         let row = self
-            .client
+            .admin_client("index size")?
             .query_one(
                 "SELECT COALESCE(sum(pg_relation_size(indexrelid)), 0)::int8 FROM pg_index
                  WHERE indrelid = $1::int8::oid AND indisunique AND NOT indisprimary",
@@ -111,9 +110,8 @@ impl PgStore {
     /// # Errors
     /// A failing database.
     pub fn analyze(&mut self) -> StoreResult<()> {
-        self.ensure()?;
         // Without the checks' statement timeout, as the bulk load.
-        self.client
+        self.admin_client("analyze")?
             .batch_execute(&format!(
                 "BEGIN; SET LOCAL statement_timeout = 0; ANALYZE {}; COMMIT",
                 self.table.name

@@ -3,6 +3,8 @@
 
 use postgres::Client;
 
+use crate::pg_conn::Conn;
+
 use crate::store::{StoreError, StoreErrorKind, StoreResult};
 
 /// The migration (see the file's header): run once by the table's owner.
@@ -34,6 +36,8 @@ pub(crate) struct TableInfo {
     pub base_type: String,
     pub key_match: KeyMatch,
     pub has_trigger: bool,
+    /// The registration-time column (`timestamptz`), quoted, if the caller named one.
+    pub created: Option<String>,
 }
 
 impl TableInfo {
@@ -56,6 +60,16 @@ impl TableInfo {
         }
     }
 
+    /// Age and time condition of the registration-time column (`$n` is the window in ms).
+    pub fn recent(&self, n: u32) -> Option<(String, String)> {
+        self.created.as_ref().map(|c| {
+            (
+                format!("(extract(epoch FROM now() - {c}) * 1000)::int8"),
+                format!("{c} > now() - ${n}::int8 * interval '1 millisecond'"),
+            )
+        })
+    }
+
     /// The LISTEN channel of this table's notify trigger.
     pub fn channel(&self) -> String {
         format!("filter_gate_{}", self.oid)
@@ -68,31 +82,31 @@ fn schema_err(msg: impl std::fmt::Display) -> StoreError {
 
 /// Reads the table's description; refuses a table the gate cannot front, saying why.
 pub(crate) fn inspect(
-    client: &mut Client,
+    client: &mut Conn,
     table: &str,
     column: &str,
     need_trigger: bool,
+    created: Option<&str>,
 ) -> StoreResult<TableInfo> {
-    let err = crate::postgres::pg_err("connect");
     let row = client
         .query_opt(
+            "connect",
             "SELECT c.oid::int8, c.oid::regclass::text FROM pg_class c
              WHERE c.oid = to_regclass($1::text) AND c.relkind IN ('r', 'p')",
             &[&table],
-        )
-        .map_err(&err)?
+        )?
         .ok_or_else(|| schema_err(format!("no table {table:?} (as seen by this role)")))?;
     let (oid, name): (i64, String) = (row.get(0), row.get(1));
     let col = client
         .query_opt(
+            "connect",
             "SELECT quote_ident(a.attname::text), format_type(a.atttypid, a.atttypmod),
                     t.typcategory::text, format_type(a.atttypid, NULL), t.typname::text
              FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
              WHERE a.attrelid = $1::int8::oid AND a.attname = $2::text
                AND a.attnum > 0 AND NOT a.attisdropped",
             &[&oid, &column],
-        )
-        .map_err(&err)?
+        )?
         .ok_or_else(|| schema_err(format!("table {name} has no column {column:?}")))?;
     let (quoted, ty, category): (String, String, String) = (col.get(0), col.get(1), col.get(2));
     let (base_type, typname): (String, String) = (col.get(3), col.get(4));
@@ -111,26 +125,27 @@ pub(crate) fn inspect(
     };
     let migrated: bool = client
         .query_one(
+            "connect",
             "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
                             WHERE n.nspname = 'filter_gate' AND p.proname = 'stamp'
                               AND p.pronargs = 2)",
             &[],
-        )
-        .map_err(&err)?
+        )?
         .get(0);
     if !migrated {
         return Err(schema_err(
             "the filter-gate migration has not been run on this database: run \
-             crates/filter-gate/sql/filter_gate.sql as the table's owner (or PgStore::migrate)",
+             `filterlab gate migrate` (or crates/filter-gate/sql/filter_gate.sql) as the \
+             table's owner",
         ));
     }
     let has_trigger: bool = client
         .query_one(
+            "connect",
             "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = $1::int8::oid
                             AND tgname = 'filter_gate_notify' AND tgenabled <> 'D')",
             &[&oid],
-        )
-        .map_err(&err)?
+        )?
         .get(0);
     if need_trigger && !has_trigger {
         return Err(schema_err(format!(
@@ -139,6 +154,10 @@ pub(crate) fn inspect(
              crates/filter-gate/sql/filter_gate.sql)"
         )));
     }
+    let created = match created {
+        Some(c) => Some(time_column(client, oid, &name, c)?),
+        None => None,
+    };
     Ok(TableInfo {
         oid,
         name,
@@ -146,28 +165,51 @@ pub(crate) fn inspect(
         base_type,
         key_match,
         has_trigger,
+        created,
     })
+}
+
+/// Checks that `column` is a `timestamptz` column of the table; returns it quoted.
+fn time_column(client: &mut Conn, oid: i64, name: &str, column: &str) -> StoreResult<String> {
+    let row = client
+        .query_opt(
+            "connect",
+            "SELECT quote_ident(a.attname::text), format_type(a.atttypid, NULL)
+             FROM pg_attribute a
+             WHERE a.attrelid = $1::int8::oid AND a.attname = $2::text
+               AND a.attnum > 0 AND NOT a.attisdropped",
+            &[&oid, &column],
+        )?
+        .ok_or_else(|| schema_err(format!("table {name} has no column {column:?}")))?;
+    let (quoted, ty): (String, String) = (row.get(0), row.get(1));
+    if ty != "timestamp with time zone" {
+        return Err(StoreError::new(
+            StoreErrorKind::Type,
+            "connect",
+            format!("{name}.{quoted} is of type {ty}: the registration time must be timestamptz"),
+        ));
+    }
+    Ok(quoted)
 }
 
 /// The unique index the gate relies on: one on `lower(column)` if there is one, else one on the
 /// column itself.
 fn unique_index(
-    client: &mut Client,
+    client: &mut Conn,
     oid: i64,
     column: &str,
     quoted: &str,
     name: &str,
 ) -> StoreResult<KeyMatch> {
-    let rows = client
-        .query(
-            "SELECT i.indkey[0] = a.attnum, COALESCE(pg_get_expr(i.indexprs, i.indrelid), '')
+    let rows = client.query(
+        "connect",
+        "SELECT i.indkey[0] = a.attnum, COALESCE(pg_get_expr(i.indexprs, i.indrelid), '')
              FROM pg_index i JOIN pg_attribute a
                ON a.attrelid = i.indrelid AND a.attname = $2::text
              WHERE i.indrelid = $1::int8::oid AND i.indisunique AND i.indisvalid
                AND i.indpred IS NULL AND i.indnkeyatts = 1",
-            &[&oid, &column],
-        )
-        .map_err(crate::postgres::pg_err("connect"))?;
+        &[&oid, &column],
+    )?;
     let lower = [
         format!("lower({quoted})"),
         format!("lower(({quoted})::text)"),

@@ -27,8 +27,9 @@ use std::hash::{BuildHasher, Hasher};
 use std::str::FromStr;
 use std::time::Duration;
 
-use postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::{Config, Statement};
 
+use crate::pg_conn::Conn;
 use crate::pg_feed::Feed;
 use crate::pg_schema::{inspect, TableInfo};
 pub use crate::pg_schema::{KeyMatch, MIGRATION_SQL};
@@ -93,13 +94,19 @@ pub struct PgOptions {
     pub feed: bool,
     /// Connect timeout, unless the connection string sets one.
     pub connect_timeout: Duration,
-    /// `statement_timeout` of the checks and inserts (scans run without one).
+    /// `statement_timeout` of the checks and inserts (scans run without one). A check or an
+    /// insert also fails, as [`StoreErrorKind::Timeout`], when no answer has arrived a second
+    /// after it (a half-open connection, a server that stopped answering), and the connection
+    /// is then replaced (see the `pg_conn` module). Zero: no timeout at all.
     pub statement_timeout: Duration,
-    /// How long sent data may stay unacknowledged before the connection is dropped
-    /// (`TCP_USER_TIMEOUT`): a server that vanished without closing (a half-open connection)
-    /// fails a call after this long instead of the system's many minutes. Idle connections are
-    /// probed with keepalives (after 30 s, every 5 s, 3 probes).
+    /// How long sent data may stay unacknowledged before the kernel drops the connection
+    /// (`TCP_USER_TIMEOUT`, Linux): what bounds a scan, which has no statement timeout, on a
+    /// connection whose peer vanished. Idle connections are probed with keepalives (after 30 s,
+    /// every 5 s, 3 probes).
     pub tcp_user_timeout: Duration,
+    /// The registration-time column (`timestamptz`, for example `created_at`), which
+    /// [`crate::Gate::with_recent`] needs; none by default.
+    pub created_column: Option<String>,
 }
 
 impl Default for PgOptions {
@@ -110,14 +117,16 @@ impl Default for PgOptions {
             connect_timeout: Duration::from_secs(5),
             statement_timeout: Duration::from_secs(5),
             tcp_user_timeout: Duration::from_secs(30),
+            created_column: None,
         }
     }
 }
 
 /// A users table on a PostgreSQL server.
 pub struct PgStore {
-    pub(crate) client: Client,
-    config: Config,
+    pub(crate) conn: Conn,
+    pub(crate) config: Config,
+    connect_timeout: Duration,
     pub(crate) table: TableInfo,
     exists: Statement,
     /// Prepared at the first `insert`: preparing an INSERT takes ROW EXCLUSIVE on the table,
@@ -126,6 +135,8 @@ pub struct PgStore {
     feed: Option<Feed>,
     /// The last statement lost the connection: reconnect before the next one.
     broken: bool,
+    /// The statement timeout: after it, an INSERT the client gave up on has ended.
+    statement_timeout: Duration,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -146,8 +157,11 @@ fn parse_config(conn: &str, opts: &PgOptions) -> StoreResult<Config> {
         config.connect_timeout(opts.connect_timeout);
     }
     config
+        .tcp_user_timeout(opts.tcp_user_timeout)
         .keepalives(true)
-        .keepalives_idle(Duration::from_secs(30));
+        .keepalives_idle(Duration::from_secs(30))
+        .keepalives_interval(Duration::from_secs(5))
+        .keepalives_retries(3);
     let ms = opts.statement_timeout.as_millis();
     let options = config.get_options().unwrap_or_default().to_owned();
     config.options(format!("{options} -c statement_timeout={ms}").trim());
@@ -188,22 +202,32 @@ impl PgStore {
     /// naming what to change.
     pub fn connect_with(conn: &str, table: &str, opts: &PgOptions) -> StoreResult<Self> {
         let config = parse_config(conn, opts)?;
-        let mut client = config.connect(NoTls).map_err(conn_err("connect"))?;
-        let info = inspect(&mut client, table, &opts.key_column, opts.feed)?;
-        let exists = prepare_exists(&mut client, &info)?;
+        let connect_timeout = *config
+            .get_connect_timeout()
+            .unwrap_or(&opts.connect_timeout);
+        let mut conn = Conn::connect(&config, connect_timeout, answer_deadline(opts), "connect")?;
+        let created = opts.created_column.as_deref();
+        let info = inspect(&mut conn, table, &opts.key_column, opts.feed, created)?;
+        let exists = prepare_exists(&mut conn, &info)?;
         let feed = if opts.feed {
-            Some(Feed::start(&config, &info.channel())?)
+            Some(Feed::start(
+                &config.clone().into(),
+                &info.channel(),
+                feed_bound(connect_timeout),
+            )?)
         } else {
             None
         };
         Ok(Self {
-            client,
+            conn,
             config,
+            connect_timeout,
             table: info,
             exists,
             insert: None,
             feed,
             broken: false,
+            statement_timeout: opts.statement_timeout,
         })
     }
 
@@ -214,12 +238,13 @@ impl PgStore {
 
     /// Reconnects if the connection was lost (a restarted server), re-preparing the statements.
     pub(crate) fn ensure(&mut self) -> StoreResult<()> {
-        if !self.broken && !self.client.is_closed() {
+        if !self.broken && !self.conn.is_closed() {
             return Ok(());
         }
-        let mut client = self.config.connect(NoTls).map_err(conn_err("reconnect"))?;
-        let exists = prepare_exists(&mut client, &self.table)?;
-        (self.client, self.exists, self.insert) = (client, exists, None);
+        let deadline = answer_deadline_of(self.statement_timeout);
+        let mut conn = Conn::connect(&self.config, self.connect_timeout, deadline, "reconnect")?;
+        let exists = prepare_exists(&mut conn, &self.table)?;
+        (self.conn, self.exists, self.insert) = (conn, exists, None);
         self.broken = false;
         Ok(())
     }
@@ -231,27 +256,43 @@ impl PgStore {
         }
         e
     }
+
+    /// A plain blocking client on the store's settings, for the deployment and benchmark helpers
+    /// (bulk loads, sizes), which run no statement on the service's path.
+    pub(crate) fn admin_client(&self, op: &'static str) -> StoreResult<postgres::Client> {
+        let config: postgres::Config = self.config.clone().into();
+        config.connect(postgres::NoTls).map_err(conn_err(op))
+    }
 }
 
-fn prepare_exists(client: &mut Client, t: &TableInfo) -> StoreResult<Statement> {
-    client
-        .prepare(&format!(
-            "SELECT 1 FROM {} WHERE {} LIMIT 1",
-            t.name,
-            t.lookup()
-        ))
-        .map_err(pg_err("prepare"))
+/// How long a check or an insert waits for its answer: the statement timeout, then a second
+/// for the server's cancellation to arrive; none without a statement timeout.
+fn answer_deadline(opts: &PgOptions) -> Option<Duration> {
+    answer_deadline_of(opts.statement_timeout)
 }
 
-fn prepare_insert(client: &mut Client, t: &TableInfo) -> StoreResult<Statement> {
+/// How long starting the feed (connect, LISTEN) may take.
+fn feed_bound(connect_timeout: Duration) -> Duration {
+    connect_timeout + Duration::from_secs(1)
+}
+
+fn answer_deadline_of(statement_timeout: Duration) -> Option<Duration> {
+    (!statement_timeout.is_zero()).then(|| statement_timeout + Duration::from_secs(1))
+}
+
+fn prepare_exists(conn: &mut Conn, t: &TableInfo) -> StoreResult<Statement> {
+    let sql = format!("SELECT 1 FROM {} WHERE {} LIMIT 1", t.name, t.lookup());
+    conn.prepare("prepare", &sql)
+}
+
+fn prepare_insert(conn: &mut Conn, t: &TableInfo) -> StoreResult<Statement> {
     // No conflict target: whichever unique index refuses the row (on the column or on an
     // expression) makes it a duplicate.
-    client
-        .prepare(&format!(
-            "INSERT INTO {} ({}) VALUES ($1::text) ON CONFLICT DO NOTHING RETURNING 1",
-            t.name, t.column
-        ))
-        .map_err(pg_err("prepare"))
+    let sql = format!(
+        "INSERT INTO {} ({}) VALUES ($1::text) ON CONFLICT DO NOTHING RETURNING 1",
+        t.name, t.column
+    );
+    conn.prepare("prepare", &sql)
 }
 
 fn parse_xid(s: &str, op: &'static str) -> StoreResult<u64> {
@@ -274,15 +315,15 @@ fn random_token() -> i64 {
 impl Store for PgStore {
     fn exists(&mut self, email: &str) -> StoreResult<bool> {
         self.ensure()?;
-        let rows = self.client.query(&self.exists, &[&email]);
-        let rows = match rows.map_err(pg_err("select")) {
+        let rows = self.conn.query_stmt("select", &self.exists, &[&email]);
+        let rows = match rows {
             // A read is safe to retry: once, on a new connection (a restarted server, a
-            // connection cut while idle).
+            // connection cut while idle). Not after a timeout, which would double the wait.
             Err(e) if e.kind == StoreErrorKind::Unavailable => {
                 self.broken = true;
                 self.ensure()?;
-                let again = self.client.query(&self.exists, &[&email]);
-                again.map_err(pg_err("select")).map_err(|e| self.note(e))?
+                let again = self.conn.query_stmt("select", &self.exists, &[&email]);
+                again.map_err(|e| self.note(e))?
             }
             other => other?,
         };
@@ -294,14 +335,14 @@ impl Store for PgStore {
         let insert = match &self.insert {
             Some(s) => s.clone(),
             None => {
-                let prepared = prepare_insert(&mut self.client, &self.table);
+                let prepared = prepare_insert(&mut self.conn, &self.table);
                 let s = prepared.map_err(|e| self.note(e))?;
                 self.insert = Some(s.clone());
                 s
             }
         };
-        let row = self.client.query_opt(&insert, &[&email]);
-        let row = row.map_err(pg_err("insert")).map_err(|e| self.note(e))?;
+        let row = self.conn.query_opt_stmt("insert", &insert, &[&email]);
+        let row = row.map_err(|e| self.note(e))?;
         Ok(match row {
             Some(_) => Insert::Inserted,
             None => Insert::Duplicate,
@@ -330,11 +371,12 @@ impl Store for PgStore {
         };
         self.ensure()?;
         let token = random_token();
-        let done = self.client.execute(
+        let done = self.conn.execute(
+            "seal",
             "SELECT filter_gate.stamp($1::int8, $2::int8::oid)",
             &[&token, &self.table.oid],
         );
-        done.map_err(pg_err("seal")).map_err(|e| self.note(e))?;
+        done.map_err(|e| self.note(e))?;
         Ok(Mark::PgSnapshot {
             xmin,
             xmax,
@@ -349,10 +391,66 @@ impl Store for PgStore {
         }
     }
 
+    fn scan_recent(
+        &mut self,
+        within: Duration,
+        each: &mut dyn FnMut(&str, Duration),
+    ) -> StoreResult<()> {
+        let t = &self.table;
+        let Some((age, newer)) = t.recent(1) else {
+            return Err(crate::store::no_time_column());
+        };
+        let sql = format!(
+            "SELECT {}::text, {age} FROM {} WHERE {newer}",
+            t.column, t.name
+        );
+        let ms = within.as_millis().min(i64::MAX as u128) as i64;
+        let err = pg_err("recent");
+        let mut on_row = |r: &tokio_postgres::Row| {
+            let key: Option<&str> = r.try_get(0).map_err(&err)?;
+            let age: Option<i64> = r.try_get(1).map_err(&err)?;
+            if let Some(key) = key {
+                each(key, Duration::from_millis(age.unwrap_or(0).max(0) as u64));
+            }
+            Ok(())
+        };
+        self.ensure()?;
+        // Streamed without a deadline, as the scans.
+        let read = self.conn.run("recent", false, |c| {
+            stream_rows(c, "recent", sql, Some(ms), &mut on_row)
+        });
+        read.map(drop).map_err(|e| self.note(e))
+    }
+
+    fn registered_within(&mut self, email: &str, within: Duration) -> StoreResult<bool> {
+        let t = &self.table;
+        let Some((_, newer)) = t.recent(2) else {
+            return Err(crate::store::no_time_column());
+        };
+        let sql = format!(
+            "SELECT 1 FROM {} WHERE {} AND {newer} LIMIT 1",
+            t.name,
+            t.lookup()
+        );
+        let ms = within.as_millis().min(i64::MAX as u128) as i64;
+        self.ensure()?;
+        let rows = self.conn.query("recent", &sql, &[&email, &ms]);
+        Ok(!rows.map_err(|e| self.note(e))?.is_empty())
+    }
+
+    fn settle_time(&self) -> Duration {
+        // The server cancels a statement at its timeout; a second more for the network.
+        self.statement_timeout + Duration::from_secs(1)
+    }
+
     fn restart_feed(&mut self) -> StoreResult<()> {
         if self.feed.is_some() {
             self.feed = None;
-            self.feed = Some(Feed::start(&self.config, &self.table.channel())?);
+            self.feed = Some(Feed::start(
+                &self.config.clone().into(),
+                &self.table.channel(),
+                feed_bound(self.connect_timeout),
+            )?);
         }
         Ok(())
     }
@@ -360,7 +458,6 @@ impl Store for PgStore {
 
 impl PgStore {
     fn scan(&mut self, since: Mark, each: &mut dyn FnMut(ScannedRow<'_>)) -> StoreResult<Mark> {
-        let err = pg_err("scan");
         let t = &self.table;
         let select = format!(
             "SELECT {}::text, {}::text FROM {}",
@@ -368,55 +465,26 @@ impl PgStore {
             t.matched_expr(),
             t.name
         );
-        let mut tx = self
-            .client
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .map_err(&err)?;
-        tx.batch_execute("SET LOCAL statement_timeout = 0")
-            .map_err(&err)?;
-        // In REPEATABLE READ every statement shares the transaction's snapshot: the one read
-        // here is the one the scan sees.
-        let snap = tx
-            .query_one(
-                "SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
-                        pg_snapshot_xmax(pg_current_snapshot())::text",
-                &[],
-            )
-            .map_err(&err)?;
-        let xmin = parse_xid(snap.get(0), "scan")?;
-        let xmax = parse_xid(snap.get(1), "scan")?;
-        let portal = match since {
-            Mark::PgSnapshot { xmin: from, .. } => {
-                // Rows written by a transaction at or after `from`, modulo 2^32.
-                let low = (from & 0xffff_ffff) as i64;
-                let sql = format!(
-                    "{select} WHERE ((xmin::text::int8 - $1::int8) & 4294967295) < 2147483648"
-                );
-                tx.bind(sql.as_str(), &[&low]).map_err(&err)?
-            }
-            _ => tx.bind(select.as_str(), &[]).map_err(&err)?,
+        let (sql, low) = match since {
+            // Rows written by a transaction at or after `from`, modulo 2^32.
+            Mark::PgSnapshot { xmin: from, .. } => (
+                format!("{select} WHERE ((xmin::text::int8 - $1::int8) & 4294967295) < 2147483648"),
+                Some((from & 0xffff_ffff) as i64),
+            ),
+            _ => (select, None),
         };
-        loop {
-            let rows = tx.query_portal(&portal, SCAN_BATCH).map_err(&err)?;
-            if rows.is_empty() {
-                break;
+        let err = pg_err("scan");
+        let mut on_row = |r: &tokio_postgres::Row| {
+            let stored: Option<&str> = r.try_get(0).map_err(&err)?;
+            let matched: Option<&str> = r.try_get(1).map_err(&err)?;
+            if let (Some(stored), Some(matched)) = (stored, matched) {
+                each(ScannedRow { stored, matched });
             }
-            for r in &rows {
-                let stored: Option<&str> = r.try_get(0).map_err(&err)?;
-                let matched: Option<&str> = r.try_get(1).map_err(&err)?;
-                if let (Some(stored), Some(matched)) = (stored, matched) {
-                    each(ScannedRow { stored, matched });
-                }
-            }
-        }
-        tx.commit().map_err(&err)?;
-        Ok(Mark::PgSnapshot {
-            xmin,
-            xmax,
-            stamp: 0,
+            Ok(())
+        };
+        // A scan of millions of rows has no deadline (see `PgOptions::tcp_user_timeout`).
+        self.conn.run("scan", false, |c| {
+            stream_rows(c, "scan", sql, low, &mut on_row)
         })
     }
 
@@ -424,15 +492,13 @@ impl PgStore {
         let Mark::PgSnapshot { xmin, xmax, stamp } = mark else {
             return Ok(Some(format!("{mark:?} is not a PostgreSQL mark")));
         };
-        let row = self
-            .client
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM filter_gate.stamps
-                                WHERE token = $1::int8 AND tbl = $2::int8::oid),
-                        pg_snapshot_xmax(pg_current_snapshot())::text",
-                &[&(stamp as i64), &self.table.oid],
-            )
-            .map_err(pg_err("check mark"))?;
+        let row = self.conn.query_one(
+            "check mark",
+            "SELECT EXISTS (SELECT 1 FROM filter_gate.stamps
+                            WHERE token = $1::int8 AND tbl = $2::int8::oid),
+                    pg_snapshot_xmax(pg_current_snapshot())::text",
+            &[&(stamp as i64), &self.table.oid],
+        )?;
         let (known, now): (bool, u64) = (row.get(0), parse_xid(row.get(1), "check mark")?);
         Ok(if !known {
             Some(format!(
@@ -453,6 +519,60 @@ impl PgStore {
             None
         })
     }
+}
+
+/// Streams the rows of `sql` (with `$1 = param` when given) in a REPEATABLE READ transaction
+/// without a statement timeout, and returns its snapshot.
+async fn stream_rows(
+    client: &mut tokio_postgres::Client,
+    op: &'static str,
+    sql: String,
+    param: Option<i64>,
+    on_row: &mut dyn FnMut(&tokio_postgres::Row) -> StoreResult<()>,
+) -> StoreResult<Mark> {
+    let err = pg_err(op);
+    let tx = client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
+        .map_err(&err)?;
+    tx.batch_execute("SET LOCAL statement_timeout = 0")
+        .await
+        .map_err(&err)?;
+    // In REPEATABLE READ every statement shares the transaction's snapshot: the one read here
+    // is the one the scan sees.
+    let snap = tx
+        .query_one(
+            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+                    pg_snapshot_xmax(pg_current_snapshot())::text",
+            &[],
+        )
+        .await
+        .map_err(&err)?;
+    let xmin = parse_xid(snap.get(0), op)?;
+    let xmax = parse_xid(snap.get(1), op)?;
+    let portal = match param {
+        Some(p) => tx.bind(sql.as_str(), &[&p]).await,
+        None => tx.bind(sql.as_str(), &[]).await,
+    }
+    .map_err(&err)?;
+    loop {
+        let rows = tx.query_portal(&portal, SCAN_BATCH).await.map_err(&err)?;
+        if rows.is_empty() {
+            break;
+        }
+        for r in &rows {
+            on_row(r)?;
+        }
+    }
+    tx.commit().await.map_err(&err)?;
+    Ok(Mark::PgSnapshot {
+        xmin,
+        xmax,
+        stamp: 0,
+    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 //! Bloom filter), the database is reached through a connection pool (r2d2) of stores, and one
 //! more store, behind a lock, holds the feed and runs catch-ups and saves.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -13,7 +12,9 @@ use filter_core::concurrent::SharedInsert;
 use filter_core::Persist;
 
 use crate::gate::{choose, scan_into, Opened};
+use crate::recent::Recent;
 use crate::store::Insert;
+use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Registration,
     Route, Startup, Store, StoreError, StoreErrorKind, StoreResult,
@@ -23,7 +24,7 @@ use crate::{
 const RESYNC_EVERY: Duration = Duration::from_secs(1);
 
 /// Makes the pool's stores (r2d2's connection manager).
-struct Maker<S> {
+pub(crate) struct Maker<S> {
     make: Box<dyn Fn() -> StoreResult<S> + Send + Sync>,
 }
 
@@ -59,7 +60,7 @@ struct Counters {
     bypassed: AtomicU64,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // The guarded state stays consistent at every step, so a panic elsewhere does not spoil it.
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -84,8 +85,10 @@ pub struct SharedGate<F: SharedInsert, S: Store + Send + 'static> {
     filter: F,
     pool: r2d2::Pool<Maker<S>>,
     control: Mutex<Control<S>>,
-    normalizer: Normalizer,
-    unsettled: Mutex<HashSet<String>>,
+    pub(crate) normalizer: Normalizer,
+    pub(crate) unsettled: Mutex<Unsettled>,
+    /// The "registered in the last T" window, when switched on.
+    pub(crate) recent: Option<Mutex<Recent>>,
     feed_lost: AtomicBool,
     counts: Counters,
     target_fpr: Option<f64>,
@@ -117,7 +120,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
                 last_resync: None,
             }),
             normalizer: Normalizer::default(),
-            unsettled: Mutex::new(HashSet::new()),
+            unsettled: Mutex::new(Unsettled::new(DEFAULT_UNSETTLED_CAP)),
+            recent: None,
             feed_lost: AtomicBool::new(false),
             counts: Counters::default(),
             target_fpr: None,
@@ -141,7 +145,15 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         self
     }
 
-    fn pooled(&self) -> StoreResult<r2d2::PooledConnection<Maker<S>>> {
+    /// At most `cap` keys whose registration outcome is unknown are tracked (see
+    /// [`crate::Gate::with_unsettled_cap`]).
+    #[must_use]
+    pub fn with_unsettled_cap(self, cap: usize) -> Self {
+        lock(&self.unsettled).set_cap(cap);
+        self
+    }
+
+    pub(crate) fn pooled(&self) -> StoreResult<r2d2::PooledConnection<Maker<S>>> {
         self.pool
             .get()
             .map_err(|e| StoreError::new(StoreErrorKind::Unavailable, "pool", e))
@@ -163,14 +175,11 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         let key = self.normalizer.normalize_cow(email)?;
         self.apply_feed();
         let c = &self.counts;
-        let unsettled = {
-            let u = lock(&self.unsettled);
-            !u.is_empty() && u.contains(key.as_ref())
-        };
+        let unsettled = lock(&self.unsettled).contains(key.as_ref());
         if !self.filter_trusted() || unsettled {
             let taken = self.pooled()?.exists(&key)?;
             if taken && unsettled && lock(&self.unsettled).remove(key.as_ref()) {
-                self.filter.insert_shared(key.as_bytes());
+                self.add(&key);
             }
             c.bypassed.fetch_add(1, Ordering::Relaxed);
             c.checks.fetch_add(1, Ordering::Relaxed);
@@ -211,8 +220,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             }
             Err(e) => {
                 // A pool that hands out no store never reached the database.
-                if e.kind == StoreErrorKind::Unavailable && e.op != "pool" {
-                    lock(&self.unsettled).insert(key.into_owned());
+                if e.outcome_unknown() && e.op != "pool" {
+                    lock(&self.unsettled).add(&key);
                 }
                 Err(e.into())
             }
@@ -231,13 +240,15 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     }
 
     fn settle(&self, key: &str) {
-        {
-            let mut u = lock(&self.unsettled);
-            if !u.is_empty() {
-                u.remove(key);
-            }
-        }
+        lock(&self.unsettled).remove(key);
+        self.add(key);
+    }
+
+    fn add(&self, key: &str) {
         self.filter.insert_shared(key.as_bytes());
+        if let Some(r) = &self.recent {
+            lock(r).note(key);
+        }
     }
 
     /// Reads what the mark does not cover into the filter; returns the rows read.
@@ -250,21 +261,30 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     }
 
     fn catch_up_locked(&self, c: &mut Control<S>) -> Result<u64, GateError> {
+        let before = lock(&self.unsettled).before();
         let (mark, rows) = scan_into(&mut c.store, c.mark, self.normalizer, &mut |key| {
             self.settle(key);
         })?;
         c.mark = mark;
+        let settle = c.store.settle_time();
+        lock(&self.unsettled).caught_up(before, settle);
         Ok(rows)
     }
 
     /// Drains the feed, or retries a lost one. A thread that finds another one doing it goes
     /// on: a key committed elsewhere is at most as late as the feed itself is.
-    fn apply_feed(&self) {
+    /// Runs `f` on the control store (the one that scans), under its lock.
+    pub(crate) fn with_control<T>(&self, f: impl FnOnce(&mut S) -> T) -> T {
+        f(&mut lock(&self.control).store)
+    }
+
+    pub(crate) fn apply_feed(&self) {
         let Ok(mut c) = self.control.try_lock() else {
             return;
         };
+        let due = c.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
         if self.feed_lost.load(Ordering::Acquire) {
-            if c.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY) {
+            if due {
                 c.last_resync = Some(Instant::now());
                 if c.store.restart_feed().is_ok() && self.catch_up_locked(&mut c).is_ok() {
                     self.feed_lost.store(false, Ordering::Release);
@@ -272,10 +292,14 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             }
             return;
         }
+        if due && lock(&self.unsettled).due(c.store.settle_time()) {
+            c.last_resync = Some(Instant::now());
+            let _ = self.catch_up_locked(&mut c);
+        }
         let normalizer = self.normalizer;
         let fed = c.store.drain_remote(&mut |raw| {
             if let Ok(key) = normalizer.normalize_cow(raw) {
-                self.filter.insert_shared(key.as_bytes());
+                self.add(&key);
             }
         });
         if fed.is_err() {
@@ -283,9 +307,10 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         }
     }
 
-    /// Whether the filter's "absent" answers are trusted (false while the feed is lost).
+    /// Whether the filter's "absent" answers are trusted (false while the feed is lost, or
+    /// after more unknown registrations than the cap allows).
     pub fn filter_trusted(&self) -> bool {
-        !self.feed_lost.load(Ordering::Acquire)
+        !self.feed_lost.load(Ordering::Acquire) && !lock(&self.unsettled).overflowed()
     }
 
     /// Keys whose registration outcome is unknown.

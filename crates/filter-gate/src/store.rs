@@ -59,8 +59,9 @@ pub enum StoreErrorKind {
     Schema,
     /// A value of the wrong type (a parameter or a column that does not convert).
     Type,
-    /// The statement ran past the store's statement timeout and was cancelled (PostgreSQL
-    /// 57014): the server is there, the statement was rolled back.
+    /// The statement ran past its timeout: either the server cancelled it (PostgreSQL 57014,
+    /// rolled back), or no answer arrived in time (a half-open connection, a server that stopped
+    /// answering; the store drops that connection). An insert's outcome is then unknown.
     Timeout,
 }
 
@@ -86,6 +87,17 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// Whether a failed [`Store::insert`] may still have committed: the connection broke or the
+    /// answer did not come in time.
+    pub fn outcome_unknown(&self) -> bool {
+        matches!(
+            self.kind,
+            StoreErrorKind::Unavailable | StoreErrorKind::Timeout
+        )
+    }
+}
+
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = match self.kind {
@@ -95,7 +107,7 @@ impl fmt::Display for StoreError {
             StoreErrorKind::BadTableName => "the table name is not a plain identifier",
             StoreErrorKind::Schema => "the table does not fit the gate",
             StoreErrorKind::Type => "a value has the wrong type",
-            StoreErrorKind::Timeout => "the statement ran past its timeout and was cancelled",
+            StoreErrorKind::Timeout => "the statement ran past its timeout",
         };
         write!(f, "{what} during {}: {}", self.op, self.message)
     }
@@ -134,8 +146,8 @@ pub trait Store {
     ///
     /// # Errors
     /// A database that is down or failing (a duplicate is `Ok(Insert::Duplicate)`, not an
-    /// error). After [`StoreErrorKind::Unavailable`] the outcome is unknown: the connection may
-    /// have broken after the commit.
+    /// error). After [`StoreErrorKind::Unavailable`] or [`StoreErrorKind::Timeout`] the outcome
+    /// is unknown: the connection may have broken after the commit.
     fn insert(&mut self, email: &str) -> StoreResult<Insert>;
 
     /// Calls `each` on every row not covered by `since` (every row for [`Mark::Start`]),
@@ -186,6 +198,38 @@ pub trait Store {
     fn restart_feed(&mut self) -> StoreResult<()> {
         Ok(())
     }
+
+    /// Calls `each` with the stored key and the age of every row registered within `within`
+    /// (a store with a registration-time column; see [`crate::Gate::with_recent`]).
+    ///
+    /// # Errors
+    /// [`StoreErrorKind::Schema`] for a store without one (the default); a failing database.
+    fn scan_recent(
+        &mut self,
+        _within: std::time::Duration,
+        _each: &mut dyn FnMut(&str, std::time::Duration),
+    ) -> StoreResult<()> {
+        Err(no_time_column())
+    }
+
+    /// Whether a row matching the (normalised) key was registered within `within`.
+    ///
+    /// # Errors
+    /// As [`Store::scan_recent`].
+    fn registered_within(
+        &mut self,
+        _email: &str,
+        _within: std::time::Duration,
+    ) -> StoreResult<bool> {
+        Err(no_time_column())
+    }
+
+    /// How long after a failed [`Store::insert`] the row can still commit on the server (an
+    /// INSERT it still runs after the client gave up): a catch-up started later reads it. The
+    /// default is zero (an embedded database has ended the statement when the call returns).
+    fn settle_time(&self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
 }
 
 /// A boxed store is a store (for choosing SQLite or PostgreSQL at run time).
@@ -215,6 +259,27 @@ impl<S: Store + ?Sized> Store for Box<S> {
     fn restart_feed(&mut self) -> StoreResult<()> {
         (**self).restart_feed()
     }
+    fn settle_time(&self) -> std::time::Duration {
+        (**self).settle_time()
+    }
+    fn scan_recent(
+        &mut self,
+        within: std::time::Duration,
+        each: &mut dyn FnMut(&str, std::time::Duration),
+    ) -> StoreResult<()> {
+        (**self).scan_recent(within, each)
+    }
+    fn registered_within(&mut self, email: &str, within: std::time::Duration) -> StoreResult<bool> {
+        (**self).registered_within(email, within)
+    }
+}
+
+pub(crate) fn no_time_column() -> StoreError {
+    StoreError::new(
+        StoreErrorKind::Schema,
+        "recent",
+        "the store has no registration-time column (PostgreSQL: PgOptions::created_column)",
+    )
 }
 
 /// Checks that `name` is a plain lower-case SQL identifier (it is spliced into statements).

@@ -376,3 +376,87 @@ fn a_filter_saved_for_another_table_is_not_used() {
     common::drop_pg(&conn, &b);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A PostgreSQL store that accepts every saved mark: the fixture that shows what
+/// [`Store::check_mark`] prevents.
+struct Trusting(PgStore);
+
+impl Store for Trusting {
+    fn exists(&mut self, email: &str) -> StoreResult<bool> {
+        self.0.exists(email)
+    }
+    fn insert(&mut self, email: &str) -> StoreResult<Insert> {
+        self.0.insert(email)
+    }
+    fn scan_since(
+        &mut self,
+        since: Mark,
+        each: &mut dyn FnMut(ScannedRow<'_>),
+    ) -> StoreResult<Mark> {
+        self.0.scan_since(since, each)
+    }
+}
+
+/// A saved mark whose token is known but whose transaction ids lie above the server's (a
+/// cluster restored from a physical backup, whose ids went back, with the token table intact):
+/// the gate rebuilds. Without the check (the `Trusting` fixture) the same file is loaded, the
+/// catch-up reads nothing, and a committed row is answered Available.
+#[test]
+fn a_mark_above_the_servers_transaction_ids_is_rebuilt() {
+    let _serial = serial();
+    let Some(conn) = common::pg() else { return };
+    let table = common::pg_table(&conn, "xidback");
+    let dir = tmpdir("xidback");
+    let snap = dir.join("users.filter");
+    let fresh = || Ok(common::classic(1000));
+    let stamp = {
+        let mut gate =
+            Gate::rebuild(fresh().unwrap(), PgStore::connect(&conn, &table).unwrap()).unwrap();
+        gate.save(&snap).unwrap();
+        match gate.mark() {
+            Mark::PgSnapshot { stamp, .. } => stamp,
+            other => panic!("not a PostgreSQL mark: {other:?}"),
+        }
+    };
+    // Rows the saved (empty) filter lacks, written by transactions below the forged mark.
+    common::client(&conn)
+        .batch_execute(&format!(
+            "INSERT INTO {table} (email) SELECT 'r' || g || '@x.org' FROM generate_series(1, 20) g"
+        ))
+        .unwrap();
+    let now: i64 = common::client(&conn)
+        .query_one("SELECT pg_current_xact_id()::text::int8", &[])
+        .unwrap()
+        .get(0);
+    let ahead = now as u64 + 1_000_000;
+    let forged = Mark::PgSnapshot {
+        xmin: ahead,
+        xmax: ahead,
+        stamp,
+    };
+    filter_gate::snapshot::save(&common::classic(1000), forged, &snap).unwrap();
+
+    let (mut gate, startup) =
+        Gate::open(&snap, PgStore::connect(&conn, &table).unwrap(), fresh).unwrap();
+    match &startup {
+        Startup::Rebuilt {
+            rows: 20,
+            reason: Rebuild::Stale(why),
+        } => assert!(why.contains("went back"), "{why}"),
+        other => panic!("expected a rebuild of 20 rows, got {other:?}"),
+    }
+    assert_eq!(gate.is_taken("r7@x.org").unwrap(), Availability::Taken);
+    drop(gate);
+
+    // The fixture: without the check, the forged file is trusted and the answer is wrong.
+    let store = Trusting(PgStore::connect(&conn, &table).unwrap());
+    let (mut gate, startup) = Gate::open(&snap, store, fresh).unwrap();
+    assert!(
+        matches!(startup, Startup::Loaded { caught_up: 0 }),
+        "{startup:?}"
+    );
+    assert_eq!(gate.is_taken("r7@x.org").unwrap(), Availability::Available);
+    drop(gate);
+    common::drop_pg(&conn, &table);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -119,6 +119,13 @@ pub enum Command {
         #[arg(num_args = 0..=2, value_name = "FILE|KEY")]
         args: Vec<String>,
     },
+    /// The sign-up gate's deployment steps: `gate migrate` prepares a PostgreSQL users table.
+    #[cfg(feature = "gate")]
+    Gate {
+        /// The gate command.
+        #[command(subcommand)]
+        command: crate::gate::GateCommand,
+    },
 }
 
 /// `build`'s flags.

@@ -86,6 +86,8 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             };
             out.emit(&explained, render::explain)
         }
+        #[cfg(feature = "gate")]
+        Command::Gate { command } => crate::gate::run(command, out),
     }
 }
 

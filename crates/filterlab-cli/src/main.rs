@@ -10,6 +10,7 @@
 //! filterlab info filter.bin
 //! filterlab explain filter.bin alice@example.com
 //! filterlab explain --variant classic --n 10M --fpr 1% alice@example.com
+//! filterlab gate migrate --url 'host=db user=owner dbname=app' --table auth.users --column email
 //! ```
 //!
 //! Every command takes `--json`. Exit codes: 0 success (for `query`: every key maybe present),
@@ -21,6 +22,8 @@ mod build;
 mod commands;
 mod explain;
 mod explain_file;
+#[cfg(feature = "gate")]
+mod gate;
 mod keys;
 mod output;
 mod parse;

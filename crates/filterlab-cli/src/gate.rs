@@ -1,0 +1,111 @@
+//! `filterlab gate ...`: the sign-up gate's deployment steps (feature `gate`).
+//!
+//! `filterlab gate migrate --url URL --table auth.users --column email` runs the gate's
+//! one-time PostgreSQL migration (`crates/filter-gate/sql/filter_gate.sql`, the schema
+//! `filter_gate` and the notify trigger on the table) as the table's owner, in one
+//! transaction; running it again changes nothing. It then connects as the service would (catalog
+//! reads only) and reports how the table's unique index compares keys, so that a table the
+//! gate cannot front is reported here rather than at the service's first start.
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use filterlab::gate::{KeyMatch, PgStore};
+use serde::Serialize;
+
+use crate::output::Out;
+
+/// The gate's commands.
+#[derive(Subcommand, Debug)]
+pub enum GateCommand {
+    /// Run the gate's one-time migration on a PostgreSQL table, as the table's owner
+    /// (idempotent). The service's role then needs only SELECT (and INSERT if the gate
+    /// registers) on the table: connecting runs no DDL.
+    Migrate {
+        /// Connection string, as libpq takes it: `host=127.0.0.1 port=5432 user=owner
+        /// dbname=app` or `postgresql://owner@127.0.0.1/app`.
+        #[arg(long)]
+        url: String,
+        /// The users table, as SQL resolves it: `users`, `auth.users`, `"Users"`.
+        #[arg(long)]
+        table: String,
+        /// The key column (text, varchar or citext, with a unique index on it or on
+        /// lower(column)).
+        #[arg(long, default_value = "email")]
+        column: String,
+    },
+}
+
+/// What `gate migrate` did.
+#[derive(Debug, Serialize)]
+pub struct Migrated {
+    /// The table, as given.
+    pub table: String,
+    /// The key column.
+    pub column: String,
+    /// What the table's unique index compares: `column` or `lower(column)`.
+    pub unique_on: String,
+}
+
+/// Runs a `gate` command; returns the exit code.
+///
+/// # Errors
+/// The server refusing the migration (for example a role that does not own the table), or a
+/// table the gate cannot front.
+pub fn run(command: GateCommand, out: Out) -> Result<u8> {
+    match command {
+        GateCommand::Migrate { url, table, column } => {
+            let migrated = migrate(&url, &table, &column)?;
+            out.emit(&migrated, render)
+        }
+    }
+}
+
+fn migrate(url: &str, table: &str, column: &str) -> Result<Migrated> {
+    PgStore::migrate(url, table, column)
+        .with_context(|| format!("migrating {table} (run it as the table's owner)"))?;
+    let opts = filterlab::gate::PgOptions {
+        key_column: column.to_owned(),
+        feed: false,
+        ..Default::default()
+    };
+    let store = PgStore::connect_with(url, table, &opts)
+        .with_context(|| format!("migrated, but the gate cannot front {table}"))?;
+    let unique_on = match store.key_match() {
+        KeyMatch::Exact => column.to_owned(),
+        KeyMatch::Lower | KeyMatch::CaseInsensitive => format!("lower({column})"),
+    };
+    Ok(Migrated {
+        table: table.to_owned(),
+        column: column.to_owned(),
+        unique_on,
+    })
+}
+
+fn render(m: &Migrated) -> String {
+    format!(
+        "migrated: {table} ({column}): schema filter_gate and the notify trigger are in place; \
+         the unique index compares {unique}\n\
+         the service's role needs: USAGE on the table's schema, SELECT on {table} (and INSERT \
+         if the gate registers); no DDL",
+        table = m.table,
+        column = m.column,
+        unique = m.unique_on,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_names_the_table_the_index_and_the_rights() {
+        let text = render(&Migrated {
+            table: "auth.users".into(),
+            column: "email".into(),
+            unique_on: "lower(email)".into(),
+        });
+        assert!(text.starts_with("migrated: auth.users (email)"), "{text}");
+        assert!(text.contains("compares lower(email)"), "{text}");
+        assert!(text.contains("SELECT on auth.users"), "{text}");
+    }
+}

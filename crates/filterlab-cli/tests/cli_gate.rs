@@ -1,0 +1,160 @@
+//! `filterlab gate migrate` against a real PostgreSQL (the server of `scripts/pg.sh`, named by
+//! `FILTERLAB_PG`): idempotent, refused for a role that does not own the table, and afterwards a
+//! role with only USAGE, SELECT and INSERT runs the gate (with its LISTEN feed) without DDL.
+#![cfg(feature = "gate")]
+
+mod common;
+
+use filterlab::gate::{Availability, Gate, PgStore, Registration, StoreErrorKind};
+use filterlab::ClassicBloom;
+
+/// The test server, or `None` (saying so) when there is none, unless
+/// `FILTERLAB_REQUIRE_SERVERS=1`, which makes a missing server a failure.
+fn pg() -> Option<String> {
+    match std::env::var("FILTERLAB_PG") {
+        Ok(s) if !s.is_empty() => Some(s),
+        _ if std::env::var("FILTERLAB_REQUIRE_SERVERS").as_deref() == Ok("1") => {
+            panic!("FILTERLAB_PG is not set (eval \"$(bash scripts/pg.sh start)\"), and FILTERLAB_REQUIRE_SERVERS=1 forbids skipping")
+        }
+        _ => {
+            eprintln!("SKIPPED: no PostgreSQL server (FILTERLAB_PG is not set)");
+            None
+        }
+    }
+}
+
+fn sql(conn: &str, statements: &[String]) {
+    let mut c = postgres::Client::connect(conn, postgres::NoTls).unwrap();
+    for s in statements {
+        c.batch_execute(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+}
+
+/// A fresh database (no filter_gate schema from other tests), with the team's schema and table
+/// owned by the server's superuser, and a login role granted USAGE, SELECT and INSERT only.
+fn fresh_database(conn: &str, db: &str, role: &str) -> String {
+    sql(
+        conn,
+        &[
+            format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+            format!("CREATE DATABASE {db}"),
+            format!("DROP ROLE IF EXISTS {role}"),
+            format!("CREATE ROLE {role} LOGIN"),
+        ],
+    );
+    let there = format!("{conn} dbname={db}");
+    sql(
+        &there,
+        &[
+            "REVOKE CREATE ON SCHEMA public FROM PUBLIC".into(),
+            "REVOKE CREATE ON DATABASE ".to_owned() + db + " FROM PUBLIC",
+            "CREATE SCHEMA auth".into(),
+            "CREATE TABLE auth.users (id bigserial PRIMARY KEY, email text NOT NULL,
+               created_at timestamptz DEFAULT now())"
+                .into(),
+            "CREATE UNIQUE INDEX ON auth.users (lower(email))".into(),
+            format!("GRANT USAGE ON SCHEMA auth TO {role}"),
+            format!("GRANT SELECT, INSERT ON auth.users TO {role}"),
+            format!("GRANT USAGE ON SEQUENCE auth.users_id_seq TO {role}"),
+        ],
+    );
+    there
+}
+
+fn triggers(conn: &str) -> i64 {
+    let mut c = postgres::Client::connect(conn, postgres::NoTls).unwrap();
+    c.query_one(
+        "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'auth.users'::regclass
+           AND tgname = 'filter_gate_notify'",
+        &[],
+    )
+    .unwrap()
+    .get(0)
+}
+
+#[test]
+fn gate_migrate_is_idempotent_and_lets_a_role_without_ddl_run_the_gate() {
+    let Some(conn) = pg() else { return };
+    let pid = std::process::id();
+    let (db, role) = (format!("cli_gate_{pid}"), format!("cli_gate_role_{pid}"));
+    let owner = fresh_database(&conn, &db, &role);
+    let as_role = format!("{owner} user={role}");
+
+    // Before the migration the service cannot start, and says what to run.
+    let err = PgStore::connect(&as_role, "auth.users").unwrap_err();
+    assert_eq!(err.kind, StoreErrorKind::Schema, "{err}");
+    // The role may not run the migration: it owns nothing and creates nothing.
+    let args = |url: &str| {
+        [
+            "gate",
+            "migrate",
+            "--url",
+            url,
+            "--table",
+            "auth.users",
+            "--column",
+            "email",
+        ]
+        .map(str::to_owned)
+    };
+    let refused = args(&as_role);
+    let refused: Vec<&str> = refused.iter().map(String::as_str).collect();
+    common::assert_clean_error(&refused, None, "permission denied");
+    assert_eq!(triggers(&owner), 0);
+
+    // The owner runs it twice: the same answer, one trigger.
+    let run = args(&owner);
+    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let first = common::json(&run);
+    assert_eq!(first, common::json(&run));
+    assert_eq!(first["unique_on"], "lower(email)", "{first}");
+    assert_eq!(triggers(&owner), 1);
+    let text = common::filterlab(&run);
+    assert_eq!(text.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("migrated: auth.users (email)"));
+
+    // The role has no DDL rights, yet runs the gate with the feed and registers.
+    let mut c = postgres::Client::connect(&as_role, postgres::NoTls).unwrap();
+    assert!(c.batch_execute("CREATE TABLE auth.x (a int)").is_err());
+    assert!(c.batch_execute("CREATE SCHEMA x").is_err());
+    let filter = ClassicBloom::builder()
+        .capacity(100)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    let store = PgStore::connect_with_feed(&as_role, "auth.users").unwrap();
+    let mut gate = Gate::rebuild(filter, store).unwrap();
+    assert_eq!(
+        gate.register("Ann@X.org").unwrap(),
+        Registration::Registered
+    );
+    assert_eq!(gate.is_taken("ann@x.org").unwrap(), Availability::Taken);
+    assert_eq!(
+        gate.register("ANN@x.org").unwrap(),
+        Registration::AlreadyTaken
+    );
+    drop((gate, c));
+    sql(
+        &conn,
+        &[
+            format!("DROP DATABASE {db} WITH (FORCE)"),
+            format!("DROP ROLE {role}"),
+        ],
+    );
+}
+
+#[test]
+fn gate_migrate_on_an_unreachable_server_is_one_clear_line() {
+    common::assert_clean_error(
+        &[
+            "gate",
+            "migrate",
+            "--url",
+            "host=127.0.0.1 port=1 user=x dbname=x",
+            "--table",
+            "users",
+        ],
+        None,
+        "unreachable",
+    );
+}
