@@ -407,6 +407,10 @@ impl Filter for ExpandableCuckoo {
         self.stages.iter().map(|s| s.table.len()).sum()
     }
 
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.stages.iter().map(|s| s.table.huge_page_bytes()).sum()
+    }
+
     fn expected_fpr(&self) -> f64 {
         filter_core::math::compound_fpr(
             self.stages
@@ -462,6 +466,9 @@ impl Growable for ExpandableCuckoo {
         math::schedule_bound(l.f0, l.period, math::possible_stages(l.b0, l.d))
     }
 }
+
+#[cfg(feature = "serde")]
+filter_core::impl_serde_via_persist!(ExpandableCuckoo);
 
 #[cfg(test)]
 mod tests;

@@ -323,4 +323,26 @@ mod tests {
         });
         assert!(broken);
     }
+
+    /// A full stage refuses an insert after a walk of evictions and is left bit-for-bit as it
+    /// was; the keys it held are all still there.
+    #[test]
+    fn a_failed_walk_is_undone_exactly() {
+        let l = layout(2, 1);
+        let mut stage = Stage::new(&l, 1, MemoryCap::NONE, 0).unwrap();
+        let (mut held, mut k) = (Vec::new(), 0u64);
+        while held.len() < 16 {
+            let p = l.places(hash(k)).nth(1).unwrap();
+            assert!(stage.insert(&l, p, 500, k), "a free slot was left");
+            held.push(p);
+            k += 1;
+        }
+        let before = stage.clone();
+        let refused = (k..k + 50)
+            .filter(|&k| !stage.insert(&l, l.places(hash(k)).nth(1).unwrap(), 500, k))
+            .count();
+        assert_eq!(refused, 50);
+        assert_eq!(stage, before);
+        assert!(held.iter().all(|&p| stage.has(p)));
+    }
 }
