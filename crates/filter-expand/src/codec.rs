@@ -2,14 +2,15 @@
 //!
 //! ```text
 //! parameters: capacity u64, fpr f64, growth bits d u32, period k u32, max_kicks u32, stages u32
-//! payload:    per stage, oldest first: entries u64, then the packed slots
-//!             (ceil(4·B_i·f_i / 8) bytes, B_i and f_i derived from the parameters)
+//! payload:    per stage, oldest first: level u32, entries u64, then the packed slots
+//!             (ceil(4·B·f / 8) bytes, B and f derived from the parameters and the level)
 //! ```
 //!
 //! Nothing derived is stored: the loader recomputes every stage's shape from the parameters
 //! (arithmetic only), takes exactly that many bytes from the payload (an error if they are not
 //! there) before allocating, and checks each stage's entry count against its capacity and its
-//! occupied slots, and that no bit beyond the last slot is set.
+//! occupied slots, and that no bit beyond the last slot is set. Levels start at 0 and each is
+//! the previous one or the next (a merge puts two stages at one level; nothing skips one).
 
 use crate::stage::{Stage, PAD};
 use crate::{ExpandableCuckoo, FILE_KIND};
@@ -29,7 +30,7 @@ impl Codec for ExpandableCuckoo {
 
     fn encode_payload(&self, e: &mut Encoder<'_>) {
         for s in &self.stages {
-            e.u64(s.len).bytes(&s.table[..s.packed_len()]);
+            e.u32(s.index).u64(s.len).bytes(&s.table[..s.packed_len()]);
         }
     }
 
@@ -48,11 +49,16 @@ impl Codec for ExpandableCuckoo {
             return Err(invalid(format!("growth of 2^{d}")));
         }
         let mut f = ExpandableCuckoo::validated(sizing, d, period, max_kicks).map_err(bad)?;
-        if n_stages == 0 || n_stages > crate::math::possible_stages(f.layout.b0, d) {
+        if n_stages == 0 || n_stages as usize > crate::MAX_STAGE_LIST {
             return Err(invalid(format!("{n_stages} stages")));
         }
-        for i in 0..n_stages {
-            let stage = decode_stage(&f, i, payload)?;
+        for k in 0..n_stages as usize {
+            let level = payload.u32()?;
+            let expected = f.stages.last().map_or(0..=0, |s| s.index..=s.index + 1);
+            if !expected.contains(&level) {
+                return Err(invalid(format!("stage {k} at level {level}")));
+            }
+            let stage = decode_stage(&f, level, payload)?;
             f.len = f
                 .len
                 .checked_add(stage.len)

@@ -94,6 +94,7 @@ pub const FILE_KIND: FileKind = FileKind::new(13, "expandable");
 
 mod codec;
 pub mod math;
+mod merge;
 mod stage;
 
 use filter_core::{
@@ -111,6 +112,8 @@ pub const DEFAULT_PERIOD: u32 = 8;
 pub const DEFAULT_MAX_KICKS: u32 = 500;
 /// Largest `max_kicks` accepted: a failing walk records and undoes this many evictions.
 pub const MAX_KICKS: u32 = 1 << 16;
+/// Most stages in one filter (merges may put several at one level).
+pub const MAX_STAGE_LIST: usize = 256;
 /// Largest growth factor accepted.
 pub const MAX_GROWTH: u32 = 16;
 
@@ -335,7 +338,26 @@ impl ExpandableCuckoo {
 
     /// The key's place in stage `i` (which exists).
     fn place(&self, hash: Hash128, i: usize) -> Place {
-        self.layout.places(hash).nth(i).expect("an existing stage")
+        let level = self.stages[i].index as usize;
+        self.layout
+            .places(hash)
+            .nth(level)
+            .expect("an existing stage")
+    }
+
+    /// Each stage, in list order, with the key's place at that stage's level. Levels never
+    /// decrease along the list (a merge may leave two stages at one level), so the places are
+    /// computed once per level, incrementally.
+    fn stage_places(&self, hash: Hash128) -> impl Iterator<Item = (&Stage, Place)> + '_ {
+        let mut places = self.layout.places(hash);
+        let mut current: Option<(u32, Place)> = None;
+        self.stages.iter().map(move |s| {
+            while current.map(|(level, _)| level) != Some(s.index) {
+                let level = current.map_or(0, |(level, _)| level + 1);
+                current = Some((level, places.next().expect("an addressable level")));
+            }
+            (s, current.expect("set above").1)
+        })
     }
 
     /// Puts the key into stage `i` if it is below capacity and its walk succeeds; `false` with
@@ -353,7 +375,14 @@ impl ExpandableCuckoo {
     /// Adds a new, empty stage, or fails with nothing changed.
     fn grow(&mut self) -> Result<()> {
         let used = self.size_in_bytes() as u64;
-        let stage = Stage::new(&self.layout, self.stages.len() as u32, self.cap, used)?;
+        let level = self.stages.last().map_or(0, |s| s.index + 1);
+        if self.stages.len() >= MAX_STAGE_LIST {
+            return Err(Error::SizeOverflow {
+                what: "expandable filter",
+                hint: format!("{MAX_STAGE_LIST} stages; rebuild it with a larger capacity"),
+            });
+        }
+        let stage = Stage::new(&self.layout, level, self.cap, used)?;
         self.stages.try_reserve(1).map_err(|_| Error::OutOfMemory {
             what: "stage list",
             bytes: std::mem::size_of::<Stage>() as u64,
@@ -385,10 +414,7 @@ impl Filter for ExpandableCuckoo {
     }
 
     fn contains_hash(&self, hash: Hash128) -> bool {
-        self.layout
-            .places(hash)
-            .zip(&self.stages)
-            .any(|(p, s)| s.has(p))
+        self.stage_places(hash).any(|(s, p)| s.has(p))
     }
 
     fn hasher(&self) -> KeyHasher {
@@ -429,12 +455,10 @@ impl Deletable for ExpandableCuckoo {
     /// newest, not the first).
     fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
         let newest = self
-            .layout
-            .places(hash)
-            .zip(&self.stages)
+            .stage_places(hash)
             .enumerate()
-            .filter(|(_, (p, s))| s.has(*p))
-            .map(|(i, (p, _))| (i, p))
+            .filter(|(_, (s, p))| s.has(*p))
+            .map(|(i, (_, p))| (i, p))
             .last();
         match newest {
             Some((i, p)) => {
@@ -448,10 +472,8 @@ impl Deletable for ExpandableCuckoo {
     }
 
     fn count_hash(&self, hash: Hash128) -> u32 {
-        self.layout
-            .places(hash)
-            .zip(&self.stages)
-            .fold(0u32, |n, (p, s)| n.saturating_add(s.count(p)))
+        self.stage_places(hash)
+            .fold(0u32, |n, (s, p)| n.saturating_add(s.count(p)))
     }
 }
 
@@ -460,10 +482,18 @@ impl Growable for ExpandableCuckoo {
         self.stages.len()
     }
 
-    /// `Σ 7.6·q(f_i)` over every stage the filter can ever have, at most the target.
+    /// `Σ 7.6·q(f_i)` over every stage the filter can ever have: at most the target, except
+    /// after a merge, where each extra stage at a level adds its `7.6·q(f)`.
     fn fpr_bound(&self) -> f64 {
         let l = &self.layout;
-        math::schedule_bound(l.f0, l.period, math::possible_stages(l.b0, l.d))
+        let one_per_level = math::schedule_bound(l.f0, l.period, math::possible_stages(l.b0, l.d));
+        let siblings: f64 = self
+            .stages
+            .windows(2)
+            .filter(|w| w[0].index == w[1].index)
+            .map(|w| math::stage_bound(w[1].fp_bits))
+            .sum();
+        one_per_level + siblings
     }
 }
 

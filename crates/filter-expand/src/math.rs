@@ -126,15 +126,16 @@ pub fn possible_stages(b0: u64, growth_bits: u32) -> u32 {
         .count() as u32
 }
 
+/// The bound on one stage's rate at any load up to its capacity: `8α·q(f) = 7.6·q(f)`.
+pub fn stage_bound(f: u32) -> f64 {
+    2.0 * f64::from(SLOTS) * DESIGN_LOAD * fingerprint_collision(f)
+}
+
 /// The bound on the compound rate of every stage the filter can have, each at its capacity:
 /// `Σ_{i < stages} 8α·q(f_i)`.
 pub fn schedule_bound(f0: u32, period: u32, stages: u32) -> f64 {
     (0..stages)
-        .map(|i| {
-            2.0 * f64::from(SLOTS)
-                * DESIGN_LOAD
-                * fingerprint_collision(stage_fingerprint_bits(f0, period, i))
-        })
+        .map(|i| stage_bound(stage_fingerprint_bits(f0, period, i)))
         .sum()
 }
 

@@ -153,6 +153,14 @@ impl Stage {
         })
     }
 
+    /// A copy of this stage, its table allocated fallibly under `cap` (`used` bytes taken).
+    pub fn try_copy(&self, layout: &Layout, cap: MemoryCap, used: u64) -> Result<Stage> {
+        let mut copy = Stage::new(layout, self.index, cap, used)?;
+        copy.table.copy_from_slice(&self.table);
+        copy.len = self.len;
+        Ok(copy)
+    }
+
     #[inline]
     pub fn slot(&self, bucket: u64, j: u32) -> u64 {
         let bit = (bucket * u64::from(SLOTS) + u64::from(j)) * u64::from(self.fp_bits);

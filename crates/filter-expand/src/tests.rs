@@ -95,7 +95,7 @@ enum Rule {
 }
 
 fn remove_first_matching(f: &mut ExpandableCuckoo, hash: Hash128) -> Result<()> {
-    let places: Vec<Place> = f.layout.places(hash).take(f.stages.len()).collect();
+    let places: Vec<Place> = f.stage_places(hash).map(|(_, p)| p).collect();
     for (i, p) in places.into_iter().enumerate() {
         if f.stages[i].remove(p) {
             f.len -= 1;
@@ -328,13 +328,15 @@ fn crafted_files_are_refused() {
     let bytes = f.to_bytes();
     assert_eq!(bytes[10], 13, "the header carries id 13");
     let stage_count_at = 24 + 8 + 8 + 4 + 4 + 4;
-    let edits: [(usize, &[u8]); 6] = [
+    let edits: [(usize, &[u8]); 8] = [
         (24, &(1u64 << 62).to_le_bytes()), // capacity: stages no longer the derived shape
         (32, &2.0f64.to_le_bytes()),       // fpr outside (0, 1)
         (40, &7u32.to_le_bytes()),         // growth 2^7
         (44, &0u32.to_le_bytes()),         // period 0
         (stage_count_at, &60u32.to_le_bytes()), // stages beyond the payload
-        (stage_count_at + 4 + 8, &u64::MAX.to_le_bytes()), // stage 0's item count
+        (stage_count_at, &300u32.to_le_bytes()), // more stages than a filter may have
+        (stage_count_at + 4 + 8, &1u32.to_le_bytes()), // stage 0 at level 1
+        (stage_count_at + 4 + 8 + 4, &u64::MAX.to_le_bytes()), // stage 0's item count
     ];
     for (at, value) in edits {
         let mut bad = bytes.clone();
@@ -346,7 +348,7 @@ fn crafted_files_are_refused() {
         );
     }
     // Stage 0's item count off by one: the occupied slots no longer match it.
-    let len_at = stage_count_at + 4 + 8;
+    let len_at = stage_count_at + 4 + 8 + 4;
     let mut bad = bytes.clone();
     bad[len_at] ^= 1;
     format::reseal(&mut bad);
@@ -392,4 +394,109 @@ fn grows_to_four_million_and_deletes_half() {
         .filter(|i| !f.contains(format!("m-{i}").as_bytes()))
         .count();
     assert_eq!(lost, 0);
+}
+
+/// Removes every held copy in a seeded random order, checking every 50 removals that each key
+/// still held is present. Returns the first false negative (or refused removal), if any.
+fn drain(
+    f: &mut ExpandableCuckoo,
+    model: &mut HashMap<u64, u32>,
+    seed: u64,
+    rule: Rule,
+) -> Option<String> {
+    let key = |i: u64| format!("merge-{i}").into_bytes();
+    let mut held: Vec<u64> = model
+        .iter()
+        .flat_map(|(&i, &c)| std::iter::repeat_n(i, c as usize))
+        .collect();
+    held.sort_unstable();
+    let mut rng = Rng(seed);
+    for n in (1..held.len()).rev() {
+        held.swap(n, rng.below(n as u64 + 1) as usize);
+    }
+    for (n, i) in held.into_iter().enumerate() {
+        let h = f.hasher().hash(&key(i));
+        let removed = match rule {
+            Rule::Newest => f.remove_hash(h),
+            Rule::First => remove_first_matching(f, h),
+        };
+        if removed.is_err() {
+            return Some(format!("removal {n}: key {i} refused"));
+        }
+        *model.get_mut(&i).expect("held") -= 1;
+        if n % 50 == 0 {
+            if let Some((i, _)) = model.iter().find(|(&i, &c)| c > 0 && !f.contains(&key(i))) {
+                return Some(format!("removal {n}: key {i} lost"));
+            }
+        }
+    }
+    assert_eq!(f.len(), 0);
+    None
+}
+
+/// Two colliding filters fed overlapping keys with duplicates, merged.
+fn merged_pair(seed: u64) -> (ExpandableCuckoo, HashMap<u64, u32>) {
+    let (mut a, mut b) = (colliding(), colliding());
+    let mut model: HashMap<u64, u32> = HashMap::new();
+    let mut rng = Rng(seed);
+    for step in 0..3000u64 {
+        let i = rng.below(700);
+        let f = if step % 3 == 0 { &mut b } else { &mut a };
+        f.insert(format!("merge-{i}").as_bytes()).unwrap();
+        *model.entry(i).or_default() += 1;
+    }
+    let stages = a.stages() + b.stages();
+    a.merge(&b).unwrap();
+    assert_eq!((a.stages(), a.len()), (stages, 3000));
+    (a, model)
+}
+
+#[test]
+fn merged_filters_hold_both_sets_and_delete_without_false_negatives() {
+    for seed in 1..=3 {
+        let (mut f, mut model) = merged_pair(seed);
+        let levels: Vec<u32> = f.stages.iter().map(|s| s.index).collect();
+        assert!(levels.windows(2).all(|w| w[0] <= w[1]), "{levels:?}");
+        testkit::check_round_trip(&f, &testkit::keys("merged-probe", 500));
+        for i in 0..200u64 {
+            f.insert(format!("merge-{}", 1000 + i).as_bytes()).unwrap();
+            *model.entry(1000 + i).or_default() += 1;
+        }
+        assert_eq!(drain(&mut f, &mut model, seed, Rule::Newest), None);
+    }
+    let lost = (1..=3)
+        .filter(|&seed| {
+            let (mut f, mut model) = merged_pair(seed);
+            drain(&mut f, &mut model, seed, Rule::First).is_some()
+        })
+        .count();
+    assert_eq!(
+        lost, 3,
+        "the first-match rule lost keys in only {lost} of 3 merged runs"
+    );
+}
+
+#[test]
+fn merge_refuses_other_parameters_and_adds_the_rates() {
+    let (mut a, b) = (small(500, 0.01), small(500, 0.02));
+    let before = a.clone();
+    assert!(matches!(a.merge(&b), Err(Error::Incompatible(_))));
+    assert_eq!(a, before);
+    let mut b = small(500, 0.01);
+    for k in testkit::keys("ma", 3000) {
+        a.insert(&k).unwrap();
+    }
+    for k in testkit::keys("mb", 3000) {
+        b.insert(&k).unwrap();
+    }
+    let (ra, rb, bound) = (a.expected_fpr(), b.expected_fpr(), a.fpr_bound());
+    a.merge(&b).unwrap();
+    assert!(testkit::keys("ma", 3000).iter().all(|k| a.contains(k)));
+    assert!(testkit::keys("mb", 3000).iter().all(|k| a.contains(k)));
+    assert!((a.expected_fpr() - (1.0 - (1.0 - ra) * (1.0 - rb))).abs() < 1e-12);
+    assert!(a.fpr_bound() > bound && a.expected_fpr() <= a.fpr_bound());
+    let mut capped = b.clone();
+    capped.set_max_bytes(Some(capped.size_in_bytes() as u64 + 10));
+    assert!(matches!(capped.merge(&b), Err(Error::MemoryCap { .. })));
+    assert_eq!(capped.len(), 3000);
 }
