@@ -56,8 +56,8 @@ fn conformance_suite() {
 
 #[test]
 fn damaged_files_are_refused() {
-    let mut f = small(8, 0.05);
-    for k in testkit::keys("dmg", 20) {
+    let mut f = small(4, 0.05);
+    for k in testkit::keys("dmg", 8) {
         f.insert(&k).unwrap();
     }
     let dir = std::env::temp_dir().join(format!("filter-expand-dmg-{}", std::process::id()));
