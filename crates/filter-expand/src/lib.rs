@@ -115,7 +115,8 @@ mod merge;
 mod stage;
 
 use filter_core::{
-    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Result, Sizing,
+    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Prefetch, Result,
+    Sizing,
 };
 use stage::{Layout, Place, Stage};
 
@@ -434,6 +435,8 @@ impl Filter for ExpandableCuckoo {
         self.stage_places(hash).any(|(s, p)| s.has(p))
     }
 
+    filter_core::prefetched_batches!();
+
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
     }
@@ -464,6 +467,30 @@ impl Filter for ExpandableCuckoo {
 
     fn name(&self) -> &'static str {
         "expandable"
+    }
+}
+
+/// Stages whose table is at least this large are prefetched by the batch methods; smaller ones
+/// stay in cache.
+const PREFETCH_STAGE_BYTES: usize = 1 << 16;
+
+/// A key touches two buckets in every stage; the batch methods prefetch those of the large
+/// stages (the small ones stay in cache), so the misses of all stages overlap.
+impl Prefetch for ExpandableCuckoo {
+    fn lines_per_key(&self) -> u32 {
+        let large = self
+            .stages
+            .iter()
+            .filter(|s| s.table.len() >= PREFETCH_STAGE_BYTES);
+        (2 * large.count()).max(1) as u32
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        for (s, p) in self.stage_places(hash) {
+            if s.table.len() >= PREFETCH_STAGE_BYTES {
+                s.prefetch(p);
+            }
+        }
     }
 }
 

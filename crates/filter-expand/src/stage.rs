@@ -193,6 +193,15 @@ impl Stage {
         self.find(p.c, p.fp).is_some() || self.find(p.alt, p.fp).is_some()
     }
 
+    /// Starts loading the first byte of both of the key's buckets.
+    #[inline]
+    pub fn prefetch(&self, p: Place) {
+        for b in [p.c, p.alt] {
+            let bit = b * u64::from(SLOTS) * u64::from(self.fp_bits);
+            filter_core::prefetch(&self.table[(bit / 8) as usize]);
+        }
+    }
+
     /// Entries with the key's identity.
     pub fn count(&self, p: Place) -> u32 {
         let n = |b| (0..SLOTS).filter(|&j| self.slot(b, j) == p.fp).count() as u32;

@@ -519,3 +519,29 @@ fn merge_refuses_other_parameters_and_adds_the_rates() {
     assert!(matches!(capped.merge(&b), Err(Error::MemoryCap { .. })));
     assert_eq!(capped.len(), 3000);
 }
+
+/// The batch methods (prefetching the large stages) answer as the single-key ones do.
+#[test]
+fn batches_agree_with_single_keys() {
+    let mut batched = small(40_000, 0.01);
+    let mut single = batched.clone();
+    let members = testkit::keys("batch", 60_000);
+    let refs: Vec<&[u8]> = members.iter().map(Vec::as_slice).collect();
+    batched.insert_batch(&refs).unwrap();
+    for k in &members {
+        single.insert(k).unwrap();
+    }
+    assert_eq!(batched, single);
+    assert!(batched.stages() == 2 && batched.lines_per_key() == 4);
+    let probes = testkit::keys("batch-probe", 20_000);
+    let mixed: Vec<&[u8]> = probes
+        .iter()
+        .chain(&members[..20_000])
+        .map(Vec::as_slice)
+        .collect();
+    let mut out = Vec::new();
+    batched.contains_batch(&mixed, &mut out);
+    let want: Vec<bool> = mixed.iter().map(|k| single.contains(k)).collect();
+    assert_eq!(out, want);
+    assert!(out[20_000..].iter().all(|&b| b));
+}
