@@ -1,0 +1,109 @@
+//! The saved form (format version 1, variant id 13).
+//!
+//! ```text
+//! parameters: capacity u64, fpr f64, growth bits d u32, period k u32, max_kicks u32, stages u32
+//! payload:    per stage, oldest first: level u32, entries u64, then the packed slots
+//!             (ceil(4·B·f / 8) bytes, B and f derived from the parameters and the level)
+//! ```
+//!
+//! Nothing derived is stored: the loader recomputes every stage's shape from the parameters
+//! (arithmetic only), takes exactly that many bytes from the payload (an error if they are not
+//! there) before allocating, and checks each stage's entry count against its capacity and its
+//! occupied slots, and that no bit beyond the last slot is set. Levels start at 0 and each is
+//! the previous one or the next (a merge puts two stages at one level; nothing skips one).
+
+use crate::stage::{Stage, PAD};
+use crate::{ExpandableCuckoo, FILE_KIND};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
+use filter_core::{Error, FileKind, FormatError, KeyHasher, MemoryCap, Sizing};
+
+impl Codec for ExpandableCuckoo {
+    const KIND: FileKind = FILE_KIND;
+
+    fn encode_params(&self, e: &mut Encoder<'_>) {
+        self.sizing.encode_params(e);
+        e.u32(self.layout.d)
+            .u32(self.layout.period)
+            .u32(self.max_kicks)
+            .u32(self.stages.len() as u32);
+    }
+
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
+        for s in &self.stages {
+            e.u32(s.index).u64(s.len).bytes(&s.table[..s.packed_len()]);
+        }
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let bad = |e: Error| invalid(e.to_string());
+        let sizing = Sizing::decode_params(params, hasher)?;
+        let d = params.u32()?;
+        let period = params.u32()?;
+        let max_kicks = params.u32()?;
+        let n_stages = params.u32()?;
+        if !(1..=4).contains(&d) {
+            return Err(invalid(format!("growth of 2^{d}")));
+        }
+        let mut f = ExpandableCuckoo::validated(sizing, d, period, max_kicks).map_err(bad)?;
+        if n_stages == 0 || n_stages as usize > crate::MAX_STAGE_LIST {
+            return Err(invalid(format!("{n_stages} stages")));
+        }
+        for k in 0..n_stages as usize {
+            let level = payload.u32()?;
+            let expected = f.stages.last().map_or(0..=0, |s| s.index..=s.index + 1);
+            if !expected.contains(&level) {
+                return Err(invalid(format!("stage {k} at level {level}")));
+            }
+            let stage = decode_stage(&f, level, payload)?;
+            f.len = f
+                .len
+                .checked_add(stage.len)
+                .ok_or_else(|| invalid("item count overflows"))?;
+            f.stages
+                .try_reserve(1)
+                .map_err(|_| FormatError::OutOfMemory {
+                    bytes: std::mem::size_of::<Stage>() as u64,
+                })?;
+            f.stages.push(stage);
+        }
+        Ok(f)
+    }
+}
+
+/// Reads stage `i`: its shape derived from `f`'s layout, its bytes taken before allocating.
+fn decode_stage(
+    f: &ExpandableCuckoo,
+    i: u32,
+    payload: &mut Reader<'_>,
+) -> Result<Stage, FormatError> {
+    let len = payload.u64()?;
+    let buckets = f.layout.buckets(i).ok_or_else(|| invalid("stage size"))?;
+    let fp_bits = f.layout.fp_bits(i);
+    let bytes = crate::math::stage_table_bytes(buckets, fp_bits)
+        .ok_or_else(|| invalid("stage size"))? as usize;
+    let raw = payload.take(bytes - PAD)?;
+    if len > crate::math::stage_capacity(buckets) {
+        return Err(invalid(format!("stage {i} holds {len} items")));
+    }
+    let used_bits = u128::from(buckets) * 4 * u128::from(fp_bits);
+    if used_bits % 8 != 0 && raw[raw.len() - 1] >> (used_bits % 8) != 0 {
+        return Err(invalid("bits set beyond the last slot"));
+    }
+    let mut stage = Stage::new(&f.layout, i, MemoryCap::NONE, 0).map_err(|e| match e {
+        Error::OutOfMemory { bytes, .. } => FormatError::OutOfMemory { bytes },
+        e => invalid(e.to_string()),
+    })?;
+    stage.table[..raw.len()].copy_from_slice(raw);
+    stage.len = len;
+    let occupied = stage.occupied();
+    if occupied != len {
+        return Err(invalid(format!(
+            "stage {i}: {occupied} occupied slots but {len} items"
+        )));
+    }
+    Ok(stage)
+}

@@ -1,0 +1,548 @@
+//! An expandable cuckoo filter: it grows without bound, deletes without ever creating a false
+//! negative, and keeps its false-positive rate at or under its target at every size.
+//!
+//! The scalable Bloom filter (Almeida et al. 2007) grows by adding stages but cannot delete; the
+//! cuckoo filter (Fan, Andersen, Kaminsky & Mitzenmacher 2014) deletes but refuses inserts when
+//! full. Chaining cuckoo tables (the dynamic cuckoo filter, Chen et al. 2017) grows, but its
+//! deletion removes a fingerprint from the first table that matches, which may be another key's
+//! (a false positive for the deleted key there): that key then reads as absent. InfiniFilter
+//! (Dayan et al., SIGMOD 2023) solves the problem inside one expanding table by deleting the
+//! *longest* matching fingerprint, the one whose hash bits are a superset. This crate carries that
+//! rule over to a list of cuckoo stages whose addresses nest.
+//!
+//! # Structure
+//!
+//! Stage `i` is a cuckoo table of `B_i = B0 · g^i` buckets (`g = 2^d`, the growth factor) of 4
+//! slots holding `f_i`-bit fingerprints, `f_i = f0 + floor(i/k)` (one more bit every `k`
+//! stages). Inserts go to the newest stage; when it holds its capacity (`3.8·B_i`, a 95% load),
+//! a new stage is made (see "Full stages and duplicates" for a failed walk). A query asks
+//! every stage. A deletion removes one matching entry from the **newest** stage that matches.
+//!
+//! # Nesting
+//!
+//! A key's *identity* in stage `i` is its fingerprint there and its (unordered) bucket pair; a
+//! stage answers "maybe" for a key exactly when it stores an entry with the key's identity (the
+//! alternate bucket is an involution computed from the fingerprint, so an entry with the key's
+//! fingerprint in one of the key's buckets has the key's pair), and cuckoo moves keep an entry's
+//! identity. The addresses are built so that **a key's identity in a newer stage determines its
+//! identity in every older one**:
+//!
+//! * the fingerprint of stage `i` is the top `f_i` bits of the hash (0 stored as 1), so an older
+//!   stage's fingerprint is a prefix of a newer one's (`f` never shrinks);
+//! * the bucket is `floor(u · B_i)` for a uniform `u` from the hash, so with `B_i = B_j·2^(d(i-j))`
+//!   the stage-`j` bucket is the stage-`i` bucket shifted right by `d(i-j)` bits;
+//! * the alternate bucket is `alt_i(c) = alt_0(c >> d·i) << d·i | ((c XOR s_i) mod 2^(d·i))`,
+//!   with `alt_0(a) = (h(fp_0) - a) mod B0` and `s_i` a string of `d`-bit digits, digit `j` a hash
+//!   of the stage-`j` fingerprint. It is an involution, and `alt_i(c) >> d = alt_(i-1)(c >> d)`.
+//!
+//! So if two keys share an identity in stage `i`, they share one in every stage `j < i`.
+//!
+//! # Why no false negative, after any sequence of inserts and removals of inserted keys
+//!
+//! Account for the filter abstractly: each live copy of a key (inserted and not yet removed)
+//! is *assigned* to one stage, and the entries of each stage, grouped by identity, are exactly
+//! the identities of the copies assigned to it (as multisets). Then every live key is found: its
+//! copy's stage stores an entry with its identity. The accounting holds initially (empty), and:
+//!
+//! * **insert** puts an entry with the key's identity into some stage; assign the new copy there.
+//!   A failed cuckoo walk is undone exactly, and a new, empty stage always takes the key;
+//! * **cuckoo moves** inside a stage change no entry's identity; **growth** adds an empty stage;
+//! * **remove** of a live key `x`: `x` has a copy assigned to some stage `j`, which answers
+//!   "maybe", so the newest stage answering "maybe", `i`, satisfies `i >= j`. One entry with
+//!   `x`'s identity is removed from `i`; let `y` be the key of a copy assigned there with that
+//!   identity (one exists by the accounting). If `y = x`, drop that copy. Otherwise `y` shares
+//!   `x`'s identity in stage `i`, hence (nesting, `j <= i`) in stage `j`: reassign `x`'s copy in
+//!   `j` to `y` and drop `y`'s copy in `i`. Either way `x` lost one copy, every other key kept
+//!   its count, and the entries still equal the assigned identities.
+//!
+//! Removing from the *first* matching stage instead would be wrong: identities of older stages
+//! do not determine newer ones (a test shows keys lost that way). Nor can the first-match rule be
+//! rescued by inserting each key into the first stage that already answers "maybe" for it (so
+//! that a key's copies sit where the first match looks): a closed stage `j` would then take a
+//! fraction `p_j` of every later insert, `p_j·n` entries for `n` keys, far past its capacity once
+//! the filter has grown a few times. (Removing a key that was never inserted may erase another
+//! key's entry, as in every deletable filter: the [`Deletable`] contract forbids it.)
+//!
+//! The proof uses only this of the stage list: along it, levels (the `i` of the shapes above)
+//! never decrease. A merge ([`ExpandableCuckoo::merge`]) relies on it to put two stages at one
+//! level.
+//!
+//! # Full stages and duplicates
+//!
+//! The proof lets an insert use *any* stage, so no placement can create a false negative. An
+//! insert tries the newest stage; if it is at capacity or its cuckoo walk fails (the walk is
+//! then undone exactly), the older stages below capacity, newest first; and only then makes a
+//! new stage, which, empty, always takes the key. A bucket pair holds at most 8 entries, so a
+//! stage takes at most 8 copies of one key: a key inserted more than 8 times per stage forces
+//! a new stage for every further 8 copies (a workload of heavy duplicates wants a counting
+//! filter). Nothing is ever dropped: an insert either places the key or returns an error
+//! ([`Error::MemoryCap`], [`Error::OutOfMemory`], [`Error::SizeOverflow`] past the address
+//! limit) and leaves the filter exactly as it was. No stage ever holds more than its capacity,
+//! so the rate bound below holds whichever stage takes a key.
+//!
+//! # Space
+//!
+//! A full stage takes `f_i / 0.95` bits per key (4 slots of `f_i` bits per bucket, 95% load).
+//! The newest stage is allocated whole when the previous one fills, so just after a growth the
+//! filter takes up to twice that. Grown from 1,000 to 255,812 keys at 1% (eight full stages,
+//! 14-bit fingerprints) it takes 14.74 bits per key; at 10M keys, where the fourteenth stage
+//! is 22% full, 25.9 ([`math::bits_per_key`]; the scalable Bloom filter grown the same way
+//! sits at the same place in its newest stage).
+//!
+//! ```
+//! use filter_expand::ExpandableCuckoo;
+//! use filter_core::{Deletable, Filter, Growable};
+//!
+//! let mut sessions = ExpandableCuckoo::builder().capacity(1_000).fpr(0.01).build()?;
+//! for i in 0..20_000 {
+//!     sessions.insert(format!("token-{i}").as_bytes())?;
+//! }
+//! sessions.remove(b"token-7")?;
+//! assert!(sessions.stages() > 1);
+//! assert!(sessions.contains(b"token-8"));
+//! assert!(sessions.expected_fpr() <= sessions.fpr_bound() && sessions.fpr_bound() <= 0.01);
+//! # Ok::<(), filter_core::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+/// The id and name this variant's files carry in their header (listed in `filterlab::any`).
+pub const FILE_KIND: FileKind = FileKind::new(13, "expandable");
+
+mod codec;
+pub mod math;
+mod merge;
+mod stage;
+
+use filter_core::{
+    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Prefetch, Result,
+    Sizing,
+};
+use stage::{Layout, Place, Stage};
+
+/// Default growth factor: each stage has twice the buckets of the previous one.
+pub const DEFAULT_GROWTH: u32 = 2;
+/// Default tightening period `k`: one more fingerprint bit every 8 stages. At 1% it gives the
+/// fewest bits per key among periods 1 to 16 for a filter grown from 1,000 to 10M keys
+/// ([`math::bits_per_key`]: 25.9 with 8, 39.8 with 1, 27.2 with 4).
+pub const DEFAULT_PERIOD: u32 = 8;
+/// Default bound on evictions per insert (Fan et al. use 500).
+pub const DEFAULT_MAX_KICKS: u32 = 500;
+/// Largest `max_kicks` accepted: a failing walk records and undoes this many evictions.
+pub const MAX_KICKS: u32 = 1 << 16;
+/// Most stages in one filter (merges may put several at one level).
+pub const MAX_STAGE_LIST: usize = 256;
+/// Largest growth factor accepted.
+pub const MAX_GROWTH: u32 = 16;
+
+/// An expandable cuckoo filter (see the crate docs).
+///
+/// # False-positive rate
+///
+/// Stage `i` with `n_i` entries answers "maybe" for a key never inserted with probability
+/// `p_i` = [`math::stage_fpr`]`(f_i, B_i, n_i)`; the filter's rate is the compound
+/// `1 - Π(1 - p_i)` ([`Filter::expected_fpr`]), and
+///
+/// ```text
+/// 1 - Π(1 - p_i) <= Σ p_i <= Σ_i 7.6·q(f_i) = fpr_bound() <= target
+/// ```
+///
+/// over every stage the filter can ever have (derivation in [`math`]).
+///
+/// ```
+/// use filter_expand::ExpandableCuckoo;
+/// use filter_core::{math, Filter, Growable, HashKind, KeyHasher};
+///
+/// let hasher = KeyHasher::new(HashKind::Xxh3_128, 3)?;
+/// let mut f = ExpandableCuckoo::builder().capacity(2_000).fpr(0.01).hasher(hasher).build()?;
+/// for i in 0..30_000 {
+///     f.insert(format!("member-{i}").as_bytes())?;
+/// }
+/// let probes = 200_000;
+/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
+/// let (measured, theory) = (fp as f64 / probes as f64, f.expected_fpr());
+/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01);
+/// # Ok::<(), filter_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpandableCuckoo {
+    stages: Vec<Stage>,
+    layout: Layout,
+    sizing: Sizing,
+    max_kicks: u32,
+    len: u64,
+    /// Not saved: a runtime policy of this process (see [`ExpandableCuckoo::set_max_bytes`]).
+    cap: MemoryCap,
+}
+
+/// Builds an [`ExpandableCuckoo`].
+#[derive(Clone, Debug)]
+pub struct ExpandableBuilder {
+    sizing: Sizing,
+    growth: u32,
+    period: u32,
+    max_kicks: u32,
+    cap: MemoryCap,
+}
+
+impl Default for ExpandableBuilder {
+    fn default() -> Self {
+        ExpandableBuilder {
+            sizing: Sizing::default(),
+            growth: DEFAULT_GROWTH,
+            period: DEFAULT_PERIOD,
+            max_kicks: DEFAULT_MAX_KICKS,
+            cap: MemoryCap::NONE,
+        }
+    }
+}
+
+impl ExpandableBuilder {
+    filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
+
+    /// Growth factor: each new stage has this many times the previous one's buckets. A power
+    /// of two from 2 to 16 (the addresses nest by bit shifts).
+    pub fn growth(mut self, factor: u32) -> Self {
+        self.growth = factor;
+        self
+    }
+
+    /// Tightening period `k` (1 to 64): stage `i` has `f0 + floor(i/k)` fingerprint bits.
+    pub fn tightening_period(mut self, k: u32) -> Self {
+        self.period = k;
+        self
+    }
+
+    /// Bounds the evictions one insert into a stage may make (1 to [`MAX_KICKS`]).
+    pub fn max_kicks(mut self, kicks: u32) -> Self {
+        self.max_kicks = kicks;
+        self
+    }
+
+    /// Builds the filter with its first stage, sized for `capacity` items.
+    ///
+    /// # Errors
+    /// A capacity of 0; a rate outside (0, 1) or below about 1e-14; a growth that is not a
+    /// power of two in 2..=16; a period outside 1..=64; kicks outside 1..=[`MAX_KICKS`]; a
+    /// first stage above the memory cap or too large to allocate.
+    pub fn build(self) -> Result<ExpandableCuckoo> {
+        let d = growth_bits(self.growth)?;
+        let mut f = ExpandableCuckoo::validated(self.sizing, d, self.period, self.max_kicks)?;
+        f.cap = self.cap;
+        f.stages.push(Stage::new(&f.layout, 0, f.cap, 0)?);
+        Ok(f)
+    }
+}
+
+/// `d` for a growth factor `2^d`.
+fn growth_bits(factor: u32) -> Result<u32> {
+    if factor.is_power_of_two() && (2..=MAX_GROWTH).contains(&factor) {
+        Ok(factor.trailing_zeros())
+    } else {
+        Err(Error::InvalidParameter {
+            name: "growth",
+            value: factor.to_string(),
+            expected: "a power of two from 2 to 16 (2 doubles each new stage)",
+        })
+    }
+}
+
+fn check_period(k: u32) -> Result<u32> {
+    if (1..=64).contains(&k) {
+        Ok(k)
+    } else {
+        Err(Error::InvalidParameter {
+            name: "tightening_period",
+            value: k.to_string(),
+            expected: "1 to 64 stages per extra fingerprint bit (8 is the default)",
+        })
+    }
+}
+
+fn check_max_kicks(kicks: u32) -> Result<u32> {
+    if (1..=MAX_KICKS).contains(&kicks) {
+        Ok(kicks)
+    } else {
+        Err(Error::InvalidParameter {
+            name: "max_kicks",
+            value: kicks.to_string(),
+            expected: "between 1 and 65,536 evictions per insert (500 is typical)",
+        })
+    }
+}
+
+impl ExpandableCuckoo {
+    /// A builder; defaults to one million items at 1%, growth 2, period 8.
+    pub fn builder() -> ExpandableBuilder {
+        ExpandableBuilder::default()
+    }
+
+    /// A filter without stages, after the one validation the builder and the loader share.
+    fn validated(sizing: Sizing, d: u32, period: u32, max_kicks: u32) -> Result<Self> {
+        let sizing = sizing.validate()?;
+        let period = check_period(period)?;
+        let b0 = math::initial_buckets(sizing.capacity);
+        let stages = math::possible_stages(b0, d);
+        if stages == 0 {
+            return Err(Error::SizeOverflow {
+                what: "expandable filter",
+                hint: format!("{} items need too many buckets", sizing.capacity),
+            });
+        }
+        let f0 = math::initial_fingerprint_bits(sizing.fpr, period, stages)?;
+        Ok(ExpandableCuckoo {
+            stages: Vec::new(),
+            layout: Layout { b0, d, f0, period },
+            sizing,
+            max_kicks: check_max_kicks(max_kicks)?,
+            len: 0,
+            cap: MemoryCap::NONE,
+        })
+    }
+
+    /// The growth factor `2^d`.
+    pub fn growth(&self) -> u32 {
+        1 << self.layout.d
+    }
+
+    /// The tightening period `k`.
+    pub fn tightening_period(&self) -> u32 {
+        self.layout.period
+    }
+
+    /// Fingerprint bits of the first stage, `f0`.
+    pub fn initial_fingerprint_bits(&self) -> u32 {
+        self.layout.f0
+    }
+
+    /// The bound on evictions per insert.
+    pub fn max_kicks(&self) -> u32 {
+        self.max_kicks
+    }
+
+    /// `(buckets, fingerprint bits, capacity, entries)` of each stage, oldest first.
+    pub fn stage_shapes(&self) -> Vec<(u64, u32, u64, u64)> {
+        self.stages
+            .iter()
+            .map(|s| (s.buckets, s.fp_bits, s.capacity, s.len))
+            .collect()
+    }
+
+    /// Sets (or with `None` lifts) the memory cap: an insert that needs a new stage beyond it
+    /// fails with [`Error::MemoryCap`] and changes nothing. Not saved with the filter.
+    pub fn set_max_bytes(&mut self, cap: Option<u64>) {
+        self.cap = MemoryCap(cap);
+    }
+
+    /// Loads a saved filter under a memory cap, as if built with `max_bytes`.
+    ///
+    /// # Errors
+    /// The format errors of [`Persist::from_bytes`](filter_core::Persist::from_bytes), or
+    /// [`Error::MemoryCap`] for stages above `max_bytes`.
+    pub fn from_bytes_capped(bytes: &[u8], max_bytes: u64) -> Result<Self> {
+        let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
+        let cap = MemoryCap(Some(max_bytes));
+        cap.check("loaded expandable stages", 0, f.size_in_bytes() as u64)?;
+        f.cap = cap;
+        Ok(f)
+    }
+
+    /// A seed for the eviction walk, from the key's hash (deterministic).
+    fn walk_seed(hash: Hash128) -> u64 {
+        hash.lo ^ hash.hi.rotate_left(32) ^ 0x2545_f491_4f6c_dd1d
+    }
+
+    /// The key's place in stage `i` (which exists).
+    fn place(&self, hash: Hash128, i: usize) -> Place {
+        let level = self.stages[i].index as usize;
+        self.layout
+            .places(hash)
+            .nth(level)
+            .expect("an existing stage")
+    }
+
+    /// Each stage, in list order, with the key's place at that stage's level. Levels never
+    /// decrease along the list (a merge may leave two stages at one level), so the places are
+    /// computed once per level, incrementally.
+    fn stage_places(&self, hash: Hash128) -> impl Iterator<Item = (&Stage, Place)> + '_ {
+        let mut places = self.layout.places(hash);
+        let mut current: Option<(u32, Place)> = None;
+        self.stages.iter().map(move |s| {
+            while current.map(|(level, _)| level) != Some(s.index) {
+                let level = current.map_or(0, |(level, _)| level + 1);
+                current = Some((level, places.next().expect("an addressable level")));
+            }
+            (s, current.expect("set above").1)
+        })
+    }
+
+    /// Puts the key into stage `i` if it is below capacity and its walk succeeds; `false` with
+    /// nothing changed otherwise.
+    fn try_stage(&mut self, i: usize, hash: Hash128) -> bool {
+        let stage = &self.stages[i];
+        if stage.len >= stage.capacity {
+            return false;
+        }
+        let p = self.place(hash, i);
+        let (layout, kicks) = (self.layout, self.max_kicks);
+        self.stages[i].insert(&layout, p, kicks, Self::walk_seed(hash))
+    }
+
+    /// Adds a new, empty stage, or fails with nothing changed.
+    fn grow(&mut self) -> Result<()> {
+        let used = self.size_in_bytes() as u64;
+        let level = self.stages.last().map_or(0, |s| s.index + 1);
+        if self.stages.len() >= MAX_STAGE_LIST {
+            return Err(Error::SizeOverflow {
+                what: "expandable filter",
+                hint: format!("{MAX_STAGE_LIST} stages; rebuild it with a larger capacity"),
+            });
+        }
+        let stage = Stage::new(&self.layout, level, self.cap, used)?;
+        self.stages.try_reserve(1).map_err(|_| Error::OutOfMemory {
+            what: "stage list",
+            bytes: std::mem::size_of::<Stage>() as u64,
+        })?;
+        self.stages.push(stage);
+        Ok(())
+    }
+}
+
+impl Filter for ExpandableCuckoo {
+    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        if self.len == u64::MAX {
+            return Err(Error::TooManyItems { limit: u64::MAX });
+        }
+        // Newest stage first; if it is at capacity or its walk fails (undone), an older stage
+        // below capacity (copies of one key beyond 8 per stage land there); else a new stage,
+        // which, empty, always takes the key.
+        for i in (0..self.stages.len()).rev() {
+            if self.try_stage(i, hash) {
+                self.len += 1;
+                return Ok(());
+            }
+        }
+        self.grow()?;
+        let placed = self.try_stage(self.stages.len() - 1, hash);
+        debug_assert!(placed, "an empty stage takes any key");
+        self.len += 1;
+        Ok(())
+    }
+
+    fn contains_hash(&self, hash: Hash128) -> bool {
+        self.stage_places(hash).any(|(s, p)| s.has(p))
+    }
+
+    filter_core::prefetched_batches!();
+
+    fn hasher(&self) -> KeyHasher {
+        self.sizing.hasher
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn capacity(&self) -> u64 {
+        self.stages.iter().map(|s| s.capacity).sum()
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.stages.iter().map(|s| s.table.len()).sum()
+    }
+
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.stages.iter().map(|s| s.table.huge_page_bytes()).sum()
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        filter_core::math::compound_fpr(
+            self.stages
+                .iter()
+                .map(|s| math::stage_fpr(s.fp_bits, s.buckets, s.len)),
+        )
+    }
+
+    fn name(&self) -> &'static str {
+        "expandable"
+    }
+}
+
+/// Stages whose table is at least this large are prefetched by the batch methods; smaller ones
+/// stay in cache.
+const PREFETCH_STAGE_BYTES: usize = 1 << 16;
+
+/// A key touches two buckets in every stage; the batch methods prefetch those of the large
+/// stages (the small ones stay in cache), so the misses of all stages overlap.
+impl Prefetch for ExpandableCuckoo {
+    fn lines_per_key(&self) -> u32 {
+        let large = self
+            .stages
+            .iter()
+            .filter(|s| s.table.len() >= PREFETCH_STAGE_BYTES);
+        (2 * large.count()).max(1) as u32
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        for (s, p) in self.stage_places(hash) {
+            if s.table.len() >= PREFETCH_STAGE_BYTES {
+                s.prefetch(p);
+            }
+        }
+    }
+}
+
+impl Deletable for ExpandableCuckoo {
+    /// Removes one entry from the newest stage that matches (see the crate docs for why the
+    /// newest, not the first).
+    fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
+        let newest = self
+            .stage_places(hash)
+            .enumerate()
+            .filter(|(_, (s, p))| s.has(*p))
+            .map(|(i, (_, p))| (i, p))
+            .last();
+        match newest {
+            Some((i, p)) => {
+                let removed = self.stages[i].remove(p);
+                debug_assert!(removed);
+                self.len -= 1;
+                Ok(())
+            }
+            None => Err(Error::NotPresent),
+        }
+    }
+
+    fn count_hash(&self, hash: Hash128) -> u32 {
+        self.stage_places(hash)
+            .fold(0u32, |n, (s, p)| n.saturating_add(s.count(p)))
+    }
+}
+
+impl Growable for ExpandableCuckoo {
+    fn stages(&self) -> usize {
+        self.stages.len()
+    }
+
+    /// `Σ 7.6·q(f_i)` over every stage the filter can ever have: at most the target, except
+    /// after a merge, where each extra stage at a level adds its `7.6·q(f)`.
+    fn fpr_bound(&self) -> f64 {
+        let l = &self.layout;
+        let one_per_level = math::schedule_bound(l.f0, l.period, math::possible_stages(l.b0, l.d));
+        let siblings: f64 = self
+            .stages
+            .windows(2)
+            .filter(|w| w[0].index == w[1].index)
+            .map(|w| math::stage_bound(w[1].fp_bits))
+            .sum();
+        one_per_level + siblings
+    }
+}
+
+#[cfg(feature = "serde")]
+filter_core::impl_serde_via_persist!(ExpandableCuckoo);
+
+#[cfg(test)]
+mod tests;

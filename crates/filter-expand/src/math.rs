@@ -1,0 +1,312 @@
+//! The formulas of the expandable cuckoo filter: stage shapes, each stage's false-positive rate,
+//! the bound the compound rate never exceeds, and the memory the stages take.
+//!
+//! # One stage
+//!
+//! Stage `i` has `B` buckets of [`SLOTS`] slots and `f`-bit fingerprints. A key's fingerprint is
+//! the top `f` bits of its hash, with the value 0 (the empty-slot marker) stored as 1, so value 1
+//! has probability `2/2^f` and every other value `1/2^f`. Two independent fingerprints are then
+//! equal with probability ([`fingerprint_collision`])
+//!
+//! ```text
+//! q(f) = (2^f - 2)/4^f + (2/2^f)^2 = 2^-f + 2·4^-f.
+//! ```
+//!
+//! A stored entry answers a query if it has the query's fingerprint and lies in the query's
+//! bucket pair. With equal fingerprints both keys use the same alternate-bucket function, and
+//! the entry's canonical bucket is uniform on `B`, so it lies in the query's pair with
+//! probability `|pair|/B`; a pair has one bucket (the alternate is the bucket itself) with
+//! probability `1/B`, else two: on average `(2B - 1)/B²` =: `g`. Given the query's fingerprint
+//! value `v`, the `n` entries are independent, so the stage answers "maybe" with probability
+//! `1 - (1 - P(v)·g)^n`; averaging over `v` ([`stage_fpr`]):
+//!
+//! ```text
+//! p(f, B, n) = (1 - w)·(1 - (1 - g·2^-f)^n) + w·(1 - (1 - g·2^(1-f))^n),   w = 2^(1-f).
+//! ```
+//!
+//! The union bound gives `p <= n·(2/B)·q(f)` ([`stage_fpr_bound`]); a stage never holds more than
+//! its capacity `n <= 3.8·B` (a load of [`DESIGN_LOAD`]), so at any load
+//! `p_i <= 8α·q(f_i) = 7.6·q(f_i)`.
+//!
+//! # The compound rate
+//!
+//! A query is a false positive if any stage says "maybe", so by the union bound
+//!
+//! ```text
+//! P_total = 1 - Π_i (1 - p_i)  <=  Σ_i p_i  <=  Σ_i 7.6·q(f_i)  =: bound.
+//! ```
+//!
+//! (the first inequality is Weierstrass' product inequality, `Π(1 - p_i) >= 1 - Σ p_i`). The sum
+//! runs over every stage the filter can ever have ([`schedule_bound`]): the stages double in
+//! size, so at most about 58 of them fit in an address space, and the bound holds at any size.
+//! The builder picks the smallest first-stage width `f0` for which the bound is at or under the
+//! target ([`initial_fingerprint_bits`]); stage `i` uses `f_i = f0 + floor(i/k)` bits (one more
+//! bit every `k` stages, the *tightening period*), capped at [`MAX_FP_BITS`]. Without the cap the
+//! sum has the closed form ([`series_bound`])
+//!
+//! ```text
+//! Σ_i 7.6·q(f0 + floor(i/k)) = 7.6·k·Σ_j q(f0 + j) = 7.6·k·(2^(1-f0) + (8/3)·4^(-f0)),
+//! ```
+//!
+//! an upper bound on the finite sum the filter uses as long as no stage reaches the cap (at 1%,
+//! `f0 = 14` and `k = 8`, stage 49, the last there can be, has 20 bits).
+
+use filter_core::{Error, Result};
+
+/// Slots per bucket, `b`.
+pub const SLOTS: u32 = 4;
+/// The load a stage is filled to before the next one is made, `α`.
+pub const DESIGN_LOAD: f64 = 0.95;
+/// Widest fingerprint: a slot is read through one unaligned 8-byte window, so `f + 7 <= 64`.
+pub const MAX_FP_BITS: u32 = 57;
+/// Most stages a filter may have (its stages reach the address limit first).
+pub const MAX_STAGES: u32 = 64;
+/// Most buckets in one stage (`2^58`): its table, at most 57 bits per slot, stays addressable.
+pub const MAX_BUCKETS: u64 = 1 << 58;
+
+/// Probability that two independent fingerprints of `f` bits are equal (0 stored as 1):
+/// `q(f) = 2^-f + 2·4^-f`.
+pub fn fingerprint_collision(f: u32) -> f64 {
+    let v = (-f64::from(f)).exp2();
+    v + 2.0 * v * v
+}
+
+/// Expected false-positive rate of one stage of `buckets` buckets holding `n` entries of `f`
+/// bits (see the module docs). Evaluated with `ln_1p`/`expm1`, accurate for tiny rates.
+pub fn stage_fpr(f: u32, buckets: u64, n: u64) -> f64 {
+    if n == 0 || buckets == 0 {
+        return 0.0;
+    }
+    let b = buckets as f64;
+    let g = (2.0 * b - 1.0) / (b * b);
+    let v = (-f64::from(f)).exp2();
+    let w = 2.0 * v;
+    let hit = |x: f64| -((n as f64) * (-x.min(1.0)).ln_1p()).exp_m1();
+    (1.0 - w) * hit(g * v) + w * hit(g * w)
+}
+
+/// The union bound on a stage's rate: `min(1, n·(2/B)·q(f))`.
+pub fn stage_fpr_bound(f: u32, buckets: u64, n: u64) -> f64 {
+    if buckets == 0 {
+        return 0.0;
+    }
+    (n as f64 * 2.0 / buckets as f64 * fingerprint_collision(f)).min(1.0)
+}
+
+/// Items a stage of `buckets` buckets takes before the next stage is made:
+/// `floor(3.8·B)` (`b·α` with `b = 4`, `α = 0.95`), computed exactly.
+pub fn stage_capacity(buckets: u64) -> u64 {
+    (u128::from(buckets) * 19 / 5) as u64
+}
+
+/// Buckets of the first stage for an initial capacity `n`: the fewest with `3.8·B >= n`.
+pub fn initial_buckets(n: u64) -> u64 {
+    (u128::from(n) * 5).div_ceil(19).max(1) as u64
+}
+
+/// Buckets of stage `i`: `B0 · 2^(d·i)`, or `None` past [`MAX_BUCKETS`] or [`MAX_STAGES`].
+pub fn stage_buckets(b0: u64, growth_bits: u32, i: u32) -> Option<u64> {
+    let shift = growth_bits.checked_mul(i)?;
+    if i >= MAX_STAGES || shift >= 64 {
+        return None;
+    }
+    let b = u128::from(b0) << shift;
+    (b <= u128::from(MAX_BUCKETS)).then_some(b as u64)
+}
+
+/// Fingerprint bits of stage `i`: `min(f0 + floor(i / period), 57)`.
+pub fn stage_fingerprint_bits(f0: u32, period: u32, i: u32) -> u32 {
+    f0.saturating_add(i / period.max(1)).min(MAX_FP_BITS)
+}
+
+/// How many stages a filter whose first stage has `b0` buckets can ever have.
+pub fn possible_stages(b0: u64, growth_bits: u32) -> u32 {
+    (0..MAX_STAGES)
+        .take_while(|&i| stage_buckets(b0, growth_bits, i).is_some())
+        .count() as u32
+}
+
+/// The bound on one stage's rate at any load up to its capacity: `8α·q(f) = 7.6·q(f)`.
+pub fn stage_bound(f: u32) -> f64 {
+    2.0 * f64::from(SLOTS) * DESIGN_LOAD * fingerprint_collision(f)
+}
+
+/// The bound on the compound rate of every stage the filter can have, each at its capacity:
+/// `Σ_{i < stages} 8α·q(f_i)`.
+pub fn schedule_bound(f0: u32, period: u32, stages: u32) -> f64 {
+    (0..stages)
+        .map(|i| stage_bound(stage_fingerprint_bits(f0, period, i)))
+        .sum()
+}
+
+/// The closed form of the uncapped, infinite schedule sum: `8α·k·(2^(1-f0) + (8/3)·4^(-f0))`.
+pub fn series_bound(f0: u32, period: u32) -> f64 {
+    let v = (-f64::from(f0)).exp2();
+    2.0 * f64::from(SLOTS) * DESIGN_LOAD * f64::from(period) * (2.0 * v + 8.0 / 3.0 * v * v)
+}
+
+/// The narrowest first-stage fingerprint for which [`schedule_bound`] is at most `p`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] (`fpr`) when even [`MAX_FP_BITS`] bits are not enough.
+pub fn initial_fingerprint_bits(p: f64, period: u32, stages: u32) -> Result<u32> {
+    (1..=MAX_FP_BITS)
+        .find(|&f| schedule_bound(f, period, stages) <= p)
+        .ok_or_else(|| Error::InvalidParameter {
+            name: "fpr",
+            value: format!("{p}"),
+            expected: "a rate of at least about 1e-14 (57-bit fingerprints in every stage)",
+        })
+}
+
+/// Bytes of a stage's table: `ceil(4·B·f / 8)` plus 8 bytes of padding (every slot is read
+/// through an 8-byte window), or `None` when that is not addressable.
+pub fn stage_table_bytes(buckets: u64, f: u32) -> Option<u64> {
+    let bits = u128::from(buckets) * u128::from(SLOTS) * u128::from(f);
+    let bytes = bits.div_ceil(8) + 8;
+    (bytes < isize::MAX as u128).then_some(bytes as u64)
+}
+
+/// Bits per key of a filter built for `initial` items at rate `p`, growth `2^growth_bits` and
+/// tightening period `period`, after `n` inserts without deletions (every stage filled to its
+/// capacity before the next one is made): the stages' table bytes · 8 / n.
+///
+/// # Errors
+/// Those of [`initial_fingerprint_bits`]; [`Error::SizeOverflow`] if `n` items need more stages
+/// than can exist.
+pub fn bits_per_key(initial: u64, p: f64, growth_bits: u32, period: u32, n: u64) -> Result<f64> {
+    let b0 = initial_buckets(initial);
+    let f0 = initial_fingerprint_bits(p, period, possible_stages(b0, growth_bits))?;
+    let (mut held, mut bytes, mut i) = (0u64, 0u64, 0u32);
+    while held < n.max(1) {
+        let b = stage_buckets(b0, growth_bits, i).ok_or(Error::SizeOverflow {
+            what: "expandable filter",
+            hint: format!("{n} items"),
+        })?;
+        let f = stage_fingerprint_bits(f0, period, i);
+        bytes += stage_table_bytes(b, f).unwrap_or(u64::MAX);
+        held = held.saturating_add(stage_capacity(b));
+        i += 1;
+    }
+    Ok(bytes as f64 * 8.0 / n.max(1) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `q(f)` by enumerating every raw fingerprint value (f <= 12), independent of the closed form.
+    fn collision_by_enumeration(f: u32) -> f64 {
+        let mut counts = vec![0u64; 1 << f];
+        for raw in 0..(1u64 << f) {
+            counts[raw.max(1) as usize] += 1;
+        }
+        let total = (1u64 << f) as f64;
+        counts.iter().map(|&c| (c as f64 / total).powi(2)).sum()
+    }
+
+    #[test]
+    fn collision_matches_enumeration() {
+        for f in 1..=12 {
+            let (a, b) = (fingerprint_collision(f), collision_by_enumeration(f));
+            assert!((a - b).abs() <= 1e-15 * b, "f = {f}: {a} vs {b}");
+        }
+    }
+
+    /// The stage rate by direct summation over every fingerprint value and a product loop.
+    fn stage_fpr_by_summation(f: u32, buckets: u64, n: u64) -> f64 {
+        let b = buckets as f64;
+        let g = (2.0 * b - 1.0) / (b * b);
+        let total = (1u64 << f) as f64;
+        let mut miss = 0.0;
+        for v in 1..(1u64 << f) {
+            let pv = if v == 1 { 2.0 } else { 1.0 } / total;
+            let mut pass = 1.0;
+            for _ in 0..n {
+                pass *= 1.0 - pv * g;
+            }
+            miss += pv * pass;
+        }
+        1.0 - miss
+    }
+
+    #[test]
+    fn stage_fpr_matches_direct_summation() {
+        for (f, b, n) in [
+            (4, 10, 30),
+            (6, 100, 380),
+            (8, 1, 3),
+            (10, 57, 200),
+            (2, 3, 11),
+        ] {
+            let (a, s) = (stage_fpr(f, b, n), stage_fpr_by_summation(f, b, n));
+            assert!((a - s).abs() <= 1e-12, "f={f} B={b} n={n}: {a} vs {s}");
+            assert!(
+                a <= stage_fpr_bound(f, b, n) + 1e-15,
+                "bound below the rate"
+            );
+        }
+        assert_eq!(stage_fpr(10, 100, 0), 0.0);
+    }
+
+    #[test]
+    fn stage_fpr_keeps_precision_for_tiny_rates() {
+        let p = stage_fpr(57, 1 << 20, 10);
+        let approx = 10.0 * (2.0 * (1u64 << 20) as f64 - 1.0) / ((1u64 << 20) as f64).powi(2)
+            * fingerprint_collision(57);
+        assert!(
+            p > 0.0 && (p - approx).abs() <= 1e-6 * approx,
+            "{p} vs {approx}"
+        );
+    }
+
+    #[test]
+    fn closed_series_bounds_the_schedule_and_matches_a_long_sum() {
+        for (f0, k) in [(10, 1), (14, 8), (12, 3)] {
+            // 4,000 uncapped terms, summed directly.
+            let direct: f64 = (0..4000u32)
+                .map(|i| 7.6 * fingerprint_collision(f0 + i / k))
+                .sum();
+            let closed = series_bound(f0, k);
+            assert!(
+                (direct - closed).abs() <= 1e-12 * closed,
+                "{direct} vs {closed}"
+            );
+            assert!(schedule_bound(f0, k, 40) <= closed, "no stage at the cap");
+        }
+    }
+
+    #[test]
+    fn initial_width_is_the_narrowest_that_meets_the_target() {
+        let f0 = initial_fingerprint_bits(0.01, 8, 50).unwrap();
+        assert_eq!(f0, 14);
+        assert!(schedule_bound(f0, 8, 50) <= 0.01);
+        assert!(schedule_bound(f0 - 1, 8, 50) > 0.01);
+        assert!(initial_fingerprint_bits(1e-20, 8, 64).is_err());
+    }
+
+    #[test]
+    fn shapes_nest_and_stop_at_the_address_limit() {
+        assert_eq!(initial_buckets(1000), 264);
+        assert_eq!(stage_capacity(264), 1003);
+        assert_eq!(initial_buckets(1), 1);
+        assert_eq!(stage_buckets(264, 1, 3), Some(264 * 8));
+        assert_eq!(stage_buckets(1, 1, 58), Some(1 << 58));
+        assert_eq!(stage_buckets(1, 1, 59), None);
+        assert_eq!(possible_stages(1, 2), 30);
+        assert_eq!(stage_fingerprint_bits(14, 8, 17), 16);
+        assert_eq!(stage_fingerprint_bits(50, 1, 30), MAX_FP_BITS);
+    }
+
+    /// The figure quoted in the crate docs: growing from 1,000 to 10M keys at 1% (growth 2,
+    /// period 8), by hand: stages of 264·2^i buckets, 14 stages, 14 or 15 bits.
+    #[test]
+    fn bits_per_key_at_ten_million() {
+        let by_hand: u64 = (0..14u64)
+            .map(|i| (264u64 << i) * 4 * (14 + i / 8) / 8 + 8)
+            .sum();
+        let bpk = bits_per_key(1000, 0.01, 1, 8, 10_000_000).unwrap();
+        assert!((bpk - by_hand as f64 * 8.0 / 1e7).abs() < 1e-9, "{bpk}");
+        assert!((25.0..26.5).contains(&bpk), "{bpk}");
+    }
+}

@@ -1,0 +1,365 @@
+//! One stage (a cuckoo table of packed fingerprints) and the addressing that makes the stages
+//! nest: where a key lives in stage `i` determines where it would live in every older stage.
+
+use crate::math::{self, SLOTS};
+use filter_core::{reduce, Hash128, MemoryCap, Result, Table};
+
+/// Extra bytes after a table so that every slot can be read as one unaligned 8-byte window.
+pub(crate) const PAD: usize = 8;
+/// Mixed into the digit hash of each stage so the digits of one fingerprint differ by stage.
+const DIGIT_SALT: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Murmur3's 64-bit finaliser: the hash of a fingerprint.
+#[inline]
+fn mix(x: u64) -> u64 {
+    let mut k = x.wrapping_mul(0xff51_afd7_ed55_8ccd) ^ 0x2545_f491_4f6c_dd1d;
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+/// The parameters every stage's addressing is derived from (see the crate docs, "Nesting").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Buckets of stage 0.
+    pub b0: u64,
+    /// Stage `i` has `b0 · 2^(d·i)` buckets.
+    pub d: u32,
+    /// Fingerprint bits of stage 0.
+    pub f0: u32,
+    /// One more fingerprint bit every `period` stages.
+    pub period: u32,
+}
+
+impl Layout {
+    pub fn buckets(&self, i: u32) -> Option<u64> {
+        math::stage_buckets(self.b0, self.d, i)
+    }
+
+    pub fn fp_bits(&self, i: u32) -> u32 {
+        math::stage_fingerprint_bits(self.f0, self.period, i)
+    }
+
+    /// The `f`-bit fingerprint of a key: the top `f` bits of `hash.hi`, 0 stored as 1.
+    #[inline]
+    fn key_fp(hi: u64, f: u32) -> u64 {
+        (hi >> (64 - f)).max(1)
+    }
+
+    /// The `to`-bit fingerprint of a key whose `from`-bit fingerprint is `v` (`to <= from`):
+    /// the prefix, 0 stored as 1, equal to [`Self::key_fp`] at `to` bits for every key.
+    #[inline]
+    fn prefix(v: u64, from: u32, to: u32) -> u64 {
+        (v >> (from - to)).max(1)
+    }
+
+    /// Stage 0's alternate bucket: `(h0 - a) mod B0` with `h0` a hash of the 0-th fingerprint.
+    #[inline]
+    fn h0(&self, fp0: u64) -> u64 {
+        reduce(mix(fp0), self.b0)
+    }
+
+    /// The `d`-bit digit stage `j >= 1` adds to the alternate-bucket offset.
+    #[inline]
+    fn digit(&self, fp_j: u64, j: u32) -> u64 {
+        mix(fp_j ^ u64::from(j).wrapping_mul(DIGIT_SALT)) & ((1u64 << self.d) - 1)
+    }
+
+    /// `alt_i(c) = alt_0(c >> d·i) << d·i | ((c ^ s) mod 2^(d·i))`: the block of `c` (its stage-0
+    /// bucket) goes to stage 0's alternate, the digits below are flipped by `s`. An involution,
+    /// and `alt_i(c) >> d = alt_(i-1)(c >> d)` for the digits `s >> d` of stage `i - 1`.
+    #[inline]
+    fn alt(&self, i: u32, c: u64, h0: u64, s: u64) -> u64 {
+        let shift = self.d * i;
+        let block = c >> shift;
+        let alt_block = if h0 >= block {
+            h0 - block
+        } else {
+            h0 + self.b0 - block
+        };
+        (alt_block << shift) | ((c ^ s) & ((1u64 << shift) - 1))
+    }
+
+    /// The alternate of bucket `c` of stage `i` for the stored fingerprint `v`, from `v` alone.
+    fn alt_of_stored(&self, i: u32, c: u64, v: u64) -> u64 {
+        let f = self.fp_bits(i);
+        let h0 = self.h0(Self::prefix(v, f, self.f0));
+        let s = (1..=i).fold(0u64, |s, j| {
+            (s << self.d) | self.digit(Self::prefix(v, f, self.fp_bits(j)), j)
+        });
+        self.alt(i, c, h0, s)
+    }
+
+    /// Where the key `hash` lives in each stage `0, 1, …`: `(bucket, alternate, fingerprint)`,
+    /// computed incrementally (one hash of the fingerprint per stage).
+    pub fn places(&self, hash: Hash128) -> impl Iterator<Item = Place> + '_ {
+        let h0 = self.h0(Self::key_fp(hash.hi, self.f0));
+        let mut s = 0u64;
+        (0..math::MAX_STAGES).map_while(move |i| {
+            let buckets = self.buckets(i)?;
+            let fp = Self::key_fp(hash.hi, self.fp_bits(i));
+            if i > 0 {
+                s = (s << self.d) | self.digit(fp, i);
+            }
+            let c = reduce(hash.lo, buckets);
+            Some(Place {
+                c,
+                alt: self.alt(i, c, h0, s),
+                fp,
+            })
+        })
+    }
+}
+
+/// A key's two buckets and fingerprint in one stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub c: u64,
+    pub alt: u64,
+    pub fp: u64,
+}
+
+/// A cuckoo table: `buckets` buckets of 4 slots of `f` bits (0: empty), packed.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Stage {
+    /// Slot `s` occupies bits `s·f .. (s+1)·f`, little-endian, then [`PAD`] zero bytes.
+    pub table: Table<u8>,
+    pub index: u32,
+    pub buckets: u64,
+    pub fp_bits: u32,
+    pub capacity: u64,
+    pub len: u64,
+}
+
+impl Stage {
+    /// An empty stage `index` of `layout`, allocated fallibly under `cap` (`used` bytes taken).
+    pub fn new(layout: &Layout, index: u32, cap: MemoryCap, used: u64) -> Result<Stage> {
+        let overflow = || filter_core::Error::SizeOverflow {
+            what: "expandable filter stage",
+            hint: format!("stage {index} would not be addressable; start with a larger capacity"),
+        };
+        let buckets = layout.buckets(index).ok_or_else(overflow)?;
+        let fp_bits = layout.fp_bits(index);
+        let bytes = math::stage_table_bytes(buckets, fp_bits).ok_or_else(overflow)?;
+        cap.check("next expandable stage", used, bytes)?;
+        let table = filter_core::try_zeroed_table(bytes as usize, cap, "expandable stage")?;
+        Ok(Stage {
+            table,
+            index,
+            buckets,
+            fp_bits,
+            capacity: math::stage_capacity(buckets),
+            len: 0,
+        })
+    }
+
+    /// A copy of this stage, its table allocated fallibly under `cap` (`used` bytes taken).
+    pub fn try_copy(&self, layout: &Layout, cap: MemoryCap, used: u64) -> Result<Stage> {
+        let mut copy = Stage::new(layout, self.index, cap, used)?;
+        copy.table.copy_from_slice(&self.table);
+        copy.len = self.len;
+        Ok(copy)
+    }
+
+    #[inline]
+    pub fn slot(&self, bucket: u64, j: u32) -> u64 {
+        let bit = (bucket * u64::from(SLOTS) + u64::from(j)) * u64::from(self.fp_bits);
+        let at = (bit / 8) as usize;
+        let word = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("padded"));
+        (word >> (bit % 8)) & ((1u64 << self.fp_bits) - 1)
+    }
+
+    #[inline]
+    fn set_slot(&mut self, bucket: u64, j: u32, fp: u64) {
+        let bit = (bucket * u64::from(SLOTS) + u64::from(j)) * u64::from(self.fp_bits);
+        let at = (bit / 8) as usize;
+        let window: &mut [u8; 8] = (&mut self.table[at..at + 8]).try_into().expect("padded");
+        let mask = ((1u64 << self.fp_bits) - 1) << (bit % 8);
+        let word = u64::from_le_bytes(*window);
+        *window = ((word & !mask) | (fp << (bit % 8))).to_le_bytes();
+    }
+
+    fn find(&self, bucket: u64, fp: u64) -> Option<u32> {
+        (0..SLOTS).find(|&j| self.slot(bucket, j) == fp)
+    }
+
+    fn free(&self, bucket: u64) -> u32 {
+        (0..SLOTS).filter(|&j| self.slot(bucket, j) == 0).count() as u32
+    }
+
+    /// Whether an entry with the key's identity (fingerprint and bucket pair) is stored here.
+    #[inline]
+    pub fn has(&self, p: Place) -> bool {
+        self.find(p.c, p.fp).is_some() || self.find(p.alt, p.fp).is_some()
+    }
+
+    /// Starts loading the first byte of both of the key's buckets.
+    #[inline]
+    pub fn prefetch(&self, p: Place) {
+        for b in [p.c, p.alt] {
+            let bit = b * u64::from(SLOTS) * u64::from(self.fp_bits);
+            filter_core::prefetch(&self.table[(bit / 8) as usize]);
+        }
+    }
+
+    /// Entries with the key's identity.
+    pub fn count(&self, p: Place) -> u32 {
+        let n = |b| (0..SLOTS).filter(|&j| self.slot(b, j) == p.fp).count() as u32;
+        n(p.c) + if p.alt != p.c { n(p.alt) } else { 0 }
+    }
+
+    /// Removes one entry with the key's identity; `false` (nothing changed) if there is none.
+    pub fn remove(&mut self, p: Place) -> bool {
+        for b in [p.c, p.alt] {
+            if let Some(j) = self.find(b, p.fp) {
+                self.set_slot(b, j, 0);
+                self.len -= 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Inserts an entry for the key (emptier bucket first, then a recorded random walk of at
+    /// most `max_kicks` evictions). `false`: no room, and the table is exactly as before.
+    pub fn insert(&mut self, layout: &Layout, p: Place, max_kicks: u32, seed: u64) -> bool {
+        let (n1, n2) = (self.free(p.c), self.free(p.alt));
+        if n1.max(n2) > 0 {
+            let b = if n2 > n1 { p.alt } else { p.c };
+            let j = self.find(b, 0).expect("a free slot");
+            self.set_slot(b, j, p.fp);
+            self.len += 1;
+            return true;
+        }
+        let mut rng = seed | 1;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut bucket = if next() & 1 == 0 { p.c } else { p.alt };
+        let mut carry = p.fp;
+        let mut path: Vec<(u64, u32)> = Vec::new();
+        for _ in 0..max_kicks {
+            let j = (next() % u64::from(SLOTS)) as u32;
+            let victim = self.slot(bucket, j);
+            self.set_slot(bucket, j, carry);
+            path.push((bucket, j));
+            carry = victim;
+            bucket = layout.alt_of_stored(self.index, bucket, carry);
+            if let Some(j) = self.find(bucket, 0) {
+                self.set_slot(bucket, j, carry);
+                self.len += 1;
+                return true;
+            }
+        }
+        for &(b, j) in path.iter().rev() {
+            let here = self.slot(b, j);
+            self.set_slot(b, j, carry);
+            carry = here;
+        }
+        debug_assert_eq!(carry, p.fp);
+        false
+    }
+
+    /// Occupied slots, counted (a loader compares it with the stored item count).
+    pub fn occupied(&self) -> u64 {
+        (0..self.buckets)
+            .map(|b| u64::from(SLOTS - self.free(b)))
+            .sum()
+    }
+
+    /// Bytes of packed slots, without the padding.
+    pub fn packed_len(&self) -> usize {
+        self.table.len() - PAD
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(b0: u64, d: u32) -> Layout {
+        Layout {
+            b0,
+            d,
+            f0: 9,
+            period: 2,
+        }
+    }
+
+    fn hash(i: u64) -> Hash128 {
+        Hash128 {
+            lo: mix(i ^ 0x1234),
+            hi: mix(i.wrapping_mul(7) ^ 0x9876),
+        }
+    }
+
+    /// The two facts the deletion proof rests on: within a stage, `alt` is an involution
+    /// computed from the stored fingerprint alone; across stages, a key's identity in a newer
+    /// stage determines its identity in every older one (bucket pair and fingerprint).
+    #[test]
+    fn identities_nest_and_alt_is_an_involution() {
+        for (b0, d) in [(1, 1), (3, 1), (264, 1), (5, 2), (7, 3)] {
+            let l = layout(b0, d);
+            let stages = 9.min(math::possible_stages(b0, d));
+            for k in 0..2000 {
+                let places: Vec<Place> = l.places(hash(k)).take(stages as usize).collect();
+                for (i, p) in places.iter().enumerate() {
+                    let i = i as u32;
+                    assert_eq!(l.alt_of_stored(i, p.c, p.fp), p.alt, "stored alt");
+                    assert_eq!(l.alt_of_stored(i, p.alt, p.fp), p.c, "involution");
+                    if i == 0 {
+                        continue;
+                    }
+                    let older = places[i as usize - 1];
+                    let f_old = l.fp_bits(i - 1);
+                    assert_eq!(Layout::prefix(p.fp, l.fp_bits(i), f_old), older.fp);
+                    let pair = [p.c >> d, p.alt >> d];
+                    assert!(
+                        pair.contains(&older.c) && pair.contains(&older.alt),
+                        "pairs nest"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A fixture for the check above: an addressing whose alternate does not nest (the digits
+    /// moved into the block) is caught.
+    #[test]
+    fn a_non_nesting_alternate_is_caught() {
+        let l = layout(264, 1);
+        let nested = |p: Place, older: Place| [p.c >> 1, p.alt >> 1].contains(&older.alt);
+        let broken = (0..200).any(|k| {
+            let places: Vec<Place> = l.places(hash(k)).take(4).collect();
+            let mut bad = places[3];
+            bad.alt = (bad.alt ^ (1 << 5)) % l.buckets(3).unwrap();
+            !nested(bad, places[2])
+        });
+        assert!(broken);
+    }
+
+    /// A full stage refuses an insert after a walk of evictions and is left bit-for-bit as it
+    /// was; the keys it held are all still there.
+    #[test]
+    fn a_failed_walk_is_undone_exactly() {
+        let l = layout(2, 1);
+        let mut stage = Stage::new(&l, 1, MemoryCap::NONE, 0).unwrap();
+        let (mut held, mut k) = (Vec::new(), 0u64);
+        while held.len() < 16 {
+            let p = l.places(hash(k)).nth(1).unwrap();
+            assert!(stage.insert(&l, p, 500, k), "a free slot was left");
+            held.push(p);
+            k += 1;
+        }
+        let before = stage.clone();
+        let refused = (k..k + 50)
+            .filter(|&k| !stage.insert(&l, l.places(hash(k)).nth(1).unwrap(), 500, k))
+            .count();
+        assert_eq!(refused, 50);
+        assert_eq!(stage, before);
+        assert!(held.iter().all(|&p| stage.has(p)));
+    }
+}
