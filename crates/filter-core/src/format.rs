@@ -6,7 +6,7 @@
 //! offset  size  field
 //!      0     8  magic  b"FLTRLAB\0"
 //!      8     2  format version (1)
-//!     10     1  variant id   (1 classic, 2 counting, 3 scalable, 4 cuckoo, 5 blocked)
+//!     10     1  variant id   (each crate's FILE_KIND; the list is filterlab::any)
 //!     11     1  hash id      (1 xxh3-128, 2 murmur3-x64-128, 3 xxh3-64)
 //!     12     8  hash seed
 //!     20     4  P = length of the parameter section

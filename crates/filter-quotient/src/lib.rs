@@ -44,7 +44,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod math;
+/// The formulas, kept in `filter_core::math` beside every other variant's.
+pub use filter_core::math::quotient as math;
 mod rsqf;
 
 pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};

@@ -1,4 +1,4 @@
-//! The formulas of the expandable cuckoo filter: stage shapes, each stage's false-positive rate,
+//! The formulas of the expandable cuckoo filter (`filter-expand`): stage shapes, each stage's false-positive rate,
 //! the bound the compound rate never exceeds, and the memory the stages take.
 //!
 //! # One stage
@@ -51,7 +51,7 @@
 //! an upper bound on the finite sum the filter uses as long as no stage reaches the cap (at 1%,
 //! `f0 = 14` and `k = 8`, stage 49, the last there can be, has 20 bits).
 
-use filter_core::{Error, Result};
+use crate::{Error, Result};
 
 /// Slots per bucket, `b`.
 pub const SLOTS: u32 = 4;

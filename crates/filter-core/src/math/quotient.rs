@@ -1,4 +1,4 @@
-//! The quotient filter's formulas (to move into `filter_core::math`).
+//! The quotient filter's formulas (`filter-quotient`).
 //!
 //! A key's hash gives a *quotient*, its home slot among `Q`, and an `r`-bit *remainder*, the
 //! part that is stored (`Q` need not be a power of two: see the crate's header). A query for a
@@ -20,7 +20,7 @@
 //! Every function is evaluated with `ln_1p`/`exp_m1`, so rates as small as `2^-60` keep their
 //! full relative precision.
 
-use filter_core::{math::check_fpr, Error, Result};
+use crate::{math::check_fpr, Error, Result};
 
 /// The load the builder sizes a table for, and the most an insert may reach. Pandey et al.
 /// 2017 restructured the metadata so that lookups stay fast "even up to a load factor of 95%"
@@ -86,7 +86,7 @@ pub fn quotient_max_items(quotients: u64, max_load: f64) -> u64 {
 /// # Errors
 /// A capacity of 0, or one that needs more than `max` quotients.
 pub fn quotients_for(capacity: u64, max_load: f64, min: u64, max: u64) -> Result<u64> {
-    filter_core::math::check_capacity(capacity)?;
+    crate::math::check_capacity(capacity)?;
     let guess = ((capacity as f64 / max_load).ceil() as u64).max(min);
     // The guess is off by at most one either way (rounding of the product and the quotient).
     let q = (guess.saturating_sub(1).max(min)..=guess.saturating_add(1))
