@@ -70,10 +70,14 @@
 //! ([`TimeWindow::insert_at`], [`TimeWindow::contains_at`]), so behaviour is deterministic and
 //! testable; [`InstantClock`] turns [`std::time::Instant`]s into timestamps.
 //!
+//! # Saving
+//! The three filters are [`Persist`](filter_core::Persist) in the project's versioned,
+//! checksummed format (file kinds [`ITEM_WINDOW_FILE_KIND`], [`TIME_WINDOW_FILE_KIND`],
+//! [`APBF_FILE_KIND`]); a [`TimeWindow`] keeps its place in time across a save (see its docs).
+//!
 //! # Not yet
 //! The formulas in [`math`] are meant to move to `filter_core::math`; the filters are not yet in
-//! the registry, the CLI, the harness, the conformance suite or the fuzzers, and have no saved
-//! format (that needs a variant id in `filter_core::format`).
+//! the registry, the CLI, the harness or the conformance suite.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -81,12 +85,14 @@
 mod macros;
 
 mod apbf;
+mod codec;
 mod lanes;
 pub mod math;
 mod sliced;
 mod time;
 
 pub use apbf::{Apbf, ApbfBuilder, ApbfSizing, MAX_SLICES};
+pub use codec::{APBF_FILE_KIND, ITEM_WINDOW_FILE_KIND, TIME_WINDOW_FILE_KIND};
 pub use sliced::{ItemWindow, ItemWindowBuilder, GENERATION_CHOICES};
 pub use time::{InstantClock, TimeWindow, TimeWindowBuilder, Timestamp};
 
