@@ -37,7 +37,7 @@
 //! 89 096 false positives in 10^7 queries (0.891%; the model at each query sums to 89 085);
 //! keys past `1 + 1/N` windows: 18 559 "maybe" of 1 857 136 (0.999%; model 18 569).
 //!
-//! ## What it reaches (computed by [`math::SlicedPlan`], tested in `math`)
+//! ## What it reaches (computed by [`math::SlicedPlan`], tested in `filter_core::math::window`)
 //! Bits of table per in-window item, `(N + 1) · m / (N · g)`, at the worst-case rate `p`:
 //!
 //! | `N` (kept)   | 1 (2) | 3 (4) | **7 (8)** | 15 (16) | 31 (32) | 63 (64) |
@@ -76,8 +76,8 @@
 //! [`APBF_FILE_KIND`]); a [`TimeWindow`] keeps its place in time across a save (see its docs).
 //!
 //! # Not yet
-//! The formulas in [`math`] are meant to move to `filter_core::math`; the filters are not yet in
-//! the registry, the CLI, the harness or the conformance suite.
+//! The filters are not yet in the registry, the CLI, the harness or the conformance suite. Their
+//! formulas are in [`filter_core::math::window`] (re-exported as [`math`]).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
