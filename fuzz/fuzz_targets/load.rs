@@ -9,6 +9,7 @@
 #![no_main]
 
 mod common;
+mod load_more;
 
 use arbitrary::Arbitrary;
 use common::{Kind, Shape};
@@ -81,7 +82,9 @@ enum Target {
     AtomicClassic,
     AtomicBlocked,
     /// `blocks` (mod 64, plus one) 32-byte blocks.
-    Parquet { blocks: u8 },
+    Parquet {
+        blocks: u8,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -138,7 +141,7 @@ fn apply(edit: &Edit, params: &mut Vec<u8>, payload: &mut Vec<u8>) {
 }
 
 /// Saves `f`, mutates its sections and re-envelopes them.
-fn mutate<F: Persist + Filter>(f: &F, edits: &[Edit]) -> Vec<u8> {
+fn mutate<F: Persist>(f: &F, edits: &[Edit]) -> Vec<u8> {
     let bytes = f.to_bytes();
     let mut d = format::decode(&bytes, F::KIND).expect("own bytes");
     let mut params = d.params.take(d.params.remaining()).unwrap().to_vec();
@@ -228,6 +231,29 @@ fuzz_target!(|input: Input| {
         Target::Variant(Kind::Scalable) => run(common::scalable(s), &input, no_remove),
         Target::Variant(Kind::Cuckoo) => run(common::cuckoo(s), &input, remove),
         Target::Variant(Kind::Blocked) => run(common::blocked(s), &input, no_remove),
+        Target::Variant(Kind::ItemWindow) => run(common::item_window(s), &input, no_remove),
+        Target::Variant(Kind::Apbf) => run(common::apbf(s), &input, no_remove),
+        Target::Variant(Kind::TimeWindow) => {
+            let mut f = common::time_window(s);
+            for i in 0..input.keys {
+                let _ = f.insert_at(&[i], filter_window::Timestamp(u64::from(i) * 3));
+            }
+            load_more::exercise_time(&mutate(&f, &input.edits));
+        }
+        Target::Variant(kind @ (Kind::Fuse8 | Kind::Fuse16 | Kind::Ribbon)) => {
+            let keys: Vec<[u8; 1]> = (0..input.keys).map(|i| [i]).collect();
+            let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+            let bytes = match kind {
+                Kind::Fuse8 => mutate(&common::fuse8(s, &refs), &input.edits),
+                Kind::Fuse16 => mutate(&common::fuse16(s, &refs), &input.edits),
+                _ => mutate(&common::ribbon(s, &refs), &input.edits),
+            };
+            match kind {
+                Kind::Fuse8 => load_more::exercise_static::<filter_fuse::BinaryFuse8>(&bytes),
+                Kind::Fuse16 => load_more::exercise_static::<filter_fuse::BinaryFuse16>(&bytes),
+                _ => load_more::exercise_static::<filter_ribbon::Ribbon>(&bytes),
+            }
+        }
         Target::AtomicClassic => run(
             AtomicClassicBloom::from(common::classic(s)),
             &input,

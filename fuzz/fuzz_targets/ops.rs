@@ -5,6 +5,7 @@
 #![no_main]
 
 mod common;
+mod ops_more;
 
 use arbitrary::Arbitrary;
 use common::{Kind, Shape};
@@ -170,5 +171,14 @@ fuzz_target!(|input: Input| {
         Kind::Scalable => run(common::scalable(s), &input.ops),
         Kind::Cuckoo => run(common::cuckoo(s), &input.ops),
         Kind::Blocked => run(common::blocked(s), &input.ops),
+        Kind::Fuse8 => ops_more::run_static(|k| common::fuse8(s, k), &input.ops),
+        Kind::Fuse16 => ops_more::run_static(|k| common::fuse16(s, k), &input.ops),
+        Kind::Ribbon => ops_more::run_static(|k| common::ribbon(s, k), &input.ops),
+        Kind::ItemWindow => ops_more::run_window(common::item_window(s), &input.ops),
+        Kind::Apbf => ops_more::run_window(common::apbf(s), &input.ops),
+        Kind::TimeWindow => {
+            let step = u64::from(s.seed % 8);
+            ops_more::run_time(common::time_window(s), step, &input.ops)
+        }
     }
 });
