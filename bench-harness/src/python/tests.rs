@@ -411,3 +411,47 @@ fn a_missing_venv_is_a_reason_not_a_crash() {
     assert!(why.contains("scripts/python.sh"), "{why}");
     assert_eq!(venv_python(Path::new("/r")).file_name().unwrap(), "python");
 }
+
+#[test]
+fn check_re_renders_python_md_and_rejects_an_edit_or_another_runs_json() {
+    let dir = std::env::temp_dir().join(format!("filterlab-python-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = report();
+    write(&r, &dir).unwrap();
+    let results = crate::report::Results {
+        machine: r.machine.clone(),
+        ..Default::default()
+    };
+    let run = |d: &Path| crate::check::reports::check_dir(d, &results);
+    let ok = run(&dir);
+    assert!(ok.problems.is_empty(), "{:?}", ok.problems);
+    assert!(ok.covered.contains(&PathBuf::from("python.md")));
+    let md = dir.join("python.md");
+    let text = std::fs::read_to_string(&md).unwrap();
+    std::fs::write(&md, text.replacen("| not met |", "| met |", 1)).unwrap();
+    let edited = run(&dir).problems;
+    assert!(
+        edited.iter().any(|p| p.contains("python.md differs")),
+        "{edited:?}"
+    );
+    std::fs::write(&md, &text).unwrap();
+    let other = crate::report::Results {
+        machine: Machine {
+            commit: "def5678".into(),
+            ..Machine::default()
+        },
+        ..Default::default()
+    };
+    let stale = crate::check::reports::check_dir(&dir, &other).problems;
+    assert!(
+        stale.iter().any(|p| p.contains("not the same run")),
+        "{stale:?}"
+    );
+    std::fs::write(dir.join("python.json"), "{\"machine\": 1}").unwrap();
+    let broken = run(&dir).problems;
+    assert!(
+        broken.iter().any(|p| p.contains("parsing python.json")),
+        "{broken:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
