@@ -260,7 +260,12 @@ impl Stage for Python {
                 let (members, probes) = key_files(run, dir, queries)?;
                 settings.members_file = members.to_string_lossy().into_owned();
                 settings.probes_file = probes.to_string_lossy().into_owned();
+                let started = std::time::Instant::now();
                 let m = measure(&script, &settings, dir, run.plan.quick)?;
+                eprintln!(
+                    "   the Python section took {:.0} s",
+                    started.elapsed().as_secs_f64()
+                );
                 run.results.ratios.extend(goals::target_ratios(&m.timing)?);
                 Outcome::Measured(Box::new(m))
             }

@@ -503,6 +503,12 @@ impl RbloomBench {
         }
         for r in &self.rows {
             sound(&format!("{:?}", r.id), &r.seconds)?;
+            ensure!(
+                r.id == BenchId::Rbloom || r.false_negatives == 0,
+                "rbloom's benchmark: {:?} missed {} members: the package is broken",
+                r.id,
+                r.false_negatives
+            );
         }
         Ok(())
     }

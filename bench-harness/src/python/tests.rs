@@ -86,6 +86,15 @@ fn report() -> PythonReport {
         })
         .collect(),
     };
+    bench.validate().unwrap();
+    let mut broken = bench.clone();
+    broken.rows[1].false_negatives = 1;
+    assert!(
+        broken.validate().is_err(),
+        "a false negative of the package"
+    );
+    broken.rows.pop();
+    assert!(broken.validate().is_err(), "a row missing");
     PythonReport {
         machine: Machine {
             commit: "abc1234".into(),
