@@ -5,7 +5,9 @@
 #   bash scripts/python.sh            # venv in target/python-venv (nothing installed globally)
 #
 # maturin, pytest, numpy and mypy (its stubtest checks the .pyi against the built module) come
-# from PyPI into the venv. The tests read and write filter files
+# from PyPI into the venv, with the peers the harness's Python section measures the package
+# against (rbloom, pybloom-live with its xxhash and bitarray, bloom-filter2, and mmh3 for the
+# first article's class): bench-harness/src/python runs in this venv. The tests read and write filter files
 # with the CLI (target/debug/filterlab, built here) to check that both sides share the format.
 # Exit status: 0 when every test passes and the stubs match; pytest's "no tests collected" (5)
 # is a failure too.
@@ -18,11 +20,12 @@ VENV=$(realpath -m "${FILTERLAB_VENV:-target/python-venv}")
 WHEELS=target/wheels
 # Pinned for repeatable runs on this machine's python3 (3.11); numpy 2.4 needs 3.11 or later.
 PACKAGES=(maturin==1.16.0 pytest==8.3.5 numpy==2.4.6 mypy==2.4.1)
+PEERS=(rbloom==1.5.4 pybloom-live==4.0.0 xxhash==4.1.0 bitarray==3.12.3 bloom-filter2==2.0.0 mmh3==5.3.1)
 
 log "fresh virtual environment in $VENV ($("$PYTHON" --version))"
 rm -rf "$VENV"
 "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PACKAGES[@]}"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PACKAGES[@]}" "${PEERS[@]}"
 
 log "wheel (maturin build --release)"
 rm -f "$WHEELS"/filterlab-*.whl

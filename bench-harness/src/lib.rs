@@ -15,6 +15,7 @@ pub mod keyfile;
 pub mod measure;
 pub mod plan;
 pub mod plot;
+pub mod python;
 pub mod record;
 pub mod report;
 pub mod scenarios;

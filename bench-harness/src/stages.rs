@@ -17,6 +17,7 @@ pub const ALL: &[&dyn Stage] = &[
     &crate::threads::Threads,
     &crate::systems::Systems,
     &crate::course::Course,
+    &crate::python::Python,
     &NoFalseNegatives,
     &WriteReports,
 ];

@@ -47,6 +47,10 @@ pub const CHECKERS: &[FileCheck] = &[
         name: "course",
         check: course,
     },
+    FileCheck {
+        name: "python",
+        check: python,
+    },
 ];
 
 /// Runs every checker on `dir`, then fails every Markdown file under it that none covered.
@@ -234,6 +238,30 @@ fn systems(dir: &Path, results: &Results) -> Coverage {
     rendered_and_current(
         dir,
         "systems.md",
+        &rendered,
+        &report.machine.commit,
+        results,
+        &mut c,
+    );
+    c
+}
+
+/// python.json: the goals recomputed from the records, python.md re-rendered.
+fn python(dir: &Path, results: &Results) -> Coverage {
+    let mut c = Coverage::default();
+    let report: crate::python::PythonReport = match read_json(dir, "python.json") {
+        Ok(Some(r)) => r,
+        Ok(None) => return c,
+        Err(e) => {
+            c.problems.push(e);
+            return c;
+        }
+    };
+    c.problems.extend(crate::python::check_report(&report));
+    let rendered = crate::python::render::render(&report);
+    rendered_and_current(
+        dir,
+        "python.md",
         &rendered,
         &report.machine.commit,
         results,

@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""filterlab's Python package beside the Python Bloom filters its readers use, on the harness's keys.
+
+Run by the harness (bench-harness/src/python/) in the project's virtual environment
+(target/python-venv, made by scripts/python.sh from PyPI), never on a global interpreter. Each
+subcommand prints one JSON object on stdout, parsed by the harness into typed records:
+
+  bench.py check
+      the modules and their versions (exit 1, with the missing module named, when one is absent)
+  bench.py timing MEMBERS PROBES N P QUERIES ROUNDS
+      every contender in interleaved rounds (round r builds and probes every contender before
+      round r + 1 starts), one process: build seconds (one key at a time and, where the library
+      has one, in a batch), ns per negative and positive lookup, the false positives over the
+      probes and the false negatives over the members probed, and the rate each one promises
+  bench.py memory MEMBERS N P CONTENDER
+      one contender built once in this fresh process: its peak memory, from /proc/self/status
+      (VmHWM after the build, reset through /proc/self/clear_refs before it, minus VmRSS before)
+  bench.py rbloom-bench N ROUNDS
+      rbloom's published benchmark (N floats i + 0.5 at 1%, add every one then check every one),
+      with filterlab's classic filter added, one key at a time and in a batch
+  bench.py make-file PATH BYTES MEMBERS
+      a classic filter of about BYTES table bytes holding the first members, saved to PATH
+  bench.py load-file PATH
+      the file loaded in this fresh process: its size and the load's peak memory
+
+Lookups scan the probe file (non-members: every hit is a false positive) and the first QUERIES
+members (positives); every timer holds only the calls it names (counting the answers of a batch
+happens after its timer stops).
+"""
+
+import gc
+import importlib
+import importlib.metadata
+import json
+import os
+import struct
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEERS = ["filterlab", "numpy", "rbloom", "pybloom_live", "bloom_filter2", "mmh3", "bitarray"]
+DISTRIBUTIONS = {
+    "filterlab": "filterlab",
+    "numpy": "numpy",
+    "rbloom": "rbloom",
+    "pybloom_live": "pybloom-live",
+    "bloom_filter2": "bloom-filter2",
+    "mmh3": "mmh3",
+    "bitarray": "bitarray",
+}
+# The scalable filters grow from this capacity to N keys.
+SCALABLE_START = 1000
+# A contender whose first build takes longer than this is built once: its later rounds time
+# lookups on that build (the report gives its build rounds).
+SLOW_BUILD_SECONDS = 20.0
+
+
+def versions():
+    return {m: importlib.metadata.version(d) for m, d in DISTRIBUTIONS.items()}
+
+
+def status_kib(field):
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+def reset_peak():
+    """Resets VmHWM to the current RSS (Linux clear_refs 5); returns the method name."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")
+        return "vm_hwm_reset"
+    except OSError:
+        return "vm_hwm"
+
+
+def peak_of(action):
+    """Runs action(); returns (its result, peak bytes above the RSS before it, method)."""
+    gc.collect()
+    before = status_kib("VmRSS")
+    method = reset_peak()
+    if method == "vm_hwm":
+        before = status_kib("VmHWM")
+    result = action()
+    return result, max(0, status_kib("VmHWM") - before) * 1024, method
+
+
+def read_keys(path, limit):
+    keys = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            keys.append(line.rstrip("\n"))
+            if len(keys) == limit:
+                break
+    return keys
+
+
+def articles_code(module, n, p, keys):
+    """The articles' pybloom_live usage, unchanged whichever module provides BloomFilter."""
+    bf = module.BloomFilter(capacity=n, error_rate=p)
+    for email in keys:
+        bf.add(email)
+    return bf
+
+
+def scalable_code(module, p, keys):
+    """pybloom_live's ScalableBloomFilter grown from SCALABLE_START keys."""
+    sbf = module.ScalableBloomFilter(
+        initial_capacity=SCALABLE_START, error_rate=p, mode=module.ScalableBloomFilter.SMALL_SET_GROWTH
+    )
+    for email in keys:
+        sbf.add(email)
+    return sbf
+
+
+def one_at_a_time(f, keys):
+    add = f.add
+    for k in keys:
+        add(k)
+    return f
+
+
+def filterlab_contenders(n, p):
+    import filterlab
+
+    def variant(cls, capacity):
+        return {
+            "build": lambda keys: one_at_a_time(cls(capacity, p), keys),
+            "build_batched": lambda keys: batched_build(cls(capacity, p), keys),
+            "batched_lookups": True,
+            "promise": "formula",
+            "bytes": lambda f: f.size_in_bytes,
+            "promised": lambda f: f.expected_fpr(),
+        }
+
+    return {
+        "filterlab_classic": variant(filterlab.ClassicBloom, n),
+        "filterlab_blocked": variant(filterlab.BlockedBloom, n),
+        "filterlab_counting": variant(filterlab.CountingBloom, n),
+        "filterlab_cuckoo": variant(filterlab.CuckooFilter, n),
+        "filterlab_scalable": variant(filterlab.ScalableBloom, SCALABLE_START),
+        "filterlab_atomic_classic": variant(filterlab.AtomicClassicBloom, n),
+        "filterlab_atomic_blocked": variant(filterlab.AtomicBlockedBloom, n),
+    }
+
+
+def batched_build(f, keys):
+    f.add_many(keys)
+    return f
+
+
+def peer_contenders(n, p):
+    import bloom_filter2
+    import pybloom_live
+    import rbloom
+    from filterlab import pybloom_compat
+
+    sys.path.insert(0, HERE)
+    articles = importlib.import_module("articles_bloom")
+    requested = lambda f: p  # noqa: E731 (the rate the caller asked for)
+    return {
+        "rbloom": {
+            "build": lambda keys: one_at_a_time(rbloom.Bloom(n, p), keys),
+            "build_batched": lambda keys: rbloom_update(rbloom.Bloom(n, p), keys),
+            "promise": "requested",
+            "bytes": lambda f: f.size_in_bits // 8,
+            "promised": requested,
+        },
+        "pybloom_live_bloom": {
+            "build": lambda keys: articles_code(pybloom_live, n, p, keys),
+            "promise": "requested",
+            "bytes": lambda f: f.num_bits // 8,
+            "promised": requested,
+        },
+        "pybloom_live_scalable": {
+            "build": lambda keys: scalable_code(pybloom_live, p, keys),
+            "promise": "requested",
+            "bytes": lambda f: sum(b.num_bits for b in f.filters) // 8,
+            "promised": requested,
+        },
+        "bloom_filter2": {
+            "build": lambda keys: one_at_a_time(bloom_filter2.BloomFilter(max_elements=n, error_rate=p), keys),
+            "promise": "requested",
+            "bytes": lambda f: f.num_bits_m // 8,
+            "promised": requested,
+        },
+        "articles_class": {
+            "build": lambda keys: one_at_a_time(articles.BloomFilter(capacity=n, error_rate=p), keys),
+            "promise": "requested",
+            "bytes": lambda f: len(f.bits.tobytes()),
+            "promised": requested,
+        },
+        "compat_bloom": {
+            "build": lambda keys: articles_code(pybloom_compat, n, p, keys),
+            "promise": "requested",
+            "bytes": lambda f: f.num_bits // 8,
+            "promised": requested,
+        },
+        "compat_scalable": {
+            "build": lambda keys: scalable_code(pybloom_compat, p, keys),
+            "promise": "requested",
+            "bytes": lambda f: f._filter.size_in_bytes,
+            "promised": requested,
+        },
+    }
+
+
+def rbloom_update(f, keys):
+    f.update(keys)
+    return f
+
+
+def contenders(n, p):
+    out = filterlab_contenders(n, p)
+    out.update(peer_contenders(n, p))
+    return out
+
+
+def scan(f, keys):
+    """(hits, seconds) of `key in f` over keys, one at a time."""
+    hits = 0
+    start = time.perf_counter()
+    for k in keys:
+        if k in f:
+            hits += 1
+    return hits, time.perf_counter() - start
+
+
+def scan_batched(f, keys):
+    start = time.perf_counter()
+    answers = f.contains_many(keys)
+    seconds = time.perf_counter() - start
+    return sum(answers), seconds
+
+
+def timed(build, keys):
+    gc.collect()
+    start = time.perf_counter()
+    f = build(keys)
+    return f, time.perf_counter() - start
+
+
+def one_round(c, row, members, probes, positives, reuse):
+    """Times one contender once; returns the filter built one key at a time (kept when slow)."""
+    if reuse is None:
+        f, seconds = timed(c["build"], members)
+        row["build_seconds"].append(seconds)
+    else:
+        f = reuse
+    fp, seconds = scan(f, probes)
+    row["ns_negative"].append(seconds * 1e9 / len(probes))
+    found, seconds = scan(f, positives)
+    row["ns_positive"].append(seconds * 1e9 / len(positives))
+    row["false_positives"], row["false_negatives"] = fp, len(positives) - found
+    row["bytes"], row["promised_fpr"] = c["bytes"](f), c["promised"](f)
+    if "build_batched" in c:
+        g, seconds = timed(c["build_batched"], members)
+        row["build_seconds_batched"].append(seconds)
+        if c.get("batched_lookups"):
+            fp_b, seconds = scan_batched(g, probes)
+            row["ns_negative_batched"].append(seconds * 1e9 / len(probes))
+            found_b, seconds = scan_batched(g, positives)
+            row["ns_positive_batched"].append(seconds * 1e9 / len(positives))
+            if (fp_b, found_b) != (fp, found):
+                raise RuntimeError(f"batched answers differ from one at a time: {fp_b, found_b} vs {fp, found}")
+        del g
+    return f
+
+
+def timing(members_file, probes_file, n, p, queries, rounds):
+    members = read_keys(members_file, n)
+    probes = read_keys(probes_file, queries)
+    positives = members[: min(queries, len(members))]
+    cs = contenders(len(members), p)
+    rows = {}
+    for name, c in cs.items():
+        rows[name] = {
+            "id": name,
+            "promise": c["promise"],
+            "target_fpr": p,
+            "n": len(members),
+            "probes": len(probes),
+            "positives": len(positives),
+            "build_seconds": [],
+            "ns_negative": [],
+            "ns_positive": [],
+        }
+        if "build_batched" in c:
+            rows[name]["build_seconds_batched"] = []
+        if c.get("batched_lookups"):
+            rows[name]["ns_negative_batched"] = []
+            rows[name]["ns_positive_batched"] = []
+    kept = {}
+    for _ in range(max(1, rounds)):
+        for name, c in cs.items():
+            f = one_round(c, rows[name], members, probes, positives, kept.get(name))
+            if rows[name]["build_seconds"][0] > SLOW_BUILD_SECONDS:
+                kept[name] = f
+            del f
+    return {
+        "python": sys.version.split()[0],
+        "versions": versions(),
+        "n": len(members),
+        "rounds": max(1, rounds),
+        "contenders": list(rows.values()),
+    }
+
+
+def memory(members_file, n, p, name):
+    members = read_keys(members_file, n)
+    c = contenders(len(members), p)[name]
+    f, peak, method = peak_of(lambda: c["build"](members))
+    return {"id": name, "peak_bytes": peak, "method": method, "bytes": c["bytes"](f)}
+
+
+def rbloom_bench(n, rounds):
+    """rbloom's benchmarks/compare.py: add i + 0.5 for i < n, then check each; filterlab added."""
+    import numpy as np
+    import rbloom
+    from filterlab import ClassicBloom
+
+    pack = struct.Struct("<d").pack
+
+    def run_rbloom():
+        bf = rbloom.Bloom(n, 0.01)
+        for i in range(n):
+            bf.add(i + 0.5)
+        return sum(1 for i in range(n) if i + 0.5 not in bf)
+
+    def run_one_at_a_time():
+        # filterlab keys are bytes: each float is packed as rbloom's bytes variant does.
+        bf = ClassicBloom(n, 0.01)
+        for i in range(n):
+            bf.add(pack(i + 0.5))
+        return sum(1 for i in range(n) if pack(i + 0.5) not in bf)
+
+    def run_batched():
+        bf = ClassicBloom(n, 0.01)
+        keys = (np.arange(n, dtype=np.float64) + 0.5).view("S8")
+        bf.add_many(keys)
+        return n - sum(bf.contains_many(keys))
+
+    runs = {"rbloom": run_rbloom, "filterlab_classic": run_one_at_a_time, "filterlab_classic_batched": run_batched}
+    rows = {name: {"id": name, "seconds": [], "false_negatives": 0} for name in runs}
+    for _ in range(max(1, rounds)):
+        for name, run in runs.items():
+            gc.collect()
+            start = time.perf_counter()
+            missing = run()
+            rows[name]["seconds"].append(time.perf_counter() - start)
+            rows[name]["false_negatives"] += missing
+    return {"n": n, "target_fpr": 0.01, "rounds": max(1, rounds), "rows": list(rows.values())}
+
+
+def make_file(path, table_bytes, members_file):
+    from filterlab import ClassicBloom
+
+    # 9.585 bits per key at 1%; 9.58 makes the table a little over table_bytes, never under.
+    capacity = max(1000, int(table_bytes * 8 / 9.58))
+    f = ClassicBloom(capacity, 0.01)
+    f.add_many(read_keys(members_file, min(capacity, 10_000_000)))
+    f.save(path)
+    return {"path": path, "file_bytes": os.path.getsize(path), "capacity": capacity}
+
+
+def load_file(path):
+    import filterlab
+
+    f, peak, method = peak_of(lambda: filterlab.load(path))
+    return {"file_bytes": os.path.getsize(path), "peak_bytes": peak, "method": method, "table_bytes": f.size_in_bytes}
+
+
+def main(argv):
+    if not argv:
+        raise SystemExit(__doc__)
+    cmd, args = argv[0], argv[1:]
+    if cmd == "check":
+        missing = []
+        for m in PEERS:
+            try:
+                importlib.import_module(m)
+            except ImportError as e:
+                missing.append(f"{m} ({e})")
+        if missing:
+            print("missing: " + ", ".join(missing), file=sys.stderr)
+            return 1
+        out = {"python": sys.version.split()[0], "versions": versions()}
+    elif cmd == "timing":
+        out = timing(args[0], args[1], int(args[2]), float(args[3]), int(args[4]), int(args[5]))
+    elif cmd == "memory":
+        out = memory(args[0], int(args[1]), float(args[2]), args[3])
+    elif cmd == "rbloom-bench":
+        out = rbloom_bench(int(args[0]), int(args[1]))
+    elif cmd == "make-file":
+        out = make_file(args[0], int(args[1]), args[2])
+    elif cmd == "load-file":
+        out = load_file(args[0])
+    else:
+        raise SystemExit(f"unknown subcommand {cmd!r}\n{__doc__}")
+    json.dump(out, sys.stdout)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
