@@ -153,9 +153,11 @@ fn contenders_table(s: &mut String, x: &Measured) {
          Batched: `add_many` / `contains_many` on a list of str (rbloom: `update`; it has no \
          batch lookup). Bytes: the structure's own, as its API reports them; peak: the peak \
          resident memory of one build, one key at a time, in a fresh process (keys loaded \
-         before). Inside?: the Wilson interval against ±4 binomial sigmas of the promise \
+         before; `–`: not measured, a contender whose build takes over {} s is not built a \
+         second time for its peak). Inside?: the Wilson interval against ±4 binomial sigmas of the promise \
          (formula: the filter's expected_fpr() at its load; asked: the error_rate given, an \
-         upper bound).\n"
+         upper bound).\n",
+        super::MEMORY_SKIP_BUILD_SECONDS
     );
     let mut tab = Table::new(&[
         ("contender", Align::Left),
