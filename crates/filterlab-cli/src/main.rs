@@ -20,14 +20,13 @@ mod args;
 mod build;
 mod commands;
 mod explain;
-mod explain_file;
+mod file;
 mod keys;
 mod output;
 mod parse;
-mod plan;
 mod recommend;
 mod render;
-mod store;
+mod units;
 
 use args::Cli;
 use clap::Parser;

@@ -1,14 +1,32 @@
-//! The one list of variants: every variant's name, file id and type, and [`AnyFilter`], which
-//! holds a filter of any of them (a file of unknown variant loads into it).
+//! The one list of variants: every variant's name, file id, type, capabilities, builder and
+//! sizing, and [`AnyFilter`], which holds a filter of any of them (a file of unknown variant
+//! loads into it) and dispatches every operation, refusing with [`Error::Unsupported`](crate::Error::Unsupported) those its
+//! variant lacks.
 //!
-//! A new variant is a new crate that declares its [`FileKind`] and one line of the table in
-//! [`registry!`] below; nothing else in the workspace enumerates variants.
+//! A new variant is a new crate that declares its [`FileKind`] and implements
+//! [`Explain`](crate::Explain), one line of the table in `registry!` below, and its builder and
+//! formulas (`members.rs`, `sizing.rs`); nothing else in the workspace enumerates variants.
 
-use crate::{FileKind, Filter, FormatError, Hash128, KeyHasher, Persist};
+use crate::{Deletable, FileKind, FormatError, Growable, Persist};
 
-/// Declares [`Variant`] and [`AnyFilter`] from one table: `Name => Type, file kind, "summary"`.
+mod capabilities;
+mod members;
+mod params;
+pub mod sizing;
+
+pub use capabilities::Capabilities;
+use capabilities::Capable;
+use members::Member;
+pub(crate) use params::Knob;
+pub use params::Params;
+pub use sizing::{Detail, Growth, Plan, Value};
+
+/// Declares [`Variant`] and [`AnyFilter`] from one table:
+/// `Name => Type, file kind, [capabilities], "summary"`. The capabilities are field names of
+/// [`Capabilities`]; `deletes` and `grows` also route [`AnyFilter`]'s removal and growth
+/// methods to the type's [`Deletable`] and [`Growable`] implementations.
 macro_rules! registry {
-    ($($name:ident => $ty:ty, $kind:expr, $doc:literal;)+) => {
+    ($($name:ident => $ty:ty, $kind:expr, [$($cap:ident),*], $doc:literal;)+) => {
         /// A filter variant.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -26,6 +44,35 @@ macro_rules! registry {
                 match self {
                     $(Variant::$name => $kind,)+
                 }
+            }
+
+            /// What it can do.
+            #[must_use]
+            pub const fn capabilities(self) -> Capabilities {
+                match self {
+                    $(Variant::$name => Capabilities { $($cap: true,)* ..Capabilities::NONE },)+
+                }
+            }
+
+            /// One-line summary with its paper.
+            #[must_use]
+            pub const fn summary(self) -> &'static str {
+                match self {
+                    $(Variant::$name => $doc,)+
+                }
+            }
+
+            /// Sizes the variant for `params` without allocating.
+            ///
+            /// # Errors
+            /// The errors of [`crate::math`] (bad capacity or rate, a size that overflows).
+            pub fn plan(self, params: &Params) -> crate::Result<Plan> {
+                crate::math::check_capacity(params.capacity)?;
+                crate::math::check_fpr(params.fpr)?;
+                let sized = match self {
+                    $(Variant::$name => <$ty as Member>::size(params)?,)+
+                };
+                Ok(Plan::new(self, params.capacity, params.fpr, sized))
             }
         }
 
@@ -45,6 +92,17 @@ macro_rules! registry {
                 }
             }
 
+            /// An empty filter of `variant` built from `params`.
+            ///
+            /// # Errors
+            /// The builder's errors (bad parameters, a knob the variant does not take, memory
+            /// that cannot be allocated).
+            pub fn build(variant: Variant, params: &Params) -> crate::Result<Self> {
+                Ok(match variant {
+                    $(Variant::$name => AnyFilter::$name(<$ty as Member>::build(params)?),)+
+                })
+            }
+
             /// Loads a saved filter of any variant (the header says which).
             ///
             /// # Errors
@@ -55,6 +113,10 @@ macro_rules! registry {
                 }
             }
         }
+
+        $(impl Capable for $ty {
+            $(capable!($cap);)*
+        })+
 
         /// Runs `$body` with `$f` bound to the inner filter of an [`AnyFilter`], whatever its
         /// variant (for methods every variant has).
@@ -68,13 +130,33 @@ macro_rules! registry {
     };
 }
 
-registry! {
-    Classic => crate::ClassicBloom, filter_classic::FILE_KIND, "Classic Bloom filter (Bloom 1970).";
-    Counting => crate::CountingBloom, filter_counting::FILE_KIND, "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
-    Scalable => crate::ScalableBloom, filter_scalable::FILE_KIND, "Scalable Bloom filter (Almeida et al. 2007).";
-    Cuckoo => crate::CuckooFilter, filter_cuckoo::FILE_KIND, "Cuckoo filter (Fan et al. 2014).";
-    Blocked => crate::BlockedBloom, filter_blocked::FILE_KIND, "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+/// The trait methods a capability gives [`Capable`] (see [`registry!`]).
+macro_rules! capable {
+    (deletes) => {
+        fn as_deletable(&self) -> Option<&dyn Deletable> {
+            Some(self)
+        }
+        fn as_deletable_mut(&mut self) -> Option<&mut dyn Deletable> {
+            Some(self)
+        }
+    };
+    (grows) => {
+        fn as_growable(&self) -> Option<&dyn Growable> {
+            Some(self)
+        }
+    };
+    ($other:ident) => {};
 }
+
+registry! {
+    Classic => crate::ClassicBloom, filter_classic::FILE_KIND, [concurrent], "Classic Bloom filter (Bloom 1970).";
+    Counting => crate::CountingBloom, filter_counting::FILE_KIND, [deletes, counts_copies], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
+    Scalable => crate::ScalableBloom, filter_scalable::FILE_KIND, [grows], "Scalable Bloom filter (Almeida et al. 2007).";
+    Cuckoo => crate::CuckooFilter, filter_cuckoo::FILE_KIND, [deletes, counts_copies], "Cuckoo filter (Fan et al. 2014).";
+    Blocked => crate::BlockedBloom, filter_blocked::FILE_KIND, [concurrent, one_line_lookup], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+}
+
+mod dispatch;
 
 impl Variant {
     /// The stored id.
@@ -116,6 +198,21 @@ impl Variant {
         })
     }
 
+    /// The names of the variants with a capability, comma-separated.
+    #[must_use]
+    pub fn names_with(has: fn(Capabilities) -> bool) -> String {
+        let names: Vec<&str> = Self::ALL
+            .iter()
+            .filter(|v| has(v.capabilities()))
+            .map(|v| v.name())
+            .collect();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    }
+
     /// Every name, comma-separated (for error messages).
     #[must_use]
     pub fn names() -> String {
@@ -127,49 +224,11 @@ impl Variant {
     }
 }
 
-/// Every method dispatched to the inner filter, so an `AnyFilter` is used as any filter is.
-impl Filter for AnyFilter {
-    fn insert_hash(&mut self, hash: Hash128) -> crate::Result<()> {
-        each!(self, f => f.insert_hash(hash))
-    }
-    fn contains_hash(&self, hash: Hash128) -> bool {
-        each!(self, f => f.contains_hash(hash))
-    }
-    fn hasher(&self) -> KeyHasher {
-        each!(self, f => f.hasher())
-    }
-    fn insert_if_absent_hash(&mut self, hash: Hash128) -> crate::Result<bool> {
-        each!(self, f => f.insert_if_absent_hash(hash))
-    }
-    fn len(&self) -> u64 {
-        each!(self, f => f.len())
-    }
-    fn capacity(&self) -> u64 {
-        each!(self, f => f.capacity())
-    }
-    fn size_in_bytes(&self) -> usize {
-        each!(self, f => f.size_in_bytes())
-    }
-    fn huge_page_bytes(&self) -> Option<u64> {
-        each!(self, f => f.huge_page_bytes())
-    }
-    fn expected_fpr(&self) -> f64 {
-        each!(self, f => f.expected_fpr())
-    }
-    fn name(&self) -> &'static str {
-        each!(self, f => f.name())
-    }
-    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> crate::Result<()> {
-        each!(self, f => f.insert_hash_batch(hashes))
-    }
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        each!(self, f => f.contains_hash_batch(hashes, out))
-    }
-    fn insert_batch(&mut self, keys: &[&[u8]]) -> crate::Result<()> {
-        each!(self, f => f.insert_batch(keys))
-    }
-    fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
-        each!(self, f => f.contains_batch(keys, out))
+#[cfg(feature = "serde")]
+impl serde::Serialize for Variant {
+    /// As its name.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
