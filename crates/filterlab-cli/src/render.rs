@@ -5,7 +5,7 @@ use crate::explain::Explained;
 use crate::file::Info;
 use crate::recommend::Recommendation;
 use crate::units::{pct, size};
-use filterlab::any::{Detail, Plan, Value};
+use filterlab::any::{Plan, Value};
 use filterlab::keylines::escape;
 use filterlab::Positions;
 use std::fmt::Write;
@@ -26,60 +26,8 @@ fn plan_lines(p: &Plan, out: &mut String) {
         p.lower_bound_bits, p.overhead_pct
     );
     let _ = writeln!(out, "  expected FPR  {} at n", pct(p.expected_fpr));
-    match &p.detail {
-        Detail::Classic { m, k } => {
-            let _ = writeln!(out, "  m = {m} bits, k = {k}");
-        }
-        Detail::Counting {
-            m,
-            k,
-            counter_bits,
-            overflow_bound,
-        } => {
-            let _ = writeln!(out, "  m = {m} counters of {counter_bits} bits, k = {k}");
-            let _ = writeln!(
-                out,
-                "  P(any counter overflows at n) <= {overflow_bound:.3e}"
-            );
-        }
-        Detail::Cuckoo {
-            fingerprint_bits,
-            buckets,
-            slots,
-            load,
-        } => {
-            let _ = writeln!(out, "  fingerprint {fingerprint_bits} bits, {buckets} buckets x {slots} slots, load {load:.4}");
-        }
-        Detail::Blocked {
-            blocks,
-            keys_per_block,
-        } => {
-            let _ = writeln!(
-                out,
-                "  {blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
-            );
-        }
-        Detail::Scalable { p0, r, s, growth } => {
-            let _ = writeln!(
-                out,
-                "  P0 = {}, r = {r}, s = {s}; bound P0/(1-r) = {}",
-                pct(*p0),
-                pct(growth[0].bound)
-            );
-            for g in growth {
-                let _ = writeln!(
-                    out,
-                    "  at {:>2}x n: {:>2} stages, {:>22}, compound FPR {}",
-                    g.multiple,
-                    g.stages,
-                    size(g.bytes),
-                    pct(g.compound_fpr)
-                );
-            }
-        }
-        other => {
-            let _ = writeln!(out, "  {other:?}");
-        }
+    for line in p.detail_lines() {
+        let _ = writeln!(out, "  {line}");
     }
 }
 

@@ -9,6 +9,26 @@ use crate::{
     Result, ScalableBloom,
 };
 
+/// `$ty`'s builder with the capacity, rate and hasher of `$p`.
+macro_rules! sized {
+    ($ty:ty, $p:expr) => {
+        <$ty>::builder()
+            .capacity($p.capacity)
+            .fpr($p.fpr)
+            .hasher($p.hasher)
+    };
+}
+
+/// Builds from `$b` under `$p`'s memory cap, if any.
+macro_rules! capped {
+    ($b:expr, $p:expr) => {
+        match $p.max_bytes {
+            Some(cap) => $b.max_bytes(cap).build(),
+            None => $b.build(),
+        }
+    };
+}
+
 /// What the registry needs of a variant's type beyond its traits.
 pub(crate) trait Member: Sized {
     /// An empty filter built from `p`.
@@ -25,12 +45,7 @@ pub(crate) trait Member: Sized {
 impl Member for ClassicBloom {
     fn build(p: &Params) -> Result<Self> {
         p.only(&[])?;
-        let b = ClassicBloom::builder().capacity(p.capacity).fpr(p.fpr);
-        let b = b.hasher(p.hasher);
-        match p.max_bytes {
-            Some(cap) => b.max_bytes(cap).build(),
-            None => b.build(),
-        }
+        capped!(sized!(ClassicBloom, p), p)
     }
     fn size(p: &Params) -> Result<Sizing> {
         sizing::classic(p)
@@ -57,12 +72,7 @@ impl Member for ClassicBloom {
 impl Member for CountingBloom {
     fn build(p: &Params) -> Result<Self> {
         p.only(&[])?;
-        let b = CountingBloom::builder().capacity(p.capacity).fpr(p.fpr);
-        let b = b.hasher(p.hasher);
-        match p.max_bytes {
-            Some(cap) => b.max_bytes(cap).build(),
-            None => b.build(),
-        }
+        capped!(sized!(CountingBloom, p), p)
     }
     fn size(p: &Params) -> Result<Sizing> {
         sizing::counting(p)
@@ -92,18 +102,14 @@ impl Member for CountingBloom {
 impl Member for ScalableBloom {
     fn build(p: &Params) -> Result<Self> {
         p.only(&[Knob::Growth, Knob::Tightening])?;
-        let mut b = ScalableBloom::builder().capacity(p.capacity).fpr(p.fpr);
-        b = b.hasher(p.hasher);
+        let mut b = sized!(ScalableBloom, p);
         if let Some(s) = p.growth {
             b = b.growth(s);
         }
         if let Some(r) = p.tightening {
             b = b.tightening(r);
         }
-        match p.max_bytes {
-            Some(cap) => b.max_bytes(cap).build(),
-            None => b.build(),
-        }
+        capped!(b, p)
     }
     fn size(p: &Params) -> Result<Sizing> {
         sizing::scalable(p)
@@ -137,18 +143,14 @@ impl Member for ScalableBloom {
 impl Member for CuckooFilter {
     fn build(p: &Params) -> Result<Self> {
         p.only(&[Knob::FingerprintBits, Knob::MaxKicks])?;
-        let mut b = CuckooFilter::builder().capacity(p.capacity).fpr(p.fpr);
-        b = b.hasher(p.hasher);
+        let mut b = sized!(CuckooFilter, p);
         if let Some(f) = p.fingerprint_bits {
             b = b.fingerprint_bits(f);
         }
         if let Some(k) = p.max_kicks {
             b = b.max_kicks(k);
         }
-        match p.max_bytes {
-            Some(cap) => b.max_bytes(cap).build(),
-            None => b.build(),
-        }
+        capped!(b, p)
     }
     fn size(p: &Params) -> Result<Sizing> {
         sizing::cuckoo(p)
@@ -180,12 +182,7 @@ impl Member for CuckooFilter {
 impl Member for BlockedBloom {
     fn build(p: &Params) -> Result<Self> {
         p.only(&[])?;
-        let b = BlockedBloom::builder().capacity(p.capacity).fpr(p.fpr);
-        let b = b.hasher(p.hasher);
-        match p.max_bytes {
-            Some(cap) => b.max_bytes(cap).build(),
-            None => b.build(),
-        }
+        capped!(sized!(BlockedBloom, p), p)
     }
     fn size(p: &Params) -> Result<Sizing> {
         sizing::blocked(p)

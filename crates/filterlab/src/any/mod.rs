@@ -5,28 +5,31 @@
 //!
 //! A new variant is a new crate that declares its [`FileKind`] and implements
 //! [`Explain`](crate::Explain), one line of the table in `registry!` below, and its builder and
-//! formulas (`members.rs`, `sizing.rs`); nothing else in the workspace enumerates variants.
+//! formulas (`members.rs`, `sizing.rs`, `formulas.rs`); nothing else in the workspace enumerates variants.
 
 use crate::{Deletable, FileKind, FormatError, Growable, Persist};
 
 mod capabilities;
+mod formulas;
 mod members;
 mod params;
 pub mod sizing;
 
 pub use capabilities::Capabilities;
 use capabilities::Capable;
+pub use formulas::{formulas, Formula};
 use members::Member;
 pub(crate) use params::Knob;
 pub use params::Params;
 pub use sizing::{Detail, Growth, Plan, Value};
 
 /// Declares [`Variant`] and [`AnyFilter`] from one table:
-/// `Name => Type, file kind, [capabilities], "summary"`. The capabilities are field names of
+/// `Name => Type, [capabilities], "summary"` (`Type` re-exported at the facade's root; its
+/// file kind is its [`Persist::KIND`]). The capabilities are field names of
 /// [`Capabilities`]; `deletes` and `grows` also route [`AnyFilter`]'s removal and growth
 /// methods to the type's [`Deletable`] and [`Growable`] implementations.
 macro_rules! registry {
-    ($($name:ident => $ty:ty, $kind:expr, [$($cap:ident),*], $doc:literal;)+) => {
+    ($($name:ident => $ty:ident, [$($cap:ident),*], $doc:literal;)+) => {
         /// A filter variant.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -42,7 +45,7 @@ macro_rules! registry {
             #[must_use]
             pub const fn kind(self) -> FileKind {
                 match self {
-                    $(Variant::$name => $kind,)+
+                    $(Variant::$name => <crate::$ty as Persist>::KIND,)+
                 }
             }
 
@@ -70,7 +73,7 @@ macro_rules! registry {
                 crate::math::check_capacity(params.capacity)?;
                 crate::math::check_fpr(params.fpr)?;
                 let sized = match self {
-                    $(Variant::$name => <$ty as Member>::size(params)?,)+
+                    $(Variant::$name => <crate::$ty as Member>::size(params)?,)+
                 };
                 Ok(Plan::new(self, params.capacity, params.fpr, sized))
             }
@@ -80,7 +83,7 @@ macro_rules! registry {
         #[derive(Debug)]
         #[non_exhaustive]
         pub enum AnyFilter {
-            $(#[doc = $doc] $name($ty),)+
+            $(#[doc = $doc] $name(crate::$ty),)+
         }
 
         impl AnyFilter {
@@ -99,7 +102,7 @@ macro_rules! registry {
             /// that cannot be allocated).
             pub fn build(variant: Variant, params: &Params) -> crate::Result<Self> {
                 Ok(match variant {
-                    $(Variant::$name => AnyFilter::$name(<$ty as Member>::build(params)?),)+
+                    $(Variant::$name => AnyFilter::$name(<crate::$ty as Member>::build(params)?),)+
                 })
             }
 
@@ -109,14 +112,25 @@ macro_rules! registry {
             /// An unknown variant id, and every error of the variant's own loader.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
                 match Variant::peek(bytes)? {
-                    $(Variant::$name => <$ty as Persist>::from_bytes(bytes).map(AnyFilter::$name),)+
+                    $(Variant::$name => <crate::$ty as Persist>::from_bytes(bytes).map(AnyFilter::$name),)+
                 }
             }
         }
 
-        $(impl Capable for $ty {
+        $(impl Capable for crate::$ty {
             $(capable!($cap);)*
         })+
+
+        /// Calls `$callback! { Name => Type, ... }` with every row of the registry (the
+        /// variant's name in [`Variant`] and [`AnyFilter`], and its type's name in the
+        /// facade), so that code outside the facade that needs one item per variant (the
+        /// Python classes) is generated from the one list rather than written out.
+        #[macro_export]
+        macro_rules! for_each_variant {
+            ($callback:ident) => {
+                $callback! { $($name => $ty),+ }
+            };
+        }
 
         /// Runs `$body` with `$f` bound to the inner filter of an [`AnyFilter`], whatever its
         /// variant (for methods every variant has).
@@ -149,11 +163,11 @@ macro_rules! capable {
 }
 
 registry! {
-    Classic => crate::ClassicBloom, filter_classic::FILE_KIND, [concurrent], "Classic Bloom filter (Bloom 1970).";
-    Counting => crate::CountingBloom, filter_counting::FILE_KIND, [deletes, counts_copies], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
-    Scalable => crate::ScalableBloom, filter_scalable::FILE_KIND, [grows], "Scalable Bloom filter (Almeida et al. 2007).";
-    Cuckoo => crate::CuckooFilter, filter_cuckoo::FILE_KIND, [deletes, counts_copies], "Cuckoo filter (Fan et al. 2014).";
-    Blocked => crate::BlockedBloom, filter_blocked::FILE_KIND, [concurrent, one_line_lookup], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+    Classic => ClassicBloom, [concurrent], "Classic Bloom filter (Bloom 1970).";
+    Counting => CountingBloom, [deletes, counts_copies], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
+    Scalable => ScalableBloom, [grows], "Scalable Bloom filter (Almeida et al. 2007).";
+    Cuckoo => CuckooFilter, [deletes, counts_copies], "Cuckoo filter (Fan et al. 2014).";
+    Blocked => BlockedBloom, [concurrent, one_line_lookup], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
 }
 
 mod dispatch;
