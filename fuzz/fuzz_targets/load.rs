@@ -11,10 +11,13 @@
 mod common;
 
 use arbitrary::Arbitrary;
-use common::{Kind, Shape};
+use common::{Pick, Shape};
 use filterlab::blocked::parquet::ParquetBloom;
 use filterlab::format::{self, Encoder};
-use filterlab::{AtomicBlockedBloom, AtomicClassicBloom, Deletable, Error, Filter, Persist};
+use filterlab::{
+    AnyFilter, AtomicBlockedBloom, AtomicClassicBloom, BlockedBloom, ClassicBloom, Error,
+    FileKind, Filter, FormatError, Persist, Variant,
+};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -74,10 +77,10 @@ enum Edit {
     },
 }
 
-/// A variant of the shared list, or a form only loading concerns.
+/// A variant of the registry, or a form only loading concerns.
 #[derive(Arbitrary, Debug)]
 enum Target {
-    Variant(Kind),
+    Variant(Pick),
     AtomicClassic,
     AtomicBlocked,
     /// `blocks` (mod 64, plus one) 32-byte blocks.
@@ -137,26 +140,73 @@ fn apply(edit: &Edit, params: &mut Vec<u8>, payload: &mut Vec<u8>) {
     }
 }
 
+/// A filter as loading sees it: its file kind, its bytes, and its loader.
+trait Loadable: Filter + Sized {
+    fn kind(&self) -> FileKind;
+    fn save(&self) -> Vec<u8>;
+    fn load(bytes: &[u8]) -> Result<Self, FormatError>;
+    /// Removes `key` where the variant can: `None` when it cannot (or did).
+    fn remove_key(&mut self, _key: &[u8]) -> Option<Error> {
+        None
+    }
+}
+
+impl Loadable for AnyFilter {
+    fn kind(&self) -> FileKind {
+        self.variant().kind()
+    }
+    fn save(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn load(bytes: &[u8]) -> Result<Self, FormatError> {
+        AnyFilter::from_bytes(bytes)
+    }
+    fn remove_key(&mut self, key: &[u8]) -> Option<Error> {
+        match self.remove(key) {
+            Ok(()) | Err(Error::Unsupported { .. }) => None,
+            Err(e) => Some(e),
+        }
+    }
+}
+
+macro_rules! persisted {
+    ($($t:ty),*) => {$(
+        impl Loadable for $t {
+            fn kind(&self) -> FileKind {
+                <$t as Persist>::KIND
+            }
+            fn save(&self) -> Vec<u8> {
+                self.to_bytes()
+            }
+            fn load(bytes: &[u8]) -> Result<Self, FormatError> {
+                <$t as Persist>::from_bytes(bytes)
+            }
+        }
+    )*};
+}
+persisted!(AtomicClassicBloom, AtomicBlockedBloom);
+
 /// Saves `f`, mutates its sections and re-envelopes them.
-fn mutate<F: Persist + Filter>(f: &F, edits: &[Edit]) -> Vec<u8> {
-    let bytes = f.to_bytes();
-    let mut d = format::decode(&bytes, F::KIND).expect("own bytes");
+fn mutate<F: Loadable>(f: &F, edits: &[Edit]) -> Vec<u8> {
+    let bytes = f.save();
+    let mut d = format::decode(&bytes, f.kind()).expect("own bytes");
     let mut params = d.params.take(d.params.remaining()).unwrap().to_vec();
     let mut payload = d.payload.take(d.payload.remaining()).unwrap().to_vec();
     for e in edits {
         apply(e, &mut params, &mut payload);
     }
-    let mut e = Encoder::new(F::KIND, d.hasher, payload.len());
+    let mut e = Encoder::new(f.kind(), d.hasher, payload.len());
     e.bytes(&params).begin_payload().bytes(&payload);
     e.finish()
 }
 
-/// Whatever loads must behave: re-save identically, answer, take inserts without losing them.
-fn exercise<F: Persist + Filter>(bytes: &[u8], remove: impl Fn(&mut F, &[u8]) -> Option<Error>) {
-    let Ok(mut f) = F::from_bytes(bytes) else {
+/// Whatever loads must behave: re-save identically, answer, take inserts without losing them,
+/// and give them back on removal where the variant removes.
+fn exercise<F: Loadable>(bytes: &[u8]) {
+    let Ok(mut f) = F::load(bytes) else {
         return;
     };
-    assert_eq!(f.to_bytes(), bytes, "a loaded filter saves differently");
+    assert_eq!(f.save(), bytes, "a loaded filter saves differently");
     let p = f.expected_fpr();
     assert!((0.0..=1.0).contains(&p), "expected_fpr {p}");
     let _ = (
@@ -169,7 +219,7 @@ fn exercise<F: Persist + Filter>(bytes: &[u8], remove: impl Fn(&mut F, &[u8]) ->
         match f.insert(key) {
             Ok(()) => {
                 assert!(f.contains(key), "false negative after loading");
-                if let Some(e) = remove(&mut f, key) {
+                if let Some(e) = f.remove_key(key) {
                     panic!("removing an inserted key failed: {e}");
                 }
             }
@@ -180,19 +230,25 @@ fn exercise<F: Persist + Filter>(bytes: &[u8], remove: impl Fn(&mut F, &[u8]) ->
     }
 }
 
-fn no_remove<F>(_: &mut F, _: &[u8]) -> Option<Error> {
-    None
-}
-
-fn remove<F: Deletable>(f: &mut F, key: &[u8]) -> Option<Error> {
-    f.remove(key).err()
-}
-
-fn run<F: Persist + Filter>(mut f: F, input: &Input, rm: impl Fn(&mut F, &[u8]) -> Option<Error>) {
+fn run<F: Loadable>(mut f: F, input: &Input) {
     for i in 0..input.keys {
         let _ = f.insert(&[i]);
     }
-    exercise::<F>(&mutate(&f, &input.edits), rm);
+    exercise::<F>(&mutate(&f, &input.edits));
+}
+
+fn classic(s: Shape) -> ClassicBloom {
+    match common::build(Variant::Classic, s) {
+        AnyFilter::Classic(f) => f,
+        other => unreachable!("built {other:?}"),
+    }
+}
+
+fn blocked(s: Shape) -> BlockedBloom {
+    match common::build(Variant::Blocked, s) {
+        AnyFilter::Blocked(f) => f,
+        other => unreachable!("built {other:?}"),
+    }
 }
 
 /// Parquet bytes: header and bitset mutated as the two sections; whatever loads keeps exactly
@@ -223,21 +279,9 @@ fn parquet(blocks: u8, input: &Input) {
 fuzz_target!(|input: Input| {
     let s = input.shape;
     match input.target {
-        Target::Variant(Kind::Classic) => run(common::classic(s), &input, no_remove),
-        Target::Variant(Kind::Counting) => run(common::counting(s), &input, remove),
-        Target::Variant(Kind::Scalable) => run(common::scalable(s), &input, no_remove),
-        Target::Variant(Kind::Cuckoo) => run(common::cuckoo(s), &input, remove),
-        Target::Variant(Kind::Blocked) => run(common::blocked(s), &input, no_remove),
-        Target::AtomicClassic => run(
-            AtomicClassicBloom::from(common::classic(s)),
-            &input,
-            no_remove,
-        ),
-        Target::AtomicBlocked => run(
-            AtomicBlockedBloom::from(common::blocked(s)),
-            &input,
-            no_remove,
-        ),
+        Target::Variant(pick) => run(common::build(pick.variant(), s), &input),
+        Target::AtomicClassic => run(AtomicClassicBloom::from(classic(s)), &input),
+        Target::AtomicBlocked => run(AtomicBlockedBloom::from(blocked(s)), &input),
         Target::Parquet { blocks } => parquet(blocks, &input),
     }
 });
