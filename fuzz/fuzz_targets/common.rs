@@ -14,6 +14,18 @@ impl Pick {
     }
 }
 
+/// The kinds that save and load but are not rows of the registry yet (static filters built
+/// from a key set, windows): fuzzed through their own types until `filterlab::any` lists them.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub enum Unlisted {
+    Fuse8,
+    Fuse16,
+    Ribbon,
+    ItemWindow,
+    TimeWindow,
+    Apbf,
+}
+
 /// Small-filter parameters, kept in ranges that build quickly.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub struct Shape {
@@ -63,4 +75,65 @@ pub fn build(v: Variant, s: Shape) -> AnyFilter {
     AnyFilter::build(v, &p.max_kicks(u32::from(s.fpr_step) + 1))
         .or_else(|_| AnyFilter::build(v, &p))
         .expect("a small filter builds")
+}
+
+/// The static filters, built from `keys` (repeats allowed).
+pub fn fuse8(s: Shape, keys: &[&[u8]]) -> filter_fuse::BinaryFuse8 {
+    filter_core::StaticFilter::from_keys_with(keys, s.hasher()).expect("small fuse8")
+}
+
+pub fn fuse16(s: Shape, keys: &[&[u8]]) -> filter_fuse::BinaryFuse16 {
+    filter_core::StaticFilter::from_keys_with(keys, s.hasher()).expect("small fuse16")
+}
+
+pub fn ribbon(s: Shape, keys: &[&[u8]]) -> filter_ribbon::Ribbon {
+    filter_ribbon::Ribbon::builder()
+        .fpr(s.fpr())
+        .hasher(s.hasher())
+        .build_from_keys(keys)
+        .expect("small ribbon")
+}
+
+/// Generations per window, one of the choices.
+fn generations(s: Shape) -> u32 {
+    filter_window::GENERATION_CHOICES[usize::from(s.fpr_step) % 6]
+}
+
+/// A window of `capacity` items (1 to 64).
+pub fn item_window(s: Shape) -> filter_window::ItemWindow {
+    filter_window::ItemWindow::builder()
+        .window(s.capacity())
+        .generations(generations(s))
+        .fpr(s.fpr())
+        .hasher(s.hasher())
+        .build()
+        .expect("small item window")
+}
+
+/// A window of `generations + capacity` ticks for `capacity` items.
+pub fn time_window(s: Shape) -> filter_window::TimeWindow {
+    let n = generations(s);
+    filter_window::TimeWindow::builder()
+        .window(u64::from(n) + s.capacity())
+        .items_per_window(s.capacity())
+        .generations(n)
+        .fpr(s.fpr())
+        .hasher(s.hasher())
+        .build()
+        .expect("small time window")
+}
+
+/// `k` and `l` from 1 to 8; the default sizing when no slice size reaches the rate.
+pub fn apbf(s: Shape) -> filter_window::Apbf {
+    let builder = filter_window::Apbf::builder()
+        .window(s.capacity())
+        .hasher(s.hasher());
+    builder
+        .clone()
+        .k(s.seed % 8 + 1)
+        .l(s.seed / 8 % 8 + 1)
+        .fpr(s.fpr())
+        .build()
+        .or_else(|_| builder.build())
+        .expect("small apbf")
 }

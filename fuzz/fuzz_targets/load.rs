@@ -9,14 +9,15 @@
 #![no_main]
 
 mod common;
+mod load_more;
 
 use arbitrary::Arbitrary;
-use common::{Pick, Shape};
+use common::{Pick, Shape, Unlisted};
 use filterlab::blocked::parquet::ParquetBloom;
 use filterlab::format::{self, Encoder};
 use filterlab::{
-    AnyFilter, AtomicBlockedBloom, AtomicClassicBloom, BlockedBloom, ClassicBloom, Error,
-    FileKind, Filter, FormatError, Persist, Variant,
+    AnyFilter, AtomicBlockedBloom, AtomicClassicBloom, BlockedBloom, ClassicBloom, Error, FileKind,
+    Filter, FormatError, Persist, Variant,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -81,10 +82,14 @@ enum Edit {
 #[derive(Arbitrary, Debug)]
 enum Target {
     Variant(Pick),
+    /// A kind not in the registry yet.
+    Unlisted(Unlisted),
     AtomicClassic,
     AtomicBlocked,
     /// `blocks` (mod 64, plus one) 32-byte blocks.
-    Parquet { blocks: u8 },
+    Parquet {
+        blocks: u8,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -184,18 +189,31 @@ macro_rules! persisted {
         }
     )*};
 }
-persisted!(AtomicClassicBloom, AtomicBlockedBloom);
+persisted!(
+    AtomicClassicBloom,
+    AtomicBlockedBloom,
+    filter_window::ItemWindow,
+    filter_window::Apbf
+);
 
 /// Saves `f`, mutates its sections and re-envelopes them.
 fn mutate<F: Loadable>(f: &F, edits: &[Edit]) -> Vec<u8> {
-    let bytes = f.save();
-    let mut d = format::decode(&bytes, f.kind()).expect("own bytes");
+    mutate_bytes(&f.save(), f.kind(), edits)
+}
+
+/// [`mutate`] for any saved filter (the kinds without `Filter::insert` too).
+fn mutate_persisted<F: Persist>(f: &F, edits: &[Edit]) -> Vec<u8> {
+    mutate_bytes(&f.to_bytes(), F::KIND, edits)
+}
+
+fn mutate_bytes(bytes: &[u8], kind: FileKind, edits: &[Edit]) -> Vec<u8> {
+    let mut d = format::decode(bytes, kind).expect("own bytes");
     let mut params = d.params.take(d.params.remaining()).unwrap().to_vec();
     let mut payload = d.payload.take(d.payload.remaining()).unwrap().to_vec();
     for e in edits {
         apply(e, &mut params, &mut payload);
     }
-    let mut e = Encoder::new(f.kind(), d.hasher, payload.len());
+    let mut e = Encoder::new(kind, d.hasher, payload.len());
     e.bytes(&params).begin_payload().bytes(&payload);
     e.finish()
 }
@@ -282,6 +300,32 @@ fuzz_target!(|input: Input| {
         Target::Variant(pick) => run(common::build(pick.variant(), s), &input),
         Target::AtomicClassic => run(AtomicClassicBloom::from(classic(s)), &input),
         Target::AtomicBlocked => run(AtomicBlockedBloom::from(blocked(s)), &input),
+        Target::Unlisted(Unlisted::ItemWindow) => run(common::item_window(s), &input),
+        Target::Unlisted(Unlisted::Apbf) => run(common::apbf(s), &input),
+        Target::Unlisted(Unlisted::TimeWindow) => {
+            let mut f = common::time_window(s);
+            for i in 0..input.keys {
+                let _ = f.insert_at(&[i], filter_window::Timestamp(u64::from(i) * 3));
+            }
+            load_more::exercise_time(&mutate_persisted(&f, &input.edits));
+        }
+        Target::Unlisted(kind @ (Unlisted::Fuse8 | Unlisted::Fuse16 | Unlisted::Ribbon)) => {
+            let keys: Vec<[u8; 1]> = (0..input.keys).map(|i| [i]).collect();
+            let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+            let edits = &input.edits;
+            match kind {
+                Unlisted::Fuse8 => load_more::exercise_static::<filter_fuse::BinaryFuse8>(
+                    &mutate_persisted(&common::fuse8(s, &refs), edits),
+                ),
+                Unlisted::Fuse16 => load_more::exercise_static::<filter_fuse::BinaryFuse16>(
+                    &mutate_persisted(&common::fuse16(s, &refs), edits),
+                ),
+                _ => load_more::exercise_static::<filter_ribbon::Ribbon>(&mutate_persisted(
+                    &common::ribbon(s, &refs),
+                    edits,
+                )),
+            }
+        }
         Target::Parquet { blocks } => parquet(blocks, &input),
     }
 });

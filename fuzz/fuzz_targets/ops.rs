@@ -5,9 +5,10 @@
 #![no_main]
 
 mod common;
+mod ops_more;
 
 use arbitrary::Arbitrary;
-use common::{Pick, Shape};
+use common::{Pick, Shape, Unlisted};
 use filterlab::{AnyFilter, Error, Filter};
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashMap;
@@ -22,9 +23,16 @@ enum Op {
     RoundTrip,
 }
 
+/// A variant of the registry, or a kind it does not list yet.
+#[derive(Arbitrary, Debug)]
+enum Kind {
+    Listed(Pick),
+    Unlisted(Unlisted),
+}
+
 #[derive(Arbitrary, Debug)]
 struct Input {
-    variant: Pick,
+    kind: Kind,
     shape: Shape,
     ops: Vec<Op>,
 }
@@ -139,5 +147,25 @@ fn run(mut f: AnyFilter, ops: &[Op]) {
 }
 
 fuzz_target!(|input: Input| {
-    run(common::build(input.variant.variant(), input.shape), &input.ops);
+    let s = input.shape;
+    match input.kind {
+        Kind::Listed(pick) => run(common::build(pick.variant(), s), &input.ops),
+        Kind::Unlisted(Unlisted::Fuse8) => {
+            ops_more::run_static(|k| common::fuse8(s, k), &input.ops)
+        }
+        Kind::Unlisted(Unlisted::Fuse16) => {
+            ops_more::run_static(|k| common::fuse16(s, k), &input.ops)
+        }
+        Kind::Unlisted(Unlisted::Ribbon) => {
+            ops_more::run_static(|k| common::ribbon(s, k), &input.ops)
+        }
+        Kind::Unlisted(Unlisted::ItemWindow) => {
+            ops_more::run_window(common::item_window(s), &input.ops)
+        }
+        Kind::Unlisted(Unlisted::Apbf) => ops_more::run_window(common::apbf(s), &input.ops),
+        Kind::Unlisted(Unlisted::TimeWindow) => {
+            let step = u64::from(s.seed % 8);
+            ops_more::run_time(common::time_window(s), step, &input.ops)
+        }
+    }
 });

@@ -75,7 +75,7 @@ pub fn checksum(bytes: &[u8]) -> u64 {
 /// and the check that both sections were read to their end), and every [`Codec`] is
 /// [`Persist`](crate::Persist) through a blanket implementation. A new variant is then one crate:
 /// these three methods and a [`FileKind`] listed in the facade's registry.
-pub trait Codec: crate::Filter + Sized {
+pub trait Codec: Hashed + Sized {
     /// The kind written in the header.
     const KIND: FileKind;
 
@@ -96,6 +96,21 @@ pub trait Codec: crate::Filter + Sized {
         params: &mut Reader<'_>,
         payload: &mut Reader<'_>,
     ) -> Result<Self, FormatError>;
+}
+
+/// What the header needs of a [`Codec`] besides its sections: the hasher to name. Every
+/// [`Filter`](crate::Filter) has it through a blanket implementation; a type that is not a
+/// `Filter` (a [`StaticFilter`](crate::StaticFilter), a window on the caller's clock) implements
+/// it in one line.
+pub trait Hashed {
+    /// The hash function and seed the filter's keys are hashed with.
+    fn key_hasher(&self) -> KeyHasher;
+}
+
+impl<F: crate::Filter> Hashed for F {
+    fn key_hasher(&self) -> KeyHasher {
+        self.hasher()
+    }
 }
 
 /// [`Persist::to_bytes`](crate::Persist::to_bytes) of a [`Codec`]: the buffer is reserved at

@@ -8,6 +8,7 @@ use crate::{Error, Result};
 use std::f64::consts::LN_2;
 
 mod exact;
+pub mod window;
 
 /// One number format for rates and other real numbers shown to people: the shortest decimal
 /// that reads back as the same `f64`, in scientific notation below `1e-4` or from `1e6` on

@@ -4,7 +4,7 @@
 //! `#[test]`s and from proptest bodies alike. The filterlab facade runs all of them against every
 //! variant; a third-party filter can run them too.
 
-use crate::{math, Deletable, Error, Filter, FormatError, Persist};
+use crate::{math, Deletable, Error, Filter, FormatError, Persist, StaticFilter};
 use std::collections::HashMap;
 
 /// `n` distinct keys that share no key with any other `tag`: `"{tag}-{i}@example.com"`.
@@ -103,6 +103,40 @@ pub fn check_round_trip<F: Filter + Persist>(filter: &F, probes: &[Vec<u8>]) {
             "{}: answers differ",
             filter.name()
         );
+    }
+    let mut via_io = Vec::new();
+    filter.write_to(&mut via_io).expect("write to a Vec");
+    let copy = F::read_from(via_io.as_slice()).expect("read back");
+    assert_eq!(copy.to_bytes(), bytes);
+}
+
+/// [`check_round_trip`] for a [`StaticFilter`] (no `insert`, no capacity): the copy has the
+/// same bytes, length, hasher and rate, and the same answer for every probe, by one query and
+/// by batch.
+pub fn check_static_round_trip<F: StaticFilter + Persist>(filter: &F, probes: &[Vec<u8>]) {
+    let bytes = filter.to_bytes();
+    let copy = F::from_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("{}: own bytes rejected: {e}", filter.name()));
+    assert_eq!(
+        copy.to_bytes(),
+        bytes,
+        "{}: round trip changed bytes",
+        filter.name()
+    );
+    assert_eq!(copy.len(), filter.len());
+    assert_eq!(copy.hasher(), filter.hasher());
+    assert_eq!(copy.size_in_bytes(), filter.size_in_bytes());
+    assert_eq!(
+        copy.expected_fpr().to_bits(),
+        filter.expected_fpr().to_bits()
+    );
+    let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
+    let (mut want, mut got) = (Vec::new(), Vec::new());
+    filter.contains_batch(&refs, &mut want);
+    copy.contains_batch(&refs, &mut got);
+    assert_eq!(got, want, "{}: batched answers differ", filter.name());
+    for (p, &w) in refs.iter().zip(&want) {
+        assert_eq!(copy.contains(p), w, "{}: answers differ", filter.name());
     }
     let mut via_io = Vec::new();
     filter.write_to(&mut via_io).expect("write to a Vec");
@@ -421,6 +455,52 @@ mod tests {
         fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
             Ok(Blind(bytes.to_vec()))
         }
+    }
+
+    /// A static filter whose file keeps its length but not its keys.
+    #[derive(Debug)]
+    struct Amnesiac(Vec<crate::Hash128>);
+
+    impl StaticFilter for Amnesiac {
+        fn from_hashes(hashes: &[crate::Hash128], _: KeyHasher) -> crate::Result<Self> {
+            Ok(Amnesiac(hashes.to_vec()))
+        }
+        fn contains_hash(&self, hash: crate::Hash128) -> bool {
+            self.0.contains(&hash)
+        }
+        fn hasher(&self) -> KeyHasher {
+            KeyHasher::default()
+        }
+        fn len(&self) -> u64 {
+            0
+        }
+        fn size_in_bytes(&self) -> usize {
+            0
+        }
+        fn expected_fpr(&self) -> f64 {
+            0.0
+        }
+        fn name(&self) -> &'static str {
+            "amnesiac"
+        }
+    }
+
+    impl Persist for Amnesiac {
+        const KIND: FileKind = FileKind::new(1, "classic");
+        fn to_bytes(&self) -> Vec<u8> {
+            Lenient.to_bytes()
+        }
+        fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
+            crate::format::decode(bytes, Self::KIND).map(|_| Amnesiac(Vec::new()))
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "amnesiac: batched answers differ")]
+    fn static_round_trip_check_rejects_a_file_that_loses_the_keys() {
+        let keys = keys("k", 10);
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        check_static_round_trip(&Amnesiac::from_keys(&refs).unwrap(), &keys);
     }
 
     #[test]

@@ -71,6 +71,9 @@
 #![forbid(unsafe_code)]
 
 pub mod build;
+mod codec;
+
+pub use codec::{FILE_KIND_16, FILE_KIND_8};
 
 use build::Layout;
 use filter_core::{reduce, Hash128, KeyHasher, Result, StaticFilter};

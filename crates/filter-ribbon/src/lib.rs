@@ -63,6 +63,9 @@
 #![forbid(unsafe_code)]
 
 pub mod build;
+mod codec;
+
+pub use codec::FILE_KIND;
 
 use filter_core::{math, reduce, Error, Hash128, KeyHasher, Result, StaticFilter};
 

@@ -161,17 +161,17 @@ impl ApbfBuilder {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Apbf {
-    words: Table<u64>,
-    plan: ApbfPlan,
-    words_per_slice: usize,
+    pub(crate) words: Table<u64>,
+    pub(crate) plan: ApbfPlan,
+    pub(crate) words_per_slice: usize,
     /// The ring position of the youngest slice.
-    base: u32,
-    in_generation: u64,
+    pub(crate) base: u32,
+    pub(crate) in_generation: u64,
     /// Bits set in each ring position since it was last emptied.
-    counts: Vec<u64>,
-    inserted: u64,
-    window: u64,
-    hasher: KeyHasher,
+    pub(crate) counts: Vec<u64>,
+    pub(crate) inserted: u64,
+    pub(crate) window: u64,
+    pub(crate) hasher: KeyHasher,
 }
 
 impl Apbf {

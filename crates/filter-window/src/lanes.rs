@@ -9,13 +9,13 @@ use filter_core::{Error, Hash128, IndexGen, MemoryCap, Result, Table};
 /// The generations' bits and item counts.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Lanes {
-    words: Table<u64>,
-    m: u64,
-    k: u32,
+    pub(crate) words: Table<u64>,
+    pub(crate) m: u64,
+    pub(crate) k: u32,
     /// `log2(S)`: lane width.
-    lane_log2: u32,
+    pub(crate) lane_log2: u32,
     /// Items inserted into each generation slot since it was last cleared.
-    counts: Vec<u64>,
+    pub(crate) counts: Vec<u64>,
 }
 
 impl Lanes {

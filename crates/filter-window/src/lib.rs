@@ -37,7 +37,7 @@
 //! 89 096 false positives in 10^7 queries (0.891%; the model at each query sums to 89 085);
 //! keys past `1 + 1/N` windows: 18 559 "maybe" of 1 857 136 (0.999%; model 18 569).
 //!
-//! ## What it reaches (computed by [`math::SlicedPlan`], tested in `math`)
+//! ## What it reaches (computed by [`math::SlicedPlan`], tested in `filter_core::math::window`)
 //! Bits of table per in-window item, `(N + 1) · m / (N · g)`, at the worst-case rate `p`:
 //!
 //! | `N` (kept)   | 1 (2) | 3 (4) | **7 (8)** | 15 (16) | 31 (32) | 63 (64) |
@@ -70,10 +70,14 @@
 //! ([`TimeWindow::insert_at`], [`TimeWindow::contains_at`]), so behaviour is deterministic and
 //! testable; [`InstantClock`] turns [`std::time::Instant`]s into timestamps.
 //!
+//! # Saving
+//! The three filters are [`Persist`](filter_core::Persist) in the project's versioned,
+//! checksummed format (file kinds [`ITEM_WINDOW_FILE_KIND`], [`TIME_WINDOW_FILE_KIND`],
+//! [`APBF_FILE_KIND`]); a [`TimeWindow`] keeps its place in time across a save (see its docs).
+//!
 //! # Not yet
-//! The formulas in [`math`] are meant to move to `filter_core::math`; the filters are not yet in
-//! the registry, the CLI, the harness, the conformance suite or the fuzzers, and have no saved
-//! format (that needs a variant id in `filter_core::format`).
+//! The filters are not yet in the registry, the CLI, the harness or the conformance suite. Their
+//! formulas are in [`filter_core::math::window`] (re-exported as [`math`]).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -81,12 +85,14 @@
 mod macros;
 
 mod apbf;
+mod codec;
 mod lanes;
 pub mod math;
 mod sliced;
 mod time;
 
 pub use apbf::{Apbf, ApbfBuilder, ApbfSizing, MAX_SLICES};
+pub use codec::{APBF_FILE_KIND, ITEM_WINDOW_FILE_KIND, TIME_WINDOW_FILE_KIND};
 pub use sliced::{ItemWindow, ItemWindowBuilder, GENERATION_CHOICES};
 pub use time::{InstantClock, TimeWindow, TimeWindowBuilder, Timestamp};
 

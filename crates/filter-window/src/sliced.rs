@@ -122,11 +122,11 @@ impl ItemWindowBuilder {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ItemWindow {
-    lanes: Lanes,
-    plan: SlicedPlan,
-    window: u64,
-    inserted: u64,
-    hasher: KeyHasher,
+    pub(crate) lanes: Lanes,
+    pub(crate) plan: SlicedPlan,
+    pub(crate) window: u64,
+    pub(crate) inserted: u64,
+    pub(crate) hasher: KeyHasher,
 }
 
 impl ItemWindow {

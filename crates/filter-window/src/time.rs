@@ -74,6 +74,22 @@ impl TimeWindowBuilder {
 /// `t + (N + 1) · slice` on, `slice = ceil(window / N)`. A timestamp older than the latest one
 /// seen is filed into the latest slice: the key then lives longer, never shorter.
 ///
+/// # Saving, and loading after a pause
+/// A time window is [`Persist`](filter_core::Persist) (file kind
+/// [`TIME_WINDOW_FILE_KIND`](crate::TIME_WINDOW_FILE_KIND)). The file keeps the latest slice an
+/// insert was filed into, so a loaded copy keeps its place in time: the timestamps it is given
+/// afterwards are measured against that slice exactly as the saved window's would have been.
+/// A window loaded after a long pause is therefore not stale: at the first query, the slices
+/// that left the window during the pause no longer answer, and the first insert empties them;
+/// after a pause of `(N + 1) · slice` ticks or more, nothing saved answers any more.
+///
+/// That holds when the timestamps before and after the save come from one clock. An
+/// [`InstantClock`] counts from an [`Instant`] of its process and restarts at 0 in the next
+/// one: timestamps from it after a restart look older than the saved slice, are filed into it,
+/// and nothing expires until the new clock catches up. Feed a window you save with a clock
+/// that survives restarts, such as seconds or milliseconds since the Unix epoch
+/// ([`std::time::SystemTime`]).
+///
 /// # False-positive rate
 /// [`math::sliced_fpr`](crate::math::sliced_fpr) over the slices still in the window, at their
 /// real counts: at most the target while no slice receives more than `items_per_window / N`.
@@ -109,13 +125,13 @@ impl TimeWindowBuilder {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimeWindow {
-    lanes: Lanes,
-    plan: SlicedPlan,
-    window: u64,
-    slice: u64,
+    pub(crate) lanes: Lanes,
+    pub(crate) plan: SlicedPlan,
+    pub(crate) window: u64,
+    pub(crate) slice: u64,
     /// The latest slice (epoch, `t / slice`) an insert was filed into.
-    current: Option<u64>,
-    hasher: KeyHasher,
+    pub(crate) current: Option<u64>,
+    pub(crate) hasher: KeyHasher,
 }
 
 impl TimeWindow {
@@ -275,7 +291,9 @@ impl TimeWindow {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(pub u64);
 
-/// Turns [`Instant`]s into [`Timestamp`]s: whole `tick`s elapsed since an origin.
+/// Turns [`Instant`]s into [`Timestamp`]s: whole `tick`s elapsed since an origin. The origin
+/// is an [`Instant`] of this process, so its timestamps do not carry over to a window saved
+/// and loaded in another process (see [`TimeWindow`]'s section on saving).
 #[derive(Clone, Copy, Debug)]
 pub struct InstantClock {
     origin: Instant,

@@ -303,7 +303,7 @@ pub fn write_to<C: Codec>(filter: &C, out: &mut dyn Write) -> io::Result<()> {
         payload,
         error: None,
     };
-    s.emit(&header(C::KIND, filter.hasher()));
+    s.emit(&header(C::KIND, filter.key_hasher()));
     s.emit(&params32.to_le_bytes());
     let mut e = Encoder {
         sink: Sink::Stream(s),
