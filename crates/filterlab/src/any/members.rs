@@ -33,6 +33,16 @@ macro_rules! capped {
 pub(crate) trait Member: Sized {
     /// An empty filter built from `p`.
     fn build(p: &Params) -> Result<Self>;
+    /// A filter built from `p` holding `hashes`: inserted in order here; a static variant
+    /// (built once from its whole key set) overrides it to build from the set.
+    fn build_from_hashes(p: &Params, hashes: &[crate::Hash128]) -> Result<Self>
+    where
+        Self: Filter,
+    {
+        let mut f = Self::build(p)?;
+        f.insert_hash_batch(hashes)?;
+        Ok(f)
+    }
     /// What [`Member::build`] would allocate, and the shape, without allocating.
     fn size(p: &Params) -> Result<Sizing>;
     /// The rate this filter was sized for, and its realised shape (bytes, the rate at its

@@ -106,6 +106,24 @@ macro_rules! registry {
                 })
             }
 
+            /// A filter of `variant` built from `params` holding the keys whose hashes (by
+            /// `params.hasher`) are `hashes`: the one constructor for every variant, those
+            /// filled by inserts and those built once from their whole key set.
+            ///
+            /// # Errors
+            /// As [`AnyFilter::build`], and an insert that fails (a full table).
+            pub fn build_from_hashes(
+                variant: Variant,
+                params: &Params,
+                hashes: &[crate::Hash128],
+            ) -> crate::Result<Self> {
+                Ok(match variant {
+                    $(Variant::$name => AnyFilter::$name(
+                        <crate::$ty as Member>::build_from_hashes(params, hashes)?,
+                    ),)+
+                })
+            }
+
             /// Loads a saved filter of any variant (the header says which).
             ///
             /// # Errors

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{Error, Filter};
+use crate::{Error, Filter, Hash128};
 
 /// Checks a list of kinds the way the registry's must hold: ids and names unique, ids nonzero.
 fn check_kinds(kinds: &[FileKind]) -> Result<(), String> {
@@ -208,4 +208,21 @@ fn rates_at_a_multiple_rise_and_a_full_cuckoo_table_has_none() {
             None => assert_eq!(v, Variant::Cuckoo),
         }
     }
+}
+
+#[test]
+fn every_variant_builds_from_a_key_set_and_holds_it() {
+    let params = Params::new(200, 0.01);
+    let keys: Vec<String> = (0..150).map(|i| format!("member{i}")).collect();
+    let hashes: Vec<Hash128> = keys
+        .iter()
+        .map(|k| params.hasher.hash(k.as_bytes()))
+        .collect();
+    for &v in Variant::ALL {
+        let f = AnyFilter::build_from_hashes(v, &params, &hashes).unwrap();
+        assert!(keys.iter().all(|k| f.contains(k.as_bytes())), "{v}");
+        assert_eq!(f.len(), 150, "{v}");
+    }
+    let full = AnyFilter::build_from_hashes(Variant::Cuckoo, &Params::new(10, 0.01), &hashes);
+    assert!(matches!(full, Err(Error::Full { .. })), "{full:?}");
 }
