@@ -14,7 +14,7 @@ use filterlab::keylines::{escape, LineCounts};
 use filterlab::{AnyFilter, Filter, Params, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use std::io::{BufReader, ErrorKind};
+use std::io::BufReader;
 use std::path::Path;
 
 /// Inputs at least this large get a progress bar (on a terminal).
@@ -81,53 +81,6 @@ pub struct Changed {
     /// `true` for `add`, `false` for `remove`.
     #[serde(skip)]
     pub added: bool,
-}
-
-/// Refuses to replace anything at `path` but a regular file: a symlink, FIFO, device,
-/// socket or directory stays as it is.
-///
-/// # Errors
-/// Something else at `path`, or metadata that cannot be read.
-pub fn check_output(path: &Path) -> Result<()> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", path.display())),
-    };
-    let kind = meta.file_type();
-    if kind.is_file() {
-        return Ok(());
-    }
-    let what = if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_dir() {
-        "a directory"
-    } else {
-        special_kind(&kind)
-    };
-    bail!(
-        "refusing to replace {}: it is {what}, not a regular file; give -o a regular file or a new path",
-        path.display()
-    )
-}
-
-#[cfg(unix)]
-fn special_kind(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    }
-}
-
-#[cfg(not(unix))]
-fn special_kind(_: &std::fs::FileType) -> &'static str {
-    "a special file"
 }
 
 /// Checks, before any key is read, that the directory of `path` takes a new file: creates
@@ -246,7 +199,7 @@ fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<Stri
 /// A bad output path or directory, a filter that cannot be allocated, unreadable keys, a full
 /// filter, a failed save; under `--strict`, more keys than the capacity.
 pub fn build(b: &Build, out: Out) -> Result<Built> {
-    check_output(&b.output)?;
+    file::check_output(&b.output)?;
     let (n, counted) = match b.n {
         Some(n) => (n, false),
         None => (keys::count_keys(&b.keys)?, true),
@@ -291,7 +244,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
 /// A missing, damaged or special file; a variant that cannot remove; a full filter (nothing
 /// is saved then); a failed save; under `--strict`, more keys than the capacity.
 pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Changed> {
-    check_output(path)?;
+    file::check_output(path)?;
     let (mut filter, _) = file::load(path)?;
     if remove && !filter.capabilities().deletes {
         // Refused before any key is read.

@@ -6,6 +6,7 @@ use filterlab::any::Value;
 use filterlab::{AnyFilter, Filter, Variant};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use std::io::ErrorKind;
 use std::path::Path;
 
 /// What `info` shows about a saved filter.
@@ -70,10 +71,57 @@ pub fn load(path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
 /// # Errors
 /// Anything but a regular file at `path`, or an I/O error (`path` is then untouched).
 pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
-    crate::build::check_output(path)?;
+    check_output(path)?;
     filter
         .save(path)
         .with_context(|| format!("cannot save {}", path.display()))
+}
+
+/// Refuses to replace anything at `path` but a regular file: a symlink, FIFO, device,
+/// socket or directory stays as it is.
+///
+/// # Errors
+/// Something else at `path`, or metadata that cannot be read.
+pub fn check_output(path: &Path) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", path.display())),
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        special_kind(&kind)
+    };
+    bail!(
+        "refusing to replace {}: it is {what}, not a regular file; give -o a regular file or a new path",
+        path.display()
+    )
+}
+
+#[cfg(unix)]
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
 }
 
 /// What `info` shows; `file` are the bytes the filter was loaded from.
