@@ -135,6 +135,26 @@ macro_rules! registry {
             }
         }
 
+        $(
+            impl From<crate::$ty> for AnyFilter {
+                fn from(f: crate::$ty) -> Self {
+                    AnyFilter::$name(f)
+                }
+            }
+
+            /// The inner filter, or the `AnyFilter` back when it holds another variant.
+            impl TryFrom<AnyFilter> for crate::$ty {
+                type Error = AnyFilter;
+
+                fn try_from(f: AnyFilter) -> Result<Self, AnyFilter> {
+                    match f {
+                        AnyFilter::$name(inner) => Ok(inner),
+                        other => Err(other),
+                    }
+                }
+            }
+        )+
+
         $(impl Capable for crate::$ty {
             $(capable!($cap);)*
         })+
