@@ -52,7 +52,7 @@ pub(crate) fn load_err(path: &std::path::Path, e: &FormatError) -> PyErr {
 /// Loads a filter of whatever variant the bytes hold, into the Python class of the same name
 /// as its Rust type (one per row of the registry, `filterlab::for_each_variant!`).
 macro_rules! any_from_bytes {
-    ($($name:ident => $ty:ident),+) => {
+    ($($name:ident => $ty:ident [$($cap:ident),*]),+) => {
         fn any_from_bytes(py: Python<'_>, bytes: &[u8]) -> Result<PyObject, AnyError> {
             let obj = match AnyFilter::from_bytes(bytes)? {
                 $(AnyFilter::$name(inner) => filters::$ty { inner }.into_py_any(py),)+
@@ -72,7 +72,7 @@ filterlab::for_each_variant!(any_from_bytes);
 
 /// Adds the class of every variant of the registry to the module.
 macro_rules! add_variant_classes {
-    ($($name:ident => $ty:ident),+) => {
+    ($($name:ident => $ty:ident [$($cap:ident),*]),+) => {
         fn add_variant_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_class::<filters::$ty>()?;)+
             Ok(())

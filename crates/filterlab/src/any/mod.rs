@@ -159,14 +159,14 @@ macro_rules! registry {
             $(capable!($cap);)*
         })+
 
-        /// Calls `$callback! { Name => Type, ... }` with every row of the registry (the
-        /// variant's name in [`Variant`] and [`AnyFilter`], and its type's name in the
-        /// facade), so that code outside the facade that needs one item per variant (the
+        /// Calls `$callback! { Name => Type [capabilities], ... }` with every row of the
+        /// registry (the variant's name in [`Variant`] and [`AnyFilter`], its type's name in
+        /// the facade, the capabilities the table gives it), so that code outside the facade that needs one item per variant (the
         /// Python classes) is generated from the one list rather than written out.
         #[macro_export]
         macro_rules! for_each_variant {
             ($callback:ident) => {
-                $callback! { $($name => $ty),+ }
+                $callback! { $($name => $ty [$($cap),*]),+ }
             };
         }
 
