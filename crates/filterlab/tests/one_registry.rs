@@ -6,10 +6,10 @@
 use filterlab::Variant;
 use std::path::{Path, PathBuf};
 
-/// A variant's name as a Rust identifier: `cuckoo` -> `Cuckoo`.
+/// A variant's Rust identifier, as `Variant` spells it (`Cuckoo`; a name with a hyphen such as
+/// `item-window` has the identifier `ItemWindow`).
 fn ident(v: Variant) -> String {
-    let name = v.name();
-    name[..1].to_uppercase() + &name[1..]
+    format!("{v:?}")
 }
 
 /// The variant a line names as an item (an enum member, a match arm, a pattern), if any:
