@@ -12,10 +12,13 @@ mod common;
 mod load_more;
 
 use arbitrary::Arbitrary;
-use common::{Kind, Shape};
+use common::{Pick, Shape, Unlisted};
 use filterlab::blocked::parquet::ParquetBloom;
 use filterlab::format::{self, Encoder};
-use filterlab::{AtomicBlockedBloom, AtomicClassicBloom, Deletable, Error, Filter, Persist};
+use filterlab::{
+    AnyFilter, AtomicBlockedBloom, AtomicClassicBloom, BlockedBloom, ClassicBloom, Error, FileKind,
+    Filter, FormatError, Persist, Variant,
+};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -75,10 +78,12 @@ enum Edit {
     },
 }
 
-/// A variant of the shared list, or a form only loading concerns.
+/// A variant of the registry, or a form only loading concerns.
 #[derive(Arbitrary, Debug)]
 enum Target {
-    Variant(Kind),
+    Variant(Pick),
+    /// A kind not in the registry yet.
+    Unlisted(Unlisted),
     AtomicClassic,
     AtomicBlocked,
     /// `blocks` (mod 64, plus one) 32-byte blocks.
@@ -140,26 +145,86 @@ fn apply(edit: &Edit, params: &mut Vec<u8>, payload: &mut Vec<u8>) {
     }
 }
 
+/// A filter as loading sees it: its file kind, its bytes, and its loader.
+trait Loadable: Filter + Sized {
+    fn kind(&self) -> FileKind;
+    fn save(&self) -> Vec<u8>;
+    fn load(bytes: &[u8]) -> Result<Self, FormatError>;
+    /// Removes `key` where the variant can: `None` when it cannot (or did).
+    fn remove_key(&mut self, _key: &[u8]) -> Option<Error> {
+        None
+    }
+}
+
+impl Loadable for AnyFilter {
+    fn kind(&self) -> FileKind {
+        self.variant().kind()
+    }
+    fn save(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn load(bytes: &[u8]) -> Result<Self, FormatError> {
+        AnyFilter::from_bytes(bytes)
+    }
+    fn remove_key(&mut self, key: &[u8]) -> Option<Error> {
+        match self.remove(key) {
+            Ok(()) | Err(Error::Unsupported { .. }) => None,
+            Err(e) => Some(e),
+        }
+    }
+}
+
+macro_rules! persisted {
+    ($($t:ty),*) => {$(
+        impl Loadable for $t {
+            fn kind(&self) -> FileKind {
+                <$t as Persist>::KIND
+            }
+            fn save(&self) -> Vec<u8> {
+                self.to_bytes()
+            }
+            fn load(bytes: &[u8]) -> Result<Self, FormatError> {
+                <$t as Persist>::from_bytes(bytes)
+            }
+        }
+    )*};
+}
+persisted!(
+    AtomicClassicBloom,
+    AtomicBlockedBloom,
+    filter_window::ItemWindow,
+    filter_window::Apbf
+);
+
 /// Saves `f`, mutates its sections and re-envelopes them.
-fn mutate<F: Persist>(f: &F, edits: &[Edit]) -> Vec<u8> {
-    let bytes = f.to_bytes();
-    let mut d = format::decode(&bytes, F::KIND).expect("own bytes");
+fn mutate<F: Loadable>(f: &F, edits: &[Edit]) -> Vec<u8> {
+    mutate_bytes(&f.save(), f.kind(), edits)
+}
+
+/// [`mutate`] for any saved filter (the kinds without `Filter::insert` too).
+fn mutate_persisted<F: Persist>(f: &F, edits: &[Edit]) -> Vec<u8> {
+    mutate_bytes(&f.to_bytes(), F::KIND, edits)
+}
+
+fn mutate_bytes(bytes: &[u8], kind: FileKind, edits: &[Edit]) -> Vec<u8> {
+    let mut d = format::decode(bytes, kind).expect("own bytes");
     let mut params = d.params.take(d.params.remaining()).unwrap().to_vec();
     let mut payload = d.payload.take(d.payload.remaining()).unwrap().to_vec();
     for e in edits {
         apply(e, &mut params, &mut payload);
     }
-    let mut e = Encoder::new(F::KIND, d.hasher, payload.len());
+    let mut e = Encoder::new(kind, d.hasher, payload.len());
     e.bytes(&params).begin_payload().bytes(&payload);
     e.finish()
 }
 
-/// Whatever loads must behave: re-save identically, answer, take inserts without losing them.
-fn exercise<F: Persist + Filter>(bytes: &[u8], remove: impl Fn(&mut F, &[u8]) -> Option<Error>) {
-    let Ok(mut f) = F::from_bytes(bytes) else {
+/// Whatever loads must behave: re-save identically, answer, take inserts without losing them,
+/// and give them back on removal where the variant removes.
+fn exercise<F: Loadable>(bytes: &[u8]) {
+    let Ok(mut f) = F::load(bytes) else {
         return;
     };
-    assert_eq!(f.to_bytes(), bytes, "a loaded filter saves differently");
+    assert_eq!(f.save(), bytes, "a loaded filter saves differently");
     let p = f.expected_fpr();
     assert!((0.0..=1.0).contains(&p), "expected_fpr {p}");
     let _ = (
@@ -172,7 +237,7 @@ fn exercise<F: Persist + Filter>(bytes: &[u8], remove: impl Fn(&mut F, &[u8]) ->
         match f.insert(key) {
             Ok(()) => {
                 assert!(f.contains(key), "false negative after loading");
-                if let Some(e) = remove(&mut f, key) {
+                if let Some(e) = f.remove_key(key) {
                     panic!("removing an inserted key failed: {e}");
                 }
             }
@@ -183,19 +248,25 @@ fn exercise<F: Persist + Filter>(bytes: &[u8], remove: impl Fn(&mut F, &[u8]) ->
     }
 }
 
-fn no_remove<F>(_: &mut F, _: &[u8]) -> Option<Error> {
-    None
-}
-
-fn remove<F: Deletable>(f: &mut F, key: &[u8]) -> Option<Error> {
-    f.remove(key).err()
-}
-
-fn run<F: Persist + Filter>(mut f: F, input: &Input, rm: impl Fn(&mut F, &[u8]) -> Option<Error>) {
+fn run<F: Loadable>(mut f: F, input: &Input) {
     for i in 0..input.keys {
         let _ = f.insert(&[i]);
     }
-    exercise::<F>(&mutate(&f, &input.edits), rm);
+    exercise::<F>(&mutate(&f, &input.edits));
+}
+
+fn classic(s: Shape) -> ClassicBloom {
+    match common::build(Variant::Classic, s) {
+        AnyFilter::Classic(f) => f,
+        other => unreachable!("built {other:?}"),
+    }
+}
+
+fn blocked(s: Shape) -> BlockedBloom {
+    match common::build(Variant::Blocked, s) {
+        AnyFilter::Blocked(f) => f,
+        other => unreachable!("built {other:?}"),
+    }
 }
 
 /// Parquet bytes: header and bitset mutated as the two sections; whatever loads keeps exactly
@@ -226,44 +297,35 @@ fn parquet(blocks: u8, input: &Input) {
 fuzz_target!(|input: Input| {
     let s = input.shape;
     match input.target {
-        Target::Variant(Kind::Classic) => run(common::classic(s), &input, no_remove),
-        Target::Variant(Kind::Counting) => run(common::counting(s), &input, remove),
-        Target::Variant(Kind::Scalable) => run(common::scalable(s), &input, no_remove),
-        Target::Variant(Kind::Cuckoo) => run(common::cuckoo(s), &input, remove),
-        Target::Variant(Kind::Blocked) => run(common::blocked(s), &input, no_remove),
-        Target::Variant(Kind::ItemWindow) => run(common::item_window(s), &input, no_remove),
-        Target::Variant(Kind::Apbf) => run(common::apbf(s), &input, no_remove),
-        Target::Variant(Kind::TimeWindow) => {
+        Target::Variant(pick) => run(common::build(pick.variant(), s), &input),
+        Target::AtomicClassic => run(AtomicClassicBloom::from(classic(s)), &input),
+        Target::AtomicBlocked => run(AtomicBlockedBloom::from(blocked(s)), &input),
+        Target::Unlisted(Unlisted::ItemWindow) => run(common::item_window(s), &input),
+        Target::Unlisted(Unlisted::Apbf) => run(common::apbf(s), &input),
+        Target::Unlisted(Unlisted::TimeWindow) => {
             let mut f = common::time_window(s);
             for i in 0..input.keys {
                 let _ = f.insert_at(&[i], filter_window::Timestamp(u64::from(i) * 3));
             }
-            load_more::exercise_time(&mutate(&f, &input.edits));
+            load_more::exercise_time(&mutate_persisted(&f, &input.edits));
         }
-        Target::Variant(kind @ (Kind::Fuse8 | Kind::Fuse16 | Kind::Ribbon)) => {
+        Target::Unlisted(kind @ (Unlisted::Fuse8 | Unlisted::Fuse16 | Unlisted::Ribbon)) => {
             let keys: Vec<[u8; 1]> = (0..input.keys).map(|i| [i]).collect();
             let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
-            let bytes = match kind {
-                Kind::Fuse8 => mutate(&common::fuse8(s, &refs), &input.edits),
-                Kind::Fuse16 => mutate(&common::fuse16(s, &refs), &input.edits),
-                _ => mutate(&common::ribbon(s, &refs), &input.edits),
-            };
+            let edits = &input.edits;
             match kind {
-                Kind::Fuse8 => load_more::exercise_static::<filter_fuse::BinaryFuse8>(&bytes),
-                Kind::Fuse16 => load_more::exercise_static::<filter_fuse::BinaryFuse16>(&bytes),
-                _ => load_more::exercise_static::<filter_ribbon::Ribbon>(&bytes),
+                Unlisted::Fuse8 => load_more::exercise_static::<filter_fuse::BinaryFuse8>(
+                    &mutate_persisted(&common::fuse8(s, &refs), edits),
+                ),
+                Unlisted::Fuse16 => load_more::exercise_static::<filter_fuse::BinaryFuse16>(
+                    &mutate_persisted(&common::fuse16(s, &refs), edits),
+                ),
+                _ => load_more::exercise_static::<filter_ribbon::Ribbon>(&mutate_persisted(
+                    &common::ribbon(s, &refs),
+                    edits,
+                )),
             }
         }
-        Target::AtomicClassic => run(
-            AtomicClassicBloom::from(common::classic(s)),
-            &input,
-            no_remove,
-        ),
-        Target::AtomicBlocked => run(
-            AtomicBlockedBloom::from(common::blocked(s)),
-            &input,
-            no_remove,
-        ),
         Target::Parquet { blocks } => parquet(blocks, &input),
     }
 });

@@ -8,8 +8,8 @@ mod common;
 mod ops_more;
 
 use arbitrary::Arbitrary;
-use common::{Kind, Shape};
-use filterlab::{Deletable, Error, Filter, Persist};
+use common::{Pick, Shape, Unlisted};
+use filterlab::{AnyFilter, Error, Filter};
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashMap;
 
@@ -23,6 +23,13 @@ enum Op {
     RoundTrip,
 }
 
+/// A variant of the registry, or a kind it does not list yet.
+#[derive(Arbitrary, Debug)]
+enum Kind {
+    Listed(Pick),
+    Unlisted(Unlisted),
+}
+
 #[derive(Arbitrary, Debug)]
 struct Input {
     kind: Kind,
@@ -34,36 +41,9 @@ fn key(i: u8) -> [u8; 2] {
     [b'k', i]
 }
 
-/// Removal, for the variants that have it.
-trait MaybeDeletable: Filter + Persist {
-    fn try_remove(&mut self, _key: &[u8]) -> Option<Result<(), Error>> {
-        None
-    }
-    fn try_count(&self, _key: &[u8]) -> Option<u32> {
-        None
-    }
-}
-
-macro_rules! deletable {
-    ($($t:ty),*) => {$(
-        impl MaybeDeletable for $t {
-            fn try_remove(&mut self, key: &[u8]) -> Option<Result<(), Error>> {
-                Some(self.remove(key))
-            }
-            fn try_count(&self, key: &[u8]) -> Option<u32> {
-                Some(self.count(key))
-            }
-        }
-    )*};
-}
-deletable!(filterlab::CountingBloom, filterlab::CuckooFilter);
-impl MaybeDeletable for filterlab::ClassicBloom {}
-impl MaybeDeletable for filterlab::ScalableBloom {}
-impl MaybeDeletable for filterlab::BlockedBloom {}
-
 /// A refusal must leave the filter as it was; only a full cuckoo table and a scalable filter at
 /// its memory cap refuse here.
-fn refused<F: Persist>(f: &F, before: &[u8], e: &Error) {
+fn refused(f: &AnyFilter, before: &[u8], e: &Error) {
     assert!(
         matches!(e, Error::Full { .. } | Error::MemoryCap { .. }),
         "unexpected error {e}"
@@ -71,7 +51,7 @@ fn refused<F: Persist>(f: &F, before: &[u8], e: &Error) {
     assert_eq!(f.to_bytes(), before, "a refused insert changed the filter");
 }
 
-fn step<F: MaybeDeletable>(f: &mut F, model: &mut HashMap<u8, u32>, op: &Op) {
+fn step(f: &mut AnyFilter, model: &mut HashMap<u8, u32>, op: &Op) {
     match op {
         Op::Insert(i) => {
             let before = f.to_bytes();
@@ -102,13 +82,16 @@ fn step<F: MaybeDeletable>(f: &mut F, model: &mut HashMap<u8, u32>, op: &Op) {
                 return; // a false positive: removing it is a caller error the filter cannot see
             }
             let before = f.to_bytes();
-            match f.try_remove(&key(*i)) {
-                None => {}
-                Some(Ok(())) => {
+            match f.remove(&key(*i)) {
+                Ok(()) => {
                     assert!(held > 0, "removed a key the model does not hold");
                     model.insert(*i, held - 1);
                 }
-                Some(Err(e)) => {
+                Err(Error::Unsupported { .. }) => {
+                    assert!(!f.capabilities().deletes, "a deletable variant refused");
+                    assert_eq!(f.to_bytes(), before, "a refused removal changed the filter");
+                }
+                Err(e) => {
                     assert!(held == 0 && e == Error::NotPresent, "{e} with {held} held");
                     assert_eq!(f.to_bytes(), before, "a refused removal changed the filter");
                 }
@@ -135,19 +118,19 @@ fn step<F: MaybeDeletable>(f: &mut F, model: &mut HashMap<u8, u32>, op: &Op) {
         }
         Op::RoundTrip => {
             let bytes = f.to_bytes();
-            let copy = F::from_bytes(&bytes).expect("own bytes must load");
+            let copy = AnyFilter::from_bytes(&bytes).expect("own bytes must load");
             assert_eq!(copy.to_bytes(), bytes, "round trip changed the bytes");
             *f = copy;
         }
     }
 }
 
-fn check<F: MaybeDeletable>(f: &F, model: &HashMap<u8, u32>) {
+fn check(f: &AnyFilter, model: &HashMap<u8, u32>) {
     let total: u64 = model.values().map(|&c| u64::from(c)).sum();
     assert_eq!(f.len(), total, "len disagrees with the model");
     for (&i, &c) in model.iter().filter(|(_, &c)| c > 0) {
         assert!(f.contains(&key(i)), "false negative for key {i}");
-        if let Some(n) = f.try_count(&key(i)) {
+        if let Ok(n) = f.count_hash(f.hasher().hash(&key(i))) {
             assert!(n >= c, "count {n} below the {c} copies inserted");
         }
     }
@@ -155,7 +138,7 @@ fn check<F: MaybeDeletable>(f: &F, model: &HashMap<u8, u32>) {
     assert!((0.0..=1.0).contains(&p), "expected_fpr {p}");
 }
 
-fn run<F: MaybeDeletable>(mut f: F, ops: &[Op]) {
+fn run(mut f: AnyFilter, ops: &[Op]) {
     let mut model = HashMap::new();
     for op in ops.iter().take(512) {
         step(&mut f, &mut model, op);
@@ -166,17 +149,21 @@ fn run<F: MaybeDeletable>(mut f: F, ops: &[Op]) {
 fuzz_target!(|input: Input| {
     let s = input.shape;
     match input.kind {
-        Kind::Classic => run(common::classic(s), &input.ops),
-        Kind::Counting => run(common::counting(s), &input.ops),
-        Kind::Scalable => run(common::scalable(s), &input.ops),
-        Kind::Cuckoo => run(common::cuckoo(s), &input.ops),
-        Kind::Blocked => run(common::blocked(s), &input.ops),
-        Kind::Fuse8 => ops_more::run_static(|k| common::fuse8(s, k), &input.ops),
-        Kind::Fuse16 => ops_more::run_static(|k| common::fuse16(s, k), &input.ops),
-        Kind::Ribbon => ops_more::run_static(|k| common::ribbon(s, k), &input.ops),
-        Kind::ItemWindow => ops_more::run_window(common::item_window(s), &input.ops),
-        Kind::Apbf => ops_more::run_window(common::apbf(s), &input.ops),
-        Kind::TimeWindow => {
+        Kind::Listed(pick) => run(common::build(pick.variant(), s), &input.ops),
+        Kind::Unlisted(Unlisted::Fuse8) => {
+            ops_more::run_static(|k| common::fuse8(s, k), &input.ops)
+        }
+        Kind::Unlisted(Unlisted::Fuse16) => {
+            ops_more::run_static(|k| common::fuse16(s, k), &input.ops)
+        }
+        Kind::Unlisted(Unlisted::Ribbon) => {
+            ops_more::run_static(|k| common::ribbon(s, k), &input.ops)
+        }
+        Kind::Unlisted(Unlisted::ItemWindow) => {
+            ops_more::run_window(common::item_window(s), &input.ops)
+        }
+        Kind::Unlisted(Unlisted::Apbf) => ops_more::run_window(common::apbf(s), &input.ops),
+        Kind::Unlisted(Unlisted::TimeWindow) => {
             let step = u64::from(s.seed % 8);
             ops_more::run_time(common::time_window(s), step, &input.ops)
         }

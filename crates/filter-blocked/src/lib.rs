@@ -354,6 +354,7 @@ impl Codec for BlockedBloom {
 filter_core::impl_serde_via_persist!(BlockedBloom);
 
 mod atomic;
+mod explain;
 pub use atomic::AtomicBlockedBloom;
 pub mod parquet;
 

@@ -319,6 +319,7 @@ impl Codec for ClassicBloom {
 filter_core::impl_serde_via_persist!(ClassicBloom);
 
 mod atomic;
+mod explain;
 pub use atomic::AtomicClassicBloom;
 
 #[cfg(test)]

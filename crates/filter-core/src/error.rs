@@ -62,6 +62,17 @@ pub enum Error {
     Incompatible(String),
     /// Bytes could not be loaded as a filter.
     Format(FormatError),
+    /// The variant has no such operation (a classic filter cannot remove, a static filter
+    /// cannot insert): asked of a filter whose variant is known only at run time. Nothing was
+    /// changed.
+    Unsupported {
+        /// The filter's variant.
+        variant: &'static str,
+        /// What was asked (for example `"remove keys"`).
+        operation: &'static str,
+        /// The variants that can, comma-separated.
+        supported_by: String,
+    },
     /// A thread panicked while it held this shard of a
     /// [`Sharded`](crate::concurrent::Sharded) filter, perhaps half way through a relocation
     /// chain or a removal: the shard may have lost keys, so it is no longer used.
@@ -110,6 +121,15 @@ impl fmt::Display for Error {
             ),
             Error::Incompatible(why) => write!(f, "filters are incompatible: {why}"),
             Error::Format(e) => write!(f, "{e}"),
+            Error::Unsupported {
+                variant,
+                operation,
+                supported_by,
+            } => write!(
+                f,
+                "a {variant} filter cannot {operation} (variants that can: {supported_by}); \
+                 nothing was changed"
+            ),
             Error::Poisoned { shard } => write!(
                 f,
                 "shard {shard} was damaged by a thread that panicked while holding it (an insert \

@@ -53,6 +53,7 @@ mod batch;
 pub mod bits;
 pub mod concurrent;
 mod error;
+pub mod explain;
 mod file;
 pub mod format;
 mod hash;
@@ -72,6 +73,7 @@ pub use batch::{
 };
 pub use bits::BloomBits;
 pub use error::{Error, FormatError, Result};
+pub use explain::{Explain, Positions};
 pub use file::{
     read_fallibly, read_limited, remove_stale_temporaries, write_atomically, write_atomically_with,
     DEFAULT_READ_LIMIT, STALE_AFTER,

@@ -400,6 +400,7 @@ impl Codec for CountingBloom {
 #[cfg(feature = "serde")]
 filter_core::impl_serde_via_persist!(CountingBloom);
 
+mod explain;
 mod merge;
 
 #[cfg(test)]

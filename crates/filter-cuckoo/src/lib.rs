@@ -766,5 +766,7 @@ impl Codec for CuckooFilter {
 #[cfg(feature = "serde")]
 filter_core::impl_serde_via_persist!(CuckooFilter);
 
+mod explain;
+
 #[cfg(test)]
 mod tests;

@@ -461,6 +461,8 @@ impl Codec for ScalableBloom {
 #[cfg(feature = "serde")]
 filter_core::impl_serde_via_persist!(ScalableBloom);
 
+mod explain;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,9 @@
 //! The command line: every command and flag, parsed by clap.
 
 use crate::parse;
-use crate::plan::Variant;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use filterlab::{HashKind, KeyHasher};
+use filterlab::{HashKind, KeyHasher, Variant};
 use std::path::PathBuf;
 
 /// The parsed command line.
@@ -41,7 +40,7 @@ pub enum Command {
         #[command(flatten)]
         size: Size,
         /// Only this variant.
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = parse::VariantParser)]
         variant: Option<Variant>,
     },
     /// Which variant to use, sized, with the reasons and what happens if n is underestimated.
@@ -107,7 +106,7 @@ pub enum Command {
     /// [KEY]` sizes one (seed 0).
     Explain {
         /// Variant (instead of a saved filter).
-        #[arg(long, value_enum, requires_all = ["n", "fpr"])]
+        #[arg(long, value_parser = parse::VariantParser, requires_all = ["n", "fpr"])]
         variant: Option<Variant>,
         /// Items, with --variant.
         #[arg(long, value_parser = parse::count, requires = "variant")]
@@ -132,7 +131,7 @@ pub enum Command {
 #[derive(clap::Args, Debug)]
 pub struct Build {
     /// Variant.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = parse::VariantParser)]
     pub variant: Variant,
     /// Items (10M, 1e7, ...); without it, the non-empty lines of --keys are counted first.
     #[arg(long, value_parser = parse::count, allow_hyphen_values = true)]

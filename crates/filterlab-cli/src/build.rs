@@ -4,16 +4,17 @@
 //! the library's atomic save.
 
 use crate::args::{Build, Keys};
+use crate::file;
 use crate::keys;
 use crate::output::Out;
-use crate::plan::{self, Plan, Variant};
-use crate::render;
-use crate::store::AnyFilter;
+use crate::units::{pct, size};
 use anyhow::{bail, Context, Result};
+use filterlab::any::Plan;
 use filterlab::keylines::{escape, LineCounts};
+use filterlab::{AnyFilter, Filter, Params, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use std::io::{BufReader, ErrorKind};
+use std::io::BufReader;
 use std::path::Path;
 
 /// Inputs at least this large get a progress bar (on a terminal).
@@ -82,53 +83,6 @@ pub struct Changed {
     pub added: bool,
 }
 
-/// Refuses to replace anything at `path` but a regular file: a symlink, FIFO, device,
-/// socket or directory stays as it is.
-///
-/// # Errors
-/// Something else at `path`, or metadata that cannot be read.
-pub fn check_output(path: &Path) -> Result<()> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", path.display())),
-    };
-    let kind = meta.file_type();
-    if kind.is_file() {
-        return Ok(());
-    }
-    let what = if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_dir() {
-        "a directory"
-    } else {
-        special_kind(&kind)
-    };
-    bail!(
-        "refusing to replace {}: it is {what}, not a regular file; give -o a regular file or a new path",
-        path.display()
-    )
-}
-
-#[cfg(unix)]
-fn special_kind(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    }
-}
-
-#[cfg(not(unix))]
-fn special_kind(_: &std::fs::FileType) -> &'static str {
-    "a special file"
-}
-
 /// Checks, before any key is read, that the directory of `path` takes a new file: creates
 /// and removes a probe there (exclusive create, so nothing existing is touched).
 fn check_directory(path: &Path) -> Result<()> {
@@ -162,9 +116,9 @@ fn check_space(path: &Path, bytes: u64) -> Result<()> {
         Some(free) if free < bytes => bail!(
             "the filter's file needs {} but the file system of {} has {} free; free some space \
              or save elsewhere",
-            render::size(bytes),
+            size(bytes),
             path.display(),
-            render::size(free)
+            size(free)
         ),
         _ => Ok(()),
     }
@@ -197,7 +151,7 @@ fn ensure_allocatable(plan: &Plan) -> Result<()> {
             plan.variant.name(),
             plan.n,
             plan.fpr,
-            render::size(plan.bytes)
+            size(plan.bytes)
         );
     }
     Ok(())
@@ -220,12 +174,12 @@ fn progress(total: Option<u64>) -> ProgressBar {
 /// error under `--strict` for the former.
 fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<String>> {
     let mut w = Vec::new();
-    if filter.len() > filter.capacity() && filter.variant() != Variant::Scalable {
+    if filter.len() > filter.capacity() && !filter.capabilities().grows {
         let message = format!(
             "{} keys exceed the capacity {}; the rate is above the target (expected {})",
             filter.len(),
             filter.capacity(),
-            render::pct(filter.expected_fpr())
+            pct(filter.expected_fpr())
         );
         if out.strict {
             bail!("{message}; not saved (--strict)");
@@ -245,17 +199,18 @@ fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<Stri
 /// A bad output path or directory, a filter that cannot be allocated, unreadable keys, a full
 /// filter, a failed save; under `--strict`, more keys than the capacity.
 pub fn build(b: &Build, out: Out) -> Result<Built> {
-    check_output(&b.output)?;
+    file::check_output(&b.output)?;
     let (n, counted) = match b.n {
         Some(n) => (n, false),
         None => (keys::count_keys(&b.keys)?, true),
     };
     let hasher = b.hashing.hasher()?;
-    let plan = plan::plan(b.variant, n, b.fpr)?;
+    let params = Params::new(n, b.fpr).hasher(hasher);
+    let plan = b.variant.plan(&params)?;
     ensure_allocatable(&plan)?;
     check_directory(&b.output)?;
     check_space(&b.output, plan.bytes)?;
-    let mut filter = AnyFilter::build_with(b.variant, n, b.fpr, hasher)?;
+    let mut filter = AnyFilter::build(b.variant, &params)?;
     let (reader, total) = keys::open(&b.keys)?;
     let bar = progress(total);
     let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
@@ -263,7 +218,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
         .with_context(|| format!("cannot read {}", b.keys.display()))?;
     bar.finish_and_clear();
     let warnings = warnings(out, &filter, &counts.lines)?;
-    filter.save(&b.output)?;
+    file::save(&filter, &b.output)?;
     let file_bytes = std::fs::metadata(&b.output).map_or(0, |m| m.len());
     Ok(Built {
         variant: b.variant,
@@ -289,15 +244,16 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
 /// A missing, damaged or special file; a variant that cannot remove; a full filter (nothing
 /// is saved then); a failed save; under `--strict`, more keys than the capacity.
 pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Changed> {
-    check_output(path)?;
-    let (mut filter, _) = AnyFilter::load(path)?;
-    if remove {
+    file::check_output(path)?;
+    let (mut filter, _) = file::load(path)?;
+    if remove && !filter.capabilities().deletes {
         // Refused before any key is read.
-        filter.check_deletable()?;
+        let refusal = filter.variant().unsupported("remove keys", |c| c.deletes);
+        bail!("{refusal}; rebuild it from the keys that remain");
     }
     let (mut changed, mut absent, mut absent_keys) = (0u64, 0u64, Vec::new());
     let lines = keys::for_each_source_key(source, |line, key| {
-        let h = filter.hash(key);
+        let h = filter.hasher().hash(key);
         if !remove {
             filter.insert_hash(h).with_context(|| {
                 format!(
@@ -308,7 +264,7 @@ pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Chan
             changed += 1;
             return Ok(());
         }
-        match filter.remove_hash(h)? {
+        match filter.remove_hash(h) {
             Ok(()) => changed += 1,
             Err(filterlab::Error::NotPresent) => {
                 absent += 1;
@@ -321,7 +277,7 @@ pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Chan
         Ok(())
     })?;
     let warnings = warnings(out, &filter, &lines)?;
-    filter.save(path)?;
+    file::save(&filter, path)?;
     Ok(Changed {
         filter: path.display().to_string(),
         changed,

@@ -2,17 +2,16 @@
 
 use crate::args::{Command, Keys};
 use crate::build;
-use crate::explain::{self, Formula, Touch};
-use crate::explain_file;
+use crate::explain;
+use crate::file;
 use crate::keys;
 use crate::output::{self, Out};
-use crate::plan::{self, Plan, Variant};
 use crate::recommend::{self, Needs};
 use crate::render;
-use crate::store::AnyFilter;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use filterlab::any::Plan;
 use filterlab::keylines::{escape, hex};
-use filterlab::KeyHasher;
+use filterlab::{Filter, Params, Variant};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
@@ -25,9 +24,10 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
     match command {
         Command::Calc { size, variant } => {
             let variants = variant.map_or(Variant::ALL.to_vec(), |v| vec![v]);
+            let params = Params::new(size.n, size.fpr);
             let plans = variants
                 .into_iter()
-                .map(|v| plan::plan(v, size.n, size.fpr))
+                .map(|v| v.plan(&params))
                 .collect::<filterlab::Result<Vec<Plan>>>()?;
             out.emit(plans.as_slice(), render::calc)
         }
@@ -71,8 +71,8 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
         }
         Command::Query { filter, keys } => query(&filter, &keys, out),
         Command::Info { filter } => {
-            let (f, bytes) = AnyFilter::load(&filter)?;
-            out.emit(&f.info(&bytes), render::info)
+            let (f, bytes) = file::load(&filter)?;
+            out.emit(&file::info(&f, &bytes), render::info)
         }
         Command::Explain {
             variant,
@@ -81,79 +81,14 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             args,
         } => {
             let explained = match (variant, n, fpr) {
-                (Some(v), Some(n), Some(p)) => explain_sized(v, n, p, args)?,
-                _ => explain_saved(args)?,
+                (Some(v), Some(n), Some(p)) => explain::sized(v, n, p, args)?,
+                _ => explain::saved(args)?,
             };
             out.emit(&explained, render::explain)
         }
         #[cfg(feature = "gate")]
         Command::Gate { command } => crate::gate::run(command, out),
     }
-}
-
-/// What `explain` shows.
-#[derive(Debug, Serialize)]
-pub struct Explained {
-    /// The saved filter explained, if one was.
-    pub file: Option<String>,
-    /// The sized filter.
-    pub plan: Plan,
-    /// Its formulas.
-    pub formulas: Vec<Formula>,
-    /// Hash function.
-    pub hash: &'static str,
-    /// Seed.
-    pub seed: u64,
-    /// The key asked about.
-    pub key: Option<String>,
-    /// Where it lands.
-    pub touch: Option<Touch>,
-}
-
-fn explain_sized(v: Variant, n: u64, p: f64, args: Vec<String>) -> Result<Explained> {
-    if args.len() > 1 {
-        bail!("with --variant, explain takes one key (or none); without it, FILE [KEY]");
-    }
-    let plan = plan::plan(v, n, p)?;
-    let hasher = KeyHasher::default();
-    let key = args.into_iter().next();
-    let touch = key
-        .as_deref()
-        .map(|k| explain::touch(&plan, hasher, k.as_bytes()));
-    Ok(Explained {
-        file: None,
-        formulas: explain::formulas(&plan),
-        hash: hasher.kind().name(),
-        seed: hasher.seed(),
-        key,
-        touch,
-        plan,
-    })
-}
-
-fn explain_saved(args: Vec<String>) -> Result<Explained> {
-    let mut args = args.into_iter();
-    let Some(path) = args.next() else {
-        bail!("explain needs a saved filter (explain FILE [KEY]) or --variant, --n and --fpr");
-    };
-    let (f, _) = AnyFilter::load(Path::new(&path)).context(
-        "explain FILE [KEY] reads a saved filter; to size one instead, give --variant, --n and --fpr",
-    )?;
-    let plan = explain_file::plan_of(&f)?;
-    let key = args.next();
-    let touch = key
-        .as_deref()
-        .map(|k| explain_file::touch(&f, &plan, k.as_bytes()));
-    let hasher = f.hasher();
-    Ok(Explained {
-        file: Some(path),
-        formulas: explain::formulas(&plan),
-        hash: hasher.kind().name(),
-        seed: hasher.seed(),
-        key,
-        touch,
-        plan,
-    })
 }
 
 /// One answer of `query`.
@@ -185,7 +120,7 @@ impl Answer {
 /// `query`: answers each key as it is read (stdin is streamed, never held), as text lines or
 /// as one JSON array written element by element.
 fn query(path: &Path, keys: &Keys, out: Out) -> Result<u8> {
-    let (filter, _) = AnyFilter::load(path)?;
+    let (filter, _) = file::load(path)?;
     // Keys from stdin are answered as they come (a pipeline may wait for each answer);
     // keys from a file or the arguments are written in large blocks.
     let interactive = keys.keys.is_empty()

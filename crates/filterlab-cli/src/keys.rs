@@ -7,9 +7,9 @@
 //! and not inserted again, so the count of the set never grows without bound.
 
 use crate::args::Keys;
-use crate::store::AnyFilter;
 use anyhow::{Context, Result};
 use filterlab::keylines::{KeyLines, LineCounts};
+use filterlab::{AnyFilter, Filter};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -133,7 +133,7 @@ pub fn insert_lines(
     let mut counts = Counts::default();
     let mut seen: HashSet<u128> = HashSet::new();
     counts.lines = for_each_key(reader, limits.key_bytes, |line, key| {
-        let h = filter.hash(key);
+        let h = filter.hasher().hash(key);
         if seen.contains(&h.to_u128()) {
             counts.duplicates += 1;
             return Ok(());
@@ -188,10 +188,10 @@ pub fn count_keys(path: &Path) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Variant;
+    use filterlab::{Params, Variant};
 
     fn filter() -> AnyFilter {
-        AnyFilter::build(Variant::Classic, 1000, 0.01).unwrap()
+        AnyFilter::build(Variant::Classic, &Params::new(1000, 0.01)).unwrap()
     }
 
     #[test]

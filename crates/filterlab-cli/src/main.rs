@@ -21,16 +21,15 @@ mod args;
 mod build;
 mod commands;
 mod explain;
-mod explain_file;
+mod file;
 #[cfg(feature = "gate")]
 mod gate;
 mod keys;
 mod output;
 mod parse;
-mod plan;
 mod recommend;
 mod render;
-mod store;
+mod units;
 
 use args::Cli;
 use clap::Parser;

@@ -2,6 +2,41 @@
 //! `1/100`) and byte sizes (`64MiB`, `64MB`, `1048576`). Each parser returns a one-line message
 //! that says what was expected, which clap prints after the offending value.
 
+/// A variant by name, as the registry spells it; `--help` lists every name of
+/// `filterlab::Variant::ALL`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VariantParser;
+
+impl clap::builder::TypedValueParser for VariantParser {
+    type Value = filterlab::Variant;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse().map_err(|e: filterlab::any::UnknownVariant| {
+            let name = arg.map_or_else(|| "--variant".into(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value for {name}: {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = filterlab::Variant::ALL
+            .iter()
+            .map(|v| clap::builder::PossibleValue::new(v.name()).help(v.summary()));
+        Some(Box::new(names))
+    }
+}
+
 /// A count of items: a plain integer with optional `_` or `,` separators, a decimal or exponent
 /// form that is a whole number (`1e7`, `2.5k`), or a number with a suffix `k`, `M`, `G`/`B`
 /// (billion) or `T`, powers of 1000.

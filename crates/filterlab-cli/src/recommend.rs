@@ -2,10 +2,15 @@
 //! underestimated; and, for a request no variant can meet, the reason and the nearest request
 //! that can be met.
 
-use crate::plan::{plan, scalable_at, Plan, Variant};
-use crate::render::{pct, size};
-use filterlab::{cuckoo, math};
+use crate::units::{pct, size};
+use filterlab::any::{Capabilities, Detail, Plan};
+use filterlab::{Params, Variant};
 use serde::Serialize;
+
+/// `variant` sized for `n` items at rate `p`.
+fn sized(variant: Variant, n: u64, p: f64) -> filterlab::Result<Plan> {
+    variant.plan(&Params::new(n, p))
+}
 
 /// With `--growth` and no `--max-n`: the budget is judged at this multiple of `n`, the largest
 /// the growth table shows.
@@ -74,13 +79,14 @@ pub struct Refusal {
 pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
     let (variant, why) = choose(needs)?;
     let mut notes = Vec::new();
-    let plan = plan(variant, needs.n, needs.fpr).map_err(|e| Refusal {
+    let plan = sized(variant, needs.n, needs.fpr).map_err(|e| Refusal {
         reason: e.to_string(),
         nearest: nearest_count(variant, needs.fpr),
     })?;
+    let caps = variant.capabilities();
     let judged = judged_bytes(needs, &plan);
-    if variant == Variant::Scalable {
-        notes.extend(scalable_costs(needs, &plan, judged));
+    if caps.grows {
+        notes.extend(growth_costs(needs, &plan, judged));
     }
     if let Some(budget) = needs.max_memory {
         if judged > budget {
@@ -92,23 +98,29 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
             size(budget)
         ));
     }
-    if variant == Variant::Cuckoo {
+    if let Detail::Cuckoo { slots, .. } = plan.detail {
         notes.push(format!(
-            "a cuckoo filter holds at most 2b = {} copies of one key (its two buckets of {} \
+            "a cuckoo filter holds at most 2b = {} copies of one key (its two buckets of {slots} \
              slots); insert a key once, or use a counting filter for multisets",
-            2 * cuckoo::SLOTS,
-            cuckoo::SLOTS
+            2 * slots,
         ));
     }
-    if matches!(variant, Variant::Cuckoo | Variant::Counting) {
+    if caps.deletes {
         notes.push(DELETE_WARNING.into());
+    }
+    if plan.rate_at(needs.n.saturating_mul(2)).is_none() {
+        notes.push(
+            "the table is fixed: inserts fail once it is full (about 95% load), so size n \
+             generously"
+                .into(),
+        );
     }
     notes.extend(scale_notes(needs.n, judged));
     let what_if = [2, 10]
         .into_iter()
         .map(|multiple| WhatIf {
             multiple,
-            fpr: rate_at(&plan, needs.n.saturating_mul(multiple)),
+            fpr: plan.rate_at(needs.n.saturating_mul(multiple)),
         })
         .collect();
     Ok(Recommendation {
@@ -129,24 +141,19 @@ fn expected_max(needs: &Needs) -> u64 {
 
 /// The bytes the budget is judged against: a growing filter's at its expected maximum.
 fn judged_bytes(needs: &Needs, plan: &Plan) -> u64 {
-    if plan.variant == Variant::Scalable {
-        scalable_at(needs.n, needs.fpr, expected_max(needs)).map_or(u64::MAX, |g| g.bytes)
-    } else {
-        plan.bytes
-    }
+    plan.bytes_after(expected_max(needs))
 }
 
 /// What growth costs: the first stage's tighter rate, and the memory at the expected maximum.
-fn scalable_costs(needs: &Needs, plan: &Plan, judged: u64) -> Vec<String> {
+fn growth_costs(needs: &Needs, plan: &Plan, judged: u64) -> Vec<String> {
     let mut why = Vec::new();
-    if let (crate::plan::Detail::Scalable { p0, .. }, Ok(classic)) = (
-        &plan.detail,
-        crate::plan::plan(Variant::Classic, needs.n, needs.fpr),
-    ) {
+    if let (&Detail::Scalable { p0, .. }, Ok(classic)) =
+        (&plan.detail, sized(Variant::Classic, needs.n, needs.fpr))
+    {
         why.push(format!(
             "the first stage is sized for P0 = {} rather than {}: {} instead of {} for a classic \
              filter of n items ({:+.0}%), the price of a compound rate that stays under the target",
-            pct(*p0),
+            pct(p0),
             pct(needs.fpr),
             size(plan.bytes),
             size(classic.bytes),
@@ -203,7 +210,7 @@ fn nearest_count(variant: Variant, fpr: f64) -> String {
     let (mut lo, mut hi) = (0u64, u64::MAX);
     while lo + 1 < hi {
         let mid = lo + (hi - lo) / 2;
-        if plan(variant, mid, fpr).is_ok() {
+        if sized(variant, mid, fpr).is_ok() {
             lo = mid;
         } else {
             hi = mid;
@@ -220,95 +227,141 @@ const DELETE_WARNING: &str = "remove only keys that were inserted: deleting a ke
      inserted (one the filter reports present by a false positive) corrupts counting and \
      cuckoo filters, and another key may then be reported absent";
 
-/// Picks the variant from the needs alone, with the reasons.
+/// The names of `variants`, comma-separated.
+fn names(variants: &[Variant]) -> String {
+    variants
+        .iter()
+        .map(|v| v.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The variants a request with these needs may get: those with every capability asked for,
+/// filled by inserts (not built once from a set, not windowed).
+fn candidates(needs: &Needs) -> Vec<Variant> {
+    let fits = |c: Capabilities| {
+        (!needs.deletes || c.deletes) && (!needs.growth || c.grows) && !c.static_set && !c.windowed
+    };
+    Variant::ALL
+        .iter()
+        .copied()
+        .filter(|v| fits(v.capabilities()))
+        .collect()
+}
+
+/// The smallest of `variants` for the needs' `n` and rate with its bytes (`u64::MAX` when
+/// none can be sized), among those within the budget when any is.
+fn smallest(needs: &Needs, variants: &[Variant]) -> Option<(Variant, u64)> {
+    let sized: Vec<(Variant, u64)> = variants
+        .iter()
+        .map(|&v| {
+            (
+                v,
+                sized(v, needs.n, needs.fpr).map_or(u64::MAX, |p| p.bytes),
+            )
+        })
+        .collect();
+    let fits = |b: u64| needs.max_memory.is_none_or(|m| b <= m);
+    let within: Vec<(Variant, u64)> = sized.iter().copied().filter(|&(_, b)| fits(b)).collect();
+    let pool = if within.is_empty() { &sized } else { &within };
+    // The first of the smallest, in the registry's order.
+    pool.iter().copied().min_by_key(|&(_, b)| b)
+}
+
+/// Picks the variant from the needs and the registry's capabilities, with the reasons.
 fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
-    match (needs.deletes, needs.growth) {
-        (true, true) => Err(Refusal {
-            reason: "no variant both deletes and grows: a cuckoo table is fixed-size, a \
-                     scalable filter cannot remove"
-                .into(),
+    let pool = candidates(needs);
+    // A one-cache-line variant trades memory for lookup speed: it is chosen for many threads
+    // (below), not as the smallest.
+    let compact: Vec<Variant> = pool
+        .iter()
+        .copied()
+        .filter(|v| !v.capabilities().one_line_lookup)
+        .collect();
+    let by_size = if compact.is_empty() { &pool } else { &compact };
+    let Some((chosen, bytes)) = smallest(needs, by_size) else {
+        let with = |has: fn(Capabilities) -> bool| Variant::names_with(has);
+        return Err(Refusal {
+            reason: format!(
+                "no variant both deletes and grows (variants that delete: {}; that grow: {}): a \
+                 table that removes is fixed-size, a filter that grows cannot remove",
+                with(|c| c.deletes),
+                with(|c| c.grows)
+            ),
             nearest: format!(
                 "filterlab recommend --n {} --fpr {} --deletes   (size n for the largest count you expect)",
                 needs.n.saturating_mul(10),
                 needs.fpr
             ),
-        }),
-        (true, false) => {
-            let cuckoo_ok = math::cuckoo_fingerprint_bits(needs.fpr, 4).is_ok_and(|f| f <= 32);
-            if cuckoo_ok {
-                Ok((Variant::Cuckoo, vec![
-                    "deletes needed: a cuckoo filter removes items at about classic memory".into(),
-                    "a counting filter would also delete, at 4 bits per classic bit (4x the memory)".into(),
-                    "the table is fixed: inserts fail past about 95% load, so size n generously".into(),
-                ]))
-            } else {
-                Ok((Variant::Counting, vec![
-                    "deletes needed, and the rate is too low for 32-bit cuckoo fingerprints".into(),
-                    "a counting filter deletes at 4x the memory of a classic filter".into(),
-                ]))
-            }
-        }
-        (false, true) => Ok((Variant::Scalable, vec![
-            "the count grows: a scalable filter adds stages and never fails an insert".into(),
-            "each stage tightens its rate by r = 0.9 so the compound rate stays under the target".into(),
-        ])),
-        (false, false) => Ok(choose_fixed(needs)),
+        });
+    };
+    let others: Vec<String> = by_size
+        .iter()
+        .filter(|&&v| v != chosen)
+        .map(|&v| {
+            let b = sized(v, needs.n, needs.fpr).map_or("too large".into(), |p| size(p.bytes));
+            format!("{v} {b}")
+        })
+        .collect();
+    let against = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" (against {})", others.join(", "))
+    };
+    let mut why = Vec::new();
+    if needs.deletes {
+        why.push(format!(
+            "deletes needed: the variants that delete are {}",
+            names(&pool)
+        ));
     }
+    if needs.growth {
+        why.push(format!(
+            "the count grows: a {chosen} filter adds capacity and never fails an insert"
+        ));
+    }
+    if needs.threads > 1 {
+        let fast: Vec<Variant> = pool
+            .iter()
+            .copied()
+            .filter(|v| v.capabilities().one_line_lookup)
+            .collect();
+        let within = |v: &(Variant, u64)| needs.max_memory.is_none_or(|m| v.1 <= m);
+        if let Some(fast) = smallest(needs, &fast).filter(within) {
+            return Ok((fast.0, threads_reasons(needs, fast, (chosen, bytes))));
+        }
+    }
+    why.push(format!(
+        "a {chosen} filter is the smallest here: {}{against}",
+        size(bytes)
+    ));
+    if let Some((fast, fast_bytes)) = pool
+        .iter()
+        .copied()
+        .filter(|v| v.capabilities().one_line_lookup && *v != chosen)
+        .find_map(|v| sized(v, needs.n, needs.fpr).ok().map(|p| (v, p.bytes)))
+    {
+        why.push(format!(
+            "for faster lookups (one cache line) a {fast} filter costs {:+.1}% memory",
+            (fast_bytes as f64 / bytes as f64 - 1.0) * 100.0
+        ));
+    }
+    Ok((chosen, why))
 }
 
-/// A fixed, insert-only set: the smallest of classic and cuckoo, or split-block for throughput.
-fn choose_fixed(needs: &Needs) -> (Variant, Vec<String>) {
-    let size = |v| plan(v, needs.n, needs.fpr).map_or(u64::MAX, |p| p.bytes);
-    let (classic, cuckoo, blocked) = (
-        size(Variant::Classic),
-        size(Variant::Cuckoo),
-        size(Variant::Blocked),
-    );
-    let fits = |b: u64| needs.max_memory.is_none_or(|m| b <= m);
-    if needs.threads > 1 && fits(blocked) {
-        return (Variant::Blocked, vec![
-            format!("{} threads query it: a split-block filter reads one cache line per lookup, not k", needs.threads),
-            format!("it costs {:+.1}% memory over a classic filter for that", (blocked as f64 / classic as f64 - 1.0) * 100.0),
-        ]);
-    }
-    if cuckoo < classic && fits(cuckoo) {
-        return (Variant::Cuckoo, vec![
-            format!("at this rate a cuckoo filter is smaller than a classic one ({cuckoo} vs {classic} bytes)"),
-            "it can also delete; its inserts fail past about 95% load, so size n generously".into(),
-        ]);
-    }
-    (Variant::Classic, vec![
-        format!("a fixed, insert-only set: a classic filter is the smallest here ({classic} bytes; cuckoo {cuckoo})"),
-        format!("for faster lookups (one cache line) a split-block filter costs {:+.1}% memory", (blocked as f64 / classic as f64 - 1.0) * 100.0),
-    ])
-}
-
-/// The rate of `plan`'s filter after `items` inserts, `None` if it cannot hold them.
-pub fn rate_at(plan: &Plan, items: u64) -> Option<f64> {
-    use crate::plan::Detail;
-    match &plan.detail {
-        Detail::Classic { m, k } | Detail::Counting { m, k, .. } => {
-            Some(math::classic_fpr_best(*m, items, *k))
-        }
-        Detail::Blocked { blocks, .. } => Some(math::split_block_fpr(*blocks, items)),
-        Detail::Cuckoo {
-            fingerprint_bits,
-            buckets,
-            slots,
-            ..
-        } => {
-            let load = items as f64 / (*buckets as f64 * f64::from(*slots));
-            (load <= filterlab::cuckoo::DESIGN_LOAD + 1e-9)
-                .then(|| math::cuckoo_fpr(*fingerprint_bits, *slots, load))
-        }
-        Detail::Scalable { growth, .. } => {
-            let multiple = items / plan.n.max(1);
-            growth
-                .iter()
-                .find(|g| g.multiple == multiple)
-                .map(|g| g.compound_fpr)
-        }
-    }
+/// Why a one-cache-line variant for many threads, and what it costs over the smallest.
+fn threads_reasons(needs: &Needs, fast: (Variant, u64), small: (Variant, u64)) -> Vec<String> {
+    vec![
+        format!(
+            "{} threads query it: a {} filter reads one cache line per lookup, not k",
+            needs.threads, fast.0
+        ),
+        format!(
+            "it costs {:+.1}% memory over a {} filter for that",
+            (fast.1 as f64 / small.1 as f64 - 1.0) * 100.0,
+            small.0
+        ),
+    ]
 }
 
 /// The refusal for a budget that is too small, with the nearest rate and count that fit
@@ -323,7 +376,7 @@ fn over_budget(needs: &Needs, plan: &Plan, judged: u64, budget: u64) -> Refusal 
             max_n: Some(n.saturating_mul(times)),
             ..*needs
         };
-        crate::plan::plan(v, n, p).map_or(u64::MAX, |q| judged_bytes(&needs, &q))
+        sized(v, n, p).map_or(u64::MAX, |q| judged_bytes(&needs, &q))
     };
     // Bisection on log p for the lowest rate that fits, and on n for the largest count.
     let (mut lo, mut hi) = (needs.fpr.ln(), (0.5f64).ln());
@@ -346,14 +399,19 @@ fn over_budget(needs: &Needs, plan: &Plan, judged: u64, budget: u64) -> Refusal 
         }
     }
     let fpr_fits = bytes_at(needs.n, nearest_fpr) <= budget;
-    let growing = if v == Variant::Scalable {
+    let grows = v.capabilities().grows;
+    let growing = if grows {
         format!(" when grown to {} items", expected_max(needs))
     } else {
         String::new()
     };
-    let count = match (v, n_lo) {
-        (Variant::Scalable, n) => format!("--n {n} --max-n {} (same fpr)", n.saturating_mul(times)),
-        (_, n) => format!("--n {n} (same fpr)"),
+    let count = if grows {
+        format!(
+            "--n {n_lo} --max-n {} (same fpr)",
+            n_lo.saturating_mul(times)
+        )
+    } else {
+        format!("--n {n_lo} (same fpr)")
     };
     Refusal {
         reason: format!(
@@ -468,7 +526,7 @@ mod tests {
             .unwrap()
             .parse()
             .unwrap();
-        let at = |p| plan(Variant::Classic, n, p).unwrap().bytes;
+        let at = |p| sized(Variant::Classic, n, p).unwrap().bytes;
         assert!(at(fpr) <= 4 << 20 && at(fpr * 0.99) > 4 << 20, "{fpr}");
         assert!(recommend(&Needs {
             max_memory: Some(64 << 20),

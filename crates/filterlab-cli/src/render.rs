@@ -1,42 +1,14 @@
 //! Text output of each command. Only formatting: every number is computed elsewhere.
 
 use crate::build::{Built, Changed};
-use crate::commands::Explained;
-use crate::explain::Touch;
-use crate::plan::{Detail, Plan, Variant};
+use crate::explain::Explained;
+use crate::file::Info;
 use crate::recommend::Recommendation;
-use crate::store::{Info, Num};
+use crate::units::{pct, size};
+use filterlab::any::{Plan, Value};
 use filterlab::keylines::escape;
+use filterlab::Positions;
 use std::fmt::Write;
-
-/// `12.0 MB (11.4 MiB)`.
-pub fn size(bytes: u64) -> String {
-    let b = bytes as f64;
-    let (dec, bin) = [
-        (1e12, 1u64 << 40, "TB", "TiB"),
-        (1e9, 1 << 30, "GB", "GiB"),
-        (1e6, 1 << 20, "MB", "MiB"),
-        (1e3, 1 << 10, "kB", "KiB"),
-    ]
-    .into_iter()
-    .find(|&(d, _, _, _)| b >= d)
-    .map_or((format!("{bytes} B"), String::new()), |(d, bi, ds, bs)| {
-        (
-            format!("{:.2} {ds}", b / d),
-            format!(" ({:.2} {bs})", b / bi as f64),
-        )
-    });
-    format!("{dec}{bin}")
-}
-
-/// A rate as a percentage with enough digits.
-pub fn pct(p: f64) -> String {
-    if p >= 1e-4 {
-        format!("{:.4}%", p * 100.0)
-    } else {
-        format!("{:.3e}", p)
-    }
-}
 
 fn plan_lines(p: &Plan, out: &mut String) {
     let _ = writeln!(
@@ -54,57 +26,8 @@ fn plan_lines(p: &Plan, out: &mut String) {
         p.lower_bound_bits, p.overhead_pct
     );
     let _ = writeln!(out, "  expected FPR  {} at n", pct(p.expected_fpr));
-    match &p.detail {
-        Detail::Classic { m, k } => {
-            let _ = writeln!(out, "  m = {m} bits, k = {k}");
-        }
-        Detail::Counting {
-            m,
-            k,
-            counter_bits,
-            overflow_bound,
-        } => {
-            let _ = writeln!(out, "  m = {m} counters of {counter_bits} bits, k = {k}");
-            let _ = writeln!(
-                out,
-                "  P(any counter overflows at n) <= {overflow_bound:.3e}"
-            );
-        }
-        Detail::Cuckoo {
-            fingerprint_bits,
-            buckets,
-            slots,
-            load,
-        } => {
-            let _ = writeln!(out, "  fingerprint {fingerprint_bits} bits, {buckets} buckets x {slots} slots, load {load:.4}");
-        }
-        Detail::Blocked {
-            blocks,
-            keys_per_block,
-        } => {
-            let _ = writeln!(
-                out,
-                "  {blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
-            );
-        }
-        Detail::Scalable { p0, r, s, growth } => {
-            let _ = writeln!(
-                out,
-                "  P0 = {}, r = {r}, s = {s}; bound P0/(1-r) = {}",
-                pct(*p0),
-                pct(growth[0].bound)
-            );
-            for g in growth {
-                let _ = writeln!(
-                    out,
-                    "  at {:>2}x n: {:>2} stages, {:>22}, compound FPR {}",
-                    g.multiple,
-                    g.stages,
-                    size(g.bytes),
-                    pct(g.compound_fpr)
-                );
-            }
-        }
+    for line in p.detail_lines() {
+        let _ = writeln!(out, "  {line}");
     }
 }
 
@@ -213,9 +136,9 @@ pub fn info(i: &Info) -> String {
     );
     for (k, v) in &i.parameters.0 {
         let v = match *v {
-            Num::Int(n) => n.to_string(),
-            Num::Ratio(x) => format!("{x:.4}"),
-            Num::Rate(p) => pct(p),
+            Value::Count(n) => n.to_string(),
+            Value::Ratio(x) => format!("{x:.4}"),
+            Value::Rate(p) => pct(p),
         };
         let _ = writeln!(out, "{k:<13} {v}");
     }
@@ -252,22 +175,34 @@ pub fn explain(e: &Explained) -> String {
             e.hash,
             e.seed
         );
-        let _ = match t {
-            Touch::Positions { positions } if e.plan.variant == Variant::Counting => {
-                writeln!(out, "  increments counters {positions:?}")
-            }
-            Touch::Positions { positions } => writeln!(out, "  sets bits {positions:?}"),
-            Touch::Stage0 { positions } => writeln!(out, "  sets bits {positions:?} of stage 0"),
-            Touch::Block { block, lane_bits } => {
-                writeln!(out, "  block {block}, bit of each 32-bit lane {lane_bits:?}")
-            }
-            Touch::Buckets { fingerprint, primary, alternate } => writeln!(
-                out,
-                "  fingerprint {fingerprint}, bucket {primary} or alternate {alternate}; alternate = (mix(fingerprint) - primary) mod buckets, so either bucket finds the other"
-            ),
-        };
+        positions(t, &mut out);
     }
     out
+}
+
+/// The positions a key touches, as text.
+fn positions(t: &Positions, out: &mut String) {
+    let _ = match t {
+        Positions::Counters { counters, .. } => {
+            writeln!(out, "  increments counters {counters:?}")
+        }
+        Positions::Bits { bits, .. } => writeln!(out, "  sets bits {bits:?}"),
+        Positions::Stages { stages } => {
+            for (i, stage) in stages.iter().enumerate() {
+                let _ = writeln!(out, "  stage {i}:");
+                positions(stage, out);
+            }
+            writeln!(out, "  (an insert writes the last stage; a lookup reads every stage)")
+        }
+        Positions::Lanes { block, lane_bits } => {
+            writeln!(out, "  block {block}, bit of each 32-bit lane {lane_bits:?}")
+        }
+        Positions::Buckets { fingerprint, primary, alternate } => writeln!(
+            out,
+            "  fingerprint {fingerprint}, bucket {primary} or alternate {alternate}; alternate = (mix(fingerprint) - primary) mod buckets, so either bucket finds the other"
+        ),
+        other => writeln!(out, "  {other:?}"),
+    };
 }
 
 #[cfg(test)]
@@ -275,17 +210,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes_show_decimal_and_binary_units() {
-        assert_eq!(size(11_981_328), "11.98 MB (11.43 MiB)");
-        assert_eq!(size(999), "999 B");
-        assert_eq!(size(1_500), "1.50 kB (1.46 KiB)");
-    }
-
-    #[test]
     fn info_prints_parameters_by_kind_and_the_checksum_flag() {
-        use crate::store::Params;
+        use crate::file::Params;
         let i = Info {
-            variant: Variant::Cuckoo,
+            variant: filterlab::Variant::Cuckoo,
             capacity: 100,
             items: 95,
             bytes: 1_000,
@@ -296,9 +224,9 @@ mod tests {
             checksum: "00000000deadbeef".into(),
             checksum_verified: true,
             parameters: Params(vec![
-                ("buckets", Num::Int(26)),
-                ("load", Num::Ratio(0.95)),
-                ("bound", Num::Rate(0.01)),
+                ("buckets", Value::Count(26)),
+                ("load", Value::Ratio(0.95)),
+                ("bound", Value::Rate(0.01)),
             ]),
         };
         let text = info(&i);
@@ -344,11 +272,5 @@ mod tests {
             "absent\t\\x1b]0;owned\\x07\n"
         );
         assert_eq!(answer_line(b"a@x.org", true), "maybe-present\ta@x.org\n");
-    }
-
-    #[test]
-    fn rates_keep_their_digits() {
-        assert_eq!(pct(0.01), "1.0000%");
-        assert_eq!(pct(2e-6), "2.000e-6");
     }
 }

@@ -145,7 +145,7 @@ fn build_query_info_round_trip_with_duplicates_counted() {
         "keys.txt",
         b"alice@example.com\nbob@example.com\r\n\nalice@example.com\ncarol@example.com\n",
     );
-    for variant in ["classic", "counting", "scalable", "cuckoo", "blocked"] {
+    for variant in variant_names() {
         let out = dir.path().join(format!("{variant}.bin"));
         let b = json(&build_args(variant, "1000", s(&keys), s(&out)));
         assert_eq!(
@@ -287,7 +287,7 @@ fn reseal(bytes: &[u8], at: usize, v: u8) -> Vec<u8> {
 
 #[test]
 fn explain_substitutes_numbers_and_locates_a_key_in_every_variant() {
-    for variant in ["classic", "counting", "scalable", "cuckoo", "blocked"] {
+    for variant in variant_names() {
         let e = json(&[
             "explain",
             "--variant",

@@ -6,28 +6,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-/// Exit 2 and exactly one JSON object, with an `error`, on stderr; nothing on stdout.
-fn assert_json_error(args: &[&str], stdin: Option<&[u8]>, mentions: &str) -> Value {
-    let mut a = args.to_vec();
-    a.push("--json");
-    let out = run_with_stdin(&a, stdin);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(
-        out.stdout.is_empty(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    let v: Value = serde_json::from_str(&err).unwrap_or_else(|e| panic!("{args:?}: {e}: {err}"));
-    let message = v["error"].as_str().expect("an error field");
-    assert!(
-        message.to_lowercase().contains(&mentions.to_lowercase()),
-        "{message}"
-    );
-    v
-}
-
 #[test]
 fn under_json_every_error_is_one_json_object_on_stderr() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,14 +10,6 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-fn build_json(args: &[&str], stdin: Option<&[u8]>) -> Value {
-    let mut a = args.to_vec();
-    a.push("--json");
-    let out = run_with_stdin(&a, stdin);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
-
 #[test]
 fn a_byte_order_mark_is_not_part_of_the_first_key() {
     let dir = tempfile::tempdir().unwrap();
@@ -27,7 +19,7 @@ fn a_byte_order_mark_is_not_part_of_the_first_key() {
         b"\xEF\xBB\xBFalice@example.com\r\nbob@example.com\r\n",
     );
     let out = dir.path().join("f.bin");
-    build_json(&build_args("classic", "100", s(&keys), s(&out)), None);
+    json_with_stdin(&build_args("classic", "100", s(&keys), s(&out)), None);
     let q = filterlab(&["query", s(&out), "alice@example.com"]);
     assert_eq!(
         q.status.code(),
@@ -58,7 +50,7 @@ fn cr_only_line_endings_are_warned_in_text_and_json() {
         stderr(&b)
     );
     assert!(stderr(&b).contains("CR-only"));
-    let j = build_json(&build_args("classic", "100", s(&keys), s(&out)), None);
+    let j = json_with_stdin(&build_args("classic", "100", s(&keys), s(&out)), None);
     assert!(
         j["warnings"][0].as_str().unwrap().contains("CR-only"),
         "{j}"
@@ -72,7 +64,7 @@ fn query_escapes_control_characters_and_echoes_bytes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let keys = write(dir.path(), "k.txt", b"plain\n");
     let out = dir.path().join("f.bin");
-    build_json(&build_args("classic", "100", s(&keys), s(&out)), None);
+    json_with_stdin(&build_args("classic", "100", s(&keys), s(&out)), None);
     // A terminal escape (clear screen, set title) never reaches stdout raw.
     let hostile = write(
         dir.path(),
@@ -98,7 +90,7 @@ fn query_answers_stdin_as_it_streams() {
     let dir = tempfile::tempdir().unwrap();
     let keys = write(dir.path(), "k.txt", b"alice@example.com\n");
     let out = dir.path().join("f.bin");
-    build_json(&build_args("classic", "100", s(&keys), s(&out)), None);
+    json_with_stdin(&build_args("classic", "100", s(&keys), s(&out)), None);
     let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
         .args(["query", s(&out)])
         .stdin(Stdio::piped())
@@ -130,11 +122,11 @@ fn add_and_remove_change_the_saved_filter_on_deletable_variants_only() {
     let keys = write(dir.path(), "k.txt", b"alice@example.com\nbob@example.com\n");
     for variant in ["counting", "cuckoo"] {
         let out = dir.path().join(format!("{variant}.bin"));
-        build_json(&build_args(variant, "1000", s(&keys), s(&out)), None);
+        json_with_stdin(&build_args(variant, "1000", s(&keys), s(&out)), None);
         let a = filterlab(&["add", s(&out), "carol@example.com", "dave@example.com"]);
         assert_eq!(a.status.code(), Some(0), "{variant}: {}", stderr(&a));
         let more = b"erin@example.com\n\nfrank@example.com\n";
-        let a = build_json(&["add", s(&out)], Some(more));
+        let a = json_with_stdin(&["add", s(&out)], Some(more));
         assert_eq!(
             (a["changed"].as_u64(), a["empty"].as_u64()),
             (Some(2), Some(1))
@@ -143,7 +135,7 @@ fn add_and_remove_change_the_saved_filter_on_deletable_variants_only() {
         let q = filterlab(&["query", s(&out), "carol@example.com", "frank@example.com"]);
         assert_eq!(q.status.code(), Some(0), "{variant}");
 
-        let r = build_json(&["remove", s(&out), "carol@example.com"], None);
+        let r = json_with_stdin(&["remove", s(&out), "carol@example.com"], None);
         assert_eq!(r["changed"], 1, "{variant}");
         assert_eq!(json(&["info", s(&out)])["items"], 5, "{variant}");
         // A key the filter proves absent is not removed: exit 1, the others saved. (Five keys
@@ -163,7 +155,7 @@ fn add_and_remove_change_the_saved_filter_on_deletable_variants_only() {
         assert_eq!(json(&["info", s(&out)])["items"], 4, "{variant}");
     }
     let classic = dir.path().join("classic.bin");
-    build_json(&build_args("classic", "1000", s(&keys), s(&classic)), None);
+    json_with_stdin(&build_args("classic", "1000", s(&keys), s(&classic)), None);
     let before = std::fs::read(&classic).unwrap();
     assert_clean_error(
         &["remove", s(&classic), "alice@example.com"],
@@ -201,7 +193,7 @@ fn build_counts_the_keys_without_n_and_takes_its_hashing_flags() {
         "-o",
         s(&out),
     ];
-    let b = build_json(&args, None);
+    let b = json_with_stdin(&args, None);
     assert_eq!(
         (b["capacity"].as_u64(), b["capacity_counted"].as_bool()),
         (Some(4), Some(true))
@@ -224,7 +216,7 @@ fn build_counts_the_keys_without_n_and_takes_its_hashing_flags() {
 
     let mut seeded = args.to_vec();
     seeded.extend(["--seed", "7", "--hash", "murmur3"]);
-    build_json(&seeded, None);
+    json_with_stdin(&seeded, None);
     let info = json(&["info", s(&out)]);
     assert_eq!(
         (info["seed"].as_u64(), info["hash"].as_str()),
@@ -238,7 +230,7 @@ fn build_counts_the_keys_without_n_and_takes_its_hashing_flags() {
     let mut short = args.to_vec();
     short[2] = "blocked";
     short.extend(["--hash", "xxh3-64"]);
-    build_json(&short, None);
+    json_with_stdin(&short, None);
     let info = json(&["info", s(&out)]);
     assert_eq!(info["hash"].as_str(), Some("xxh3-64"));
     assert_eq!(
@@ -248,9 +240,9 @@ fn build_counts_the_keys_without_n_and_takes_its_hashing_flags() {
 
     let mut secret = args.to_vec();
     secret.push("--secret-seed");
-    build_json(&secret, None);
+    json_with_stdin(&secret, None);
     let first = json(&["info", s(&out)])["seed"].as_u64().unwrap();
-    build_json(&secret, None);
+    json_with_stdin(&secret, None);
     let second = json(&["info", s(&out)])["seed"].as_u64().unwrap();
     assert_ne!(first, second, "two secret seeds are unrelated");
 
@@ -263,9 +255,9 @@ fn build_counts_the_keys_without_n_and_takes_its_hashing_flags() {
 fn explain_reads_parameters_and_seed_from_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let keys = write(dir.path(), "k.txt", b"alice@example.com\n");
-    for variant in ["classic", "counting", "scalable", "cuckoo", "blocked"] {
+    for variant in variant_names() {
         let out = dir.path().join(format!("{variant}.bin"));
-        build_json(&build_args(variant, "1000", s(&keys), s(&out)), None);
+        json_with_stdin(&build_args(variant, "1000", s(&keys), s(&out)), None);
         let from_file = json(&["explain", s(&out), "alice@example.com"]);
         let sized = json(&[
             "explain",
@@ -285,7 +277,7 @@ fn explain_reads_parameters_and_seed_from_the_file() {
 
         let mut seeded = build_args(variant, "1000", s(&keys), s(&out));
         seeded.extend(["--seed", "99"]);
-        build_json(&seeded, None);
+        json_with_stdin(&seeded, None);
         let e = json(&["explain", s(&out), "alice@example.com"]);
         assert_eq!(e["seed"], 99, "{variant}");
         assert_ne!(

@@ -18,7 +18,7 @@ mod atomic;
 mod filters;
 mod keys;
 
-use filterlab::{format, FormatError, Variant};
+use filterlab::{format, AnyFilter, FormatError, Variant};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
@@ -49,23 +49,37 @@ pub(crate) fn load_err(path: &std::path::Path, e: &FormatError) -> PyErr {
     ))
 }
 
-/// Loads a filter of whatever variant the bytes hold.
-fn any_from_bytes(py: Python<'_>, bytes: &[u8]) -> Result<PyObject, AnyError> {
-    use filters::*;
-    let variant = Variant::peek(bytes).map_err(AnyError::Format)?;
-    let obj = match variant {
-        Variant::Classic => ClassicBloom::decode(bytes)?.into_py_any(py),
-        Variant::Counting => CountingBloom::decode(bytes)?.into_py_any(py),
-        Variant::Scalable => ScalableBloom::decode(bytes)?.into_py_any(py),
-        Variant::Cuckoo => CuckooFilter::decode(bytes)?.into_py_any(py),
-        Variant::Blocked => BlockedBloom::decode(bytes)?.into_py_any(py),
-        v => {
-            let msg = format!("{} filters are not supported by this package", v.name());
-            return Err(AnyError::Format(format::invalid(msg)));
+/// Loads a filter of whatever variant the bytes hold, into the Python class of the same name
+/// as its Rust type (one per row of the registry, `filterlab::for_each_variant!`).
+macro_rules! any_from_bytes {
+    ($($name:ident => $ty:ident [$($cap:ident),*]),+) => {
+        fn any_from_bytes(py: Python<'_>, bytes: &[u8]) -> Result<PyObject, AnyError> {
+            let obj = match AnyFilter::from_bytes(bytes)? {
+                $(AnyFilter::$name(inner) => filters::$ty { inner }.into_py_any(py),)+
+                other => {
+                    let msg = format!(
+                        "{} filters are not supported by this package",
+                        other.variant().name()
+                    );
+                    return Err(AnyError::Format(format::invalid(msg)));
+                }
+            };
+            obj.map_err(AnyError::Py)
         }
     };
-    obj.map_err(AnyError::Py)
 }
+filterlab::for_each_variant!(any_from_bytes);
+
+/// Adds the class of every variant of the registry to the module.
+macro_rules! add_variant_classes {
+    ($($name:ident => $ty:ident [$($cap:ident),*]),+) => {
+        fn add_variant_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $(m.add_class::<filters::$ty>()?;)+
+            Ok(())
+        }
+    };
+}
+filterlab::for_each_variant!(add_variant_classes);
 
 /// Why [`any_from_bytes`] failed.
 enum AnyError {
@@ -110,11 +124,7 @@ fn peek_variant(data: &Bound<'_, PyBytes>) -> PyResult<&'static str> {
 #[pymodule]
 fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FilterlabError", m.py().get_type::<FilterlabError>())?;
-    m.add_class::<filters::ClassicBloom>()?;
-    m.add_class::<filters::CountingBloom>()?;
-    m.add_class::<filters::ScalableBloom>()?;
-    m.add_class::<filters::CuckooFilter>()?;
-    m.add_class::<filters::BlockedBloom>()?;
+    add_variant_classes(m)?;
     m.add_class::<atomic::AtomicClassicBloom>()?;
     m.add_class::<atomic::AtomicBlockedBloom>()?;
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;

@@ -78,9 +78,10 @@ pub use filter_classic::{AtomicClassicBloom, ClassicBloom, ClassicBuilder};
 pub use filter_core::{
     auth, format, math, murmur3_x64_128, prefetch, read_fallibly, read_limited, reduce,
     remove_stale_temporaries, set_huge_pages, try_zeroed_table, write_atomically,
-    write_atomically_with, zeroed_table, Deletable, Error, FileKind, Filter, FormatError, Growable,
-    Hash128, HashKind, KeyHasher, MemoryCap, Persist, Prefetch, Result, Sizing, BATCH,
-    DEFAULT_READ_LIMIT, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI, STALE_AFTER,
+    write_atomically_with, zeroed_table, Deletable, Error, Explain, FileKind, Filter, FormatError,
+    Growable, Hash128, HashKind, KeyHasher, MemoryCap, Persist, Positions, Prefetch, Result,
+    Sizing, BATCH, DEFAULT_READ_LIMIT, PREFETCH_AHEAD, PREFETCH_MIN_BYTES,
+    PREFETCH_MIN_BYTES_MULTI, STALE_AFTER,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};
@@ -89,7 +90,7 @@ pub use filter_scalable::{ScalableBloom, ScalableBuilder};
 pub mod any;
 pub mod keylines;
 
-pub use any::{AnyFilter, Variant};
+pub use any::{AnyFilter, Capabilities, Params, Variant};
 
 /// The classic Bloom filter crate.
 pub mod classic {

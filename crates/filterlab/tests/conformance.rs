@@ -1,57 +1,23 @@
 //! The conformance suite, run against every variant: the laws every filter must obey.
 
 use filter_core::testkit::{self, Op};
-use filterlab::{
-    BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, HashKind, KeyHasher, Persist,
-    ScalableBloom,
-};
+use filterlab::{AnyFilter, Filter, HashKind, KeyHasher, Params, Persist, Variant};
 use proptest::prelude::*;
 
 fn seeded(seed: u64) -> KeyHasher {
     KeyHasher::new(HashKind::Xxh3_128, seed).unwrap()
 }
 
-fn classic(cap: u64, h: KeyHasher) -> ClassicBloom {
-    ClassicBloom::builder()
-        .capacity(cap)
-        .fpr(0.01)
-        .hasher(h)
-        .build()
-        .unwrap()
-}
-fn counting(cap: u64, h: KeyHasher) -> CountingBloom {
-    CountingBloom::builder()
-        .capacity(cap)
-        .fpr(0.01)
-        .hasher(h)
-        .build()
-        .unwrap()
-}
-fn scalable(cap: u64, h: KeyHasher) -> ScalableBloom {
-    // A small first stage, so that every law is also checked across growth.
-    let first = cap / 8 + 1;
-    ScalableBloom::builder()
-        .capacity(first)
-        .fpr(0.01)
-        .hasher(h)
-        .build()
-        .unwrap()
-}
-fn cuckoo(cap: u64, h: KeyHasher) -> CuckooFilter {
-    CuckooFilter::builder()
-        .capacity(cap)
-        .fpr(0.01)
-        .hasher(h)
-        .build()
-        .unwrap()
-}
-fn blocked(cap: u64, h: KeyHasher) -> BlockedBloom {
-    BlockedBloom::builder()
-        .capacity(cap)
-        .fpr(0.01)
-        .hasher(h)
-        .build()
-        .unwrap()
+/// A filter of `v` for `cap` items at 1%, through the registry; a growing variant gets a small
+/// first stage, so that every law is also checked across growth.
+fn make<T: TryFrom<AnyFilter>>(v: Variant, cap: u64, h: KeyHasher) -> T {
+    let cap = if v.capabilities().grows {
+        cap / 8 + 1
+    } else {
+        cap
+    };
+    let f = AnyFilter::build(v, &Params::new(cap, 0.01).hasher(h)).unwrap();
+    T::try_from(f).unwrap_or_else(|_| panic!("{v} built another variant"))
 }
 
 /// The laws every filter obeys, instantiated once per variant.
@@ -241,11 +207,29 @@ macro_rules! filter_laws {
     };
 }
 
-filter_laws!(classic_laws, ClassicBloom, classic);
-filter_laws!(counting_laws, CountingBloom, counting);
-filter_laws!(scalable_laws, ScalableBloom, scalable);
-filter_laws!(cuckoo_laws, CuckooFilter, cuckoo);
-filter_laws!(blocked_laws, BlockedBloom, blocked);
+/// [`filter_laws`] for every row of the registry, in a module named after the variant.
+macro_rules! every_variant {
+    ($($name:ident => $ty:ident [$($cap:ident),*]),+) => {$(
+        #[allow(non_snake_case)]
+        mod $name {
+            use super::*;
+
+            fn build(cap: u64, h: KeyHasher) -> filterlab::$ty {
+                make(Variant::$name, cap, h)
+            }
+
+            filter_laws!(laws, filterlab::$ty, build);
+            if_deletes!([$($cap),*]
+                deletable_laws!(deletion, build);
+
+                #[test]
+                fn deletion_is_a_capability_checked_by_the_compiler() {
+                    churn(&mut build(10, seeded(0))).unwrap();
+                }
+            );
+        }
+    )+};
+}
 
 /// The extra laws of deletable filters, checked against a `HashMap<key, count>` model.
 macro_rules! deletable_laws {
@@ -285,19 +269,21 @@ macro_rules! deletable_laws {
     };
 }
 
-deletable_laws!(counting_deletion, counting);
-deletable_laws!(cuckoo_deletion, cuckoo);
+/// `$body` when the capabilities include `deletes`.
+macro_rules! if_deletes {
+    ([deletes $(, $rest:ident)*] $($body:tt)*) => { $($body)* };
+    ([$first:ident $(, $rest:ident)*] $($body:tt)*) => { if_deletes!([$($rest),*] $($body)*); };
+    ([] $($body:tt)*) => {};
+}
+
+filterlab::for_each_variant!(every_variant);
 
 /// A compile-time law: code that deletes asks for `Deletable`, which the classic and scalable
-/// filters do not implement, so `remove` on them does not compile.
-#[test]
-fn deletion_is_a_capability_checked_by_the_compiler() {
-    fn churn<F: filterlab::Deletable>(f: &mut F) -> filterlab::Result<()> {
-        f.insert(b"x")?;
-        f.remove(b"x")
-    }
-    churn(&mut counting(10, seeded(0))).unwrap();
-    churn(&mut cuckoo(10, seeded(0))).unwrap();
+/// filters do not implement, so `remove` on them does not compile (every variant the table
+/// says `deletes` is checked with it above).
+fn churn<F: filterlab::Deletable>(f: &mut F) -> filterlab::Result<()> {
+    f.insert(b"x")?;
+    f.remove(b"x")
     // churn(&mut classic(10, seeded(0)));  // error[E0277]: `ClassicBloom: Deletable` not satisfied
 }
 
@@ -305,7 +291,7 @@ fn deletion_is_a_capability_checked_by_the_compiler() {
 /// small filters, so check the prefetching path on tables above that size too.
 #[test]
 fn prefetching_batches_answer_like_single_calls() {
-    fn check<F: Filter + Persist>(mut one: F, mut many: F) {
+    fn check(mut one: AnyFilter, mut many: AnyFilter) {
         assert!(
             one.size_in_bytes() >= filterlab::PREFETCH_MIN_BYTES_MULTI,
             "{}",
@@ -327,16 +313,17 @@ fn prefetching_batches_answer_like_single_calls() {
         assert!(out[..20_000].iter().all(|&b| b));
     }
     let h = seeded(11);
-    check(classic(4_000_000, h), classic(4_000_000, h));
-    check(counting(1_000_000, h), counting(1_000_000, h));
-    let big_scalable = || {
-        ScalableBloom::builder()
-            .capacity(3_000_000)
-            .hasher(h)
-            .build()
-            .unwrap()
-    };
-    check(big_scalable(), big_scalable());
-    check(cuckoo(4_000_000, h), cuckoo(4_000_000, h));
-    check(blocked(4_000_000, h), blocked(4_000_000, h));
+    for &v in Variant::ALL {
+        // The smallest of these sizes whose table is above the threshold.
+        let params = [1_000_000, 2_000_000, 4_000_000]
+            .map(|n| Params::new(n, 0.01).hasher(h))
+            .into_iter()
+            .find(|p| {
+                v.plan(p)
+                    .is_ok_and(|plan| plan.bytes >= filterlab::PREFETCH_MIN_BYTES_MULTI as u64)
+            })
+            .unwrap_or_else(|| panic!("{v}: no size above the prefetch threshold"));
+        let build = || AnyFilter::build(v, &params).unwrap();
+        check(build(), build());
+    }
 }

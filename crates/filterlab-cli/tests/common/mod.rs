@@ -29,10 +29,16 @@ pub fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().expect("the binary finishes")
 }
 
+/// Runs `args --json`, expecting success; its output parsed.
 pub fn json(args: &[&str]) -> Value {
+    json_with_stdin(args, None)
+}
+
+/// As [`json`], with `stdin` piped to the command.
+pub fn json_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Value {
     let mut a = args.to_vec();
     a.push("--json");
-    let out = filterlab(&a);
+    let out = run_with_stdin(&a, stdin);
     assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
@@ -60,6 +66,28 @@ pub fn assert_clean_error(args: &[&str], stdin: Option<&[u8]>, mentions: &str) {
         err.to_lowercase().contains(&mentions.to_lowercase()),
         "{args:?}: {err} lacks {mentions:?}"
     );
+}
+
+/// Exit 2 and exactly one JSON object, with an `error`, on stderr; nothing on stdout.
+pub fn assert_json_error(args: &[&str], stdin: Option<&[u8]>, mentions: &str) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = run_with_stdin(&a, stdin);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    let v: Value = serde_json::from_str(&err).unwrap_or_else(|e| panic!("{args:?}: {e}: {err}"));
+    let message = v["error"].as_str().expect("an error field");
+    assert!(
+        message.to_lowercase().contains(&mentions.to_lowercase()),
+        "{message}"
+    );
+    v
 }
 
 /// `recommend --n 10M --fpr 1%` followed by `extra`.
@@ -100,4 +128,9 @@ pub fn s(p: &Path) -> &str {
 pub fn same(v: &Value, want: f64) {
     let got = v.as_f64().expect("a number");
     assert!((got - want).abs() <= 1e-15 * want.abs(), "{got} vs {want}");
+}
+
+/// Every variant's name, from the registry.
+pub fn variant_names() -> Vec<&'static str> {
+    filterlab::Variant::ALL.iter().map(|v| v.name()).collect()
 }

@@ -1,14 +1,35 @@
-//! The one list of variants: every variant's name, file id and type, and [`AnyFilter`], which
-//! holds a filter of any of them (a file of unknown variant loads into it).
+//! The one list of variants: every variant's name, file id, type, capabilities, builder and
+//! sizing, and [`AnyFilter`], which holds a filter of any of them (a file of unknown variant
+//! loads into it) and dispatches every operation, refusing with [`Error::Unsupported`](crate::Error::Unsupported) those its
+//! variant lacks.
 //!
-//! A new variant is a new crate that declares its [`FileKind`] and one line of the table in
-//! [`registry!`] below; nothing else in the workspace enumerates variants.
+//! A new variant is a new crate that declares its [`FileKind`] and implements
+//! [`Explain`](crate::Explain), one line of the table in `registry!` below, and its builder and
+//! formulas (`members.rs`, `sizing.rs`, `formulas.rs`); nothing else in the workspace enumerates variants.
 
-use crate::{FileKind, Filter, FormatError, Hash128, KeyHasher, Persist};
+use crate::{Deletable, FileKind, FormatError, Growable, Persist};
 
-/// Declares [`Variant`] and [`AnyFilter`] from one table: `Name => Type, file kind, "summary"`.
+mod capabilities;
+mod formulas;
+mod members;
+mod params;
+pub mod sizing;
+
+pub use capabilities::Capabilities;
+use capabilities::Capable;
+pub use formulas::{formulas, Formula};
+use members::Member;
+pub(crate) use params::Knob;
+pub use params::Params;
+pub use sizing::{Detail, Growth, Plan, Value};
+
+/// Declares [`Variant`] and [`AnyFilter`] from one table:
+/// `Name => Type, [capabilities], "summary"` (`Type` re-exported at the facade's root; its
+/// file kind is its [`Persist::KIND`]). The capabilities are field names of
+/// [`Capabilities`]; `deletes` and `grows` also route [`AnyFilter`]'s removal and growth
+/// methods to the type's [`Deletable`] and [`Growable`] implementations.
 macro_rules! registry {
-    ($($name:ident => $ty:ty, $kind:expr, $doc:literal;)+) => {
+    ($($name:ident => $ty:ident, [$($cap:ident),*], $doc:literal;)+) => {
         /// A filter variant.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -24,8 +45,37 @@ macro_rules! registry {
             #[must_use]
             pub const fn kind(self) -> FileKind {
                 match self {
-                    $(Variant::$name => $kind,)+
+                    $(Variant::$name => <crate::$ty as Persist>::KIND,)+
                 }
+            }
+
+            /// What it can do.
+            #[must_use]
+            pub const fn capabilities(self) -> Capabilities {
+                match self {
+                    $(Variant::$name => Capabilities { $($cap: true,)* ..Capabilities::NONE },)+
+                }
+            }
+
+            /// One-line summary with its paper.
+            #[must_use]
+            pub const fn summary(self) -> &'static str {
+                match self {
+                    $(Variant::$name => $doc,)+
+                }
+            }
+
+            /// Sizes the variant for `params` without allocating.
+            ///
+            /// # Errors
+            /// The errors of [`crate::math`] (bad capacity or rate, a size that overflows).
+            pub fn plan(self, params: &Params) -> crate::Result<Plan> {
+                crate::math::check_capacity(params.capacity)?;
+                crate::math::check_fpr(params.fpr)?;
+                let sized = match self {
+                    $(Variant::$name => <crate::$ty as Member>::size(params)?,)+
+                };
+                Ok(Plan::new(self, params.capacity, params.fpr, sized))
             }
         }
 
@@ -33,7 +83,7 @@ macro_rules! registry {
         #[derive(Debug)]
         #[non_exhaustive]
         pub enum AnyFilter {
-            $(#[doc = $doc] $name($ty),)+
+            $(#[doc = $doc] $name(crate::$ty),)+
         }
 
         impl AnyFilter {
@@ -45,15 +95,79 @@ macro_rules! registry {
                 }
             }
 
+            /// An empty filter of `variant` built from `params`.
+            ///
+            /// # Errors
+            /// The builder's errors (bad parameters, a knob the variant does not take, memory
+            /// that cannot be allocated).
+            pub fn build(variant: Variant, params: &Params) -> crate::Result<Self> {
+                Ok(match variant {
+                    $(Variant::$name => AnyFilter::$name(<crate::$ty as Member>::build(params)?),)+
+                })
+            }
+
+            /// A filter of `variant` built from `params` holding the keys whose hashes (by
+            /// `params.hasher`) are `hashes`: the one constructor for every variant, those
+            /// filled by inserts and those built once from their whole key set.
+            ///
+            /// # Errors
+            /// As [`AnyFilter::build`], and an insert that fails (a full table).
+            pub fn build_from_hashes(
+                variant: Variant,
+                params: &Params,
+                hashes: &[crate::Hash128],
+            ) -> crate::Result<Self> {
+                Ok(match variant {
+                    $(Variant::$name => AnyFilter::$name(
+                        <crate::$ty as Member>::build_from_hashes(params, hashes)?,
+                    ),)+
+                })
+            }
+
             /// Loads a saved filter of any variant (the header says which).
             ///
             /// # Errors
             /// An unknown variant id, and every error of the variant's own loader.
             pub fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
                 match Variant::peek(bytes)? {
-                    $(Variant::$name => <$ty as Persist>::from_bytes(bytes).map(AnyFilter::$name),)+
+                    $(Variant::$name => <crate::$ty as Persist>::from_bytes(bytes).map(AnyFilter::$name),)+
                 }
             }
+        }
+
+        $(
+            impl From<crate::$ty> for AnyFilter {
+                fn from(f: crate::$ty) -> Self {
+                    AnyFilter::$name(f)
+                }
+            }
+
+            /// The inner filter, or the `AnyFilter` back when it holds another variant.
+            impl TryFrom<AnyFilter> for crate::$ty {
+                type Error = AnyFilter;
+
+                fn try_from(f: AnyFilter) -> Result<Self, AnyFilter> {
+                    match f {
+                        AnyFilter::$name(inner) => Ok(inner),
+                        other => Err(other),
+                    }
+                }
+            }
+        )+
+
+        $(impl Capable for crate::$ty {
+            $(capable!($cap);)*
+        })+
+
+        /// Calls `$callback! { Name => Type [capabilities], ... }` with every row of the
+        /// registry (the variant's name in [`Variant`] and [`AnyFilter`], its type's name in
+        /// the facade, the capabilities the table gives it), so that code outside the facade that needs one item per variant (the
+        /// Python classes) is generated from the one list rather than written out.
+        #[macro_export]
+        macro_rules! for_each_variant {
+            ($callback:ident) => {
+                $callback! { $($name => $ty [$($cap),*]),+ }
+            };
         }
 
         /// Runs `$body` with `$f` bound to the inner filter of an [`AnyFilter`], whatever its
@@ -68,13 +182,33 @@ macro_rules! registry {
     };
 }
 
-registry! {
-    Classic => crate::ClassicBloom, filter_classic::FILE_KIND, "Classic Bloom filter (Bloom 1970).";
-    Counting => crate::CountingBloom, filter_counting::FILE_KIND, "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
-    Scalable => crate::ScalableBloom, filter_scalable::FILE_KIND, "Scalable Bloom filter (Almeida et al. 2007).";
-    Cuckoo => crate::CuckooFilter, filter_cuckoo::FILE_KIND, "Cuckoo filter (Fan et al. 2014).";
-    Blocked => crate::BlockedBloom, filter_blocked::FILE_KIND, "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+/// The trait methods a capability gives [`Capable`] (see [`registry!`]).
+macro_rules! capable {
+    (deletes) => {
+        fn as_deletable(&self) -> Option<&dyn Deletable> {
+            Some(self)
+        }
+        fn as_deletable_mut(&mut self) -> Option<&mut dyn Deletable> {
+            Some(self)
+        }
+    };
+    (grows) => {
+        fn as_growable(&self) -> Option<&dyn Growable> {
+            Some(self)
+        }
+    };
+    ($other:ident) => {};
 }
+
+registry! {
+    Classic => ClassicBloom, [concurrent], "Classic Bloom filter (Bloom 1970).";
+    Counting => CountingBloom, [deletes, counts_copies], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
+    Scalable => ScalableBloom, [grows], "Scalable Bloom filter (Almeida et al. 2007).";
+    Cuckoo => CuckooFilter, [deletes, counts_copies], "Cuckoo filter (Fan et al. 2014).";
+    Blocked => BlockedBloom, [concurrent, one_line_lookup], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+}
+
+mod dispatch;
 
 impl Variant {
     /// The stored id.
@@ -116,6 +250,21 @@ impl Variant {
         })
     }
 
+    /// The names of the variants with a capability, comma-separated.
+    #[must_use]
+    pub fn names_with(has: fn(Capabilities) -> bool) -> String {
+        let names: Vec<&str> = Self::ALL
+            .iter()
+            .filter(|v| has(v.capabilities()))
+            .map(|v| v.name())
+            .collect();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    }
+
     /// Every name, comma-separated (for error messages).
     #[must_use]
     pub fn names() -> String {
@@ -127,49 +276,11 @@ impl Variant {
     }
 }
 
-/// Every method dispatched to the inner filter, so an `AnyFilter` is used as any filter is.
-impl Filter for AnyFilter {
-    fn insert_hash(&mut self, hash: Hash128) -> crate::Result<()> {
-        each!(self, f => f.insert_hash(hash))
-    }
-    fn contains_hash(&self, hash: Hash128) -> bool {
-        each!(self, f => f.contains_hash(hash))
-    }
-    fn hasher(&self) -> KeyHasher {
-        each!(self, f => f.hasher())
-    }
-    fn insert_if_absent_hash(&mut self, hash: Hash128) -> crate::Result<bool> {
-        each!(self, f => f.insert_if_absent_hash(hash))
-    }
-    fn len(&self) -> u64 {
-        each!(self, f => f.len())
-    }
-    fn capacity(&self) -> u64 {
-        each!(self, f => f.capacity())
-    }
-    fn size_in_bytes(&self) -> usize {
-        each!(self, f => f.size_in_bytes())
-    }
-    fn huge_page_bytes(&self) -> Option<u64> {
-        each!(self, f => f.huge_page_bytes())
-    }
-    fn expected_fpr(&self) -> f64 {
-        each!(self, f => f.expected_fpr())
-    }
-    fn name(&self) -> &'static str {
-        each!(self, f => f.name())
-    }
-    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> crate::Result<()> {
-        each!(self, f => f.insert_hash_batch(hashes))
-    }
-    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        each!(self, f => f.contains_hash_batch(hashes, out))
-    }
-    fn insert_batch(&mut self, keys: &[&[u8]]) -> crate::Result<()> {
-        each!(self, f => f.insert_batch(keys))
-    }
-    fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
-        each!(self, f => f.contains_batch(keys, out))
+#[cfg(feature = "serde")]
+impl serde::Serialize for Variant {
+    /// As its name.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 

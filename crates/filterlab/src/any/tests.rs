@@ -1,5 +1,5 @@
 use super::*;
-use crate::Filter;
+use crate::{Error, Filter, Hash128};
 
 /// Checks a list of kinds the way the registry's must hold: ids and names unique, ids nonzero.
 fn check_kinds(kinds: &[FileKind]) -> Result<(), String> {
@@ -53,4 +53,176 @@ fn any_file_loads_into_its_variant() {
     bytes[10] = 200;
     let e = AnyFilter::from_bytes(&bytes).unwrap_err();
     assert!(e.to_string().contains("200"), "{e}");
+}
+
+const SIZES: [(u64, f64); 4] = [(1, 0.5), (1000, 0.01), (12_345, 0.001), (50_000, 0.0001)];
+
+#[test]
+fn plans_match_what_the_builders_allocate() {
+    for (n, p) in SIZES {
+        let params = Params::new(n, p);
+        for &v in Variant::ALL {
+            let plan = v.plan(&params).unwrap();
+            let f = AnyFilter::build(v, &params).unwrap();
+            assert_eq!(plan.bytes, f.size_in_bytes() as u64, "{v} {n} {p}");
+            let realised = f.plan().unwrap();
+            assert_eq!(realised.bytes, plan.bytes, "{v} {n} {p}");
+            match (&realised.detail, &plan.detail) {
+                // A file's keys per block are its n / blocks, the plan's the rate's λ.
+                (Detail::Blocked { blocks: a, .. }, Detail::Blocked { blocks: b, .. }) => {
+                    assert_eq!(a, b, "{n} {p}");
+                }
+                (a, b) => assert_eq!(a, b, "{v} {n} {p}"),
+            }
+        }
+    }
+    let f = crate::CuckooFilter::builder()
+        .capacity(1000)
+        .fingerprint_bits(16)
+        .build()
+        .unwrap();
+    let plan = Variant::Cuckoo
+        .plan(&Params::new(1000, 0.01).fingerprint_bits(16))
+        .unwrap();
+    assert_eq!(plan.bytes, f.size_in_bytes() as u64);
+}
+
+#[test]
+fn the_scalable_growth_plan_matches_a_filter_that_grew() {
+    let params = Params::new(500, 0.01);
+    let mut f = AnyFilter::build(Variant::Scalable, &params).unwrap();
+    let Detail::Scalable { growth, .. } = Variant::Scalable.plan(&params).unwrap().detail else {
+        panic!("not a scalable plan");
+    };
+    let mut inserted = 0u64;
+    for g in &growth {
+        while inserted < 500 * g.multiple {
+            f.insert(format!("k{inserted}").as_bytes()).unwrap();
+            inserted += 1;
+        }
+        assert_eq!(g.stages, f.stages().unwrap(), "{}x", g.multiple);
+        assert_eq!(g.bytes, f.size_in_bytes() as u64, "{}x", g.multiple);
+        assert!((g.compound_fpr - f.expected_fpr()).abs() < 1e-12);
+        assert!((g.bound - f.fpr_bound().unwrap()).abs() < 1e-15);
+    }
+}
+
+#[test]
+fn impossible_sizes_are_errors_not_panics() {
+    let plan = |v: Variant, n, p| v.plan(&Params::new(n, p));
+    assert!(plan(Variant::Classic, u64::MAX, 1e-300).is_err());
+    assert!(plan(Variant::Cuckoo, 10, 1e-12).is_err());
+    assert!(plan(Variant::Blocked, 10, 0.0).is_err());
+    // Huge but representable: a plan, no allocation.
+    assert!(plan(Variant::Cuckoo, u64::MAX / 64, 0.01).unwrap().bytes > 0);
+    // Beyond 2^64 slot bits: an error, not an overflow.
+    assert!(plan(Variant::Cuckoo, u64::MAX / 2, 0.01).is_err());
+    for &v in Variant::ALL {
+        assert!(plan(v, 0, 0.01).is_err(), "{v}");
+    }
+}
+
+#[test]
+fn a_knob_the_variant_does_not_take_is_refused() {
+    let p = Params::new(100, 0.01).fingerprint_bits(12);
+    let e = AnyFilter::build(Variant::Classic, &p).unwrap_err();
+    assert!(e.to_string().contains("fingerprint_bits"), "{e}");
+    let f = AnyFilter::build(Variant::Cuckoo, &p).unwrap();
+    let AnyFilter::Cuckoo(c) = &f else {
+        panic!("{f:?}")
+    };
+    assert_eq!(c.fingerprint_bits(), 12);
+    let g = Params::new(100, 0.01).growth(4.0).tightening(0.5);
+    assert!(AnyFilter::build(Variant::Scalable, &g).is_ok());
+    assert!(AnyFilter::build(Variant::Cuckoo, &g).is_err());
+}
+
+#[test]
+fn missing_capabilities_are_typed_refusals_that_change_nothing() {
+    let params = Params::new(100, 0.01);
+    for &v in Variant::ALL {
+        let caps = v.capabilities();
+        let mut f = AnyFilter::build(v, &params).unwrap();
+        f.insert(b"k").unwrap();
+        let before = f.to_bytes();
+        let removed = f.remove(b"k");
+        assert_eq!(removed.is_ok(), caps.deletes, "{v}");
+        match removed {
+            Ok(()) => assert!(!f.contains(b"k") || f.len() == 0, "{v}"),
+            Err(Error::Unsupported {
+                variant,
+                supported_by,
+                ..
+            }) => {
+                assert_eq!(variant, v.name());
+                assert!(supported_by.contains("cuckoo"), "{supported_by}");
+                assert_eq!(f.to_bytes(), before, "{v}: a refusal changed the filter");
+            }
+            Err(e) => panic!("{v}: {e}"),
+        }
+        let h = f.hasher().hash(b"k");
+        assert_eq!(f.count_hash(h).is_ok(), caps.counts_copies, "{v}");
+        assert_eq!(f.stages().is_ok(), caps.grows, "{v}");
+        assert_eq!(f.fpr_bound().is_ok(), caps.grows, "{v}");
+    }
+    let e = AnyFilter::build(Variant::Classic, &params)
+        .unwrap()
+        .remove(b"k")
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "a classic filter cannot remove keys (variants that can: counting, cuckoo); nothing \
+         was changed"
+    );
+}
+
+#[test]
+fn save_and_load_round_trip_every_variant() {
+    let dir = std::env::temp_dir().join(format!("filterlab-any-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for &v in Variant::ALL {
+        let mut f = AnyFilter::build(v, &Params::new(50, 0.01)).unwrap();
+        f.insert(b"saved").unwrap();
+        let path = dir.join(format!("{v}.bin"));
+        f.save(&path).unwrap();
+        let back = AnyFilter::load(&path).unwrap();
+        assert_eq!(back.variant(), v);
+        assert_eq!(back.to_bytes(), f.to_bytes());
+        assert_eq!(back.try_to_bytes().unwrap(), f.to_bytes());
+        assert!(back.contains(b"saved"));
+    }
+    let e = AnyFilter::load(dir.join("missing.bin")).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn rates_at_a_multiple_rise_and_a_full_cuckoo_table_has_none() {
+    for &v in Variant::ALL {
+        let plan = v.plan(&Params::new(10_000, 0.01)).unwrap();
+        let at1 = plan.rate_at(10_000).unwrap();
+        // The cuckoo plan's rate is the exact sum, `rate_at` the paper's approximation.
+        assert!((at1 / plan.expected_fpr - 1.0).abs() < 0.05, "{v}");
+        match plan.rate_at(20_000) {
+            Some(at2) => assert!(at2 > at1, "{v}"),
+            None => assert_eq!(v, Variant::Cuckoo),
+        }
+    }
+}
+
+#[test]
+fn every_variant_builds_from_a_key_set_and_holds_it() {
+    let params = Params::new(200, 0.01);
+    let keys: Vec<String> = (0..150).map(|i| format!("member{i}")).collect();
+    let hashes: Vec<Hash128> = keys
+        .iter()
+        .map(|k| params.hasher.hash(k.as_bytes()))
+        .collect();
+    for &v in Variant::ALL {
+        let f = AnyFilter::build_from_hashes(v, &params, &hashes).unwrap();
+        assert!(keys.iter().all(|k| f.contains(k.as_bytes())), "{v}");
+        assert_eq!(f.len(), 150, "{v}");
+    }
+    let full = AnyFilter::build_from_hashes(Variant::Cuckoo, &Params::new(10, 0.01), &hashes);
+    assert!(matches!(full, Err(Error::Full { .. })), "{full:?}");
 }

@@ -1,0 +1,96 @@
+//! Where a key lands: the memory an insert of the key writes and a lookup reads, as each
+//! variant computes it. `filterlab explain` prints these, and tests check them against the bits
+//! an insert really changes, so an explanation is the variant's own index function, never a copy.
+
+use crate::{Filter, Hash128, IndexGen};
+
+/// The positions one key touches in a filter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Positions {
+    /// Bit indices in `[0, m)`, in probe order (a Bloom filter's `k` bits; indices may repeat).
+    Bits {
+        /// Bits of the array.
+        m: u64,
+        /// The key's bit indices.
+        bits: Vec<u64>,
+    },
+    /// Counter indices in `[0, m)`, in probe order (a counting filter's `k` counters).
+    Counters {
+        /// Counters of the array.
+        m: u64,
+        /// Bits per counter.
+        counter_bits: u32,
+        /// The key's counter indices.
+        counters: Vec<u64>,
+    },
+    /// A fingerprint and the two buckets that may hold it (a cuckoo filter).
+    Buckets {
+        /// The fingerprint, never 0 (0 marks an empty slot).
+        fingerprint: u64,
+        /// The bucket the key's hash names.
+        primary: u64,
+        /// The other bucket, computed from the primary and the fingerprint alone.
+        alternate: u64,
+    },
+    /// One block, and the bit set in each of its 32-bit lanes (a split-block filter).
+    Lanes {
+        /// Block index.
+        block: u64,
+        /// Bit (0..32) of each lane.
+        lane_bits: [u32; 8],
+    },
+    /// A filter of stages, each with its own positions, oldest first (a scalable filter: an
+    /// insert writes the last stage, a lookup reads them all).
+    Stages {
+        /// Each stage's positions.
+        stages: Vec<Positions>,
+    },
+}
+
+/// A filter that tells which positions a key touches.
+pub trait Explain {
+    /// The positions of the key whose hash is `hash`.
+    fn positions_hash(&self, hash: Hash128) -> Positions;
+
+    /// The positions of a key, hashed with the filter's hasher.
+    fn positions(&self, key: &[u8]) -> Positions
+    where
+        Self: Filter,
+    {
+        self.positions_hash(self.hasher().hash(key))
+    }
+}
+
+/// The `k` indices in `[0, m)` that [`IndexGen`] draws for `hash`: the bits of
+/// [`BloomBits`](crate::BloomBits) and the counters of a counting filter.
+pub fn bloom_indices(hash: Hash128, m: u64, k: u32) -> Vec<u64> {
+    let mut g = IndexGen::new(hash, m);
+    (0..k).map(|_| g.next()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BloomBits, KeyHasher};
+
+    #[test]
+    fn bloom_indices_are_the_bits_an_insert_sets() {
+        let hasher = KeyHasher::default();
+        for key in [&b"alice@example.com"[..], b"", b"x"] {
+            let h = hasher.hash(key);
+            let mut bits = BloomBits::new(1000, 7).unwrap();
+            bits.insert(h);
+            let mut want = bloom_indices(h, 1000, 7);
+            want.sort_unstable();
+            want.dedup();
+            let words = bits.words();
+            let set: Vec<u64> = (0..1000u64)
+                .filter(|&i| words[(i / 64) as usize] >> (i % 64) & 1 == 1)
+                .collect();
+            assert_eq!(set, want);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! A saved filter of any variant, as the commands handle it: loaded with the path in every
+//! message, saved only over a regular file, and described for `info`.
+
+use anyhow::{bail, Context, Result};
+use filterlab::any::Value;
+use filterlab::{AnyFilter, Filter, Variant};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use std::io::ErrorKind;
+use std::path::Path;
+
+/// What `info` shows about a saved filter.
+#[derive(Debug, Serialize)]
+pub struct Info {
+    /// Variant name.
+    pub variant: Variant,
+    /// Capacity it was sized for (a growing filter: of the stages allocated so far).
+    pub capacity: u64,
+    /// Items inserted.
+    pub items: u64,
+    /// Bytes of the tables.
+    pub bytes: u64,
+    /// Bytes of the file.
+    pub file_bytes: u64,
+    /// The formula's rate at the current load.
+    pub expected_fpr: f64,
+    /// Hash function and seed.
+    pub hash: String,
+    /// Seed.
+    pub seed: u64,
+    /// The checksum stored in the file (XXH3-64, hex).
+    pub checksum: String,
+    /// Whether the checksum was verified (every file that loads has been).
+    pub checksum_verified: bool,
+    /// Variant parameters, by name.
+    pub parameters: Params,
+}
+
+/// Named parameters, in display order; a JSON object.
+#[derive(Clone, Debug, Default)]
+pub struct Params(pub Vec<(&'static str, Value)>);
+
+impl Serialize for Params {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// Reads and loads a saved filter; with its bytes.
+///
+/// # Errors
+/// A file that cannot be read, or any format error, with the path in the message.
+pub fn load(path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
+    // Memory reserved fallibly, and a file that grows or a device that never ends refused.
+    let bytes = filterlab::read_fallibly(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    match AnyFilter::from_bytes(&bytes) {
+        Ok(f) => Ok((f, bytes)),
+        Err(e) => bail!("{} is not a usable filterlab filter: {e}", path.display()),
+    }
+}
+
+/// Saves with the library's atomic save (a fresh temporary name opened with `O_EXCL`, synced,
+/// renamed over `path`, the directory synced), after checking that `path` is a regular file or
+/// missing.
+///
+/// # Errors
+/// Anything but a regular file at `path`, or an I/O error (`path` is then untouched).
+pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
+    check_output(path)?;
+    filter
+        .save(path)
+        .with_context(|| format!("cannot save {}", path.display()))
+}
+
+/// Refuses to replace anything at `path` but a regular file: a symlink, FIFO, device,
+/// socket or directory stays as it is.
+///
+/// # Errors
+/// Something else at `path`, or metadata that cannot be read.
+pub fn check_output(path: &Path) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", path.display())),
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        special_kind(&kind)
+    };
+    bail!(
+        "refusing to replace {}: it is {what}, not a regular file; give -o a regular file or a new path",
+        path.display()
+    )
+}
+
+#[cfg(unix)]
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
+}
+
+/// What `info` shows; `file` are the bytes the filter was loaded from.
+pub fn info(f: &AnyFilter, file: &[u8]) -> Info {
+    let hasher = f.hasher();
+    let tail: [u8; 8] = file[file.len().saturating_sub(8)..]
+        .try_into()
+        .unwrap_or_default();
+    Info {
+        variant: f.variant(),
+        capacity: f.capacity(),
+        items: f.len(),
+        bytes: f.size_in_bytes() as u64,
+        file_bytes: file.len() as u64,
+        expected_fpr: f.expected_fpr(),
+        hash: hasher.kind().name().into(),
+        seed: hasher.seed(),
+        checksum: format!("{:016x}", u64::from_le_bytes(tail)),
+        checksum_verified: true,
+        parameters: Params(f.parameters()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use filterlab::{format, Params as Build};
+
+    #[test]
+    fn the_variant_is_read_from_the_header_and_an_unknown_one_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for &v in Variant::ALL {
+            let path = dir.path().join(format!("{v}.bin"));
+            save(&AnyFilter::build(v, &Build::new(100, 0.01)).unwrap(), &path).unwrap();
+            let (back, bytes) = load(&path).unwrap();
+            assert_eq!(back.variant(), v);
+            assert_eq!(info(&back, &bytes).variant, v);
+        }
+        let mut bytes = AnyFilter::build(Variant::Classic, &Build::new(100, 0.01))
+            .unwrap()
+            .to_bytes();
+        bytes[10] = 99;
+        format::reseal(&mut bytes);
+        let path = dir.path().join("unknown.bin");
+        std::fs::write(&path, &bytes).unwrap();
+        let e = load(&path).unwrap_err();
+        assert!(e.to_string().contains("unknown variant id 99"), "{e}");
+    }
+}

@@ -1,0 +1,54 @@
+//! What each variant can do, as the registry's table declares it.
+
+use crate::{Deletable, Growable};
+
+/// A variant's capabilities. The registry's table names the true ones per variant; code that
+/// chooses a variant (`filterlab recommend`) or offers an operation (`filterlab remove`) asks
+/// here rather than matching on variants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[allow(clippy::struct_excessive_bools)] // Independent yes/no facts, named.
+pub struct Capabilities {
+    /// Removes keys ([`Deletable`]).
+    pub deletes: bool,
+    /// Grows: inserts never fail for lack of capacity ([`Growable`]).
+    pub grows: bool,
+    /// Built once from its whole key set, then only queried (no insert).
+    pub static_set: bool,
+    /// Has a form that many threads insert into and query at once (`&self` inserts).
+    pub concurrent: bool,
+    /// Counts the copies of a key ([`Deletable::count`]), so repeated inserts are removable.
+    pub counts_copies: bool,
+    /// Holds only recent keys (a sliding window of items or time).
+    pub windowed: bool,
+    /// A lookup reads one cache line (not `k` scattered ones): the fast choice when many
+    /// threads query.
+    pub one_line_lookup: bool,
+}
+
+impl Capabilities {
+    /// No capability: what the table's rows add to.
+    pub const NONE: Capabilities = Capabilities {
+        deletes: false,
+        grows: false,
+        static_set: false,
+        concurrent: false,
+        counts_copies: false,
+        windowed: false,
+        one_line_lookup: false,
+    };
+}
+
+/// The optional traits of a variant's type, as trait objects (the registry generates the
+/// implementations from the table's `deletes` and `grows`).
+pub(crate) trait Capable {
+    fn as_deletable(&self) -> Option<&dyn Deletable> {
+        None
+    }
+    fn as_deletable_mut(&mut self) -> Option<&mut dyn Deletable> {
+        None
+    }
+    fn as_growable(&self) -> Option<&dyn Growable> {
+        None
+    }
+}

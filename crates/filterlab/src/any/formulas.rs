@@ -1,0 +1,309 @@
+//! Each variant's formulas with a plan's numbers substituted (`filterlab explain`), and the
+//! plan's shape in one line (`filterlab calc`): the text that teaches a variant lives beside its
+//! sizing, so a new variant adds its formulas here and nowhere else.
+
+use super::sizing::{Detail, Growth, Plan};
+use crate::math;
+
+/// One formula, symbolic and substituted.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Formula {
+    /// What it computes.
+    pub name: &'static str,
+    /// The formula in symbols.
+    pub symbolic: &'static str,
+    /// The formula with this filter's numbers, and its value.
+    pub substituted: String,
+    /// Where it comes from.
+    pub source: &'static str,
+}
+
+/// The formulas of `plan`'s variant with its numbers: the course's teaching text, each
+/// formula symbolic and substituted, with its source.
+#[must_use]
+pub fn formulas(plan: &Plan) -> Vec<Formula> {
+    let (n, p) = (plan.n, plan.fpr);
+    let mut out = vec![Formula {
+        name: "lower bound",
+        symbolic: "bits >= n log2(1/p)",
+        substituted: format!(
+            "{n} × log2(1/{}) = {:.0} bits; this variant uses {:.0} bits ({:+.1}%)",
+            math::format_real(p),
+            plan.lower_bound_bits,
+            plan.bytes as f64 * 8.0,
+            plan.overhead_pct
+        ),
+        source: "Carter, Floyd, Gill, Markowsky & Wegman 1978",
+    }];
+    match &plan.detail {
+        Detail::Classic { m, k } => out.extend(bloom_formulas(n, p, *m, *k)),
+        Detail::Counting {
+            m,
+            k,
+            counter_bits,
+            overflow_bound,
+        } => {
+            out.extend(bloom_formulas(n, p, *m, *k));
+            out.push(counting_formula(n, *m, *k, *counter_bits, *overflow_bound));
+        }
+        _ => {}
+    }
+    if let Detail::Cuckoo {
+        fingerprint_bits: f,
+        buckets,
+        slots: b,
+        load,
+    } = &plan.detail
+    {
+        out.extend(cuckoo_formulas(p, *f, *buckets, *b, *load));
+    }
+    if let Detail::Blocked {
+        blocks,
+        keys_per_block,
+    } = &plan.detail
+    {
+        out.push(Formula {
+            name: "false-positive rate (per-lane)",
+            symbolic: "p = Σ_c Pois(c; n/B) · (1 - (31/32)^c)^8",
+            substituted: format!(
+                "B = ceil({n} / λ = {keys_per_block:.3}) = {blocks}; p = {}",
+                rate(math::split_block_fpr(*blocks, n))
+            ),
+            source: "Putze, Sanders & Singler 2007, §3 (split-block layout of Parquet)",
+        });
+        out.push(Formula {
+            name: "256-bit-block model (underestimates)",
+            symbolic: "p = Σ_c Pois(c; n/B) · (1 - (255/256)^(8c))^8",
+            substituted: rate(math::split_block_fpr_block_model(*blocks, n)),
+            source: "ignores that a key's 8 bits are confined to 8 distinct lanes",
+        });
+    }
+    if let Detail::Scalable { p0, r, s, growth } = &plan.detail {
+        out.extend(scalable_formulas(p, *p0, *r, *s, growth));
+    }
+    out
+}
+
+fn counting_formula(n: u64, m: u64, k: u32, counter_bits: u32, bound: f64) -> Formula {
+    let j = 1u64 << counter_bits;
+    Formula {
+        name: "counter overflow",
+        symbolic: "P(max counter >= 2^c) <= m · C(nk, 2^c) · m^-(2^c)",
+        substituted: format!("{m} · C({n}·{k}, {j}) · {m}^-{j} = {bound:.3e}"),
+        source: "Fan, Cao, Almeida & Broder 2000, Summary Cache, §5.2",
+    }
+}
+
+/// A rate with six decimals, or in scientific notation below 1e-4 (where six decimals read 0).
+fn rate(x: f64) -> String {
+    if x >= 1e-4 {
+        format!("{x:.6}")
+    } else {
+        format!("{x:.4e}")
+    }
+}
+
+/// The textbook `m`, and what `math::classic_shape` made of it when the exact rate missed `p`.
+fn bits_substituted(n: u64, p: f64, m: u64) -> String {
+    let textbook = math::optimal_bits(n, p).unwrap_or(m);
+    let first = format!(
+        "ceil(-{n} × ln {} / 0.4805) = {textbook}",
+        math::format_real(p)
+    );
+    if textbook == m {
+        first
+    } else {
+        format!("{first}, grown to {m} so that the exact rate meets the target (small n)")
+    }
+}
+
+fn bloom_formulas(n: u64, p: f64, m: u64, k: u32) -> Vec<Formula> {
+    let ratio = m as f64 / n as f64;
+    vec![
+        Formula {
+            name: "bits",
+            symbolic: "m = ceil(-n ln p / (ln 2)^2)",
+            substituted: bits_substituted(n, p, m),
+            source: "Bloom 1970; Broder & Mitzenmacher 2004, §2.1",
+        },
+        Formula {
+            name: "hash functions",
+            symbolic: "k = round((m/n) ln 2)",
+            substituted: format!(
+                "round({ratio:.4} × 0.6931) = round({:.4}) = {k}",
+                ratio * std::f64::consts::LN_2
+            ),
+            source: "Bloom 1970 (rounded, not truncated by int())",
+        },
+        Formula {
+            name: "false-positive rate",
+            symbolic: "p ≈ (1 - e^(-kn/m))^k",
+            substituted: format!(
+                "(1 - e^(-{k}/{ratio:.4}))^{k} = {}",
+                rate(math::classic_fpr(m, n, k))
+            ),
+            source: "Bloom 1970; Broder & Mitzenmacher 2004",
+        },
+        Formula {
+            name: "false-positive rate (exact)",
+            symbolic: "p = Σ_d S(k,d) (m)_d / m^k · Σ_i (-1)^i C(d,i) (1 - i/m)^(kn)",
+            substituted: rate(math::classic_fpr_best(m, n, k)),
+            source: "Christensen, Roginsky & Jimeno 2010",
+        },
+    ]
+}
+
+fn cuckoo_formulas(p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formula> {
+    vec![
+        Formula {
+            name: "fingerprint bits",
+            symbolic: "f = ceil(log2(2b / p))",
+            substituted: format!("ceil(log2(2·{b} / {})) = {f}", math::format_real(p)),
+            source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.1",
+        },
+        Formula {
+            name: "buckets",
+            symbolic: "buckets = ceil(n / (b · 0.95))",
+            substituted: format!("{buckets} buckets of {b} slots, load α = {load:.4}"),
+            source: "partial-key cuckoo hashing fails near 95-98% load with b = 4",
+        },
+        Formula {
+            name: "false-positive rate",
+            symbolic: "p = 1 - e^(-2bα/(2^f - 1)), below the bound 1 - (1 - 1/(2^f - 1))^(2bα)",
+            substituted: format!(
+                "1 - e^(-2·{b}·{load:.4}/{}) = {} (bound {})",
+                (1u64 << f) - 1,
+                rate(math::cuckoo_fpr(f, b, load)),
+                rate(math::cuckoo_fpr_upper_bound(f, b, load))
+            ),
+            source: "Fan et al. 2014, §5.1, counting only keys of the query's bucket pair \
+                     (math::cuckoo_fpr_exact; 0 reserved for an empty slot)",
+        },
+        Formula {
+            name: "bits per item",
+            symbolic: "C = f / α",
+            substituted: format!(
+                "{f} / {load:.4} = {:.3}",
+                math::cuckoo_bits_per_item(f, load)
+            ),
+            source: "Fan et al. 2014, §5.2",
+        },
+    ]
+}
+
+fn scalable_formulas(p: f64, p0: f64, r: f64, s: f64, growth: &[Growth]) -> Vec<Formula> {
+    let mut out = vec![
+        Formula {
+            name: "first-stage rate",
+            symbolic: "P0 = P (1 - r)",
+            substituted: format!("{} × (1 - {r}) = {}", math::format_real(p), rate(p0)),
+            source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4",
+        },
+        Formula {
+            name: "stage i",
+            symbolic: "n_i = n0 s^i,  P_i = P0 r^i",
+            substituted: format!(
+                "s = {s}, r = {r}: stage 1 at {}",
+                rate(math::scalable_stage_fpr(p0, r, 1))
+            ),
+            source: "Almeida et al. 2007",
+        },
+        Formula {
+            name: "compound bound",
+            symbolic: "P <= Σ P0 r^i = P0 / (1 - r)",
+            substituted: format!(
+                "{} / (1 - {r}) = {}",
+                rate(p0),
+                rate(math::scalable_fpr_bound(p0, r))
+            ),
+            source: "Almeida et al. 2007, eq. 3",
+        },
+    ];
+    for g in growth {
+        out.push(Formula {
+            name: "compound rate after growth",
+            symbolic: "p = 1 - Π (1 - p_i)",
+            substituted: format!(
+                "at {}x: {} stages, {} bytes, p = {} <= {}",
+                g.multiple,
+                g.stages,
+                g.bytes,
+                rate(g.compound_fpr),
+                rate(g.bound)
+            ),
+            source: "independent stages queried in turn",
+        });
+    }
+    out
+}
+
+impl Plan {
+    /// The shape of the planned filter, in lines of text (`m = ... bits, k = ...`).
+    #[must_use]
+    pub fn detail_lines(&self) -> Vec<String> {
+        match &self.detail {
+            Detail::Classic { m, k } => vec![format!("m = {m} bits, k = {k}")],
+            Detail::Counting {
+                m,
+                k,
+                counter_bits,
+                overflow_bound,
+            } => vec![
+                format!("m = {m} counters of {counter_bits} bits, k = {k}"),
+                format!("P(any counter overflows at n) <= {overflow_bound:.3e}"),
+            ],
+            Detail::Cuckoo {
+                fingerprint_bits,
+                buckets,
+                slots,
+                load,
+            } => vec![format!(
+                "fingerprint {fingerprint_bits} bits, {buckets} buckets x {slots} slots, load {load:.4}"
+            )],
+            Detail::Blocked {
+                blocks,
+                keys_per_block,
+            } => vec![format!(
+                "{blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
+            )],
+            Detail::Scalable { p0, r, s, growth } => {
+                let mut out = vec![format!(
+                    "P0 = {}, r = {r}, s = {s}; bound P0/(1-r) = {}",
+                    rate(*p0),
+                    rate(growth.first().map_or(*p0 / (1.0 - r), |g| g.bound))
+                )];
+                out.extend(growth.iter().map(|g| {
+                    format!(
+                        "at {:>2}x n: {:>2} stages, {:>14} bytes, compound FPR {}",
+                        g.multiple,
+                        g.stages,
+                        g.bytes,
+                        rate(g.compound_fpr)
+                    )
+                }));
+                out
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::any::{Params, Variant};
+
+    #[test]
+    fn every_variant_has_formulas_with_its_numbers_and_a_shape() {
+        for &v in Variant::ALL {
+            let p = v.plan(&Params::new(10_000, 0.01)).unwrap();
+            let fs = formulas(&p);
+            assert!(fs.len() >= 2, "{v}: no formulas of its own");
+            assert!(fs[0].substituted.contains("10000"), "{}", fs[0].substituted);
+            assert!(!p.detail_lines().is_empty(), "{v}");
+        }
+        let classic = Variant::Classic.plan(&Params::new(10_000, 0.01)).unwrap();
+        let (m, k) = math::classic_shape(10_000, 0.01).unwrap();
+        assert_eq!(classic.detail_lines(), [format!("m = {m} bits, k = {k}")]);
+    }
+}

@@ -1,0 +1,212 @@
+//! How the registry builds and sizes each variant: its builder fed from [`Params`], its
+//! sizing formulas, and the shape of a built filter. One `impl` per variant; the registry's
+//! table requires one for every row.
+
+use super::sizing::{self, Detail, Sizing, Value};
+use super::{Knob, Params};
+use crate::{
+    cuckoo, math, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, Growable,
+    Result, ScalableBloom,
+};
+
+/// `$ty`'s builder with the capacity, rate and hasher of `$p`.
+macro_rules! sized {
+    ($ty:ty, $p:expr) => {
+        <$ty>::builder()
+            .capacity($p.capacity)
+            .fpr($p.fpr)
+            .hasher($p.hasher)
+    };
+}
+
+/// Builds from `$b` under `$p`'s memory cap, if any.
+macro_rules! capped {
+    ($b:expr, $p:expr) => {
+        match $p.max_bytes {
+            Some(cap) => $b.max_bytes(cap).build(),
+            None => $b.build(),
+        }
+    };
+}
+
+/// What the registry needs of a variant's type beyond its traits.
+pub(crate) trait Member: Sized {
+    /// An empty filter built from `p`.
+    fn build(p: &Params) -> Result<Self>;
+    /// A filter built from `p` holding `hashes`: inserted in order here; a static variant
+    /// (built once from its whole key set) overrides it to build from the set.
+    fn build_from_hashes(p: &Params, hashes: &[crate::Hash128]) -> Result<Self>
+    where
+        Self: Filter,
+    {
+        let mut f = Self::build(p)?;
+        f.insert_hash_batch(hashes)?;
+        Ok(f)
+    }
+    /// What [`Member::build`] would allocate, and the shape, without allocating.
+    fn size(p: &Params) -> Result<Sizing>;
+    /// The rate this filter was sized for, and its realised shape (bytes, the rate at its
+    /// capacity, detail).
+    fn shape(&self) -> Result<(f64, Sizing)>;
+    /// The filter's own parameters, by name, in display order.
+    fn parameters(&self) -> Vec<(&'static str, Value)>;
+}
+
+impl Member for ClassicBloom {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[])?;
+        capped!(sized!(ClassicBloom, p), p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::classic(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let (m, k, n) = (self.bits(), self.hashes(), self.capacity());
+        let expected = math::classic_fpr_best(m, n, k);
+        let detail = Detail::Classic { m, k };
+        Ok((
+            self.target_fpr(),
+            (self.size_in_bytes() as u64, expected, detail),
+        ))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("m", Value::Count(self.bits())),
+            ("k", Value::Count(self.hashes().into())),
+            ("target_fpr", Value::Rate(self.target_fpr())),
+            ("fill_ratio", Value::Ratio(self.fill_ratio())),
+        ]
+    }
+}
+
+impl Member for CountingBloom {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[])?;
+        capped!(sized!(CountingBloom, p), p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::counting(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let (m, k, n) = (self.counters(), self.hashes(), self.capacity());
+        let counter_bits = crate::counting::COUNTER_BITS;
+        let detail = Detail::Counting {
+            m,
+            k,
+            counter_bits,
+            overflow_bound: math::counting_overflow_bound(m, n, k, counter_bits),
+        };
+        let p = math::classic_fpr_best(m, n, k);
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("counters", Value::Count(self.counters())),
+            ("k", Value::Count(self.hashes().into())),
+            ("saturated", Value::Count(self.saturated())),
+            ("overflow_bound", Value::Rate(self.overflow_probability())),
+        ]
+    }
+}
+
+impl Member for ScalableBloom {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[Knob::Growth, Knob::Tightening])?;
+        let mut b = sized!(ScalableBloom, p);
+        if let Some(s) = p.growth {
+            b = b.growth(s);
+        }
+        if let Some(r) = p.tightening {
+            b = b.tightening(r);
+        }
+        capped!(b, p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::scalable(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        // Stage 0 carries the sizing; the growth table is the plan's.
+        let first = self
+            .stage_shapes()
+            .first()
+            .map_or(self.capacity(), |&(_, _, cap, _)| cap);
+        let p = Params::new(first, self.fpr_bound())
+            .growth(self.growth())
+            .tightening(self.tightening());
+        let (_, expected, detail) = sizing::scalable(&p)?;
+        Ok((
+            self.fpr_bound(),
+            (self.size_in_bytes() as u64, expected, detail),
+        ))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("stages", Value::Count(Growable::stages(self) as u64)),
+            ("growth", Value::Ratio(self.growth())),
+            ("tightening", Value::Ratio(self.tightening())),
+            ("p0", Value::Rate(self.initial_fpr())),
+            ("bound", Value::Rate(self.fpr_bound())),
+        ]
+    }
+}
+
+impl Member for CuckooFilter {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[Knob::FingerprintBits, Knob::MaxKicks])?;
+        let mut b = sized!(CuckooFilter, p);
+        if let Some(f) = p.fingerprint_bits {
+            b = b.fingerprint_bits(f);
+        }
+        if let Some(k) = p.max_kicks {
+            b = b.max_kicks(k);
+        }
+        capped!(b, p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::cuckoo(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let (f, buckets, slots) = (self.fingerprint_bits(), self.buckets(), cuckoo::SLOTS);
+        let load = self.capacity() as f64 / (buckets as f64 * f64::from(slots));
+        let p = math::cuckoo_fpr(f, slots, load);
+        let detail = Detail::Cuckoo {
+            fingerprint_bits: f,
+            buckets,
+            slots,
+            load,
+        };
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            (
+                "fingerprint_bits",
+                Value::Count(self.fingerprint_bits().into()),
+            ),
+            ("buckets", Value::Count(self.buckets())),
+            ("load", Value::Ratio(self.load_factor())),
+        ]
+    }
+}
+
+impl Member for BlockedBloom {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[])?;
+        capped!(sized!(BlockedBloom, p), p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::blocked(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let (blocks, n) = (self.blocks(), self.capacity());
+        let p = math::split_block_fpr(blocks, n);
+        let detail = Detail::Blocked {
+            blocks,
+            keys_per_block: n as f64 / blocks as f64,
+        };
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![("blocks", Value::Count(self.blocks()))]
+    }
+}

@@ -1,0 +1,156 @@
+//! The parameters every variant is built from: one typed set, with the knobs only some variants
+//! take. A knob given to a variant that does not take it is refused, never ignored.
+
+use crate::{Error, KeyHasher, Result};
+
+/// How to build a filter of any variant: capacity, rate and hasher, an optional memory cap,
+/// and the variant-specific knobs (unset: the variant's default).
+///
+/// ```
+/// use filterlab::any::{AnyFilter, Params, Variant};
+/// use filterlab::Filter;
+///
+/// let p = Params::new(10_000, 0.001).fingerprint_bits(16);
+/// let f = AnyFilter::build(Variant::Cuckoo, &p)?;
+/// assert_eq!(f.capacity(), 10_000);
+/// // A knob the variant does not take is an error, not a silent default.
+/// assert!(AnyFilter::build(Variant::Classic, &p).is_err());
+/// # Ok::<(), filterlab::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Params {
+    /// Items the filter must hold at its target rate (a growing filter: its first stage).
+    pub capacity: u64,
+    /// Target false-positive rate.
+    pub fpr: f64,
+    /// Hash function and seed.
+    pub hasher: KeyHasher,
+    /// Refuse tables larger than this many bytes (a growing filter: refuse to grow past it).
+    pub max_bytes: Option<u64>,
+    /// Cuckoo: fingerprint width `f` in bits (default from the rate).
+    pub fingerprint_bits: Option<u32>,
+    /// Cuckoo: the bound on evictions per insert.
+    pub max_kicks: Option<u32>,
+    /// Scalable: growth factor `s` of each new stage's capacity.
+    pub growth: Option<f64>,
+    /// Scalable: tightening ratio `r` of each new stage's rate.
+    pub tightening: Option<f64>,
+}
+
+/// A knob some variants take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Knob {
+    /// [`Params::fingerprint_bits`].
+    FingerprintBits,
+    /// [`Params::max_kicks`].
+    MaxKicks,
+    /// [`Params::growth`].
+    Growth,
+    /// [`Params::tightening`].
+    Tightening,
+}
+
+impl Params {
+    /// `capacity` items at rate `fpr`, the default hasher (xxh3-128, seed 0), no cap, every
+    /// knob at the variant's default.
+    #[must_use]
+    pub fn new(capacity: u64, fpr: f64) -> Self {
+        Params {
+            capacity,
+            fpr,
+            hasher: KeyHasher::default(),
+            max_bytes: None,
+            fingerprint_bits: None,
+            max_kicks: None,
+            growth: None,
+            tightening: None,
+        }
+    }
+
+    /// With this hasher.
+    #[must_use]
+    pub fn hasher(mut self, hasher: KeyHasher) -> Self {
+        self.hasher = hasher;
+        self
+    }
+
+    /// With a memory cap.
+    #[must_use]
+    pub fn max_bytes(mut self, bytes: u64) -> Self {
+        self.max_bytes = Some(bytes);
+        self
+    }
+
+    /// Cuckoo: with `f`-bit fingerprints.
+    #[must_use]
+    pub fn fingerprint_bits(mut self, f: u32) -> Self {
+        self.fingerprint_bits = Some(f);
+        self
+    }
+
+    /// Cuckoo: with at most `kicks` evictions per insert.
+    #[must_use]
+    pub fn max_kicks(mut self, kicks: u32) -> Self {
+        self.max_kicks = Some(kicks);
+        self
+    }
+
+    /// Scalable: with growth factor `s`.
+    #[must_use]
+    pub fn growth(mut self, s: f64) -> Self {
+        self.growth = Some(s);
+        self
+    }
+
+    /// Scalable: with tightening ratio `r`.
+    #[must_use]
+    pub fn tightening(mut self, r: f64) -> Self {
+        self.tightening = Some(r);
+        self
+    }
+
+    /// The knobs that are set, with their value formatted.
+    fn knobs_set(&self) -> Vec<(Knob, &'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(f) = self.fingerprint_bits {
+            out.push((Knob::FingerprintBits, "fingerprint_bits", f.to_string()));
+        }
+        if let Some(k) = self.max_kicks {
+            out.push((Knob::MaxKicks, "max_kicks", k.to_string()));
+        }
+        if let Some(s) = self.growth {
+            out.push((Knob::Growth, "growth", s.to_string()));
+        }
+        if let Some(r) = self.tightening {
+            out.push((Knob::Tightening, "tightening", r.to_string()));
+        }
+        out
+    }
+
+    /// Refuses a knob outside `takes`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the first knob set that the variant does not take.
+    pub(crate) fn only(&self, takes: &[Knob]) -> Result<()> {
+        match self
+            .knobs_set()
+            .into_iter()
+            .find(|(k, ..)| !takes.contains(k))
+        {
+            None => Ok(()),
+            Some((_, name, value)) => Err(Error::InvalidParameter {
+                name,
+                value,
+                expected: "unset: this variant does not take it",
+            }),
+        }
+    }
+}
+
+impl Default for Params {
+    /// One million items at 1%.
+    fn default() -> Self {
+        Params::new(1_000_000, 0.01)
+    }
+}

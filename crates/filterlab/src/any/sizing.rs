@@ -1,0 +1,312 @@
+//! Sizing without allocating: what each variant's builder would allocate for `n` items at rate
+//! `p`, from the formulas of [`crate::math`] and the variants' public constants. Nothing here is
+//! a formula of its own: the tests build the real filters and check every plan against them.
+
+use super::{Params, Variant};
+use crate::{counting, cuckoo, math, scalable, Result};
+
+/// Growth multiples a scalable plan is shown at (beside 1x).
+pub const GROWTH_SHOWN: [u64; 3] = [2, 4, 10];
+
+/// One variant sized for `n` items at rate `fpr`.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Plan {
+    /// The variant.
+    pub variant: Variant,
+    /// Items.
+    pub n: u64,
+    /// Target rate.
+    pub fpr: f64,
+    /// Bytes of the table(s) the builder allocates.
+    pub bytes: u64,
+    /// `8 · bytes / n`.
+    pub bits_per_key: f64,
+    /// `n log2(1/p)` bits: no structure can do with less.
+    pub lower_bound_bits: f64,
+    /// `bits / lower bound - 1`, in percent.
+    pub overhead_pct: f64,
+    /// The rate the formula predicts at `n` items with the realised parameters.
+    pub expected_fpr: f64,
+    /// Variant-specific parameters.
+    pub detail: Detail,
+}
+
+/// The shape of a sized filter: what its formulas need.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "lowercase"))]
+#[non_exhaustive]
+pub enum Detail {
+    /// `m` bits probed by `k` hashes.
+    Classic {
+        /// Bits `m`.
+        m: u64,
+        /// Hash functions `k`.
+        k: u32,
+    },
+    /// `m` counters probed by `k` hashes, and the overflow bound at `n`.
+    Counting {
+        /// Counters `m`.
+        m: u64,
+        /// Hash functions `k`.
+        k: u32,
+        /// Bits per counter.
+        counter_bits: u32,
+        /// Upper bound on P(some counter overflows) at `n` items.
+        overflow_bound: f64,
+    },
+    /// Fingerprint bits, buckets, slots per bucket and load at `n`.
+    Cuckoo {
+        /// Fingerprint bits `f`.
+        fingerprint_bits: u32,
+        /// Buckets.
+        buckets: u64,
+        /// Slots per bucket `b`.
+        slots: u32,
+        /// Load factor at `n` items.
+        load: f64,
+    },
+    /// 256-bit blocks and the keys per block.
+    Blocked {
+        /// Blocks.
+        blocks: u64,
+        /// Keys per block `λ` (at the target rate when planned; `n / blocks` for a file).
+        keys_per_block: f64,
+    },
+    /// The first stage and the stage plan as the filter grows.
+    Scalable {
+        /// First-stage rate `P0 = P(1 - r)`.
+        p0: f64,
+        /// Tightening ratio `r`.
+        r: f64,
+        /// Growth factor `s`.
+        s: f64,
+        /// The filter at 1x and at each multiple of [`GROWTH_SHOWN`].
+        growth: Vec<Growth>,
+    },
+}
+
+/// A scalable filter after `multiple · n` inserts.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Growth {
+    /// Items inserted, as a multiple of the initial capacity.
+    pub multiple: u64,
+    /// Stages allocated.
+    pub stages: usize,
+    /// Bytes of all stages.
+    pub bytes: u64,
+    /// Compound rate `1 - Π(1 - p_i)` at that load.
+    pub compound_fpr: f64,
+    /// The bound `P0 / (1 - r)` it never exceeds.
+    pub bound: f64,
+}
+
+/// A parameter of a built filter, by name, for display (`filterlab info`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum Value {
+    /// A count.
+    Count(u64),
+    /// A ratio such as a load factor.
+    Ratio(f64),
+    /// A probability.
+    Rate(f64),
+}
+
+/// What a variant's sizing function gives: bytes, the rate at `n`, the shape.
+pub(crate) type Sizing = (u64, f64, Detail);
+
+impl Plan {
+    /// Assembles a plan from a variant's sizing.
+    pub(crate) fn new(variant: Variant, n: u64, fpr: f64, sized: Sizing) -> Self {
+        let (bytes, expected_fpr, detail) = sized;
+        let lower_bound_bits = math::lower_bound_bits(n, fpr);
+        let bits = bytes as f64 * 8.0;
+        Plan {
+            variant,
+            n,
+            fpr,
+            bytes,
+            bits_per_key: bits / n as f64,
+            lower_bound_bits,
+            overhead_pct: (bits / lower_bound_bits - 1.0) * 100.0,
+            expected_fpr,
+            detail,
+        }
+    }
+
+    /// The bytes of this plan's filter after `items` inserts: a growing filter's stages
+    /// allocated by then (`u64::MAX` when they cannot be sized), any other's table.
+    #[must_use]
+    pub fn bytes_after(&self, items: u64) -> u64 {
+        match &self.detail {
+            Detail::Scalable { r, s, .. } => {
+                let p = Params::new(self.n, self.fpr).tightening(*r).growth(*s);
+                scalable_at(&p, items).map_or(u64::MAX, |g| g.bytes)
+            }
+            _ => self.bytes,
+        }
+    }
+
+    /// The rate of this plan's filter after `items` inserts; `None` if it cannot hold them
+    /// (a full cuckoo table) or, for a growing filter, at a multiple the plan does not show.
+    #[must_use]
+    pub fn rate_at(&self, items: u64) -> Option<f64> {
+        match &self.detail {
+            Detail::Classic { m, k } | Detail::Counting { m, k, .. } => {
+                Some(math::classic_fpr_best(*m, items, *k))
+            }
+            Detail::Blocked { blocks, .. } => Some(math::split_block_fpr(*blocks, items)),
+            Detail::Cuckoo {
+                fingerprint_bits,
+                buckets,
+                slots,
+                ..
+            } => {
+                let load = items as f64 / (*buckets as f64 * f64::from(*slots));
+                (load <= cuckoo::DESIGN_LOAD + 1e-9)
+                    .then(|| math::cuckoo_fpr(*fingerprint_bits, *slots, load))
+            }
+            Detail::Scalable { growth, .. } => {
+                let multiple = items / self.n.max(1);
+                growth
+                    .iter()
+                    .find(|g| g.multiple == multiple)
+                    .map(|g| g.compound_fpr)
+            }
+        }
+    }
+}
+
+/// Bytes of a `BloomBits` array of `m` bits (whole 64-bit words).
+fn bloom_bytes(m: u64) -> u64 {
+    m.div_ceil(64) * 8
+}
+
+pub(crate) fn classic(p: &Params) -> Result<Sizing> {
+    let (m, k) = math::classic_shape(p.capacity, p.fpr)?;
+    let expected = math::classic_fpr_best(m, p.capacity, k);
+    Ok((bloom_bytes(m), expected, Detail::Classic { m, k }))
+}
+
+pub(crate) fn counting(p: &Params) -> Result<Sizing> {
+    let n = p.capacity;
+    let (m, k) = math::classic_shape(n, p.fpr)?;
+    let counter_bits = counting::COUNTER_BITS;
+    let detail = Detail::Counting {
+        m,
+        k,
+        counter_bits,
+        overflow_bound: math::counting_overflow_bound(m, n, k, counter_bits),
+    };
+    Ok((m.div_ceil(2), math::classic_fpr_best(m, n, k), detail))
+}
+
+pub(crate) fn blocked(p: &Params) -> Result<Sizing> {
+    let n = p.capacity;
+    let keys_per_block = math::split_block_keys_per_block(p.fpr)?;
+    let blocks = (n as f64 / keys_per_block).ceil().max(1.0) as u64;
+    let detail = Detail::Blocked {
+        blocks,
+        keys_per_block,
+    };
+    let expected = math::split_block_fpr(blocks, n);
+    Ok((blocks.saturating_mul(32), expected, detail))
+}
+
+pub(crate) fn cuckoo(p: &Params) -> Result<Sizing> {
+    let (n, slots) = (p.capacity, cuckoo::SLOTS);
+    let f = match p.fingerprint_bits {
+        Some(f) => f,
+        None => math::cuckoo_fingerprint_bits(p.fpr, slots)?,
+    };
+    if !(1..=32).contains(&f) {
+        return Err(crate::Error::InvalidParameter {
+            name: "fpr",
+            value: math::format_real(p.fpr),
+            expected: "a rate above about 2e-9 for a cuckoo filter (32-bit fingerprints at most); \
+                       use a Bloom filter below it",
+        });
+    }
+    let buckets = cuckoo::buckets_for(n)?;
+    let table_bits = buckets
+        .checked_mul(u64::from(slots) * u64::from(f))
+        .ok_or_else(|| crate::Error::SizeOverflow {
+            what: "cuckoo table",
+            hint: format!("{n} items need {buckets} buckets of {f}-bit slots; lower the capacity"),
+        })?;
+    // The table is padded with 8 bytes so every slot can be read as one 8-byte window.
+    let bytes = table_bits.div_ceil(8).saturating_add(8);
+    let load = n as f64 / (buckets as f64 * f64::from(slots));
+    let expected = math::cuckoo_fpr_exact(f, slots, buckets, n);
+    let detail = Detail::Cuckoo {
+        fingerprint_bits: f,
+        buckets,
+        slots,
+        load,
+    };
+    Ok((bytes, expected, detail))
+}
+
+/// A scalable plan's `(r, s)`: the knobs, or the defaults.
+fn scalable_knobs(p: &Params) -> (f64, f64) {
+    (
+        p.tightening.unwrap_or(scalable::DEFAULT_TIGHTENING),
+        p.growth.unwrap_or(scalable::DEFAULT_GROWTH),
+    )
+}
+
+pub(crate) fn scalable(p: &Params) -> Result<Sizing> {
+    let (n, (r, s)) = (p.capacity, scalable_knobs(p));
+    let first = scalable_growth(p, 1)?;
+    let mut growth = vec![first.clone()];
+    for g in GROWTH_SHOWN {
+        growth.push(scalable_growth(p, g)?);
+    }
+    let p0 = math::scalable_initial_fpr(p.fpr, r);
+    debug_assert!(n > 0);
+    let detail = Detail::Scalable { p0, r, s, growth };
+    Ok((first.bytes, first.compound_fpr, detail))
+}
+
+/// The scalable filter after `multiple · n` inserts.
+fn scalable_growth(p: &Params, multiple: u64) -> Result<Growth> {
+    let mut g = scalable_at(p, p.capacity.saturating_mul(multiple))?;
+    g.multiple = multiple;
+    Ok(g)
+}
+
+/// A scalable filter built with `p` after `items` inserts (its multiple is `items / n`
+/// rounded down): the stages fill in order, as `ScalableBloom` derives them.
+///
+/// # Errors
+/// The errors of [`crate::math`] (bad `n` or `p`, a size that overflows).
+pub fn scalable_at(p: &Params, items: u64) -> Result<Growth> {
+    let (n, (r, s)) = (p.capacity, scalable_knobs(p));
+    let p0 = math::scalable_initial_fpr(p.fpr, r);
+    let mut left = items;
+    let (mut bytes, mut rates, mut i) = (0u64, Vec::new(), 0u32);
+    loop {
+        let cap = (n as f64 * s.powi(i as i32)).ceil() as u64;
+        let m = math::optimal_bits(cap, math::scalable_stage_fpr(p0, r, i))?;
+        let k = math::optimal_hashes(m, cap);
+        let here = left.min(cap);
+        bytes = bytes.saturating_add(bloom_bytes(m));
+        rates.push(math::classic_fpr_best(m, here, k));
+        left -= here;
+        i += 1;
+        if left == 0 || i as usize >= scalable::MAX_STAGES {
+            break;
+        }
+    }
+    Ok(Growth {
+        multiple: items / n.max(1),
+        stages: rates.len(),
+        bytes,
+        compound_fpr: math::compound_fpr(rates),
+        bound: math::scalable_fpr_bound(p0, r),
+    })
+}

@@ -1,0 +1,139 @@
+//! Every variant's positions are the memory an insert really changes: a key is inserted into an
+//! empty filter and the saved payload's changed bits are compared with what `Explain` reports.
+
+use filterlab::any::{AnyFilter, Params, Variant};
+use filterlab::{Explain, Filter, Positions};
+
+/// The payload of a saved filter (after the header, parameters and payload length).
+fn payload(bytes: &[u8]) -> Vec<u8> {
+    let params = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+    bytes[24 + params + 8..bytes.len() - 8].to_vec()
+}
+
+/// Bit indexes of the payload that differ between two saves.
+fn changed_bits(before: &[u8], after: &[u8]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for (i, (a, b)) in before.iter().zip(after).enumerate() {
+        for bit in 0..8 {
+            if (a ^ b) >> bit & 1 == 1 {
+                out.push(i as u64 * 8 + bit);
+            }
+        }
+    }
+    out
+}
+
+fn sorted(mut v: Vec<u64>) -> Vec<u64> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// What an insert of `key` changed, and the positions reported for it.
+fn inserted(v: Variant, key: &[u8]) -> (Positions, Vec<u64>, Vec<u8>, AnyFilter) {
+    let mut f = AnyFilter::build(v, &Params::new(3000, 0.01)).unwrap();
+    let before = payload(&f.to_bytes());
+    let positions = f.positions(key);
+    f.insert(key).unwrap();
+    let after = payload(&f.to_bytes());
+    (positions, changed_bits(&before, &after), after, f)
+}
+
+#[test]
+fn positions_are_what_an_insert_changes_in_every_variant() {
+    for &v in Variant::ALL {
+        for key in [&b"alice@example.com"[..], b"bob", b""] {
+            let (positions, changed, after, f) = inserted(v, key);
+            check(&positions, &changed, &after, &f);
+            assert_eq!(f.positions(key), positions, "{v}: positions move on insert");
+        }
+    }
+}
+
+fn check(positions: &Positions, changed: &[u64], after: &[u8], f: &AnyFilter) {
+    let v = f.variant();
+    match positions {
+        Positions::Bits { bits, .. } => assert_eq!(sorted(bits.clone()), changed, "{v}"),
+        Positions::Counters {
+            counters,
+            counter_bits,
+            ..
+        } => {
+            let raised = sorted(
+                changed
+                    .iter()
+                    .map(|b| b / u64::from(*counter_bits))
+                    .collect(),
+            );
+            assert_eq!(sorted(counters.clone()), raised, "{v}");
+        }
+        Positions::Stages { stages } => {
+            let [Positions::Bits { bits, .. }] = &stages[..] else {
+                panic!("{v}: one stage of bits expected, got {stages:?}")
+            };
+            // The stage payload starts with its item count, m and k (8 + 8 + 4 bytes), and
+            // the item count changes too.
+            let in_stage: Vec<u64> = changed
+                .iter()
+                .filter(|&&b| b >= 160)
+                .map(|b| b - 160)
+                .collect();
+            assert_eq!(sorted(bits.clone()), in_stage, "{v}");
+        }
+        Positions::Lanes { block, lane_bits } => {
+            let want: Vec<u64> = (0..8)
+                .map(|j| (block * 8 + j) * 32 + u64::from(lane_bits[j as usize]))
+                .collect();
+            assert_eq!(sorted(want), changed, "{v}");
+        }
+        Positions::Buckets {
+            fingerprint,
+            primary,
+            alternate,
+        } => {
+            let AnyFilter::Cuckoo(c) = f else {
+                panic!("{v} reports buckets")
+            };
+            let bits = u64::from(c.fingerprint_bits());
+            let at = primary * u64::from(filterlab::cuckoo::SLOTS) * bits;
+            let slot = (0..bits).fold(0u64, |acc, i| {
+                let b = at + i;
+                acc | u64::from(after[(b / 8) as usize] >> (b % 8) & 1) << i
+            });
+            // An empty table: the fingerprint goes to the first slot of one of its buckets.
+            let alt_at = alternate * u64::from(filterlab::cuckoo::SLOTS) * bits;
+            let in_primary = sorted((at..at + bits).collect());
+            let in_alternate = sorted((alt_at..alt_at + bits).collect());
+            let written: Vec<u64> = (0..bits)
+                .filter(|i| fingerprint >> i & 1 == 1)
+                .map(|i| {
+                    if slot == *fingerprint {
+                        at + i
+                    } else {
+                        alt_at + i
+                    }
+                })
+                .collect();
+            assert_eq!(written, changed, "{v}");
+            assert!(changed
+                .iter()
+                .all(|b| in_primary.contains(b) || in_alternate.contains(b)));
+            assert!(*fingerprint >= 1 && *fingerprint < 1 << bits, "{v}");
+        }
+        other => panic!("{v}: positions of a kind this test does not know: {other:?}"),
+    }
+}
+
+#[test]
+fn the_check_fails_on_wrong_positions() {
+    let (positions, changed, after, f) = inserted(Variant::Classic, b"alice@example.com");
+    let Positions::Bits { m, bits } = positions else {
+        panic!()
+    };
+    let moved = Positions::Bits {
+        m,
+        bits: bits.iter().map(|b| (b + 1) % m).collect(),
+    };
+    let caught = std::panic::catch_unwind(|| check(&moved, &changed, &after, &f));
+    assert!(caught.is_err(), "shifted positions passed the check");
+}
