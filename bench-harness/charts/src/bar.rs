@@ -2,9 +2,9 @@
 
 use plotters::prelude::*;
 
-use crate::axis::Axis;
+use crate::axis::{Axis, Frame};
 use crate::canvas::{text_width, Align, Canvas, CAP_HEIGHT};
-use crate::decor::{Decor, Frame};
+use crate::decor::Decor;
 use crate::line::ErrorBar;
 use crate::output::Figure;
 use crate::style::*;

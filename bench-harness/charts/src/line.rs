@@ -2,9 +2,9 @@
 
 use plotters::prelude::*;
 
-use crate::axis::Axis;
+use crate::axis::{Axis, Frame};
 use crate::canvas::{text_width, Align, Canvas, CAP_HEIGHT};
-use crate::decor::{x_tick_baseline, Decor, Frame};
+use crate::decor::{x_tick_baseline, Decor};
 use crate::output::Figure;
 use crate::style::*;
 use crate::{LineChart, SeriesStyle, WIDTH};
