@@ -76,7 +76,7 @@ pub struct Spread {
     /// Rounds behind the figure (1: a single sample, min = max = median).
     pub rounds: usize,
     /// Every round's figure, in the order the rounds ran (so that two figures timed in the
-    /// same interleaved rounds can be paired: [`crate::judge::ratio_interval`]).
+    /// same interleaved rounds can be paired: [`crate::record::verdict::ratio_interval`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<f64>,
 }
@@ -392,6 +392,25 @@ pub fn time_parallel_lookups<F: Filter + Sync>(
     });
     black_box(hits);
     start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
+}
+
+/// Tables built while this lives get no huge-page advice (`filterlab::set_huge_pages(false)`);
+/// the default comes back when it is dropped, on an error too.
+pub struct SmallPages(());
+
+impl SmallPages {
+    /// Turns the advice off until the value is dropped.
+    #[must_use]
+    pub fn start() -> Self {
+        filterlab::set_huge_pages(false);
+        SmallPages(())
+    }
+}
+
+impl Drop for SmallPages {
+    fn drop(&mut self) {
+        filterlab::set_huge_pages(true);
+    }
 }
 
 #[cfg(test)]

@@ -361,7 +361,6 @@ fn a_cycle_and_a_back_import_are_found() {
 }
 
 #[test]
-#[ignore = "the harness is laid out as its pipeline in the next commit (issue 18)"]
 fn the_harness_has_no_cycle_and_no_back_import() {
     let g = units(&graph(&read_tree(&dir("src"))));
     assert_eq!(cycles(&g), Vec::<Vec<String>>::new(), "import cycles");

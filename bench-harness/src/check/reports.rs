@@ -6,7 +6,7 @@
 //!
 //! A new kind of report adds one entry to [`CHECKERS`].
 
-use crate::report::Results;
+use crate::record::Results;
 use std::path::{Path, PathBuf};
 
 /// What one checker found: the Markdown files it re-rendered (relative to the reports
@@ -162,7 +162,9 @@ fn results_readme(dir: &Path, _: &Results) -> Coverage {
 
 /// threads.json: targets recomputed from the rows, threads.md re-rendered.
 fn threads(dir: &Path, results: &Results) -> Coverage {
-    use crate::threads::{render, targets, ThreadsReport};
+    use crate::judge::threads::targets;
+    use crate::render::threads::render;
+    use crate::stages::threads::ThreadsReport;
     let mut c = Coverage::default();
     let report: ThreadsReport = match read_json(dir, "threads.json") {
         Ok(Some(r)) => r,
@@ -204,7 +206,9 @@ fn threads(dir: &Path, results: &Results) -> Coverage {
 
 /// systems.json: claims recomputed from the measurements, systems.md re-rendered.
 fn systems(dir: &Path, results: &Results) -> Coverage {
-    use crate::systems::{build_claims, render_markdown, SystemsResults};
+    use crate::judge::systems::claims as build_claims;
+    use crate::render::systems::markdown as render_markdown;
+    use crate::stages::systems::SystemsResults;
     let mut c = Coverage::default();
     let report: SystemsResults = match read_json(dir, "systems.json") {
         Ok(Some(r)) => r,
@@ -243,7 +247,7 @@ fn systems(dir: &Path, results: &Results) -> Coverage {
 }
 
 /// The course (`course/course.json` and `course/course.md`, when the run wrote a course):
-/// [`crate::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
+/// [`crate::stages::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
 /// (z, Holm-adjusted p), checks the repetitions' seeds and plots, and that the course comes from
 /// this run's commit.
 fn course(dir: &Path, results: &Results) -> Coverage {
@@ -253,7 +257,7 @@ fn course(dir: &Path, results: &Results) -> Coverage {
         return Coverage::default();
     }
     Coverage {
-        problems: crate::course::check(&course_dir, Some(&results.machine.commit)),
+        problems: crate::stages::course::check(&course_dir, Some(&results.machine.commit)),
         covered: vec![md],
         ..Coverage::default()
     }

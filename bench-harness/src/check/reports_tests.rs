@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::measure::Spread;
-use crate::report::Machine;
-use crate::threads::{self, Contender, Op, Row, Settings, ThreadsReport};
+use crate::record::Machine;
+use crate::stages::threads::{Contender, Op, Row, Settings, ThreadsReport};
 
 const COMMIT: &str = "abc1234";
 
@@ -48,27 +48,27 @@ fn threads_report() -> ThreadsReport {
             rounds: 3,
             queries: 100,
         },
-        targets: threads::targets(&rows),
+        targets: crate::judge::threads::targets(&rows),
         rows,
         sizes: Vec::new(),
     }
 }
 
-fn systems_report() -> crate::systems::SystemsResults {
-    let unique = crate::systems::unique::run(3000, 1000, 3, &[100]).unwrap();
-    let claims = crate::systems::build_claims(&[], &unique, None);
-    crate::systems::SystemsResults {
+fn systems_report() -> crate::stages::systems::SystemsResults {
+    let unique = crate::stages::systems::unique::run(3000, 1000, 3, &[100]).unwrap();
+    let claims = crate::judge::systems::claims(&[], &unique, None);
+    crate::stages::systems::SystemsResults {
         machine: machine(),
-        settings: crate::systems::Settings::default(),
+        settings: crate::stages::systems::Settings::default(),
         python_lookup_ns: None,
         rows: 0,
         signup: Vec::new(),
         postgres_absent: Some("no server in the test".into()),
-        service: crate::systems::service::ServiceOutcome::NotMeasured {
+        service: crate::stages::systems::service::ServiceOutcome::NotMeasured {
             why: "no server in the test".into(),
         },
         unique,
-        rolling: crate::systems::rolling::run(3_000, 1_000, 3).unwrap(),
+        rolling: crate::stages::systems::rolling::run(3_000, 1_000, 3).unwrap(),
         claims,
     }
 }
@@ -101,8 +101,8 @@ fn dir(name: &str) -> Dir {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(d.join("README.md"), "# report\n").unwrap();
-    threads::write(&threads_report(), &d).unwrap();
-    crate::systems::write(&systems_report(), &d).unwrap();
+    crate::render::threads::write(&threads_report(), &d).unwrap();
+    crate::render::systems::write(&systems_report(), &d).unwrap();
     Dir(d)
 }
 
@@ -131,8 +131,8 @@ fn a_flipped_verdict_in_threads_md_or_json_is_rejected() {
         .any(|p| p.contains("threads.md differs")));
     let d = dir("threads-verdict-json");
     let mut r = threads_report();
-    r.targets[0].verdict = crate::judge::Verdict::NotMet;
-    threads::write(&r, &d).unwrap();
+    r.targets[0].verdict = crate::record::verdict::Verdict::NotMet;
+    crate::render::threads::write(&r, &d).unwrap();
     assert!(
         problems(&d).iter().any(|p| p.contains("targets differ")),
         "{:?}",
@@ -160,10 +160,10 @@ fn a_stale_commit_is_rejected_for_threads_and_systems() {
     let d = dir("stale");
     let mut t = threads_report();
     t.machine.commit = "0ld0ld0".into();
-    threads::write(&t, &d).unwrap();
+    crate::render::threads::write(&t, &d).unwrap();
     let mut s = systems_report();
     s.machine.commit = "0ld0ld0".into();
-    crate::systems::write(&s, &d).unwrap();
+    crate::render::systems::write(&s, &d).unwrap();
     let p = problems(&d);
     for md in ["threads.md", "systems.md"] {
         assert!(
@@ -203,10 +203,10 @@ fn a_changed_value_or_verdict_in_systems_json_is_rejected() {
     let c = s
         .claims
         .iter_mut()
-        .find(|c| c.verdict == crate::judge::Verdict::NotMeasured)
+        .find(|c| c.verdict == crate::record::verdict::Verdict::NotMeasured)
         .unwrap();
-    c.verdict = crate::judge::Verdict::Met;
-    crate::systems::write(&s, &d).unwrap();
+    c.verdict = crate::record::verdict::Verdict::Met;
+    crate::render::systems::write(&s, &d).unwrap();
     assert!(problems(&d).iter().any(|x| x.contains("claim")));
 }
 

@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::dataset::{DatasetSpec, KeyFileDigest};
+use crate::record::DatasetInfo;
+use crate::record::PeerRecord;
 use crate::record::{Params, Scenario};
-use crate::report::DatasetInfo;
-use crate::versus::PeerRecord;
 use filterlab::math;
 use std::collections::BTreeMap;
 
@@ -158,7 +158,7 @@ fn manifest() -> Manifest {
 
 fn problems(r: &Results) -> Vec<String> {
     let m = manifest();
-    let readme = report::render_readme(r);
+    let readme = crate::render::render_readme(r);
     let _ = &readme;
     check(
         r,
@@ -362,7 +362,7 @@ fn a_dataset_that_is_not_the_manifests_is_rejected() {
 #[test]
 fn a_readme_that_is_not_rendered_from_the_results_is_rejected() {
     let r = good();
-    let rendered = report::render_readme(&r);
+    let rendered = crate::render::render_readme(&r);
     let ok = check(
         &r,
         Floors::default(),
@@ -386,7 +386,7 @@ fn a_readme_that_is_not_rendered_from_the_results_is_rejected() {
         bad.iter().any(|m| m.contains("README.md differs")),
         "{bad:?}"
     );
-    let root = format!("intro\n{}\nrest\n", report::readme_block(&r));
+    let root = format!("intro\n{}\nrest\n", crate::render::readme_block(&r));
     assert!(tables(
         &r,
         &Against {
@@ -437,7 +437,7 @@ fn committed_reports_from_a_dirty_tree_are_rejected() {
         r.machine.commit = bad.into();
         assert_eq!(provenance(&r).len(), 1, "{bad}");
     }
-    let root = format!("x\n{}\n", report::readme_block(&r));
+    let root = format!("x\n{}\n", crate::render::readme_block(&r));
     let p = check(
         &r,
         Floors::default(),
@@ -485,14 +485,14 @@ fn a_skipped_dataset_check_says_why() {
 
 #[test]
 fn a_stored_target_verdict_that_is_not_the_ratio_is_rejected() {
-    use crate::targets::{Conditions, Ratio, Verdict};
+    use crate::judge::targets::{Conditions, Ratio, Verdict};
     let ratio = Ratio {
         what: "classic vs bloomfilter".into(),
         numerator_value: 20.0,
         numerator_samples: vec![20.0, 19.0, 21.0, 20.5, 19.5],
         denominator_value: 25.0,
         denominator_samples: vec![25.0, 24.0, 26.0, 25.5, 24.5],
-        bound: crate::targets::Bound::AtMost(0.7),
+        bound: crate::judge::targets::Bound::AtMost(0.7),
         ..Ratio::default()
     }
     .recomputed();
@@ -593,14 +593,14 @@ fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
 
 #[test]
 fn python_rows_on_fewer_than_five_rounds_are_rejected() {
-    let python = |rounds: usize| crate::versus::PeerRecord {
+    let python = |rounds: usize| crate::record::PeerRecord {
         name: "articles' Python".into(),
-        side: crate::versus::Side::Python,
+        side: crate::record::Side::Python,
         ns_negative: timing(40_000.0, rounds),
         ns_positive: timing(40_000.0, rounds),
         build_seconds: timing(20.0, rounds),
         probes: PROBES,
-        ..crate::versus::PeerRecord::default()
+        ..crate::record::PeerRecord::default()
     };
     let mut r = good();
     r.peers.push(python(5));

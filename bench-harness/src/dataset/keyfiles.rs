@@ -39,7 +39,7 @@ pub fn write_keys(keys: &KeySet, path: &Path) -> anyhow::Result<()> {
 /// Fails with a message naming `path` if it does not exist, cannot be read, or breaks the
 /// format.
 pub fn read_keys(path: &Path) -> anyhow::Result<KeySet> {
-    let (keys, _) = crate::keyfile::read(path, usize::MAX, None, &mut Default::default())?;
+    let (keys, _) = crate::dataset::keyfile::read(path, usize::MAX, None, &mut Default::default())?;
     Ok(keys)
 }
 
