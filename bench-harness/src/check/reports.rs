@@ -264,5 +264,4 @@ fn course(dir: &Path, results: &Results) -> Coverage {
 }
 
 #[cfg(test)]
-#[path = "reports_tests.rs"]
 mod tests;

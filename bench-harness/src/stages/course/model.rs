@@ -4,6 +4,7 @@
 //! [`super::check`] does.
 
 use super::stats::{self, pooled, Count, Measured, ALPHA};
+use crate::record::Verdict;
 use serde::{Deserialize, Serialize};
 
 /// Floats that may be NaN or infinite (a formula undefined at a point, a z over a zero error):
@@ -76,37 +77,6 @@ pub enum Claim {
     None,
 }
 
-/// How a formula compares with its repetitions, after Holm's correction over its table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Verdict {
-    /// Not rejected: the formula is consistent with the measurement.
-    Holds,
-    /// The formula lies significantly below the measurement.
-    Underestimates,
-    /// The formula lies significantly above the measurement.
-    Overestimates,
-    /// A bound the measurement does not significantly break.
-    BoundKept,
-    /// A bound the measurement significantly breaks.
-    BoundBroken,
-    /// The formula or the counts are not finite numbers: nothing to compare.
-    NotComputable,
-}
-
-impl Verdict {
-    /// Words for the report.
-    pub fn text(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::Underestimates => "underestimates",
-            Verdict::Overestimates => "overestimates",
-            Verdict::BoundKept => "bound kept",
-            Verdict::BoundBroken => "bound broken",
-            Verdict::NotComputable => "not computable",
-        }
-    }
-}
-
 /// A verdict with the statistics it rests on.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Judged {
@@ -116,8 +86,27 @@ pub struct Judged {
     /// Holm-adjusted p-value over the row's table.
     #[serde(with = "float")]
     pub p_holm: f64,
-    /// The verdict at [`ALPHA`].
+    /// The verdict at [`ALPHA`]: met when the test does not reject the formula (or the bound),
+    /// not met when it does, not measured when the numbers are not finite. The harness's one
+    /// [`Verdict`]; which way a rejected estimate errs is the sign of `z` ([`Judged::text`]).
     pub verdict: Verdict,
+}
+
+impl Judged {
+    /// Words for the report: `holds`, `underestimates`, `overestimates`, `bound kept`,
+    /// `bound broken` or `not computable`, from the verdict, the claim and the sign of `z`.
+    #[must_use]
+    pub fn text(&self, claim: Claim) -> &'static str {
+        match (self.verdict, claim) {
+            (Verdict::Met, Claim::Estimate) => "holds",
+            (Verdict::Met, _) => "bound kept",
+            (Verdict::NotMet, Claim::Estimate) if self.z > 0.0 => "underestimates",
+            (Verdict::NotMet, Claim::Estimate) => "overestimates",
+            (Verdict::NotMet, _) => "bound broken",
+            (Verdict::Undecided, _) => "undecided",
+            (Verdict::NotMeasured, _) => "not computable",
+        }
+    }
 }
 
 /// A formula beside its repeated measurement.
@@ -182,6 +171,11 @@ impl Row {
         self.judged.map(|j| j.verdict)
     }
 
+    /// The verdict in words ([`Judged::text`]), empty if not judged.
+    pub fn verdict_text(&self) -> &'static str {
+        self.judged.map_or("", |j| j.text(self.claim))
+    }
+
     /// `(z, raw p)` of the row's claim, `None` without a formula.
     fn test(&self) -> Option<(f64, f64)> {
         let f = self.formula?;
@@ -207,13 +201,10 @@ pub fn judge_rows(rows: &mut [Row]) {
     for ((row, test), p_holm) in rows.iter_mut().zip(tests).zip(adjusted) {
         row.judged = test.map(|(z, _)| {
             let rejected = p_holm < ALPHA;
-            let verdict = match (row.claim, rejected) {
-                _ if z.is_nan() => Verdict::NotComputable,
-                (Claim::Estimate, false) => Verdict::Holds,
-                (Claim::Estimate, true) if z > 0.0 => Verdict::Underestimates,
-                (Claim::Estimate, true) => Verdict::Overestimates,
-                (_, false) => Verdict::BoundKept,
-                (_, true) => Verdict::BoundBroken,
+            let verdict = match rejected {
+                _ if z.is_nan() => Verdict::NotMeasured,
+                false => Verdict::Met,
+                true => Verdict::NotMet,
             };
             Judged { z, p_holm, verdict }
         });
@@ -368,72 +359,4 @@ pub fn judge_doc(doc: &mut CourseDoc) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn reps(h: &[u64], t: u64) -> Vec<Count> {
-        h.iter()
-            .enumerate()
-            .map(|(i, &hits)| Count {
-                seed: i as u64,
-                hits,
-                trials: t,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn verdicts_follow_the_claim_and_the_correction() {
-        let m = reps(&[100, 104, 96, 100], 10_000); // 1.00%
-        let mut rows = vec![
-            Row::new("right", 0.01, m.clone()),
-            Row::new("too low", 0.008, m.clone()),
-            Row::new("too high", 0.012, m.clone()),
-            Row::upper("kept", 0.0101, m.clone()),
-            Row::upper("broken", 0.008, m.clone()),
-            Row::lower("lower kept", 0.009, m.clone()),
-            Row::new("nan", f64::NAN, m.clone()),
-            Row::measured("no formula", m.clone()),
-        ];
-        judge_rows(&mut rows);
-        let v: Vec<Option<Verdict>> = rows.iter().map(Row::verdict).collect();
-        use Verdict::*;
-        assert_eq!(
-            v,
-            [
-                Some(Holds),
-                Some(Underestimates),
-                Some(Overestimates),
-                Some(BoundKept),
-                Some(BoundBroken),
-                Some(BoundKept),
-                Some(NotComputable),
-                None
-            ]
-        );
-        // z ≈ 2.4 (raw p ≈ 0.016): rejected alone, not in a family of ten such rows.
-        let edge = reps(&[112, 112, 112, 112], 10_000);
-        let mut one = vec![Row::new("alone", 0.01, edge.clone())];
-        judge_rows(&mut one);
-        assert_eq!(one[0].verdict(), Some(Underestimates));
-        let mut ten = vec![Row::new("one of ten", 0.01, edge); 10];
-        judge_rows(&mut ten);
-        assert!(ten.iter().all(|r| r.verdict() == Some(Holds)));
-    }
-
-    #[test]
-    fn non_finite_numbers_survive_json() {
-        let mut rows = vec![
-            Row::new("nan", f64::NAN, reps(&[1, 2], 10)),
-            Row::new("inf z", 0.0, reps(&[1, 1], 10)),
-        ];
-        judge_rows(&mut rows);
-        let json = serde_json::to_string(&rows).unwrap();
-        let back: Vec<Row> = serde_json::from_str(&json).unwrap();
-        assert!(
-            back[0].formula.unwrap().is_nan() && back[1].judged.unwrap().z.is_infinite(),
-            "{json}"
-        );
-        assert_eq!(back[1], rows[1]);
-    }
-}
+mod tests;
