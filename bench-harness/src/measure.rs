@@ -216,6 +216,18 @@ pub fn time_lookups<F: Filter>(filter: &F, queries: &KeySet) -> f64 {
     start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
 }
 
+/// ns per lookup of `queries` in a peer, one at a time (the peers' twin of [`time_lookups`]).
+#[inline(never)]
+pub fn time_peer_lookups(peer: &filterlab_peers::Peer, queries: &KeySet) -> f64 {
+    let start = Instant::now();
+    let hits = queries
+        .iter()
+        .filter(|q| peer.contains(black_box(q)))
+        .count();
+    black_box(hits);
+    start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
+}
+
 /// Times one pass of `contains_batch` over `queries` in batches of `batch` keys: nanoseconds per query. The key slices are gathered per batch inside the timed
 /// loop, as a caller holding a `KeySet` would.
 #[inline(never)]

@@ -123,29 +123,43 @@ pub fn interleaved(
         pb.inc(1);
     }
     pb.finish_and_clear();
-    let ours = kept
-        .into_iter()
+    Ok(Builds {
+        ours: built_ours(kept, &grid, &mut one, &mut batched),
+        peers: built_peers(kept_peers, &mut peer_secs),
+    })
+}
+
+/// Our filters of the last round with the spreads of their build times over the rounds.
+fn built_ours(
+    kept: Vec<(AnyFilter, Option<f64>)>,
+    grid: &[(f64, Kind)],
+    one: &mut [Vec<f64>],
+    batched: &mut [Vec<f64>],
+) -> Vec<BuiltFilter> {
+    kept.into_iter()
         .zip(grid)
-        .zip(one.iter_mut().zip(&mut batched))
-        .map(|(((filter, coverage), (p, _)), (a, b))| BuiltFilter {
+        .zip(one.iter_mut().zip(batched))
+        .map(|(((filter, coverage), &(p, _)), (a, b))| BuiltFilter {
             filter,
             target_fpr: p,
             seconds: Spread::of(a),
             seconds_batched: Spread::of(b),
             huge_page_coverage: coverage,
         })
-        .collect();
-    let peers = kept_peers
-        .into_iter()
-        .zip(&mut peer_secs)
+        .collect()
+}
+
+/// The peers of the last round with the spreads of their build times over the rounds.
+fn built_peers(kept: Vec<(Peer, u64, Option<f64>)>, secs: &mut [Vec<f64>]) -> Vec<BuiltPeer> {
+    kept.into_iter()
+        .zip(secs)
         .map(|((peer, refused, coverage), s)| BuiltPeer {
             peer,
             refused,
             seconds: Spread::of(s),
             huge_page_coverage: coverage,
         })
-        .collect();
-    Ok(Builds { ours, peers })
+        .collect()
 }
 
 #[cfg(test)]

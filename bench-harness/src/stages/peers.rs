@@ -10,7 +10,6 @@ use anyhow::{ensure, Context, Result};
 use filterlab::{Filter, BATCH};
 use filterlab_peers::{Peer, PeerKind};
 use rayon::prelude::*;
-use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -63,8 +62,8 @@ pub fn compare(
             pos_b[i].push(measure::time_batch_lookups(*f, &positives, BATCH));
         }
         for (j, peer) in peers.iter().enumerate() {
-            neg[ours.len() + j].push(time_peer(peer, &negatives));
-            pos[ours.len() + j].push(time_peer(peer, &positives));
+            neg[ours.len() + j].push(measure::time_peer_lookups(peer, &negatives));
+            pos[ours.len() + j].push(measure::time_peer_lookups(peer, &positives));
         }
         pb.inc(1);
     }
@@ -214,17 +213,6 @@ fn twins(
         filters.push(f);
     }
     Ok((filters, out))
-}
-
-#[inline(never)]
-fn time_peer(peer: &Peer, queries: &KeySet) -> f64 {
-    let start = Instant::now();
-    let hits = queries
-        .iter()
-        .filter(|q| peer.contains(black_box(q)))
-        .count();
-    black_box(hits);
-    start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
 }
 
 /// One timed build of [`parallel_builds`]; its name in `results.json` comes from here only, so
@@ -403,8 +391,14 @@ pub fn python(
         "the articles' Python code failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    python_record(&out.stdout, p).map(Some)
+}
+
+/// The row of the articles' Python code from its JSON output, every figure checked present and
+/// finite (a NaN would be written to results.json as null).
+fn python_record(stdout: &[u8], p: f64) -> Result<PeerRecord> {
     let v: serde_json::Value =
-        serde_json::from_slice(&out.stdout).context("parsing the Python output")?;
+        serde_json::from_slice(stdout).context("parsing the Python output")?;
     // Every figure must be there and finite: a NaN would be written to results.json as null.
     for k in [
         "m",
@@ -432,7 +426,7 @@ pub fn python(
         );
         Ok(Spread::of(&mut xs))
     };
-    Ok(Some(PeerRecord {
+    Ok(PeerRecord {
         name: "articles' Python".into(),
         side: Side::Python,
         source: format!("CPython {} + mmh3 + bitarray", v["python"].as_str().unwrap_or("?")),
@@ -454,7 +448,7 @@ pub fn python(
         bytes: f("bytes") as u64,
         bits_per_key: f("bytes") * 8.0 / f("n"),
         ..PeerRecord::default()
-    }))
+    })
 }
 
 /// Builds classic, cuckoo and blocked filters twice, with and without the huge-page advice of

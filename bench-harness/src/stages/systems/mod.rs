@@ -132,24 +132,17 @@ pub struct SystemsResults {
     pub claims: Vec<Claim>,
 }
 
-/// Runs both scenarios.
+/// The sign-up gate on SQLite and, when a server can be had, PostgreSQL (RedisBloom in front
+/// when Redis can be had), then the sign-up service under load: the results, why PostgreSQL
+/// is missing (if it is), and the service's outcome.
 ///
 /// # Errors
-/// SQLite or a filter failing. A PostgreSQL or Redis server that cannot be had is reported in
-/// the results, not an error.
-pub fn run(cfg: &Config) -> Result<SystemsResults> {
-    let ds = dataset::generate(&DatasetSpec {
-        members: cfg.rows,
-        non_members: cfg.checks,
-        seed: cfg.seed,
-    });
-    let work = signup::workload(
-        &ds.members,
-        &ds.non_members,
-        cfg.checks,
-        cfg.new_share,
-        cfg.seed,
-    );
+/// SQLite or a filter failing.
+fn sign_ups(
+    cfg: &Config,
+    members: &dataset::KeySet,
+    work: &[(String, bool)],
+) -> Result<(Vec<SignupResult>, Option<String>, service::ServiceOutcome)> {
     let redis = servers::obtain(
         &cfg.root,
         "redis.sh",
@@ -157,13 +150,13 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         "FILTERLAB_REDIS_DIR",
     );
     let input = signup::Input {
-        members: &ds.members,
-        work: &work,
+        members,
+        work,
         new_share: cfg.new_share,
     };
     let mut bloom = signup::redis_front(
         redis.as_ref().map(|s| s.conn.clone()).map_err(Clone::clone),
-        &ds.members,
+        members,
     );
     let dir = std::env::temp_dir().join(format!("filterlab-systems-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -191,6 +184,28 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
     let pg_conn = pg.as_ref().map(|s| s.conn.as_str()).map_err(String::as_str);
     let service = service::run(pg_conn, &cfg.service);
     drop((bloom, pg, redis));
+    Ok((results, postgres_absent, service))
+}
+
+/// Runs both scenarios.
+///
+/// # Errors
+/// SQLite or a filter failing. A PostgreSQL or Redis server that cannot be had is reported in
+/// the results, not an error.
+pub fn run(cfg: &Config) -> Result<SystemsResults> {
+    let ds = dataset::generate(&DatasetSpec {
+        members: cfg.rows,
+        non_members: cfg.checks,
+        seed: cfg.seed,
+    });
+    let work = signup::workload(
+        &ds.members,
+        &ds.non_members,
+        cfg.checks,
+        cfg.new_share,
+        cfg.seed,
+    );
+    let (results, postgres_absent, service) = sign_ups(cfg, &ds.members, &work)?;
     eprintln!(
         "systems: unique users ({} events over {} users)",
         cfg.events, cfg.users
