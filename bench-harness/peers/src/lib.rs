@@ -369,17 +369,7 @@ impl Peer {
                 Peer::GrowableBloom(f)
             }
             PeerKind::ProbabilisticCollections => {
-                use probabilistic_collections::SipHasherBuilder;
-                // Two different key pairs: equal builders would make the double hashing collapse
-                // to one hash, the same trap as bloomfilter's seed halves.
-                let mut f = probabilistic_collections::bloom::BloomFilter::<Vec<u8>>::with_hashers(
-                    n,
-                    p,
-                    [
-                        SipHasherBuilder::from_seed(SEED, SEED2),
-                        SipHasherBuilder::from_seed(SEED2, SEED.rotate_left(32)),
-                    ],
-                );
+                let mut f = probabilistic_collections_filter(n, p);
                 for key in keys {
                     f.insert(key);
                 }
@@ -394,21 +384,7 @@ impl Peer {
                     })?;
                 Peer::BinaryFuse8(f)
             }
-            PeerKind::HashSet => {
-                let mut set = HashSet::with_capacity(n);
-                for (i, key) in keys.enumerate() {
-                    match std::str::from_utf8(key) {
-                        Ok(s) => {
-                            set.insert(s.to_owned());
-                        }
-                        Err(e) => bail!(
-                            "key #{i} is not UTF-8 ({e}); the HashSet<String> baseline only \
-                             stores text keys, so leave it out for binary datasets"
-                        ),
-                    }
-                }
-                Peer::HashSet(set)
-            }
+            PeerKind::HashSet => Peer::HashSet(text_set(n, keys)?),
         };
         Ok((peer, refused))
     }
@@ -561,4 +537,42 @@ pub fn fastbloom_atomic_parallel_build(
     });
     let secs = start.elapsed().as_secs_f64();
     Ok((AtomicPeer(filter), secs))
+}
+
+/// probabilistic-collections' Bloom filter for `n` keys at `p`, seeded. Two different key pairs:
+/// equal builders would make the double hashing collapse to one hash, the same trap as
+/// bloomfilter's seed halves.
+fn probabilistic_collections_filter(
+    n: usize,
+    p: f64,
+) -> probabilistic_collections::bloom::BloomFilter<Vec<u8>> {
+    use probabilistic_collections::SipHasherBuilder;
+    probabilistic_collections::bloom::BloomFilter::<Vec<u8>>::with_hashers(
+        n,
+        p,
+        [
+            SipHasherBuilder::from_seed(SEED, SEED2),
+            SipHasherBuilder::from_seed(SEED2, SEED.rotate_left(32)),
+        ],
+    )
+}
+
+/// The `HashSet<String>` baseline of `keys`.
+///
+/// # Errors
+/// A key that is not UTF-8: the baseline only stores text keys.
+fn text_set<'a>(n: usize, keys: impl Iterator<Item = &'a [u8]>) -> anyhow::Result<HashSet<String>> {
+    let mut set = HashSet::with_capacity(n);
+    for (i, key) in keys.enumerate() {
+        match std::str::from_utf8(key) {
+            Ok(s) => {
+                set.insert(s.to_owned());
+            }
+            Err(e) => bail!(
+                "key #{i} is not UTF-8 ({e}); the HashSet<String> baseline only \
+                 stores text keys, so leave it out for binary datasets"
+            ),
+        }
+    }
+    Ok(set)
 }

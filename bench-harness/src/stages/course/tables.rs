@@ -84,6 +84,67 @@ impl Sweep {
     }
 }
 
+/// The cuckoo section's residual plot: each pooled measurement over each formula.
+fn cuckoo_residual(by_f: &Sweep) -> LineChart {
+    LineChart {
+        title: "Cuckoo filter: measured / formula (load 0.95)".into(),
+        x_label: "fingerprint bits f".into(),
+        y_label: "measured / formula".into(),
+        x_log: false,
+        y_log: false,
+        series: vec![
+            Series::new(
+                "1 (formula exact)",
+                vec![(4.0, 1.0), (16.0, 1.0)],
+                SeriesStyle::Line,
+            ),
+            Series::new(
+                "over per-slot formula",
+                shift(&by_f.resid_slot, -0.12),
+                SeriesStyle::Points,
+            )
+            .with_spread(by_f.resid_spread_slot.clone()),
+            Series::new(
+                "over bucket-pair formula",
+                shift(&by_f.resid_pair, 0.12),
+                SeriesStyle::Points,
+            )
+            .with_spread(by_f.resid_spread.clone()),
+        ],
+    }
+}
+
+/// The cuckoo section's text around its rows.
+fn cuckoo_section(rows: Vec<Row>) -> Result<Section> {
+    let b = cuckoo::SLOTS;
+    let f10 = math::cuckoo_fingerprint_bits(P, b)?;
+    let a = cuckoo::DESIGN_LOAD;
+    Ok(Section {
+        title: "Cuckoo filter: fingerprint bits and load".into(),
+        derivation: vec![
+            "a lookup compares its f-bit fingerprint (uniform on 1..2^f, 0 marks an empty slot) with the occupied slots of its two buckets: 2bα slots at load α".into(),
+            "a stored fingerprint can match only if it shares the query's bucket pair: here i2 = (h(φ) - i1) mod B, so an item with the query's fingerprint φ sitting in i1 or i2 has exactly the query's pair".into(),
+            "expected matches: αbB items × 1/(2^f - 1) (same fingerprint) × 2/B (same pair) = 2bα/(2^f - 1), so p = 1 - exp(-2bα/(2^f - 1)) ≈ 2bα/2^f".into(),
+            "the often-quoted per-slot form 1 - (1 - 1/(2^f - 1))^(2bα) treats the slots as independent trials; it is an upper bound (ln(1 - x) < -x), a few percent high at small f (the example)".into(),
+            "so p halves per fingerprint bit and grows linearly with load; f = ceil(log2(2b/p)) keeps p under target even at α = 1".into(),
+        ],
+        source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.1; the pair argument is derived here for crates/filter-cuckoo's alt(i, φ) = (h(φ) - i) mod B".into(),
+        example: format!(
+            "10M keys at 1%: f = ceil(log2(8 / 0.01)) = {f10} bits; at α = {a}: bucket pair {}, per-slot {}; the table costs f/α = {:.3} bits per key. At f = 4: {} against {}; at f = 6: {} against {}",
+            rate(math::cuckoo_fpr(f10, b, a)),
+            rate(math::cuckoo_fpr_upper_bound(f10, b, a)),
+            math::cuckoo_bits_per_item(f10, a),
+            rate(math::cuckoo_fpr(4, b, a)),
+            rate(math::cuckoo_fpr_upper_bound(4, b, a)),
+            rate(math::cuckoo_fpr(6, b, a)),
+            rate(math::cuckoo_fpr_upper_bound(6, b, a)),
+        ),
+        finding: "The residual plot divides the pooled measurement by each formula: the bucket-pair formula's ratio scatters around 1, the per-slot one sits below 1 where f is small.".into(),
+        rows,
+        plots: vec!["cuckoo_fingerprint".into(), "cuckoo_load".into(), "cuckoo_residual".into()],
+    })
+}
+
 /// Cuckoo: FP rate against fingerprint bits at the design load, and against load, measured
 /// against the per-slot bound and the bucket-pair formula, with a residual plot.
 pub fn cuckoo(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
@@ -123,58 +184,9 @@ pub fn cuckoo(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             counts,
         ));
     }
-    let residual = LineChart {
-        title: "Cuckoo filter: measured / formula (load 0.95)".into(),
-        x_label: "fingerprint bits f".into(),
-        y_label: "measured / formula".into(),
-        x_log: false,
-        y_log: false,
-        series: vec![
-            Series::new(
-                "1 (formula exact)",
-                vec![(4.0, 1.0), (16.0, 1.0)],
-                SeriesStyle::Line,
-            ),
-            Series::new(
-                "over per-slot formula",
-                shift(&by_f.resid_slot, -0.12),
-                SeriesStyle::Points,
-            )
-            .with_spread(by_f.resid_spread_slot.clone()),
-            Series::new(
-                "over bucket-pair formula",
-                shift(&by_f.resid_pair, 0.12),
-                SeriesStyle::Points,
-            )
-            .with_spread(by_f.resid_spread.clone()),
-        ],
-    };
-    let f10 = math::cuckoo_fingerprint_bits(P, b)?;
+    let residual = cuckoo_residual(&by_f);
     let a = cuckoo::DESIGN_LOAD;
-    let section = Section {
-        title: "Cuckoo filter: fingerprint bits and load".into(),
-        derivation: vec![
-            "a lookup compares its f-bit fingerprint (uniform on 1..2^f, 0 marks an empty slot) with the occupied slots of its two buckets: 2bα slots at load α".into(),
-            "a stored fingerprint can match only if it shares the query's bucket pair: here i2 = (h(φ) - i1) mod B, so an item with the query's fingerprint φ sitting in i1 or i2 has exactly the query's pair".into(),
-            "expected matches: αbB items × 1/(2^f - 1) (same fingerprint) × 2/B (same pair) = 2bα/(2^f - 1), so p = 1 - exp(-2bα/(2^f - 1)) ≈ 2bα/2^f".into(),
-            "the often-quoted per-slot form 1 - (1 - 1/(2^f - 1))^(2bα) treats the slots as independent trials; it is an upper bound (ln(1 - x) < -x), a few percent high at small f (the example)".into(),
-            "so p halves per fingerprint bit and grows linearly with load; f = ceil(log2(2b/p)) keeps p under target even at α = 1".into(),
-        ],
-        source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.1; the pair argument is derived here for crates/filter-cuckoo's alt(i, φ) = (h(φ) - i) mod B".into(),
-        example: format!(
-            "10M keys at 1%: f = ceil(log2(8 / 0.01)) = {f10} bits; at α = {a}: bucket pair {}, per-slot {}; the table costs f/α = {:.3} bits per key. At f = 4: {} against {}; at f = 6: {} against {}",
-            rate(math::cuckoo_fpr(f10, b, a)),
-            rate(math::cuckoo_fpr_upper_bound(f10, b, a)),
-            math::cuckoo_bits_per_item(f10, a),
-            rate(math::cuckoo_fpr(4, b, a)),
-            rate(math::cuckoo_fpr_upper_bound(4, b, a)),
-            rate(math::cuckoo_fpr(6, b, a)),
-            rate(math::cuckoo_fpr_upper_bound(6, b, a)),
-        ),
-        finding: "The residual plot divides the pooled measurement by each formula: the bucket-pair formula's ratio scatters around 1, the per-slot one sits below 1 where f is small.".into(),
-        rows,
-        plots: vec!["cuckoo_fingerprint".into(), "cuckoo_load".into(), "cuckoo_residual".into()],
-    };
+    let section = cuckoo_section(rows)?;
     Ok((
         section,
         vec![
@@ -197,6 +209,35 @@ pub fn cuckoo(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             Plot::new("cuckoo_residual", residual),
         ],
     ))
+}
+
+/// The scalable section's text around its rows (grown from `c0` items).
+fn scalable_section(c0: usize, rows: Vec<Row>) -> Section {
+    let p0 = math::scalable_initial_fpr(P, 0.9);
+    let stages: Vec<f64> = (0..4)
+        .map(|i| math::scalable_stage_fpr(p0, 0.9, i))
+        .collect();
+    Section {
+        title: "Scalable filter: the compound bound as it grows".into(),
+        derivation: vec![
+            "stage i holds n0 s^i items at rate P0 r^i; a key is a false positive if any stage says yes".into(),
+            "p = 1 - Π(1 - p_i) <= Σ P0 r^i = P0 / (1 - r): choose P0 = P(1 - r) and the bound is P however far the filter grows".into(),
+            "at s = 2 stage i opens when (2^i - 1) n0 items are in, so the compound rate climbs in steps ending at 1, 3, 7, 15, 31 n0".into(),
+        ],
+        source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4 and eq. 3".into(),
+        example: format!(
+            "r = 0.9: P0 = {}, stages at {}; bound {}. A filter sized for 10M and grown 10x has stages at these rates; `filterlab calc --variant scalable` prints its memory",
+            rate(p0),
+            stages.iter().map(|&p| rate(p)).collect::<Vec<_>>().join(", "),
+            rate(math::scalable_fpr_bound(p0, 0.9))
+        ),
+        finding: format!(
+            "Grown from {c0} to {} items (31x, five full stages at s = 2), measured at the end of each stage; the dashed formula is drawn every n0/8 items.",
+            31 * c0
+        ),
+        rows,
+        plots: vec!["scalable".into()],
+    }
 }
 
 /// Scalable: the compound rate and its bound as the filter grows, for three ratios r. The formula
@@ -266,31 +307,7 @@ pub fn scalable(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         vec![(1.0, P), (31.0, P)],
         SeriesStyle::Line,
     ));
-    let p0 = math::scalable_initial_fpr(P, 0.9);
-    let stages: Vec<f64> = (0..4)
-        .map(|i| math::scalable_stage_fpr(p0, 0.9, i))
-        .collect();
-    let section = Section {
-        title: "Scalable filter: the compound bound as it grows".into(),
-        derivation: vec![
-            "stage i holds n0 s^i items at rate P0 r^i; a key is a false positive if any stage says yes".into(),
-            "p = 1 - Π(1 - p_i) <= Σ P0 r^i = P0 / (1 - r): choose P0 = P(1 - r) and the bound is P however far the filter grows".into(),
-            "at s = 2 stage i opens when (2^i - 1) n0 items are in, so the compound rate climbs in steps ending at 1, 3, 7, 15, 31 n0".into(),
-        ],
-        source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4 and eq. 3".into(),
-        example: format!(
-            "r = 0.9: P0 = {}, stages at {}; bound {}. A filter sized for 10M and grown 10x has stages at these rates; `filterlab calc --variant scalable` prints its memory",
-            rate(p0),
-            stages.iter().map(|&p| rate(p)).collect::<Vec<_>>().join(", "),
-            rate(math::scalable_fpr_bound(p0, 0.9))
-        ),
-        finding: format!(
-            "Grown from {c0} to {} items (31x, five full stages at s = 2), measured at the end of each stage; the dashed formula is drawn every n0/8 items.",
-            31 * c0
-        ),
-        rows,
-        plots: vec!["scalable".into()],
-    };
+    let section = scalable_section(c0, rows);
     let chart = LineChart {
         title: "Scalable filter: compound rate as it grows (P = 1%)".into(),
         x_label: "items / initial capacity".into(),
@@ -319,6 +336,48 @@ pub fn poisson_tail(lambda: f64, j: u32) -> f64 {
         term *= lambda / i;
     }
     total.min(1.0)
+}
+
+/// The counting section's text around its rows: `(n0, m, k)` is the filter's design load,
+/// counters and hashes, `zeros` the loads where no counter saturated.
+fn counting_section(
+    lab: &Lab<'_>,
+    (n0, m, k): (usize, u64, u32),
+    zeros: &[f64],
+    rows: Vec<Row>,
+) -> Result<Section> {
+    let m10 = math::optimal_bits(TEN_M, P)?;
+    let k10 = math::optimal_hashes(m10, TEN_M);
+    let lambda10 = f64::from(k10) * TEN_M as f64 / m10 as f64;
+    let closed = |l: f64| m10 as f64 * (std::f64::consts::E * l / 16.0).powi(16);
+    Ok(Section {
+        title: "Counting filter: counter overflow under overload".into(),
+        derivation: vec![
+            "a counter's value after nk increments of m counters is Binomial(nk, 1/m) ≈ Poisson(λ = nk/m)".into(),
+            "with the real-valued optimum k* = (m/n) ln 2, λ = ln 2; with a whole k it is k n/m, e.g. 7/9.585 = 0.730 at 1%, not ln 2".into(),
+            "P(any counter >= 2^c) <= m C(nk, 2^c) m^-(2^c) <= m (e λ / 2^c)^(2^c); the textbook writes λ = ln 2 there, which holds only for k = k*".into(),
+            "overload raises λ linearly; a 4-bit counter sticks at 15 (saturates), after which deletions can no longer undo it; the expected fraction saturated is P(Poisson(λ) >= 15)".into(),
+        ],
+        source: "Fan, Cao, Almeida & Broder 2000 (Summary Cache), §5.2".into(),
+        example: format!(
+            "10M keys at 1%: m = {m10} counters, k = {k10}: λ = {lambda10:.3}; m (e λ/16)^16 = {:.2e} (with ln 2 in place of λ: {:.2e}, {:.1}x smaller: \
+             the ln 2 form is not a bound here, it only happens to be as negligible); the binomial form gives {:.3e} at 10M keys and {:.3} at 10x the load",
+            closed(lambda10),
+            closed(std::f64::consts::LN_2),
+            closed(lambda10) / closed(std::f64::consts::LN_2),
+            math::counting_overflow_bound(m10, TEN_M, k10, counting::COUNTER_BITS),
+            math::counting_overflow_bound(m10, 10 * TEN_M, k10, counting::COUNTER_BITS)
+        ),
+        finding: format!(
+            "Sized for {n0} keys ({m} counters, k = {k}), filled to 10x in {} repetitions; saturated counters are counted by the filter \
+             itself (`CountingBloom::saturated`). Loads where no counter saturated in any repetition ({}) are drawn on the plot's floor \
+             with the upper end of their interval.",
+            lab.reps,
+            if zeros.is_empty() { "none".to_string() } else { zeros.iter().map(|x| format!("{x}x")).collect::<Vec<_>>().join(", ") }
+        ),
+        rows,
+        plots: vec!["counting_overflow".into()],
+    })
 }
 
 /// Counting: saturated counters from 1x to 10x the design load.
@@ -380,38 +439,7 @@ pub fn counting(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         / 10.0;
     let zero_points: Vec<(f64, f64)> = zeros.iter().map(|&x| (x, floor)).collect();
     let zero_spread: Vec<(f64, f64)> = zero_spread.iter().map(|s| (floor, s.1)).collect();
-    let m10 = math::optimal_bits(TEN_M, P)?;
-    let k10 = math::optimal_hashes(m10, TEN_M);
-    let lambda10 = f64::from(k10) * TEN_M as f64 / m10 as f64;
-    let closed = |l: f64| m10 as f64 * (std::f64::consts::E * l / 16.0).powi(16);
-    let section = Section {
-        title: "Counting filter: counter overflow under overload".into(),
-        derivation: vec![
-            "a counter's value after nk increments of m counters is Binomial(nk, 1/m) ≈ Poisson(λ = nk/m)".into(),
-            "with the real-valued optimum k* = (m/n) ln 2, λ = ln 2; with a whole k it is k n/m, e.g. 7/9.585 = 0.730 at 1%, not ln 2".into(),
-            "P(any counter >= 2^c) <= m C(nk, 2^c) m^-(2^c) <= m (e λ / 2^c)^(2^c); the textbook writes λ = ln 2 there, which holds only for k = k*".into(),
-            "overload raises λ linearly; a 4-bit counter sticks at 15 (saturates), after which deletions can no longer undo it; the expected fraction saturated is P(Poisson(λ) >= 15)".into(),
-        ],
-        source: "Fan, Cao, Almeida & Broder 2000 (Summary Cache), §5.2".into(),
-        example: format!(
-            "10M keys at 1%: m = {m10} counters, k = {k10}: λ = {lambda10:.3}; m (e λ/16)^16 = {:.2e} (with ln 2 in place of λ: {:.2e}, {:.1}x smaller: \
-             the ln 2 form is not a bound here, it only happens to be as negligible); the binomial form gives {:.3e} at 10M keys and {:.3} at 10x the load",
-            closed(lambda10),
-            closed(std::f64::consts::LN_2),
-            closed(lambda10) / closed(std::f64::consts::LN_2),
-            math::counting_overflow_bound(m10, TEN_M, k10, counting::COUNTER_BITS),
-            math::counting_overflow_bound(m10, 10 * TEN_M, k10, counting::COUNTER_BITS)
-        ),
-        finding: format!(
-            "Sized for {n0} keys ({m} counters, k = {k}), filled to 10x in {} repetitions; saturated counters are counted by the filter \
-             itself (`CountingBloom::saturated`). Loads where no counter saturated in any repetition ({}) are drawn on the plot's floor \
-             with the upper end of their interval.",
-            lab.reps,
-            if zeros.is_empty() { "none".to_string() } else { zeros.iter().map(|x| format!("{x}x")).collect::<Vec<_>>().join(", ") }
-        ),
-        rows,
-        plots: vec!["counting_overflow".into()],
-    };
+    let section = counting_section(lab, (n0, m, k), &zeros, rows)?;
     let chart = LineChart {
         title: format!("Counting filter: saturated counters under overload (n0 = {n0})"),
         x_label: "items / design capacity".into(),
