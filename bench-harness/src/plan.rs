@@ -114,16 +114,6 @@ pub trait Stage: Sync {
     fn run(&self, run: &mut Run<'_>) -> Result<()>;
 }
 
-/// The names of the stages `plan` runs, in order.
-#[must_use]
-pub fn stage_names(plan: &Plan, stages: &[&dyn Stage]) -> Vec<&'static str> {
-    stages
-        .iter()
-        .filter(|s| s.wanted(plan))
-        .map(|s| s.name())
-        .collect()
-}
-
 /// Checks that the dataset has the members every wanted stage needs, so that a run on too few
 /// keys stops before measuring anything rather than at the stage that needs them.
 ///

@@ -8,6 +8,9 @@
 //! it is the results model the stages fill. Test code (files named `tests.rs` and everything
 //! after a `#[cfg(test)]` line) is left out: fixtures may import from anywhere.
 //!
+//! Also: no source file over 600 lines and no function over 80 (the harness, its charts and
+//! peers crates, examples, benches and tests).
+//!
 //! Print the graph: `cargo test -p bench-harness --test layout -- --nocapture print_graph`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -372,4 +375,100 @@ fn the_charts_crate_has_no_cycle() {
     let g = units(&graph(&read_tree(&dir("charts/src"))));
     assert!(g.len() > 3, "the graph read too few chart modules: {g:?}");
     assert_eq!(cycles(&g), Vec::<Vec<String>>::new(), "import cycles");
+}
+
+/// Longest file, in lines.
+const MAX_FILE_LINES: usize = 600;
+/// Longest function, from its `fn` line to its closing brace.
+const MAX_FN_LINES: usize = 80;
+
+/// Every file over [`MAX_FILE_LINES`] and every function over [`MAX_FN_LINES`] of `text`
+/// (named `name`). A function ends at the first line that is its indentation and `}`, as
+/// rustfmt writes it; a one-line function or a declaration without a body is one line.
+fn too_long(name: &str, text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    if lines.len() > MAX_FILE_LINES {
+        out.push(format!("{name}: {} lines", lines.len()));
+    }
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let rest = [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "const ",
+            "async ",
+            "unsafe ",
+        ]
+        .iter()
+        .fold(code, |c, p| c.strip_prefix(p).unwrap_or(c));
+        let Some(signature) = rest.strip_prefix("fn ") else {
+            continue;
+        };
+        let fn_name: String = signature
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if code.ends_with('}') || code.ends_with(';') {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        let end = lines[i..].iter().position(|l| *l == close);
+        let len = end.map_or(lines.len() - i, |e| e + 1);
+        if len > MAX_FN_LINES {
+            out.push(format!("{name}:{} fn {fn_name}: {len} lines", i + 1));
+        }
+    }
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a readable folder") {
+        let path = entry.expect("a readable entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn a_long_function_and_a_long_file_are_found() {
+    let body = "    let x = 1;\n".repeat(MAX_FN_LINES);
+    let long_fn =
+        format!("pub fn long() {{\n{body}}}\n\nfn short() {{\n    1\n}}\nfn one() {{}}\n");
+    assert_eq!(too_long("f.rs", &long_fn), ["f.rs:1 fn long: 82 lines"]);
+    let fine = format!("fn fine() {{\n{}}}\n", "    x;\n".repeat(MAX_FN_LINES - 2));
+    assert_eq!(too_long("g.rs", &fine), Vec::<String>::new());
+    let long_file = "// a line\n".repeat(MAX_FILE_LINES + 1);
+    assert_eq!(too_long("h.rs", &long_file), ["h.rs: 601 lines"]);
+}
+
+#[test]
+fn no_file_over_600_lines_and_no_function_over_80() {
+    let mut files = Vec::new();
+    for d in [
+        "src",
+        "charts/src",
+        "peers/src",
+        "peers/tests",
+        "examples",
+        "benches",
+        "tests",
+    ] {
+        rust_files(&dir(d), &mut files);
+    }
+    assert!(files.len() > 50, "too few files read: {}", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).expect("a readable file");
+            let name = f.strip_prefix(dir("")).unwrap_or(f).display().to_string();
+            too_long(&name, &text)
+        })
+        .collect();
+    assert_eq!(long, Vec::<String>::new());
 }

@@ -1,7 +1,6 @@
 //! Unit tests of `pipeline.rs`.
 
 use super::*;
-use crate::plan::stage_names;
 use std::path::PathBuf;
 
 fn plan() -> Plan {
@@ -20,6 +19,15 @@ fn plan() -> Plan {
         python_queries: 1000,
         targets: vec![0.01],
     }
+}
+
+/// The names of the stages `plan` runs, in order.
+fn stage_names(plan: &Plan, stages: &[&dyn Stage]) -> Vec<&'static str> {
+    stages
+        .iter()
+        .filter(|s| s.wanted(plan))
+        .map(|s| s.name())
+        .collect()
 }
 
 #[test]
