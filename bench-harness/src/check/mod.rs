@@ -475,6 +475,7 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
     p
 }
 
+pub mod course;
 pub mod reports;
 mod theory;
 

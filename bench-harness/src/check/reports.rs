@@ -247,7 +247,7 @@ fn systems(dir: &Path, results: &Results) -> Coverage {
 }
 
 /// The course (`course/course.json` and `course/course.md`, when the run wrote a course):
-/// [`crate::stages::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
+/// [`crate::check::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
 /// (z, Holm-adjusted p), checks the repetitions' seeds and plots, and that the course comes from
 /// this run's commit.
 fn course(dir: &Path, results: &Results) -> Coverage {
@@ -257,7 +257,7 @@ fn course(dir: &Path, results: &Results) -> Coverage {
         return Coverage::default();
     }
     Coverage {
-        problems: crate::stages::course::check(&course_dir, Some(&results.machine.commit)),
+        problems: crate::check::course::check(&course_dir, Some(&results.machine.commit)),
         covered: vec![md],
         ..Coverage::default()
     }

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 pub mod charts;
+pub mod course;
 pub mod systems;
 pub mod table;
 pub mod tables;

@@ -1,7 +1,7 @@
 //! Course sections on the Bloom-filter formulas: FP rate against memory for every variant, the
 //! choice of k, the exact formula at small m, and the split-block model.
 
-use super::markdown::rate;
+use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::stats::{pooled, Count};

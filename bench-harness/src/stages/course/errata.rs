@@ -1,6 +1,6 @@
 //! The errata: each common mistake run beside the right way, measured.
 
-use super::markdown::rate;
+use super::model::rate;
 use super::model::{Erratum, Pair, Row};
 use super::probe::{fill, fp};
 use super::Lab;

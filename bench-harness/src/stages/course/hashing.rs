@@ -2,7 +2,7 @@
 //! (32-bit hashes taken `% m`, two equal seeds). These runs hash keys themselves, so each
 //! repetition's seed enters the hash functions directly.
 
-use super::markdown::rate;
+use super::model::rate;
 use super::model::{Erratum, Pair, Row, Section};
 use super::probe::{fill, fp, Draw};
 use super::stats::Count;

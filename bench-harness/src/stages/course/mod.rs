@@ -9,10 +9,8 @@
 //! `course.md` is rendered from it alone, and [`check()`] re-renders and re-judges it.
 
 mod bloom;
-mod check;
 mod errata;
 mod hashing;
-mod markdown;
 pub mod model;
 pub mod probe;
 mod space;
@@ -20,14 +18,11 @@ pub mod stats;
 mod tables;
 mod topics;
 
-pub use check::{check, check_doc};
-
 use crate::dataset::KeySet;
-use anyhow::{ensure, Context, Result};
+use anyhow::{ensure, Result};
 use filterlab::Hash128;
-use filterlab_charts::{render_line, LineChart};
-use model::{judge_doc, CourseDoc, Settings};
-use std::path::Path;
+use filterlab_charts::LineChart;
+use model::{CourseDoc, Settings};
 use std::time::Instant;
 
 /// The variants, and the name each has in every course figure (so one colour each).
@@ -106,8 +101,17 @@ pub struct Lab<'a> {
 
 /// A chart and the file stem it is written to.
 pub struct Plot {
-    stem: String,
-    chart: LineChart,
+    pub(crate) stem: String,
+    pub(crate) chart: LineChart,
+}
+
+/// What the course stage measured: the document (judged by [`model::judge_doc`] before it is
+/// written) and its plots; `render::course` writes them.
+pub struct CourseReport {
+    /// The sections, errata and settings, as written to `course.json`.
+    pub doc: CourseDoc,
+    /// The charts, to be written beside it.
+    pub plots: Vec<Plot>,
 }
 
 impl Plot {
@@ -168,7 +172,9 @@ impl crate::plan::Stage for Course {
             dir.display()
         );
         let commit = run.results.machine.commit.clone();
-        write(&dir, run.ctx.members, run.ctx.probes, scale, &commit)
+        let report = self::run(run.ctx.members, run.ctx.probes, scale, &commit)?;
+        run.outputs.push(Box::new(report));
+        Ok(())
     }
 }
 
@@ -226,18 +232,12 @@ fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, V
     Ok((sections, errata, plots))
 }
 
-/// Runs the course on `members` and `probes` (disjoint) and writes `course.json`, `course.md`
-/// and the plots to `dir`; `commit` is recorded as the run's provenance.
+/// Runs the course on `members` and `probes` (disjoint): the document, not yet judged, and
+/// its plots; `commit` is recorded as the run's provenance.
 ///
 /// # Errors
-/// Too few keys for the scale, a filter that cannot be built, a file that cannot be written.
-pub fn write(
-    dir: &Path,
-    members: &KeySet,
-    probes: &KeySet,
-    scale: Scale,
-    commit: &str,
-) -> Result<()> {
+/// Too few keys for the scale, a filter that cannot be built.
+pub fn run(members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Result<CourseReport> {
     let started = Instant::now();
     let need = scale.members_needed();
     let scale = Scale {
@@ -261,11 +261,7 @@ pub fn write(
         probe_keys: &probe_keys,
     };
     let (sections, errata, plots) = run_all(&lab)?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for p in &plots {
-        render_line(&p.chart, &dir.join(&p.stem))?;
-    }
-    let mut doc = CourseDoc {
+    let doc = CourseDoc {
         settings: Settings {
             n: lab.n,
             probes: lab.probes.len(),
@@ -279,13 +275,7 @@ pub fn write(
         sections,
         errata,
     };
-    judge_doc(&mut doc);
-    let json = serde_json::to_string_pretty(&doc)?;
-    std::fs::write(dir.join("course.json"), json)
-        .with_context(|| format!("writing {}/course.json", dir.display()))?;
-    std::fs::write(dir.join("course.md"), markdown::course(&doc))
-        .with_context(|| format!("writing {}/course.md", dir.display()))?;
-    Ok(())
+    Ok(CourseReport { doc, plots })
 }
 
 #[cfg(test)]

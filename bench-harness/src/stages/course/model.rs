@@ -64,6 +64,19 @@ mod float {
     }
 }
 
+/// A rate for a table: a percentage, or scientific below 0.001%.
+pub fn rate(p: f64) -> String {
+    if p.is_nan() {
+        "–".into()
+    } else if p == 0.0 {
+        "0".into()
+    } else if p >= 1e-5 {
+        format!("{:.4}%", p * 100.0)
+    } else {
+        format!("{p:.3e}")
+    }
+}
+
 /// What a row's formula claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Claim {

@@ -1,7 +1,7 @@
 //! Course topics on space: cuckoo insertion failure, semi-sorting, the classic/cuckoo
 //! crossover, the memory of a scalable filter, and static filters.
 
-use super::markdown::rate;
+use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::{Lab, Plot};

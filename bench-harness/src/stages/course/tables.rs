@@ -1,6 +1,6 @@
 //! Course sections on the cuckoo, scalable and counting formulas.
 
-use super::markdown::rate;
+use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::stats::{pooled, Count};

@@ -1,7 +1,17 @@
 //! Unit tests of `stages/course/mod.rs`.
 
 use super::*;
+use crate::check::course::check;
 use crate::dataset::{generate, DatasetSpec};
+use crate::plan::Output as _;
+use std::path::Path;
+
+/// Runs the course, judges it and writes it into `dir`, as the stage and the pipeline do.
+fn write(dir: &Path, members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Result<()> {
+    let mut report = run(members, probes, scale, commit)?;
+    report.judge();
+    crate::render::course::write(&report, dir)
+}
 
 #[test]
 fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {

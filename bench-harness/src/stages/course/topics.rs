@@ -1,7 +1,7 @@
 //! Course topics on using a filter: estimating n from the fill, union and intersection,
 //! deleting keys never inserted, repeated queries, adversaries, and reading a Wilson interval.
 
-use super::markdown::rate;
+use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp, remix, Draw};
 use super::stats::Count;

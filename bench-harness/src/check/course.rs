@@ -2,9 +2,9 @@
 //! records, every repetition has its own seed, `course.md` is exactly what the JSON renders to,
 //! and every plot it links exists.
 
-use super::markdown;
-use super::model::{judge_doc, CourseDoc};
-use super::stats::ALPHA;
+use crate::render::course as markdown;
+use crate::stages::course::model::{judge_doc, CourseDoc};
+use crate::stages::course::stats::ALPHA;
 use std::collections::HashSet;
 use std::path::Path;
 

@@ -1,9 +1,9 @@
 //! Unit tests of `stages/course/check.rs`.
 
-use super::super::markdown::tests::fixture;
-use super::super::model::Outcome;
 use super::*;
 use crate::record::Verdict;
+use crate::render::course::tests::fixture;
+use crate::stages::course::model::Outcome;
 
 fn ok() -> (CourseDoc, String) {
     let doc = fixture();

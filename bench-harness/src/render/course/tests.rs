@@ -1,8 +1,8 @@
 //! Unit tests of `stages/course/markdown.rs`.
 
-use super::super::model::{judge_doc, Pair, Settings};
-use super::super::stats::Count;
 use super::*;
+use crate::stages::course::model::{judge_doc, Pair, Settings};
+use crate::stages::course::stats::Count;
 
 fn reps(hits: u64, trials: u64) -> Vec<Count> {
     (0..4).map(|seed| Count { seed, hits, trials }).collect()

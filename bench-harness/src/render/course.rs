@@ -1,24 +1,17 @@
-//! The course as Markdown, rendered from a [`CourseDoc`] alone (so `check` can re-render it):
+//! The course as Markdown, rendered from a [`CourseDoc`] alone (so `check` can re-render it),
+//! and the course's files (`course.json`, `course.md`, the plots):
 //! one section per formula or topic, then the errata. Only formatting: every number and verdict
 //! comes from the document.
 
-use super::model::{CourseDoc, Erratum, Outcome, Row, Section};
-use super::stats::ALPHA;
+use crate::plan::Output;
 use crate::record::Verdict;
+use crate::stages::course::model::{judge_doc, rate, CourseDoc, Erratum, Outcome, Row, Section};
+use crate::stages::course::stats::ALPHA;
+use crate::stages::course::CourseReport;
+use anyhow::{Context, Result};
+use filterlab_charts::render_line;
 use std::fmt::Write;
-
-/// A rate for a table: a percentage, or scientific below 0.001%.
-pub fn rate(p: f64) -> String {
-    if p.is_nan() {
-        "–".into()
-    } else if p == 0.0 {
-        "0".into()
-    } else if p >= 1e-5 {
-        format!("{:.4}%", p * 100.0)
-    } else {
-        format!("{p:.3e}")
-    }
-}
+use std::path::Path;
 
 fn num(x: f64, digits: usize) -> String {
     if x.is_finite() {
@@ -54,8 +47,8 @@ fn table(rows: &[Row], out: &mut String) {
             (num(j.z, 2), p_value(j.p_holm), j.text(r.claim))
         });
         let claim = match r.claim {
-            super::model::Claim::Upper => " (upper bound)",
-            super::model::Claim::Lower => " (lower bound)",
+            crate::stages::course::model::Claim::Upper => " (upper bound)",
+            crate::stages::course::model::Claim::Lower => " (lower bound)",
             _ => "",
         };
         let _ = writeln!(
@@ -116,7 +109,7 @@ fn section(i: usize, s: &Section, out: &mut String) {
     }
 }
 
-fn outcome(e: &Erratum, p: &super::model::Pair) -> String {
+fn outcome(e: &Erratum, p: &crate::stages::course::model::Pair) -> String {
     let label = |i: usize| e.rows.get(i).map_or("?", |r| r.label.as_str());
     let (w, r) = (
         e.rows.get(p.wrong).map(Row::pooled),
@@ -196,6 +189,34 @@ pub fn course(doc: &CourseDoc) -> String {
         erratum(e, &mut out);
     }
     out
+}
+
+/// Writes `course.json`, `course.md` (rendered from it) and the plots of `r` into `dir`.
+///
+/// # Errors
+/// A file or plot that cannot be written.
+pub fn write(r: &CourseReport, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for p in &r.plots {
+        render_line(&p.chart, &dir.join(&p.stem))?;
+    }
+    let json = serde_json::to_string_pretty(&r.doc)?;
+    std::fs::write(dir.join("course.json"), json)
+        .with_context(|| format!("writing {}/course.json", dir.display()))?;
+    std::fs::write(dir.join("course.md"), course(&r.doc))
+        .with_context(|| format!("writing {}/course.md", dir.display()))?;
+    Ok(())
+}
+
+impl Output for CourseReport {
+    fn judge(&mut self) {
+        judge_doc(&mut self.doc);
+    }
+
+    /// Into `<out>/course/`.
+    fn write(&self, out: &Path) -> Result<()> {
+        write(self, &out.join("course"))
+    }
 }
 
 #[cfg(test)]
