@@ -70,15 +70,24 @@ impl Bound {
 /// The one verdict of every report.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+// The aliases read the course's verdicts as `course.json` wrote them before the course used
+// this type (its words are now computed from the verdict, the claim and the sign of z).
 pub enum Verdict {
     /// The whole interval satisfies the bound.
+    #[serde(alias = "Holds", alias = "BoundKept")]
     Met,
     /// No point of the interval does.
+    #[serde(
+        alias = "Underestimates",
+        alias = "Overestimates",
+        alias = "BoundBroken"
+    )]
     NotMet,
     /// The interval straddles the bound: the run cannot tell.
     Undecided,
     /// Not measured in this run (a contender, a server or a second thread missing).
     #[default]
+    #[serde(alias = "NotComputable")]
     NotMeasured,
 }
 

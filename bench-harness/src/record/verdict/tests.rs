@@ -37,3 +37,19 @@ fn the_interval_is_reproducible_and_covers_the_ratio_of_medians() {
     // One round each: a point.
     assert_eq!(ratio_interval(&[3.0], &[2.0]), Some((1.5, 1.5)));
 }
+
+#[test]
+fn the_courses_former_verdict_words_read_as_the_one_verdict() {
+    let read = |w: &str| serde_json::from_str::<Verdict>(&format!("\"{w}\"")).unwrap();
+    assert_eq!(read("Holds"), Verdict::Met);
+    assert_eq!(read("BoundKept"), Verdict::Met);
+    assert_eq!(read("Underestimates"), Verdict::NotMet);
+    assert_eq!(read("Overestimates"), Verdict::NotMet);
+    assert_eq!(read("BoundBroken"), Verdict::NotMet);
+    assert_eq!(read("NotComputable"), Verdict::NotMeasured);
+    assert_eq!(
+        serde_json::to_string(&Verdict::NotMet).unwrap(),
+        "\"not_met\""
+    );
+    assert!(serde_json::from_str::<Verdict>("\"Maybe\"").is_err());
+}
