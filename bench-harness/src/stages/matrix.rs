@@ -51,7 +51,7 @@ fn by_mix(mixes: &[Mix], spreads: &[Spread]) -> BTreeMap<String, Spread> {
 }
 
 /// The main matrix: every variant at `n` items and each target rate, from the filters the
-/// interleaved build loop kept (see [`crate::builds`]). Returns the records and the filters
+/// interleaved build loop kept (see [`crate::stages::builds`]). Returns the records and the filters
 /// (in `targets × Kind::ALL` order) for the parallel scenario and the peers.
 pub fn matrix(
     ctx: &Ctx<'_>,

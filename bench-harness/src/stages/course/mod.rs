@@ -6,7 +6,7 @@
 //! `filter_core::math` (through the variants' `expected_fpr`), measurements from filters built
 //! here in independent repetitions (a fresh seed each), verdicts by [`stats`] with Holm's
 //! correction per table. The run is recorded in `course.json` ([`model::CourseDoc`]);
-//! `course.md` is rendered from it alone, and [`check()`] re-renders and re-judges it.
+//! `course.md` is rendered from it alone, and [`crate::check::course::check`] re-renders and re-judges it.
 
 mod bloom;
 mod errata;

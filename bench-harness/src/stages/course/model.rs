@@ -1,7 +1,7 @@
 //! What the course records: every row's repetitions, every setting and every verdict, written
 //! to `course.json` beside `course.md`. The Markdown is rendered from this alone, and every
 //! verdict in it can be recomputed from the counts ([`judge_doc`]), which is what
-//! [`super::check`] does.
+//! [`crate::check::course`] does.
 
 use super::stats::{self, pooled, Count, Measured, ALPHA};
 use crate::record::Verdict;

@@ -3,7 +3,8 @@
 //! claim of both articles with its measured value and a computed verdict.
 //!
 //! Entry points: [`run`] (starts the servers through `scripts/`, unless the environment names
-//! them, and stops what it started) and [`render_markdown`]; [`write()`] puts both in `out/`.
+//! them, and stops what it started); the claims are judged by [`crate::judge::systems`], and
+//! [`crate::render::systems`] writes `systems.json` and `systems.md` into `out/`.
 
 pub mod claims;
 pub mod rolling;
@@ -107,7 +108,7 @@ pub struct Settings {
 }
 
 /// Everything the stage measured, as written to `systems.json`; `systems.md` is rendered from
-/// it alone ([`render_markdown`]).
+/// it alone ([`crate::render::systems::markdown`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SystemsResults {
     /// Where and how (the commit included).
