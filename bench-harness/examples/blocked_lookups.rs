@@ -4,7 +4,7 @@
 //! it so that a change to the blocked filter's hot path can be judged in a minute: the same
 //! e-mails (`--members` of them, default 10M, p = 1%), the same shuffled query sets copied
 //! contiguously (all negatives, all positives), the same timing loops as the harness
-//! (`measure::time_lookups` over `AnyFilter`, a `Peer` behind its enum), and interleaved rounds
+//! (`measure::time_lookups` over `AnyFilter`, `measure::time_peer_lookups` over a `Peer`), and interleaved rounds
 //! with the median and range printed. With `--kernels` it also times each lane kernel this CPU
 //! has (portable, AVX2) on the same filter; `--kernel NAME` times that kernel alone (for
 //! `valgrind --tool=callgrind` counts).
@@ -14,11 +14,10 @@
 //! ```
 #![allow(missing_docs)]
 
-use bench_harness::dataset::{generate, DatasetSpec, KeySet};
+use bench_harness::dataset::{generate, DatasetSpec};
 use bench_harness::filters::{AnyFilter, Kind};
-use bench_harness::measure::{median, query_mix, time_lookups};
+use bench_harness::measure::{median, query_mix, time_lookups, time_peer_lookups};
 use filterlab_peers::{Peer, PeerKind};
-use std::hint::black_box;
 use std::time::Instant;
 
 struct Args {
@@ -59,18 +58,6 @@ fn args() -> anyhow::Result<Args> {
         "sizes must be positive"
     );
     Ok(a)
-}
-
-/// The harness's loop for a peer (`versus::time_peer`): ns per query.
-#[inline(never)]
-fn time_peer(peer: &Peer, queries: &KeySet) -> f64 {
-    let start = Instant::now();
-    let hits = queries
-        .iter()
-        .filter(|q| peer.contains(black_box(q)))
-        .count();
-    black_box(hits);
-    start.elapsed().as_nanos() as f64 / queries.len() as f64
 }
 
 /// Median and range of a contender's rounds.
@@ -140,8 +127,8 @@ fn main() -> anyhow::Result<()> {
             times[i].1.push(time_lookups(f, &pos));
         }
         let last = times.len() - 1;
-        times[last].0.push(time_peer(&peer, &neg));
-        times[last].1.push(time_peer(&peer, &pos));
+        times[last].0.push(time_peer_lookups(&peer, &neg));
+        times[last].1.push(time_peer_lookups(&peer, &pos));
     }
     let (peer_neg, peer_pos) = times.pop().expect("the peer's row");
     let (pn, pn_lo, pn_hi) = summary(&mut peer_neg.clone());

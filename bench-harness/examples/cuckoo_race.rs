@@ -162,6 +162,63 @@ fn only(phase: &str, members: &[&[u8]], probes: &[&[u8]]) -> Result<()> {
     Ok(())
 }
 
+/// The row names of one side's five lookups (`neg` or `pos`), in the order they are timed.
+fn lookup_names(side: &str) -> [&'static str; 5] {
+    if side == "neg" {
+        [
+            "cuckoo neg",
+            "peer neg",
+            "blocked neg",
+            "cuckoo neg batched",
+            "blocked neg batched",
+        ]
+    } else {
+        [
+            "cuckoo pos",
+            "peer pos",
+            "blocked pos",
+            "cuckoo pos batched",
+            "blocked pos batched",
+        ]
+    }
+}
+
+/// The medians, minimums and maximums over the rounds, and the ratios the targets are about.
+fn summary(s: &Samples, rounds: usize) {
+    println!("over {rounds} rounds (builds in s, lookups in ns): median, min, max");
+    for (name, v) in &s.rows {
+        let max = v.iter().copied().fold(0.0, f64::max);
+        println!(
+            "  {name:<22} {:>9.3} {:>9.3} {:>9.3}",
+            s.median(name),
+            s.min(name),
+            max
+        );
+    }
+    for (label, of) in [
+        ("medians", Samples::median as fn(&Samples, &str) -> f64),
+        ("minimums", Samples::min),
+    ] {
+        let ratio = |a: &str, b: &str| of(s, a) / of(s, b);
+        println!("ratios of {label}:");
+        println!(
+            "  cuckoo/blocked one at a time: neg {:.3} pos {:.3} (target <= 1.2)",
+            ratio("cuckoo neg", "blocked neg"),
+            ratio("cuckoo pos", "blocked pos")
+        );
+        println!(
+            "  cuckoo/blocked batched:       neg {:.3} pos {:.3} (target <= 1.3)",
+            ratio("cuckoo neg batched", "blocked neg batched"),
+            ratio("cuckoo pos batched", "blocked pos batched")
+        );
+        println!(
+            "  cuckoo/peer build:     one at a time {:.3}, batched {:.3} (target <= 1.0)",
+            ratio("cuckoo build", "peer build"),
+            ratio("cuckoo build batched", "peer build")
+        );
+    }
+}
+
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: usize = args.first().map_or(Ok(10_000_000), |s| s.parse())?;
@@ -215,23 +272,7 @@ fn main() -> Result<()> {
                     hits[i] += h;
                 }
             }
-            let names = if side == "neg" {
-                [
-                    "cuckoo neg",
-                    "peer neg",
-                    "blocked neg",
-                    "cuckoo neg batched",
-                    "blocked neg batched",
-                ]
-            } else {
-                [
-                    "cuckoo pos",
-                    "peer pos",
-                    "blocked pos",
-                    "cuckoo pos batched",
-                    "blocked pos batched",
-                ]
-            };
+            let names = lookup_names(side);
             for (name, t) in names.into_iter().zip(ns) {
                 s.add(name, t / keys.len() as f64);
             }
@@ -255,37 +296,6 @@ fn main() -> Result<()> {
             println!("  {name:<22} {:>9.3}", v[round]);
         }
     }
-    println!("over {rounds} rounds (builds in s, lookups in ns): median, min, max");
-    for (name, v) in &s.rows {
-        let max = v.iter().copied().fold(0.0, f64::max);
-        println!(
-            "  {name:<22} {:>9.3} {:>9.3} {:>9.3}",
-            s.median(name),
-            s.min(name),
-            max
-        );
-    }
-    for (label, of) in [
-        ("medians", Samples::median as fn(&Samples, &str) -> f64),
-        ("minimums", Samples::min),
-    ] {
-        let ratio = |a: &str, b: &str| of(&s, a) / of(&s, b);
-        println!("ratios of {label}:");
-        println!(
-            "  cuckoo/blocked one at a time: neg {:.3} pos {:.3} (target <= 1.2)",
-            ratio("cuckoo neg", "blocked neg"),
-            ratio("cuckoo pos", "blocked pos")
-        );
-        println!(
-            "  cuckoo/blocked batched:       neg {:.3} pos {:.3} (target <= 1.3)",
-            ratio("cuckoo neg batched", "blocked neg batched"),
-            ratio("cuckoo pos batched", "blocked pos batched")
-        );
-        println!(
-            "  cuckoo/peer build:     one at a time {:.3}, batched {:.3} (target <= 1.0)",
-            ratio("cuckoo build", "peer build"),
-            ratio("cuckoo build batched", "peer build")
-        );
-    }
+    summary(&s, rounds);
     Ok(())
 }

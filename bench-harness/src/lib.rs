@@ -1,27 +1,21 @@
 //! filterlab's benchmark harness: synthetic data, measurements, reports and plots.
 //!
 //! `cargo run --release -p bench-harness` regenerates `reports/`; see `main.rs` for the options.
+//! The modules follow the data: [`plan`] (from the flags) -> [`dataset`] (keys) -> [`measure`]
+//! (timing loops, spread) -> [`stages`] (each measures and records, renders nothing) ->
+//! [`record`] (the one results model) -> [`judge`] (targets and claims) -> [`render`] (Markdown,
+//! charts) -> [`check`] (reads the JSON only); [`pipeline`] runs them in order. No module imports
+//! one further down that list (`tests/layout.rs`), except that every step reads [`record`],
+//! [`filters`] (the variants) and [`plan`].
 #![deny(missing_docs)]
 
-pub mod builds;
-pub mod charts;
 pub mod check;
-pub mod claims;
-pub mod course;
 pub mod dataset;
 pub mod filters;
 pub mod judge;
-pub mod keyfile;
 pub mod measure;
+pub mod pipeline;
 pub mod plan;
-pub mod plot;
-pub mod python;
 pub mod record;
-pub mod report;
-pub mod scenarios;
+pub mod render;
 pub mod stages;
-pub mod systems;
-pub mod table;
-pub mod targets;
-pub mod threads;
-pub mod versus;

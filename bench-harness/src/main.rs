@@ -8,19 +8,19 @@
 //! cargo run --release -p bench-harness -- check        # check reports/results.json (see check.rs)
 //! ```
 //!
-//! The pipeline: flags -> [`Plan`] -> dataset -> the stages of `bench_harness::stages::ALL`
+//! The pipeline: flags -> [`Plan`] -> dataset -> the stages of `bench_harness::pipeline::ALL`
 //! (measure, check, write). `--quick` and `--keys` runs write under target/ unless `--out`
 //! says otherwise; only the full synthetic run writes reports/ and the root README's block.
 
 use anyhow::{bail, ensure, Context, Result};
 use bench_harness::check::Floors;
 use bench_harness::dataset::{self, Dataset, DatasetSpec};
-use bench_harness::plan::{Plan, Run};
+use bench_harness::pipeline;
+use bench_harness::plan::Ctx;
+use bench_harness::plan::{Output as _, Plan, Run};
 use bench_harness::record::Scenario;
-use bench_harness::report::{DatasetInfo, Machine, Results};
-use bench_harness::scenarios::Ctx;
-use bench_harness::stages;
-use bench_harness::systems::{self, Config as SysConfig};
+use bench_harness::record::{DatasetInfo, Machine, Results};
+use bench_harness::stages::systems::{self, Config as SysConfig};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -168,9 +168,9 @@ fn main() -> Result<()> {
                 users,
                 machine: Machine::detect(command_line.clone()),
                 service: if service_quick {
-                    bench_harness::systems::service::quick_load()
+                    bench_harness::stages::systems::service::quick_load()
                 } else {
-                    bench_harness::systems::service::full_load()
+                    bench_harness::stages::systems::service::full_load()
                 },
                 ..SysConfig::full(repo_root())
             },
@@ -187,9 +187,10 @@ fn systems_only(cfg: SysConfig, out: &Path) -> Result<()> {
         "--new-share must lie in [0, 1], got {}",
         cfg.new_share
     );
-    let r = systems::run(&cfg)?;
-    systems::write(&r, out)?;
-    println!("{}", systems::render_markdown(&r));
+    let mut r = systems::run(&cfg)?;
+    r.judge();
+    r.write(out)?;
+    println!("{}", bench_harness::render::systems::markdown(&r));
     Ok(())
 }
 
@@ -315,14 +316,19 @@ fn load_dataset(plan: &Plan) -> Result<(Dataset, String)> {
     let (ds, source) = match &plan.keys {
         Some(k) => {
             let limit = if plan.quick { QUICK_KEYS } else { usize::MAX };
-            let ds = bench_harness::keyfile::load(k, plan.probes.as_deref(), limit, |members| {
-                let spec = DatasetSpec {
-                    members: 0,
-                    non_members: members,
-                    seed: DATA_SEED,
-                };
-                dataset::generate(&spec).non_members
-            })?;
+            let ds = bench_harness::dataset::keyfile::load(
+                k,
+                plan.probes.as_deref(),
+                limit,
+                |members| {
+                    let spec = DatasetSpec {
+                        members: 0,
+                        non_members: members,
+                        seed: DATA_SEED,
+                    };
+                    dataset::generate(&spec).non_members
+                },
+            )?;
             (ds, k.display().to_string())
         }
         None => {
@@ -385,8 +391,9 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         n: ds.members.len().min(10_000_000),
         results,
         started,
+        outputs: Vec::new(),
     };
-    bench_harness::plan::execute(&mut run, stages::ALL)?;
+    bench_harness::plan::execute(&mut run, pipeline::ALL)?;
     let headline = run
         .results
         .records
@@ -450,63 +457,4 @@ fn check_manifest(spec: &DatasetSpec, ds: &Dataset, path: &Path) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cli(args: &[&str]) -> Cli {
-        Cli::try_parse_from(std::iter::once("bench-harness").chain(args.iter().copied())).unwrap()
-    }
-
-    #[test]
-    fn only_the_full_synthetic_run_writes_the_committed_reports() {
-        assert_eq!(out_dir(&cli(&[])), Path::new("reports"));
-        assert!(plan(&cli(&[])).is_committed_run());
-        assert_eq!(
-            out_dir(&cli(&["--quick"])),
-            Path::new("target/quick-reports")
-        );
-        assert_eq!(
-            out_dir(&cli(&["--keys", "k.txt"])),
-            Path::new("target/custom-reports")
-        );
-        assert_eq!(
-            out_dir(&cli(&["--keys", "k.txt", "--quick"])),
-            Path::new("target/custom-reports")
-        );
-        assert_eq!(
-            out_dir(&cli(&["--sweep-only"])),
-            Path::new("target/large-reports")
-        );
-        assert_eq!(out_dir(&cli(&["--quick", "--out", "x"])), Path::new("x"));
-        for args in [&["--quick"][..], &["--keys", "k"], &["--sweep-only"]] {
-            assert!(!plan(&cli(args)).is_committed_run(), "{args:?}");
-        }
-    }
-
-    #[test]
-    fn a_dataset_that_differs_from_the_manifest_stops_the_run() {
-        let spec = DatasetSpec {
-            members: 500,
-            non_members: 500,
-            seed: DATA_SEED,
-        };
-        let ds = dataset::generate(&spec);
-        let dir = std::env::temp_dir().join(format!("filterlab-manifest-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("manifest.json");
-        let mut m = dataset::manifest(&spec, &ds);
-        std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
-        check_manifest(&spec, &ds, &path).unwrap();
-        m.members.sha256 = "0".repeat(64);
-        std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
-        let err = format!("{:#}", check_manifest(&spec, &ds, &path).unwrap_err());
-        assert!(err.contains("differs from"), "{err}");
-        // Another spec is not covered by the manifest: no comparison, no error.
-        let other = DatasetSpec {
-            members: 100,
-            ..spec
-        };
-        check_manifest(&other, &ds, &path).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
+mod tests;

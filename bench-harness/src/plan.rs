@@ -1,16 +1,32 @@
 //! The run as a plan (built from the flags) and a list of stages.
 //!
 //! `main` turns the command line into a [`Plan`], loads the dataset, and hands a [`Run`] to
-//! every stage of [`crate::stages::ALL`] whose [`Stage::wanted`] says yes, in order. A stage
+//! every stage of [`crate::pipeline::ALL`] whose [`Stage::wanted`] says yes, in order. A stage
 //! reads the plan and the dataset, and appends to `run.results`; the last stages check and
 //! write. A new stage (a systems benchmark, the course's figures) is a type implementing
-//! [`Stage`] and one line in [`crate::stages::ALL`].
+//! [`Stage`] and one line in [`crate::pipeline::ALL`].
 
-use crate::report::Results;
-use crate::scenarios::Ctx;
+use crate::dataset::KeySet;
+use crate::record::Results;
 use anyhow::Result;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// What every scenario shares.
+pub struct Ctx<'a> {
+    /// Keys to insert (distinct).
+    pub members: &'a KeySet,
+    /// Keys never inserted (distinct, disjoint from members).
+    pub probes: &'a KeySet,
+    /// Interleaved timing rounds; the median is reported.
+    pub rounds: usize,
+    /// Seed of the query mixes.
+    pub seed: u64,
+    /// Queries per timed pass.
+    pub queries: usize,
+    /// Probes for the FP rate in the scenarios (the matrix uses all of them).
+    pub scenario_probes: usize,
+}
 
 /// What the flags asked for, resolved to figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,6 +79,21 @@ pub struct Run<'a> {
     pub results: Results,
     /// When the run started.
     pub started: Instant,
+    /// Reports of their own a stage handed back (threads.json, systems.json, ...): [`execute`]
+    /// judges and writes them after the stage.
+    pub outputs: Vec<Box<dyn Output>>,
+}
+
+/// A stage's report of its own (beside `results.json`): the stage measures, `judge` computes
+/// its verdicts and `render` writes it, through this trait, so that the stage imports neither.
+pub trait Output {
+    /// Computes the report's verdicts from its measurements.
+    fn judge(&mut self) {}
+    /// Writes the report (its JSON and the Markdown rendered from it) into `out`.
+    ///
+    /// # Errors
+    /// I/O errors.
+    fn write(&self, out: &Path) -> Result<()>;
 }
 
 /// One step of the pipeline.
@@ -81,16 +112,6 @@ pub trait Stage: Sync {
     /// # Errors
     /// Whatever stops the run: a broken filter, an I/O error.
     fn run(&self, run: &mut Run<'_>) -> Result<()>;
-}
-
-/// The names of the stages `plan` runs, in order.
-#[must_use]
-pub fn stage_names(plan: &Plan, stages: &[&dyn Stage]) -> Vec<&'static str> {
-    stages
-        .iter()
-        .filter(|s| s.wanted(plan))
-        .map(|s| s.name())
-        .collect()
 }
 
 /// Checks that the dataset has the members every wanted stage needs, so that a run on too few
@@ -123,6 +144,12 @@ pub fn execute(run: &mut Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
         stage
             .run(run)
             .map_err(|e| e.context(format!("stage {}", stage.name())))?;
+        for mut output in std::mem::take(&mut run.outputs) {
+            output.judge();
+            output
+                .write(&run.plan.out)
+                .map_err(|e| e.context(format!("writing the report of stage {}", stage.name())))?;
+        }
     }
     Ok(())
 }

@@ -1,7 +1,25 @@
 //! Axis ranges, tick positions and tick labels.
 
-use crate::decor::Frame;
 use crate::style::TICK_SIZE;
+
+/// The plot rectangle in logical pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Frame {
+    pub(crate) left: f64,
+    pub(crate) top: f64,
+    pub(crate) right: f64,
+    pub(crate) bottom: f64,
+}
+
+impl Frame {
+    pub(crate) fn x(&self, frac: f64) -> f64 {
+        self.left + frac * (self.right - self.left)
+    }
+
+    pub(crate) fn y(&self, frac: f64) -> f64 {
+        self.bottom - frac * (self.bottom - self.top)
+    }
+}
 
 /// One axis: its range in transformed units (log10 of the value on a log axis) and its ticks.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,9 +2,9 @@
 
 use plotters::prelude::*;
 
-use crate::axis::Axis;
+use crate::axis::{Axis, Frame};
 use crate::canvas::{text_width, Align, Canvas, CAP_HEIGHT};
-use crate::decor::{Decor, Frame};
+use crate::decor::Decor;
 use crate::line::ErrorBar;
 use crate::output::Figure;
 use crate::style::*;
@@ -42,60 +42,8 @@ pub(crate) const SWATCH: f64 = 13.0;
 
 impl<'a> BarFigure<'a> {
     pub(crate) fn new(chart: &'a BarChart) -> anyhow::Result<Self> {
-        let slots = palette_slots(chart.groups.iter().map(|(n, _)| n.as_str()));
-        let groups: Vec<BarGroup<'a>> = chart
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(g, (name, values))| BarGroup {
-                name,
-                colour: PALETTE[slot_of(&slots, name)],
-                values: values
-                    .iter()
-                    .map(|&v| (v.is_finite() && (!chart.y_log || v > 0.0)).then_some(v))
-                    .collect(),
-                whiskers: chart.spread.get(g).map_or_else(Vec::new, |spread| {
-                    let fit = |(c, &r)| ErrorBar::fit(c as f64, r, chart.y_log);
-                    spread.iter().enumerate().map(fit).collect()
-                }),
-            })
-            .collect();
-
-        // The axis covers the bars and the whisker ends that fit it.
-        let present = || {
-            groups.iter().flat_map(|g| {
-                let ends = g
-                    .whiskers
-                    .iter()
-                    .flatten()
-                    .flat_map(|b| b.low.into_iter().chain([b.high]));
-                g.values.iter().flatten().copied().chain(ends)
-            })
-        };
-        let has_data = present().next().is_some() && !chart.categories.is_empty();
-        let (y, base) = if !has_data {
-            (Axis::placeholder(chart.y_log), 0.0)
-        } else if chart.y_log {
-            let (min, max) = present().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                (lo.min(v), hi.max(v))
-            });
-            // Rise from the decade strictly below the smallest bar, so every bar shows.
-            let base = (min.log10() - 1e-9).floor();
-            let top = max.log10();
-            let axis = Axis::with_range(true, base, top + 0.06 * (top - base), 6);
-            (axis, base)
-        } else {
-            let (min, max) = present().fold((0.0f64, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-            let span = if max > min { max - min } else { 1.0 };
-            let lo = if min < 0.0 { min - 0.06 * span } else { 0.0 };
-            let hi = if max > 0.0 || min >= 0.0 {
-                max.max(0.0) + 0.06 * span
-            } else {
-                0.0
-            };
-            (Axis::with_range(false, lo, hi, 6), 0.0)
-        };
-
+        let groups = bar_groups(chart);
+        let (y, base, has_data) = y_axis(chart, &groups);
         let decor = Decor {
             title: chart.title.clone(),
             x_label: chart.x_label.clone(),
@@ -104,46 +52,7 @@ impl<'a> BarFigure<'a> {
         };
         let left = decor.plot_left()?;
         let right = f64::from(WIDTH) - MARGIN - 4.0;
-
-        // Legend entries in rows above the plot, each row centred over it.
-        let mut legend = Vec::new();
-        let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new()];
-        let mut row_width = 0.0;
-        let entry_gap = 24.0;
-        for (i, g) in groups.iter().enumerate() {
-            let w = SWATCH + 6.0 + text_width(g.name, LEGEND_SIZE, false)?;
-            let needed = if row_width > 0.0 { entry_gap + w } else { w };
-            if row_width > 0.0 && row_width + needed > right - left {
-                rows.push(Vec::new());
-                row_width = 0.0;
-            }
-            row_width += if row_width > 0.0 { entry_gap + w } else { w };
-            if let Some(row) = rows.last_mut() {
-                row.push((i, w));
-            }
-        }
-        let mut top = decor.below_title() + 4.0;
-        if groups.is_empty() {
-            top += TICK_SIZE * 0.5;
-        } else {
-            for row in &rows {
-                let total: f64 = row.iter().map(|(_, w)| w).sum::<f64>()
-                    + entry_gap * (row.len().max(1) - 1) as f64;
-                let mut x = (left + right - total) / 2.0;
-                let baseline = top + LEGEND_SIZE * CAP_HEIGHT;
-                for &(group, w) in row {
-                    legend.push(Swatch {
-                        group,
-                        left: x,
-                        baseline,
-                    });
-                    x += w + entry_gap;
-                }
-                top += LEGEND_ROW;
-            }
-            top += 6.0;
-        }
-
+        let (legend, top) = legend(&groups, left, right, decor.below_title() + 4.0)?;
         let frame = Frame {
             left,
             top,
@@ -152,22 +61,11 @@ impl<'a> BarFigure<'a> {
         };
         let mut decor = decor;
         decor.y.thin_vertical(&frame);
-
-        // Shrink category labels that would run into each other.
-        let slot = (frame.right - frame.left) / chart.categories.len().max(1) as f64;
-        let mut category_size = TICK_SIZE;
-        for c in &chart.categories {
-            let w = text_width(c, TICK_SIZE, false)?;
-            if w > slot * 0.92 {
-                category_size = category_size.min((TICK_SIZE * slot * 0.92 / w).max(9.0));
-            }
-        }
-
         Ok(Self {
             decor,
+            category_size: category_size(&chart.categories, &frame)?,
             frame,
             categories: &chart.categories,
-            category_size,
             groups,
             legend,
             base,
@@ -176,7 +74,174 @@ impl<'a> BarFigure<'a> {
     }
 }
 
+/// The chart's groups with their colours, drawable values and whiskers.
+fn bar_groups(chart: &BarChart) -> Vec<BarGroup<'_>> {
+    let slots = palette_slots(chart.groups.iter().map(|(n, _)| n.as_str()));
+    chart
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(g, (name, values))| BarGroup {
+            name,
+            colour: PALETTE[slot_of(&slots, name)],
+            values: values
+                .iter()
+                .map(|&v| (v.is_finite() && (!chart.y_log || v > 0.0)).then_some(v))
+                .collect(),
+            whiskers: chart.spread.get(g).map_or_else(Vec::new, |spread| {
+                let fit = |(c, &r)| ErrorBar::fit(c as f64, r, chart.y_log);
+                spread.iter().enumerate().map(fit).collect()
+            }),
+        })
+        .collect()
+}
+
+/// The y axis covering the bars and the whisker ends that fit it, the value the bars rise
+/// from (in transformed units), and whether there is anything to draw.
+fn y_axis(chart: &BarChart, groups: &[BarGroup<'_>]) -> (Axis, f64, bool) {
+    let present = || {
+        groups.iter().flat_map(|g| {
+            let ends = g
+                .whiskers
+                .iter()
+                .flatten()
+                .flat_map(|b| b.low.into_iter().chain([b.high]));
+            g.values.iter().flatten().copied().chain(ends)
+        })
+    };
+    let has_data = present().next().is_some() && !chart.categories.is_empty();
+    if !has_data {
+        return (Axis::placeholder(chart.y_log), 0.0, false);
+    }
+    if chart.y_log {
+        let (min, max) = present().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        // Rise from the decade strictly below the smallest bar, so every bar shows.
+        let base = (min.log10() - 1e-9).floor();
+        let top = max.log10();
+        let axis = Axis::with_range(true, base, top + 0.06 * (top - base), 6);
+        return (axis, base, true);
+    }
+    let (min, max) = present().fold((0.0f64, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let span = if max > min { max - min } else { 1.0 };
+    let lo = if min < 0.0 { min - 0.06 * span } else { 0.0 };
+    let hi = if max > 0.0 || min >= 0.0 {
+        max.max(0.0) + 0.06 * span
+    } else {
+        0.0
+    };
+    (Axis::with_range(false, lo, hi, 6), 0.0, true)
+}
+
+/// Legend entries in rows above the plot (from `top`), each row centred between `left` and
+/// `right`; returns them and the top of the plot below them.
+fn legend(
+    groups: &[BarGroup<'_>],
+    left: f64,
+    right: f64,
+    mut top: f64,
+) -> anyhow::Result<(Vec<Swatch>, f64)> {
+    let mut legend = Vec::new();
+    let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new()];
+    let mut row_width = 0.0;
+    let entry_gap = 24.0;
+    for (i, g) in groups.iter().enumerate() {
+        let w = SWATCH + 6.0 + text_width(g.name, LEGEND_SIZE, false)?;
+        let needed = if row_width > 0.0 { entry_gap + w } else { w };
+        if row_width > 0.0 && row_width + needed > right - left {
+            rows.push(Vec::new());
+            row_width = 0.0;
+        }
+        row_width += if row_width > 0.0 { entry_gap + w } else { w };
+        if let Some(row) = rows.last_mut() {
+            row.push((i, w));
+        }
+    }
+    if groups.is_empty() {
+        return Ok((legend, top + TICK_SIZE * 0.5));
+    }
+    for row in &rows {
+        let total: f64 =
+            row.iter().map(|(_, w)| w).sum::<f64>() + entry_gap * (row.len().max(1) - 1) as f64;
+        let mut x = (left + right - total) / 2.0;
+        let baseline = top + LEGEND_SIZE * CAP_HEIGHT;
+        for &(group, w) in row {
+            legend.push(Swatch {
+                group,
+                left: x,
+                baseline,
+            });
+            x += w + entry_gap;
+        }
+        top += LEGEND_ROW;
+    }
+    Ok((legend, top + 6.0))
+}
+
+/// The category labels' size: shrunk where they would run into each other.
+fn category_size(categories: &[String], frame: &Frame) -> anyhow::Result<f64> {
+    let slot = (frame.right - frame.left) / categories.len().max(1) as f64;
+    let mut size = TICK_SIZE;
+    for c in categories {
+        let w = text_width(c, TICK_SIZE, false)?;
+        if w > slot * 0.92 {
+            size = size.min((TICK_SIZE * slot * 0.92 / w).max(9.0));
+        }
+    }
+    Ok(size)
+}
+
 impl BarFigure<'_> {
+    /// The category ticks and labels under the plot, `slot` pixels apart.
+    fn draw_categories<DB: DrawingBackend>(
+        &self,
+        canvas: &Canvas<'_, DB>,
+        slot: f64,
+    ) -> anyhow::Result<()> {
+        let f = &self.frame;
+        for (c, label) in self.categories.iter().enumerate() {
+            let px = f.left + slot * (c as f64 + 0.5);
+            canvas.vline(px, f.bottom, f.bottom + TICK_LEN, INK, 1.0)?;
+            canvas.text(
+                label,
+                (
+                    px,
+                    f.bottom + TICK_LEN + 5.0 + self.category_size * CAP_HEIGHT,
+                ),
+                self.category_size,
+                Align::Center,
+                false,
+                &INK,
+                false,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The legend's swatches and names above the plot.
+    fn draw_legend<DB: DrawingBackend>(&self, canvas: &Canvas<'_, DB>) -> anyhow::Result<()> {
+        for s in &self.legend {
+            let group = &self.groups[s.group];
+            let top = s.baseline - LEGEND_SIZE * CAP_HEIGHT / 2.0 - SWATCH / 2.0;
+            canvas.fill_rect(
+                (s.left, top),
+                (s.left + SWATCH, top + SWATCH),
+                group.colour.to_rgba(),
+            )?;
+            canvas.text(
+                group.name,
+                (s.left + SWATCH + 6.0, s.baseline),
+                LEGEND_SIZE,
+                Align::Left,
+                false,
+                &INK,
+                false,
+            )?;
+        }
+        Ok(())
+    }
+
     /// A min..max whisker at pixel column `x`, capped at ends inside the plot; dark, so it
     /// shows on every bar colour.
     fn draw_whisker<DB: DrawingBackend>(
@@ -244,41 +309,8 @@ impl Figure for BarFigure<'_> {
         }
 
         self.decor.draw_axes(canvas, f)?;
-        for (c, label) in self.categories.iter().enumerate() {
-            let px = f.left + slot * (c as f64 + 0.5);
-            canvas.vline(px, f.bottom, f.bottom + TICK_LEN, INK, 1.0)?;
-            canvas.text(
-                label,
-                (
-                    px,
-                    f.bottom + TICK_LEN + 5.0 + self.category_size * CAP_HEIGHT,
-                ),
-                self.category_size,
-                Align::Center,
-                false,
-                &INK,
-                false,
-            )?;
-        }
-
-        for s in &self.legend {
-            let group = &self.groups[s.group];
-            let top = s.baseline - LEGEND_SIZE * CAP_HEIGHT / 2.0 - SWATCH / 2.0;
-            canvas.fill_rect(
-                (s.left, top),
-                (s.left + SWATCH, top + SWATCH),
-                group.colour.to_rgba(),
-            )?;
-            canvas.text(
-                group.name,
-                (s.left + SWATCH + 6.0, s.baseline),
-                LEGEND_SIZE,
-                Align::Left,
-                false,
-                &INK,
-                false,
-            )?;
-        }
+        self.draw_categories(canvas, slot)?;
+        self.draw_legend(canvas)?;
 
         if !self.has_data {
             self.decor.draw_no_data(canvas, f)?;

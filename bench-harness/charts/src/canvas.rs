@@ -6,7 +6,6 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontDesc, FontFamily, FontStyle, FontTransform};
 
-use crate::output::drawing_error;
 use crate::style::*;
 
 /// How far below a `VPos::Top` anchor each backend puts the baseline, per unit of font size.
@@ -274,3 +273,8 @@ pub(crate) fn text_width(text: &str, size: f64, bold: bool) -> anyhow::Result<f6
 /// Ascent of caps and digits, and the depth of descenders, per unit of font size.
 pub(crate) const CAP_HEIGHT: f64 = 0.62;
 pub(crate) const DESCENT: f64 = 0.2;
+
+/// A plotters error as this crate's error.
+pub(crate) fn drawing_error(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow!("plotting failed: {e}")
+}

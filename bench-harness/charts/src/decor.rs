@@ -2,29 +2,10 @@
 
 use plotters::prelude::*;
 
-use crate::axis::Axis;
+use crate::axis::{Axis, Frame};
 use crate::canvas::{text_width, Align, Canvas, CAP_HEIGHT, DESCENT};
 use crate::style::*;
 use crate::{HEIGHT, WIDTH};
-
-/// The plot rectangle in logical pixels.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Frame {
-    pub(crate) left: f64,
-    pub(crate) top: f64,
-    pub(crate) right: f64,
-    pub(crate) bottom: f64,
-}
-
-impl Frame {
-    pub(crate) fn x(&self, frac: f64) -> f64 {
-        self.left + frac * (self.right - self.left)
-    }
-
-    pub(crate) fn y(&self, frac: f64) -> f64 {
-        self.bottom - frac * (self.bottom - self.top)
-    }
-}
 
 /// Texts and y axis common to both chart kinds.
 #[derive(Debug, Clone)]

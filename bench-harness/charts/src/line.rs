@@ -2,9 +2,9 @@
 
 use plotters::prelude::*;
 
-use crate::axis::Axis;
+use crate::axis::{Axis, Frame};
 use crate::canvas::{text_width, Align, Canvas, CAP_HEIGHT};
-use crate::decor::{x_tick_baseline, Decor, Frame};
+use crate::decor::{x_tick_baseline, Decor};
 use crate::output::Figure;
 use crate::style::*;
 use crate::{LineChart, SeriesStyle, WIDTH};
@@ -59,63 +59,8 @@ pub(crate) struct LineFigure<'a> {
 
 impl<'a> LineFigure<'a> {
     pub(crate) fn new(chart: &'a LineChart) -> anyhow::Result<Self> {
-        let fits = |log: bool, v: f64| v.is_finite() && (!log || v > 0.0);
-        let slots = palette_slots(chart.series.iter().map(|s| s.name.as_str()));
-        let series: Vec<LineSeries<'a>> = chart
-            .series
-            .iter()
-            .map(|s| {
-                let slot = slot_of(&slots, &s.name);
-                let kept = |&(x, y): &(f64, f64)| fits(chart.x_log, x) && fits(chart.y_log, y);
-                let bars = s
-                    .points
-                    .iter()
-                    .zip(&s.spread)
-                    .filter(|(p, _)| kept(p))
-                    .filter_map(|(&(x, _), &range)| ErrorBar::fit(x, range, chart.y_log))
-                    .collect();
-                LineSeries {
-                    name: &s.name,
-                    style: s.style,
-                    colour: PALETTE[slot],
-                    marker: MARKERS[slot % MARKERS.len()],
-                    points: s.points.iter().copied().filter(kept).collect(),
-                    bars,
-                }
-            })
-            .filter(|s| !s.points.is_empty())
-            .collect();
-
-        // The axes cover the points and both ends of every error bar that fit them.
-        let all = || {
-            series.iter().flat_map(|s| {
-                let ends = s.bars.iter().flat_map(|b| {
-                    let low = b.low.map(|l| (b.x, l));
-                    low.into_iter().chain([(b.x, b.high)])
-                });
-                s.points.iter().copied().chain(ends)
-            })
-        };
-        let (x, y) = if series.is_empty() {
-            (
-                Axis::placeholder(chart.x_log),
-                Axis::placeholder(chart.y_log),
-            )
-        } else {
-            let (x_min, x_max) = all()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (x, _)| {
-                    (lo.min(x), hi.max(x))
-                });
-            let (y_min, y_max) = all()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, y)| {
-                    (lo.min(y), hi.max(y))
-                });
-            (
-                Axis::fit(chart.x_log, x_min, x_max, 0.04, 8),
-                Axis::fit(chart.y_log, y_min, y_max, 0.05, 6),
-            )
-        };
-
+        let series = line_series(chart);
+        let (x, y) = axes(chart, &series);
         let decor = Decor {
             title: chart.title.clone(),
             x_label: chart.x_label.clone(),
@@ -124,7 +69,7 @@ impl<'a> LineFigure<'a> {
         };
         let last_x_label = x.major.last().map(|(_, l)| l.as_str()).unwrap_or("");
         let right_overhang = text_width(last_x_label, TICK_SIZE, false)? / 2.0 + 4.0;
-        let mut frame = Frame {
+        let frame = Frame {
             left: decor.plot_left()?,
             top: decor.below_title()
                 + if decor.title.is_empty() {
@@ -135,7 +80,6 @@ impl<'a> LineFigure<'a> {
             right: f64::from(WIDTH) - MARGIN.max(right_overhang),
             bottom: decor.plot_bottom(),
         };
-
         let mut figure = Self {
             decor,
             x,
@@ -147,27 +91,7 @@ impl<'a> LineFigure<'a> {
             figure.decor.y.thin_vertical(&frame);
             return Ok(figure);
         }
-
-        let mut widest: f64 = 0.0;
-        for s in &figure.series {
-            widest = widest.max(text_width(s.name, LEGEND_SIZE, false)?);
-        }
-        let width = 2.0 * LEGEND_PAD + LEGEND_SAMPLE + 8.0 + widest;
-        let height = 2.0 * LEGEND_PAD + figure.legend_rows().len() as f64 * LEGEND_ROW;
-        if let Some(inside) = figure.free_corner(width, height) {
-            figure.legend = Some(inside);
-        } else {
-            // Every spot inside covers data: shrink the plot and put the legend beside it.
-            frame.right = f64::from(WIDTH) - MARGIN - width - 12.0;
-            figure.frame = frame;
-            figure.legend = Some(LegendBox {
-                left: frame.right + 12.0,
-                top: frame.top,
-                width,
-                height,
-            });
-        }
-
+        figure.place_legend()?;
         let frame = figure.frame;
         figure.decor.y.thin_vertical(&frame);
         let widths = figure
@@ -178,6 +102,29 @@ impl<'a> LineFigure<'a> {
             .collect::<anyhow::Result<Vec<f64>>>()?;
         figure.x.thin_horizontal(&frame, &widths);
         Ok(figure)
+    }
+
+    /// The legend in a free corner of the plot, or, when every spot inside covers data,
+    /// beside a narrowed plot.
+    fn place_legend(&mut self) -> anyhow::Result<()> {
+        let mut widest: f64 = 0.0;
+        for s in &self.series {
+            widest = widest.max(text_width(s.name, LEGEND_SIZE, false)?);
+        }
+        let width = 2.0 * LEGEND_PAD + LEGEND_SAMPLE + 8.0 + widest;
+        let height = 2.0 * LEGEND_PAD + self.legend_rows().len() as f64 * LEGEND_ROW;
+        if let Some(inside) = self.free_corner(width, height) {
+            self.legend = Some(inside);
+        } else {
+            self.frame.right = f64::from(WIDTH) - MARGIN - width - 12.0;
+            self.legend = Some(LegendBox {
+                left: self.frame.right + 12.0,
+                top: self.frame.top,
+                width,
+                height,
+            });
+        }
+        Ok(())
     }
 
     pub(crate) fn map(&self, (x, y): (f64, f64)) -> (f64, f64) {
@@ -358,6 +305,66 @@ impl<'a> LineFigure<'a> {
         }
         Ok(())
     }
+}
+
+/// The chart's series with their colours and markers, the points and error bars a log axis
+/// can show; series left with no point are dropped.
+fn line_series(chart: &LineChart) -> Vec<LineSeries<'_>> {
+    let fits = |log: bool, v: f64| v.is_finite() && (!log || v > 0.0);
+    let slots = palette_slots(chart.series.iter().map(|s| s.name.as_str()));
+    chart
+        .series
+        .iter()
+        .map(|s| {
+            let slot = slot_of(&slots, &s.name);
+            let kept = |&(x, y): &(f64, f64)| fits(chart.x_log, x) && fits(chart.y_log, y);
+            let bars = s
+                .points
+                .iter()
+                .zip(&s.spread)
+                .filter(|(p, _)| kept(p))
+                .filter_map(|(&(x, _), &range)| ErrorBar::fit(x, range, chart.y_log))
+                .collect();
+            LineSeries {
+                name: &s.name,
+                style: s.style,
+                colour: PALETTE[slot],
+                marker: MARKERS[slot % MARKERS.len()],
+                points: s.points.iter().copied().filter(kept).collect(),
+                bars,
+            }
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
+}
+
+/// The axes, covering the points and both ends of every error bar that fit them.
+fn axes(chart: &LineChart, series: &[LineSeries<'_>]) -> (Axis, Axis) {
+    if series.is_empty() {
+        return (
+            Axis::placeholder(chart.x_log),
+            Axis::placeholder(chart.y_log),
+        );
+    }
+    let all = || {
+        series.iter().flat_map(|s| {
+            let ends = s.bars.iter().flat_map(|b| {
+                let low = b.low.map(|l| (b.x, l));
+                low.into_iter().chain([(b.x, b.high)])
+            });
+            s.points.iter().copied().chain(ends)
+        })
+    };
+    let (x_min, x_max) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (x, _)| {
+        (lo.min(x), hi.max(x))
+    });
+    let (y_min, y_max) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, y)| {
+        (lo.min(y), hi.max(y))
+    });
+    (
+        Axis::fit(chart.x_log, x_min, x_max, 0.04, 8),
+        Axis::fit(chart.y_log, y_min, y_max, 0.05, 6),
+    )
 }
 
 impl Figure for LineFigure<'_> {

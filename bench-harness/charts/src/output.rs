@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context as _};
 use plotters::prelude::*;
 
-use crate::canvas::{Canvas, RASTER_TEXT_DROP, SVG_TEXT_DROP};
+use crate::canvas::{drawing_error, Canvas, RASTER_TEXT_DROP, SVG_TEXT_DROP};
 use crate::style::SUPERSAMPLE;
 use crate::{HEIGHT, WIDTH};
 
@@ -104,8 +104,4 @@ pub(crate) fn halve(src: &[u8], width: usize) -> Vec<u8> {
         }
     }
     out
-}
-
-pub(crate) fn drawing_error(e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow!("plotting failed: {e}")
 }

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use crate::axis::*;
 use crate::bar::BarFigure;
-use crate::decor::Frame;
 use crate::line::LineFigure;
 use crate::output::*;
 use crate::style::{fnv1a, palette_slots, PALETTE};

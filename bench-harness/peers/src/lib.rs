@@ -336,21 +336,13 @@ impl Peer {
                 Peer::Bloomfilter(f)
             }
             PeerKind::Cuckoofilter => {
-                let mut f = cuckoofilter::CuckooFilter::with_capacity(n);
-                for key in keys {
-                    if f.add(key).is_err() {
-                        refused += 1;
-                    }
-                }
+                let f;
+                (f, refused) = cuckoo_fill(n, keys);
                 Peer::Cuckoofilter(f)
             }
             PeerKind::CuckoofilterXxh3 => {
-                let mut f = cuckoofilter::CuckooFilter::<Xxh3>::with_capacity(n);
-                for key in keys {
-                    if f.add(key).is_err() {
-                        refused += 1;
-                    }
-                }
+                let f;
+                (f, refused) = cuckoo_fill(n, keys);
                 Peer::CuckoofilterXxh3(f)
             }
             PeerKind::HashSetBytes => {
@@ -369,46 +361,14 @@ impl Peer {
                 Peer::GrowableBloom(f)
             }
             PeerKind::ProbabilisticCollections => {
-                use probabilistic_collections::SipHasherBuilder;
-                // Two different key pairs: equal builders would make the double hashing collapse
-                // to one hash, the same trap as bloomfilter's seed halves.
-                let mut f = probabilistic_collections::bloom::BloomFilter::<Vec<u8>>::with_hashers(
-                    n,
-                    p,
-                    [
-                        SipHasherBuilder::from_seed(SEED, SEED2),
-                        SipHasherBuilder::from_seed(SEED2, SEED.rotate_left(32)),
-                    ],
-                );
+                let mut f = probabilistic_collections_filter(n, p);
                 for key in keys {
                     f.insert(key);
                 }
                 Peer::ProbabilisticCollections(f)
             }
-            PeerKind::BinaryFuse8 => {
-                let hashes: Vec<u64> = keys.map(xxh3_64).collect();
-                let f = xorf::BinaryFuse8::try_from(&hashes[..])
-                    .map_err(anyhow::Error::msg)
-                    .with_context(|| {
-                        format!("xorf BinaryFuse8 construction from {} keys", hashes.len())
-                    })?;
-                Peer::BinaryFuse8(f)
-            }
-            PeerKind::HashSet => {
-                let mut set = HashSet::with_capacity(n);
-                for (i, key) in keys.enumerate() {
-                    match std::str::from_utf8(key) {
-                        Ok(s) => {
-                            set.insert(s.to_owned());
-                        }
-                        Err(e) => bail!(
-                            "key #{i} is not UTF-8 ({e}); the HashSet<String> baseline only \
-                             stores text keys, so leave it out for binary datasets"
-                        ),
-                    }
-                }
-                Peer::HashSet(set)
-            }
+            PeerKind::BinaryFuse8 => Peer::BinaryFuse8(binary_fuse(keys)?),
+            PeerKind::HashSet => Peer::HashSet(text_set(n, keys)?),
         };
         Ok((peer, refused))
     }
@@ -561,4 +521,63 @@ pub fn fastbloom_atomic_parallel_build(
     });
     let secs = start.elapsed().as_secs_f64();
     Ok((AtomicPeer(filter), secs))
+}
+
+/// xorf's BinaryFuse8 of `keys`, hashed with xxh3.
+///
+/// # Errors
+/// xorf failing to construct the filter.
+fn binary_fuse<'a>(keys: impl Iterator<Item = &'a [u8]>) -> anyhow::Result<xorf::BinaryFuse8> {
+    let hashes: Vec<u64> = keys.map(xxh3_64).collect();
+    xorf::BinaryFuse8::try_from(&hashes[..])
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("xorf BinaryFuse8 construction from {} keys", hashes.len()))
+}
+
+/// A cuckoofilter table for `n` keys holding `keys`, and the inserts it refused.
+fn cuckoo_fill<'a, H: std::hash::Hasher + Default>(
+    n: usize,
+    keys: impl Iterator<Item = &'a [u8]>,
+) -> (cuckoofilter::CuckooFilter<H>, u64) {
+    let mut f = cuckoofilter::CuckooFilter::<H>::with_capacity(n);
+    let refused = keys.filter(|key| f.add(key).is_err()).count() as u64;
+    (f, refused)
+}
+
+/// probabilistic-collections' Bloom filter for `n` keys at `p`, seeded. Two different key pairs:
+/// equal builders would make the double hashing collapse to one hash, the same trap as
+/// bloomfilter's seed halves.
+fn probabilistic_collections_filter(
+    n: usize,
+    p: f64,
+) -> probabilistic_collections::bloom::BloomFilter<Vec<u8>> {
+    use probabilistic_collections::SipHasherBuilder;
+    probabilistic_collections::bloom::BloomFilter::<Vec<u8>>::with_hashers(
+        n,
+        p,
+        [
+            SipHasherBuilder::from_seed(SEED, SEED2),
+            SipHasherBuilder::from_seed(SEED2, SEED.rotate_left(32)),
+        ],
+    )
+}
+
+/// The `HashSet<String>` baseline of `keys`.
+///
+/// # Errors
+/// A key that is not UTF-8: the baseline only stores text keys.
+fn text_set<'a>(n: usize, keys: impl Iterator<Item = &'a [u8]>) -> anyhow::Result<HashSet<String>> {
+    let mut set = HashSet::with_capacity(n);
+    for (i, key) in keys.enumerate() {
+        match std::str::from_utf8(key) {
+            Ok(s) => {
+                set.insert(s.to_owned());
+            }
+            Err(e) => bail!(
+                "key #{i} is not UTF-8 ({e}); the HashSet<String> baseline only \
+                 stores text keys, so leave it out for binary datasets"
+            ),
+        }
+    }
+    Ok(set)
 }

@@ -27,9 +27,8 @@
 use crate::dataset::Manifest;
 use crate::filters::Kind;
 use crate::measure::{Mix, Spread};
-use crate::record::{Record, Scenario};
-use crate::report::{self, Results};
-use crate::versus::Side;
+use crate::record::{Record, Results, Scenario, Side};
+use crate::render;
 use filterlab_peers::PeerKind;
 
 /// Rows whose expected false-positive count is below this are not tested against theory: a
@@ -408,7 +407,7 @@ pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
             p.extend(spread_problem(
                 &format!("{}: {what}", r.name),
                 Some(s),
-                crate::versus::PYTHON_ROUNDS,
+                crate::stages::peers::PYTHON_ROUNDS,
             ));
         }
     }
@@ -450,7 +449,7 @@ pub fn dataset(results: &Results, manifest: Option<&Manifest>) -> Vec<String> {
 pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
     let mut p = Vec::new();
     if let Some(readme) = against.readme {
-        let rendered = report::render_readme(results);
+        let rendered = render::render_readme(results);
         if rendered != readme {
             let line = rendered
                 .lines()
@@ -464,8 +463,8 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
         }
     }
     if let Some(root) = against.root_readme {
-        match report::committed_block(root) {
-            Some(block) if block == report::readme_block(results) => {}
+        match render::committed_block(root) {
+            Some(block) if block == render::readme_block(results) => {}
             Some(_) => p.push(
                 "the root README's results block differs from the one rendered from results.json"
                     .into(),
@@ -476,6 +475,7 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
     p
 }
 
+pub mod course;
 pub mod reports;
 mod theory;
 

@@ -6,7 +6,7 @@
 //!
 //! A new kind of report adds one entry to [`CHECKERS`].
 
-use crate::report::Results;
+use crate::record::Results;
 use std::path::{Path, PathBuf};
 
 /// What one checker found: the Markdown files it re-rendered (relative to the reports
@@ -166,7 +166,9 @@ fn results_readme(dir: &Path, _: &Results) -> Coverage {
 
 /// threads.json: targets recomputed from the rows, threads.md re-rendered.
 fn threads(dir: &Path, results: &Results) -> Coverage {
-    use crate::threads::{render, targets, ThreadsReport};
+    use crate::judge::threads::targets;
+    use crate::render::threads::render;
+    use crate::stages::threads::ThreadsReport;
     let mut c = Coverage::default();
     let report: ThreadsReport = match read_json(dir, "threads.json") {
         Ok(Some(r)) => r,
@@ -208,7 +210,9 @@ fn threads(dir: &Path, results: &Results) -> Coverage {
 
 /// systems.json: claims recomputed from the measurements, systems.md re-rendered.
 fn systems(dir: &Path, results: &Results) -> Coverage {
-    use crate::systems::{build_claims, render_markdown, SystemsResults};
+    use crate::judge::systems::claims as build_claims;
+    use crate::render::systems::markdown as render_markdown;
+    use crate::stages::systems::SystemsResults;
     let mut c = Coverage::default();
     let report: SystemsResults = match read_json(dir, "systems.json") {
         Ok(Some(r)) => r,
@@ -249,7 +253,7 @@ fn systems(dir: &Path, results: &Results) -> Coverage {
 /// python.json: the goals recomputed from the records, python.md re-rendered.
 fn python(dir: &Path, results: &Results) -> Coverage {
     let mut c = Coverage::default();
-    let report: crate::python::PythonReport = match read_json(dir, "python.json") {
+    let report: crate::record::python::PythonReport = match read_json(dir, "python.json") {
         Ok(Some(r)) => r,
         Ok(None) => return c,
         Err(e) => {
@@ -257,8 +261,9 @@ fn python(dir: &Path, results: &Results) -> Coverage {
             return c;
         }
     };
-    c.problems.extend(crate::python::check_report(&report));
-    let rendered = crate::python::render::render(&report);
+    c.problems
+        .extend(crate::record::python::goals::check_report(&report));
+    let rendered = crate::render::python::render(&report);
     rendered_and_current(
         dir,
         "python.md",
@@ -271,7 +276,7 @@ fn python(dir: &Path, results: &Results) -> Coverage {
 }
 
 /// The course (`course/course.json` and `course/course.md`, when the run wrote a course):
-/// [`crate::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
+/// [`crate::check::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
 /// (z, Holm-adjusted p), checks the repetitions' seeds and plots, and that the course comes from
 /// this run's commit.
 fn course(dir: &Path, results: &Results) -> Coverage {
@@ -281,12 +286,11 @@ fn course(dir: &Path, results: &Results) -> Coverage {
         return Coverage::default();
     }
     Coverage {
-        problems: crate::course::check(&course_dir, Some(&results.machine.commit)),
+        problems: crate::check::course::check(&course_dir, Some(&results.machine.commit)),
         covered: vec![md],
         ..Coverage::default()
     }
 }
 
 #[cfg(test)]
-#[path = "reports_tests.rs"]
 mod tests;

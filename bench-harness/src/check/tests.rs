@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::dataset::{DatasetSpec, KeyFileDigest};
+use crate::record::DatasetInfo;
+use crate::record::PeerRecord;
 use crate::record::{Params, Scenario};
-use crate::report::DatasetInfo;
-use crate::versus::PeerRecord;
 use filterlab::math;
 use std::collections::BTreeMap;
 
@@ -158,7 +158,7 @@ fn manifest() -> Manifest {
 
 fn problems(r: &Results) -> Vec<String> {
     let m = manifest();
-    let readme = report::render_readme(r);
+    let readme = crate::render::render_readme(r);
     let _ = &readme;
     check(
         r,
@@ -362,7 +362,7 @@ fn a_dataset_that_is_not_the_manifests_is_rejected() {
 #[test]
 fn a_readme_that_is_not_rendered_from_the_results_is_rejected() {
     let r = good();
-    let rendered = report::render_readme(&r);
+    let rendered = crate::render::render_readme(&r);
     let ok = check(
         &r,
         Floors::default(),
@@ -386,7 +386,7 @@ fn a_readme_that_is_not_rendered_from_the_results_is_rejected() {
         bad.iter().any(|m| m.contains("README.md differs")),
         "{bad:?}"
     );
-    let root = format!("intro\n{}\nrest\n", report::readme_block(&r));
+    let root = format!("intro\n{}\nrest\n", crate::render::readme_block(&r));
     assert!(tables(
         &r,
         &Against {
@@ -437,7 +437,7 @@ fn committed_reports_from_a_dirty_tree_are_rejected() {
         r.machine.commit = bad.into();
         assert_eq!(provenance(&r).len(), 1, "{bad}");
     }
-    let root = format!("x\n{}\n", report::readme_block(&r));
+    let root = format!("x\n{}\n", crate::render::readme_block(&r));
     let p = check(
         &r,
         Floors::default(),
@@ -483,133 +483,4 @@ fn a_skipped_dataset_check_says_why() {
     assert_eq!(reason.is_none(), manifest_covers(&r, &m), "{reason:?}");
 }
 
-#[test]
-fn a_stored_target_verdict_that_is_not_the_ratio_is_rejected() {
-    use crate::targets::{Conditions, Ratio, Verdict};
-    let ratio = Ratio {
-        what: "classic vs bloomfilter".into(),
-        numerator_value: 20.0,
-        numerator_samples: vec![20.0, 19.0, 21.0, 20.5, 19.5],
-        denominator_value: 25.0,
-        denominator_samples: vec![25.0, 24.0, 26.0, 25.5, 24.5],
-        bound: crate::targets::Bound::AtMost(0.7),
-        ..Ratio::default()
-    }
-    .recomputed();
-    assert_eq!(ratio.verdict, Verdict::NotMet);
-    let mut r = good();
-    r.ratios.push(ratio.clone());
-    assert!(ratios(&r).is_empty());
-    rejects("stored verdict Met", |r| {
-        r.ratios.push(Ratio {
-            verdict: Verdict::Met,
-            ..ratio.clone()
-        })
-    });
-    rejects("stored ratio", |r| {
-        r.ratios.push(Ratio {
-            ratio: 0.5,
-            ..ratio.clone()
-        })
-    });
-    rejects("stored interval", |r| {
-        r.ratios.push(Ratio {
-            interval: Some((0.1, 0.2)),
-            ..ratio.clone()
-        })
-    });
-    // A changed value moves the ratio; a changed round moves the interval.
-    rejects("stored ratio", |r| {
-        r.ratios.push(Ratio {
-            numerator_value: 10.0,
-            ..ratio.clone()
-        })
-    });
-    rejects("stored interval", |r| {
-        let mut x = ratio.clone();
-        x.numerator_samples[0] = 5.0;
-        r.ratios.push(x)
-    });
-    // "Same conditions" comes from the recorded conditions, not from the stored flag.
-    rejects("stored conditions", |r| {
-        r.ratios.push(Ratio {
-            denominator_conditions: Conditions {
-                hash: "SipHash-1-3".into(),
-                ..Conditions::default()
-            },
-            ..ratio.clone()
-        })
-    });
-}
-
-#[test]
-fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
-    use crate::record::Params;
-    // 411 blocks hold 10^4 keys: one table's rate spreads by about 4% of itself, four times the
-    // binomial error of a million probes. A row 5.6 binomial sigmas low (as measured once) is
-    // within the combined bound; half the expected count is not.
-    let small = Params::Blocked { blocks: 411 };
-    let big = Params::Blocked { blocks: 411_000 };
-    let (q_small, v_small) = (
-        small.theory(10_000).unwrap(),
-        small.instance_variance(10_000),
-    );
-    let relative = v_small.sqrt() / q_small;
-    assert!(
-        (0.02..0.08).contains(&relative),
-        "relative spread {relative}"
-    );
-    let v_big = big.instance_variance(10_000_000);
-    assert!(
-        (v_small / v_big - 1000.0).abs() < 50.0,
-        "spread scales with 1/blocks"
-    );
-    let classic = Params::Classic { m: 95_851, k: 7 };
-    assert!(classic.instance_variance(10_000) > 0.0);
-    assert_eq!(
-        Params::Classic { m: 95_851, k: 7 }.instance_variance(0),
-        0.0
-    );
-
-    let with_count = |fraction_or_sigmas: Result<f64, f64>| {
-        let mut r = good();
-        let x = matrix_row(&mut r, Kind::Blocked);
-        x.n = 10_000;
-        x.shape = Some(small.clone());
-        x.theoretical_fpr = q_small;
-        let expected = q_small * x.probes as f64;
-        let binomial = (expected * (1.0 - q_small)).sqrt();
-        let fp = match fraction_or_sigmas {
-            Ok(fraction) => expected * fraction,
-            Err(sigmas) => expected - sigmas * binomial,
-        };
-        set_false_positives(x, fp.round() as u64);
-        problems(&r)
-    };
-    let p = with_count(Err(5.6));
-    assert!(!p.iter().any(|m| m.contains("sigmas off")), "{p:?}");
-    assert!(with_count(Ok(0.5)).iter().any(|m| m.contains("sigmas off")));
-}
-
-#[test]
-fn python_rows_on_fewer_than_five_rounds_are_rejected() {
-    let python = |rounds: usize| crate::versus::PeerRecord {
-        name: "articles' Python".into(),
-        side: crate::versus::Side::Python,
-        ns_negative: timing(40_000.0, rounds),
-        ns_positive: timing(40_000.0, rounds),
-        build_seconds: timing(20.0, rounds),
-        probes: PROBES,
-        ..crate::versus::PeerRecord::default()
-    };
-    let mut r = good();
-    r.peers.push(python(5));
-    assert!(peers(&r, Floors::default()).is_empty());
-    r.peers.last_mut().unwrap().ns_negative = timing(40_000.0, 1);
-    let p = peers(&r, Floors::default());
-    assert!(
-        p.iter()
-            .any(|x| x.contains("articles' Python: ns_negative: 1 rounds")),
-        "{p:?}"
-    );
-}
+mod targets;

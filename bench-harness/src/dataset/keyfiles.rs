@@ -31,7 +31,7 @@ pub fn write_keys(keys: &KeySet, path: &Path) -> anyhow::Result<()> {
     write_all(&mut out).with_context(|| format!("cannot write key file {}", path.display()))
 }
 
-/// Reads a key file in the format [`crate::keyfile`] documents (UTF-8, one key per `\n` or
+/// Reads a key file in the format [`crate::dataset::keyfile`] documents (UTF-8, one key per `\n` or
 /// `\r\n` line, empty lines skipped, repeats dropped), streamed, validated line by line.
 ///
 /// # Errors
@@ -39,7 +39,7 @@ pub fn write_keys(keys: &KeySet, path: &Path) -> anyhow::Result<()> {
 /// Fails with a message naming `path` if it does not exist, cannot be read, or breaks the
 /// format.
 pub fn read_keys(path: &Path) -> anyhow::Result<KeySet> {
-    let (keys, _) = crate::keyfile::read(path, usize::MAX, None, &mut Default::default())?;
+    let (keys, _) = crate::dataset::keyfile::read(path, usize::MAX, None, &mut Default::default())?;
     Ok(keys)
 }
 

@@ -53,6 +53,7 @@ use sha2::{Digest, Sha256};
 use xxhash_rust::xxh3::xxh3_64;
 
 mod generator;
+pub mod keyfile;
 mod keyfiles;
 mod keyset;
 mod manifest;

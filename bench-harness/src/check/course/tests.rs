@@ -1,0 +1,90 @@
+//! Unit tests of `stages/course/check.rs`.
+
+use super::*;
+use crate::record::Verdict;
+use crate::render::course::tests::fixture;
+use crate::stages::course::model::Outcome;
+
+fn ok() -> (CourseDoc, String) {
+    let doc = fixture();
+    let md = markdown::course(&doc);
+    (doc, md)
+}
+
+#[test]
+fn a_consistent_course_passes() {
+    let (doc, md) = ok();
+    assert_eq!(check_doc(&doc, &md), Vec::<String>::new());
+}
+
+#[test]
+fn a_flipped_verdict_in_the_json_fails() {
+    let (mut doc, md) = ok();
+    if let Some(j) = doc.sections[0].rows[1].judged.as_mut() {
+        j.verdict = if j.verdict == Verdict::Met {
+            Verdict::NotMet
+        } else {
+            Verdict::Met
+        };
+    }
+    let p = check_doc(&doc, &md);
+    assert!(p.iter().any(|p| p.contains("row \"k = 1\"")), "{p:?}");
+}
+
+#[test]
+fn a_flipped_verdict_in_the_markdown_fails() {
+    let (doc, md) = ok();
+    let md = md.replacen("| overestimates |", "| holds |", 1);
+    let p = check_doc(&doc, &md);
+    assert!(p.iter().any(|p| p.contains("course.md differs")), "{p:?}");
+}
+
+#[test]
+fn a_changed_value_fails() {
+    let (mut doc, md) = ok();
+    doc.sections[0].rows[0].reps[0].hits += 40;
+    let p = check_doc(&doc, &md);
+    assert!(p.iter().any(|p| p.contains("row \"k = 7\"")), "{p:?}");
+    assert!(p.iter().any(|p| p.contains("course.md differs")), "{p:?}");
+}
+
+#[test]
+fn a_flipped_comparison_and_a_shared_seed_fail() {
+    let (mut doc, md) = ok();
+    doc.errata[0].pairs[0].outcome = Outcome::Worse;
+    doc.errata[0].rows[0].reps[1].seed = doc.errata[0].rows[0].reps[0].seed;
+    let p = check_doc(&doc, &md);
+    assert!(
+        p.iter().any(|p| p.contains("comparison of rows 1 and 0")),
+        "{p:?}"
+    );
+    assert!(p.iter().any(|p| p.contains("share a seed")), "{p:?}");
+}
+
+#[test]
+fn missing_or_broken_files_are_reported() {
+    let dir = std::env::temp_dir().join(format!("filterlab-course-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    assert_eq!(check(&dir, None).len(), 2);
+    std::fs::write(dir.join("course.json"), "{").unwrap();
+    std::fs::write(dir.join("course.md"), "").unwrap();
+    assert!(check(&dir, None)[0].contains("does not parse"));
+    let (doc, md) = ok();
+    std::fs::write(
+        dir.join("course.json"),
+        serde_json::to_string(&doc).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("course.md"), md).unwrap();
+    let p = check(&dir, Some("abc1234"));
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].contains("fp_vs_bits.svg, which is missing"), "{p:?}");
+    std::fs::write(dir.join("fp_vs_bits.svg"), "<svg/>").unwrap();
+    assert_eq!(check(&dir, Some("abc1234")), Vec::<String>::new());
+    let stale = check(&dir, Some("def5678"));
+    assert!(
+        stale.len() == 1 && stale[0].contains("a stale course"),
+        "{stale:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

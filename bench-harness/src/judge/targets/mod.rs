@@ -1,0 +1,444 @@
+//! The speed and memory targets: a typed table of ratios between two figures measured in the
+//! same run, each with its numerator and denominator named, and a computed "same conditions?"
+//! verdict that says what differs between the two sides when they are not alike.
+//!
+//! Contenders are named through [`Kind`] and [`PeerKind`], so a rename is a compile error, and a
+//! lookup of a contender missing from the run is an error, never a silently dropped row.
+
+use crate::filters::Kind;
+use crate::measure::Spread;
+use crate::record::PeerRecord;
+use anyhow::{anyhow, Result};
+use filterlab_peers::PeerKind;
+
+mod parallel;
+
+use parallel::parallel_rows;
+
+use crate::record::conditions::{self, Api, Timed};
+pub use crate::record::conditions::{Conditions, Terms, FP_TOLERANCE};
+pub use crate::record::{Bound, Ratio, Role, Verdict};
+
+/// A figure of a [`PeerRecord`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// ns per negative lookup, one at a time.
+    Negative,
+    /// ns per positive lookup, one at a time.
+    Positive,
+    /// ns per negative lookup, batched.
+    NegativeBatched,
+    /// ns per positive lookup, batched.
+    PositiveBatched,
+    /// Build seconds, one insert at a time.
+    Build,
+    /// Build seconds through `insert_batch`.
+    BuildBatched,
+    /// Table bytes.
+    Bytes,
+}
+
+impl Metric {
+    fn pick(self, r: &PeerRecord) -> Option<Spread> {
+        match self {
+            Metric::Negative => Some(r.ns_negative.clone()),
+            Metric::Positive => Some(r.ns_positive.clone()),
+            Metric::NegativeBatched => r.ns_negative_batched.clone(),
+            Metric::PositiveBatched => r.ns_positive_batched.clone(),
+            Metric::Build => Some(r.build_seconds.clone()),
+            Metric::BuildBatched => r.build_seconds_batched.clone(),
+            Metric::Bytes => Some(Spread::single(r.bytes as f64)),
+        }
+    }
+
+    /// The conditions `r`'s figure ran under.
+    fn conditions(self, r: &PeerRecord) -> Conditions {
+        let hash = match r.side {
+            crate::record::Side::Filterlab => conditions::OURS_HASH,
+            crate::record::Side::Python => conditions::PYTHON_HASH,
+            crate::record::Side::Peer => PeerKind::ALL
+                .iter()
+                .find(|k| k.name() == r.name)
+                .map_or("unknown", |&k| conditions::peer_hash(k)),
+        };
+        Conditions {
+            api: if self.batched() {
+                Api::Batched
+            } else {
+                Api::OneAtATime
+            },
+            achieved_fpr: Some(r.empirical_fpr),
+            hash: hash.into(),
+            threads: 1,
+            huge_pages: r.huge_page_coverage,
+            bytes: Some(r.bytes),
+            timed: match self {
+                Metric::Build | Metric::BuildBatched => Timed::AllocationAndInserts,
+                Metric::Bytes => Timed::Bytes,
+                _ => Timed::Lookups,
+            },
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Metric::Negative => "ns per negative lookup",
+            Metric::Positive => "ns per positive lookup",
+            Metric::NegativeBatched => "ns per negative lookup, batched",
+            Metric::PositiveBatched => "ns per positive lookup, batched",
+            Metric::Build => "build seconds",
+            Metric::BuildBatched => "build seconds, batched",
+            Metric::Bytes => "bytes",
+        }
+    }
+
+    fn batched(self) -> bool {
+        matches!(
+            self,
+            Metric::NegativeBatched | Metric::PositiveBatched | Metric::BuildBatched
+        )
+    }
+}
+
+/// Who a target's denominator is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Against {
+    /// The configurations of one peer crate; the one with the lower figure in this run is used,
+    /// so that each peer is compared in its fastest configuration.
+    Peers(&'static [PeerKind]),
+    /// Another of our own variants (the cuckoo filter's two cache lines against the split-block
+    /// filter's one).
+    Ours(Kind),
+}
+
+/// One row of the targets table: ours (numerator) against `Against` (denominator).
+pub type Target = (Kind, Metric, Against, Metric, Bound, Terms, Role);
+
+/// The issue's targets. Speed rows compare time over time, so `AtMost(0.7)` means "at most 70%
+/// of the peer's time". Like structures are compared: the classic filter against the classic
+/// peers (bloomfilter, probabilistic-collections), the split-block filter against fastbloom (a
+/// blocked filter with 512-bit blocks) and xorf's binary fuse filter, the cuckoo filter against
+/// cuckoofilter. The classic filter against fastbloom stays as information, not as a target.
+pub const TARGETS: &[Target] = {
+    use Bound::AtMost as M;
+    use Kind::{Blocked, Classic, Cuckoo, Scalable};
+    use Metric::*;
+    use Role::{Information as INFO, Target as T};
+    const FB: Against = Against::Peers(&[PeerKind::FastbloomFoldhash, PeerKind::FastbloomDefault]);
+    const CLASSIC: Against =
+        Against::Peers(&[PeerKind::Bloomfilter, PeerKind::ProbabilisticCollections]);
+    const CF: Against = Against::Peers(&[PeerKind::Cuckoofilter, PeerKind::CuckoofilterXxh3]);
+    const FUSE: Against = Against::Peers(&[PeerKind::BinaryFuse8]);
+    const GB: Against = Against::Peers(&[PeerKind::GrowableBloom]);
+    const BLOCKED: Against = Against::Ours(Blocked);
+    const ALIKE: Terms = Terms::AlikeFp;
+    const NO_WORSE: Terms = Terms::NoWorse { bytes: None };
+    const CF_BUILD: Terms = Terms::NoWorse { bytes: Some(0.8) };
+    &[
+        (Classic, Negative, CLASSIC, Negative, M(1.0), ALIKE, T),
+        (Classic, Positive, CLASSIC, Positive, M(1.0), ALIKE, T),
+        (
+            Classic,
+            NegativeBatched,
+            CLASSIC,
+            Negative,
+            M(0.7),
+            ALIKE,
+            T,
+        ),
+        (
+            Classic,
+            PositiveBatched,
+            CLASSIC,
+            Positive,
+            M(0.7),
+            ALIKE,
+            T,
+        ),
+        (Classic, BuildBatched, CLASSIC, Build, M(0.5), ALIKE, T),
+        (Classic, Negative, FB, Negative, M(1.0), ALIKE, INFO),
+        (Classic, Positive, FB, Positive, M(1.0), ALIKE, INFO),
+        (Classic, NegativeBatched, FB, Negative, M(0.7), ALIKE, INFO),
+        (Classic, PositiveBatched, FB, Positive, M(0.7), ALIKE, INFO),
+        (Classic, BuildBatched, FB, Build, M(0.5), ALIKE, INFO),
+        (Blocked, Negative, FB, Negative, M(0.6), ALIKE, T),
+        (Blocked, Positive, FB, Positive, M(0.6), ALIKE, T),
+        (Blocked, NegativeBatched, FB, Negative, M(0.35), ALIKE, T),
+        (Blocked, PositiveBatched, FB, Positive, M(0.35), ALIKE, T),
+        (Blocked, NegativeBatched, FUSE, Negative, M(0.6), ALIKE, T),
+        (Blocked, PositiveBatched, FUSE, Positive, M(0.6), ALIKE, T),
+        (Blocked, BuildBatched, FB, Build, M(0.35), ALIKE, T),
+        (Cuckoo, Negative, CF, Negative, M(0.3), ALIKE, T),
+        (Cuckoo, Positive, CF, Positive, M(0.3), ALIKE, T),
+        (Cuckoo, NegativeBatched, CF, Negative, M(0.15), ALIKE, T),
+        (Cuckoo, PositiveBatched, CF, Positive, M(0.15), ALIKE, T),
+        (Cuckoo, Build, CF, Build, M(1.0), CF_BUILD, T),
+        (Cuckoo, BuildBatched, CF, Build, M(1.0), CF_BUILD, T),
+        (Cuckoo, Bytes, CF, Bytes, M(0.8), ALIKE, T),
+        (Cuckoo, Negative, BLOCKED, Negative, M(1.2), NO_WORSE, T),
+        (Cuckoo, Positive, BLOCKED, Positive, M(1.2), NO_WORSE, T),
+        (
+            Cuckoo,
+            NegativeBatched,
+            BLOCKED,
+            NegativeBatched,
+            M(1.3),
+            NO_WORSE,
+            T,
+        ),
+        (
+            Cuckoo,
+            PositiveBatched,
+            BLOCKED,
+            PositiveBatched,
+            M(1.3),
+            NO_WORSE,
+            T,
+        ),
+        (Scalable, Negative, GB, Negative, M(0.7), ALIKE, T),
+        (Scalable, Positive, GB, Positive, M(0.7), ALIKE, T),
+    ]
+};
+
+/// The row named `name`, or an error naming what is missing.
+pub fn find<'a>(rows: &'a [PeerRecord], name: &str) -> Result<&'a PeerRecord> {
+    rows.iter().find(|r| r.name == name).ok_or_else(|| {
+        anyhow!("the targets table needs a row for {name:?}, and the run has none: was a contender renamed or left out?")
+    })
+}
+
+/// The denominator's row: our variant, or the peer configuration with the lowest `metric`.
+fn denominator(rows: &[PeerRecord], against: Against, metric: Metric) -> Result<&PeerRecord> {
+    match against {
+        Against::Peers(kinds) => fastest(rows, kinds, metric),
+        Against::Ours(kind) => find(rows, kind.name()),
+    }
+}
+
+/// The configuration in `kinds` with the lowest `metric` in this run; every one must be there.
+fn fastest<'a>(
+    rows: &'a [PeerRecord],
+    kinds: &[PeerKind],
+    metric: Metric,
+) -> Result<&'a PeerRecord> {
+    let mut best: Option<&PeerRecord> = None;
+    for k in kinds {
+        let r = find(rows, k.name())?;
+        let value = |r: &PeerRecord| metric.pick(r).map_or(f64::INFINITY, |s| s.median);
+        if best.is_none_or(|b| value(r) < value(b)) {
+            best = Some(r);
+        }
+    }
+    best.ok_or_else(|| anyhow!("a target names no peer"))
+}
+
+/// One side of a ratio: its name, its timing and what it ran under.
+pub struct Side {
+    /// `classic: ns per negative lookup`.
+    pub name: String,
+    /// The figure over its rounds (`None`: not measured).
+    pub figure: Option<Spread>,
+    /// Its conditions.
+    pub conditions: Conditions,
+}
+
+/// One ratio row from two sides; everything derived is computed by [`Ratio::recomputed`].
+fn row(what: String, role: Role, (a, b): (Side, Side), bound: Bound, terms: Terms) -> Ratio {
+    let value = |s: &Option<Spread>| s.as_ref().map_or(f64::NAN, |s| s.median);
+    let samples = |s: &Option<Spread>| s.as_ref().map_or_else(Vec::new, |s| s.samples.clone());
+    Ratio {
+        what,
+        role,
+        numerator: a.name,
+        numerator_value: value(&a.figure),
+        numerator_samples: samples(&a.figure),
+        denominator: b.name,
+        denominator_value: value(&b.figure),
+        denominator_samples: samples(&b.figure),
+        bound,
+        terms,
+        numerator_conditions: a.conditions,
+        denominator_conditions: b.conditions,
+        ..Ratio::default()
+    }
+    .recomputed()
+}
+
+/// `r`'s `m` figure as a side.
+fn side(r: &PeerRecord, m: Metric) -> Side {
+    Side {
+        name: format!("{}: {}", r.name, m.label()),
+        figure: m.pick(r),
+        conditions: m.conditions(r),
+    }
+}
+
+/// A row for a figure the run does not have: NaN values, not measured, with the reason.
+fn not_measured(what: String, (num, den): (String, String), bound: Bound, why: String) -> Ratio {
+    let blank = |name| Side {
+        name,
+        figure: None,
+        conditions: Conditions::default(),
+    };
+    let mut r = row(
+        what,
+        Role::Target,
+        (blank(num), blank(den)),
+        bound,
+        Terms::AlikeFp,
+    );
+    r.differences = why;
+    r
+}
+
+/// Every row of [`TARGETS`], then the equal-footing memory rows (bits per key over the lower
+/// bound at each side's achieved FP rate), the Python speed-ups and the parallel builds.
+///
+/// # Errors
+/// A contender of [`TARGETS`] missing from `rows`.
+pub fn ratios(
+    rows: &[PeerRecord],
+    builds: &[(String, Spread)],
+    threads: usize,
+) -> Result<Vec<Ratio>> {
+    let mut out = Vec::new();
+    for &(ours, mo, theirs, mt, bound, terms, role) in TARGETS {
+        let a = find(rows, ours.name())?;
+        let b = denominator(rows, theirs, mt)?;
+        if mo.pick(a).is_none() || mt.pick(b).is_none() {
+            return Err(anyhow!(
+                "{} or {} has no {} figure",
+                a.name,
+                b.name,
+                mo.label()
+            ));
+        }
+        let what = format!("{} vs {}: {}", a.name, b.name, mo.label());
+        out.push(row(what, role, (side(a, mo), side(b, mt)), bound, terms));
+        if mo == Metric::Bytes {
+            // Bytes at unequal FP rates compare unlike jobs; bits per key over log2(1/achieved
+            // FP) puts both sides on the same footing. The rate's 95% upper bound: no false
+            // positive is not a rate of zero. No probes: NaN, which is never met.
+            let eff = |r: &PeerRecord| {
+                let fp = (r.empirical_fpr * r.probes as f64).round() as u64;
+                let v = crate::judge::claims::bits_over_bound(r.bits_per_key, fp, r.probes)
+                    .unwrap_or(f64::NAN);
+                Side {
+                    name: format!("{}: bits/key over its lower bound", r.name),
+                    figure: Some(Spread::single(v)),
+                    conditions: Conditions {
+                        achieved_fpr: None,
+                        ..Metric::Bytes.conditions(r)
+                    },
+                }
+            };
+            out.push(row(
+                format!(
+                    "{} vs {}: bits per key / log2(1/achieved FP)",
+                    a.name, b.name
+                ),
+                role,
+                (eff(a), eff(b)),
+                bound,
+                Terms::Speedup,
+            ));
+        }
+    }
+    out.extend(twin_rows(rows)?);
+    out.extend(python_rows(rows)?);
+    out.extend(parallel_rows(builds, threads));
+    Ok(out)
+}
+
+/// The lookup and memory targets again, with our variant rebuilt at the peer's achieved FP
+/// rate ([`crate::stages::peers::TWINS`]): the comparison at equal FP. Rows whose twin is missing
+/// (a run without peers) are an error like any missing contender.
+fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
+    let mut out = Vec::new();
+    for (kind, peer) in crate::stages::peers::TWINS {
+        let twin = find(rows, &crate::stages::peers::twin_name(kind, peer))?;
+        for &(ours, mo, theirs, mt, bound, terms, role) in TARGETS {
+            let Against::Peers(theirs) = theirs else {
+                continue;
+            };
+            if ours != kind || matches!(mo, Metric::Build | Metric::BuildBatched) {
+                continue;
+            }
+            let b = fastest(rows, theirs, mt)?;
+            let what = format!("{} vs {}: {}, at equal FP", twin.name, b.name, mo.label());
+            if mo.pick(twin).is_none() || mt.pick(b).is_none() {
+                let names = (side(twin, mo).name, side(b, mt).name);
+                let why = format!("not measured: no {} figure", mo.label());
+                out.push(not_measured(what, names, bound, why));
+                continue;
+            }
+            out.push(row(what, role, (side(twin, mo), side(b, mt)), bound, terms));
+        }
+    }
+    Ok(out)
+}
+
+/// The classic filter against the articles' Python code. A run without the Python side (no
+/// python3) gives explicit not-measured rows, not none.
+fn python_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
+    let c = find(rows, Kind::Classic.name())?;
+    let py = find(rows, "articles' Python").ok();
+    let mut out = Vec::new();
+    for m in [
+        Metric::Negative,
+        Metric::Positive,
+        Metric::NegativeBatched,
+        Metric::PositiveBatched,
+        Metric::Build,
+        Metric::BuildBatched,
+    ] {
+        let py_metric = if m.batched() { unbatched(m) } else { m };
+        let bound = Bound::AtLeast(if matches!(m, Metric::Build | Metric::BuildBatched) {
+            20.0
+        } else {
+            15.0
+        });
+        let what = format!(
+            "speed-up of classic over the articles' Python: {}",
+            m.label()
+        );
+        let names = (
+            format!("articles' Python: {}", py_metric.label()),
+            format!("classic: {}", m.label()),
+        );
+        match py {
+            Some(py) if py_metric.pick(py).is_some() && m.pick(c).is_some() => out.push(row(
+                what,
+                Role::Target,
+                (side(py, py_metric), side(c, m)),
+                bound,
+                Terms::AlikeFp,
+            )),
+            None => out.push(not_measured(
+                what,
+                names,
+                bound,
+                "not measured: the articles' Python code did not run (python3 absent?)".into(),
+            )),
+            Some(_) => out.push(not_measured(
+                what,
+                names,
+                bound,
+                format!("not measured: no {} figure", m.label()),
+            )),
+        }
+    }
+    Ok(out)
+}
+
+fn unbatched(m: Metric) -> Metric {
+    match m {
+        Metric::NegativeBatched => Metric::Negative,
+        Metric::PositiveBatched => Metric::Positive,
+        Metric::BuildBatched => Metric::Build,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! The harness's stages, in pipeline order: [`ALL`]. Each measures one part of the report
+//! (see [`crate::plan`] for how they are driven).
+
+use crate::filters::Kind;
+use crate::judge::targets;
+use crate::measure::SmallPages;
+use crate::plan::{Plan, Run, Stage};
+use crate::render;
+use crate::stages::{builds, matrix, peers};
+use anyhow::{bail, Result};
+use std::path::Path;
+
+/// Every stage, in the order they run. Add a stage with one line here.
+pub const ALL: &[&dyn Stage] = &[
+    &Comparison,
+    &Growth,
+    &Users,
+    &Churn,
+    &SizeSweep,
+    &crate::stages::threads::Threads,
+    &crate::stages::systems::Systems,
+    &crate::stages::course::Course,
+    &crate::stages::python::Python,
+    &NoFalseNegatives,
+    &WriteReports,
+];
+
+/// Every target rate at n keys: interleaved builds (ours and the peers'), the matrix, parallel
+/// lookups, the peers side by side, parallel builds, the articles' Python code, the targets
+/// and the huge-page A/B.
+pub struct Comparison;
+
+impl Stage for Comparison {
+    fn name(&self) -> &'static str {
+        "matrix, peers and targets"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let (ctx, plan, n) = (&run.ctx, run.plan, run.n);
+        eprintln!(
+            "   {} variants x {} targets at n = {n}; builds: ours and the peers', {} interleaved rounds",
+            Kind::ALL.len(),
+            plan.targets.len(),
+            plan.build_rounds
+        );
+        // The peers' tables come from the allocator on 4 KiB pages (this kernel's policy is
+        // `madvise`, and they advise nothing): ours are built without the huge-page advice here
+        // too, so that every comparison below runs on the same pages. The A/B at the end measures
+        // what the advice gains.
+        let small_pages = SmallPages::start();
+        let built = builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.build_rounds)?;
+        let (matrix, filters) = matrix::matrix(ctx, n, built.ours)?;
+        let at_1pct: Vec<_> = filters.iter().take(Kind::ALL.len()).collect();
+        let base = &matrix[..Kind::ALL.len().min(matrix.len())];
+        eprintln!("   parallel lookups");
+        let parallel = matrix::parallel(ctx, &at_1pct, base)?;
+        eprintln!("   beside the peers at 1%");
+        let mut peers =
+            peers::compare(ctx, &at_1pct, base, built.peers, n, 0.01, plan.peer_rounds)?;
+        drop(at_1pct);
+        drop(filters);
+        eprintln!("   parallel builds");
+        let parallel_builds = peers::parallel_builds(ctx, n, 0.01, plan.build_rounds)?;
+        eprintln!("   the articles' Python code");
+        let dir = Path::new("target/python-keys");
+        if let Some(py) = peers::python(ctx, n, 0.01, (plan.python_queries, plan.peer_rounds), dir)?
+        {
+            peers.push(py);
+        }
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let ratios = targets::ratios(&peers, &parallel_builds, threads)?;
+        drop(small_pages);
+        eprintln!("   huge pages advised and not");
+        let huge_pages = peers::huge_pages(ctx, n, 0.01, plan.peer_rounds)?;
+        let r = &mut run.results;
+        r.records.extend(matrix);
+        r.records.extend(parallel);
+        r.peers = peers;
+        r.parallel_builds = parallel_builds;
+        r.ratios = ratios;
+        r.huge_pages = huge_pages;
+        Ok(())
+    }
+}
+
+/// Capacity of the growth and churn scenarios: a tenth of n, at least 1000, and small enough
+/// that 4x of it fits in the members.
+fn scenario_capacity(run: &Run<'_>) -> usize {
+    (run.n / 10).max(1000).min(run.ctx.members.len() / 4)
+}
+
+/// Inserting up to 4x the declared capacity.
+pub struct Growth;
+
+impl Stage for Growth {
+    fn name(&self) -> &'static str {
+        "growth past the declared capacity"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let cap = scenario_capacity(run);
+        eprintln!("   to 4x a capacity of {cap}");
+        let records = matrix::growth(&run.ctx, cap, 0.01)?;
+        run.results.records.extend(records);
+        Ok(())
+    }
+}
+
+/// The second article's design load and its explicit bit count.
+pub const ARTICLE_USERS: usize = 1_000_000;
+/// m of the second article's filter.
+pub const ARTICLE_BITS: u64 = 9_585_059;
+
+/// The second article's filter, m = 9,585,059 bits and k = 7 for 1M users, at and past its
+/// design load. A run with fewer than 4M keys scales m with the design load (the claims table
+/// says so).
+pub struct Users;
+
+impl Stage for Users {
+    fn name(&self) -> &'static str {
+        "the second article's filter"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let design = ARTICLE_USERS.min(run.ctx.members.len() / 4);
+        let m = (ARTICLE_BITS as f64 * design as f64 / ARTICLE_USERS as f64).round() as u64;
+        eprintln!("   m = {m}, k = 7, {design} users and past");
+        let records = matrix::users(&run.ctx, design, m, 7)?;
+        run.results.records.extend(records);
+        Ok(())
+    }
+}
+
+/// Rounds of the churn scenario.
+const CHURN_ROUNDS: usize = 10;
+
+fn churn_capacity(run: &Run<'_>) -> usize {
+    scenario_capacity(run).min(run.ctx.members.len() / 2)
+}
+
+/// Deleting the oldest tenth and inserting a fresh tenth, ten times.
+pub struct Churn;
+
+impl Stage for Churn {
+    fn name(&self) -> &'static str {
+        "deletion churn"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
+
+    fn members_needed(&self, run: &Run<'_>) -> usize {
+        matrix::churn_members_needed(churn_capacity(run), CHURN_ROUNDS)
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let cap = churn_capacity(run);
+        eprintln!("   at capacity {cap}");
+        let records = matrix::churn(&run.ctx, cap, 0.01, CHURN_ROUNDS)?;
+        run.results.records.extend(records);
+        Ok(())
+    }
+}
+
+/// Sizes of the sweep: powers of ten from 10^4 up to `top`, and `top` itself.
+#[must_use]
+pub fn sweep_sizes(top: usize) -> Vec<usize> {
+    let mut sizes: Vec<usize> = (4..=8)
+        .map(|e| 10usize.pow(e))
+        .filter(|&s| s <= top)
+        .collect();
+    if sizes.last() != Some(&top) {
+        sizes.push(top);
+    }
+    sizes
+}
+
+/// Lookup cost against filter size.
+pub struct SizeSweep;
+
+impl Stage for SizeSweep {
+    fn name(&self) -> &'static str {
+        "size sweep"
+    }
+
+    fn wanted(&self, _: &Plan) -> bool {
+        true
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let top = if run.plan.large {
+            run.ctx.members.len()
+        } else {
+            run.n
+        };
+        let sizes = sweep_sizes(top);
+        eprintln!("   over {sizes:?}");
+        let records = matrix::size_sweep(&run.ctx, &sizes, 0.01)?;
+        run.results.records.extend(records);
+        Ok(())
+    }
+}
+
+/// Stops the run if any record or contender saw a false negative.
+pub struct NoFalseNegatives;
+
+impl Stage for NoFalseNegatives {
+    fn name(&self) -> &'static str {
+        "false negatives"
+    }
+
+    fn wanted(&self, _: &Plan) -> bool {
+        true
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let problems = crate::check::false_negatives(&run.results);
+        if !problems.is_empty() {
+            bail!("a filter is broken: {}", problems.join("; "));
+        }
+        Ok(())
+    }
+}
+
+/// results.json, the tables and the charts; the root README's block for the committed run.
+pub struct WriteReports;
+
+impl Stage for WriteReports {
+    fn name(&self) -> &'static str {
+        "reports"
+    }
+
+    fn wanted(&self, _: &Plan) -> bool {
+        true
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        run.results.machine.wall_seconds = run.started.elapsed().as_secs_f64();
+        let out = &run.plan.out;
+        render::write(out, &run.results)?;
+        if run.plan.is_committed_run() && out == Path::new("reports") {
+            render::update_readme_block(Path::new("README.md"), &run.results)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,129 @@
+//! Unit tests of `pipeline.rs`.
+
+use super::*;
+use std::path::PathBuf;
+
+fn plan() -> Plan {
+    Plan {
+        quick: false,
+        large: false,
+        sweep_only: false,
+        keys: None,
+        probes: None,
+        out: PathBuf::from("reports"),
+        rounds: 5,
+        build_rounds: 5,
+        peer_rounds: 9,
+        queries: 1000,
+        scenario_probes: 1000,
+        python_queries: 1000,
+        targets: vec![0.01],
+    }
+}
+
+/// The names of the stages `plan` runs, in order.
+fn stage_names(plan: &Plan, stages: &[&dyn Stage]) -> Vec<&'static str> {
+    stages
+        .iter()
+        .filter(|s| s.wanted(plan))
+        .map(|s| s.name())
+        .collect()
+}
+
+#[test]
+fn a_full_run_runs_every_stage_and_a_sweep_only_run_only_the_sweep() {
+    assert_eq!(stage_names(&plan(), ALL).len(), ALL.len());
+    let sweep = Plan {
+        sweep_only: true,
+        ..plan()
+    };
+    assert_eq!(
+        stage_names(&sweep, ALL),
+        ["size sweep", "false negatives", "reports"]
+    );
+    assert!(plan().is_committed_run());
+    assert!(!Plan {
+        quick: true,
+        ..plan()
+    }
+    .is_committed_run());
+    assert!(!Plan {
+        keys: Some("k".into()),
+        ..plan()
+    }
+    .is_committed_run());
+}
+
+#[test]
+fn sweep_sizes_are_powers_of_ten_and_the_top() {
+    assert_eq!(sweep_sizes(200_000), [10_000, 100_000, 200_000]);
+    assert_eq!(
+        sweep_sizes(10_000_000),
+        [10_000, 100_000, 1_000_000, 10_000_000]
+    );
+    assert_eq!(sweep_sizes(500), [500]);
+}
+
+/// Issue 16, defect 5: 12 keys failed after seconds of measuring ("churn needs 13
+/// members"); now the run stops before the first stage, naming the stage and the counts.
+#[test]
+fn too_few_members_stop_the_run_before_any_stage() {
+    let keys = |n: usize| -> crate::dataset::KeySet { (0..n).map(|i| format!("k{i}")).collect() };
+    let p = plan();
+    for (n, ok) in [(12, false), (13, true), (20, true)] {
+        let members = keys(n);
+        let run = Run {
+            plan: &p,
+            ctx: crate::plan::Ctx {
+                members: &members,
+                probes: &members,
+                rounds: 1,
+                seed: 1,
+                queries: 1,
+                scenario_probes: 1,
+            },
+            n,
+            results: crate::record::Results::default(),
+            started: std::time::Instant::now(),
+            outputs: Vec::new(),
+        };
+        match crate::plan::check_members(&run, ALL) {
+            Ok(()) => assert!(ok, "{n} members passed"),
+            Err(e) => {
+                assert!(!ok, "{n} members: {e}");
+                let e = e.to_string();
+                assert!(
+                    e.contains("deletion churn") && e.contains("13 members"),
+                    "{e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_false_negative_stops_the_run() {
+    let members: crate::dataset::KeySet = ["a", "b"].into_iter().collect();
+    let p = plan();
+    let mut run = Run {
+        plan: &p,
+        ctx: crate::plan::Ctx {
+            members: &members,
+            probes: &members,
+            rounds: 1,
+            seed: 1,
+            queries: 1,
+            scenario_probes: 1,
+        },
+        n: 2,
+        results: crate::record::Results::default(),
+        started: std::time::Instant::now(),
+        outputs: Vec::new(),
+    };
+    NoFalseNegatives.run(&mut run).unwrap();
+    run.results.records.push(crate::record::Record {
+        false_negatives: 1,
+        ..Default::default()
+    });
+    assert!(NoFalseNegatives.run(&mut run).is_err());
+}

@@ -1,0 +1,178 @@
+//! What each side of a ratio ran under, recorded with the ratio, and the differences computed
+//! from those records (never a typed rule): API mode, achieved FP rate (within
+//! [`FP_TOLERANCE`] both ways), hash function, threads, memory (the pages under the table, and
+//! the bytes where a target bounds them) and what the timer includes.
+
+use filterlab_peers::PeerKind;
+use serde::{Deserialize, Serialize};
+
+/// Achieved FP rates within this factor of each other, both ways, count as "equal".
+pub const FP_TOLERANCE: f64 = 1.25;
+
+/// How the operations were issued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Api {
+    /// One call per key.
+    #[default]
+    OneAtATime,
+    /// Calls over slices of keys (`insert_batch`, `contains_batch`).
+    Batched,
+}
+
+impl Api {
+    fn word(self) -> &'static str {
+        match self {
+            Api::OneAtATime => "one at a time",
+            Api::Batched => "batched",
+        }
+    }
+}
+
+/// What the timer includes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Timed {
+    /// A scan of lookups over a built filter.
+    #[default]
+    Lookups,
+    /// Construction (the table's allocation) and every insert into one table.
+    AllocationAndInserts,
+    /// The allocation of one full-size private table per thread, the inserts into them and
+    /// their OR-merge.
+    ShardsAndMerge,
+    /// The inserts into one shared table allocated before the timer started.
+    InsertsOnly,
+    /// Not a time: the table's bytes.
+    Bytes,
+}
+
+impl Timed {
+    fn word(self) -> &'static str {
+        match self {
+            Timed::Lookups => "lookups",
+            Timed::AllocationAndInserts => "allocation and inserts",
+            Timed::ShardsAndMerge => "allocation of private full-size shards, inserts and OR-merge",
+            Timed::InsertsOnly => "inserts into a shared table allocated untimed",
+            Timed::Bytes => "bytes",
+        }
+    }
+}
+
+/// One side's recorded conditions.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Conditions {
+    /// API mode.
+    pub api: Api,
+    /// Achieved FP rate, when the side measured one.
+    pub achieved_fpr: Option<f64>,
+    /// The hash function.
+    pub hash: String,
+    /// Threads the figure ran on.
+    pub threads: usize,
+    /// Share of the table on transparent huge pages, when known.
+    pub huge_pages: Option<f64>,
+    /// Table bytes.
+    pub bytes: Option<u64>,
+    /// What the timer includes.
+    pub timed: Timed,
+}
+
+/// What "the same conditions" allows on top of identical recorded conditions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Terms {
+    /// Achieved FP rates within [`FP_TOLERANCE`] of each other, both ways.
+    #[default]
+    AlikeFp,
+    /// The numerator's achieved FP no higher than the denominator's and, when given, its table at
+    /// most this share of the denominator's bytes (a numerator that holds the keys more
+    /// precisely in fewer bytes has no advantage).
+    NoWorse {
+        /// The numerator's bytes over the denominator's must not exceed this.
+        bytes: Option<f64>,
+    },
+    /// A speed-up: the same filter on 1 and on N threads, so the threads differ by design.
+    Speedup,
+}
+
+/// The hash function of our filters (filter-core's default).
+pub const OURS_HASH: &str = "xxh3-128";
+/// The hash function of the articles' Python code.
+pub const PYTHON_HASH: &str = "mmh3 32-bit, k seeded calls";
+
+/// The hash function a peer configuration uses.
+#[must_use]
+pub fn peer_hash(kind: PeerKind) -> &'static str {
+    match kind {
+        PeerKind::FastbloomDefault => "SipHash-1-3",
+        PeerKind::FastbloomFoldhash => "foldhash",
+        PeerKind::Bloomfilter => "SipHash-1-3, twice",
+        PeerKind::Cuckoofilter => "SipHash-1-3",
+        PeerKind::CuckoofilterXxh3 => "xxh3-64",
+        PeerKind::GrowableBloom => "xxh3-64",
+        PeerKind::ProbabilisticCollections => "SipHash-2-4, twice",
+        PeerKind::BinaryFuse8 => "xxh3-64",
+        PeerKind::HashSet => "SipHash-1-3",
+        PeerKind::HashSetBytes => "foldhash",
+    }
+}
+
+/// Every difference between the numerator's conditions `a` and the denominator's `b` under
+/// `terms`, in words; empty when they are alike.
+#[must_use]
+pub fn differences(a: &Conditions, b: &Conditions, terms: Terms) -> Vec<String> {
+    let mut d = Vec::new();
+    if a.api != b.api {
+        d.push(format!("{} vs {}", a.api.word(), b.api.word()));
+    }
+    if a.hash != b.hash {
+        d.push(format!("hash {} vs {}", a.hash, b.hash));
+    }
+    if a.threads != b.threads && terms != Terms::Speedup {
+        d.push(format!("{} vs {} threads", a.threads, b.threads));
+    }
+    // A speed-up times the whole job on each side (one table, or shards and their merge).
+    if a.timed != b.timed && terms != Terms::Speedup {
+        d.push(format!("timer: {} vs {}", a.timed.word(), b.timed.word()));
+    }
+    if let (Some(ha), Some(hb)) = (a.huge_pages, b.huge_pages) {
+        if (ha - hb).abs() > 0.1 {
+            d.push(format!(
+                "huge pages on {:.0}% vs {:.0}% of the table",
+                ha * 100.0,
+                hb * 100.0
+            ));
+        }
+    }
+    match (a.achieved_fpr, b.achieved_fpr, terms) {
+        (_, _, Terms::Speedup) => {}
+        (Some(fa), Some(fb), _) => {
+            let ok = match terms {
+                Terms::NoWorse { .. } => fa <= fb,
+                _ => fa > 0.0 && fb > 0.0 && (fa / fb).max(fb / fa) <= FP_TOLERANCE,
+            };
+            if !ok {
+                d.push(format!(
+                    "achieved FP {:.3}% vs {:.3}%",
+                    fa * 100.0,
+                    fb * 100.0
+                ));
+            }
+        }
+        _ => d.push("achieved FP not recorded on both sides".into()),
+    }
+    if let Terms::NoWorse { bytes: Some(most) } = terms {
+        let share = match (a.bytes, b.bytes) {
+            (Some(x), Some(y)) => x as f64 / y as f64,
+            _ => f64::NAN,
+        };
+        if share.is_nan() || share > most {
+            d.push(format!("{share:.2}× the bytes, above {most}×"));
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests;

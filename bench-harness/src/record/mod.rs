@@ -1,0 +1,313 @@
+//! The one results model: the rows of `reports/results.json` ([`Record`]), everything a run
+//! produced ([`Results`]), the conditions a figure ran under, and one [`Verdict`] against one
+//! [`Bound`]. The schema of the rows is documented in `reports/README.md`, which the report
+//! writer generates from [`SCHEMA`].
+
+use crate::measure::Spread;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub mod conditions;
+mod machine;
+mod peers;
+pub mod python;
+mod ratio;
+mod results;
+pub mod verdict;
+
+pub use machine::Machine;
+pub use peers::{HugePageRecord, PeerRecord, Side};
+pub use ratio::{Ratio, Role};
+pub use results::{DatasetInfo, Results};
+pub use verdict::{Bound, Verdict};
+
+/// `0.010` → `1.000%`.
+pub fn pct(p: f64) -> String {
+    let v = p * 100.0;
+    if v >= 0.1 {
+        format!("{v:.3}%")
+    } else {
+        format!("{v:.4}%")
+    }
+}
+
+/// Which part of the run a [`Record`] comes from.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Scenario {
+    /// Every variant at n keys and each target rate.
+    #[default]
+    Matrix,
+    /// Inserting up to 4x the declared capacity.
+    Growth,
+    /// Deleting and inserting a tenth per round.
+    Churn,
+    /// Lookup cost against filter size.
+    SizeSweep,
+    /// One thread against every core.
+    Parallel,
+    /// The second article's explicit filter at and past its design load.
+    Users,
+}
+
+impl std::fmt::Display for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scenario::Matrix => "matrix",
+            Scenario::Growth => "growth",
+            Scenario::Churn => "churn",
+            Scenario::SizeSweep => "size_sweep",
+            Scenario::Parallel => "parallel",
+            Scenario::Users => "users",
+        })
+    }
+}
+
+/// One measurement: a (variant, n, target FP rate, scenario, step) point.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Record {
+    /// `matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users`.
+    pub scenario: Scenario,
+    /// `classic`, `counting`, `scalable`, `cuckoo` or `blocked`.
+    pub variant: String,
+    /// Items in the filter when measured.
+    pub n: u64,
+    /// Items the filter was sized for.
+    pub capacity: u64,
+    /// The requested false-positive rate.
+    pub target_fpr: f64,
+    /// Realised parameters, human-readable.
+    pub params: String,
+    /// Realised parameters, typed, from which `check` recomputes the theory (`None`: rows
+    /// without a filter of ours, such as the parallel scenario's).
+    #[serde(default)]
+    pub shape: Option<Params>,
+    /// The variant's formula at the realised parameters and current load (`expected_fpr()`).
+    pub theoretical_fpr: f64,
+    /// The standard approximation `(1 - e^(-kn/m))^k` for Bloom-shaped variants.
+    pub theoretical_fpr_approx: f64,
+    /// The exact classic formula (Christensen et al. 2010), where defined.
+    pub theoretical_fpr_exact: Option<f64>,
+    /// False positives / probes.
+    pub empirical_fpr: f64,
+    /// False positives counted.
+    pub false_positives: u64,
+    /// Non-member probes.
+    pub probes: u64,
+    /// Wilson 95% interval of the empirical rate.
+    pub fpr_ci_low: f64,
+    /// Upper end of the interval.
+    pub fpr_ci_high: f64,
+    /// Whether the theoretical rate lies inside the interval.
+    pub theory_in_ci: bool,
+    /// Empirical / theoretical.
+    pub measured_over_theory: f64,
+    /// Members the filter reported absent (must be 0).
+    pub false_negatives: u64,
+    /// Table bytes.
+    pub bytes: u64,
+    /// Share of the table on transparent huge pages, measured for the table itself after its
+    /// build (`Filter::huge_page_bytes`, from /proc/self/smaps) (`None`: not obtained).
+    #[serde(default)]
+    pub huge_page_coverage: Option<f64>,
+    /// Bytes × 8 / n.
+    pub bits_per_key: f64,
+    /// `log2(1/target_fpr)`, the lower bound per key.
+    pub lower_bound_bits_per_key: f64,
+    /// bits_per_key / lower bound − 1.
+    pub overhead_over_lower_bound: f64,
+    /// bits_per_key / log2(1/empirical_fpr) − 1: the overhead for the rate actually achieved
+    /// (a filter that over-delivers on its target reads as costly at the target only); `None`
+    /// when no false positive was seen.
+    #[serde(default)]
+    pub overhead_at_achieved_fpr: Option<f64>,
+    /// Nanoseconds per insert (construction, allocation and key bytes in, hashing included),
+    /// one thread, over interleaved build rounds.
+    pub ns_per_insert: Option<Spread>,
+    /// Seconds to build the filter (the same rounds as `ns_per_insert`).
+    pub build_seconds: Option<Spread>,
+    /// Nanoseconds per lookup by positive share in percent (`"0"`, `"25"`, …), throughput mode,
+    /// over interleaved rounds.
+    pub ns_per_lookup: BTreeMap<String, Spread>,
+    /// Nanoseconds per lookup through `contains_batch`, by positive share, same queries.
+    pub ns_per_lookup_batched: BTreeMap<String, Spread>,
+    /// Nanoseconds per insert through `insert_batch`, one thread, same rounds as `ns_per_insert`.
+    pub ns_per_insert_batched: Option<Spread>,
+    /// Single-query latency, median, timer overhead subtracted.
+    pub latency_p50_ns: Option<f64>,
+    /// Single-query latency, 99th percentile.
+    pub latency_p99_ns: Option<f64>,
+    /// Scenario step: growth checkpoint (items inserted) or churn round.
+    pub step: Option<u64>,
+    /// Inserts refused so far (cuckoo: table full).
+    pub insert_failures: Option<u64>,
+    /// Load factor at the first refused insert.
+    pub first_failure_load: Option<f64>,
+    /// Threads used (parallel scenario).
+    pub threads: Option<usize>,
+    /// Throughput with `threads` threads / throughput with one.
+    pub parallel_speedup: Option<f64>,
+}
+
+/// The realised parameters of one filter of ours: enough to recompute its formula with
+/// `filter_core::math` at the row's load.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Params {
+    /// `m` bits, `k` hashes; `n` is the row's `n`.
+    Classic {
+        /// Bits.
+        m: u64,
+        /// Hashes.
+        k: u32,
+    },
+    /// `m` counters, `k` hashes.
+    Counting {
+        /// Counters.
+        m: u64,
+        /// Hashes.
+        k: u32,
+    },
+    /// One classic filter per stage, oldest first: `(m, k, items)`.
+    Scalable {
+        /// `(bits, hashes, items)` of each stage.
+        stages: Vec<(u64, u32, u64)>,
+    },
+    /// `buckets` of `slots` fingerprints of `fp_bits` bits each.
+    Cuckoo {
+        /// Buckets.
+        buckets: u64,
+        /// Slots per bucket.
+        slots: u32,
+        /// Fingerprint bits.
+        fp_bits: u32,
+    },
+    /// `blocks` 256-bit blocks.
+    Blocked {
+        /// Blocks.
+        blocks: u64,
+    },
+}
+
+impl Params {
+    /// The variant's formula at these parameters holding `n` items (the same function the
+    /// filter's `expected_fpr()` uses). `None` when the parameters cannot hold `n` (a scalable
+    /// filter whose stages do not add up to `n`, an empty cuckoo table).
+    pub fn theory(&self, n: u64) -> Option<f64> {
+        use filterlab::math;
+        match self {
+            Params::Classic { m, k } | Params::Counting { m, k } => {
+                Some(math::classic_fpr_best(*m, n, *k))
+            }
+            Params::Scalable { stages } => {
+                let items: u64 = stages.iter().map(|s| s.2).sum();
+                (items == n).then(|| {
+                    math::compound_fpr(
+                        stages
+                            .iter()
+                            .map(|&(m, k, len)| math::classic_fpr_best(m, len, k)),
+                    )
+                })
+            }
+            Params::Cuckoo {
+                buckets,
+                slots,
+                fp_bits,
+            } => {
+                // The filter's own `expected_fpr`: the bucket-pair rate with the self-paired
+                // share counted (`math::cuckoo_fpr` is its large-table limit).
+                buckets.checked_mul(u64::from(*slots)).filter(|&c| c > 0)?;
+                Some(math::cuckoo_fpr_exact(*fp_bits, *slots, *buckets, n))
+            }
+            Params::Blocked { blocks } => Some(math::split_block_fpr(*blocks, n)),
+        }
+    }
+}
+
+impl Params {
+    /// The variance of the false-positive rate from one filter to the next at these parameters
+    /// and `n` keys: one built table is one random draw, and a small table's draw spreads its
+    /// rate by more than the binomial error of a million probes. Classic and counting: the
+    /// occupancy variance of the set bits, `m e^-a (1 - (1 + a) e^-a)` with `a = kn/m`, carried
+    /// to the rate by the delta method; scalable: its stages' variances added; split-block: the
+    /// per-lane rate's variance over a Poisson block load, divided by the number of blocks;
+    /// cuckoo: 0 (its load is fixed by n).
+    pub fn instance_variance(&self, n: u64) -> f64 {
+        match self {
+            Params::Classic { m, k } | Params::Counting { m, k } => occupancy_variance(*m, *k, n),
+            Params::Scalable { stages } => stages
+                .iter()
+                .map(|&(m, k, len)| occupancy_variance(m, k, len))
+                .sum(),
+            Params::Cuckoo { .. } => 0.0,
+            Params::Blocked { blocks } => split_block_variance(*blocks, n),
+        }
+    }
+}
+
+/// Variance of `rho^k`, rho the share of set bits of `m` after `k n` uniform draws.
+fn occupancy_variance(m: u64, k: u32, n: u64) -> f64 {
+    if m == 0 {
+        return 0.0;
+    }
+    let (m, k) = (m as f64, f64::from(k));
+    let a = k * n as f64 / m;
+    let rho = 1.0 - (-a).exp();
+    let var_set = m * (-a).exp() * (1.0 - (1.0 + a) * (-a).exp());
+    let var_rho = var_set.max(0.0) / (m * m);
+    (k * rho.powf(k - 1.0)).powi(2) * var_rho
+}
+
+/// Variance of the mean over `blocks` blocks of the per-lane rate `(1 - (31/32)^c)^8`, c the
+/// block's load, Poisson with mean n / blocks.
+fn split_block_variance(blocks: u64, n: u64) -> f64 {
+    if blocks == 0 {
+        return 0.0;
+    }
+    let lambda = n as f64 / blocks as f64;
+    let top = (lambda + 12.0 * lambda.sqrt() + 30.0).ceil() as u64;
+    let (mut pmf, mut m1, mut m2) = ((-lambda).exp(), 0.0, 0.0);
+    for c in 0..=top {
+        if c > 0 {
+            pmf *= lambda / c as f64;
+        }
+        let f = (1.0 - (31.0f64 / 32.0).powf(c as f64)).powi(8);
+        m1 += pmf * f;
+        m2 += pmf * f * f;
+    }
+    (m2 - m1 * m1).max(0.0) / blocks as f64
+}
+
+/// Field-by-field documentation of [`Record`], written into `reports/README.md`.
+pub const SCHEMA: &[(&str, &str)] = &[
+    ("scenario", "`matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users` (the second article's m = 9,585,059, k = 7 filter at and past its design load)"),
+    ("variant", "`classic`, `counting`, `scalable`, `cuckoo` or `blocked`"),
+    ("n", "items in the filter when measured"),
+    ("capacity", "items the filter was sized for"),
+    ("target_fpr", "the requested false-positive rate"),
+    ("params", "realised parameters (m, k / fingerprint bits, buckets, load / stages)"),
+    ("shape", "realised parameters, typed: `{kind: classic|counting, m, k}`, `{kind: scalable, stages: [[m, k, items], …]}`, `{kind: cuckoo, buckets, slots, fp_bits}`, `{kind: blocked, blocks}`; `check` recomputes theoretical_fpr from it; null for rows without a filter of ours"),
+    ("theoretical_fpr", "the variant's formula at the realised parameters and load (`expected_fpr()`)"),
+    ("theoretical_fpr_approx", "`(1 - e^(-kn/m))^k` for Bloom-shaped variants; the formula itself otherwise"),
+    ("theoretical_fpr_exact", "exact classic rate (Christensen et al. 2010) where defined, else null"),
+    ("empirical_fpr", "false_positives / probes over non-members never inserted"),
+    ("false_positives, probes", "the counts behind empirical_fpr"),
+    ("fpr_ci_low, fpr_ci_high", "Wilson 95% interval of empirical_fpr"),
+    ("theory_in_ci", "whether theoretical_fpr lies inside that interval"),
+    ("measured_over_theory", "empirical_fpr / theoretical_fpr"),
+    ("false_negatives", "members reported absent; any non-zero value fails the run"),
+    ("bytes, bits_per_key", "table bytes and bytes × 8 / n"),
+    ("huge_page_coverage", "share of the table on transparent huge pages: ours measured for the table itself (AnonHugePages of its own mapping in /proc/self/smaps), the peers' from the process's AnonHugePages growth around their build; null: not obtained"),
+    ("lower_bound_bits_per_key", "log2(1 / target_fpr)"),
+    ("overhead_over_lower_bound", "bits_per_key / lower bound − 1"),
+    ("overhead_at_achieved_fpr", "bits_per_key / log2(1 / empirical_fpr) − 1: the overhead for the rate achieved (null without a false positive)"),
+    ("ns_per_insert, build_seconds", "one-thread build: construction, allocation and every insert from key bytes, hashing included; `{median, min, max, rounds}` over interleaved build rounds"),
+    ("ns_per_lookup", "map from positive share in percent to ns per lookup, shuffled queries, `{median, min, max, rounds}` over interleaved rounds"),
+    ("ns_per_lookup_batched, ns_per_insert_batched", "the same through `contains_batch` / `insert_batch` (hash a block of keys, prefetch, probe)"),
+    ("latency_p50_ns, latency_p99_ns", "single-query latency from a sample, timer overhead subtracted"),
+    ("step", "growth: items inserted at the checkpoint; churn: round number"),
+    ("insert_failures, first_failure_load", "refused inserts so far and the load factor at the first one"),
+    ("threads, parallel_speedup", "parallel scenario: threads used and throughput over one thread (its records hold only identity, size and these timings)"),
+];

@@ -1,0 +1,369 @@
+//! The goals of issue 20, judged from the section's records with the harness's one
+//! [`Bound`] / [`Verdict`] machinery: ratios of medians with a paired bootstrap interval over
+//! the interleaved rounds ([`crate::judge::ratio_interval`]), absolute figures with the
+//! bootstrap interval of their median, and FP rates with their Wilson interval against the
+//! binomial band of what the filter promises.
+
+use super::{
+    ContenderId, ContenderRow, GoalId, LoadCheck, Measured, Outcome, Promise, PythonReport, Timing,
+};
+use crate::measure::median;
+use crate::record::conditions::{Api, Conditions, Terms, Timed};
+use crate::record::verdict::ratio_interval;
+use crate::record::{Bound, Verdict};
+use crate::record::{Ratio, Role};
+use anyhow::Result;
+
+/// Sigmas of the binomial band around a promised rate.
+pub const SIGMAS: f64 = 4.0;
+/// The issue's batch build goal is for this many keys.
+pub const GOAL_KEYS: u64 = 10_000_000;
+/// The issue's file for the load goal: 1.2 GB.
+pub const GOAL_FILE_BYTES: u64 = 1_200_000_000;
+
+/// A figure of a [`ContenderRow`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// `in`, non-members, ns.
+    Negative,
+    /// `in`, members, ns.
+    Positive,
+    /// `contains_many`, non-members, ns per key.
+    NegativeBatched,
+    /// `contains_many`, members, ns per key.
+    PositiveBatched,
+    /// Build by `add`, seconds.
+    Build,
+    /// Build by `add_many` (rbloom: `update`), seconds.
+    BuildBatched,
+}
+
+impl Figure {
+    /// Its rounds in `r` (`None`: the library has no such call).
+    #[must_use]
+    pub fn of(self, r: &ContenderRow) -> Option<&[f64]> {
+        match self {
+            Figure::Negative => Some(&r.ns_negative),
+            Figure::Positive => Some(&r.ns_positive),
+            Figure::NegativeBatched => r.ns_negative_batched.as_deref(),
+            Figure::PositiveBatched => r.ns_positive_batched.as_deref(),
+            Figure::Build => Some(&r.build_seconds),
+            Figure::BuildBatched => r.build_seconds_batched.as_deref(),
+        }
+    }
+
+    /// Its name in the tables.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Figure::Negative => "ns per negative `in`",
+            Figure::Positive => "ns per positive `in`",
+            Figure::NegativeBatched => "ns per negative key, contains_many",
+            Figure::PositiveBatched => "ns per positive key, contains_many",
+            Figure::Build => "build seconds, add",
+            Figure::BuildBatched => "build seconds, add_many",
+        }
+    }
+
+    fn batched(self) -> bool {
+        matches!(
+            self,
+            Figure::NegativeBatched | Figure::PositiveBatched | Figure::BuildBatched
+        )
+    }
+}
+
+/// The ratio goals against rbloom one key at a time: (goal, our figure, rbloom's, bound).
+pub const RATIO_GOALS: [(GoalId, Figure, Figure, f64); 6] = [
+    (
+        GoalId::OneAtATimeNegative,
+        Figure::Negative,
+        Figure::Negative,
+        1.0,
+    ),
+    (
+        GoalId::OneAtATimePositive,
+        Figure::Positive,
+        Figure::Positive,
+        1.0,
+    ),
+    (GoalId::OneAtATimeAdd, Figure::Build, Figure::Build, 1.0),
+    (
+        GoalId::BatchNegative,
+        Figure::NegativeBatched,
+        Figure::Negative,
+        0.3,
+    ),
+    (
+        GoalId::BatchPositive,
+        Figure::PositiveBatched,
+        Figure::Positive,
+        0.3,
+    ),
+    (GoalId::BatchAdd, Figure::BuildBatched, Figure::Build, 0.3),
+];
+
+fn med(xs: &[f64]) -> f64 {
+    median(&mut xs.to_vec())
+}
+
+fn goal(id: GoalId, measure: String, value: f64, interval: Option<(f64, f64)>) -> super::Goal {
+    super::Goal {
+        id,
+        measure,
+        value: value.is_finite().then_some(value),
+        interval,
+        bound: Bound::default(),
+        verdict: Verdict::NotMeasured,
+        note: String::new(),
+    }
+}
+
+fn judged(mut g: super::Goal, bound: Bound) -> super::Goal {
+    g.bound = bound;
+    g.verdict = Verdict::of(bound, g.interval);
+    g
+}
+
+/// The band a measured rate should lie in: promised ± [`SIGMAS`] binomial sigmas over the
+/// probes (a requested rate is an upper bound only: from 0).
+#[must_use]
+pub fn fp_band(promised: f64, promise: Promise, probes: u64) -> Bound {
+    let sigma = (promised * (1.0 - promised) / probes.max(1) as f64).sqrt();
+    let hi = promised + SIGMAS * sigma;
+    match promise {
+        Promise::Formula => Bound::Between((promised - SIGMAS * sigma).max(0.0), hi),
+        Promise::Requested => Bound::Between(0.0, hi),
+    }
+}
+
+/// The measured rate of `r` with its Wilson 95% interval.
+#[must_use]
+pub fn measured_fpr(r: &ContenderRow) -> (f64, (f64, f64)) {
+    let rate = r.false_positives as f64 / r.probes.max(1) as f64;
+    (
+        rate,
+        filterlab::math::wilson_interval(r.false_positives, r.probes, 1.96),
+    )
+}
+
+fn fp_goal(id: GoalId, r: &ContenderRow) -> super::Goal {
+    let (rate, wilson) = measured_fpr(r);
+    let what = match r.promise {
+        Promise::Formula => "its formula at its load (expected_fpr())",
+        Promise::Requested => "the error_rate it was given, as an upper bound",
+    };
+    let mut g = goal(
+        id,
+        format!(
+            "{}: measured FP ({} of {} probes) inside ±{SIGMAS} binomial sigmas of {what}, {:.4}%",
+            r.id.label(),
+            r.false_positives,
+            r.probes,
+            r.promised_fpr * 100.0
+        ),
+        rate,
+        Some(wilson),
+    );
+    g.note = "interval: Wilson 95% of the measured rate".into();
+    judged(g, fp_band(r.promised_fpr, r.promise, r.probes))
+}
+
+/// Every goal, from the timing rows and the load check.
+///
+/// # Errors
+/// A contender the goals need is missing from the timing.
+pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
+    let ours = timing.row(ContenderId::FilterlabClassic)?;
+    let rbloom = timing.row(ContenderId::Rbloom)?;
+    let mut out = Vec::new();
+    for (id, mine, theirs, most) in RATIO_GOALS {
+        let (a, b) = (mine.of(ours), theirs.of(rbloom));
+        let measure = format!("ClassicBloom {} / rbloom {}", mine.label(), theirs.label());
+        let g = match (a, b) {
+            (Some(a), Some(b)) => goal(id, measure, med(a) / med(b), ratio_interval(a, b)),
+            _ => goal(id, measure, f64::NAN, None),
+        };
+        out.push(judged(g, Bound::AtMost(most)));
+    }
+    let build = Figure::BuildBatched.of(ours).unwrap_or_default();
+    let mut g = goal(
+        GoalId::BatchBuildSeconds,
+        format!("ClassicBloom: {} keys built by add_many, seconds", ours.n),
+        med(build),
+        ratio_interval(build, &[1.0]).filter(|_| ours.n >= GOAL_KEYS),
+    );
+    if ours.n < GOAL_KEYS {
+        g.note = format!(
+            "not measured at the goal's size: this run has {} keys, the goal is for {GOAL_KEYS}",
+            ours.n
+        );
+    }
+    out.push(judged(g, Bound::AtMost(0.6)));
+    for (id, figure) in [
+        (GoalId::ContainsManyNegativeNs, Figure::NegativeBatched),
+        (GoalId::ContainsManyPositiveNs, Figure::PositiveBatched),
+    ] {
+        let xs = figure.of(ours).unwrap_or_default();
+        let g = goal(
+            id,
+            format!("ClassicBloom: {}", figure.label()),
+            med(xs),
+            ratio_interval(xs, &[1.0]),
+        );
+        out.push(judged(g, Bound::AtMost(40.0)));
+    }
+    for id in ContenderId::ALL {
+        if id.is_filterlab_class() {
+            out.push(fp_goal(GoalId::FpInInterval(id), timing.row(id)?));
+        } else if id.is_drop_in() {
+            out.push(fp_goal(GoalId::DropInFp(id), timing.row(id)?));
+        }
+    }
+    out.push(load_goal(load));
+    Ok(out)
+}
+
+fn load_goal(load: &LoadCheck) -> super::Goal {
+    let measure =
+        "filterlab.load of a saved ClassicBloom file, fresh process: peak memory / file size"
+            .to_string();
+    let Some(m) = &load.measured else {
+        let mut g = goal(GoalId::LoadPeak, measure, f64::NAN, None);
+        g.note = format!(
+            "not measured: {}",
+            load.smaller_because.as_deref().unwrap_or("no file made")
+        );
+        return judged(g, Bound::AtMost(1.1));
+    };
+    let ratio = m.peak_bytes as f64 / m.file_bytes.max(1) as f64;
+    let at_size = m.file_bytes >= load.goal_bytes;
+    let mut g = goal(
+        GoalId::LoadPeak,
+        measure,
+        ratio,
+        at_size.then_some((ratio, ratio)),
+    );
+    g.note = if at_size {
+        format!(
+            "a {:.2} GB file, one load (a point)",
+            m.file_bytes as f64 / 1e9
+        )
+    } else {
+        format!(
+            "not measured at the goal's {:.1} GB: the run's largest file was {:.3} GB ({})",
+            load.goal_bytes as f64 / 1e9,
+            m.file_bytes as f64 / 1e9,
+            load.smaller_because
+                .as_deref()
+                .unwrap_or("smaller by design")
+        )
+    };
+    judged(g, Bound::AtMost(1.1))
+}
+
+/// Recomputes the goals of a stored section (what `check` compares with the stored ones).
+///
+/// # Errors
+/// A contender the goals need is missing.
+pub fn recomputed(m: &Measured) -> Result<Vec<super::Goal>> {
+    goals(&m.timing, &m.load)
+}
+
+/// The ratio goals as rows of the harness's targets table (README.md), with the conditions
+/// of each side: `check` recomputes them like every other target.
+///
+/// # Errors
+/// A contender missing from the timing.
+pub fn target_ratios(timing: &Timing) -> Result<Vec<Ratio>> {
+    let ours = timing.row(ContenderId::FilterlabClassic)?;
+    let rbloom = timing.row(ContenderId::Rbloom)?;
+    let conditions = |r: &ContenderRow, f: Figure, hash: &str| Conditions {
+        api: if f.batched() {
+            Api::Batched
+        } else {
+            Api::OneAtATime
+        },
+        achieved_fpr: Some(measured_fpr(r).0),
+        hash: hash.into(),
+        threads: 1,
+        huge_pages: None,
+        bytes: Some(r.bytes),
+        timed: if matches!(f, Figure::Build | Figure::BuildBatched) {
+            Timed::AllocationAndInserts
+        } else {
+            Timed::Lookups
+        },
+    };
+    let mut out = Vec::new();
+    for (_, mine, theirs, most) in RATIO_GOALS {
+        let (Some(a), Some(b)) = (mine.of(ours), theirs.of(rbloom)) else {
+            continue;
+        };
+        out.push(
+            Ratio {
+                what: format!(
+                    "Python: ClassicBloom vs rbloom: {} / {}",
+                    mine.label(),
+                    theirs.label()
+                ),
+                role: Role::Target,
+                numerator: format!("filterlab ClassicBloom (Python): {}", mine.label()),
+                numerator_value: med(a),
+                numerator_samples: a.to_vec(),
+                denominator: format!("rbloom Bloom: {}", theirs.label()),
+                denominator_value: med(b),
+                denominator_samples: b.to_vec(),
+                bound: Bound::AtMost(most),
+                terms: Terms::AlikeFp,
+                numerator_conditions: conditions(ours, mine, crate::record::conditions::OURS_HASH),
+                denominator_conditions: conditions(rbloom, theirs, RBLOOM_HASH),
+                ..Ratio::default()
+            }
+            .recomputed(),
+        );
+    }
+    Ok(out)
+}
+
+/// rbloom's hash of a `str` key: Python's own `hash()` (SipHash-1-3 on CPython 3.11+).
+pub const RBLOOM_HASH: &str = "Python hash() (SipHash-1-3)";
+
+/// `check`'s part: the goals recomputed from the records and the page re-rendered; problems
+/// in words.
+#[must_use]
+pub fn check_report(r: &PythonReport) -> Vec<String> {
+    let mut p = Vec::new();
+    if let Outcome::Measured(m) = &r.outcome {
+        if let Err(e) = m.timing.validate() {
+            p.push(format!("python.json: {e:#}"));
+        }
+        match recomputed(m) {
+            Ok(again) if again == m.goals => {}
+            Ok(again) => {
+                let at = again
+                    .iter()
+                    .zip(&m.goals)
+                    .find(|(a, b)| a != b)
+                    .map_or_else(
+                        || {
+                            format!(
+                                "{} goals stored, the records give {}",
+                                m.goals.len(),
+                                again.len()
+                            )
+                        },
+                        |(a, b)| {
+                            format!(
+                                "{:?}: stored {:?}, the records give {:?}",
+                                b.id, b.verdict, a.verdict
+                            )
+                        },
+                    );
+                p.push(format!("python.json: goals differ from the records ({at})"));
+            }
+            Err(e) => p.push(format!("python.json: {e:#}")),
+        }
+    }
+    p
+}

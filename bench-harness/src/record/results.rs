@@ -1,0 +1,45 @@
+//! Everything a run produced, as written to results.json.
+
+use super::{HugePageRecord, Machine, PeerRecord, Ratio, Record};
+use crate::measure::Spread;
+use serde::{Deserialize, Serialize};
+
+/// Everything a run produced, as written to results.json.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Results {
+    /// Where and how.
+    pub machine: Machine,
+    /// Members, non-members and where they came from.
+    pub dataset: DatasetInfo,
+    /// Every measurement.
+    pub records: Vec<Record>,
+    /// filterlab beside the peers, same keys and run.
+    #[serde(default)]
+    pub peers: Vec<PeerRecord>,
+    /// Parallel builds: (what, median seconds).
+    #[serde(default)]
+    pub parallel_builds: Vec<(String, Spread)>,
+    /// The targets of the comparison, as measured ratios.
+    #[serde(default)]
+    pub ratios: Vec<Ratio>,
+    /// Lookups with and without transparent huge pages.
+    #[serde(default)]
+    pub huge_pages: Vec<HugePageRecord>,
+}
+
+/// The dataset of a run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DatasetInfo {
+    /// `synthetic` or the key file's path.
+    pub source: String,
+    /// Members inserted (the matrix's n).
+    pub members: usize,
+    /// Non-members probed.
+    pub non_members: usize,
+    /// SHA-256 of the members as a one-key-per-line file.
+    pub members_sha256: String,
+    /// SHA-256 of the non-members.
+    pub non_members_sha256: String,
+    /// Most frequent domains of the members, with counts.
+    pub top_domains: Vec<(String, u64)>,
+}

@@ -1,0 +1,87 @@
+//! Unit tests of `stages/course/markdown.rs`.
+
+use super::*;
+use crate::stages::course::model::{judge_doc, Pair, Settings};
+use crate::stages::course::stats::Count;
+
+fn reps(hits: u64, trials: u64) -> Vec<Count> {
+    (0..4).map(|seed| Count { seed, hits, trials }).collect()
+}
+
+pub(crate) fn fixture() -> CourseDoc {
+    let s = Section {
+        title: "Classic".into(),
+        derivation: vec!["p = (1 - e^(-kn/m))^k".into()],
+        source: "Bloom 1970".into(),
+        example: "m = 95850584".into(),
+        rows: vec![
+            Row::new("k = 7", 0.01, reps(250, 25_000)),
+            Row::new("k = 1", 0.5, reps(250, 25_000)),
+            Row::measured("no formula", reps(0, 10)),
+        ],
+        finding: "Measured at n = 1000.".into(),
+        plots: vec!["fp_vs_bits".into()],
+    };
+    let e = Erratum {
+        title: "k truncated".into(),
+        mistake: "int(k)".into(),
+        run: vec!["n = 1000".into()],
+        rows: vec![
+            Row::new("k = 7", 0.01, reps(100, 10_000)),
+            Row::new("k = 6", 0.0101, reps(101, 10_000)),
+        ],
+        pairs: vec![Pair::new(1, 0)],
+        finding: String::new(),
+    };
+    let mut doc = CourseDoc {
+        settings: Settings {
+            n: 1000,
+            probes: 100_000,
+            reps: 4,
+            small_filters: 10,
+            hash_bits: 14,
+            alpha: ALPHA,
+            commit: "abc1234".into(),
+            seconds: 1.0,
+        },
+        sections: vec![s],
+        errata: vec![e],
+    };
+    judge_doc(&mut doc);
+    doc
+}
+
+#[test]
+fn sections_show_formula_measurement_interval_z_and_verdict() {
+    let md = course(&fixture());
+    assert!(md.contains("## 1. Classic"), "{md}");
+    assert!(
+        md.contains("| k = 7 | 1.0000% | 1.0000% |")
+            && md.contains("| 1000 / 100000 | 4 | 0.00 | 1.0000 | holds |"),
+        "{md}"
+    );
+    // 50% against a measured 1%: the formula overestimates, and the tally names it.
+    assert!(md.contains("| k = 1 | 50.0000% | 1.0000% |"), "{md}");
+    assert!(
+        md.contains("1 of 2 rejected: k = 1 (overestimates)"),
+        "{md}"
+    );
+    assert!(md.contains("| no formula | – | 0 |"), "{md}");
+    assert!(md.contains("![Classic](fp_vs_bits.svg)"), "{md}");
+    assert!(md.contains("at commit abc1234"), "{md}");
+    assert!(
+        md.contains("### k truncated")
+            && md.contains("- n = 1000")
+            && md.contains("k = 6 against k = 7: 1.010x")
+            && md.contains("no significant difference"),
+        "{md}"
+    );
+}
+
+#[test]
+fn rates_are_readable_at_every_scale() {
+    assert_eq!(rate(0.01), "1.0000%");
+    assert_eq!(rate(2e-7), "2.000e-7");
+    assert_eq!(rate(0.0), "0");
+    assert_eq!(num(f64::INFINITY, 2), "+∞");
+}

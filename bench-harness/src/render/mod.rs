@@ -1,0 +1,301 @@
+//! Writes `reports/`: results.json, the plots, and README.md with the headline tables, the
+//! machine the run was on and the articles' claims checked against the run.
+
+use crate::measure::{Mix, Spread};
+use crate::record::{DatasetInfo, Machine, Record, Results, Scenario, SCHEMA};
+use crate::render::charts::{by, pct, targets};
+use anyhow::{Context, Result};
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub mod charts;
+pub mod course;
+pub mod python;
+pub mod systems;
+pub mod table;
+pub mod tables;
+#[cfg(test)]
+mod tests;
+pub mod threads;
+
+use tables::*;
+
+/// A timing as `median (min–max)`, or `–` when it was not taken.
+fn ns(v: Option<Spread>) -> String {
+    v.map_or_else(|| "–".into(), |x| format!("{x:.1}"))
+}
+
+/// A huge-page coverage as a percentage, or "not obtained".
+fn coverage(c: Option<f64>) -> String {
+    c.map_or_else(|| "not obtained".into(), |c| format!("{:.0}%", c * 100.0))
+}
+
+/// A single figure with one decimal, or `–`.
+fn num(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".into(), |x| format!("{x:.1}"))
+}
+
+/// `a / b` of two medians as `1.23×`, or `–`.
+fn ratio(a: Option<Spread>, b: Option<Spread>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b.median > 0.0 => format!("{:.2}×", a.median / b.median),
+        _ => "–".into(),
+    }
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.2} MB", bytes as f64 / 1e6)
+}
+
+/// Writes results.json, the plots and README.md into `dir`.
+///
+/// # Errors
+/// I/O errors.
+pub fn write(dir: &Path, results: &Results) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let json = serde_json::to_string_pretty(results)?;
+    // Tables and charts are drawn from results.json as written (a float can come back one ulp
+    // off), so that `check` re-rendering them from the file gets the very same bytes.
+    let results: Results = serde_json::from_str(&json).context("re-reading results.json")?;
+    std::fs::write(dir.join("results.json"), json + "\n")?;
+    let plots = crate::render::charts::render(dir, &crate::render::charts::all(&results.records))?;
+    std::fs::write(dir.join("README.md"), readme(&results, &plots))?;
+    Ok(())
+}
+
+/// reports/README.md as [`write()`] renders it from `results` (the charts' stems and captions
+/// included, without drawing them); `check` compares it with the committed file.
+#[must_use]
+pub fn render_readme(results: &Results) -> String {
+    let plots: Vec<(String, String)> = crate::render::charts::all(&results.records)
+        .into_iter()
+        .map(|c| (c.stem, c.caption))
+        .collect();
+    readme(results, &plots)
+}
+
+fn readme(results: &Results, plots: &[(String, String)]) -> String {
+    let r = &results.records;
+    let mut s = String::new();
+    let _ = writeln!(s, "# filterlab benchmark report\n");
+    let _ = writeln!(
+        s,
+        "Written by the harness (`{}`); do not edit by hand. Every figure below comes from `results.json`.\n",
+        results.machine.command
+    );
+    machine_section(&mut s, &results.machine);
+    dataset_section(&mut s, &results.dataset);
+    let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
+    matrix_tables(&mut s, r, &matrix);
+    batched_table(&mut s, &matrix);
+    matrix_note(&mut s, &matrix);
+    plots_section(&mut s, plots);
+    peers_tables(&mut s, results);
+    scenario_tables(&mut s, r);
+    if !matrix.is_empty() {
+        claims(&mut s, results);
+    }
+    schema_section(&mut s);
+    s
+}
+
+/// The machine the run was made on.
+fn machine_section(s: &mut String, m: &Machine) {
+    let _ = writeln!(s, "## Machine\n");
+    let _ = writeln!(
+        s,
+        "| CPU | cores | memory | rustc | commit | date | wall time of the run |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| {} | {} | {} | {} | {} | {} | {:.0} s ({:.1} min) |\n",
+        m.cpu,
+        m.cores,
+        m.memory,
+        m.rustc,
+        m.commit,
+        m.date,
+        m.wall_seconds,
+        m.wall_seconds / 60.0
+    );
+    let _ = writeln!(
+        s,
+        "Absolute times are this machine's and swing between runs on a shared 2-core VM; compare \
+         figures within one table (same run, medians of interleaved rounds).\n"
+    );
+}
+
+/// The keys: counts, source, hashes, top domains.
+fn dataset_section(s: &mut String, d: &DatasetInfo) {
+    let _ = writeln!(s, "## Dataset\n");
+    let _ = writeln!(
+        s,
+        "{} members and {} non-members ({}), distinct and disjoint (verified). SHA-256 of the \
+         one-key-per-line files: members `{}`, non-members `{}`.\n",
+        d.members, d.non_members, d.source, d.members_sha256, d.non_members_sha256
+    );
+    if !d.top_domains.is_empty() {
+        let _ = writeln!(s, "| domain | members | share |\n|---|---:|---:|");
+        for (dom, c) in d.top_domains.iter().take(10) {
+            let _ = writeln!(
+                s,
+                "| {dom} | {c} | {:.1}% |",
+                *c as f64 * 100.0 / d.members.max(1) as f64
+            );
+        }
+        s.push('\n');
+    }
+}
+
+/// One table per target FP rate of the matrix.
+fn matrix_tables(s: &mut String, r: &[Record], matrix: &[&Record]) {
+    for t in targets(r) {
+        let n = matrix.first().map_or(0, |x| x.n);
+        let _ = writeln!(s, "## n = {n}, target FP rate {}\n", pct(t));
+        let _ = writeln!(
+            s,
+            "| variant | parameters | memory | bits/key | over lower bound at target | at achieved FP | theory FPR | measured FPR | Wilson 95% CI | measured/theory | theory in CI | false neg. | ns/insert | ns/lookup 0% | 25% | 50% | 75% | 100% | p50 ns | p99 ns |"
+        );
+        let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---|---:|:-:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for x in matrix.iter().filter(|x| x.target_fpr == t) {
+            let l = |k: &str| ns(x.ns_per_lookup.get(k).cloned());
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {:.2} | {:+.0}% | {} | {} | {} | [{}, {}] | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                x.variant,
+                x.params,
+                mb(x.bytes),
+                x.bits_per_key,
+                x.overhead_over_lower_bound * 100.0,
+                x.overhead_at_achieved_fpr
+                    .map_or_else(|| "–".into(), |o| format!("{:+.0}%", o * 100.0)),
+                pct(x.theoretical_fpr),
+                pct(x.empirical_fpr),
+                pct(x.fpr_ci_low),
+                pct(x.fpr_ci_high),
+                x.measured_over_theory,
+                if x.theory_in_ci { "yes" } else { "**no**" },
+                x.false_negatives,
+                ns(x.ns_per_insert.clone()),
+                l(Mix::None.key()),
+                l(Mix::Quarter.key()),
+                l(Mix::Half.key()),
+                l(Mix::ThreeQuarters.key()),
+                l(Mix::All.key()),
+                num(x.latency_p50_ns),
+                num(x.latency_p99_ns),
+            );
+        }
+        s.push('\n');
+    }
+}
+
+/// What the matrix's theory column means, and the seeds.
+fn matrix_note(s: &mut String, matrix: &[&Record]) {
+    // A sweep-only run has no matrix: no "0 of 0 rows" sentence.
+    if !matrix.is_empty() {
+        let flagged = matrix.iter().filter(|x| !x.theory_in_ci).count();
+        let r_default = filterlab::scalable::DEFAULT_TIGHTENING;
+        let _ = writeln!(
+            s,
+            "Theory lies outside the measured 95% interval for {flagged} of {} rows; by chance alone about \
+             one row in twenty would be. The counting filters are hashed with seed {} (the others with 0) \
+             so that their false positives are an independent sample rather than a copy of the classic \
+             filter's. The scalable filter's first stage is built at P0 = P(1 - r) with r = {r_default} so \
+             that the compound rate stays under P however far it grows; at its declared capacity it \
+             therefore sits near P0 and pays for that headroom in bits per key.\n",
+            matrix.len(),
+            crate::filters::COUNTING_SEED
+        );
+    }
+}
+
+/// The plots, SVG with a PNG link.
+fn plots_section(s: &mut String, plots: &[(String, String)]) {
+    let _ = writeln!(s, "## Plots\n");
+    for (stem, caption) in plots {
+        let _ = writeln!(
+            s,
+            "![{caption}]({stem}.svg)\n\n*{caption}* ([PNG]({stem}.png))\n"
+        );
+    }
+}
+
+/// The results.json schema.
+fn schema_section(s: &mut String) {
+    let _ = writeln!(s, "## results.json\n");
+    let _ = writeln!(
+        s,
+        "`{{ \"machine\": {{…}}, \"dataset\": {{…}}, \"records\": [ … ] }}`; one record per (variant, n, \
+         target FP rate, scenario, step):\n"
+    );
+    let _ = writeln!(s, "| field | meaning |\n|---|---|");
+    for (f, what) in SCHEMA {
+        let _ = writeln!(s, "| `{f}` | {what} |");
+    }
+}
+
+const BEGIN: &str = "<!-- harness:begin variants -->";
+const END: &str = "<!-- harness:end variants -->";
+
+/// Rewrites the generated block of the top-level README (between the harness markers): memory
+/// per key and measured FP rate of each variant at 1%, from this run.
+///
+/// # Errors
+/// I/O errors, or a README without the markers.
+pub fn update_readme_block(path: &Path, results: &Results) -> Result<()> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
+        anyhow::bail!("{} lacks the {BEGIN} / {END} markers", path.display());
+    };
+    let block = readme_block(results);
+    let updated = format!("{}{}{}", &text[..b], block, &text[e + END.len()..]);
+    std::fs::write(path, updated)?;
+    Ok(())
+}
+
+/// The block between the root README's markers, markers included, as [`update_readme_block`]
+/// writes it; `check` compares it with the committed README.
+#[must_use]
+pub fn readme_block(results: &Results) -> String {
+    let mut block = String::new();
+    let rows: Vec<&Record> = by(&results.records, Scenario::Matrix)
+        .filter(|r| r.target_fpr == 0.01)
+        .collect();
+    let n = rows.first().map_or(0, |r| r.n);
+    let _ = writeln!(block, "{BEGIN}");
+    let _ = writeln!(
+        block,
+        "Measured by the harness on {} synthetic e-mails at a 1% target ({}, commit {}; the whole \
+         run took {:.1} minutes on {} cores of a {}):\n",
+        n,
+        results.machine.date,
+        results.machine.commit,
+        results.machine.wall_seconds / 60.0,
+        results.machine.cores,
+        results.machine.cpu
+    );
+    let _ = writeln!(block, "| variant | memory | bits/key | measured FP rate | ns/lookup (50% positive) |\n|---|---:|---:|---:|---:|");
+    for r in rows {
+        let _ = writeln!(
+            block,
+            "| {} | {} | {:.2} | {} | {} |",
+            r.variant,
+            mb(r.bytes),
+            r.bits_per_key,
+            pct(r.empirical_fpr),
+            ns(r.ns_per_lookup.get(Mix::Half.key()).cloned())
+        );
+    }
+    let _ = write!(block, "{END}");
+    block
+}
+
+/// The block between the markers in `text`, markers included.
+#[must_use]
+pub fn committed_block(text: &str) -> Option<&str> {
+    let (b, e) = (text.find(BEGIN)?, text.find(END)?);
+    text.get(b..e + END.len())
+}

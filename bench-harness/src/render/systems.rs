@@ -1,0 +1,250 @@
+//! `systems.md`, rendered from a systems report alone, and the report's files.
+
+use crate::plan::Output;
+use crate::stages::systems::claims::{num, Claim};
+use crate::stages::systems::rolling::{RollingResult, DAYS};
+use crate::stages::systems::service::{ServiceMode, ServiceOutcome};
+use crate::stages::systems::signup::{Front, SignupResult, StoreKind};
+use crate::stages::systems::unique::{Method, UniqueResult};
+use crate::stages::systems::SystemsResults;
+use anyhow::Result;
+use std::path::Path;
+
+fn mb(b: Option<u64>) -> String {
+    b.map_or("—".into(), |b| format!("{:.2} MB", b as f64 / 1e6))
+}
+
+fn front_name(f: Front) -> &'static str {
+    match f {
+        Front::DbOnly => "DB only",
+        Front::Gate => "gate + filterlab (split-block, 1%)",
+        Front::RedisBloom => "RedisBloom (1%) + DB",
+    }
+}
+
+/// The sign-up table.
+pub fn signup(rs: &[SignupResult]) -> String {
+    let mut s = String::from("| store | front | checks | reach DB | p50 µs | p99 µs | mean µs | checks/s | wrong | filter | unique index | build s |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for r in rs {
+        let store = match r.store {
+            StoreKind::Sqlite => "SQLite",
+            StoreKind::Postgres => "PostgreSQL 15",
+        };
+        for f in &r.fronts {
+            s += &format!(
+                "| {store} | {} | {} | {:.2}% | {:.2} | {:.2} | {:.2} | {:.0} | {} | {} | {} | {} |\n",
+                front_name(f.front),
+                f.checks,
+                f.db_share * 100.0,
+                f.p50_us,
+                f.p99_us,
+                f.mean_us,
+                f.checks_per_s,
+                f.wrong,
+                mb(f.filter_bytes),
+                mb(r.index_bytes),
+                f.build_s.map_or("—".into(), |b| format!("{b:.2}")),
+            );
+        }
+    }
+    s
+}
+
+/// The unique-users table.
+pub fn unique(u: &UniqueResult) -> String {
+    let mut s = format!(
+        "{} events over {} users, {} event types × {} days; true uniques (sum over type × day): {}.\n\n| method | counted | largest error | peak memory | time s | confirmed |\n|---|---|---|---|---|---|\n",
+        u.events, u.users, crate::stages::systems::unique::EVENT_TYPES, crate::stages::systems::unique::DAYS, u.true_uniques
+    );
+    for m in &u.methods {
+        let name = match m.method {
+            Method::ExactHashSet => "exact HashSet<String>",
+            Method::FilterAlone => "filter alone (classic, 1%, sized for the largest daily count)",
+            Method::FilterPlusExact => "filter + exact set",
+            Method::HyperLogLog => "HyperLogLog++ (cardinality-estimator, p = 12)",
+        };
+        s += &format!(
+            "| {name} | {} | {:.3}% | {} | {:.2} | {} |\n",
+            m.counted,
+            m.max_rel_error * 100.0,
+            mb(Some(m.peak_bytes)),
+            m.seconds,
+            m.confirmed_share
+                .map_or("—".into(), |c| format!("{:.2}%", c * 100.0)),
+        );
+    }
+    s += &format!(
+        "\nHashSet bytes per ID at {} IDs: {:.1} (table slots + string heap).\n",
+        u.largest_count, u.hashset_bytes_per_id
+    );
+    let r = &u.reset;
+    s += &format!(
+        "Daily reset with {} IDs: a fresh classic filter {:.4} s; deleting every ID from a cuckoo filter {:.4} s ({} left; deletion needs the day's ID list).\n",
+        r.ids, r.fresh_classic_s, r.cuckoo_delete_s, r.cuckoo_left
+    );
+    for (n, b) in &u.hashset_bytes_at {
+        s += &format!(
+            "HashSet<String> of {n} user IDs: {:.1} MB ({:.1} bytes per ID).\n",
+            *b as f64 / 1e6,
+            *b as f64 / (*n).max(1) as f64
+        );
+    }
+    s
+}
+
+/// The whole `systems.md`.
+pub fn markdown(r: &SystemsResults) -> String {
+    let mut s = format!("# The articles' systems, end to end\n\nWritten by `bench-harness` (systems stage) at commit {} on {} ({} cores). Latencies are per check, loopback, on this machine.\n\n## Sign-up gate\n\n", r.machine.commit, r.machine.cpu, r.machine.cores);
+    s += &signup(&r.signup);
+    for x in &r.signup {
+        s += &format!(
+            "\n{:?}: {} rows loaded in {:.1} s; gate FP rate {:.3}% (95% Wilson {:.3}%–{:.3}%, filter predicts {:.3}%); one filter lookup {:.0} ns; the clock reads around each check add {:.0} ns.\n",
+            x.store, x.rows, x.load_s, x.gate_fpr.0 * 100.0, x.gate_fpr.1 * 100.0, x.gate_fpr.2 * 100.0, x.gate_fpr.3 * 100.0, x.filter_lookup_ns, x.timer_overhead_ns
+        );
+    }
+    for why in r.postgres_absent.iter().chain(
+        r.signup
+            .iter()
+            .filter_map(|x| x.redis_absent.as_ref())
+            .take(1),
+    ) {
+        s += &format!("\nNot measured: {why}\n");
+    }
+    s += "\n## The sign-up service under concurrent load\n\n";
+    s += &service(&r.service);
+    s += "\n## Unique users per (event, day)\n\n";
+    s += &unique(&r.unique);
+    s += "\n## Unique users in the last 24 hours (rolling)\n\n";
+    s += &rolling(&r.rolling);
+    s += "\n## The articles' claims\n\n";
+    s += &claims(&r.claims);
+    s
+}
+
+/// Writes `systems.md` and `systems.json` into `out`.
+///
+/// # Errors
+/// I/O errors.
+pub fn write(r: &SystemsResults, out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out)?;
+    std::fs::write(
+        out.join("systems.json"),
+        serde_json::to_string_pretty(r)? + "\n",
+    )?;
+    std::fs::write(out.join("systems.md"), markdown(r))?;
+    Ok(())
+}
+
+/// The claims table as Markdown.
+pub fn claims(claims: &[Claim]) -> String {
+    let mut s = String::from(
+        "| # | claim | measured here | value | holds if | verdict |\n|---|---|---|---|---|---|\n",
+    );
+    for c in claims {
+        let v = c.measured.map_or("—".into(), num);
+        let verdict = c.verdict.word();
+        let who = match c.article {
+            0 => "target".to_string(),
+            a => format!("article {a}"),
+        };
+        s += &format!(
+            "| {who} | {} | {} | {v} | {} | {verdict} |\n",
+            c.text,
+            c.measure,
+            c.threshold.describe()
+        );
+    }
+    s
+}
+
+/// The service section: the load, a row per mode, the duplicate count.
+pub fn service(o: &ServiceOutcome) -> String {
+    let r = match o {
+        ServiceOutcome::Measured(r) => r,
+        ServiceOutcome::NotMeasured { why } => return format!("Not measured: {why}\n"),
+    };
+    let mut s = format!(
+        "`filter_gate::service` (the example `signup_service`): HTTP/1.1 keep-alive on loopback, PostgreSQL, {} concurrent clients × up to {} availability checks (95% new addresses; a sign-up after each \"available\"), {} accounts preloaded, then {} contested addresses signed up by every client at once; at most {:.0} s per mode.\n\n\
+| mode | requests | seconds | requests/s | checks | check p50 µs | check p99 µs | sign-ups | sign-up p50 µs | sign-up p99 µs | gate FP rate |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        r.clients, r.ops_per_client, r.preload, r.contested, r.max_seconds
+    );
+    for m in &r.modes {
+        let name = match m.mode {
+            ServiceMode::DbOnly => "DB only",
+            ServiceMode::Gate => "gate (classic, 1%) + DB",
+        };
+        s +=
+            &format!(
+            "| {name}{} | {} | {:.2} | {:.0} | {} | {:.0} | {:.0} | {} | {:.0} | {:.0} | {} |\n",
+            if m.hit_time_bound { " (time bound hit)" } else { "" },
+            m.requests,
+            m.seconds,
+            m.requests as f64 / m.seconds.max(1e-9),
+            m.checks,
+            m.check_p50_us,
+            m.check_p99_us,
+            m.signups,
+            m.signup_p50_us,
+            m.signup_p99_us,
+            m.gate_fpr.map_or("—".into(), |p| format!("{:.3}%", p * 100.0)),
+        );
+    }
+    let verdict = if r.duplicates == 0 {
+        "holds"
+    } else {
+        "does not hold"
+    };
+    s += &format!(
+        "\nDuplicate accounts after both modes (`count(*) - count(DISTINCT lower(email))`, must be 0): {} — {verdict}.\n",
+        r.duplicates
+    );
+    s
+}
+
+/// The rolling-count section: its table and the memory of both sides.
+pub fn rolling(r: &RollingResult) -> String {
+    let mut s = format!(
+        "{} events over {} users in {DAYS} days (timestamps in seconds); window {} h, {} slices of {} s ({} kept), sized for {} events per window at {:.0}%. \
+The filter's count is the users of the population it answers \"maybe\" for; \"held\" counts the users last seen in a slice it still keeps (exact); the prediction is held + q · (users − held). \
+Checkpoints fall on slice boundaries, where the kept slices cover the window; between boundaries the filter also holds users last seen up to one slice (1/N of a window) earlier.\n\n\
+| hour | exact (24 h) | held | filter | relative error | predicted | FP rate | model q |\n|---|---|---|---|---|---|---|---|\n",
+        r.events,
+        r.users,
+        r.window_s / 3_600,
+        r.generations,
+        r.slice_s,
+        r.generations + 1,
+        r.items_per_window,
+        r.target_fpr * 100.0,
+    );
+    for c in &r.checkpoints {
+        s += &format!(
+            "| {:.1} | {} | {} | {} | {:+.3}% | {:+.3}% | {:.4}% | {:.4}% |\n",
+            c.at_s as f64 / 3_600.0,
+            c.exact,
+            c.held,
+            c.filter,
+            c.rel_error * 100.0,
+            c.predicted_rel_error * 100.0,
+            c.measured_fpr * 100.0,
+            c.predicted_fpr * 100.0,
+        );
+    }
+    s += &format!(
+        "\nMemory: the window filter {:.2} MB (constant); the exact map of last-seen times, pruned to the kept slices, up to {:.2} MB.\n",
+        r.filter_bytes as f64 / 1e6,
+        r.exact_bytes as f64 / 1e6
+    );
+    s
+}
+
+impl Output for SystemsResults {
+    fn judge(&mut self) {
+        self.claims =
+            crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
+    }
+
+    fn write(&self, out: &Path) -> Result<()> {
+        write(self, out)
+    }
+}

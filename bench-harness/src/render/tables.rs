@@ -1,0 +1,410 @@
+//! The README's tables past the matrix: batched against one at a time, the peers, parallel
+//! builds, huge pages, targets, the scenarios and the claims. One function per table.
+
+use super::*;
+use crate::record::Verdict;
+use crate::render::table::{Align, Table};
+
+/// One-at-a-time against `insert_batch` / `contains_batch`, same filters, same queries, same run.
+pub(super) fn batched_table(s: &mut String, matrix: &[&Record]) {
+    if matrix.iter().all(|x| x.ns_per_lookup_batched.is_empty()) {
+        return;
+    }
+    let _ = writeln!(s, "## Batched against one at a time\n");
+    let _ = writeln!(
+        s,
+        "`contains_batch` hashes a block of keys, then probes them prefetching a few keys ahead; \
+         `insert_batch` likewise. Same filters and queries as above; ratio = one-at-a-time / batched.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| variant | target | ns/insert | batched | ratio | ns/lookup 0% | batched | ratio | ns/lookup 100% | batched | ratio |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for x in matrix {
+        let one = |k: &str| x.ns_per_lookup.get(k).cloned();
+        let bat = |k: &str| x.ns_per_lookup_batched.get(k).cloned();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            x.variant,
+            pct(x.target_fpr),
+            ns(x.ns_per_insert.clone()),
+            ns(x.ns_per_insert_batched.clone()),
+            ratio(x.ns_per_insert.clone(), x.ns_per_insert_batched.clone()),
+            ns(one(Mix::None.key())),
+            ns(bat(Mix::None.key())),
+            ratio(one(Mix::None.key()), bat(Mix::None.key())),
+            ns(one(Mix::All.key())),
+            ns(bat(Mix::All.key())),
+            ratio(one(Mix::All.key()), bat(Mix::All.key())),
+        );
+    }
+    s.push('\n');
+}
+
+/// The comparison with the peers and its satellites.
+pub(super) fn peers_tables(s: &mut String, results: &Results) {
+    if results.peers.is_empty() {
+        return;
+    }
+    peer_table(s, results);
+    parallel_builds_table(s, results);
+    huge_pages_table(s, results);
+    targets_table(s, results);
+}
+
+/// Every contender side by side, and how to read each row.
+pub(super) fn peer_table(s: &mut String, results: &Results) {
+    let rows = &results.peers;
+    let Some(first) = rows.first() else { return };
+    let _ = writeln!(
+        s,
+        "## Beside the peers (n = {}, target {})\n",
+        first.n,
+        pct(first.target_fpr)
+    );
+    let _ = writeln!(
+        s,
+        "Same keys, same process, same run; lookups are medians of interleaved rounds over the same \
+         shuffled query sets (keys copied contiguously, hashing included). \"batched\" uses \
+         `contains_batch` / `insert_batch`; the peers have no batch API.\n"
+    );
+    let _ = writeln!(s, "Timings are `median (min–max)` over interleaved rounds; builds include construction and allocation for every contender. Everyone is on 4 KiB pages here: our tables are built without the huge-page advice for this comparison (the peers advise nothing), and the huge-page section below measures what the advice gains.\n");
+    let _ = writeln!(s, "| contender | source | build s | build s (batched) | ns/negative | ns/positive | ns/negative batched | ns/positive batched | measured FPR | bytes | bits/key | huge pages | false neg. | refused inserts |");
+    let _ = writeln!(
+        s,
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.3} | {} | {:.1} | {:.1} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
+            r.name,
+            r.source,
+            r.build_seconds,
+            r.build_seconds_batched
+                .as_ref()
+                .map_or_else(|| "–".into(), |v| format!("{v:.3}")),
+            r.ns_negative,
+            r.ns_positive,
+            ns(r.ns_negative_batched.clone()),
+            ns(r.ns_positive_batched.clone()),
+            pct(r.empirical_fpr),
+            mb(r.bytes),
+            r.bits_per_key,
+            coverage(r.huge_page_coverage),
+            r.false_negatives,
+            r.insert_failures
+        );
+    }
+    let _ = writeln!(s, "\nHow to read each row:\n");
+    for r in rows {
+        let _ = writeln!(s, "* **{}**: {}", r.name, r.quirks);
+    }
+    s.push('\n');
+}
+
+/// Parallel builds, seconds with spread.
+pub(super) fn parallel_builds_table(s: &mut String, results: &Results) {
+    if !results.parallel_builds.is_empty() {
+        let _ = writeln!(
+            s,
+            "### Parallel builds (seconds, median (min–max) of interleaved rounds)\n\n| build | seconds |\n|---|---:|"
+        );
+        for (what, t) in &results.parallel_builds {
+            let _ = writeln!(s, "| {what} | {t:.3} |");
+        }
+        s.push('\n');
+    }
+}
+
+/// The huge-page A/B with each table's coverage.
+pub(super) fn huge_pages_table(s: &mut String, results: &Results) {
+    if !results.huge_pages.is_empty() {
+        let _ = writeln!(
+            s,
+            "### Transparent huge pages\n\nThe same filters built twice, with and without \
+             `madvise(MADV_HUGEPAGE)` (else `MADV_NOHUGEPAGE`) on their tables (from 4 MiB on, \
+             a 2 MiB-aligned mapping of its own: `filter_core::try_zeroed_table`), negative \
+             lookups timed in interleaved rounds (median (min–max)). Coverage is each table's \
+             share on huge pages, measured for that table (`Filter::huge_page_bytes`, \
+             AnonHugePages of its own mapping in /proc/self/smaps). The advice is the library's \
+             default; the matrix, the peers and the targets above are measured without it, on \
+             the 4 KiB pages the peers get, so that those comparisons run on the same pages.\n"
+        );
+        let _ = writeln!(s, "| variant | memory | ns/negative, advised | not advised | gain | batched, advised | batched, not advised | gain | coverage advised | not advised |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for h in &results.huge_pages {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.1} | {:.1} | {} | {:.1} | {:.1} | {} | {} | {} |",
+                h.variant,
+                mb(h.bytes),
+                h.ns_negative_huge,
+                h.ns_negative_small,
+                ratio(
+                    Some(h.ns_negative_small.clone()),
+                    Some(h.ns_negative_huge.clone())
+                ),
+                h.ns_negative_batched_huge,
+                h.ns_negative_batched_small,
+                ratio(
+                    Some(h.ns_negative_batched_small.clone()),
+                    Some(h.ns_negative_batched_huge.clone())
+                ),
+                coverage(h.coverage_huge),
+                coverage(h.coverage_small)
+            );
+        }
+        s.push('\n');
+    }
+}
+
+/// The targets: numerator, denominator, ratio with its interval, bound, verdict, and the
+/// conditions each side ran under.
+pub(super) fn targets_table(s: &mut String, results: &Results) {
+    use crate::judge::targets::{Role, Verdict};
+    if results.ratios.is_empty() {
+        return;
+    }
+    let counted = |r: &&crate::record::Ratio| r.role == Role::Target && r.same_conditions;
+    let alike: Vec<_> = results.ratios.iter().filter(counted).collect();
+    let count = |v: Verdict| alike.iter().filter(|r| r.verdict == v).count();
+    let _ = writeln!(
+        s,
+        "### Targets, as ratios measured in this run ({} met, {} not met, {} undecided of {} under the same conditions)\n",
+        count(Verdict::Met),
+        count(Verdict::NotMet),
+        count(Verdict::Undecided),
+        alike.len()
+    );
+    let _ = writeln!(
+        s,
+        "Ratio = numerator / denominator (medians of interleaved rounds); the interval is a 95% \
+         bootstrap over the rounds (paired when both sides ran in the same rounds, seed fixed). \
+         Met: the whole interval satisfies the bound; not met: none of it does; otherwise \
+         undecided. \"Same conditions?\" is computed from the conditions recorded for each side: \
+         API mode, achieved FP rates within {}× both ways, hash function, threads, memory (huge \
+         pages, and bytes where a target bounds them) and what the timer includes; each \
+         difference is listed. Only the targets under the same conditions are counted above.\n",
+        crate::judge::targets::FP_TOLERANCE,
+    );
+    let header = "| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |\n|---|---|---:|---|---:|---:|---|---|:-:|---|";
+    let _ = writeln!(s, "{header}");
+    for r in &alike {
+        let _ = writeln!(s, "{}", ratio_line(r));
+    }
+    type Keep = fn(&crate::record::Ratio) -> bool;
+    let sections: [(&str, Keep); 2] = [
+        (
+            "Targets under unlike conditions or not measured (not counted)",
+            |r| r.role == Role::Target && !r.same_conditions,
+        ),
+        ("For information: unlike structures (not targets)", |r| {
+            r.role == Role::Information
+        }),
+    ];
+    for (title, keep) in sections {
+        let _ = writeln!(s, "\n{title}:\n\n{header}");
+        for r in results.ratios.iter().filter(|r| keep(r)) {
+            let _ = writeln!(s, "{}", ratio_line(r));
+        }
+    }
+    s.push('\n');
+}
+
+/// One row of the targets table.
+fn ratio_line(r: &crate::record::Ratio) -> String {
+    format!(
+        "| {} | {} | {:.4} | {} | {:.4} | {:.3} | {} | {} | {} | {} |",
+        r.what,
+        r.numerator,
+        r.numerator_value,
+        r.denominator,
+        r.denominator_value,
+        r.ratio,
+        r.interval
+            .map_or_else(|| "–".into(), |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
+        r.bound.text(),
+        r.verdict.word(),
+        if r.same_conditions {
+            "yes".to_string()
+        } else {
+            format!("no: {}", r.differences)
+        }
+    )
+}
+
+/// Every scenario's table, in README order.
+pub(super) fn scenario_tables(s: &mut String, r: &[Record]) {
+    growth_table(s, r);
+    churn_table(s, r);
+    sweep_table(s, r);
+    parallel_table(s, r);
+}
+
+/// Growth past the declared capacity: whole multiples and the first refusal.
+pub(super) fn growth_table(s: &mut String, r: &[Record]) {
+    let growth: Vec<&Record> = by(r, Scenario::Growth).collect();
+    if let Some(first) = growth.first() {
+        let cap = first.capacity;
+        let _ = writeln!(
+            s,
+            "## Growth to 4× capacity ({cap} declared, target {})\n",
+            pct(first.target_fpr)
+        );
+        let _ = writeln!(s, "| variant | items | × capacity | measured FPR | theory FPR | refused inserts | first refusal at load | false neg. | bits/key |");
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        // Whole multiples of the capacity, plus the first checkpoint after a refusal; a table
+        // that stopped accepting keys is not repeated at every later checkpoint.
+        let mut last: Option<(&str, u64)> = None;
+        for x in growth.iter().filter(|x| {
+            let ratio = x.step.unwrap_or(0) as f64 / cap as f64;
+            (ratio - ratio.round()).abs() < 1e-9 || x.insert_failures.unwrap_or(0) > 0
+        }) {
+            if last == Some((x.variant.as_str(), x.n)) {
+                continue;
+            }
+            last = Some((x.variant.as_str(), x.n));
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.2} |",
+                x.variant,
+                x.n,
+                x.n as f64 / cap as f64,
+                pct(x.empirical_fpr),
+                pct(x.theoretical_fpr),
+                x.insert_failures.unwrap_or(0),
+                x.first_failure_load
+                    .map_or_else(|| "–".into(), |l| format!("{l:.4}")),
+                x.false_negatives,
+                x.bits_per_key
+            );
+        }
+        s.push('\n');
+    }
+}
+
+/// FP rate and false negatives after each churn round.
+pub(super) fn churn_table(s: &mut String, r: &[Record]) {
+    let churn: Vec<&Record> = by(r, Scenario::Churn).collect();
+    if !churn.is_empty() {
+        let _ = writeln!(s, "## Deletion churn\n");
+        let _ = writeln!(s, "| variant | round | items | measured FPR | theory FPR | false neg. |\n|---|---:|---:|---:|---:|---:|");
+        for x in &churn {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                x.variant,
+                x.step.unwrap_or(0),
+                x.n,
+                pct(x.empirical_fpr),
+                pct(x.theoretical_fpr),
+                x.false_negatives
+            );
+        }
+        s.push('\n');
+    }
+}
+
+/// Lookup cost against filter size.
+pub(super) fn sweep_table(s: &mut String, r: &[Record]) {
+    let sweep: Vec<&Record> = by(r, Scenario::SizeSweep).collect();
+    if !sweep.is_empty() {
+        let _ = writeln!(s, "## Size sweep (target 1%)\n");
+        let _ = writeln!(s, "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for x in &sweep {
+            let l = |k: &str| ns(x.ns_per_lookup.get(k).cloned());
+            let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).cloned());
+            let up = |k: &str| {
+                ratio(
+                    x.ns_per_lookup.get(k).cloned(),
+                    x.ns_per_lookup_batched.get(k).cloned(),
+                )
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
+                x.variant,
+                x.n,
+                mb(x.bytes),
+                l(Mix::None.key()),
+                l(Mix::Half.key()),
+                l(Mix::All.key()),
+                b(Mix::None.key()),
+                b(Mix::All.key()),
+                up(Mix::None.key()),
+                up(Mix::All.key()),
+                pct(x.empirical_fpr)
+            );
+        }
+        s.push('\n');
+    }
+}
+
+/// One thread against every core; a speed-up above the thread count is flagged.
+pub(super) fn parallel_table(s: &mut String, r: &[Record]) {
+    let par: Vec<&Record> = by(r, Scenario::Parallel).collect();
+    if !par.is_empty() {
+        let _ = writeln!(s, "## Parallel lookups\n");
+        let _ = writeln!(s, "| variant | threads | wall ns/lookup (50% positive) | speed-up over 1 thread |\n|---|---:|---:|---:|");
+        for x in &par {
+            let threads = x.threads.unwrap_or(1);
+            let speedup = x.parallel_speedup.unwrap_or(1.0);
+            let flag = if speedup > threads as f64 {
+                " ⚠ above the thread count: a timing artefact, not a result"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {threads} | {} | {speedup:.2}×{flag} |",
+                x.variant,
+                ns(x.ns_per_lookup.get(Mix::Half.key()).cloned()),
+            );
+        }
+        s.push('\n');
+    }
+}
+
+/// The articles' claims (../shared/seeds), each against the formulas and this run.
+pub(super) fn claims(s: &mut String, results: &Results) {
+    let _ = writeln!(s, "## The articles' claims, checked\n");
+    let _ = writeln!(
+        s,
+        "Every verdict is computed from the formulas or this run's records against the stated \
+         threshold. The database and unique-count claims are in the systems section.\n"
+    );
+    s.push_str(&claims_table(&crate::judge::claims::claims(results)));
+    s.push('\n');
+}
+
+/// A verdict's word in the README's claims table.
+fn verdict_text(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Met => "yes",
+        Verdict::NotMet => "**no**",
+        Verdict::Undecided => "undecided",
+        Verdict::NotMeasured => "not measured in this run",
+    }
+}
+
+/// The claims table.
+#[must_use]
+pub fn claims_table(claims: &[crate::judge::claims::Claim]) -> String {
+    let mut t = Table::new(&[
+        ("article", Align::Left),
+        ("claim", Align::Left),
+        ("test and threshold", Align::Left),
+        ("what the formulas and this run give", Align::Left),
+        ("holds?", Align::Center),
+    ]);
+    for c in claims {
+        let article = match c.article {
+            crate::judge::claims::Article::SignUps => "sign-ups",
+            crate::judge::claims::Article::UniqueUsers => "unique users",
+        };
+        t.row([article, c.claim, &c.test, &c.found, verdict_text(c.verdict)]);
+    }
+    t.render()
+}

@@ -1,0 +1,166 @@
+//! Build timings, ours and the peers', in one interleaved loop.
+//!
+//! Every round builds every contender once, in the same order: each of our variants at each
+//! target rate one key at a time and again through `insert_batch`, then each peer. A build is
+//! timed from before the filter is constructed (so its allocation, and the zeroing of its
+//! table, count) to after the last insert, for ours and the peers' alike. A slow moment of the
+//! machine therefore hits one round of every contender, and the median, min and max over the
+//! rounds say how much a figure moved within the run.
+//!
+//! The filters of the last round are kept: the matrix measures their FP rate and lookups, the
+//! comparison with the peers probes the peers.
+
+use crate::dataset::KeySet;
+use crate::filters::{AnyFilter, Kind};
+use crate::measure::{self, Spread};
+use crate::plan::Ctx;
+use crate::stages::{bar, check_no_false_negatives, BuiltFilter, BuiltPeer};
+use anyhow::{ensure, Context, Result};
+use filterlab_peers::{Peer, PeerKind};
+use std::time::Instant;
+
+/// Everything the build loop produced.
+pub struct Builds {
+    /// Ours, in `targets × Kind::ALL` order.
+    pub ours: Vec<BuiltFilter>,
+    /// The peers at `peer_fpr`, in [`PeerKind::ALL`] order (empty when no peers were asked for).
+    pub peers: Vec<BuiltPeer>,
+}
+
+/// Seconds to construct a `kind` filter for `n` keys at `p` and insert `keys[..n]` one at a
+/// time (`batched`: through `insert_batch`). Refused inserts fail the run: at capacity, none of
+/// our variants may refuse one.
+fn build_one(
+    kind: Kind,
+    keys: &KeySet,
+    n: usize,
+    p: f64,
+    batched: bool,
+) -> Result<(AnyFilter, f64)> {
+    measure::settle_heap();
+    let start = Instant::now();
+    let mut f = kind.build(n as u64, p)?;
+    if batched {
+        measure::time_batch_inserts(&mut f, keys, 0..n)?;
+    } else {
+        let (_, failures) = measure::time_inserts(&mut f, keys, 0..n);
+        ensure!(
+            failures == 0,
+            "{} refused {failures} of {n} inserts at capacity",
+            kind.name()
+        );
+    }
+    Ok((f, start.elapsed().as_secs_f64()))
+}
+
+/// Seconds to construct a peer and insert `keys[..n]` (the peer's own build call).
+fn build_peer(kind: PeerKind, keys: &KeySet, n: usize, p: f64) -> Result<(Peer, u64, f64)> {
+    measure::settle_heap();
+    let start = Instant::now();
+    let (peer, refused) = Peer::build(kind, n, p, (0..n).map(|i| keys.get(i)))
+        .with_context(|| format!("building {}", kind.name()))?;
+    Ok((peer, refused, start.elapsed().as_secs_f64()))
+}
+
+/// Runs `rounds` interleaved rounds (at least one) of every build: ours at every target, and
+/// the peers at `peer_fpr` when given. Checks the kept filters for false negatives.
+pub fn interleaved(
+    ctx: &Ctx<'_>,
+    n: usize,
+    targets: &[f64],
+    peer_fpr: Option<f64>,
+    rounds: usize,
+) -> Result<Builds> {
+    ensure!(
+        ctx.members.len() >= n,
+        "need {n} members, have {}",
+        ctx.members.len()
+    );
+    let rounds = rounds.max(1);
+    let grid: Vec<(f64, Kind)> = targets
+        .iter()
+        .flat_map(|&p| Kind::ALL.map(|k| (p, k)))
+        .collect();
+    let peer_kinds: &[PeerKind] = if peer_fpr.is_some() {
+        &PeerKind::ALL
+    } else {
+        &[]
+    };
+    let mut one = vec![Vec::with_capacity(rounds); grid.len()];
+    let mut batched = vec![Vec::with_capacity(rounds); grid.len()];
+    let mut peer_secs = vec![Vec::with_capacity(rounds); peer_kinds.len()];
+    let mut kept: Vec<(AnyFilter, Option<f64>)> = Vec::new();
+    let mut kept_peers: Vec<(Peer, u64, Option<f64>)> = Vec::new();
+    let pb = bar(rounds as u64, "builds");
+    for round in 0..rounds {
+        let last = round + 1 == rounds;
+        for (i, &(p, kind)) in grid.iter().enumerate() {
+            pb.set_message(format!("{} at {p}", kind.name()));
+            let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
+            one[i].push(secs);
+            let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
+            batched[i].push(secs);
+            if last {
+                check_no_false_negatives(&f, ctx.members, 0..n)?;
+                check_no_false_negatives(&g, ctx.members, 0..n)?;
+                let coverage = measure::table_huge_page_coverage(&f);
+                kept.push((f, coverage));
+            }
+        }
+        if let Some(p) = peer_fpr {
+            for (j, &kind) in peer_kinds.iter().enumerate() {
+                pb.set_message(kind.name());
+                let ((peer, refused, secs), coverage) = measure::with_huge_page_coverage(
+                    || build_peer(kind, ctx.members, n, p),
+                    |(peer, _, _)| peer.size_in_bytes(),
+                )?;
+                peer_secs[j].push(secs);
+                if last {
+                    kept_peers.push((peer, refused, coverage));
+                }
+            }
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(Builds {
+        ours: built_ours(kept, &grid, &mut one, &mut batched),
+        peers: built_peers(kept_peers, &mut peer_secs),
+    })
+}
+
+/// Our filters of the last round with the spreads of their build times over the rounds.
+fn built_ours(
+    kept: Vec<(AnyFilter, Option<f64>)>,
+    grid: &[(f64, Kind)],
+    one: &mut [Vec<f64>],
+    batched: &mut [Vec<f64>],
+) -> Vec<BuiltFilter> {
+    kept.into_iter()
+        .zip(grid)
+        .zip(one.iter_mut().zip(batched))
+        .map(|(((filter, coverage), &(p, _)), (a, b))| BuiltFilter {
+            filter,
+            target_fpr: p,
+            seconds: Spread::of(a),
+            seconds_batched: Spread::of(b),
+            huge_page_coverage: coverage,
+        })
+        .collect()
+}
+
+/// The peers of the last round with the spreads of their build times over the rounds.
+fn built_peers(kept: Vec<(Peer, u64, Option<f64>)>, secs: &mut [Vec<f64>]) -> Vec<BuiltPeer> {
+    kept.into_iter()
+        .zip(secs)
+        .map(|((peer, refused, coverage), s)| BuiltPeer {
+            peer,
+            refused,
+            seconds: Spread::of(s),
+            huge_page_coverage: coverage,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

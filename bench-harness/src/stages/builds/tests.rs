@@ -1,0 +1,31 @@
+//! Unit tests of `stages/builds.rs`.
+
+use super::*;
+use filterlab::Filter as _;
+
+#[test]
+fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {
+    let members: KeySet = (0..4000).map(|i| format!("m{i}@example.com")).collect();
+    let probes: KeySet = (0..100).map(|i| format!("p{i}@example.org")).collect();
+    let ctx = Ctx {
+        members: &members,
+        probes: &probes,
+        rounds: 1,
+        seed: 1,
+        queries: 100,
+        scenario_probes: 100,
+    };
+    let b = interleaved(&ctx, 2000, &[0.01, 0.001], None, 3).unwrap();
+    assert_eq!(b.ours.len(), 2 * Kind::ALL.len());
+    assert!(b.peers.is_empty());
+    for (i, f) in b.ours.iter().enumerate() {
+        assert_eq!(f.filter.name(), Kind::ALL[i % Kind::ALL.len()].name());
+        assert_eq!(f.filter.len(), 2000);
+        assert_eq!(f.target_fpr, if i < Kind::ALL.len() { 0.01 } else { 0.001 });
+        assert_eq!((f.seconds.rounds, f.seconds_batched.rounds), (3, 3));
+        assert!(f.seconds.is_sound() && f.seconds_batched.is_sound());
+    }
+    let with_peers = interleaved(&ctx, 2000, &[0.01], Some(0.01), 2).unwrap();
+    assert_eq!(with_peers.peers.len(), PeerKind::ALL.len());
+    assert!(with_peers.peers.iter().all(|p| p.seconds.rounds == 2));
+}

@@ -1,0 +1,304 @@
+//! Course topics on space: cuckoo insertion failure, semi-sorting, the classic/cuckoo
+//! crossover, the memory of a scalable filter, and static filters.
+
+use super::model::rate;
+use super::model::{Row, Section};
+use super::probe::{fill, fp};
+use super::{Lab, Plot};
+use anyhow::Result;
+use filterlab::{
+    cuckoo, math, ClassicBloom, CuckooFilter, Filter, Growable, Hash128, ScalableBloom,
+};
+
+const P: f64 = 0.01;
+
+/// Partial-key cuckoo hashing with `b`-slot buckets and a plain random walk of at most
+/// `kicks` evictions: the number of items placed before the first failure in `slots` slots.
+fn first_failure(hashes: &[Hash128], slots: usize, b: usize, kicks: u32) -> u64 {
+    let buckets = (slots / b) as u64;
+    let mut table = vec![0u16; slots];
+    let alt = |i: u64, fp: u16| {
+        let h = filterlab::reduce(u64::from(fp).wrapping_mul(0x9e37_79b9_7f4a_7c15), buckets);
+        (h + buckets - i) % buckets
+    };
+    for (placed, h) in hashes.iter().enumerate() {
+        let mut fp = 1 + (h.hi % 65_535) as u16;
+        let mut i = filterlab::reduce(h.lo, buckets);
+        let mut rng = h.hi;
+        let mut done = false;
+        for kick in 0..=kicks {
+            let alt_i = alt(i, fp);
+            for bucket in [i, alt_i] {
+                let s = &mut table[bucket as usize * b..(bucket as usize + 1) * b];
+                if let Some(slot) = s.iter_mut().find(|x| **x == 0) {
+                    *slot = fp;
+                    done = true;
+                    break;
+                }
+            }
+            if done || kick == kicks {
+                break;
+            }
+            // Evict a pseudo-random resident of one of the two buckets.
+            rng = rng
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let bucket = if rng >> 63 == 0 { i } else { alt_i };
+            let j = bucket as usize * b + ((rng >> 32) as usize % b);
+            std::mem::swap(&mut fp, &mut table[j]);
+            i = alt(bucket, fp);
+        }
+        if !done {
+            return placed as u64;
+        }
+    }
+    hashes.len() as u64
+}
+
+/// Cuckoo insertion failure against bucket size, and the library's table at b = 4.
+pub fn cuckoo_failure(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
+    let slots = (lab.n / 2).next_power_of_two().min(1 << 16) / 2;
+    let mut rows = Vec::new();
+    for (b, reported) in [(1usize, "50%"), (2, "84%"), (4, "95%"), (8, "98%")] {
+        let (_, counts) = lab.repeat(&format!("cuckoo_failure/{b}"), |d| {
+            Ok((
+                (),
+                d.count(first_failure(&d.members, slots, b, 500), slots as u64),
+            ))
+        })?;
+        rows.push(Row::measured(
+            format!("random walk, b = {b}: load at first failure (reported: {reported})"),
+            counts,
+        ));
+    }
+    let cap = (lab.n / 2) as u64;
+    let (slots_lib, counts) = lab.repeat("cuckoo_failure/library", |d| {
+        let mut c = CuckooFilter::builder().capacity(cap).fpr(P).build()?;
+        let slots = c.buckets() * u64::from(cuckoo::SLOTS);
+        let placed = d
+            .members
+            .iter()
+            .take_while(|&&h| c.insert_hash(h).is_ok())
+            .count();
+        Ok((slots, d.count(placed as u64, slots)))
+    })?;
+    rows.push(Row::lower(
+        format!("library, b = 4 ({slots_lib} slots, two choices then a walk of at most {} kicks): design load as a lower bound", cuckoo::DEFAULT_MAX_KICKS),
+        cuckoo::DESIGN_LOAD,
+        counts,
+    ));
+    let section = Section {
+        title: "Cuckoo insertion failure against bucket size and load".into(),
+        derivation: vec![
+            "each item has two candidate buckets of b slots; an insert fails when a chain of evictions finds no free slot within its bound".into(),
+            "with two choices the table fills to a threshold load c(b) before failures appear, then fails quickly: about 50% at b = 1, 84% at b = 2, 95% at b = 4, 98% at b = 8".into(),
+            "larger buckets load more but cost more per lookup and need one more fingerprint bit per doubling (2b slots are compared: f = log2(2b/p))".into(),
+        ],
+        source: "Pagh & Rodler 2004; Dietzfelbinger & Weidling 2007; Fan, Andersen, Kaminsky & Mitzenmacher 2014, §4".into(),
+        example: {
+            let at = |b: u32, load: f64| -> Result<String> {
+                let f = math::cuckoo_fingerprint_bits(P, b)?;
+                Ok(format!(
+                    "b = {b}: f = {f}, {:.2}M buckets at {:.0}% load, {:.2} bits per key",
+                    1e7 / (f64::from(b) * load) / 1e6,
+                    load * 100.0,
+                    f64::from(f) / load
+                ))
+            };
+            format!("10M keys at 1%: {}; {}; {}", at(2, 0.84)?, at(4, 0.95)?, at(8, 0.98)?)
+        },
+        rows,
+        finding: format!("The simulation uses {slots} slots, 16-bit fingerprints and the library's alternate bucket; each load is items placed before the first failed insert, over slots."),
+        plots: vec![],
+    };
+    Ok((section, vec![]))
+}
+
+/// Semi-sorting: the bits a sorted bucket saves.
+pub fn semi_sorting(_lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
+    let b = 4u32;
+    // Multisets of b values from 16: C(16 + b - 1, b).
+    let multisets: f64 = (0..b)
+        .map(|i| f64::from(16 + i) / f64::from(i + 1))
+        .product();
+    let bits = multisets.log2().ceil();
+    let f = math::cuckoo_fingerprint_bits(P, b)?;
+    let section = Section {
+        title: "Semi-sorting buckets".into(),
+        derivation: vec![
+            "the order of the b fingerprints in a bucket carries no information; sorting them lets the bucket store a multiset".into(),
+            "take the top 4 bits of each of the b = 4 fingerprints: sorted, they form one of C(16 + 4 - 1, 4) = 3876 multisets, an index of 12 bits instead of 16".into(),
+            "so each slot costs f - 1 bits: bits per key (f - 1)/α, at the price of decoding the index on every lookup (a table of 3876 entries)".into(),
+        ],
+        source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.2".into(),
+        example: format!(
+            "C(19, 4) = {multisets:.0} → {bits:.0} bits for 4 × 4 = 16; at 1% (f = {f}) the table costs {:.3} bits per key instead of {:.3}. This library does not semi-sort (its slots are packed to f bits)",
+            f64::from(f - 1) / cuckoo::DESIGN_LOAD,
+            f64::from(f) / cuckoo::DESIGN_LOAD
+        ),
+        rows: vec![],
+        finding: String::new(),
+        plots: vec![],
+    };
+    Ok((section, vec![]))
+}
+
+/// Where cuckoo needs fewer bits per key than classic, from the builders' real sizes.
+pub fn crossover(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
+    let n = lab.n as u64;
+    let mut cheaper = Vec::new();
+    let mut table = Vec::new();
+    for i in 0..=40 {
+        let p = 10f64.powf(-1.0 - f64::from(i) * 0.1);
+        let c = ClassicBloom::builder()
+            .capacity(n)
+            .fpr(p)
+            .build()?
+            .size_in_bytes() as f64
+            * 8.0
+            / n as f64;
+        let k = CuckooFilter::builder()
+            .capacity(n)
+            .fpr(p)
+            .build()?
+            .size_in_bytes() as f64
+            * 8.0
+            / n as f64;
+        if k < c {
+            cheaper.push(p);
+        }
+        if i % 5 == 0 {
+            table.push(format!("{}: classic {c:.2}, cuckoo {k:.2}", rate(p)));
+        }
+    }
+    let first = cheaper.first().copied().unwrap_or(f64::NAN);
+    // Targets at or below the first crossing where classic is still (or again) smaller.
+    let below = (0..=40)
+        .map(|i| 10f64.powf(-1.0 - f64::from(i) * 0.1))
+        .filter(|&p| p <= first)
+        .count();
+    let exceptions = below - cheaper.len();
+    // Textbook comparison: f = log2(1/p) + 3 at α = 0.955, minus one bit with semi-sorting.
+    let cross = |extra: f64, alpha: f64| {
+        let x = extra / alpha / (1.0 / std::f64::consts::LN_2 - 1.0 / alpha);
+        2f64.powf(-x)
+    };
+    let section = Section {
+        title: "The classic/cuckoo space crossover".into(),
+        derivation: vec![
+            "classic: 1.44 log2(1/p) bits per key; cuckoo: f/α with f = log2(1/p) + log2(2b) bits".into(),
+            "cuckoo wins once (log2(1/p) + e)/α < 1.44 log2(1/p), i.e. log2(1/p) > (e/α)/(1.44 - 1/α)".into(),
+            "the paper's 3% uses semi-sorting (e = 2 at b = 4) and α = 95.5%; without semi-sorting e = 3 and the crossover moves to about 0.35%; this library rounds f up to a whole bit and reserves the zero fingerprint, which moves it in steps".into(),
+        ],
+        source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.2 and Fig. 5".into(),
+        example: format!(
+            "e = 2, α = 0.955 (semi-sorted): crossover at p = {}; e = 3, α = 0.95 (this library's layout): p = {}",
+            rate(cross(2.0, 0.955)),
+            rate(cross(3.0, cuckoo::DESIGN_LOAD))
+        ),
+        rows: vec![],
+        finding: format!(
+            "Built here for n = {n} on a grid of 41 targets from 10% to 0.001% (bits per key from size_in_bytes): {}. Cuckoo is smaller first at p = {}; \
+             of the {below} targets from there down, classic is smaller at {exceptions} (f and k step by whole bits).",
+            table.join("; "),
+            rate(first),
+        ),
+        plots: vec![],
+    };
+    Ok((section, vec![]))
+}
+
+/// Scalable filters: memory as they grow, for growth s and tightening r.
+pub fn scalable_memory(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
+    let c0 = (lab.n / 32).max(1) as u64;
+    let mut rows = Vec::new();
+    let mut lines = Vec::new();
+    for (s, r) in [(2.0, 0.5), (2.0, 0.8), (2.0, 0.9), (4.0, 0.8), (4.0, 0.9)] {
+        let ((bpk, formula_bpk, stages, fpr), counts) =
+            lab.repeat(&format!("scalable_memory/{s}/{r}"), |d| {
+                let mut f = ScalableBloom::builder()
+                    .capacity(c0)
+                    .fpr(P)
+                    .growth(s)
+                    .tightening(r)
+                    .build()?;
+                fill(&mut f, &d.members)?;
+                let p0 = f.initial_fpr();
+                let formula: f64 = f
+                    .stage_shapes()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(_, _, cap, _))| {
+                        math::optimal_bits(cap, math::scalable_stage_fpr(p0, r, i as u32))
+                            .map(|b| b as f64)
+                    })
+                    .sum::<filterlab::Result<f64>>()?;
+                let n = d.members.len() as f64;
+                Ok((
+                    (
+                        f.size_in_bytes() as f64 * 8.0 / n,
+                        formula / n,
+                        f.stages(),
+                        f.expected_fpr(),
+                    ),
+                    fp(&f, d),
+                ))
+            })?;
+        lines.push(format!("s = {s}, r = {r}: {stages} stages, {bpk:.2} bits/key (sum of the stages' optimal sizes: {formula_bpk:.2})"));
+        rows.push(Row::new(
+            format!("s = {s}, r = {r}, {stages} stages, {bpk:.2} bits/key"),
+            fpr,
+            counts,
+        ));
+    }
+    let section = Section {
+        title: "Scalable filters: memory growth and the choice of s and r".into(),
+        derivation: vec![
+            "stage i holds n0 s^i keys at P0 r^i, so it costs 1.44 n0 s^i (log2(1/P0) + i log2(1/r)) bits".into(),
+            "after L stages the newest holds a fraction (s - 1)/s of all capacity, so bits per key ≈ 1.44 (log2(1/P0) + (L - 1/(s - 1)) log2(1/r)): it grows by 1.44 log2(1/r) bits per stage, i.e. logarithmically in n".into(),
+            "r near 1 grows slowly but makes P0 = P(1 - r) small (r = 0.9 costs log2(10) = 3.3 bits per key up front); s = 4 needs fewer stages (fewer lookups, slower per-key growth) but can leave up to 3/4 of the newest stage empty".into(),
+            "Almeida et al. recommend s = 2 for slow growth and s = 4 for fast, with r between 0.8 and 0.9".into(),
+        ],
+        source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4-5".into(),
+        example: format!(
+            "P = 1%: r = 0.9 starts at P0 = 0.1% ({:.2} bits per key for the first stage), r = 0.5 at 0.5% ({:.2}); each further stage adds {:.2} (r = 0.9) or {:.2} (r = 0.5) bits per key",
+            1.44 * (1.0f64 / 0.001).log2(),
+            1.44 * (1.0f64 / 0.005).log2(),
+            1.44 * (1.0f64 / 0.9).log2(),
+            1.44f64
+        ),
+        rows,
+        finding: format!("Grown from {c0} to {} keys: {}.", lab.n, lines.join("; ")),
+        plots: vec![],
+    };
+    Ok((section, vec![]))
+}
+
+/// Static filters: xor, binary fuse and ribbon, by formula.
+pub fn static_filters(_lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
+    let f = (1.0 / P).log2().ceil();
+    let lb = (1.0 / P).log2();
+    let classic = math::optimal_bits(10_000_000, P)? as f64 / 1e7;
+    let ck = f64::from(math::cuckoo_fingerprint_bits(P, cuckoo::SLOTS)?) / cuckoo::DESIGN_LOAD;
+    let section = Section {
+        title: "Static filters: xor, binary fuse and ribbon".into(),
+        derivation: vec![
+            "a static filter is built once from a known set and never takes an insert; it stores an f-bit fingerprint function: p = 2^-f".into(),
+            "xor filter: 3 hashes into an array of 1.23 n slots of f bits, solved by peeling a hypergraph: 1.23 f bits per key, 3 memory reads per lookup".into(),
+            "binary fuse: the same with spatially coupled segments: 1.125 f (3-wise) or 1.075 f (4-wise) bits per key; ribbon: a banded linear system, within a few percent of f".into(),
+            "they win when the set is known in advance and does not change (a shipped blocklist, an LSM-tree's immutable file): less memory than any dynamic filter and few reads; they lose when keys arrive over time (rebuild) or need deleting".into(),
+        ],
+        source: "Graf & Lemire 2020 (xor); Graf & Lemire 2022 (binary fuse); Dillinger & Walzer 2021 (ribbon)".into(),
+        example: format!(
+            "10M keys at 1% (f = {f:.0}): xor {:.2}, binary fuse {:.2} (3-wise) / {:.2} (4-wise), ribbon about {:.2}, against classic {classic:.2}, this library's cuckoo {ck:.2}, the bound {lb:.2} bits per key",
+            1.23 * f,
+            1.125 * f,
+            1.075 * f,
+            1.01 * f
+        ),
+        rows: vec![],
+        finding: "No static filter is implemented here, so nothing is measured.".into(),
+        plots: vec![],
+    };
+    Ok((section, vec![]))
+}

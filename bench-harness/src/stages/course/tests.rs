@@ -1,0 +1,129 @@
+//! Unit tests of `stages/course/mod.rs`.
+
+use super::*;
+use crate::check::course::check;
+use crate::dataset::{generate, DatasetSpec};
+use crate::plan::Output as _;
+use std::path::Path;
+
+/// Runs the course, judges it and writes it into `dir`, as the stage and the pipeline do.
+fn write(dir: &Path, members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Result<()> {
+    let mut report = run(members, probes, scale, commit)?;
+    report.judge();
+    crate::render::course::write(&report, dir)
+}
+
+#[test]
+fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
+    let ds = generate(&DatasetSpec {
+        members: 4000,
+        non_members: 20_000,
+        seed: 7,
+    });
+    let scale = Scale {
+        n: 2000,
+        probes: 20_000,
+        small_filters: 20,
+        small_probes: 100,
+        hash_bits: 14,
+        reps: 4,
+    };
+    let dir = std::env::temp_dir().join(format!("filterlab-course-test-{}", std::process::id()));
+    write(&dir, &ds.members, &ds.non_members, scale, "abc1234").unwrap();
+    let md = std::fs::read_to_string(dir.join("course.md")).unwrap();
+    for title in [
+        "## 7. Counting",
+        "k positions from one hash",
+        "Estimating n from the fill ratio",
+        "Union and intersection",
+        "Cuckoo insertion failure",
+        "Semi-sorting",
+        "space crossover",
+        "Deleting keys that were never inserted",
+        "memory growth",
+        "Static filters",
+        "Repeated queries",
+        "Adversarial keys",
+        "Reading a Wilson interval",
+        "### k truncated",
+        "### Two equal hash seeds",
+        "### 32-bit hashes",
+    ] {
+        assert!(md.contains(title), "{title} missing");
+    }
+    let stems = [
+        "fp_vs_bits",
+        "fp_vs_k",
+        "exact_small_m",
+        "split_block",
+        "cuckoo_fingerprint",
+        "cuckoo_load",
+        "cuckoo_residual",
+        "scalable",
+        "counting_overflow",
+    ];
+    for stem in stems {
+        assert!(
+            dir.join(format!("{stem}.svg")).exists(),
+            "{stem}.svg missing"
+        );
+    }
+    // Every plot the text links exists, and every plot written is linked.
+    let linked: Vec<&str> = md
+        .split("](")
+        .skip(1)
+        .filter_map(|t| t.split(')').next())
+        .collect();
+    assert_eq!(linked.len(), stems.len(), "{linked:?}");
+    // The JSON re-renders to the Markdown and every verdict recomputes.
+    assert_eq!(check(&dir, Some("abc1234")), Vec::<String>::new());
+    let doc: CourseDoc =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("course.json")).unwrap()).unwrap();
+    // The counting row is its own measurement, not the classic one again.
+    let rows = &doc.sections[0].rows;
+    assert!(rows[0].label.starts_with("classic") && rows[1].label.starts_with("counting"));
+    assert_ne!(rows[0].reps, rows[1].reps);
+    // Every judged row rests on the repetitions, each with its own seed.
+    let judged = doc
+        .sections
+        .iter()
+        .flat_map(|s| &s.rows)
+        .filter(|r| r.judged.is_some());
+    assert!(judged.clone().count() > 40);
+    assert!(judged.clone().all(|r| r.reps.len() == 4));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The course alone at full scale, into target/course-full (the harness's `course` stage
+/// does the same inside the full run):
+/// `cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored`.
+#[test]
+#[ignore = "full scale: about a minute in release"]
+fn full_scale() {
+    let scale = Scale::FULL;
+    let ds = generate(&DatasetSpec {
+        members: scale.members_needed(),
+        non_members: scale.probes,
+        seed: 0x0f11_7e21_ab00_0001,
+    });
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/course-full");
+    write(&dir, &ds.members, &ds.non_members, scale, "full-scale test").unwrap();
+    assert_eq!(check(&dir, None), Vec::<String>::new());
+}
+
+#[test]
+fn too_few_keys_is_an_error() {
+    let ds = generate(&DatasetSpec {
+        members: 100,
+        non_members: 100,
+        seed: 7,
+    });
+    assert!(write(
+        Path::new("/nonexistent/never"),
+        &ds.members,
+        &ds.non_members,
+        Scale::QUICK,
+        "none"
+    )
+    .is_err());
+}

@@ -1,0 +1,366 @@
+//! The measurements behind the reports: the main matrix and the four scenarios.
+
+use crate::dataset::KeySet;
+use crate::filters::{AnyFilter, Kind};
+use crate::measure::{self, Mix, Spread};
+use crate::plan::Ctx;
+use crate::record::{Record, Scenario};
+use crate::stages::{bar, check_no_false_negatives, fill_fpr_fields, BuiltFilter};
+use anyhow::{bail, ensure, Result};
+use filterlab::BATCH;
+use filterlab::{Deletable, Filter};
+use std::collections::BTreeMap;
+
+/// Times `filters` on every mix in `ctx.rounds` interleaved rounds, one at a time and batched:
+/// `[filter][mix]` spreads of ns per lookup.
+fn interleaved_lookups<'f>(
+    ctx: &Ctx<'_>,
+    filters: impl Iterator<Item = &'f AnyFilter> + Clone,
+    mixes: &[KeySet],
+    what: &str,
+) -> (Vec<Vec<Spread>>, Vec<Vec<Spread>>) {
+    let count = filters.clone().count();
+    let mut samples = vec![vec![Vec::new(); mixes.len()]; count];
+    let mut batched = vec![vec![Vec::new(); mixes.len()]; count];
+    let pb = bar(ctx.rounds as u64, what);
+    for _ in 0..ctx.rounds {
+        for (fi, f) in filters.clone().enumerate() {
+            for (mi, queries) in mixes.iter().enumerate() {
+                samples[fi][mi].push(measure::time_lookups(f, queries));
+                batched[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
+            }
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let spreads = |v: &mut Vec<Vec<Vec<f64>>>| -> Vec<Vec<Spread>> {
+        v.iter_mut()
+            .map(|per_mix| per_mix.iter_mut().map(|s| Spread::of(s)).collect())
+            .collect()
+    };
+    (spreads(&mut samples), spreads(&mut batched))
+}
+
+/// `mix percent → spread` for a record.
+fn by_mix(mixes: &[Mix], spreads: &[Spread]) -> BTreeMap<String, Spread> {
+    mixes
+        .iter()
+        .map(|m| m.key().to_string())
+        .zip(spreads.iter().cloned())
+        .collect()
+}
+
+/// The main matrix: every variant at `n` items and each target rate, from the filters the
+/// interleaved build loop kept (see [`crate::stages::builds`]). Returns the records and the filters
+/// (in `targets × Kind::ALL` order) for the parallel scenario and the peers.
+pub fn matrix(
+    ctx: &Ctx<'_>,
+    n: usize,
+    built: Vec<BuiltFilter>,
+) -> Result<(Vec<Record>, Vec<AnyFilter>)> {
+    let mut filters = Vec::new();
+    let mut records = Vec::new();
+    let pb = bar(built.len() as u64, "FP");
+    for b in built {
+        let f = b.filter;
+        ensure!(
+            f.len() == n as u64,
+            "{} holds {} keys, not {n}",
+            f.name(),
+            f.len()
+        );
+        let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
+        let fp = measure::count_present(&f, ctx.probes, 0..ctx.probes.len());
+        let per_key = 1e9 / n as f64;
+        let mut rec = Record {
+            scenario: Scenario::Matrix,
+            target_fpr: b.target_fpr,
+            false_negatives,
+            ns_per_insert: Some(b.seconds.scaled(per_key)),
+            ns_per_insert_batched: Some(b.seconds_batched.scaled(per_key)),
+            build_seconds: Some(b.seconds),
+            huge_page_coverage: b.huge_page_coverage,
+            ..Record::default()
+        };
+        fill_fpr_fields(&mut rec, &f, fp, ctx.probes.len() as u64);
+        records.push(rec);
+        filters.push(f);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+
+    // Throughput: the same shuffled queries for every filter, rounds interleaved so that a
+    // noisy moment of the machine hits every filter alike.
+    let q = ctx.queries.min(n.max(1));
+    let mixes: Vec<KeySet> = Mix::ALL
+        .iter()
+        .map(|m| measure::query_mix(ctx.members, n, ctx.probes, m.percent(), q, ctx.seed))
+        .collect();
+    let (one, batched) = interleaved_lookups(ctx, filters.iter(), &mixes, "lookups");
+    let overhead = measure::timer_overhead_ns();
+    let latency_sample = &mixes[Mix::ALL.iter().position(|&m| m == Mix::Half).unwrap_or(0)];
+    for (fi, f) in filters.iter().enumerate() {
+        let rec = &mut records[fi];
+        rec.ns_per_lookup = by_mix(&Mix::ALL, &one[fi]);
+        rec.ns_per_lookup_batched = by_mix(&Mix::ALL, &batched[fi]);
+        let (p50, p99) = measure::latency_percentiles(f, latency_sample, 20_000, overhead);
+        rec.latency_p50_ns = Some(p50);
+        rec.latency_p99_ns = Some(p99);
+    }
+    Ok((records, filters))
+}
+
+/// Growth: insert 0 → 4× the declared capacity, measuring the FP rate at every quarter.
+pub fn growth(ctx: &Ctx<'_>, capacity: usize, p: f64) -> Result<Vec<Record>> {
+    let end = 4 * capacity;
+    ensure!(ctx.members.len() >= end, "growth needs {end} members");
+    let step = (capacity / 4).max(1);
+    let probes = ctx.scenario_probes.min(ctx.probes.len());
+    let mut records = Vec::new();
+    let pb = bar(Kind::ALL.len() as u64, "growth");
+    for kind in Kind::ALL {
+        let mut f = kind.build(capacity as u64, p)?;
+        let mut inserted = 0usize;
+        let mut first_failure_load = None;
+        let mut failures = 0u64;
+        for checkpoint in (step..=end).step_by(step) {
+            while inserted < checkpoint && first_failure_load.is_none() {
+                match f.insert(ctx.members.get(inserted)) {
+                    Ok(()) => inserted += 1,
+                    Err(filterlab::Error::Full { load_factor, .. }) => {
+                        // The table is full: stop inserting into it, and prove nothing was lost.
+                        first_failure_load = Some(load_factor);
+                        failures += 1;
+                    }
+                    Err(e) => bail!("{}: unexpected insert error {e}", kind.name()),
+                }
+            }
+            let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
+            let fp = measure::count_present(&f, ctx.probes, 0..probes);
+            let mut rec = Record {
+                scenario: Scenario::Growth,
+                target_fpr: p,
+                false_negatives,
+                step: Some(checkpoint as u64),
+                insert_failures: Some(failures),
+                first_failure_load,
+                ..Record::default()
+            };
+            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+            records.push(rec);
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(records)
+}
+
+/// Keys deleted and inserted per churn round: a tenth of the capacity, at least one.
+fn churn_batch(capacity: usize) -> usize {
+    (capacity / 10).max(1)
+}
+
+/// Members [`churn`] inserts: the capacity, then a fresh batch each round.
+#[must_use]
+pub fn churn_members_needed(capacity: usize, rounds: usize) -> usize {
+    capacity + rounds * churn_batch(capacity)
+}
+
+/// Deletion churn: fill to capacity, then each round delete the oldest tenth and insert a fresh
+/// tenth; FP rate and false negatives after every round.
+pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Vec<Record>> {
+    let batch = churn_batch(capacity);
+    let needed = churn_members_needed(capacity, rounds);
+    ensure!(ctx.members.len() >= needed, "churn needs {needed} members");
+    let probes = ctx.scenario_probes.min(ctx.probes.len());
+    let mut records = Vec::new();
+    let pb = bar(2, "churn");
+    for kind in [Kind::Counting, Kind::Cuckoo] {
+        let mut f = kind.build(capacity as u64, p)?;
+        let (mut lo, mut hi) = (0usize, 0usize);
+        let mut failures = 0u64;
+        for round in 0..=rounds {
+            if round == 0 {
+                let (_, refused) = measure::time_inserts(&mut f, ctx.members, 0..capacity);
+                failures += refused;
+                hi = capacity;
+            } else {
+                for i in lo..lo + batch {
+                    remove(&mut f, ctx.members.get(i))?;
+                }
+                let (_, refused) = measure::time_inserts(&mut f, ctx.members, hi..hi + batch);
+                failures += refused;
+                lo += batch;
+                hi += batch;
+            }
+            ensure!(
+                failures == 0,
+                "{} refused an insert during churn",
+                kind.name()
+            );
+            let false_negatives = check_no_false_negatives(&f, ctx.members, lo..hi)?;
+            let fp = measure::count_present(&f, ctx.probes, 0..probes);
+            let mut rec = Record {
+                scenario: Scenario::Churn,
+                target_fpr: p,
+                false_negatives,
+                step: Some(round as u64),
+                insert_failures: Some(failures),
+                ..Record::default()
+            };
+            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+            records.push(rec);
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(records)
+}
+
+fn remove(f: &mut AnyFilter, key: &[u8]) -> Result<()> {
+    let r = match f {
+        AnyFilter::Counting(c) => c.remove(key),
+        AnyFilter::Cuckoo(c) => c.remove(key),
+        _ => bail!("{} cannot delete", f.name()),
+    };
+    r.map_err(|e| anyhow::anyhow!("{}: removing an inserted key failed: {e}", f.name()))
+}
+
+/// Size sweep: lookup cost against filter size, from cache-resident to memory-resident.
+pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>> {
+    let mut records = Vec::new();
+    let sweep_mixes = Mix::SWEEP;
+    for &n in sizes {
+        ensure!(ctx.members.len() >= n, "sweep needs {n} members");
+        eprintln!("   n = {n}");
+        let mut filters = Vec::new();
+        let mut recs = Vec::new();
+        let probes = ctx.scenario_probes.min(ctx.probes.len());
+        for kind in Kind::ALL {
+            // Built once and not timed: this scenario measures lookups against size (build
+            // cost is the matrix's, in interleaved rounds), which also keeps the 10^8-key sweep
+            // to one build per filter.
+            let mut f = kind.build(n as u64, p)?;
+            measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+            let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
+            let fp = measure::count_present(&f, ctx.probes, 0..probes);
+            let mut rec = Record {
+                scenario: Scenario::SizeSweep,
+                target_fpr: p,
+                false_negatives,
+                ..Record::default()
+            };
+            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+            recs.push(rec);
+            filters.push(f);
+        }
+        let mixes: Vec<KeySet> = sweep_mixes
+            .iter()
+            .map(|m| {
+                measure::query_mix(
+                    ctx.members,
+                    n,
+                    ctx.probes,
+                    m.percent(),
+                    ctx.queries,
+                    ctx.seed,
+                )
+            })
+            .collect();
+        let (one, batched) = interleaved_lookups(ctx, filters.iter(), &mixes, "sweep lookups");
+        for ((rec, s), b) in recs.iter_mut().zip(&one).zip(&batched) {
+            rec.ns_per_lookup = by_mix(&sweep_mixes, s);
+            rec.ns_per_lookup_batched = by_mix(&sweep_mixes, b);
+        }
+        records.extend(recs);
+    }
+    Ok(records)
+}
+
+/// Parallel lookups: every core against one, on the same filter and queries (50% positive).
+pub fn parallel(ctx: &Ctx<'_>, filters: &[&AnyFilter], base: &[Record]) -> Result<Vec<Record>> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    let all = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let n = filters.first().map_or(0, |f| f.len() as usize);
+    let queries = measure::query_mix(ctx.members, n, ctx.probes, 50, ctx.queries * 2, ctx.seed);
+    let mut t1 = vec![Vec::new(); filters.len()];
+    let mut tn = vec![Vec::new(); filters.len()];
+    let pb = bar(ctx.rounds as u64, "parallel");
+    for _ in 0..ctx.rounds {
+        for (i, f) in filters.iter().enumerate() {
+            t1[i].push(measure::time_parallel_lookups(*f, &queries, &one));
+            tn[i].push(measure::time_parallel_lookups(*f, &queries, &all));
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    // Only what this scenario measured: identity, size, threads and times. The FP fields stay
+    // empty (the matrix row of the same filter has them).
+    let mut out = Vec::new();
+    for (i, base) in base.iter().enumerate() {
+        let single = Spread::of(&mut t1[i]);
+        let multi = Spread::of(&mut tn[i]);
+        for (th, ns) in [(1, single.clone()), (threads, multi)] {
+            out.push(Record {
+                scenario: Scenario::Parallel,
+                variant: base.variant.clone(),
+                n: base.n,
+                capacity: base.capacity,
+                target_fpr: base.target_fpr,
+                params: base.params.clone(),
+                shape: base.shape.clone(),
+                bytes: base.bytes,
+                bits_per_key: base.bits_per_key,
+                threads: Some(th),
+                parallel_speedup: Some(single.median / ns.median),
+                ns_per_lookup: BTreeMap::from([(Mix::Half.key().to_string(), ns)]),
+                ..Record::default()
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The second article's filter: `m` bits and `k` hashes given explicitly (9,585,059 and 7 for
+/// its 1M users at 1%), filled to its design load `design` and on to 4x, with the FP rate
+/// measured at every half of the design load past it: "rejects 99% of the uninvited", and how
+/// that climbs when the real count exceeds the plan.
+pub fn users(ctx: &Ctx<'_>, design: usize, m: u64, k: u32) -> Result<Vec<Record>> {
+    let end = 4 * design;
+    ensure!(
+        ctx.members.len() >= end,
+        "the users scenario needs {end} members"
+    );
+    let mut f = AnyFilter::Classic(
+        filterlab::ClassicBloom::builder()
+            .capacity(design as u64)
+            .fpr(0.01)
+            .bits(m)
+            .hashes(k)
+            .build()?,
+    );
+    let probes = ctx.scenario_probes.min(ctx.probes.len());
+    let mut records = Vec::new();
+    let mut inserted = 0;
+    let checkpoints = [2, 3, 4, 5, 6, 8].map(|half| design * half / 2);
+    for checkpoint in checkpoints {
+        let (_, failures) = measure::time_inserts(&mut f, ctx.members, inserted..checkpoint);
+        ensure!(failures == 0, "the article's filter refused an insert");
+        inserted = checkpoint;
+        let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
+        let fp = measure::count_present(&f, ctx.probes, 0..probes);
+        let mut rec = Record {
+            scenario: Scenario::Users,
+            target_fpr: 0.01,
+            false_negatives,
+            step: Some(checkpoint as u64),
+            ..Record::default()
+        };
+        fill_fpr_fields(&mut rec, &f, fp, probes as u64);
+        records.push(rec);
+    }
+    Ok(records)
+}

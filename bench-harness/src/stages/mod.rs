@@ -1,0 +1,102 @@
+//! The stages: each measures one part of the report and records it in the run's results; none
+//! renders anything. This module holds what several of them share (a stage never imports
+//! another); the order they run in is [`crate::pipeline::ALL`].
+
+pub mod builds;
+pub mod course;
+pub mod matrix;
+pub mod peers;
+pub mod python;
+pub mod systems;
+pub mod threads;
+
+use crate::dataset::KeySet;
+use crate::filters::AnyFilter;
+use crate::measure::{self, Spread};
+use crate::record::Record;
+use anyhow::{ensure, Result};
+use filterlab::{math, Filter};
+use filterlab_peers::Peer;
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// One of our filters from the last round, with the spread of its build times.
+pub struct BuiltFilter {
+    /// The filter built one key at a time in the last round.
+    pub filter: AnyFilter,
+    /// Target rate it was built for.
+    pub target_fpr: f64,
+    /// Seconds per build, one key at a time.
+    pub seconds: Spread,
+    /// Seconds per build through `insert_batch`.
+    pub seconds_batched: Spread,
+    /// Share of the table on transparent huge pages (`None`: not obtained).
+    pub huge_page_coverage: Option<f64>,
+}
+
+/// One peer from the last round, with the spread of its build times.
+pub struct BuiltPeer {
+    /// The peer filter.
+    pub peer: Peer,
+    /// Inserts it refused (cuckoofilter when full), in the last round.
+    pub refused: u64,
+    /// Seconds per build (construction and every insert).
+    pub seconds: Spread,
+    /// Share of its memory on transparent huge pages (`None`: not obtained).
+    pub huge_page_coverage: Option<f64>,
+}
+
+/// A progress bar over `len` steps (hidden when stderr is not a terminal).
+pub fn bar(len: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(what.to_string());
+    pb
+}
+
+/// Fills the FP-rate and memory fields of `rec` from `filter` and a false-positive count.
+pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u64, probes: u64) {
+    let n = filter.len();
+    rec.variant = filter.name().to_string();
+    rec.n = n;
+    rec.capacity = filter.capacity();
+    rec.params = filter.params();
+    rec.shape = Some(filter.shape());
+    rec.theoretical_fpr = filter.expected_fpr();
+    rec.theoretical_fpr_approx = filter.approx_fpr();
+    rec.theoretical_fpr_exact = filter.exact_fpr();
+    rec.false_positives = false_positives;
+    rec.probes = probes;
+    rec.empirical_fpr = false_positives as f64 / probes.max(1) as f64;
+    let (lo, hi) = math::wilson_interval(false_positives, probes, 1.96);
+    rec.fpr_ci_low = lo;
+    rec.fpr_ci_high = hi;
+    rec.theory_in_ci = lo <= rec.theoretical_fpr && rec.theoretical_fpr <= hi;
+    rec.measured_over_theory = rec.empirical_fpr / rec.theoretical_fpr;
+    rec.bytes = filter.size_in_bytes() as u64;
+    rec.bits_per_key = rec.bytes as f64 * 8.0 / n.max(1) as f64;
+    rec.lower_bound_bits_per_key = (1.0 / rec.target_fpr).log2();
+    rec.overhead_over_lower_bound = rec.bits_per_key / rec.lower_bound_bits_per_key - 1.0;
+    rec.overhead_at_achieved_fpr = (rec.empirical_fpr > 0.0)
+        .then(|| rec.bits_per_key / (1.0 / rec.empirical_fpr).log2() - 1.0);
+}
+
+/// Counts members reported absent; any is a bug, so the run fails.
+pub(crate) fn check_no_false_negatives(
+    filter: &AnyFilter,
+    keys: &KeySet,
+    range: std::ops::Range<usize>,
+) -> Result<u64> {
+    let expected = range.len() as u64;
+    let present = measure::count_present(filter, keys, range);
+    let fneg = expected - present;
+    ensure!(
+        fneg == 0,
+        "{} reported {fneg} inserted keys absent: false negatives",
+        filter.name()
+    );
+    Ok(fneg)
+}

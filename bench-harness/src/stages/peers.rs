@@ -1,0 +1,507 @@
+//! filterlab beside the peers: same keys, same process, same run, same timing loops.
+
+use crate::dataset::KeySet;
+use crate::filters::{AnyFilter, Kind};
+use crate::measure::{self, Spread};
+use crate::plan::Ctx;
+use crate::record::{HugePageRecord, PeerRecord, Record, Side};
+use crate::stages::{bar, BuiltPeer};
+use anyhow::{ensure, Context, Result};
+use filterlab::{Filter, BATCH};
+use filterlab_peers::{Peer, PeerKind};
+use rayon::prelude::*;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// Every contender at `n` keys and rate `p`: ours are the matrix's filters at `p` (with their
+/// records), the peers come built from the same interleaved build loop.
+pub fn compare(
+    ctx: &Ctx<'_>,
+    ours: &[&AnyFilter],
+    base: &[Record],
+    peers: Vec<BuiltPeer>,
+    n: usize,
+    p: f64,
+    rounds: usize,
+) -> Result<Vec<PeerRecord>> {
+    let q = ctx.queries.min(n);
+    let negatives = measure::query_mix(ctx.members, n, ctx.probes, 0, q, ctx.seed ^ 1);
+    let positives = measure::query_mix(ctx.members, n, ctx.probes, 100, q, ctx.seed ^ 1);
+
+    // Our build times, FP rates and false negatives were measured on these very filters.
+    let mut records = our_records(ours, base, n, p)?;
+    let pb = bar(peers.len() as u64, "peers FP");
+    for b in &peers {
+        records.push(peer_record(ctx, b, n, p));
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let peers: Vec<Peer> = peers.into_iter().map(|b| b.peer).collect();
+
+    // Our twins at the peers' achieved FP rates, timed in the same rounds as everyone.
+    let (twin_filters, twin_records) = twins(ctx, &records, n)?;
+    let mut ours: Vec<&AnyFilter> = ours.to_vec();
+    ours.extend(twin_filters.iter());
+    let peer_records = records.split_off(base.len());
+    records.extend(twin_records);
+    records.extend(peer_records);
+
+    // Lookups: every contender, interleaved rounds, the same two query sets.
+    let total = ours.len() + peers.len();
+    let mut neg = vec![Vec::new(); total];
+    let mut pos = vec![Vec::new(); total];
+    let mut neg_b = vec![Vec::new(); ours.len()];
+    let mut pos_b = vec![Vec::new(); ours.len()];
+    let pb = bar(rounds as u64, "peers lookups");
+    for _ in 0..rounds {
+        for (i, f) in ours.iter().enumerate() {
+            neg[i].push(measure::time_lookups(*f, &negatives));
+            pos[i].push(measure::time_lookups(*f, &positives));
+            neg_b[i].push(measure::time_batch_lookups(*f, &negatives, BATCH));
+            pos_b[i].push(measure::time_batch_lookups(*f, &positives, BATCH));
+        }
+        for (j, peer) in peers.iter().enumerate() {
+            neg[ours.len() + j].push(measure::time_peer_lookups(peer, &negatives));
+            pos[ours.len() + j].push(measure::time_peer_lookups(peer, &positives));
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    for (i, r) in records.iter_mut().enumerate() {
+        r.ns_negative = Spread::of(&mut neg[i]);
+        r.ns_positive = Spread::of(&mut pos[i]);
+        if i < ours.len() {
+            r.ns_negative_batched = Some(Spread::of(&mut neg_b[i]));
+            r.ns_positive_batched = Some(Spread::of(&mut pos_b[i]));
+        }
+    }
+    Ok(records)
+}
+
+/// Our filters' rows of the comparison, from the matrix records of these very filters.
+fn our_records(ours: &[&AnyFilter], base: &[Record], n: usize, p: f64) -> Result<Vec<PeerRecord>> {
+    let mut records = Vec::new();
+    for (f, r) in ours.iter().zip(base) {
+        ensure!(
+            f.name() == r.variant && r.target_fpr == p,
+            "matrix rows out of order"
+        );
+        records.push(PeerRecord {
+            name: r.variant.clone(),
+            side: Side::Filterlab,
+            source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
+            quirks: r.params.clone(),
+            n: n as u64,
+            target_fpr: p,
+            build_seconds: r.build_seconds.clone().unwrap_or_default(),
+            build_seconds_batched: r
+                .ns_per_insert_batched
+                .as_ref()
+                .map(|ns| ns.scaled(n as f64 / 1e9)),
+            empirical_fpr: r.empirical_fpr,
+            probes: r.probes,
+            false_negatives: r.false_negatives,
+            bytes: r.bytes,
+            bits_per_key: r.bits_per_key,
+            huge_page_coverage: r.huge_page_coverage,
+            ..PeerRecord::default()
+        });
+    }
+    Ok(records)
+}
+
+/// A built peer's row: false negatives over the members, false positives over every probe.
+fn peer_record(ctx: &Ctx<'_>, b: &BuiltPeer, n: usize, p: f64) -> PeerRecord {
+    let probes = ctx.probes.len();
+    let (peer, refused) = (&b.peer, b.refused);
+    let kind = peer.kind();
+    let present = (0..n)
+        .filter(|&i| peer.contains(ctx.members.get(i)))
+        .count() as u64;
+    let fp = (0..probes)
+        .filter(|&i| peer.contains(ctx.probes.get(i)))
+        .count() as u64;
+    PeerRecord {
+        name: kind.name().into(),
+        side: Side::Peer,
+        source: kind.crate_version().into(),
+        quirks: kind.quirks().into(),
+        n: n as u64,
+        target_fpr: p,
+        build_seconds: b.seconds.clone(),
+        empirical_fpr: fp as f64 / probes as f64,
+        probes: probes as u64,
+        // A refused insert is not a false negative; count only keys the peer accepted.
+        false_negatives: (n as u64 - refused).saturating_sub(present),
+        insert_failures: refused,
+        bytes: peer.size_in_bytes() as u64,
+        bits_per_key: peer.size_in_bytes() as f64 * 8.0 / n as f64,
+        huge_page_coverage: b.huge_page_coverage,
+        ..PeerRecord::default()
+    }
+}
+
+/// Our variants rebuilt at a peer's achieved FP rate, so that lookups and memory can be compared
+/// at equal FP: (our kind, the peer whose rate it takes).
+pub const TWINS: [(Kind, PeerKind); 2] = [
+    (Kind::Cuckoo, PeerKind::Cuckoofilter),
+    (Kind::Scalable, PeerKind::GrowableBloom),
+];
+
+/// The name of `kind` rebuilt at `peer`'s achieved FP rate.
+#[must_use]
+pub fn twin_name(kind: Kind, peer: PeerKind) -> String {
+    format!("{} at {}'s FP", kind.name(), peer.name())
+}
+
+/// `kind` filled with `n` keys, built for the target among a few multiples of `rate` whose
+/// formula at full load comes closest to `rate` (a scalable filter's first stage runs at a
+/// tenth of its target; a cuckoo filter's fingerprints come in whole bits).
+fn closest_build(ctx: &Ctx<'_>, kind: Kind, n: usize, rate: f64) -> Result<(AnyFilter, f64)> {
+    let mut best: Option<(f64, AnyFilter, f64)> = None;
+    for multiple in [1.0, 1.5, 2.0, 5.0, 10.0] {
+        let target = (rate * multiple).clamp(1e-6, 0.5);
+        let mut f = kind.build(n as u64, target)?;
+        measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+        let miss = (f.expected_fpr() / rate.max(1e-9)).ln().abs();
+        if best.as_ref().is_none_or(|(m, _, _)| miss < *m) {
+            best = Some((miss, f, target));
+        }
+    }
+    best.map(|(_, f, t)| (f, t))
+        .ok_or_else(|| anyhow::anyhow!("no candidate build"))
+}
+
+/// Builds each of [`TWINS`] at its peer's achieved rate (found in `records`), checks it, and
+/// measures its FP rate. Builds are not timed (a single build; the build targets compare the
+/// interleaved ones).
+fn twins(
+    ctx: &Ctx<'_>,
+    records: &[PeerRecord],
+    n: usize,
+) -> Result<(Vec<AnyFilter>, Vec<PeerRecord>)> {
+    let probes = ctx.probes.len();
+    let mut filters = Vec::new();
+    let mut out = Vec::new();
+    for (kind, peer) in TWINS {
+        let Some(theirs) = records.iter().find(|r| r.name == peer.name()) else {
+            anyhow::bail!("no {} row to take the FP rate of", peer.name());
+        };
+        let (f, target) = closest_build(ctx, kind, n, theirs.empirical_fpr)?;
+        let present = measure::count_present(&f, ctx.members, 0..n);
+        let fp = measure::count_present(&f, ctx.probes, 0..probes);
+        out.push(PeerRecord {
+            name: twin_name(kind, peer),
+            side: Side::Filterlab,
+            source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
+            quirks: format!(
+                "{} built for p = {target:.5}, {}'s measured rate: {}",
+                kind.name(),
+                peer.name(),
+                f.params()
+            ),
+            n: n as u64,
+            target_fpr: target,
+            empirical_fpr: fp as f64 / probes as f64,
+            probes: probes as u64,
+            false_negatives: n as u64 - present,
+            bytes: f.size_in_bytes() as u64,
+            bits_per_key: f.size_in_bytes() as f64 * 8.0 / n as f64,
+            ..PeerRecord::default()
+        });
+        filters.push(f);
+    }
+    Ok((filters, out))
+}
+
+/// One timed build of [`parallel_builds`]; its name in `results.json` comes from here only, so
+/// the targets look rows up by this id, not by a prefix of the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Build {
+    /// Our filter, `insert_batch` on one thread.
+    Batched(Kind),
+    /// Our filter from private shards OR-merged, on every thread.
+    Sharded(Kind),
+    /// fastbloom's `AtomicBloomFilter` with foldhash, on every thread.
+    FastbloomAtomic,
+}
+
+impl Build {
+    /// Its row name in a run on `threads` threads.
+    #[must_use]
+    pub fn name(self, threads: usize) -> String {
+        match self {
+            Build::Batched(kind) => format!("{} batched, 1 thread", kind.name()),
+            Build::Sharded(kind) => format!("{} sharded, {threads} threads", kind.name()),
+            Build::FastbloomAtomic => {
+                format!("fastbloom AtomicBloomFilter+foldhash, {threads} threads")
+            }
+        }
+    }
+}
+
+/// Parallel builds: our classic and blocked filters from private shards OR-merged, against
+/// fastbloom's `AtomicBloomFilter` (foldhash), on every core; and each filter's single-thread batched build.
+pub fn parallel_builds(
+    ctx: &Ctx<'_>,
+    n: usize,
+    p: f64,
+    rounds: usize,
+) -> Result<Vec<(String, Spread)>> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let keys: Vec<&[u8]> = (0..n).map(|i| ctx.members.get(i)).collect();
+    let mut times: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut push = |name: String, t: f64| match times.iter_mut().find(|(n, _)| *n == name) {
+        Some((_, v)) => v.push(t),
+        None => times.push((name, vec![t])),
+    };
+    for _ in 0..rounds {
+        for kind in [Kind::Classic, Kind::Blocked] {
+            let mut f = kind.build(n as u64, p)?;
+            measure::settle_heap();
+            let t = Instant::now();
+            for chunk in keys.chunks(BATCH) {
+                f.insert_batch(chunk)?;
+            }
+            push(
+                Build::Batched(kind).name(threads),
+                t.elapsed().as_secs_f64(),
+            );
+            measure::settle_heap();
+            let t = Instant::now();
+            let merged = sharded_build(kind, &keys, n, p, threads)?;
+            push(
+                Build::Sharded(kind).name(threads),
+                t.elapsed().as_secs_f64(),
+            );
+            ensure!(
+                measure::count_present(&merged, ctx.members, 0..n) == n as u64,
+                "sharded {} build lost keys",
+                kind.name()
+            );
+        }
+        measure::settle_heap();
+        let (_, secs) = filterlab_peers::fastbloom_atomic_parallel_build(&keys, n, p, threads)?;
+        push(Build::FastbloomAtomic.name(threads), secs);
+    }
+    Ok(times
+        .into_iter()
+        .map(|(n, mut v)| (n, Spread::of(&mut v)))
+        .collect())
+}
+
+/// Each thread fills a private filter from its shard with `insert_batch`; the shards are then
+/// OR-merged (`union`), which gives exactly the bits of a sequential build.
+fn sharded_build(
+    kind: Kind,
+    keys: &[&[u8]],
+    n: usize,
+    p: f64,
+    threads: usize,
+) -> Result<AnyFilter> {
+    let shard = keys.len().div_ceil(threads.max(1)).max(1);
+    let parts: Vec<AnyFilter> = keys
+        .par_chunks(shard)
+        .map(|chunk| -> Result<AnyFilter> {
+            let mut f = kind.build(n as u64, p)?;
+            for c in chunk.chunks(BATCH) {
+                f.insert_batch(c)?;
+            }
+            Ok(f)
+        })
+        .collect::<Result<_>>()?;
+    let mut parts = parts.into_iter();
+    let mut acc = parts.next().context("no shards")?;
+    for part in parts {
+        match (&mut acc, &part) {
+            (AnyFilter::Classic(a), AnyFilter::Classic(b)) => a.union(b)?,
+            (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b)?,
+            _ => anyhow::bail!("{} has no union", kind.name()),
+        }
+    }
+    Ok(acc)
+}
+
+/// Where python3 finds mmh3 and bitarray: `None` when it has them already, otherwise the private
+/// directory `scripts/python-peers.sh` installed the pinned versions into (PyPI), so that the
+/// report needs nothing installed by hand. An error says why the Python code cannot run.
+fn python_packages() -> Result<Option<String>, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/python-peers.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "python3 with mmh3 and bitarray not available: {}",
+            err.trim()
+        ));
+    }
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    Ok((!dir.is_empty()).then_some(dir))
+}
+
+/// The fewest rounds the articles' Python code is run for, whatever the plan says.
+pub const PYTHON_ROUNDS: usize = 5;
+
+/// Runs the first article's Python code on the same keys, `rounds` times (at least
+/// [`PYTHON_ROUNDS`]), if python3 with mmh3 and bitarray is there or can be installed through
+/// `scripts/python-peers.sh`. Returns `Ok(None)` (after printing why) when it is not.
+pub fn python(
+    ctx: &Ctx<'_>,
+    n: usize,
+    p: f64,
+    (queries, rounds): (usize, usize),
+    dir: &Path,
+) -> Result<Option<PeerRecord>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/articles_bloom.py");
+    let pythonpath = match python_packages() {
+        Ok(path) => path,
+        Err(why) => {
+            eprintln!("note: {why}; the articles' Python code is skipped");
+            return Ok(None);
+        }
+    };
+    std::fs::create_dir_all(dir)?;
+    let members = dir.join("python-members.txt");
+    let probes = dir.join("python-probes.txt");
+    let head = |keys: &KeySet, count: usize| -> KeySet {
+        (0..count.min(keys.len())).map(|i| keys.get(i)).collect()
+    };
+    crate::dataset::write_keys(&head(ctx.members, n), &members)?;
+    crate::dataset::write_keys(&head(ctx.probes, queries), &probes)?;
+    let mut python = Command::new("python3");
+    if let Some(path) = &pythonpath {
+        python.env("PYTHONPATH", path);
+    }
+    let out = python
+        .arg(&script)
+        .arg(&members)
+        .arg(&probes)
+        .arg(n.to_string())
+        .arg(p.to_string())
+        .arg(queries.to_string())
+        .arg(rounds.max(PYTHON_ROUNDS).to_string())
+        .output()
+        .context("running python3")?;
+    ensure!(
+        out.status.success(),
+        "the articles' Python code failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    python_record(&out.stdout, p).map(Some)
+}
+
+/// The row of the articles' Python code from its JSON output, every figure checked present and
+/// finite (a NaN would be written to results.json as null).
+fn python_record(stdout: &[u8], p: f64) -> Result<PeerRecord> {
+    let v: serde_json::Value =
+        serde_json::from_slice(stdout).context("parsing the Python output")?;
+    // Every figure must be there and finite: a NaN would be written to results.json as null.
+    for k in [
+        "m",
+        "k",
+        "n",
+        "probes",
+        "false_positives",
+        "false_negatives",
+        "bytes",
+    ] {
+        ensure!(
+            v[k].as_f64().is_some_and(f64::is_finite),
+            "the Python output lacks a finite {k:?}: {v}"
+        );
+    }
+    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    let rounds_of = |k: &str| -> Result<Spread> {
+        let mut xs: Vec<f64> = v[k]
+            .as_array()
+            .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+            .unwrap_or_default();
+        ensure!(
+            xs.len() >= PYTHON_ROUNDS && xs.iter().all(|x| x.is_finite()),
+            "the Python output has no {PYTHON_ROUNDS} finite rounds of {k:?}: {v}"
+        );
+        Ok(Spread::of(&mut xs))
+    };
+    Ok(PeerRecord {
+        name: "articles' Python".into(),
+        side: Side::Python,
+        source: format!("CPython {} + mmh3 + bitarray", v["python"].as_str().unwrap_or("?")),
+        quirks: format!(
+            "the first article's class verbatim: m = int(...) = {}, k = int(...) = {}, k seeded 32-bit mmh3 calls, % m indexing; lookups over a scan of {} keys",
+            f("m"),
+            f("k"),
+            f("probes")
+        ),
+        n: f("n") as u64,
+        target_fpr: p,
+        // Rounds of the script's own loop (a fresh filter each), in round order.
+        build_seconds: rounds_of("build_seconds_rounds")?,
+        ns_negative: rounds_of("ns_per_negative_lookup_rounds")?,
+        ns_positive: rounds_of("ns_per_positive_lookup_rounds")?,
+        empirical_fpr: f("false_positives") / f("probes"),
+        probes: f("probes") as u64,
+        false_negatives: f("false_negatives") as u64,
+        bytes: f("bytes") as u64,
+        bits_per_key: f("bytes") * 8.0 / f("n"),
+        ..PeerRecord::default()
+    })
+}
+
+/// Builds classic, cuckoo and blocked filters twice, with and without the huge-page advice of
+/// `filter_core::try_zeroed_table` (`set_huge_pages`), and times negative lookups on both in
+/// interleaved rounds.
+pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<HugePageRecord>> {
+    let queries = measure::query_mix(
+        ctx.members,
+        n,
+        ctx.probes,
+        0,
+        ctx.queries.min(n),
+        ctx.seed ^ 2,
+    );
+    let kinds = [Kind::Classic, Kind::Cuckoo, Kind::Blocked];
+    let build_all = || -> Result<Vec<(AnyFilter, Option<f64>)>> {
+        kinds
+            .iter()
+            .map(|kind| {
+                let mut f = kind.build(n as u64, p)?;
+                measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
+                let coverage = measure::table_huge_page_coverage(&f);
+                Ok((f, coverage))
+            })
+            .collect()
+    };
+    let pairs = build_all()?;
+    filterlab::set_huge_pages(false);
+    let off_filters = build_all();
+    filterlab::set_huge_pages(true);
+    let off_filters = off_filters?;
+    let mut t = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new()]; kinds.len()];
+    for _ in 0..rounds {
+        for (i, ((on, _), (off, _))) in pairs.iter().zip(&off_filters).enumerate() {
+            t[i][0].push(measure::time_lookups(on, &queries));
+            t[i][1].push(measure::time_lookups(off, &queries));
+            t[i][2].push(measure::time_batch_lookups(on, &queries, BATCH));
+            t[i][3].push(measure::time_batch_lookups(off, &queries, BATCH));
+        }
+    }
+    Ok(pairs
+        .iter()
+        .zip(&off_filters)
+        .zip(t.iter_mut())
+        .map(|(((f, on), (_, off)), [a, b, c, d])| HugePageRecord {
+            variant: f.name().into(),
+            bytes: f.size_in_bytes() as u64,
+            ns_negative_huge: Spread::of(a),
+            ns_negative_small: Spread::of(b),
+            ns_negative_batched_huge: Spread::of(c),
+            ns_negative_batched_small: Spread::of(d),
+            coverage_huge: *on,
+            coverage_small: *off,
+        })
+        .collect())
+}

@@ -1,0 +1,470 @@
+//! The Python section's parsing, goals, rendering and check on fixtures (no Python run).
+
+use super::*;
+use crate::record::python::goals::{fp_band, goals, target_ratios, GOAL_FILE_BYTES};
+use crate::record::python::*;
+use crate::record::Machine;
+use crate::record::{Bound, Verdict};
+
+/// A timing row with three rounds: `ns` per lookup one at a time, a tenth of it batched.
+fn row(id: ContenderId, ns: f64, fp: u64) -> ContenderRow {
+    let batched = id.is_filterlab_class();
+    let promise = if batched {
+        Promise::Formula
+    } else {
+        Promise::Requested
+    };
+    ContenderRow {
+        id,
+        promise,
+        target_fpr: 0.01,
+        n: 10_000_000,
+        probes: 1_000_000,
+        positives: 1_000_000,
+        build_seconds: vec![ns / 50.0, ns / 49.0, ns / 51.0],
+        build_seconds_batched: batched.then(|| vec![0.4, 0.41, 0.39]),
+        ns_negative: vec![ns, ns * 1.01, ns * 0.99],
+        ns_positive: vec![ns, ns * 1.02, ns * 0.98],
+        ns_negative_batched: batched.then(|| vec![20.0, 21.0, 19.0]),
+        ns_positive_batched: batched.then(|| vec![25.0, 26.0, 24.0]),
+        false_positives: fp,
+        false_negatives: 0,
+        bytes: 11_981_323,
+        promised_fpr: 0.01,
+        peak: None,
+    }
+}
+
+fn timing() -> Timing {
+    Timing {
+        python: "3.11.7".into(),
+        versions: [("filterlab".to_string(), "0.1.0".to_string())].into(),
+        n: 10_000_000,
+        rounds: 3,
+        contenders: ContenderId::ALL
+            .iter()
+            .map(|&id| match id {
+                ContenderId::Rbloom => row(id, 80.0, 10_050),
+                ContenderId::PybloomLiveScalable => row(id, 11_000.0, 57_000),
+                _ => row(id, 60.0, 9_980),
+            })
+            .collect(),
+    }
+}
+
+fn load(file_bytes: u64, peak: u64) -> LoadCheck {
+    LoadCheck {
+        goal_bytes: GOAL_FILE_BYTES,
+        measured: Some(LoadOut {
+            file_bytes,
+            peak_bytes: peak,
+            method: MemoryMethod::VmHwmReset,
+            table_bytes: file_bytes - 100,
+        }),
+        smaller_because: None,
+    }
+}
+
+fn report() -> PythonReport {
+    let t = timing();
+    let l = load(1_200_000_100, 1_210_000_000);
+    let goals = goals(&t, &l).unwrap();
+    let bench = RbloomBench {
+        n: 10_000_000,
+        target_fpr: 0.01,
+        rounds: 3,
+        rows: [
+            BenchId::Rbloom,
+            BenchId::FilterlabClassic,
+            BenchId::FilterlabClassicBatched,
+        ]
+        .into_iter()
+        .map(|id| BenchRow {
+            id,
+            seconds: vec![2.0, 2.1, 1.9],
+            false_negatives: 0,
+        })
+        .collect(),
+    };
+    bench.validate().unwrap();
+    let mut broken = bench.clone();
+    broken.rows[1].false_negatives = 1;
+    assert!(
+        broken.validate().is_err(),
+        "a false negative of the package"
+    );
+    broken.rows.pop();
+    assert!(broken.validate().is_err(), "a row missing");
+    PythonReport {
+        machine: Machine {
+            commit: "abc1234".into(),
+            ..Machine::default()
+        },
+        settings: Settings {
+            n: 10_000_000,
+            queries: 1_000_000,
+            rounds: 3,
+            members_file: "target/python-keys/python-members.txt".into(),
+            probes_file: "target/python-keys/python-probes.txt".into(),
+        },
+        outcome: Outcome::Measured(Box::new(Measured {
+            timing: t,
+            rbloom_bench: Some(bench),
+            load: l,
+            goals,
+        })),
+    }
+}
+
+fn goal(r: &PythonReport, id: GoalId) -> Goal {
+    let Outcome::Measured(m) = &r.outcome else {
+        panic!("fixture is measured")
+    };
+    m.goals.iter().find(|g| g.id == id).unwrap().clone()
+}
+
+#[test]
+fn the_scripts_output_parses_into_typed_records() {
+    let text = serde_json::to_vec(&timing()).unwrap();
+    let t: Timing = parse("timing", &text).unwrap();
+    t.validate().unwrap();
+    assert_eq!(t, timing());
+    // What the script prints for one contender's memory.
+    let m: MemoryOut = parse(
+        "memory",
+        br#"{"id": "rbloom", "peak_bytes": 12000000, "method": "vm_hwm_reset", "bytes": 11981323}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        (m.id, m.method),
+        (ContenderId::Rbloom, MemoryMethod::VmHwmReset)
+    );
+}
+
+#[test]
+fn malformed_output_is_rejected() {
+    let good = serde_json::to_string(&timing()).unwrap();
+    let cases: Vec<(&str, String)> = vec![
+        ("truncated", good[..good.len() / 2].to_string()),
+        ("not JSON", "Traceback (most recent call last):".into()),
+        (
+            "unknown contender",
+            good.replacen("\"bloom_filter2\"", "\"bloom_filter3\"", 1),
+        ),
+        (
+            "unknown field",
+            good.replacen(
+                "\"false_negatives\"",
+                "\"fn_count\":0,\"false_negatives\"",
+                1,
+            ),
+        ),
+        (
+            "unknown promise",
+            good.replacen("\"formula\"", "\"hoped\"", 1),
+        ),
+        (
+            "a count as text",
+            good.replacen("\"n\":10000000", "\"n\":\"10M\"", 1),
+        ),
+    ];
+    for (what, text) in cases {
+        assert!(
+            parse::<Timing>("timing", text.as_bytes()).is_err(),
+            "{what} was accepted"
+        );
+    }
+    assert!(parse::<MemoryOut>(
+        "memory",
+        br#"{"id": "rbloom", "peak_bytes": -1, "method": "vm_hwm_reset", "bytes": 1}"#
+    )
+    .is_err());
+}
+
+#[test]
+fn validation_rejects_what_serde_cannot() {
+    type Break = fn(&mut Timing);
+    let broken: [(&str, Break); 6] = [
+        ("a contender missing", |t| {
+            t.contenders.pop();
+        }),
+        ("a contender twice", |t| {
+            let c = t.contenders[0].clone();
+            t.contenders.push(c);
+        }),
+        ("a negative time", |t| t.contenders[0].ns_negative[1] = -1.0),
+        ("no build rounds", |t| t.contenders[2].build_seconds.clear()),
+        ("more FP than probes", |t| {
+            t.contenders[0].false_positives = 2_000_000;
+        }),
+        ("a false negative of the package", |t| {
+            t.contenders[0].false_negatives = 1;
+        }),
+    ];
+    timing().validate().unwrap();
+    for (what, f) in broken {
+        let mut t = timing();
+        f(&mut t);
+        assert!(t.validate().is_err(), "{what} passed");
+    }
+    // A peer's false negative is its own bug, reported, not a broken run.
+    let mut t = timing();
+    t.contenders
+        .iter_mut()
+        .find(|c| c.id == ContenderId::BloomFilter2)
+        .unwrap()
+        .false_negatives = 3;
+    t.validate().unwrap();
+}
+
+#[test]
+fn goals_are_judged_three_ways_with_intervals() {
+    let r = report();
+    // 60 ns vs rbloom's 80 ns, every round: met, the interval below 1.
+    let g = goal(&r, GoalId::OneAtATimeNegative);
+    assert_eq!(g.verdict, Verdict::Met, "{g:?}");
+    let (lo, hi) = g.interval.unwrap();
+    assert!((lo..=hi).contains(&0.75) && hi < 1.0, "{lo} {hi}");
+    // 20 ns batched vs 80 ns: 0.25 ≤ 0.3.
+    assert_eq!(goal(&r, GoalId::BatchNegative).verdict, Verdict::Met);
+    // 25 ns vs 80 ns: 0.3125 > 0.3 in every round.
+    assert_eq!(goal(&r, GoalId::BatchPositive).verdict, Verdict::NotMet);
+    assert_eq!(goal(&r, GoalId::BatchBuildSeconds).verdict, Verdict::Met);
+    assert_eq!(
+        goal(&r, GoalId::ContainsManyNegativeNs).verdict,
+        Verdict::Met
+    );
+    // 9,980 of 1M at a 1% promise: inside the band; the load at 1.008×: met.
+    let fp = goal(&r, GoalId::FpInInterval(ContenderId::FilterlabClassic));
+    assert_eq!(fp.verdict, Verdict::Met, "{fp:?}");
+    assert_eq!(
+        goal(&r, GoalId::DropInFp(ContenderId::CompatBloom)).verdict,
+        Verdict::Met
+    );
+    assert_eq!(goal(&r, GoalId::LoadPeak).verdict, Verdict::Met);
+    // Every package class and both drop-ins have an FP row.
+    let Outcome::Measured(m) = &r.outcome else {
+        unreachable!()
+    };
+    let fp_rows = m
+        .goals
+        .iter()
+        .filter(|g| matches!(g.id, GoalId::FpInInterval(_) | GoalId::DropInFp(_)))
+        .count();
+    assert_eq!(fp_rows, 9);
+}
+
+#[test]
+fn an_fp_rate_off_its_promise_is_not_met_and_a_close_one_undecided() {
+    let band = fp_band(0.01, Promise::Formula, 1_000_000);
+    let Bound::Between(lo, hi) = band else {
+        panic!("{band:?}")
+    };
+    // 4 sigmas of 1M probes at 1%: 0.0398% either side.
+    assert!(
+        (hi - 0.010_398).abs() < 1e-6 && (lo - 0.009_602).abs() < 1e-6,
+        "{lo} {hi}"
+    );
+    let mut t = timing();
+    let verdict = |t: &Timing| {
+        let gs = goals(t, &load(100, 100)).unwrap();
+        gs.into_iter()
+            .find(|g| g.id == GoalId::FpInInterval(ContenderId::FilterlabBlocked))
+            .unwrap()
+            .verdict
+    };
+    fn blocked(t: &mut Timing) -> &mut ContenderRow {
+        t.contenders
+            .iter_mut()
+            .find(|c| c.id == ContenderId::FilterlabBlocked)
+            .unwrap()
+    }
+    blocked(&mut t).false_positives = 12_000;
+    assert_eq!(verdict(&t), Verdict::NotMet);
+    blocked(&mut t).false_positives = 10_400;
+    assert_eq!(verdict(&t), Verdict::Undecided);
+    // A requested rate is an upper bound: far fewer false positives are within it.
+    let requested = fp_band(0.01, Promise::Requested, 1_000_000);
+    assert!(matches!(requested, Bound::Between(lo, _) if lo == 0.0));
+}
+
+#[test]
+fn goals_at_other_sizes_are_not_measured_and_say_why() {
+    let mut t = timing();
+    for c in &mut t.contenders {
+        c.n = 200_000;
+    }
+    let mut small = load(16 << 20, 40 << 20);
+    small.smaller_because = Some("this is a --quick run".into());
+    let gs = goals(&t, &small).unwrap();
+    for id in [GoalId::BatchBuildSeconds, GoalId::LoadPeak] {
+        let g = gs.iter().find(|g| g.id == id).unwrap();
+        assert_eq!(g.verdict, Verdict::NotMeasured, "{g:?}");
+        assert!(g.note.starts_with("not measured"), "{}", g.note);
+        assert!(g.value.is_some(), "the figure is still shown");
+    }
+    let none = LoadCheck {
+        goal_bytes: GOAL_FILE_BYTES,
+        measured: None,
+        smaller_because: Some("no room".into()),
+    };
+    let g = goals(&t, &none).unwrap().pop().unwrap();
+    assert_eq!((g.verdict, g.value), (Verdict::NotMeasured, None));
+}
+
+#[test]
+fn the_ratio_goals_are_rows_of_the_targets_table() {
+    let rows = target_ratios(&timing()).unwrap();
+    assert_eq!(rows.len(), 6);
+    for r in &rows {
+        assert_eq!(r, &r.recomputed(), "{}", r.what);
+        assert!(r.differences.contains("hash"), "{}", r.differences);
+    }
+    let mut t = timing();
+    t.contenders.retain(|c| c.id != ContenderId::Rbloom);
+    assert!(target_ratios(&t).is_err());
+}
+
+#[test]
+fn the_page_has_every_goal_and_contender_and_survives_json() {
+    let r = report();
+    let md = crate::render::python::render(&r);
+    let Outcome::Measured(m) = &r.outcome else {
+        unreachable!()
+    };
+    for g in &m.goals {
+        assert!(md.contains(&g.measure), "{}", g.measure);
+    }
+    for id in ContenderId::ALL {
+        assert!(md.contains(id.label()), "{id:?}");
+    }
+    assert!(md.contains("rbloom's own benchmark") && md.contains("Loading a filter file"));
+    assert!(
+        md.contains("| not met |"),
+        "the positive batch goal is not met"
+    );
+    let back: PythonReport =
+        serde_json::from_str(&serde_json::to_string_pretty(&r).unwrap()).unwrap();
+    assert_eq!(back, r);
+    assert_eq!(crate::render::python::render(&back), md);
+    assert!(
+        crate::record::python::goals::check_report(&back).is_empty(),
+        "{:?}",
+        crate::record::python::goals::check_report(&back)
+    );
+}
+
+#[test]
+fn check_rejects_a_stored_verdict_the_records_do_not_give() {
+    let mut r = report();
+    let Outcome::Measured(m) = &mut r.outcome else {
+        unreachable!()
+    };
+    let g = m
+        .goals
+        .iter_mut()
+        .find(|g| g.id == GoalId::BatchPositive)
+        .unwrap();
+    g.verdict = Verdict::Met;
+    let problems = crate::record::python::goals::check_report(&r);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("BatchPositive"), "{}", problems[0]);
+    // A record changed under its goals.
+    let mut r = report();
+    let Outcome::Measured(m) = &mut r.outcome else {
+        unreachable!()
+    };
+    m.timing.contenders[0].ns_negative = vec![100.0, 101.0, 99.0];
+    assert!(!crate::record::python::goals::check_report(&r).is_empty());
+}
+
+#[test]
+fn a_skipped_section_says_why_and_fails_only_under_ci() {
+    let r = PythonReport {
+        machine: Machine::default(),
+        settings: Settings::default(),
+        outcome: Outcome::Skipped {
+            reason: "no virtual environment at target/python-venv/bin/python".into(),
+        },
+    };
+    let md = crate::render::python::render(&r);
+    assert!(
+        md.contains("**Not measured in this run:** no virtual environment"),
+        "{md}"
+    );
+    assert!(crate::record::python::goals::check_report(&r).is_empty());
+    assert!(skip_is_failure(Some("true"), None));
+    assert!(skip_is_failure(None, Some("1")));
+    assert!(!skip_is_failure(None, None));
+    assert!(!skip_is_failure(Some("false"), Some("0")));
+}
+
+#[test]
+fn the_load_file_is_the_goals_size_when_memory_allows() {
+    let gb = 1_000_000_000;
+    assert_eq!(file_size(false, Some(24 * gb)), (GOAL_FILE_BYTES, None));
+    let (size, why) = file_size(false, Some(2 * gb));
+    assert!(
+        size < GOAL_FILE_BYTES && size * MEMORY_PER_FILE_BYTE <= 2 * gb,
+        "{size}"
+    );
+    assert!(why.unwrap().contains("2.0 GB available"));
+    let (size, why) = file_size(true, Some(24 * gb));
+    assert_eq!(size, QUICK_FILE_BYTES);
+    assert!(why.unwrap().contains("--quick"));
+}
+
+#[test]
+fn a_missing_venv_is_a_reason_not_a_crash() {
+    let s = Script {
+        python: PathBuf::from("/nonexistent/venv/bin/python"),
+        script: PathBuf::from("bench.py"),
+    };
+    let why = unavailable(&s).unwrap();
+    assert!(why.contains("scripts/python.sh"), "{why}");
+    assert_eq!(venv_python(Path::new("/r")).file_name().unwrap(), "python");
+}
+
+#[test]
+fn check_re_renders_python_md_and_rejects_an_edit_or_another_runs_json() {
+    let dir = std::env::temp_dir().join(format!("filterlab-python-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = report();
+    crate::plan::Output::write(&r, &dir).unwrap();
+    let results = crate::record::Results {
+        machine: r.machine.clone(),
+        ..Default::default()
+    };
+    let run = |d: &Path| crate::check::reports::check_dir(d, &results);
+    let ok = run(&dir);
+    assert!(ok.problems.is_empty(), "{:?}", ok.problems);
+    assert!(ok.covered.contains(&PathBuf::from("python.md")));
+    let md = dir.join("python.md");
+    let text = std::fs::read_to_string(&md).unwrap();
+    std::fs::write(&md, text.replacen("| not met |", "| met |", 1)).unwrap();
+    let edited = run(&dir).problems;
+    assert!(
+        edited.iter().any(|p| p.contains("python.md differs")),
+        "{edited:?}"
+    );
+    std::fs::write(&md, &text).unwrap();
+    let other = crate::record::Results {
+        machine: Machine {
+            commit: "def5678".into(),
+            ..Machine::default()
+        },
+        ..Default::default()
+    };
+    let stale = crate::check::reports::check_dir(&dir, &other).problems;
+    assert!(
+        stale.iter().any(|p| p.contains("not the same run")),
+        "{stale:?}"
+    );
+    std::fs::write(dir.join("python.json"), "{\"machine\": 1}").unwrap();
+    let broken = run(&dir).problems;
+    assert!(
+        broken.iter().any(|p| p.contains("parsing python.json")),
+        "{broken:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

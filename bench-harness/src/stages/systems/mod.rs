@@ -1,0 +1,241 @@
+//! The articles' two systems, end to end: a sign-up gate in front of SQLite and PostgreSQL (with
+//! RedisBloom as the shared-filter alternative), and an exact unique-user counter; then every
+//! claim of both articles with its measured value and a computed verdict.
+//!
+//! Entry points: [`run`] (starts the servers through `scripts/`, unless the environment names
+//! them, and stops what it started); the claims are judged by [`crate::judge::systems`], and
+//! [`crate::render::systems`] writes `systems.json` and `systems.md` into `out/`.
+
+pub mod claims;
+pub mod rolling;
+mod servers;
+pub mod service;
+pub mod signup;
+mod stage;
+pub mod unique;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::record::Machine;
+
+use crate::dataset::{self, DatasetSpec};
+use claims::Claim;
+use signup::SignupResult;
+use unique::UniqueResult;
+
+pub use stage::Systems;
+
+/// Sizes of the systems stage.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Rows in the users table.
+    pub rows: usize,
+    /// Sign-up checks.
+    pub checks: usize,
+    /// Share of checks that are new addresses.
+    pub new_share: f64,
+    /// Events of the unique-users stream.
+    pub events: usize,
+    /// User population of that stream.
+    pub users: u64,
+    /// Sizes at which a `HashSet<String>` of user IDs is measured (the "gigabytes" claim).
+    pub set_sizes: Vec<u64>,
+    /// Seed of the data.
+    pub seed: u64,
+    /// The load of the sign-up service.
+    pub service: filter_gate::service::LoadConfig,
+    /// The project root (for `scripts/`).
+    pub root: PathBuf,
+    /// The machine and commit, written with the results.
+    pub machine: Machine,
+    /// The articles' Python filter's lookup, ns, measured earlier in the same run (the 170×
+    /// claim is judged against it).
+    pub python_lookup_ns: Option<f64>,
+}
+
+impl Config {
+    /// The articles' sizes: 10M rows, 1M checks at 95% new, 10M events over 2M users.
+    pub fn full(root: PathBuf) -> Self {
+        Self {
+            rows: 10_000_000,
+            checks: 1_000_000,
+            new_share: 0.95,
+            events: 10_000_000,
+            users: 2_000_000,
+            set_sizes: vec![1_000_000, 10_000_000],
+            seed: 0x5157_e45e,
+            service: service::full_load(),
+            root,
+            machine: Machine::default(),
+            python_lookup_ns: None,
+        }
+    }
+
+    /// A small run for `--quick` and CI.
+    pub fn quick(root: PathBuf) -> Self {
+        Self {
+            rows: 200_000,
+            checks: 40_000,
+            events: 600_000,
+            users: 120_000,
+            set_sizes: vec![100_000],
+            service: service::quick_load(),
+            ..Self::full(root)
+        }
+    }
+}
+
+/// The sizes a systems run used (its [`Config`] without the paths).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Rows in the users table.
+    pub rows: usize,
+    /// Sign-up checks.
+    pub checks: usize,
+    /// Share of checks that are new addresses.
+    pub new_share: f64,
+    /// Events of the unique-users stream.
+    pub events: usize,
+    /// User population of that stream.
+    pub users: u64,
+    /// Sizes of the HashSet measurements.
+    pub set_sizes: Vec<u64>,
+    /// Seed of the data.
+    pub seed: u64,
+}
+
+/// Everything the stage measured, as written to `systems.json`; `systems.md` is rendered from
+/// it alone ([`crate::render::systems::markdown`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SystemsResults {
+    /// Where and how (the commit included).
+    pub machine: Machine,
+    /// The sizes.
+    pub settings: Settings,
+    /// The articles' Python filter's lookup in the same run, ns (`None`: not run).
+    pub python_lookup_ns: Option<f64>,
+    /// Rows in the users table.
+    pub rows: u64,
+    /// Sign-up results per store.
+    pub signup: Vec<SignupResult>,
+    /// Why PostgreSQL is missing, when it is.
+    pub postgres_absent: Option<String>,
+    /// The sign-up service under concurrent load.
+    pub service: service::ServiceOutcome,
+    /// The unique-users results.
+    pub unique: UniqueResult,
+    /// The rolling 24-hour count beside the daily reset.
+    pub rolling: rolling::RollingResult,
+    /// The claims with their measured values.
+    pub claims: Vec<Claim>,
+}
+
+/// The sign-up gate on SQLite and, when a server can be had, PostgreSQL (RedisBloom in front
+/// when Redis can be had), then the sign-up service under load: the results, why PostgreSQL
+/// is missing (if it is), and the service's outcome.
+///
+/// # Errors
+/// SQLite or a filter failing.
+fn sign_ups(
+    cfg: &Config,
+    members: &dataset::KeySet,
+    work: &[(String, bool)],
+) -> Result<(Vec<SignupResult>, Option<String>, service::ServiceOutcome)> {
+    let redis = servers::obtain(
+        &cfg.root,
+        "redis.sh",
+        "FILTERLAB_REDIS",
+        "FILTERLAB_REDIS_DIR",
+    );
+    let input = signup::Input {
+        members,
+        work,
+        new_share: cfg.new_share,
+    };
+    let mut bloom = signup::redis_front(
+        redis.as_ref().map(|s| s.conn.clone()).map_err(Clone::clone),
+        members,
+    );
+    let dir = std::env::temp_dir().join(format!("filterlab-systems-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    eprintln!(
+        "systems: sign-up on SQLite ({} rows, {} checks)",
+        cfg.rows,
+        work.len()
+    );
+    let mut results = vec![signup::run_sqlite(&dir, &input, &mut bloom)?];
+    let _ = std::fs::remove_dir_all(&dir);
+    let pg = servers::obtain(&cfg.root, "pg.sh", "FILTERLAB_PG", "FILTERLAB_PG_DIR");
+    let postgres_absent = match &pg {
+        Ok(server) => {
+            eprintln!("systems: sign-up on PostgreSQL");
+            match signup::run_postgres(&server.conn, &input, &mut bloom) {
+                Ok(r) => {
+                    results.push(r);
+                    None
+                }
+                Err(e) => Some(format!("PostgreSQL failed: {e:#}")),
+            }
+        }
+        Err(why) => Some(why.clone()),
+    };
+    let pg_conn = pg.as_ref().map(|s| s.conn.as_str()).map_err(String::as_str);
+    let service = service::run(pg_conn, &cfg.service);
+    drop((bloom, pg, redis));
+    Ok((results, postgres_absent, service))
+}
+
+/// Runs both scenarios.
+///
+/// # Errors
+/// SQLite or a filter failing. A PostgreSQL or Redis server that cannot be had is reported in
+/// the results, not an error.
+pub fn run(cfg: &Config) -> Result<SystemsResults> {
+    let ds = dataset::generate(&DatasetSpec {
+        members: cfg.rows,
+        non_members: cfg.checks,
+        seed: cfg.seed,
+    });
+    let work = signup::workload(
+        &ds.members,
+        &ds.non_members,
+        cfg.checks,
+        cfg.new_share,
+        cfg.seed,
+    );
+    let (results, postgres_absent, service) = sign_ups(cfg, &ds.members, &work)?;
+    eprintln!(
+        "systems: unique users ({} events over {} users)",
+        cfg.events, cfg.users
+    );
+    let unique = unique::run(cfg.events, cfg.users, cfg.seed, &cfg.set_sizes)?;
+    eprintln!("systems: rolling 24-hour count");
+    let rolling = rolling::run(cfg.events, cfg.users, cfg.seed)?;
+    Ok(SystemsResults {
+        machine: cfg.machine.clone(),
+        settings: Settings {
+            rows: cfg.rows,
+            checks: cfg.checks,
+            new_share: cfg.new_share,
+            events: cfg.events,
+            users: cfg.users,
+            set_sizes: cfg.set_sizes.clone(),
+            seed: cfg.seed,
+        },
+        python_lookup_ns: cfg.python_lookup_ns,
+        rows: cfg.rows as u64,
+        signup: results,
+        postgres_absent,
+        service,
+        unique,
+        rolling,
+        // Judged from the measurements by `judge::systems` before the report is written.
+        claims: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests;
