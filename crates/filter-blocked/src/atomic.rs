@@ -3,7 +3,7 @@
 use crate::{Block, BlockedBloom, Kernel};
 use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert};
 use filter_core::{
-    math, reduce, FileKind, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing, Table,
+    math, reduce, FileKind, Filter, FormatError, Hash128, Persist, Result, Sizing, Table,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -247,33 +247,12 @@ impl Filter for AtomicBlockedBloom {
         }) == 0
     }
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len.get()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * 32
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.blocks.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::split_block_fpr(self.blocks(), self.len.get())
-    }
-
-    fn name(&self) -> &'static str {
-        "blocked-atomic"
-    }
+    filter_core::filter_accessors!(self,
+        name: "blocked-atomic",
+        table: self.blocks,
+        len: self.len.get(),
+        expected_fpr: math::split_block_fpr(self.blocks(), self.len.get()),
+    );
 }
 
 /// The blocked file, written from a [`AtomicBlockedBloom::snapshot`] (so it may be saved while

@@ -250,33 +250,12 @@ impl Filter for BlockedBloom {
 
     filter_core::prefetched_batches!();
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * 32
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.blocks.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::split_block_fpr(self.blocks(), self.len)
-    }
-
-    fn name(&self) -> &'static str {
-        "blocked"
-    }
+    filter_core::filter_accessors!(self,
+        name: "blocked",
+        table: self.blocks,
+        len: self.len,
+        expected_fpr: math::split_block_fpr(self.blocks(), self.len),
+    );
 }
 
 impl Prefetch for BlockedBloom {

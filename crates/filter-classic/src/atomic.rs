@@ -3,8 +3,8 @@
 use crate::ClassicBloom;
 use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert};
 use filter_core::{
-    math, BloomBits, Error, FileKind, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist,
-    Result, Sizing,
+    math, BloomBits, Error, FileKind, Filter, FormatError, Hash128, IndexGen, Persist, Result,
+    Sizing,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -219,33 +219,12 @@ impl Filter for AtomicClassicBloom {
         })
     }
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len.get()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.words.len() * 8
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.words.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::classic_fpr_best(self.m, self.len.get(), self.k)
-    }
-
-    fn name(&self) -> &'static str {
-        "classic-atomic"
-    }
+    filter_core::filter_accessors!(self,
+        name: "classic-atomic",
+        table: self.words,
+        len: self.len.get(),
+        expected_fpr: math::classic_fpr_best(self.m, self.len.get(), self.k),
+    );
 }
 
 /// The classic file, written from a [`AtomicClassicBloom::snapshot`]: same variant id,

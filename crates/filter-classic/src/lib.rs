@@ -248,33 +248,12 @@ impl Filter for ClassicBloom {
         filter_core::contains_hash_batch_prefetched(self, hashes, out);
     }
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.bits.size_in_bytes()
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.bits.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::classic_fpr_best(self.bits(), self.len, self.hashes())
-    }
-
-    fn name(&self) -> &'static str {
-        "classic"
-    }
+    filter_core::filter_accessors!(self,
+        name: "classic",
+        table: self.bits,
+        len: self.len,
+        expected_fpr: math::classic_fpr_best(self.bits(), self.len, self.hashes()),
+    );
 }
 
 impl Prefetch for ClassicBloom {

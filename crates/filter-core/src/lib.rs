@@ -48,6 +48,7 @@
 // unsafe code outright.
 #![deny(unsafe_code)]
 
+mod accessors;
 pub mod auth;
 mod batch;
 pub mod bits;
@@ -65,6 +66,7 @@ mod table;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 
+pub use accessors::TableMemory;
 pub use batch::{
     contains_hash_batch_prefetched, insert_hash_batch_prefetched, insert_pipelined,
     lookup_pipelined, worth_prefetching, Prefetch, BATCH, PREFETCH_AHEAD, PREFETCH_MIN_BYTES,

@@ -248,33 +248,12 @@ impl Filter for CountingBloom {
 
     filter_core::prefetched_batches!();
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.counters.len()
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.counters.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::classic_fpr_best(self.m, self.len, self.k)
-    }
-
-    fn name(&self) -> &'static str {
-        "counting"
-    }
+    filter_core::filter_accessors!(self,
+        name: "counting",
+        table: self.counters,
+        len: self.len,
+        expected_fpr: math::classic_fpr_best(self.m, self.len, self.k),
+    );
 }
 
 impl Prefetch for CountingBloom {

@@ -644,33 +644,12 @@ impl Filter for CuckooFilter {
         }
     }
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.table.len()
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.table.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::cuckoo_fpr_exact(self.fp_bits, SLOTS, self.buckets, self.len)
-    }
-
-    fn name(&self) -> &'static str {
-        "cuckoo"
-    }
+    filter_core::filter_accessors!(self,
+        name: "cuckoo",
+        table: self.table,
+        len: self.len,
+        expected_fpr: math::cuckoo_fpr_exact(self.fp_bits, SLOTS, self.buckets, self.len),
+    );
 }
 
 impl Prefetch for CuckooFilter {

@@ -57,6 +57,16 @@ struct Stage {
     len: u64,
 }
 
+impl filter_core::TableMemory for Stage {
+    fn table_bytes(&self) -> usize {
+        self.bits.size_in_bytes()
+    }
+
+    fn table_huge_page_bytes(&self) -> Option<u64> {
+        self.bits.huge_page_bytes()
+    }
+}
+
 /// A scalable Bloom filter.
 ///
 /// # False-positive rate
@@ -334,37 +344,17 @@ impl Filter for ScalableBloom {
 
     filter_core::prefetched_batches!();
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn capacity(&self) -> u64 {
-        self.stages.iter().map(|s| s.capacity).sum()
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.stages.iter().map(|s| s.bits.size_in_bytes()).sum()
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.stages.iter().map(|s| s.bits.huge_page_bytes()).sum()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::compound_fpr(
+    filter_core::filter_accessors!(self,
+        name: "scalable",
+        table: self.stages,
+        len: self.len,
+        capacity: self.stages.iter().map(|s| s.capacity).sum(),
+        expected_fpr: math::compound_fpr(
             self.stages
                 .iter()
                 .map(|s| math::classic_fpr_best(s.bits.bits(), s.len, s.bits.hashes())),
-        )
-    }
-
-    fn name(&self) -> &'static str {
-        "scalable"
-    }
+        ),
+    );
 }
 
 /// Inserts go to the newest stage, which is also the largest and holds most keys: its lines
