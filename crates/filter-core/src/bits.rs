@@ -25,16 +25,27 @@ impl BloomBits {
     /// # Errors
     /// As [`Self::new`], plus [`Error::MemoryCap`] and [`Error::OutOfMemory`].
     pub fn with_cap(m: u64, k: u32, cap: MemoryCap) -> Result<Self> {
-        Self::check(m, k)?;
-        let words = usize::try_from(Self::words_for(m)).map_err(|_| Error::SizeOverflow {
-            what: "bit array",
-            hint: format!("{m} bits do not fit this platform's address space"),
-        })?;
+        let words = Self::table_len(m, k)?;
         Ok(BloomBits {
             words: crate::try_zeroed_table(words, cap, "bit array")?,
             m,
             k,
         })
+    }
+
+    /// The words a valid shape takes.
+    pub(crate) fn table_len(m: u64, k: u32) -> Result<usize> {
+        Self::check(m, k)?;
+        usize::try_from(Self::words_for(m)).map_err(|_| Error::SizeOverflow {
+            what: "bit array",
+            hint: format!("{m} bits do not fit this platform's address space"),
+        })
+    }
+
+    /// Bits from words of a shape checked when they were first built (a lock-free form's).
+    pub(crate) fn from_valid_words(m: u64, k: u32, words: Table<u64>) -> Self {
+        debug_assert!(Self::check(m, k).is_ok() && words.len() as u64 == Self::words_for(m));
+        BloomBits { words, m, k }
     }
 
     /// Bytes the table of `m` bits takes, computed without allocating it.

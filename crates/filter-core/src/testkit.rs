@@ -4,6 +4,13 @@
 //! `#[test]`s and from proptest bodies alike. The filterlab facade runs all of them against every
 //! variant; a third-party filter can run them too.
 
+mod lock_free;
+
+pub use lock_free::{
+    check_converts_both_ways, check_lock_free, check_same_as_single, check_threads_lose_nothing,
+    hammer,
+};
+
 use crate::{math, Deletable, Error, Filter, FormatError, Persist};
 use std::collections::HashMap;
 
