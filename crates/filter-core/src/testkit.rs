@@ -5,10 +5,14 @@
 //! variant; a third-party filter can run them too.
 
 mod lock_free;
+mod static_filter;
 
 pub use lock_free::{
     check_converts_both_ways, check_lock_free, check_same_as_single, check_threads_lose_nothing,
     hammer,
+};
+pub use static_filter::{
+    check_static_build, check_static_filter, check_static_keys, check_static_repeats, hashes,
 };
 
 use crate::{math, Deletable, Error, Filter, FormatError, Persist};
@@ -385,12 +389,23 @@ pub fn measure_fpr<F: Filter + ?Sized>(filter: &F, probes: &[Vec<u8>]) -> (u64, 
 /// `expected` (with one count of slack for very small rates).
 pub fn assert_fpr_near(name: &str, false_positives: u64, trials: u64, expected: f64, sigmas: f64) {
     let measured = false_positives as f64 / trials as f64;
-    let tol = sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64;
+    let tol = fpr_tolerance(trials, expected, sigmas);
     assert!(
-        (measured - expected).abs() <= tol,
+        fpr_within(false_positives, trials, expected, sigmas),
         "{name}: measured FP rate {measured:.6} ({false_positives}/{trials}) is more than \
          {sigmas} sigma from the formula's {expected:.6} (tolerance {tol:.6})"
     );
+}
+
+/// Whether `false_positives / trials` lies within `sigmas` binomial standard deviations of
+/// `expected` (the test of [`assert_fpr_near`], for checks that must also show a rate outside).
+pub fn fpr_within(false_positives: u64, trials: u64, expected: f64, sigmas: f64) -> bool {
+    let measured = false_positives as f64 / trials as f64;
+    (measured - expected).abs() <= fpr_tolerance(trials, expected, sigmas)
+}
+
+fn fpr_tolerance(trials: u64, expected: f64, sigmas: f64) -> f64 {
+    sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64
 }
 
 #[cfg(test)]
