@@ -1,6 +1,10 @@
-//! A split-block Bloom filter: the cache-line blocked Bloom filter of Putze, Sanders & Singler
+//! A split-block Bloom filter: Putze, Sanders & Singler's Bloom filter of cache-line blocks
 //! ("Cache-, hash- and space-efficient Bloom filters", WEA 2007) in the layout used by Apache
 //! Parquet and Impala.
+//!
+//! One name per concept: the structure is called *split-block* in prose; the type keeps the
+//! short name [`BlockedBloom`] (and its lock-free form [`AtomicBlockedBloom`]), the crate
+//! `filter-blocked`, and its files the variant name `blocked`.
 //!
 //! A classic Bloom filter touches `k` random cache lines per key; at 10M keys (12 MB, larger than
 //! the caches) each is a miss. Here the bit array is cut into 256-bit *blocks* of eight 32-bit
