@@ -34,11 +34,15 @@
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
 pub const FILE_KIND: FileKind = FileKind::new(3, "scalable");
 
-use filter_core::format::{invalid, Codec, Encoder, Reader};
-use filter_core::{
-    math, BloomBits, Error, FileKind, Filter, FormatError, Growable, Hash128, KeyHasher, MemoryCap,
-    Prefetch, Result, Sizing,
-};
+mod builder;
+mod codec;
+mod stages;
+
+pub use builder::ScalableBuilder;
+use builder::{check_growth, check_tightening};
+use stages::Stage;
+
+use filter_core::{math, FileKind, Filter, Growable, Hash128, MemoryCap, Prefetch, Result, Sizing};
 
 /// Default growth factor `s`.
 pub const DEFAULT_GROWTH: f64 = 2.0;
@@ -48,24 +52,6 @@ pub const DEFAULT_TIGHTENING: f64 = 0.9;
 /// stages reach 2^63 bits (the address limit) before this count, so memory, not the stage count,
 /// is what ends growth.
 pub const MAX_STAGES: usize = 256;
-
-#[derive(Clone, Debug, PartialEq)]
-struct Stage {
-    bits: BloomBits,
-    capacity: u64,
-    fpr: f64,
-    len: u64,
-}
-
-impl filter_core::TableMemory for Stage {
-    fn table_bytes(&self) -> usize {
-        self.bits.size_in_bytes()
-    }
-
-    fn table_huge_page_bytes(&self) -> Option<u64> {
-        self.bits.huge_page_bytes()
-    }
-}
 
 /// A scalable Bloom filter.
 ///
@@ -110,90 +96,6 @@ pub struct ScalableBloom {
     len: u64,
     /// Not saved: a runtime policy of this process (see [`ScalableBloom::set_max_bytes`]).
     cap: MemoryCap,
-}
-
-/// Builds a [`ScalableBloom`].
-#[derive(Clone, Debug)]
-pub struct ScalableBuilder {
-    sizing: Sizing,
-    growth: f64,
-    tightening: f64,
-    cap: MemoryCap,
-}
-
-impl Default for ScalableBuilder {
-    fn default() -> Self {
-        ScalableBuilder {
-            sizing: Sizing::default(),
-            growth: DEFAULT_GROWTH,
-            tightening: DEFAULT_TIGHTENING,
-            cap: MemoryCap::NONE,
-        }
-    }
-}
-
-/// The shape of one stage, derived arithmetically (nothing allocated).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct StagePlan {
-    capacity: u64,
-    fpr: f64,
-    m: u64,
-    k: u32,
-}
-
-fn check_growth(s: f64) -> Result<f64> {
-    if s.is_finite() && s > 1.0 && s <= 1024.0 {
-        Ok(s)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "growth",
-            value: format!("{s}"),
-            expected: "a growth factor above 1 and at most 1024 (2 doubles each new stage)",
-        })
-    }
-}
-
-fn check_tightening(r: f64) -> Result<f64> {
-    if r.is_finite() && r > 0.0 && r < 1.0 {
-        Ok(r)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "tightening",
-            value: format!("{r}"),
-            expected: "a tightening ratio strictly between 0 and 1 (0.8 to 0.9 is typical)",
-        })
-    }
-}
-
-impl ScalableBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-
-    /// Growth factor `s > 1`: each new stage holds `s` times the previous one's items.
-    pub fn growth(mut self, s: f64) -> Self {
-        self.growth = s;
-        self
-    }
-
-    /// Tightening ratio `0 < r < 1`: each new stage's rate is `r` times the previous one's.
-    pub fn tightening(mut self, r: f64) -> Self {
-        self.tightening = r;
-        self
-    }
-
-    /// Builds the filter with its first stage.
-    ///
-    /// # Errors
-    /// A capacity of 0, a rate outside (0, 1), a growth outside (1, 1024], a tightening outside
-    /// (0, 1), a growth and tightening with which the filter would run out of stages (or of
-    /// representable rates) before its stages reach 2^63 bits, or a first stage above the memory
-    /// cap or too large to allocate.
-    pub fn build(self) -> Result<ScalableBloom> {
-        let mut f = ScalableBloom::validated(self.sizing, self.growth, self.tightening)?;
-        f.cap = self.cap;
-        f.stages.push(f.new_stage(0)?);
-        Ok(f)
-    }
 }
 
 impl ScalableBloom {
@@ -253,74 +155,6 @@ impl ScalableBloom {
         f.cap = cap;
         Ok(f)
     }
-
-    /// The shape of stage `i`, derived by arithmetic alone (nothing is allocated, so a loader can
-    /// compare a file's stages against it whatever the file claims).
-    fn stage_plan(&self, i: usize) -> Result<StagePlan> {
-        let cap = (self.sizing.capacity as f64 * self.growth.powi(i as i32)).ceil();
-        if i >= MAX_STAGES || cap >= u64::MAX as f64 {
-            return Err(Error::SizeOverflow {
-                what: "scalable filter",
-                hint: format!("stage {i} would hold {cap:.3e} items; start with a larger capacity"),
-            });
-        }
-        let capacity = cap as u64;
-        let fpr = math::scalable_stage_fpr(self.initial_fpr(), self.tightening, i as u32);
-        let m = math::optimal_bits(capacity, fpr)?;
-        Ok(StagePlan {
-            capacity,
-            fpr,
-            m,
-            k: math::optimal_hashes(m, capacity),
-        })
-    }
-
-    /// The [`Growable`] promise: inserts never fail for lack of capacity. With a growth factor
-    /// near 1 (or a tightening that drives the stage rates below the smallest `f64`) the filter
-    /// would run out of stages while memory remains; refuse such parameters up front, so that
-    /// only memory (2^63 bits at most, or the cap) can end growth.
-    fn check_growth_is_unbounded(&self) -> Result<()> {
-        const ADDRESS_LIMIT_BITS: f64 = 9_223_372_036_854_775_808.0; // 2^63
-        let mut bits = 0.0;
-        for i in 0..MAX_STAGES {
-            match self.stage_plan(i) {
-                Ok(plan) => bits += plan.m as f64,
-                Err(Error::SizeOverflow { .. }) => return Ok(()),
-                Err(_) => break,
-            }
-            if bits >= ADDRESS_LIMIT_BITS {
-                return Ok(());
-            }
-        }
-        Err(Error::InvalidParameter {
-            name: "growth",
-            value: format!("{} (tightening {})", self.growth, self.tightening),
-            expected: "a growth factor and tightening with which the filter can keep growing \
-                       until memory runs out (within 256 stages): a growth of 2 (or at least \
-                       about 1.2) and a tightening of 0.5 to 0.9",
-        })
-    }
-
-    fn new_stage(&self, i: usize) -> Result<Stage> {
-        let plan = self.stage_plan(i)?;
-        let used = self.size_in_bytes() as u64;
-        self.cap
-            .check("next scalable stage", used, BloomBits::bytes_for(plan.m))?;
-        Ok(Stage {
-            bits: BloomBits::new(plan.m, plan.k)?,
-            capacity: plan.capacity,
-            fpr: plan.fpr,
-            len: 0,
-        })
-    }
-
-    /// `(bits, hashes, capacity, items)` of each stage, oldest first.
-    pub fn stage_shapes(&self) -> Vec<(u64, u32, u64, u64)> {
-        self.stages
-            .iter()
-            .map(|s| (s.bits.bits(), s.bits.hashes(), s.capacity, s.len))
-            .collect()
-    }
 }
 
 impl Filter for ScalableBloom {
@@ -377,74 +211,6 @@ impl Growable for ScalableBloom {
 
     fn fpr_bound(&self) -> f64 {
         math::scalable_fpr_bound(self.initial_fpr(), self.tightening)
-    }
-}
-
-impl Codec for ScalableBloom {
-    const KIND: FileKind = FILE_KIND;
-
-    fn encode_params(&self, e: &mut Encoder<'_>) {
-        self.sizing.encode_params(e);
-        e.f64(self.growth)
-            .f64(self.tightening)
-            .u32(self.stages.len() as u32);
-    }
-
-    fn encode_payload(&self, e: &mut Encoder<'_>) {
-        for s in &self.stages {
-            e.u64(s.len);
-            s.bits.encode_params(e);
-            s.bits.encode_payload(e);
-        }
-    }
-
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
-        let bad = |e: Error| invalid(e.to_string());
-        let sizing = Sizing::decode_params(params, hasher)?;
-        let growth = params.f64()?;
-        let tightening = params.f64()?;
-        let n_stages = params.u32()? as usize;
-        if n_stages == 0 || n_stages > MAX_STAGES {
-            return Err(invalid(format!("{n_stages} stages")));
-        }
-        let mut f = ScalableBloom::validated(sizing, growth, tightening).map_err(bad)?;
-        f.stages
-            .try_reserve_exact(n_stages)
-            .map_err(|_| FormatError::OutOfMemory {
-                bytes: (n_stages * std::mem::size_of::<Stage>()) as u64,
-            })?;
-        for i in 0..n_stages {
-            let len = payload.u64()?;
-            // The derived shape is arithmetic (nothing allocated, whatever the file claims), and
-            // `decode_inline` allocates only the words the payload actually holds.
-            let plan = f.stage_plan(i).map_err(bad)?;
-            let bits = BloomBits::decode_inline(payload)?;
-            if (bits.bits(), bits.hashes()) != (plan.m, plan.k) {
-                return Err(invalid(format!(
-                    "stage {i} does not have the derived shape"
-                )));
-            }
-            // Only the newest stage may be below capacity; older ones filled before it was made.
-            if len > plan.capacity || (i + 1 < n_stages && len != plan.capacity) {
-                return Err(invalid(format!("stage {i} holds {len} items")));
-            }
-            bits.check_len(len)?;
-            f.len = f
-                .len
-                .checked_add(len)
-                .ok_or_else(|| invalid("item count overflows"))?;
-            f.stages.push(Stage {
-                bits,
-                capacity: plan.capacity,
-                fpr: plan.fpr,
-                len,
-            });
-        }
-        Ok(f)
     }
 }
 

@@ -1,6 +1,6 @@
 use super::*;
 use filter_core::testkit;
-use filter_core::{format, Persist};
+use filter_core::{format, Error, FormatError, Persist};
 
 #[test]
 fn builder_rejects_bad_growth_and_tightening() {
