@@ -128,11 +128,13 @@ impl PartialEq for BlockedBloom {
 pub struct BlockedBuilder {
     sizing: Sizing,
     cap: MemoryCap,
+    huge_pages: Option<bool>,
 }
 
 impl BlockedBuilder {
     filter_core::sizing_setters!();
     filter_core::memory_cap_setter!();
+    filter_core::huge_pages_setter!();
 
     /// Builds the filter with `ceil(n / λ)` blocks, `λ` the keys per block that give the target
     /// rate ([`math::split_block_keys_per_block`]).
@@ -143,7 +145,14 @@ impl BlockedBuilder {
     pub fn build(self) -> Result<BlockedBloom> {
         let (sizing, blocks) = self.shape()?;
         Ok(BlockedBloom {
-            blocks: filter_core::try_zeroed_table(blocks, self.cap, "block array")?,
+            blocks: filter_core::try_zeroed_table(
+                blocks,
+                filter_core::TableOptions {
+                    cap: self.cap,
+                    huge_pages: self.huge_pages,
+                },
+                "block array",
+            )?,
             len: 0,
             sizing,
             kernel: Kernel::detect(),

@@ -2,7 +2,7 @@
 
 use filter_blocked::BlockedBloom;
 use filter_core::testkit::check_lock_free;
-use filter_core::{Error, HashKind, KeyHasher};
+use filter_core::{Error, Filter, HashKind, KeyHasher};
 
 fn builder() -> filter_blocked::BlockedBuilder {
     BlockedBloom::builder()
@@ -42,4 +42,22 @@ fn bad_sizes_are_errors() {
             .build_atomic(),
         Err(Error::MemoryCap { .. })
     ));
+}
+
+/// `.huge_pages(false)` reaches the table of both forms: a 10 MB table gets no huge page.
+/// (Where THP is on, the advised default gets them: the core's table tests check that side.)
+#[cfg(target_os = "linux")]
+#[test]
+fn the_huge_pages_option_reaches_the_table() {
+    let big = || {
+        BlockedBloom::builder()
+            .capacity(12_000_000)
+            .huge_pages(false)
+    };
+    let single = big().build().unwrap();
+    let shared = big().build_atomic().unwrap();
+    for bytes in [single.huge_page_bytes(), shared.huge_page_bytes()] {
+        assert!(bytes.is_none_or(|b| b == 0), "{bytes:?} huge bytes");
+    }
+    assert!(single.size_in_bytes() >= 2 * filter_core::HUGE_PAGE_MIN_BYTES);
 }

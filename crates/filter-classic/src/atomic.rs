@@ -70,7 +70,14 @@ impl crate::ClassicBuilder {
         // Sized and validated exactly as the single-threaded form, allocated only once.
         let (sizing, m, k) = self.shape()?;
         Ok(AtomicClassicBloom {
-            bits: AtomicBits::with_cap(m, k, self.cap)?,
+            bits: AtomicBits::with_cap(
+                m,
+                k,
+                filter_core::TableOptions {
+                    cap: self.cap,
+                    huge_pages: self.huge_pages,
+                },
+            )?,
             len: LenCounter::default(),
             sizing,
         })

@@ -84,11 +84,13 @@ pub struct ClassicBuilder {
     bits: Option<u64>,
     hashes: Option<u32>,
     cap: MemoryCap,
+    huge_pages: Option<bool>,
 }
 
 impl ClassicBuilder {
     filter_core::sizing_setters!();
     filter_core::memory_cap_setter!();
+    filter_core::huge_pages_setter!();
 
     /// Uses exactly `m` bits instead of the optimum for capacity and rate.
     pub fn bits(mut self, m: u64) -> Self {
@@ -111,7 +113,14 @@ impl ClassicBuilder {
     pub fn build(self) -> Result<ClassicBloom> {
         let (sizing, m, k) = self.shape()?;
         Ok(ClassicBloom {
-            bits: BloomBits::with_cap(m, k, self.cap)?,
+            bits: BloomBits::with_cap(
+                m,
+                k,
+                filter_core::TableOptions {
+                    cap: self.cap,
+                    huge_pages: self.huge_pages,
+                },
+            )?,
             len: 0,
             sizing,
         })

@@ -1,7 +1,7 @@
 //! The k-probe bit array at the heart of the classic and scalable filters.
 
 use crate::format::{invalid, Encoder, Reader};
-use crate::{Error, FormatError, Hash128, IndexGen, MemoryCap, Result, Table};
+use crate::{Error, FormatError, Hash128, IndexGen, MemoryCap, Result, Table, TableOptions};
 
 /// `m` bits probed at `k` positions per key by [`IndexGen`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,7 +24,7 @@ impl BloomBits {
     ///
     /// # Errors
     /// As [`Self::new`], plus [`Error::MemoryCap`] and [`Error::OutOfMemory`].
-    pub fn with_cap(m: u64, k: u32, cap: MemoryCap) -> Result<Self> {
+    pub fn with_cap(m: u64, k: u32, cap: impl Into<TableOptions>) -> Result<Self> {
         let words = Self::table_len(m, k)?;
         Ok(BloomBits {
             words: crate::try_zeroed_table(words, cap, "bit array")?,

@@ -81,8 +81,10 @@ pub use file::{
 pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use static_filter::StaticFilter;
+#[allow(deprecated)] // Kept for one release; the builders' `.huge_pages(bool)` replaces it.
+pub use table::set_huge_pages;
 pub use table::{
-    set_huge_pages, try_filled, try_zeroed_table, zeroed_table, MemoryCap, Table, Zeroable,
+    try_filled, try_zeroed_table, zeroed_table, MemoryCap, Table, TableOptions, Zeroable,
     HUGE_PAGE_MIN_BYTES,
 };
 
@@ -495,6 +497,21 @@ macro_rules! sizing_setters {
         /// Hash function and seed (default: xxh3-128, seed 0).
         pub fn hasher(mut self, hasher: $crate::KeyHasher) -> Self {
             self.sizing.hasher = hasher;
+            self
+        }
+    };
+}
+
+/// Generates the `huge_pages` setter of a builder that has a `huge_pages: Option<bool>` field
+/// and hands `TableOptions { cap, huge_pages }` to its table allocations.
+#[macro_export]
+macro_rules! huge_pages_setter {
+    () => {
+        /// Whether tables of at least [`HUGE_PAGE_MIN_BYTES`](filter_core::HUGE_PAGE_MIN_BYTES)
+        /// are advised onto transparent huge pages (default: yes); `false` advises against
+        /// them, for a benchmark that compares both.
+        pub fn huge_pages(mut self, advise: bool) -> Self {
+            self.huge_pages = Some(advise);
             self
         }
     };

@@ -105,11 +105,13 @@ pub struct CountingBloom {
 pub struct CountingBuilder {
     sizing: Sizing,
     cap: MemoryCap,
+    huge_pages: Option<bool>,
 }
 
 impl CountingBuilder {
     filter_core::sizing_setters!();
     filter_core::memory_cap_setter!();
+    filter_core::huge_pages_setter!();
 
     /// Builds the filter: as many counters as a classic filter has bits.
     ///
@@ -125,7 +127,14 @@ impl CountingBuilder {
             hint: format!("{m} counters do not fit this platform; lower the capacity"),
         })?;
         Ok(CountingBloom {
-            counters: filter_core::try_zeroed_table(bytes, self.cap, "counter array")?,
+            counters: filter_core::try_zeroed_table(
+                bytes,
+                filter_core::TableOptions {
+                    cap: self.cap,
+                    huge_pages: self.huge_pages,
+                },
+                "counter array",
+            )?,
             m,
             k,
             len: 0,

@@ -11,6 +11,7 @@ pub struct CuckooBuilder {
     fp_bits: Option<u32>,
     max_kicks: u32,
     cap: MemoryCap,
+    huge_pages: Option<bool>,
 }
 
 impl Default for CuckooBuilder {
@@ -20,6 +21,7 @@ impl Default for CuckooBuilder {
             fp_bits: None,
             max_kicks: DEFAULT_MAX_KICKS,
             cap: MemoryCap::NONE,
+            huge_pages: None,
         }
     }
 }
@@ -27,6 +29,7 @@ impl Default for CuckooBuilder {
 impl CuckooBuilder {
     filter_core::sizing_setters!();
     filter_core::memory_cap_setter!();
+    filter_core::huge_pages_setter!();
 
     /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
     pub fn fingerprint_bits(mut self, f: u32) -> Self {
@@ -56,8 +59,14 @@ impl CuckooBuilder {
         check_fp_bits(f)?;
         check_max_kicks(self.max_kicks)?;
         let buckets = buckets_for(sizing.capacity)?;
-        let table =
-            filter_core::try_zeroed_table(table_bytes(buckets, f)?, self.cap, "cuckoo table")?;
+        let table = filter_core::try_zeroed_table(
+            table_bytes(buckets, f)?,
+            filter_core::TableOptions {
+                cap: self.cap,
+                huge_pages: self.huge_pages,
+            },
+            "cuckoo table",
+        )?;
         Ok(CuckooFilter {
             table,
             buckets,

@@ -10,6 +10,7 @@ pub struct ScalableBuilder {
     growth: f64,
     tightening: f64,
     cap: MemoryCap,
+    huge_pages: Option<bool>,
 }
 
 impl Default for ScalableBuilder {
@@ -19,6 +20,7 @@ impl Default for ScalableBuilder {
             growth: DEFAULT_GROWTH,
             tightening: DEFAULT_TIGHTENING,
             cap: MemoryCap::NONE,
+            huge_pages: None,
         }
     }
 }
@@ -50,6 +52,7 @@ pub(crate) fn check_tightening(r: f64) -> Result<f64> {
 impl ScalableBuilder {
     filter_core::sizing_setters!();
     filter_core::memory_cap_setter!();
+    filter_core::huge_pages_setter!();
 
     /// Growth factor `s > 1`: each new stage holds `s` times the previous one's items.
     pub fn growth(mut self, s: f64) -> Self {
@@ -73,6 +76,7 @@ impl ScalableBuilder {
     pub fn build(self) -> Result<ScalableBloom> {
         let mut f = ScalableBloom::validated(self.sizing, self.growth, self.tightening)?;
         f.cap = self.cap;
+        f.huge_pages = self.huge_pages;
         f.stages.push(f.new_stage(0)?);
         Ok(f)
     }

@@ -96,6 +96,8 @@ pub struct ScalableBloom {
     len: u64,
     /// Not saved: a runtime policy of this process (see [`ScalableBloom::set_max_bytes`]).
     cap: MemoryCap,
+    /// Not saved: the huge-page advice for new stages ([`ScalableBuilder::huge_pages`]).
+    huge_pages: Option<bool>,
 }
 
 impl ScalableBloom {
@@ -114,6 +116,7 @@ impl ScalableBloom {
             tightening: check_tightening(tightening)?,
             len: 0,
             cap: MemoryCap::NONE,
+            huge_pages: None,
         };
         f.check_growth_is_unbounded()?;
         Ok(f)

@@ -85,7 +85,14 @@ impl ScalableBloom {
         self.cap
             .check("next scalable stage", used, BloomBits::bytes_for(plan.m))?;
         Ok(Stage {
-            bits: BloomBits::new(plan.m, plan.k)?,
+            bits: BloomBits::with_cap(
+                plan.m,
+                plan.k,
+                filter_core::TableOptions {
+                    cap: filter_core::MemoryCap::NONE, // checked above, with the stages before
+                    huge_pages: self.huge_pages,
+                },
+            )?,
             capacity: plan.capacity,
             fpr: plan.fpr,
             len: 0,

@@ -2,7 +2,7 @@
 //! filter. Built from a valid shape only, so converting back is infallible.
 
 use super::{try_atomic_table, words, LenCounter};
-use crate::{BloomBits, MemoryCap, Result, Table, TableMemory};
+use crate::{BloomBits, MemoryCap, Result, Table, TableMemory, TableOptions};
 use std::sync::atomic::AtomicU64;
 
 /// `m` bits probed at `k` positions, as [`BloomBits`], in atomic words (same layout: bit `i` at
@@ -19,7 +19,7 @@ impl AtomicBits {
     ///
     /// # Errors
     /// As [`BloomBits::with_cap`].
-    pub fn with_cap(m: u64, k: u32, cap: MemoryCap) -> Result<Self> {
+    pub fn with_cap(m: u64, k: u32, cap: impl Into<TableOptions>) -> Result<Self> {
         let words = BloomBits::table_len(m, k)?;
         Ok(AtomicBits {
             words: try_atomic_table(words, cap, "bit array")?,
