@@ -92,14 +92,7 @@ impl crate::BlockedBuilder {
     pub fn build_atomic(self) -> Result<AtomicBlockedBloom> {
         let (sizing, blocks) = self.shape()?;
         Ok(AtomicBlockedBloom {
-            blocks: try_atomic_table(
-                blocks,
-                filter_core::TableOptions {
-                    cap: self.cap,
-                    huge_pages: self.huge_pages,
-                },
-                "block array",
-            )?,
+            blocks: try_atomic_table(blocks, self.table_options(), "block array")?,
             len: LenCounter::default(),
             sizing,
             kernel: Kernel::detect(),

@@ -145,14 +145,7 @@ impl BlockedBuilder {
     pub fn build(self) -> Result<BlockedBloom> {
         let (sizing, blocks) = self.shape()?;
         Ok(BlockedBloom {
-            blocks: filter_core::try_zeroed_table(
-                blocks,
-                filter_core::TableOptions {
-                    cap: self.cap,
-                    huge_pages: self.huge_pages,
-                },
-                "block array",
-            )?,
+            blocks: filter_core::try_zeroed_table(blocks, self.table_options(), "block array")?,
             len: 0,
             sizing,
             kernel: Kernel::detect(),

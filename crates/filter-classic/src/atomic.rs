@@ -70,14 +70,7 @@ impl crate::ClassicBuilder {
         // Sized and validated exactly as the single-threaded form, allocated only once.
         let (sizing, m, k) = self.shape()?;
         Ok(AtomicClassicBloom {
-            bits: AtomicBits::with_cap(
-                m,
-                k,
-                filter_core::TableOptions {
-                    cap: self.cap,
-                    huge_pages: self.huge_pages,
-                },
-            )?,
+            bits: AtomicBits::with_cap(m, k, self.table_options())?,
             len: LenCounter::default(),
             sizing,
         })

@@ -113,14 +113,7 @@ impl ClassicBuilder {
     pub fn build(self) -> Result<ClassicBloom> {
         let (sizing, m, k) = self.shape()?;
         Ok(ClassicBloom {
-            bits: BloomBits::with_cap(
-                m,
-                k,
-                filter_core::TableOptions {
-                    cap: self.cap,
-                    huge_pages: self.huge_pages,
-                },
-            )?,
+            bits: BloomBits::with_cap(m, k, self.table_options())?,
             len: 0,
             sizing,
         })

@@ -514,6 +514,14 @@ macro_rules! huge_pages_setter {
             self.huge_pages = Some(advise);
             self
         }
+
+        /// The memory cap and huge-page advice this builder's tables are allocated with.
+        fn table_options(&self) -> $crate::TableOptions {
+            $crate::TableOptions {
+                cap: self.cap,
+                huge_pages: self.huge_pages,
+            }
+        }
     };
 }
 

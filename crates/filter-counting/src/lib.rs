@@ -127,14 +127,7 @@ impl CountingBuilder {
             hint: format!("{m} counters do not fit this platform; lower the capacity"),
         })?;
         Ok(CountingBloom {
-            counters: filter_core::try_zeroed_table(
-                bytes,
-                filter_core::TableOptions {
-                    cap: self.cap,
-                    huge_pages: self.huge_pages,
-                },
-                "counter array",
-            )?,
+            counters: filter_core::try_zeroed_table(bytes, self.table_options(), "counter array")?,
             m,
             k,
             len: 0,

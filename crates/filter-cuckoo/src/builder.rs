@@ -61,10 +61,7 @@ impl CuckooBuilder {
         let buckets = buckets_for(sizing.capacity)?;
         let table = filter_core::try_zeroed_table(
             table_bytes(buckets, f)?,
-            filter_core::TableOptions {
-                cap: self.cap,
-                huge_pages: self.huge_pages,
-            },
+            self.table_options(),
             "cuckoo table",
         )?;
         Ok(CuckooFilter {

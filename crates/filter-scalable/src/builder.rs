@@ -75,8 +75,7 @@ impl ScalableBuilder {
     /// cap or too large to allocate.
     pub fn build(self) -> Result<ScalableBloom> {
         let mut f = ScalableBloom::validated(self.sizing, self.growth, self.tightening)?;
-        f.cap = self.cap;
-        f.huge_pages = self.huge_pages;
+        f.tables = self.table_options();
         f.stages.push(f.new_stage(0)?);
         Ok(f)
     }

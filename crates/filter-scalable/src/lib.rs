@@ -42,7 +42,9 @@ pub use builder::ScalableBuilder;
 use builder::{check_growth, check_tightening};
 use stages::Stage;
 
-use filter_core::{math, FileKind, Filter, Growable, Hash128, MemoryCap, Prefetch, Result, Sizing};
+use filter_core::{
+    math, FileKind, Filter, Growable, Hash128, MemoryCap, Prefetch, Result, Sizing, TableOptions,
+};
 
 /// Default growth factor `s`.
 pub const DEFAULT_GROWTH: f64 = 2.0;
@@ -94,10 +96,10 @@ pub struct ScalableBloom {
     growth: f64,
     tightening: f64,
     len: u64,
-    /// Not saved: a runtime policy of this process (see [`ScalableBloom::set_max_bytes`]).
-    cap: MemoryCap,
-    /// Not saved: the huge-page advice for new stages ([`ScalableBuilder::huge_pages`]).
-    huge_pages: Option<bool>,
+    /// Not saved: runtime policies of this process, the memory cap (see
+    /// [`ScalableBloom::set_max_bytes`]) and the huge-page advice for new stages
+    /// ([`ScalableBuilder::huge_pages`]).
+    tables: TableOptions,
 }
 
 impl ScalableBloom {
@@ -115,8 +117,7 @@ impl ScalableBloom {
             growth: check_growth(growth)?,
             tightening: check_tightening(tightening)?,
             len: 0,
-            cap: MemoryCap::NONE,
-            huge_pages: None,
+            tables: TableOptions::default(),
         };
         f.check_growth_is_unbounded()?;
         Ok(f)
@@ -141,7 +142,7 @@ impl ScalableBloom {
     /// stage beyond it fails with [`Error::MemoryCap`] and changes nothing. The cap is a policy
     /// of this process, not saved with the filter: a loaded filter has none until this is called.
     pub fn set_max_bytes(&mut self, cap: Option<u64>) {
-        self.cap = MemoryCap(cap);
+        self.tables.cap = MemoryCap(cap);
     }
 
     /// Loads a saved filter under a memory cap, as if built with `max_bytes`: a file whose
@@ -155,7 +156,7 @@ impl ScalableBloom {
         let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
         let cap = MemoryCap(Some(max_bytes));
         cap.check("loaded scalable stages", 0, f.size_in_bytes() as u64)?;
-        f.cap = cap;
+        f.tables.cap = cap;
         Ok(f)
     }
 }

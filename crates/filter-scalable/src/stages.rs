@@ -82,7 +82,8 @@ impl ScalableBloom {
     pub(crate) fn new_stage(&self, i: usize) -> Result<Stage> {
         let plan = self.stage_plan(i)?;
         let used = self.size_in_bytes() as u64;
-        self.cap
+        self.tables
+            .cap
             .check("next scalable stage", used, BloomBits::bytes_for(plan.m))?;
         Ok(Stage {
             bits: BloomBits::with_cap(
@@ -90,7 +91,7 @@ impl ScalableBloom {
                 plan.k,
                 filter_core::TableOptions {
                     cap: filter_core::MemoryCap::NONE, // checked above, with the stages before
-                    huge_pages: self.huge_pages,
+                    huge_pages: self.tables.huge_pages,
                 },
             )?,
             capacity: plan.capacity,
