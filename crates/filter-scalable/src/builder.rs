@@ -26,25 +26,32 @@ impl Default for ScalableBuilder {
 }
 
 pub(crate) fn check_growth(s: f64) -> Result<f64> {
-    if s.is_finite() && s > 1.0 && s <= 1024.0 {
-        Ok(s)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "growth",
-            value: format!("{s}"),
-            expected: "a growth factor above 1 and at most 1024 (2 doubles each new stage)",
-        })
-    }
+    accept_if(
+        s.is_finite() && s > 1.0 && s <= 1024.0,
+        "growth",
+        s,
+        "a growth factor above 1 and at most 1024 (2 doubles each new stage)",
+    )
 }
 
 pub(crate) fn check_tightening(r: f64) -> Result<f64> {
-    if r.is_finite() && r > 0.0 && r < 1.0 {
-        Ok(r)
+    accept_if(
+        r.is_finite() && r > 0.0 && r < 1.0,
+        "tightening",
+        r,
+        "a tightening ratio strictly between 0 and 1 (0.8 to 0.9 is typical)",
+    )
+}
+
+/// `value` if `ok`, else the error that names the parameter and says what it should be.
+fn accept_if(ok: bool, name: &'static str, value: f64, expected: &'static str) -> Result<f64> {
+    if ok {
+        Ok(value)
     } else {
         Err(Error::InvalidParameter {
-            name: "tightening",
-            value: format!("{r}"),
-            expected: "a tightening ratio strictly between 0 and 1 (0.8 to 0.9 is typical)",
+            name,
+            value: format!("{value}"),
+            expected,
         })
     }
 }
