@@ -139,7 +139,7 @@ impl ScalableBloom {
     }
 
     /// Sets (or with `None` lifts) the memory cap on the stages: an insert that needs a new
-    /// stage beyond it fails with [`Error::MemoryCap`] and changes nothing. The cap is a policy
+    /// stage beyond it fails with [`Error::MemoryCap`](filter_core::Error::MemoryCap) and changes nothing. The cap is a policy
     /// of this process, not saved with the filter: a loaded filter has none until this is called.
     pub fn set_max_bytes(&mut self, cap: Option<u64>) {
         self.tables.cap = MemoryCap(cap);
@@ -151,7 +151,7 @@ impl ScalableBloom {
     ///
     /// # Errors
     /// The format errors of [`Persist::from_bytes`](filter_core::Persist::from_bytes), or
-    /// [`Error::MemoryCap`] for stages above `max_bytes`.
+    /// [`Error::MemoryCap`](filter_core::Error::MemoryCap) for stages above `max_bytes`.
     pub fn from_bytes_capped(bytes: &[u8], max_bytes: u64) -> Result<Self> {
         let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
         let cap = MemoryCap(Some(max_bytes));
