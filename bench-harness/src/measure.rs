@@ -414,6 +414,7 @@ impl SmallPages {
     /// Turns the advice off until the value is dropped.
     #[must_use]
     pub fn start() -> Self {
+        #[allow(deprecated)]
         filterlab::set_huge_pages(false);
         SmallPages(())
     }
@@ -421,6 +422,7 @@ impl SmallPages {
 
 impl Drop for SmallPages {
     fn drop(&mut self) {
+        #[allow(deprecated)]
         filterlab::set_huge_pages(true);
     }
 }

@@ -476,8 +476,10 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
             .collect()
     };
     let pairs = build_all()?;
+    #[allow(deprecated)]
     filterlab::set_huge_pages(false);
     let off_filters = build_all();
+    #[allow(deprecated)]
     filterlab::set_huge_pages(true);
     let off_filters = off_filters?;
     let mut t = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new()]; kinds.len()];

@@ -1,10 +1,8 @@
 //! [`AtomicBlockedBloom`]: the split-block filter shared by many threads without a lock.
 
 use crate::{Block, BlockedBloom, Kernel};
-use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert};
-use filter_core::{
-    math, reduce, FileKind, Filter, FormatError, Hash128, KeyHasher, Persist, Result, Sizing, Table,
-};
+use filter_core::concurrent::{try_atomic_table, words, LenCounter, LockFree, SharedInsert};
+use filter_core::{math, reduce, Filter, Hash128, Result, Sizing, Table};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One block as four atomic 64-bit words, each holding two lanes (lane `2j` in the low half of
@@ -94,7 +92,7 @@ impl crate::BlockedBuilder {
     pub fn build_atomic(self) -> Result<AtomicBlockedBloom> {
         let (sizing, blocks) = self.shape()?;
         Ok(AtomicBlockedBloom {
-            blocks: try_atomic_table(blocks, self.cap, "block array")?,
+            blocks: try_atomic_table(blocks, self.table_options(), "block array")?,
             len: LenCounter::default(),
             sizing,
             kernel: Kernel::detect(),
@@ -102,26 +100,9 @@ impl crate::BlockedBuilder {
     }
 }
 
+filter_core::lock_free_form!(AtomicBlockedBloom, BlockedBloom);
+
 impl AtomicBlockedBloom {
-    /// Inserts a key; safe to call from many threads at once.
-    #[inline]
-    pub fn insert(&self, key: &[u8]) {
-        self.insert_hash_shared(self.sizing.hasher.hash(key));
-    }
-
-    /// [`Self::insert`] of a pre-computed hash.
-    #[inline]
-    pub fn insert_hash_shared(&self, hash: Hash128) {
-        SharedInsert::insert_hash_shared(self, hash);
-    }
-
-    /// Whether the key may be present (`false`: never inserted, or its insert has not happened
-    /// before this call; see the type's docs).
-    #[inline]
-    pub fn contains(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.sizing.hasher.hash(key))
-    }
-
     #[inline(always)]
     fn block(&self, hash: Hash128) -> &AtomicBlock {
         &self.blocks[reduce(hash.hi, self.blocks.len() as u64) as usize]
@@ -162,23 +143,12 @@ impl AtomicBlockedBloom {
         self.kernel = kernel.checked()?;
         Ok(())
     }
+}
 
-    /// A single-threaded copy, safe to take while other threads insert: the lanes are read
-    /// first, then the item count, so that the copy holds no bit its count does not cover
-    /// (inserts racing with it may be in it whole, in part or not at all).
-    ///
-    /// # Panics
-    /// When the copy cannot be allocated; [`Self::try_snapshot`] is the fallible form.
-    pub fn snapshot(&self) -> BlockedBloom {
-        self.try_snapshot()
-            .expect("memory for a snapshot of the blocked filter")
-    }
+impl LockFree for AtomicBlockedBloom {
+    type Single = BlockedBloom;
 
-    /// [`Self::snapshot`] with the copy allocated fallibly, as a built filter's table is.
-    ///
-    /// # Errors
-    /// [`filter_core::Error::OutOfMemory`] when the copy cannot be allocated.
-    pub fn try_snapshot(&self) -> Result<BlockedBloom> {
+    fn snapshot(&self) -> Result<BlockedBloom> {
         let mut blocks: Table<Block> = filter_core::try_zeroed_table(
             self.blocks.len(),
             filter_core::MemoryCap::NONE,
@@ -205,8 +175,7 @@ impl AtomicBlockedBloom {
         })
     }
 
-    /// The single-threaded filter with the same bits, once no other thread is inserting.
-    pub fn into_inner(self) -> BlockedBloom {
+    fn into_inner(self) -> BlockedBloom {
         let len = self.len.get();
         BlockedBloom {
             blocks: self
@@ -247,58 +216,10 @@ impl Filter for AtomicBlockedBloom {
         }) == 0
     }
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len.get()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * 32
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.blocks.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::split_block_fpr(self.blocks(), self.len.get())
-    }
-
-    fn name(&self) -> &'static str {
-        "blocked-atomic"
-    }
-}
-
-/// The blocked file, written from a [`AtomicBlockedBloom::snapshot`] (so it may be saved while
-/// other threads insert): same variant id, parameters and payload, so either form loads the
-/// other's.
-impl Persist for AtomicBlockedBloom {
-    const KIND: FileKind = crate::FILE_KIND;
-
-    fn to_bytes(&self) -> Vec<u8> {
-        self.snapshot().to_bytes()
-    }
-
-    fn try_to_bytes(&self) -> Result<Vec<u8>> {
-        self.try_snapshot()?.try_to_bytes()
-    }
-
-    /// Streams the file from one snapshot (the one copy of the table a save holds).
-    fn write_to<W: std::io::Write>(&self, w: W) -> std::io::Result<()> {
-        let copy = self
-            .try_snapshot()
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
-        copy.write_to(w)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        BlockedBloom::from_bytes(bytes).map(Self::from)
-    }
+    filter_core::filter_accessors!(self,
+        name: "blocked-atomic",
+        table: self.blocks,
+        len: self.len.get(),
+        expected_fpr: math::split_block_fpr(self.blocks(), self.len.get()),
+    );
 }

@@ -1,10 +1,8 @@
-//! The lock-free split-block filter: many threads, no false negative, and the same bits and file as
-//! the single-threaded form.
+//! The lock-free split-block filter: the generic lock-free checks and its sizing errors.
 
-use filter_blocked::{AtomicBlockedBloom, BlockedBloom};
-use filter_core::concurrent::{check_same_as_single, hammer};
-use filter_core::{testkit, Error, Filter, HashKind, KeyHasher, Persist};
-use std::sync::Arc;
+use filter_blocked::BlockedBloom;
+use filter_core::testkit::check_lock_free;
+use filter_core::{Error, Filter, HashKind, KeyHasher};
 
 fn builder() -> filter_blocked::BlockedBuilder {
     BlockedBloom::builder()
@@ -14,56 +12,11 @@ fn builder() -> filter_blocked::BlockedBuilder {
 }
 
 #[test]
-fn many_threads_never_see_a_false_negative() {
-    let f = builder().build_atomic().unwrap();
-    let threads = std::thread::available_parallelism()
-        .map_or(4, |n| n.get())
-        .max(8);
-    assert_eq!(hammer(&f, threads, 10_000), 0);
-    assert_eq!(f.len(), threads as u64 * 10_000);
-}
-
-#[test]
-fn threaded_inserts_set_the_same_bits_and_file_as_one_thread() {
-    let shared = builder().build_atomic().unwrap();
-    let mut single = builder().build().unwrap();
-    check_same_as_single(&shared, &mut single, 8, 5_000);
-    assert_eq!(shared.blocks(), single.blocks());
-}
-
-#[test]
-fn shared_through_an_arc_and_converted_back() {
-    fn send_sync<T: Send + Sync>(t: T) -> T {
-        t
-    }
-    let f = Arc::new(send_sync(builder().build_atomic().unwrap()));
-    let handles: Vec<_> = (0..4)
-        .map(|t| {
-            let f = Arc::clone(&f);
-            std::thread::spawn(move || {
-                for k in testkit::keys(&format!("arc{t}"), 1000) {
-                    f.insert(&k);
-                }
-            })
-        })
-        .collect();
-    handles.into_iter().for_each(|h| h.join().unwrap());
-    let f = Arc::try_unwrap(f).unwrap();
-    let inner = f.into_inner();
-    assert_eq!(inner.len(), 4000);
-    assert!((0..4).all(|t| testkit::keys(&format!("arc{t}"), 1000)
-        .iter()
-        .all(|k| inner.contains(k))));
-    let again = AtomicBlockedBloom::from(inner.clone());
-    assert_eq!(again.to_bytes(), inner.to_bytes());
-}
-
-#[test]
-fn the_shared_form_passes_the_file_checks() {
-    let f = builder().build_atomic().unwrap();
-    testkit::keys("file", 500).iter().for_each(|k| f.insert(k));
-    testkit::check_round_trip(&f, &testkit::keys("probe", 500));
-    testkit::check_rejects_bad_bytes(&f);
+fn passes_the_lock_free_checks() {
+    check_lock_free(
+        || builder().build_atomic().unwrap(),
+        || builder().build().unwrap(),
+    );
 }
 
 #[test]
@@ -89,4 +42,22 @@ fn bad_sizes_are_errors() {
             .build_atomic(),
         Err(Error::MemoryCap { .. })
     ));
+}
+
+/// `.huge_pages(false)` reaches the table of both forms: a 10 MB table gets no huge page.
+/// (Where THP is on, the advised default gets them: the core's table tests check that side.)
+#[cfg(target_os = "linux")]
+#[test]
+fn the_huge_pages_option_reaches_the_table() {
+    let big = || {
+        BlockedBloom::builder()
+            .capacity(12_000_000)
+            .huge_pages(false)
+    };
+    let single = big().build().unwrap();
+    let shared = big().build_atomic().unwrap();
+    for bytes in [single.huge_page_bytes(), shared.huge_page_bytes()] {
+        assert!(bytes.is_none_or(|b| b == 0), "{bytes:?} huge bytes");
+    }
+    assert!(single.size_in_bytes() >= 2 * filter_core::HUGE_PAGE_MIN_BYTES);
 }

@@ -3,7 +3,7 @@
 //! single-threaded, atomic and Parquet forms.
 
 use filter_blocked::parquet::ParquetBloom;
-use filter_blocked::{BlockedBloom, Kernel};
+use filter_blocked::{AtomicBlockedBloom, BlockedBloom, Kernel};
 use filter_core::{testkit, Filter, Persist};
 
 fn others() -> Vec<Kernel> {
@@ -17,30 +17,86 @@ fn others() -> Vec<Kernel> {
     k
 }
 
-fn blocked(kernel: Kernel, members: &[Vec<u8>]) -> BlockedBloom {
-    let mut f = BlockedBloom::builder().capacity(20_000).build().unwrap();
-    f.set_kernel(kernel).unwrap();
-    for k in members {
-        f.insert(k).unwrap();
+/// The three forms of the split-block filter, each built with a chosen kernel.
+trait Form: Sized {
+    fn build(kernel: Kernel, members: &[Vec<u8>]) -> Self;
+    fn bytes(&self) -> Vec<u8>;
+    fn has(&self, key: &[u8]) -> bool;
+}
+
+impl Form for BlockedBloom {
+    fn build(kernel: Kernel, members: &[Vec<u8>]) -> Self {
+        let mut f = BlockedBloom::builder().capacity(20_000).build().unwrap();
+        f.set_kernel(kernel).unwrap();
+        members.iter().for_each(|k| f.insert(k).unwrap());
+        assert_eq!(f.kernel(), kernel);
+        f
     }
-    f
+    fn bytes(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn has(&self, key: &[u8]) -> bool {
+        self.contains(key)
+    }
+}
+
+impl Form for AtomicBlockedBloom {
+    fn build(kernel: Kernel, members: &[Vec<u8>]) -> Self {
+        let mut f = BlockedBloom::builder()
+            .capacity(20_000)
+            .build_atomic()
+            .unwrap();
+        f.set_kernel(kernel).unwrap();
+        members.iter().for_each(|k| f.insert(k));
+        f
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn has(&self, key: &[u8]) -> bool {
+        self.contains(key)
+    }
+}
+
+impl Form for ParquetBloom {
+    fn build(kernel: Kernel, members: &[Vec<u8>]) -> Self {
+        let mut f = ParquetBloom::with_ndv_fpp(20_000, 0.01).unwrap();
+        f.set_kernel(kernel).unwrap();
+        members.iter().for_each(|k| f.insert(k));
+        f
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn has(&self, key: &[u8]) -> bool {
+        self.contains(key)
+    }
+}
+
+/// Builds `F` with the portable kernel and with each other one: same bytes, same answers on
+/// members and probes. Returns the portable filter and the others, for further checks.
+fn same_bytes_and_answers<F: Form>() -> (F, Vec<F>) {
+    let members = testkit::keys("member", 20_000);
+    let probes = testkit::keys("probe", 50_000);
+    let portable = F::build(Kernel::Portable, &members);
+    let kernels = others();
+    let built: Vec<F> = kernels.iter().map(|&k| F::build(k, &members)).collect();
+    for (k, f) in kernels.iter().zip(&built) {
+        assert_eq!(f.bytes(), portable.bytes(), "{k:?}");
+        for key in members.iter().chain(&probes) {
+            assert_eq!(f.has(key), portable.has(key), "{k:?}");
+        }
+    }
+    (portable, built)
 }
 
 #[test]
 fn kernels_write_the_same_bytes_and_give_the_same_answers() {
-    let members = testkit::keys("member", 20_000);
-    let probes = testkit::keys("probe", 50_000);
-    let portable = blocked(Kernel::Portable, &members);
-    for k in others() {
-        let f = blocked(k, &members);
-        assert_eq!(f.kernel(), k);
-        assert_eq!(f.to_bytes(), portable.to_bytes(), "{k:?}");
-        for key in members.iter().chain(&probes) {
-            assert_eq!(f.contains(key), portable.contains(key), "{k:?}");
-        }
-        // Test-and-insert counts the same new keys.
-        let (mut a, mut b) = (portable.clone(), f.clone());
-        for key in &probes {
+    let (portable, others) = same_bytes_and_answers::<BlockedBloom>();
+    // Test-and-insert counts the same new keys.
+    for f in others {
+        let (mut a, mut b) = (portable.clone(), f);
+        for key in &testkit::keys("probe", 50_000) {
             assert_eq!(
                 a.insert_if_absent(key).unwrap(),
                 b.insert_if_absent(key).unwrap()
@@ -52,49 +108,12 @@ fn kernels_write_the_same_bytes_and_give_the_same_answers() {
 
 #[test]
 fn atomic_kernels_write_the_same_bytes_and_give_the_same_answers() {
-    let members = testkit::keys("member", 20_000);
-    let probes = testkit::keys("probe", 50_000);
-    let build = |kernel| {
-        let mut f = BlockedBloom::builder()
-            .capacity(20_000)
-            .build_atomic()
-            .unwrap();
-        f.set_kernel(kernel).unwrap();
-        for k in &members {
-            f.insert(k);
-        }
-        f
-    };
-    let portable = build(Kernel::Portable);
-    for k in others() {
-        let f = build(k);
-        assert_eq!(f.to_bytes(), portable.to_bytes(), "{k:?}");
-        for key in members.iter().chain(&probes) {
-            assert_eq!(f.contains(key), portable.contains(key), "{k:?}");
-        }
-    }
+    same_bytes_and_answers::<AtomicBlockedBloom>();
 }
 
 #[test]
 fn parquet_kernels_write_the_same_bytes_and_give_the_same_answers() {
-    let members = testkit::keys("member", 20_000);
-    let probes = testkit::keys("probe", 50_000);
-    let build = |kernel| {
-        let mut f = ParquetBloom::with_ndv_fpp(20_000, 0.01).unwrap();
-        f.set_kernel(kernel).unwrap();
-        for k in &members {
-            f.insert(k);
-        }
-        f
-    };
-    let portable = build(Kernel::Portable);
-    for k in others() {
-        let f = build(k);
-        assert_eq!(f.to_bytes(), portable.to_bytes(), "{k:?}");
-        for key in members.iter().chain(&probes) {
-            assert_eq!(f.contains(key), portable.contains(key), "{k:?}");
-        }
-    }
+    same_bytes_and_answers::<ParquetBloom>();
 }
 
 #[test]

@@ -1,12 +1,9 @@
 //! [`AtomicClassicBloom`]: the classic filter shared by many threads without a lock.
 
 use crate::ClassicBloom;
-use filter_core::concurrent::{try_atomic_table, words, LenCounter, SharedInsert};
-use filter_core::{
-    math, BloomBits, Error, FileKind, Filter, FormatError, Hash128, IndexGen, KeyHasher, Persist,
-    Result, Sizing,
-};
-use std::sync::atomic::{AtomicU64, Ordering};
+use filter_core::concurrent::{words, AtomicBits, LenCounter, LockFree, SharedInsert};
+use filter_core::{math, Filter, Hash128, IndexGen, Result, Sizing};
+use std::sync::atomic::Ordering;
 
 /// A classic Bloom filter whose [`insert`](Self::insert) and [`contains`](Self::contains) take
 /// `&self`, so one filter can be shared by many threads (`Arc<AtomicClassicBloom>` or a scoped
@@ -59,9 +56,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// As [`ClassicBloom`]: `p ≈ (1 - e^(-kn/m))^k` ([`math::classic_fpr`]).
 #[derive(Debug)]
 pub struct AtomicClassicBloom {
-    words: filter_core::Table<AtomicU64>,
-    m: u64,
-    k: u32,
+    bits: AtomicBits,
     len: LenCounter,
     sizing: Sizing,
 }
@@ -74,42 +69,15 @@ impl crate::ClassicBuilder {
     pub fn build_atomic(self) -> Result<AtomicClassicBloom> {
         // Sized and validated exactly as the single-threaded form, allocated only once.
         let (sizing, m, k) = self.shape()?;
-        BloomBits::check(m, k)?;
-        let words =
-            usize::try_from(BloomBits::bytes_for(m) / 8).map_err(|_| Error::SizeOverflow {
-                what: "bit array",
-                hint: format!("{m} bits do not fit this platform's address space"),
-            })?;
         Ok(AtomicClassicBloom {
-            words: try_atomic_table(words, self.cap, "bit array")?,
-            m,
-            k,
+            bits: AtomicBits::with_cap(m, k, self.table_options())?,
             len: LenCounter::default(),
             sizing,
         })
     }
 }
 
-impl AtomicClassicBloom {
-    /// Inserts a key; safe to call from many threads at once.
-    #[inline]
-    pub fn insert(&self, key: &[u8]) {
-        self.insert_hash_shared(self.sizing.hasher.hash(key));
-    }
-
-    /// [`Self::insert`] of a pre-computed hash.
-    #[inline]
-    pub fn insert_hash_shared(&self, hash: Hash128) {
-        SharedInsert::insert_hash_shared(self, hash);
-    }
-
-    /// Whether the key may be present (`false`: it was never inserted, or its insert has not
-    /// happened before this call; see the type's docs).
-    #[inline]
-    pub fn contains(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.sizing.hasher.hash(key))
-    }
-}
+filter_core::lock_free_form!(AtomicClassicBloom, ClassicBloom);
 
 impl SharedInsert for AtomicClassicBloom {
     #[inline]
@@ -119,87 +87,66 @@ impl SharedInsert for AtomicClassicBloom {
         // words are prefetched first, so that the misses overlap and the fences wait for lines
         // already on the way.
         const MAX_K: usize = 16;
+        let (m, k_all, words) = (self.bits.bits(), self.bits.hashes(), self.bits.words());
         let mut masks = [(0usize, 0u64); MAX_K];
-        let k = (self.k as usize).min(MAX_K);
-        let mut g = IndexGen::new(hash, self.m);
+        let k = (k_all as usize).min(MAX_K);
+        let mut g = IndexGen::new(hash, m);
         for slot in &mut masks[..k] {
             let i = g.next();
             *slot = ((i / 64) as usize, 1 << (i % 64));
-            filter_core::prefetch(&self.words[slot.0]);
+            filter_core::prefetch(&words[slot.0]);
         }
         // Probes beyond the array (k > 16) continue the same sequence without a prefetch.
-        let rest = (k..self.k as usize).map(|_| {
+        let rest = (k..k_all as usize).map(|_| {
             let i = g.next();
             ((i / 64) as usize, 1 << (i % 64))
         });
         // Counted first, bits set with Release: see `words` for why a snapshot then holds no
         // uncounted bit.
-        words::insert(
-            &self.words,
-            &self.len,
-            masks[..k].iter().copied().chain(rest),
-        );
+        words::insert(words, &self.len, masks[..k].iter().copied().chain(rest));
     }
 }
 
 impl AtomicClassicBloom {
     /// Number of bits, `m`.
     pub fn bits(&self) -> u64 {
-        self.m
+        self.bits.bits()
     }
 
     /// Number of hash functions, `k`.
     pub fn hashes(&self) -> u32 {
-        self.k
+        self.bits.hashes()
     }
+}
 
-    /// A single-threaded copy of the filter, safe to take while other threads insert: the words
-    /// are read first, then the item count, so that the copy holds no bit its count does not
-    /// cover (inserts racing with it may be in it whole, in part or not at all).
-    ///
-    /// The copy's table is allocated fallibly, as a built filter's is.
-    ///
-    /// # Errors
-    /// [`filter_core::Error::OutOfMemory`] when the copy cannot be allocated (nothing else in
-    /// practice: the shape was valid when built).
-    pub fn snapshot(&self) -> Result<ClassicBloom> {
-        let mut copy = filter_core::try_zeroed_table::<u64>(
-            self.words.len(),
-            filter_core::MemoryCap::NONE,
-            "snapshot",
-        )?;
-        let len = words::snapshot_into(self.words.iter(), copy.iter_mut(), &self.len);
+impl LockFree for AtomicClassicBloom {
+    type Single = ClassicBloom;
+
+    fn snapshot(&self) -> Result<ClassicBloom> {
+        let (bits, len) = self.bits.snapshot(&self.len)?;
         Ok(ClassicBloom {
-            bits: BloomBits::from_words(self.m, self.k, copy)?,
+            bits,
             len,
             sizing: self.sizing,
         })
     }
 
-    /// The single-threaded filter with the same bits, once no other thread is inserting.
-    ///
-    /// # Errors
-    /// None in practice (the shape was valid when built); kept fallible rather than panicking.
-    pub fn into_inner(self) -> Result<ClassicBloom> {
-        let len = self.len.get();
-        let words = self.words.convert(AtomicU64::into_inner);
-        Ok(ClassicBloom {
-            bits: BloomBits::from_words(self.m, self.k, words)?,
-            len,
+    fn into_inner(self) -> ClassicBloom {
+        ClassicBloom {
+            len: self.len.get(),
+            bits: self.bits.into(),
             sizing: self.sizing,
-        })
+        }
     }
 }
 
 impl From<ClassicBloom> for AtomicClassicBloom {
     fn from(f: ClassicBloom) -> Self {
         AtomicClassicBloom {
-            m: f.bits(),
-            k: f.hashes(),
             len: LenCounter::new(f.len),
             sizing: f.sizing,
             // Same size and alignment: converted in place, in the same memory.
-            words: f.bits.into_words().convert(AtomicU64::new),
+            bits: f.bits.into(),
         }
     }
 }
@@ -212,66 +159,18 @@ impl Filter for AtomicClassicBloom {
 
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let mut g = IndexGen::new(hash, self.m);
-        (0..self.k).all(|_| {
+        let words = self.bits.words();
+        let mut g = IndexGen::new(hash, self.bits.bits());
+        (0..self.bits.hashes()).all(|_| {
             let i = g.next();
-            self.words[(i / 64) as usize].load(Ordering::Relaxed) & (1 << (i % 64)) != 0
+            words[(i / 64) as usize].load(Ordering::Relaxed) & (1 << (i % 64)) != 0
         })
     }
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len.get()
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.words.len() * 8
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.words.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::classic_fpr_best(self.m, self.len.get(), self.k)
-    }
-
-    fn name(&self) -> &'static str {
-        "classic-atomic"
-    }
-}
-
-/// The classic file, written from a [`AtomicClassicBloom::snapshot`]: same variant id,
-/// parameters and payload, so either form loads the other's.
-impl Persist for AtomicClassicBloom {
-    const KIND: FileKind = crate::FILE_KIND;
-
-    fn to_bytes(&self) -> Vec<u8> {
-        self.snapshot()
-            .expect("a snapshot has the shape this filter was built with")
-            .to_bytes()
-    }
-
-    fn try_to_bytes(&self) -> Result<Vec<u8>> {
-        self.snapshot()?.try_to_bytes()
-    }
-
-    /// Streams the file from one snapshot (the one copy of the table a save holds).
-    fn write_to<W: std::io::Write>(&self, w: W) -> std::io::Result<()> {
-        let copy = self
-            .snapshot()
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
-        copy.write_to(w)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        ClassicBloom::from_bytes(bytes).map(Self::from)
-    }
+    filter_core::filter_accessors!(self,
+        name: "classic-atomic",
+        table: self.bits,
+        len: self.len.get(),
+        expected_fpr: math::classic_fpr_best(self.bits(), self.len.get(), self.hashes()),
+    );
 }

@@ -1,10 +1,9 @@
-//! The lock-free classic filter: many threads, no false negative, and the same bits and file as
-//! the single-threaded form.
+//! The lock-free classic filter: the generic lock-free checks, the probes past the prefetched
+//! ones, and its sizing errors.
 
-use filter_classic::{AtomicClassicBloom, ClassicBloom};
-use filter_core::concurrent::{check_same_as_single, hammer};
-use filter_core::{testkit, Error, Filter, HashKind, KeyHasher, Persist};
-use std::sync::Arc;
+use filter_classic::ClassicBloom;
+use filter_core::testkit::{check_lock_free, check_same_as_single};
+use filter_core::{Error, HashKind, KeyHasher};
 
 fn builder() -> filter_classic::ClassicBuilder {
     ClassicBloom::builder()
@@ -14,13 +13,11 @@ fn builder() -> filter_classic::ClassicBuilder {
 }
 
 #[test]
-fn many_threads_never_see_a_false_negative() {
-    let f = builder().build_atomic().unwrap();
-    let threads = std::thread::available_parallelism()
-        .map_or(4, |n| n.get())
-        .max(8);
-    assert_eq!(hammer(&f, threads, 10_000), 0);
-    assert_eq!(f.len(), threads as u64 * 10_000);
+fn passes_the_lock_free_checks() {
+    check_lock_free(
+        || builder().build_atomic().unwrap(),
+        || builder().build().unwrap(),
+    );
 }
 
 #[test]
@@ -30,53 +27,8 @@ fn more_probes_than_the_prefetched_ones_set_the_same_bits() {
         let shared = builder().hashes(k).build_atomic().unwrap();
         let mut single = builder().hashes(k).build().unwrap();
         check_same_as_single(&shared, &mut single, 4, 2_000);
+        assert_eq!((shared.bits(), shared.hashes()), (single.bits(), k));
     }
-}
-
-#[test]
-fn threaded_inserts_set_the_same_bits_and_file_as_one_thread() {
-    let shared = builder().build_atomic().unwrap();
-    let mut single = builder().build().unwrap();
-    check_same_as_single(&shared, &mut single, 8, 5_000);
-    assert_eq!(
-        (shared.bits(), shared.hashes()),
-        (single.bits(), single.hashes())
-    );
-}
-
-#[test]
-fn shared_through_an_arc_and_converted_back() {
-    fn send_sync<T: Send + Sync>(t: T) -> T {
-        t
-    }
-    let f = Arc::new(send_sync(builder().build_atomic().unwrap()));
-    let handles: Vec<_> = (0..4)
-        .map(|t| {
-            let f = Arc::clone(&f);
-            std::thread::spawn(move || {
-                for k in testkit::keys(&format!("arc{t}"), 1000) {
-                    f.insert(&k);
-                }
-            })
-        })
-        .collect();
-    handles.into_iter().for_each(|h| h.join().unwrap());
-    let f = Arc::try_unwrap(f).unwrap();
-    let inner = f.into_inner().unwrap();
-    assert_eq!(inner.len(), 4000);
-    assert!((0..4).all(|t| testkit::keys(&format!("arc{t}"), 1000)
-        .iter()
-        .all(|k| inner.contains(k))));
-    let again = AtomicClassicBloom::from(inner.clone());
-    assert_eq!(again.to_bytes(), inner.to_bytes());
-}
-
-#[test]
-fn the_shared_form_passes_the_file_checks() {
-    let f = builder().build_atomic().unwrap();
-    testkit::keys("file", 500).iter().for_each(|k| f.insert(k));
-    testkit::check_round_trip(&f, &testkit::keys("probe", 500));
-    testkit::check_rejects_bad_bytes(&f);
 }
 
 #[test]

@@ -88,7 +88,7 @@ pub fn worth_prefetching(table_bytes: usize, lines_per_key: u32) -> bool {
 /// The prefetch-then-probe hooks of a filter (the two-phase API of RocksDB's filter bench):
 /// which memory a key will touch, and how many cache lines that is.
 pub trait Prefetch: Filter {
-    /// Distinct cache lines a key touches: 1 (blocked), 2 (cuckoo), or `k` (Bloom-family).
+    /// Distinct cache lines a key touches: 1 (split-block), 2 (cuckoo), or `k` (Bloom-family).
     fn lines_per_key(&self) -> u32;
 
     /// Starts loading the memory the key whose hash is `hash` will touch.

@@ -12,7 +12,12 @@
 //!   threads that touch different shards do not wait for each other; a single
 //!   `std::sync::RwLock<F>` is the simplest alternative when contention is low.
 
+mod bits;
+mod form;
 pub mod words;
+
+pub use bits::AtomicBits;
+pub use form::{to_bytes_or_abort, LockFree};
 
 use crate::{Deletable, Error, Filter, Hash128, KeyHasher, Result};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -30,84 +35,6 @@ pub trait SharedInsert: Filter + Sync {
     fn insert_shared(&self, key: &[u8]) {
         self.insert_hash_shared(self.hasher().hash(key));
     }
-}
-
-/// `threads` threads each insert their own `per_thread` keys into one filter while querying
-/// their own and the others' keys. A thread checks its own key right after inserting it, and
-/// each key of another thread that the other has published (a `Release` store of its count of
-/// finished inserts, read here with `Acquire`, the happens-before edge the filters document).
-/// Returns the false negatives seen, while running and after the join (0 for a correct filter).
-#[cfg(any(test, feature = "testkit"))]
-pub fn hammer<F: SharedInsert>(filter: &F, threads: usize, per_thread: usize) -> u64 {
-    use std::sync::atomic::AtomicU64 as Count;
-    let keys: Vec<Vec<Vec<u8>>> = (0..threads)
-        .map(|t| crate::testkit::keys(&format!("thread{t}"), per_thread))
-        .collect();
-    let published: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
-    let misses = Count::new(0);
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            let (keys, published, misses) = (&keys, &published, &misses);
-            s.spawn(move || {
-                for (i, key) in keys[t].iter().enumerate() {
-                    filter.insert_shared(key);
-                    let mut lost = u64::from(!filter.contains(key));
-                    published[t].store(i + 1, Ordering::Release);
-                    // Probe a published key of the next thread (i-th from its end, cycling).
-                    let other = (t + 1) % threads;
-                    let done = published[other].load(Ordering::Acquire);
-                    if done > 0 {
-                        lost += u64::from(!filter.contains(&keys[other][(i * 7919) % done]));
-                    }
-                    misses.fetch_add(lost, Ordering::Relaxed);
-                }
-            });
-        }
-    });
-    let after: u64 = keys
-        .iter()
-        .flatten()
-        .map(|k| u64::from(!filter.contains(k)))
-        .sum();
-    misses.load(Ordering::Relaxed) + after
-}
-
-/// Checks a lock-free form against its single-threaded form: `threads` threads insert disjoint
-/// keys into `shared` while `single` gets the same keys one by one. Both must then hold the same
-/// bytes (same bits, same count, same file), and each must load the other's file.
-///
-/// # Panics
-/// On any difference (a test helper).
-#[cfg(any(test, feature = "testkit"))]
-pub fn check_same_as_single<S, F>(shared: &S, single: &mut F, threads: usize, per_thread: usize)
-where
-    S: SharedInsert + crate::Persist,
-    F: Filter + crate::Persist + std::fmt::Debug + PartialEq,
-{
-    let keys: Vec<Vec<Vec<u8>>> = (0..threads)
-        .map(|t| crate::testkit::keys(&format!("same{t}"), per_thread))
-        .collect();
-    std::thread::scope(|s| {
-        for mine in &keys {
-            s.spawn(move || mine.iter().for_each(|k| shared.insert_shared(k)));
-        }
-    });
-    for k in keys.iter().flatten() {
-        single
-            .insert(k)
-            .expect("insert into the single-threaded filter");
-    }
-    let bytes = shared.to_bytes();
-    assert_eq!(
-        bytes,
-        single.to_bytes(),
-        "the two forms hold different bits"
-    );
-    let loaded = F::from_bytes(&bytes).expect("the single form loads the shared form's file");
-    assert_eq!(&loaded, single);
-    let back = S::from_bytes(&single.to_bytes()).expect("the shared form loads the other's file");
-    assert_eq!(back.to_bytes(), bytes);
-    assert!(keys.iter().flatten().all(|k| back.contains(k)));
 }
 
 /// A table of `len` zero atomics: [`try_zeroed_table`](crate::try_zeroed_table) itself (the
@@ -203,12 +130,6 @@ pub const MAX_SHARDS: usize = 1 << 16;
 pub struct Sharded<F> {
     shards: Vec<Mutex<F>>,
     hasher: KeyHasher,
-}
-
-/// Locks a mutex whose holder cannot leave it damaged (the test filter below).
-#[cfg(test)]
-fn lock<F>(m: &Mutex<F>) -> MutexGuard<'_, F> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl<F: Filter> Sharded<F> {
@@ -337,152 +258,4 @@ impl<F: Deletable> Sharded<F> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::MemoryCap;
-
-    /// A filter that loses one insert in 100: what [`hammer`] must catch.
-    #[cfg(any(test, feature = "testkit"))]
-    #[derive(Default)]
-    struct Leaky(Mutex<std::collections::HashSet<u128>>, AtomicU64);
-
-    #[cfg(any(test, feature = "testkit"))]
-    impl Filter for Leaky {
-        fn insert_hash(&mut self, h: Hash128) -> Result<()> {
-            self.insert_hash_shared(h);
-            Ok(())
-        }
-        fn contains_hash(&self, h: Hash128) -> bool {
-            lock(&self.0).contains(&h.to_u128())
-        }
-        fn hasher(&self) -> KeyHasher {
-            KeyHasher::default()
-        }
-        fn len(&self) -> u64 {
-            0
-        }
-        fn capacity(&self) -> u64 {
-            0
-        }
-        fn size_in_bytes(&self) -> usize {
-            0
-        }
-        fn expected_fpr(&self) -> f64 {
-            0.0
-        }
-        fn name(&self) -> &'static str {
-            "leaky"
-        }
-    }
-
-    #[cfg(any(test, feature = "testkit"))]
-    impl SharedInsert for Leaky {
-        fn insert_hash_shared(&self, h: Hash128) {
-            if self.1.fetch_add(1, Ordering::Relaxed) % 100 != 99 {
-                lock(&self.0).insert(h.to_u128());
-            }
-        }
-    }
-
-    #[test]
-    #[cfg(any(test, feature = "testkit"))]
-    fn hammer_catches_a_filter_that_loses_inserts() {
-        assert!(hammer(&Leaky::default(), 4, 1000) >= 40);
-    }
-
-    #[test]
-    fn len_counter_sums_every_thread() {
-        let c = LenCounter::new(5);
-        std::thread::scope(|s| {
-            for _ in 0..8 {
-                s.spawn(|| (0..1000).for_each(|_| c.add(1)));
-            }
-        });
-        assert_eq!(c.get(), 8005);
-    }
-
-    #[test]
-    fn atomic_tables_refuse_what_they_cannot_hold() {
-        assert!(matches!(
-            try_atomic_table::<AtomicU64>(usize::MAX, MemoryCap::NONE, "t"),
-            Err(Error::SizeOverflow { .. })
-        ));
-        assert!(matches!(
-            try_atomic_table::<AtomicU64>(1 << 20, MemoryCap(Some(1000)), "t"),
-            Err(Error::MemoryCap { .. })
-        ));
-        let t = try_atomic_table::<AtomicU64>(10, MemoryCap::NONE, "t").unwrap();
-        assert!(t.iter().all(|w| w.load(Ordering::Relaxed) == 0));
-    }
-
-    /// A filter whose inserts panic once armed, as a relocation chain might on a bug.
-    #[derive(Default)]
-    struct Panicky {
-        keys: std::collections::HashSet<u128>,
-        armed: bool,
-    }
-
-    impl Filter for Panicky {
-        fn insert_hash(&mut self, h: Hash128) -> Result<()> {
-            assert!(!self.armed, "panic half way through an insert");
-            self.keys.insert(h.to_u128());
-            Ok(())
-        }
-        fn contains_hash(&self, h: Hash128) -> bool {
-            self.keys.contains(&h.to_u128())
-        }
-        fn hasher(&self) -> KeyHasher {
-            KeyHasher::default()
-        }
-        fn len(&self) -> u64 {
-            self.keys.len() as u64
-        }
-        fn capacity(&self) -> u64 {
-            u64::MAX
-        }
-        fn size_in_bytes(&self) -> usize {
-            0
-        }
-        fn expected_fpr(&self) -> f64 {
-            0.0
-        }
-        fn name(&self) -> &'static str {
-            "panicky"
-        }
-    }
-
-    impl Deletable for Panicky {
-        fn remove_hash(&mut self, h: Hash128) -> Result<()> {
-            self.keys.remove(&h.to_u128());
-            Ok(())
-        }
-        fn count_hash(&self, h: Hash128) -> u32 {
-            u32::from(self.contains_hash(h))
-        }
-    }
-
-    #[test]
-    fn a_shard_left_by_a_panicking_thread_is_refused() {
-        let shared = Sharded::new(1, |_| Ok(Panicky::default())).unwrap();
-        shared.insert(b"before").unwrap();
-        shared.shards[0].lock().unwrap().armed = true;
-        let panicked = std::thread::scope(|s| s.spawn(|| shared.insert(b"boom")).join());
-        assert!(panicked.is_err(), "the insert should have panicked");
-        let poisoned = Err(Error::Poisoned { shard: 0 });
-        assert_eq!(shared.insert(b"after"), poisoned);
-        assert_eq!(
-            shared.contains(b"before"),
-            Err(Error::Poisoned { shard: 0 })
-        );
-        assert_eq!(
-            shared.insert_if_absent(b"after"),
-            Err(Error::Poisoned { shard: 0 })
-        );
-        assert_eq!(shared.remove(b"before"), poisoned);
-        assert_eq!(shared.len(), 1);
-        assert!(matches!(
-            shared.into_shards(),
-            Err(Error::Poisoned { shard: 0 })
-        ));
-    }
-}
+mod tests;

@@ -48,6 +48,7 @@
 // unsafe code outright.
 #![deny(unsafe_code)]
 
+mod accessors;
 pub mod auth;
 mod batch;
 pub mod bits;
@@ -66,6 +67,7 @@ mod table;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 
+pub use accessors::TableMemory;
 pub use batch::{
     contains_hash_batch_prefetched, insert_hash_batch_prefetched, insert_pipelined,
     lookup_pipelined, worth_prefetching, Prefetch, BATCH, PREFETCH_AHEAD, PREFETCH_MIN_BYTES,
@@ -81,8 +83,10 @@ pub use file::{
 pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use static_filter::StaticFilter;
+#[allow(deprecated)] // Kept for one release; the builders' `.huge_pages(bool)` replaces it.
+pub use table::set_huge_pages;
 pub use table::{
-    set_huge_pages, try_filled, try_zeroed_table, zeroed_table, MemoryCap, Table, Zeroable,
+    try_filled, try_zeroed_table, zeroed_table, MemoryCap, Table, TableOptions, Zeroable,
     HUGE_PAGE_MIN_BYTES,
 };
 
@@ -236,23 +240,7 @@ pub fn prefetch<T: ?Sized>(r: &T) {
 }
 
 #[cfg(test)]
-mod prefetch_tests {
-    /// Runs the prefetch block on references into the start, middle and end of a table, as the
-    /// batch loops do (under Miri this checks the unsafe block), and checks that a prefetch is
-    /// only a hint: the data and what a lookup reads are the same before and after.
-    #[test]
-    fn prefetch_is_a_hint_that_changes_nothing() {
-        let table: Vec<u64> = (0..100).map(|i| i * 0x9e37_79b9).collect();
-        let before = table.clone();
-        for i in [0, 1, 50, 99] {
-            super::prefetch(&table[i]);
-            assert_eq!(table[i], before[i], "element {i} after its prefetch");
-        }
-        super::prefetch(&table[..]);
-        super::prefetch("a str");
-        assert_eq!(table, before);
-    }
-}
+mod tests;
 
 /// A filter that supports removal.
 ///
@@ -512,6 +500,29 @@ macro_rules! sizing_setters {
         pub fn hasher(mut self, hasher: $crate::KeyHasher) -> Self {
             self.sizing.hasher = hasher;
             self
+        }
+    };
+}
+
+/// Generates the `huge_pages` setter of a builder that has a `huge_pages: Option<bool>` field
+/// and hands `TableOptions { cap, huge_pages }` to its table allocations.
+#[macro_export]
+macro_rules! huge_pages_setter {
+    () => {
+        /// Whether tables of at least [`HUGE_PAGE_MIN_BYTES`](filter_core::HUGE_PAGE_MIN_BYTES)
+        /// are advised onto transparent huge pages (default: yes); `false` advises against
+        /// them, for a benchmark that compares both.
+        pub fn huge_pages(mut self, advise: bool) -> Self {
+            self.huge_pages = Some(advise);
+            self
+        }
+
+        /// The memory cap and huge-page advice this builder's tables are allocated with.
+        fn table_options(&self) -> $crate::TableOptions {
+            $crate::TableOptions {
+                cap: self.cap,
+                huge_pages: self.huge_pages,
+            }
         }
     };
 }

@@ -4,6 +4,17 @@
 //! `#[test]`s and from proptest bodies alike. The filterlab facade runs all of them against every
 //! variant; a third-party filter can run them too.
 
+mod lock_free;
+mod static_filter;
+
+pub use lock_free::{
+    check_converts_both_ways, check_lock_free, check_same_as_single, check_threads_lose_nothing,
+    hammer,
+};
+pub use static_filter::{
+    check_static_build, check_static_filter, check_static_keys, check_static_repeats, hashes,
+};
+
 use crate::{math, Deletable, Error, Filter, FormatError, Persist, StaticFilter};
 use std::collections::HashMap;
 
@@ -412,116 +423,24 @@ pub fn measure_fpr<F: Filter + ?Sized>(filter: &F, probes: &[Vec<u8>]) -> (u64, 
 /// `expected` (with one count of slack for very small rates).
 pub fn assert_fpr_near(name: &str, false_positives: u64, trials: u64, expected: f64, sigmas: f64) {
     let measured = false_positives as f64 / trials as f64;
-    let tol = sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64;
+    let tol = fpr_tolerance(trials, expected, sigmas);
     assert!(
-        (measured - expected).abs() <= tol,
+        fpr_within(false_positives, trials, expected, sigmas),
         "{name}: measured FP rate {measured:.6} ({false_positives}/{trials}) is more than \
          {sigmas} sigma from the formula's {expected:.6} (tolerance {tol:.6})"
     );
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::format::Encoder;
-    use crate::{FileKind, KeyHasher};
-
-    /// A decoder that accepts anything after the envelope and ignores it: the checks must
-    /// reject it (fixtures proving they can fail).
-    #[derive(Debug)]
-    struct Lenient;
-
-    impl Persist for Lenient {
-        const KIND: FileKind = FileKind::new(1, "classic");
-        fn to_bytes(&self) -> Vec<u8> {
-            let mut e = Encoder::new(Self::KIND, KeyHasher::default(), 8);
-            e.u64(7).begin_payload().u64(9);
-            e.finish()
-        }
-        fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-            crate::format::decode(bytes, Self::KIND).map(|_| Lenient)
-        }
-    }
-
-    /// Takes any bytes as they are, checksum or not.
-    #[derive(Debug)]
-    struct Blind(Vec<u8>);
-
-    impl Persist for Blind {
-        const KIND: FileKind = FileKind::new(1, "classic");
-        fn to_bytes(&self) -> Vec<u8> {
-            self.0.clone()
-        }
-        fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-            Ok(Blind(bytes.to_vec()))
-        }
-    }
-
-    /// A static filter whose file keeps its length but not its keys.
-    #[derive(Debug)]
-    struct Amnesiac(Vec<crate::Hash128>);
-
-    impl StaticFilter for Amnesiac {
-        fn from_hashes(hashes: &[crate::Hash128], _: KeyHasher) -> crate::Result<Self> {
-            Ok(Amnesiac(hashes.to_vec()))
-        }
-        fn contains_hash(&self, hash: crate::Hash128) -> bool {
-            self.0.contains(&hash)
-        }
-        fn hasher(&self) -> KeyHasher {
-            KeyHasher::default()
-        }
-        fn len(&self) -> u64 {
-            0
-        }
-        fn size_in_bytes(&self) -> usize {
-            0
-        }
-        fn expected_fpr(&self) -> f64 {
-            0.0
-        }
-        fn name(&self) -> &'static str {
-            "amnesiac"
-        }
-    }
-
-    impl Persist for Amnesiac {
-        const KIND: FileKind = FileKind::new(1, "classic");
-        fn to_bytes(&self) -> Vec<u8> {
-            Lenient.to_bytes()
-        }
-        fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-            crate::format::decode(bytes, Self::KIND).map(|_| Amnesiac(Vec::new()))
-        }
-    }
-
-    #[test]
-    #[should_panic(expected = "amnesiac: batched answers differ")]
-    fn static_round_trip_check_rejects_a_file_that_loses_the_keys() {
-        let keys = keys("k", 10);
-        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-        check_static_round_trip(&Amnesiac::from_keys(&refs).unwrap(), &keys);
-    }
-
-    #[test]
-    #[should_panic(expected = "a loaded filter saves differently")]
-    fn decoder_check_rejects_a_decoder_that_validates_nothing() {
-        check_decoder_validates(&Lenient);
-    }
-
-    #[test]
-    #[should_panic(expected = "a damaged file loaded as another filter")]
-    fn damaged_file_check_rejects_a_loader_that_accepts_anything() {
-        /// Removed when the expected panic unwinds through it.
-        struct TempDir(std::path::PathBuf);
-        impl Drop for TempDir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
-        let dir =
-            TempDir(std::env::temp_dir().join(format!("filterlab-blind-{}", std::process::id())));
-        std::fs::create_dir_all(&dir.0).unwrap();
-        check_damaged_files(&Blind(Lenient.to_bytes()), &dir.0);
-    }
+/// Whether `false_positives / trials` lies within `sigmas` binomial standard deviations of
+/// `expected` (the test of [`assert_fpr_near`], for checks that must also show a rate outside).
+pub fn fpr_within(false_positives: u64, trials: u64, expected: f64, sigmas: f64) -> bool {
+    let measured = false_positives as f64 / trials as f64;
+    (measured - expected).abs() <= fpr_tolerance(trials, expected, sigmas)
 }
+
+fn fpr_tolerance(trials: u64, expected: f64, sigmas: f64) -> f64 {
+    sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64
+}
+
+#[cfg(test)]
+mod tests;

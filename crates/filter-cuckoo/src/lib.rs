@@ -43,10 +43,17 @@
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
 pub const FILE_KIND: FileKind = FileKind::new(4, "cuckoo");
 
-use filter_core::format::{invalid, try_vec, Codec, Encoder, Reader};
+mod builder;
+mod codec;
+mod insert;
+mod slots;
+
+pub use builder::CuckooBuilder;
+use builder::{check_fp_bits, table_bytes};
+use slots::Lanes;
+
 use filter_core::{
-    math, prefetch, reduce, Deletable, Error, FileKind, Filter, FormatError, Hash128, KeyHasher,
-    MemoryCap, Prefetch, Result, Sizing,
+    math, prefetch, reduce, Deletable, Error, FileKind, Filter, Hash128, Prefetch, Result, Sizing,
 };
 
 /// Slots per bucket, `b`.
@@ -171,147 +178,6 @@ pub struct CuckooFilter {
     sizing: Sizing,
 }
 
-/// The masks that let one 64-bit word test a whole bucket, computed once per filter instead of
-/// on every probe (they depend on `f` only).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Lanes {
-    /// Bit 0 of each of the four lanes.
-    ones: u64,
-    /// The top bit of each lane.
-    highs: u64,
-    /// The `f - 1` low bits of each lane.
-    low: u64,
-    /// The `4f` bits of a bucket.
-    bucket: u64,
-}
-
-impl Lanes {
-    /// The masks for `f`-bit lanes; all zero above 14 bits, where a bucket does not fit one
-    /// 8-byte read and the SWAR paths are not taken.
-    fn new(f: u32) -> Lanes {
-        if !(1..=14).contains(&f) {
-            return Lanes {
-                ones: 0,
-                highs: 0,
-                low: 0,
-                bucket: 0,
-            };
-        }
-        let ones = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
-        let highs = ones << (f - 1);
-        Lanes {
-            ones,
-            highs,
-            low: highs - ones,
-            bucket: (1u64 << (4 * f)) - 1,
-        }
-    }
-}
-
-/// Builds a [`CuckooFilter`].
-#[derive(Clone, Debug)]
-pub struct CuckooBuilder {
-    sizing: Sizing,
-    fp_bits: Option<u32>,
-    max_kicks: u32,
-    cap: MemoryCap,
-}
-
-impl Default for CuckooBuilder {
-    fn default() -> Self {
-        CuckooBuilder {
-            sizing: Sizing::default(),
-            fp_bits: None,
-            max_kicks: DEFAULT_MAX_KICKS,
-            cap: MemoryCap::NONE,
-        }
-    }
-}
-
-impl CuckooBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-
-    /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
-    pub fn fingerprint_bits(mut self, f: u32) -> Self {
-        self.fp_bits = Some(f);
-        self
-    }
-
-    /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]).
-    pub fn max_kicks(mut self, kicks: u32) -> Self {
-        self.max_kicks = kicks;
-        self
-    }
-
-    /// Builds the filter: `ceil(capacity / (4 · 0.95))` buckets, more for small capacities
-    /// ([`buckets_for`]), so the filter holds its capacity.
-    ///
-    /// # Errors
-    /// A capacity of 0, a rate outside (0, 1) or too small for 32-bit fingerprints (below about
-    /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`], a table above the
-    /// memory cap, or a table too large to allocate.
-    pub fn build(self) -> Result<CuckooFilter> {
-        let sizing = self.sizing.validate()?;
-        let f = match self.fp_bits {
-            Some(f) => f,
-            None => math::cuckoo_fingerprint_bits(sizing.fpr, SLOTS)?,
-        };
-        check_fp_bits(f)?;
-        check_max_kicks(self.max_kicks)?;
-        let buckets = buckets_for(sizing.capacity)?;
-        let table =
-            filter_core::try_zeroed_table(table_bytes(buckets, f)?, self.cap, "cuckoo table")?;
-        Ok(CuckooFilter {
-            table,
-            buckets,
-            fp_bits: f,
-            lanes: Lanes::new(f),
-            max_kicks: self.max_kicks,
-            len: 0,
-            sizing,
-        })
-    }
-}
-
-fn check_fp_bits(f: u32) -> Result<()> {
-    if (1..=32).contains(&f) {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name: "fingerprint_bits",
-            value: f.to_string(),
-            expected: "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
-                       use a Bloom filter there",
-        })
-    }
-}
-
-fn check_max_kicks(kicks: u32) -> Result<()> {
-    if (1..=MAX_KICKS).contains(&kicks) {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name: "max_kicks",
-            value: kicks.to_string(),
-            expected: "between 1 and 65,536 evictions per insert (500 is typical)",
-        })
-    }
-}
-
-/// Bytes of packed slots (without padding).
-fn table_bytes(buckets: u64, f: u32) -> Result<usize> {
-    buckets
-        .checked_mul(u64::from(SLOTS) * u64::from(f))
-        .and_then(|bits| usize::try_from(bits.div_ceil(8)).ok())
-        .filter(|&b| b < isize::MAX as usize - PAD)
-        .map(|b| b + PAD)
-        .ok_or_else(|| Error::SizeOverflow {
-            what: "cuckoo table",
-            hint: format!("{buckets} buckets of {f}-bit slots; lower the capacity"),
-        })
-}
-
 /// Mixes a fingerprint into a bucket offset (Murmur3's finaliser): `alt` must depend on the
 /// fingerprint alone, and similar fingerprints must land far apart.
 #[inline]
@@ -362,209 +228,6 @@ impl CuckooFilter {
         } else {
             h + self.buckets - bucket
         }
-    }
-
-    #[inline]
-    fn slot(&self, bucket: u64, j: u32) -> u64 {
-        let bit = (bucket * u64::from(SLOTS) + u64::from(j)) * u64::from(self.fp_bits);
-        let at = (bit / 8) as usize;
-        let word = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("padded"));
-        (word >> (bit % 8)) & ((1u64 << self.fp_bits) - 1)
-    }
-
-    #[inline]
-    fn set_slot(&mut self, bucket: u64, j: u32, fp: u64) {
-        let bit = (bucket * u64::from(SLOTS) + u64::from(j)) * u64::from(self.fp_bits);
-        let at = (bit / 8) as usize;
-        let window: &mut [u8; 8] = (&mut self.table[at..at + 8]).try_into().expect("padded");
-        let mask = ((1u64 << self.fp_bits) - 1) << (bit % 8);
-        let word = u64::from_le_bytes(*window);
-        *window = ((word & !mask) | (fp << (bit % 8))).to_le_bytes();
-    }
-
-    /// The slot of `bucket` holding `fp`, if any.
-    #[inline]
-    fn find(&self, bucket: u64, fp: u64) -> Option<u32> {
-        (0..SLOTS).find(|&j| self.slot(bucket, j) == fp)
-    }
-
-    /// [`Self::find`] for the wide fingerprints the SWAR paths do not cover, kept out of line so
-    /// the hot paths stay small enough to inline.
-    #[cold]
-    #[inline(never)]
-    fn find_wide(&self, bucket: u64, fp: u64) -> Option<u32> {
-        self.find(bucket, fp)
-    }
-
-    /// [`Self::free_slots`] slot by slot, out of line (see [`Self::find_wide`]).
-    #[cold]
-    #[inline(never)]
-    fn free_slots_wide(&self, bucket: u64) -> (Option<u32>, u32) {
-        let free = (0..SLOTS).filter(|&j| self.slot(bucket, j) == 0).count() as u32;
-        (self.find(bucket, 0), free)
-    }
-
-    /// Whether `bucket` holds `fp`. For `f <= 14` the four slots fit one 8-byte read and are
-    /// compared at once (SWAR, see [`Self::zero_lanes`]).
-    #[inline(always)]
-    fn bucket_has(&self, bucket: u64, fp: u64) -> bool {
-        match self.zero_lanes(bucket, fp) {
-            Some(m) => m != 0,
-            None => self.find_wide(bucket, fp).is_some(),
-        }
-    }
-
-    /// For `f <= 14`: a mask with the high bit of exactly those lanes of `bucket` that equal
-    /// `fp`; `None` for wider fingerprints, whose bucket does not fit one 8-byte read.
-    ///
-    /// XOR turns a matching lane into a zero lane. A lane `x` is non-zero exactly when its high
-    /// bit or the high bit of `(x & low) + low` is set, `low` being the lane's `f - 1` low bits:
-    /// the sum stays inside the lane, so no carry or borrow crosses lanes and the mask is exact
-    /// (the free-slot count of an insert relies on that).
-    #[inline(always)]
-    fn zero_lanes(&self, bucket: u64, fp: u64) -> Option<u64> {
-        let f = self.fp_bits;
-        if f > 14 {
-            return None;
-        }
-        let Lanes {
-            ones,
-            highs,
-            low,
-            bucket: mask,
-        } = self.lanes;
-        let bit = bucket * u64::from(SLOTS) * u64::from(f);
-        let at = (bit / 8) as usize;
-        let window = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("padded"));
-        let x = ((window >> (bit % 8)) & mask) ^ fp.wrapping_mul(ones);
-        Some(!(((x & low) + low) | x) & highs)
-    }
-
-    /// The free slots of `bucket`: the lowest one and how many.
-    ///
-    /// Without a division or a population count (baseline x86-64 has neither in one
-    /// instruction): the lowest flagged lane is the number of lane ends below the lowest set
-    /// bit, and multiplying the lane flags (moved to each lane's bit 0) by `ones` sums them into
-    /// the top lane, which holds the sum (at most 4) once lanes have 3 bits or more.
-    #[inline(always)]
-    fn free_slots(&self, bucket: u64) -> (Option<u32>, u32) {
-        let f = self.fp_bits;
-        match self.zero_lanes(bucket, 0) {
-            Some(m) if f >= 3 => {
-                let tz = m.trailing_zeros();
-                let first = u32::from(tz >= f) + u32::from(tz >= 2 * f) + u32::from(tz >= 3 * f);
-                let count = ((m >> (f - 1)).wrapping_mul(self.lanes.ones) >> (3 * f)) & 7;
-                ((m != 0).then_some(first), count as u32)
-            }
-            _ => self.free_slots_wide(bucket),
-        }
-    }
-
-    /// The first free slot of `bucket`.
-    #[inline]
-    fn free_slot(&self, bucket: u64) -> Option<u32> {
-        self.free_slots(bucket).0
-    }
-
-    /// Puts `fp` in a free slot of `bucket` if there is one.
-    #[inline]
-    fn try_place(&mut self, bucket: u64, fp: u64) -> bool {
-        match self.free_slot(bucket) {
-            Some(j) => {
-                self.set_slot(bucket, j, fp);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Puts `fp` in the emptier of its two buckets (`i1` on a tie) if either has room. Both
-    /// buckets are read before deciding: their cache misses overlap, and filling the emptier one
-    /// (two choices, Azar et al. 1994) leaves fewer full buckets for the last inserts to kick.
-    #[inline]
-    fn place_in_emptier(&mut self, i1: u64, i2: u64, fp: u64) -> bool {
-        let (j1, n1) = self.free_slots(i1);
-        let (j2, n2) = self.free_slots(i2);
-        let choice = if n2 > n1 {
-            j2.map(|j| (i2, j))
-        } else {
-            j1.map(|j| (i1, j))
-        };
-        match choice {
-            Some((b, j)) => {
-                self.set_slot(b, j, fp);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// One breadth-first step of eviction: if a resident of the full `bucket` has room in its
-    /// other bucket, moves it there and puts `fp` in its slot. The alternate buckets of all
-    /// four residents are prefetched first, so their misses overlap instead of forming a chain.
-    /// Changes nothing when no resident can move.
-    fn place_by_moving_one(&mut self, bucket: u64, fp: u64) -> bool {
-        let alts: [(u64, u64); SLOTS as usize] = std::array::from_fn(|j| {
-            let v = self.slot(bucket, j as u32);
-            (v, self.alt(bucket, v))
-        });
-        for &(_, a) in &alts {
-            self.prefetch_bucket(a);
-        }
-        for (j, &(v, a)) in alts.iter().enumerate() {
-            if a != bucket && self.try_place(a, v) {
-                self.set_slot(bucket, j as u32, fp);
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Inserts `hash` and returns how many fingerprints it moved (0: a free slot was found in
-    /// one of its buckets). See [`Filter::insert_hash`] for the failure contract.
-    fn insert_counting_moves(&mut self, hash: Hash128) -> Result<u32> {
-        let (i1, i2, fp) = self.buckets_of(hash);
-        if self.place_in_emptier(i1, i2, fp) {
-            self.len += 1;
-            return Ok(0);
-        }
-        if self.place_by_moving_one(i1, fp) || self.place_by_moving_one(i2, fp) {
-            self.len += 1;
-            return Ok(1);
-        }
-        // Random walk: evict a resident, move it to its other bucket, repeat, trying at each
-        // bucket a one-step move first. The walk is seeded by the key's hash (deterministic) and
-        // recorded so a failure can be undone exactly.
-        let mut rng = hash.lo ^ hash.hi.rotate_left(32) ^ 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        let mut bucket = if next() & 1 == 0 { i1 } else { i2 };
-        let mut carry = fp;
-        let mut path: Vec<(u64, u32)> = Vec::with_capacity(32);
-        for _ in 1..self.max_kicks {
-            let j = (next() % u64::from(SLOTS)) as u32;
-            let victim = self.slot(bucket, j);
-            self.set_slot(bucket, j, carry);
-            path.push((bucket, j));
-            carry = victim;
-            bucket = self.alt(bucket, carry);
-            if self.try_place(bucket, carry) || self.place_by_moving_one(bucket, carry) {
-                self.len += 1;
-                return Ok(path.len() as u32 + 1);
-            }
-        }
-        // Undo: walk back, putting each carried fingerprint where it was taken from.
-        for &(b, j) in path.iter().rev() {
-            let here = self.slot(b, j);
-            self.set_slot(b, j, carry);
-            carry = here;
-        }
-        debug_assert_eq!(carry, fp);
-        Err(self.full_error())
     }
 
     fn buckets_of(&self, hash: Hash128) -> (u64, u64, u64) {
@@ -644,33 +307,12 @@ impl Filter for CuckooFilter {
         }
     }
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn capacity(&self) -> u64 {
-        self.sizing.capacity
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.table.len()
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.table.huge_page_bytes()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::cuckoo_fpr_exact(self.fp_bits, SLOTS, self.buckets, self.len)
-    }
-
-    fn name(&self) -> &'static str {
-        "cuckoo"
-    }
+    filter_core::filter_accessors!(self,
+        name: "cuckoo",
+        table: self.table,
+        len: self.len,
+        expected_fpr: math::cuckoo_fpr_exact(self.fp_bits, SLOTS, self.buckets, self.len),
+    );
 }
 
 impl Prefetch for CuckooFilter {
@@ -700,66 +342,6 @@ impl Deletable for CuckooFilter {
         let (i1, i2, fp) = self.buckets_of(hash);
         let in_bucket = |b| (0..SLOTS).filter(|&j| self.slot(b, j) == fp).count() as u32;
         in_bucket(i1) + if i2 != i1 { in_bucket(i2) } else { 0 }
-    }
-}
-
-impl Codec for CuckooFilter {
-    const KIND: FileKind = FILE_KIND;
-
-    fn encode_params(&self, e: &mut Encoder<'_>) {
-        e.u64(self.buckets)
-            .u32(self.fp_bits)
-            .u32(self.max_kicks)
-            .u64(self.len);
-        self.sizing.encode_params(e);
-    }
-
-    fn encode_payload(&self, e: &mut Encoder<'_>) {
-        e.bytes(&self.table[..self.table.len() - PAD]);
-    }
-
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
-        let buckets = params.u64()?;
-        let fp_bits = params.u32()?;
-        let max_kicks = params.u32()?;
-        let len = params.u64()?;
-        let sizing = Sizing::decode_params(params, hasher)?;
-        check_fp_bits(fp_bits).map_err(|e| invalid(e.to_string()))?;
-        check_max_kicks(max_kicks).map_err(|e| invalid(e.to_string()))?;
-        if buckets == 0 {
-            return Err(invalid("0 buckets"));
-        }
-        let n = table_bytes(buckets, fp_bits).map_err(|e| invalid(e.to_string()))? - PAD;
-        let raw = payload.take(n)?;
-        let mut table = try_vec(n + PAD)?;
-        table.extend_from_slice(raw);
-        table.extend_from_slice(&[0; PAD]);
-        let f = CuckooFilter {
-            table: table.into(),
-            buckets,
-            fp_bits,
-            lanes: Lanes::new(fp_bits),
-            max_kicks,
-            len,
-            sizing,
-        };
-        let used_bits = buckets * u64::from(SLOTS) * u64::from(fp_bits);
-        if used_bits % 8 != 0 && f.table[n - 1] >> (used_bits % 8) != 0 {
-            return Err(invalid("bits set beyond the last slot"));
-        }
-        let occupied: u64 = (0..buckets)
-            .map(|b| (0..SLOTS).filter(|&j| f.slot(b, j) != 0).count() as u64)
-            .sum();
-        if occupied != len {
-            return Err(invalid(format!(
-                "{occupied} occupied slots but {len} items"
-            )));
-        }
-        Ok(f)
     }
 }
 

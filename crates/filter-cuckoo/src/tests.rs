@@ -2,8 +2,8 @@
 //! match, placement and eviction, sizing and the loader.
 
 use super::*;
-use filter_core::testkit;
 use filter_core::{format, Persist};
+use filter_core::{testkit, FormatError, KeyHasher};
 
 #[test]
 fn alt_is_an_involution_for_any_table_size() {

@@ -1,66 +1,21 @@
 use super::*;
 use crate::build::{segment_length, size_factor, Scratch, MAX_KEYS};
-use filter_core::{math, Error};
-
-/// `n` distinct pseudo-random hashes from a seeded splitmix64 stream (no string formatting, so
-/// the sweeps stay fast in debug builds).
-fn hashes(seed: u64, n: usize) -> Vec<Hash128> {
-    let mut s = seed;
-    let mut next = move || {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    (0..n)
-        .map(|_| Hash128 {
-            lo: next(),
-            hi: next(),
-        })
-        .collect()
-}
+use filter_core::testkit::{check_static_build, check_static_filter, fpr_within, hashes};
+use filter_core::Error;
 
 /// Builds from `hs` and checks that every one is present; returns the filter.
 fn build_checked<F: Fingerprint>(hs: &[Hash128]) -> BinaryFuse<F> {
-    let f = BinaryFuse::<F>::from_hashes(hs, KeyHasher::default())
-        .unwrap_or_else(|e| panic!("construction failed for n = {}: {e}", hs.len()));
-    assert_eq!(f.len(), hs.len() as u64, "n = {}", hs.len());
-    let missing = hs.iter().filter(|&&h| !f.contains_hash(h)).count();
-    assert_eq!(missing, 0, "false negatives at n = {}", hs.len());
-    f
+    check_static_build(hs)
 }
 
-fn fpr_within(fp: u64, trials: u64, expected: f64, sigmas: f64) -> bool {
-    let tol = sigmas * math::binomial_sigma(expected, trials) + 1.0 / trials as f64;
-    (fp as f64 / trials as f64 - expected).abs() <= tol
+#[test]
+fn both_widths_pass_the_static_filter_checks() {
+    check_static_filter::<BinaryFuse8>(1..=3_000);
+    check_static_filter::<BinaryFuse16>((1..=3_000).step_by(7));
 }
 
 fn measured_fp<F: Fingerprint>(f: &BinaryFuse<F>, probes: &[Hash128]) -> u64 {
     probes.iter().filter(|&&h| f.contains_hash(h)).count() as u64
-}
-
-#[test]
-fn keys_are_never_false_negatives() {
-    let keys = filter_core::testkit::keys("member", 30_000);
-    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-    let f8 = BinaryFuse8::from_keys(&refs).unwrap();
-    let f16 = BinaryFuse16::from_keys(&refs).unwrap();
-    assert!(refs.iter().all(|k| f8.contains(k) && f16.contains(k)));
-    let mut out = Vec::new();
-    f8.contains_batch(&refs, &mut out);
-    assert_eq!(out, vec![true; refs.len()]);
-}
-
-#[test]
-fn batch_answers_equal_single_answers() {
-    let f = build_checked::<u8>(&hashes(1, 5_000));
-    let probes = hashes(2, 10_000);
-    let mut out = vec![true; 3]; // cleared first
-    f.contains_hash_batch(&probes, &mut out);
-    let single: Vec<bool> = probes.iter().map(|&h| f.contains_hash(h)).collect();
-    assert_eq!(out, single);
-    assert!(single.iter().any(|&b| b) && single.iter().any(|&b| !b));
 }
 
 #[test]
@@ -94,17 +49,6 @@ fn fpr_of_16_bit_fingerprints_is_two_to_the_minus_16() {
 }
 
 #[test]
-fn construction_succeeds_for_every_n_up_to_3000() {
-    let pool = hashes(31, 3_000);
-    for n in 1..=pool.len() {
-        build_checked::<u8>(&pool[..n]);
-    }
-    for n in (1..=pool.len()).step_by(7) {
-        build_checked::<u16>(&pool[..n]);
-    }
-}
-
-#[test]
 fn construction_succeeds_where_the_c_library_failed_and_up_to_2m() {
     let pool = hashes(41, 2_000_000);
     for n in 11_470..=11_530 {
@@ -118,31 +62,7 @@ fn construction_succeeds_where_the_c_library_failed_and_up_to_2m() {
 #[test]
 fn an_empty_set_builds_a_filter_of_one_segment() {
     let f = BinaryFuse8::from_hashes(&[], KeyHasher::default()).unwrap();
-    assert!(f.is_empty());
-    assert_eq!(f.bits_per_key(), 0.0);
     assert_eq!(f.layout().array_length, 12);
-}
-
-#[test]
-fn repeated_keys_are_stored_once() {
-    let distinct = hashes(51, 10_000);
-    let mut repeated: Vec<Hash128> = distinct.iter().flat_map(|&h| [h, h, h]).collect();
-    repeated.extend_from_slice(&distinct);
-    let f = build_checked_dup(&repeated);
-    assert_eq!(f.len(), 10_000);
-    let one = vec![distinct[0]; 50_000];
-    let g = build_checked_dup(&one);
-    assert_eq!(g.len(), 1);
-    let keys: Vec<&[u8]> = vec![b"same@example.com"; 1_000];
-    let h = BinaryFuse16::from_keys(&keys).unwrap();
-    assert_eq!(h.len(), 1);
-    assert!(h.contains(b"same@example.com"));
-}
-
-fn build_checked_dup(hs: &[Hash128]) -> BinaryFuse8 {
-    let f = BinaryFuse8::from_hashes(hs, KeyHasher::default()).unwrap();
-    assert!(hs.iter().all(|&h| f.contains_hash(h)));
-    f
 }
 
 #[test]

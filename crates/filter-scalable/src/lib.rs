@@ -34,10 +34,16 @@
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
 pub const FILE_KIND: FileKind = FileKind::new(3, "scalable");
 
-use filter_core::format::{invalid, Codec, Encoder, Reader};
+mod builder;
+mod codec;
+mod stages;
+
+pub use builder::ScalableBuilder;
+use builder::{check_growth, check_tightening};
+use stages::Stage;
+
 use filter_core::{
-    math, BloomBits, Error, FileKind, Filter, FormatError, Growable, Hash128, KeyHasher, MemoryCap,
-    Prefetch, Result, Sizing,
+    math, FileKind, Filter, Growable, Hash128, MemoryCap, Prefetch, Result, Sizing, TableOptions,
 };
 
 /// Default growth factor `s`.
@@ -48,14 +54,6 @@ pub const DEFAULT_TIGHTENING: f64 = 0.9;
 /// stages reach 2^63 bits (the address limit) before this count, so memory, not the stage count,
 /// is what ends growth.
 pub const MAX_STAGES: usize = 256;
-
-#[derive(Clone, Debug, PartialEq)]
-struct Stage {
-    bits: BloomBits,
-    capacity: u64,
-    fpr: f64,
-    len: u64,
-}
 
 /// A scalable Bloom filter.
 ///
@@ -98,92 +96,10 @@ pub struct ScalableBloom {
     growth: f64,
     tightening: f64,
     len: u64,
-    /// Not saved: a runtime policy of this process (see [`ScalableBloom::set_max_bytes`]).
-    cap: MemoryCap,
-}
-
-/// Builds a [`ScalableBloom`].
-#[derive(Clone, Debug)]
-pub struct ScalableBuilder {
-    sizing: Sizing,
-    growth: f64,
-    tightening: f64,
-    cap: MemoryCap,
-}
-
-impl Default for ScalableBuilder {
-    fn default() -> Self {
-        ScalableBuilder {
-            sizing: Sizing::default(),
-            growth: DEFAULT_GROWTH,
-            tightening: DEFAULT_TIGHTENING,
-            cap: MemoryCap::NONE,
-        }
-    }
-}
-
-/// The shape of one stage, derived arithmetically (nothing allocated).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct StagePlan {
-    capacity: u64,
-    fpr: f64,
-    m: u64,
-    k: u32,
-}
-
-fn check_growth(s: f64) -> Result<f64> {
-    if s.is_finite() && s > 1.0 && s <= 1024.0 {
-        Ok(s)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "growth",
-            value: format!("{s}"),
-            expected: "a growth factor above 1 and at most 1024 (2 doubles each new stage)",
-        })
-    }
-}
-
-fn check_tightening(r: f64) -> Result<f64> {
-    if r.is_finite() && r > 0.0 && r < 1.0 {
-        Ok(r)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "tightening",
-            value: format!("{r}"),
-            expected: "a tightening ratio strictly between 0 and 1 (0.8 to 0.9 is typical)",
-        })
-    }
-}
-
-impl ScalableBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-
-    /// Growth factor `s > 1`: each new stage holds `s` times the previous one's items.
-    pub fn growth(mut self, s: f64) -> Self {
-        self.growth = s;
-        self
-    }
-
-    /// Tightening ratio `0 < r < 1`: each new stage's rate is `r` times the previous one's.
-    pub fn tightening(mut self, r: f64) -> Self {
-        self.tightening = r;
-        self
-    }
-
-    /// Builds the filter with its first stage.
-    ///
-    /// # Errors
-    /// A capacity of 0, a rate outside (0, 1), a growth outside (1, 1024], a tightening outside
-    /// (0, 1), a growth and tightening with which the filter would run out of stages (or of
-    /// representable rates) before its stages reach 2^63 bits, or a first stage above the memory
-    /// cap or too large to allocate.
-    pub fn build(self) -> Result<ScalableBloom> {
-        let mut f = ScalableBloom::validated(self.sizing, self.growth, self.tightening)?;
-        f.cap = self.cap;
-        f.stages.push(f.new_stage(0)?);
-        Ok(f)
-    }
+    /// Not saved: runtime policies of this process, the memory cap (see
+    /// [`ScalableBloom::set_max_bytes`]) and the huge-page advice for new stages
+    /// ([`ScalableBuilder::huge_pages`]).
+    tables: TableOptions,
 }
 
 impl ScalableBloom {
@@ -201,7 +117,7 @@ impl ScalableBloom {
             growth: check_growth(growth)?,
             tightening: check_tightening(tightening)?,
             len: 0,
-            cap: MemoryCap::NONE,
+            tables: TableOptions::default(),
         };
         f.check_growth_is_unbounded()?;
         Ok(f)
@@ -223,10 +139,10 @@ impl ScalableBloom {
     }
 
     /// Sets (or with `None` lifts) the memory cap on the stages: an insert that needs a new
-    /// stage beyond it fails with [`Error::MemoryCap`] and changes nothing. The cap is a policy
+    /// stage beyond it fails with [`Error::MemoryCap`](filter_core::Error::MemoryCap) and changes nothing. The cap is a policy
     /// of this process, not saved with the filter: a loaded filter has none until this is called.
     pub fn set_max_bytes(&mut self, cap: Option<u64>) {
-        self.cap = MemoryCap(cap);
+        self.tables.cap = MemoryCap(cap);
     }
 
     /// Loads a saved filter under a memory cap, as if built with `max_bytes`: a file whose
@@ -235,81 +151,13 @@ impl ScalableBloom {
     ///
     /// # Errors
     /// The format errors of [`Persist::from_bytes`](filter_core::Persist::from_bytes), or
-    /// [`Error::MemoryCap`] for stages above `max_bytes`.
+    /// [`Error::MemoryCap`](filter_core::Error::MemoryCap) for stages above `max_bytes`.
     pub fn from_bytes_capped(bytes: &[u8], max_bytes: u64) -> Result<Self> {
         let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
         let cap = MemoryCap(Some(max_bytes));
         cap.check("loaded scalable stages", 0, f.size_in_bytes() as u64)?;
-        f.cap = cap;
+        f.tables.cap = cap;
         Ok(f)
-    }
-
-    /// The shape of stage `i`, derived by arithmetic alone (nothing is allocated, so a loader can
-    /// compare a file's stages against it whatever the file claims).
-    fn stage_plan(&self, i: usize) -> Result<StagePlan> {
-        let cap = (self.sizing.capacity as f64 * self.growth.powi(i as i32)).ceil();
-        if i >= MAX_STAGES || cap >= u64::MAX as f64 {
-            return Err(Error::SizeOverflow {
-                what: "scalable filter",
-                hint: format!("stage {i} would hold {cap:.3e} items; start with a larger capacity"),
-            });
-        }
-        let capacity = cap as u64;
-        let fpr = math::scalable_stage_fpr(self.initial_fpr(), self.tightening, i as u32);
-        let m = math::optimal_bits(capacity, fpr)?;
-        Ok(StagePlan {
-            capacity,
-            fpr,
-            m,
-            k: math::optimal_hashes(m, capacity),
-        })
-    }
-
-    /// The [`Growable`] promise: inserts never fail for lack of capacity. With a growth factor
-    /// near 1 (or a tightening that drives the stage rates below the smallest `f64`) the filter
-    /// would run out of stages while memory remains; refuse such parameters up front, so that
-    /// only memory (2^63 bits at most, or the cap) can end growth.
-    fn check_growth_is_unbounded(&self) -> Result<()> {
-        const ADDRESS_LIMIT_BITS: f64 = 9_223_372_036_854_775_808.0; // 2^63
-        let mut bits = 0.0;
-        for i in 0..MAX_STAGES {
-            match self.stage_plan(i) {
-                Ok(plan) => bits += plan.m as f64,
-                Err(Error::SizeOverflow { .. }) => return Ok(()),
-                Err(_) => break,
-            }
-            if bits >= ADDRESS_LIMIT_BITS {
-                return Ok(());
-            }
-        }
-        Err(Error::InvalidParameter {
-            name: "growth",
-            value: format!("{} (tightening {})", self.growth, self.tightening),
-            expected: "a growth factor and tightening with which the filter can keep growing \
-                       until memory runs out (within 256 stages): a growth of 2 (or at least \
-                       about 1.2) and a tightening of 0.5 to 0.9",
-        })
-    }
-
-    fn new_stage(&self, i: usize) -> Result<Stage> {
-        let plan = self.stage_plan(i)?;
-        let used = self.size_in_bytes() as u64;
-        self.cap
-            .check("next scalable stage", used, BloomBits::bytes_for(plan.m))?;
-        Ok(Stage {
-            bits: BloomBits::new(plan.m, plan.k)?,
-            capacity: plan.capacity,
-            fpr: plan.fpr,
-            len: 0,
-        })
-    }
-
-    /// `(bits, hashes, capacity, items)` of each stage, oldest first.
-    pub fn stage_shapes(&self) -> Vec<(u64, u32, u64, u64)> {
-        self.stages
-            .iter()
-            .map(|s| (s.bits.bits(), s.bits.hashes(), s.capacity, s.len))
-            .collect()
     }
 }
 
@@ -334,37 +182,17 @@ impl Filter for ScalableBloom {
 
     filter_core::prefetched_batches!();
 
-    fn hasher(&self) -> KeyHasher {
-        self.sizing.hasher
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn capacity(&self) -> u64 {
-        self.stages.iter().map(|s| s.capacity).sum()
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.stages.iter().map(|s| s.bits.size_in_bytes()).sum()
-    }
-
-    fn huge_page_bytes(&self) -> Option<u64> {
-        self.stages.iter().map(|s| s.bits.huge_page_bytes()).sum()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        math::compound_fpr(
+    filter_core::filter_accessors!(self,
+        name: "scalable",
+        table: self.stages,
+        len: self.len,
+        capacity: self.stages.iter().map(|s| s.capacity).sum(),
+        expected_fpr: math::compound_fpr(
             self.stages
                 .iter()
                 .map(|s| math::classic_fpr_best(s.bits.bits(), s.len, s.bits.hashes())),
-        )
-    }
-
-    fn name(&self) -> &'static str {
-        "scalable"
-    }
+        ),
+    );
 }
 
 /// Inserts go to the newest stage, which is also the largest and holds most keys: its lines
@@ -390,258 +218,10 @@ impl Growable for ScalableBloom {
     }
 }
 
-impl Codec for ScalableBloom {
-    const KIND: FileKind = FILE_KIND;
-
-    fn encode_params(&self, e: &mut Encoder<'_>) {
-        self.sizing.encode_params(e);
-        e.f64(self.growth)
-            .f64(self.tightening)
-            .u32(self.stages.len() as u32);
-    }
-
-    fn encode_payload(&self, e: &mut Encoder<'_>) {
-        for s in &self.stages {
-            e.u64(s.len);
-            s.bits.encode_params(e);
-            s.bits.encode_payload(e);
-        }
-    }
-
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
-        let bad = |e: Error| invalid(e.to_string());
-        let sizing = Sizing::decode_params(params, hasher)?;
-        let growth = params.f64()?;
-        let tightening = params.f64()?;
-        let n_stages = params.u32()? as usize;
-        if n_stages == 0 || n_stages > MAX_STAGES {
-            return Err(invalid(format!("{n_stages} stages")));
-        }
-        let mut f = ScalableBloom::validated(sizing, growth, tightening).map_err(bad)?;
-        f.stages
-            .try_reserve_exact(n_stages)
-            .map_err(|_| FormatError::OutOfMemory {
-                bytes: (n_stages * std::mem::size_of::<Stage>()) as u64,
-            })?;
-        for i in 0..n_stages {
-            let len = payload.u64()?;
-            // The derived shape is arithmetic (nothing allocated, whatever the file claims), and
-            // `decode_inline` allocates only the words the payload actually holds.
-            let plan = f.stage_plan(i).map_err(bad)?;
-            let bits = BloomBits::decode_inline(payload)?;
-            if (bits.bits(), bits.hashes()) != (plan.m, plan.k) {
-                return Err(invalid(format!(
-                    "stage {i} does not have the derived shape"
-                )));
-            }
-            // Only the newest stage may be below capacity; older ones filled before it was made.
-            if len > plan.capacity || (i + 1 < n_stages && len != plan.capacity) {
-                return Err(invalid(format!("stage {i} holds {len} items")));
-            }
-            bits.check_len(len)?;
-            f.len = f
-                .len
-                .checked_add(len)
-                .ok_or_else(|| invalid("item count overflows"))?;
-            f.stages.push(Stage {
-                bits,
-                capacity: plan.capacity,
-                fpr: plan.fpr,
-                len,
-            });
-        }
-        Ok(f)
-    }
-}
-
 #[cfg(feature = "serde")]
 filter_core::impl_serde_via_persist!(ScalableBloom);
 
 mod explain;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use filter_core::testkit;
-    use filter_core::{format, Persist};
-
-    #[test]
-    fn builder_rejects_bad_growth_and_tightening() {
-        for s in [0.5, 1.0, 1.000_001, 1.05, f64::NAN, f64::INFINITY, 2000.0] {
-            assert!(matches!(
-                ScalableBloom::builder().growth(s).build(),
-                Err(Error::InvalidParameter { name: "growth", .. })
-            ));
-        }
-        for r in [0.0, 1.0, -0.5, f64::NAN] {
-            assert!(matches!(
-                ScalableBloom::builder().tightening(r).build(),
-                Err(Error::InvalidParameter {
-                    name: "tightening",
-                    ..
-                })
-            ));
-        }
-        assert!(ScalableBloom::builder().capacity(0).build().is_err());
-    }
-
-    #[test]
-    fn stages_grow_and_tighten_as_specified() {
-        let mut f = ScalableBloom::builder()
-            .capacity(100)
-            .fpr(0.01)
-            .build()
-            .unwrap();
-        for k in testkit::keys("g", 100 + 200 + 400 + 1) {
-            f.insert(&k).unwrap();
-        }
-        let shapes = f.stage_shapes();
-        assert_eq!(shapes.len(), 4);
-        let caps: Vec<u64> = shapes.iter().map(|s| s.2).collect();
-        assert_eq!(caps, [100, 200, 400, 800]);
-        assert_eq!(shapes[3].3, 1);
-        // Stage 0 at P0 = 0.001: m = ceil(100 ln(1000) / ln2^2) = 1438.
-        assert_eq!(shapes[0].0, math::optimal_bits(100, 0.001).unwrap());
-        assert_eq!(f.capacity(), 1500);
-        assert_eq!(f.fpr_bound(), 0.01 * (1.0 - 0.9) / (1.0 - 0.9));
-    }
-
-    #[test]
-    fn compound_rate_stays_under_the_target_through_growth() {
-        let mut f = ScalableBloom::builder()
-            .capacity(50)
-            .fpr(0.02)
-            .build()
-            .unwrap();
-        for (i, k) in testkit::keys("h", 20_000).iter().enumerate() {
-            f.insert(k).unwrap();
-            if i % 997 == 0 {
-                assert!(f.expected_fpr() <= 0.02, "at {i}: {}", f.expected_fpr());
-            }
-        }
-    }
-
-    #[test]
-    fn corrupted_stage_shapes_are_rejected() {
-        let mut f = ScalableBloom::builder().capacity(10).build().unwrap();
-        for k in testkit::keys("c", 25) {
-            f.insert(&k).unwrap();
-        }
-        let bytes = f.to_bytes();
-        // Change stage 0's item count (first payload field) and reseal the checksum.
-        let params_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
-        let at = 24 + params_len + 8;
-        let mut bad = bytes.clone();
-        bad[at] ^= 1;
-        let body = bad.len() - 8;
-        let sum = format::checksum(&bad[..body]);
-        bad[body..].copy_from_slice(&sum.to_le_bytes());
-        assert!(matches!(
-            ScalableBloom::from_bytes(&bad),
-            Err(FormatError::Invalid(_))
-        ));
-    }
-
-    /// Issue 9: a saved 1,000-key filter (1,896 bytes) whose capacity field was changed and its
-    /// public checksum recomputed made the loader allocate each claimed stage (1.8 PB) before
-    /// comparing shapes, and abort. Shapes are now compared arithmetically.
-    #[test]
-    fn crafted_capacity_is_refused_without_allocating() {
-        let mut f = ScalableBloom::builder()
-            .capacity(1000)
-            .fpr(0.01)
-            .build()
-            .unwrap();
-        for k in testkit::keys("crafted", 1000) {
-            f.insert(&k).unwrap();
-        }
-        let bytes = f.to_bytes();
-        assert_eq!(bytes.len(), 1896);
-        for capacity in [1_000_000_000_000_000u64, 1 << 62, 999, 1001] {
-            let mut bad = bytes.clone();
-            bad[24..32].copy_from_slice(&capacity.to_le_bytes());
-            format::reseal(&mut bad);
-            assert!(
-                matches!(
-                    ScalableBloom::from_bytes(&bad),
-                    Err(FormatError::Invalid(_))
-                ),
-                "capacity {capacity}"
-            );
-        }
-    }
-
-    #[test]
-    fn growth_stops_at_the_memory_cap_and_loses_nothing() {
-        let mut f = ScalableBloom::builder()
-            .capacity(100)
-            .max_bytes(1000)
-            .build()
-            .unwrap();
-        let keys = testkit::keys("cap", 1000);
-        let mut stored = 0;
-        for k in &keys {
-            let before = f.clone();
-            match f.insert(k) {
-                Ok(()) => stored += 1,
-                Err(Error::MemoryCap { cap: 1000, .. }) => {
-                    assert_eq!(f, before, "a refused growth changed the filter");
-                    break;
-                }
-                Err(e) => panic!("{e}"),
-            }
-        }
-        // Stages of 100 and 200 items fit in 1000 bytes; the third (400 items) does not.
-        assert_eq!(stored, 300);
-        assert!(f.size_in_bytes() <= 1000);
-        assert!(keys[..stored].iter().all(|k| f.contains(k)));
-        // Loaded under the same cap, the filter still refuses the third stage; under a lower cap
-        // than its stages take, it is refused; loaded without a cap it grows.
-        let bytes = filter_core::Persist::to_bytes(&f);
-        let mut capped = ScalableBloom::from_bytes_capped(&bytes, 1000).unwrap();
-        assert!(matches!(
-            capped.insert(&keys[stored]),
-            Err(Error::MemoryCap { cap: 1000, .. })
-        ));
-        assert!(matches!(
-            ScalableBloom::from_bytes_capped(&bytes, 100),
-            Err(Error::MemoryCap { cap: 100, .. })
-        ));
-        f.set_max_bytes(None);
-        f.insert(&keys[stored]).unwrap();
-        assert!(ScalableBloom::builder()
-            .capacity(1_000_000)
-            .max_bytes(1000)
-            .build()
-            .is_err());
-    }
-
-    #[test]
-    fn every_accepted_growth_keeps_the_growable_promise() {
-        // Accepted: the stages reach the address limit before the stage count runs out.
-        for (s, r) in [(2.0, 0.9), (1.25, 0.9), (4.0, 0.5), (1024.0, 0.99)] {
-            let f = ScalableBloom::builder()
-                .capacity(1)
-                .growth(s)
-                .tightening(r)
-                .build();
-            assert!(f.is_ok(), "s = {s}, r = {r}");
-        }
-        // Refused: 256 stages of these hold far less than memory could.
-        for (s, r) in [(1.0, 0.9), (1.01, 0.9), (2.0, 1e-300)] {
-            let f = ScalableBloom::builder()
-                .capacity(1)
-                .growth(s)
-                .tightening(r)
-                .build();
-            assert!(
-                matches!(f, Err(Error::InvalidParameter { name: "growth", .. })),
-                "s = {s}, r = {r}"
-            );
-        }
-    }
-}
+mod tests;

@@ -1,7 +1,9 @@
 //! The single-threaded filters: one Python class per variant, each owning its Rust filter.
 //!
-//! One macro writes what every variant shares (construction, keys, batches, sizes, files,
-//! pickle); each invocation adds the variant's own methods (`union`, `remove`, `stages`).
+//! One macro, [`filter_class!`], writes what every class shares, single-threaded or shared
+//! between threads (construction, keys, batches, sizes, files, pickle); each invocation adds
+//! the variant's own methods (`union`, `remove`, `stages`). The shared classes are in
+//! `atomic.rs`.
 
 use crate::keys;
 use crate::{err, load_err, read_file};
@@ -10,11 +12,19 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::path::PathBuf;
 
-/// Writes the Python class `$name` around the Rust filter `$rust`, with `$extra` methods.
+/// Writes the Python class `$name` around a Rust filter, in one of two forms:
+///
+/// * `$name, $rust, { extra methods }`: a single-threaded filter (`add` takes `&mut self`
+///   and may fail), with `insert_if_absent`, `name` and the variant's own methods;
+/// * `shared $name, $rust, $single`: a lock-free filter (`frozen`: every method takes `&self`,
+///   so many Python threads add and query at once), whose file is `$single`'s.
+///
+/// Both forms share one body (`@class`): construction, queries, batches, sizes, files, pickle.
 macro_rules! filter_class {
-    ($(#[$doc:meta])* $name:ident, $rust:ty, { $($extra:tt)* }) => {
-        $(#[$doc])*
-        #[pyclass(module = "filterlab._filterlab")]
+    (@class [$($doc:tt)*] [$($frozen:tt)*] $name:ident, $rust:ty, $single:ty, $build:ident,
+        { $($methods:tt)* }) => {
+        $($doc)*
+        #[pyclass($($frozen)* module = "filterlab._filterlab")]
         pub struct $name {
             pub(crate) inner: $rust,
         }
@@ -32,34 +42,13 @@ macro_rules! filter_class {
             #[new]
             #[pyo3(signature = (capacity, fpr = 0.01))]
             fn new(capacity: u64, fpr: f64) -> PyResult<Self> {
-                let inner = <$rust>::builder().capacity(capacity).fpr(fpr).build().map_err(err)?;
+                let inner = <$single>::builder().capacity(capacity).fpr(fpr).$build().map_err(err)?;
                 Ok(Self { inner })
-            }
-
-            /// Adds a key (`str` or `bytes`).
-            fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-                let key = keys::key(key)?;
-                self.inner.insert(key.as_bytes()).map_err(err)
             }
 
             /// Whether the key may have been added (`False`: it certainly was not).
             fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
                 Ok(self.inner.contains(keys::key(key)?.as_bytes()))
-            }
-
-            /// Adds the key unless the filter already answers "maybe present"; returns whether
-            /// it was added.
-            fn insert_if_absent(&mut self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                let key = keys::key(key)?;
-                self.inner.insert_if_absent(key.as_bytes()).map_err(err)
-            }
-
-            /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
-            /// per chunk of 16,384 keys). On an error (a key of another type, a full cuckoo
-            /// table) the keys before the chunk that failed stay added.
-            fn add_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-                let inner = &mut self.inner;
-                keys::in_chunks(keys, |chunk| inner.insert_batch(chunk))
             }
 
             /// `[key in self for key in keys]`, computed with the GIL released.
@@ -72,14 +61,6 @@ macro_rules! filter_class {
                     Ok(())
                 })?;
                 Ok(out)
-            }
-
-            /// Adds the keys `data[offsets[i]:offsets[i + 1]]` (n + 1 offsets for n keys),
-            /// with the GIL released.
-            fn add_buffer(&mut self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
-                let slices = keys::cut(data, &offsets)?;
-                let inner = &mut self.inner;
-                py.allow_threads(|| inner.insert_batch(&slices)).map_err(err)
             }
 
             /// `contains_many` for the keys `data[offsets[i]:offsets[i + 1]]`.
@@ -108,23 +89,19 @@ macro_rules! filter_class {
                 self.inner.size_in_bytes()
             }
 
-            /// The variant's name.
-            #[getter]
-            fn name(&self) -> &'static str {
-                self.inner.name()
-            }
-
             /// The false-positive rate the formulas give at the current load.
             fn expected_fpr(&self) -> f64 {
                 self.inner.expected_fpr()
             }
 
-            /// The checksummed file bytes (the format the Rust crates and the CLI read).
+            /// The checksummed file bytes (the format the Rust crates and the CLI read; a
+            /// shared filter writes its single-threaded variant's file).
             fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
                 PyBytes::new(py, &self.inner.to_bytes())
             }
 
-            /// Loads the bytes of `to_bytes`; `FilterlabError` if they are not this variant's.
+            /// Loads the bytes of `to_bytes` (a shared filter also loads its single-threaded
+            /// variant's); `FilterlabError` if they are not this variant's.
             #[staticmethod]
             fn from_bytes(data: &[u8]) -> PyResult<Self> {
                 Self::decode(data).map_err(err)
@@ -159,10 +136,80 @@ macro_rules! filter_class {
                 )
             }
 
-            $($extra)*
+            $($methods)*
         }
     };
+
+    ($(#[$doc:meta])* shared $name:ident, $rust:ty, $single:ty) => {
+        filter_class!(@class [$(#[$doc])*] [frozen,] $name, $rust, $single, build_atomic, {
+            /// Adds a key (`str` or `bytes`); safe from any number of threads.
+            fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+                self.inner.insert(keys::key(key)?.as_bytes());
+                Ok(())
+            }
+
+            /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
+            /// per chunk of 16,384 keys); a key of another type raises `TypeError`, the chunks
+            /// before it stay added.
+            fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+                keys::in_chunks(keys, |chunk| {
+                    chunk.iter().for_each(|k| self.inner.insert(k));
+                    Ok(())
+                })
+            }
+
+            /// Adds the keys `data[offsets[i]:offsets[i + 1]]`, with the GIL released.
+            fn add_buffer(&self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
+                let slices = keys::cut(data, &offsets)?;
+                py.allow_threads(|| slices.iter().for_each(|k| self.inner.insert(k)));
+                Ok(())
+            }
+        });
+    };
+
+    ($(#[$doc:meta])* $name:ident, $rust:ty, { $($extra:tt)* }) => {
+        filter_class!(@class [$(#[$doc])*] [] $name, $rust, $rust, build, {
+            /// Adds a key (`str` or `bytes`).
+            fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+                let key = keys::key(key)?;
+                self.inner.insert(key.as_bytes()).map_err(err)
+            }
+
+            /// Adds the key unless the filter already answers "maybe present"; returns whether
+            /// it was added.
+            fn insert_if_absent(&mut self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+                let key = keys::key(key)?;
+                self.inner.insert_if_absent(key.as_bytes()).map_err(err)
+            }
+
+            /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
+            /// per chunk of 16,384 keys). On an error (a key of another type, a full cuckoo
+            /// table) the keys before the chunk that failed stay added.
+            fn add_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+                let inner = &mut self.inner;
+                keys::in_chunks(keys, |chunk| inner.insert_batch(chunk))
+            }
+
+            /// Adds the keys `data[offsets[i]:offsets[i + 1]]` (n + 1 offsets for n keys),
+            /// with the GIL released.
+            fn add_buffer(&mut self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
+                let slices = keys::cut(data, &offsets)?;
+                let inner = &mut self.inner;
+                py.allow_threads(|| inner.insert_batch(&slices)).map_err(err)
+            }
+
+            /// The variant's name.
+            #[getter]
+            fn name(&self) -> &'static str {
+                self.inner.name()
+            }
+
+            $($extra)*
+        });
+    };
 }
+
+pub(crate) use filter_class;
 
 filter_class!(
     /// The classic Bloom filter (Bloom 1970): one bit array, k probes per key.

@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release -p filterlab --example huge_pages -- <classic|blocked> <on|off|ab> [n]
 //! [--warm-heap]` (n = 10,000,000 random u64 keys by default, at 1%). `on`/`off` is
-//! `set_huge_pages`; `ab` builds both in this process and times them in interleaved rounds. `--warm-heap` first allocates, touches and frees heap memory, as a
+//! the builders' `.huge_pages(bool)`; `ab` builds both in this process and times them in interleaved rounds. `--warm-heap` first allocates, touches and frees heap memory, as a
 //! long-running process (the benchmark harness) has done before it builds a filter: glibc then
 //! serves a 12 MB request from that reused memory rather than from a fresh mapping. Run one
 //! configuration per process, under `flock /work/coord/bench.lock` when timing.
@@ -54,16 +54,14 @@ struct Built<F> {
 }
 
 fn build<F: Filter>(
-    make: impl FnOnce() -> filterlab::Result<F>,
+    make: impl FnOnce(bool) -> filterlab::Result<F>,
     huge: bool,
     members: &[[u8; 8]],
 ) -> Result<Built<F>, Box<dyn std::error::Error>> {
-    filterlab::set_huge_pages(huge);
     let before = anon_huge_bytes();
     let t = Instant::now();
-    let made = make();
+    let made = make(huge);
     let alloc = t.elapsed().as_secs_f64();
-    filterlab::set_huge_pages(true);
     let mut filter = made?;
     let t = Instant::now();
     for k in members {
@@ -101,7 +99,7 @@ fn median(v: &mut [f64]) -> (f64, f64, f64) {
 /// Builds the filter with the modes asked for (advised, not advised, or both in this process),
 /// then times negative lookups on each in interleaved rounds.
 fn run<F: Filter>(
-    make: impl Fn() -> filterlab::Result<F>,
+    make: impl Fn(bool) -> filterlab::Result<F>,
     modes: &[bool],
     members: &[[u8; 8]],
     negatives: &[[u8; 8]],
@@ -174,13 +172,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n64 = n as u64;
     match variant {
         "classic" => run(
-            || ClassicBloom::builder().capacity(n64).fpr(0.01).build(),
+            |huge| {
+                ClassicBloom::builder()
+                    .capacity(n64)
+                    .fpr(0.01)
+                    .huge_pages(huge)
+                    .build()
+            },
             modes,
             &members,
             &negatives,
         ),
         "blocked" => run(
-            || BlockedBloom::builder().capacity(n64).fpr(0.01).build(),
+            |huge| {
+                BlockedBloom::builder()
+                    .capacity(n64)
+                    .fpr(0.01)
+                    .huge_pages(huge)
+                    .build()
+            },
             modes,
             &members,
             &negatives,

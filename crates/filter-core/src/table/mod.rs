@@ -26,11 +26,43 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static HUGE_PAGES: AtomicBool = AtomicBool::new(true);
 
-/// Turns the transparent-huge-page advice of [`try_zeroed_table`] on or off for tables built from
-/// now on (on by default). Off, large tables are advised `MADV_NOHUGEPAGE`, so that a benchmark
-/// compares huge pages against none at all rather than against whatever the system defaults to.
+/// Turns the transparent-huge-page advice of [`try_zeroed_table`] on or off, for the whole
+/// process, for tables whose builder did not choose (on by default).
+#[deprecated(
+    since = "0.2.0",
+    note = "a process-wide switch: use the builders' `.huge_pages(bool)` (`TableOptions::huge_pages`)"
+)]
 pub fn set_huge_pages(enabled: bool) {
     HUGE_PAGES.store(enabled, Ordering::Relaxed);
+}
+
+/// How a table is allocated: under which memory cap, and whether a large one is advised onto
+/// transparent huge pages. Off, large tables are advised `MADV_NOHUGEPAGE`, so that a benchmark
+/// compares huge pages against none at all rather than against whatever the system defaults
+/// to. A plain [`MemoryCap`] converts into options with the default advice (on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// The memory cap.
+    pub cap: MemoryCap,
+    /// Huge-page advice for large tables; `None`: the default (on).
+    pub huge_pages: Option<bool>,
+}
+
+impl From<MemoryCap> for TableOptions {
+    fn from(cap: MemoryCap) -> Self {
+        TableOptions {
+            cap,
+            huge_pages: None,
+        }
+    }
+}
+
+impl TableOptions {
+    /// Whether large tables are advised onto huge pages.
+    fn advise_huge(self) -> bool {
+        self.huge_pages
+            .unwrap_or_else(|| HUGE_PAGES.load(Ordering::Relaxed))
+    }
 }
 
 /// Tables at least this large get a mapping of their own (on Linux), advised onto transparent
@@ -146,7 +178,7 @@ impl MemoryCap {
 ///
 /// On Linux (outside Miri), a table of at least [`HUGE_PAGE_MIN_BYTES`] is an anonymous mapping
 /// of its own, aligned to 2 MiB and advised `MADV_HUGEPAGE` before its first touch (see
-/// [`set_huge_pages`]), so that its pages are 2 MiB from the first fault on; its zero pages come
+/// [`TableOptions::huge_pages`]), so that its pages are 2 MiB from the first fault on; its zero pages come
 /// from the kernel, with no memset. It is then populated up front (`MADV_POPULATE_WRITE`, Linux
 /// 5.14+, else a write to each page): the kernel over-commits memory, so a request it accepts can
 /// still fail when its pages are touched, and populating moves that failure here, where
@@ -161,9 +193,11 @@ impl MemoryCap {
 /// then.
 pub fn try_zeroed_table<T: Zeroable>(
     len: usize,
-    cap: MemoryCap,
+    options: impl Into<TableOptions>,
     what: &'static str,
 ) -> Result<Table<T>> {
+    let options = options.into();
+    let cap = options.cap;
     let bytes = len
         .checked_mul(std::mem::size_of::<T>())
         .filter(|&b| b <= isize::MAX as usize)
@@ -178,8 +212,7 @@ pub fn try_zeroed_table<T: Zeroable>(
     };
     #[cfg(all(target_os = "linux", not(miri)))]
     if bytes >= HUGE_PAGE_MIN_BYTES {
-        let huge = HUGE_PAGES.load(Ordering::Relaxed);
-        return Table::mapped(len, huge).ok_or_else(out_of_memory);
+        return Table::mapped(len, options.advise_huge()).ok_or_else(out_of_memory);
     }
     Table::heap(len).ok_or_else(out_of_memory)
 }

@@ -89,10 +89,11 @@ fn large_tables_advised_arrive_on_huge_pages_and_unadvised_do_not() {
     }
     const BYTES: usize = 16 << 20;
     let advised: Table<u8> = try_zeroed_table(BYTES, MemoryCap::NONE, "test").unwrap();
-    set_huge_pages(false);
-    let unadvised = try_zeroed_table::<u8>(BYTES, MemoryCap::NONE, "test");
-    set_huge_pages(true);
-    let unadvised = unadvised.unwrap();
+    let off = TableOptions {
+        cap: MemoryCap::NONE,
+        huge_pages: Some(false),
+    };
+    let unadvised = try_zeroed_table::<u8>(BYTES, off, "test").unwrap();
     let on = advised.huge_page_bytes().expect("measurable on Linux");
     let off = unadvised.huge_page_bytes().expect("measurable on Linux");
     eprintln!("huge-page bytes: advised {on} of {BYTES}, not advised {off}");

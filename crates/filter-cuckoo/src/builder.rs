@@ -1,0 +1,115 @@
+//! Sizing and building: the bucket count for a capacity, the fingerprint width for a rate,
+//! and [`CuckooBuilder`].
+
+use crate::{buckets_for, CuckooFilter, Lanes, DEFAULT_MAX_KICKS, MAX_KICKS, PAD, SLOTS};
+use filter_core::{math, Error, MemoryCap, Result, Sizing};
+
+/// Builds a [`CuckooFilter`].
+#[derive(Clone, Debug)]
+pub struct CuckooBuilder {
+    sizing: Sizing,
+    fp_bits: Option<u32>,
+    max_kicks: u32,
+    cap: MemoryCap,
+    huge_pages: Option<bool>,
+}
+
+impl Default for CuckooBuilder {
+    fn default() -> Self {
+        CuckooBuilder {
+            sizing: Sizing::default(),
+            fp_bits: None,
+            max_kicks: DEFAULT_MAX_KICKS,
+            cap: MemoryCap::NONE,
+            huge_pages: None,
+        }
+    }
+}
+
+impl CuckooBuilder {
+    filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
+    filter_core::huge_pages_setter!();
+
+    /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
+    pub fn fingerprint_bits(mut self, f: u32) -> Self {
+        self.fp_bits = Some(f);
+        self
+    }
+
+    /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]).
+    pub fn max_kicks(mut self, kicks: u32) -> Self {
+        self.max_kicks = kicks;
+        self
+    }
+
+    /// Builds the filter: `ceil(capacity / (4 · 0.95))` buckets, more for small capacities
+    /// ([`buckets_for`]), so the filter holds its capacity.
+    ///
+    /// # Errors
+    /// A capacity of 0, a rate outside (0, 1) or too small for 32-bit fingerprints (below about
+    /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`], a table above the
+    /// memory cap, or a table too large to allocate.
+    pub fn build(self) -> Result<CuckooFilter> {
+        let sizing = self.sizing.validate()?;
+        let f = match self.fp_bits {
+            Some(f) => f,
+            None => math::cuckoo_fingerprint_bits(sizing.fpr, SLOTS)?,
+        };
+        check_fp_bits(f)?;
+        check_max_kicks(self.max_kicks)?;
+        let buckets = buckets_for(sizing.capacity)?;
+        let table = filter_core::try_zeroed_table(
+            table_bytes(buckets, f)?,
+            self.table_options(),
+            "cuckoo table",
+        )?;
+        Ok(CuckooFilter {
+            table,
+            buckets,
+            fp_bits: f,
+            lanes: Lanes::new(f),
+            max_kicks: self.max_kicks,
+            len: 0,
+            sizing,
+        })
+    }
+}
+
+pub(crate) fn check_fp_bits(f: u32) -> Result<()> {
+    if (1..=32).contains(&f) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name: "fingerprint_bits",
+            value: f.to_string(),
+            expected: "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
+                       use a Bloom filter there",
+        })
+    }
+}
+
+pub(crate) fn check_max_kicks(kicks: u32) -> Result<()> {
+    if (1..=MAX_KICKS).contains(&kicks) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name: "max_kicks",
+            value: kicks.to_string(),
+            expected: "between 1 and 65,536 evictions per insert (500 is typical)",
+        })
+    }
+}
+
+/// Bytes of packed slots (without padding).
+pub(crate) fn table_bytes(buckets: u64, f: u32) -> Result<usize> {
+    buckets
+        .checked_mul(u64::from(SLOTS) * u64::from(f))
+        .and_then(|bits| usize::try_from(bits.div_ceil(8)).ok())
+        .filter(|&b| b < isize::MAX as usize - PAD)
+        .map(|b| b + PAD)
+        .ok_or_else(|| Error::SizeOverflow {
+            what: "cuckoo table",
+            hint: format!("{buckets} buckets of {f}-bit slots; lower the capacity"),
+        })
+}

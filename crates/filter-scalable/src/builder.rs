@@ -1,0 +1,89 @@
+//! [`ScalableBuilder`] and the checks of its growth and tightening.
+
+use crate::{ScalableBloom, DEFAULT_GROWTH, DEFAULT_TIGHTENING};
+use filter_core::{Error, MemoryCap, Result, Sizing};
+
+/// Builds a [`ScalableBloom`].
+#[derive(Clone, Debug)]
+pub struct ScalableBuilder {
+    sizing: Sizing,
+    growth: f64,
+    tightening: f64,
+    cap: MemoryCap,
+    huge_pages: Option<bool>,
+}
+
+impl Default for ScalableBuilder {
+    fn default() -> Self {
+        ScalableBuilder {
+            sizing: Sizing::default(),
+            growth: DEFAULT_GROWTH,
+            tightening: DEFAULT_TIGHTENING,
+            cap: MemoryCap::NONE,
+            huge_pages: None,
+        }
+    }
+}
+
+pub(crate) fn check_growth(s: f64) -> Result<f64> {
+    accept_if(
+        s.is_finite() && s > 1.0 && s <= 1024.0,
+        "growth",
+        s,
+        "a growth factor above 1 and at most 1024 (2 doubles each new stage)",
+    )
+}
+
+pub(crate) fn check_tightening(r: f64) -> Result<f64> {
+    accept_if(
+        r.is_finite() && r > 0.0 && r < 1.0,
+        "tightening",
+        r,
+        "a tightening ratio strictly between 0 and 1 (0.8 to 0.9 is typical)",
+    )
+}
+
+/// `value` if `ok`, else the error that names the parameter and says what it should be.
+fn accept_if(ok: bool, name: &'static str, value: f64, expected: &'static str) -> Result<f64> {
+    if ok {
+        Ok(value)
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value: format!("{value}"),
+            expected,
+        })
+    }
+}
+
+impl ScalableBuilder {
+    filter_core::sizing_setters!();
+    filter_core::memory_cap_setter!();
+    filter_core::huge_pages_setter!();
+
+    /// Growth factor `s > 1`: each new stage holds `s` times the previous one's items.
+    pub fn growth(mut self, s: f64) -> Self {
+        self.growth = s;
+        self
+    }
+
+    /// Tightening ratio `0 < r < 1`: each new stage's rate is `r` times the previous one's.
+    pub fn tightening(mut self, r: f64) -> Self {
+        self.tightening = r;
+        self
+    }
+
+    /// Builds the filter with its first stage.
+    ///
+    /// # Errors
+    /// A capacity of 0, a rate outside (0, 1), a growth outside (1, 1024], a tightening outside
+    /// (0, 1), a growth and tightening with which the filter would run out of stages (or of
+    /// representable rates) before its stages reach 2^63 bits, or a first stage above the memory
+    /// cap or too large to allocate.
+    pub fn build(self) -> Result<ScalableBloom> {
+        let mut f = ScalableBloom::validated(self.sizing, self.growth, self.tightening)?;
+        f.tables = self.table_options();
+        f.stages.push(f.new_stage(0)?);
+        Ok(f)
+    }
+}

@@ -1,0 +1,75 @@
+//! The scalable file: the parameters, then each stage's shape, count and bits, each checked
+//! against the shape the parameters give.
+
+use crate::stages::Stage;
+use crate::{ScalableBloom, FILE_KIND, MAX_STAGES};
+use filter_core::format::{invalid, Codec, Encoder, Reader};
+use filter_core::{BloomBits, Error, FileKind, FormatError, KeyHasher, Sizing};
+
+impl Codec for ScalableBloom {
+    const KIND: FileKind = FILE_KIND;
+
+    fn encode_params(&self, e: &mut Encoder<'_>) {
+        self.sizing.encode_params(e);
+        e.f64(self.growth)
+            .f64(self.tightening)
+            .u32(self.stages.len() as u32);
+    }
+
+    fn encode_payload(&self, e: &mut Encoder<'_>) {
+        for s in &self.stages {
+            e.u64(s.len);
+            s.bits.encode_params(e);
+            s.bits.encode_payload(e);
+        }
+    }
+
+    fn decode(
+        hasher: KeyHasher,
+        params: &mut Reader<'_>,
+        payload: &mut Reader<'_>,
+    ) -> Result<Self, FormatError> {
+        let bad = |e: Error| invalid(e.to_string());
+        let sizing = Sizing::decode_params(params, hasher)?;
+        let growth = params.f64()?;
+        let tightening = params.f64()?;
+        let n_stages = params.u32()? as usize;
+        if n_stages == 0 || n_stages > MAX_STAGES {
+            return Err(invalid(format!("{n_stages} stages")));
+        }
+        let mut f = ScalableBloom::validated(sizing, growth, tightening).map_err(bad)?;
+        f.stages
+            .try_reserve_exact(n_stages)
+            .map_err(|_| FormatError::OutOfMemory {
+                bytes: (n_stages * std::mem::size_of::<Stage>()) as u64,
+            })?;
+        for i in 0..n_stages {
+            let len = payload.u64()?;
+            // The derived shape is arithmetic (nothing allocated, whatever the file claims), and
+            // `decode_inline` allocates only the words the payload actually holds.
+            let plan = f.stage_plan(i).map_err(bad)?;
+            let bits = BloomBits::decode_inline(payload)?;
+            if (bits.bits(), bits.hashes()) != (plan.m, plan.k) {
+                return Err(invalid(format!(
+                    "stage {i} does not have the derived shape"
+                )));
+            }
+            // Only the newest stage may be below capacity; older ones filled before it was made.
+            if len > plan.capacity || (i + 1 < n_stages && len != plan.capacity) {
+                return Err(invalid(format!("stage {i} holds {len} items")));
+            }
+            bits.check_len(len)?;
+            f.len = f
+                .len
+                .checked_add(len)
+                .ok_or_else(|| invalid("item count overflows"))?;
+            f.stages.push(Stage {
+                bits,
+                capacity: plan.capacity,
+                fpr: plan.fpr,
+                len,
+            });
+        }
+        Ok(f)
+    }
+}

@@ -1,0 +1,179 @@
+use super::*;
+use filter_core::testkit;
+use filter_core::{format, Error, FormatError, Persist};
+
+#[test]
+fn builder_rejects_bad_growth_and_tightening() {
+    for s in [0.5, 1.0, 1.000_001, 1.05, f64::NAN, f64::INFINITY, 2000.0] {
+        assert!(matches!(
+            ScalableBloom::builder().growth(s).build(),
+            Err(Error::InvalidParameter { name: "growth", .. })
+        ));
+    }
+    for r in [0.0, 1.0, -0.5, f64::NAN] {
+        assert!(matches!(
+            ScalableBloom::builder().tightening(r).build(),
+            Err(Error::InvalidParameter {
+                name: "tightening",
+                ..
+            })
+        ));
+    }
+    assert!(ScalableBloom::builder().capacity(0).build().is_err());
+}
+
+#[test]
+fn stages_grow_and_tighten_as_specified() {
+    let mut f = ScalableBloom::builder()
+        .capacity(100)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    for k in testkit::keys("g", 100 + 200 + 400 + 1) {
+        f.insert(&k).unwrap();
+    }
+    let shapes = f.stage_shapes();
+    assert_eq!(shapes.len(), 4);
+    let caps: Vec<u64> = shapes.iter().map(|s| s.2).collect();
+    assert_eq!(caps, [100, 200, 400, 800]);
+    assert_eq!(shapes[3].3, 1);
+    // Stage 0 at P0 = 0.001: m = ceil(100 ln(1000) / ln2^2) = 1438.
+    assert_eq!(shapes[0].0, math::optimal_bits(100, 0.001).unwrap());
+    assert_eq!(f.capacity(), 1500);
+    assert_eq!(f.fpr_bound(), 0.01 * (1.0 - 0.9) / (1.0 - 0.9));
+}
+
+#[test]
+fn compound_rate_stays_under_the_target_through_growth() {
+    let mut f = ScalableBloom::builder()
+        .capacity(50)
+        .fpr(0.02)
+        .build()
+        .unwrap();
+    for (i, k) in testkit::keys("h", 20_000).iter().enumerate() {
+        f.insert(k).unwrap();
+        if i % 997 == 0 {
+            assert!(f.expected_fpr() <= 0.02, "at {i}: {}", f.expected_fpr());
+        }
+    }
+}
+
+#[test]
+fn corrupted_stage_shapes_are_rejected() {
+    let mut f = ScalableBloom::builder().capacity(10).build().unwrap();
+    for k in testkit::keys("c", 25) {
+        f.insert(&k).unwrap();
+    }
+    let bytes = f.to_bytes();
+    // Change stage 0's item count (first payload field) and reseal the checksum.
+    let params_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+    let at = 24 + params_len + 8;
+    let mut bad = bytes.clone();
+    bad[at] ^= 1;
+    let body = bad.len() - 8;
+    let sum = format::checksum(&bad[..body]);
+    bad[body..].copy_from_slice(&sum.to_le_bytes());
+    assert!(matches!(
+        ScalableBloom::from_bytes(&bad),
+        Err(FormatError::Invalid(_))
+    ));
+}
+
+/// Issue 9: a saved 1,000-key filter (1,896 bytes) whose capacity field was changed and its
+/// public checksum recomputed made the loader allocate each claimed stage (1.8 PB) before
+/// comparing shapes, and abort. Shapes are now compared arithmetically.
+#[test]
+fn crafted_capacity_is_refused_without_allocating() {
+    let mut f = ScalableBloom::builder()
+        .capacity(1000)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    for k in testkit::keys("crafted", 1000) {
+        f.insert(&k).unwrap();
+    }
+    let bytes = f.to_bytes();
+    assert_eq!(bytes.len(), 1896);
+    for capacity in [1_000_000_000_000_000u64, 1 << 62, 999, 1001] {
+        let mut bad = bytes.clone();
+        bad[24..32].copy_from_slice(&capacity.to_le_bytes());
+        format::reseal(&mut bad);
+        assert!(
+            matches!(
+                ScalableBloom::from_bytes(&bad),
+                Err(FormatError::Invalid(_))
+            ),
+            "capacity {capacity}"
+        );
+    }
+}
+
+#[test]
+fn growth_stops_at_the_memory_cap_and_loses_nothing() {
+    let mut f = ScalableBloom::builder()
+        .capacity(100)
+        .max_bytes(1000)
+        .build()
+        .unwrap();
+    let keys = testkit::keys("cap", 1000);
+    let mut stored = 0;
+    for k in &keys {
+        let before = f.clone();
+        match f.insert(k) {
+            Ok(()) => stored += 1,
+            Err(Error::MemoryCap { cap: 1000, .. }) => {
+                assert_eq!(f, before, "a refused growth changed the filter");
+                break;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    // Stages of 100 and 200 items fit in 1000 bytes; the third (400 items) does not.
+    assert_eq!(stored, 300);
+    assert!(f.size_in_bytes() <= 1000);
+    assert!(keys[..stored].iter().all(|k| f.contains(k)));
+    // Loaded under the same cap, the filter still refuses the third stage; under a lower cap
+    // than its stages take, it is refused; loaded without a cap it grows.
+    let bytes = filter_core::Persist::to_bytes(&f);
+    let mut capped = ScalableBloom::from_bytes_capped(&bytes, 1000).unwrap();
+    assert!(matches!(
+        capped.insert(&keys[stored]),
+        Err(Error::MemoryCap { cap: 1000, .. })
+    ));
+    assert!(matches!(
+        ScalableBloom::from_bytes_capped(&bytes, 100),
+        Err(Error::MemoryCap { cap: 100, .. })
+    ));
+    f.set_max_bytes(None);
+    f.insert(&keys[stored]).unwrap();
+    assert!(ScalableBloom::builder()
+        .capacity(1_000_000)
+        .max_bytes(1000)
+        .build()
+        .is_err());
+}
+
+#[test]
+fn every_accepted_growth_keeps_the_growable_promise() {
+    // Accepted: the stages reach the address limit before the stage count runs out.
+    for (s, r) in [(2.0, 0.9), (1.25, 0.9), (4.0, 0.5), (1024.0, 0.99)] {
+        let f = ScalableBloom::builder()
+            .capacity(1)
+            .growth(s)
+            .tightening(r)
+            .build();
+        assert!(f.is_ok(), "s = {s}, r = {r}");
+    }
+    // Refused: 256 stages of these hold far less than memory could.
+    for (s, r) in [(1.0, 0.9), (1.01, 0.9), (2.0, 1e-300)] {
+        let f = ScalableBloom::builder()
+            .capacity(1)
+            .growth(s)
+            .tightening(r)
+            .build();
+        assert!(
+            matches!(f, Err(Error::InvalidParameter { name: "growth", .. })),
+            "s = {s}, r = {r}"
+        );
+    }
+}
