@@ -3,7 +3,7 @@
 //! `cargo bench -p bench-harness` (the 10M-key comparisons are the harness's job, not these).
 
 use bench_harness::dataset::{self, DatasetSpec};
-use bench_harness::filters::Kind;
+use bench_harness::filters::measured;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use filterlab::{murmur3_x64_128, Filter, KeyHasher};
 use std::hint::black_box;
@@ -44,8 +44,9 @@ fn benches(c: &mut Criterion) {
     });
     g.finish();
 
-    for kind in Kind::ALL {
-        let mut full = kind.build(N as u64, 0.01).expect("valid parameters");
+    for kind in measured() {
+        let mut full =
+            bench_harness::filters::build(kind, N as u64, 0.01).expect("valid parameters");
         for k in ds.members.iter() {
             full.insert(k).expect("within capacity");
         }
@@ -64,7 +65,7 @@ fn benches(c: &mut Criterion) {
         });
         g.bench_function("insert", |b| {
             b.iter_batched_ref(
-                || kind.build(N as u64, 0.01).expect("valid parameters"),
+                || bench_harness::filters::build(kind, N as u64, 0.01).expect("valid parameters"),
                 |f| {
                     for k in &misses {
                         f.insert(black_box(k)).expect("within capacity");

@@ -15,7 +15,7 @@
 #![allow(missing_docs)]
 
 use bench_harness::dataset::{generate, DatasetSpec};
-use bench_harness::filters::{AnyFilter, Kind};
+use bench_harness::filters::{AnyFilter, Variant};
 use bench_harness::measure::{median, query_mix, time_lookups, time_peer_lookups};
 use filterlab_peers::{Peer, PeerKind};
 use std::time::Instant;
@@ -74,7 +74,7 @@ fn contenders(f: &AnyFilter, a: &Args) -> anyhow::Result<Vec<(String, AnyFilter)
     };
     let mut out = Vec::new();
     if a.only.is_none() {
-        out.push(("blocked".to_string(), f.clone()));
+        out.push(("blocked".to_string(), AnyFilter::Blocked(b.clone())));
     }
     for k in filterlab::blocked::Kernel::ALL {
         if a.kernels || a.only.as_deref() == Some(k.name()) {
@@ -105,7 +105,7 @@ fn main() -> anyhow::Result<()> {
         seed: 42,
     });
     let p = 0.01;
-    let mut ours = Kind::Blocked.build(a.members as u64, p)?;
+    let mut ours = bench_harness::filters::build(Variant::Blocked, a.members as u64, p)?;
     for k in ds.members.iter() {
         filterlab::Filter::insert(&mut ours, k)?;
     }

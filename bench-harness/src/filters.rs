@@ -1,106 +1,72 @@
-//! The filters under test, as one enum so the timing loops dispatch with a predictable `match`
-//! instead of a virtual call.
+//! The variants under test, taken from the facade's registry ([`filterlab::any`]): the matrix
+//! measures every row filled by inserts whose realised parameters the results model can
+//! record ([`Shaped::shape`]); this file lists no variant of its own.
 
-use filterlab::{
-    BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, Hash128, HashKind, KeyHasher,
-    Result, ScalableBloom,
-};
+use filterlab::any::Params as BuildParams;
+pub use filterlab::{AnyFilter, Variant};
+use filterlab::{Filter, HashKind, KeyHasher, Result};
 
 /// Hash seed of the counting filters (every other filter uses seed 0).
 pub const COUNTING_SEED: u64 = 1;
 
-/// The one list of variants: each line gives the [`Kind`], the filter type and the report
-/// name. It generates [`Kind`], [`Kind::ALL`], [`Kind::name`], [`AnyFilter`] and the
-/// [`Filter`] dispatch; adding a variant is one line here plus its arms in [`Kind::build`] and
-/// the per-variant formulas below (the compiler lists them).
-macro_rules! variants {
-    ($($(#[$doc:meta])* $kind:ident($ty:ty) = $name:literal,)*) => {
-        /// Which variant.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Kind {
-            $($(#[$doc])* $kind,)*
-        }
-
-        const KINDS: usize = [$($name),*].len();
-
-        impl Kind {
-            /// Every variant, in report order.
-            pub const ALL: [Kind; KINDS] = [$(Kind::$kind),*];
-
-            /// The name used in reports (equal to [`Filter::name`]).
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(Kind::$kind => $name,)*
-                }
-            }
-        }
-
-        /// One filter of any variant.
-        #[derive(Clone, Debug)]
-        pub enum AnyFilter {
-            $($(#[$doc])* $kind($ty),)*
-        }
-
-        /// `$body` with `$f` bound to the inner filter, whatever the variant.
-        macro_rules! each {
-            ($self:expr, $f:ident => $body:expr) => {
-                match $self {
-                    $(AnyFilter::$kind($f) => $body,)*
-                }
-            };
-        }
-    };
-}
-
-variants! {
-    /// [`ClassicBloom`].
-    Classic(ClassicBloom) = "classic",
-    /// [`CountingBloom`].
-    Counting(CountingBloom) = "counting",
-    /// [`ScalableBloom`].
-    Scalable(ScalableBloom) = "scalable",
-    /// [`CuckooFilter`].
-    Cuckoo(CuckooFilter) = "cuckoo",
-    /// [`BlockedBloom`] (split-block).
-    Blocked(BlockedBloom) = "blocked",
-}
-
-impl Kind {
-    /// A filter of this kind for `n` items at rate `p`, default hasher.
-    ///
-    /// # Errors
-    /// Invalid parameters.
-    pub fn build(self, n: u64, p: f64) -> Result<AnyFilter> {
-        Ok(match self {
-            Kind::Classic => {
-                AnyFilter::Classic(ClassicBloom::builder().capacity(n).fpr(p).build()?)
-            }
-            // Another seed than the classic filter's: with the same one both would set the
-            // same positions and report the very same false positives, which would make the
-            // counting row a copy of the classic row instead of an independent measurement.
-            Kind::Counting => AnyFilter::Counting(
-                CountingBloom::builder()
-                    .capacity(n)
-                    .fpr(p)
-                    .hasher(KeyHasher::new(HashKind::Xxh3_128, COUNTING_SEED)?)
-                    .build()?,
-            ),
-            Kind::Scalable => {
-                AnyFilter::Scalable(ScalableBloom::builder().capacity(n).fpr(p).build()?)
-            }
-            Kind::Cuckoo => AnyFilter::Cuckoo(CuckooFilter::builder().capacity(n).fpr(p).build()?),
-            Kind::Blocked => {
-                AnyFilter::Blocked(BlockedBloom::builder().capacity(n).fpr(p).build()?)
-            }
+/// The variants the matrix, the scenarios and the builds measure, in registry order: every
+/// row filled by inserts (static and windowed rows are built and measured otherwise) whose
+/// realised parameters [`Shaped::shape`] can record.
+#[must_use]
+pub fn measured() -> Vec<Variant> {
+    Variant::ALL
+        .iter()
+        .copied()
+        .filter(|v| {
+            let c = v.capabilities();
+            !c.static_set && !c.windowed
         })
+        .filter(|&v| build(v, 64, 0.01).ok().is_some_and(|f| f.shape().is_some()))
+        .collect()
+}
+
+/// A filter of `variant` for `n` items at rate `p`, through the registry's builder.
+///
+/// # Errors
+/// Invalid parameters.
+pub fn build(variant: Variant, n: u64, p: f64) -> Result<AnyFilter> {
+    let mut params = BuildParams::new(n, p);
+    // Another seed than the classic filter's for the counting one: with the same one both
+    // would set the same positions and report the very same false positives, which would
+    // make the counting row a copy of the classic row instead of an independent measurement.
+    if variant == Variant::Counting {
+        params = params.hasher(KeyHasher::new(HashKind::Xxh3_128, COUNTING_SEED)?);
+    }
+    AnyFilter::build(variant, &params)
+}
+
+/// A registry parameter as the report's short description writes it.
+fn value_text(v: filterlab::any::Value) -> String {
+    use filterlab::any::Value;
+    match v {
+        Value::Count(c) => c.to_string(),
+        Value::Ratio(r) => format!("{r:.4}"),
+        Value::Rate(r) => filterlab::math::format_real(r),
     }
 }
 
-impl AnyFilter {
+/// What the harness records about a filter beyond the [`Filter`] trait: its realised
+/// parameters, typed, and the formulas the report shows beside its `expected_fpr`.
+pub trait Shaped {
     /// The exact classic-filter rate where the variant is Bloom-shaped, for the report's
-    /// "exact" column (`None` for cuckoo and scalable, whose `expected_fpr` is already their
-    /// formula).
-    pub fn exact_fpr(&self) -> Option<f64> {
+    /// "exact" column (`None` for the others, whose `expected_fpr` is already their formula).
+    fn exact_fpr(&self) -> Option<f64>;
+    /// The standard approximation at the realised parameters.
+    fn approx_fpr(&self) -> f64;
+    /// The realised parameters, typed (`None` for a variant the results model has no
+    /// parameters for: the matrix does not measure it).
+    fn shape(&self) -> Option<crate::record::Params>;
+    /// A short description of the realised parameters (`m=…, k=…`, `f=…, buckets=…`).
+    fn params(&self) -> String;
+}
+
+impl Shaped for AnyFilter {
+    fn exact_fpr(&self) -> Option<f64> {
         match self {
             AnyFilter::Classic(f) => {
                 filterlab::math::classic_fpr_exact(f.bits(), f.len(), f.hashes())
@@ -108,12 +74,11 @@ impl AnyFilter {
             AnyFilter::Counting(f) => {
                 filterlab::math::classic_fpr_exact(f.counters(), f.len(), f.hashes())
             }
-            AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) | AnyFilter::Blocked(_) => None,
+            _ => None,
         }
     }
 
-    /// The standard approximation at the realised parameters.
-    pub fn approx_fpr(&self) -> f64 {
+    fn approx_fpr(&self) -> f64 {
         use filterlab::math;
         match self {
             AnyFilter::Classic(f) => math::classic_fpr(f.bits(), f.len(), f.hashes()),
@@ -124,13 +89,13 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => {
                 filterlab::math::split_block_fpr_block_model(f.blocks(), f.len())
             }
+            other => other.expected_fpr(),
         }
     }
 
-    /// The realised parameters, typed.
-    pub fn shape(&self) -> crate::record::Params {
+    fn shape(&self) -> Option<crate::record::Params> {
         use crate::record::Params;
-        match self {
+        Some(match self {
             AnyFilter::Classic(f) => Params::Classic {
                 m: f.bits(),
                 k: f.hashes(),
@@ -152,11 +117,11 @@ impl AnyFilter {
                 fp_bits: f.fingerprint_bits(),
             },
             AnyFilter::Blocked(f) => Params::Blocked { blocks: f.blocks() },
-        }
+            _ => return None,
+        })
     }
 
-    /// A short description of the realised parameters (`m=…, k=…`, `f=…, buckets=…`).
-    pub fn params(&self) -> String {
+    fn params(&self) -> String {
         match self {
             AnyFilter::Classic(f) => format!("m={} k={}", f.bits(), f.hashes()),
             AnyFilter::Counting(f) => format!("m={} counters k={}", f.counters(), f.hashes()),
@@ -173,56 +138,13 @@ impl AnyFilter {
                 f.load_factor()
             ),
             AnyFilter::Blocked(f) => format!("blocks={} (256-bit, 8 lanes)", f.blocks()),
+            other => other
+                .parameters()
+                .into_iter()
+                .map(|(name, value)| format!("{name}={}", value_text(value)))
+                .collect::<Vec<_>>()
+                .join(" "),
         }
-    }
-}
-
-impl Filter for AnyFilter {
-    #[inline]
-    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
-        each!(self, f => f.insert_hash(hash))
-    }
-    #[inline]
-    fn contains_hash(&self, hash: Hash128) -> bool {
-        each!(self, f => f.contains_hash(hash))
-    }
-    #[inline]
-    fn hasher(&self) -> KeyHasher {
-        each!(self, f => f.hasher())
-    }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> Result<()> {
-        each!(self, f => f.insert(key))
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        each!(self, f => f.contains(key))
-    }
-    fn len(&self) -> u64 {
-        each!(self, f => f.len())
-    }
-    fn capacity(&self) -> u64 {
-        each!(self, f => f.capacity())
-    }
-    fn size_in_bytes(&self) -> usize {
-        each!(self, f => f.size_in_bytes())
-    }
-    fn huge_page_bytes(&self) -> Option<u64> {
-        each!(self, f => f.huge_page_bytes())
-    }
-    fn expected_fpr(&self) -> f64 {
-        each!(self, f => f.expected_fpr())
-    }
-    fn name(&self) -> &'static str {
-        each!(self, f => f.name())
-    }
-    #[inline]
-    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
-        each!(self, f => f.insert_batch(keys))
-    }
-    #[inline]
-    fn contains_batch(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
-        each!(self, f => f.contains_batch(keys, out))
     }
 }
 

@@ -1,7 +1,6 @@
 //! The harness's stages, in pipeline order: [`ALL`]. Each measures one part of the report
 //! (see [`crate::plan`] for how they are driven).
 
-use crate::filters::Kind;
 use crate::judge::targets;
 use crate::measure::SmallPages;
 use crate::plan::{Plan, Run, Stage};
@@ -43,7 +42,7 @@ impl Stage for Comparison {
         let (ctx, plan, n) = (&run.ctx, run.plan, run.n);
         eprintln!(
             "   {} variants x {} targets at n = {n}; builds: ours and the peers', {} interleaved rounds",
-            Kind::ALL.len(),
+            crate::filters::measured().len(),
             plan.targets.len(),
             plan.build_rounds
         );
@@ -54,8 +53,11 @@ impl Stage for Comparison {
         let small_pages = SmallPages::start();
         let built = builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.build_rounds)?;
         let (matrix, filters) = matrix::matrix(ctx, n, built.ours)?;
-        let at_1pct: Vec<_> = filters.iter().take(Kind::ALL.len()).collect();
-        let base = &matrix[..Kind::ALL.len().min(matrix.len())];
+        let at_1pct: Vec<_> = filters
+            .iter()
+            .take(crate::filters::measured().len())
+            .collect();
+        let base = &matrix[..crate::filters::measured().len().min(matrix.len())];
         eprintln!("   parallel lookups");
         let parallel = matrix::parallel(ctx, &at_1pct, base)?;
         eprintln!("   beside the peers at 1%");

@@ -25,7 +25,7 @@
 //!   under the reports directory that no JSON renders.
 
 use crate::dataset::Manifest;
-use crate::filters::Kind;
+use crate::filters::Variant;
 use crate::measure::{Mix, Spread};
 use crate::record::{Record, Results, Scenario, Side};
 use crate::render;
@@ -217,7 +217,7 @@ pub fn counts(records: &[Record]) -> Vec<String> {
             .collect();
         targets.sort_by(f64::total_cmp);
         targets.dedup();
-        for kind in Kind::ALL {
+        for kind in crate::filters::measured() {
             let v = kind.name();
             if count(Scenario::Matrix, v) != targets.len() {
                 p.push(format!(
@@ -239,13 +239,13 @@ pub fn counts(records: &[Record]) -> Vec<String> {
                 ));
             }
         }
-        if count(Scenario::Users, Kind::Classic.name()) < 2 {
+        if count(Scenario::Users, Variant::Classic.name()) < 2 {
             p.push(
                 "users: the second article's filter needs its design-load row and one past it"
                     .into(),
             );
         }
-        for kind in [Kind::Counting, Kind::Cuckoo] {
+        for kind in [Variant::Counting, Variant::Cuckoo] {
             if count(Scenario::Churn, kind.name()) < 2 {
                 p.push(format!(
                     "churn: {} rounds for {}, expected at least 2",
@@ -263,7 +263,7 @@ pub fn counts(records: &[Record]) -> Vec<String> {
     if sizes.is_empty() {
         p.push("size_sweep: no records".into());
     }
-    for kind in Kind::ALL {
+    for kind in crate::filters::measured() {
         if count(Scenario::SizeSweep, kind.name()) != sizes.len() {
             p.push(format!(
                 "size_sweep: {} sizes for {}, expected {}",
@@ -366,8 +366,8 @@ pub fn false_negatives(results: &Results) -> Vec<String> {
 /// Every peer present, with sound timings and enough probes.
 pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
     let mut p = Vec::new();
-    let names = Kind::ALL
-        .iter()
+    let names = crate::filters::measured()
+        .into_iter()
         .map(|k| k.name())
         .chain(PeerKind::ALL.iter().map(|k| k.name()));
     for name in names {

@@ -21,7 +21,7 @@ fn timing(ns: f64, rounds: usize) -> Spread {
 }
 
 /// A row whose false-positive count is exactly what theory expects.
-fn row(scenario: Scenario, kind: Kind, target: f64, step: Option<u64>) -> Record {
+fn row(scenario: Scenario, kind: Variant, target: f64, step: Option<u64>) -> Record {
     let n = 100_000;
     let m = math::optimal_bits(n, target).unwrap();
     let shape = Params::Classic {
@@ -91,7 +91,7 @@ fn peer(name: &str) -> PeerRecord {
 
 fn good() -> Results {
     let mut records = Vec::new();
-    for kind in Kind::ALL {
+    for kind in crate::filters::measured() {
         for t in [0.01, 0.001] {
             records.push(row(Scenario::Matrix, kind, t, None));
         }
@@ -106,18 +106,18 @@ fn good() -> Results {
         }
     }
     for s in [1, 2] {
-        let mut u = row(Scenario::Users, Kind::Classic, 0.01, Some(s));
+        let mut u = row(Scenario::Users, Variant::Classic, 0.01, Some(s));
         u.capacity = 100_000;
         u.n = s * 100_000;
         u.theoretical_fpr = u.shape.as_ref().and_then(|x| x.theory(u.n)).unwrap();
         records.push(u);
     }
-    for kind in [Kind::Counting, Kind::Cuckoo] {
+    for kind in [Variant::Counting, Variant::Cuckoo] {
         for s in 0..3 {
             records.push(row(Scenario::Churn, kind, 0.01, Some(s)));
         }
     }
-    let peers = Kind::ALL
+    let peers = crate::filters::measured()
         .iter()
         .map(|k| k.name())
         .chain(PeerKind::ALL.iter().map(|k| k.name()))
@@ -182,7 +182,7 @@ fn rejects(expect: &str, break_it: impl FnOnce(&mut Results)) {
     );
 }
 
-fn matrix_row(r: &mut Results, kind: Kind) -> &mut Record {
+fn matrix_row(r: &mut Results, kind: Variant) -> &mut Record {
     r.records
         .iter_mut()
         .find(|x| x.scenario == Scenario::Matrix && x.variant == kind.name())
@@ -197,7 +197,7 @@ fn a_sound_run_is_accepted() {
 #[test]
 fn an_always_present_filter_is_rejected() {
     rejects("sigmas off", |r| {
-        let x = matrix_row(r, Kind::Classic);
+        let x = matrix_row(r, Variant::Classic);
         x.false_positives = x.probes;
         x.empirical_fpr = 1.0;
     });
@@ -213,14 +213,14 @@ fn set_false_positives(x: &mut Record, fp: u64) {
 #[test]
 fn a_stored_theory_off_tenfold_is_rejected() {
     rejects("but its parameters give", |r| {
-        matrix_row(r, Kind::Blocked).theoretical_fpr *= 10.0
+        matrix_row(r, Variant::Blocked).theoretical_fpr *= 10.0
     });
 }
 
 #[test]
 fn a_count_tenfold_off_the_recomputed_theory_is_rejected() {
     rejects("sigmas off", |r| {
-        let x = matrix_row(r, Kind::Blocked);
+        let x = matrix_row(r, Variant::Blocked);
         let fp = x.false_positives * 10;
         set_false_positives(x, fp);
     });
@@ -229,17 +229,17 @@ fn a_count_tenfold_off_the_recomputed_theory_is_rejected() {
 #[test]
 fn a_row_without_typed_parameters_is_reported_not_trusted() {
     rejects("theory not recomputable", |r| {
-        matrix_row(r, Kind::Cuckoo).shape = None
+        matrix_row(r, Variant::Cuckoo).shape = None
     });
 }
 
 #[test]
 fn a_stored_rate_or_interval_that_is_not_the_counts_is_rejected() {
     rejects("stored empirical FP rate", |r| {
-        matrix_row(r, Kind::Classic).empirical_fpr *= 0.5
+        matrix_row(r, Variant::Classic).empirical_fpr *= 0.5
     });
     rejects("stored interval", |r| {
-        matrix_row(r, Kind::Classic).fpr_ci_high *= 2.0
+        matrix_row(r, Variant::Classic).fpr_ci_high *= 2.0
     });
 }
 
@@ -261,13 +261,13 @@ fn too_many_rows_outside_their_interval_are_rejected() {
 #[test]
 fn empty_timings_are_rejected() {
     rejects("ns_per_lookup[25%]: missing", |r| {
-        matrix_row(r, Kind::Cuckoo).ns_per_lookup.clear()
+        matrix_row(r, Variant::Cuckoo).ns_per_lookup.clear()
     });
     rejects("ns_per_insert: missing", |r| {
-        matrix_row(r, Kind::Cuckoo).ns_per_insert = None
+        matrix_row(r, Variant::Cuckoo).ns_per_insert = None
     });
     rejects("not a sound timing", |r| {
-        matrix_row(r, Kind::Classic).ns_per_lookup.insert(
+        matrix_row(r, Variant::Classic).ns_per_lookup.insert(
             "50".into(),
             Spread {
                 median: f64::NAN,
@@ -280,14 +280,14 @@ fn empty_timings_are_rejected() {
 #[test]
 fn single_sample_builds_are_rejected() {
     rejects("fewer than 5", |r| {
-        matrix_row(r, Kind::Scalable).ns_per_insert = Some(Spread::single(80.0))
+        matrix_row(r, Variant::Scalable).ns_per_insert = Some(Spread::single(80.0))
     });
 }
 
 #[test]
 fn zero_probes_are_rejected() {
     rejects("0 probes", |r| {
-        let x = matrix_row(r, Kind::Counting);
+        let x = matrix_row(r, Variant::Counting);
         x.probes = 0;
         x.false_positives = 0;
     });

@@ -3,7 +3,7 @@
 //! of the run, never typed. The database and unique-user-count claims belong to the systems
 //! section.
 
-use crate::filters::Kind;
+use crate::filters::Variant;
 use crate::record::pct;
 use crate::record::PeerRecord;
 use crate::record::Results;
@@ -79,7 +79,7 @@ fn not_above(count: u64, trials: u64, q: f64) -> bool {
     trials > 0 && z(count as f64, trials as f64, q) <= SIGMAS
 }
 
-fn matrix(r: &[Record], kind: Kind, target: f64) -> Option<&Record> {
+fn matrix(r: &[Record], kind: Variant, target: f64) -> Option<&Record> {
     r.iter().find(|x| {
         x.scenario == Scenario::Matrix && x.variant == kind.name() && x.target_fpr == target
     })
@@ -166,9 +166,9 @@ fn fp_on_100k() -> Claim {
 /// Counting at 4x the classic memory; cuckoo deleting at about the same memory.
 fn memory_ratios(r: &[Record]) -> Vec<Claim> {
     let (c, k, q) = (
-        matrix(r, Kind::Classic, 0.01),
-        matrix(r, Kind::Counting, 0.01),
-        matrix(r, Kind::Cuckoo, 0.01),
+        matrix(r, Variant::Classic, 0.01),
+        matrix(r, Variant::Counting, 0.01),
+        matrix(r, Variant::Cuckoo, 0.01),
     );
     let counting = match (c, k) {
         (Some(c), Some(k)) => {
@@ -231,12 +231,12 @@ fn memory_ratios(r: &[Record]) -> Vec<Claim> {
 
 /// The scalable filter's FP rate at 4x its declared capacity is not significantly above target.
 fn scalable(r: &[Record]) -> Claim {
-    let end = |v: Kind| {
+    let end = |v: Variant| {
         r.iter()
             .filter(|x| x.scenario == Scenario::Growth && x.variant == v.name())
             .max_by_key(|x| x.step)
     };
-    let (found, verdict) = match (end(Kind::Scalable), end(Kind::Classic)) {
+    let (found, verdict) = match (end(Variant::Scalable), end(Variant::Classic)) {
         (Some(s), Some(c)) => (
             format!(
                 "at {:.0}× the declared capacity: scalable {} ({} of {} probes), classic {}",

@@ -11,7 +11,7 @@
 //! comparison with the peers probes the peers.
 
 use crate::dataset::KeySet;
-use crate::filters::{AnyFilter, Kind};
+use crate::filters::{AnyFilter, Variant};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::stages::{bar, check_no_false_negatives, BuiltFilter, BuiltPeer};
@@ -21,7 +21,7 @@ use std::time::Instant;
 
 /// Everything the build loop produced.
 pub struct Builds {
-    /// Ours, in `targets × Kind::ALL` order.
+    /// Ours, in `targets × crate::filters::measured()` order.
     pub ours: Vec<BuiltFilter>,
     /// The peers at `peer_fpr`, in [`PeerKind::ALL`] order (empty when no peers were asked for).
     pub peers: Vec<BuiltPeer>,
@@ -31,7 +31,7 @@ pub struct Builds {
 /// time (`batched`: through `insert_batch`). Refused inserts fail the run: at capacity, none of
 /// our variants may refuse one.
 fn build_one(
-    kind: Kind,
+    kind: Variant,
     keys: &KeySet,
     n: usize,
     p: f64,
@@ -39,7 +39,7 @@ fn build_one(
 ) -> Result<(AnyFilter, f64)> {
     measure::settle_heap();
     let start = Instant::now();
-    let mut f = kind.build(n as u64, p)?;
+    let mut f = crate::filters::build(kind, n as u64, p)?;
     if batched {
         measure::time_batch_inserts(&mut f, keys, 0..n)?;
     } else {
@@ -77,9 +77,9 @@ pub fn interleaved(
         ctx.members.len()
     );
     let rounds = rounds.max(1);
-    let grid: Vec<(f64, Kind)> = targets
+    let grid: Vec<(f64, Variant)> = targets
         .iter()
-        .flat_map(|&p| Kind::ALL.map(|k| (p, k)))
+        .flat_map(|&p| crate::filters::measured().into_iter().map(move |k| (p, k)))
         .collect();
     let peer_kinds: &[PeerKind] = if peer_fpr.is_some() {
         &PeerKind::ALL
@@ -132,7 +132,7 @@ pub fn interleaved(
 /// Our filters of the last round with the spreads of their build times over the rounds.
 fn built_ours(
     kept: Vec<(AnyFilter, Option<f64>)>,
-    grid: &[(f64, Kind)],
+    grid: &[(f64, Variant)],
     one: &mut [Vec<f64>],
     batched: &mut [Vec<f64>],
 ) -> Vec<BuiltFilter> {

@@ -1,7 +1,7 @@
 //! The measurements behind the reports: the main matrix and the four scenarios.
 
 use crate::dataset::KeySet;
-use crate::filters::{AnyFilter, Kind};
+use crate::filters::{AnyFilter, Variant};
 use crate::measure::{self, Mix, Spread};
 use crate::plan::Ctx;
 use crate::record::{Record, Scenario};
@@ -52,7 +52,7 @@ fn by_mix(mixes: &[Mix], spreads: &[Spread]) -> BTreeMap<String, Spread> {
 
 /// The main matrix: every variant at `n` items and each target rate, from the filters the
 /// interleaved build loop kept (see [`crate::stages::builds`]). Returns the records and the filters
-/// (in `targets × Kind::ALL` order) for the parallel scenario and the peers.
+/// (in `targets × crate::filters::measured()` order) for the parallel scenario and the peers.
 pub fn matrix(
     ctx: &Ctx<'_>,
     n: usize,
@@ -117,9 +117,9 @@ pub fn growth(ctx: &Ctx<'_>, capacity: usize, p: f64) -> Result<Vec<Record>> {
     let step = (capacity / 4).max(1);
     let probes = ctx.scenario_probes.min(ctx.probes.len());
     let mut records = Vec::new();
-    let pb = bar(Kind::ALL.len() as u64, "growth");
-    for kind in Kind::ALL {
-        let mut f = kind.build(capacity as u64, p)?;
+    let pb = bar(crate::filters::measured().len() as u64, "growth");
+    for kind in crate::filters::measured() {
+        let mut f = crate::filters::build(kind, capacity as u64, p)?;
         let mut inserted = 0usize;
         let mut first_failure_load = None;
         let mut failures = 0u64;
@@ -175,8 +175,8 @@ pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Ve
     let probes = ctx.scenario_probes.min(ctx.probes.len());
     let mut records = Vec::new();
     let pb = bar(2, "churn");
-    for kind in [Kind::Counting, Kind::Cuckoo] {
-        let mut f = kind.build(capacity as u64, p)?;
+    for kind in [Variant::Counting, Variant::Cuckoo] {
+        let mut f = crate::filters::build(kind, capacity as u64, p)?;
         let (mut lo, mut hi) = (0usize, 0usize);
         let mut failures = 0u64;
         for round in 0..=rounds {
@@ -236,11 +236,11 @@ pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>>
         let mut filters = Vec::new();
         let mut recs = Vec::new();
         let probes = ctx.scenario_probes.min(ctx.probes.len());
-        for kind in Kind::ALL {
+        for kind in crate::filters::measured() {
             // Built once and not timed: this scenario measures lookups against size (build
             // cost is the matrix's, in interleaved rounds), which also keeps the 10^8-key sweep
             // to one build per filter.
-            let mut f = kind.build(n as u64, p)?;
+            let mut f = crate::filters::build(kind, n as u64, p)?;
             measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
             let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
             let fp = measure::count_present(&f, ctx.probes, 0..probes);

@@ -11,7 +11,7 @@ pub mod systems;
 pub mod threads;
 
 use crate::dataset::KeySet;
-use crate::filters::AnyFilter;
+use crate::filters::{AnyFilter, Shaped};
 use crate::measure::{self, Spread};
 use crate::record::Record;
 use anyhow::{ensure, Result};
@@ -64,7 +64,7 @@ pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u6
     rec.n = n;
     rec.capacity = filter.capacity();
     rec.params = filter.params();
-    rec.shape = Some(filter.shape());
+    rec.shape = filter.shape();
     rec.theoretical_fpr = filter.expected_fpr();
     rec.theoretical_fpr_approx = filter.approx_fpr();
     rec.theoretical_fpr_exact = filter.exact_fpr();

@@ -1,7 +1,7 @@
 //! filterlab beside the peers: same keys, same process, same run, same timing loops.
 
 use crate::dataset::KeySet;
-use crate::filters::{AnyFilter, Kind};
+use crate::filters::{AnyFilter, Shaped, Variant};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::record::{HugePageRecord, PeerRecord, Record, Side};
@@ -144,25 +144,25 @@ fn peer_record(ctx: &Ctx<'_>, b: &BuiltPeer, n: usize, p: f64) -> PeerRecord {
 
 /// Our variants rebuilt at a peer's achieved FP rate, so that lookups and memory can be compared
 /// at equal FP: (our kind, the peer whose rate it takes).
-pub const TWINS: [(Kind, PeerKind); 2] = [
-    (Kind::Cuckoo, PeerKind::Cuckoofilter),
-    (Kind::Scalable, PeerKind::GrowableBloom),
+pub const TWINS: [(Variant, PeerKind); 2] = [
+    (Variant::Cuckoo, PeerKind::Cuckoofilter),
+    (Variant::Scalable, PeerKind::GrowableBloom),
 ];
 
 /// The name of `kind` rebuilt at `peer`'s achieved FP rate.
 #[must_use]
-pub fn twin_name(kind: Kind, peer: PeerKind) -> String {
+pub fn twin_name(kind: Variant, peer: PeerKind) -> String {
     format!("{} at {}'s FP", kind.name(), peer.name())
 }
 
 /// `kind` filled with `n` keys, built for the target among a few multiples of `rate` whose
 /// formula at full load comes closest to `rate` (a scalable filter's first stage runs at a
 /// tenth of its target; a cuckoo filter's fingerprints come in whole bits).
-fn closest_build(ctx: &Ctx<'_>, kind: Kind, n: usize, rate: f64) -> Result<(AnyFilter, f64)> {
+fn closest_build(ctx: &Ctx<'_>, kind: Variant, n: usize, rate: f64) -> Result<(AnyFilter, f64)> {
     let mut best: Option<(f64, AnyFilter, f64)> = None;
     for multiple in [1.0, 1.5, 2.0, 5.0, 10.0] {
         let target = (rate * multiple).clamp(1e-6, 0.5);
-        let mut f = kind.build(n as u64, target)?;
+        let mut f = crate::filters::build(kind, n as u64, target)?;
         measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
         let miss = (f.expected_fpr() / rate.max(1e-9)).ln().abs();
         if best.as_ref().is_none_or(|(m, _, _)| miss < *m) {
@@ -220,9 +220,9 @@ fn twins(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Build {
     /// Our filter, `insert_batch` on one thread.
-    Batched(Kind),
+    Batched(Variant),
     /// Our filter from private shards OR-merged, on every thread.
-    Sharded(Kind),
+    Sharded(Variant),
     /// fastbloom's `AtomicBloomFilter` with foldhash, on every thread.
     FastbloomAtomic,
 }
@@ -257,8 +257,8 @@ pub fn parallel_builds(
         None => times.push((name, vec![t])),
     };
     for _ in 0..rounds {
-        for kind in [Kind::Classic, Kind::Blocked] {
-            let mut f = kind.build(n as u64, p)?;
+        for kind in [Variant::Classic, Variant::Blocked] {
+            let mut f = crate::filters::build(kind, n as u64, p)?;
             measure::settle_heap();
             let t = Instant::now();
             for chunk in keys.chunks(BATCH) {
@@ -294,7 +294,7 @@ pub fn parallel_builds(
 /// Each thread fills a private filter from its shard with `insert_batch`; the shards are then
 /// OR-merged (`union`), which gives exactly the bits of a sequential build.
 fn sharded_build(
-    kind: Kind,
+    kind: Variant,
     keys: &[&[u8]],
     n: usize,
     p: f64,
@@ -304,7 +304,7 @@ fn sharded_build(
     let parts: Vec<AnyFilter> = keys
         .par_chunks(shard)
         .map(|chunk| -> Result<AnyFilter> {
-            let mut f = kind.build(n as u64, p)?;
+            let mut f = crate::filters::build(kind, n as u64, p)?;
             for c in chunk.chunks(BATCH) {
                 f.insert_batch(c)?;
             }
@@ -463,12 +463,12 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
         ctx.queries.min(n),
         ctx.seed ^ 2,
     );
-    let kinds = [Kind::Classic, Kind::Cuckoo, Kind::Blocked];
+    let kinds = [Variant::Classic, Variant::Cuckoo, Variant::Blocked];
     let build_all = || -> Result<Vec<(AnyFilter, Option<f64>)>> {
         kinds
             .iter()
             .map(|kind| {
-                let mut f = kind.build(n as u64, p)?;
+                let mut f = crate::filters::build(*kind, n as u64, p)?;
                 measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
                 let coverage = measure::table_huge_page_coverage(&f);
                 Ok((f, coverage))

@@ -93,7 +93,7 @@ fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
 
     let with_count = |fraction_or_sigmas: Result<f64, f64>| {
         let mut r = good();
-        let x = matrix_row(&mut r, Kind::Blocked);
+        let x = matrix_row(&mut r, Variant::Blocked);
         x.n = 10_000;
         x.shape = Some(small.clone());
         x.theoretical_fpr = q_small;

@@ -57,7 +57,7 @@ fn measured_claims_follow_the_numbers() {
     );
 }
 
-fn matrix_row(kind: Kind, bits_per_key: f64, fp: u64) -> Record {
+fn matrix_row(kind: Variant, bits_per_key: f64, fp: u64) -> Record {
     Record {
         scenario: Scenario::Matrix,
         variant: kind.name().into(),
@@ -75,8 +75,8 @@ fn no_false_positive_is_not_a_rate_of_zero() {
     // 0 false positives made bits / log2(1/0) = 0 and the claim held at any size.
     let r = Results {
         records: vec![
-            matrix_row(Kind::Classic, 9.6, 10_000),
-            matrix_row(Kind::Cuckoo, 40.0, 0),
+            matrix_row(Variant::Classic, 9.6, 10_000),
+            matrix_row(Variant::Cuckoo, 40.0, 0),
         ],
         ..Results::default()
     };
@@ -86,7 +86,7 @@ fn no_false_positive_is_not_a_rate_of_zero() {
     assert!(zero > 0.4 && zero < 0.6, "{zero}");
 }
 
-fn growth_row(kind: Kind, fp: u64) -> Record {
+fn growth_row(kind: Variant, fp: u64) -> Record {
     Record {
         scenario: Scenario::Growth,
         step: Some(4),
@@ -100,15 +100,15 @@ fn growth_row(kind: Kind, fp: u64) -> Record {
 fn a_scalable_rate_well_above_target_fails_even_if_its_interval_is_wide() {
     let mut r = Results {
         records: vec![
-            growth_row(Kind::Scalable, 10_300),
-            growth_row(Kind::Classic, 90_000),
+            growth_row(Variant::Scalable, 10_300),
+            growth_row(Variant::Classic, 90_000),
         ],
         ..Results::default()
     };
     assert_eq!(verdict(&claims(&r), "a scalable"), Verdict::Met);
     // 5 sigmas above 1% on 1M probes, with a stored interval whose low end says 0: the old
     // test read that stored figure (`fpr_ci_low <= target`) and held.
-    r.records[0] = growth_row(Kind::Scalable, 10_500);
+    r.records[0] = growth_row(Variant::Scalable, 10_500);
     r.records[0].fpr_ci_low = 0.0;
     assert_eq!(verdict(&claims(&r), "a scalable"), Verdict::NotMet);
     r.records[0].probes = 0;

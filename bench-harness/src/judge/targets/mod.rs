@@ -2,10 +2,10 @@
 //! same run, each with its numerator and denominator named, and a computed "same conditions?"
 //! verdict that says what differs between the two sides when they are not alike.
 //!
-//! Contenders are named through [`Kind`] and [`PeerKind`], so a rename is a compile error, and a
+//! Contenders are named through [`Variant`] and [`PeerKind`], so a rename is a compile error, and a
 //! lookup of a contender missing from the run is an error, never a silently dropped row.
 
-use crate::filters::Kind;
+use crate::filters::Variant;
 use crate::measure::Spread;
 use crate::record::PeerRecord;
 use anyhow::{anyhow, Result};
@@ -108,11 +108,11 @@ pub enum Against {
     Peers(&'static [PeerKind]),
     /// Another of our own variants (the cuckoo filter's two cache lines against the split-block
     /// filter's one).
-    Ours(Kind),
+    Ours(Variant),
 }
 
 /// One row of the targets table: ours (numerator) against `Against` (denominator).
-pub type Target = (Kind, Metric, Against, Metric, Bound, Terms, Role);
+pub type Target = (Variant, Metric, Against, Metric, Bound, Terms, Role);
 
 /// The issue's targets. Speed rows compare time over time, so `AtMost(0.7)` means "at most 70%
 /// of the peer's time". Like structures are compared: the classic filter against the classic
@@ -121,9 +121,9 @@ pub type Target = (Kind, Metric, Against, Metric, Bound, Terms, Role);
 /// cuckoofilter. The classic filter against fastbloom stays as information, not as a target.
 pub const TARGETS: &[Target] = {
     use Bound::AtMost as M;
-    use Kind::{Blocked, Classic, Cuckoo, Scalable};
     use Metric::*;
     use Role::{Information as INFO, Target as T};
+    use Variant::{Blocked, Classic, Cuckoo, Scalable};
     const FB: Against = Against::Peers(&[PeerKind::FastbloomFoldhash, PeerKind::FastbloomDefault]);
     const CLASSIC: Against =
         Against::Peers(&[PeerKind::Bloomfilter, PeerKind::ProbabilisticCollections]);
@@ -381,7 +381,7 @@ fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
 /// The classic filter against the articles' Python code. A run without the Python side (no
 /// python3) gives explicit not-measured rows, not none.
 fn python_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
-    let c = find(rows, Kind::Classic.name())?;
+    let c = find(rows, Variant::Classic.name())?;
     let py = find(rows, "articles' Python").ok();
     let mut out = Vec::new();
     for m in [

@@ -3,7 +3,7 @@
 
 use super::conditions::{self, Api, Timed};
 use super::{not_measured, row, Bound, Conditions, Ratio, Role, Side, Terms};
-use crate::filters::Kind;
+use crate::filters::Variant;
 use crate::measure::Spread;
 use filterlab_peers::PeerKind;
 
@@ -66,7 +66,7 @@ pub(super) fn parallel_rows(builds: &[(String, Spread)], threads: usize) -> Vec<
         }
     };
     let mut out = Vec::new();
-    for kind in [Kind::Classic, Kind::Blocked] {
+    for kind in [Variant::Classic, Variant::Blocked] {
         let k = kind.name();
         out.push(pair(
             format!("{k}: parallel build speed-up over one thread"),

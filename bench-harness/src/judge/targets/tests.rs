@@ -19,7 +19,7 @@ fn rec(name: &str, ns: f64, fpr: f64) -> PeerRecord {
 }
 
 fn all_rows() -> Vec<PeerRecord> {
-    let mut v: Vec<PeerRecord> = Kind::ALL
+    let mut v: Vec<PeerRecord> = crate::filters::measured()
         .iter()
         .map(|k| rec(k.name(), 10.0, 0.01))
         .collect();

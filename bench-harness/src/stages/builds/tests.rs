@@ -16,12 +16,22 @@ fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {
         scenario_probes: 100,
     };
     let b = interleaved(&ctx, 2000, &[0.01, 0.001], None, 3).unwrap();
-    assert_eq!(b.ours.len(), 2 * Kind::ALL.len());
+    assert_eq!(b.ours.len(), 2 * crate::filters::measured().len());
     assert!(b.peers.is_empty());
     for (i, f) in b.ours.iter().enumerate() {
-        assert_eq!(f.filter.name(), Kind::ALL[i % Kind::ALL.len()].name());
+        assert_eq!(
+            f.filter.name(),
+            crate::filters::measured()[i % crate::filters::measured().len()].name()
+        );
         assert_eq!(f.filter.len(), 2000);
-        assert_eq!(f.target_fpr, if i < Kind::ALL.len() { 0.01 } else { 0.001 });
+        assert_eq!(
+            f.target_fpr,
+            if i < crate::filters::measured().len() {
+                0.01
+            } else {
+                0.001
+            }
+        );
         assert_eq!((f.seconds.rounds, f.seconds_batched.rounds), (3, 3));
         assert!(f.seconds.is_sound() && f.seconds_batched.is_sound());
     }

@@ -5,13 +5,11 @@ use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::stats::{pooled, Count};
-use super::{Lab, Plot, VARIANTS};
-use crate::filters::Kind;
+use super::{variants, Lab, Plot};
+use crate::filters::Variant;
 use anyhow::Result;
-use filterlab::{
-    math, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, HashKind, KeyHasher,
-    ScalableBloom,
-};
+use filterlab::any::Params;
+use filterlab::{math, AnyFilter, BlockedBloom, ClassicBloom, Filter, HashKind, KeyHasher};
 use filterlab_charts::{LineChart, Series, SeriesStyle};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -20,7 +18,12 @@ const TEN_M: u64 = 10_000_000;
 
 /// One variant built for `n` at `target`, filled, in repetitions named after both:
 /// `(bits per key, formula, counts)`.
-fn point(lab: &Lab<'_>, variant: Kind, label: &str, target: f64) -> Result<(f64, f64, Vec<Count>)> {
+fn point(
+    lab: &Lab<'_>,
+    variant: Variant,
+    label: &str,
+    target: f64,
+) -> Result<(f64, f64, Vec<Count>)> {
     let n = lab.n;
     let cap = n as u64;
     macro_rules! measure {
@@ -33,32 +36,16 @@ fn point(lab: &Lab<'_>, variant: Kind, label: &str, target: f64) -> Result<(f64,
     }
     let name = format!("fp_vs_bits/{label}/{target}");
     let ((bpk, formula), counts) = lab.repeat(&name, |d| {
-        Ok(match variant {
-            Kind::Classic => measure!(
-                d,
-                ClassicBloom::builder().capacity(cap).fpr(target).build()?
-            ),
-            Kind::Counting => measure!(
-                d,
-                CountingBloom::builder().capacity(cap).fpr(target).build()?
-            ),
-            // Grown from an eighth of n: four stages.
-            Kind::Scalable => measure!(
-                d,
-                ScalableBloom::builder()
-                    .capacity(cap / 8)
-                    .fpr(target)
-                    .build()?
-            ),
-            Kind::Cuckoo => measure!(
-                d,
-                CuckooFilter::builder().capacity(cap).fpr(target).build()?
-            ),
-            Kind::Blocked => measure!(
-                d,
-                BlockedBloom::builder().capacity(cap).fpr(target).build()?
-            ),
-        })
+        // A growing variant starts from an eighth of n (a scalable filter: four stages).
+        let start = if variant.capabilities().grows {
+            cap / 8
+        } else {
+            cap
+        };
+        Ok(measure!(
+            d,
+            AnyFilter::build(variant, &Params::new(start, target))?
+        ))
     })?;
     Ok((bpk, formula, counts))
 }
@@ -69,7 +56,7 @@ pub fn fp_vs_bits(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let mut series = Vec::new();
     let mut rows = Vec::new();
     let mut lowest: Vec<f64> = Vec::new();
-    for &(variant, label) in &VARIANTS {
+    for (variant, label) in variants() {
         let mut theory = Vec::new();
         let mut measured = Vec::new();
         let mut spread = Vec::new();
@@ -410,7 +397,7 @@ pub fn split_block(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         series: vec![
             Series::new("per-lane formula", lane, SeriesStyle::Dashed),
             Series::new("block model", block, SeriesStyle::Line),
-            Series::new("split block", measured, SeriesStyle::Points).with_spread(spread),
+            Series::new(Variant::Blocked.name(), measured, SeriesStyle::Points).with_spread(spread),
         ],
     };
     Ok((section, vec![Plot::new("split_block", chart)]))

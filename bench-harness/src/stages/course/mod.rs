@@ -25,14 +25,15 @@ use filterlab_charts::LineChart;
 use model::{CourseDoc, Settings};
 use std::time::Instant;
 
-/// The variants, and the name each has in every course figure (so one colour each).
-pub const VARIANTS: [(crate::filters::Kind, &str); 5] = [
-    (crate::filters::Kind::Classic, "classic"),
-    (crate::filters::Kind::Counting, "counting"),
-    (crate::filters::Kind::Scalable, "scalable"),
-    (crate::filters::Kind::Cuckoo, "cuckoo"),
-    (crate::filters::Kind::Blocked, "split block"),
-];
+/// The variants the course measures (the harness's measured rows of the registry), each named
+/// in every course figure by its registry name (so one colour each).
+#[must_use]
+pub fn variants() -> Vec<(crate::filters::Variant, &'static str)> {
+    crate::filters::measured()
+        .into_iter()
+        .map(|v| (v, v.name()))
+        .collect()
+}
 
 /// How large the course's runs are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
