@@ -3,6 +3,7 @@
 # installs it into a fresh virtual environment, and runs its pytest suite there.
 #
 #   bash scripts/python.sh            # venv in target/python-venv (nothing installed globally)
+#   bash scripts/python.sh --no-tests # the venv and the wheel only (the harness's full run)
 #
 # maturin, pytest, numpy and mypy (its stubtest checks the .pyi against the built module) come
 # from PyPI into the venv, with the peers the harness's Python section measures the package
@@ -34,6 +35,11 @@ rm -f "$WHEELS"/filterlab-*.whl
 wheels=("$WHEELS"/filterlab-*-abi3-*.whl)
 [[ -f ${wheels[0]} ]] || { log "no abi3 wheel in $WHEELS"; exit 1; }
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "${wheels[0]}"
+
+if [[ ${1:-} == --no-tests ]]; then
+    log "venv ready in $VENV (tests not run: --no-tests)"
+    exit 0
+fi
 
 log "CLI for the cross-format tests"
 cargo build -q -p filterlab-cli
