@@ -1,6 +1,6 @@
 //! The goals of issue 20, judged from the section's records with the harness's one
 //! [`Bound`] / [`Verdict`] machinery: ratios of medians with a paired bootstrap interval over
-//! the interleaved rounds ([`crate::judge::ratio_interval`]), absolute figures with the
+//! the interleaved rounds ([`crate::record::verdict::ratio_interval`]), absolute figures with the
 //! bootstrap interval of their median, and FP rates with their Wilson interval against the
 //! binomial band of what the filter promises.
 

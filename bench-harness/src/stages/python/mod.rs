@@ -6,9 +6,10 @@
 //! (target/python-venv, or `$FILTERLAB_VENV`, made by `scripts/python.sh` from PyPI, never a
 //! global interpreter): one timing process with interleaved rounds, then a fresh process per
 //! contender for its peak memory, rbloom's own benchmark, and a filter file made and loaded in a
-//! fresh process. Everything the script prints is parsed into the typed records of [`model`]
-//! (unknown fields and contenders rejected) and judged in [`goals`]; [`render`] writes the page
-//! from the JSON alone, and `check` re-renders it and recomputes the goals.
+//! fresh process. Everything the script prints is parsed into the typed records of
+//! [`crate::record::python`] (unknown fields and contenders rejected) and judged in
+//! [`crate::record::python::goals`]; `render/python.rs` writes the page from the JSON alone (the
+//! stage hands its report to the pipeline), and `check` re-renders it and recomputes the goals.
 //!
 //! Where the section cannot run (no venv, a module missing) it writes a page that says so and
 //! the run goes on; under CI (`CI=true`) or with `FILTERLAB_REQUIRE_PYTHON=1` that is an error.
