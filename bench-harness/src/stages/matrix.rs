@@ -69,21 +69,17 @@ pub fn matrix(
             f.name(),
             f.len()
         );
-        let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
-        let fp = measure::count_present(&f, ctx.probes, 0..ctx.probes.len());
         let per_key = 1e9 / n as f64;
-        let mut rec = Record {
+        let rec = Record {
             scenario: Scenario::Matrix,
             target_fpr: b.target_fpr,
-            false_negatives,
             ns_per_insert: Some(b.seconds.scaled(per_key)),
             ns_per_insert_batched: Some(b.seconds_batched.scaled(per_key)),
             build_seconds: Some(b.seconds),
             huge_page_coverage: b.huge_page_coverage,
             ..Record::default()
         };
-        fill_fpr_fields(&mut rec, &f, fp, ctx.probes.len() as u64);
-        records.push(rec);
+        records.push(checked_record(ctx, &f, 0..n, ctx.probes.len(), rec)?);
         filters.push(f);
         pb.inc(1);
     }
@@ -108,6 +104,25 @@ pub fn matrix(
         rec.latency_p99_ns = Some(p99);
     }
     Ok((records, filters))
+}
+
+/// The scenario record of `f` after `inserted` members: the false-negative check over them,
+/// then the FP rate on the first `probes` probes, on top of `rec`'s scenario fields.
+fn checked_record(
+    ctx: &Ctx<'_>,
+    f: &AnyFilter,
+    inserted: std::ops::Range<usize>,
+    probes: usize,
+    rec: Record,
+) -> Result<Record> {
+    let false_negatives = check_no_false_negatives(f, ctx.members, inserted)?;
+    let fp = measure::count_present(f, ctx.probes, 0..probes);
+    let mut rec = Record {
+        false_negatives,
+        ..rec
+    };
+    fill_fpr_fields(&mut rec, f, fp, probes as u64);
+    Ok(rec)
 }
 
 /// Growth: insert 0 → 4× the declared capacity, measuring the FP rate at every quarter.
@@ -135,19 +150,15 @@ pub fn growth(ctx: &Ctx<'_>, capacity: usize, p: f64) -> Result<Vec<Record>> {
                     Err(e) => bail!("{}: unexpected insert error {e}", kind.name()),
                 }
             }
-            let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
-            let fp = measure::count_present(&f, ctx.probes, 0..probes);
-            let mut rec = Record {
+            let rec = Record {
                 scenario: Scenario::Growth,
                 target_fpr: p,
-                false_negatives,
                 step: Some(checkpoint as u64),
                 insert_failures: Some(failures),
                 first_failure_load,
                 ..Record::default()
             };
-            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
-            records.push(rec);
+            records.push(checked_record(ctx, &f, 0..inserted, probes, rec)?);
         }
         pb.inc(1);
     }
@@ -198,18 +209,14 @@ pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Ve
                 "{} refused an insert during churn",
                 kind.name()
             );
-            let false_negatives = check_no_false_negatives(&f, ctx.members, lo..hi)?;
-            let fp = measure::count_present(&f, ctx.probes, 0..probes);
-            let mut rec = Record {
+            let rec = Record {
                 scenario: Scenario::Churn,
                 target_fpr: p,
-                false_negatives,
                 step: Some(round as u64),
                 insert_failures: Some(failures),
                 ..Record::default()
             };
-            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
-            records.push(rec);
+            records.push(checked_record(ctx, &f, lo..hi, probes, rec)?);
         }
         pb.inc(1);
     }
@@ -242,16 +249,12 @@ pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>>
             // to one build per filter.
             let mut f = crate::filters::build(kind, n as u64, p)?;
             measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
-            let false_negatives = check_no_false_negatives(&f, ctx.members, 0..n)?;
-            let fp = measure::count_present(&f, ctx.probes, 0..probes);
-            let mut rec = Record {
+            let rec = Record {
                 scenario: Scenario::SizeSweep,
                 target_fpr: p,
-                false_negatives,
                 ..Record::default()
             };
-            fill_fpr_fields(&mut rec, &f, fp, probes as u64);
-            recs.push(rec);
+            recs.push(checked_record(ctx, &f, 0..n, probes, rec)?);
             filters.push(f);
         }
         let mixes: Vec<KeySet> = sweep_mixes
@@ -350,17 +353,13 @@ pub fn users(ctx: &Ctx<'_>, design: usize, m: u64, k: u32) -> Result<Vec<Record>
         let (_, failures) = measure::time_inserts(&mut f, ctx.members, inserted..checkpoint);
         ensure!(failures == 0, "the article's filter refused an insert");
         inserted = checkpoint;
-        let false_negatives = check_no_false_negatives(&f, ctx.members, 0..inserted)?;
-        let fp = measure::count_present(&f, ctx.probes, 0..probes);
-        let mut rec = Record {
+        let rec = Record {
             scenario: Scenario::Users,
             target_fpr: 0.01,
-            false_negatives,
             step: Some(checkpoint as u64),
             ..Record::default()
         };
-        fill_fpr_fields(&mut rec, &f, fp, probes as u64);
-        records.push(rec);
+        records.push(checked_record(ctx, &f, 0..inserted, probes, rec)?);
     }
     Ok(records)
 }

@@ -46,15 +46,7 @@ impl Bits {
             pos(lab.member_keys.get(i), &mut p);
             p.iter().for_each(|&x| self.set(x % self.m));
         }
-        let hits = d
-            .probe_range
-            .clone()
-            .filter(|&i| {
-                pos(lab.probe_keys.get(i), &mut p);
-                p.iter().all(|&x| self.get(x % self.m))
-            })
-            .count();
-        d.count(hits as u64, d.probe_range.len() as u64)
+        self.probe(lab, d, &pos)
     }
 
     /// Counts the draw's probes whose positions are all set.
