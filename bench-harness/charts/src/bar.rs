@@ -229,15 +229,7 @@ impl BarFigure<'_> {
                 (s.left + SWATCH, top + SWATCH),
                 group.colour.to_rgba(),
             )?;
-            canvas.text(
-                group.name,
-                (s.left + SWATCH + 6.0, s.baseline),
-                LEGEND_SIZE,
-                Align::Left,
-                false,
-                &INK,
-                false,
-            )?;
+            canvas.legend_label(group.name, (s.left + SWATCH + 6.0, s.baseline))?;
         }
         Ok(())
     }

@@ -252,6 +252,11 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
             .draw(&Text::new(text, self.pt(anchor), text_style))
             .map_err(drawing_error)
     }
+
+    /// Draws a legend entry's `name`, left-aligned with its baseline at `at`.
+    pub(crate) fn legend_label(&self, name: &str, at: (f64, f64)) -> anyhow::Result<()> {
+        self.text(name, at, LEGEND_SIZE, Align::Left, false, &INK, false)
+    }
 }
 
 /// Width in logical pixels of `text` at `size`.

@@ -293,15 +293,7 @@ impl<'a> LineFigure<'a> {
             if let Some(m) = rows.iter().find(|r| r.style.has_markers()) {
                 canvas.marker(m.marker, ((sx0 + sx1) / 2.0, cy), m.colour)?;
             }
-            canvas.text(
-                s.name,
-                (sx1 + 8.0, cy + LEGEND_SIZE * CAP_HEIGHT / 2.0),
-                LEGEND_SIZE,
-                Align::Left,
-                false,
-                &INK,
-                false,
-            )?;
+            canvas.legend_label(s.name, (sx1 + 8.0, cy + LEGEND_SIZE * CAP_HEIGHT / 2.0))?;
         }
         Ok(())
     }

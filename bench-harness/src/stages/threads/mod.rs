@@ -195,6 +195,15 @@ fn threaded<T: Sync>(
     (start.elapsed().as_secs_f64(), t)
 }
 
+/// Inserts every key on `threads` threads through `insert` (one shared filter's); the seconds.
+fn shared_inserts(keys: &[&[u8]], threads: usize, insert: impl Fn(&[u8]) + Sync) -> f64 {
+    let (secs, _) = threaded(keys, 1, threads, |k| {
+        insert(k);
+        Tally::default()
+    });
+    secs
+}
+
 /// Builds `who` from `keys` on `threads` threads; returns it and the insert seconds (the zeroed
 /// table's allocation is not timed, for any contender).
 fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)> {
@@ -205,10 +214,7 @@ fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)>
                 .capacity(n)
                 .fpr(FPR)
                 .build_atomic()?;
-            let (secs, _) = threaded(keys, 1, threads, |k| {
-                f.insert(k);
-                Tally::default()
-            });
+            let secs = shared_inserts(keys, threads, |k| f.insert(k));
             (Built::Classic(f), secs)
         }
         Contender::Blocked => {
@@ -216,10 +222,7 @@ fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)>
                 .capacity(n)
                 .fpr(FPR)
                 .build_atomic()?;
-            let (secs, _) = threaded(keys, 1, threads, |k| {
-                f.insert(k);
-                Tally::default()
-            });
+            let secs = shared_inserts(keys, threads, |k| f.insert(k));
             (Built::Blocked(f), secs)
         }
         Contender::Fastbloom => {
