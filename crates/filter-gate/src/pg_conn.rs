@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tokio::runtime::{Builder, Runtime};
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Config, NoTls, Row, Statement};
+use tokio_postgres::{Client, Config, NoTls, Row, Statement, ToStatement};
 
 use crate::postgres::pg_err;
 use crate::store::{StoreError, StoreErrorKind, StoreResult};
@@ -117,21 +117,11 @@ impl Conn {
 
 /// Bounded calls, each failing as the driver says (see [`pg_err`]) or past the deadline.
 impl Conn {
-    pub(crate) fn query(
+    /// `stmt` is SQL text or a prepared [`Statement`].
+    pub(crate) fn query<S: ?Sized + ToStatement>(
         &mut self,
         op: &'static str,
-        sql: &str,
-        p: Params<'_>,
-    ) -> StoreResult<Vec<Row>> {
-        self.run(op, true, |c| async move {
-            c.query(sql, p).await.map_err(pg_err(op))
-        })
-    }
-
-    pub(crate) fn query_stmt(
-        &mut self,
-        op: &'static str,
-        stmt: &Statement,
+        stmt: &S,
         p: Params<'_>,
     ) -> StoreResult<Vec<Row>> {
         self.run(op, true, |c| async move {
@@ -139,25 +129,15 @@ impl Conn {
         })
     }
 
-    pub(crate) fn query_opt_stmt(
+    /// `stmt` is SQL text or a prepared [`Statement`].
+    pub(crate) fn query_opt<S: ?Sized + ToStatement>(
         &mut self,
         op: &'static str,
-        stmt: &Statement,
+        stmt: &S,
         p: Params<'_>,
     ) -> StoreResult<Option<Row>> {
         self.run(op, true, |c| async move {
             c.query_opt(stmt, p).await.map_err(pg_err(op))
-        })
-    }
-
-    pub(crate) fn query_opt(
-        &mut self,
-        op: &'static str,
-        sql: &str,
-        p: Params<'_>,
-    ) -> StoreResult<Option<Row>> {
-        self.run(op, true, |c| async move {
-            c.query_opt(sql, p).await.map_err(pg_err(op))
         })
     }
 

@@ -315,14 +315,14 @@ fn random_token() -> i64 {
 impl Store for PgStore {
     fn exists(&mut self, email: &str) -> StoreResult<bool> {
         self.ensure()?;
-        let rows = self.conn.query_stmt("select", &self.exists, &[&email]);
+        let rows = self.conn.query("select", &self.exists, &[&email]);
         let rows = match rows {
             // A read is safe to retry: once, on a new connection (a restarted server, a
             // connection cut while idle). Not after a timeout, which would double the wait.
             Err(e) if e.kind == StoreErrorKind::Unavailable => {
                 self.broken = true;
                 self.ensure()?;
-                let again = self.conn.query_stmt("select", &self.exists, &[&email]);
+                let again = self.conn.query("select", &self.exists, &[&email]);
                 again.map_err(|e| self.note(e))?
             }
             other => other?,
@@ -341,7 +341,7 @@ impl Store for PgStore {
                 s
             }
         };
-        let row = self.conn.query_opt_stmt("insert", &insert, &[&email]);
+        let row = self.conn.query_opt("insert", &insert, &[&email]);
         let row = row.map_err(|e| self.note(e))?;
         Ok(match row {
             Some(_) => Insert::Inserted,
