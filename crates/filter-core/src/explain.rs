@@ -48,6 +48,16 @@ pub enum Positions {
         /// Each stage's positions.
         stages: Vec<Positions>,
     },
+    /// A home slot and the remainder stored in its run (a quotient filter: the run may have
+    /// been shifted right of its home slot by the runs before it).
+    Run {
+        /// The home slot (the quotient).
+        quotient: u64,
+        /// The remainder stored in the run.
+        remainder: u64,
+        /// Bits of a remainder.
+        remainder_bits: u32,
+    },
 }
 
 /// A filter that tells which positions a key touches.

@@ -201,6 +201,10 @@ fn positions(t: &Positions, out: &mut String) {
             out,
             "  fingerprint {fingerprint}, bucket {primary} or alternate {alternate}; alternate = (mix(fingerprint) - primary) mod buckets, so either bucket finds the other"
         ),
+        Positions::Run { quotient, remainder, remainder_bits } => writeln!(
+            out,
+            "  home slot {quotient}, {remainder_bits}-bit remainder {remainder}; stored in the run of its home slot, shifted right past the runs before it"
+        ),
         other => writeln!(out, "  {other:?}"),
     };
 }

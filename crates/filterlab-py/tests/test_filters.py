@@ -12,11 +12,21 @@ from filterlab import (
     ClassicBloom,
     CountingBloom,
     CuckooFilter,
+    ExpandableCuckoo,
     FilterlabError,
+    QuotientFilter,
     ScalableBloom,
 )
 
-SINGLE = [ClassicBloom, CountingBloom, ScalableBloom, CuckooFilter, BlockedBloom]
+SINGLE = [
+    ClassicBloom,
+    CountingBloom,
+    ScalableBloom,
+    CuckooFilter,
+    BlockedBloom,
+    QuotientFilter,
+    ExpandableCuckoo,
+]
 ATOMIC = [AtomicClassicBloom, AtomicBlockedBloom]
 ALL = SINGLE + ATOMIC
 
@@ -100,7 +110,7 @@ def test_union_of_other_shapes_is_refused(cls):
         a.union(b)
 
 
-@pytest.mark.parametrize("cls", [CountingBloom, CuckooFilter])
+@pytest.mark.parametrize("cls", [CountingBloom, CuckooFilter, QuotientFilter, ExpandableCuckoo])
 def test_remove(cls):
     f = cls(1_000, 0.01)
     f.add("gone@example.com")

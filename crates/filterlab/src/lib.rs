@@ -10,6 +10,8 @@
 //! | size unknown in advance                | [`ScalableBloom`] | `filter-scalable` |
 //! | deletions at about classic memory      | [`CuckooFilter`]  | `filter-cuckoo`   |
 //! | fastest lookups, a bit more memory     | [`BlockedBloom`]  | `filter-blocked`  |
+//! | deletions and copies, resize and merge | [`QuotientFilter`] | `filter-quotient` |
+//! | deletions, size unknown in advance     | [`ExpandableCuckoo`] | `filter-expand` |
 //!
 //! ```
 //! use filterlab::{ClassicBloom, CuckooFilter, Deletable, Filter};
@@ -85,6 +87,8 @@ pub use filter_core::{
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};
+pub use filter_expand::{ExpandableBuilder, ExpandableCuckoo};
+pub use filter_quotient::{QuotientBuilder, QuotientFilter};
 pub use filter_scalable::{ScalableBloom, ScalableBuilder};
 
 pub mod any;
@@ -111,6 +115,14 @@ pub mod cuckoo {
 /// The split-block Bloom filter crate.
 pub mod blocked {
     pub use filter_blocked::*;
+}
+/// The quotient filter crate.
+pub mod quotient {
+    pub use filter_quotient::*;
+}
+/// The expandable cuckoo filter crate.
+pub mod expandable {
+    pub use filter_expand::*;
 }
 
 /// The sign-up gate: a filter in front of a SQLite or PostgreSQL users table (feature `gate`).

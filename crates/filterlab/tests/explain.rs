@@ -67,6 +67,37 @@ fn check(positions: &Positions, changed: &[u64], after: &[u8], f: &AnyFilter) {
             );
             assert_eq!(sorted(counters.clone()), raised, "{v}");
         }
+        Positions::Stages { stages } if matches!(f, AnyFilter::Expandable(_)) => {
+            let (
+                AnyFilter::Expandable(e),
+                [Positions::Buckets {
+                    fingerprint,
+                    primary,
+                    alternate,
+                }],
+            ) = (f, &stages[..])
+            else {
+                panic!("{v}: one stage of buckets expected, got {stages:?}")
+            };
+            // The stage payload starts with its level (u32) and entry count (u64, which the
+            // insert raises from 0 to 1: bit 32); an empty stage takes the fingerprint in the
+            // first slot of one of its buckets.
+            let bits = u64::from(e.initial_fingerprint_bits());
+            let written = |bucket: u64| {
+                let at = 96 + bucket * 4 * bits;
+                let mut w: Vec<u64> = (0..bits)
+                    .filter(|i| fingerprint >> i & 1 == 1)
+                    .map(|i| at + i)
+                    .collect();
+                w.insert(0, 32);
+                w
+            };
+            assert!(
+                written(*primary) == changed || written(*alternate) == changed,
+                "{v}: {changed:?}"
+            );
+            assert!(*fingerprint >= 1 && *fingerprint < 1 << bits, "{v}");
+        }
         Positions::Stages { stages } => {
             let [Positions::Bits { bits, .. }] = &stages[..] else {
                 panic!("{v}: one stage of bits expected, got {stages:?}")
@@ -119,6 +150,27 @@ fn check(positions: &Positions, changed: &[u64], after: &[u8], f: &AnyFilter) {
                 .iter()
                 .all(|b| in_primary.contains(b) || in_alternate.contains(b)));
             assert!(*fingerprint >= 1 && *fingerprint < 1 << bits, "{v}");
+        }
+        Positions::Run {
+            quotient,
+            remainder,
+            remainder_bits,
+        } => {
+            let AnyFilter::Quotient(q) = f else {
+                panic!("{v} reports a run")
+            };
+            // An empty table: the remainder goes to its home slot, whose occupied and run-end
+            // bits are set; the payload is occupieds, run ends (a bit per slot each), then the
+            // packed remainders.
+            let slots = q.slots();
+            let rem_at = 2 * slots + quotient * u64::from(*remainder_bits);
+            let mut want = vec![*quotient, slots + quotient];
+            want.extend(
+                (0..u64::from(*remainder_bits))
+                    .filter(|i| remainder >> i & 1 == 1)
+                    .map(|i| rem_at + i),
+            );
+            assert_eq!(sorted(want), changed, "{v}");
         }
         other => panic!("{v}: positions of a kind this test does not know: {other:?}"),
     }

@@ -82,7 +82,114 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
     if let Detail::Scalable { p0, r, s, growth } = &plan.detail {
         out.extend(scalable_formulas(p, *p0, *r, *s, growth));
     }
+    if let Detail::Expandable {
+        fingerprint_bits,
+        buckets,
+        growth,
+        period,
+        bound,
+    } = &plan.detail
+    {
+        out.extend(expandable_formulas(
+            p,
+            *fingerprint_bits,
+            *buckets,
+            *growth,
+            *period,
+            *bound,
+        ));
+    }
+    if let Detail::Quotient {
+        quotients,
+        remainder_bits,
+        slots,
+        load,
+    } = &plan.detail
+    {
+        out.extend(quotient_formulas(
+            n,
+            p,
+            *quotients,
+            *remainder_bits,
+            *slots,
+            *load,
+        ));
+    }
     out
+}
+
+fn expandable_formulas(
+    p: f64,
+    f0: u32,
+    b0: u64,
+    growth: u32,
+    period: u32,
+    bound: f64,
+) -> Vec<Formula> {
+    use crate::expandable::math as em;
+    vec![
+        Formula {
+            name: "stage i",
+            symbolic: "B_i = B0 g^i,  f_i = f0 + floor(i / k)",
+            substituted: format!(
+                "B0 = {b0} buckets (3.8 B0 >= n), g = {growth}, f0 = {f0} bits, k = {period}"
+            ),
+            source: "filter-expand: the addresses of stage i nest in those of the older stages",
+        },
+        Formula {
+            name: "stage rate",
+            symbolic: "p_i = 1 - (1 - q(f_i) 2/B_i)^(n_i), below 7.6 q(f_i) at capacity",
+            substituted: format!(
+                "stage 0 full: {}",
+                rate(em::stage_fpr(f0, b0, em::stage_capacity(b0)))
+            ),
+            source: "Fan et al. 2014, §5.1, per stage",
+        },
+        Formula {
+            name: "compound bound",
+            symbolic: "p <= Σ_i 7.6 q(f_i) <= P",
+            substituted: format!("{} <= {}", rate(bound), math::format_real(p)),
+            source: "union bound over every stage the filter can ever have",
+        },
+    ]
+}
+
+fn quotient_formulas(n: u64, p: f64, q: u64, r: u32, slots: u64, load: f64) -> Vec<Formula> {
+    use crate::quotient::math as qm;
+    vec![
+        Formula {
+            name: "remainder bits",
+            symbolic: "r = ceil(log2(0.95 / -ln(1 - p)))",
+            substituted: format!("ceil(log2(0.95 / -ln(1 - {}))) = {r}", math::format_real(p)),
+            source: "Bender et al. 2012, §2, at the 95% load of Pandey et al. 2017",
+        },
+        Formula {
+            name: "quotients",
+            symbolic: "Q = min { Q : floor(0.95 Q) >= n }",
+            substituted: format!(
+                "{q} home slots, {slots} slots with the extra ones, load α = {n}/{q} = {load:.4}"
+            ),
+            source: "Pandey, Bender, Johnson & Patro 2017 (rank-and-select layout)",
+        },
+        Formula {
+            name: "false-positive rate",
+            symbolic: "p = 1 - (1 - 1/(Q 2^r))^n ≈ 1 - e^(-α/2^r)",
+            substituted: format!(
+                "1 - (1 - 1/({q}·2^{r}))^{n} = {}",
+                rate(qm::quotient_fpr_exact(q, r, n))
+            ),
+            source: "Bender et al. 2012, §2",
+        },
+        Formula {
+            name: "bits per item",
+            symbolic: "C = (r + 2.5) / α",
+            substituted: format!(
+                "({r} + 2.5) / {load:.4} = {:.3}",
+                qm::quotient_bits_per_item(r, load)
+            ),
+            source: "two metadata bits per slot and a 32-bit offset per 64 slots",
+        },
+    ]
 }
 
 fn counting_formula(n: u64, m: u64, k: u32, counter_bits: u32, bound: f64) -> Formula {
@@ -266,6 +373,24 @@ impl Plan {
                 keys_per_block,
             } => vec![format!(
                 "{blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
+            )],
+            Detail::Expandable {
+                fingerprint_bits,
+                buckets,
+                growth,
+                period,
+                bound,
+            } => vec![format!(
+                "first stage {buckets} buckets x 4 slots of {fingerprint_bits} bits; growth {growth}, +1 bit every {period} stages; bound {}",
+                rate(*bound)
+            )],
+            Detail::Quotient {
+                quotients,
+                remainder_bits,
+                slots,
+                load,
+            } => vec![format!(
+                "{quotients} quotients, {remainder_bits}-bit remainders, {slots} slots, load {load:.4}"
             )],
             Detail::Scalable { p0, r, s, growth } => {
                 let mut out = vec![format!(

@@ -5,8 +5,8 @@
 use super::sizing::{self, Detail, Sizing, Value};
 use super::{Knob, Params};
 use crate::{
-    cuckoo, math, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, Growable,
-    Result, ScalableBloom,
+    cuckoo, expandable, math, quotient, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter,
+    ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom,
 };
 
 /// `$ty`'s builder with the capacity, rate and hasher of `$p`.
@@ -208,5 +208,71 @@ impl Member for BlockedBloom {
     }
     fn parameters(&self) -> Vec<(&'static str, Value)> {
         vec![("blocks", Value::Count(self.blocks()))]
+    }
+}
+
+impl Member for QuotientFilter {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[])?;
+        capped!(sized!(QuotientFilter, p), p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::quotient(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let (q, r, n) = (self.quotients(), self.remainder_bits(), self.capacity());
+        let p = quotient::math::quotient_fpr_exact(q, r, n);
+        let detail = Detail::Quotient {
+            quotients: q,
+            remainder_bits: r,
+            slots: self.slots(),
+            load: n as f64 / q as f64,
+        };
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("quotients", Value::Count(self.quotients())),
+            ("remainder_bits", Value::Count(self.remainder_bits().into())),
+            ("slots", Value::Count(self.slots())),
+            ("resizes", Value::Count(self.resizes().into())),
+            ("load", Value::Ratio(self.load_factor())),
+        ]
+    }
+}
+
+impl Member for ExpandableCuckoo {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[Knob::MaxKicks])?;
+        let mut b = sized!(ExpandableCuckoo, p);
+        if let Some(k) = p.max_kicks {
+            b = b.max_kicks(k);
+        }
+        capped!(b, p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::expandable(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let first = self.stage_shapes().first().copied();
+        let (buckets, f, cap, _) = first.unwrap_or((0, self.initial_fingerprint_bits(), 0, 0));
+        let p = expandable::math::stage_fpr(f, buckets, cap);
+        let detail = Detail::Expandable {
+            fingerprint_bits: f,
+            buckets,
+            growth: self.growth(),
+            period: self.tightening_period(),
+            bound: Growable::fpr_bound(self),
+        };
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("stages", Value::Count(Growable::stages(self) as u64)),
+            ("f0", Value::Count(self.initial_fingerprint_bits().into())),
+            ("growth", Value::Count(self.growth().into())),
+            ("period", Value::Count(self.tightening_period().into())),
+            ("bound", Value::Rate(Growable::fpr_bound(self))),
+        ]
     }
 }

@@ -206,6 +206,8 @@ registry! {
     Scalable => ScalableBloom, [grows], "Scalable Bloom filter (Almeida et al. 2007).";
     Cuckoo => CuckooFilter, [deletes, counts_copies], "Cuckoo filter (Fan et al. 2014).";
     Blocked => BlockedBloom, [concurrent, one_line_lookup], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+    Quotient => QuotientFilter, [deletes, counts_copies], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
+    Expandable => ExpandableCuckoo, [deletes, counts_copies, grows], "Expandable cuckoo filter: nested cuckoo stages that grow and delete (after Fan et al. 2014; deletion rule of Dayan et al. 2023).";
 }
 
 mod dispatch;
