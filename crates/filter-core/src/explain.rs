@@ -58,6 +58,15 @@ pub enum Positions {
         /// Bits of a remainder.
         remainder_bits: u32,
     },
+    /// Slots whose XOR must equal the key's fingerprint (a static filter: a binary fuse
+    /// filter's three slots; a ribbon filter's rows in the key's band, whose parity in every
+    /// result column gives one fingerprint bit).
+    Xor {
+        /// The slots (rows), in increasing order.
+        slots: Vec<u64>,
+        /// The fingerprint they must give.
+        fingerprint: u64,
+    },
 }
 
 /// A filter that tells which positions a key touches.

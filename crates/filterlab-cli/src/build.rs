@@ -210,12 +210,24 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     ensure_allocatable(&plan)?;
     check_directory(&b.output)?;
     check_space(&b.output, plan.bytes)?;
-    let mut filter = AnyFilter::build(b.variant, &params)?;
     let (reader, total) = keys::open(&b.keys)?;
     let bar = progress(total);
     let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
-    let counts = keys::insert_lines(reader, &mut filter, keys::Limits::default())
-        .with_context(|| format!("cannot read {}", b.keys.display()))?;
+    let read = || format!("cannot read {}", b.keys.display());
+    let (filter, counts) = if b.variant.capabilities().static_set {
+        // Built once from the whole key set.
+        let (hashes, counts) =
+            keys::hash_lines(reader, hasher, keys::Limits::default()).with_context(read)?;
+        (
+            AnyFilter::build_from_hashes(b.variant, &params, &hashes)?,
+            counts,
+        )
+    } else {
+        let mut filter = AnyFilter::build(b.variant, &params)?;
+        let counts =
+            keys::insert_lines(reader, &mut filter, keys::Limits::default()).with_context(read)?;
+        (filter, counts)
+    };
     bar.finish_and_clear();
     let warnings = warnings(out, &filter, &counts.lines)?;
     file::save(&filter, &b.output)?;

@@ -386,7 +386,19 @@ fn info_reports_tiny_rates_with_their_digits() {
 #[test]
 fn tiny_rates_print_in_scientific_notation() {
     // A refusal names the rate as 1e-300, not as a 300-digit decimal.
-    assert_clean_error(&["calc", "--n", "1000", "--fpr", "1e-300"], None, "1e-300");
+    assert_clean_error(
+        &[
+            "calc",
+            "--n",
+            "1000",
+            "--fpr",
+            "1e-300",
+            "--variant",
+            "classic",
+        ],
+        None,
+        "1e-300",
+    );
     let out = filterlab(&[
         "explain",
         "--variant",

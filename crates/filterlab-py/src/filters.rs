@@ -310,3 +310,6 @@ filter_class!(
         self.inner.fpr_bound()
     }
 });
+
+/// The static filters' classes, beside the others for the registry's generated code.
+pub use crate::statics::{StaticFuse16, StaticFuse8, StaticRibbon};

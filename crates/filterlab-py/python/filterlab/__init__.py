@@ -16,6 +16,8 @@ Every class takes keys as ``str`` (hashed as UTF-8, so ``"a"`` and ``b"a"`` are 
 from ._filterlab import (
     AtomicBlockedBloom,
     AtomicClassicBloom,
+    BinaryFuse8,
+    BinaryFuse16,
     BlockedBloom,
     ClassicBloom,
     CountingBloom,
@@ -23,6 +25,7 @@ from ._filterlab import (
     ExpandableCuckoo,
     FilterlabError,
     QuotientFilter,
+    Ribbon,
     ScalableBloom,
     from_bytes,
     load,
@@ -32,6 +35,8 @@ from ._filterlab import (
 __all__ = [
     "AtomicBlockedBloom",
     "AtomicClassicBloom",
+    "BinaryFuse16",
+    "BinaryFuse8",
     "BlockedBloom",
     "ClassicBloom",
     "CountingBloom",
@@ -39,6 +44,7 @@ __all__ = [
     "ExpandableCuckoo",
     "FilterlabError",
     "QuotientFilter",
+    "Ribbon",
     "ScalableBloom",
     "from_bytes",
     "load",

@@ -82,6 +82,19 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
     if let Detail::Scalable { p0, r, s, growth } = &plan.detail {
         out.extend(scalable_formulas(p, *p0, *r, *s, growth));
     }
+    match &plan.detail {
+        Detail::Fuse {
+            fingerprint_bits,
+            slots,
+            segment_length,
+        } => out.extend(fuse_formulas(n, *fingerprint_bits, *slots, *segment_length)),
+        Detail::Ribbon {
+            result_bits,
+            slots,
+            boundary,
+        } => out.extend(ribbon_formulas(n, p, *result_bits, *slots, *boundary)),
+        _ => {}
+    }
     if let Detail::Expandable {
         fingerprint_bits,
         buckets,
@@ -116,6 +129,70 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
         ));
     }
     out
+}
+
+fn fuse_formulas(n: u64, f: u32, slots: u64, segment: u32) -> Vec<Formula> {
+    vec![
+        Formula {
+            name: "false-positive rate",
+            symbolic: "p = 2^-F",
+            substituted: format!("2^-{f} = {}", rate((-f64::from(f)).exp2())),
+            source: "Graf & Lemire 2022: a key is a false positive when the XOR of its three \
+                     slots equals its F-bit fingerprint",
+        },
+        Formula {
+            name: "slots",
+            symbolic: "m = (c + 2) L,  c L ≈ n · max(1.125, 0.875 + 0.25 ln(10^6) / ln n)",
+            substituted: format!(
+                "{} + 2 segments of L = {segment} slots = {slots}",
+                (slots / u64::from(segment.max(1))).saturating_sub(2)
+            ),
+            source: "Graf & Lemire 2022, §4 (arity 3)",
+        },
+        Formula {
+            name: "bits per key",
+            symbolic: "C = F m / n",
+            substituted: format!(
+                "{f} × {slots} / {n} = {:.3}",
+                f64::from(f) * slots as f64 / n as f64
+            ),
+            source: "about 1.125 F at scale",
+        },
+    ]
+}
+
+fn ribbon_formulas(n: u64, p: f64, r: u32, slots: u64, boundary: u64) -> Vec<Formula> {
+    let starts = slots.saturating_sub(127).max(1);
+    let f = boundary as f64 / starts as f64;
+    let base = (-f64::from(r)).exp2();
+    vec![
+        Formula {
+            name: "result columns",
+            symbolic: "r = floor(log2(1/p)); a fraction f = 2 - p 2^(r+1) of keys get r + 1",
+            substituted: format!(
+                "r = {r} for p = {}; f = {boundary}/{starts} = {f:.4}",
+                math::format_real(p)
+            ),
+            source: "Dillinger & Walzer 2021 (fractional result bits)",
+        },
+        Formula {
+            name: "slots",
+            symbolic: "m = n (1 + 0.03 + 4/sqrt(n)), in whole 64-slot blocks",
+            substituted: format!("{n} keys → {slots} slots"),
+            source: "Dillinger & Walzer 2021, w = 128 (the 4/sqrt(n) margin is this crate's)",
+        },
+        Formula {
+            name: "false-positive rate",
+            symbolic: "p = f 2^-(r+1) + (1 - f) 2^-r",
+            substituted: format!(
+                "{f:.4} × 2^-{} + {:.4} × 2^-{r} = {}",
+                r + 1,
+                1.0 - f,
+                rate(f * base / 2.0 + (1.0 - f) * base)
+            ),
+            source: "Dillinger & Walzer 2021",
+        },
+    ]
 }
 
 fn expandable_formulas(
@@ -373,6 +450,20 @@ impl Plan {
                 keys_per_block,
             } => vec![format!(
                 "{blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
+            )],
+            Detail::Fuse {
+                fingerprint_bits,
+                slots,
+                segment_length,
+            } => vec![format!(
+                "{slots} slots of {fingerprint_bits} bits in segments of {segment_length}; built once from the key set"
+            )],
+            Detail::Ribbon {
+                result_bits,
+                slots,
+                boundary,
+            } => vec![format!(
+                "{slots} rows, {result_bits} result bits (one more for starts below {boundary}); built once from the key set"
             )],
             Detail::Expandable {
                 fingerprint_bits,

@@ -6,7 +6,8 @@ use super::sizing::{self, Detail, Sizing, Value};
 use super::{Knob, Params};
 use crate::{
     cuckoo, expandable, math, quotient, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter,
-    ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom,
+    ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom, StaticFilter,
+    StaticFuse16, StaticFuse8, StaticRibbon,
 };
 
 /// `$ty`'s builder with the capacity, rate and hasher of `$p`.
@@ -273,6 +274,109 @@ impl Member for ExpandableCuckoo {
             ("growth", Value::Count(self.growth().into())),
             ("period", Value::Count(self.tightening_period().into())),
             ("bound", Value::Rate(Growable::fpr_bound(self))),
+        ]
+    }
+}
+
+/// Refuses a build of `bytes` above `p`'s memory cap.
+fn within_cap(p: &Params, bytes: u64) -> Result<()> {
+    match p.max_bytes {
+        Some(cap) if bytes > cap => Err(crate::Error::MemoryCap {
+            what: "static filter",
+            bytes,
+            cap,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The registry's side of a binary fuse filter of `$f`-bit fingerprints: built from the whole
+/// key set, refusing a target rate its fingerprints cannot meet.
+macro_rules! fuse_member {
+    ($ty:ident, $f:ty) => {
+        impl Member for $ty {
+            fn build(p: &Params) -> Result<Self> {
+                Self::build_from_hashes(p, &[])
+            }
+            fn build_from_hashes(p: &Params, hashes: &[crate::Hash128]) -> Result<Self> {
+                p.only(&[])?;
+                let planned = Params {
+                    capacity: (hashes.len() as u64).max(1),
+                    ..*p
+                };
+                within_cap(
+                    p,
+                    sizing::fuse(&planned, <$f as crate::fuse::Fingerprint>::BITS)?.0,
+                )?;
+                crate::fuse::BinaryFuse::<$f>::from_hashes(hashes, p.hasher).map(Self::new)
+            }
+            fn size(p: &Params) -> Result<Sizing> {
+                sizing::fuse(p, <$f as crate::fuse::Fingerprint>::BITS)
+            }
+            fn shape(&self) -> Result<(f64, Sizing)> {
+                let layout = self.get().layout();
+                let p = self.expected_fpr();
+                let detail = Detail::Fuse {
+                    fingerprint_bits: <$f as crate::fuse::Fingerprint>::BITS,
+                    slots: layout.array_length.into(),
+                    segment_length: layout.segment_length,
+                };
+                Ok((p, (self.size_in_bytes() as u64, p, detail)))
+            }
+            fn parameters(&self) -> Vec<(&'static str, Value)> {
+                let layout = self.get().layout();
+                vec![
+                    (
+                        "fingerprint_bits",
+                        Value::Count(<$f as crate::fuse::Fingerprint>::BITS.into()),
+                    ),
+                    ("slots", Value::Count(layout.array_length.into())),
+                    ("segment_length", Value::Count(layout.segment_length.into())),
+                ]
+            }
+        }
+    };
+}
+
+fuse_member!(StaticFuse8, u8);
+fuse_member!(StaticFuse16, u16);
+
+impl Member for StaticRibbon {
+    fn build(p: &Params) -> Result<Self> {
+        Self::build_from_hashes(p, &[])
+    }
+    fn build_from_hashes(p: &Params, hashes: &[crate::Hash128]) -> Result<Self> {
+        p.only(&[])?;
+        let planned = Params {
+            capacity: (hashes.len() as u64).max(1),
+            ..*p
+        };
+        within_cap(p, sizing::ribbon(&planned)?.0)?;
+        crate::Ribbon::builder()
+            .fpr(p.fpr)
+            .hasher(p.hasher)
+            .build_from_hashes(hashes)
+            .map(Self::new)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::ribbon(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let r = self.get();
+        let p = self.expected_fpr();
+        let detail = Detail::Ribbon {
+            result_bits: r.result_bits(),
+            slots: r.slots(),
+            boundary: r.boundary(),
+        };
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        let r = self.get();
+        vec![
+            ("result_bits", Value::Count(r.result_bits().into())),
+            ("slots", Value::Count(r.slots())),
+            ("boundary", Value::Count(r.boundary())),
         ]
     }
 }

@@ -85,6 +85,25 @@ pub enum Detail {
         /// Load `α = n / Q` at `n` items.
         load: f64,
     },
+    /// A binary fuse filter: fingerprint width, slots and segment length.
+    Fuse {
+        /// Fingerprint bits `F`: the rate is `2^-F`.
+        fingerprint_bits: u32,
+        /// Slots of the array, `(c + 2)·L`.
+        slots: u64,
+        /// Slots per segment `L`.
+        segment_length: u32,
+    },
+    /// A standard ribbon filter: result columns, slots, and the boundary below which keys
+    /// have one more column.
+    Ribbon {
+        /// Result bits `r` every key has.
+        result_bits: u32,
+        /// Slots (rows) `m`.
+        slots: u64,
+        /// Starts below this have `r + 1` result bits.
+        boundary: u64,
+    },
     /// The first stage of an expandable cuckoo filter and its growth schedule.
     Expandable {
         /// Fingerprint bits `f0` of the first stage.
@@ -194,6 +213,10 @@ impl Plan {
                 Some(math::classic_fpr_best(*m, items, *k))
             }
             Detail::Blocked { blocks, .. } => Some(math::split_block_fpr(*blocks, items)),
+            // A static filter holds its set and takes no more keys.
+            Detail::Fuse { .. } | Detail::Ribbon { .. } => {
+                (items <= self.n).then_some(self.expected_fpr)
+            }
             Detail::Expandable {
                 fingerprint_bits,
                 buckets,
@@ -319,6 +342,14 @@ pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
         quotient::MAX_QUOTIENTS,
     )?;
     let r = qm::quotient_remainder_bits(p.fpr, qm::MAX_LOAD)?;
+    // As the builder's table: 1 to 64 remainder bits.
+    if r > 64 {
+        return Err(crate::Error::InvalidParameter {
+            name: "fpr",
+            value: math::format_real(p.fpr),
+            expected: "a rate of at least about 5e-20 for a quotient filter (64 remainder bits)",
+        });
+    }
     // The table of `filter_quotient`: whole blocks of 64 slots, two metadata bit vectors, the
     // packed remainders, and a 32-bit spill index per block and one for the end.
     let slots = (q + quotient::extra_slots(q)).div_ceil(64) * 64;
@@ -332,6 +363,55 @@ pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
         load: n as f64 / q as f64,
     };
     Ok((bytes, qm::quotient_fpr_exact(q, r, n), detail))
+}
+
+/// A binary fuse filter of `bits`-bit fingerprints for `p.capacity` distinct keys, its layout
+/// before any retry adds a segment; refused when `2^-bits` is above the target rate.
+pub(crate) fn fuse(p: &Params, bits: u32) -> Result<Sizing> {
+    let rate = (-f64::from(bits)).exp2();
+    if rate > p.fpr {
+        return Err(crate::Error::InvalidParameter {
+            name: "fpr",
+            value: math::format_real(p.fpr),
+            expected: if bits == 8 {
+                "a rate of at least 2^-8 (0.39%) for binary-fuse8; use binary-fuse16 or ribbon below it"
+            } else {
+                "a rate of at least 2^-16 (0.0015%) for binary-fuse16"
+            },
+        });
+    }
+    let layout = crate::fuse::build::Layout::for_keys(p.capacity, 0)?;
+    let slots = u64::from(layout.array_length);
+    let detail = Detail::Fuse {
+        fingerprint_bits: bits,
+        slots,
+        segment_length: layout.segment_length,
+    };
+    Ok((slots * u64::from(bits / 8), rate, detail))
+}
+
+/// A standard ribbon filter for `p.capacity` distinct keys at `p.fpr`, before any retry adds
+/// slots: `r` columns for every key, one more below the boundary (as `filter_ribbon` builds).
+pub(crate) fn ribbon(p: &Params) -> Result<Sizing> {
+    use crate::ribbon::{build, Ribbon, BLOCK, W};
+    let (r, upper) = Ribbon::builder().fpr(p.fpr).columns()?;
+    let slots = build::slots_for(p.capacity, 0)?;
+    let starts = slots - W as u64 + 1;
+    let boundary = ((upper * starts as f64).ceil() as u64).min(starts);
+    let extra_slots = if boundary == 0 {
+        0
+    } else {
+        (boundary + W as u64 - 1).div_ceil(BLOCK as u64) * BLOCK as u64
+    };
+    let words = slots / BLOCK as u64 * u64::from(r) + extra_slots / BLOCK as u64;
+    let f = boundary as f64 / starts as f64;
+    let base = (-f64::from(r)).exp2();
+    let detail = Detail::Ribbon {
+        result_bits: r,
+        slots,
+        boundary,
+    };
+    Ok((words * 8, f * base / 2.0 + (1.0 - f) * base, detail))
 }
 
 /// The compound rate of an expandable filter after `items` inserts, each stage filled to its
