@@ -258,6 +258,13 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
 pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Changed> {
     file::check_output(path)?;
     let (mut filter, _) = file::load(path)?;
+    if !remove && filter.capabilities().static_set {
+        // Refused before any key is read: it is built once from its whole key set.
+        let refusal = filter
+            .variant()
+            .unsupported("insert keys", |c| !c.static_set);
+        bail!("{refusal}; rebuild it with `filterlab build` from the whole key set");
+    }
     if remove && !filter.capabilities().deletes {
         // Refused before any key is read.
         let refusal = filter.variant().unsupported("remove keys", |c| c.deletes);
