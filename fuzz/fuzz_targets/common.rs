@@ -14,13 +14,10 @@ impl Pick {
     }
 }
 
-/// The kinds that save and load but are not rows of the registry yet (static filters built
-/// from a key set, windows): fuzzed through their own types until `filterlab::any` lists them.
+/// The kinds that save and load but are not rows of the registry yet (windows): fuzzed
+/// through their own types until `filterlab::any` lists them.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub enum Unlisted {
-    Fuse8,
-    Fuse16,
-    Ribbon,
     ItemWindow,
     TimeWindow,
     Apbf,
@@ -63,6 +60,11 @@ impl Shape {
 /// 4127 bytes when its first stage fits under it, so that growth is refused mid-run and the
 /// refusal is checked too; a cuckoo table gets 1 to 256 kicks, so that inserts fail early.
 pub fn build(v: Variant, s: Shape) -> AnyFilter {
+    if v.capabilities().static_set {
+        let keys: Vec<[u8; 2]> = (0..s.capacity()).map(|i| [b'k', i as u8]).collect();
+        let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+        return build_static(v, s, &refs);
+    }
     let mut p = s.params();
     if v.capabilities().grows {
         p.capacity = s.capacity() % 8 + 1;
@@ -77,21 +79,20 @@ pub fn build(v: Variant, s: Shape) -> AnyFilter {
         .expect("a small filter builds")
 }
 
-/// The static filters, built from `keys` (repeats allowed).
-pub fn fuse8(s: Shape, keys: &[&[u8]]) -> filter_fuse::BinaryFuse8 {
-    filter_core::StaticFilter::from_keys_with(keys, s.hasher()).expect("small fuse8")
-}
-
-pub fn fuse16(s: Shape, keys: &[&[u8]]) -> filter_fuse::BinaryFuse16 {
-    filter_core::StaticFilter::from_keys_with(keys, s.hasher()).expect("small fuse16")
-}
-
-pub fn ribbon(s: Shape, keys: &[&[u8]]) -> filter_ribbon::Ribbon {
-    filter_ribbon::Ribbon::builder()
-        .fpr(s.fpr())
-        .hasher(s.hasher())
-        .build_from_keys(keys)
-        .expect("small ribbon")
+/// A filter of the static variant `v` built from `keys` (repeats allowed) through the
+/// registry, at the shape's rate, or at 1% when its fingerprints cannot meet that rate.
+pub fn build_static(v: Variant, s: Shape, keys: &[&[u8]]) -> AnyFilter {
+    let hashes: Vec<filterlab::Hash128> = keys.iter().map(|k| s.hasher().hash(k)).collect();
+    let p = s.params();
+    AnyFilter::build_from_hashes(v, &p, &hashes)
+        .or_else(|_| {
+            AnyFilter::build_from_hashes(
+                v,
+                &Params::new(p.capacity, 0.01).hasher(p.hasher),
+                &hashes,
+            )
+        })
+        .expect("a small static filter builds")
 }
 
 /// Generations per window, one of the choices.

@@ -309,23 +309,6 @@ fuzz_target!(|input: Input| {
             }
             load_more::exercise_time(&mutate_persisted(&f, &input.edits));
         }
-        Target::Unlisted(kind @ (Unlisted::Fuse8 | Unlisted::Fuse16 | Unlisted::Ribbon)) => {
-            let keys: Vec<[u8; 1]> = (0..input.keys).map(|i| [i]).collect();
-            let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
-            let edits = &input.edits;
-            match kind {
-                Unlisted::Fuse8 => load_more::exercise_static::<filter_fuse::BinaryFuse8>(
-                    &mutate_persisted(&common::fuse8(s, &refs), edits),
-                ),
-                Unlisted::Fuse16 => load_more::exercise_static::<filter_fuse::BinaryFuse16>(
-                    &mutate_persisted(&common::fuse16(s, &refs), edits),
-                ),
-                _ => load_more::exercise_static::<filter_ribbon::Ribbon>(&mutate_persisted(
-                    &common::ribbon(s, &refs),
-                    edits,
-                )),
-            }
-        }
         Target::Parquet { blocks } => parquet(blocks, &input),
     }
 });

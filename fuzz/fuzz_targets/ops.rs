@@ -149,16 +149,12 @@ fn run(mut f: AnyFilter, ops: &[Op]) {
 fuzz_target!(|input: Input| {
     let s = input.shape;
     match input.kind {
+        // Built once from the keys of every insert-like op: the static model.
+        Kind::Listed(pick) if pick.variant().capabilities().static_set => {
+            let v = pick.variant();
+            ops_more::run_static(|k| common::build_static(v, s, k), &input.ops)
+        }
         Kind::Listed(pick) => run(common::build(pick.variant(), s), &input.ops),
-        Kind::Unlisted(Unlisted::Fuse8) => {
-            ops_more::run_static(|k| common::fuse8(s, k), &input.ops)
-        }
-        Kind::Unlisted(Unlisted::Fuse16) => {
-            ops_more::run_static(|k| common::fuse16(s, k), &input.ops)
-        }
-        Kind::Unlisted(Unlisted::Ribbon) => {
-            ops_more::run_static(|k| common::ribbon(s, k), &input.ops)
-        }
         Kind::Unlisted(Unlisted::ItemWindow) => {
             ops_more::run_window(common::item_window(s), &input.ops)
         }

@@ -48,6 +48,25 @@ pub enum Positions {
         /// Each stage's positions.
         stages: Vec<Positions>,
     },
+    /// A home slot and the remainder stored in its run (a quotient filter: the run may have
+    /// been shifted right of its home slot by the runs before it).
+    Run {
+        /// The home slot (the quotient).
+        quotient: u64,
+        /// The remainder stored in the run.
+        remainder: u64,
+        /// Bits of a remainder.
+        remainder_bits: u32,
+    },
+    /// Slots whose XOR must equal the key's fingerprint (a static filter: a binary fuse
+    /// filter's three slots; a ribbon filter's rows in the key's band, whose parity in every
+    /// result column gives one fingerprint bit).
+    Xor {
+        /// The slots (rows), in increasing order.
+        slots: Vec<u64>,
+        /// The fingerprint they must give.
+        fingerprint: u64,
+    },
 }
 
 /// A filter that tells which positions a key touches.

@@ -13,6 +13,10 @@
 //! | `filter-scalable` | a series of tightening classic stages | no    | yes   | Almeida et al. 2007           |
 //! | `filter-cuckoo`   | buckets of 4 fingerprints            | yes    | no    | Fan, Andersen, Kaminsky, Mitzenmacher 2014 |
 //! | `filter-blocked`  | 256-bit blocks of eight 32-bit lanes | no     | no    | Putze, Sanders, Singler 2007  |
+//! | `filter-quotient` | remainders in runs of home slots     | yes    | by resize | Bender et al. 2012; Pandey et al. 2017 |
+//! | `filter-expand`   | nested stages of cuckoo tables       | yes    | yes   | after Fan et al. 2014; Dayan et al. 2023 |
+//! | `filter-fuse`     | fingerprints XORed over 3 slots (static) | no | no  | Graf & Lemire 2022            |
+//! | `filter-ribbon`   | a banded linear system (static)      | no     | no    | Dillinger & Walzer 2021       |
 //!
 //! # The trait family
 //!

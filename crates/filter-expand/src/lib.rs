@@ -110,6 +110,7 @@
 pub const FILE_KIND: FileKind = FileKind::new(13, "expandable");
 
 mod codec;
+mod explain;
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::expandable as math;
 mod merge;

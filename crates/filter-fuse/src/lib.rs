@@ -72,6 +72,7 @@
 
 pub mod build;
 mod codec;
+mod explain;
 
 pub use codec::{FILE_KIND_16, FILE_KIND_8};
 

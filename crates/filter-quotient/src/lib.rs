@@ -46,6 +46,7 @@
 
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::quotient as math;
+mod explain;
 mod rsqf;
 
 pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};

@@ -64,6 +64,7 @@
 
 pub mod build;
 mod codec;
+mod explain;
 
 pub use codec::FILE_KIND;
 

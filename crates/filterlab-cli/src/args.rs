@@ -54,6 +54,10 @@ pub enum Command {
         /// The item count is unknown or keeps growing (--n is the start).
         #[arg(long)]
         growth: bool,
+        /// The keys are known up front and fixed (--n of them): a static filter built once
+        /// from the set (binary fuse, ribbon), which takes no later key.
+        #[arg(long = "fixed-set", alias = "static", conflicts_with_all = ["deletes", "growth"])]
+        fixed_set: bool,
         /// With --growth: the most items expected (default 10 x --n); the memory budget is
         /// judged there.
         #[arg(long, value_parser = parse::count, requires = "growth")]

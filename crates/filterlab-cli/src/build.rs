@@ -210,12 +210,24 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     ensure_allocatable(&plan)?;
     check_directory(&b.output)?;
     check_space(&b.output, plan.bytes)?;
-    let mut filter = AnyFilter::build(b.variant, &params)?;
     let (reader, total) = keys::open(&b.keys)?;
     let bar = progress(total);
     let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
-    let counts = keys::insert_lines(reader, &mut filter, keys::Limits::default())
-        .with_context(|| format!("cannot read {}", b.keys.display()))?;
+    let read = || format!("cannot read {}", b.keys.display());
+    let (filter, counts) = if b.variant.capabilities().static_set {
+        // Built once from the whole key set.
+        let (hashes, counts) =
+            keys::hash_lines(reader, hasher, keys::Limits::default()).with_context(read)?;
+        (
+            AnyFilter::build_from_hashes(b.variant, &params, &hashes)?,
+            counts,
+        )
+    } else {
+        let mut filter = AnyFilter::build(b.variant, &params)?;
+        let counts =
+            keys::insert_lines(reader, &mut filter, keys::Limits::default()).with_context(read)?;
+        (filter, counts)
+    };
     bar.finish_and_clear();
     let warnings = warnings(out, &filter, &counts.lines)?;
     file::save(&filter, &b.output)?;
@@ -246,6 +258,13 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
 pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Changed> {
     file::check_output(path)?;
     let (mut filter, _) = file::load(path)?;
+    if !remove && filter.capabilities().static_set {
+        // Refused before any key is read: it is built once from its whole key set.
+        let refusal = filter
+            .variant()
+            .unsupported("insert keys", |c| !c.static_set);
+        bail!("{refusal}; rebuild it with `filterlab build` from the whole key set");
+    }
     if remove && !filter.capabilities().deletes {
         // Refused before any key is read.
         let refusal = filter.variant().unsupported("remove keys", |c| c.deletes);

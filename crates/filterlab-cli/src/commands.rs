@@ -23,18 +23,29 @@ use std::path::Path;
 pub fn run(command: Command, out: Out) -> Result<u8> {
     match command {
         Command::Calc { size, variant } => {
-            let variants = variant.map_or(Variant::ALL.to_vec(), |v| vec![v]);
             let params = Params::new(size.n, size.fpr);
-            let plans = variants
-                .into_iter()
-                .map(|v| v.plan(&params))
-                .collect::<filterlab::Result<Vec<Plan>>>()?;
+            let plans = match variant {
+                Some(v) => vec![v.plan(&params)?],
+                // Every variant that can be sized so (8-bit fingerprints cannot meet 0.1%);
+                // the first refusal when none can.
+                None => {
+                    let (ok, refused): (Vec<_>, Vec<_>) = Variant::ALL
+                        .iter()
+                        .map(|v| v.plan(&params))
+                        .partition(filterlab::Result::is_ok);
+                    if let (true, Some(Err(e))) = (ok.is_empty(), refused.into_iter().next()) {
+                        return Err(e.into());
+                    }
+                    ok.into_iter().flatten().collect::<Vec<Plan>>()
+                }
+            };
             out.emit(plans.as_slice(), render::calc)
         }
         Command::Recommend {
             size,
             deletes,
             growth,
+            fixed_set,
             max_n,
             max_memory,
             threads,
@@ -44,6 +55,7 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
                 fpr: size.fpr,
                 deletes,
                 growth,
+                fixed_set,
                 max_n,
                 max_memory,
                 threads,

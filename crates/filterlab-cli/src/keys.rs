@@ -160,6 +160,35 @@ pub fn insert_lines(
     Ok(counts)
 }
 
+/// The distinct key hashes of `reader`'s lines (by `hasher`), for a filter built once from its
+/// whole key set; every repeat is counted exactly, as all hashes are held anyway.
+///
+/// # Errors
+/// A line that cannot be read or is too long; no memory for the hashes.
+pub fn hash_lines(
+    reader: impl BufRead,
+    hasher: filterlab::KeyHasher,
+    limits: Limits,
+) -> Result<(Vec<filterlab::Hash128>, Counts)> {
+    let mut counts = Counts::default();
+    let mut hashes = Vec::new();
+    counts.lines = for_each_key(reader, limits.key_bytes, |line, key| {
+        hashes.try_reserve(1).map_err(|_| {
+            anyhow::anyhow!(
+                "line {line}: no memory to hold {} key hashes",
+                hashes.len() + 1
+            )
+        })?;
+        hashes.push(hasher.hash(key));
+        Ok(())
+    })?;
+    hashes.sort_unstable_by_key(|h| h.to_u128());
+    let before = hashes.len();
+    hashes.dedup();
+    counts.duplicates = (before - hashes.len()) as u64;
+    Ok((hashes, counts))
+}
+
 /// The non-empty lines of a key file (repeats included): the capacity `build` uses without
 /// `--n`.
 ///

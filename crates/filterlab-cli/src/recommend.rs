@@ -33,6 +33,8 @@ pub struct Needs {
     pub deletes: bool,
     /// The item count is unknown or grows.
     pub growth: bool,
+    /// The keys are known and fixed: a static filter, built once from them.
+    pub fixed_set: bool,
     /// With `growth`: the most items expected (default [`GROWTH_DEFAULT_MAX`] x `n`).
     pub max_n: Option<u64>,
     /// Memory budget in bytes.
@@ -108,7 +110,13 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
     if caps.deletes {
         notes.push(DELETE_WARNING.into());
     }
-    if plan.rate_at(needs.n.saturating_mul(2)).is_none() {
+    if caps.static_set {
+        notes.push(
+            "built once from the key set (`filterlab build` reads the whole key file): it takes \
+             no later key and removes none; rebuild it when the set changes"
+                .into(),
+        );
+    } else if plan.rate_at(needs.n.saturating_mul(2)).is_none() {
         notes.push(
             "the table is fixed: inserts fail once it is full (about 95% load), so size n \
              generously"
@@ -116,8 +124,15 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
         );
     }
     notes.extend(scale_notes(needs.n, judged));
-    let what_if = [2, 10]
-        .into_iter()
+    // A static filter holds exactly its set: no what-if.
+    let multiples = if caps.static_set {
+        &[][..]
+    } else {
+        &[2, 10][..]
+    };
+    let what_if = multiples
+        .iter()
+        .copied()
         .map(|multiple| WhatIf {
             multiple,
             fpr: plan.rate_at(needs.n.saturating_mul(multiple)),
@@ -237,10 +252,13 @@ fn names(variants: &[Variant]) -> String {
 }
 
 /// The variants a request with these needs may get: those with every capability asked for,
-/// filled by inserts (not built once from a set, not windowed).
+/// built once from the set when it is fixed and filled by inserts otherwise, not windowed.
 fn candidates(needs: &Needs) -> Vec<Variant> {
     let fits = |c: Capabilities| {
-        (!needs.deletes || c.deletes) && (!needs.growth || c.grows) && !c.static_set && !c.windowed
+        (!needs.deletes || c.deletes)
+            && (!needs.growth || c.grows)
+            && c.static_set == needs.fixed_set
+            && !c.windowed
     };
     Variant::ALL
         .iter()
@@ -283,8 +301,8 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
         let with = |has: fn(Capabilities) -> bool| Variant::names_with(has);
         return Err(Refusal {
             reason: format!(
-                "no variant both deletes and grows (variants that delete: {}; that grow: {}): a \
-                 table that removes is fixed-size, a filter that grows cannot remove",
+                "no variant has every capability asked for (variants that delete: {}; that \
+                 grow: {})",
                 with(|c| c.deletes),
                 with(|c| c.grows)
             ),
@@ -318,6 +336,13 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
     if needs.growth {
         why.push(format!(
             "the count grows: a {chosen} filter adds capacity and never fails an insert"
+        ));
+    }
+    if needs.fixed_set {
+        why.push(format!(
+            "the set is known and fixed: a static filter solves for all its keys at once, \
+             nearer the n log2(1/p) bound than any filter filled by inserts ({})",
+            names(&pool)
         ));
     }
     if needs.threads > 1 {
@@ -450,6 +475,7 @@ mod tests {
             fpr,
             deletes: false,
             growth: false,
+            fixed_set: false,
             max_n: None,
             max_memory: None,
             threads: 1,
@@ -482,12 +508,28 @@ mod tests {
             recommend(&needs(1000, 1e-4)).unwrap().plan.variant,
             Variant::Cuckoo
         );
-        assert!(recommend(&Needs {
+        let both = Needs {
             deletes: true,
             growth: true,
             ..needs(1000, 0.01)
-        })
-        .is_err());
+        };
+        assert_eq!(recommend(&both).unwrap().plan.variant, Variant::Expandable);
+        // A fixed set: the smallest static filter that meets the rate (a ribbon filter's
+        // fractional result bits beat 1.125 F bits of a binary fuse filter), with its reason.
+        for p in [0.01, 0.004, 1e-4] {
+            let fixed = recommend(&Needs {
+                fixed_set: true,
+                ..needs(1_000_000, p)
+            })
+            .unwrap();
+            assert_eq!(fixed.plan.variant, Variant::Ribbon, "{p}");
+            assert!(
+                fixed.plan.bits_per_key
+                    < sized(Variant::Classic, 1_000_000, p).unwrap().bits_per_key
+            );
+            assert!(fixed.why.iter().any(|w| w.contains("known and fixed")));
+            assert!(fixed.notes.iter().any(|n| n.contains("built once")));
+        }
     }
 
     #[test]

@@ -59,7 +59,9 @@ pub fn recommendation(r: &Recommendation) -> String {
             None => format!("{}x n: inserts fail (table full)", w.multiple),
         })
         .collect();
-    let _ = writeln!(out, "what if n is underestimated: {}", what_if.join("; "));
+    if !what_if.is_empty() {
+        let _ = writeln!(out, "what if n is underestimated: {}", what_if.join("; "));
+    }
     out
 }
 
@@ -200,6 +202,14 @@ fn positions(t: &Positions, out: &mut String) {
         Positions::Buckets { fingerprint, primary, alternate } => writeln!(
             out,
             "  fingerprint {fingerprint}, bucket {primary} or alternate {alternate}; alternate = (mix(fingerprint) - primary) mod buckets, so either bucket finds the other"
+        ),
+        Positions::Run { quotient, remainder, remainder_bits } => writeln!(
+            out,
+            "  home slot {quotient}, {remainder_bits}-bit remainder {remainder}; stored in the run of its home slot, shifted right past the runs before it"
+        ),
+        Positions::Xor { slots, fingerprint } => writeln!(
+            out,
+            "  fingerprint {fingerprint}: present when the slots {slots:?} XOR to it (built once from the key set)"
         ),
         other => writeln!(out, "  {other:?}"),
     };

@@ -23,6 +23,16 @@ fn under_json_every_error_is_one_json_object_on_stderr() {
     assert_json_error(&["info", s(&missing)], None, "cannot read");
     assert_json_error(&["query", s(&damaged), "x"], None, "not a usable");
     assert_json_error(&["remove", s(&classic), "a"], None, "cannot remove keys");
+    // A static filter is built once from its set: an add is refused before any key is read.
+    let ribbon = dir.path().join("r.bin");
+    json(&build_args("ribbon", "10", s(&keys), s(&ribbon)));
+    let before = std::fs::read(&ribbon).unwrap();
+    assert_json_error(
+        &["add", s(&ribbon), "c"],
+        None,
+        "rebuild it with `filterlab build`",
+    );
+    assert_eq!(std::fs::read(&ribbon).unwrap(), before);
     let many: String = (0..1000).map(|i| format!("k{i}\n")).collect();
     let full = build_args("cuckoo", "10", "-", s(&classic));
     assert_json_error(&full, Some(many.as_bytes()), "larger --n");
@@ -139,7 +149,9 @@ fn recommend_notes_small_sets_and_deletion_hazards_and_reads_well() {
         let d = json(&["recommend", "--n", n, "--fpr", p, "--deletes"]);
         assert!(d["notes"].to_string().contains("never inserted"), "{d}");
     }
-    let c = json(&["recommend", "--n", "1M", "--fpr", "1%", "--deletes"]);
+    // A small set at a low rate gets the cuckoo filter (at 1M the quotient filter is smaller).
+    let c = json(&["recommend", "--n", "1000", "--fpr", "1e-4", "--deletes"]);
+    assert_eq!(c["plan"]["variant"], "cuckoo");
     assert!(c["notes"].to_string().contains("2b = 8 copies"), "{c}");
     for args in [
         vec!["--n", "1000", "--fpr", "0.0001"],

@@ -306,3 +306,57 @@ filter_class!(
         Ok(Self { inner })
     }
 });
+
+filter_class!(
+    /// The quotient filter (Bender et al. 2012; rank-and-select layout of Pandey et al. 2017):
+    /// remainders in runs of home slots; removes keys, counts copies, resizes and merges.
+    QuotientFilter, filterlab::QuotientFilter, {
+    /// Removes a key added before; `FilterlabError` if the filter proves it absent.
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
+    }
+
+    /// How many copies of the key's remainder the filter holds.
+    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        Ok(self.inner.count(keys::key(key)?.as_bytes()))
+    }
+
+    /// Doubles the slots, moving one remainder bit into the quotient (no key is lost).
+    fn resize(&mut self) -> PyResult<()> {
+        self.inner.resize().map_err(err)
+    }
+
+    /// Adds every key of `other` (same shape and seed), copies included.
+    fn merge(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
+        self.inner.merge(&other.inner).map_err(err)
+    }
+});
+
+filter_class!(
+    /// The expandable cuckoo filter: cuckoo stages whose addresses nest, added as it fills;
+    /// removes keys, counts copies, and its rate stays under `fpr` however many keys come.
+    ExpandableCuckoo, filterlab::ExpandableCuckoo, {
+    /// Removes a key added before; `FilterlabError` if the filter proves it absent.
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
+    }
+
+    /// How many copies of the key's fingerprint the filter holds.
+    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        Ok(self.inner.count(keys::key(key)?.as_bytes()))
+    }
+
+    /// Stages allocated so far.
+    #[getter]
+    fn stages(&self) -> usize {
+        self.inner.stages()
+    }
+
+    /// The bound on the false-positive rate over every stage the filter may grow.
+    fn fpr_bound(&self) -> f64 {
+        self.inner.fpr_bound()
+    }
+});
+
+/// The static filters' classes, beside the others for the registry's generated code.
+pub use crate::statics::{StaticFuse16, StaticFuse8, StaticRibbon};

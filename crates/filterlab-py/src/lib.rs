@@ -17,6 +17,7 @@
 mod atomic;
 mod filters;
 mod keys;
+mod statics;
 
 use filterlab::{format, AnyFilter, FormatError, Variant};
 use pyo3::prelude::*;

@@ -16,7 +16,9 @@ from filterlab import (
     ClassicBloom,
     CountingBloom,
     CuckooFilter,
+    ExpandableCuckoo,
     FilterlabError,
+    QuotientFilter,
     ScalableBloom,
 )
 
@@ -26,6 +28,8 @@ SINGLE = {
     "scalable": ScalableBloom,
     "cuckoo": CuckooFilter,
     "blocked": BlockedBloom,
+    "quotient": QuotientFilter,
+    "expandable": ExpandableCuckoo,
 }
 ATOMIC = {"classic": AtomicClassicBloom, "blocked": AtomicBlockedBloom}
 ALL = list(SINGLE.values()) + list(ATOMIC.values())

@@ -8,15 +8,28 @@ import filterlab
 from filterlab import (
     AtomicBlockedBloom,
     AtomicClassicBloom,
+    BinaryFuse8,
+    BinaryFuse16,
     BlockedBloom,
     ClassicBloom,
     CountingBloom,
     CuckooFilter,
+    ExpandableCuckoo,
     FilterlabError,
+    QuotientFilter,
+    Ribbon,
     ScalableBloom,
 )
 
-SINGLE = [ClassicBloom, CountingBloom, ScalableBloom, CuckooFilter, BlockedBloom]
+SINGLE = [
+    ClassicBloom,
+    CountingBloom,
+    ScalableBloom,
+    CuckooFilter,
+    BlockedBloom,
+    QuotientFilter,
+    ExpandableCuckoo,
+]
 ATOMIC = [AtomicClassicBloom, AtomicBlockedBloom]
 ALL = SINGLE + ATOMIC
 
@@ -100,7 +113,7 @@ def test_union_of_other_shapes_is_refused(cls):
         a.union(b)
 
 
-@pytest.mark.parametrize("cls", [CountingBloom, CuckooFilter])
+@pytest.mark.parametrize("cls", [CountingBloom, CuckooFilter, QuotientFilter, ExpandableCuckoo])
 def test_remove(cls):
     f = cls(1_000, 0.01)
     f.add("gone@example.com")
@@ -214,3 +227,21 @@ def test_the_stubs_ship_beside_the_module():
 
     here = pathlib.Path(filterlab.__file__).parent
     assert (here / "py.typed").exists() and (here / "_filterlab.pyi").exists()
+
+
+@pytest.mark.parametrize("cls", [BinaryFuse8, BinaryFuse16, Ribbon])
+def test_static_filters_hold_their_set_and_take_no_key(cls):
+    members = keys("set", 5_000)
+    f = cls(members, 0.01)
+    assert len(f) == 5_000
+    assert f.contains_many(members) == [True] * 5_000
+    assert all(k in f for k in members[:100])
+    back = cls.from_bytes(f.to_bytes())
+    assert back.to_bytes() == f.to_bytes()
+    assert type(filterlab.from_bytes(f.to_bytes())) is cls
+    assert not hasattr(f, "add")
+    probes = keys("absent", 50_000)
+    fp = sum(f.contains_many(probes))
+    assert fp <= binomial_upper(50_000, f.expected_fpr())
+    with pytest.raises(FilterlabError):
+        cls(members, 1e-9)

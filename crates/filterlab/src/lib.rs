@@ -10,6 +10,10 @@
 //! | size unknown in advance                | [`ScalableBloom`] | `filter-scalable` |
 //! | deletions at about classic memory      | [`CuckooFilter`]  | `filter-cuckoo`   |
 //! | fastest lookups, a bit more memory     | [`BlockedBloom`]  | `filter-blocked`  |
+//! | deletions and copies, resize and merge | [`QuotientFilter`] | `filter-quotient` |
+//! | deletions, size unknown in advance     | [`ExpandableCuckoo`] | `filter-expand` |
+//! | a known, fixed set (built once)        | [`BinaryFuse8`], [`BinaryFuse16`] | `filter-fuse` |
+//! | a known, fixed set, any rate to 2^-16  | [`Ribbon`]        | `filter-ribbon`   |
 //!
 //! ```
 //! use filterlab::{ClassicBloom, CuckooFilter, Deletable, Filter};
@@ -81,11 +85,23 @@ pub use filter_core::{
     auth, format, math, murmur3_x64_128, prefetch, read_fallibly, read_limited, reduce,
     remove_stale_temporaries, try_zeroed_table, write_atomically, write_atomically_with,
     zeroed_table, Deletable, Error, Explain, FileKind, Filter, FormatError, Growable, Hash128,
-    HashKind, KeyHasher, MemoryCap, Persist, Positions, Prefetch, Result, Sizing, BATCH,
-    DEFAULT_READ_LIMIT, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI, STALE_AFTER,
+    HashKind, KeyHasher, MemoryCap, Persist, Positions, Prefetch, Result, Sizing, StaticFilter,
+    BATCH, DEFAULT_READ_LIMIT, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI,
+    STALE_AFTER,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};
+pub use filter_expand::{ExpandableBuilder, ExpandableCuckoo};
+pub use filter_fuse::{BinaryFuse16, BinaryFuse8};
+pub use filter_quotient::{QuotientBuilder, QuotientFilter};
+pub use filter_ribbon::{Ribbon, RibbonBuilder};
+
+/// A [`BinaryFuse8`] as a [`Filter`] (inserts refused), as the registry holds it.
+pub type StaticFuse8 = any::Static<BinaryFuse8>;
+/// A [`BinaryFuse16`] as a [`Filter`] (inserts refused), as the registry holds it.
+pub type StaticFuse16 = any::Static<BinaryFuse16>;
+/// A [`Ribbon`] as a [`Filter`] (inserts refused), as the registry holds it.
+pub type StaticRibbon = any::Static<Ribbon>;
 pub use filter_scalable::{ScalableBloom, ScalableBuilder};
 
 pub mod any;
@@ -112,6 +128,22 @@ pub mod cuckoo {
 /// The split-block Bloom filter crate.
 pub mod blocked {
     pub use filter_blocked::*;
+}
+/// The quotient filter crate.
+pub mod quotient {
+    pub use filter_quotient::*;
+}
+/// The expandable cuckoo filter crate.
+pub mod expandable {
+    pub use filter_expand::*;
+}
+/// The binary fuse filter crate (static).
+pub mod fuse {
+    pub use filter_fuse::*;
+}
+/// The ribbon filter crate (static).
+pub mod ribbon {
+    pub use filter_ribbon::*;
 }
 
 /// The sign-up gate: a filter in front of a SQLite or PostgreSQL users table (feature `gate`).

@@ -41,7 +41,8 @@ fn inserted(v: Variant, key: &[u8]) -> (Positions, Vec<u64>, Vec<u8>, AnyFilter)
 
 #[test]
 fn positions_are_what_an_insert_changes_in_every_variant() {
-    for &v in Variant::ALL {
+    // The static variants take no insert: `static_positions_give_every_member_s_fingerprint`.
+    for &v in Variant::ALL.iter().filter(|v| !v.capabilities().static_set) {
         for key in [&b"alice@example.com"[..], b"bob", b""] {
             let (positions, changed, after, f) = inserted(v, key);
             check(&positions, &changed, &after, &f);
@@ -66,6 +67,37 @@ fn check(positions: &Positions, changed: &[u64], after: &[u8], f: &AnyFilter) {
                     .collect(),
             );
             assert_eq!(sorted(counters.clone()), raised, "{v}");
+        }
+        Positions::Stages { stages } if matches!(f, AnyFilter::Expandable(_)) => {
+            let (
+                AnyFilter::Expandable(e),
+                [Positions::Buckets {
+                    fingerprint,
+                    primary,
+                    alternate,
+                }],
+            ) = (f, &stages[..])
+            else {
+                panic!("{v}: one stage of buckets expected, got {stages:?}")
+            };
+            // The stage payload starts with its level (u32) and entry count (u64, which the
+            // insert raises from 0 to 1: bit 32); an empty stage takes the fingerprint in the
+            // first slot of one of its buckets.
+            let bits = u64::from(e.initial_fingerprint_bits());
+            let written = |bucket: u64| {
+                let at = 96 + bucket * 4 * bits;
+                let mut w: Vec<u64> = (0..bits)
+                    .filter(|i| fingerprint >> i & 1 == 1)
+                    .map(|i| at + i)
+                    .collect();
+                w.insert(0, 32);
+                w
+            };
+            assert!(
+                written(*primary) == changed || written(*alternate) == changed,
+                "{v}: {changed:?}"
+            );
+            assert!(*fingerprint >= 1 && *fingerprint < 1 << bits, "{v}");
         }
         Positions::Stages { stages } => {
             let [Positions::Bits { bits, .. }] = &stages[..] else {
@@ -120,6 +152,27 @@ fn check(positions: &Positions, changed: &[u64], after: &[u8], f: &AnyFilter) {
                 .all(|b| in_primary.contains(b) || in_alternate.contains(b)));
             assert!(*fingerprint >= 1 && *fingerprint < 1 << bits, "{v}");
         }
+        Positions::Run {
+            quotient,
+            remainder,
+            remainder_bits,
+        } => {
+            let AnyFilter::Quotient(q) = f else {
+                panic!("{v} reports a run")
+            };
+            // An empty table: the remainder goes to its home slot, whose occupied and run-end
+            // bits are set; the payload is occupieds, run ends (a bit per slot each), then the
+            // packed remainders.
+            let slots = q.slots();
+            let rem_at = 2 * slots + quotient * u64::from(*remainder_bits);
+            let mut want = vec![*quotient, slots + quotient];
+            want.extend(
+                (0..u64::from(*remainder_bits))
+                    .filter(|i| remainder >> i & 1 == 1)
+                    .map(|i| rem_at + i),
+            );
+            assert_eq!(sorted(want), changed, "{v}");
+        }
         other => panic!("{v}: positions of a kind this test does not know: {other:?}"),
     }
 }
@@ -136,4 +189,103 @@ fn the_check_fails_on_wrong_positions() {
     };
     let caught = std::panic::catch_unwind(|| check(&moved, &changed, &after, &f));
     assert!(caught.is_err(), "shifted positions passed the check");
+}
+
+/// A static filter built from `n` keys, and its keys.
+fn static_set(v: Variant, n: usize) -> (AnyFilter, Vec<String>) {
+    let keys: Vec<String> = (0..n).map(|i| format!("member{i}")).collect();
+    let params = Params::new(n as u64, 0.01);
+    let hashes: Vec<_> = keys
+        .iter()
+        .map(|k| params.hasher.hash(k.as_bytes()))
+        .collect();
+    (
+        AnyFilter::build_from_hashes(v, &params, &hashes).unwrap(),
+        keys,
+    )
+}
+
+/// What the saved payload of static filter `f` gives at `slots`: the XOR of the fingerprints
+/// there (binary fuse), or the parity of the rows in every result column (ribbon).
+fn xor_of(f: &AnyFilter, slots: &[u64]) -> u64 {
+    let bytes = payload(&f.to_bytes());
+    let bit = |words_at: usize, word: u64, b: u64| {
+        let at = words_at + word as usize * 8;
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) >> b & 1
+    };
+    match f {
+        AnyFilter::BinaryFuse8(_) | AnyFilter::BinaryFuse16(_) => {
+            let width = if matches!(f, AnyFilter::BinaryFuse8(_)) {
+                1
+            } else {
+                2
+            };
+            slots.iter().fold(0, |acc, &s| {
+                let at = s as usize * width;
+                let mut v = [0u8; 8];
+                v[..width].copy_from_slice(&bytes[at..at + width]);
+                acc ^ u64::from_le_bytes(v)
+            })
+        }
+        AnyFilter::Ribbon(r) => {
+            let (cols, rows) = (u64::from(r.get().result_bits()), r.get().slots());
+            let parity = |j: u64| {
+                slots
+                    .iter()
+                    .fold(0, |acc, &s| acc ^ bit(0, s / 64 * cols + j, s % 64))
+            };
+            let mut v = (0..cols).fold(0, |acc, j| acc | parity(j) << j);
+            if slots[0] < r.get().boundary() {
+                let extra_at = (rows / 64 * cols) as usize * 8;
+                let p = slots
+                    .iter()
+                    .fold(0, |acc, &s| acc ^ bit(extra_at, s / 64, s % 64));
+                v |= p << cols;
+            }
+            v
+        }
+        other => panic!("{}: not a static filter", other.variant()),
+    }
+}
+
+fn check_static(f: &AnyFilter, positions: &Positions) {
+    let v = f.variant();
+    let Positions::Xor { slots, fingerprint } = positions else {
+        panic!("{v}: a static filter reports {positions:?}")
+    };
+    assert_eq!(xor_of(f, slots), *fingerprint, "{v}: {slots:?}");
+}
+
+#[test]
+fn static_positions_give_every_member_s_fingerprint() {
+    for &v in Variant::ALL.iter().filter(|v| v.capabilities().static_set) {
+        let (f, keys) = static_set(v, 500);
+        for k in &keys {
+            check_static(&f, &f.positions(k.as_bytes()));
+        }
+    }
+}
+
+#[test]
+fn the_static_check_fails_on_wrong_positions() {
+    for &v in Variant::ALL.iter().filter(|v| v.capabilities().static_set) {
+        let (f, keys) = static_set(v, 500);
+        // The slots of the next key, with this key's fingerprint: fails for almost every key.
+        let wrong = keys
+            .windows(2)
+            .filter(|w| {
+                let (Positions::Xor { fingerprint, .. }, Positions::Xor { slots, .. }) =
+                    (f.positions(w[0].as_bytes()), f.positions(w[1].as_bytes()))
+                else {
+                    panic!("{v}")
+                };
+                let moved = Positions::Xor { slots, fingerprint };
+                std::panic::catch_unwind(|| check_static(&f, &moved)).is_err()
+            })
+            .count();
+        assert!(
+            wrong > 400,
+            "{v}: only {wrong} of 499 moved positions caught"
+        );
+    }
 }

@@ -82,7 +82,191 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
     if let Detail::Scalable { p0, r, s, growth } = &plan.detail {
         out.extend(scalable_formulas(p, *p0, *r, *s, growth));
     }
+    match &plan.detail {
+        Detail::Fuse {
+            fingerprint_bits,
+            slots,
+            segment_length,
+        } => out.extend(fuse_formulas(n, *fingerprint_bits, *slots, *segment_length)),
+        Detail::Ribbon {
+            result_bits,
+            slots,
+            boundary,
+        } => out.extend(ribbon_formulas(n, p, *result_bits, *slots, *boundary)),
+        _ => {}
+    }
+    if let Detail::Expandable {
+        fingerprint_bits,
+        buckets,
+        growth,
+        period,
+        bound,
+    } = &plan.detail
+    {
+        out.extend(expandable_formulas(
+            p,
+            *fingerprint_bits,
+            *buckets,
+            *growth,
+            *period,
+            *bound,
+        ));
+    }
+    if let Detail::Quotient {
+        quotients,
+        remainder_bits,
+        slots,
+        load,
+    } = &plan.detail
+    {
+        out.extend(quotient_formulas(
+            n,
+            p,
+            *quotients,
+            *remainder_bits,
+            *slots,
+            *load,
+        ));
+    }
     out
+}
+
+fn fuse_formulas(n: u64, f: u32, slots: u64, segment: u32) -> Vec<Formula> {
+    vec![
+        Formula {
+            name: "false-positive rate",
+            symbolic: "p = 2^-F",
+            substituted: format!("2^-{f} = {}", rate((-f64::from(f)).exp2())),
+            source: "Graf & Lemire 2022: a key is a false positive when the XOR of its three \
+                     slots equals its F-bit fingerprint",
+        },
+        Formula {
+            name: "slots",
+            symbolic: "m = (c + 2) L,  c L ≈ n · max(1.125, 0.875 + 0.25 ln(10^6) / ln n)",
+            substituted: format!(
+                "{} + 2 segments of L = {segment} slots = {slots}",
+                (slots / u64::from(segment.max(1))).saturating_sub(2)
+            ),
+            source: "Graf & Lemire 2022, §4 (arity 3)",
+        },
+        Formula {
+            name: "bits per key",
+            symbolic: "C = F m / n",
+            substituted: format!(
+                "{f} × {slots} / {n} = {:.3}",
+                f64::from(f) * slots as f64 / n as f64
+            ),
+            source: "about 1.125 F at scale",
+        },
+    ]
+}
+
+fn ribbon_formulas(n: u64, p: f64, r: u32, slots: u64, boundary: u64) -> Vec<Formula> {
+    let starts = slots.saturating_sub(127).max(1);
+    let f = boundary as f64 / starts as f64;
+    let base = (-f64::from(r)).exp2();
+    vec![
+        Formula {
+            name: "result columns",
+            symbolic: "r = floor(log2(1/p)); a fraction f = 2 - p 2^(r+1) of keys get r + 1",
+            substituted: format!(
+                "r = {r} for p = {}; f = {boundary}/{starts} = {f:.4}",
+                math::format_real(p)
+            ),
+            source: "Dillinger & Walzer 2021 (fractional result bits)",
+        },
+        Formula {
+            name: "slots",
+            symbolic: "m = n (1 + 0.03 + 4/sqrt(n)), in whole 64-slot blocks",
+            substituted: format!("{n} keys → {slots} slots"),
+            source: "Dillinger & Walzer 2021, w = 128 (the 4/sqrt(n) margin is this crate's)",
+        },
+        Formula {
+            name: "false-positive rate",
+            symbolic: "p = f 2^-(r+1) + (1 - f) 2^-r",
+            substituted: format!(
+                "{f:.4} × 2^-{} + {:.4} × 2^-{r} = {}",
+                r + 1,
+                1.0 - f,
+                rate(f * base / 2.0 + (1.0 - f) * base)
+            ),
+            source: "Dillinger & Walzer 2021",
+        },
+    ]
+}
+
+fn expandable_formulas(
+    p: f64,
+    f0: u32,
+    b0: u64,
+    growth: u32,
+    period: u32,
+    bound: f64,
+) -> Vec<Formula> {
+    use crate::expandable::math as em;
+    vec![
+        Formula {
+            name: "stage i",
+            symbolic: "B_i = B0 g^i,  f_i = f0 + floor(i / k)",
+            substituted: format!(
+                "B0 = {b0} buckets (3.8 B0 >= n), g = {growth}, f0 = {f0} bits, k = {period}"
+            ),
+            source: "filter-expand: the addresses of stage i nest in those of the older stages",
+        },
+        Formula {
+            name: "stage rate",
+            symbolic: "p_i = 1 - (1 - q(f_i) 2/B_i)^(n_i), below 7.6 q(f_i) at capacity",
+            substituted: format!(
+                "stage 0 full: {}",
+                rate(em::stage_fpr(f0, b0, em::stage_capacity(b0)))
+            ),
+            source: "Fan et al. 2014, §5.1, per stage",
+        },
+        Formula {
+            name: "compound bound",
+            symbolic: "p <= Σ_i 7.6 q(f_i) <= P",
+            substituted: format!("{} <= {}", rate(bound), math::format_real(p)),
+            source: "union bound over every stage the filter can ever have",
+        },
+    ]
+}
+
+fn quotient_formulas(n: u64, p: f64, q: u64, r: u32, slots: u64, load: f64) -> Vec<Formula> {
+    use crate::quotient::math as qm;
+    vec![
+        Formula {
+            name: "remainder bits",
+            symbolic: "r = ceil(log2(0.95 / -ln(1 - p)))",
+            substituted: format!("ceil(log2(0.95 / -ln(1 - {}))) = {r}", math::format_real(p)),
+            source: "Bender et al. 2012, §2, at the 95% load of Pandey et al. 2017",
+        },
+        Formula {
+            name: "quotients",
+            symbolic: "Q = min { Q : floor(0.95 Q) >= n }",
+            substituted: format!(
+                "{q} home slots, {slots} slots with the extra ones, load α = {n}/{q} = {load:.4}"
+            ),
+            source: "Pandey, Bender, Johnson & Patro 2017 (rank-and-select layout)",
+        },
+        Formula {
+            name: "false-positive rate",
+            symbolic: "p = 1 - (1 - 1/(Q 2^r))^n ≈ 1 - e^(-α/2^r)",
+            substituted: format!(
+                "1 - (1 - 1/({q}·2^{r}))^{n} = {}",
+                rate(qm::quotient_fpr_exact(q, r, n))
+            ),
+            source: "Bender et al. 2012, §2",
+        },
+        Formula {
+            name: "bits per item",
+            symbolic: "C = (r + 2.5) / α",
+            substituted: format!(
+                "({r} + 2.5) / {load:.4} = {:.3}",
+                qm::quotient_bits_per_item(r, load)
+            ),
+            source: "two metadata bits per slot and a 32-bit offset per 64 slots",
+        },
+    ]
 }
 
 fn counting_formula(n: u64, m: u64, k: u32, counter_bits: u32, bound: f64) -> Formula {
@@ -266,6 +450,38 @@ impl Plan {
                 keys_per_block,
             } => vec![format!(
                 "{blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
+            )],
+            Detail::Fuse {
+                fingerprint_bits,
+                slots,
+                segment_length,
+            } => vec![format!(
+                "{slots} slots of {fingerprint_bits} bits in segments of {segment_length}; built once from the key set"
+            )],
+            Detail::Ribbon {
+                result_bits,
+                slots,
+                boundary,
+            } => vec![format!(
+                "{slots} rows, {result_bits} result bits (one more for starts below {boundary}); built once from the key set"
+            )],
+            Detail::Expandable {
+                fingerprint_bits,
+                buckets,
+                growth,
+                period,
+                bound,
+            } => vec![format!(
+                "first stage {buckets} buckets x 4 slots of {fingerprint_bits} bits; growth {growth}, +1 bit every {period} stages; bound {}",
+                rate(*bound)
+            )],
+            Detail::Quotient {
+                quotients,
+                remainder_bits,
+                slots,
+                load,
+            } => vec![format!(
+                "{quotients} quotients, {remainder_bits}-bit remainders, {slots} slots, load {load:.4}"
             )],
             Detail::Scalable { p0, r, s, growth } => {
                 let mut out = vec![format!(

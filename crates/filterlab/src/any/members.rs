@@ -5,8 +5,9 @@
 use super::sizing::{self, Detail, Sizing, Value};
 use super::{Knob, Params};
 use crate::{
-    cuckoo, math, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter, Filter, Growable,
-    Result, ScalableBloom,
+    cuckoo, expandable, math, quotient, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter,
+    ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom, StaticFilter,
+    StaticFuse16, StaticFuse8, StaticRibbon,
 };
 
 /// `$ty`'s builder with the capacity, rate and hasher of `$p`.
@@ -208,5 +209,174 @@ impl Member for BlockedBloom {
     }
     fn parameters(&self) -> Vec<(&'static str, Value)> {
         vec![("blocks", Value::Count(self.blocks()))]
+    }
+}
+
+impl Member for QuotientFilter {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[])?;
+        capped!(sized!(QuotientFilter, p), p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::quotient(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let (q, r, n) = (self.quotients(), self.remainder_bits(), self.capacity());
+        let p = quotient::math::quotient_fpr_exact(q, r, n);
+        let detail = Detail::Quotient {
+            quotients: q,
+            remainder_bits: r,
+            slots: self.slots(),
+            load: n as f64 / q as f64,
+        };
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("quotients", Value::Count(self.quotients())),
+            ("remainder_bits", Value::Count(self.remainder_bits().into())),
+            ("slots", Value::Count(self.slots())),
+            ("resizes", Value::Count(self.resizes().into())),
+            ("load", Value::Ratio(self.load_factor())),
+        ]
+    }
+}
+
+impl Member for ExpandableCuckoo {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[Knob::MaxKicks])?;
+        let mut b = sized!(ExpandableCuckoo, p);
+        if let Some(k) = p.max_kicks {
+            b = b.max_kicks(k);
+        }
+        capped!(b, p)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::expandable(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let first = self.stage_shapes().first().copied();
+        let (buckets, f, cap, _) = first.unwrap_or((0, self.initial_fingerprint_bits(), 0, 0));
+        let p = expandable::math::stage_fpr(f, buckets, cap);
+        let detail = Detail::Expandable {
+            fingerprint_bits: f,
+            buckets,
+            growth: self.growth(),
+            period: self.tightening_period(),
+            bound: Growable::fpr_bound(self),
+        };
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            ("stages", Value::Count(Growable::stages(self) as u64)),
+            ("f0", Value::Count(self.initial_fingerprint_bits().into())),
+            ("growth", Value::Count(self.growth().into())),
+            ("period", Value::Count(self.tightening_period().into())),
+            ("bound", Value::Rate(Growable::fpr_bound(self))),
+        ]
+    }
+}
+
+/// Refuses a build of `bytes` above `p`'s memory cap.
+fn within_cap(p: &Params, bytes: u64) -> Result<()> {
+    match p.max_bytes {
+        Some(cap) if bytes > cap => Err(crate::Error::MemoryCap {
+            what: "static filter",
+            bytes,
+            cap,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The registry's side of a binary fuse filter of `$f`-bit fingerprints: built from the whole
+/// key set, refusing a target rate its fingerprints cannot meet.
+macro_rules! fuse_member {
+    ($ty:ident, $f:ty) => {
+        impl Member for $ty {
+            fn build(p: &Params) -> Result<Self> {
+                Self::build_from_hashes(p, &[])
+            }
+            fn build_from_hashes(p: &Params, hashes: &[crate::Hash128]) -> Result<Self> {
+                p.only(&[])?;
+                let planned = Params {
+                    capacity: (hashes.len() as u64).max(1),
+                    ..*p
+                };
+                within_cap(
+                    p,
+                    sizing::fuse(&planned, <$f as crate::fuse::Fingerprint>::BITS)?.0,
+                )?;
+                crate::fuse::BinaryFuse::<$f>::from_hashes(hashes, p.hasher).map(Self::new)
+            }
+            fn size(p: &Params) -> Result<Sizing> {
+                sizing::fuse(p, <$f as crate::fuse::Fingerprint>::BITS)
+            }
+            fn shape(&self) -> Result<(f64, Sizing)> {
+                let layout = self.get().layout();
+                let p = self.expected_fpr();
+                let detail = Detail::Fuse {
+                    fingerprint_bits: <$f as crate::fuse::Fingerprint>::BITS,
+                    slots: layout.array_length.into(),
+                    segment_length: layout.segment_length,
+                };
+                Ok((p, (self.size_in_bytes() as u64, p, detail)))
+            }
+            fn parameters(&self) -> Vec<(&'static str, Value)> {
+                let layout = self.get().layout();
+                vec![
+                    (
+                        "fingerprint_bits",
+                        Value::Count(<$f as crate::fuse::Fingerprint>::BITS.into()),
+                    ),
+                    ("slots", Value::Count(layout.array_length.into())),
+                    ("segment_length", Value::Count(layout.segment_length.into())),
+                ]
+            }
+        }
+    };
+}
+
+fuse_member!(StaticFuse8, u8);
+fuse_member!(StaticFuse16, u16);
+
+impl Member for StaticRibbon {
+    fn build(p: &Params) -> Result<Self> {
+        Self::build_from_hashes(p, &[])
+    }
+    fn build_from_hashes(p: &Params, hashes: &[crate::Hash128]) -> Result<Self> {
+        p.only(&[])?;
+        let planned = Params {
+            capacity: (hashes.len() as u64).max(1),
+            ..*p
+        };
+        within_cap(p, sizing::ribbon(&planned)?.0)?;
+        crate::Ribbon::builder()
+            .fpr(p.fpr)
+            .hasher(p.hasher)
+            .build_from_hashes(hashes)
+            .map(Self::new)
+    }
+    fn size(p: &Params) -> Result<Sizing> {
+        sizing::ribbon(p)
+    }
+    fn shape(&self) -> Result<(f64, Sizing)> {
+        let r = self.get();
+        let p = self.expected_fpr();
+        let detail = Detail::Ribbon {
+            result_bits: r.result_bits(),
+            slots: r.slots(),
+            boundary: r.boundary(),
+        };
+        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+    }
+    fn parameters(&self) -> Vec<(&'static str, Value)> {
+        let r = self.get();
+        vec![
+            ("result_bits", Value::Count(r.result_bits().into())),
+            ("slots", Value::Count(r.slots())),
+            ("boundary", Value::Count(r.boundary())),
+        ]
     }
 }

@@ -14,6 +14,7 @@ mod formulas;
 mod members;
 mod params;
 pub mod sizing;
+mod static_set;
 
 pub use capabilities::Capabilities;
 use capabilities::Capable;
@@ -22,6 +23,7 @@ use members::Member;
 pub(crate) use params::Knob;
 pub use params::Params;
 pub use sizing::{Detail, Growth, Plan, Value};
+pub use static_set::Static;
 
 /// Declares [`Variant`] and [`AnyFilter`] from one table:
 /// `Name => Type, [capabilities], "summary"` (`Type` re-exported at the facade's root; its
@@ -206,6 +208,11 @@ registry! {
     Scalable => ScalableBloom, [grows], "Scalable Bloom filter (Almeida et al. 2007).";
     Cuckoo => CuckooFilter, [deletes, counts_copies], "Cuckoo filter (Fan et al. 2014).";
     Blocked => BlockedBloom, [concurrent, one_line_lookup], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+    Quotient => QuotientFilter, [deletes, counts_copies], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
+    BinaryFuse8 => StaticFuse8, [static_set], "Binary fuse filter, 8-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
+    BinaryFuse16 => StaticFuse16, [static_set], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
+    Ribbon => StaticRibbon, [static_set], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
+    Expandable => ExpandableCuckoo, [deletes, counts_copies, grows], "Expandable cuckoo filter: nested cuckoo stages that grow and delete (after Fan et al. 2014; deletion rule of Dayan et al. 2023).";
 }
 
 mod dispatch;

@@ -3,7 +3,7 @@
 //! a formula of its own: the tests build the real filters and check every plan against them.
 
 use super::{Params, Variant};
-use crate::{counting, cuckoo, math, scalable, Result};
+use crate::{counting, cuckoo, expandable, math, quotient, scalable, Result};
 
 /// Growth multiples a scalable plan is shown at (beside 1x).
 pub const GROWTH_SHOWN: [u64; 3] = [2, 4, 10];
@@ -73,6 +73,49 @@ pub enum Detail {
         blocks: u64,
         /// Keys per block `λ` (at the target rate when planned; `n / blocks` for a file).
         keys_per_block: f64,
+    },
+    /// Quotients (home slots), remainder bits, slots and load at `n` (a quotient filter).
+    Quotient {
+        /// Quotients `Q`.
+        quotients: u64,
+        /// Remainder bits `r`.
+        remainder_bits: u32,
+        /// Slots: `Q` and the extra slots past the last quotient, in whole blocks of 64.
+        slots: u64,
+        /// Load `α = n / Q` at `n` items.
+        load: f64,
+    },
+    /// A binary fuse filter: fingerprint width, slots and segment length.
+    Fuse {
+        /// Fingerprint bits `F`: the rate is `2^-F`.
+        fingerprint_bits: u32,
+        /// Slots of the array, `(c + 2)·L`.
+        slots: u64,
+        /// Slots per segment `L`.
+        segment_length: u32,
+    },
+    /// A standard ribbon filter: result columns, slots, and the boundary below which keys
+    /// have one more column.
+    Ribbon {
+        /// Result bits `r` every key has.
+        result_bits: u32,
+        /// Slots (rows) `m`.
+        slots: u64,
+        /// Starts below this have `r + 1` result bits.
+        boundary: u64,
+    },
+    /// The first stage of an expandable cuckoo filter and its growth schedule.
+    Expandable {
+        /// Fingerprint bits `f0` of the first stage.
+        fingerprint_bits: u32,
+        /// Buckets `B0` of the first stage (4 slots each).
+        buckets: u64,
+        /// Each new stage has `growth` times the buckets of the one before.
+        growth: u32,
+        /// One more fingerprint bit every `period` stages.
+        period: u32,
+        /// The rate bound `Σ 7.6 q(f_i)` over every stage the filter can have.
+        bound: f64,
     },
     /// The first stage and the stage plan as the filter grows.
     Scalable {
@@ -147,6 +190,16 @@ impl Plan {
                 let p = Params::new(self.n, self.fpr).tightening(*r).growth(*s);
                 scalable_at(&p, items).map_or(u64::MAX, |g| g.bytes)
             }
+            Detail::Expandable { growth, period, .. } if items > self.n => {
+                expandable::math::bits_per_key(
+                    self.n,
+                    self.fpr,
+                    growth.trailing_zeros(),
+                    *period,
+                    items,
+                )
+                .map_or(u64::MAX, |b| (b * items as f64 / 8.0).ceil() as u64)
+            }
             _ => self.bytes,
         }
     }
@@ -160,6 +213,26 @@ impl Plan {
                 Some(math::classic_fpr_best(*m, items, *k))
             }
             Detail::Blocked { blocks, .. } => Some(math::split_block_fpr(*blocks, items)),
+            // A static filter holds its set and takes no more keys.
+            Detail::Fuse { .. } | Detail::Ribbon { .. } => {
+                (items <= self.n).then_some(self.expected_fpr)
+            }
+            Detail::Expandable {
+                fingerprint_bits,
+                buckets,
+                growth,
+                period,
+                ..
+            } => expandable_rate(*buckets, *fingerprint_bits, *growth, *period, items),
+            Detail::Quotient {
+                quotients,
+                remainder_bits,
+                ..
+            } => {
+                let max = quotient::math::quotient_max_items(*quotients, quotient::math::MAX_LOAD);
+                (items <= max)
+                    .then(|| quotient::math::quotient_fpr_exact(*quotients, *remainder_bits, items))
+            }
             Detail::Cuckoo {
                 fingerprint_bits,
                 buckets,
@@ -257,6 +330,140 @@ fn scalable_knobs(p: &Params) -> (f64, f64) {
         p.tightening.unwrap_or(scalable::DEFAULT_TIGHTENING),
         p.growth.unwrap_or(scalable::DEFAULT_GROWTH),
     )
+}
+
+pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
+    use quotient::math as qm;
+    let n = p.capacity;
+    let q = qm::quotients_for(
+        n,
+        qm::MAX_LOAD,
+        quotient::MIN_QUOTIENTS,
+        quotient::MAX_QUOTIENTS,
+    )?;
+    let r = qm::quotient_remainder_bits(p.fpr, qm::MAX_LOAD)?;
+    // As the builder's table: 1 to 64 remainder bits.
+    if r > 64 {
+        return Err(crate::Error::InvalidParameter {
+            name: "fpr",
+            value: math::format_real(p.fpr),
+            expected: "a rate of at least about 5e-20 for a quotient filter (64 remainder bits)",
+        });
+    }
+    // The table of `filter_quotient`: whole blocks of 64 slots, two metadata bit vectors, the
+    // packed remainders, and a 32-bit spill index per block and one for the end.
+    let slots = (q + quotient::extra_slots(q)).div_ceil(64) * 64;
+    let bit_words = slots / 64;
+    let rem_words = (slots * u64::from(r)).div_ceil(64);
+    let bytes = (2 * bit_words + rem_words) * 8 + (bit_words + 1) * 4;
+    let detail = Detail::Quotient {
+        quotients: q,
+        remainder_bits: r,
+        slots,
+        load: n as f64 / q as f64,
+    };
+    Ok((bytes, qm::quotient_fpr_exact(q, r, n), detail))
+}
+
+/// A binary fuse filter of `bits`-bit fingerprints for `p.capacity` distinct keys, its layout
+/// before any retry adds a segment; refused when `2^-bits` is above the target rate.
+pub(crate) fn fuse(p: &Params, bits: u32) -> Result<Sizing> {
+    let rate = (-f64::from(bits)).exp2();
+    if rate > p.fpr {
+        return Err(crate::Error::InvalidParameter {
+            name: "fpr",
+            value: math::format_real(p.fpr),
+            expected: if bits == 8 {
+                "a rate of at least 2^-8 (0.39%) for binary-fuse8; use binary-fuse16 or ribbon below it"
+            } else {
+                "a rate of at least 2^-16 (0.0015%) for binary-fuse16"
+            },
+        });
+    }
+    let layout = crate::fuse::build::Layout::for_keys(p.capacity, 0)?;
+    let slots = u64::from(layout.array_length);
+    let detail = Detail::Fuse {
+        fingerprint_bits: bits,
+        slots,
+        segment_length: layout.segment_length,
+    };
+    Ok((slots * u64::from(bits / 8), rate, detail))
+}
+
+/// A standard ribbon filter for `p.capacity` distinct keys at `p.fpr`, before any retry adds
+/// slots: `r` columns for every key, one more below the boundary (as `filter_ribbon` builds).
+pub(crate) fn ribbon(p: &Params) -> Result<Sizing> {
+    use crate::ribbon::{build, Ribbon, BLOCK, W};
+    let (r, upper) = Ribbon::builder().fpr(p.fpr).columns()?;
+    let slots = build::slots_for(p.capacity, 0)?;
+    let starts = slots - W as u64 + 1;
+    let boundary = ((upper * starts as f64).ceil() as u64).min(starts);
+    let extra_slots = if boundary == 0 {
+        0
+    } else {
+        (boundary + W as u64 - 1).div_ceil(BLOCK as u64) * BLOCK as u64
+    };
+    let words = slots / BLOCK as u64 * u64::from(r) + extra_slots / BLOCK as u64;
+    let f = boundary as f64 / starts as f64;
+    let base = (-f64::from(r)).exp2();
+    let detail = Detail::Ribbon {
+        result_bits: r,
+        slots,
+        boundary,
+    };
+    Ok((words * 8, f * base / 2.0 + (1.0 - f) * base, detail))
+}
+
+/// The compound rate of an expandable filter after `items` inserts, each stage filled to its
+/// capacity before the next is made; `None` past the last stage it can have.
+fn expandable_rate(b0: u64, f0: u32, growth: u32, period: u32, items: u64) -> Option<f64> {
+    use expandable::math as em;
+    let (mut left, mut rates, mut i) = (items, Vec::new(), 0u32);
+    loop {
+        let b = em::stage_buckets(b0, growth.trailing_zeros(), i)?;
+        let here = left.min(em::stage_capacity(b));
+        rates.push(em::stage_fpr(
+            em::stage_fingerprint_bits(f0, period, i),
+            b,
+            here,
+        ));
+        left -= here;
+        i += 1;
+        if left == 0 {
+            return Some(math::compound_fpr(rates));
+        }
+    }
+}
+
+pub(crate) fn expandable(p: &Params) -> Result<Sizing> {
+    use expandable::math as em;
+    let (n, growth, period) = (
+        p.capacity,
+        expandable::DEFAULT_GROWTH,
+        expandable::DEFAULT_PERIOD,
+    );
+    let b0 = em::initial_buckets(n);
+    let stages = em::possible_stages(b0, growth.trailing_zeros());
+    let too_many = || crate::Error::SizeOverflow {
+        what: "expandable filter",
+        hint: format!("{n} items need too many buckets; lower the capacity"),
+    };
+    // As the builder: a first stage past the most buckets a stage may have is refused.
+    if stages == 0 {
+        return Err(too_many());
+    }
+    let f0 = em::initial_fingerprint_bits(p.fpr, period, stages)?;
+    let bytes = em::stage_table_bytes(b0, f0).ok_or_else(too_many)?;
+    // The rate at the first stage's capacity (>= n): what the built filter reports.
+    let expected = em::stage_fpr(f0, b0, em::stage_capacity(b0));
+    let detail = Detail::Expandable {
+        fingerprint_bits: f0,
+        buckets: b0,
+        growth,
+        period,
+        bound: em::schedule_bound(f0, period, stages),
+    };
+    Ok((bytes, expected, detail))
 }
 
 pub(crate) fn scalable(p: &Params) -> Result<Sizing> {
