@@ -44,7 +44,9 @@ def test_no_false_negatives_one_at_a_time_and_in_batches(cls):
     assert len(f) == 10_000
     assert all(k in f for k in members)
     assert f.contains_many(members) == [True] * len(members)
-    assert f.capacity == 20_000
+    # What was asked, or a little more where the table rounds up (the expandable filter's first
+    # stage holds whole buckets: 20,003).
+    assert 20_000 <= f.capacity <= 20_400
     assert f.size_in_bytes > 0
 
 
