@@ -5,7 +5,7 @@ use crate::judge::targets;
 use crate::measure::SmallPages;
 use crate::plan::{Plan, Run, Stage};
 use crate::render;
-use crate::stages::{builds, matrix, peers};
+use crate::stages::{builds, matrix, peers, window};
 use anyhow::{bail, Result};
 use std::path::Path;
 
@@ -18,6 +18,7 @@ pub const ALL: &[&dyn Stage] = &[
     &SizeSweep,
     &crate::stages::threads::Threads,
     &crate::stages::systems::Systems,
+    &Windows,
     &crate::stages::course::Course,
     &crate::stages::python::Python,
     &NoFalseNegatives,
@@ -212,6 +213,33 @@ impl Stage for SizeSweep {
         eprintln!("   over {sizes:?}");
         let records = matrix::size_sweep(&run.ctx, &sizes, 0.01)?;
         run.results.records.extend(records);
+        Ok(())
+    }
+}
+
+/// Sliding windows (issue 22): every design through a stream of ten windows at 1%, side by side
+/// (`window.md`), and the goals as rows of the targets table. Skipped for `--keys` and
+/// `--sweep-only` runs: its keys are its own.
+pub struct Windows;
+
+impl Stage for Windows {
+    fn name(&self) -> &'static str {
+        "sliding windows: guarantees and goals, side by side"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only && plan.keys.is_none()
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let settings = if run.plan.quick {
+            window::Settings::quick()
+        } else {
+            window::Settings::full()
+        };
+        let report = window::run(&settings, run.results.machine.clone())?;
+        run.results.ratios.extend(targets::window::rows(&report));
+        run.outputs.push(Box::new(report));
         Ok(())
     }
 }

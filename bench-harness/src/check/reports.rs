@@ -44,6 +44,10 @@ pub const CHECKERS: &[FileCheck] = &[
         check: systems,
     },
     FileCheck {
+        name: "window",
+        check: window,
+    },
+    FileCheck {
         name: "course",
         check: course,
     },
@@ -242,6 +246,30 @@ fn systems(dir: &Path, results: &Results) -> Coverage {
     rendered_and_current(
         dir,
         "systems.md",
+        &rendered,
+        &report.machine.commit,
+        results,
+        &mut c,
+    );
+    c
+}
+
+/// window.json: every design's guarantees recomputed from its checkpoints, window.md re-rendered.
+fn window(dir: &Path, results: &Results) -> Coverage {
+    let mut c = Coverage::default();
+    let report: crate::stages::window::WindowReport = match read_json(dir, "window.json") {
+        Ok(Some(r)) => r,
+        Ok(None) => return c,
+        Err(e) => {
+            c.problems.push(e);
+            return c;
+        }
+    };
+    c.problems.extend(crate::judge::window::check(&report));
+    let rendered = crate::render::window::render(&report);
+    rendered_and_current(
+        dir,
+        "window.md",
         &rendered,
         &report.machine.commit,
         results,

@@ -5,3 +5,4 @@ pub mod claims;
 pub mod systems;
 pub mod targets;
 pub mod threads;
+pub mod window;

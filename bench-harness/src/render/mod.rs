@@ -17,6 +17,7 @@ pub mod tables;
 #[cfg(test)]
 mod tests;
 pub mod threads;
+pub mod window;
 
 use tables::*;
 

@@ -9,6 +9,7 @@ pub mod peers;
 pub mod python;
 pub mod systems;
 pub mod threads;
+pub mod window;
 
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Shaped};

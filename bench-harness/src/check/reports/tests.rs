@@ -103,6 +103,7 @@ fn dir(name: &str) -> Dir {
     std::fs::write(d.join("README.md"), "# report\n").unwrap();
     crate::render::threads::write(&threads_report(), &d).unwrap();
     crate::render::systems::write(&systems_report(), &d).unwrap();
+    crate::render::window::write(&crate::render::window::tests::report(), &d).unwrap();
     Dir(d)
 }
 
@@ -243,4 +244,24 @@ fn a_course_without_its_json_or_with_an_edited_page_is_rejected() {
             .any(|x| x.starts_with("course: ") && x.contains("course.json")),
         "{p:?}"
     );
+}
+
+#[test]
+fn a_window_report_with_a_flipped_verdict_or_an_edited_count_is_rejected() {
+    let d = dir("window-md");
+    edit(&d.join("window.md"), "| ≤ 0 | met |", "| ≤ 0 | not met |");
+    let p = problems(&d);
+    assert!(p.iter().any(|p| p.contains("window.md differs")), "{p:?}");
+    let d = dir("window-json");
+    edit(
+        &d.join("window.json"),
+        "\"false_negatives\": 0",
+        "\"false_negatives\": 2",
+    );
+    let p = problems(&d);
+    assert!(p.iter().any(|p| p.contains("guarantees differ")), "{p:?}");
+    let d = dir("window-commit");
+    edit(&d.join("window.json"), "abc1234", "def5678");
+    let p = problems(&d);
+    assert!(p.iter().any(|p| p.contains("not the same run")), "{p:?}");
 }

@@ -12,6 +12,7 @@ use anyhow::{anyhow, Result};
 use filterlab_peers::PeerKind;
 
 mod parallel;
+pub mod window;
 
 use parallel::parallel_rows;
 

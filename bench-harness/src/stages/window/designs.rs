@@ -1,0 +1,328 @@
+//! The sliding-window designs side by side, behind one small interface ([`Windowed`]): ours
+//! (`ItemWindow`, `TimeWindow` on a clock of one tick per insert, `Apbf`), a two-buffer rotation
+//! built from two classic filters, and probabilistic-rs's expiring Bloom filter driven by the
+//! insert count.
+
+use super::Design;
+use anyhow::{anyhow, bail, Result};
+use filter_window::math as wmath;
+use filter_window::{Apbf, ItemWindow, TimeWindow, Timestamp};
+use filterlab::{ClassicBloom, Filter};
+use probabilistic_rs::ebloom::config::ExpiringFilterConfigBuilder;
+use probabilistic_rs::ebloom::filter::ExpiringBloomFilter;
+use probabilistic_rs::ebloom::traits::{BulkExpiringBloomFilterOps, ExpiringBloomFilterOps};
+use std::future::Future;
+use std::task::{Context, Poll, Waker};
+
+/// Generations per window of our lane-sliced filters and levels-minus-one of the peer's.
+pub const GENERATIONS: u32 = 7;
+
+/// A window over the last `window` inserts, as the stream drives it.
+pub trait Windowed {
+    /// Inserts `keys`, in order, as the next inserts of the stream.
+    ///
+    /// # Errors
+    /// An insert the filter refuses.
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()>;
+    /// Whether `key` is (maybe) among the items held now.
+    fn contains(&self, key: &[u8]) -> bool;
+    /// Bytes of the tables held now.
+    fn bytes(&self) -> u64;
+    /// The design's own formula for its rate now (`None`: none known).
+    fn model(&self) -> Option<f64>;
+}
+
+/// The design's shape for a window of `window` items at `fpr`: the realised parameters in
+/// words, and the age (in inserts, the latest insert being of age 1) past which an item must
+/// no longer be found from its own bits.
+pub fn shape(design: Design, window: u64, fpr: f64) -> Result<(String, u64)> {
+    let n = u64::from(GENERATIONS);
+    Ok(match design {
+        Design::ItemWindow | Design::TimeWindow => {
+            let plan = wmath::SlicedPlan::new(window, GENERATIONS, fpr)
+                .ok_or_else(|| anyhow!("no plan for a window of {window}"))?;
+            let text = format!(
+                "N = {}, g = {}, m = {}, k = {}",
+                plan.generations, plan.per_generation, plan.m, plan.k
+            );
+            (text, (n + 1) * plan.per_generation)
+        }
+        Design::Apbf => {
+            let plan = wmath::ApbfPlan::for_target(window, 8, 8, fpr)
+                .ok_or_else(|| anyhow!("no APBF plan for a window of {window}"))?;
+            let text = format!(
+                "k = 8, l = 8, g = {}, m = {} per slice",
+                plan.per_generation, plan.m
+            );
+            (text, 9 * plan.per_generation)
+        }
+        Design::TwoBuffer => (
+            format!(
+                "2 classic filters of {window} items at {:.5} each",
+                wmath::per_part_target(fpr, 2)
+            ),
+            2 * window,
+        ),
+        Design::ProbabilisticRs | Design::ProbabilisticRsAsDocumented => {
+            let per_level = window.div_ceil(n);
+            let (text, _) = peer_config(design, window, fpr);
+            (text, (n + 1) * per_level)
+        }
+    })
+}
+
+/// Builds `design` for a window of `window` items at `fpr`.
+///
+/// # Errors
+/// A filter that refuses the sizes.
+pub fn build(design: Design, window: u64, fpr: f64) -> Result<Box<dyn Windowed>> {
+    Ok(match design {
+        Design::ItemWindow => Box::new(
+            ItemWindow::builder()
+                .window(window)
+                .fpr(fpr)
+                .generations(GENERATIONS)
+                .build()?,
+        ),
+        Design::TimeWindow => Box::new(Ticks {
+            filter: TimeWindow::builder()
+                .window(window)
+                .items_per_window(window)
+                .fpr(fpr)
+                .generations(GENERATIONS)
+                .build()?,
+            inserted: 0,
+        }),
+        Design::Apbf => Box::new(Apbf::builder().window(window).fpr(fpr).k(8).l(8).build()?),
+        Design::TwoBuffer => Box::new(TwoBuffer::new(window, fpr)?),
+        Design::ProbabilisticRs | Design::ProbabilisticRsAsDocumented => {
+            Box::new(Expiring::new(design, window, fpr)?)
+        }
+    })
+}
+
+impl Windowed for ItemWindow {
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        Ok(Filter::insert_batch(self, keys)?)
+    }
+    fn contains(&self, key: &[u8]) -> bool {
+        Filter::contains(self, key)
+    }
+    fn bytes(&self) -> u64 {
+        self.size_in_bytes() as u64
+    }
+    fn model(&self) -> Option<f64> {
+        Some(self.expected_fpr())
+    }
+}
+
+impl Windowed for Apbf {
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        Ok(Filter::insert_batch(self, keys)?)
+    }
+    fn contains(&self, key: &[u8]) -> bool {
+        Filter::contains(self, key)
+    }
+    fn bytes(&self) -> u64 {
+        self.size_in_bytes() as u64
+    }
+    fn model(&self) -> Option<f64> {
+        Some(self.expected_fpr())
+    }
+}
+
+/// A [`TimeWindow`] on a clock of one tick per insert: the `i`-th insert happens at tick `i`, and
+/// lookups are made at the tick of the latest insert.
+struct Ticks {
+    filter: TimeWindow,
+    inserted: u64,
+}
+
+impl Ticks {
+    fn now(&self) -> Timestamp {
+        Timestamp(self.inserted.saturating_sub(1))
+    }
+}
+
+impl Windowed for Ticks {
+    /// Runs of keys within one slice of time go in one batch, filed at the tick of the run's
+    /// last key: the same slice as each key's own tick, so the batch changes nothing.
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let hasher = self.filter.hasher();
+        let slice = self.filter.slice();
+        let mut hashes = Vec::with_capacity(filterlab::BATCH);
+        let mut rest = keys;
+        while !rest.is_empty() {
+            let left_in_slice = slice - self.inserted % slice;
+            let run = rest.len().min(left_in_slice as usize).min(filterlab::BATCH);
+            hashes.clear();
+            hashes.extend(rest[..run].iter().map(|k| hasher.hash(k)));
+            let last = Timestamp(self.inserted + run as u64 - 1);
+            self.filter.insert_hash_batch_at(&hashes, last)?;
+            self.inserted += run as u64;
+            rest = &rest[run..];
+        }
+        Ok(())
+    }
+    fn contains(&self, key: &[u8]) -> bool {
+        self.filter.contains_at(key, self.now())
+    }
+    fn bytes(&self) -> u64 {
+        self.filter.size_in_bytes() as u64
+    }
+    fn model(&self) -> Option<f64> {
+        Some(self.filter.expected_fpr_at(self.now()))
+    }
+}
+
+/// Two classic filters of `window` items each at the share `1 - sqrt(1 - p)`: inserts go to the
+/// current one; when it holds `window` items, the older is dropped and an empty one takes its
+/// place. An item lives one to two windows.
+struct TwoBuffer {
+    current: ClassicBloom,
+    older: ClassicBloom,
+    in_current: u64,
+    window: u64,
+    share: f64,
+}
+
+impl TwoBuffer {
+    fn new(window: u64, fpr: f64) -> Result<Self> {
+        let share = wmath::per_part_target(fpr, 2);
+        let empty = || ClassicBloom::builder().capacity(window).fpr(share).build();
+        Ok(TwoBuffer {
+            current: empty()?,
+            older: empty()?,
+            in_current: 0,
+            window,
+            share,
+        })
+    }
+
+    fn rotate(&mut self) -> Result<()> {
+        let fresh = ClassicBloom::builder()
+            .capacity(self.window)
+            .fpr(self.share)
+            .build()?;
+        self.older = std::mem::replace(&mut self.current, fresh);
+        self.in_current = 0;
+        Ok(())
+    }
+}
+
+impl Windowed for TwoBuffer {
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let mut rest = keys;
+        while !rest.is_empty() {
+            if self.in_current == self.window {
+                self.rotate()?;
+            }
+            let run = rest.len().min((self.window - self.in_current) as usize);
+            self.current.insert_batch(&rest[..run])?;
+            self.in_current += run as u64;
+            rest = &rest[run..];
+        }
+        Ok(())
+    }
+    fn contains(&self, key: &[u8]) -> bool {
+        self.current.contains(key) || self.older.contains(key)
+    }
+    fn bytes(&self) -> u64 {
+        (self.current.size_in_bytes() + self.older.size_in_bytes()) as u64
+    }
+    fn model(&self) -> Option<f64> {
+        let (a, b) = (self.current.expected_fpr(), self.older.expected_fpr());
+        Some(1.0 - (1.0 - a) * (1.0 - b))
+    }
+}
+
+/// probabilistic-rs's configuration for `design`: `N + 1` levels of `ceil(window / N)` items,
+/// each at the share of the target that keeps the union at `fpr` (the honest sizing), or each
+/// at `fpr` itself (as its docs configure it). Its text and the per-level rate.
+fn peer_config(design: Design, window: u64, fpr: f64) -> (String, f64) {
+    let levels = GENERATIONS + 1;
+    let per_level = window.div_ceil(u64::from(GENERATIONS));
+    let rate = if design == Design::ProbabilisticRs {
+        wmath::per_part_target(fpr, levels)
+    } else {
+        fpr
+    };
+    let m = probabilistic_rs::optimal_bit_vector_size(per_level as usize, rate);
+    let k = probabilistic_rs::optimal_num_hashes(per_level as usize, m);
+    let text = format!("{levels} levels of {per_level} items at {rate:.5}, m = {m}, k = {k}");
+    (text, rate)
+}
+
+/// probabilistic-rs's `ExpiringBloomFilter` in memory (no persistence), its levels rotated every
+/// `ceil(window / N)` inserts by the stream (its own clock rotates by wall time, which a
+/// benchmark cannot use).
+struct Expiring {
+    filter: ExpiringBloomFilter,
+    per_level: u64,
+    in_level: u64,
+    bytes: u64,
+}
+
+impl Expiring {
+    fn new(design: Design, window: u64, fpr: f64) -> Result<Self> {
+        let (_, rate) = peer_config(design, window, fpr);
+        let levels = GENERATIONS as usize + 1;
+        let per_level = window.div_ceil(u64::from(GENERATIONS));
+        let config = ExpiringFilterConfigBuilder::default()
+            .capacity_per_level(per_level as usize)
+            .target_fpr(rate)
+            .num_levels(levels)
+            .level_duration(std::time::Duration::from_secs(365 * 86_400))
+            .build()
+            .map_err(|e| anyhow!("probabilistic-rs config: {e}"))?;
+        let m = probabilistic_rs::optimal_bit_vector_size(per_level as usize, rate) as u64;
+        Ok(Expiring {
+            filter: ExpiringBloomFilter::new(config)
+                .map_err(|e| anyhow!("probabilistic-rs: {e}"))?,
+            per_level,
+            in_level: 0,
+            // Its levels are `bitvec` vectors of machine words.
+            bytes: levels as u64 * m.div_ceil(64) * 8,
+        })
+    }
+
+    /// Its `rotate_levels` is `async`; without persistence it never waits, so one poll ends it.
+    fn rotate(&mut self) -> Result<()> {
+        let fut = std::pin::pin!(self.filter.rotate_levels());
+        match fut.poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(r) => r.map_err(|e| anyhow!("probabilistic-rs rotation: {e}"))?,
+            Poll::Pending => bail!("probabilistic-rs: rotate_levels waited on I/O in memory"),
+        }
+        self.in_level = 0;
+        Ok(())
+    }
+}
+
+impl Windowed for Expiring {
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let mut rest = keys;
+        while !rest.is_empty() {
+            if self.in_level == self.per_level {
+                self.rotate()?;
+            }
+            let run = rest.len().min((self.per_level - self.in_level) as usize);
+            self.filter
+                .insert_bulk(&rest[..run])
+                .map_err(|e| anyhow!("probabilistic-rs insert: {e}"))?;
+            self.in_level += run as u64;
+            rest = &rest[run..];
+        }
+        Ok(())
+    }
+    /// A lock error (a poisoned lock: impossible on one thread) reads as absent, which the
+    /// no-false-negative check reports.
+    fn contains(&self, key: &[u8]) -> bool {
+        matches!(self.filter.contains(key), Ok(true))
+    }
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn model(&self) -> Option<f64> {
+        None
+    }
+}
