@@ -17,6 +17,7 @@ mod space;
 pub mod stats;
 mod tables;
 mod topics;
+mod window;
 
 use crate::dataset::KeySet;
 use anyhow::{ensure, Result};
@@ -192,7 +193,7 @@ fn prefix(keys: &KeySet, count: usize) -> KeySet {
 /// A filter that cannot be built.
 fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, Vec<Plot>)> {
     type Step = fn(&Lab<'_>) -> Result<(model::Section, Vec<Plot>)>;
-    let steps: [Step; 19] = [
+    let steps: [Step; 20] = [
         bloom::fp_vs_bits,
         bloom::fp_vs_k,
         bloom::exact_small_m,
@@ -212,6 +213,7 @@ fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, V
         topics::repeated_queries,
         hashing::adversarial,
         topics::wilson,
+        window::sliding_windows,
     ];
     let (mut sections, mut plots) = (Vec::new(), Vec::new());
     for step in steps {

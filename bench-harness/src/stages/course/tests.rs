@@ -61,6 +61,7 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
         "cuckoo_residual",
         "scalable",
         "counting_overflow",
+        "window_fp_stream",
     ];
     for stem in stems {
         assert!(
