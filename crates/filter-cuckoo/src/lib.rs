@@ -46,10 +46,12 @@ pub const FILE_KIND: FileKind = FileKind::new(4, "cuckoo");
 mod builder;
 mod codec;
 mod insert;
+pub mod layout;
 mod slots;
 
 pub use builder::CuckooBuilder;
 use builder::{check_fp_bits, table_bytes};
+pub use layout::Layout;
 use slots::Lanes;
 
 use filter_core::{
@@ -176,6 +178,8 @@ pub struct CuckooFilter {
     max_kicks: u32,
     len: u64,
     sizing: Sizing,
+    /// Where a key's second bucket lies; its window fits the table ([`Layout::fit`]).
+    layout: Layout,
 }
 
 /// Mixes a fingerprint into a bucket offset (Murmur3's finaliser): `alt` must depend on the
@@ -214,6 +218,11 @@ impl CuckooFilter {
         self.max_kicks
     }
 
+    /// Where a key's second bucket lies (a near window as clamped to the table).
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
     #[inline]
     fn fingerprint(&self, hash: Hash128) -> u64 {
         // Uniform on 1..2^f: 0 is reserved for an empty slot.
@@ -222,11 +231,9 @@ impl CuckooFilter {
 
     #[inline]
     fn alt(&self, bucket: u64, fp: u64) -> u64 {
-        let h = reduce(fp_mix(fp), self.buckets);
-        if h >= bucket {
-            h - bucket
-        } else {
-            h + self.buckets - bucket
+        match self.layout {
+            Layout::Spread => layout::spread_alt(bucket, fp_mix(fp), self.buckets),
+            Layout::Near { window } => layout::near_alt(bucket, fp_mix(fp), self.buckets, window),
         }
     }
 
@@ -311,7 +318,7 @@ impl Filter for CuckooFilter {
         name: "cuckoo",
         table: self.table,
         len: self.len,
-        expected_fpr: math::cuckoo_fpr_exact(self.fp_bits, SLOTS, self.buckets, self.len),
+        expected_fpr: layout::fpr_exact(self.layout, self.fp_bits, self.buckets, self.len),
     );
 }
 
