@@ -302,6 +302,7 @@ fuzz_target!(|input: Input| {
         Target::AtomicBlocked => run(AtomicBlockedBloom::from(blocked(s)), &input),
         Target::Unlisted(Unlisted::ItemWindow) => run(common::item_window(s), &input),
         Target::Unlisted(Unlisted::Apbf) => run(common::apbf(s), &input),
+        Target::Unlisted(Unlisted::CuckooNear) => run(common::cuckoo_near(s), &input),
         Target::Unlisted(Unlisted::TimeWindow) => {
             let mut f = common::time_window(s);
             for i in 0..input.keys {

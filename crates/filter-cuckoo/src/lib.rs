@@ -23,6 +23,22 @@
 //!   fingerprints per insert instead of 0.9, and the first failure comes at about 97% load.
 //! * **Deterministic.** Eviction choices come from the key's hash, not a thread-local RNG, so the
 //!   same inserts build the same table on every run.
+//! * **Two layouts** ([`Layout`], stored in the file). The default, [`Layout::Spread`], puts a
+//!   key's second bucket anywhere in the table, as above. The opt-in [`Layout::Near`]
+//!   (`builder().layout(Layout::near())`) keeps it within a window of 1,024 buckets around the
+//!   first, `alt(i, fp) = i ± off(fp)` with an odd offset below the window (the Morton filter's
+//!   parity trick keeps it an involution), so that a lookup's two reads share one huge page
+//!   always and one 4 KiB page often, and cost one address translation instead of two where
+//!   the table is not on huge pages. What it costs and gains, measured
+//!   ([`layout`] has the details): the false-positive rate is the same formula
+//!   (without the spread layout's self-paired share); the load at the first refused insert
+//!   drops as the table grows, because evictions stay local (Fan et al. 2014, §4), even with
+//!   the 2,000 kicks the near layout allows by default (500 for the spread one): none at
+//!   50,000 keys (97.6% against 97.5%, 8 tables each), 0.9 points at a million (96.5% against
+//!   97.35%, 3 tables, lowest 96.1%), 1.3 at ten million (96.0% against 97.3%, one table
+//!   each), still above the 95% the table is sized for, but with less room to spare; hence an
+//!   option, not the default. The two reads still touch two cache lines, so cache misses are
+//!   unchanged. Files written before layouts existed are layout 1 and load byte for byte.
 //!
 //! ```
 //! use filter_cuckoo::CuckooFilter;

@@ -66,7 +66,8 @@ fn a_near_filter_round_trips_and_differs_from_the_old_file() {
     assert_eq!(positive_probes(&back), positive_probes(&f));
 }
 
-/// Loads at the first refused insert of `seeds` tables built for `capacity` keys.
+/// Loads at the first refused insert of `seeds` tables built for `capacity` keys, each of
+/// which must have taken its capacity first.
 fn first_failure_loads(layout: Layout, capacity: u64, seeds: u64) -> Vec<f64> {
     (0..seeds)
         .map(|seed| {
@@ -115,7 +116,8 @@ fn both_layouts_fill_past_the_design_load_and_the_near_one_stays_within_two_poin
     assert!(diff + 4.0 * se < 0.02, "{diff} ± {se}");
 }
 
-/// Heavy: `cargo test --release -p filter-cuckoo --test layout -- --ignored --nocapture`.
+/// Heavy (about a minute in a debug build), prints the figures the docs quote:
+/// `cargo test -p filter-cuckoo --test layout -- --ignored --nocapture million`.
 #[test]
 #[ignore]
 fn a_million_key_table_of_either_layout_fills_past_95_percent() {
@@ -126,6 +128,74 @@ fn a_million_key_table_of_either_layout_fills_past_95_percent() {
         );
         assert!(min > DESIGN_LOAD && mean - 4.0 * se > DESIGN_LOAD);
     }
+}
+
+/// Heavy (a few minutes in a debug build): one table of ten million keys per layout.
+#[test]
+#[ignore]
+fn ten_million_key_tables_of_either_layout_fill_past_95_percent() {
+    for layout in [Layout::Spread, Layout::near()] {
+        let loads = first_failure_loads(layout, 10_000_000, 1);
+        println!("{layout:?}, 10M: first refusal at load {:.4}", loads[0]);
+        assert!(loads[0] > DESIGN_LOAD);
+    }
+}
+
+/// The share of keys whose two buckets start in the same `page`-byte page of a table of ten
+/// million keys at 1% (10-bit fingerprints, 5-byte buckets), the table taken as page-aligned.
+fn same_page_share(layout: Layout, page: u64) -> (f64, u64) {
+    use filter_core::{Explain, Positions};
+    let f = CuckooFilter::builder()
+        .capacity(10_000_000)
+        .fpr(0.01)
+        .hasher(hasher(31))
+        .layout(layout)
+        .build()
+        .unwrap();
+    assert_eq!(f.fingerprint_bits(), 10);
+    let keys = 100_000u64;
+    let same = (0..keys)
+        .filter(|i| match f.positions(&i.to_le_bytes()) {
+            Positions::Buckets {
+                primary, alternate, ..
+            } => primary * 5 / page == alternate * 5 / page,
+            other => panic!("{other:?}"),
+        })
+        .count();
+    (same as f64 / keys as f64, keys)
+}
+
+/// The share of keys whose two buckets start in one `page`-byte page when the offset is an
+/// odd number of 5-byte buckets uniform below 1,024 and the first bucket's place in its page
+/// is uniform: the mean and standard deviation over offsets of `max(0, 1 - 5·off/page)`.
+fn predicted_share(page: f64) -> (f64, f64) {
+    let g: Vec<f64> = (1..1024u32)
+        .step_by(2)
+        .map(|off| (1.0 - 5.0 * f64::from(off) / page).max(0.0))
+        .collect();
+    let mean = g.iter().sum::<f64>() / g.len() as f64;
+    let var = g.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / g.len() as f64;
+    (mean, var.sqrt())
+}
+
+#[test]
+fn near_buckets_share_a_page_as_the_window_predicts() {
+    // 4 KiB pages: offsets past 819 buckets always leave the page, shorter ones stay with
+    // probability 1 - 5·off/4096: 40% of keys. 2 MiB pages: 99.88%. The 1,023 fingerprint
+    // values take a fixed sample of offsets, which adds sd(g)/sqrt(1023) to the binomial sigma.
+    for page in [4096.0, f64::from(1 << 21)] {
+        let (share, n) = same_page_share(Layout::near(), page as u64);
+        let (expected, sd) = predicted_share(page);
+        let sigma = math::binomial_sigma(expected, n).hypot(sd / 1023f64.sqrt());
+        println!(
+            "near, {page}-byte pages: {share:.4} of keys in one page (predicted {expected:.4} ± {sigma:.4})"
+        );
+        assert!((share - expected).abs() < 4.0 * sigma.max(1e-4), "{share}");
+    }
+    // Spread: about 2·4096/13.2 MB, 0.06%.
+    let (spread, _) = same_page_share(Layout::Spread, 4096);
+    println!("spread, 4096-byte pages: {spread:.4} of keys in one page");
+    assert!(spread < 0.002);
 }
 
 /// The measured rate of a table for `capacity` keys filled to 95% with `bits`-bit

@@ -73,7 +73,7 @@ fn windows_fit_the_table_and_bucket_counts_are_even() {
 
 #[test]
 fn the_builder_refuses_impossible_windows_and_keeps_given_kicks() {
-    for window in [0, 1, 3, 1000, MAX_WINDOW * 2] {
+    for window in [0, 1, 3, 1000, MIN_WINDOW / 2, MAX_WINDOW * 2] {
         assert!(matches!(
             CuckooFilter::builder()
                 .layout(Layout::Near { window })
@@ -81,6 +81,9 @@ fn the_builder_refuses_impossible_windows_and_keeps_given_kicks() {
             Err(Error::InvalidParameter { name: "window", .. })
         ));
     }
+    let wide = Layout::Near { window: MAX_WINDOW };
+    let f = CuckooFilter::builder().capacity(1 << 24).layout(wide);
+    assert_eq!(f.build().unwrap().layout(), wide);
     let f = CuckooFilter::builder()
         .layout(Layout::near())
         .max_kicks(7)
