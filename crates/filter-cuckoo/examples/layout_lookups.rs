@@ -1,6 +1,7 @@
 //! A fixed workload for instruction and miss counts of the two layouts under valgrind (never
 //! for timing): builds a table of `n` keys at 1%, then looks up `probes` pre-hashed keys, half
-//! members, one at a time.
+//! members, one at a time. A fourth argument `4k` advises the table against huge pages, so that
+//! address translation matters (for TLB-miss counts with `perf stat -e dTLB-load-misses`).
 //!
 //! ```text
 //! cargo build --release -p filter-cuckoo --example layout_lookups
@@ -16,7 +17,7 @@ use std::hint::black_box;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: layout_lookups spread|near <keys> <probes>";
+    let usage = "usage: layout_lookups spread|near <keys> <probes> [4k]";
     let layout = match args.get(1).map(String::as_str) {
         Some("spread") => Layout::Spread,
         Some("near") => Layout::near(),
@@ -30,6 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .fpr(0.01)
         .hasher(hasher)
         .layout(layout)
+        .huge_pages(args.get(4).map(String::as_str) != Some("4k"))
         .build()?;
     for i in 0..n {
         f.insert_hash(hasher.hash(&i.to_le_bytes()))?;

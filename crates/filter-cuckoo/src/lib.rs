@@ -164,6 +164,8 @@ const PAD: usize = 8;
 /// what [`Filter::expected_fpr`] returns is the exact one). The textbook
 /// `1 - (1 - 1/V)^(2b·α)` ([`math::cuckoo_fpr_upper_bound`]) counts every occupied slot as a
 /// chance and overestimates: at `f = 4` and 95% load it says 40.8%, the filter measures 39.75%.
+/// In the near layout ([`Layout::Near`]) no bucket is its own partner, so the second term
+/// goes and `p = 1 - (1 - 2/(B·V))^n` ([`layout::fpr_exact`]); the large-table form is the same.
 /// The builder picks `f = ceil(log2(2b/p))` ([`math::cuckoo_fingerprint_bits`])
 /// so the target holds even at a full table; at 1% that is 10 bits, 10.5 bits per item at 95% load.
 ///

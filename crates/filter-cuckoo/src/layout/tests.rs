@@ -189,3 +189,25 @@ fn the_near_rate_has_no_self_paired_term() {
     assert!(fpr_exact(Layout::Spread, 4, 2, 6) < near - 0.05);
     assert_eq!(fpr_exact(Layout::near(), 4, 1000, 0), 0.0);
 }
+
+#[test]
+fn near_duplicates_are_counted_and_limited_to_their_two_buckets() {
+    use filter_core::Deletable;
+    let mut f = CuckooFilter::builder()
+        .capacity(1000)
+        .layout(Layout::near())
+        .build()
+        .unwrap();
+    for i in 1..=8 {
+        f.insert(b"dup").unwrap();
+        assert_eq!(f.count(b"dup"), i);
+    }
+    let before = f.clone();
+    assert!(matches!(f.insert(b"dup"), Err(Error::Full { .. })));
+    assert_eq!(f, before);
+    for i in (0..8).rev() {
+        f.remove(b"dup").unwrap();
+        assert_eq!(f.count(b"dup"), i);
+    }
+    assert_eq!(f.remove(b"dup"), Err(Error::NotPresent));
+}
