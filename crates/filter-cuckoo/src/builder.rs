@@ -62,8 +62,9 @@ impl CuckooBuilder {
     /// # Errors
     /// A capacity of 0, a rate outside (0, 1) or too small for 32-bit fingerprints (below about
     /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`], a table above the
-    /// memory cap, a near window that is not a power of two from 2 to
-    /// [`MAX_WINDOW`](crate::layout::MAX_WINDOW), or a table too large to allocate.
+    /// memory cap, a near window that is not a power of two from
+    /// [`MIN_WINDOW`](crate::layout::MIN_WINDOW) to [`MAX_WINDOW`](crate::layout::MAX_WINDOW),
+    /// or a table too large to allocate.
     pub fn build(self) -> Result<CuckooFilter> {
         let sizing = self.sizing.validate()?;
         let f = match self.fp_bits {
