@@ -14,13 +14,15 @@ impl Pick {
     }
 }
 
-/// The kinds that save and load but are not rows of the registry yet (windows): fuzzed
+/// The kinds that save and load but are not rows of the registry yet (windows), and the
+/// options a row's default build does not take (the cuckoo filter's near layout): fuzzed
 /// through their own types until `filterlab::any` lists them.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub enum Unlisted {
     ItemWindow,
     TimeWindow,
     Apbf,
+    CuckooNear,
 }
 
 /// Small-filter parameters, kept in ranges that build quickly.
@@ -93,6 +95,23 @@ pub fn build_static(v: Variant, s: Shape, keys: &[&[u8]]) -> AnyFilter {
             )
         })
         .expect("a small static filter builds")
+}
+
+/// A cuckoo filter of the near layout (layout 2), a window of 1,024 to 8,192 buckets (narrowed to
+/// the table) and 1 to 256 kicks, so that inserts fail early; as an `AnyFilter::Cuckoo`, so it
+/// goes through the registry's loader and the same checks as the rows.
+pub fn cuckoo_near(s: Shape) -> AnyFilter {
+    let f = filterlab::CuckooFilter::builder()
+        .capacity(s.capacity())
+        .fpr(s.fpr())
+        .hasher(s.hasher())
+        .layout(filterlab::cuckoo::Layout::Near {
+            window: 1024 << (s.seed % 4),
+        })
+        .max_kicks(u32::from(s.fpr_step) + 1)
+        .build()
+        .expect("a small near cuckoo filter builds");
+    AnyFilter::Cuckoo(f)
 }
 
 /// Generations per window, one of the choices.

@@ -159,6 +159,7 @@ fuzz_target!(|input: Input| {
             ops_more::run_window(common::item_window(s), &input.ops)
         }
         Kind::Unlisted(Unlisted::Apbf) => ops_more::run_window(common::apbf(s), &input.ops),
+        Kind::Unlisted(Unlisted::CuckooNear) => run(common::cuckoo_near(s), &input.ops),
         Kind::Unlisted(Unlisted::TimeWindow) => {
             let step = u64::from(s.seed % 8);
             ops_more::run_time(common::time_window(s), step, &input.ops)

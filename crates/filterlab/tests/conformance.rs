@@ -434,3 +434,32 @@ fn prefetching_batches_answer_like_single_calls() {
         check(build(), build());
     }
 }
+
+/// The cuckoo filter's near layout (`cuckoo::Layout::near()`, a builder option rather than a
+/// row of the registry) obeys the same laws, deletions and counts of copies included.
+mod cuckoo_near_layout {
+    use super::*;
+
+    /// A name of its own, so its damaged-file directory is not the spread layout's.
+    type NearCuckoo = filterlab::CuckooFilter;
+
+    fn build(cap: u64, h: KeyHasher) -> NearCuckoo {
+        let f = NearCuckoo::builder()
+            .capacity(cap)
+            .fpr(0.01)
+            .hasher(h)
+            .layout(filterlab::cuckoo::Layout::near())
+            .build()
+            .unwrap();
+        assert!(matches!(f.layout(), filterlab::cuckoo::Layout::Near { .. }));
+        f
+    }
+
+    filter_laws!(laws, NearCuckoo, build);
+    deletable_laws!(deletion, build);
+
+    #[test]
+    fn deletion_is_a_capability_checked_by_the_compiler() {
+        churn(&mut build(10, seeded(0))).unwrap();
+    }
+}
