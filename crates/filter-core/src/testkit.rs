@@ -236,6 +236,15 @@ pub fn check_insert_if_absent<F: Filter + Persist>(
     new
 }
 
+/// Checks that `bytes` are refused as an invalid file of `F`, with a message naming `why`.
+pub fn check_refused<F: Persist>(bytes: &[u8], why: &str) {
+    match F::from_bytes(bytes) {
+        Err(FormatError::Invalid(msg)) => assert!(msg.contains(why), "{why:?} not in {msg:?}"),
+        Err(e) => panic!("expected a refusal naming {why:?}, got {e:?}"),
+        Ok(_) => panic!("expected a refusal naming {why:?}, got a filter"),
+    }
+}
+
 /// Re-envelopes `bytes` (a valid file of `F`) with its parameter and payload sections changed
 /// by `edit`, with correct section lengths and a recomputed checksum, so the result always
 /// reaches `F`'s decoder.
