@@ -44,31 +44,7 @@ pub enum Command {
         variant: Option<Variant>,
     },
     /// Which variant to use, sized, with the reasons and what happens if n is underestimated.
-    Recommend {
-        /// Capacity and rate.
-        #[command(flatten)]
-        size: Size,
-        /// Items must be removable.
-        #[arg(long)]
-        deletes: bool,
-        /// The item count is unknown or keeps growing (--n is the start).
-        #[arg(long)]
-        growth: bool,
-        /// The keys are known up front and fixed (--n of them): a static filter built once
-        /// from the set (binary fuse, ribbon), which takes no later key.
-        #[arg(long = "fixed-set", alias = "static", conflicts_with_all = ["deletes", "growth"])]
-        fixed_set: bool,
-        /// With --growth: the most items expected (default 10 x --n); the memory budget is
-        /// judged there.
-        #[arg(long, value_parser = parse::count, requires = "growth")]
-        max_n: Option<u64>,
-        /// Memory budget (64MiB, 64K, 512MB, ...).
-        #[arg(long, value_parser = parse::bytes)]
-        max_memory: Option<u64>,
-        /// Threads that will query the filter.
-        #[arg(long, default_value = "1", value_parser = parse::threads)]
-        threads: u32,
-    },
+    Recommend(Recommend),
     /// Build a filter from keys, one per line, and save it.
     Build(Build),
     /// Ask a saved filter about keys. Exit 0: all maybe present; 1: some certainly absent.
@@ -129,6 +105,50 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::gate::GateCommand,
     },
+}
+
+/// `recommend`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct Recommend {
+    /// Capacity and rate.
+    #[command(flatten)]
+    pub size: Size,
+    /// Items must be removable.
+    #[arg(long)]
+    pub deletes: bool,
+    /// The item count is unknown or keeps growing (--n is the start).
+    #[arg(long)]
+    pub growth: bool,
+    /// The keys are known up front and fixed (--n of them): a static filter built once
+    /// from the set (binary fuse, ribbon), which takes no later key.
+    #[arg(long = "fixed-set", alias = "static", conflicts_with_all = ["deletes", "growth"])]
+    pub fixed_set: bool,
+    /// With --growth: the most items expected (default 10 x --n); the memory budget is
+    /// judged there.
+    #[arg(long, value_parser = parse::count, requires = "growth")]
+    pub max_n: Option<u64>,
+    /// Memory budget (64MiB, 64K, 512MB, ...).
+    #[arg(long, value_parser = parse::bytes)]
+    pub max_memory: Option<u64>,
+    /// Threads that will query the filter.
+    #[arg(long, default_value = "1", value_parser = parse::threads)]
+    pub threads: u32,
+}
+
+impl Recommend {
+    /// What the flags ask of a filter.
+    pub fn needs(&self) -> crate::recommend::Needs {
+        crate::recommend::Needs {
+            n: self.size.n,
+            fpr: self.size.fpr,
+            deletes: self.deletes,
+            growth: self.growth,
+            fixed_set: self.fixed_set,
+            max_n: self.max_n,
+            max_memory: self.max_memory,
+            threads: self.threads,
+        }
+    }
 }
 
 /// `build`'s flags.

@@ -6,7 +6,7 @@ use crate::explain;
 use crate::file;
 use crate::keys;
 use crate::output::{self, Out};
-use crate::recommend::{self, Needs};
+use crate::recommend;
 use crate::render;
 use anyhow::{Context, Result};
 use filterlab::any::Plan;
@@ -41,25 +41,8 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             };
             out.emit(plans.as_slice(), render::calc)
         }
-        Command::Recommend {
-            size,
-            deletes,
-            growth,
-            fixed_set,
-            max_n,
-            max_memory,
-            threads,
-        } => {
-            let needs = Needs {
-                n: size.n,
-                fpr: size.fpr,
-                deletes,
-                growth,
-                fixed_set,
-                max_n,
-                max_memory,
-                threads,
-            };
+        Command::Recommend(r) => {
+            let needs = r.needs();
             match recommend::recommend(&needs) {
                 Ok(r) => out.emit(&r, render::recommendation),
                 Err(refusal) => {
