@@ -33,6 +33,7 @@ mod units;
 
 use args::Cli;
 use clap::Parser;
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Exit code of a failed command.
@@ -44,8 +45,9 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            // --help and --version.
-            print!("{e}");
+            // --help and --version; a reader that closed the pipe early (`| head`) has all
+            // it wanted, so a failed write is no error (and `print!` would panic on it).
+            let _ = write!(std::io::stdout().lock(), "{e}");
             return ExitCode::SUCCESS;
         }
         Err(e) => {
