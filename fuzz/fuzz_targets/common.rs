@@ -14,15 +14,6 @@ impl Pick {
     }
 }
 
-/// The kinds that save and load but are not rows of the registry yet (windows): fuzzed
-/// through their own types until `filterlab::any` lists them.
-#[derive(Arbitrary, Debug, Clone, Copy)]
-pub enum Unlisted {
-    ItemWindow,
-    TimeWindow,
-    Apbf,
-}
-
 /// Small-filter parameters, kept in ranges that build quickly.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub struct Shape {
@@ -66,6 +57,9 @@ pub fn build(v: Variant, s: Shape) -> AnyFilter {
         return build_static(v, s, &refs);
     }
     let mut p = s.params();
+    if v.capabilities().windowed {
+        return window(v, s, p);
+    }
     if v.capabilities().grows {
         p.capacity = s.capacity() % 8 + 1;
         let capped = p.max_bytes(u64::from(s.seed % 4096) + 32);
@@ -95,46 +89,19 @@ pub fn build_static(v: Variant, s: Shape, keys: &[&[u8]]) -> AnyFilter {
         .expect("a small static filter builds")
 }
 
-/// Generations per window, one of the choices.
-fn generations(s: Shape) -> u32 {
-    filter_window::GENERATION_CHOICES[usize::from(s.fpr_step) % 6]
-}
-
-/// A window of `capacity` items (1 to 64).
-pub fn item_window(s: Shape) -> filter_window::ItemWindow {
-    filter_window::ItemWindow::builder()
-        .window(s.capacity())
-        .generations(generations(s))
-        .fpr(s.fpr())
-        .hasher(s.hasher())
-        .build()
-        .expect("small item window")
-}
-
-/// A window of `generations + capacity` ticks for `capacity` items.
-pub fn time_window(s: Shape) -> filter_window::TimeWindow {
-    let n = generations(s);
-    filter_window::TimeWindow::builder()
-        .window(u64::from(n) + s.capacity())
-        .items_per_window(s.capacity())
-        .generations(n)
-        .fpr(s.fpr())
-        .hasher(s.hasher())
-        .build()
-        .expect("small time window")
-}
-
-/// `k` and `l` from 1 to 8; the default sizing when no slice size reaches the rate.
-pub fn apbf(s: Shape) -> filter_window::Apbf {
-    let builder = filter_window::Apbf::builder()
-        .window(s.capacity())
-        .hasher(s.hasher());
-    builder
-        .clone()
-        .k(s.seed % 8 + 1)
-        .l(s.seed / 8 % 8 + 1)
-        .fpr(s.fpr())
-        .build()
-        .or_else(|_| builder.build())
-        .expect("small apbf")
+/// A small window of `v`: `capacity` (1 to 64) items, 1 to 63 generations (the
+/// age-partitioned filter's `l`: its default when the choice is more than it takes), and for a
+/// window counted in time `generations + capacity` ticks.
+fn window(v: Variant, s: Shape, p: Params) -> AnyFilter {
+    let n = filterlab::window::GENERATION_CHOICES[usize::from(s.fpr_step) % 6];
+    let ticks = |p: Params, n: u32| {
+        if v.capabilities().timed {
+            p.window_ticks(u64::from(n) + s.capacity())
+        } else {
+            p
+        }
+    };
+    AnyFilter::build(v, &ticks(p.generations(n), n))
+        .or_else(|_| AnyFilter::build(v, &ticks(p, filterlab::window::DEFAULT_GENERATIONS)))
+        .expect("a small window builds")
 }
