@@ -68,6 +68,11 @@ pub enum Command {
         /// Threads that will query the filter.
         #[arg(long, default_value = "1", value_parser = parse::threads)]
         threads: u32,
+        /// Only recent keys matter: `items` (the last --n inserts) or a duration (`24h`, `10m`,
+        /// `3600` seconds; --n is then the most items one window receives). A sliding window
+        /// forgets older keys by itself.
+        #[arg(long, value_parser = crate::window::parse, conflicts_with_all = ["deletes", "growth", "fixed_set"])]
+        window: Option<crate::window::Window>,
     },
     /// Build a filter from keys, one per line, and save it.
     Build(Build),
@@ -78,6 +83,10 @@ pub enum Command {
         /// Where the keys come from.
         #[command(flatten)]
         keys: Keys,
+        /// A window counted in time: answer at this time (in its ticks); without it, as of
+        /// the latest slice a key was inserted into.
+        #[arg(long)]
+        at: Option<u64>,
     },
     /// Insert keys into a saved filter and save it again (atomically).
     Add {
@@ -86,6 +95,9 @@ pub enum Command {
         /// Where the keys come from.
         #[command(flatten)]
         keys: Keys,
+        /// A window counted in time: the time the keys are inserted at (required for it).
+        #[arg(long)]
+        at: Option<u64>,
     },
     /// Remove keys from a saved counting or cuckoo filter and save it again (atomically).
     ///
@@ -152,6 +164,13 @@ pub struct Build {
     /// Hash function and seed.
     #[command(flatten)]
     pub hashing: Hashing,
+    /// A window counted in time (`time-window`): the time the keys are inserted at, in the
+    /// ticks of its window (required for it).
+    #[arg(long)]
+    pub at: Option<u64>,
+    /// A window counted in time: its length in ticks (default 86400, a day in seconds).
+    #[arg(long, value_parser = parse::count)]
+    pub window_ticks: Option<u64>,
 }
 
 /// Hash function and seed of a new filter.
