@@ -89,9 +89,9 @@ pub fn build_static(v: Variant, s: Shape, keys: &[&[u8]]) -> AnyFilter {
         .expect("a small static filter builds")
 }
 
-/// A small window of `v`: `capacity` (1 to 64) items, 1 to 63 generations (the
-/// age-partitioned filter's `l`: its default when the choice is more than it takes), and for a
-/// window counted in time `generations + capacity` ticks.
+/// A small window of `v`: `capacity` (1 to 64) items; the age-partitioned filter with `k` and
+/// `l` from 1 to 8, the others with 1 to 63 generations (each falls back to the next choice
+/// when it refuses one); for a window counted in time, `generations + capacity` ticks.
 fn window(v: Variant, s: Shape, p: Params) -> AnyFilter {
     let n = filterlab::window::GENERATION_CHOICES[usize::from(s.fpr_step) % 6];
     let ticks = |p: Params, n: u32| {
@@ -101,7 +101,9 @@ fn window(v: Variant, s: Shape, p: Params) -> AnyFilter {
             p
         }
     };
-    AnyFilter::build(v, &ticks(p.generations(n), n))
+    let (k, l) = (s.seed % 8 + 1, s.seed / 8 % 8 + 1);
+    AnyFilter::build(v, &p.hashes(k).generations(l))
+        .or_else(|_| AnyFilter::build(v, &ticks(p.generations(n), n)))
         .or_else(|_| AnyFilter::build(v, &ticks(p, filterlab::window::DEFAULT_GENERATIONS)))
         .expect("a small window builds")
 }

@@ -42,6 +42,9 @@ pub struct Params {
     /// `filter_window::GENERATION_CHOICES`, default 7; the age-partitioned filter: its `l`,
     /// default 8).
     pub generations: Option<u32>,
+    /// Age-partitioned filter: `k`, the slices each insert sets a bit in and a match needs in a
+    /// row (default 8, the paper's).
+    pub hashes: Option<u32>,
     /// Time window: the window in the caller's ticks (default 86 400, a day in seconds): a key
     /// inserted at `t` is found at every time before `t + window_ticks`.
     pub window_ticks: Option<u64>,
@@ -62,6 +65,8 @@ pub(crate) enum Knob {
     Generations,
     /// [`Params::window_ticks`].
     WindowTicks,
+    /// [`Params::hashes`].
+    Hashes,
 }
 
 impl Params {
@@ -79,6 +84,7 @@ impl Params {
             growth: None,
             tightening: None,
             generations: None,
+            hashes: None,
             window_ticks: None,
         }
     }
@@ -132,6 +138,13 @@ impl Params {
         self
     }
 
+    /// Age-partitioned filter: `k` slices per insert.
+    #[must_use]
+    pub fn hashes(mut self, k: u32) -> Self {
+        self.hashes = Some(k);
+        self
+    }
+
     /// Time window: a window of `ticks` of the caller's clock.
     #[must_use]
     pub fn window_ticks(mut self, ticks: u64) -> Self {
@@ -156,6 +169,9 @@ impl Params {
         }
         if let Some(n) = self.generations {
             out.push((Knob::Generations, "generations", n.to_string()));
+        }
+        if let Some(k) = self.hashes {
+            out.push((Knob::Hashes, "hashes", k.to_string()));
         }
         if let Some(t) = self.window_ticks {
             out.push((Knob::WindowTicks, "window_ticks", t.to_string()));

@@ -351,6 +351,17 @@ fn window_knobs_reach_the_builders_and_others_refuse_them() {
         };
         assert_eq!(n, 3, "{v}");
     }
+    let k4 = Params::new(10_000, 0.01).hashes(4).generations(12);
+    let f = AnyFilter::build(Variant::Apbf, &k4).unwrap();
+    assert_eq!(
+        f.plan().unwrap().detail,
+        Variant::Apbf.plan(&k4).unwrap().detail
+    );
+    assert!(matches!(
+        f.plan().unwrap().detail,
+        Detail::AgePartitioned { k: 4, l: 12, .. }
+    ));
+    assert!(AnyFilter::build(Variant::ItemWindow, &Params::new(100, 0.01).hashes(4)).is_err());
     let ticks = Params::new(100, 0.01).window_ticks(3_600);
     let f = AnyFilter::build(Variant::TimeWindow, &ticks).unwrap();
     assert!(matches!(
@@ -374,6 +385,7 @@ fn window_knobs_reach_the_builders_and_others_refuse_them() {
         (Variant::ItemWindow, Params::new(100, 0.01).generations(5)),
         (Variant::TimeWindow, Params::new(100, 0.01).window_ticks(3)),
         (Variant::Apbf, Params::new(100, 0.01).generations(60)),
+        (Variant::Apbf, Params::new(100, 0.01).hashes(0)),
     ] {
         assert!(v.plan(&p).is_err(), "{v}");
         assert!(AnyFilter::build(v, &p).is_err(), "{v}");

@@ -1,6 +1,6 @@
 //! The registry's side of the sliding-window filters (`filter-window`): their builders fed from
-//! [`Params`] (the window in items is the capacity; [`Params::generations`] and, for the window
-//! counted in time, [`Params::window_ticks`]), their sizing without allocating, and the rate
+//! [`Params`] (the window in items is the capacity; [`Params::generations`], the age-partitioned
+//! filter's [`Params::hashes`] and, for the window counted in time, [`Params::window_ticks`]), their sizing without allocating, and the rate
 //! after a number of inserts. The time window is held as [`Timed`].
 
 mod formulas;
@@ -16,7 +16,7 @@ use crate::math::window::{self as wm, ApbfPlan, SlicedPlan};
 use crate::window::{GENERATION_CHOICES, MAX_SLICES};
 use crate::{Apbf, Error, Filter, ItemWindow, Result, TimeWindow};
 
-/// The age-partitioned filter's `k` (slices an insert sets a bit in), the paper's.
+/// The age-partitioned filter's default `k` (slices an insert sets a bit in), the paper's.
 const APBF_K: u32 = 8;
 /// Its default `l` (generations per window), the paper's.
 const APBF_L: u32 = 8;
@@ -206,13 +206,13 @@ fn time_detail(plan: &SlicedPlan, ticks: u64) -> Detail {
 /// An age-partitioned plan as the builder makes it: slices sized for the target, `m` rounded up
 /// to whole words.
 fn apbf_plan(p: &Params) -> Result<ApbfPlan> {
-    let (k, l) = (APBF_K, p.generations.unwrap_or(APBF_L));
-    if l == 0 || k + l > MAX_SLICES {
+    let (k, l) = (p.hashes.unwrap_or(APBF_K), p.generations.unwrap_or(APBF_L));
+    if k == 0 || l == 0 || k.saturating_add(l) > MAX_SLICES {
         return Err(Error::InvalidParameter {
-            name: "generations",
-            value: l.to_string(),
-            expected: "1 to 56 generations (l) for an age-partitioned filter (k + l <= 64 \
-                       slices with k = 8); the paper's 8 is a good start",
+            name: "hashes, generations",
+            value: format!("{k}, {l}"),
+            expected: "k >= 1 and l >= 1 with k + l <= 64 slices for an age-partitioned filter \
+                       (the paper's k = 8, l = 8 is a good start)",
         });
     }
     let plan =
@@ -237,12 +237,12 @@ fn apbf_detail(plan: &ApbfPlan) -> Detail {
 
 impl Member for Apbf {
     fn build(p: &Params) -> Result<Self> {
-        p.only(&[Knob::Generations])?;
+        p.only(&[Knob::Generations, Knob::Hashes])?;
         let b = Apbf::builder()
             .window(p.capacity)
             .fpr(p.fpr)
             .hasher(p.hasher)
-            .k(APBF_K)
+            .k(p.hashes.unwrap_or(APBF_K))
             .l(p.generations.unwrap_or(APBF_L));
         match p.max_bytes {
             Some(cap) => b.max_bytes(cap).build(),
