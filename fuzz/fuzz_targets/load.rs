@@ -152,6 +152,10 @@ trait Loadable: Filter + Sized {
     fn remove_key(&mut self, _key: &[u8]) -> Option<Error> {
         None
     }
+    /// Whether a plain insert is refused by design (a static filter, a window counted in time).
+    fn refuses_plain_inserts(&self) -> bool {
+        false
+    }
 }
 
 impl Loadable for AnyFilter {
@@ -169,6 +173,10 @@ impl Loadable for AnyFilter {
             Ok(()) | Err(Error::Unsupported { .. }) => None,
             Err(e) => Some(e),
         }
+    }
+    fn refuses_plain_inserts(&self) -> bool {
+        let c = self.capabilities();
+        c.static_set || c.timed
     }
 }
 
@@ -231,6 +239,9 @@ fn exercise<F: Loadable>(bytes: &[u8]) {
             }
             Err(Error::Full { .. } | Error::MemoryCap { .. } | Error::OutOfMemory { .. }) => {}
             Err(Error::SizeOverflow { .. }) => {}
+            Err(Error::Unsupported { .. }) if f.refuses_plain_inserts() => {
+                assert_eq!(f.save(), bytes, "a refused insert changed the filter");
+            }
             Err(e) => panic!("unexpected insert error {e}"),
         }
     }
