@@ -54,6 +54,10 @@ pub enum Command {
         /// Where the keys come from.
         #[command(flatten)]
         keys: Keys,
+        /// A window counted in time: answer at this time (in its ticks); without it, as of
+        /// the latest slice a key was inserted into.
+        #[arg(long)]
+        at: Option<u64>,
     },
     /// Insert keys into a saved filter and save it again (atomically).
     Add {
@@ -62,6 +66,9 @@ pub enum Command {
         /// Where the keys come from.
         #[command(flatten)]
         keys: Keys,
+        /// A window counted in time: the time the keys are inserted at (required for it).
+        #[arg(long)]
+        at: Option<u64>,
     },
     /// Remove keys from a saved counting or cuckoo filter and save it again (atomically).
     ///
@@ -133,6 +140,11 @@ pub struct Recommend {
     /// Threads that will query the filter.
     #[arg(long, default_value = "1", value_parser = parse::threads)]
     pub threads: u32,
+    /// Only recent keys matter: `items` (the last --n inserts) or a duration (`24h`, `10m`,
+    /// `3600` seconds; --n is then the most items one window receives). A sliding window
+    /// forgets older keys by itself.
+    #[arg(long, value_parser = crate::window::parse, conflicts_with_all = ["deletes", "growth", "fixed_set"])]
+    pub window: Option<crate::window::Window>,
 }
 
 impl Recommend {
@@ -147,6 +159,7 @@ impl Recommend {
             max_n: self.max_n,
             max_memory: self.max_memory,
             threads: self.threads,
+            window: self.window,
         }
     }
 }
@@ -172,6 +185,13 @@ pub struct Build {
     /// Hash function and seed.
     #[command(flatten)]
     pub hashing: Hashing,
+    /// A window counted in time (`time-window`): the time the keys are inserted at, in the
+    /// ticks of its window (required for it).
+    #[arg(long)]
+    pub at: Option<u64>,
+    /// A window counted in time: its length in ticks (default 86400, a day in seconds).
+    #[arg(long, value_parser = parse::count)]
+    pub window_ticks: Option<u64>,
 }
 
 /// Hash function and seed of a new filter.

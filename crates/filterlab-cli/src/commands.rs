@@ -1,7 +1,7 @@
 //! The commands: each computes a serialisable result, printed as JSON or as text by `render`.
 
 use crate::args::{Command, Keys};
-use crate::build;
+use crate::build::{self, Change};
 use crate::explain;
 use crate::file;
 use crate::keys;
@@ -11,7 +11,7 @@ use crate::render;
 use anyhow::{Context, Result};
 use filterlab::any::Plan;
 use filterlab::keylines::{escape, hex};
-use filterlab::{Filter, Params, Variant};
+use filterlab::{Params, Variant};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
@@ -55,16 +55,16 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             let built = build::build(&b, out)?;
             out.emit(&built, render::build)
         }
-        Command::Add { filter, keys } => {
-            let changed = build::change(&filter, &keys, false, out)?;
+        Command::Add { filter, keys, at } => {
+            let changed = build::change(&filter, &keys, Change::Add { at }, out)?;
             out.emit(&changed, render::changed)
         }
         Command::Remove { filter, keys } => {
-            let changed = build::change(&filter, &keys, true, out)?;
+            let changed = build::change(&filter, &keys, Change::Remove, out)?;
             out.emit(&changed, render::changed)?;
             Ok(u8::from(changed.absent > 0))
         }
-        Command::Query { filter, keys } => query(&filter, &keys, out),
+        Command::Query { filter, keys, at } => query(&filter, &keys, at, out),
         Command::Info { filter } => {
             let (f, bytes) = file::load(&filter)?;
             out.emit(&file::info(&f, &bytes), render::info)
@@ -114,8 +114,9 @@ impl Answer {
 
 /// `query`: answers each key as it is read (stdin is streamed, never held), as text lines or
 /// as one JSON array written element by element.
-fn query(path: &Path, keys: &Keys, out: Out) -> Result<u8> {
+fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
     let (filter, _) = file::load(path)?;
+    let at = crate::window::time(filter.variant(), at, false)?;
     // Keys from stdin are answered as they come (a pipeline may wait for each answer);
     // keys from a file or the arguments are written in large blocks.
     let interactive = keys.keys.is_empty()
@@ -127,7 +128,7 @@ fn query(path: &Path, keys: &Keys, out: Out) -> Result<u8> {
     let mut any_absent = false;
     let mut first = true;
     let lines = keys::for_each_source_key(keys, |_, key| {
-        let present = filter.contains(key);
+        let present = crate::window::contains(&filter, key, at)?;
         any_absent |= !present;
         let text = if out.json {
             let answer = serde_json::to_string(&Answer::new(key, present))?;

@@ -8,6 +8,9 @@
 //! filterlab add filter.bin carol@example.com                          (or --keys FILE, or stdin)
 //! filterlab remove filter.bin carol@example.com                       (counting and cuckoo only)
 //! filterlab info filter.bin
+//! filterlab recommend --n 70K --fpr 1% --window 24h                   (or --window items)
+//! filterlab build --variant time-window --n 70K --fpr 1% --keys k.txt --at 1700000000 -o w.bin
+//! filterlab query w.bin --at 1700003600 alice@example.com
 //! filterlab explain filter.bin alice@example.com
 //! filterlab explain --variant classic --n 10M --fpr 1% alice@example.com
 //! filterlab gate migrate --url 'host=db user=owner dbname=app' --table auth.users --column email
@@ -30,6 +33,7 @@ mod parse;
 mod recommend;
 mod render;
 mod units;
+mod window;
 
 use args::Cli;
 use clap::Parser;

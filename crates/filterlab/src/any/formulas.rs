@@ -128,6 +128,7 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
             *load,
         ));
     }
+    out.extend(super::window::window_formulas(plan));
     out
 }
 
@@ -280,7 +281,7 @@ fn counting_formula(n: u64, m: u64, k: u32, counter_bits: u32, bound: f64) -> Fo
 }
 
 /// A rate with six decimals, or in scientific notation below 1e-4 (where six decimals read 0).
-fn rate(x: f64) -> String {
+pub(crate) fn rate(x: f64) -> String {
     if x >= 1e-4 {
         format!("{x:.6}")
     } else {
@@ -426,6 +427,9 @@ impl Plan {
     /// The shape of the planned filter, in lines of text (`m = ... bits, k = ...`).
     #[must_use]
     pub fn detail_lines(&self) -> Vec<String> {
+        if let Some(lines) = super::window::detail_lines(&self.detail) {
+            return lines;
+        }
         match &self.detail {
             Detail::Classic { m, k } => vec![format!("m = {m} bits, k = {k}")],
             Detail::Counting {
@@ -500,6 +504,8 @@ impl Plan {
                 }));
                 out
             }
+            // The windows' lines, above.
+            _ => Vec::new(),
         }
     }
 }

@@ -117,6 +117,46 @@ pub enum Detail {
         /// The rate bound `Σ 7.6 q(f_i)` over every stage the filter can have.
         bound: f64,
     },
+    /// A window counted in items in lane-sliced generations (`item-window`): `N` generations
+    /// of `g` items per window, `N + 1` kept, sharing `m` positions and `k` probes.
+    Sliced {
+        /// Generations per window `N`.
+        generations: u32,
+        /// Items per generation `g = ceil(window / N)`.
+        per_generation: u64,
+        /// Positions `m`, each a lane of `N + 1` bits.
+        m: u64,
+        /// Probes per key `k`.
+        k: u32,
+    },
+    /// A window counted in time in lane-sliced generations (`time-window`): slices of
+    /// `slice_ticks`, each sized for its share `g` of the items of a window.
+    TimeSliced {
+        /// The window, in the caller's ticks.
+        window_ticks: u64,
+        /// Ticks per slice, `ceil(window / N)`.
+        slice_ticks: u64,
+        /// Slices per window `N`.
+        generations: u32,
+        /// Items per slice `g = ceil(items per window / N)`.
+        per_generation: u64,
+        /// Positions `m`, each a lane of `N + 1` bits.
+        m: u64,
+        /// Probes per key `k`.
+        k: u32,
+    },
+    /// An age-partitioned Bloom filter (`apbf`): `k + l` slices of `m` bits, a shift every `g`
+    /// inserts.
+    AgePartitioned {
+        /// Slices each insert sets a bit in, and a match needs in a row.
+        k: u32,
+        /// Generations per window.
+        l: u32,
+        /// Inserts per generation `g = ceil(window / l)`.
+        per_generation: u64,
+        /// Bits per slice `m` (whole 64-bit words).
+        slice_bits: u64,
+    },
     /// The first stage and the stage plan as the filter grows.
     Scalable {
         /// First-stage rate `P0 = P(1 - r)`.
@@ -243,6 +283,38 @@ impl Plan {
                 (load <= cuckoo::DESIGN_LOAD + 1e-9)
                     .then(|| math::cuckoo_fpr(*fingerprint_bits, *slots, load))
             }
+            // A window forgets: its rate after any number of inserts is that of the
+            // generations it keeps.
+            Detail::Sliced {
+                generations,
+                per_generation,
+                m,
+                k,
+            } => Some(super::window::sliced_rate_at(
+                *generations,
+                *per_generation,
+                *m,
+                *k,
+                items,
+            )),
+            // `items` per window of time: each slice receives its share.
+            Detail::TimeSliced {
+                generations, m, k, ..
+            } => {
+                let per_slice = items.div_ceil(u64::from(*generations).max(1));
+                let slices = (0..=*generations).map(|_| per_slice);
+                Some(math::window::sliced_fpr(*k, *m, slices))
+            }
+            Detail::AgePartitioned {
+                k,
+                l,
+                per_generation,
+                slice_bits,
+            } => Some(math::window::apbf_fpr(
+                *k,
+                *slice_bits,
+                &super::window::apbf_counts(*k, *l, *per_generation, items),
+            )),
             Detail::Scalable { growth, .. } => {
                 let multiple = items / self.n.max(1);
                 growth
