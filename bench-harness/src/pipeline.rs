@@ -13,6 +13,7 @@ use std::path::Path;
 pub const ALL: &[&dyn Stage] = &[
     &Comparison,
     &Growth,
+    &Expansion,
     &Users,
     &Churn,
     &SizeSweep,
@@ -112,6 +113,63 @@ impl Stage for Growth {
         eprintln!("   to 4x a capacity of {cap}");
         let records = matrix::growth(&run.ctx, cap, 0.01)?;
         run.results.records.extend(records);
+        Ok(())
+    }
+}
+
+/// The capacity the growth from a small declaration starts from.
+pub const DECLARED: u64 = 1000;
+/// Keys of the small filter whose lookups are timed against the grown one.
+pub const SMALL_KEYS: u64 = 10_000;
+/// Keys of the merge (two halves), at most.
+pub const MERGE_KEYS: u64 = 1_000_000;
+
+/// Growing from [`DECLARED`] keys to n at 1%: our expandable, scalable and cuckoo filters,
+/// qfilter and growable-bloom-filter ([`crate::stages::expansion`]); its goals join the targets
+/// table and its report is `expansion.md`.
+pub struct Expansion;
+
+impl Stage for Expansion {
+    fn name(&self) -> &'static str {
+        "growth from a small declared capacity"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
+
+    fn members_needed(&self, run: &Run<'_>) -> usize {
+        run.n
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        use crate::stages::expansion::{self, ExpansionReport, Settings};
+        let n = run.n as u64;
+        let checkpoints = expansion::checkpoints(DECLARED, n);
+        let windows = checkpoints.len() as u64 + 1;
+        let settings = Settings {
+            declared: DECLARED,
+            target_fpr: 0.01,
+            n,
+            probes: (run.plan.scenario_probes as u64).min(run.ctx.probes.len() as u64 / windows),
+            checkpoints,
+            small_n: SMALL_KEYS.min(n),
+            queries: run.plan.queries as u64,
+            rounds: run.plan.rounds,
+            merge_keys: MERGE_KEYS.min(n),
+        };
+        eprintln!("   from {DECLARED} to {n} keys");
+        let (checkpoints, summaries) = expansion::measure(&run.ctx, &settings)?;
+        let mut report = ExpansionReport {
+            machine: run.results.machine.clone(),
+            settings,
+            checkpoints,
+            summaries,
+            goals: Vec::new(),
+        };
+        report.goals = targets::growth::goals(&report);
+        run.results.ratios.extend(report.goals.iter().cloned());
+        run.outputs.push(Box::new(report));
         Ok(())
     }
 }
