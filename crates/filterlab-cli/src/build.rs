@@ -159,7 +159,7 @@ fn ensure_allocatable(plan: &Plan) -> Result<()> {
         usize::try_from(plan.bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
     if !fits {
         bail!(
-            "a {} filter for {} items at {} needs {}, more memory than this machine can allocate; lower --n or raise --fpr",
+            "the {} filter for {} items at {} needs {}, more memory than this machine can allocate; lower --n or raise --fpr",
             plan.variant.name(),
             plan.n,
             plan.fpr,

@@ -375,7 +375,7 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
         }
     }
     why.push(format!(
-        "a {chosen} filter is the smallest here: {}{against}",
+        "the {chosen} filter is the smallest here: {}{against}",
         size(bytes)
     ));
     if let Some((fast, fast_bytes)) = pool
@@ -396,11 +396,11 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
 fn threads_reasons(needs: &Needs, fast: (Variant, u64), small: (Variant, u64)) -> Vec<String> {
     vec![
         format!(
-            "{} threads query it: a {} filter reads one cache line per lookup, not k",
+            "{} threads query it: the {} filter reads one cache line per lookup, not k",
             needs.threads, fast.0
         ),
         format!(
-            "it costs {:+.1}% memory over a {} filter for that",
+            "it costs {:+.1}% memory over the {} filter for that",
             (fast.1 as f64 / small.1 as f64 - 1.0) * 100.0,
             small.0
         ),
@@ -458,7 +458,7 @@ fn over_budget(needs: &Needs, plan: &Plan, judged: u64, budget: u64) -> Refusal 
     };
     Refusal {
         reason: format!(
-            "a {} filter for {} items at {} needs {} bytes{growing}, over the {budget}-byte budget",
+            "the {} filter for {} items at {} needs {} bytes{growing}, over the {budget}-byte budget",
             v.name(),
             needs.n,
             needs.fpr,

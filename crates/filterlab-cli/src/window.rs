@@ -78,7 +78,7 @@ pub fn time(variant: Variant, at: Option<u64>, inserting: bool) -> Result<Option
     match (timed, at) {
         (true, Some(t)) => Ok(Some(Timestamp(t))),
         (true, None) if inserting => bail!(
-            "a {variant} filter files each key into the slice of its time: give --at TICKS (in \
+            "the {variant} filter files each key into the slice of its time: give --at TICKS (in \
              the units of its window, such as seconds since the Unix epoch)"
         ),
         (_, None) => Ok(None),
