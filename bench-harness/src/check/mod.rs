@@ -13,7 +13,8 @@
 //!   growth up to the declared capacity), and at most the expected share of the independent
 //!   rows (5%, plus a 3-sigma allowance) have theory outside their 95% Wilson interval;
 //! - false negatives: zero for every record and every contender, peers and Python included;
-//! - peers: every peer of [`PeerKind::ALL`] is in the comparison with sound timings;
+//! - peers: every peer of [`PeerKind::ALL`] and every variant measured beside them
+//!   ([`crate::stages::beside_peers`]) is in the comparison with sound timings;
 //! - dataset: the members' and non-members' SHA-256 equal datasets/manifest.json's when the
 //!   run used the manifest's spec;
 //! - tables: the README next to results.json is byte-identical to the one re-rendered from it
@@ -368,6 +369,7 @@ pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
     let mut p = Vec::new();
     let names = crate::filters::measured()
         .into_iter()
+        .chain(crate::stages::beside_peers())
         .map(|k| k.name())
         .chain(PeerKind::ALL.iter().map(|k| k.name()));
     for name in names {

@@ -118,7 +118,8 @@ fn good() -> Results {
         }
     }
     let peers = crate::filters::measured()
-        .iter()
+        .into_iter()
+        .chain(crate::stages::beside_peers())
         .map(|k| k.name())
         .chain(PeerKind::ALL.iter().map(|k| k.name()))
         .map(peer)

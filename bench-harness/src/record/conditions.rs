@@ -116,7 +116,8 @@ pub fn peer_hash(kind: PeerKind) -> &'static str {
         PeerKind::CuckoofilterXxh3 => "xxh3-64",
         PeerKind::GrowableBloom => "xxh3-64",
         PeerKind::ProbabilisticCollections => "SipHash-2-4, twice",
-        PeerKind::BinaryFuse8 => "xxh3-64",
+        PeerKind::BinaryFuse8 | PeerKind::BinaryFuse16 => "xxh3-64",
+        PeerKind::Qfilter => "foldhash (quality)",
         PeerKind::HashSet => "SipHash-1-3",
         PeerKind::HashSetBytes => "foldhash",
     }

@@ -133,3 +133,44 @@ fn python_rows_on_fewer_than_five_rounds_are_rejected() {
         "{p:?}"
     );
 }
+
+/// Issue 19's absolute goals (the ribbon filter's) are rows like any ratio: `check` recomputes
+/// their interval and verdict from their rounds and rejects a stored verdict that is not theirs;
+/// a variant measured beside the peers missing from the comparison is a problem.
+#[test]
+fn a_goal_row_is_recomputed_and_a_missing_ribbon_row_is_rejected() {
+    use crate::judge::targets::{goal_rows, Verdict};
+    let mut r = good();
+    let ribbon = r
+        .peers
+        .iter_mut()
+        .find(|p| p.name == Variant::Ribbon.name())
+        .expect("the fixture has a ribbon row");
+    ribbon.n = 1_000;
+    ribbon.bytes = 900;
+    ribbon.bits_per_key = 7.2;
+    ribbon.build_seconds = Spread::of(&mut [1.0e-4, 1.1e-4, 0.9e-4]);
+    ribbon.ns_negative_batched = Some(Spread::of(&mut [20.0, 21.0, 19.0]));
+    ribbon.ns_positive_batched = Some(Spread::of(&mut [25.0, 26.0, 24.0]));
+    let goals = goal_rows(&r.peers).unwrap();
+    assert!(goals.iter().all(|g| g.verdict != Verdict::NotMeasured));
+    r.ratios.extend(goals.iter().cloned());
+    assert!(ratios(&r).is_empty(), "{:#?}", ratios(&r));
+    let bits = goals
+        .iter()
+        .find(|g| g.what.contains("bits per key"))
+        .unwrap()
+        .clone();
+    assert_eq!(bits.verdict, Verdict::Met);
+    rejects("stored verdict", |r| {
+        r.ratios.push(crate::record::Ratio {
+            numerator_value: 7.3,
+            numerator_samples: vec![7.3],
+            ratio: 7.3,
+            ..bits.clone()
+        })
+    });
+    rejects("peers: ribbon is missing", |r| {
+        r.peers.retain(|p| p.name != Variant::Ribbon.name())
+    });
+}
