@@ -10,6 +10,7 @@ use std::path::Path;
 
 pub mod charts;
 pub mod course;
+pub mod floor;
 pub mod python;
 pub mod systems;
 pub mod table;

@@ -4,6 +4,7 @@
 
 pub mod builds;
 pub mod course;
+pub mod floor;
 pub mod matrix;
 pub mod peers;
 pub mod python;

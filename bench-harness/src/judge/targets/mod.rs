@@ -11,6 +11,7 @@ use crate::record::PeerRecord;
 use anyhow::{anyhow, Result};
 use filterlab_peers::PeerKind;
 
+pub mod hot;
 mod parallel;
 
 use parallel::parallel_rows;
