@@ -1,17 +1,20 @@
 //! The harness's stages, in pipeline order: [`ALL`]. Each measures one part of the report
 //! (see [`crate::plan`] for how they are driven).
 
+use crate::judge::floor as judge_floor;
 use crate::judge::targets;
 use crate::measure::SmallPages;
 use crate::plan::{Plan, Run, Stage};
+use crate::record::floor::FloorTable;
 use crate::render;
-use crate::stages::{builds, matrix, peers};
+use crate::stages::{builds, floor, matrix, peers};
 use anyhow::{bail, Result};
 use std::path::Path;
 
 /// Every stage, in the order they run. Add a stage with one line here.
 pub const ALL: &[&dyn Stage] = &[
     &Comparison,
+    &Floor,
     &Growth,
     &Expansion,
     &Users,
@@ -93,6 +96,46 @@ impl Stage for Comparison {
         r.parallel_builds = parallel_builds;
         r.ratios = ratios;
         r.huge_pages = huge_pages;
+        Ok(())
+    }
+}
+
+/// The limit, measured: line reads over tables of the split-block and cuckoo filters' sizes
+/// (taken from the comparison's rows) and the hashing of the comparison's negative queries; the
+/// lookups judged as multiples of it, and the floor target added to the targets.
+pub struct Floor;
+
+impl Stage for Floor {
+    fn name(&self) -> &'static str {
+        "the limit: line reads and hashing"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let (ctx, n) = (&run.ctx, run.n);
+        let peers = &run.results.peers;
+        let tables = FloorTable::ALL
+            .iter()
+            .map(|&t| match peers.iter().find(|r| r.name == t.name()) {
+                Some(r) => Ok((t, r.bytes)),
+                None => bail!("the floor stage needs the comparison's {} row", t.name()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // The comparison's negative queries: the same keys, hashed.
+        let q = ctx.queries.min(n);
+        let keys = crate::measure::query_mix(ctx.members, n, ctx.probes, 0, q, ctx.seed ^ 1);
+        // One round more than the peers': these rounds did not run interleaved with theirs, and
+        // unequal counts keep the ratio's bootstrap from pairing them (`ratio_interval`).
+        let rounds = run.plan.peer_rounds + 1;
+        eprintln!("   {} tables, {q} keys, {rounds} rounds", tables.len());
+        let mut report = floor::measure(&tables, &keys, rounds)?;
+        report.multiples = judge_floor::multiples(&report, peers)?;
+        let rows = targets::hot::floor_rows(peers, &report)?;
+        run.results.ratios.extend(rows);
+        run.results.floor = Some(report);
         Ok(())
     }
 }

@@ -21,6 +21,8 @@
 //!   (and the root README's block, when given);
 //! - provenance (with the root README, i.e. for the committed reports/): the run recorded a
 //!   clean commit;
+//! - floor ([`floor`]): a run with a comparison has the limit measured, every figure of it sound,
+//!   its multiples and its target rows what the comparison's rows and its own figures give;
 //! - every other report file ([`reports`]): threads.md and systems.md re-rendered from their
 //!   JSON byte for byte, their verdicts recomputed, their commit the run's; and no Markdown file
 //!   under the reports directory that no JSON renders.
@@ -87,6 +89,7 @@ pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<St
         p.extend(peers(results, floors));
     }
     p.extend(ratios(results));
+    p.extend(floor::floor(results, floors));
     p.extend(dataset(results, against.manifest));
     p.extend(tables(results, against));
     if against.root_readme.is_some() {
@@ -478,6 +481,7 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
 }
 
 pub mod course;
+pub mod floor;
 pub mod reports;
 mod theory;
 

@@ -124,7 +124,7 @@ fn good() -> Results {
         .chain(PeerKind::ALL.iter().map(|k| k.name()))
         .map(peer)
         .collect();
-    Results {
+    let mut r = Results {
         dataset: DatasetInfo {
             source: "synthetic e-mails".into(),
             members: 1000,
@@ -136,7 +136,9 @@ fn good() -> Results {
         records,
         peers,
         ..Results::default()
-    }
+    };
+    floor::add_floor(&mut r);
+    r
 }
 
 fn manifest() -> Manifest {
@@ -484,4 +486,5 @@ fn a_skipped_dataset_check_says_why() {
     assert_eq!(reason.is_none(), manifest_covers(&r, &m), "{reason:?}");
 }
 
+mod floor;
 mod targets;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod conditions;
+pub mod floor;
 mod machine;
 mod peers;
 pub mod python;

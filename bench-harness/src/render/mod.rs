@@ -11,6 +11,7 @@ use std::path::Path;
 pub mod charts;
 pub mod course;
 pub mod expansion;
+pub mod floor;
 pub mod python;
 pub mod systems;
 pub mod table;

@@ -51,6 +51,7 @@ pub(super) fn peers_tables(s: &mut String, results: &Results) {
     peer_table(s, results);
     parallel_builds_table(s, results);
     huge_pages_table(s, results);
+    s.push_str(&super::floor::floor_section(results.floor.as_ref()));
     targets_table(s, results);
 }
 

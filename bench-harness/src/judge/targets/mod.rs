@@ -13,6 +13,7 @@ use filterlab_peers::PeerKind;
 
 mod goals;
 pub mod growth;
+pub mod hot;
 mod parallel;
 
 pub use goals::{goal_rows, GoalFigure, GOALS};
