@@ -217,13 +217,18 @@ pub fn counts(records: &[Record]) -> Vec<String> {
             .collect();
         targets.sort_by(f64::total_cmp);
         targets.dedup();
-        for kind in crate::filters::measured() {
+        let n = of(records, Scenario::Matrix).next().map_or(0, |r| r.n);
+        for kind in crate::filters::in_matrix() {
             let v = kind.name();
-            if count(Scenario::Matrix, v) != targets.len() {
+            // One row per target the registry can size the variant for.
+            let sized = targets
+                .iter()
+                .filter(|&&t| crate::filters::buildable(kind, n, t))
+                .count();
+            if count(Scenario::Matrix, v) != sized {
                 p.push(format!(
-                    "matrix: {} rows for {v}, expected one per target ({})",
+                    "matrix: {} rows for {v}, expected one per target it can be built for ({sized})",
                     count(Scenario::Matrix, v),
-                    targets.len()
                 ));
             }
             if count(Scenario::Parallel, v) != 2 {
@@ -232,6 +237,9 @@ pub fn counts(records: &[Record]) -> Vec<String> {
                     count(Scenario::Parallel, v)
                 ));
             }
+        }
+        for kind in crate::filters::measured() {
+            let v = kind.name();
             if count(Scenario::Growth, v) < 4 {
                 p.push(format!(
                     "growth: {} checkpoints for {v}, expected at least 4",
@@ -319,14 +327,29 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
                 r.ns_per_insert.as_ref(),
                 floors.build_rounds,
             ));
-            p.extend(spread_problem(
-                &format!("{id}: ns_per_insert_batched"),
-                r.ns_per_insert_batched.as_ref(),
-                floors.build_rounds,
-            ));
+            p.extend(batched_insert_problem(r, &id, floors.build_rounds));
         }
     }
     p
+}
+
+/// A matrix row's batched-insert timing: present for a variant filled by inserts, absent for a
+/// static one (built once from its key set, it takes no inserts).
+fn batched_insert_problem(r: &Record, id: &str, rounds: usize) -> Option<String> {
+    let what = format!("{id}: ns_per_insert_batched");
+    let Some(variant) = crate::filters::Variant::from_name(&r.variant) else {
+        return Some(format!(
+            "{id}: no variant of the registry is called {:?}",
+            r.variant
+        ));
+    };
+    if variant.capabilities().static_set {
+        return r
+            .ns_per_insert_batched
+            .as_ref()
+            .map(|_| format!("{what}: a static filter takes no inserts, yet one is timed"));
+    }
+    spread_problem(&what, r.ns_per_insert_batched.as_ref(), rounds)
 }
 
 /// A floor on the probes behind every FP figure.

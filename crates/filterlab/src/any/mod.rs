@@ -13,6 +13,7 @@ mod capabilities;
 mod formulas;
 mod members;
 mod params;
+mod realised;
 pub mod sizing;
 mod static_set;
 
@@ -22,6 +23,7 @@ pub use formulas::{formulas, Formula};
 use members::Member;
 pub(crate) use params::Knob;
 pub use params::Params;
+pub use realised::{ExpandableStage, ScalableStage};
 pub use sizing::{Detail, Growth, Plan, Value};
 pub use static_set::Static;
 
