@@ -263,9 +263,9 @@ pub fn counts(records: &[Record]) -> Vec<String> {
             }
         }
     }
-    let mut sizes: Vec<u64> = of(records, Scenario::SizeSweep)
-        .map(|r| r.capacity)
-        .collect();
+    // Sizes by the keys each filter holds: a filter may round its capacity up (an expandable
+    // filter's first stage holds whole buckets).
+    let mut sizes: Vec<u64> = of(records, Scenario::SizeSweep).map(|r| r.n).collect();
     sizes.sort_unstable();
     sizes.dedup();
     if sizes.is_empty() {
