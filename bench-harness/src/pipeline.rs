@@ -45,9 +45,10 @@ impl Stage for Comparison {
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let (ctx, plan, n) = (&run.ctx, run.plan, run.n);
         eprintln!(
-            "   {} variants x {} targets at n = {n}; builds: ours and the peers', {} interleaved rounds",
-            crate::filters::measured().len(),
+            "   {} variants x {} targets at n = {n} ({} filters); builds: ours and the peers', {} interleaved rounds",
+            crate::filters::in_matrix().len(),
             plan.targets.len(),
+            builds::grid(n, &plan.targets).len(),
             plan.build_rounds
         );
         // The peers' tables come from the allocator on 4 KiB pages (this kernel's policy is
@@ -57,11 +58,10 @@ impl Stage for Comparison {
         let small_pages = SmallPages::start();
         let built = builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.build_rounds)?;
         let (matrix, filters) = matrix::matrix(ctx, n, built.ours)?;
-        let at_1pct: Vec<_> = filters
-            .iter()
-            .take(crate::filters::measured().len())
-            .collect();
-        let base = &matrix[..crate::filters::measured().len().min(matrix.len())];
+        // The first target's block of the grid: every matrix row at 1%.
+        let first = matrix.iter().take_while(|r| r.target_fpr == 0.01).count();
+        let at_1pct: Vec<_> = filters.iter().take(first).collect();
+        let base = &matrix[..first];
         eprintln!("   parallel lookups");
         let parallel = matrix::parallel(ctx, &at_1pct, base)?;
         eprintln!("   beside the peers at 1%");

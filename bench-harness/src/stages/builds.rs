@@ -1,7 +1,8 @@
 //! Build timings, ours and the peers', in one interleaved loop.
 //!
 //! Every round builds every contender once, in the same order: each of our variants at each
-//! target rate one key at a time and again through `insert_batch`, then each peer. A build is
+//! target rate one key at a time and again through `insert_batch` (a static variant once, from
+//! its whole key set: it takes no inserts), then each peer. A build is
 //! timed from before the filter is constructed (so its allocation, and the zeroing of its
 //! table, count) to after the last insert, for ours and the peers' alike. A slow moment of the
 //! machine therefore hits one round of every contender, and the median, min and max over the
@@ -21,7 +22,8 @@ use std::time::Instant;
 
 /// Everything the build loop produced.
 pub struct Builds {
-    /// Ours, in `targets × crate::filters::measured()` order.
+    /// Ours, in `targets × crate::filters::in_matrix()` order (the pairs the registry can
+    /// size: see [`grid`]).
     pub ours: Vec<BuiltFilter>,
     /// Our variants measured beside the peers ([`crate::stages::beside_peers`]) at `peer_fpr`,
     /// in that order (empty when no peers were asked for). A static filter has no batched
@@ -32,8 +34,9 @@ pub struct Builds {
 }
 
 /// Seconds to construct a `kind` filter for `n` keys at `p` and insert `keys[..n]` one at a
-/// time (`batched`: through `insert_batch`). Refused inserts fail the run: at capacity, none of
-/// our variants may refuse one.
+/// time (`batched`: through `insert_batch`); a static `kind`: to hash `keys[..n]` and build the
+/// filter from them. Refused inserts fail the run: at capacity, none of our variants may refuse
+/// one.
 fn build_one(
     kind: Variant,
     keys: &KeySet,
@@ -43,6 +46,10 @@ fn build_one(
 ) -> Result<(AnyFilter, f64)> {
     measure::settle_heap();
     let start = Instant::now();
+    if kind.capabilities().static_set {
+        let f = crate::filters::build_from_keys(kind, keys, n, p)?;
+        return Ok((f, start.elapsed().as_secs_f64()));
+    }
     let mut f = crate::filters::build(kind, n as u64, p)?;
     if batched {
         measure::time_batch_inserts(&mut f, keys, 0..n)?;
@@ -151,10 +158,7 @@ pub fn interleaved(
         ctx.members.len()
     );
     let rounds = rounds.max(1);
-    let grid: Vec<(f64, Variant)> = targets
-        .iter()
-        .flat_map(|&p| crate::filters::measured().into_iter().map(move |k| (p, k)))
-        .collect();
+    let grid = grid(n, targets);
     let beside = if peer_fpr.is_some() {
         crate::stages::beside_peers()
     } else {
@@ -177,11 +181,18 @@ pub fn interleaved(
             pb.set_message(format!("{} at {p}", kind.name()));
             let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
             one[i].push(secs);
-            let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
-            batched[i].push(secs);
+            let g = if kind.capabilities().static_set {
+                None
+            } else {
+                let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
+                batched[i].push(secs);
+                Some(g)
+            };
             if last {
                 check_no_false_negatives(&f, ctx.members, 0..n)?;
-                check_no_false_negatives(&g, ctx.members, 0..n)?;
+                if let Some(g) = &g {
+                    check_no_false_negatives(g, ctx.members, 0..n)?;
+                }
                 let coverage = measure::table_huge_page_coverage(&f);
                 kept.push((f, coverage));
             }
@@ -212,6 +223,22 @@ pub fn interleaved(
     })
 }
 
+/// The (target, variant) pairs of the matrix at `n` keys: every matrix row at every target
+/// the registry can size it for (a binary fuse filter of 8-bit fingerprints only at rates of
+/// 2^-8 and above).
+#[must_use]
+pub fn grid(n: usize, targets: &[f64]) -> Vec<(f64, Variant)> {
+    targets
+        .iter()
+        .flat_map(|&p| {
+            crate::filters::in_matrix()
+                .into_iter()
+                .filter(move |&k| crate::filters::buildable(k, n as u64, p))
+                .map(move |k| (p, k))
+        })
+        .collect()
+}
+
 /// Our filters of the last round with the spreads of their build times over the rounds.
 fn built_ours(
     kept: Vec<(AnyFilter, Option<f64>)>,
@@ -226,7 +253,7 @@ fn built_ours(
             filter,
             target_fpr: p,
             seconds: Spread::of(a),
-            seconds_batched: Spread::of(b),
+            seconds_batched: (!b.is_empty()).then(|| Spread::of(b)),
             huge_page_coverage: coverage,
         })
         .collect()

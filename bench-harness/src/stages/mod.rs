@@ -23,14 +23,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// One of our filters from the last round, with the spread of its build times.
 pub struct BuiltFilter {
-    /// The filter built one key at a time in the last round.
+    /// The filter built one key at a time in the last round (a static filter: from its whole
+    /// key set).
     pub filter: AnyFilter,
     /// Target rate it was built for.
     pub target_fpr: f64,
-    /// Seconds per build, one key at a time.
+    /// Seconds per build, one key at a time (a static filter: the build from its key set).
     pub seconds: Spread,
-    /// Seconds per build through `insert_batch`.
-    pub seconds_batched: Spread,
+    /// Seconds per build through `insert_batch` (`None`: a static filter, which takes no
+    /// inserts).
+    pub seconds_batched: Option<Spread>,
     /// Share of the table on transparent huge pages (`None`: not obtained).
     pub huge_page_coverage: Option<f64>,
 }
@@ -46,10 +48,11 @@ pub const BESIDE_PEERS: [Variant; 4] = [
     Variant::Ribbon,
 ];
 
-/// [`BESIDE_PEERS`] less the variants the matrix measures.
+/// [`BESIDE_PEERS`] less the variants the matrix measures (today all of them: the matrix
+/// carries every row that is not windowed, and its 1% filters join the peers).
 #[must_use]
 pub fn beside_peers() -> Vec<Variant> {
-    let matrix = crate::filters::measured();
+    let matrix = crate::filters::in_matrix();
     BESIDE_PEERS
         .into_iter()
         .filter(|v| !matrix.contains(v))
@@ -87,10 +90,14 @@ pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u6
     rec.n = n;
     rec.capacity = filter.capacity();
     rec.params = filter.params();
-    rec.shape = filter.shape();
+    rec.shape = filter.detail().ok();
     rec.theoretical_fpr = filter.expected_fpr();
-    rec.theoretical_fpr_approx = filter.approx_fpr();
-    rec.theoretical_fpr_exact = filter.exact_fpr();
+    rec.theoretical_fpr_approx = rec
+        .shape
+        .as_ref()
+        .and_then(|d| d.approx_fpr(n))
+        .unwrap_or(rec.theoretical_fpr);
+    rec.theoretical_fpr_exact = rec.shape.as_ref().and_then(|d| d.exact_fpr(n));
     rec.false_positives = false_positives;
     rec.probes = probes;
     rec.empirical_fpr = false_positives as f64 / probes.max(1) as f64;

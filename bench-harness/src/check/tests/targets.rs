@@ -64,14 +64,20 @@ fn a_stored_target_verdict_that_is_not_the_ratio_is_rejected() {
 
 #[test]
 fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
-    use crate::record::Params;
+    use filterlab::any::Detail;
     // 411 blocks hold 10^4 keys: one table's rate spreads by about 4% of itself, four times the
     // binomial error of a million probes. A row 5.6 binomial sigmas low (as measured once) is
     // within the combined bound; half the expected count is not.
-    let small = Params::Blocked { blocks: 411 };
-    let big = Params::Blocked { blocks: 411_000 };
+    let small = Detail::Blocked {
+        blocks: 411,
+        keys_per_block: 10_000.0 / 411.0,
+    };
+    let big = Detail::Blocked {
+        blocks: 411_000,
+        keys_per_block: 10_000_000.0 / 411_000.0,
+    };
     let (q_small, v_small) = (
-        small.theory(10_000).unwrap(),
+        small.fpr_at(10_000).unwrap(),
         small.instance_variance(10_000),
     );
     let relative = v_small.sqrt() / q_small;
@@ -84,12 +90,9 @@ fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
         (v_small / v_big - 1000.0).abs() < 50.0,
         "spread scales with 1/blocks"
     );
-    let classic = Params::Classic { m: 95_851, k: 7 };
+    let classic = Detail::Classic { m: 95_851, k: 7 };
     assert!(classic.instance_variance(10_000) > 0.0);
-    assert_eq!(
-        Params::Classic { m: 95_851, k: 7 }.instance_variance(0),
-        0.0
-    );
+    assert_eq!(classic.instance_variance(0), 0.0);
 
     let with_count = |fraction_or_sigmas: Result<f64, f64>| {
         let mut r = good();

@@ -79,7 +79,10 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
             source: "ignores that a key's 8 bits are confined to 8 distinct lanes",
         });
     }
-    if let Detail::Scalable { p0, r, s, growth } = &plan.detail {
+    if let Detail::Scalable {
+        p0, r, s, growth, ..
+    } = &plan.detail
+    {
         out.extend(scalable_formulas(p, *p0, *r, *s, growth));
     }
     match &plan.detail {
@@ -101,6 +104,7 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
         growth,
         period,
         bound,
+        ..
     } = &plan.detail
     {
         out.extend(expandable_formulas(
@@ -475,6 +479,7 @@ impl Plan {
                 growth,
                 period,
                 bound,
+                ..
             } => vec![format!(
                 "first stage {buckets} buckets x 4 slots of {fingerprint_bits} bits; growth {growth}, +1 bit every {period} stages; bound {}",
                 rate(*bound)
@@ -487,7 +492,9 @@ impl Plan {
             } => vec![format!(
                 "{quotients} quotients, {remainder_bits}-bit remainders, {slots} slots, load {load:.4}"
             )],
-            Detail::Scalable { p0, r, s, growth } => {
+            Detail::Scalable {
+                p0, r, s, growth, ..
+            } => {
                 let mut out = vec![format!(
                     "P0 = {}, r = {r}, s = {s}; bound P0/(1-r) = {}",
                     rate(*p0),

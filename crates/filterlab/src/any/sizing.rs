@@ -2,6 +2,7 @@
 //! `p`, from the formulas of [`crate::math`] and the variants' public constants. Nothing here is
 //! a formula of its own: the tests build the real filters and check every plan against them.
 
+use super::realised::{ExpandableStage, ScalableStage};
 use super::{Params, Variant};
 use crate::{counting, cuckoo, expandable, math, quotient, scalable, Result};
 
@@ -34,7 +35,7 @@ pub struct Plan {
 
 /// The shape of a sized filter: what its formulas need.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "lowercase"))]
 #[non_exhaustive]
 pub enum Detail {
@@ -116,6 +117,10 @@ pub enum Detail {
         period: u32,
         /// The rate bound `Σ 7.6 q(f_i)` over every stage the filter can have.
         bound: f64,
+        /// The stages of a built filter, oldest first (empty in a plan: see
+        /// [`AnyFilter::detail`](super::AnyFilter::detail)).
+        #[cfg_attr(feature = "serde", serde(default))]
+        stages: Vec<ExpandableStage>,
     },
     /// A window counted in items in lane-sliced generations (`item-window`): `N` generations
     /// of `g` items per window, `N + 1` kept, sharing `m` positions and `k` probes.
@@ -167,12 +172,16 @@ pub enum Detail {
         s: f64,
         /// The filter at 1x and at each multiple of [`GROWTH_SHOWN`].
         growth: Vec<Growth>,
+        /// The stages of a built filter, oldest first (empty in a plan: see
+        /// [`AnyFilter::detail`](super::AnyFilter::detail)).
+        #[cfg_attr(feature = "serde", serde(default))]
+        stages: Vec<ScalableStage>,
     },
 }
 
 /// A scalable filter after `multiple · n` inserts.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Growth {
     /// Items inserted, as a multiple of the initial capacity.
     pub multiple: u64,
@@ -534,6 +543,7 @@ pub(crate) fn expandable(p: &Params) -> Result<Sizing> {
         growth,
         period,
         bound: em::schedule_bound(f0, period, stages),
+        stages: Vec::new(),
     };
     Ok((bytes, expected, detail))
 }
@@ -547,7 +557,13 @@ pub(crate) fn scalable(p: &Params) -> Result<Sizing> {
     }
     let p0 = math::scalable_initial_fpr(p.fpr, r);
     debug_assert!(n > 0);
-    let detail = Detail::Scalable { p0, r, s, growth };
+    let detail = Detail::Scalable {
+        p0,
+        r,
+        s,
+        growth,
+        stages: Vec::new(),
+    };
     Ok((first.bytes, first.compound_fpr, detail))
 }
 
