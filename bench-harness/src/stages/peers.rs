@@ -109,7 +109,7 @@ fn beside_record(ctx: &Ctx<'_>, b: &BuiltFilter, n: usize, p: f64) -> PeerRecord
         n: n as u64,
         target_fpr: p,
         build_seconds: b.seconds.clone(),
-        build_seconds_batched: (!is_static).then(|| b.seconds_batched.clone()),
+        build_seconds_batched: b.seconds_batched.clone().filter(|_| !is_static),
         empirical_fpr: fp as f64 / probes.max(1) as f64,
         probes: probes as u64,
         false_negatives: (n as u64).saturating_sub(present),

@@ -83,7 +83,7 @@ impl Detail {
     /// The rate of a filter with these realised parameters holding `n` items: the formula its
     /// `expected_fpr()` evaluates. `None` when they cannot hold `n`: a growing filter whose
     /// stages hold other than `n` items in all (or a plan's detail, which lists no stages), a
-    /// table of no slots.
+    /// table of no slots, a sliding window.
     #[must_use]
     pub fn fpr_at(&self, n: u64) -> Option<f64> {
         Some(match self {
@@ -136,6 +136,12 @@ impl Detail {
                         expandable::math::stage_fpr(s.fingerprint_bits, s.buckets, s.items)
                     }),
                 )
+            }
+            // A window's rate depends on how its items spread over the generations it keeps,
+            // not on a count alone ([`Plan::rate_at`](super::Plan::rate_at) gives it for a
+            // stream of steady inserts); the window stage measures it.
+            Detail::Sliced { .. } | Detail::TimeSliced { .. } | Detail::AgePartitioned { .. } => {
+                return None
             }
         })
     }
