@@ -21,6 +21,11 @@ test-heavy:
 cuckoo-capacity-sweep:
     cargo test --release -p filter-cuckoo --lib -- --ignored every_capacity_to_2000
 
+# Binary fuse construction at every key count from FROM to TO (default 1 to 2M: about a day on
+# 2 cores; shard it).
+fuse-sweep from="1" to="2000000":
+    FUSE_SWEEP={{from}}..={{to}} cargo test --release -p filter-fuse --lib -- --ignored every_key_count_builds --nocapture
+
 # Measured vs theoretical FP rate and bits per key, every variant, n = 1M, p = 1%.
 fpr-table:
     cargo run --release -p filterlab --example fpr_table

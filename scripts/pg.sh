@@ -10,6 +10,10 @@
 set -euo pipefail
 
 log() { echo "pg.sh: $*" >&2; }
+# shellcheck source=scripts/server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/server.sh"
+DIR_PREFIX=/tmp/filterlab-pg
+DIR_VAR=FILTERLAB_PG_DIR
 
 find_bin() {
     local d
@@ -18,10 +22,6 @@ find_bin() {
     done
     command -v initdb >/dev/null 2>&1 && dirname "$(command -v initdb)" && return 0
     return 1
-}
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 as_owner() {
@@ -52,19 +52,11 @@ start() {
     echo "export FILTERLAB_PG_DIR='$dir'"
 }
 
-stop() {
-    local dir=${1:-${FILTERLAB_PG_DIR:-}} bin
-    [[ -n "$dir" && -d "$dir" ]] || { log "nothing to stop"; return 0; }
-    case "$dir" in /tmp/filterlab-pg.*) ;; *) log "refusing to remove $dir"; return 1 ;; esac
+halt() {
+    local bin
     if bin=$(find_bin); then
-        as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
+        as_owner "$bin/pg_ctl" -D "$1/data" -m fast -w stop >&2 || true
     fi
-    rm -rf "$dir"
-    log "stopped and removed $dir"
 }
 
-case "${1:-}" in
-    start) start ;;
-    stop) stop "${2:-}" ;;
-    *) echo "usage: $0 start | stop [DIR]" >&2; exit 2 ;;
-esac
+server_main "$@"

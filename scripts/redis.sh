@@ -9,6 +9,10 @@
 set -euo pipefail
 
 log() { echo "redis.sh: $*" >&2; }
+# shellcheck source=scripts/server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/server.sh"
+DIR_PREFIX=/tmp/filterlab-redis
+DIR_VAR=FILTERLAB_REDIS_DIR
 MODULE_DIR=${FILTERLAB_REDIS_MODULE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/filterlab/redis-stack}
 
 install() {
@@ -28,7 +32,7 @@ start() {
     module=$(find "$MODULE_DIR" -name redisbloom.so | head -1)
     [[ -n "$module" ]] || { log "redisbloom.so not found under $MODULE_DIR"; exit 1; }
     dir=$(mktemp -d /tmp/filterlab-redis.XXXXXX)
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(free_port)
     redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --save '' --appendonly no \
         --loadmodule "$module" --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >&2
     for _ in $(seq 50); do
@@ -43,17 +47,8 @@ start() {
     log "redis did not answer BF.EXISTS:"; cat "$dir/redis.log" >&2; exit 1
 }
 
-stop() {
-    local dir=${1:-${FILTERLAB_REDIS_DIR:-}}
-    [[ -n "$dir" && -d "$dir" ]] || { log "nothing to stop"; return 0; }
-    case "$dir" in /tmp/filterlab-redis.*) ;; *) log "refusing to remove $dir"; return 1 ;; esac
-    if [[ -f "$dir/redis.pid" ]]; then kill "$(cat "$dir/redis.pid")" 2>/dev/null || true; sleep 0.2; fi
-    rm -rf "$dir"
-    log "stopped and removed $dir"
+halt() {
+    if [[ -f "$1/redis.pid" ]]; then kill "$(cat "$1/redis.pid")" 2>/dev/null || true; sleep 0.2; fi
 }
 
-case "${1:-}" in
-    start) start ;;
-    stop) stop "${2:-}" ;;
-    *) echo "usage: $0 start | stop [DIR]" >&2; exit 2 ;;
-esac
+server_main "$@"

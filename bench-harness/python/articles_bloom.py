@@ -21,6 +21,8 @@ import time
 import mmh3
 from bitarray import bitarray
 
+from keyfile import read_keys
+
 
 class BloomFilter:
     def __init__(self, capacity: int, error_rate: float = 0.01):
@@ -52,16 +54,6 @@ class BloomFilter:
             if not self.bits[idx]:
                 return False
         return True
-
-
-def read_keys(path, limit):
-    keys = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            keys.append(line.rstrip("\n"))
-            if len(keys) == limit:
-                break
-    return keys
 
 
 def main():

@@ -37,6 +37,8 @@ import struct
 import sys
 import time
 
+from keyfile import read_keys
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEERS = ["filterlab", "numpy", "rbloom", "pybloom_live", "bloom_filter2", "mmh3", "bitarray"]
 DISTRIBUTIONS = {
@@ -86,16 +88,6 @@ def peak_of(action):
         before = status_kib("VmHWM")
     result = action()
     return result, max(0, status_kib("VmHWM") - before) * 1024, method
-
-
-def read_keys(path, limit):
-    keys = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            keys.append(line.rstrip("\n"))
-            if len(keys) == limit:
-                break
-    return keys
 
 
 def articles_code(module, n, p, keys):

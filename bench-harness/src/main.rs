@@ -160,19 +160,25 @@ fn main() -> Result<()> {
             service_quick,
             ref out,
         }) => systems_only(
-            SysConfig {
-                rows,
-                checks,
-                new_share,
-                events,
-                users,
-                machine: Machine::detect(command_line.clone()),
-                service: if service_quick {
-                    bench_harness::stages::systems::service::quick_load()
-                } else {
-                    bench_harness::stages::systems::service::full_load()
-                },
-                ..SysConfig::full(repo_root())
+            {
+                let full = SysConfig::full(repo_root());
+                SysConfig {
+                    sizes: systems::Settings {
+                        rows,
+                        checks,
+                        new_share,
+                        events,
+                        users,
+                        ..full.sizes
+                    },
+                    machine: Machine::detect(command_line.clone()),
+                    service: if service_quick {
+                        bench_harness::stages::systems::service::quick_load()
+                    } else {
+                        bench_harness::stages::systems::service::full_load()
+                    },
+                    ..full
+                }
             },
             out,
         ),
@@ -183,9 +189,9 @@ fn main() -> Result<()> {
 /// The systems stage alone (`bench-harness systems`), at the sizes given on the command line.
 fn systems_only(cfg: SysConfig, out: &Path) -> Result<()> {
     ensure!(
-        (0.0..=1.0).contains(&cfg.new_share),
+        (0.0..=1.0).contains(&cfg.sizes.new_share),
         "--new-share must lie in [0, 1], got {}",
-        cfg.new_share
+        cfg.sizes.new_share
     );
     let mut r = systems::run(&cfg)?;
     r.judge();

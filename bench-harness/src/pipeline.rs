@@ -1,18 +1,22 @@
 //! The harness's stages, in pipeline order: [`ALL`]. Each measures one part of the report
 //! (see [`crate::plan`] for how they are driven).
 
+use crate::judge::floor as judge_floor;
 use crate::judge::targets;
 use crate::measure::SmallPages;
 use crate::plan::{Plan, Run, Stage};
+use crate::record::floor::FloorTable;
 use crate::render;
-use crate::stages::{builds, matrix, peers, window};
+use crate::stages::{builds, floor, matrix, peers, window};
 use anyhow::{bail, Result};
 use std::path::Path;
 
 /// Every stage, in the order they run. Add a stage with one line here.
 pub const ALL: &[&dyn Stage] = &[
     &Comparison,
+    &Floor,
     &Growth,
+    &Expansion,
     &Users,
     &Churn,
     &SizeSweep,
@@ -42,9 +46,10 @@ impl Stage for Comparison {
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let (ctx, plan, n) = (&run.ctx, run.plan, run.n);
         eprintln!(
-            "   {} variants x {} targets at n = {n}; builds: ours and the peers', {} interleaved rounds",
-            crate::filters::measured().len(),
+            "   {} variants x {} targets at n = {n} ({} filters); builds: ours and the peers', {} interleaved rounds",
+            crate::filters::in_matrix().len(),
             plan.targets.len(),
+            builds::grid(n, &plan.targets).len(),
             plan.build_rounds
         );
         // The peers' tables come from the allocator on 4 KiB pages (this kernel's policy is
@@ -54,16 +59,22 @@ impl Stage for Comparison {
         let small_pages = SmallPages::start();
         let built = builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.build_rounds)?;
         let (matrix, filters) = matrix::matrix(ctx, n, built.ours)?;
-        let at_1pct: Vec<_> = filters
-            .iter()
-            .take(crate::filters::measured().len())
-            .collect();
-        let base = &matrix[..crate::filters::measured().len().min(matrix.len())];
+        // The first target's block of the grid: every matrix row at 1%.
+        let first = matrix.iter().take_while(|r| r.target_fpr == 0.01).count();
+        let at_1pct: Vec<_> = filters.iter().take(first).collect();
+        let base = &matrix[..first];
         eprintln!("   parallel lookups");
         let parallel = matrix::parallel(ctx, &at_1pct, base)?;
         eprintln!("   beside the peers at 1%");
-        let mut peers =
-            peers::compare(ctx, &at_1pct, base, built.peers, n, 0.01, plan.peer_rounds)?;
+        let mut peers = peers::compare(
+            ctx,
+            &at_1pct,
+            base,
+            (built.peers, built.beside),
+            n,
+            0.01,
+            plan.peer_rounds,
+        )?;
         drop(at_1pct);
         drop(filters);
         eprintln!("   parallel builds");
@@ -86,6 +97,46 @@ impl Stage for Comparison {
         r.parallel_builds = parallel_builds;
         r.ratios = ratios;
         r.huge_pages = huge_pages;
+        Ok(())
+    }
+}
+
+/// The limit, measured: line reads over tables of the split-block and cuckoo filters' sizes
+/// (taken from the comparison's rows) and the hashing of the comparison's negative queries; the
+/// lookups judged as multiples of it, and the floor target added to the targets.
+pub struct Floor;
+
+impl Stage for Floor {
+    fn name(&self) -> &'static str {
+        "the limit: line reads and hashing"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        let (ctx, n) = (&run.ctx, run.n);
+        let peers = &run.results.peers;
+        let tables = FloorTable::ALL
+            .iter()
+            .map(|&t| match peers.iter().find(|r| r.name == t.name()) {
+                Some(r) => Ok((t, r.bytes)),
+                None => bail!("the floor stage needs the comparison's {} row", t.name()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // The comparison's negative queries: the same keys, hashed.
+        let q = ctx.queries.min(n);
+        let keys = crate::measure::query_mix(ctx.members, n, ctx.probes, 0, q, ctx.seed ^ 1);
+        // One round more than the peers': these rounds did not run interleaved with theirs, and
+        // unequal counts keep the ratio's bootstrap from pairing them (`ratio_interval`).
+        let rounds = run.plan.peer_rounds + 1;
+        eprintln!("   {} tables, {q} keys, {rounds} rounds", tables.len());
+        let mut report = floor::measure(&tables, &keys, rounds)?;
+        report.multiples = judge_floor::multiples(&report, peers)?;
+        let rows = targets::hot::floor_rows(peers, &report)?;
+        run.results.ratios.extend(rows);
+        run.results.floor = Some(report);
         Ok(())
     }
 }
@@ -113,6 +164,63 @@ impl Stage for Growth {
         eprintln!("   to 4x a capacity of {cap}");
         let records = matrix::growth(&run.ctx, cap, 0.01)?;
         run.results.records.extend(records);
+        Ok(())
+    }
+}
+
+/// The capacity the growth from a small declaration starts from.
+pub const DECLARED: u64 = 1000;
+/// Keys of the small filter whose lookups are timed against the grown one.
+pub const SMALL_KEYS: u64 = 10_000;
+/// Keys of the merge (two halves), at most.
+pub const MERGE_KEYS: u64 = 1_000_000;
+
+/// Growing from [`DECLARED`] keys to n at 1%: our expandable, scalable and cuckoo filters,
+/// qfilter and growable-bloom-filter ([`crate::stages::expansion`]); its goals join the targets
+/// table and its report is `expansion.md`.
+pub struct Expansion;
+
+impl Stage for Expansion {
+    fn name(&self) -> &'static str {
+        "growth from a small declared capacity"
+    }
+
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
+
+    fn members_needed(&self, run: &Run<'_>) -> usize {
+        run.n
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        use crate::stages::expansion::{self, ExpansionReport, Settings};
+        let n = run.n as u64;
+        let checkpoints = expansion::checkpoints(DECLARED, n);
+        let windows = checkpoints.len() as u64 + 1;
+        let settings = Settings {
+            declared: DECLARED,
+            target_fpr: 0.01,
+            n,
+            probes: (run.plan.scenario_probes as u64).min(run.ctx.probes.len() as u64 / windows),
+            checkpoints,
+            small_n: SMALL_KEYS.min(n),
+            queries: run.plan.queries as u64,
+            rounds: run.plan.rounds,
+            merge_keys: MERGE_KEYS.min(n),
+        };
+        eprintln!("   from {DECLARED} to {n} keys");
+        let (checkpoints, summaries) = expansion::measure(&run.ctx, &settings)?;
+        let mut report = ExpansionReport {
+            machine: run.results.machine.clone(),
+            settings,
+            checkpoints,
+            summaries,
+            goals: Vec::new(),
+        };
+        report.goals = targets::growth::goals(&report);
+        run.results.ratios.extend(report.goals.iter().cloned());
+        run.outputs.push(Box::new(report));
         Ok(())
     }
 }

@@ -14,15 +14,6 @@ impl Pick {
     }
 }
 
-/// The kinds that save and load but are not rows of the registry yet (windows): fuzzed
-/// through their own types until `filterlab::any` lists them.
-#[derive(Arbitrary, Debug, Clone, Copy)]
-pub enum Unlisted {
-    ItemWindow,
-    TimeWindow,
-    Apbf,
-}
-
 /// Small-filter parameters, kept in ranges that build quickly.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub struct Shape {
@@ -60,12 +51,19 @@ impl Shape {
 /// 4127 bytes when its first stage fits under it, so that growth is refused mid-run and the
 /// refusal is checked too; a cuckoo table gets 1 to 256 kicks, so that inserts fail early.
 pub fn build(v: Variant, s: Shape) -> AnyFilter {
+    // Half the cuckoo inputs take the near layout.
+    if v == Variant::Cuckoo && s.seed & 0x100 != 0 {
+        return cuckoo_near(s);
+    }
     if v.capabilities().static_set {
         let keys: Vec<[u8; 2]> = (0..s.capacity()).map(|i| [b'k', i as u8]).collect();
         let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
         return build_static(v, s, &refs);
     }
     let mut p = s.params();
+    if v.capabilities().windowed {
+        return window(v, s, p);
+    }
     if v.capabilities().grows {
         p.capacity = s.capacity() % 8 + 1;
         let capped = p.max_bytes(u64::from(s.seed % 4096) + 32);
@@ -95,46 +93,39 @@ pub fn build_static(v: Variant, s: Shape, keys: &[&[u8]]) -> AnyFilter {
         .expect("a small static filter builds")
 }
 
-/// Generations per window, one of the choices.
-fn generations(s: Shape) -> u32 {
-    filter_window::GENERATION_CHOICES[usize::from(s.fpr_step) % 6]
+/// A small window of `v`: `capacity` (1 to 64) items; the age-partitioned filter with `k` and
+/// `l` from 1 to 8, the others with 1 to 63 generations (each falls back to the next choice
+/// when it refuses one); for a window counted in time, `generations + capacity` ticks.
+fn window(v: Variant, s: Shape, p: Params) -> AnyFilter {
+    let n = filterlab::window::GENERATION_CHOICES[usize::from(s.fpr_step) % 6];
+    let ticks = |p: Params, n: u32| {
+        if v.capabilities().timed {
+            p.window_ticks(u64::from(n) + s.capacity())
+        } else {
+            p
+        }
+    };
+    let (k, l) = (s.seed % 8 + 1, s.seed / 8 % 8 + 1);
+    AnyFilter::build(v, &p.hashes(k).generations(l))
+        .or_else(|_| AnyFilter::build(v, &ticks(p.generations(n), n)))
+        .or_else(|_| AnyFilter::build(v, &ticks(p, filterlab::window::DEFAULT_GENERATIONS)))
+        .expect("a small window builds")
 }
 
-/// A window of `capacity` items (1 to 64).
-pub fn item_window(s: Shape) -> filter_window::ItemWindow {
-    filter_window::ItemWindow::builder()
-        .window(s.capacity())
-        .generations(generations(s))
+/// A cuckoo filter of the near layout (layout 2, a builder option the registry's default build
+/// does not take): a window of 1,024 to 8,192 buckets (narrowed to the table) and 1 to 256
+/// kicks, so that inserts fail early; as an `AnyFilter::Cuckoo`, so it goes through the
+/// registry's loader and the same checks as the rows.
+fn cuckoo_near(s: Shape) -> AnyFilter {
+    let f = filterlab::CuckooFilter::builder()
+        .capacity(s.capacity())
         .fpr(s.fpr())
         .hasher(s.hasher())
+        .layout(filterlab::cuckoo::Layout::Near {
+            window: 1024 << (s.seed % 4),
+        })
+        .max_kicks(u32::from(s.fpr_step) + 1)
         .build()
-        .expect("small item window")
-}
-
-/// A window of `generations + capacity` ticks for `capacity` items.
-pub fn time_window(s: Shape) -> filter_window::TimeWindow {
-    let n = generations(s);
-    filter_window::TimeWindow::builder()
-        .window(u64::from(n) + s.capacity())
-        .items_per_window(s.capacity())
-        .generations(n)
-        .fpr(s.fpr())
-        .hasher(s.hasher())
-        .build()
-        .expect("small time window")
-}
-
-/// `k` and `l` from 1 to 8; the default sizing when no slice size reaches the rate.
-pub fn apbf(s: Shape) -> filter_window::Apbf {
-    let builder = filter_window::Apbf::builder()
-        .window(s.capacity())
-        .hasher(s.hasher());
-    builder
-        .clone()
-        .k(s.seed % 8 + 1)
-        .l(s.seed / 8 % 8 + 1)
-        .fpr(s.fpr())
-        .build()
-        .or_else(|_| builder.build())
-        .expect("small apbf")
+        .expect("a small near cuckoo filter builds");
+    AnyFilter::Cuckoo(f)
 }

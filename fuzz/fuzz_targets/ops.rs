@@ -8,7 +8,7 @@ mod common;
 mod ops_more;
 
 use arbitrary::Arbitrary;
-use common::{Pick, Shape, Unlisted};
+use common::{Pick, Shape};
 use filterlab::{AnyFilter, Error, Filter};
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashMap;
@@ -23,16 +23,9 @@ enum Op {
     RoundTrip,
 }
 
-/// A variant of the registry, or a kind it does not list yet.
-#[derive(Arbitrary, Debug)]
-enum Kind {
-    Listed(Pick),
-    Unlisted(Unlisted),
-}
-
 #[derive(Arbitrary, Debug)]
 struct Input {
-    kind: Kind,
+    pick: Pick,
     shape: Shape,
     ops: Vec<Op>,
 }
@@ -147,21 +140,16 @@ fn run(mut f: AnyFilter, ops: &[Op]) {
 }
 
 fuzz_target!(|input: Input| {
-    let s = input.shape;
-    match input.kind {
+    let (s, v) = (input.shape, input.pick.variant());
+    let caps = v.capabilities();
+    if caps.static_set {
         // Built once from the keys of every insert-like op: the static model.
-        Kind::Listed(pick) if pick.variant().capabilities().static_set => {
-            let v = pick.variant();
-            ops_more::run_static(|k| common::build_static(v, s, k), &input.ops)
-        }
-        Kind::Listed(pick) => run(common::build(pick.variant(), s), &input.ops),
-        Kind::Unlisted(Unlisted::ItemWindow) => {
-            ops_more::run_window(common::item_window(s), &input.ops)
-        }
-        Kind::Unlisted(Unlisted::Apbf) => ops_more::run_window(common::apbf(s), &input.ops),
-        Kind::Unlisted(Unlisted::TimeWindow) => {
-            let step = u64::from(s.seed % 8);
-            ops_more::run_time(common::time_window(s), step, &input.ops)
-        }
+        ops_more::run_static(|k| common::build_static(v, s, k), &input.ops)
+    } else if caps.timed {
+        ops_more::run_time(common::build(v, s), u64::from(s.seed % 8), &input.ops)
+    } else if caps.windowed {
+        ops_more::run_window(common::build(v, s), &input.ops)
+    } else {
+        run(common::build(v, s), &input.ops)
     }
 });

@@ -3,16 +3,15 @@
 //! * static filters: the keys of every insert-like op build one filter (repeats allowed); then
 //!   every key is present, `len` counts the distinct keys, batches answer as single queries,
 //!   and round trips give back the same bytes and answers;
-//! * item windows (`ItemWindow`, `Apbf`): the last `window` inserts are always present, `len` lies
+//! * windows counted in items: the last `window` inserts are always present, `len` lies
 //!   between `min(inserts, window)` and the inserts; a removal is not an operation they have;
-//! * the time window: each op moves the clock `step` ticks on, and `Remove(i)` jumps it `i`
+//! * windows counted in time: each op moves the clock `step` ticks on, and `Remove(i)` jumps it `i`
 //!   quarter-slices further (windows cannot remove); a key inserted at `t` is present until
 //!   `t + window`.
 
 use crate::{key, Op};
-use filter_core::{Filter, Persist};
-use filter_window::{TimeWindow, Timestamp};
-use filterlab::AnyFilter;
+use filterlab::any::Detail;
+use filterlab::{AnyFilter, Filter, Timestamp};
 use std::collections::{HashMap, VecDeque};
 
 fn insert_ids(ops: &[Op]) -> Vec<u8> {
@@ -71,8 +70,8 @@ pub fn run_static(build: impl Fn(&[&[u8]]) -> AnyFilter, ops: &[Op]) {
     }
 }
 
-/// An item window and its last `window` inserts.
-pub fn run_window<F: Filter + Persist>(mut f: F, ops: &[Op]) {
+/// A window counted in items and its last `window` inserts.
+pub fn run_window(mut f: AnyFilter, ops: &[Op]) {
     let window = f.capacity();
     let mut recent: VecDeque<u8> = VecDeque::new();
     let mut total = 0u64;
@@ -116,7 +115,7 @@ pub fn run_window<F: Filter + Persist>(mut f: F, ops: &[Op]) {
             }
             Op::RoundTrip => {
                 let bytes = f.to_bytes();
-                let copy = F::from_bytes(&bytes).expect("own bytes must load");
+                let copy = AnyFilter::from_bytes(&bytes).expect("own bytes must load");
                 assert_eq!(copy.to_bytes(), bytes, "round trip changed the bytes");
                 f = copy;
             }
@@ -137,7 +136,20 @@ pub fn run_window<F: Filter + Persist>(mut f: F, ops: &[Op]) {
     }
 }
 
-pub fn run_time(mut f: TimeWindow, step: u64, ops: &[Op]) {
+/// A window counted in time: `window` and `slice` ticks, from its plan.
+fn ticks(f: &AnyFilter) -> (u64, u64) {
+    match f.plan().expect("a built window has a plan").detail {
+        Detail::TimeSliced {
+            window_ticks,
+            slice_ticks,
+            ..
+        } => (window_ticks, slice_ticks),
+        other => panic!("{} planned as {other:?}", f.variant()),
+    }
+}
+
+pub fn run_time(mut f: AnyFilter, step: u64, ops: &[Op]) {
+    let (window, slice) = ticks(&f);
     let mut last: HashMap<u8, u64> = HashMap::new();
     let mut total = 0u64;
     let mut t = 0u64;
@@ -145,14 +157,18 @@ pub fn run_time(mut f: TimeWindow, step: u64, ops: &[Op]) {
         t += step;
         match op {
             Op::Insert(i) | Op::InsertIfAbsent(i) => {
+                // Without a time: refused, nothing changed.
+                let before = f.to_bytes();
+                assert!(f.insert(&key(*i)).is_err(), "an untimed insert went in");
+                assert_eq!(f.to_bytes(), before, "a refused insert changed the window");
                 f.insert_at(&key(*i), Timestamp(t))
                     .expect("a time window takes every insert");
                 last.insert(*i, t);
                 total += 1;
             }
-            Op::Remove(i) => t += u64::from(*i) * f.slice().div_ceil(4),
+            Op::Remove(i) => t += u64::from(*i) * slice.div_ceil(4),
             Op::Contains(i) => {
-                let _ = f.contains_at(&key(*i), Timestamp(t));
+                let _ = f.contains_at(&key(*i), Timestamp(t)).expect("timed");
             }
             Op::Batch(ids) => {
                 let keys: Vec<[u8; 2]> = ids.iter().map(|&i| key(i)).collect();
@@ -164,30 +180,32 @@ pub fn run_time(mut f: TimeWindow, step: u64, ops: &[Op]) {
                 }
                 total += ids.len() as u64;
                 let mut out = Vec::new();
-                f.contains_hash_batch_at(&hashes, Timestamp(t), &mut out);
+                f.contains_hash_batch_at(&hashes, Timestamp(t), &mut out)
+                    .expect("timed");
                 let single: Vec<bool> = hashes
                     .iter()
-                    .map(|&h| f.contains_hash_at(h, Timestamp(t)))
+                    .map(|&h| f.contains_hash_at(h, Timestamp(t)).expect("timed"))
                     .collect();
                 assert_eq!(out, single, "batch answers differ");
             }
             Op::RoundTrip => {
                 let bytes = f.to_bytes();
-                let copy = TimeWindow::from_bytes(&bytes).expect("own bytes must load");
+                let copy = AnyFilter::from_bytes(&bytes).expect("own bytes must load");
                 assert_eq!(copy.to_bytes(), bytes, "round trip changed the bytes");
                 f = copy;
             }
         }
         for (&i, &at) in &last {
-            if t - at < f.window() {
+            if t - at < window {
                 assert!(
-                    f.contains_at(&key(i), Timestamp(t)),
+                    f.contains_at(&key(i), Timestamp(t)).expect("timed"),
                     "false negative for key {i}"
                 );
             }
         }
-        assert!(f.len_at(Timestamp(t)) <= total, "len above the inserts");
-        let p = f.expected_fpr_at(Timestamp(t));
+        let len = f.len_at(Timestamp(t)).expect("timed");
+        assert!(len <= total, "len above the inserts");
+        let p = f.expected_fpr_at(Timestamp(t)).expect("timed");
         assert!((0.0..=1.0).contains(&p), "expected_fpr {p}");
     }
 }

@@ -14,6 +14,13 @@ use crate::style::*;
 pub(crate) const SVG_TEXT_DROP: f64 = 0.76 / 1.24;
 pub(crate) const RASTER_TEXT_DROP: f64 = 0.5;
 
+/// How [`Canvas::path`] strokes its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stroke {
+    Solid,
+    Dashed,
+}
+
 pub(crate) struct Canvas<'a, DB: DrawingBackend> {
     pub(crate) area: &'a DrawingArea<DB, plotters::coord::Shift>,
     pub(crate) scale: f64,
@@ -40,36 +47,26 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
         ((w * self.scale).round() as u32).max(1)
     }
 
-    pub(crate) fn polyline(
+    /// A line through `points`, solid or dashed.
+    pub(crate) fn path(
         &self,
         points: &[(f64, f64)],
         colour: RGBColor,
         width: f64,
+        stroke: Stroke,
     ) -> anyhow::Result<()> {
         let points: Vec<_> = points.iter().map(|&p| self.pt(p)).collect();
-        self.area
-            .draw(&PathElement::new(
-                points,
-                colour.stroke_width(self.width(width)),
-            ))
-            .map_err(drawing_error)
-    }
-
-    pub(crate) fn dashed(
-        &self,
-        points: &[(f64, f64)],
-        colour: RGBColor,
-        width: f64,
-    ) -> anyhow::Result<()> {
-        let points: Vec<_> = points.iter().map(|&p| self.pt(p)).collect();
-        self.area
-            .draw(&DashedPathElement::new(
+        let style = colour.stroke_width(self.width(width));
+        match stroke {
+            Stroke::Solid => self.area.draw(&PathElement::new(points, style)),
+            Stroke::Dashed => self.area.draw(&DashedPathElement::new(
                 points,
                 self.px(DASH),
                 self.px(DASH_GAP),
-                colour.stroke_width(self.width(width)),
-            ))
-            .map_err(drawing_error)
+                style,
+            )),
+        }
+        .map_err(drawing_error)
     }
 
     /// A horizontal line `width` thick, drawn as a rectangle so that it stays crisp.

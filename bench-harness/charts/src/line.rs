@@ -3,7 +3,7 @@
 use plotters::prelude::*;
 
 use crate::axis::{Axis, Frame};
-use crate::canvas::{text_width, Align, Canvas, CAP_HEIGHT};
+use crate::canvas::{text_width, Align, Canvas, Stroke, CAP_HEIGHT};
 use crate::decor::{x_tick_baseline, Decor};
 use crate::output::Figure;
 use crate::style::*;
@@ -208,9 +208,11 @@ impl<'a> LineFigure<'a> {
             let mapped: Vec<(f64, f64)> = s.points.iter().map(|&p| self.map(p)).collect();
             match s.style {
                 SeriesStyle::Line | SeriesStyle::LinePoints => {
-                    canvas.polyline(&mapped, s.colour, LINE_WIDTH)?
+                    canvas.path(&mapped, s.colour, LINE_WIDTH, Stroke::Solid)?
                 }
-                SeriesStyle::Dashed => canvas.dashed(&mapped, s.colour, LINE_WIDTH)?,
+                SeriesStyle::Dashed => {
+                    canvas.path(&mapped, s.colour, LINE_WIDTH, Stroke::Dashed)?
+                }
                 SeriesStyle::Points => {}
             }
         }

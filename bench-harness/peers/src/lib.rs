@@ -31,14 +31,16 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::mem::size_of;
-use std::thread;
-use std::time::Instant;
 
 use anyhow::{bail, ensure, Context};
-use fastbloom::{AtomicBloomFilter, BloomFilter};
+use fastbloom::BloomFilter;
 use foldhash::fast::FixedState;
 use xorf::Filter as _;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+mod atomic;
+
+pub use atomic::{fastbloom_atomic_parallel_build, AtomicPeer};
 
 /// The seed every seedable peer is built with.
 ///
@@ -69,6 +71,11 @@ pub enum PeerKind {
     ProbabilisticCollections,
     /// `xorf::BinaryFuse8`, a static filter built once from the keys' `xxh3_64` hashes.
     BinaryFuse8,
+    /// `xorf::BinaryFuse16`: the same construction with 16-bit fingerprints.
+    BinaryFuse16,
+    /// `qfilter::Filter`, a rank-and-select quotient filter (RSQF, Pandey et al. 2017) of fixed
+    /// size, with its default hasher.
+    Qfilter,
     /// `std::collections::HashSet<String>`: the exact set that filters are usually brought in to replace.
     HashSet,
     /// `HashSet<Box<[u8]>, foldhash::fast::FixedState>`: the exact set in its fastest fair
@@ -78,7 +85,7 @@ pub enum PeerKind {
 
 impl PeerKind {
     /// Every peer, in the order the report lists them.
-    pub const ALL: [PeerKind; 10] = [
+    pub const ALL: [PeerKind; 12] = [
         PeerKind::FastbloomDefault,
         PeerKind::FastbloomFoldhash,
         PeerKind::Bloomfilter,
@@ -87,6 +94,8 @@ impl PeerKind {
         PeerKind::GrowableBloom,
         PeerKind::ProbabilisticCollections,
         PeerKind::BinaryFuse8,
+        PeerKind::BinaryFuse16,
+        PeerKind::Qfilter,
         PeerKind::HashSet,
         PeerKind::HashSetBytes,
     ];
@@ -102,6 +111,8 @@ impl PeerKind {
             PeerKind::GrowableBloom => "growable-bloom-filter",
             PeerKind::ProbabilisticCollections => "probabilistic-collections",
             PeerKind::BinaryFuse8 => "xorf BinaryFuse8",
+            PeerKind::BinaryFuse16 => "xorf BinaryFuse16",
+            PeerKind::Qfilter => "qfilter",
             PeerKind::HashSet => "std HashSet<String>",
             PeerKind::HashSetBytes => "HashSet<Box<[u8]>>+foldhash",
         }
@@ -117,7 +128,10 @@ impl PeerKind {
             PeerKind::CuckoofilterXxh3 => "cuckoofilter 0.5.0 + xxhash-rust 0.8 (Xxh3 hasher)",
             PeerKind::GrowableBloom => "growable-bloom-filter 2.1.1",
             PeerKind::ProbabilisticCollections => "probabilistic-collections 0.7.0",
-            PeerKind::BinaryFuse8 => "xorf 0.13.0 + xxhash-rust 0.8 (xxh3_64)",
+            PeerKind::BinaryFuse8 | PeerKind::BinaryFuse16 => {
+                "xorf 0.13.0 + xxhash-rust 0.8 (xxh3_64)"
+            }
+            PeerKind::Qfilter => "qfilter 0.3.1",
             PeerKind::HashSet => "Rust std",
             PeerKind::HashSetBytes => "Rust std + foldhash 0.2.0",
         }
@@ -168,6 +182,20 @@ impl PeerKind {
                 "Static: built once from all keys' xxh3_64 hashes and never updated; ignores p \
                  (FP is fixed near 2^-8 = 0.39%), and its construction retries use a fixed \
                  splitmix64 sequence, so it is deterministic."
+            }
+            PeerKind::BinaryFuse16 => {
+                "Static like BinaryFuse8 but 16-bit fingerprints (FP fixed near 2^-16 = \
+                 0.0015%, about 18 bits/key), so it is compared with our binary-fuse16, not with \
+                 filters at 1%."
+            }
+            PeerKind::Qfilter => {
+                "Built with `Filter::new(n, p)`: a fixed size (its resizable mode doubles the \
+                 rate at each resize), 2^q slots for the smallest q that holds n at 95% load and \
+                 r = ceil(log2(1/p)) remainder bits (7 at 1%) plus 2.125 metadata bits a slot, \
+                 so its rate and bits/key depend on how full n leaves 2^q slots; keys inserted \
+                 with `insert_duplicated` (no presence check: a copy per insert, as ours), \
+                 hashed by its default `StableBuildHasher` (foldhash quality, seed 0: \
+                 deterministic); a full table's refusal is counted as a refused insert."
             }
             PeerKind::HashSet => {
                 "Exact (no false positives); std's `RandomState` is seeded randomly per process, \
@@ -232,6 +260,10 @@ pub enum Peer {
     ProbabilisticCollections(probabilistic_collections::bloom::BloomFilter<Vec<u8>>),
     /// See [`PeerKind::BinaryFuse8`].
     BinaryFuse8(xorf::BinaryFuse8),
+    /// See [`PeerKind::BinaryFuse16`].
+    BinaryFuse16(xorf::BinaryFuse16),
+    /// See [`PeerKind::Qfilter`].
+    Qfilter(qfilter::Filter),
     /// See [`PeerKind::HashSet`].
     HashSet(HashSet<String>),
     /// See [`PeerKind::CuckoofilterXxh3`].
@@ -252,7 +284,7 @@ impl fmt::Debug for Peer {
 
 /// Rejects the `(n, p)` pairs that some peer would panic on, with a message saying how to fix
 /// the call.
-fn check_params(n: usize, p: f64) -> anyhow::Result<()> {
+pub(crate) fn check_params(n: usize, p: f64) -> anyhow::Result<()> {
     ensure!(
         n > 0,
         "capacity n must be at least 1 (several peers panic on 0)"
@@ -347,9 +379,7 @@ impl Peer {
             }
             PeerKind::HashSetBytes => {
                 let mut set = HashSet::with_capacity_and_hasher(n, FixedState::with_seed(SEED));
-                for key in keys {
-                    set.insert(Box::<[u8]>::from(key));
-                }
+                set.extend(keys.map(Box::<[u8]>::from));
                 Peer::HashSetBytes(set)
             }
             PeerKind::GrowableBloom => {
@@ -368,6 +398,12 @@ impl Peer {
                 Peer::ProbabilisticCollections(f)
             }
             PeerKind::BinaryFuse8 => Peer::BinaryFuse8(binary_fuse(keys)?),
+            PeerKind::BinaryFuse16 => Peer::BinaryFuse16(binary_fuse(keys)?),
+            PeerKind::Qfilter => {
+                let f;
+                (f, refused) = qfilter_fill(n, p, keys)?;
+                Peer::Qfilter(f)
+            }
             PeerKind::HashSet => Peer::HashSet(text_set(n, keys)?),
         };
         Ok((peer, refused))
@@ -383,6 +419,8 @@ impl Peer {
             Peer::GrowableBloom(_) => PeerKind::GrowableBloom,
             Peer::ProbabilisticCollections(_) => PeerKind::ProbabilisticCollections,
             Peer::BinaryFuse8(_) => PeerKind::BinaryFuse8,
+            Peer::BinaryFuse16(_) => PeerKind::BinaryFuse16,
+            Peer::Qfilter(_) => PeerKind::Qfilter,
             Peer::HashSet(_) => PeerKind::HashSet,
             Peer::CuckoofilterXxh3(_) => PeerKind::CuckoofilterXxh3,
             Peer::HashSetBytes(_) => PeerKind::HashSetBytes,
@@ -400,6 +438,8 @@ impl Peer {
             Peer::GrowableBloom(f) => f.contains(key),
             Peer::ProbabilisticCollections(f) => f.contains(key),
             Peer::BinaryFuse8(f) => f.contains(&xxh3_64(key)),
+            Peer::BinaryFuse16(f) => f.contains(&xxh3_64(key)),
+            Peer::Qfilter(f) => f.contains(key),
             Peer::HashSet(set) => std::str::from_utf8(key).is_ok_and(|s| set.contains(s)),
             Peer::CuckoofilterXxh3(f) => f.contains(key),
             Peer::HashSetBytes(set) => set.contains(key),
@@ -417,7 +457,8 @@ impl Peer {
     ///   parameters.
     /// - probabilistic-collections: `len()` bits rounded up to bytes (its bit vector is a
     ///   `Vec<u8>`).
-    /// - xorf BinaryFuse8: `fingerprints.len()`, one byte per fingerprint slot.
+    /// - xorf BinaryFuse8 and BinaryFuse16: `fingerprints.len()` slots of one or two bytes.
+    /// - qfilter: its own `memory_usage()`, the one buffer of blocks (metadata and remainders).
     /// - `HashSet<String>`: hashbrown's table (buckets = capacity·8/7 rounded up to a power of
     ///   two, each a `String` plus one control byte, plus 16 trailing control bytes) plus every
     ///   `String`'s heap capacity; walking the strings makes this O(n).
@@ -432,6 +473,8 @@ impl Peer {
             }
             Peer::ProbabilisticCollections(f) => f.len().div_ceil(8),
             Peer::BinaryFuse8(f) => f.fingerprints.len(),
+            Peer::BinaryFuse16(f) => f.fingerprints.len() * 2,
+            Peer::Qfilter(f) => f.memory_usage(),
             Peer::HashSet(set) => hash_set_bytes(set),
             Peer::CuckoofilterXxh3(f) => f.memory_usage(),
             Peer::HashSetBytes(set) => byte_set_bytes(set),
@@ -464,74 +507,34 @@ fn byte_set_bytes(set: &HashSet<Box<[u8]>, FixedState>) -> usize {
         + set.iter().map(|k| k.len()).sum::<usize>()
 }
 
-/// fastbloom's `AtomicBloomFilter` after a parallel build, ready to probe.
-///
-/// It has the same size and hasher (foldhash, seeded with [`SEED`]) as
-/// [`PeerKind::FastbloomFoldhash`], fastbloom's fastest configuration, so its bits equal those
-/// of a sequential build from the same keys.
-#[derive(Debug)]
-pub struct AtomicPeer(pub AtomicBloomFilter<FixedState>);
-
-impl AtomicPeer {
-    /// Whether `key` may have been inserted.
-    #[inline]
-    pub fn contains(&self, key: &[u8]) -> bool {
-        self.0.contains(key)
-    }
-
-    /// `num_bits() / 8`, as for [`PeerKind::FastbloomFoldhash`].
-    pub fn size_in_bytes(&self) -> usize {
-        self.0.num_bits() / 8
-    }
-}
-
-/// Builds fastbloom's `AtomicBloomFilter` for `n` keys at rate `p` from `threads` threads, each
-/// inserting a contiguous shard of `keys` through `&self`.
-///
-/// Returns the filter and the seconds the insert phase took: from before the first thread is
-/// spawned to after the last one is joined, so thread start-up is included (tens of
-/// microseconds, which only matters for tiny key sets). Allocating the zeroed bit array is not
-/// timed. `threads` is clamped to `1..=keys.len()`.
-///
-/// # Errors
-///
-/// If `n` is 0 or `p` is not strictly between 0 and 1.
-pub fn fastbloom_atomic_parallel_build(
-    keys: &[&[u8]],
-    n: usize,
-    p: f64,
-    threads: usize,
-) -> anyhow::Result<(AtomicPeer, f64)> {
-    check_params(n, p)?;
-    let filter = AtomicBloomFilter::with_false_pos(p)
-        .hasher(FixedState::with_seed(SEED))
-        .expected_items(n);
-    let threads = threads.clamp(1, keys.len().max(1));
-    let shard = keys.len().div_ceil(threads).max(1);
-    let start = Instant::now();
-    thread::scope(|s| {
-        for chunk in keys.chunks(shard) {
-            let filter = &filter;
-            s.spawn(move || {
-                for key in chunk {
-                    filter.insert(*key);
-                }
-            });
-        }
-    });
-    let secs = start.elapsed().as_secs_f64();
-    Ok((AtomicPeer(filter), secs))
-}
-
-/// xorf's BinaryFuse8 of `keys`, hashed with xxh3.
+/// An xorf binary fuse filter (8- or 16-bit) of `keys`, hashed with xxh3.
 ///
 /// # Errors
 /// xorf failing to construct the filter.
-fn binary_fuse<'a>(keys: impl Iterator<Item = &'a [u8]>) -> anyhow::Result<xorf::BinaryFuse8> {
+fn binary_fuse<'a, F>(keys: impl Iterator<Item = &'a [u8]>) -> anyhow::Result<F>
+where
+    F: for<'h> TryFrom<&'h [u64], Error = &'static str>,
+{
     let hashes: Vec<u64> = keys.map(xxh3_64).collect();
-    xorf::BinaryFuse8::try_from(&hashes[..])
+    F::try_from(&hashes[..])
         .map_err(anyhow::Error::msg)
-        .with_context(|| format!("xorf BinaryFuse8 construction from {} keys", hashes.len()))
+        .with_context(|| format!("xorf binary fuse construction from {} keys", hashes.len()))
+}
+
+/// A fixed-size qfilter for `n` keys at `p` holding `keys`, and the inserts it refused (a full
+/// table).
+///
+/// # Errors
+/// qfilter refusing `(n, p)` (a capacity or a rate it cannot size).
+fn qfilter_fill<'a>(
+    n: usize,
+    p: f64,
+    keys: impl Iterator<Item = &'a [u8]>,
+) -> anyhow::Result<(qfilter::Filter, u64)> {
+    let mut f = qfilter::Filter::new(n as u64, p)
+        .map_err(|e| anyhow::anyhow!("qfilter rejected n = {n}, p = {p}: {e:?}"))?;
+    let refused = keys.filter(|key| f.insert_duplicated(key).is_err()).count() as u64;
+    Ok((f, refused))
 }
 
 /// A cuckoofilter table for `n` keys holding `keys`, and the inserts it refused.

@@ -81,6 +81,8 @@ per_kind! {
     growable_bloom_finds_members_and_rejects_most_strangers => GrowableBloom,
     probabilistic_collections_finds_members_and_rejects_most_strangers => ProbabilisticCollections,
     binary_fuse8_finds_members_and_rejects_most_strangers => BinaryFuse8,
+    binary_fuse16_finds_members_and_rejects_most_strangers => BinaryFuse16,
+    qfilter_finds_members_and_rejects_most_strangers => Qfilter,
     hash_set_finds_members_and_rejects_every_stranger => HashSet,
     cuckoofilter_xxh3_finds_members_except_refusals_and_rejects_most_strangers => CuckoofilterXxh3,
     byte_hash_set_finds_members_and_rejects_every_stranger => HashSetBytes,
@@ -253,4 +255,34 @@ fn cuckoofilter_counts_refusals_on_a_full_table() {
     );
     assert!(refused > 0);
     assert!(missing <= refused);
+}
+
+#[test]
+fn qfilter_refuses_past_its_table_and_its_rate_follows_its_load() {
+    // Twice the keys it was sized for: a fixed-size qfilter refuses the overflow, loses no
+    // accepted key, and counts each refusal.
+    let keys: Vec<Vec<u8>> = (0..2 * N)
+        .map(|i| format!("member.{i}@example.com").into_bytes())
+        .collect();
+    let (peer, refused) =
+        Peer::build(PeerKind::Qfilter, N, P, keys.iter().map(Vec::as_slice)).unwrap();
+    let missing = keys.iter().filter(|k| !peer.contains(k)).count() as u64;
+    assert!(refused > 0, "an over-full qfilter refused nothing");
+    assert!(missing <= refused);
+
+    // At n keys its rate is 1 - exp(-load / 2^r) with r = 7 at 1%: within 5 binomial sigmas.
+    let (peer, _) =
+        Peer::build(PeerKind::Qfilter, N, P, members().iter().map(Vec::as_slice)).unwrap();
+    let Peer::Qfilter(f) = &peer else {
+        panic!("not a qfilter")
+    };
+    assert_eq!(f.max_error_ratio(), 2f64.powi(-7));
+    let expected = f.current_error_ratio();
+    let fp = fp_rate(|k| peer.contains(k), &non_members()) * PROBES as f64;
+    let mean = expected * PROBES as f64;
+    let sigma = (mean * (1.0 - expected)).sqrt();
+    assert!(
+        (fp - mean).abs() <= 5.0 * sigma,
+        "qfilter: {fp} false positives, formula {mean:.1} ± {sigma:.1}"
+    );
 }

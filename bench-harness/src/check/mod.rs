@@ -13,13 +13,16 @@
 //!   growth up to the declared capacity), and at most the expected share of the independent
 //!   rows (5%, plus a 3-sigma allowance) have theory outside their 95% Wilson interval;
 //! - false negatives: zero for every record and every contender, peers and Python included;
-//! - peers: every peer of [`PeerKind::ALL`] is in the comparison with sound timings;
+//! - peers: every peer of [`PeerKind::ALL`] and every variant measured beside them
+//!   ([`crate::stages::beside_peers`]) is in the comparison with sound timings;
 //! - dataset: the members' and non-members' SHA-256 equal datasets/manifest.json's when the
 //!   run used the manifest's spec;
 //! - tables: the README next to results.json is byte-identical to the one re-rendered from it
 //!   (and the root README's block, when given);
 //! - provenance (with the root README, i.e. for the committed reports/): the run recorded a
 //!   clean commit;
+//! - floor ([`floor`]): a run with a comparison has the limit measured, every figure of it sound,
+//!   its multiples and its target rows what the comparison's rows and its own figures give;
 //! - every other report file ([`reports`]): threads.md and systems.md re-rendered from their
 //!   JSON byte for byte, their verdicts recomputed, their commit the run's; and no Markdown file
 //!   under the reports directory that no JSON renders.
@@ -86,6 +89,7 @@ pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<St
         p.extend(peers(results, floors));
     }
     p.extend(ratios(results));
+    p.extend(floor::floor(results, floors));
     p.extend(dataset(results, against.manifest));
     p.extend(tables(results, against));
     if against.root_readme.is_some() {
@@ -217,13 +221,18 @@ pub fn counts(records: &[Record]) -> Vec<String> {
             .collect();
         targets.sort_by(f64::total_cmp);
         targets.dedup();
-        for kind in crate::filters::measured() {
+        let n = of(records, Scenario::Matrix).next().map_or(0, |r| r.n);
+        for kind in crate::filters::in_matrix() {
             let v = kind.name();
-            if count(Scenario::Matrix, v) != targets.len() {
+            // One row per target the registry can size the variant for.
+            let sized = targets
+                .iter()
+                .filter(|&&t| crate::filters::buildable(kind, n, t))
+                .count();
+            if count(Scenario::Matrix, v) != sized {
                 p.push(format!(
-                    "matrix: {} rows for {v}, expected one per target ({})",
+                    "matrix: {} rows for {v}, expected one per target it can be built for ({sized})",
                     count(Scenario::Matrix, v),
-                    targets.len()
                 ));
             }
             if count(Scenario::Parallel, v) != 2 {
@@ -232,6 +241,9 @@ pub fn counts(records: &[Record]) -> Vec<String> {
                     count(Scenario::Parallel, v)
                 ));
             }
+        }
+        for kind in crate::filters::measured() {
+            let v = kind.name();
             if count(Scenario::Growth, v) < 4 {
                 p.push(format!(
                     "growth: {} checkpoints for {v}, expected at least 4",
@@ -255,9 +267,9 @@ pub fn counts(records: &[Record]) -> Vec<String> {
             }
         }
     }
-    let mut sizes: Vec<u64> = of(records, Scenario::SizeSweep)
-        .map(|r| r.capacity)
-        .collect();
+    // Sizes by the keys each filter holds: a filter may round its capacity up (an expandable
+    // filter's first stage holds whole buckets).
+    let mut sizes: Vec<u64> = of(records, Scenario::SizeSweep).map(|r| r.n).collect();
     sizes.sort_unstable();
     sizes.dedup();
     if sizes.is_empty() {
@@ -319,14 +331,29 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
                 r.ns_per_insert.as_ref(),
                 floors.build_rounds,
             ));
-            p.extend(spread_problem(
-                &format!("{id}: ns_per_insert_batched"),
-                r.ns_per_insert_batched.as_ref(),
-                floors.build_rounds,
-            ));
+            p.extend(batched_insert_problem(r, &id, floors.build_rounds));
         }
     }
     p
+}
+
+/// A matrix row's batched-insert timing: present for a variant filled by inserts, absent for a
+/// static one (built once from its key set, it takes no inserts).
+fn batched_insert_problem(r: &Record, id: &str, rounds: usize) -> Option<String> {
+    let what = format!("{id}: ns_per_insert_batched");
+    let Some(variant) = crate::filters::Variant::from_name(&r.variant) else {
+        return Some(format!(
+            "{id}: no variant of the registry is called {:?}",
+            r.variant
+        ));
+    };
+    if variant.capabilities().static_set {
+        return r
+            .ns_per_insert_batched
+            .as_ref()
+            .map(|_| format!("{what}: a static filter takes no inserts, yet one is timed"));
+    }
+    spread_problem(&what, r.ns_per_insert_batched.as_ref(), rounds)
 }
 
 /// A floor on the probes behind every FP figure.
@@ -368,6 +395,7 @@ pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
     let mut p = Vec::new();
     let names = crate::filters::measured()
         .into_iter()
+        .chain(crate::stages::beside_peers())
         .map(|k| k.name())
         .chain(PeerKind::ALL.iter().map(|k| k.name()));
     for name in names {
@@ -476,6 +504,7 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
 }
 
 pub mod course;
+pub mod floor;
 pub mod reports;
 mod theory;
 

@@ -55,6 +55,10 @@ pub const CHECKERS: &[FileCheck] = &[
         name: "python",
         check: python,
     },
+    FileCheck {
+        name: "expansion",
+        check: expansion,
+    },
 ];
 
 /// Runs every checker on `dir`, then fails every Markdown file under it that none covered.
@@ -303,6 +307,99 @@ fn python(dir: &Path, results: &Results) -> Coverage {
     c
 }
 
+/// expansion.json: no false negative anywhere, the goals recomputed from the measurements and
+/// found, identical, among results.json's targets, expansion.md re-rendered.
+fn expansion(dir: &Path, results: &Results) -> Coverage {
+    use crate::stages::expansion::ExpansionReport;
+    let mut c = Coverage::default();
+    let report: ExpansionReport = match read_json(dir, "expansion.json") {
+        Ok(Some(r)) => r,
+        Ok(None) => return c,
+        Err(e) => {
+            c.problems.push(e);
+            return c;
+        }
+    };
+    c.problems.extend(expansion_problems(&report, results));
+    let rendered = crate::render::expansion::render(&report);
+    rendered_and_current(
+        dir,
+        "expansion.md",
+        &rendered,
+        &report.machine.commit,
+        results,
+        &mut c,
+    );
+    c
+}
+
+/// What [`expansion`] finds wrong in a report, besides its page.
+fn expansion_problems(
+    report: &crate::stages::expansion::ExpansionReport,
+    results: &Results,
+) -> Vec<String> {
+    let mut p = Vec::new();
+    for x in &report.checkpoints {
+        if x.false_negatives > 0 {
+            p.push(format!(
+                "expansion.json: {} at {} keys: {} false negatives",
+                x.contender.name(),
+                x.n,
+                x.false_negatives
+            ));
+        }
+    }
+    for x in &report.summaries {
+        let deletes = x.deletes.measured().map_or(0, |d| d.false_negatives);
+        let merge = x.merge.measured().map_or(0, |m| m.false_negatives);
+        if deletes + merge > 0 {
+            p.push(format!(
+                "expansion.json: {}: {deletes} false negatives after deletes, {merge} after the merge",
+                x.contender.name()
+            ));
+        }
+    }
+    // Compared through `Debug`, where a not-measured row's NaN equals itself.
+    let same =
+        |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
+    let again = crate::judge::targets::growth::goals(report);
+    if again.len() != report.goals.len()
+        || again.iter().zip(&report.goals).any(|(a, b)| !same(a, b))
+    {
+        let at = again
+            .iter()
+            .zip(&report.goals)
+            .find(|(a, b)| !same(a, b))
+            .map_or_else(
+                || {
+                    format!(
+                        "{} goals stored, the measurements give {}",
+                        report.goals.len(),
+                        again.len()
+                    )
+                },
+                |(a, b)| {
+                    format!(
+                        "{:?}: stored {:?}, the measurements give {:?}",
+                        b.what, b.verdict, a.verdict
+                    )
+                },
+            );
+        p.push(format!(
+            "expansion.json: goals differ from the measurements ({at})"
+        ));
+    }
+    for g in &report.goals {
+        if !results.ratios.iter().any(|r| same(r, g)) {
+            p.push(format!(
+                "expansion.json: goal {:?} is not among results.json's targets as stored here",
+                g.what
+            ));
+        }
+    }
+    p
+}
+
 /// The course (`course/course.json` and `course/course.md`, when the run wrote a course):
 /// [`crate::check::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
 /// (z, Holm-adjusted p), checks the repetitions' seeds and plots, and that the course comes from
@@ -320,5 +417,7 @@ fn course(dir: &Path, results: &Results) -> Coverage {
     }
 }
 
+#[cfg(test)]
+mod expansion_tests;
 #[cfg(test)]
 mod tests;

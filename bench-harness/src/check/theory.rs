@@ -1,5 +1,6 @@
-//! Measured against theory: every row's theory recomputed from its typed parameters, its
-//! stored rate and interval recomputed from its counts, and its count held to binomial bounds.
+//! Measured against theory: every row's theory recomputed from its recorded detail through the
+//! registry's formulas (no formula per variant here), its stored rate and interval recomputed
+//! from its counts, and its count held to binomial bounds.
 
 use super::{MIN_EXPECTED, SIGMAS};
 use crate::record::{Record, Scenario};
@@ -26,9 +27,9 @@ pub(super) fn same(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
-/// The row's theory recomputed from its typed parameters with `filter_core::math`; a problem
-/// (and `None`) when there are none, they cannot hold the row's `n`, or the stored
-/// `theoretical_fpr` is not what they give.
+/// The row's theory recomputed from its recorded detail through the registry's formulas
+/// ([`filterlab::any::Detail::fpr_at`]); a problem (and `None`) when there is none, it cannot
+/// hold the row's `n`, or the stored `theoretical_fpr` is not what it gives.
 fn recomputed(r: &Record, id: &str, p: &mut Vec<String>) -> Option<f64> {
     let Some(shape) = &r.shape else {
         p.push(format!(
@@ -36,7 +37,7 @@ fn recomputed(r: &Record, id: &str, p: &mut Vec<String>) -> Option<f64> {
         ));
         return None;
     };
-    let Some(q) = shape.theory(r.n) else {
+    let Some(q) = shape.fpr_at(r.n) else {
         p.push(format!(
             "{id}: parameters {shape:?} cannot hold n = {}: theory not recomputable",
             r.n

@@ -1,6 +1,7 @@
 //! Unit tests of `filters.rs`.
 
 use super::*;
+use filterlab::Filter;
 
 #[test]
 fn every_kind_builds_a_filter_of_its_own_name_that_dispatches() {
@@ -11,25 +12,57 @@ fn every_kind_builds_a_filter_of_its_own_name_that_dispatches() {
         assert!(f.contains(b"x@example.com"));
         assert_eq!(f.len(), 1);
     }
-    let mut names: Vec<&str> = crate::filters::measured()
+    let mut names: Vec<&str> = crate::filters::in_matrix()
         .iter()
         .map(|k| k.name())
         .collect();
     names.dedup();
-    assert_eq!(names.len(), crate::filters::measured().len());
+    assert_eq!(names.len(), crate::filters::in_matrix().len());
+}
+
+#[test]
+fn the_matrix_holds_every_row_but_the_windowed_ones() {
+    let matrix = in_matrix();
+    for &v in Variant::ALL {
+        assert_eq!(matrix.contains(&v), !v.capabilities().windowed, "{v}");
+        let by_insert = !v.capabilities().windowed && !v.capabilities().static_set;
+        assert_eq!(measured().contains(&v), by_insert, "{v}");
+    }
+    assert!(matrix.iter().any(|v| v.capabilities().static_set));
+}
+
+fn keys(n: usize) -> crate::dataset::KeySet {
+    let mut set = crate::dataset::KeySet::new();
+    for i in 0..n {
+        set.push(format!("k{i}@example.com").as_bytes());
+    }
+    set
 }
 
 #[test]
 fn the_recorded_theory_is_the_filters_own_expected_rate() {
-    // `check` recomputes a record's theoretical rate from its typed parameters: that must
-    // be the filter's `expected_fpr`, or every row of the variant is refused (a cuckoo
-    // record once used the large-table limit instead of the filter's exact form).
-    for kind in crate::filters::measured() {
-        let mut f = crate::filters::build(kind, 2000, 0.01).unwrap();
-        for i in 0..1500u32 {
-            f.insert(format!("k{i}@example.com").as_bytes()).unwrap();
+    // `check` recomputes a record's theoretical rate from its recorded detail: that must be
+    // the filter's `expected_fpr`, or every row of the variant is refused (a cuckoo record
+    // once used the large-table limit instead of the filter's exact form).
+    let keys = keys(1500);
+    for kind in in_matrix() {
+        if !buildable(kind, 1500, 0.01) {
+            continue;
         }
-        let theory = f.shape().unwrap().theory(f.len()).unwrap();
+        let cap = if kind.capabilities().static_set {
+            1500
+        } else {
+            2000
+        };
+        let mut f = build(kind, cap, 0.01).unwrap();
+        if kind.capabilities().static_set {
+            f = build_from_keys(kind, &keys, 1500, 0.01).unwrap();
+        } else {
+            for i in 0..1500 {
+                f.insert(keys.get(i)).unwrap();
+            }
+        }
+        let theory = f.detail().unwrap().fpr_at(f.len()).unwrap();
         let own = f.expected_fpr();
         assert!(
             (theory - own).abs() <= 1e-12 * own,
@@ -37,4 +70,24 @@ fn the_recorded_theory_is_the_filters_own_expected_rate() {
             kind.name()
         );
     }
+}
+
+#[test]
+fn a_static_row_is_built_from_its_keys_and_an_8_bit_fuse_refuses_a_tight_rate() {
+    let keys = keys(3000);
+    for kind in in_matrix()
+        .into_iter()
+        .filter(|v| v.capabilities().static_set)
+    {
+        let f = build_from_keys(kind, &keys, 3000, 0.01).unwrap();
+        assert_eq!(f.len(), 3000, "{kind}");
+        assert!(
+            (0..3000).all(|i| f.contains(keys.get(i))),
+            "{kind}: false negative"
+        );
+    }
+    let fuse8 = Variant::from_name("binary-fuse8").unwrap();
+    assert!(buildable(fuse8, 3000, 0.01));
+    assert!(!buildable(fuse8, 3000, 0.001));
+    assert!(build_from_keys(fuse8, &keys, 3000, 0.001).is_err());
 }

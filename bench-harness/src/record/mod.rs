@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod conditions;
+pub mod floor;
 mod machine;
 mod peers;
 pub mod python;
@@ -70,7 +71,7 @@ impl std::fmt::Display for Scenario {
 pub struct Record {
     /// `matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users`.
     pub scenario: Scenario,
-    /// `classic`, `counting`, `scalable`, `cuckoo` or `blocked`.
+    /// The variant's registry name (`classic`, `ribbon`, …).
     pub variant: String,
     /// Items in the filter when measured.
     pub n: u64,
@@ -80,10 +81,11 @@ pub struct Record {
     pub target_fpr: f64,
     /// Realised parameters, human-readable.
     pub params: String,
-    /// Realised parameters, typed, from which `check` recomputes the theory (`None`: rows
-    /// without a filter of ours, such as the parallel scenario's).
+    /// Realised parameters, typed: the registry's description of the built filter, from which
+    /// `check` recomputes the theory through the registry's formulas (`None`: rows without a
+    /// filter of ours).
     #[serde(default)]
-    pub shape: Option<Params>,
+    pub shape: Option<filterlab::any::Detail>,
     /// The variant's formula at the realised parameters and current load (`expected_fpr()`).
     pub theoretical_fpr: f64,
     /// The standard approximation `(1 - e^(-kn/m))^k` for Bloom-shaped variants.
@@ -124,7 +126,8 @@ pub struct Record {
     #[serde(default)]
     pub overhead_at_achieved_fpr: Option<f64>,
     /// Nanoseconds per insert (construction, allocation and key bytes in, hashing included),
-    /// one thread, over interleaved build rounds.
+    /// one thread, over interleaved build rounds; for a static filter (built once from its
+    /// whole key set) the build's nanoseconds per key, hashing included.
     pub ns_per_insert: Option<Spread>,
     /// Seconds to build the filter (the same rounds as `ns_per_insert`).
     pub build_seconds: Option<Spread>,
@@ -151,144 +154,15 @@ pub struct Record {
     pub parallel_speedup: Option<f64>,
 }
 
-/// The realised parameters of one filter of ours: enough to recompute its formula with
-/// `filter_core::math` at the row's load.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Params {
-    /// `m` bits, `k` hashes; `n` is the row's `n`.
-    Classic {
-        /// Bits.
-        m: u64,
-        /// Hashes.
-        k: u32,
-    },
-    /// `m` counters, `k` hashes.
-    Counting {
-        /// Counters.
-        m: u64,
-        /// Hashes.
-        k: u32,
-    },
-    /// One classic filter per stage, oldest first: `(m, k, items)`.
-    Scalable {
-        /// `(bits, hashes, items)` of each stage.
-        stages: Vec<(u64, u32, u64)>,
-    },
-    /// `buckets` of `slots` fingerprints of `fp_bits` bits each.
-    Cuckoo {
-        /// Buckets.
-        buckets: u64,
-        /// Slots per bucket.
-        slots: u32,
-        /// Fingerprint bits.
-        fp_bits: u32,
-    },
-    /// `blocks` 256-bit blocks.
-    Blocked {
-        /// Blocks.
-        blocks: u64,
-    },
-}
-
-impl Params {
-    /// The variant's formula at these parameters holding `n` items (the same function the
-    /// filter's `expected_fpr()` uses). `None` when the parameters cannot hold `n` (a scalable
-    /// filter whose stages do not add up to `n`, an empty cuckoo table).
-    pub fn theory(&self, n: u64) -> Option<f64> {
-        use filterlab::math;
-        match self {
-            Params::Classic { m, k } | Params::Counting { m, k } => {
-                Some(math::classic_fpr_best(*m, n, *k))
-            }
-            Params::Scalable { stages } => {
-                let items: u64 = stages.iter().map(|s| s.2).sum();
-                (items == n).then(|| {
-                    math::compound_fpr(
-                        stages
-                            .iter()
-                            .map(|&(m, k, len)| math::classic_fpr_best(m, len, k)),
-                    )
-                })
-            }
-            Params::Cuckoo {
-                buckets,
-                slots,
-                fp_bits,
-            } => {
-                // The filter's own `expected_fpr`: the bucket-pair rate with the self-paired
-                // share counted (`math::cuckoo_fpr` is its large-table limit).
-                buckets.checked_mul(u64::from(*slots)).filter(|&c| c > 0)?;
-                Some(math::cuckoo_fpr_exact(*fp_bits, *slots, *buckets, n))
-            }
-            Params::Blocked { blocks } => Some(math::split_block_fpr(*blocks, n)),
-        }
-    }
-}
-
-impl Params {
-    /// The variance of the false-positive rate from one filter to the next at these parameters
-    /// and `n` keys: one built table is one random draw, and a small table's draw spreads its
-    /// rate by more than the binomial error of a million probes. Classic and counting: the
-    /// occupancy variance of the set bits, `m e^-a (1 - (1 + a) e^-a)` with `a = kn/m`, carried
-    /// to the rate by the delta method; scalable: its stages' variances added; split-block: the
-    /// per-lane rate's variance over a Poisson block load, divided by the number of blocks;
-    /// cuckoo: 0 (its load is fixed by n).
-    pub fn instance_variance(&self, n: u64) -> f64 {
-        match self {
-            Params::Classic { m, k } | Params::Counting { m, k } => occupancy_variance(*m, *k, n),
-            Params::Scalable { stages } => stages
-                .iter()
-                .map(|&(m, k, len)| occupancy_variance(m, k, len))
-                .sum(),
-            Params::Cuckoo { .. } => 0.0,
-            Params::Blocked { blocks } => split_block_variance(*blocks, n),
-        }
-    }
-}
-
-/// Variance of `rho^k`, rho the share of set bits of `m` after `k n` uniform draws.
-fn occupancy_variance(m: u64, k: u32, n: u64) -> f64 {
-    if m == 0 {
-        return 0.0;
-    }
-    let (m, k) = (m as f64, f64::from(k));
-    let a = k * n as f64 / m;
-    let rho = 1.0 - (-a).exp();
-    let var_set = m * (-a).exp() * (1.0 - (1.0 + a) * (-a).exp());
-    let var_rho = var_set.max(0.0) / (m * m);
-    (k * rho.powf(k - 1.0)).powi(2) * var_rho
-}
-
-/// Variance of the mean over `blocks` blocks of the per-lane rate `(1 - (31/32)^c)^8`, c the
-/// block's load, Poisson with mean n / blocks.
-fn split_block_variance(blocks: u64, n: u64) -> f64 {
-    if blocks == 0 {
-        return 0.0;
-    }
-    let lambda = n as f64 / blocks as f64;
-    let top = (lambda + 12.0 * lambda.sqrt() + 30.0).ceil() as u64;
-    let (mut pmf, mut m1, mut m2) = ((-lambda).exp(), 0.0, 0.0);
-    for c in 0..=top {
-        if c > 0 {
-            pmf *= lambda / c as f64;
-        }
-        let f = (1.0 - (31.0f64 / 32.0).powf(c as f64)).powi(8);
-        m1 += pmf * f;
-        m2 += pmf * f * f;
-    }
-    (m2 - m1 * m1).max(0.0) / blocks as f64
-}
-
 /// Field-by-field documentation of [`Record`], written into `reports/README.md`.
 pub const SCHEMA: &[(&str, &str)] = &[
     ("scenario", "`matrix`, `growth`, `churn`, `size_sweep`, `parallel` or `users` (the second article's m = 9,585,059, k = 7 filter at and past its design load)"),
-    ("variant", "`classic`, `counting`, `scalable`, `cuckoo` or `blocked`"),
+    ("variant", "the variant's registry name (`filterlab::any::Variant`: `classic`, `counting`, `scalable`, `cuckoo`, `blocked`, `quotient`, `binary-fuse8`, …)"),
     ("n", "items in the filter when measured"),
     ("capacity", "items the filter was sized for"),
     ("target_fpr", "the requested false-positive rate"),
     ("params", "realised parameters (m, k / fingerprint bits, buckets, load / stages)"),
-    ("shape", "realised parameters, typed: `{kind: classic|counting, m, k}`, `{kind: scalable, stages: [[m, k, items], …]}`, `{kind: cuckoo, buckets, slots, fp_bits}`, `{kind: blocked, blocks}`; `check` recomputes theoretical_fpr from it; null for rows without a filter of ours"),
+    ("shape", "realised parameters, typed: the registry's `filterlab::any::Detail` of the built filter (`{kind: classic, m, k}`, `{kind: cuckoo, fingerprint_bits, buckets, slots, load}`, `{kind: fuse, fingerprint_bits, slots, segment_length}`, …; a growing filter with its `stages`); `check` recomputes theoretical_fpr from it through the registry's formulas; null for rows without a filter of ours"),
     ("theoretical_fpr", "the variant's formula at the realised parameters and load (`expected_fpr()`)"),
     ("theoretical_fpr_approx", "`(1 - e^(-kn/m))^k` for Bloom-shaped variants; the formula itself otherwise"),
     ("theoretical_fpr_exact", "exact classic rate (Christensen et al. 2010) where defined, else null"),
@@ -303,9 +177,9 @@ pub const SCHEMA: &[(&str, &str)] = &[
     ("lower_bound_bits_per_key", "log2(1 / target_fpr)"),
     ("overhead_over_lower_bound", "bits_per_key / lower bound − 1"),
     ("overhead_at_achieved_fpr", "bits_per_key / log2(1 / empirical_fpr) − 1: the overhead for the rate achieved (null without a false positive)"),
-    ("ns_per_insert, build_seconds", "one-thread build: construction, allocation and every insert from key bytes, hashing included; `{median, min, max, rounds}` over interleaved build rounds"),
+    ("ns_per_insert, build_seconds", "one-thread build: construction, allocation and every insert from key bytes, hashing included; for a static filter (built once from its whole key set) the build from the key bytes, per key; `{median, min, max, rounds}` over interleaved build rounds"),
     ("ns_per_lookup", "map from positive share in percent to ns per lookup, shuffled queries, `{median, min, max, rounds}` over interleaved rounds"),
-    ("ns_per_lookup_batched, ns_per_insert_batched", "the same through `contains_batch` / `insert_batch` (hash a block of keys, prefetch, probe)"),
+    ("ns_per_lookup_batched, ns_per_insert_batched", "the same through `contains_batch` / `insert_batch` (hash a block of keys, prefetch, probe); no batched insert for a static filter"),
     ("latency_p50_ns, latency_p99_ns", "single-query latency from a sample, timer overhead subtracted"),
     ("step", "growth: items inserted at the checkpoint; churn: round number"),
     ("insert_failures, first_failure_load", "refused inserts so far and the load factor at the first one"),

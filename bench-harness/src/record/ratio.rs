@@ -41,7 +41,13 @@ pub struct Ratio {
     pub denominator_samples: Vec<f64>,
     /// numerator_value / denominator_value.
     pub ratio: f64,
-    /// The 95% bootstrap interval of the ratio ([`crate::record::verdict::ratio_interval`]).
+    /// When the numerator is a rate counted over trials (false positives over probes): the
+    /// counts. Its interval is then their Wilson 95% interval over the denominator's value, not
+    /// a bootstrap over rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numerator_counts: Option<(u64, u64)>,
+    /// The 95% interval of the ratio: a bootstrap over the rounds
+    /// ([`crate::record::verdict::ratio_interval`]), or Wilson's over `numerator_counts`.
     #[serde(default)]
     pub interval: Option<(f64, f64)>,
     /// The bound the ratio must meet.
@@ -70,7 +76,15 @@ impl Ratio {
     #[must_use]
     pub fn recomputed(&self) -> Ratio {
         let ratio = self.numerator_value / self.denominator_value;
-        let interval = ratio_interval(&self.numerator_samples, &self.denominator_samples);
+        let interval = match self.numerator_counts {
+            Some((hits, trials)) if trials > 0 => {
+                let (lo, hi) = filterlab::math::wilson_interval(hits, trials, 1.96);
+                Some((lo / self.denominator_value, hi / self.denominator_value))
+                    .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
+            }
+            Some(_) => None,
+            None => ratio_interval(&self.numerator_samples, &self.denominator_samples),
+        };
         let mut diffs = conditions::differences(
             &self.numerator_conditions,
             &self.denominator_conditions,

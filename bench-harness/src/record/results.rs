@@ -25,6 +25,10 @@ pub struct Results {
     /// Lookups with and without transparent huge pages.
     #[serde(default)]
     pub huge_pages: Vec<HugePageRecord>,
+    /// The limit, measured: line reads and hashing at the filters' sizes, and the lookups as
+    /// multiples of it (`None`: the stage did not run).
+    #[serde(default)]
+    pub floor: Option<super::floor::FloorReport>,
 }
 
 /// The dataset of a run.

@@ -299,7 +299,7 @@ pub fn build_cost(records: &[Record]) -> Option<Chart> {
         .collect();
     Some(chart(
         "insert_ns",
-        "ns per insert, one thread, construction and allocation included, key bytes in (median of interleaved build rounds, whiskers min..max).",
+        "ns per insert, one thread, construction and allocation included, key bytes in; a static filter (built once from its whole key set): the build's ns per key (median of interleaved build rounds, whiskers min..max).",
         ChartKind::Bar(bar_chart(format!("Build cost, n = {n}"), "target FP rate", "ns per insert", ts.iter().map(|&t| pct(t)).collect(), groups)),
     ))
 }

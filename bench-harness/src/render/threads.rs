@@ -62,7 +62,7 @@ pub fn render(r: &ThreadsReport) -> String {
     format!(
         "# One filter, many threads\n\nRun at commit {} on {} ({} cores). {n} keys at {}; inserts of every key split over the \
          threads, lookups of a 50/50 member/non-member mix; wall time of the whole threaded pass \
-         per operation (thread start-up included), {} interleaved rounds with the 1-thread and N-thread order alternating; every table on 4 KiB pages (ours built without the huge-page advice, as fastbloom's). \
+         per operation (thread start-up included), {} interleaved rounds with the order of the thread counts alternating; every table on 4 KiB pages (ours built without the huge-page advice, as fastbloom's). \
          Each target's interval is a 95% bootstrap over the paired rounds; met when the whole interval satisfies the bound, not met when none of it does, undecided otherwise.\n\n{}\n{}\n## Targets\n\n{}",
         r.machine.commit,
         r.machine.cpu,

@@ -1,7 +1,8 @@
 //! Build timings, ours and the peers', in one interleaved loop.
 //!
 //! Every round builds every contender once, in the same order: each of our variants at each
-//! target rate one key at a time and again through `insert_batch`, then each peer. A build is
+//! target rate one key at a time and again through `insert_batch` (a static variant once, from
+//! its whole key set: it takes no inserts), then each peer. A build is
 //! timed from before the filter is constructed (so its allocation, and the zeroing of its
 //! table, count) to after the last insert, for ours and the peers' alike. A slow moment of the
 //! machine therefore hits one round of every contender, and the median, min and max over the
@@ -21,15 +22,21 @@ use std::time::Instant;
 
 /// Everything the build loop produced.
 pub struct Builds {
-    /// Ours, in `targets × crate::filters::measured()` order.
+    /// Ours, in `targets × crate::filters::in_matrix()` order (the pairs the registry can
+    /// size: see [`grid`]).
     pub ours: Vec<BuiltFilter>,
+    /// Our variants measured beside the peers ([`crate::stages::beside_peers`]) at `peer_fpr`,
+    /// in that order (empty when no peers were asked for). A static filter has no batched
+    /// build: its `seconds_batched` is empty.
+    pub beside: Vec<BuiltFilter>,
     /// The peers at `peer_fpr`, in [`PeerKind::ALL`] order (empty when no peers were asked for).
     pub peers: Vec<BuiltPeer>,
 }
 
 /// Seconds to construct a `kind` filter for `n` keys at `p` and insert `keys[..n]` one at a
-/// time (`batched`: through `insert_batch`). Refused inserts fail the run: at capacity, none of
-/// our variants may refuse one.
+/// time (`batched`: through `insert_batch`); a static `kind`: to hash `keys[..n]` and build the
+/// filter from them. Refused inserts fail the run: at capacity, none of our variants may refuse
+/// one.
 fn build_one(
     kind: Variant,
     keys: &KeySet,
@@ -39,6 +46,10 @@ fn build_one(
 ) -> Result<(AnyFilter, f64)> {
     measure::settle_heap();
     let start = Instant::now();
+    if kind.capabilities().static_set {
+        let f = crate::filters::build_from_keys(kind, keys, n, p)?;
+        return Ok((f, start.elapsed().as_secs_f64()));
+    }
     let mut f = crate::filters::build(kind, n as u64, p)?;
     if batched {
         measure::time_batch_inserts(&mut f, keys, 0..n)?;
@@ -62,8 +73,78 @@ fn build_peer(kind: PeerKind, keys: &KeySet, n: usize, p: f64) -> Result<(Peer, 
     Ok((peer, refused, start.elapsed().as_secs_f64()))
 }
 
-/// Runs `rounds` interleaved rounds (at least one) of every build: ours at every target, and
-/// the peers at `peer_fpr` when given. Checks the kept filters for false negatives.
+/// Seconds to build a static `kind` from `keys[..n]` through the registry: every key hashed by
+/// the variant's default hasher, then [`AnyFilter::build_from_hashes`] (the hashing is timed,
+/// as the peers hash inside their builds).
+fn build_static(kind: Variant, keys: &KeySet, n: usize, p: f64) -> Result<(AnyFilter, f64)> {
+    measure::settle_heap();
+    let start = Instant::now();
+    let params = filterlab::any::Params::new(n as u64, p);
+    let hashes: Vec<_> = (0..n).map(|i| params.hasher.hash(keys.get(i))).collect();
+    let f = AnyFilter::build_from_hashes(kind, &params, &hashes)
+        .with_context(|| format!("building {} from {n} keys", kind.name()))?;
+    Ok((f, start.elapsed().as_secs_f64()))
+}
+
+/// One round of [`crate::stages::beside_peers`]: each built once (static) or one key at a time
+/// and again batched (the quotient filter); the timings pushed to `one` and `batched`, the
+/// filters kept when `last`.
+fn beside_round(
+    ctx: &Ctx<'_>,
+    (n, p): (usize, f64),
+    (one, batched): (&mut [Vec<f64>], &mut [Vec<f64>]),
+    kept: Option<&mut Vec<(AnyFilter, Option<f64>)>>,
+) -> Result<()> {
+    let mut built = Vec::new();
+    for (i, kind) in crate::stages::beside_peers().into_iter().enumerate() {
+        let f = if kind.capabilities().static_set {
+            let (f, secs) = build_static(kind, ctx.members, n, p)?;
+            one[i].push(secs);
+            f
+        } else {
+            let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
+            one[i].push(secs);
+            let (_, secs) = build_one(kind, ctx.members, n, p, true)?;
+            batched[i].push(secs);
+            f
+        };
+        built.push(f);
+    }
+    if let Some(kept) = kept {
+        for f in built {
+            check_no_false_negatives(&f, ctx.members, 0..n)?;
+            let coverage = measure::table_huge_page_coverage(&f);
+            kept.push((f, coverage));
+        }
+    }
+    Ok(())
+}
+
+/// One round of the peers' builds at `p`: timings pushed to `secs`, the peers kept when `last`.
+fn peer_round(
+    ctx: &Ctx<'_>,
+    (n, p): (usize, f64),
+    secs: &mut [Vec<f64>],
+    kept: Option<&mut Vec<(Peer, u64, Option<f64>)>>,
+) -> Result<()> {
+    let mut built = Vec::new();
+    for (j, &kind) in PeerKind::ALL.iter().enumerate() {
+        let ((peer, refused, s), coverage) = measure::with_huge_page_coverage(
+            || build_peer(kind, ctx.members, n, p),
+            |(peer, _, _)| peer.size_in_bytes(),
+        )?;
+        secs[j].push(s);
+        built.push((peer, refused, coverage));
+    }
+    if let Some(kept) = kept {
+        kept.extend(built);
+    }
+    Ok(())
+}
+
+/// Runs `rounds` interleaved rounds (at least one) of every build: ours at every target, and,
+/// when `peer_fpr` is given, our variants measured beside the peers and the peers at that rate.
+/// Checks the kept filters for false negatives.
 pub fn interleaved(
     ctx: &Ctx<'_>,
     n: usize,
@@ -77,19 +158,21 @@ pub fn interleaved(
         ctx.members.len()
     );
     let rounds = rounds.max(1);
-    let grid: Vec<(f64, Variant)> = targets
-        .iter()
-        .flat_map(|&p| crate::filters::measured().into_iter().map(move |k| (p, k)))
-        .collect();
-    let peer_kinds: &[PeerKind] = if peer_fpr.is_some() {
-        &PeerKind::ALL
+    let grid = grid(n, targets);
+    let beside = if peer_fpr.is_some() {
+        crate::stages::beside_peers()
     } else {
-        &[]
+        Vec::new()
     };
     let mut one = vec![Vec::with_capacity(rounds); grid.len()];
     let mut batched = vec![Vec::with_capacity(rounds); grid.len()];
-    let mut peer_secs = vec![Vec::with_capacity(rounds); peer_kinds.len()];
+    let mut beside_secs = (
+        vec![Vec::new(); beside.len()],
+        vec![Vec::new(); beside.len()],
+    );
+    let mut peer_secs = vec![Vec::with_capacity(rounds); PeerKind::ALL.len()];
     let mut kept: Vec<(AnyFilter, Option<f64>)> = Vec::new();
+    let mut kept_beside: Vec<(AnyFilter, Option<f64>)> = Vec::new();
     let mut kept_peers: Vec<(Peer, u64, Option<f64>)> = Vec::new();
     let pb = bar(rounds as u64, "builds");
     for round in 0..rounds {
@@ -98,35 +181,62 @@ pub fn interleaved(
             pb.set_message(format!("{} at {p}", kind.name()));
             let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
             one[i].push(secs);
-            let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
-            batched[i].push(secs);
+            let g = if kind.capabilities().static_set {
+                None
+            } else {
+                let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
+                batched[i].push(secs);
+                Some(g)
+            };
             if last {
                 check_no_false_negatives(&f, ctx.members, 0..n)?;
-                check_no_false_negatives(&g, ctx.members, 0..n)?;
+                if let Some(g) = &g {
+                    check_no_false_negatives(g, ctx.members, 0..n)?;
+                }
                 let coverage = measure::table_huge_page_coverage(&f);
                 kept.push((f, coverage));
             }
         }
         if let Some(p) = peer_fpr {
-            for (j, &kind) in peer_kinds.iter().enumerate() {
-                pb.set_message(kind.name());
-                let ((peer, refused, secs), coverage) = measure::with_huge_page_coverage(
-                    || build_peer(kind, ctx.members, n, p),
-                    |(peer, _, _)| peer.size_in_bytes(),
-                )?;
-                peer_secs[j].push(secs);
-                if last {
-                    kept_peers.push((peer, refused, coverage));
-                }
-            }
+            pb.set_message("beside the peers");
+            let (a, b) = (&mut beside_secs.0, &mut beside_secs.1);
+            beside_round(ctx, (n, p), (a, b), last.then_some(&mut kept_beside))?;
+            pb.set_message("the peers");
+            peer_round(ctx, (n, p), &mut peer_secs, last.then_some(&mut kept_peers))?;
         }
         pb.inc(1);
     }
     pb.finish_and_clear();
+    let beside_grid: Vec<(f64, Variant)> = beside
+        .iter()
+        .map(|&k| (peer_fpr.unwrap_or(0.01), k))
+        .collect();
     Ok(Builds {
         ours: built_ours(kept, &grid, &mut one, &mut batched),
+        beside: built_ours(
+            kept_beside,
+            &beside_grid,
+            &mut beside_secs.0,
+            &mut beside_secs.1,
+        ),
         peers: built_peers(kept_peers, &mut peer_secs),
     })
+}
+
+/// The (target, variant) pairs of the matrix at `n` keys: every matrix row at every target
+/// the registry can size it for (a binary fuse filter of 8-bit fingerprints only at rates of
+/// 2^-8 and above).
+#[must_use]
+pub fn grid(n: usize, targets: &[f64]) -> Vec<(f64, Variant)> {
+    targets
+        .iter()
+        .flat_map(|&p| {
+            crate::filters::in_matrix()
+                .into_iter()
+                .filter(move |&k| crate::filters::buildable(k, n as u64, p))
+                .map(move |k| (p, k))
+        })
+        .collect()
 }
 
 /// Our filters of the last round with the spreads of their build times over the rounds.
@@ -143,7 +253,7 @@ fn built_ours(
             filter,
             target_fpr: p,
             seconds: Spread::of(a),
-            seconds_batched: Spread::of(b),
+            seconds_batched: (!b.is_empty()).then(|| Spread::of(b)),
             huge_page_coverage: coverage,
         })
         .collect()

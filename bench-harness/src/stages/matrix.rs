@@ -50,9 +50,9 @@ fn by_mix(mixes: &[Mix], spreads: &[Spread]) -> BTreeMap<String, Spread> {
         .collect()
 }
 
-/// The main matrix: every variant at `n` items and each target rate, from the filters the
-/// interleaved build loop kept (see [`crate::stages::builds`]). Returns the records and the filters
-/// (in `targets × crate::filters::measured()` order) for the parallel scenario and the peers.
+/// The main matrix: every variant at `n` items and each target rate it can be built for, from
+/// the filters the interleaved build loop kept (see [`crate::stages::builds`]). Returns the
+/// records and the filters (in the build grid's order) for the parallel scenario and the peers.
 pub fn matrix(
     ctx: &Ctx<'_>,
     n: usize,
@@ -74,7 +74,7 @@ pub fn matrix(
             scenario: Scenario::Matrix,
             target_fpr: b.target_fpr,
             ns_per_insert: Some(b.seconds.scaled(per_key)),
-            ns_per_insert_batched: Some(b.seconds_batched.scaled(per_key)),
+            ns_per_insert_batched: b.seconds_batched.map(|s| s.scaled(per_key)),
             build_seconds: Some(b.seconds),
             huge_page_coverage: b.huge_page_coverage,
             ..Record::default()

@@ -4,6 +4,8 @@
 
 pub mod builds;
 pub mod course;
+pub mod expansion;
+pub mod floor;
 pub mod matrix;
 pub mod peers;
 pub mod python;
@@ -12,7 +14,7 @@ pub mod threads;
 pub mod window;
 
 use crate::dataset::KeySet;
-use crate::filters::{AnyFilter, Shaped};
+use crate::filters::{AnyFilter, Shaped, Variant};
 use crate::measure::{self, Spread};
 use crate::record::Record;
 use anyhow::{ensure, Result};
@@ -22,16 +24,40 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// One of our filters from the last round, with the spread of its build times.
 pub struct BuiltFilter {
-    /// The filter built one key at a time in the last round.
+    /// The filter built one key at a time in the last round (a static filter: from its whole
+    /// key set).
     pub filter: AnyFilter,
     /// Target rate it was built for.
     pub target_fpr: f64,
-    /// Seconds per build, one key at a time.
+    /// Seconds per build, one key at a time (a static filter: the build from its key set).
     pub seconds: Spread,
-    /// Seconds per build through `insert_batch`.
-    pub seconds_batched: Spread,
+    /// Seconds per build through `insert_batch` (`None`: a static filter, which takes no
+    /// inserts).
+    pub seconds_batched: Option<Spread>,
     /// Share of the table on transparent huge pages (`None`: not obtained).
     pub huge_page_coverage: Option<f64>,
+}
+
+/// Our variants measured beside the peers only, not by the matrix (issue 19): the quotient
+/// filter, built by inserts like the matrix's, and the static filters, built once from the keys'
+/// hashes through [`filterlab::AnyFilter::build_from_hashes`]. A variant the matrix measures
+/// already is left out (its matrix row joins the peers).
+pub const BESIDE_PEERS: [Variant; 4] = [
+    Variant::Quotient,
+    Variant::BinaryFuse8,
+    Variant::BinaryFuse16,
+    Variant::Ribbon,
+];
+
+/// [`BESIDE_PEERS`] less the variants the matrix measures (today all of them: the matrix
+/// carries every row that is not windowed, and its 1% filters join the peers).
+#[must_use]
+pub fn beside_peers() -> Vec<Variant> {
+    let matrix = crate::filters::in_matrix();
+    BESIDE_PEERS
+        .into_iter()
+        .filter(|v| !matrix.contains(v))
+        .collect()
 }
 
 /// One peer from the last round, with the spread of its build times.
@@ -65,10 +91,14 @@ pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u6
     rec.n = n;
     rec.capacity = filter.capacity();
     rec.params = filter.params();
-    rec.shape = filter.shape();
+    rec.shape = filter.detail().ok();
     rec.theoretical_fpr = filter.expected_fpr();
-    rec.theoretical_fpr_approx = filter.approx_fpr();
-    rec.theoretical_fpr_exact = filter.exact_fpr();
+    rec.theoretical_fpr_approx = rec
+        .shape
+        .as_ref()
+        .and_then(|d| d.approx_fpr(n))
+        .unwrap_or(rec.theoretical_fpr);
+    rec.theoretical_fpr_exact = rec.shape.as_ref().and_then(|d| d.exact_fpr(n));
     rec.false_positives = false_positives;
     rec.probes = probes;
     rec.empirical_fpr = false_positives as f64 / probes.max(1) as f64;

@@ -1,26 +1,28 @@
 //! filterlab beside the peers: same keys, same process, same run, same timing loops.
 
-use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Shaped, Variant};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::record::{HugePageRecord, PeerRecord, Record, Side};
-use crate::stages::{bar, BuiltPeer};
+use crate::stages::{bar, BuiltFilter, BuiltPeer};
 use anyhow::{ensure, Context, Result};
 use filterlab::{Filter, BATCH};
 use filterlab_peers::{Peer, PeerKind};
 use rayon::prelude::*;
-use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
+mod article;
+
+pub use article::{python, PYTHON_ROUNDS};
+
 /// Every contender at `n` keys and rate `p`: ours are the matrix's filters at `p` (with their
-/// records), the peers come built from the same interleaved build loop.
+/// records) and the variants measured beside the peers only; the peers come built from the same
+/// interleaved build loop.
 pub fn compare(
     ctx: &Ctx<'_>,
     ours: &[&AnyFilter],
     base: &[Record],
-    peers: Vec<BuiltPeer>,
+    (peers, beside): (Vec<BuiltPeer>, Vec<BuiltFilter>),
     n: usize,
     p: f64,
     rounds: usize,
@@ -31,19 +33,24 @@ pub fn compare(
 
     // Our build times, FP rates and false negatives were measured on these very filters.
     let mut records = our_records(ours, base, n, p)?;
-    let pb = bar(peers.len() as u64, "peers FP");
+    let pb = bar((beside.len() + peers.len()) as u64, "peers FP");
+    for b in &beside {
+        records.push(beside_record(ctx, b, n, p));
+        pb.inc(1);
+    }
+    let mut peer_records = Vec::new();
     for b in &peers {
-        records.push(peer_record(ctx, b, n, p));
+        peer_records.push(peer_record(ctx, b, n, p));
         pb.inc(1);
     }
     pb.finish_and_clear();
     let peers: Vec<Peer> = peers.into_iter().map(|b| b.peer).collect();
 
     // Our twins at the peers' achieved FP rates, timed in the same rounds as everyone.
-    let (twin_filters, twin_records) = twins(ctx, &records, n)?;
+    let (twin_filters, twin_records) = twins(ctx, &peer_records, n)?;
     let mut ours: Vec<&AnyFilter> = ours.to_vec();
+    ours.extend(beside.iter().map(|b| &b.filter));
     ours.extend(twin_filters.iter());
-    let peer_records = records.split_off(base.len());
     records.extend(twin_records);
     records.extend(peer_records);
 
@@ -77,6 +84,40 @@ pub fn compare(
         }
     }
     Ok(records)
+}
+
+/// The row of one of our variants measured beside the peers only: FP rate over every probe,
+/// false negatives over the members, its build times from the interleaved loop (a static
+/// filter has no batched build).
+fn beside_record(ctx: &Ctx<'_>, b: &BuiltFilter, n: usize, p: f64) -> PeerRecord {
+    let f = &b.filter;
+    let probes = ctx.probes.len();
+    let fp = measure::count_present(f, ctx.probes, 0..probes);
+    let present = measure::count_present(f, ctx.members, 0..n);
+    let is_static = f.capabilities().static_set;
+    let how = if is_static {
+        "static: built once from all n keys' hashes (`AnyFilter::build_from_hashes`), timed \
+         from the key bytes (hashing included), no batched build"
+    } else {
+        "built by inserts like the matrix's filters"
+    };
+    PeerRecord {
+        name: f.name().into(),
+        side: Side::Filterlab,
+        source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
+        quirks: format!("{}; {how}", f.params()),
+        n: n as u64,
+        target_fpr: p,
+        build_seconds: b.seconds.clone(),
+        build_seconds_batched: b.seconds_batched.clone().filter(|_| !is_static),
+        empirical_fpr: fp as f64 / probes.max(1) as f64,
+        probes: probes as u64,
+        false_negatives: (n as u64).saturating_sub(present),
+        bytes: f.size_in_bytes() as u64,
+        bits_per_key: f.size_in_bytes() as f64 * 8.0 / n.max(1) as f64,
+        huge_page_coverage: b.huge_page_coverage,
+        ..PeerRecord::default()
+    }
 }
 
 /// Our filters' rows of the comparison, from the matrix records of these very filters.
@@ -144,9 +185,10 @@ fn peer_record(ctx: &Ctx<'_>, b: &BuiltPeer, n: usize, p: f64) -> PeerRecord {
 
 /// Our variants rebuilt at a peer's achieved FP rate, so that lookups and memory can be compared
 /// at equal FP: (our kind, the peer whose rate it takes).
-pub const TWINS: [(Variant, PeerKind); 2] = [
+pub const TWINS: [(Variant, PeerKind); 3] = [
     (Variant::Cuckoo, PeerKind::Cuckoofilter),
     (Variant::Scalable, PeerKind::GrowableBloom),
+    (Variant::Quotient, PeerKind::Qfilter),
 ];
 
 /// The name of `kind` rebuilt at `peer`'s achieved FP rate.
@@ -321,134 +363,6 @@ fn sharded_build(
         }
     }
     Ok(acc)
-}
-
-/// Where python3 finds mmh3 and bitarray: `None` when it has them already, otherwise the private
-/// directory `scripts/python-peers.sh` installed the pinned versions into (PyPI), so that the
-/// report needs nothing installed by hand. An error says why the Python code cannot run.
-fn python_packages() -> Result<Option<String>, String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/python-peers.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
-            "python3 with mmh3 and bitarray not available: {}",
-            err.trim()
-        ));
-    }
-    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    Ok((!dir.is_empty()).then_some(dir))
-}
-
-/// The fewest rounds the articles' Python code is run for, whatever the plan says.
-pub const PYTHON_ROUNDS: usize = 5;
-
-/// Runs the first article's Python code on the same keys, `rounds` times (at least
-/// [`PYTHON_ROUNDS`]), if python3 with mmh3 and bitarray is there or can be installed through
-/// `scripts/python-peers.sh`. Returns `Ok(None)` (after printing why) when it is not.
-pub fn python(
-    ctx: &Ctx<'_>,
-    n: usize,
-    p: f64,
-    (queries, rounds): (usize, usize),
-    dir: &Path,
-) -> Result<Option<PeerRecord>> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/articles_bloom.py");
-    let pythonpath = match python_packages() {
-        Ok(path) => path,
-        Err(why) => {
-            eprintln!("note: {why}; the articles' Python code is skipped");
-            return Ok(None);
-        }
-    };
-    std::fs::create_dir_all(dir)?;
-    let members = dir.join("python-members.txt");
-    let probes = dir.join("python-probes.txt");
-    let head = |keys: &KeySet, count: usize| -> KeySet {
-        (0..count.min(keys.len())).map(|i| keys.get(i)).collect()
-    };
-    crate::dataset::write_keys(&head(ctx.members, n), &members)?;
-    crate::dataset::write_keys(&head(ctx.probes, queries), &probes)?;
-    let mut python = Command::new("python3");
-    if let Some(path) = &pythonpath {
-        python.env("PYTHONPATH", path);
-    }
-    let out = python
-        .arg(&script)
-        .arg(&members)
-        .arg(&probes)
-        .arg(n.to_string())
-        .arg(p.to_string())
-        .arg(queries.to_string())
-        .arg(rounds.max(PYTHON_ROUNDS).to_string())
-        .output()
-        .context("running python3")?;
-    ensure!(
-        out.status.success(),
-        "the articles' Python code failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    python_record(&out.stdout, p).map(Some)
-}
-
-/// The row of the articles' Python code from its JSON output, every figure checked present and
-/// finite (a NaN would be written to results.json as null).
-fn python_record(stdout: &[u8], p: f64) -> Result<PeerRecord> {
-    let v: serde_json::Value =
-        serde_json::from_slice(stdout).context("parsing the Python output")?;
-    // Every figure must be there and finite: a NaN would be written to results.json as null.
-    for k in [
-        "m",
-        "k",
-        "n",
-        "probes",
-        "false_positives",
-        "false_negatives",
-        "bytes",
-    ] {
-        ensure!(
-            v[k].as_f64().is_some_and(f64::is_finite),
-            "the Python output lacks a finite {k:?}: {v}"
-        );
-    }
-    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
-    let rounds_of = |k: &str| -> Result<Spread> {
-        let mut xs: Vec<f64> = v[k]
-            .as_array()
-            .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
-            .unwrap_or_default();
-        ensure!(
-            xs.len() >= PYTHON_ROUNDS && xs.iter().all(|x| x.is_finite()),
-            "the Python output has no {PYTHON_ROUNDS} finite rounds of {k:?}: {v}"
-        );
-        Ok(Spread::of(&mut xs))
-    };
-    Ok(PeerRecord {
-        name: "articles' Python".into(),
-        side: Side::Python,
-        source: format!("CPython {} + mmh3 + bitarray", v["python"].as_str().unwrap_or("?")),
-        quirks: format!(
-            "the first article's class verbatim: m = int(...) = {}, k = int(...) = {}, k seeded 32-bit mmh3 calls, % m indexing; lookups over a scan of {} keys",
-            f("m"),
-            f("k"),
-            f("probes")
-        ),
-        n: f("n") as u64,
-        target_fpr: p,
-        // Rounds of the script's own loop (a fresh filter each), in round order.
-        build_seconds: rounds_of("build_seconds_rounds")?,
-        ns_negative: rounds_of("ns_per_negative_lookup_rounds")?,
-        ns_positive: rounds_of("ns_per_positive_lookup_rounds")?,
-        empirical_fpr: f("false_positives") / f("probes"),
-        probes: f("probes") as u64,
-        false_negatives: f("false_negatives") as u64,
-        bytes: f("bytes") as u64,
-        bits_per_key: f("bytes") * 8.0 / f("n"),
-        ..PeerRecord::default()
-    })
 }
 
 /// Builds classic, cuckoo and blocked filters twice, with and without the huge-page advice of

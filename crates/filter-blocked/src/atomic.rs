@@ -123,27 +123,7 @@ impl SharedInsert for AtomicBlockedBloom {
     }
 }
 
-impl AtomicBlockedBloom {
-    /// Number of 256-bit blocks.
-    pub fn blocks(&self) -> u64 {
-        self.blocks.len() as u64
-    }
-
-    /// The lane kernel this filter runs.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// Runs `kernel` from now on (the bits and answers stay the same).
-    ///
-    /// # Errors
-    /// [`filter_core::Error::InvalidParameter`] when this CPU cannot run it; the filter is then
-    /// unchanged.
-    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<()> {
-        self.kernel = kernel.checked()?;
-        Ok(())
-    }
-}
+block_accessors!(AtomicBlockedBloom);
 
 impl LockFree for AtomicBlockedBloom {
     type Single = BlockedBloom;

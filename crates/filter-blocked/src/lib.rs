@@ -173,29 +173,40 @@ impl BlockedBuilder {
     }
 }
 
+/// Writes the accessors the plain and the atomic filter share (their `blocks` and `kernel`
+/// fields): block count, kernel, and kernel switch.
+macro_rules! block_accessors {
+    ($ty:ty) => {
+        impl $ty {
+            /// Number of 256-bit blocks.
+            pub fn blocks(&self) -> u64 {
+                self.blocks.len() as u64
+            }
+
+            /// The lane kernel this filter runs.
+            pub fn kernel(&self) -> Kernel {
+                self.kernel
+            }
+
+            /// Runs `kernel` from now on (the bits and answers stay the same).
+            ///
+            /// # Errors
+            /// [`filter_core::Error::InvalidParameter`] when this CPU cannot run it; the filter
+            /// is then unchanged.
+            pub fn set_kernel(&mut self, kernel: Kernel) -> filter_core::Result<()> {
+                self.kernel = kernel.checked()?;
+                Ok(())
+            }
+        }
+    };
+}
+
+block_accessors!(BlockedBloom);
+
 impl BlockedBloom {
     /// A builder; defaults to one million items at 1%.
     pub fn builder() -> BlockedBuilder {
         BlockedBuilder::default()
-    }
-
-    /// Number of 256-bit blocks.
-    pub fn blocks(&self) -> u64 {
-        self.blocks.len() as u64
-    }
-
-    /// The lane kernel this filter runs.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
-    /// Runs `kernel` from now on (the bits and answers stay the same).
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when this CPU cannot run it; the filter is then unchanged.
-    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<()> {
-        self.kernel = kernel.checked()?;
-        Ok(())
     }
 
     #[inline(always)]

@@ -427,6 +427,35 @@ pub fn try_vec<T>(n: usize) -> Result<Vec<T>, FormatError> {
     Ok(v)
 }
 
+/// A growing filter's list of stages, as its file holds it: `n_stages` (from the parameters)
+/// between 1 and `max`, then each stage from the payload, oldest first, read by `read` given
+/// its index and the stages read before it and returning the stage and its item count. Returns
+/// the stages and their total item count.
+///
+/// # Errors
+/// A count out of range, an error of `read`, a total that overflows, or
+/// [`FormatError::OutOfMemory`].
+pub fn decode_stages<S>(
+    n_stages: u32,
+    max: usize,
+    mut read: impl FnMut(usize, &[S]) -> Result<(S, u64), FormatError>,
+) -> Result<(Vec<S>, u64), FormatError> {
+    let n = n_stages as usize;
+    if n == 0 || n > max {
+        return Err(invalid(format!("{n_stages} stages")));
+    }
+    let mut stages = try_vec(n)?;
+    let mut total = 0u64;
+    for i in 0..n {
+        let (stage, len) = read(i, &stages)?;
+        total = total
+            .checked_add(len)
+            .ok_or_else(|| invalid("item count overflows"))?;
+        stages.push(stage);
+    }
+    Ok((stages, total))
+}
+
 /// A zeroed table of `n` elements for a loaded filter, allocated as
 /// [`try_zeroed_table`](crate::try_zeroed_table) allocates a built one's.
 fn try_table<T: Zeroable>(n: usize) -> Result<Table<T>, FormatError> {

@@ -10,7 +10,10 @@ use std::f64::consts::LN_2;
 mod exact;
 pub mod expandable;
 pub mod quotient;
+mod spread;
 pub mod window;
+
+pub use spread::{bloom_rate_variance, split_block_rate_variance};
 
 /// One number format for rates and other real numbers shown to people: the shortest decimal
 /// that reads back as the same `f64`, in scientific notation below `1e-4` or from `1e6` on

@@ -91,64 +91,60 @@ pub fn check_failed_insert_changes_nothing<F: Filter + Persist>(
 /// Saves and loads `filter`, checking that the copy has the same bytes, the same length and the
 /// same answer for every probe.
 pub fn check_round_trip<F: Filter + Persist>(filter: &F, probes: &[Vec<u8>]) {
-    let bytes = filter.to_bytes();
-    let copy = F::from_bytes(&bytes)
-        .unwrap_or_else(|e| panic!("{}: own bytes rejected: {e}", filter.name()));
-    assert_eq!(
-        copy.to_bytes(),
-        bytes,
-        "{}: round trip changed bytes",
-        filter.name()
-    );
-    assert_eq!(copy.len(), filter.len());
-    assert_eq!(copy.capacity(), filter.capacity());
-    assert_eq!(copy.hasher(), filter.hasher());
-    assert_eq!(
-        copy.expected_fpr().to_bits(),
-        filter.expected_fpr().to_bits()
-    );
-    for p in probes {
-        assert_eq!(
-            copy.contains(p),
-            filter.contains(p),
-            "{}: answers differ",
-            filter.name()
-        );
-    }
-    let mut via_io = Vec::new();
-    filter.write_to(&mut via_io).expect("write to a Vec");
-    let copy = F::read_from(via_io.as_slice()).expect("read back");
-    assert_eq!(copy.to_bytes(), bytes);
+    check_copy_same(filter, filter.name(), |f| Observed {
+        len: f.len(),
+        capacity: Some(f.capacity()),
+        size_in_bytes: None,
+        hasher: f.hasher(),
+        fpr_bits: f.expected_fpr().to_bits(),
+        answers: probes.iter().map(|p| f.contains(p)).collect(),
+        batched: None,
+    });
 }
 
 /// [`check_round_trip`] for a [`StaticFilter`] (no `insert`, no capacity): the copy has the
 /// same bytes, length, hasher and rate, and the same answer for every probe, by one query and
 /// by batch.
 pub fn check_static_round_trip<F: StaticFilter + Persist>(filter: &F, probes: &[Vec<u8>]) {
-    let bytes = filter.to_bytes();
-    let copy = F::from_bytes(&bytes)
-        .unwrap_or_else(|e| panic!("{}: own bytes rejected: {e}", filter.name()));
-    assert_eq!(
-        copy.to_bytes(),
-        bytes,
-        "{}: round trip changed bytes",
-        filter.name()
-    );
-    assert_eq!(copy.len(), filter.len());
-    assert_eq!(copy.hasher(), filter.hasher());
-    assert_eq!(copy.size_in_bytes(), filter.size_in_bytes());
-    assert_eq!(
-        copy.expected_fpr().to_bits(),
-        filter.expected_fpr().to_bits()
-    );
     let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
-    let (mut want, mut got) = (Vec::new(), Vec::new());
-    filter.contains_batch(&refs, &mut want);
-    copy.contains_batch(&refs, &mut got);
-    assert_eq!(got, want, "{}: batched answers differ", filter.name());
-    for (p, &w) in refs.iter().zip(&want) {
-        assert_eq!(copy.contains(p), w, "{}: answers differ", filter.name());
-    }
+    check_copy_same(filter, filter.name(), |f| {
+        let mut batched = Vec::new();
+        f.contains_batch(&refs, &mut batched);
+        Observed {
+            len: f.len(),
+            capacity: None,
+            size_in_bytes: Some(f.size_in_bytes()),
+            hasher: f.hasher(),
+            fpr_bits: f.expected_fpr().to_bits(),
+            answers: refs.iter().map(|p| f.contains(p)).collect(),
+            batched: Some(batched),
+        }
+    });
+}
+
+/// What a round trip must keep of a filter: what a caller sees of it without changing it.
+#[derive(Debug, PartialEq)]
+struct Observed {
+    len: u64,
+    capacity: Option<u64>,
+    size_in_bytes: Option<usize>,
+    hasher: crate::KeyHasher,
+    fpr_bits: u64,
+    answers: Vec<bool>,
+    batched: Option<Vec<bool>>,
+}
+
+/// The one body of the round-trip checks: the copy loaded from `filter`'s bytes (and the one
+/// read back through `write_to`/`read_from`) has the same bytes, and `observe` sees the same in
+/// the copy as in `filter`.
+fn check_copy_same<F: Persist>(filter: &F, name: &str, observe: impl Fn(&F) -> Observed) {
+    let bytes = filter.to_bytes();
+    let copy = F::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: own bytes rejected: {e}"));
+    assert_eq!(copy.to_bytes(), bytes, "{name}: round trip changed bytes");
+    let (got, want) = (observe(&copy), observe(filter));
+    assert_eq!(got.batched, want.batched, "{name}: batched answers differ");
+    assert_eq!(got.answers, want.answers, "{name}: answers differ");
+    assert_eq!(got, want, "{name}: the copy differs");
     let mut via_io = Vec::new();
     filter.write_to(&mut via_io).expect("write to a Vec");
     let copy = F::read_from(via_io.as_slice()).expect("read back");
@@ -238,6 +234,15 @@ pub fn check_insert_if_absent<F: Filter + Persist>(
         filter.name()
     );
     new
+}
+
+/// Checks that `bytes` are refused as an invalid file of `F`, with a message naming `why`.
+pub fn check_refused<F: Persist>(bytes: &[u8], why: &str) {
+    match F::from_bytes(bytes) {
+        Err(FormatError::Invalid(msg)) => assert!(msg.contains(why), "{why:?} not in {msg:?}"),
+        Err(e) => panic!("expected a refusal naming {why:?}, got {e:?}"),
+        Ok(_) => panic!("expected a refusal naming {why:?}, got a filter"),
+    }
 }
 
 /// Re-envelopes `bytes` (a valid file of `F`) with its parameter and payload sections changed

@@ -1,7 +1,7 @@
 //! Sizing and building: the bucket count for a capacity, the fingerprint width for a rate,
 //! and [`CuckooBuilder`].
 
-use crate::{buckets_for, CuckooFilter, Lanes, DEFAULT_MAX_KICKS, MAX_KICKS, PAD, SLOTS};
+use crate::{buckets_for, CuckooFilter, Lanes, Layout, MAX_KICKS, PAD, SLOTS};
 use filter_core::{math, Error, MemoryCap, Result, Sizing};
 
 /// Builds a [`CuckooFilter`].
@@ -9,9 +9,11 @@ use filter_core::{math, Error, MemoryCap, Result, Sizing};
 pub struct CuckooBuilder {
     sizing: Sizing,
     fp_bits: Option<u32>,
-    max_kicks: u32,
+    /// `None`: the layout's default ([`Layout::default_max_kicks`]).
+    max_kicks: Option<u32>,
     cap: MemoryCap,
     huge_pages: Option<bool>,
+    layout: Layout,
 }
 
 impl Default for CuckooBuilder {
@@ -19,9 +21,10 @@ impl Default for CuckooBuilder {
         CuckooBuilder {
             sizing: Sizing::default(),
             fp_bits: None,
-            max_kicks: DEFAULT_MAX_KICKS,
+            max_kicks: None,
             cap: MemoryCap::NONE,
             huge_pages: None,
+            layout: Layout::default(),
         }
     }
 }
@@ -37,9 +40,19 @@ impl CuckooBuilder {
         self
     }
 
-    /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]).
+    /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]; by
+    /// default [`DEFAULT_MAX_KICKS`](crate::DEFAULT_MAX_KICKS), or
+    /// [`NEAR_MAX_KICKS`](crate::layout::NEAR_MAX_KICKS) for the near layout).
     pub fn max_kicks(mut self, kicks: u32) -> Self {
-        self.max_kicks = kicks;
+        self.max_kicks = Some(kicks);
+        self
+    }
+
+    /// Where each key's second bucket lies: [`Layout::Spread`] (the default) or
+    /// [`Layout::near()`], whose second bucket lies within a window of buckets around the
+    /// first (see [`crate::layout`]). A near window wider than the table is narrowed to it.
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
         self
     }
 
@@ -49,7 +62,9 @@ impl CuckooBuilder {
     /// # Errors
     /// A capacity of 0, a rate outside (0, 1) or too small for 32-bit fingerprints (below about
     /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`], a table above the
-    /// memory cap, or a table too large to allocate.
+    /// memory cap, a near window that is not a power of two from
+    /// [`MIN_WINDOW`](crate::layout::MIN_WINDOW) to [`MAX_WINDOW`](crate::layout::MAX_WINDOW),
+    /// or a table too large to allocate.
     pub fn build(self) -> Result<CuckooFilter> {
         let sizing = self.sizing.validate()?;
         let f = match self.fp_bits {
@@ -57,8 +72,12 @@ impl CuckooBuilder {
             None => math::cuckoo_fingerprint_bits(sizing.fpr, SLOTS)?,
         };
         check_fp_bits(f)?;
-        check_max_kicks(self.max_kicks)?;
-        let buckets = buckets_for(sizing.capacity)?;
+        let max_kicks = self
+            .max_kicks
+            .unwrap_or_else(|| self.layout.default_max_kicks());
+        check_max_kicks(max_kicks)?;
+        self.layout.check()?;
+        let buckets = self.layout.buckets(buckets_for(sizing.capacity)?);
         let table = filter_core::try_zeroed_table(
             table_bytes(buckets, f)?,
             self.table_options(),
@@ -69,9 +88,10 @@ impl CuckooBuilder {
             buckets,
             fp_bits: f,
             lanes: Lanes::new(f),
-            max_kicks: self.max_kicks,
+            max_kicks,
             len: 0,
             sizing,
+            layout: self.layout.fit(buckets),
         })
     }
 }

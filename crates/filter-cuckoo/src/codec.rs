@@ -1,7 +1,14 @@
 //! The cuckoo file: parameters, the packed table, and the checks a loaded table must pass.
+//!
+//! Parameters: buckets (u64), fingerprint bits (u32), max kicks (u32), items (u64), the
+//! sizing (capacity u64, rate f64); then, for layout 2 only ([`Layout::Near`]), the layout
+//! id (u32, 2) and the window (u32). A file of layout 1 ([`Layout::Spread`]) has no tag: files
+//! written before layouts existed are layout 1 and load, and save back, byte for byte. A reader
+//! that predates layout 2 refuses its files (bytes left over in the parameters) rather than
+//! misreading them.
 
 use crate::builder::{check_fp_bits, check_max_kicks, table_bytes};
-use crate::{CuckooFilter, Lanes, FILE_KIND, PAD, SLOTS};
+use crate::{CuckooFilter, Lanes, Layout, FILE_KIND, PAD, SLOTS};
 use filter_core::format::{invalid, try_vec, Codec, Encoder, Reader};
 use filter_core::{FileKind, FormatError, KeyHasher, Sizing};
 
@@ -14,6 +21,9 @@ impl Codec for CuckooFilter {
             .u32(self.max_kicks)
             .u64(self.len);
         self.sizing.encode_params(e);
+        if let Layout::Near { window } = self.layout {
+            e.u32(self.layout.id()).u32(window);
+        }
     }
 
     fn encode_payload(&self, e: &mut Encoder<'_>) {
@@ -30,6 +40,8 @@ impl Codec for CuckooFilter {
         let max_kicks = params.u32()?;
         let len = params.u64()?;
         let sizing = Sizing::decode_params(params, hasher)?;
+        let layout = decode_layout(params)?;
+        layout.check_loaded(buckets)?;
         check_fp_bits(fp_bits).map_err(|e| invalid(e.to_string()))?;
         check_max_kicks(max_kicks).map_err(|e| invalid(e.to_string()))?;
         if buckets == 0 {
@@ -48,6 +60,7 @@ impl Codec for CuckooFilter {
             max_kicks,
             len,
             sizing,
+            layout,
         };
         let used_bits = buckets * u64::from(SLOTS) * u64::from(fp_bits);
         if used_bits % 8 != 0 && f.table[n - 1] >> (used_bits % 8) != 0 {
@@ -62,5 +75,23 @@ impl Codec for CuckooFilter {
             )));
         }
         Ok(f)
+    }
+}
+
+/// The layout after the sizing: none for layout 1, the tag and window for layout 2.
+fn decode_layout(params: &mut Reader<'_>) -> Result<Layout, FormatError> {
+    if params.remaining() == 0 {
+        return Ok(Layout::Spread);
+    }
+    match params.u32()? {
+        2 => Ok(Layout::Near {
+            window: params.u32()?,
+        }),
+        1 => Err(invalid(
+            "cuckoo layout 1 tagged explicitly (its files carry no tag)",
+        )),
+        other => Err(invalid(format!(
+            "cuckoo layout {other} is newer than this build reads (layouts 1 and 2)"
+        ))),
     }
 }

@@ -23,6 +23,23 @@
 //!   fingerprints per insert instead of 0.9, and the first failure comes at about 97% load.
 //! * **Deterministic.** Eviction choices come from the key's hash, not a thread-local RNG, so the
 //!   same inserts build the same table on every run.
+//! * **Two layouts** ([`Layout`], stored in the file). The default, [`Layout::Spread`], puts a
+//!   key's second bucket anywhere in the table, as above. The opt-in [`Layout::Near`]
+//!   (`builder().layout(Layout::near())`) keeps it within a window of 1,024 buckets around the
+//!   first, `alt(i, fp) = i ± off(fp)` with an odd offset below the window (the Morton filter's
+//!   parity trick keeps it an involution), so that a lookup's two reads share one 2 MiB page
+//!   for 99.9% of keys and one 4 KiB page for 40% of them (at `f = 10`): on a table not on
+//!   huge pages, one address translation instead of two for those. What it costs and gains,
+//!   measured
+//!   ([`layout`] has the details): the false-positive rate is the same formula
+//!   (without the spread layout's self-paired share); the load at the first refused insert
+//!   drops as the table grows, because evictions stay local (Fan et al. 2014, §4), even with
+//!   the 2,000 kicks the near layout allows by default (500 for the spread one): none at
+//!   50,000 keys (97.6% against 97.5%, 8 tables each), 0.9 points at a million (96.5% against
+//!   97.35%, 3 tables, lowest 96.1%), 1.3 at ten million (96.0% against 97.3%, one table
+//!   each), still above the 95% the table is sized for, but with less room to spare; hence an
+//!   option, not the default. The two reads still touch two cache lines, so cache misses are
+//!   unchanged. Files written before layouts existed are layout 1 and load byte for byte.
 //!
 //! ```
 //! use filter_cuckoo::CuckooFilter;
@@ -46,10 +63,12 @@ pub const FILE_KIND: FileKind = FileKind::new(4, "cuckoo");
 mod builder;
 mod codec;
 mod insert;
+pub mod layout;
 mod slots;
 
 pub use builder::CuckooBuilder;
 use builder::{check_fp_bits, table_bytes};
+pub use layout::Layout;
 use slots::Lanes;
 
 use filter_core::{
@@ -146,6 +165,8 @@ const PAD: usize = 8;
 /// what [`Filter::expected_fpr`] returns is the exact one). The textbook
 /// `1 - (1 - 1/V)^(2b·α)` ([`math::cuckoo_fpr_upper_bound`]) counts every occupied slot as a
 /// chance and overestimates: at `f = 4` and 95% load it says 40.8%, the filter measures 39.75%.
+/// In the near layout ([`Layout::Near`]) no bucket is its own partner, so the second term
+/// goes and `p = 1 - (1 - 2/(B·V))^n` ([`layout::fpr_exact`]); the large-table form is the same.
 /// The builder picks `f = ceil(log2(2b/p))` ([`math::cuckoo_fingerprint_bits`])
 /// so the target holds even at a full table; at 1% that is 10 bits, 10.5 bits per item at 95% load.
 ///
@@ -176,6 +197,8 @@ pub struct CuckooFilter {
     max_kicks: u32,
     len: u64,
     sizing: Sizing,
+    /// Where a key's second bucket lies; its window fits the table ([`Layout::fit`]).
+    layout: Layout,
 }
 
 /// Mixes a fingerprint into a bucket offset (Murmur3's finaliser): `alt` must depend on the
@@ -214,6 +237,11 @@ impl CuckooFilter {
         self.max_kicks
     }
 
+    /// Where a key's second bucket lies (a near window as clamped to the table).
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
     #[inline]
     fn fingerprint(&self, hash: Hash128) -> u64 {
         // Uniform on 1..2^f: 0 is reserved for an empty slot.
@@ -222,11 +250,9 @@ impl CuckooFilter {
 
     #[inline]
     fn alt(&self, bucket: u64, fp: u64) -> u64 {
-        let h = reduce(fp_mix(fp), self.buckets);
-        if h >= bucket {
-            h - bucket
-        } else {
-            h + self.buckets - bucket
+        match self.layout {
+            Layout::Spread => layout::spread_alt(bucket, fp_mix(fp), self.buckets),
+            Layout::Near { window } => layout::near_alt(bucket, fp_mix(fp), self.buckets, window),
         }
     }
 
@@ -311,7 +337,7 @@ impl Filter for CuckooFilter {
         name: "cuckoo",
         table: self.table,
         len: self.len,
-        expected_fpr: math::cuckoo_fpr_exact(self.fp_bits, SLOTS, self.buckets, self.len),
+        expected_fpr: layout::fpr_exact(self.layout, self.fp_bits, self.buckets, self.len),
     );
 }
 

@@ -313,13 +313,19 @@ fn sizes_beyond_memory_are_errors_not_aborts() {
 
 /// Capacities whose built filter refused one of `capacity` distinct keys, out of every capacity
 /// in `capacities` at rate `fpr`, each with the key sets and hash seeds `0..seeds`.
-fn capacity_failures(capacities: impl Iterator<Item = u64>, seeds: u64, fpr: f64) -> Vec<String> {
+fn capacity_failures(
+    capacities: impl Iterator<Item = u64>,
+    seeds: u64,
+    fpr: f64,
+    layout: Layout,
+) -> Vec<String> {
     let mut failed = Vec::new();
     for n in capacities {
         for seed in 0..seeds {
             let mut f = CuckooFilter::builder()
                 .capacity(n)
                 .fpr(fpr)
+                .layout(layout)
                 .hasher(KeyHasher::new(filter_core::HashKind::Xxh3_128, seed).unwrap())
                 .build()
                 .unwrap();
@@ -336,18 +342,27 @@ fn capacity_failures(capacities: impl Iterator<Item = u64>, seeds: u64, fpr: f64
 #[test]
 fn a_built_filter_holds_its_capacity() {
     let capacities = (1..=400).chain((401..=2000).step_by(7));
-    let failed = capacity_failures(capacities, 3, 0.01);
+    let failed = capacity_failures(capacities, 3, 0.01, Layout::Spread);
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+/// The same for the near layout (even bucket counts, windows narrowed to small tables).
+#[test]
+fn a_built_near_filter_holds_its_capacity() {
+    let capacities = (1..=400).chain((401..=2000).step_by(7));
+    let failed = capacity_failures(capacities, 3, 0.01, Layout::near());
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
 /// The sweep behind [`buckets_for`]'s stated failure probability: every capacity from 1 to
-/// 2,000 with 50 key sets at 1%, and 5 at 50% and 0.1%. `just cuckoo-capacity-sweep`.
+/// 2,000 with 50 key sets at 1%, and 5 at 50% and 0.1%; the near layout's with 50 at 1%. `just cuckoo-capacity-sweep`.
 #[test]
 #[ignore]
 fn every_capacity_to_2000_holds_with_50_key_sets() {
-    let mut failed = capacity_failures(1..=2000, 50, 0.01);
-    failed.extend(capacity_failures(1..=2000, 5, 0.5));
-    failed.extend(capacity_failures(1..=2000, 5, 0.001));
+    let mut failed = capacity_failures(1..=2000, 50, 0.01, Layout::Spread);
+    failed.extend(capacity_failures(1..=2000, 5, 0.5, Layout::Spread));
+    failed.extend(capacity_failures(1..=2000, 5, 0.001, Layout::Spread));
+    failed.extend(capacity_failures(1..=2000, 50, 0.01, Layout::near()));
     assert!(failed.is_empty(), "{failed:#?}");
 }
 

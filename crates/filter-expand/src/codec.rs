@@ -14,7 +14,7 @@
 
 use crate::stage::{Stage, PAD};
 use crate::{ExpandableCuckoo, FILE_KIND};
-use filter_core::format::{invalid, Codec, Encoder, Reader};
+use filter_core::format::{decode_stages, invalid, Codec, Encoder, Reader};
 use filter_core::{Error, FileKind, FormatError, KeyHasher, MemoryCap, Sizing};
 
 impl Codec for ExpandableCuckoo {
@@ -49,27 +49,20 @@ impl Codec for ExpandableCuckoo {
             return Err(invalid(format!("growth of 2^{d}")));
         }
         let mut f = ExpandableCuckoo::validated(sizing, d, period, max_kicks).map_err(bad)?;
-        if n_stages == 0 || n_stages as usize > crate::MAX_STAGE_LIST {
-            return Err(invalid(format!("{n_stages} stages")));
-        }
-        for k in 0..n_stages as usize {
+        let (stages, len) = decode_stages(n_stages, crate::MAX_STAGE_LIST, |k, before| {
             let level = payload.u32()?;
-            let expected = f.stages.last().map_or(0..=0, |s| s.index..=s.index + 1);
+            let expected = before
+                .last()
+                .map_or(0..=0, |s: &Stage| s.index..=s.index + 1);
             if !expected.contains(&level) {
                 return Err(invalid(format!("stage {k} at level {level}")));
             }
             let stage = decode_stage(&f, level, payload)?;
-            f.len = f
-                .len
-                .checked_add(stage.len)
-                .ok_or_else(|| invalid("item count overflows"))?;
-            f.stages
-                .try_reserve(1)
-                .map_err(|_| FormatError::OutOfMemory {
-                    bytes: std::mem::size_of::<Stage>() as u64,
-                })?;
-            f.stages.push(stage);
-        }
+            let len = stage.len;
+            Ok((stage, len))
+        })?;
+        f.stages = stages;
+        f.len = len;
         Ok(f)
     }
 }

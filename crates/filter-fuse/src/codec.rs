@@ -223,10 +223,7 @@ mod tests {
     }
 
     fn refused(bytes: &[u8], why: &str) {
-        match BinaryFuse8::from_bytes(bytes) {
-            Err(FormatError::Invalid(msg)) => assert!(msg.contains(why), "{msg}"),
-            other => panic!("expected a refusal naming {why:?}, got {other:?}"),
-        }
+        testkit::check_refused::<BinaryFuse8>(bytes, why);
     }
 
     #[test]

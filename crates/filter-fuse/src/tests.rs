@@ -48,6 +48,85 @@ fn fpr_of_16_bit_fingerprints_is_two_to_the_minus_16() {
     assert!(!fpr_within(0, probes.len() as u64, 1.0 / 4096.0, 4.0));
 }
 
+/// `hs` with every other hash repeated, the first one 50 times more, in a rotated order: the
+/// multiset of a key set with duplicates.
+fn with_repeats(hs: &[Hash128]) -> Vec<Hash128> {
+    let mut v: Vec<Hash128> = hs.to_vec();
+    v.extend(hs.iter().step_by(2).copied());
+    v.extend(std::iter::repeat_n(hs[0], 50));
+    v.rotate_left(hs.len() / 3);
+    v
+}
+
+/// Builds both widths from `hs` with repeats: it holds each distinct hash once, every one present.
+fn check_with_repeats(hs: &[Hash128]) {
+    let repeated = with_repeats(hs);
+    let f8 = BinaryFuse8::from_hashes(&repeated, KeyHasher::default())
+        .unwrap_or_else(|e| panic!("n = {} with repeats: {e}", hs.len()));
+    let f16 = BinaryFuse16::from_hashes(&repeated, KeyHasher::default())
+        .unwrap_or_else(|e| panic!("n = {} with repeats: {e}", hs.len()));
+    assert_eq!((f8.len(), f16.len()), (hs.len() as u64, hs.len() as u64));
+    assert!(hs
+        .iter()
+        .all(|&h| f8.contains_hash(h) && f16.contains_hash(h)));
+}
+
+/// A sampled sweep of the key counts from 1 to 2M at both widths, with and without duplicate
+/// keys: every count to 300, every count of the C library's failures (11,480–11,521) and
+/// around them, log-spaced counts to 200,000 (duplicates to 50,000), and an odd count between
+/// the larger ones of `construction_succeeds_where_the_c_library_failed_and_up_to_2m` (the
+/// exhaustive sweep is `every_key_count_builds`, ignored).
+#[test]
+fn sampled_key_counts_to_2m_build_with_and_without_duplicates() {
+    let pool = hashes(43, 700_001);
+    let mut sizes: Vec<usize> = (1..=300).chain(11_470..=11_530).collect();
+    let mut n = 300.0f64;
+    while n < 2e5 {
+        n *= 1.5;
+        sizes.push(n as usize);
+    }
+    for &n in &sizes {
+        build_checked::<u8>(&pool[..n]);
+        build_checked::<u16>(&pool[..n]);
+        if n <= 50_000 {
+            check_with_repeats(&pool[..n]);
+        }
+    }
+    build_checked::<u8>(&pool[..700_001]);
+}
+
+/// Every key count of `FUSE_SWEEP` (`FROM..=TO`; default `1..=100000`, minutes in release) builds
+/// and holds its keys, the counts shared out over every core. The whole range 1..=2,000,000
+/// (`just fuse-sweep`) is about 2·10^12 key placements, about a day on 2 cores: shard it with
+/// `just fuse-sweep FROM TO`. The 8-bit width only: the peeling, the one step that can fail,
+/// does not depend on the fingerprint width.
+#[test]
+#[ignore = "exhaustive: `just fuse-sweep` (release; FUSE_SWEEP=FROM..=TO)"]
+fn every_key_count_builds() {
+    let range = std::env::var("FUSE_SWEEP").unwrap_or_else(|_| "1..=100000".into());
+    let (from, to) = range
+        .split_once("..=")
+        .and_then(|(a, b)| Some((a.parse::<usize>().ok()?, b.parse::<usize>().ok()?)))
+        .unwrap_or_else(|| panic!("FUSE_SWEEP={range:?} is not FROM..=TO"));
+    assert!(
+        1 <= from && from <= to,
+        "FUSE_SWEEP={range:?}: need 1 <= FROM <= TO"
+    );
+    let pool = hashes(73, to);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let pool = &pool;
+            s.spawn(move || {
+                for n in (from + t..=to).step_by(threads) {
+                    build_checked::<u8>(&pool[..n]);
+                }
+            });
+        }
+    });
+    println!("every key count from {from} to {to} built and holds its keys");
+}
+
 #[test]
 fn construction_succeeds_where_the_c_library_failed_and_up_to_2m() {
     let pool = hashes(41, 2_000_000);

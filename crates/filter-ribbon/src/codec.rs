@@ -182,10 +182,7 @@ mod tests {
     }
 
     fn refused(bytes: &[u8], why: &str) {
-        match Ribbon::from_bytes(bytes) {
-            Err(FormatError::Invalid(msg)) => assert!(msg.contains(why), "{msg}"),
-            other => panic!("expected a refusal naming {why:?}, got {other:?}"),
-        }
+        testkit::check_refused::<Ribbon>(bytes, why);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::stages::Stage;
 use crate::{ScalableBloom, FILE_KIND, MAX_STAGES};
-use filter_core::format::{invalid, Codec, Encoder, Reader};
+use filter_core::format::{decode_stages, invalid, Codec, Encoder, Reader};
 use filter_core::{BloomBits, Error, FileKind, FormatError, KeyHasher, Sizing};
 
 impl Codec for ScalableBloom {
@@ -33,17 +33,10 @@ impl Codec for ScalableBloom {
         let sizing = Sizing::decode_params(params, hasher)?;
         let growth = params.f64()?;
         let tightening = params.f64()?;
-        let n_stages = params.u32()? as usize;
-        if n_stages == 0 || n_stages > MAX_STAGES {
-            return Err(invalid(format!("{n_stages} stages")));
-        }
+        let n_stages = params.u32()?;
         let mut f = ScalableBloom::validated(sizing, growth, tightening).map_err(bad)?;
-        f.stages
-            .try_reserve_exact(n_stages)
-            .map_err(|_| FormatError::OutOfMemory {
-                bytes: (n_stages * std::mem::size_of::<Stage>()) as u64,
-            })?;
-        for i in 0..n_stages {
+        let last = (n_stages as usize).saturating_sub(1);
+        let (stages, len) = decode_stages(n_stages, MAX_STAGES, |i, _| {
             let len = payload.u64()?;
             // The derived shape is arithmetic (nothing allocated, whatever the file claims), and
             // `decode_inline` allocates only the words the payload actually holds.
@@ -55,21 +48,20 @@ impl Codec for ScalableBloom {
                 )));
             }
             // Only the newest stage may be below capacity; older ones filled before it was made.
-            if len > plan.capacity || (i + 1 < n_stages && len != plan.capacity) {
+            if len > plan.capacity || (i < last && len != plan.capacity) {
                 return Err(invalid(format!("stage {i} holds {len} items")));
             }
             bits.check_len(len)?;
-            f.len = f
-                .len
-                .checked_add(len)
-                .ok_or_else(|| invalid("item count overflows"))?;
-            f.stages.push(Stage {
+            let stage = Stage {
                 bits,
                 capacity: plan.capacity,
                 fpr: plan.fpr,
                 len,
-            });
-        }
+            };
+            Ok((stage, len))
+        })?;
+        f.stages = stages;
+        f.len = len;
         Ok(f)
     }
 }

@@ -217,6 +217,24 @@ impl Apbf {
         self.words[word] >> (index % 64) & 1 == 1
     }
 
+    /// The bits the next insert of the key sets, as indexes into the ring read as one bit
+    /// array: one in each of the `k` youngest slices, after the shift that insert may make.
+    pub(crate) fn insert_bits(&self, hash: Hash128) -> Vec<u64> {
+        let base = if self.in_generation == self.plan.per_generation {
+            self.ring(self.slices() - 1)
+        } else {
+            self.base
+        };
+        let idx = self.indexes(hash);
+        let per_slice = self.words_per_slice as u64 * 64;
+        (0..self.plan.k)
+            .map(|i| {
+                let ring = (base + i) % self.slices();
+                u64::from(ring) * per_slice + idx[ring as usize]
+            })
+            .collect()
+    }
+
     /// Empties the oldest slice and makes it the youngest.
     fn shift(&mut self) {
         let oldest = self.ring(self.slices() - 1);

@@ -69,6 +69,21 @@ impl Lanes {
         self.counts[slot as usize] += 1;
     }
 
+    /// The bits an insert of the key into generation `slot` sets, as indexes into the table
+    /// read as one bit array (lane `p` holds bits `p·S .. p·S + S`).
+    pub(crate) fn bits(&self, hash: Hash128, slot: u32) -> Vec<u64> {
+        let s = u64::from(self.slots());
+        let mut idx = IndexGen::new(hash, self.m);
+        (0..self.k)
+            .map(|_| idx.next() * s + u64::from(slot))
+            .collect()
+    }
+
+    /// Bits of the table: `m` lanes of `S` bits.
+    pub(crate) fn table_bits(&self) -> u64 {
+        self.words.len() as u64 * 64
+    }
+
     /// Starts loading the `k` words a key touches.
     pub(crate) fn prefetch(&self, hash: Hash128) {
         let mut idx = IndexGen::new(hash, self.m);

@@ -75,9 +75,10 @@
 //! checksummed format (file kinds [`ITEM_WINDOW_FILE_KIND`], [`TIME_WINDOW_FILE_KIND`],
 //! [`APBF_FILE_KIND`]); a [`TimeWindow`] keeps its place in time across a save (see its docs).
 //!
-//! # Not yet
-//! The filters are not yet in the registry, the CLI, the harness or the conformance suite. Their
-//! formulas are in [`filter_core::math::window`] (re-exported as [`math`]).
+//! # In the facade
+//! The three are rows of `filterlab`'s registry (`item-window`, `time-window`, `apbf`, with the
+//! capability `windowed`), so the CLI, the conformance suite and the fuzz targets reach them
+//! there. Their formulas are in [`filter_core::math::window`] (re-exported as [`math`]).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -86,6 +87,7 @@ mod macros;
 
 mod apbf;
 mod codec;
+mod explain;
 mod lanes;
 pub mod math;
 mod sliced;

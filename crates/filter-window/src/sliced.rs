@@ -155,11 +155,19 @@ impl ItemWindow {
     }
 }
 
+impl ItemWindow {
+    /// The generation slot the next insert fills.
+    pub(crate) fn next_slot(&self) -> u32 {
+        let generation = self.inserted / self.plan.per_generation;
+        (generation % u64::from(self.lanes.slots())) as u32
+    }
+}
+
 impl Filter for ItemWindow {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
         let g = self.plan.per_generation;
         let generation = self.inserted / g;
-        let slot = (generation % u64::from(self.lanes.slots())) as u32;
+        let slot = self.next_slot();
         if self.inserted % g == 0 && generation > 0 {
             // A new generation takes the slot of the oldest, which leaves the window.
             self.lanes.clear_slot(slot);

@@ -170,6 +170,25 @@ impl TimeWindow {
         self.lanes.size_in_bytes()
     }
 
+    /// The start of the latest slice an insert was filed into (`None` before the first
+    /// insert): the time a window answers at when it is asked without a time.
+    pub fn latest(&self) -> Option<Timestamp> {
+        self.current
+            .map(|epoch| Timestamp(epoch.saturating_mul(self.slice)))
+    }
+
+    /// The most items a window holds at the target rate: `N` slices of their share.
+    pub fn items_per_window(&self) -> u64 {
+        self.plan
+            .per_generation
+            .saturating_mul(u64::from(self.plan.generations))
+    }
+
+    /// The generation slot of the latest slice (the first slice's before any insert).
+    pub(crate) fn latest_slot(&self) -> u32 {
+        self.slot(self.current.unwrap_or(0))
+    }
+
     fn slot(&self, epoch: u64) -> u32 {
         (epoch % u64::from(self.lanes.slots())) as u32
     }

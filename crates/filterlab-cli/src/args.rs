@@ -44,31 +44,7 @@ pub enum Command {
         variant: Option<Variant>,
     },
     /// Which variant to use, sized, with the reasons and what happens if n is underestimated.
-    Recommend {
-        /// Capacity and rate.
-        #[command(flatten)]
-        size: Size,
-        /// Items must be removable.
-        #[arg(long)]
-        deletes: bool,
-        /// The item count is unknown or keeps growing (--n is the start).
-        #[arg(long)]
-        growth: bool,
-        /// The keys are known up front and fixed (--n of them): a static filter built once
-        /// from the set (binary fuse, ribbon), which takes no later key.
-        #[arg(long = "fixed-set", alias = "static", conflicts_with_all = ["deletes", "growth"])]
-        fixed_set: bool,
-        /// With --growth: the most items expected (default 10 x --n); the memory budget is
-        /// judged there.
-        #[arg(long, value_parser = parse::count, requires = "growth")]
-        max_n: Option<u64>,
-        /// Memory budget (64MiB, 64K, 512MB, ...).
-        #[arg(long, value_parser = parse::bytes)]
-        max_memory: Option<u64>,
-        /// Threads that will query the filter.
-        #[arg(long, default_value = "1", value_parser = parse::threads)]
-        threads: u32,
-    },
+    Recommend(Recommend),
     /// Build a filter from keys, one per line, and save it.
     Build(Build),
     /// Ask a saved filter about keys. Exit 0: all maybe present; 1: some certainly absent.
@@ -78,6 +54,10 @@ pub enum Command {
         /// Where the keys come from.
         #[command(flatten)]
         keys: Keys,
+        /// A window counted in time: answer at this time (in its ticks); without it, as of
+        /// the latest slice a key was inserted into.
+        #[arg(long)]
+        at: Option<u64>,
     },
     /// Insert keys into a saved filter and save it again (atomically).
     Add {
@@ -86,6 +66,9 @@ pub enum Command {
         /// Where the keys come from.
         #[command(flatten)]
         keys: Keys,
+        /// A window counted in time: the time the keys are inserted at (required for it).
+        #[arg(long)]
+        at: Option<u64>,
     },
     /// Remove keys from a saved counting or cuckoo filter and save it again (atomically).
     ///
@@ -131,6 +114,56 @@ pub enum Command {
     },
 }
 
+/// `recommend`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct Recommend {
+    /// Capacity and rate.
+    #[command(flatten)]
+    pub size: Size,
+    /// Items must be removable.
+    #[arg(long)]
+    pub deletes: bool,
+    /// The item count is unknown or keeps growing (--n is the start).
+    #[arg(long)]
+    pub growth: bool,
+    /// The keys are known up front and fixed (--n of them): a static filter built once
+    /// from the set (binary fuse, ribbon), which takes no later key.
+    #[arg(long = "fixed-set", alias = "static", conflicts_with_all = ["deletes", "growth"])]
+    pub fixed_set: bool,
+    /// With --growth: the most items expected (default 10 x --n); the memory budget is
+    /// judged there.
+    #[arg(long, value_parser = parse::count, requires = "growth")]
+    pub max_n: Option<u64>,
+    /// Memory budget (64MiB, 64K, 512MB, ...).
+    #[arg(long, value_parser = parse::bytes)]
+    pub max_memory: Option<u64>,
+    /// Threads that will query the filter.
+    #[arg(long, default_value = "1", value_parser = parse::threads)]
+    pub threads: u32,
+    /// Only recent keys matter: `items` (the last --n inserts) or a duration (`24h`, `10m`,
+    /// `3600` seconds; --n is then the most items one window receives). A sliding window
+    /// forgets older keys by itself.
+    #[arg(long, value_parser = crate::window::parse, conflicts_with_all = ["deletes", "growth", "fixed_set"])]
+    pub window: Option<crate::window::Window>,
+}
+
+impl Recommend {
+    /// What the flags ask of a filter.
+    pub fn needs(&self) -> crate::recommend::Needs {
+        crate::recommend::Needs {
+            n: self.size.n,
+            fpr: self.size.fpr,
+            deletes: self.deletes,
+            growth: self.growth,
+            fixed_set: self.fixed_set,
+            max_n: self.max_n,
+            max_memory: self.max_memory,
+            threads: self.threads,
+            window: self.window,
+        }
+    }
+}
+
 /// `build`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct Build {
@@ -152,6 +185,13 @@ pub struct Build {
     /// Hash function and seed.
     #[command(flatten)]
     pub hashing: Hashing,
+    /// A window counted in time (`time-window`): the time the keys are inserted at, in the
+    /// ticks of its window (required for it).
+    #[arg(long)]
+    pub at: Option<u64>,
+    /// A window counted in time: its length in ticks (default 86400, a day in seconds).
+    #[arg(long, value_parser = parse::count)]
+    pub window_ticks: Option<u64>,
 }
 
 /// Hash function and seed of a new filter.

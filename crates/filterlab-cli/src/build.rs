@@ -83,6 +83,18 @@ pub struct Changed {
     pub added: bool,
 }
 
+/// What `change` does to each key.
+#[derive(Clone, Copy, Debug)]
+pub enum Change {
+    /// `add`, at a time for a window counted in time.
+    Add {
+        /// `--at`.
+        at: Option<u64>,
+    },
+    /// `remove`.
+    Remove,
+}
+
 /// Checks, before any key is read, that the directory of `path` takes a new file: creates
 /// and removes a probe there (exclusive create, so nothing existing is touched).
 fn check_directory(path: &Path) -> Result<()> {
@@ -147,7 +159,7 @@ fn ensure_allocatable(plan: &Plan) -> Result<()> {
         usize::try_from(plan.bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
     if !fits {
         bail!(
-            "a {} filter for {} items at {} needs {}, more memory than this machine can allocate; lower --n or raise --fpr",
+            "the {} filter for {} items at {} needs {}, more memory than this machine can allocate; lower --n or raise --fpr",
             plan.variant.name(),
             plan.n,
             plan.fpr,
@@ -174,7 +186,23 @@ fn progress(total: Option<u64>) -> ProgressBar {
 /// error under `--strict` for the former.
 fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<String>> {
     let mut w = Vec::new();
-    if filter.len() > filter.capacity() && !filter.capabilities().grows {
+    let caps = filter.capabilities();
+    if caps.windowed {
+        // A window forgets instead of filling; a slice of time that received more than its
+        // share raises the rate while it is in the window.
+        let planned = filter.plan()?.expected_fpr;
+        if filter.expected_fpr() > planned * (1.0 + 1e-9) {
+            let message = format!(
+                "a slice of the window holds more than its share of the {} items per window;                  the rate is above the target while it is in the window (expected {}):                  spread the keys over the window's time, or build with a larger --n",
+                filter.capacity(),
+                pct(filter.expected_fpr())
+            );
+            if out.strict {
+                bail!("{message}; not saved (--strict)");
+            }
+            w.push(message);
+        }
+    } else if filter.len() > filter.capacity() && !caps.grows {
         let message = format!(
             "{} keys exceed the capacity {}; the rate is above the target (expected {})",
             filter.len(),
@@ -205,7 +233,11 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
         None => (keys::count_keys(&b.keys)?, true),
     };
     let hasher = b.hashing.hasher()?;
-    let params = Params::new(n, b.fpr).hasher(hasher);
+    let at = crate::window::time(b.variant, b.at, true)?;
+    let mut params = Params::new(n, b.fpr).hasher(hasher);
+    if let Some(ticks) = b.window_ticks {
+        params = params.window_ticks(ticks);
+    }
     let plan = b.variant.plan(&params)?;
     ensure_allocatable(&plan)?;
     check_directory(&b.output)?;
@@ -224,8 +256,8 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
         )
     } else {
         let mut filter = AnyFilter::build(b.variant, &params)?;
-        let counts =
-            keys::insert_lines(reader, &mut filter, keys::Limits::default()).with_context(read)?;
+        let counts = keys::insert_lines(reader, &mut filter, at, keys::Limits::default())
+            .with_context(read)?;
         (filter, counts)
     };
     bar.finish_and_clear();
@@ -255,9 +287,13 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
 /// # Errors
 /// A missing, damaged or special file; a variant that cannot remove; a full filter (nothing
 /// is saved then); a failed save; under `--strict`, more keys than the capacity.
-pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Changed> {
+pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Changed> {
     file::check_output(path)?;
     let (mut filter, _) = file::load(path)?;
+    let (remove, at) = match change {
+        Change::Add { at } => (false, crate::window::time(filter.variant(), at, true)?),
+        Change::Remove => (true, None),
+    };
     if !remove && filter.capabilities().static_set {
         // Refused before any key is read: it is built once from its whole key set.
         let refusal = filter
@@ -274,7 +310,11 @@ pub fn change(path: &Path, source: &Keys, remove: bool, out: Out) -> Result<Chan
     let lines = keys::for_each_source_key(source, |line, key| {
         let h = filter.hasher().hash(key);
         if !remove {
-            filter.insert_hash(h).with_context(|| {
+            let inserted = match at {
+                Some(t) => filter.insert_hash_at(h, t),
+                None => filter.insert_hash(h),
+            };
+            inserted.with_context(|| {
                 format!(
                     "key {line}: the filter is full after {} keys; nothing was saved",
                     filter.len()

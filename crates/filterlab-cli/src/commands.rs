@@ -1,17 +1,17 @@
 //! The commands: each computes a serialisable result, printed as JSON or as text by `render`.
 
 use crate::args::{Command, Keys};
-use crate::build;
+use crate::build::{self, Change};
 use crate::explain;
 use crate::file;
 use crate::keys;
 use crate::output::{self, Out};
-use crate::recommend::{self, Needs};
+use crate::recommend;
 use crate::render;
 use anyhow::{Context, Result};
 use filterlab::any::Plan;
 use filterlab::keylines::{escape, hex};
-use filterlab::{Filter, Params, Variant};
+use filterlab::{Params, Variant};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
@@ -41,25 +41,8 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             };
             out.emit(plans.as_slice(), render::calc)
         }
-        Command::Recommend {
-            size,
-            deletes,
-            growth,
-            fixed_set,
-            max_n,
-            max_memory,
-            threads,
-        } => {
-            let needs = Needs {
-                n: size.n,
-                fpr: size.fpr,
-                deletes,
-                growth,
-                fixed_set,
-                max_n,
-                max_memory,
-                threads,
-            };
+        Command::Recommend(r) => {
+            let needs = r.needs();
             match recommend::recommend(&needs) {
                 Ok(r) => out.emit(&r, render::recommendation),
                 Err(refusal) => {
@@ -72,16 +55,16 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             let built = build::build(&b, out)?;
             out.emit(&built, render::build)
         }
-        Command::Add { filter, keys } => {
-            let changed = build::change(&filter, &keys, false, out)?;
+        Command::Add { filter, keys, at } => {
+            let changed = build::change(&filter, &keys, Change::Add { at }, out)?;
             out.emit(&changed, render::changed)
         }
         Command::Remove { filter, keys } => {
-            let changed = build::change(&filter, &keys, true, out)?;
+            let changed = build::change(&filter, &keys, Change::Remove, out)?;
             out.emit(&changed, render::changed)?;
             Ok(u8::from(changed.absent > 0))
         }
-        Command::Query { filter, keys } => query(&filter, &keys, out),
+        Command::Query { filter, keys, at } => query(&filter, &keys, at, out),
         Command::Info { filter } => {
             let (f, bytes) = file::load(&filter)?;
             out.emit(&file::info(&f, &bytes), render::info)
@@ -131,8 +114,9 @@ impl Answer {
 
 /// `query`: answers each key as it is read (stdin is streamed, never held), as text lines or
 /// as one JSON array written element by element.
-fn query(path: &Path, keys: &Keys, out: Out) -> Result<u8> {
+fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
     let (filter, _) = file::load(path)?;
+    let at = crate::window::time(filter.variant(), at, false)?;
     // Keys from stdin are answered as they come (a pipeline may wait for each answer);
     // keys from a file or the arguments are written in large blocks.
     let interactive = keys.keys.is_empty()
@@ -144,7 +128,7 @@ fn query(path: &Path, keys: &Keys, out: Out) -> Result<u8> {
     let mut any_absent = false;
     let mut first = true;
     let lines = keys::for_each_source_key(keys, |_, key| {
-        let present = filter.contains(key);
+        let present = crate::window::contains(&filter, key, at)?;
         any_absent |= !present;
         let text = if out.json {
             let answer = serde_json::to_string(&Answer::new(key, present))?;

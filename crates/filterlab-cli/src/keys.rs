@@ -121,13 +121,14 @@ pub fn for_each_source_key(
     .with_context(|| format!("cannot read the keys of {name}"))
 }
 
-/// Inserts every key of `reader` into `filter`.
+/// Inserts every key of `reader` into `filter` (at `at` for a window counted in time).
 ///
 /// # Errors
 /// As [`for_each_key`]; a set that cannot grow, or a full filter, with the line number.
 pub fn insert_lines(
     reader: impl BufRead,
     filter: &mut AnyFilter,
+    at: Option<filterlab::Timestamp>,
     limits: Limits,
 ) -> Result<Counts> {
     let mut counts = Counts::default();
@@ -150,7 +151,11 @@ pub fn insert_lines(
             counts.maybe_duplicates += 1;
             return Ok(());
         }
-        filter.insert_hash(h).with_context(|| {
+        let inserted = match at {
+            Some(t) => filter.insert_hash_at(h, t),
+            None => filter.insert_hash(h),
+        };
+        inserted.with_context(|| {
             format!(
                 "line {line}: the filter is full after {} keys; build it with a larger --n",
                 filter.len()
@@ -227,7 +232,7 @@ mod tests {
     fn repeats_are_counted_exactly_while_tracked() {
         let mut f = filter();
         let input = b"a\nb\r\na\n\nb\nc";
-        let c = insert_lines(&input[..], &mut f, Limits::default()).unwrap();
+        let c = insert_lines(&input[..], &mut f, None, Limits::default()).unwrap();
         assert_eq!((c.lines.lines, c.lines.empty), (6, 1));
         assert_eq!((c.duplicates, c.maybe_duplicates), (2, 0));
         assert_eq!(f.len(), 3);
@@ -242,7 +247,7 @@ mod tests {
         };
         // a and b are tracked; c and d are not, and their repeats are caught by the filter.
         let input = b"a\nb\nc\nd\na\nc\nd\n";
-        let c = insert_lines(&input[..], &mut f, limits).unwrap();
+        let c = insert_lines(&input[..], &mut f, None, limits).unwrap();
         assert_eq!((c.duplicates, c.maybe_duplicates), (1, 2));
         assert_eq!(f.len(), 4);
     }
@@ -254,16 +259,16 @@ mod tests {
             tracked: 8,
         };
         // Exactly the limit, with either line ending, is fine.
-        let ok = insert_lines(&b"abcd\r\nabce\nabcf"[..], &mut filter(), limits).unwrap();
+        let ok = insert_lines(&b"abcd\r\nabce\nabcf"[..], &mut filter(), None, limits).unwrap();
         assert_eq!(ok.lines.lines, 3);
-        let e = insert_lines(&b"abcd\nabcde\n"[..], &mut filter(), limits).unwrap_err();
+        let e = insert_lines(&b"abcd\nabcde\n"[..], &mut filter(), None, limits).unwrap_err();
         assert!(
             e.to_string().contains("line 2: a key longer than 4 bytes"),
             "{e}"
         );
         // An endless line stops at the limit instead of filling memory.
         let endless = std::io::BufReader::new(std::io::repeat(b'x'));
-        let e = insert_lines(endless, &mut filter(), limits).unwrap_err();
+        let e = insert_lines(endless, &mut filter(), None, limits).unwrap_err();
         assert!(e.to_string().contains("line 1"), "{e}");
     }
 }

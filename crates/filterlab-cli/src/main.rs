@@ -8,6 +8,9 @@
 //! filterlab add filter.bin carol@example.com                          (or --keys FILE, or stdin)
 //! filterlab remove filter.bin carol@example.com                       (counting and cuckoo only)
 //! filterlab info filter.bin
+//! filterlab recommend --n 70K --fpr 1% --window 24h                   (or --window items)
+//! filterlab build --variant time-window --n 70K --fpr 1% --keys k.txt --at 1700000000 -o w.bin
+//! filterlab query w.bin --at 1700003600 alice@example.com
 //! filterlab explain filter.bin alice@example.com
 //! filterlab explain --variant classic --n 10M --fpr 1% alice@example.com
 //! filterlab gate migrate --url 'host=db user=owner dbname=app' --table auth.users --column email
@@ -30,9 +33,11 @@ mod parse;
 mod recommend;
 mod render;
 mod units;
+mod window;
 
 use args::Cli;
 use clap::Parser;
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Exit code of a failed command.
@@ -44,8 +49,9 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            // --help and --version.
-            print!("{e}");
+            // --help and --version; a reader that closed the pipe early (`| head`) has all
+            // it wanted, so a failed write is no error (and `print!` would panic on it).
+            let _ = write!(std::io::stdout().lock(), "{e}");
             return ExitCode::SUCCESS;
         }
         Err(e) => {

@@ -3,6 +3,7 @@
 //! that can be met.
 
 use crate::units::{pct, size};
+use crate::window::Window;
 use filterlab::any::{Capabilities, Detail, Plan};
 use filterlab::{Params, Variant};
 use serde::Serialize;
@@ -41,6 +42,9 @@ pub struct Needs {
     pub max_memory: Option<u64>,
     /// Threads that will query the filter.
     pub threads: u32,
+    /// Only recent keys matter: a sliding window (of `n` items, or holding `n` items per
+    /// window of time).
+    pub window: Option<Window>,
 }
 
 /// The FP rate if the real count is a multiple of the estimate.
@@ -79,9 +83,16 @@ pub struct Refusal {
 /// # Errors
 /// A [`Refusal`] when the needs cannot be met together.
 pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
-    let (variant, why) = choose(needs)?;
+    let (variant, mut why) = choose(needs)?;
     let mut notes = Vec::new();
-    let plan = sized(variant, needs.n, needs.fpr).map_err(|e| Refusal {
+    let mut params = Params::new(needs.n, needs.fpr);
+    if let Some(w) = needs.window {
+        why.insert(0, w.reason(needs.n));
+        if let Window::Seconds(s) = w {
+            params = params.window_ticks(s);
+        }
+    }
+    let plan = variant.plan(&params).map_err(|e| Refusal {
         reason: e.to_string(),
         nearest: nearest_count(variant, needs.fpr),
     })?;
@@ -123,9 +134,15 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
                 .into(),
         );
     }
+    if caps.windowed && !caps.timed {
+        notes.push(
+            "it never fills: an item lives between 1 and 1 + 1/N windows, then is forgotten;              the rate stays at or under the target however long the stream"
+                .into(),
+        );
+    }
     notes.extend(scale_notes(needs.n, judged));
-    // A static filter holds exactly its set: no what-if.
-    let multiples = if caps.static_set {
+    // A static filter holds exactly its set, a window of items forgets: no what-if.
+    let multiples = if caps.static_set || (caps.windowed && !caps.timed) {
         &[][..]
     } else {
         &[2, 10][..]
@@ -252,13 +269,14 @@ fn names(variants: &[Variant]) -> String {
 }
 
 /// The variants a request with these needs may get: those with every capability asked for,
-/// built once from the set when it is fixed and filled by inserts otherwise, not windowed.
+/// built once from the set when it is fixed and filled by inserts otherwise, windowed (of the
+/// kind asked) when a window is asked for and not otherwise.
 fn candidates(needs: &Needs) -> Vec<Variant> {
     let fits = |c: Capabilities| {
         (!needs.deletes || c.deletes)
             && (!needs.growth || c.grows)
             && c.static_set == needs.fixed_set
-            && !c.windowed
+            && needs.window.map_or(!c.windowed, |w| w.fits(c))
     };
     Variant::ALL
         .iter()
@@ -357,7 +375,7 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
         }
     }
     why.push(format!(
-        "a {chosen} filter is the smallest here: {}{against}",
+        "the {chosen} filter is the smallest here: {}{against}",
         size(bytes)
     ));
     if let Some((fast, fast_bytes)) = pool
@@ -378,11 +396,11 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
 fn threads_reasons(needs: &Needs, fast: (Variant, u64), small: (Variant, u64)) -> Vec<String> {
     vec![
         format!(
-            "{} threads query it: a {} filter reads one cache line per lookup, not k",
+            "{} threads query it: the {} filter reads one cache line per lookup, not k",
             needs.threads, fast.0
         ),
         format!(
-            "it costs {:+.1}% memory over a {} filter for that",
+            "it costs {:+.1}% memory over the {} filter for that",
             (fast.1 as f64 / small.1 as f64 - 1.0) * 100.0,
             small.0
         ),
@@ -440,7 +458,7 @@ fn over_budget(needs: &Needs, plan: &Plan, judged: u64, budget: u64) -> Refusal 
     };
     Refusal {
         reason: format!(
-            "a {} filter for {} items at {} needs {} bytes{growing}, over the {budget}-byte budget",
+            "the {} filter for {} items at {} needs {} bytes{growing}, over the {budget}-byte budget",
             v.name(),
             needs.n,
             needs.fpr,
@@ -479,6 +497,7 @@ mod tests {
             max_n: None,
             max_memory: None,
             threads: 1,
+            window: None,
         }
     }
 

@@ -323,6 +323,25 @@ fn help_exits_zero() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("Exit codes"));
 }
 
+/// `filterlab --help | head -1`: the reader closes the pipe before the help is written; the
+/// command must end with code 0 and no panic (`print!` panicked on the broken pipe).
+#[test]
+fn help_into_a_closed_pipe_does_not_panic() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
+        .args(["calc", "--help"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Close our end of stdout before the child writes: its write gets EPIPE.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("the binary finishes");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
 #[test]
 fn overfilling_warns_and_a_json_refusal_is_still_exit_two() {
     let dir = tempfile::tempdir().unwrap();

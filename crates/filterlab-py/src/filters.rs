@@ -12,19 +12,21 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::path::PathBuf;
 
-/// Writes the Python class `$name` around a Rust filter, in one of two forms:
+/// Writes the Python class `$name` around a Rust filter, in one of three forms:
 ///
 /// * `$name, $rust, { extra methods }`: a single-threaded filter (`add` takes `&mut self`
 ///   and may fail), with `insert_if_absent`, `name` and the variant's own methods;
 /// * `shared $name, $rust, $single`: a lock-free filter (`frozen`: every method takes `&self`,
-///   so many Python threads add and query at once), whose file is `$single`'s.
+///   so many Python threads add and query at once), whose file is `$single`'s;
+/// * `static $name, $py, $rust`: a static filter (Python name `$py`), built once from its
+///   whole key set by `statics::built` and then only queried.
 ///
-/// Both forms share one body (`@class`): construction, queries, batches, sizes, files, pickle.
+/// All share one body (`@class`): queries, batches, sizes, files, pickle; the two that are
+/// sized for a capacity and take keys later share `@sized` (construction, `capacity`).
 macro_rules! filter_class {
-    (@class [$($doc:tt)*] [$($frozen:tt)*] $name:ident, $rust:ty, $single:ty, $build:ident,
-        { $($methods:tt)* }) => {
+    (@class [$($doc:tt)*] [$($attrs:tt)*] $name:ident, $rust:ty, { $($methods:tt)* }) => {
         $($doc)*
-        #[pyclass($($frozen)* module = "filterlab._filterlab")]
+        #[pyclass($($attrs)* module = "filterlab._filterlab")]
         pub struct $name {
             pub(crate) inner: $rust,
         }
@@ -38,15 +40,7 @@ macro_rules! filter_class {
 
         #[pymethods]
         impl $name {
-            /// An empty filter sized for `capacity` items at false-positive rate `fpr`.
-            #[new]
-            #[pyo3(signature = (capacity, fpr = 0.01))]
-            fn new(capacity: u64, fpr: f64) -> PyResult<Self> {
-                let inner = <$single>::builder().capacity(capacity).fpr(fpr).$build().map_err(err)?;
-                Ok(Self { inner })
-            }
-
-            /// Whether the key may have been added (`False`: it certainly was not).
+            /// Whether the key may be in the set (`False`: it certainly is not).
             fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
                 Ok(self.inner.contains(keys::key(key)?.as_bytes()))
             }
@@ -63,24 +57,9 @@ macro_rules! filter_class {
                 Ok(out)
             }
 
-            /// `contains_many` for the keys `data[offsets[i]:offsets[i + 1]]`.
-            fn contains_buffer(&self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<Vec<bool>> {
-                let slices = keys::cut(data, &offsets)?;
-                let inner = &self.inner;
-                let mut out = Vec::new();
-                py.allow_threads(|| inner.contains_batch(&slices, &mut out));
-                Ok(out)
-            }
-
-            /// Items added.
+            /// Items added (a static filter: distinct keys of its set).
             fn __len__(&self) -> usize {
                 usize::try_from(self.inner.len()).unwrap_or(usize::MAX)
-            }
-
-            /// Items the filter was sized for.
-            #[getter]
-            fn capacity(&self) -> u64 {
-                self.inner.capacity()
             }
 
             /// Bytes of the filter's tables.
@@ -89,7 +68,7 @@ macro_rules! filter_class {
                 self.inner.size_in_bytes()
             }
 
-            /// The false-positive rate the formulas give at the current load.
+            /// The false-positive rate the formulas give (at the current load).
             fn expected_fpr(&self) -> f64 {
                 self.inner.expected_fpr()
             }
@@ -126,6 +105,36 @@ macro_rules! filter_class {
                 Ok((slf.get_type().getattr("from_bytes")?, (bytes,)))
             }
 
+            $($methods)*
+        }
+    };
+
+    (@sized [$($doc:tt)*] [$($frozen:tt)*] $name:ident, $rust:ty, $single:ty, $build:ident,
+        { $($methods:tt)* }) => {
+        filter_class!(@class [$($doc)*] [$($frozen)*] $name, $rust, {
+            /// An empty filter sized for `capacity` items at false-positive rate `fpr`.
+            #[new]
+            #[pyo3(signature = (capacity, fpr = 0.01))]
+            fn new(capacity: u64, fpr: f64) -> PyResult<Self> {
+                let inner = <$single>::builder().capacity(capacity).fpr(fpr).$build().map_err(err)?;
+                Ok(Self { inner })
+            }
+
+            /// `contains_many` for the keys `data[offsets[i]:offsets[i + 1]]`.
+            fn contains_buffer(&self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<Vec<bool>> {
+                let slices = keys::cut(data, &offsets)?;
+                let inner = &self.inner;
+                let mut out = Vec::new();
+                py.allow_threads(|| inner.contains_batch(&slices, &mut out));
+                Ok(out)
+            }
+
+            /// Items the filter was sized for.
+            #[getter]
+            fn capacity(&self) -> u64 {
+                self.inner.capacity()
+            }
+
             fn __repr__(&self) -> String {
                 format!(
                     "{}(capacity={}, len={}, size_in_bytes={})",
@@ -137,11 +146,38 @@ macro_rules! filter_class {
             }
 
             $($methods)*
-        }
+        });
+    };
+
+    ($(#[$doc:meta])* static $name:ident, $py:literal, $rust:ty) => {
+        filter_class!(@class [$(#[$doc])*] [name = $py,] $name, $rust, {
+            /// Built once from every key of an iterable of `str` or `bytes`, at target rate
+            /// `fpr`; it takes no later key.
+            #[new]
+            #[pyo3(signature = (keys, fpr = 0.01))]
+            fn new(keys: &Bound<'_, PyAny>, fpr: f64) -> PyResult<Self> {
+                Ok(Self { inner: crate::statics::built(keys, fpr)? })
+            }
+
+            /// The variant's name.
+            #[getter]
+            fn name(&self) -> &'static str {
+                self.inner.name()
+            }
+
+            fn __repr__(&self) -> String {
+                format!(
+                    "{}(len={}, size_in_bytes={})",
+                    $py,
+                    self.inner.len(),
+                    self.inner.size_in_bytes()
+                )
+            }
+        });
     };
 
     ($(#[$doc:meta])* shared $name:ident, $rust:ty, $single:ty) => {
-        filter_class!(@class [$(#[$doc])*] [frozen,] $name, $rust, $single, build_atomic, {
+        filter_class!(@sized [$(#[$doc])*] [frozen,] $name, $rust, $single, build_atomic, {
             /// Adds a key (`str` or `bytes`); safe from any number of threads.
             fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
                 self.inner.insert(keys::key(key)?.as_bytes());
@@ -168,7 +204,7 @@ macro_rules! filter_class {
     };
 
     ($(#[$doc:meta])* $name:ident, $rust:ty, { $($extra:tt)* }) => {
-        filter_class!(@class [$(#[$doc])*] [] $name, $rust, $rust, build, {
+        filter_class!(@sized [$(#[$doc])*] [] $name, $rust, $rust, build, {
             /// Adds a key (`str` or `bytes`).
             fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
                 let key = keys::key(key)?;

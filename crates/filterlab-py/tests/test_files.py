@@ -144,3 +144,17 @@ def test_a_file_python_saved_answers_the_same_in_the_cli(name, cls, tmp_path):
     info = cli("info", "--json", path)
     assert info.returncode == 0, info.stderr
     assert json.loads(info.stdout)["items"] == len(f)
+
+
+@needs_cli
+@pytest.mark.parametrize("name,extra", [("item-window", []), ("apbf", []), ("time-window", ["--at", 0])])
+def test_a_sliding_window_file_is_refused_naming_its_variant(name, extra, tmp_path):
+    # The windows are rows of the registry without a Python class (their constructors take a
+    # window, and a time window takes a time with every call): refused with a clear message.
+    (tmp_path / "keys.txt").write_text("\n".join(keys("win", 100)) + "\n")
+    out = tmp_path / f"{name}.filter"
+    r = cli("build", "--variant", name, "--n", 1_000, "--fpr", 0.01, "--keys", tmp_path / "keys.txt", "-o", out, *extra)
+    assert r.returncode == 0, r.stderr
+    with pytest.raises(FilterlabError, match=f"{name} filters are not supported by this package"):
+        filterlab.load(out)
+    assert filterlab.peek_variant(out.read_bytes()) == name

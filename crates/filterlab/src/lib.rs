@@ -14,6 +14,8 @@
 //! | deletions, size unknown in advance     | [`ExpandableCuckoo`] | `filter-expand` |
 //! | a known, fixed set (built once)        | [`BinaryFuse8`], [`BinaryFuse16`] | `filter-fuse` |
 //! | a known, fixed set, any rate to 2^-16  | [`Ribbon`]        | `filter-ribbon`   |
+//! | only the last `w` items (sliding window) | [`ItemWindow`], [`Apbf`] | `filter-window` |
+//! | only the last `T` of time (a timestamp per call) | [`TimedWindow`] | `filter-window` |
 //!
 //! ```
 //! use filterlab::{ClassicBloom, CuckooFilter, Deletable, Filter};
@@ -103,6 +105,11 @@ pub type StaticFuse16 = any::Static<BinaryFuse16>;
 /// A [`Ribbon`] as a [`Filter`] (inserts refused), as the registry holds it.
 pub type StaticRibbon = any::Static<Ribbon>;
 pub use filter_scalable::{ScalableBloom, ScalableBuilder};
+pub use filter_window::{Apbf, ItemWindow, TimeWindow, Timestamp};
+
+/// A [`TimeWindow`] as a [`Filter`], as the registry holds it: inserts need a time
+/// ([`AnyFilter::insert_at`]); a query without one answers as of its latest slice.
+pub type TimedWindow = any::Timed;
 
 pub mod any;
 pub mod keylines;
@@ -144,6 +151,10 @@ pub mod fuse {
 /// The ribbon filter crate (static).
 pub mod ribbon {
     pub use filter_ribbon::*;
+}
+/// The sliding-window filters' crate (windows counted in items or in time).
+pub mod window {
+    pub use filter_window::*;
 }
 
 /// The sign-up gate: a filter in front of a SQLite or PostgreSQL users table (feature `gate`).

@@ -282,11 +282,14 @@ macro_rules! deletable_laws {
 }
 
 /// [`static_laws`] for a variant built once from its key set (`static_set`), [`filter_laws`]
-/// for one filled by inserts.
+/// for one filled by inserts; a sliding window (`windowed`) obeys the laws of
+/// `conformance_window.rs` instead (it forgets: "inserted keys are always found" holds only
+/// within its window).
 macro_rules! by_construction {
     ([static_set $(, $rest:ident)*] $ty:ty, $name:ident, $make:path) => {
         static_laws!(laws, $ty, $name);
     };
+    ([windowed $(, $rest:ident)*] $ty:ty, $name:ident, $make:path) => {};
     ([$first:ident $(, $rest:ident)*] $ty:ty, $name:ident, $make:path) => {
         by_construction!([$($rest),*] $ty, $name, $make);
     };
@@ -420,7 +423,11 @@ fn prefetching_batches_answer_like_single_calls() {
     }
     let h = seeded(11);
     // The static variants take no inserts; their batch queries are checked by `static_laws`.
-    for &v in Variant::ALL.iter().filter(|v| !v.capabilities().static_set) {
+    // A window counted in time takes its inserts with a time: `conformance_window.rs`.
+    for &v in Variant::ALL
+        .iter()
+        .filter(|v| !v.capabilities().static_set && !v.capabilities().timed)
+    {
         // The smallest of these sizes whose table is above the threshold.
         let params = [1_000_000, 2_000_000, 4_000_000]
             .map(|n| Params::new(n, 0.01).hasher(h))
@@ -432,5 +439,34 @@ fn prefetching_batches_answer_like_single_calls() {
             .unwrap_or_else(|| panic!("{v}: no size above the prefetch threshold"));
         let build = || AnyFilter::build(v, &params).unwrap();
         check(build(), build());
+    }
+}
+
+/// The cuckoo filter's near layout (`cuckoo::Layout::near()`, a builder option rather than a
+/// row of the registry) obeys the same laws, deletions and counts of copies included.
+mod cuckoo_near_layout {
+    use super::*;
+
+    /// A name of its own, so its damaged-file directory is not the spread layout's.
+    type NearCuckoo = filterlab::CuckooFilter;
+
+    fn build(cap: u64, h: KeyHasher) -> NearCuckoo {
+        let f = NearCuckoo::builder()
+            .capacity(cap)
+            .fpr(0.01)
+            .hasher(h)
+            .layout(filterlab::cuckoo::Layout::near())
+            .build()
+            .unwrap();
+        assert!(matches!(f.layout(), filterlab::cuckoo::Layout::Near { .. }));
+        f
+    }
+
+    filter_laws!(laws, NearCuckoo, build);
+    deletable_laws!(deletion, build);
+
+    #[test]
+    fn deletion_is_a_capability_checked_by_the_compiler() {
+        churn(&mut build(10, seeded(0))).unwrap();
     }
 }

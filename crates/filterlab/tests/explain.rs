@@ -32,10 +32,25 @@ fn sorted(mut v: Vec<u64>) -> Vec<u64> {
 /// What an insert of `key` changed, and the positions reported for it.
 fn inserted(v: Variant, key: &[u8]) -> (Positions, Vec<u64>, Vec<u8>, AnyFilter) {
     let mut f = AnyFilter::build(v, &Params::new(3000, 0.01)).unwrap();
-    let before = payload(&f.to_bytes());
+    // A time window's payload starts with its slices' counts; its table is the rest.
+    let timed = v.capabilities().timed;
+    let table = |f: &AnyFilter| {
+        let p = payload(&f.to_bytes());
+        let counts = if timed {
+            p.len() - f.size_in_bytes()
+        } else {
+            0
+        };
+        p[counts..].to_vec()
+    };
+    let before = table(&f);
     let positions = f.positions(key);
-    f.insert(key).unwrap();
-    let after = payload(&f.to_bytes());
+    if timed {
+        f.insert_at(key, filterlab::Timestamp(0)).unwrap();
+    } else {
+        f.insert(key).unwrap();
+    }
+    let after = table(&f);
     (positions, changed_bits(&before, &after), after, f)
 }
 

@@ -1,7 +1,7 @@
 //! Nothing outside the registry (`crates/filterlab/src/any/`) enumerates the variants: no
 //! `enum Variant`, no `[Variant; N]`, no enum, match or list that names three or more variants.
 //! The scan covers `crates/`, `fuzz/fuzz_targets/` and `bench-harness/` (which takes its
-//! variants from the registry), except the files of [`KNOWN`], each with its reason.
+//! variants and their realised parameters from the registry), with no exception.
 
 use filterlab::Variant;
 use std::path::{Path, PathBuf};
@@ -97,15 +97,6 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Files still allowed to name variants one by one, and why. Each is a debt of issue 18: the
-/// harness's typed results model (`record::Params`, which `check` recomputes the theory from)
-/// and the accessors that fill it have one arm per variant the matrix measures; a registry row
-/// without an arm there is simply not in the matrix. Nothing else may join this list.
-const KNOWN: &[&str] = &[
-    "bench-harness/src/filters.rs",
-    "bench-harness/src/record/mod.rs",
-];
-
 #[test]
 fn no_variant_enumeration_outside_the_registry() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -114,14 +105,6 @@ fn no_variant_enumeration_outside_the_registry() {
     rust_files(&root.join("crates"), &mut files);
     rust_files(&root.join("fuzz/fuzz_targets"), &mut files);
     rust_files(&root.join("bench-harness"), &mut files);
-    let known: Vec<PathBuf> = KNOWN.iter().map(|k| root.join(k)).collect();
-    for k in &known {
-        assert!(
-            k.is_file(),
-            "{} is listed as known but gone: take it off KNOWN",
-            k.display()
-        );
-    }
     assert!(
         files.len() > 50,
         "the scan found only {} files",
@@ -130,7 +113,7 @@ fn no_variant_enumeration_outside_the_registry() {
     let this = Path::new(file!()).file_name().unwrap();
     let mut offences = Vec::new();
     for f in files {
-        if f.starts_with(&registry) || f.file_name() == Some(this) || known.contains(&f) {
+        if f.starts_with(&registry) || f.file_name() == Some(this) {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();

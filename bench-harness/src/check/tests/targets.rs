@@ -64,14 +64,20 @@ fn a_stored_target_verdict_that_is_not_the_ratio_is_rejected() {
 
 #[test]
 fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
-    use crate::record::Params;
+    use filterlab::any::Detail;
     // 411 blocks hold 10^4 keys: one table's rate spreads by about 4% of itself, four times the
     // binomial error of a million probes. A row 5.6 binomial sigmas low (as measured once) is
     // within the combined bound; half the expected count is not.
-    let small = Params::Blocked { blocks: 411 };
-    let big = Params::Blocked { blocks: 411_000 };
+    let small = Detail::Blocked {
+        blocks: 411,
+        keys_per_block: 10_000.0 / 411.0,
+    };
+    let big = Detail::Blocked {
+        blocks: 411_000,
+        keys_per_block: 10_000_000.0 / 411_000.0,
+    };
     let (q_small, v_small) = (
-        small.theory(10_000).unwrap(),
+        small.fpr_at(10_000).unwrap(),
         small.instance_variance(10_000),
     );
     let relative = v_small.sqrt() / q_small;
@@ -84,12 +90,9 @@ fn a_small_tables_own_spread_widens_the_bound_but_not_without_limit() {
         (v_small / v_big - 1000.0).abs() < 50.0,
         "spread scales with 1/blocks"
     );
-    let classic = Params::Classic { m: 95_851, k: 7 };
+    let classic = Detail::Classic { m: 95_851, k: 7 };
     assert!(classic.instance_variance(10_000) > 0.0);
-    assert_eq!(
-        Params::Classic { m: 95_851, k: 7 }.instance_variance(0),
-        0.0
-    );
+    assert_eq!(classic.instance_variance(0), 0.0);
 
     let with_count = |fraction_or_sigmas: Result<f64, f64>| {
         let mut r = good();
@@ -132,4 +135,45 @@ fn python_rows_on_fewer_than_five_rounds_are_rejected() {
             .any(|x| x.contains("articles' Python: ns_negative: 1 rounds")),
         "{p:?}"
     );
+}
+
+/// Issue 19's absolute goals (the ribbon filter's) are rows like any ratio: `check` recomputes
+/// their interval and verdict from their rounds and rejects a stored verdict that is not theirs;
+/// a variant measured beside the peers missing from the comparison is a problem.
+#[test]
+fn a_goal_row_is_recomputed_and_a_missing_ribbon_row_is_rejected() {
+    use crate::judge::targets::{goal_rows, Verdict};
+    let mut r = good();
+    let ribbon = r
+        .peers
+        .iter_mut()
+        .find(|p| p.name == Variant::Ribbon.name())
+        .expect("the fixture has a ribbon row");
+    ribbon.n = 1_000;
+    ribbon.bytes = 900;
+    ribbon.bits_per_key = 7.2;
+    ribbon.build_seconds = Spread::of(&mut [1.0e-4, 1.1e-4, 0.9e-4]);
+    ribbon.ns_negative_batched = Some(Spread::of(&mut [20.0, 21.0, 19.0]));
+    ribbon.ns_positive_batched = Some(Spread::of(&mut [25.0, 26.0, 24.0]));
+    let goals = goal_rows(&r.peers).unwrap();
+    assert!(goals.iter().all(|g| g.verdict != Verdict::NotMeasured));
+    r.ratios.extend(goals.iter().cloned());
+    assert!(ratios(&r).is_empty(), "{:#?}", ratios(&r));
+    let bits = goals
+        .iter()
+        .find(|g| g.what.contains("bits per key"))
+        .unwrap()
+        .clone();
+    assert_eq!(bits.verdict, Verdict::Met);
+    rejects("stored verdict", |r| {
+        r.ratios.push(crate::record::Ratio {
+            numerator_value: 7.3,
+            numerator_samples: vec![7.3],
+            ratio: 7.3,
+            ..bits.clone()
+        })
+    });
+    rejects("peers: ribbon is missing", |r| {
+        r.peers.retain(|p| p.name != Variant::Ribbon.name())
+    });
 }

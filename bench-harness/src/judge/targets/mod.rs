@@ -11,9 +11,13 @@ use crate::record::PeerRecord;
 use anyhow::{anyhow, Result};
 use filterlab_peers::PeerKind;
 
+mod goals;
+pub mod growth;
+pub mod hot;
 mod parallel;
 pub mod window;
 
+pub use goals::{goal_rows, GoalFigure, GOALS};
 use parallel::parallel_rows;
 
 use crate::record::conditions::{self, Api, Timed};
@@ -124,13 +128,15 @@ pub const TARGETS: &[Target] = {
     use Bound::AtMost as M;
     use Metric::*;
     use Role::{Information as INFO, Target as T};
-    use Variant::{Blocked, Classic, Cuckoo, Scalable};
+    use Variant::{BinaryFuse16, BinaryFuse8, Blocked, Classic, Cuckoo, Quotient, Scalable};
     const FB: Against = Against::Peers(&[PeerKind::FastbloomFoldhash, PeerKind::FastbloomDefault]);
     const CLASSIC: Against =
         Against::Peers(&[PeerKind::Bloomfilter, PeerKind::ProbabilisticCollections]);
     const CF: Against = Against::Peers(&[PeerKind::Cuckoofilter, PeerKind::CuckoofilterXxh3]);
     const FUSE: Against = Against::Peers(&[PeerKind::BinaryFuse8]);
     const GB: Against = Against::Peers(&[PeerKind::GrowableBloom]);
+    const FUSE16: Against = Against::Peers(&[PeerKind::BinaryFuse16]);
+    const QF: Against = Against::Peers(&[PeerKind::Qfilter]);
     const BLOCKED: Against = Against::Ours(Blocked);
     const ALIKE: Terms = Terms::AlikeFp;
     const NO_WORSE: Terms = Terms::NoWorse { bytes: None };
@@ -198,6 +204,35 @@ pub const TARGETS: &[Target] = {
         ),
         (Scalable, Negative, GB, Negative, M(0.7), ALIKE, T),
         (Scalable, Positive, GB, Positive, M(0.7), ALIKE, T),
+        // Issue 19: our binary fuse filter at xorf's bits per key and lookup time, same run.
+        (BinaryFuse8, Negative, FUSE, Negative, M(1.0), ALIKE, T),
+        (BinaryFuse8, Positive, FUSE, Positive, M(1.0), ALIKE, T),
+        (BinaryFuse8, Bytes, FUSE, Bytes, M(1.0), ALIKE, T),
+        (
+            BinaryFuse16,
+            Negative,
+            FUSE16,
+            Negative,
+            M(1.0),
+            ALIKE,
+            INFO,
+        ),
+        (
+            BinaryFuse16,
+            Positive,
+            FUSE16,
+            Positive,
+            M(1.0),
+            ALIKE,
+            INFO,
+        ),
+        (BinaryFuse16, Bytes, FUSE16, Bytes, M(1.0), ALIKE, INFO),
+        // The quotient filter against qfilter (RSQF): lookups, build and memory; the twin at
+        // qfilter's achieved rate repeats the lookups and memory at equal FP.
+        (Quotient, Negative, QF, Negative, M(1.0), ALIKE, T),
+        (Quotient, Positive, QF, Positive, M(1.0), ALIKE, T),
+        (Quotient, Build, QF, Build, M(1.0), ALIKE, T),
+        (Quotient, Bytes, QF, Bytes, M(1.0), ALIKE, T),
     ]
 };
 
@@ -293,7 +328,8 @@ fn not_measured(what: String, (num, den): (String, String), bound: Bound, why: S
 }
 
 /// Every row of [`TARGETS`], then the equal-footing memory rows (bits per key over the lower
-/// bound at each side's achieved FP rate), the Python speed-ups and the parallel builds.
+/// bound at each side's achieved FP rate), the twins at equal FP, the absolute goals
+/// ([`GOALS`]), the Python speed-ups and the parallel builds.
 ///
 /// # Errors
 /// A contender of [`TARGETS`] missing from `rows`.
@@ -346,6 +382,7 @@ pub fn ratios(
         }
     }
     out.extend(twin_rows(rows)?);
+    out.extend(goals::goal_rows(rows)?);
     out.extend(python_rows(rows)?);
     out.extend(parallel_rows(builds, threads));
     Ok(out)

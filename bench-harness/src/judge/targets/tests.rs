@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn rec(name: &str, ns: f64, fpr: f64) -> PeerRecord {
+pub(super) fn rec(name: &str, ns: f64, fpr: f64) -> PeerRecord {
     PeerRecord {
         name: name.into(),
         ns_negative: Spread::single(ns),
@@ -18,9 +18,12 @@ fn rec(name: &str, ns: f64, fpr: f64) -> PeerRecord {
     }
 }
 
-fn all_rows() -> Vec<PeerRecord> {
+/// A row for every contender of a full run: the matrix's variants, those measured beside the
+/// peers only, every peer and every twin.
+pub(super) fn all_rows() -> Vec<PeerRecord> {
     let mut v: Vec<PeerRecord> = crate::filters::measured()
-        .iter()
+        .into_iter()
+        .chain(crate::stages::beside_peers())
         .map(|k| rec(k.name(), 10.0, 0.01))
         .collect();
     v.extend(PeerKind::ALL.iter().map(|k| rec(k.name(), 20.0, 0.01)));

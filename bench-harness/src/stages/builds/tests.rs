@@ -16,26 +16,42 @@ fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {
         scenario_probes: 100,
     };
     let b = interleaved(&ctx, 2000, &[0.01, 0.001], None, 3).unwrap();
-    assert_eq!(b.ours.len(), 2 * crate::filters::measured().len());
+    let grid = grid(2000, &[0.01, 0.001]);
+    // Every matrix row at both rates, but the 8-bit fuse filter below 2^-8.
+    assert_eq!(grid.len(), 2 * crate::filters::in_matrix().len() - 1);
+    assert_eq!(b.ours.len(), grid.len());
     assert!(b.peers.is_empty());
-    for (i, f) in b.ours.iter().enumerate() {
-        assert_eq!(
-            f.filter.name(),
-            crate::filters::measured()[i % crate::filters::measured().len()].name()
-        );
+    for (f, &(p, kind)) in b.ours.iter().zip(&grid) {
+        assert_eq!(f.filter.name(), kind.name());
         assert_eq!(f.filter.len(), 2000);
-        assert_eq!(
-            f.target_fpr,
-            if i < crate::filters::measured().len() {
-                0.01
-            } else {
-                0.001
-            }
-        );
-        assert_eq!((f.seconds.rounds, f.seconds_batched.rounds), (3, 3));
-        assert!(f.seconds.is_sound() && f.seconds_batched.is_sound());
+        assert_eq!(f.target_fpr, p);
+        assert_eq!(f.seconds.rounds, 3);
+        assert!(f.seconds.is_sound());
+        // A static filter takes no inserts: no batched insert build.
+        match &f.seconds_batched {
+            Some(s) => assert!(s.rounds == 3 && s.is_sound()),
+            None => assert!(kind.capabilities().static_set, "{kind}"),
+        }
     }
     let with_peers = interleaved(&ctx, 2000, &[0.01], Some(0.01), 2).unwrap();
     assert_eq!(with_peers.peers.len(), PeerKind::ALL.len());
     assert!(with_peers.peers.iter().all(|p| p.seconds.rounds == 2));
+    // Ours beside the peers: in the same rounds; a static filter has no batched build.
+    let names: Vec<&str> = with_peers.beside.iter().map(|b| b.filter.name()).collect();
+    let expected: Vec<&str> = crate::stages::beside_peers()
+        .iter()
+        .map(|v| v.name())
+        .collect();
+    assert_eq!(names, expected);
+    assert!(b.beside.is_empty(), "no peers asked for, none beside them");
+    for f in &with_peers.beside {
+        let batched = if f.filter.capabilities().static_set {
+            0
+        } else {
+            2
+        };
+        let rounds = f.seconds_batched.as_ref().map_or(0, |s| s.rounds);
+        assert_eq!((f.seconds.rounds, rounds), (2, batched));
+        assert_eq!(f.filter.len(), 2000, "{}", f.filter.name());
+    }
 }

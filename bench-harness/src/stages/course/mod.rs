@@ -26,11 +26,11 @@ use filterlab_charts::LineChart;
 use model::{CourseDoc, Settings};
 use std::time::Instant;
 
-/// The variants the course measures (the harness's measured rows of the registry), each named
-/// in every course figure by its registry name (so one colour each).
+/// The variants the course measures (the matrix's rows of the registry: every one but the
+/// windowed), each named in every course figure by its registry name (so one colour each).
 #[must_use]
 pub fn variants() -> Vec<(crate::filters::Variant, &'static str)> {
-    crate::filters::measured()
+    crate::filters::in_matrix()
         .into_iter()
         .map(|v| (v, v.name()))
         .collect()

@@ -31,20 +31,8 @@ pub use stage::Systems;
 /// Sizes of the systems stage.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Rows in the users table.
-    pub rows: usize,
-    /// Sign-up checks.
-    pub checks: usize,
-    /// Share of checks that are new addresses.
-    pub new_share: f64,
-    /// Events of the unique-users stream.
-    pub events: usize,
-    /// User population of that stream.
-    pub users: u64,
-    /// Sizes at which a `HashSet<String>` of user IDs is measured (the "gigabytes" claim).
-    pub set_sizes: Vec<u64>,
-    /// Seed of the data.
-    pub seed: u64,
+    /// The sizes and seed, written with the results.
+    pub sizes: Settings,
     /// The load of the sign-up service.
     pub service: filter_gate::service::LoadConfig,
     /// The project root (for `scripts/`).
@@ -60,13 +48,15 @@ impl Config {
     /// The articles' sizes: 10M rows, 1M checks at 95% new, 10M events over 2M users.
     pub fn full(root: PathBuf) -> Self {
         Self {
-            rows: 10_000_000,
-            checks: 1_000_000,
-            new_share: 0.95,
-            events: 10_000_000,
-            users: 2_000_000,
-            set_sizes: vec![1_000_000, 10_000_000],
-            seed: 0x5157_e45e,
+            sizes: Settings {
+                rows: 10_000_000,
+                checks: 1_000_000,
+                new_share: 0.95,
+                events: 10_000_000,
+                users: 2_000_000,
+                set_sizes: vec![1_000_000, 10_000_000],
+                seed: 0x5157_e45e,
+            },
             service: service::full_load(),
             root,
             machine: Machine::default(),
@@ -76,19 +66,23 @@ impl Config {
 
     /// A small run for `--quick` and CI.
     pub fn quick(root: PathBuf) -> Self {
+        let full = Self::full(root);
         Self {
-            rows: 200_000,
-            checks: 40_000,
-            events: 600_000,
-            users: 120_000,
-            set_sizes: vec![100_000],
+            sizes: Settings {
+                rows: 200_000,
+                checks: 40_000,
+                events: 600_000,
+                users: 120_000,
+                set_sizes: vec![100_000],
+                ..full.sizes
+            },
             service: service::quick_load(),
-            ..Self::full(root)
+            ..full
         }
     }
 }
 
-/// The sizes a systems run used (its [`Config`] without the paths).
+/// The sizes a systems run used (its [`Config`]'s `sizes`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     /// Rows in the users table.
@@ -153,7 +147,7 @@ fn sign_ups(
     let input = signup::Input {
         members,
         work,
-        new_share: cfg.new_share,
+        new_share: cfg.sizes.new_share,
     };
     let mut bloom = signup::redis_front(
         redis.as_ref().map(|s| s.conn.clone()).map_err(Clone::clone),
@@ -163,7 +157,7 @@ fn sign_ups(
     std::fs::create_dir_all(&dir)?;
     eprintln!(
         "systems: sign-up on SQLite ({} rows, {} checks)",
-        cfg.rows,
+        cfg.sizes.rows,
         work.len()
     );
     let mut results = vec![signup::run_sqlite(&dir, &input, &mut bloom)?];
@@ -195,38 +189,35 @@ fn sign_ups(
 /// the results, not an error.
 pub fn run(cfg: &Config) -> Result<SystemsResults> {
     let ds = dataset::generate(&DatasetSpec {
-        members: cfg.rows,
-        non_members: cfg.checks,
-        seed: cfg.seed,
+        members: cfg.sizes.rows,
+        non_members: cfg.sizes.checks,
+        seed: cfg.sizes.seed,
     });
     let work = signup::workload(
         &ds.members,
         &ds.non_members,
-        cfg.checks,
-        cfg.new_share,
-        cfg.seed,
+        cfg.sizes.checks,
+        cfg.sizes.new_share,
+        cfg.sizes.seed,
     );
     let (results, postgres_absent, service) = sign_ups(cfg, &ds.members, &work)?;
     eprintln!(
         "systems: unique users ({} events over {} users)",
-        cfg.events, cfg.users
+        cfg.sizes.events, cfg.sizes.users
     );
-    let unique = unique::run(cfg.events, cfg.users, cfg.seed, &cfg.set_sizes)?;
+    let unique = unique::run(
+        cfg.sizes.events,
+        cfg.sizes.users,
+        cfg.sizes.seed,
+        &cfg.sizes.set_sizes,
+    )?;
     eprintln!("systems: rolling 24-hour count");
-    let rolling = rolling::run(cfg.events, cfg.users, cfg.seed)?;
+    let rolling = rolling::run(cfg.sizes.events, cfg.sizes.users, cfg.sizes.seed)?;
     Ok(SystemsResults {
         machine: cfg.machine.clone(),
-        settings: Settings {
-            rows: cfg.rows,
-            checks: cfg.checks,
-            new_share: cfg.new_share,
-            events: cfg.events,
-            users: cfg.users,
-            set_sizes: cfg.set_sizes.clone(),
-            seed: cfg.seed,
-        },
+        settings: cfg.sizes.clone(),
         python_lookup_ns: cfg.python_lookup_ns,
-        rows: cfg.rows as u64,
+        rows: cfg.sizes.rows as u64,
         signup: results,
         postgres_absent,
         service,

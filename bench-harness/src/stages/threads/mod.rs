@@ -1,5 +1,5 @@
 //! One filter shared by many threads: insert and lookup throughput of the lock-free classic and
-//! split-block filters on 1 thread and on every thread, against fastbloom's `AtomicBloomFilter`
+//! split-block filters on 1 thread, 2 threads and every thread, against fastbloom's `AtomicBloomFilter`
 //! hashed with foldhash (its fastest configuration) on the same threads, same keys, interleaved
 //! rounds.
 
@@ -261,7 +261,7 @@ fn rate(
     Ok(t.others as f64 / nonmembers.max(1) as f64)
 }
 
-/// Times every contender on 1 and on all threads over `rounds` interleaved rounds; `queries` is
+/// Times every contender on 1, 2 and all threads over `rounds` interleaved rounds; `queries` is
 /// the lookup pass's mix of members and non-members.
 ///
 /// # Errors
@@ -272,7 +272,9 @@ pub fn measure(
     rounds: usize,
 ) -> Result<(Vec<Row>, Vec<Size>)> {
     let all = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut threads = vec![1, all];
+    // 2 threads as well as every thread: the targets name 1 and 2 (a server's request threads
+    // on a small machine), whatever the core count of the machine the run is on.
+    let mut threads = vec![1, 2.min(all), all];
     threads.dedup();
     let mut samples: Vec<(Contender, usize, Op, Vec<f64>)> = Vec::new();
     let mut push = |c, t, op, ns| match samples

@@ -63,6 +63,28 @@ fn targets_are_computed_from_the_rows() {
 }
 
 #[test]
+fn the_atomic_goals_are_judged_on_1_and_2_threads_on_a_larger_machine_too() {
+    let mut rows = Vec::new();
+    for op in [Op::Insert, Op::Lookup] {
+        for (t, ours, theirs) in [(1, 70.0, 100.0), (2, 40.0, 45.0), (4, 20.0, 30.0)] {
+            rows.push(row(Contender::Blocked, t, op, ours));
+            rows.push(row(Contender::Fastbloom, t, op, theirs));
+        }
+    }
+    let t = targets(&rows);
+    for op in ["Insert", "Lookup"] {
+        let on = |threads: usize| {
+            let claim =
+                format!("blocked (atomic) {op} on {threads} threads: time <= 0.8x fastbloom's");
+            t.iter().find(|x| x.claim == claim).map(|x| x.verdict)
+        };
+        assert_eq!(on(1), Some(Verdict::Met), "{t:#?}");
+        assert_eq!(on(2), Some(Verdict::NotMet), "40/45 is above 0.8: {t:#?}");
+        assert_eq!(on(4), Some(Verdict::Met), "{t:#?}");
+    }
+}
+
+#[test]
 fn a_lost_member_is_an_error_even_when_false_positives_make_up_the_count() {
     // 1000 member and 1000 non-member lookups: 10 members lost, 10 false positives. The old
     // check (all true answers >= members) passed this.

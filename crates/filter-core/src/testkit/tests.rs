@@ -99,3 +99,25 @@ fn static_round_trip_check_rejects_a_file_that_loses_the_keys() {
     let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
     check_static_round_trip(&Amnesiac::from_keys(&refs).unwrap(), &keys);
 }
+
+#[test]
+#[should_panic(expected = "expected a refusal naming \"slots\", got a filter")]
+fn refusal_check_rejects_a_file_that_loads() {
+    check_refused::<Blind>(b"anything", "slots");
+}
+
+#[test]
+#[should_panic(expected = "\"slots\" not in \"no\"")]
+fn refusal_check_rejects_a_refusal_for_another_reason() {
+    struct Refuses;
+    impl Persist for Refuses {
+        const KIND: FileKind = FileKind::new(1, "classic");
+        fn to_bytes(&self) -> Vec<u8> {
+            Vec::new()
+        }
+        fn from_bytes(_: &[u8]) -> Result<Self, FormatError> {
+            Err(crate::format::invalid("no"))
+        }
+    }
+    check_refused::<Refuses>(b"anything", "slots");
+}

@@ -157,13 +157,6 @@ fn the_decoders_validate_every_field() {
     assert!(testkit::check_decoder_validates(&apbf(200, 4, 4, 300)) > 0);
 }
 
-fn refused<F: Persist + std::fmt::Debug>(bytes: &[u8], why: &str) {
-    match F::from_bytes(bytes) {
-        Err(FormatError::Invalid(msg)) => assert!(msg.contains(why), "{why:?} not in {msg:?}"),
-        other => panic!("expected a refusal naming {why:?}, got {other:?}"),
-    }
-}
-
 /// `bytes` (a valid file of `F`) with `edits` written into its parameters at byte offsets, and
 /// its payload resized to `payload` bytes when given.
 fn crafted<F: Persist>(bytes: &[u8], edits: &[(usize, &[u8])], payload: Option<usize>) -> Vec<u8> {
@@ -192,11 +185,11 @@ fn bad_plans<F: Persist + std::fmt::Debug>(bytes: &[u8]) {
         (20, le32(33), "33 probes"),
     ];
     for (at, value, why) in cases {
-        refused::<F>(&crafted::<F>(bytes, &[(at, &value)], None), why);
+        testkit::check_refused::<F>(&crafted::<F>(bytes, &[(at, &value)], None), why);
     }
     // 2^62 positions is a valid plan, but the payload present is far from its 2^59 words.
     let huge = crafted::<F>(bytes, &[(12, &le64(1 << 62))], None);
-    refused::<F>(&huge, "words of lanes");
+    testkit::check_refused::<F>(&huge, "words of lanes");
 }
 
 #[test]
@@ -215,14 +208,17 @@ fn impossible_item_windows_are_refused() {
         (32, le64(u64::MAX), "18446744073709551615 inserts"),
     ];
     for (at, value, why) in cases {
-        refused::<ItemWindow>(&crafted::<ItemWindow>(&bytes, &[(at, &value)], None), why);
+        testkit::check_refused::<ItemWindow>(
+            &crafted::<ItemWindow>(&bytes, &[(at, &value)], None),
+            why,
+        );
     }
     // Fewer inserts than the bits set in the generations say.
     let few = crafted::<ItemWindow>(&bytes, &[(32, &le64(3))], None);
-    refused::<ItemWindow>(&few, "bits set in generation slot");
+    testkit::check_refused::<ItemWindow>(&few, "bits set in generation slot");
     // A table that does not match the plan.
     let short = crafted::<ItemWindow>(&bytes, &[], Some(8));
-    refused::<ItemWindow>(&short, "a payload of 8 bytes");
+    testkit::check_refused::<ItemWindow>(&short, "a payload of 8 bytes");
 }
 
 #[test]
@@ -246,7 +242,7 @@ fn impossible_time_windows_are_refused() {
         ),
     ];
     for (edits, why) in window_cases {
-        refused::<TimeWindow>(&crafted::<TimeWindow>(&bytes, edits, None), why);
+        testkit::check_refused::<TimeWindow>(&crafted::<TimeWindow>(&bytes, edits, None), why);
     }
     // Slice counts are in the payload: overflowing, or below the bits set.
     let with_counts = |counts: [u64; 8]| {
@@ -256,8 +252,11 @@ fn impossible_time_windows_are_refused() {
             }
         })
     };
-    refused::<TimeWindow>(&with_counts([u64::MAX, 1, 0, 0, 0, 0, 0, 0]), "overflows");
-    refused::<TimeWindow>(&with_counts([0; 8]), "bits set in generation slot");
+    testkit::check_refused::<TimeWindow>(
+        &with_counts([u64::MAX, 1, 0, 0, 0, 0, 0, 0]),
+        "overflows",
+    );
+    testkit::check_refused::<TimeWindow>(&with_counts([0; 8]), "bits set in generation slot");
     let short = crafted::<TimeWindow>(&bytes, &[], Some(7 * 8));
     assert!(matches!(
         TimeWindow::from_bytes(&short),
@@ -283,13 +282,13 @@ fn impossible_apbfs_are_refused() {
         (32, le64(u64::MAX), "18446744073709551615 inserts"),
     ];
     for (at, value, why) in cases {
-        refused::<Apbf>(&crafted::<Apbf>(&bytes, &[(at, &value)], None), why);
+        testkit::check_refused::<Apbf>(&crafted::<Apbf>(&bytes, &[(at, &value)], None), why);
     }
-    refused::<Apbf>(
+    testkit::check_refused::<Apbf>(
         &crafted::<Apbf>(&bytes, &[(16, &le64(1 << 56))], None),
         "words of slices",
     );
-    refused::<Apbf>(
+    testkit::check_refused::<Apbf>(
         &crafted::<Apbf>(&bytes, &[(32, &le64(10))], None),
         "bits set in slice",
     );

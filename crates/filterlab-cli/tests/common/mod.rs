@@ -97,9 +97,10 @@ pub fn recommend_10m<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
-/// `build --variant V --n N --fpr 1% --keys KEYS -o OUT`.
+/// `build --variant V --n N --fpr 1% --keys KEYS -o OUT` (and `--at 0` for a window counted
+/// in time, whose keys take a time).
 pub fn build_args<'a>(variant: &'a str, n: &'a str, keys: &'a str, out: &'a str) -> Vec<&'a str> {
-    vec![
+    let mut args = vec![
         "build",
         "--variant",
         variant,
@@ -111,7 +112,11 @@ pub fn build_args<'a>(variant: &'a str, n: &'a str, keys: &'a str, out: &'a str)
         keys,
         "-o",
         out,
-    ]
+    ];
+    if filterlab::Variant::from_name(variant).is_some_and(|v| v.capabilities().timed) {
+        args.extend(["--at", "0"]);
+    }
+    args
 }
 
 pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {

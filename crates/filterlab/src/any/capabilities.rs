@@ -21,6 +21,9 @@ pub struct Capabilities {
     pub counts_copies: bool,
     /// Holds only recent keys (a sliding window of items or time).
     pub windowed: bool,
+    /// Its window is counted in time: inserts take a timestamp
+    /// ([`AnyFilter::insert_at`](super::AnyFilter::insert_at)), and a plain insert is refused.
+    pub timed: bool,
     /// A lookup reads one cache line (not `k` scattered ones): the fast choice when many
     /// threads query.
     pub one_line_lookup: bool,
@@ -35,6 +38,7 @@ impl Capabilities {
         concurrent: false,
         counts_copies: false,
         windowed: false,
+        timed: false,
         one_line_lookup: false,
     };
 }
@@ -49,6 +53,12 @@ pub(crate) trait Capable {
         None
     }
     fn as_growable(&self) -> Option<&dyn Growable> {
+        None
+    }
+    fn as_timed(&self) -> Option<&super::Timed> {
+        None
+    }
+    fn as_timed_mut(&mut self) -> Option<&mut super::Timed> {
         None
     }
 }

@@ -3,7 +3,7 @@
 //! [`Error::Unsupported`] where the variant lacks them.
 
 use super::{AnyFilter, Capable, Member, Plan, Variant};
-use crate::{Error, Explain, Filter, Hash128, KeyHasher, Persist, Positions};
+use crate::{Error, Explain, Filter, Hash128, KeyHasher, Persist, Positions, Timestamp};
 use std::path::Path;
 
 impl AnyFilter {
@@ -67,6 +67,100 @@ impl AnyFilter {
             Some(f) => Ok(f.fpr_bound()),
             None => Err(self.variant().unsupported("grow", |c| c.grows)),
         }
+    }
+
+    /// The window counted in time, or the refusal of `operation` for a variant that has none.
+    fn timed(&self, operation: &'static str) -> crate::Result<&super::Timed> {
+        each!(self, f => f.as_timed())
+            .ok_or_else(|| self.variant().unsupported(operation, |c| c.timed))
+    }
+
+    /// Adds the key whose hash is `hash` at time `t` (a window counted in time files it into
+    /// the slice of `t`; a time older than the latest seen is filed into the latest slice).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for a variant whose window is not counted in time (nothing is
+    /// changed): insert into it with [`Filter::insert_hash`].
+    pub fn insert_hash_at(&mut self, hash: Hash128, t: Timestamp) -> crate::Result<()> {
+        let refusal = self.variant().unsupported("insert at a time", |c| c.timed);
+        match each!(self, f => f.as_timed_mut()) {
+            Some(f) => f.get_mut().insert_hash_at(hash, t),
+            None => Err(refusal),
+        }
+    }
+
+    /// [`AnyFilter::insert_hash_at`] for key bytes.
+    ///
+    /// # Errors
+    /// As [`AnyFilter::insert_hash_at`].
+    pub fn insert_at(&mut self, key: &[u8], t: Timestamp) -> crate::Result<()> {
+        let hash = self.hasher().hash(key);
+        self.insert_hash_at(hash, t)
+    }
+
+    /// Adds many hashed keys, all at time `t`.
+    ///
+    /// # Errors
+    /// As [`AnyFilter::insert_hash_at`].
+    pub fn insert_hash_batch_at(&mut self, hashes: &[Hash128], t: Timestamp) -> crate::Result<()> {
+        let refusal = self.variant().unsupported("insert at a time", |c| c.timed);
+        match each!(self, f => f.as_timed_mut()) {
+            Some(f) => f.get_mut().insert_hash_batch_at(hashes, t),
+            None => Err(refusal),
+        }
+    }
+
+    /// Whether the key whose hash is `hash` may have been inserted within the window before `t`.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for a variant whose window is not counted in time (ask it with
+    /// [`Filter::contains_hash`]).
+    pub fn contains_hash_at(&self, hash: Hash128, t: Timestamp) -> crate::Result<bool> {
+        Ok(self
+            .timed("answer at a time")?
+            .get()
+            .contains_hash_at(hash, t))
+    }
+
+    /// Answers many hashed queries at time `t`: `out[i] = contains_hash_at(hashes[i], t)`.
+    /// `out` is cleared first.
+    ///
+    /// # Errors
+    /// As [`AnyFilter::contains_hash_at`] (`out` is then left as it was).
+    pub fn contains_hash_batch_at(
+        &self,
+        hashes: &[Hash128],
+        t: Timestamp,
+        out: &mut Vec<bool>,
+    ) -> crate::Result<()> {
+        self.timed("answer at a time")?
+            .get()
+            .contains_hash_batch_at(hashes, t, out);
+        Ok(())
+    }
+
+    /// [`AnyFilter::contains_hash_at`] for key bytes.
+    ///
+    /// # Errors
+    /// As [`AnyFilter::contains_hash_at`].
+    pub fn contains_at(&self, key: &[u8], t: Timestamp) -> crate::Result<bool> {
+        self.contains_hash_at(self.hasher().hash(key), t)
+    }
+
+    /// Items in the slices still in the window at `t`.
+    ///
+    /// # Errors
+    /// As [`AnyFilter::contains_hash_at`].
+    pub fn len_at(&self, t: Timestamp) -> crate::Result<u64> {
+        Ok(self.timed("answer at a time")?.get().len_at(t))
+    }
+
+    /// The rate the formulas give at `t`, from the real counts of the slices in the window.
+    ///
+    /// # Errors
+    /// As [`AnyFilter::contains_hash_at`].
+    pub fn expected_fpr_at(&self, t: Timestamp) -> crate::Result<f64> {
+        Ok(self.timed("answer at a time")?.get().expected_fpr_at(t))
     }
 
     /// The plan of this filter: its realised parameters (a file written by another version is

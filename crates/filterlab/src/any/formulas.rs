@@ -79,7 +79,10 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
             source: "ignores that a key's 8 bits are confined to 8 distinct lanes",
         });
     }
-    if let Detail::Scalable { p0, r, s, growth } = &plan.detail {
+    if let Detail::Scalable {
+        p0, r, s, growth, ..
+    } = &plan.detail
+    {
         out.extend(scalable_formulas(p, *p0, *r, *s, growth));
     }
     match &plan.detail {
@@ -101,6 +104,7 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
         growth,
         period,
         bound,
+        ..
     } = &plan.detail
     {
         out.extend(expandable_formulas(
@@ -128,6 +132,7 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
             *load,
         ));
     }
+    out.extend(super::window::window_formulas(plan));
     out
 }
 
@@ -280,7 +285,7 @@ fn counting_formula(n: u64, m: u64, k: u32, counter_bits: u32, bound: f64) -> Fo
 }
 
 /// A rate with six decimals, or in scientific notation below 1e-4 (where six decimals read 0).
-fn rate(x: f64) -> String {
+pub(crate) fn rate(x: f64) -> String {
     if x >= 1e-4 {
         format!("{x:.6}")
     } else {
@@ -426,6 +431,9 @@ impl Plan {
     /// The shape of the planned filter, in lines of text (`m = ... bits, k = ...`).
     #[must_use]
     pub fn detail_lines(&self) -> Vec<String> {
+        if let Some(lines) = super::window::detail_lines(&self.detail) {
+            return lines;
+        }
         match &self.detail {
             Detail::Classic { m, k } => vec![format!("m = {m} bits, k = {k}")],
             Detail::Counting {
@@ -471,6 +479,7 @@ impl Plan {
                 growth,
                 period,
                 bound,
+                ..
             } => vec![format!(
                 "first stage {buckets} buckets x 4 slots of {fingerprint_bits} bits; growth {growth}, +1 bit every {period} stages; bound {}",
                 rate(*bound)
@@ -483,7 +492,9 @@ impl Plan {
             } => vec![format!(
                 "{quotients} quotients, {remainder_bits}-bit remainders, {slots} slots, load {load:.4}"
             )],
-            Detail::Scalable { p0, r, s, growth } => {
+            Detail::Scalable {
+                p0, r, s, growth, ..
+            } => {
                 let mut out = vec![format!(
                     "P0 = {}, r = {r}, s = {s}; bound P0/(1-r) = {}",
                     rate(*p0),
@@ -500,6 +511,8 @@ impl Plan {
                 }));
                 out
             }
+            // The windows' lines, above.
+            _ => Vec::new(),
         }
     }
 }

@@ -264,6 +264,7 @@ impl Member for ExpandableCuckoo {
             growth: self.growth(),
             period: self.tightening_period(),
             bound: Growable::fpr_bound(self),
+            stages: Vec::new(),
         };
         Ok((p, (self.size_in_bytes() as u64, p, detail)))
     }

@@ -13,8 +13,10 @@ mod capabilities;
 mod formulas;
 mod members;
 mod params;
+mod realised;
 pub mod sizing;
 mod static_set;
+mod window;
 
 pub use capabilities::Capabilities;
 use capabilities::Capable;
@@ -22,8 +24,10 @@ pub use formulas::{formulas, Formula};
 use members::Member;
 pub(crate) use params::Knob;
 pub use params::Params;
+pub use realised::{ExpandableStage, ScalableStage};
 pub use sizing::{Detail, Growth, Plan, Value};
 pub use static_set::Static;
+pub use window::Timed;
 
 /// Declares [`Variant`] and [`AnyFilter`] from one table:
 /// `Name => Type, [capabilities], "summary"` (`Type` re-exported at the facade's root; its
@@ -199,6 +203,14 @@ macro_rules! capable {
             Some(self)
         }
     };
+    (timed) => {
+        fn as_timed(&self) -> Option<&Timed> {
+            Some(self)
+        }
+        fn as_timed_mut(&mut self) -> Option<&mut Timed> {
+            Some(self)
+        }
+    };
     ($other:ident) => {};
 }
 
@@ -213,6 +225,9 @@ registry! {
     BinaryFuse16 => StaticFuse16, [static_set], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
     Ribbon => StaticRibbon, [static_set], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
     Expandable => ExpandableCuckoo, [deletes, counts_copies, grows], "Expandable cuckoo filter: nested cuckoo stages that grow and delete (after Fan et al. 2014; deletion rule of Dayan et al. 2023).";
+    ItemWindow => ItemWindow, [windowed], "Sliding window of the last n inserts: lane-sliced generations, each sized for its share of the target (filter-window).";
+    TimeWindow => TimedWindow, [windowed, timed], "Sliding window of time: time-partitioned slices, each sized for its share of the target; inserts take a timestamp (filter-window).";
+    Apbf => Apbf, [windowed], "Age-partitioned Bloom filter over the last n inserts (Shtul, Baquero & Almeida 2020).";
 }
 
 mod dispatch;

@@ -20,7 +20,9 @@ use crate::{Error, KeyHasher, Result};
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Params {
-    /// Items the filter must hold at its target rate (a growing filter: its first stage).
+    /// Items the filter must hold at its target rate (a growing filter: its first stage; a
+    /// window counted in items: the window, the last `capacity` inserts; a window counted in
+    /// time: the most items one window receives).
     pub capacity: u64,
     /// Target false-positive rate.
     pub fpr: f64,
@@ -36,6 +38,16 @@ pub struct Params {
     pub growth: Option<f64>,
     /// Scalable: tightening ratio `r` of each new stage's rate.
     pub tightening: Option<f64>,
+    /// Windows: generations (slices) per window, `N` (item and time windows: one of
+    /// `filter_window::GENERATION_CHOICES`, default 7; the age-partitioned filter: its `l`,
+    /// default 8).
+    pub generations: Option<u32>,
+    /// Age-partitioned filter: `k`, the slices each insert sets a bit in and a match needs in a
+    /// row (default 8, the paper's).
+    pub hashes: Option<u32>,
+    /// Time window: the window in the caller's ticks (default 86 400, a day in seconds): a key
+    /// inserted at `t` is found at every time before `t + window_ticks`.
+    pub window_ticks: Option<u64>,
 }
 
 /// A knob some variants take.
@@ -49,6 +61,12 @@ pub(crate) enum Knob {
     Growth,
     /// [`Params::tightening`].
     Tightening,
+    /// [`Params::generations`].
+    Generations,
+    /// [`Params::window_ticks`].
+    WindowTicks,
+    /// [`Params::hashes`].
+    Hashes,
 }
 
 impl Params {
@@ -65,6 +83,9 @@ impl Params {
             max_kicks: None,
             growth: None,
             tightening: None,
+            generations: None,
+            hashes: None,
+            window_ticks: None,
         }
     }
 
@@ -110,6 +131,27 @@ impl Params {
         self
     }
 
+    /// Windows: with `n` generations (slices) per window.
+    #[must_use]
+    pub fn generations(mut self, n: u32) -> Self {
+        self.generations = Some(n);
+        self
+    }
+
+    /// Age-partitioned filter: `k` slices per insert.
+    #[must_use]
+    pub fn hashes(mut self, k: u32) -> Self {
+        self.hashes = Some(k);
+        self
+    }
+
+    /// Time window: a window of `ticks` of the caller's clock.
+    #[must_use]
+    pub fn window_ticks(mut self, ticks: u64) -> Self {
+        self.window_ticks = Some(ticks);
+        self
+    }
+
     /// The knobs that are set, with their value formatted.
     fn knobs_set(&self) -> Vec<(Knob, &'static str, String)> {
         let mut out = Vec::new();
@@ -124,6 +166,15 @@ impl Params {
         }
         if let Some(r) = self.tightening {
             out.push((Knob::Tightening, "tightening", r.to_string()));
+        }
+        if let Some(n) = self.generations {
+            out.push((Knob::Generations, "generations", n.to_string()));
+        }
+        if let Some(k) = self.hashes {
+            out.push((Knob::Hashes, "hashes", k.to_string()));
+        }
+        if let Some(t) = self.window_ticks {
+            out.push((Knob::WindowTicks, "window_ticks", t.to_string()));
         }
         out
     }

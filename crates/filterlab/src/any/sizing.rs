@@ -2,6 +2,7 @@
 //! `p`, from the formulas of [`crate::math`] and the variants' public constants. Nothing here is
 //! a formula of its own: the tests build the real filters and check every plan against them.
 
+use super::realised::{ExpandableStage, ScalableStage};
 use super::{Params, Variant};
 use crate::{counting, cuckoo, expandable, math, quotient, scalable, Result};
 
@@ -34,7 +35,7 @@ pub struct Plan {
 
 /// The shape of a sized filter: what its formulas need.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "lowercase"))]
 #[non_exhaustive]
 pub enum Detail {
@@ -116,6 +117,50 @@ pub enum Detail {
         period: u32,
         /// The rate bound `Σ 7.6 q(f_i)` over every stage the filter can have.
         bound: f64,
+        /// The stages of a built filter, oldest first (empty in a plan: see
+        /// [`AnyFilter::detail`](super::AnyFilter::detail)).
+        #[cfg_attr(feature = "serde", serde(default))]
+        stages: Vec<ExpandableStage>,
+    },
+    /// A window counted in items in lane-sliced generations (`item-window`): `N` generations
+    /// of `g` items per window, `N + 1` kept, sharing `m` positions and `k` probes.
+    Sliced {
+        /// Generations per window `N`.
+        generations: u32,
+        /// Items per generation `g = ceil(window / N)`.
+        per_generation: u64,
+        /// Positions `m`, each a lane of `N + 1` bits.
+        m: u64,
+        /// Probes per key `k`.
+        k: u32,
+    },
+    /// A window counted in time in lane-sliced generations (`time-window`): slices of
+    /// `slice_ticks`, each sized for its share `g` of the items of a window.
+    TimeSliced {
+        /// The window, in the caller's ticks.
+        window_ticks: u64,
+        /// Ticks per slice, `ceil(window / N)`.
+        slice_ticks: u64,
+        /// Slices per window `N`.
+        generations: u32,
+        /// Items per slice `g = ceil(items per window / N)`.
+        per_generation: u64,
+        /// Positions `m`, each a lane of `N + 1` bits.
+        m: u64,
+        /// Probes per key `k`.
+        k: u32,
+    },
+    /// An age-partitioned Bloom filter (`apbf`): `k + l` slices of `m` bits, a shift every `g`
+    /// inserts.
+    AgePartitioned {
+        /// Slices each insert sets a bit in, and a match needs in a row.
+        k: u32,
+        /// Generations per window.
+        l: u32,
+        /// Inserts per generation `g = ceil(window / l)`.
+        per_generation: u64,
+        /// Bits per slice `m` (whole 64-bit words).
+        slice_bits: u64,
     },
     /// The first stage and the stage plan as the filter grows.
     Scalable {
@@ -127,12 +172,16 @@ pub enum Detail {
         s: f64,
         /// The filter at 1x and at each multiple of [`GROWTH_SHOWN`].
         growth: Vec<Growth>,
+        /// The stages of a built filter, oldest first (empty in a plan: see
+        /// [`AnyFilter::detail`](super::AnyFilter::detail)).
+        #[cfg_attr(feature = "serde", serde(default))]
+        stages: Vec<ScalableStage>,
     },
 }
 
 /// A scalable filter after `multiple · n` inserts.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Growth {
     /// Items inserted, as a multiple of the initial capacity.
     pub multiple: u64,
@@ -243,6 +292,38 @@ impl Plan {
                 (load <= cuckoo::DESIGN_LOAD + 1e-9)
                     .then(|| math::cuckoo_fpr(*fingerprint_bits, *slots, load))
             }
+            // A window forgets: its rate after any number of inserts is that of the
+            // generations it keeps.
+            Detail::Sliced {
+                generations,
+                per_generation,
+                m,
+                k,
+            } => Some(super::window::sliced_rate_at(
+                *generations,
+                *per_generation,
+                *m,
+                *k,
+                items,
+            )),
+            // `items` per window of time: each slice receives its share.
+            Detail::TimeSliced {
+                generations, m, k, ..
+            } => {
+                let per_slice = items.div_ceil(u64::from(*generations).max(1));
+                let slices = (0..=*generations).map(|_| per_slice);
+                Some(math::window::sliced_fpr(*k, *m, slices))
+            }
+            Detail::AgePartitioned {
+                k,
+                l,
+                per_generation,
+                slice_bits,
+            } => Some(math::window::apbf_fpr(
+                *k,
+                *slice_bits,
+                &super::window::apbf_counts(*k, *l, *per_generation, items),
+            )),
             Detail::Scalable { growth, .. } => {
                 let multiple = items / self.n.max(1);
                 growth
@@ -462,6 +543,7 @@ pub(crate) fn expandable(p: &Params) -> Result<Sizing> {
         growth,
         period,
         bound: em::schedule_bound(f0, period, stages),
+        stages: Vec::new(),
     };
     Ok((bytes, expected, detail))
 }
@@ -475,7 +557,13 @@ pub(crate) fn scalable(p: &Params) -> Result<Sizing> {
     }
     let p0 = math::scalable_initial_fpr(p.fpr, r);
     debug_assert!(n > 0);
-    let detail = Detail::Scalable { p0, r, s, growth };
+    let detail = Detail::Scalable {
+        p0,
+        r,
+        s,
+        growth,
+        stages: Vec::new(),
+    };
     Ok((first.bytes, first.compound_fpr, detail))
 }
 

@@ -69,8 +69,14 @@ fn sized_filter(v: Variant, params: &Params) -> AnyFilter {
     }
 }
 
-/// `v` built from `params` holding the one key `key`.
+/// `v` built from `params` holding the one key `key` (a window counted in time: inserted at
+/// time 0).
 fn holding(v: Variant, params: &Params, key: &[u8]) -> AnyFilter {
+    if v.capabilities().timed {
+        let mut f = AnyFilter::build(v, params).unwrap();
+        f.insert_at(key, crate::Timestamp(0)).unwrap();
+        return f;
+    }
     AnyFilter::build_from_hashes(v, params, &[params.hasher.hash(key)]).unwrap()
 }
 
@@ -234,6 +240,18 @@ fn save_and_load_round_trip_every_variant() {
 fn rates_at_a_multiple_rise_and_a_full_cuckoo_table_has_none() {
     for &v in Variant::ALL {
         let plan = v.plan(&Params::new(10_000, 0.01)).unwrap();
+        let caps = v.capabilities();
+        if caps.windowed && !caps.timed {
+            // A window counted in items forgets: however long the stream, the rate is that of
+            // the generations it keeps, at or under the target, and at its worst at a shift.
+            let worst = (0..plan.n)
+                .map(|i| plan.rate_at(1_000_000 * plan.n + i).unwrap())
+                .fold(0.0, f64::max);
+            assert!(worst <= plan.expected_fpr * (1.0 + 1e-12), "{v}: {worst}");
+            assert!(worst > 0.9 * plan.expected_fpr, "{v}: {worst}");
+            assert!(plan.rate_at(plan.n / 2).unwrap() < worst, "{v}");
+            continue;
+        }
         let at1 = plan.rate_at(10_000).unwrap();
         // The cuckoo plan's rate is the exact sum, `rate_at` the paper's approximation.
         assert!((at1 / plan.expected_fpr - 1.0).abs() < 0.05, "{v}");
@@ -257,10 +275,119 @@ fn every_variant_builds_from_a_key_set_and_holds_it() {
         .map(|k| params.hasher.hash(k.as_bytes()))
         .collect();
     for &v in Variant::ALL {
-        let f = AnyFilter::build_from_hashes(v, &params, &hashes).unwrap();
+        let built = AnyFilter::build_from_hashes(v, &params, &hashes);
+        if v.capabilities().timed {
+            // Keys without a time: refused (`a_window_counted_in_time_takes_a_time`).
+            assert!(matches!(built, Err(Error::Unsupported { .. })), "{built:?}");
+            continue;
+        }
+        let f = built.unwrap();
         assert!(keys.iter().all(|k| f.contains(k.as_bytes())), "{v}");
         assert_eq!(f.len(), 150, "{v}");
     }
     let full = AnyFilter::build_from_hashes(Variant::Cuckoo, &Params::new(10, 0.01), &hashes);
     assert!(matches!(full, Err(Error::Full { .. })), "{full:?}");
+}
+
+#[test]
+fn a_window_counted_in_time_takes_a_time() {
+    use crate::Timestamp;
+    let params = Params::new(1000, 0.01).window_ticks(700);
+    let mut f = AnyFilter::build(Variant::TimeWindow, &params).unwrap();
+    assert!(!f.contains(b"early"), "an empty window holds nothing");
+    let before = f.to_bytes();
+    let e = f.insert(b"late").unwrap_err();
+    assert!(e.to_string().contains("without a time"), "{e}");
+    assert!(f.insert_if_absent(b"late").is_err());
+    assert_eq!(f.to_bytes(), before, "a refused insert changed the window");
+    f.insert_at(b"alert", Timestamp(100)).unwrap();
+    let hashes = [f.hasher().hash(b"b1"), f.hasher().hash(b"b2")];
+    f.insert_hash_batch_at(&hashes, Timestamp(150)).unwrap();
+    // Found for the whole window, as of the latest slice without a time, gone long after.
+    assert!(f.contains_at(b"alert", Timestamp(799)).unwrap());
+    assert!(f.contains(b"alert") && f.contains(b"b2"));
+    assert_eq!(f.len(), 3);
+    assert_eq!(f.len_at(Timestamp(100)).unwrap(), 3);
+    assert!(!f.contains_at(b"alert", Timestamp(100 + 2 * 700)).unwrap());
+    assert_eq!(f.len_at(Timestamp(100 + 2 * 700)).unwrap(), 0);
+    assert!(f.expected_fpr_at(Timestamp(100)).unwrap() > 0.0);
+    // Every other variant refuses the timed operations, naming the one that has them.
+    for &v in Variant::ALL.iter().filter(|v| !v.capabilities().timed) {
+        let mut g = holding(v, &Params::new(100, 0.01), b"k");
+        let before = g.to_bytes();
+        let e = g.insert_at(b"x", Timestamp(1)).unwrap_err();
+        assert!(
+            matches!(&e, Error::Unsupported { supported_by, .. } if supported_by == "time-window"),
+            "{v}: {e}"
+        );
+        assert!(
+            g.insert_hash_batch_at(&hashes, Timestamp(1)).is_err(),
+            "{v}"
+        );
+        assert!(g.contains_at(b"k", Timestamp(1)).is_err(), "{v}");
+        assert!(g.len_at(Timestamp(1)).is_err() && g.expected_fpr_at(Timestamp(1)).is_err());
+        assert_eq!(g.to_bytes(), before, "{v}");
+    }
+}
+
+#[test]
+fn window_knobs_reach_the_builders_and_others_refuse_them() {
+    let p = Params::new(10_000, 0.01).generations(3);
+    for v in [Variant::ItemWindow, Variant::TimeWindow, Variant::Apbf] {
+        let f = AnyFilter::build(v, &p).unwrap();
+        let plan = f.plan().unwrap();
+        let planned = v.plan(&p).unwrap();
+        assert_eq!(
+            (plan.bytes, &plan.detail),
+            (planned.bytes, &planned.detail),
+            "{v}"
+        );
+        let n = match plan.detail {
+            Detail::Sliced { generations, .. } | Detail::TimeSliced { generations, .. } => {
+                generations
+            }
+            Detail::AgePartitioned { l, .. } => l,
+            ref other => panic!("{v}: {other:?}"),
+        };
+        assert_eq!(n, 3, "{v}");
+    }
+    let k4 = Params::new(10_000, 0.01).hashes(4).generations(12);
+    let f = AnyFilter::build(Variant::Apbf, &k4).unwrap();
+    assert_eq!(
+        f.plan().unwrap().detail,
+        Variant::Apbf.plan(&k4).unwrap().detail
+    );
+    assert!(matches!(
+        f.plan().unwrap().detail,
+        Detail::AgePartitioned { k: 4, l: 12, .. }
+    ));
+    assert!(AnyFilter::build(Variant::ItemWindow, &Params::new(100, 0.01).hashes(4)).is_err());
+    let ticks = Params::new(100, 0.01).window_ticks(3_600);
+    let f = AnyFilter::build(Variant::TimeWindow, &ticks).unwrap();
+    assert!(matches!(
+        f.plan().unwrap().detail,
+        Detail::TimeSliced {
+            window_ticks: 3_600,
+            slice_ticks: 515,
+            ..
+        }
+    ));
+    for (v, p) in [
+        (Variant::Classic, Params::new(100, 0.01).generations(7)),
+        (Variant::ItemWindow, ticks),
+        (Variant::Apbf, ticks),
+    ] {
+        let e = AnyFilter::build(v, &p).unwrap_err();
+        assert!(matches!(e, Error::InvalidParameter { .. }), "{v}: {e}");
+    }
+    // What the builders refuse, the plans refuse.
+    for (v, p) in [
+        (Variant::ItemWindow, Params::new(100, 0.01).generations(5)),
+        (Variant::TimeWindow, Params::new(100, 0.01).window_ticks(3)),
+        (Variant::Apbf, Params::new(100, 0.01).generations(60)),
+        (Variant::Apbf, Params::new(100, 0.01).hashes(0)),
+    ] {
+        assert!(v.plan(&p).is_err(), "{v}");
+        assert!(AnyFilter::build(v, &p).is_err(), "{v}");
+    }
 }

@@ -1,0 +1,173 @@
+//! The goals of the expandable filter (issue 19, item 2), computed from the growth stage's
+//! report as rows of the targets table: its FP rate at every doubling against the target
+//! (Wilson 95% interval), its bits per key at 10M against 14.38 (our scalable filter's figure
+//! when the goal was set), and its lookups at 10M against at 10k (bootstrap over the paired,
+//! interleaved rounds). Every row is three-way, through [`Ratio::recomputed`].
+
+use crate::measure::Spread;
+use crate::record::conditions::{Api, Conditions, Terms, Timed, OURS_HASH};
+use crate::record::{Bound, Ratio, Role, Verdict};
+use crate::stages::expansion::{Checkpoint, Contender, ExpansionReport, Lookups};
+
+/// The goals' size: 10M keys. A run grown to fewer keys judges the same rows for information.
+pub const GOAL_KEYS: u64 = 10_000_000;
+/// Bits per key at [`GOAL_KEYS`]: our scalable filter's figure when the issue was filed.
+pub const GOAL_BITS_PER_KEY: f64 = 14.38;
+/// Lookups at [`GOAL_KEYS`] over lookups at 10k.
+pub const GOAL_LOOKUP_RATIO: f64 = 1.5;
+
+fn conditions(bytes: u64, fpr: Option<f64>, timed: Timed) -> Conditions {
+    Conditions {
+        api: Api::OneAtATime,
+        achieved_fpr: fpr,
+        hash: OURS_HASH.into(),
+        threads: 1,
+        huge_pages: None,
+        bytes: Some(bytes),
+        timed,
+    }
+}
+
+fn role(n: u64) -> Role {
+    if n >= GOAL_KEYS {
+        Role::Target
+    } else {
+        Role::Information
+    }
+}
+
+/// Whether the measured rate of `c` is at or under `target`, on its Wilson 95% interval.
+#[must_use]
+pub fn fp_verdict(c: &Checkpoint, target: f64) -> Verdict {
+    let interval = filterlab::math::wilson_interval(c.false_positives, c.probes, 1.96);
+    Verdict::of(Bound::AtMost(target), (c.probes > 0).then_some(interval))
+}
+
+/// The FP row of one checkpoint: measured rate / target, interval Wilson's.
+fn fp_row(c: &Checkpoint, target: f64, declared: u64) -> Ratio {
+    let cond = conditions(c.bytes, Some(c.fpr()), Timed::Lookups);
+    Ratio {
+        what: format!(
+            "growth: expandable at {} keys (declared {declared}): measured FP / target",
+            c.n
+        ),
+        role: Role::Target,
+        numerator: format!(
+            "expandable: FP on fresh non-members ({} of {})",
+            c.false_positives, c.probes
+        ),
+        numerator_value: c.fpr(),
+        numerator_counts: Some((c.false_positives, c.probes)),
+        denominator: "the target rate".into(),
+        denominator_value: target,
+        denominator_samples: vec![target],
+        bound: Bound::AtMost(1.0),
+        terms: Terms::Growth,
+        numerator_conditions: cond.clone(),
+        denominator_conditions: cond,
+        ..Ratio::default()
+    }
+    .recomputed()
+}
+
+/// The bits-per-key row at the largest checkpoint.
+fn bits_row(c: &Checkpoint) -> Ratio {
+    let cond = conditions(c.bytes, Some(c.fpr()), Timed::Bytes);
+    let bits = c.bits_per_key();
+    Ratio {
+        what: format!(
+            "growth: expandable bits per key at {} keys / the goal at {GOAL_KEYS}",
+            c.n
+        ),
+        role: role(c.n),
+        numerator: format!("expandable: bits per key at {} keys", c.n),
+        numerator_value: bits,
+        numerator_samples: vec![bits],
+        denominator: "the goal: 14.38 bits per key (our scalable filter's figure)".into(),
+        denominator_value: GOAL_BITS_PER_KEY,
+        denominator_samples: vec![GOAL_BITS_PER_KEY],
+        bound: Bound::AtMost(1.0),
+        terms: Terms::Growth,
+        numerator_conditions: cond.clone(),
+        denominator_conditions: cond,
+        ..Ratio::default()
+    }
+    .recomputed()
+}
+
+/// The lookup rows: at the large size over at the small one, non-members and members.
+fn lookup_rows(l: &Lookups) -> Vec<Ratio> {
+    let pairs: [(&str, &Spread, &Spread); 2] = [
+        ("non-member", &l.negative_large, &l.negative_small),
+        ("member", &l.positive_large, &l.positive_small),
+    ];
+    pairs
+        .into_iter()
+        .map(|(what, large, small)| {
+            Ratio {
+                what: format!(
+                    "growth: expandable ns per {what} lookup at {} keys / at {} keys",
+                    l.large_n, l.small_n
+                ),
+                role: role(l.large_n),
+                numerator: format!("expandable at {} keys: ns per {what} lookup", l.large_n),
+                numerator_value: large.median,
+                numerator_samples: large.samples.clone(),
+                denominator: format!("expandable at {} keys: ns per {what} lookup", l.small_n),
+                denominator_value: small.median,
+                denominator_samples: small.samples.clone(),
+                bound: Bound::AtMost(GOAL_LOOKUP_RATIO),
+                terms: Terms::Growth,
+                numerator_conditions: conditions(l.large_bytes, None, Timed::Lookups),
+                denominator_conditions: conditions(l.small_bytes, None, Timed::Lookups),
+                ..Ratio::default()
+            }
+            .recomputed()
+        })
+        .collect()
+}
+
+/// Every goal row, from the report's measurements (its `goals` field is not read).
+#[must_use]
+pub fn goals(r: &ExpansionReport) -> Vec<Ratio> {
+    let ours: Vec<&Checkpoint> = r
+        .checkpoints
+        .iter()
+        .filter(|c| c.contender == Contender::Expandable)
+        .collect();
+    let s = &r.settings;
+    let mut out: Vec<Ratio> = ours
+        .iter()
+        .map(|c| fp_row(c, s.target_fpr, s.declared))
+        .collect();
+    if let Some(last) = ours.last() {
+        out.push(bits_row(last));
+    }
+    let lookups = r
+        .summaries
+        .iter()
+        .find(|x| x.contender == Contender::Expandable)
+        .and_then(|x| x.lookups.measured());
+    match lookups {
+        Some(l) => out.extend(lookup_rows(l)),
+        None => out.push(
+            Ratio {
+                what: "growth: expandable lookups at n / at 10k".into(),
+                role: Role::Target,
+                numerator: "expandable at n".into(),
+                numerator_value: f64::NAN,
+                denominator: "expandable at 10k".into(),
+                denominator_value: f64::NAN,
+                bound: Bound::AtMost(GOAL_LOOKUP_RATIO),
+                terms: Terms::Growth,
+                differences: "not measured: the stage timed no lookups".into(),
+                ..Ratio::default()
+            }
+            .recomputed(),
+        ),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,102 @@
+use super::*;
+use crate::record::Machine;
+use crate::stages::expansion::{Outcome, Settings, Summary};
+
+fn point(n: u64, false_positives: u64, bytes: u64) -> Checkpoint {
+    Checkpoint {
+        contender: Contender::Expandable,
+        n,
+        false_positives,
+        probes: 100_000,
+        bytes,
+        refused: 0,
+        false_negatives: 0,
+    }
+}
+
+fn spread(v: &[f64]) -> Spread {
+    Spread::of(&mut v.to_vec())
+}
+
+/// Grown to 10M: FP well under, under but close, and over the target; 25.9 bits per key;
+/// lookups 3x slower at 10M.
+fn report(lookups: bool) -> ExpansionReport {
+    let l = Lookups {
+        contender: Contender::Expandable,
+        small_n: 10_000,
+        large_n: GOAL_KEYS,
+        small_bytes: 40_000,
+        large_bytes: 32_375_000,
+        negative_small: spread(&[50.0, 52.0, 51.0, 49.0, 50.5]),
+        negative_large: spread(&[150.0, 160.0, 155.0, 151.0, 149.0]),
+        positive_small: spread(&[40.0, 41.0, 39.0, 40.5, 40.2]),
+        positive_large: spread(&[50.0, 52.0, 51.0, 49.0, 50.5]),
+    };
+    ExpansionReport {
+        machine: Machine::default(),
+        settings: Settings {
+            declared: 1000,
+            target_fpr: 0.01,
+            n: GOAL_KEYS,
+            ..Settings::default()
+        },
+        checkpoints: vec![
+            point(1000, 300, 4000),
+            point(2000, 990, 8000),
+            point(GOAL_KEYS, 1200, 32_375_000),
+        ],
+        summaries: vec![Summary {
+            contender: Contender::Expandable,
+            first_refusal: None,
+            lookups: if lookups {
+                Outcome::Measured(l)
+            } else {
+                Outcome::Unsupported { why: "x".into() }
+            },
+            deletes: Outcome::Unsupported { why: "x".into() },
+            merge: Outcome::Unsupported { why: "x".into() },
+        }],
+        goals: Vec::new(),
+    }
+}
+
+#[test]
+fn the_fp_rows_are_three_way_on_the_wilson_interval() {
+    let g = goals(&report(true));
+    let verdicts: Vec<Verdict> = g.iter().take(3).map(|r| r.verdict).collect();
+    assert_eq!(
+        verdicts,
+        [Verdict::Met, Verdict::Undecided, Verdict::NotMet],
+        "{g:#?}"
+    );
+    let (lo, hi) = g[2].interval.unwrap();
+    assert!(lo > 1.0 && hi < 1.5 && (g[2].ratio - 1.2).abs() < 1e-12);
+    assert!(g.iter().all(|r| r.same_conditions), "{g:#?}");
+}
+
+#[test]
+fn bits_and_lookups_at_the_goals_size_are_targets_and_judged() {
+    let g = goals(&report(true));
+    let bits = &g[3];
+    assert_eq!(bits.role, Role::Target);
+    assert!((bits.ratio - 25.9 / GOAL_BITS_PER_KEY).abs() < 1e-12);
+    assert_eq!(bits.verdict, Verdict::NotMet);
+    assert_eq!(g[4].verdict, Verdict::NotMet, "3x slower: {:?}", g[4]);
+    assert_eq!(g[5].verdict, Verdict::Met, "1.25x: {:?}", g[5]);
+    assert_eq!(g.len(), 6);
+}
+
+#[test]
+fn a_smaller_run_is_information_and_missing_lookups_are_not_measured() {
+    let mut r = report(false);
+    r.checkpoints.pop();
+    let g = goals(&r);
+    assert_eq!(
+        g[2].role,
+        Role::Information,
+        "bits at 2000 keys: {:?}",
+        g[2]
+    );
+    assert_eq!(g[3].verdict, Verdict::NotMeasured);
+    assert!(g[3].differences.starts_with("not measured"));
+}

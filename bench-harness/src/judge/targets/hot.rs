@@ -1,0 +1,66 @@
+//! The hot-path goal judged against the machine rather than a peer: split-block batched lookups
+//! at most 1.5× the measured floor (the key's xxh3-128 hash plus one independent random line
+//! read over a table of the filter's size). The other hot-path goals are rows of
+//! [`super::TARGETS`] (split-block one at a time against fastbloom, cuckoo against split-block)
+//! and of `judge::threads` (the atomic filters against fastbloom's `AtomicBloomFilter`).
+
+use super::conditions::{Api, Timed};
+use super::{find, row, side, Bound, Conditions, Metric, Ratio, Role, Side, Terms};
+use crate::filters::Variant;
+use crate::judge::floor::floor;
+use crate::record::floor::{FloorHash, FloorReport, FloorTable};
+use crate::record::PeerRecord;
+use anyhow::{anyhow, Result};
+
+/// The bound: batched split-block lookups within this multiple of the floor.
+pub const FLOOR_BOUND: Bound = Bound::AtMost(1.5);
+
+/// The floor as a ratio's denominator: it is the floor of that very filter's table (its bytes,
+/// its achieved FP rate), read in a batch, hashed as the filter hashes.
+fn floor_side(report: &FloorReport, ours: &PeerRecord) -> Side {
+    Side {
+        name: format!(
+            "floor at {}'s size: {} hash + one independent line read (ns)",
+            ours.name,
+            FloorHash::Xxh3_128.name()
+        ),
+        figure: floor(report, FloorTable::Blocked),
+        conditions: Conditions {
+            api: Api::Batched,
+            achieved_fpr: Some(ours.empirical_fpr),
+            hash: FloorHash::Xxh3_128.name().into(),
+            threads: 1,
+            huge_pages: None,
+            bytes: Some(ours.bytes),
+            timed: Timed::Lookups,
+        },
+    }
+}
+
+/// The split-block filter's batched lookups (negative and positive) over its floor.
+///
+/// # Errors
+/// The split-block row missing from `rows`, or its floor missing from `report`.
+pub fn floor_rows(rows: &[PeerRecord], report: &FloorReport) -> Result<Vec<Ratio>> {
+    let ours = find(rows, Variant::Blocked.name())?;
+    let mut out = Vec::new();
+    for metric in [Metric::NegativeBatched, Metric::PositiveBatched] {
+        let den = floor_side(report, ours);
+        if den.figure.is_none() || metric.pick(ours).is_none() {
+            return Err(anyhow!(
+                "{}: no {} or no floor at its size",
+                ours.name,
+                metric.label()
+            ));
+        }
+        let what = format!("{} vs the floor: {}", ours.name, metric.label());
+        out.push(row(
+            what,
+            Role::Target,
+            (side(ours, metric), den),
+            FLOOR_BOUND,
+            Terms::AlikeFp,
+        ));
+    }
+    Ok(out)
+}

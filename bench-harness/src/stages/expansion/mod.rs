@@ -1,0 +1,258 @@
+//! Growing from a small declared capacity to the run's n (10M in the full run) at 1%: our
+//! expandable cuckoo filter (deletes and grows), our scalable Bloom filter (grows, no deletes),
+//! our cuckoo filter (deletes, refuses inserts when full), the `qfilter` crate (a quotient filter
+//! that resizes; its rate doubles at each resize, so it is declared with the run's n as its
+//! maximum) and growable-bloom-filter. At every doubling of the keys: the FP rate on fresh
+//! non-members (a window of probes no other checkpoint used) and bits per key; lookups timed at
+//! 10k and at n in interleaved rounds; deletes and merges where the variant has them.
+//!
+//! The stage only measures: `judge::expansion` computes the goals and `render::expansion`
+//! writes `expansion.json` and `expansion.md`.
+
+mod grown;
+mod run;
+
+pub use grown::Grown;
+pub use run::measure;
+
+use crate::measure::Spread;
+use crate::record::{Machine, Ratio};
+use serde::{Deserialize, Serialize};
+
+/// Who grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Contender {
+    /// `filterlab::ExpandableCuckoo`.
+    Expandable,
+    /// `filterlab::ScalableBloom`.
+    Scalable,
+    /// `filterlab::CuckooFilter`.
+    Cuckoo,
+    /// `qfilter::Filter::new_resizeable(declared, n, p)`.
+    Qfilter,
+    /// `growable_bloom_filter::GrowableBloom::new(p, declared)`.
+    GrowableBloom,
+}
+
+impl Contender {
+    /// Every contender, in table order.
+    pub const ALL: [Contender; 5] = [
+        Contender::Expandable,
+        Contender::Scalable,
+        Contender::Cuckoo,
+        Contender::Qfilter,
+        Contender::GrowableBloom,
+    ];
+
+    /// Its name in the tables.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Expandable => "expandable",
+            Contender::Scalable => "scalable",
+            Contender::Cuckoo => "cuckoo",
+            Contender::Qfilter => "qfilter 0.3.1",
+            Contender::GrowableBloom => "growable-bloom-filter 2.1.1",
+        }
+    }
+
+    /// How it is built and what it does with more keys than declared.
+    #[must_use]
+    pub fn how(self) -> &'static str {
+        match self {
+            Contender::Expandable => {
+                "ours; adds a cuckoo stage twice the last when the newest is full; deletes"
+            }
+            Contender::Scalable => "ours; adds a larger, tighter Bloom stage; no deletes",
+            Contender::Cuckoo => "ours; one table: refuses inserts when full; deletes",
+            Contender::Qfilter => {
+                "new_resizeable(declared, n, p): doubles its table, giving up one remainder bit \
+                 (its rate doubles) at each resize, to p at n; deletes, merges"
+            }
+            Contender::GrowableBloom => "adds a 2x larger, 0.85x tighter Bloom stage; no deletes",
+        }
+    }
+}
+
+/// One contender at one checkpoint of its growth.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Who.
+    pub contender: Contender,
+    /// Keys it holds (accepted inserts).
+    pub n: u64,
+    /// Fresh non-members answered present.
+    pub false_positives: u64,
+    /// Fresh non-members probed.
+    pub probes: u64,
+    /// The structure's bytes.
+    pub bytes: u64,
+    /// Inserts refused so far (a full table).
+    pub refused: u64,
+    /// Keys it holds answered absent (every key inserted so far is looked up).
+    pub false_negatives: u64,
+}
+
+impl Checkpoint {
+    /// Bytes × 8 / n.
+    #[must_use]
+    pub fn bits_per_key(&self) -> f64 {
+        self.bytes as f64 * 8.0 / self.n.max(1) as f64
+    }
+
+    /// False positives / probes.
+    #[must_use]
+    pub fn fpr(&self) -> f64 {
+        self.false_positives as f64 / self.probes.max(1) as f64
+    }
+}
+
+/// Lookup times of one contender grown to `small_n` and to `large_n`, timed in the same
+/// interleaved rounds (the two filters' order alternating from round to round).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lookups {
+    /// Who.
+    pub contender: Contender,
+    /// Keys in the small filter.
+    pub small_n: u64,
+    /// Keys in the large one.
+    pub large_n: u64,
+    /// Bytes of the small filter.
+    pub small_bytes: u64,
+    /// Bytes of the large one.
+    pub large_bytes: u64,
+    /// ns per non-member lookup, small filter.
+    pub negative_small: Spread,
+    /// ns per non-member lookup, large filter.
+    pub negative_large: Spread,
+    /// ns per member lookup, small filter.
+    pub positive_small: Spread,
+    /// ns per member lookup, large filter.
+    pub positive_large: Spread,
+}
+
+/// Deleting every tenth key held, then looking up the rest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Deletes {
+    /// Keys held before.
+    pub held: u64,
+    /// Removals asked.
+    pub asked: u64,
+    /// Removals refused (the filter said the key was absent).
+    pub refused: u64,
+    /// Keys not deleted answered absent (must be 0).
+    pub false_negatives: u64,
+    /// Keys not deleted, looked up.
+    pub remaining: u64,
+    /// Deleted keys still answered present (a false positive or another key's fingerprint).
+    pub deleted_still_present: u64,
+}
+
+/// Two filters grown from the declared capacity on the two halves of a key set, merged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Merge {
+    /// Keys in each half.
+    pub halves: (u64, u64),
+    /// Keys of either half answered absent by the merged filter (must be 0).
+    pub false_negatives: u64,
+    /// Fresh non-members answered present by the merged filter.
+    pub false_positives: u64,
+    /// Fresh non-members probed.
+    pub probes: u64,
+    /// The merged filter's bytes.
+    pub bytes: u64,
+}
+
+/// Measured, or why not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome<T> {
+    /// Measured.
+    Measured(T),
+    /// The variant has no such operation, or could not reach the size.
+    Unsupported {
+        /// Why.
+        why: String,
+    },
+}
+
+impl<T> Outcome<T> {
+    /// The measurement, if any.
+    pub fn measured(&self) -> Option<&T> {
+        match self {
+            Outcome::Measured(t) => Some(t),
+            Outcome::Unsupported { .. } => None,
+        }
+    }
+}
+
+/// What a contender did besides growing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Who.
+    pub contender: Contender,
+    /// Keys held when the first insert was refused (`None`: none was).
+    pub first_refusal: Option<u64>,
+    /// Lookups at the small and the large size.
+    pub lookups: Outcome<Lookups>,
+    /// Deletes after growing.
+    pub deletes: Outcome<Deletes>,
+    /// A merge of two grown filters.
+    pub merge: Outcome<Merge>,
+}
+
+/// The sizes and rounds of the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The capacity every contender is declared with.
+    pub declared: u64,
+    /// The target rate.
+    pub target_fpr: f64,
+    /// Keys grown to.
+    pub n: u64,
+    /// The checkpoints: the declared capacity doubled until n, and n.
+    pub checkpoints: Vec<u64>,
+    /// Fresh non-members probed at each checkpoint.
+    pub probes: u64,
+    /// Keys of the small filter timed against the large one.
+    pub small_n: u64,
+    /// Queries of each timed pass.
+    pub queries: u64,
+    /// Interleaved timing rounds.
+    pub rounds: usize,
+    /// Keys of the merge (both halves).
+    pub merge_keys: u64,
+}
+
+/// expansion.json: everything the stage measured and the goals judged from it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExpansionReport {
+    /// Where and how (the commit included).
+    pub machine: Machine,
+    /// Sizes and rounds.
+    pub settings: Settings,
+    /// Every contender at every checkpoint it reached.
+    pub checkpoints: Vec<Checkpoint>,
+    /// Refusals, lookups, deletes and merges.
+    pub summaries: Vec<Summary>,
+    /// The issue's goals as rows of the targets table (`judge::expansion` computes them; `check`
+    /// recomputes them and finds them in results.json's targets).
+    pub goals: Vec<Ratio>,
+}
+
+/// The checkpoints from `declared` to `n`: every doubling, and `n` itself.
+#[must_use]
+pub fn checkpoints(declared: u64, n: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut c = declared.max(1);
+    while c < n {
+        out.push(c);
+        c = c.saturating_mul(2);
+    }
+    out.push(n);
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,114 @@
+use super::*;
+use crate::dataset::KeySet;
+use crate::plan::Ctx;
+
+#[test]
+fn checkpoints_double_from_the_declared_capacity_and_end_at_n() {
+    assert_eq!(checkpoints(1000, 5000), vec![1000, 2000, 4000, 5000]);
+    assert_eq!(checkpoints(1000, 4000), vec![1000, 2000, 4000]);
+    assert_eq!(checkpoints(1000, 500), vec![500]);
+}
+
+/// A small run: 100 declared, grown to 3200, 2000 fresh probes per checkpoint.
+pub(crate) fn settings() -> Settings {
+    Settings {
+        declared: 100,
+        target_fpr: 0.01,
+        n: 3200,
+        checkpoints: checkpoints(100, 3200),
+        probes: 2000,
+        small_n: 1000,
+        queries: 2000,
+        rounds: 2,
+        merge_keys: 2000,
+    }
+}
+
+/// The small run measured on synthetic keys (members and probes disjoint by prefix).
+pub(crate) fn measured() -> (Vec<Checkpoint>, Vec<Summary>) {
+    let s = settings();
+    let members: KeySet = (0..s.n)
+        .map(|i| format!("member-{i}@example.org"))
+        .collect();
+    let windows = s.checkpoints.len() as u64 + 1;
+    let probes: KeySet = (0..windows * s.probes)
+        .map(|i| format!("probe-{i}@example.net"))
+        .collect();
+    let ctx = Ctx {
+        members: &members,
+        probes: &probes,
+        rounds: s.rounds,
+        seed: 7,
+        queries: s.queries as usize,
+        scenario_probes: s.probes as usize,
+    };
+    measure(&ctx, &s).expect("the small run measures")
+}
+
+fn summary(s: &[Summary], c: Contender) -> &Summary {
+    s.iter()
+        .find(|x| x.contender == c)
+        .expect("every contender")
+}
+
+#[test]
+fn every_contender_grows_without_false_negatives_and_the_cuckoo_table_refuses() {
+    let (rows, sums) = measured();
+    assert!(rows.iter().all(|r| r.false_negatives == 0), "{rows:?}");
+    for c in [
+        Contender::Expandable,
+        Contender::Scalable,
+        Contender::Qfilter,
+        Contender::GrowableBloom,
+    ] {
+        let last = rows.iter().rfind(|r| r.contender == c).unwrap();
+        assert_eq!((last.n, last.refused), (3200, 0), "{c:?}");
+        assert!(summary(&sums, c).first_refusal.is_none());
+        assert!(summary(&sums, c).lookups.measured().is_some());
+    }
+    let cuckoo = summary(&sums, Contender::Cuckoo);
+    let at = cuckoo
+        .first_refusal
+        .expect("a table declared for 100 fills");
+    assert!((90..400).contains(&at), "refused at {at}");
+    assert!(cuckoo.lookups.measured().is_none());
+    let last = rows.iter().rfind(|r| r.contender == Contender::Cuckoo);
+    assert_eq!(last.map(|r| (r.n, r.refused)), Some((at, 1)));
+}
+
+#[test]
+fn the_expandable_rate_stays_within_four_sigmas_of_its_target_at_every_doubling() {
+    let (rows, _) = measured();
+    let s = settings();
+    let sigma = (s.target_fpr * (1.0 - s.target_fpr) * s.probes as f64).sqrt();
+    let most = (s.target_fpr * s.probes as f64 + 4.0 * sigma) as u64;
+    let ours: Vec<_> = rows
+        .iter()
+        .filter(|r| r.contender == Contender::Expandable)
+        .collect();
+    assert_eq!(ours.len(), s.checkpoints.len());
+    for r in ours {
+        assert!(r.false_positives <= most, "{r:?} above {most}");
+    }
+}
+
+#[test]
+fn deletes_and_merges_lose_no_key_where_supported_and_say_why_not_elsewhere() {
+    let (_, sums) = measured();
+    for c in [Contender::Expandable, Contender::Qfilter, Contender::Cuckoo] {
+        let d = summary(&sums, c).deletes.measured().expect("deletes");
+        assert_eq!((d.false_negatives, d.refused), (0, 0), "{c:?}: {d:?}");
+        assert_eq!(d.asked, d.held.div_ceil(10));
+        assert_eq!(d.remaining, d.held - d.asked);
+        assert!(d.deleted_still_present < d.asked / 2, "{c:?}: {d:?}");
+    }
+    for c in [Contender::Expandable, Contender::Qfilter] {
+        let m = summary(&sums, c).merge.measured().expect("merges");
+        assert_eq!((m.false_negatives, m.halves), (0, (1000, 1000)), "{c:?}");
+    }
+    for c in [Contender::Scalable, Contender::GrowableBloom] {
+        assert!(summary(&sums, c).deletes.measured().is_none());
+        assert!(summary(&sums, c).merge.measured().is_none());
+    }
+    assert!(summary(&sums, Contender::Cuckoo).merge.measured().is_none());
+}

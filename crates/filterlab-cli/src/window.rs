@@ -1,0 +1,201 @@
+//! Sliding windows on the command line: `recommend --window` (the question "seen in the last
+//! N inserts / the last T?") and the time that a window counted in time takes with its keys
+//! (`build`, `add` and `query --at`).
+
+use anyhow::{bail, Result};
+use filterlab::{AnyFilter, Capabilities, Timestamp, Variant};
+
+/// What `recommend --window` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Window {
+    /// Only the last `--n` inserts matter (`--window items`).
+    Items,
+    /// Only what was inserted in the last this many seconds matters (`--window 24h`); `--n` is
+    /// the most items one window receives.
+    Seconds(u64),
+}
+
+impl Window {
+    /// Whether a variant with these capabilities answers this window.
+    pub fn fits(self, c: Capabilities) -> bool {
+        c.windowed && c.timed == matches!(self, Window::Seconds(_))
+    }
+
+    /// Why a window of this kind, in one line.
+    pub fn reason(self, n: u64) -> String {
+        match self {
+            Window::Items => format!(
+                "only the last {n} inserts matter: a window counted in items forgets older keys \
+                 by itself (no reset), in memory that never grows"
+            ),
+            Window::Seconds(s) => format!(
+                "only the last {s} s matter: a window counted in time keeps {n} items per window \
+                 in slices each sized for its share of the target, and forgets older slices by \
+                 itself; every insert and query gives its time (`build`, `add`, `query --at`)"
+            ),
+        }
+    }
+}
+
+/// Parses `items`, or a duration: a number of seconds with an optional unit (`s`, `m`, `h`,
+/// `d`), such as `3600`, `10m`, `24h`, `7d`.
+///
+/// # Errors
+/// Anything else, or a duration of 0 or past `u64` seconds.
+pub fn parse(s: &str) -> Result<Window, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("items") {
+        return Ok(Window::Items);
+    }
+    let (digits, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+    let scale = match unit.trim() {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3_600,
+        "d" => 86_400,
+        _ => 0,
+    };
+    match digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+    {
+        Some(secs) if secs > 0 => Ok(Window::Seconds(secs)),
+        _ => Err(format!(
+            "{s:?} is not a window: give `items` (the last --n inserts) or a duration such as \
+             3600, 10m, 24h, 7d"
+        )),
+    }
+}
+
+/// The time keys are inserted or asked at: `--at` for a window counted in time (required to
+/// insert), refused for any other variant.
+///
+/// # Errors
+/// `--at` for a variant without a time, or no `--at` to insert into one with.
+pub fn time(variant: Variant, at: Option<u64>, inserting: bool) -> Result<Option<Timestamp>> {
+    let timed = variant.capabilities().timed;
+    match (timed, at) {
+        (true, Some(t)) => Ok(Some(Timestamp(t))),
+        (true, None) if inserting => bail!(
+            "the {variant} filter files each key into the slice of its time: give --at TICKS (in \
+             the units of its window, such as seconds since the Unix epoch)"
+        ),
+        (_, None) => Ok(None),
+        (false, Some(_)) => {
+            let refusal = variant.unsupported("take a time (--at)", |c| c.timed);
+            bail!("{refusal}")
+        }
+    }
+}
+
+/// Whether `filter` holds `key`: at `at` for a window counted in time, else as it stands.
+///
+/// # Errors
+/// None for the times [`time`] lets through.
+pub fn contains(filter: &AnyFilter, key: &[u8], at: Option<Timestamp>) -> Result<bool> {
+    use filterlab::Filter;
+    Ok(match at {
+        Some(t) => filter.contains_at(key, t)?,
+        None => filter.contains(key),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recommend::{recommend, Needs};
+    use filterlab::any::Detail;
+
+    /// A request for `n` items at 1%, one thread, nothing else.
+    fn needs(n: u64) -> Needs {
+        Needs {
+            n,
+            fpr: 0.01,
+            deletes: false,
+            growth: false,
+            fixed_set: false,
+            max_n: None,
+            max_memory: None,
+            threads: 1,
+            window: None,
+        }
+    }
+
+    #[test]
+    fn a_window_question_gets_a_window() {
+        let items = recommend(&Needs {
+            window: Some(Window::Items),
+            ..needs(1_000_000)
+        })
+        .unwrap();
+        // Lane-sliced generations take less memory than the age-partitioned filter.
+        assert_eq!(items.plan.variant, Variant::ItemWindow);
+        let apbf = Variant::Apbf
+            .plan(&filterlab::Params::new(1_000_000, 0.01))
+            .unwrap();
+        assert!(items.plan.bytes < apbf.bytes);
+        assert!(
+            items.plan.bits_per_key < 16.5,
+            "{}",
+            items.plan.bits_per_key
+        );
+        assert!(
+            items.why[0].contains("last 1000000 inserts"),
+            "{:?}",
+            items.why
+        );
+        assert!(items.what_if.is_empty());
+        assert!(items.notes.iter().any(|n| n.contains("never fills")));
+        let day = recommend(&Needs {
+            window: Some(Window::Seconds(86_400)),
+            ..needs(70_000)
+        })
+        .unwrap();
+        assert_eq!(day.plan.variant, Variant::TimeWindow);
+        assert!(matches!(
+            day.plan.detail,
+            Detail::TimeSliced {
+                window_ticks: 86_400,
+                ..
+            }
+        ));
+        // More items per window than planned: the rate rises.
+        let at2 = day.what_if.iter().find(|w| w.multiple == 2).unwrap();
+        assert!(at2.fpr.unwrap() > day.plan.expected_fpr);
+        // Without --window, no window is recommended.
+        assert!(
+            !recommend(&needs(1_000_000))
+                .unwrap()
+                .plan
+                .variant
+                .capabilities()
+                .windowed
+        );
+    }
+
+    #[test]
+    fn windows_parse_as_items_or_seconds() {
+        assert_eq!(parse("items"), Ok(Window::Items));
+        assert_eq!(parse("3600"), Ok(Window::Seconds(3_600)));
+        assert_eq!(parse("10m"), Ok(Window::Seconds(600)));
+        assert_eq!(parse("24h"), Ok(Window::Seconds(86_400)));
+        assert_eq!(parse("7d"), Ok(Window::Seconds(604_800)));
+        for bad in ["", "0", "h", "24x", "-5", "99999999999999999999d"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_time_is_required_by_time_windows_and_refused_by_the_others() {
+        assert_eq!(
+            time(Variant::TimeWindow, Some(7), true).unwrap(),
+            Some(Timestamp(7))
+        );
+        assert!(time(Variant::TimeWindow, None, true).is_err());
+        assert_eq!(time(Variant::TimeWindow, None, false).unwrap(), None);
+        let e = time(Variant::Classic, Some(7), false).unwrap_err();
+        assert!(e.to_string().contains("time-window"), "{e}");
+        assert_eq!(time(Variant::ItemWindow, None, true).unwrap(), None);
+    }
+}

@@ -1,0 +1,156 @@
+//! Sliding windows through the command line: `recommend --window`, `build` and `query` of a
+//! window counted in items, and of one counted in time (`--at`), `info`, `explain` and `calc`.
+
+mod common;
+
+use common::*;
+
+/// Runs `args --json` for a query that may find a key absent (exit 1); its output parsed.
+fn json_allow_absent(args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = filterlab(&a);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn keys(prefix: &str, range: std::ops::Range<usize>) -> Vec<u8> {
+    range
+        .flat_map(|i| format!("{prefix}{i}@example.com\n").into_bytes())
+        .collect()
+}
+
+#[test]
+fn recommend_answers_a_window_question() {
+    let r = json(&["recommend", "--n", "1M", "--fpr", "1%", "--window", "items"]);
+    assert_eq!(r["plan"]["variant"], "item-window", "{r}");
+    assert!(r["plan"]["bits_per_key"].as_f64().unwrap() < 16.5, "{r}");
+    let r = json(&["recommend", "--n", "70K", "--fpr", "1%", "--window", "24h"]);
+    assert_eq!(r["plan"]["variant"], "time-window", "{r}");
+    assert_eq!(r["plan"]["detail"]["window_ticks"], 86_400, "{r}");
+    let text = filterlab(&["recommend", "--n", "70K", "--fpr", "1%", "--window", "10m"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("only the last 600 s matter"), "{text}");
+    assert_clean_error(
+        &["recommend", "--n", "1M", "--fpr", "1%", "--window", "soon"],
+        None,
+        "is not a window",
+    );
+    assert_clean_error(
+        &[
+            "recommend",
+            "--n",
+            "1M",
+            "--fpr",
+            "1%",
+            "--window",
+            "items",
+            "--deletes",
+        ],
+        None,
+        "cannot be used with",
+    );
+}
+
+#[test]
+fn an_item_window_holds_its_last_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = write(dir.path(), "keys.txt", &keys("k", 0..3000));
+    let out = dir.path().join("w.bin");
+    let built = json(&[
+        "build",
+        "--variant",
+        "item-window",
+        "--n",
+        "1000",
+        "--fpr",
+        "1%",
+        "--keys",
+        s(&key_file),
+        "-o",
+        s(&out),
+    ]);
+    // A window forgets instead of filling: no warning about the capacity.
+    assert_eq!(built["warnings"].as_array().unwrap().len(), 0, "{built}");
+    let answers = json(&["query", s(&out), "k2999@example.com", "k2000@example.com"]);
+    assert!(answers
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|a| a["maybe_present"] == true));
+    // Long gone (30 windows back of 3): absent, apart from a false positive; of 200 such keys
+    // at most a few are "maybe".
+    let old: Vec<String> = (0..200).map(|i| format!("k{i}@example.com")).collect();
+    let mut args = vec!["query", s(&out)];
+    args.extend(old.iter().map(String::as_str));
+    let answers = json_allow_absent(&args);
+    let maybe = answers
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["maybe_present"] == true)
+        .count();
+    assert!(maybe < 10, "{maybe} of 200 forgotten keys answered maybe");
+    let info = json(&["info", s(&out)]);
+    assert_eq!(info["variant"], "item-window");
+    assert_eq!(info["parameters"]["window"], 1000);
+    let explained = json(&["explain", s(&out), "k5@example.com"]);
+    assert!(explained["formulas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["name"] == "share of the target per generation"));
+    assert_eq!(explained["touch"]["kind"], "bits");
+    // `--at` is for windows counted in time.
+    assert_clean_error(&["query", s(&out), "--at", "5", "k1"], None, "time-window");
+}
+
+#[test]
+fn a_time_window_takes_its_keys_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = write(dir.path(), "keys.txt", &keys("u", 0..500));
+    let out = dir.path().join("t.bin");
+    let base = [
+        "build",
+        "--variant",
+        "time-window",
+        "--n",
+        "3500",
+        "--fpr",
+        "1%",
+        "--keys",
+        s(&key_file),
+        "-o",
+        s(&out),
+        "--window-ticks",
+        "3600",
+    ];
+    assert_clean_error(&base, None, "give --at");
+    let mut args = base.to_vec();
+    args.extend(["--at", "1000"]);
+    let built = json(&args);
+    assert_eq!(built["inserted"], 500, "{built}");
+    let later = write(dir.path(), "later.txt", &keys("v", 0..10));
+    json(&["add", s(&out), "--keys", s(&later), "--at", "2000"]);
+    // Within the window: found; without a time: as of the latest slice.
+    let at = |t: &str, key: &str| {
+        let a = json_allow_absent(&["query", s(&out), "--at", t, key]);
+        a[0]["maybe_present"] == true
+    };
+    assert!(at("4599", "u7@example.com") && at("4599", "v3@example.com"));
+    assert!(json(&["query", s(&out), "u7@example.com"])[0]["maybe_present"] == true);
+    // Long past the window: gone.
+    assert!(!at("20000", "u7@example.com") && !at("20000", "v3@example.com"));
+    // Adding without a time is refused before any key is read; the file is unchanged.
+    let before = std::fs::read(&out).unwrap();
+    assert_clean_error(&["add", s(&out), "w1"], None, "give --at");
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    let info = json(&["info", s(&out)]);
+    assert_eq!(info["parameters"]["window_ticks"], 3600, "{info}");
+    let calc = json(&["calc", "--n", "10K", "--fpr", "1%", "--variant", "apbf"]);
+    assert!(calc[0]["bits_per_key"].as_f64().unwrap() > 20.0, "{calc}");
+}
