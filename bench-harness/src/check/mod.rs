@@ -393,9 +393,8 @@ pub fn false_negatives(results: &Results) -> Vec<String> {
 /// Every peer present, with sound timings and enough probes.
 pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
     let mut p = Vec::new();
-    let names = crate::filters::measured()
+    let names = crate::filters::in_matrix()
         .into_iter()
-        .chain(crate::stages::beside_peers())
         .map(|k| k.name())
         .chain(PeerKind::ALL.iter().map(|k| k.name()));
     for name in names {

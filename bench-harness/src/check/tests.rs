@@ -129,9 +129,8 @@ fn good() -> Results {
             records.push(row(Scenario::Churn, kind, 0.01, Some(s)));
         }
     }
-    let peers = crate::filters::measured()
+    let peers = crate::filters::in_matrix()
         .into_iter()
-        .chain(crate::stages::beside_peers())
         .map(|k| k.name())
         .chain(PeerKind::ALL.iter().map(|k| k.name()))
         .map(peer)

@@ -21,9 +21,8 @@ pub(super) fn rec(name: &str, ns: f64, fpr: f64) -> PeerRecord {
 /// A row for every contender of a full run: the matrix's variants, those measured beside the
 /// peers only, every peer and every twin.
 pub(super) fn all_rows() -> Vec<PeerRecord> {
-    let mut v: Vec<PeerRecord> = crate::filters::measured()
+    let mut v: Vec<PeerRecord> = crate::filters::in_matrix()
         .into_iter()
-        .chain(crate::stages::beside_peers())
         .map(|k| rec(k.name(), 10.0, 0.01))
         .collect();
     v.extend(PeerKind::ALL.iter().map(|k| rec(k.name(), 20.0, 0.01)));
