@@ -66,15 +66,8 @@ impl Stage for Comparison {
         eprintln!("   parallel lookups");
         let parallel = matrix::parallel(ctx, &at_1pct, base)?;
         eprintln!("   beside the peers at 1%");
-        let mut peers = peers::compare(
-            ctx,
-            &at_1pct,
-            base,
-            (built.peers, built.beside),
-            n,
-            0.01,
-            plan.peer_rounds,
-        )?;
+        let mut peers =
+            peers::compare(ctx, &at_1pct, base, built.peers, n, 0.01, plan.peer_rounds)?;
         drop(at_1pct);
         drop(filters);
         eprintln!("   parallel builds");

@@ -169,8 +169,8 @@ fn goals_table(r: &ExpansionReport) -> String {
 pub fn render(r: &ExpansionReport) -> String {
     let s = &r.settings;
     let mut how = Table::new(&[("contender", Align::Left), ("how", Align::Left)]);
-    for c in Contender::ALL {
-        how.row([c.name(), c.how()]);
+    for c in Contender::all() {
+        how.row([c.name().to_string(), c.how()]);
     }
     format!(
         "# Growing from {} declared keys to {} at {}\n\nRun at commit {} on {} ({} cores). Every \

@@ -25,10 +25,6 @@ pub struct Builds {
     /// Ours, in `targets × crate::filters::in_matrix()` order (the pairs the registry can
     /// size: see [`grid`]).
     pub ours: Vec<BuiltFilter>,
-    /// Our variants measured beside the peers ([`crate::stages::beside_peers`]) at `peer_fpr`,
-    /// in that order (empty when no peers were asked for). A static filter has no batched
-    /// build: its `seconds_batched` is empty.
-    pub beside: Vec<BuiltFilter>,
     /// The peers at `peer_fpr`, in [`PeerKind::ALL`] order (empty when no peers were asked for).
     pub peers: Vec<BuiltPeer>,
 }
@@ -73,53 +69,6 @@ fn build_peer(kind: PeerKind, keys: &KeySet, n: usize, p: f64) -> Result<(Peer, 
     Ok((peer, refused, start.elapsed().as_secs_f64()))
 }
 
-/// Seconds to build a static `kind` from `keys[..n]` through the registry: every key hashed by
-/// the variant's default hasher, then [`AnyFilter::build_from_hashes`] (the hashing is timed,
-/// as the peers hash inside their builds).
-fn build_static(kind: Variant, keys: &KeySet, n: usize, p: f64) -> Result<(AnyFilter, f64)> {
-    measure::settle_heap();
-    let start = Instant::now();
-    let params = filterlab::any::Params::new(n as u64, p);
-    let hashes: Vec<_> = (0..n).map(|i| params.hasher.hash(keys.get(i))).collect();
-    let f = AnyFilter::build_from_hashes(kind, &params, &hashes)
-        .with_context(|| format!("building {} from {n} keys", kind.name()))?;
-    Ok((f, start.elapsed().as_secs_f64()))
-}
-
-/// One round of [`crate::stages::beside_peers`]: each built once (static) or one key at a time
-/// and again batched (the quotient filter); the timings pushed to `one` and `batched`, the
-/// filters kept when `last`.
-fn beside_round(
-    ctx: &Ctx<'_>,
-    (n, p): (usize, f64),
-    (one, batched): (&mut [Vec<f64>], &mut [Vec<f64>]),
-    kept: Option<&mut Vec<(AnyFilter, Option<f64>)>>,
-) -> Result<()> {
-    let mut built = Vec::new();
-    for (i, kind) in crate::stages::beside_peers().into_iter().enumerate() {
-        let f = if kind.capabilities().static_set {
-            let (f, secs) = build_static(kind, ctx.members, n, p)?;
-            one[i].push(secs);
-            f
-        } else {
-            let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
-            one[i].push(secs);
-            let (_, secs) = build_one(kind, ctx.members, n, p, true)?;
-            batched[i].push(secs);
-            f
-        };
-        built.push(f);
-    }
-    if let Some(kept) = kept {
-        for f in built {
-            check_no_false_negatives(&f, ctx.members, 0..n)?;
-            let coverage = measure::table_huge_page_coverage(&f);
-            kept.push((f, coverage));
-        }
-    }
-    Ok(())
-}
-
 /// One round of the peers' builds at `p`: timings pushed to `secs`, the peers kept when `last`.
 fn peer_round(
     ctx: &Ctx<'_>,
@@ -143,7 +92,7 @@ fn peer_round(
 }
 
 /// Runs `rounds` interleaved rounds (at least one) of every build: ours at every target, and,
-/// when `peer_fpr` is given, our variants measured beside the peers and the peers at that rate.
+/// when `peer_fpr` is given, the peers at that rate.
 /// Checks the kept filters for false negatives.
 pub fn interleaved(
     ctx: &Ctx<'_>,
@@ -159,20 +108,10 @@ pub fn interleaved(
     );
     let rounds = rounds.max(1);
     let grid = grid(n, targets);
-    let beside = if peer_fpr.is_some() {
-        crate::stages::beside_peers()
-    } else {
-        Vec::new()
-    };
     let mut one = vec![Vec::with_capacity(rounds); grid.len()];
     let mut batched = vec![Vec::with_capacity(rounds); grid.len()];
-    let mut beside_secs = (
-        vec![Vec::new(); beside.len()],
-        vec![Vec::new(); beside.len()],
-    );
     let mut peer_secs = vec![Vec::with_capacity(rounds); PeerKind::ALL.len()];
     let mut kept: Vec<(AnyFilter, Option<f64>)> = Vec::new();
-    let mut kept_beside: Vec<(AnyFilter, Option<f64>)> = Vec::new();
     let mut kept_peers: Vec<(Peer, u64, Option<f64>)> = Vec::new();
     let pb = bar(rounds as u64, "builds");
     for round in 0..rounds {
@@ -198,27 +137,14 @@ pub fn interleaved(
             }
         }
         if let Some(p) = peer_fpr {
-            pb.set_message("beside the peers");
-            let (a, b) = (&mut beside_secs.0, &mut beside_secs.1);
-            beside_round(ctx, (n, p), (a, b), last.then_some(&mut kept_beside))?;
             pb.set_message("the peers");
             peer_round(ctx, (n, p), &mut peer_secs, last.then_some(&mut kept_peers))?;
         }
         pb.inc(1);
     }
     pb.finish_and_clear();
-    let beside_grid: Vec<(f64, Variant)> = beside
-        .iter()
-        .map(|&k| (peer_fpr.unwrap_or(0.01), k))
-        .collect();
     Ok(Builds {
         ours: built_ours(kept, &grid, &mut one, &mut batched),
-        beside: built_ours(
-            kept_beside,
-            &beside_grid,
-            &mut beside_secs.0,
-            &mut beside_secs.1,
-        ),
         peers: built_peers(kept_peers, &mut peer_secs),
     })
 }

@@ -14,7 +14,7 @@ pub mod threads;
 pub mod window;
 
 use crate::dataset::KeySet;
-use crate::filters::{AnyFilter, Shaped, Variant};
+use crate::filters::{AnyFilter, Shaped};
 use crate::measure::{self, Spread};
 use crate::record::Record;
 use anyhow::{ensure, Result};
@@ -36,28 +36,6 @@ pub struct BuiltFilter {
     pub seconds_batched: Option<Spread>,
     /// Share of the table on transparent huge pages (`None`: not obtained).
     pub huge_page_coverage: Option<f64>,
-}
-
-/// Our variants measured beside the peers only, not by the matrix (issue 19): the quotient
-/// filter, built by inserts like the matrix's, and the static filters, built once from the keys'
-/// hashes through [`filterlab::AnyFilter::build_from_hashes`]. A variant the matrix measures
-/// already is left out (its matrix row joins the peers).
-pub const BESIDE_PEERS: [Variant; 4] = [
-    Variant::Quotient,
-    Variant::BinaryFuse8,
-    Variant::BinaryFuse16,
-    Variant::Ribbon,
-];
-
-/// [`BESIDE_PEERS`] less the variants the matrix measures (today all of them: the matrix
-/// carries every row that is not windowed, and its 1% filters join the peers).
-#[must_use]
-pub fn beside_peers() -> Vec<Variant> {
-    let matrix = crate::filters::in_matrix();
-    BESIDE_PEERS
-        .into_iter()
-        .filter(|v| !matrix.contains(v))
-        .collect()
 }
 
 /// One peer from the last round, with the spread of its build times.

@@ -4,7 +4,7 @@ use crate::filters::{AnyFilter, Shaped, Variant};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::record::{HugePageRecord, PeerRecord, Record, Side};
-use crate::stages::{bar, BuiltFilter, BuiltPeer};
+use crate::stages::{bar, BuiltPeer};
 use anyhow::{ensure, Context, Result};
 use filterlab::{Filter, BATCH};
 use filterlab_peers::{Peer, PeerKind};
@@ -16,13 +16,12 @@ mod article;
 pub use article::{python, PYTHON_ROUNDS};
 
 /// Every contender at `n` keys and rate `p`: ours are the matrix's filters at `p` (with their
-/// records) and the variants measured beside the peers only; the peers come built from the same
-/// interleaved build loop.
+/// records); the peers come built from the same interleaved build loop.
 pub fn compare(
     ctx: &Ctx<'_>,
     ours: &[&AnyFilter],
     base: &[Record],
-    (peers, beside): (Vec<BuiltPeer>, Vec<BuiltFilter>),
+    peers: Vec<BuiltPeer>,
     n: usize,
     p: f64,
     rounds: usize,
@@ -33,11 +32,7 @@ pub fn compare(
 
     // Our build times, FP rates and false negatives were measured on these very filters.
     let mut records = our_records(ours, base, n, p)?;
-    let pb = bar((beside.len() + peers.len()) as u64, "peers FP");
-    for b in &beside {
-        records.push(beside_record(ctx, b, n, p));
-        pb.inc(1);
-    }
+    let pb = bar(peers.len() as u64, "peers FP");
     let mut peer_records = Vec::new();
     for b in &peers {
         peer_records.push(peer_record(ctx, b, n, p));
@@ -49,7 +44,6 @@ pub fn compare(
     // Our twins at the peers' achieved FP rates, timed in the same rounds as everyone.
     let (twin_filters, twin_records) = twins(ctx, &peer_records, n)?;
     let mut ours: Vec<&AnyFilter> = ours.to_vec();
-    ours.extend(beside.iter().map(|b| &b.filter));
     ours.extend(twin_filters.iter());
     records.extend(twin_records);
     records.extend(peer_records);
@@ -84,40 +78,6 @@ pub fn compare(
         }
     }
     Ok(records)
-}
-
-/// The row of one of our variants measured beside the peers only: FP rate over every probe,
-/// false negatives over the members, its build times from the interleaved loop (a static
-/// filter has no batched build).
-fn beside_record(ctx: &Ctx<'_>, b: &BuiltFilter, n: usize, p: f64) -> PeerRecord {
-    let f = &b.filter;
-    let probes = ctx.probes.len();
-    let fp = measure::count_present(f, ctx.probes, 0..probes);
-    let present = measure::count_present(f, ctx.members, 0..n);
-    let is_static = f.capabilities().static_set;
-    let how = if is_static {
-        "static: built once from all n keys' hashes (`AnyFilter::build_from_hashes`), timed \
-         from the key bytes (hashing included), no batched build"
-    } else {
-        "built by inserts like the matrix's filters"
-    };
-    PeerRecord {
-        name: f.name().into(),
-        side: Side::Filterlab,
-        source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
-        quirks: format!("{}; {how}", f.params()),
-        n: n as u64,
-        target_fpr: p,
-        build_seconds: b.seconds.clone(),
-        build_seconds_batched: b.seconds_batched.clone().filter(|_| !is_static),
-        empirical_fpr: fp as f64 / probes.max(1) as f64,
-        probes: probes as u64,
-        false_negatives: (n as u64).saturating_sub(present),
-        bytes: f.size_in_bytes() as u64,
-        bits_per_key: f.size_in_bytes() as f64 * 8.0 / n.max(1) as f64,
-        huge_page_coverage: b.huge_page_coverage,
-        ..PeerRecord::default()
-    }
 }
 
 /// Our filters' rows of the comparison, from the matrix records of these very filters.

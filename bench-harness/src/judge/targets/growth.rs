@@ -7,7 +7,7 @@
 use crate::measure::Spread;
 use crate::record::conditions::{Api, Conditions, Terms, Timed, OURS_HASH};
 use crate::record::{Bound, Ratio, Role, Verdict};
-use crate::stages::expansion::{Checkpoint, Contender, ExpansionReport, Lookups};
+use crate::stages::expansion::{Checkpoint, ExpansionReport, Lookups, EXPANDABLE};
 
 /// The goals' size: 10M keys. A run grown to fewer keys judges the same rows for information.
 pub const GOAL_KEYS: u64 = 10_000_000;
@@ -133,7 +133,7 @@ pub fn goals(r: &ExpansionReport) -> Vec<Ratio> {
     let ours: Vec<&Checkpoint> = r
         .checkpoints
         .iter()
-        .filter(|c| c.contender == Contender::Expandable)
+        .filter(|c| c.contender == EXPANDABLE)
         .collect();
     let s = &r.settings;
     let mut out: Vec<Ratio> = ours
@@ -146,7 +146,7 @@ pub fn goals(r: &ExpansionReport) -> Vec<Ratio> {
     let lookups = r
         .summaries
         .iter()
-        .find(|x| x.contender == Contender::Expandable)
+        .find(|x| x.contender == EXPANDABLE)
         .and_then(|x| x.lookups.measured());
     match lookups {
         Some(l) => out.extend(lookup_rows(l)),

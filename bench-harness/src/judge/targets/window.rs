@@ -33,8 +33,10 @@ fn hash(design: Design) -> &'static str {
 /// as-documented configuration of probabilistic-rs is far from 1% and left to `window.md`).
 fn role(design: Design) -> Option<Role> {
     match design {
-        Design::ItemWindow | Design::TimeWindow => Some(Role::Target),
-        Design::Apbf | Design::TwoBuffer | Design::ProbabilisticRs => Some(Role::Information),
+        // The age-partitioned filter is the paper's design, shown for information.
+        Design::Ours(filterlab::Variant::Apbf) => Some(Role::Information),
+        Design::Ours(_) => Some(Role::Target),
+        Design::TwoBuffer | Design::ProbabilisticRs => Some(Role::Information),
         Design::ProbabilisticRsAsDocumented => None,
     }
 }

@@ -19,7 +19,7 @@ fn cp(fp: u64, lost: u64, aged_maybe: u64, bytes: u64) -> Checkpoint {
 
 fn design(checkpoints: Vec<Checkpoint>) -> DesignResult {
     DesignResult {
-        design: Design::ItemWindow,
+        design: Design::Ours(filterlab::Variant::ItemWindow),
         params: String::new(),
         horizon: 1,
         checkpoints,

@@ -16,7 +16,7 @@ pub(crate) fn report() -> WindowReport {
         bytes: 39_744,
     };
     let d = DesignResult {
-        design: Design::ItemWindow,
+        design: Design::Ours(filterlab::Variant::ItemWindow),
         params: "N = 7".into(),
         horizon: 22_864,
         checkpoints: vec![
@@ -47,18 +47,18 @@ pub(crate) fn report() -> WindowReport {
 fn the_page_shows_every_design_and_guarantee_with_its_verdict() {
     let md = render(&report());
     assert!(
-        md.contains("| ItemWindow | N = 7 | 1.143 | 15.90 | 0.720% (180 / 25000)"),
+        md.contains("| item-window | N = 7 | 1.143 | 15.90 | 0.720% (180 / 25000)"),
         "{md}"
     );
     assert!(
         md.contains(
-            "| ItemWindow | in-window items answered \"no\" = 0 | 0 | (a count) | ≤ 0 | met |"
+            "| item-window | in-window items answered \"no\" = 0 | 0 | (a count) | ≤ 0 | met |"
         ),
         "{md}"
     );
     assert!(
-        md.contains("| ItemWindow | FP rate, worst checkpoint ≤ target | 0.720% |"),
+        md.contains("| item-window | FP rate, worst checkpoint ≤ target | 0.720% |"),
         "{md}"
     );
-    assert_eq!(md.matches("| ItemWindow |").count(), 6);
+    assert_eq!(md.matches("| item-window |").count(), 6);
 }

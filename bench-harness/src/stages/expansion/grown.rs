@@ -2,17 +2,13 @@
 
 use super::Contender;
 use anyhow::{anyhow, Result};
-use filterlab::{CuckooFilter, Deletable, ExpandableCuckoo, Filter, ScalableBloom};
+use filterlab::{AnyFilter, Error, Filter, Params, Variant};
 use filterlab_peers::{Peer, PeerKind};
 
 /// A filter of one contender, declared small and grown by inserts.
 pub enum Grown {
-    /// Ours.
-    Expandable(ExpandableCuckoo),
-    /// Ours.
-    Scalable(ScalableBloom),
-    /// Ours.
-    Cuckoo(CuckooFilter),
+    /// Ours, through the registry.
+    Ours(AnyFilter),
     /// The qfilter crate.
     Qfilter(qfilter::Filter),
     /// growable-bloom-filter, held as the harness's peer.
@@ -26,18 +22,7 @@ impl Grown {
     /// A constructor's error.
     pub fn new(who: Contender, declared: u64, p: f64, most: u64) -> Result<Grown> {
         Ok(match who {
-            Contender::Expandable => Grown::Expandable(
-                ExpandableCuckoo::builder()
-                    .capacity(declared)
-                    .fpr(p)
-                    .build()?,
-            ),
-            Contender::Scalable => {
-                Grown::Scalable(ScalableBloom::builder().capacity(declared).fpr(p).build()?)
-            }
-            Contender::Cuckoo => {
-                Grown::Cuckoo(CuckooFilter::builder().capacity(declared).fpr(p).build()?)
-            }
+            Contender::Ours(v) => Grown::Ours(AnyFilter::build(v, &Params::new(declared, p))?),
             Contender::Qfilter => Grown::Qfilter(
                 qfilter::Filter::new_resizeable(declared, most.max(declared), p)
                     .map_err(|e| anyhow!("qfilter: {e:?}"))?,
@@ -56,9 +41,11 @@ impl Grown {
     /// Any other failure of the insert (a growing filter that cannot grow).
     pub fn insert(&mut self, key: &[u8]) -> Result<bool> {
         match self {
-            Grown::Expandable(f) => f.insert(key)?,
-            Grown::Scalable(f) => f.insert(key)?,
-            Grown::Cuckoo(f) => return Ok(f.insert(key).is_ok()),
+            Grown::Ours(f) => match f.insert(key) {
+                Ok(()) => {}
+                Err(Error::Full { .. }) => return Ok(false),
+                Err(e) => return Err(e.into()),
+            },
             // Every key a copy of its own, so that removing one never removes another's.
             Grown::Qfilter(f) => return Ok(f.insert_duplicated(key).is_ok()),
             Grown::Growable(Peer::GrowableBloom(f)) => {
@@ -74,9 +61,7 @@ impl Grown {
     #[must_use]
     pub fn contains(&self, key: &[u8]) -> bool {
         match self {
-            Grown::Expandable(f) => f.contains(key),
-            Grown::Scalable(f) => f.contains(key),
-            Grown::Cuckoo(f) => f.contains(key),
+            Grown::Ours(f) => f.contains(key),
             Grown::Qfilter(f) => f.contains(key),
             Grown::Growable(p) => p.contains(key),
         }
@@ -86,9 +71,7 @@ impl Grown {
     #[must_use]
     pub fn bytes(&self) -> u64 {
         let b = match self {
-            Grown::Expandable(f) => f.size_in_bytes(),
-            Grown::Scalable(f) => f.size_in_bytes(),
-            Grown::Cuckoo(f) => f.size_in_bytes(),
+            Grown::Ours(f) => f.size_in_bytes(),
             Grown::Qfilter(f) => f.memory_usage(),
             Grown::Growable(p) => p.size_in_bytes(),
         };
@@ -98,10 +81,9 @@ impl Grown {
     /// Removes `key`: `Some(false)` when refused, `None` when the variant cannot delete.
     pub fn remove(&mut self, key: &[u8]) -> Option<bool> {
         match self {
-            Grown::Expandable(f) => Some(f.remove(key).is_ok()),
-            Grown::Cuckoo(f) => Some(f.remove(key).is_ok()),
+            Grown::Ours(f) if f.capabilities().deletes => Some(f.remove(key).is_ok()),
             Grown::Qfilter(f) => Some(f.remove(key)),
-            Grown::Scalable(_) | Grown::Growable(_) => None,
+            Grown::Ours(_) | Grown::Growable(_) => None,
         }
     }
 
@@ -109,7 +91,9 @@ impl Grown {
     /// no merge.
     pub fn merge(&mut self, other: &Grown) -> Option<Result<()>> {
         match (self, other) {
-            (Grown::Expandable(a), Grown::Expandable(b)) => Some(a.merge(b).map_err(Into::into)),
+            (Grown::Ours(a), Grown::Ours(b)) if a.capabilities().merges => {
+                Some(a.merge(b).map_err(Into::into))
+            }
             (Grown::Qfilter(a), Grown::Qfilter(b)) => Some(
                 a.merge(true, b)
                     .map_err(|e| anyhow!("qfilter merge: {e:?}")),
@@ -120,20 +104,27 @@ impl Grown {
 }
 
 /// Whether the variant can delete (what [`Grown::remove`] does), and why not if not.
-pub fn deletes(who: Contender) -> Result<(), &'static str> {
+pub fn deletes(who: Contender) -> Result<(), String> {
     match who {
-        Contender::Expandable | Contender::Cuckoo | Contender::Qfilter => Ok(()),
-        Contender::Scalable => Err("a scalable Bloom filter cannot delete (bits are shared)"),
-        Contender::GrowableBloom => Err("growable-bloom-filter has no remove"),
+        Contender::Ours(v) if v.capabilities().deletes => Ok(()),
+        Contender::Ours(v) => Err(format!(
+            "the {v} filter cannot delete (deletes: {})",
+            Variant::names_with(|c| c.deletes)
+        )),
+        Contender::Qfilter => Ok(()),
+        Contender::GrowableBloom => Err("growable-bloom-filter has no remove".into()),
     }
 }
 
 /// Whether the variant can merge (what [`Grown::merge`] does), and why not if not.
-pub fn merges(who: Contender) -> Result<(), &'static str> {
+pub fn merges(who: Contender) -> Result<(), String> {
     match who {
-        Contender::Expandable | Contender::Qfilter => Ok(()),
-        Contender::Scalable => Err("ScalableBloom has no merge"),
-        Contender::Cuckoo => Err("CuckooFilter has no merge (two full tables do not fit in one)"),
-        Contender::GrowableBloom => Err("growable-bloom-filter has no merge"),
+        Contender::Ours(v) if v.capabilities().merges => Ok(()),
+        Contender::Ours(v) => Err(format!(
+            "the {v} filter has no merge (merges: {})",
+            Variant::names_with(|c| c.merges)
+        )),
+        Contender::Qfilter => Ok(()),
+        Contender::GrowableBloom => Err("growable-bloom-filter has no merge".into()),
     }
 }

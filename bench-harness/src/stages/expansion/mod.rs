@@ -1,6 +1,7 @@
-//! Growing from a small declared capacity to the run's n (10M in the full run) at 1%: our
-//! expandable cuckoo filter (deletes and grows), our scalable Bloom filter (grows, no deletes),
-//! our cuckoo filter (deletes, refuses inserts when full), the `qfilter` crate (a quotient filter
+//! Growing from a small declared capacity to the run's n (10M in the full run) at 1%: every
+//! registry row filled by inserts that grows or deletes (the expandable cuckoo filter, which
+//! does both, first; the scalable Bloom filter grows but cannot delete; the counting, cuckoo and
+//! quotient filters delete but cannot grow), the `qfilter` crate (a quotient filter
 //! that resizes; its rate doubles at each resize, so it is declared with the run's n as its
 //! maximum) and growable-bloom-filter. At every doubling of the keys: the FP rate on fresh
 //! non-members (a window of probes no other checkpoint used) and bits per key; lookups timed at
@@ -17,41 +18,51 @@ pub use run::measure;
 
 use crate::measure::Spread;
 use crate::record::{Machine, Ratio};
+use filterlab::Variant;
 use serde::{Deserialize, Serialize};
 
-/// Who grows.
+/// Who grows: one of our variants, taken from the registry (every row filled by inserts that
+/// grows or deletes: those that grow, and those a team needing deletions would otherwise pick,
+/// which refuse inserts or lose their rate when the declared capacity is passed), or a peer.
+/// Stored as its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "String", into = "String")]
 pub enum Contender {
-    /// `filterlab::ExpandableCuckoo`.
-    Expandable,
-    /// `filterlab::ScalableBloom`.
-    Scalable,
-    /// `filterlab::CuckooFilter`.
-    Cuckoo,
+    /// One of ours, built through `filterlab::AnyFilter`.
+    Ours(Variant),
     /// `qfilter::Filter::new_resizeable(declared, n, p)`.
     Qfilter,
     /// `growable_bloom_filter::GrowableBloom::new(p, declared)`.
     GrowableBloom,
 }
 
+/// Our expandable filter: the variant whose goals issue 19 sets.
+pub const EXPANDABLE: Contender = Contender::Ours(Variant::Expandable);
+
 impl Contender {
-    /// Every contender, in table order.
-    pub const ALL: [Contender; 5] = [
-        Contender::Expandable,
-        Contender::Scalable,
-        Contender::Cuckoo,
-        Contender::Qfilter,
-        Contender::GrowableBloom,
-    ];
+    /// Every contender, in table order: ours in registry order, then the peers.
+    #[must_use]
+    pub fn all() -> Vec<Contender> {
+        let mut ours: Vec<Contender> = Variant::ALL
+            .iter()
+            .copied()
+            .filter(|v| {
+                let c = v.capabilities();
+                !c.static_set && !c.windowed && (c.grows || c.deletes)
+            })
+            .map(Contender::Ours)
+            .collect();
+        // The issue's variant first.
+        ours.sort_by_key(|c| *c != EXPANDABLE);
+        ours.extend([Contender::Qfilter, Contender::GrowableBloom]);
+        ours
+    }
 
     /// Its name in the tables.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
-            Contender::Expandable => "expandable",
-            Contender::Scalable => "scalable",
-            Contender::Cuckoo => "cuckoo",
+            Contender::Ours(v) => v.name(),
             Contender::Qfilter => "qfilter 0.3.1",
             Contender::GrowableBloom => "growable-bloom-filter 2.1.1",
         }
@@ -59,19 +70,44 @@ impl Contender {
 
     /// How it is built and what it does with more keys than declared.
     #[must_use]
-    pub fn how(self) -> &'static str {
+    pub fn how(self) -> String {
         match self {
-            Contender::Expandable => {
-                "ours; adds a cuckoo stage twice the last when the newest is full; deletes"
+            Contender::Ours(v) => {
+                let c = v.capabilities();
+                let grows = if c.grows {
+                    "grows by adding stages"
+                } else {
+                    "one table: past its capacity it refuses inserts or its rate climbs"
+                };
+                let deletes = if c.deletes { "deletes" } else { "no deletes" };
+                format!("ours, {}; {grows}; {deletes}", v.summary())
             }
-            Contender::Scalable => "ours; adds a larger, tighter Bloom stage; no deletes",
-            Contender::Cuckoo => "ours; one table: refuses inserts when full; deletes",
             Contender::Qfilter => {
-                "new_resizeable(declared, n, p): doubles its table, giving up one remainder bit \
-                 (its rate doubles) at each resize, to p at n; deletes, merges"
+                "new_resizeable(declared, n, p): doubles its table, giving up one \
+                 remainder bit (its rate doubles) at each resize, to p at n; deletes, merges"
+                    .into()
             }
-            Contender::GrowableBloom => "adds a 2x larger, 0.85x tighter Bloom stage; no deletes",
+            Contender::GrowableBloom => {
+                "adds a 2x larger, 0.85x tighter Bloom stage; no deletes".into()
+            }
         }
+    }
+}
+
+impl From<Contender> for String {
+    fn from(c: Contender) -> String {
+        c.name().into()
+    }
+}
+
+impl TryFrom<String> for Contender {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        Contender::all()
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| format!("no growth contender is called {name:?}"))
     }
 }
 

@@ -25,7 +25,7 @@ pub fn measure(ctx: &Ctx<'_>, s: &Settings) -> Result<(Vec<Checkpoint>, Vec<Summ
     );
     let mut rows = Vec::new();
     let mut summaries = Vec::new();
-    for who in Contender::ALL {
+    for who in Contender::all() {
         eprintln!("   {}", who.name());
         let (mut f, grown, first_refusal) = grow(ctx, s, who)?;
         let held = grown.last().map_or(0, |c| c.n);
@@ -41,12 +41,12 @@ pub fn measure(ctx: &Ctx<'_>, s: &Settings) -> Result<(Vec<Checkpoint>, Vec<Summ
         };
         let deletes = match deletes(who) {
             Ok(()) => Outcome::Measured(delete_tenth(ctx, &mut f, held)),
-            Err(why) => Outcome::Unsupported { why: why.into() },
+            Err(why) => Outcome::Unsupported { why },
         };
         drop(f);
         let merge = match merges(who) {
             Ok(()) => merge(ctx, s, who)?,
-            Err(why) => Outcome::Unsupported { why: why.into() },
+            Err(why) => Outcome::Unsupported { why },
         };
         summaries.push(Summary {
             contender: who,

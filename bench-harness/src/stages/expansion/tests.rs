@@ -56,8 +56,8 @@ fn every_contender_grows_without_false_negatives_and_the_cuckoo_table_refuses() 
     let (rows, sums) = measured();
     assert!(rows.iter().all(|r| r.false_negatives == 0), "{rows:?}");
     for c in [
-        Contender::Expandable,
-        Contender::Scalable,
+        EXPANDABLE,
+        Contender::Ours(Variant::Scalable),
         Contender::Qfilter,
         Contender::GrowableBloom,
     ] {
@@ -66,13 +66,15 @@ fn every_contender_grows_without_false_negatives_and_the_cuckoo_table_refuses() 
         assert!(summary(&sums, c).first_refusal.is_none());
         assert!(summary(&sums, c).lookups.measured().is_some());
     }
-    let cuckoo = summary(&sums, Contender::Cuckoo);
+    let cuckoo = summary(&sums, Contender::Ours(Variant::Cuckoo));
     let at = cuckoo
         .first_refusal
         .expect("a table declared for 100 fills");
     assert!((90..400).contains(&at), "refused at {at}");
     assert!(cuckoo.lookups.measured().is_none());
-    let last = rows.iter().rfind(|r| r.contender == Contender::Cuckoo);
+    let last = rows
+        .iter()
+        .rfind(|r| r.contender == Contender::Ours(Variant::Cuckoo));
     assert_eq!(last.map(|r| (r.n, r.refused)), Some((at, 1)));
 }
 
@@ -82,10 +84,7 @@ fn the_expandable_rate_stays_within_four_sigmas_of_its_target_at_every_doubling(
     let s = settings();
     let sigma = (s.target_fpr * (1.0 - s.target_fpr) * s.probes as f64).sqrt();
     let most = (s.target_fpr * s.probes as f64 + 4.0 * sigma) as u64;
-    let ours: Vec<_> = rows
-        .iter()
-        .filter(|r| r.contender == Contender::Expandable)
-        .collect();
+    let ours: Vec<_> = rows.iter().filter(|r| r.contender == EXPANDABLE).collect();
     assert_eq!(ours.len(), s.checkpoints.len());
     for r in ours {
         assert!(r.false_positives <= most, "{r:?} above {most}");
@@ -95,20 +94,27 @@ fn the_expandable_rate_stays_within_four_sigmas_of_its_target_at_every_doubling(
 #[test]
 fn deletes_and_merges_lose_no_key_where_supported_and_say_why_not_elsewhere() {
     let (_, sums) = measured();
-    for c in [Contender::Expandable, Contender::Qfilter, Contender::Cuckoo] {
+    for c in [
+        EXPANDABLE,
+        Contender::Qfilter,
+        Contender::Ours(Variant::Cuckoo),
+    ] {
         let d = summary(&sums, c).deletes.measured().expect("deletes");
         assert_eq!((d.false_negatives, d.refused), (0, 0), "{c:?}: {d:?}");
         assert_eq!(d.asked, d.held.div_ceil(10));
         assert_eq!(d.remaining, d.held - d.asked);
         assert!(d.deleted_still_present < d.asked / 2, "{c:?}: {d:?}");
     }
-    for c in [Contender::Expandable, Contender::Qfilter] {
+    for c in [EXPANDABLE, Contender::Qfilter] {
         let m = summary(&sums, c).merge.measured().expect("merges");
         assert_eq!((m.false_negatives, m.halves), (0, (1000, 1000)), "{c:?}");
     }
-    for c in [Contender::Scalable, Contender::GrowableBloom] {
+    for c in [Contender::Ours(Variant::Scalable), Contender::GrowableBloom] {
         assert!(summary(&sums, c).deletes.measured().is_none());
         assert!(summary(&sums, c).merge.measured().is_none());
     }
-    assert!(summary(&sums, Contender::Cuckoo).merge.measured().is_none());
+    assert!(summary(&sums, Contender::Ours(Variant::Cuckoo))
+        .merge
+        .measured()
+        .is_none());
 }

@@ -1,13 +1,15 @@
 //! The sliding-window designs side by side, behind one small interface ([`Windowed`]): ours
-//! (`ItemWindow`, `TimeWindow` on a clock of one tick per insert, `Apbf`), a two-buffer rotation
+//! (every windowed row of the registry, the one counted in time on a clock of one tick per
+//! insert), a two-buffer rotation
 //! built from two classic filters, and probabilistic-rs's expiring Bloom filter driven by the
 //! insert count.
 
 use super::Design;
 use anyhow::{anyhow, bail, Result};
 use filter_window::math as wmath;
-use filter_window::{Apbf, ItemWindow, TimeWindow, Timestamp};
-use filterlab::{ClassicBloom, Filter};
+use filter_window::Timestamp;
+use filterlab::any::Detail;
+use filterlab::{AnyFilter, ClassicBloom, Filter, Params, Variant};
 use probabilistic_rs::ebloom::config::ExpiringFilterConfigBuilder;
 use probabilistic_rs::ebloom::filter::ExpiringBloomFilter;
 use probabilistic_rs::ebloom::traits::{BulkExpiringBloomFilterOps, ExpiringBloomFilterOps};
@@ -38,23 +40,25 @@ pub trait Windowed {
 pub fn shape(design: Design, window: u64, fpr: f64) -> Result<(String, u64)> {
     let n = u64::from(GENERATIONS);
     Ok(match design {
-        Design::ItemWindow | Design::TimeWindow => {
-            let plan = wmath::SlicedPlan::new(window, GENERATIONS, fpr)
-                .ok_or_else(|| anyhow!("no plan for a window of {window}"))?;
-            let text = format!(
-                "N = {}, g = {}, m = {}, k = {}",
-                plan.generations, plan.per_generation, plan.m, plan.k
-            );
-            (text, (n + 1) * plan.per_generation)
-        }
-        Design::Apbf => {
-            let plan = wmath::ApbfPlan::for_target(window, 8, 8, fpr)
-                .ok_or_else(|| anyhow!("no APBF plan for a window of {window}"))?;
-            let text = format!(
-                "k = 8, l = 8, g = {}, m = {} per slice",
-                plan.per_generation, plan.m
-            );
-            (text, 9 * plan.per_generation)
+        Design::Ours(v) => {
+            let f = ours(v, window, fpr)?;
+            let horizon = match f.detail()? {
+                Detail::Sliced {
+                    generations,
+                    per_generation,
+                    ..
+                }
+                | Detail::TimeSliced {
+                    generations,
+                    per_generation,
+                    ..
+                } => (u64::from(generations) + 1) * per_generation,
+                Detail::AgePartitioned {
+                    l, per_generation, ..
+                } => (u64::from(l) + 1) * per_generation,
+                other => bail!("{v} is not a sliding window: {other:?}"),
+            };
+            (crate::filters::Shaped::params(&f), horizon)
         }
         Design::TwoBuffer => (
             format!(
@@ -71,29 +75,38 @@ pub fn shape(design: Design, window: u64, fpr: f64) -> Result<(String, u64)> {
     })
 }
 
+/// Our windowed `variant` for a window of `window` items at `fpr`, through the registry: the
+/// lane-sliced windows with [`GENERATIONS`] generations (the one counted in time `window` ticks
+/// long, one tick per insert), the age-partitioned filter at `k = l = 8` (its paper's design).
+fn ours(variant: Variant, window: u64, fpr: f64) -> Result<AnyFilter> {
+    let mut params = Params::new(window, fpr).generations(GENERATIONS);
+    if variant == Variant::Apbf {
+        params = params.hashes(8).generations(8);
+    }
+    if variant.capabilities().timed {
+        params = params.window_ticks(window);
+    }
+    Ok(AnyFilter::build(variant, &params)?)
+}
+
 /// Builds `design` for a window of `window` items at `fpr`.
 ///
 /// # Errors
 /// A filter that refuses the sizes.
 pub fn build(design: Design, window: u64, fpr: f64) -> Result<Box<dyn Windowed>> {
     Ok(match design {
-        Design::ItemWindow => Box::new(
-            ItemWindow::builder()
-                .window(window)
-                .fpr(fpr)
-                .generations(GENERATIONS)
-                .build()?,
-        ),
-        Design::TimeWindow => Box::new(Ticks {
-            filter: TimeWindow::builder()
-                .window(window)
-                .items_per_window(window)
-                .fpr(fpr)
-                .generations(GENERATIONS)
-                .build()?,
-            inserted: 0,
-        }),
-        Design::Apbf => Box::new(Apbf::builder().window(window).fpr(fpr).k(8).l(8).build()?),
+        Design::Ours(v) => {
+            let filter = ours(v, window, fpr)?;
+            let slice = match filter.detail()? {
+                Detail::TimeSliced { slice_ticks, .. } => Some(slice_ticks),
+                _ => None,
+            };
+            Box::new(Ours {
+                filter,
+                slice,
+                inserted: 0,
+            })
+        }
         Design::TwoBuffer => Box::new(TwoBuffer::new(window, fpr)?),
         Design::ProbabilisticRs | Design::ProbabilisticRsAsDocumented => {
             Box::new(Expiring::new(design, window, fpr)?)
@@ -101,55 +114,30 @@ pub fn build(design: Design, window: u64, fpr: f64) -> Result<Box<dyn Windowed>>
     })
 }
 
-impl Windowed for ItemWindow {
-    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
-        Ok(Filter::insert_batch(self, keys)?)
-    }
-    fn contains(&self, key: &[u8]) -> bool {
-        Filter::contains(self, key)
-    }
-    fn bytes(&self) -> u64 {
-        self.size_in_bytes() as u64
-    }
-    fn model(&self) -> Option<f64> {
-        Some(self.expected_fpr())
-    }
-}
-
-impl Windowed for Apbf {
-    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
-        Ok(Filter::insert_batch(self, keys)?)
-    }
-    fn contains(&self, key: &[u8]) -> bool {
-        Filter::contains(self, key)
-    }
-    fn bytes(&self) -> u64 {
-        self.size_in_bytes() as u64
-    }
-    fn model(&self) -> Option<f64> {
-        Some(self.expected_fpr())
-    }
-}
-
-/// A [`TimeWindow`] on a clock of one tick per insert: the `i`-th insert happens at tick `i`, and
-/// lookups are made at the tick of the latest insert.
-struct Ticks {
-    filter: TimeWindow,
+/// One of our windows. A window counted in items takes the stream's inserts as they come; one
+/// counted in time (`slice`: its ticks per slice) runs on a clock of one tick per insert: the
+/// `i`-th insert happens at tick `i`, and lookups are made at the tick of the latest insert.
+struct Ours {
+    filter: AnyFilter,
+    slice: Option<u64>,
     inserted: u64,
 }
 
-impl Ticks {
+impl Ours {
     fn now(&self) -> Timestamp {
         Timestamp(self.inserted.saturating_sub(1))
     }
 }
 
-impl Windowed for Ticks {
-    /// Runs of keys within one slice of time go in one batch, filed at the tick of the run's
+impl Windowed for Ours {
+    /// In time: runs of keys within one slice go in one batch, filed at the tick of the run's
     /// last key: the same slice as each key's own tick, so the batch changes nothing.
     fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let Some(slice) = self.slice else {
+            self.inserted += keys.len() as u64;
+            return Ok(self.filter.insert_batch(keys)?);
+        };
         let hasher = self.filter.hasher();
-        let slice = self.filter.slice();
         let mut hashes = Vec::with_capacity(filterlab::BATCH);
         let mut rest = keys;
         while !rest.is_empty() {
@@ -164,14 +152,23 @@ impl Windowed for Ticks {
         }
         Ok(())
     }
+    /// A lookup the filter refuses answers "absent": the stage then stops on a false negative.
     fn contains(&self, key: &[u8]) -> bool {
-        self.filter.contains_at(key, self.now())
+        if self.slice.is_some() {
+            self.filter.contains_at(key, self.now()).unwrap_or(false)
+        } else {
+            self.filter.contains(key)
+        }
     }
     fn bytes(&self) -> u64 {
         self.filter.size_in_bytes() as u64
     }
     fn model(&self) -> Option<f64> {
-        Some(self.filter.expected_fpr_at(self.now()))
+        if self.slice.is_some() {
+            self.filter.expected_fpr_at(self.now()).ok()
+        } else {
+            Some(self.filter.expected_fpr())
+        }
     }
 }
 

@@ -21,6 +21,7 @@ mod stream;
 use crate::measure::Spread;
 use crate::record::{Bound, Machine, Verdict};
 use anyhow::Result;
+use filterlab::Variant;
 use serde::{Deserialize, Serialize};
 
 pub use stream::key;
@@ -28,16 +29,15 @@ pub use stream::key;
 /// The target rate over the window.
 pub const FPR: f64 = 0.01;
 
-/// A design of the comparison.
+/// A design of the comparison: one of our sliding windows, taken from the registry (every
+/// windowed row), or another design. Stored as its key ([`Design::key`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "String", into = "String")]
 pub enum Design {
-    /// `filter_window::ItemWindow`, 7 generations per window.
-    ItemWindow,
-    /// `filter_window::TimeWindow`, one tick per insert, 7 slices per window.
-    TimeWindow,
-    /// `filter_window::Apbf`, `k = l = 8`, slices sized for the target.
-    Apbf,
+    /// One of ours through `filterlab::AnyFilter`: the lane-sliced windows with
+    /// [`designs::GENERATIONS`] generations (the one counted in time on a clock of one tick per
+    /// insert), the age-partitioned filter at `k = l = 8`.
+    Ours(Variant),
     /// Two classic filters of `W` items, rotated.
     TwoBuffer,
     /// probabilistic-rs `ExpiringBloomFilter`, 8 levels each at the share of 1%.
@@ -47,23 +47,39 @@ pub enum Design {
 }
 
 impl Design {
-    /// Every design, in table order.
-    pub const ALL: [Design; 6] = [
-        Design::ItemWindow,
-        Design::TimeWindow,
-        Design::Apbf,
-        Design::TwoBuffer,
-        Design::ProbabilisticRs,
-        Design::ProbabilisticRsAsDocumented,
-    ];
+    /// Every design, in table order: ours in registry order, then the others.
+    #[must_use]
+    pub fn all() -> Vec<Design> {
+        let mut all: Vec<Design> = Variant::ALL
+            .iter()
+            .copied()
+            .filter(|v| v.capabilities().windowed)
+            .map(Design::Ours)
+            .collect();
+        all.extend([
+            Design::TwoBuffer,
+            Design::ProbabilisticRs,
+            Design::ProbabilisticRsAsDocumented,
+        ]);
+        all
+    }
+
+    /// Its key in the JSON: ours by variant name.
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            Design::Ours(v) => v.name(),
+            Design::TwoBuffer => "two_buffer",
+            Design::ProbabilisticRs => "probabilistic_rs",
+            Design::ProbabilisticRsAsDocumented => "probabilistic_rs_as_documented",
+        }
+    }
 
     /// Its name in the tables.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
-            Design::ItemWindow => "ItemWindow",
-            Design::TimeWindow => "TimeWindow (1 tick per insert)",
-            Design::Apbf => "Apbf (k = l = 8)",
+            Design::Ours(v) => v.name(),
             Design::TwoBuffer => "two-buffer rotation (classic)",
             Design::ProbabilisticRs => "probabilistic-rs, levels at the share",
             Design::ProbabilisticRsAsDocumented => "probabilistic-rs, levels at 1% (its docs)",
@@ -73,7 +89,24 @@ impl Design {
     /// Whether the design is ours.
     #[must_use]
     pub fn ours(self) -> bool {
-        matches!(self, Design::ItemWindow | Design::TimeWindow | Design::Apbf)
+        matches!(self, Design::Ours(_))
+    }
+}
+
+impl From<Design> for String {
+    fn from(d: Design) -> String {
+        d.key().into()
+    }
+}
+
+impl TryFrom<String> for Design {
+    type Error = String;
+
+    fn try_from(key: String) -> Result<Self, String> {
+        Design::all()
+            .into_iter()
+            .find(|d| d.key() == key)
+            .ok_or_else(|| format!("no window design is called {key:?}"))
     }
 }
 
@@ -252,7 +285,7 @@ pub struct WindowReport {
 pub fn run(settings: &Settings, machine: Machine) -> Result<WindowReport> {
     let mut designs = Vec::new();
     let mut filters = Vec::new();
-    for design in Design::ALL {
+    for design in Design::all() {
         eprintln!("   {} through the stream", design.name());
         let (params, horizon) = designs::shape(design, settings.window, FPR)?;
         let mut filter = designs::build(design, settings.window, FPR)?;

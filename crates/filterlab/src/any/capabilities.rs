@@ -27,6 +27,9 @@ pub struct Capabilities {
     /// A lookup reads one cache line (not `k` scattered ones): the fast choice when many
     /// threads query.
     pub one_line_lookup: bool,
+    /// Merges another filter of the same parameters into itself
+    /// ([`AnyFilter::merge`](super::AnyFilter::merge)).
+    pub merges: bool,
 }
 
 impl Capabilities {
@@ -40,6 +43,7 @@ impl Capabilities {
         windowed: false,
         timed: false,
         one_line_lookup: false,
+        merges: false,
     };
 }
 

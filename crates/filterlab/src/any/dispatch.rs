@@ -25,6 +25,24 @@ impl AnyFilter {
         Err(self.variant().unsupported("remove keys", |c| c.deletes))
     }
 
+    /// Adds every key of `other` into this filter (a filter of the same variant and parameters).
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] for a variant without the `merges` capability or filters
+    /// of two variants; the variant's own errors (other parameters, a full table).
+    pub fn merge(&mut self, other: &AnyFilter) -> crate::Result<()> {
+        match (self, other) {
+            (AnyFilter::Quotient(a), AnyFilter::Quotient(b)) => a.merge(b),
+            (AnyFilter::Expandable(a), AnyFilter::Expandable(b)) => a.merge(b),
+            (a, b) if a.capabilities().merges => Err(crate::Error::Incompatible(format!(
+                "a {} filter merges only with another {0} filter, not a {}",
+                a.variant(),
+                b.variant()
+            ))),
+            (a, _) => Err(a.variant().unsupported("merge", |c| c.merges)),
+        }
+    }
+
     /// [`AnyFilter::remove_hash`] for key bytes.
     ///
     /// # Errors

@@ -4,7 +4,7 @@ use crate::stages::expansion::{Outcome, Settings, Summary};
 
 fn point(n: u64, false_positives: u64, bytes: u64) -> Checkpoint {
     Checkpoint {
-        contender: Contender::Expandable,
+        contender: EXPANDABLE,
         n,
         false_positives,
         probes: 100_000,
@@ -22,7 +22,7 @@ fn spread(v: &[f64]) -> Spread {
 /// lookups 3x slower at 10M.
 fn report(lookups: bool) -> ExpansionReport {
     let l = Lookups {
-        contender: Contender::Expandable,
+        contender: EXPANDABLE,
         small_n: 10_000,
         large_n: GOAL_KEYS,
         small_bytes: 40_000,
@@ -46,7 +46,7 @@ fn report(lookups: bool) -> ExpansionReport {
             point(GOAL_KEYS, 1200, 32_375_000),
         ],
         summaries: vec![Summary {
-            contender: Contender::Expandable,
+            contender: EXPANDABLE,
             first_refusal: None,
             lookups: if lookups {
                 Outcome::Measured(l)
