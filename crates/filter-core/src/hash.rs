@@ -265,30 +265,29 @@ const fn sub_if_ge(v: u64, m: u64) -> u64 {
 pub fn murmur3_x64_128(key: &[u8], seed: u32) -> Hash128 {
     const C1: u64 = 0x87c3_7b91_1142_53d5;
     const C2: u64 = 0x4cf5_ad43_2745_937f;
+    // The two lanes' key mixes, and a lane's state stirred with the other's.
+    const fn mix1(k: u64) -> u64 {
+        k.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2)
+    }
+    const fn mix2(k: u64) -> u64 {
+        k.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1)
+    }
+    const fn stir(h: u64, other: u64, r: u32, add: u64) -> u64 {
+        h.rotate_left(r)
+            .wrapping_add(other)
+            .wrapping_mul(5)
+            .wrapping_add(add)
+    }
 
     let mut h1 = u64::from(seed);
     let mut h2 = u64::from(seed);
 
     let mut blocks = key.chunks_exact(16);
     for block in &mut blocks {
-        let mut k1 = u64::from_le_bytes(block[..8].try_into().expect("8-byte half"));
-        let mut k2 = u64::from_le_bytes(block[8..].try_into().expect("8-byte half"));
-
-        k1 = k1.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
-        h1 ^= k1;
-        h1 = h1
-            .rotate_left(27)
-            .wrapping_add(h2)
-            .wrapping_mul(5)
-            .wrapping_add(0x52dc_e729);
-
-        k2 = k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
-        h2 ^= k2;
-        h2 = h2
-            .rotate_left(31)
-            .wrapping_add(h1)
-            .wrapping_mul(5)
-            .wrapping_add(0x3849_5ab5);
+        let k1 = u64::from_le_bytes(block[..8].try_into().expect("8-byte half"));
+        let k2 = u64::from_le_bytes(block[8..].try_into().expect("8-byte half"));
+        h1 = stir(h1 ^ mix1(k1), h2, 27, 0x52dc_e729);
+        h2 = stir(h2 ^ mix2(k2), h1, 31, 0x3849_5ab5);
     }
 
     let tail = blocks.remainder();
@@ -302,12 +301,10 @@ pub fn murmur3_x64_128(key: &[u8], seed: u32) -> Hash128 {
         }
     }
     if tail.len() > 8 {
-        k2 = k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
-        h2 ^= k2;
+        h2 ^= mix2(k2);
     }
     if !tail.is_empty() {
-        k1 = k1.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
-        h1 ^= k1;
+        h1 ^= mix1(k1);
     }
 
     let len = key.len() as u64;

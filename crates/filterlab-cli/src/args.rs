@@ -151,8 +151,6 @@ impl Recommend {
     /// What the flags ask of a filter.
     pub fn needs(&self) -> crate::recommend::Needs {
         crate::recommend::Needs {
-            n: self.size.n,
-            fpr: self.size.fpr,
             deletes: self.deletes,
             growth: self.growth,
             fixed_set: self.fixed_set,
@@ -160,6 +158,7 @@ impl Recommend {
             max_memory: self.max_memory,
             threads: self.threads,
             window: self.window,
+            ..crate::recommend::Needs::new(self.size.n, self.size.fpr)
         }
     }
 }

@@ -47,6 +47,23 @@ pub struct Needs {
     pub window: Option<Window>,
 }
 
+impl Needs {
+    /// `n` items at rate `fpr`, queried by one thread, nothing else asked.
+    pub fn new(n: u64, fpr: f64) -> Self {
+        Needs {
+            n,
+            fpr,
+            deletes: false,
+            growth: false,
+            fixed_set: false,
+            max_n: None,
+            max_memory: None,
+            threads: 1,
+            window: None,
+        }
+    }
+}
+
 /// The FP rate if the real count is a multiple of the estimate.
 #[derive(Debug, Serialize)]
 pub struct WhatIf {
@@ -488,17 +505,7 @@ mod tests {
     use super::*;
 
     fn needs(n: u64, fpr: f64) -> Needs {
-        Needs {
-            n,
-            fpr,
-            deletes: false,
-            growth: false,
-            fixed_set: false,
-            max_n: None,
-            max_memory: None,
-            threads: 1,
-            window: None,
-        }
+        Needs::new(n, fpr)
     }
 
     #[test]

@@ -109,17 +109,7 @@ mod tests {
 
     /// A request for `n` items at 1%, one thread, nothing else.
     fn needs(n: u64) -> Needs {
-        Needs {
-            n,
-            fpr: 0.01,
-            deletes: false,
-            growth: false,
-            fixed_set: false,
-            max_n: None,
-            max_memory: None,
-            threads: 1,
-            window: None,
-        }
+        Needs::new(n, 0.01)
     }
 
     #[test]

@@ -170,31 +170,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         warm_heap();
     }
     let n64 = n as u64;
+    // Either type, built the same way: n keys at 1%, huge pages as the round asks.
+    macro_rules! run_on {
+        ($ty:ty) => {
+            run(
+                |huge| {
+                    <$ty>::builder()
+                        .capacity(n64)
+                        .fpr(0.01)
+                        .huge_pages(huge)
+                        .build()
+                },
+                modes,
+                &members,
+                &negatives,
+            )
+        };
+    }
     match variant {
-        "classic" => run(
-            |huge| {
-                ClassicBloom::builder()
-                    .capacity(n64)
-                    .fpr(0.01)
-                    .huge_pages(huge)
-                    .build()
-            },
-            modes,
-            &members,
-            &negatives,
-        ),
-        "blocked" => run(
-            |huge| {
-                BlockedBloom::builder()
-                    .capacity(n64)
-                    .fpr(0.01)
-                    .huge_pages(huge)
-                    .build()
-            },
-            modes,
-            &members,
-            &negatives,
-        ),
+        "classic" => run_on!(ClassicBloom),
+        "blocked" => run_on!(BlockedBloom),
         _ => Err(usage.into()),
     }
 }

@@ -53,79 +53,87 @@ pub(crate) trait Member: Sized {
     fn parameters(&self) -> Vec<(&'static str, Value)>;
 }
 
-impl Member for ClassicBloom {
-    fn build(p: &Params) -> Result<Self> {
-        p.only(&[])?;
-        capped!(sized!(ClassicBloom, p), p)
-    }
-    fn size(p: &Params) -> Result<Sizing> {
-        sizing::classic(p)
-    }
-    fn shape(&self) -> Result<(f64, Sizing)> {
+/// One growable or fixed-capacity row's [`Member`]: its knobs (each a [`Params`] field fed to
+/// the builder method of the same name), its sizing function, its realised
+/// `(rate sized for, expected rate, detail)` and its parameters.
+macro_rules! member {
+    ($ty:ident {
+        knobs: [$($knob:ident => $field:ident),*],
+        size: $size:path,
+        shape: |$s:ident| $shape:expr,
+        parameters: |$s2:ident| $parameters:expr $(,)?
+    }) => {
+        impl Member for $ty {
+            fn build(p: &Params) -> Result<Self> {
+                p.only(&[$(Knob::$knob),*])?;
+                #[allow(unused_mut)]
+                let mut b = sized!($ty, p);
+                $(if let Some(v) = p.$field {
+                    b = b.$field(v);
+                })*
+                capped!(b, p)
+            }
+            fn size(p: &Params) -> Result<Sizing> {
+                $size(p)
+            }
+            fn shape(&$s) -> Result<(f64, Sizing)> {
+                let (target, expected, detail) = $shape;
+                Ok((target, ($s.size_in_bytes() as u64, expected, detail)))
+            }
+            fn parameters(&$s2) -> Vec<(&'static str, Value)> {
+                $parameters
+            }
+        }
+    };
+}
+
+member!(ClassicBloom {
+    knobs: [],
+    size: sizing::classic,
+    shape: |self| {
         let (m, k, n) = (self.bits(), self.hashes(), self.capacity());
         let expected = math::classic_fpr_best(m, n, k);
-        let detail = Detail::Classic { m, k };
-        Ok((
-            self.target_fpr(),
-            (self.size_in_bytes() as u64, expected, detail),
-        ))
-    }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
-            ("m", Value::Count(self.bits())),
-            ("k", Value::Count(self.hashes().into())),
-            ("target_fpr", Value::Rate(self.target_fpr())),
-            ("fill_ratio", Value::Ratio(self.fill_ratio())),
-        ]
-    }
-}
+        (self.target_fpr(), expected, Detail::Classic { m, k })
+    },
+    parameters: |self| vec![
+        ("m", Value::Count(self.bits())),
+        ("k", Value::Count(self.hashes().into())),
+        ("target_fpr", Value::Rate(self.target_fpr())),
+        ("fill_ratio", Value::Ratio(self.fill_ratio())),
+    ],
+});
 
-impl Member for CountingBloom {
-    fn build(p: &Params) -> Result<Self> {
-        p.only(&[])?;
-        capped!(sized!(CountingBloom, p), p)
-    }
-    fn size(p: &Params) -> Result<Sizing> {
-        sizing::counting(p)
-    }
-    fn shape(&self) -> Result<(f64, Sizing)> {
+member!(CountingBloom {
+    knobs: [],
+    size: sizing::counting,
+    shape: |self| {
         let (m, k, n) = (self.counters(), self.hashes(), self.capacity());
         let counter_bits = crate::counting::COUNTER_BITS;
-        let detail = Detail::Counting {
-            m,
-            k,
-            counter_bits,
-            overflow_bound: math::counting_overflow_bound(m, n, k, counter_bits),
-        };
+        let overflow_bound = math::counting_overflow_bound(m, n, k, counter_bits);
         let p = math::classic_fpr_best(m, n, k);
-        Ok((p, (self.size_in_bytes() as u64, p, detail)))
-    }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
-            ("counters", Value::Count(self.counters())),
-            ("k", Value::Count(self.hashes().into())),
-            ("saturated", Value::Count(self.saturated())),
-            ("overflow_bound", Value::Rate(self.overflow_probability())),
-        ]
-    }
-}
+        (
+            p,
+            p,
+            Detail::Counting {
+                m,
+                k,
+                counter_bits,
+                overflow_bound,
+            },
+        )
+    },
+    parameters: |self| vec![
+        ("counters", Value::Count(self.counters())),
+        ("k", Value::Count(self.hashes().into())),
+        ("saturated", Value::Count(self.saturated())),
+        ("overflow_bound", Value::Rate(self.overflow_probability())),
+    ],
+});
 
-impl Member for ScalableBloom {
-    fn build(p: &Params) -> Result<Self> {
-        p.only(&[Knob::Growth, Knob::Tightening])?;
-        let mut b = sized!(ScalableBloom, p);
-        if let Some(s) = p.growth {
-            b = b.growth(s);
-        }
-        if let Some(r) = p.tightening {
-            b = b.tightening(r);
-        }
-        capped!(b, p)
-    }
-    fn size(p: &Params) -> Result<Sizing> {
-        sizing::scalable(p)
-    }
-    fn shape(&self) -> Result<(f64, Sizing)> {
+member!(ScalableBloom {
+    knobs: [Growth => growth, Tightening => tightening],
+    size: sizing::scalable,
+    shape: |self| {
         // Stage 0 carries the sizing; the growth table is the plan's.
         let first = self
             .stage_shapes()
@@ -135,126 +143,83 @@ impl Member for ScalableBloom {
             .growth(self.growth())
             .tightening(self.tightening());
         let (_, expected, detail) = sizing::scalable(&p)?;
-        Ok((
-            self.fpr_bound(),
-            (self.size_in_bytes() as u64, expected, detail),
-        ))
-    }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
-            ("stages", Value::Count(Growable::stages(self) as u64)),
-            ("growth", Value::Ratio(self.growth())),
-            ("tightening", Value::Ratio(self.tightening())),
-            ("p0", Value::Rate(self.initial_fpr())),
-            ("bound", Value::Rate(self.fpr_bound())),
-        ]
-    }
-}
+        (self.fpr_bound(), expected, detail)
+    },
+    parameters: |self| vec![
+        ("stages", Value::Count(Growable::stages(self) as u64)),
+        ("growth", Value::Ratio(self.growth())),
+        ("tightening", Value::Ratio(self.tightening())),
+        ("p0", Value::Rate(self.initial_fpr())),
+        ("bound", Value::Rate(self.fpr_bound())),
+    ],
+});
 
-impl Member for CuckooFilter {
-    fn build(p: &Params) -> Result<Self> {
-        p.only(&[Knob::FingerprintBits, Knob::MaxKicks])?;
-        let mut b = sized!(CuckooFilter, p);
-        if let Some(f) = p.fingerprint_bits {
-            b = b.fingerprint_bits(f);
-        }
-        if let Some(k) = p.max_kicks {
-            b = b.max_kicks(k);
-        }
-        capped!(b, p)
-    }
-    fn size(p: &Params) -> Result<Sizing> {
-        sizing::cuckoo(p)
-    }
-    fn shape(&self) -> Result<(f64, Sizing)> {
+member!(CuckooFilter {
+    knobs: [FingerprintBits => fingerprint_bits, MaxKicks => max_kicks],
+    size: sizing::cuckoo,
+    shape: |self| {
         let (f, buckets, slots) = (self.fingerprint_bits(), self.buckets(), cuckoo::SLOTS);
         let load = self.capacity() as f64 / (buckets as f64 * f64::from(slots));
         let p = math::cuckoo_fpr(f, slots, load);
-        let detail = Detail::Cuckoo {
-            fingerprint_bits: f,
-            buckets,
-            slots,
-            load,
-        };
-        Ok((p, (self.size_in_bytes() as u64, p, detail)))
-    }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
-            (
-                "fingerprint_bits",
-                Value::Count(self.fingerprint_bits().into()),
-            ),
-            ("buckets", Value::Count(self.buckets())),
-            ("load", Value::Ratio(self.load_factor())),
-        ]
-    }
-}
+        (p, p, Detail::Cuckoo { fingerprint_bits: f, buckets, slots, load })
+    },
+    parameters: |self| vec![
+        ("fingerprint_bits", Value::Count(self.fingerprint_bits().into())),
+        ("buckets", Value::Count(self.buckets())),
+        ("load", Value::Ratio(self.load_factor())),
+    ],
+});
 
-impl Member for BlockedBloom {
-    fn build(p: &Params) -> Result<Self> {
-        p.only(&[])?;
-        capped!(sized!(BlockedBloom, p), p)
-    }
-    fn size(p: &Params) -> Result<Sizing> {
-        sizing::blocked(p)
-    }
-    fn shape(&self) -> Result<(f64, Sizing)> {
+member!(BlockedBloom {
+    knobs: [],
+    size: sizing::blocked,
+    shape: |self| {
         let (blocks, n) = (self.blocks(), self.capacity());
         let p = math::split_block_fpr(blocks, n);
-        let detail = Detail::Blocked {
-            blocks,
-            keys_per_block: n as f64 / blocks as f64,
-        };
-        Ok((p, (self.size_in_bytes() as u64, p, detail)))
-    }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![("blocks", Value::Count(self.blocks()))]
-    }
-}
+        let keys_per_block = n as f64 / blocks as f64;
+        (
+            p,
+            p,
+            Detail::Blocked {
+                blocks,
+                keys_per_block,
+            },
+        )
+    },
+    parameters: |self| vec![("blocks", Value::Count(self.blocks()))],
+});
 
-impl Member for QuotientFilter {
-    fn build(p: &Params) -> Result<Self> {
-        p.only(&[])?;
-        capped!(sized!(QuotientFilter, p), p)
-    }
-    fn size(p: &Params) -> Result<Sizing> {
-        sizing::quotient(p)
-    }
-    fn shape(&self) -> Result<(f64, Sizing)> {
+member!(QuotientFilter {
+    knobs: [],
+    size: sizing::quotient,
+    shape: |self| {
         let (q, r, n) = (self.quotients(), self.remainder_bits(), self.capacity());
         let p = quotient::math::quotient_fpr_exact(q, r, n);
-        let detail = Detail::Quotient {
-            quotients: q,
-            remainder_bits: r,
-            slots: self.slots(),
-            load: n as f64 / q as f64,
-        };
-        Ok((p, (self.size_in_bytes() as u64, p, detail)))
-    }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
-            ("quotients", Value::Count(self.quotients())),
-            ("remainder_bits", Value::Count(self.remainder_bits().into())),
-            ("slots", Value::Count(self.slots())),
-            ("resizes", Value::Count(self.resizes().into())),
-            ("load", Value::Ratio(self.load_factor())),
-        ]
-    }
-}
+        let (slots, load) = (self.slots(), n as f64 / q as f64);
+        (
+            p,
+            p,
+            Detail::Quotient {
+                quotients: q,
+                remainder_bits: r,
+                slots,
+                load,
+            },
+        )
+    },
+    parameters: |self| vec![
+        ("quotients", Value::Count(self.quotients())),
+        ("remainder_bits", Value::Count(self.remainder_bits().into())),
+        ("slots", Value::Count(self.slots())),
+        ("resizes", Value::Count(self.resizes().into())),
+        ("load", Value::Ratio(self.load_factor())),
+    ],
+});
 
-impl Member for ExpandableCuckoo {
-    fn build(p: &Params) -> Result<Self> {
-        p.only(&[Knob::MaxKicks])?;
-        let mut b = sized!(ExpandableCuckoo, p);
-        if let Some(k) = p.max_kicks {
-            b = b.max_kicks(k);
-        }
-        capped!(b, p)
-    }
-    fn size(p: &Params) -> Result<Sizing> {
-        sizing::expandable(p)
-    }
-    fn shape(&self) -> Result<(f64, Sizing)> {
+member!(ExpandableCuckoo {
+    knobs: [MaxKicks => max_kicks],
+    size: sizing::expandable,
+    shape: |self| {
         let first = self.stage_shapes().first().copied();
         let (buckets, f, cap, _) = first.unwrap_or((0, self.initial_fingerprint_bits(), 0, 0));
         let p = expandable::math::stage_fpr(f, buckets, cap);
@@ -266,21 +231,30 @@ impl Member for ExpandableCuckoo {
             bound: Growable::fpr_bound(self),
             stages: Vec::new(),
         };
-        Ok((p, (self.size_in_bytes() as u64, p, detail)))
-    }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
-            ("stages", Value::Count(Growable::stages(self) as u64)),
-            ("f0", Value::Count(self.initial_fingerprint_bits().into())),
-            ("growth", Value::Count(self.growth().into())),
-            ("period", Value::Count(self.tightening_period().into())),
-            ("bound", Value::Rate(Growable::fpr_bound(self))),
-        ]
-    }
-}
+        (p, p, detail)
+    },
+    parameters: |self| vec![
+        ("stages", Value::Count(Growable::stages(self) as u64)),
+        ("f0", Value::Count(self.initial_fingerprint_bits().into())),
+        ("growth", Value::Count(self.growth().into())),
+        ("period", Value::Count(self.tightening_period().into())),
+        ("bound", Value::Rate(Growable::fpr_bound(self))),
+    ],
+});
 
-/// Refuses a build of `bytes` above `p`'s memory cap.
-fn within_cap(p: &Params, bytes: u64) -> Result<()> {
+/// A static row's checks before building from `hashes`: no knobs, and the filter sized for
+/// that key set (by `size`) within `p`'s memory cap.
+fn check_static(
+    p: &Params,
+    hashes: &[crate::Hash128],
+    size: impl FnOnce(&Params) -> Result<Sizing>,
+) -> Result<()> {
+    p.only(&[])?;
+    let planned = Params {
+        capacity: (hashes.len() as u64).max(1),
+        ..*p
+    };
+    let bytes = size(&planned)?.0;
     match p.max_bytes {
         Some(cap) if bytes > cap => Err(crate::Error::MemoryCap {
             what: "static filter",
@@ -300,15 +274,9 @@ macro_rules! fuse_member {
                 Self::build_from_hashes(p, &[])
             }
             fn build_from_hashes(p: &Params, hashes: &[crate::Hash128]) -> Result<Self> {
-                p.only(&[])?;
-                let planned = Params {
-                    capacity: (hashes.len() as u64).max(1),
-                    ..*p
-                };
-                within_cap(
-                    p,
-                    sizing::fuse(&planned, <$f as crate::fuse::Fingerprint>::BITS)?.0,
-                )?;
+                check_static(p, hashes, |q| {
+                    sizing::fuse(q, <$f as crate::fuse::Fingerprint>::BITS)
+                })?;
                 crate::fuse::BinaryFuse::<$f>::from_hashes(hashes, p.hasher).map(Self::new)
             }
             fn size(p: &Params) -> Result<Sizing> {
@@ -347,12 +315,7 @@ impl Member for StaticRibbon {
         Self::build_from_hashes(p, &[])
     }
     fn build_from_hashes(p: &Params, hashes: &[crate::Hash128]) -> Result<Self> {
-        p.only(&[])?;
-        let planned = Params {
-            capacity: (hashes.len() as u64).max(1),
-            ..*p
-        };
-        within_cap(p, sizing::ribbon(&planned)?.0)?;
+        check_static(p, hashes, sizing::ribbon)?;
         crate::Ribbon::builder()
             .fpr(p.fpr)
             .hasher(p.hasher)

@@ -9,6 +9,28 @@
 
 use crate::{Deletable, FileKind, FormatError, Growable, Persist};
 
+/// The body of a [`Codec`](crate::format::Codec) for `$wrap`, a one-field wrapper of `$inner`:
+/// the inner filter's file, unchanged.
+macro_rules! wrapped_codec {
+    ($inner:ty, $wrap:path) => {
+        const KIND: crate::FileKind = <$inner as crate::format::Codec>::KIND;
+
+        fn encode_params(&self, e: &mut crate::format::Encoder<'_>) {
+            self.0.encode_params(e);
+        }
+        fn encode_payload(&self, e: &mut crate::format::Encoder<'_>) {
+            self.0.encode_payload(e);
+        }
+        fn decode(
+            hasher: crate::KeyHasher,
+            params: &mut crate::format::Reader<'_>,
+            payload: &mut crate::format::Reader<'_>,
+        ) -> std::result::Result<Self, crate::FormatError> {
+            <$inner as crate::format::Codec>::decode(hasher, params, payload).map($wrap)
+        }
+    };
+}
+
 mod capabilities;
 mod formulas;
 mod members;

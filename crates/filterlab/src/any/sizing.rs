@@ -292,38 +292,9 @@ impl Plan {
                 (load <= cuckoo::DESIGN_LOAD + 1e-9)
                     .then(|| math::cuckoo_fpr(*fingerprint_bits, *slots, load))
             }
-            // A window forgets: its rate after any number of inserts is that of the
-            // generations it keeps.
-            Detail::Sliced {
-                generations,
-                per_generation,
-                m,
-                k,
-            } => Some(super::window::sliced_rate_at(
-                *generations,
-                *per_generation,
-                *m,
-                *k,
-                items,
-            )),
-            // `items` per window of time: each slice receives its share.
-            Detail::TimeSliced {
-                generations, m, k, ..
-            } => {
-                let per_slice = items.div_ceil(u64::from(*generations).max(1));
-                let slices = (0..=*generations).map(|_| per_slice);
-                Some(math::window::sliced_fpr(*k, *m, slices))
+            Detail::Sliced { .. } | Detail::TimeSliced { .. } | Detail::AgePartitioned { .. } => {
+                super::window::rate_at(&self.detail, items)
             }
-            Detail::AgePartitioned {
-                k,
-                l,
-                per_generation,
-                slice_bits,
-            } => Some(math::window::apbf_fpr(
-                *k,
-                *slice_bits,
-                &super::window::apbf_counts(*k, *l, *per_generation, items),
-            )),
             Detail::Scalable { growth, .. } => {
                 let multiple = items / self.n.max(1);
                 growth

@@ -4,11 +4,8 @@
 //! [`Error::Unsupported`] and changes nothing. It is built by
 //! [`AnyFilter::build_from_hashes`](super::AnyFilter::build_from_hashes).
 
-use crate::format::{Codec, Encoder, Reader};
-use crate::{
-    Error, Explain, FileKind, Filter, FormatError, Hash128, KeyHasher, Persist, Positions,
-    StaticFilter,
-};
+use crate::format::Codec;
+use crate::{Error, Explain, Filter, Hash128, KeyHasher, Persist, Positions, StaticFilter};
 
 /// A static filter as a [`Filter`] whose inserts are refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,21 +67,7 @@ impl<T: StaticFilter + Persist> Filter for Static<T> {
 
 /// The inner filter's file, unchanged: a `Static` reads and writes the variant's own files.
 impl<T: StaticFilter + Codec> Codec for Static<T> {
-    const KIND: FileKind = T::KIND;
-
-    fn encode_params(&self, e: &mut Encoder<'_>) {
-        self.0.encode_params(e);
-    }
-    fn encode_payload(&self, e: &mut Encoder<'_>) {
-        self.0.encode_payload(e);
-    }
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
-        T::decode(hasher, params, payload).map(Static)
-    }
+    wrapped_codec!(T, Static);
 }
 
 impl<T: Explain> Explain for Static<T> {

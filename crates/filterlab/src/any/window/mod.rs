@@ -64,6 +64,40 @@ fn sliced_detail(plan: &SlicedPlan) -> Detail {
     }
 }
 
+/// The rate of a window's plan after `items` inserts; `None` for a detail that is not a
+/// window's.
+pub(super) fn rate_at(detail: &Detail, items: u64) -> Option<f64> {
+    match detail {
+        // A window forgets: its rate after any number of inserts is that of the
+        // generations it keeps.
+        Detail::Sliced {
+            generations,
+            per_generation,
+            m,
+            k,
+        } => Some(sliced_rate_at(*generations, *per_generation, *m, *k, items)),
+        // `items` per window of time: each slice receives its share.
+        Detail::TimeSliced {
+            generations, m, k, ..
+        } => {
+            let per_slice = items.div_ceil(u64::from(*generations).max(1));
+            let slices = (0..=*generations).map(|_| per_slice);
+            Some(wm::sliced_fpr(*k, *m, slices))
+        }
+        Detail::AgePartitioned {
+            k,
+            l,
+            per_generation,
+            slice_bits,
+        } => Some(wm::apbf_fpr(
+            *k,
+            *slice_bits,
+            &apbf_counts(*k, *l, *per_generation, items),
+        )),
+        _ => None,
+    }
+}
+
 /// The rate of lane-sliced generations of `g` items after `items` inserts: the last `N + 1`
 /// generations kept, the current one partly filled.
 pub(crate) fn sliced_rate_at(generations: u32, g: u64, m: u64, k: u32, items: u64) -> f64 {

@@ -5,11 +5,8 @@
 //! window's own). A query without a time answers as of the latest slice an insert was filed
 //! into ([`TimeWindow::latest`]): what the window held then.
 
-use crate::format::{Codec, Encoder, Reader};
-use crate::{
-    Error, Explain, FileKind, Filter, FormatError, Hash128, KeyHasher, Positions, Result,
-    TimeWindow, Timestamp,
-};
+use crate::format::Codec;
+use crate::{Error, Explain, Filter, Hash128, KeyHasher, Positions, Result, TimeWindow, Timestamp};
 
 /// A time window as a [`Filter`] whose untimed inserts are refused.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,21 +95,7 @@ impl Filter for Timed {
 
 /// The time window's own file, unchanged.
 impl Codec for Timed {
-    const KIND: FileKind = <TimeWindow as Codec>::KIND;
-
-    fn encode_params(&self, e: &mut Encoder<'_>) {
-        self.0.encode_params(e);
-    }
-    fn encode_payload(&self, e: &mut Encoder<'_>) {
-        self.0.encode_payload(e);
-    }
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> std::result::Result<Self, FormatError> {
-        TimeWindow::decode(hasher, params, payload).map(Timed)
-    }
+    wrapped_codec!(TimeWindow, Timed);
 }
 
 impl Explain for Timed {
