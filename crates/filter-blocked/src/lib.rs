@@ -34,10 +34,10 @@
 // with the portable kernel beside it.
 #![deny(unsafe_code)]
 
-use filter_core::format::{invalid, Codec, Encoder, Reader};
+use filter_core::format::{invalid, refused, Codec, Encoder, Parts};
 use filter_core::{
-    math, prefetch, reduce, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap,
-    Prefetch, Result, Sizing,
+    math, prefetch, reduce, Error, FileKind, Filter, FormatError, Hash128, MemoryCap, Prefetch,
+    Result, Sizing,
 };
 
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
@@ -301,16 +301,12 @@ impl Codec for BlockedBloom {
         }
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let n_blocks = params.u64()?;
         let len = params.u64()?;
         let sizing = Sizing::decode_params(params, hasher)?;
         // The builder's own check: a file cannot hold a rate the builder refuses.
-        math::split_block_keys_per_block(sizing.fpr).map_err(|e| invalid(e.to_string()))?;
+        math::split_block_keys_per_block(sizing.fpr).map_err(refused)?;
         let n_blocks = usize::try_from(n_blocks)
             .ok()
             .filter(|&b| b >= 1 && b <= payload.remaining() / 32)

@@ -26,10 +26,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{Codec, Encoder, Reader};
+use filter_core::format::{Codec, Encoder, Parts};
 use filter_core::{
-    math, BloomBits, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Prefetch,
-    Result, Sizing,
+    math, BloomBits, Error, FileKind, Filter, FormatError, Hash128, MemoryCap, Prefetch, Result,
+    Sizing,
 };
 
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
@@ -283,11 +283,7 @@ impl Codec for ClassicBloom {
         self.bits.encode_payload(e);
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let bits = BloomBits::decode(params, payload)?;
         let len = params.u64()?;
         bits.check_len(len)?;

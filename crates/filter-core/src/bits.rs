@@ -1,6 +1,6 @@
 //! The k-probe bit array at the heart of the classic and scalable filters.
 
-use crate::format::{invalid, Encoder, Reader};
+use crate::format::{invalid, refused, Encoder, Reader};
 use crate::{Error, FormatError, Hash128, IndexGen, MemoryCap, Result, Table, TableOptions};
 
 /// `m` bits probed at `k` positions per key by [`IndexGen`].
@@ -309,7 +309,7 @@ impl BloomBits {
     }
 
     fn decode_words(m: u64, k: u32, payload: &mut Reader<'_>) -> Result<Self, FormatError> {
-        Self::check(m, k).map_err(|e| invalid(e.to_string()))?;
+        Self::check(m, k).map_err(refused)?;
         let n_words = usize::try_from(m.div_ceil(64)).map_err(|_| invalid("too many bits"))?;
         if payload.remaining() / 8 < n_words {
             return Err(FormatError::Truncated {

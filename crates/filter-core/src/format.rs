@@ -91,12 +91,21 @@ pub trait Codec: Hashed + Sized {
     ///
     /// # Errors
     /// Truncated or invalid data.
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError>;
+    fn decode(parts: Parts<'_, '_>) -> Result<Self, FormatError>;
 }
+
+/// What [`Codec::decode`] reads: the hasher the header names, the parameter section and the
+/// payload. A decoder takes it apart in its signature
+/// (`Parts(hasher, params, payload): Parts<'_, '_>`).
+#[derive(Debug)]
+pub struct Parts<'a, 'b>(
+    /// The hash function and seed of the header.
+    pub KeyHasher,
+    /// The parameter section.
+    pub &'a mut Reader<'b>,
+    /// The payload.
+    pub &'a mut Reader<'b>,
+);
 
 /// What the header needs of a [`Codec`] besides its sections: the hasher to name. Every
 /// [`Filter`](crate::Filter) has it through a blanket implementation; a type that is not a
@@ -148,7 +157,7 @@ pub fn try_encode<C: Codec>(filter: &C) -> crate::Result<Vec<u8>> {
 /// The envelope's errors ([`decode`]), the variant's, or bytes left over in a section.
 pub fn decode_with<C: Codec>(bytes: &[u8]) -> Result<C, FormatError> {
     let mut d = decode(bytes, C::KIND)?;
-    let filter = C::decode(d.hasher, &mut d.params, &mut d.payload)?;
+    let filter = C::decode(Parts(d.hasher, &mut d.params, &mut d.payload))?;
     d.params.finish()?;
     d.payload.finish()?;
     Ok(filter)
@@ -469,6 +478,12 @@ fn try_table<T: Zeroable>(n: usize) -> Result<Table<T>, FormatError> {
 /// Shorthand for an invalid-parameter error while loading.
 pub fn invalid(why: impl Into<String>) -> FormatError {
     FormatError::Invalid(why.into())
+}
+
+/// A builder's refusal of what a file holds, as the invalid-parameter error a load reports
+/// (with the builder's message): `validated(..).map_err(refused)?`.
+pub fn refused(e: crate::Error) -> FormatError {
+    invalid(e.to_string())
 }
 
 #[cfg(test)]

@@ -479,7 +479,7 @@ impl Sizing {
             hasher,
         }
         .validate()
-        .map_err(|e| format::invalid(e.to_string()))
+        .map_err(format::refused)
     }
 }
 

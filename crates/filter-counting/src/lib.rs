@@ -39,10 +39,10 @@
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
 pub const FILE_KIND: FileKind = FileKind::new(2, "counting");
 
-use filter_core::format::{invalid, Codec, Encoder, Reader};
+use filter_core::format::{invalid, Codec, Encoder, Parts};
 use filter_core::{
-    math, prefetch, Deletable, Error, FileKind, Filter, FormatError, Hash128, IndexGen, KeyHasher,
-    MemoryCap, Prefetch, Result, Sizing,
+    math, prefetch, Deletable, Error, FileKind, Filter, FormatError, Hash128, IndexGen, MemoryCap,
+    Prefetch, Result, Sizing,
 };
 
 /// Bits per counter.
@@ -347,11 +347,7 @@ impl Codec for CountingBloom {
         e.bytes(&self.counters);
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let m = params.u64()?;
         let k = params.u32()?;
         let len = params.u64()?;

@@ -9,8 +9,8 @@
 
 use crate::builder::{check_fp_bits, check_max_kicks, table_bytes};
 use crate::{CuckooFilter, Lanes, Layout, FILE_KIND, PAD, SLOTS};
-use filter_core::format::{invalid, try_vec, Codec, Encoder, Reader};
-use filter_core::{FileKind, FormatError, KeyHasher, Sizing};
+use filter_core::format::{invalid, refused, try_vec, Codec, Encoder, Parts, Reader};
+use filter_core::{FileKind, FormatError, Sizing};
 
 impl Codec for CuckooFilter {
     const KIND: FileKind = FILE_KIND;
@@ -30,11 +30,7 @@ impl Codec for CuckooFilter {
         e.bytes(&self.table[..self.table.len() - PAD]);
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let buckets = params.u64()?;
         let fp_bits = params.u32()?;
         let max_kicks = params.u32()?;
@@ -42,12 +38,12 @@ impl Codec for CuckooFilter {
         let sizing = Sizing::decode_params(params, hasher)?;
         let layout = decode_layout(params)?;
         layout.check_loaded(buckets)?;
-        check_fp_bits(fp_bits).map_err(|e| invalid(e.to_string()))?;
-        check_max_kicks(max_kicks).map_err(|e| invalid(e.to_string()))?;
+        check_fp_bits(fp_bits).map_err(refused)?;
+        check_max_kicks(max_kicks).map_err(refused)?;
         if buckets == 0 {
             return Err(invalid("0 buckets"));
         }
-        let n = table_bytes(buckets, fp_bits).map_err(|e| invalid(e.to_string()))? - PAD;
+        let n = table_bytes(buckets, fp_bits).map_err(refused)? - PAD;
         let raw = payload.take(n)?;
         let mut table = try_vec(n + PAD)?;
         table.extend_from_slice(raw);

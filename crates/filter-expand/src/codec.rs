@@ -14,8 +14,8 @@
 
 use crate::stage::{Stage, PAD};
 use crate::{ExpandableCuckoo, FILE_KIND};
-use filter_core::format::{decode_stages, invalid, Codec, Encoder, Reader};
-use filter_core::{Error, FileKind, FormatError, KeyHasher, MemoryCap, Sizing};
+use filter_core::format::{decode_stages, invalid, refused, Codec, Encoder, Parts, Reader};
+use filter_core::{Error, FileKind, FormatError, MemoryCap, Sizing};
 
 impl Codec for ExpandableCuckoo {
     const KIND: FileKind = FILE_KIND;
@@ -34,12 +34,7 @@ impl Codec for ExpandableCuckoo {
         }
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
-        let bad = |e: Error| invalid(e.to_string());
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let sizing = Sizing::decode_params(params, hasher)?;
         let d = params.u32()?;
         let period = params.u32()?;
@@ -48,7 +43,7 @@ impl Codec for ExpandableCuckoo {
         if !(1..=4).contains(&d) {
             return Err(invalid(format!("growth of 2^{d}")));
         }
-        let mut f = ExpandableCuckoo::validated(sizing, d, period, max_kicks).map_err(bad)?;
+        let mut f = ExpandableCuckoo::validated(sizing, d, period, max_kicks).map_err(refused)?;
         let (stages, len) = decode_stages(n_stages, crate::MAX_STAGE_LIST, |k, before| {
             let level = payload.u32()?;
             let expected = before
@@ -88,7 +83,7 @@ fn decode_stage(
     }
     let mut stage = Stage::new(&f.layout, i, MemoryCap::NONE, 0).map_err(|e| match e {
         Error::OutOfMemory { bytes, .. } => FormatError::OutOfMemory { bytes },
-        e => invalid(e.to_string()),
+        e => refused(e),
     })?;
     stage.table[..raw.len()].copy_from_slice(raw);
     stage.len = len;

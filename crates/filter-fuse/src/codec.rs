@@ -15,7 +15,7 @@
 
 use crate::build::{Layout, MAX_KEYS, MAX_SEGMENT_LENGTH};
 use crate::{BinaryFuse, Fingerprint};
-use filter_core::format::{invalid, Codec, Encoder, Hashed, Reader};
+use filter_core::format::{invalid, Codec, Encoder, Hashed, Parts};
 use filter_core::{FileKind, FormatError, KeyHasher, StaticFilter};
 
 /// The file kind of [`BinaryFuse8`](crate::BinaryFuse8).
@@ -110,11 +110,7 @@ impl<F: Stored> Codec for BinaryFuse<F> {
         F::write(&self.fingerprints, e);
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let seed = params.u64()?;
         let len = params.u64()?;
         let layout = checked_layout(params.u32()?, params.u32()?)?;

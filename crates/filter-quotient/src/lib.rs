@@ -51,7 +51,7 @@ mod rsqf;
 
 pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};
 
-use filter_core::format::{invalid, Codec, Encoder, Reader};
+use filter_core::format::{invalid, refused, Codec, Encoder, Parts};
 use filter_core::{
     reduce, Deletable, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Result,
     Sizing,
@@ -385,11 +385,7 @@ impl Codec for QuotientFilter {
         }
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let base_quotients = params.u64()?;
         let doublings = params.u32()?;
         let r = params.u32()?;
@@ -408,7 +404,7 @@ impl Codec for QuotientFilter {
                 sizing.capacity
             )));
         }
-        let (_, bit_words, rem_words) = rsqf::layout(q, r).map_err(|e| invalid(e.to_string()))?;
+        let (_, bit_words, rem_words) = rsqf::layout(q, r).map_err(refused)?;
         let expected = (2 * bit_words as u64 + rem_words as u64) * 8;
         if payload.remaining() as u64 != expected {
             return Err(invalid(format!(

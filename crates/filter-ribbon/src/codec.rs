@@ -13,7 +13,7 @@
 //! a loaded filter reads inside its tables.
 
 use crate::{Ribbon, BLOCK, MAX_RESULT_BITS, W};
-use filter_core::format::{invalid, Codec, Encoder, Hashed, Reader};
+use filter_core::format::{invalid, Codec, Encoder, Hashed, Parts};
 use filter_core::{FileKind, FormatError, KeyHasher, StaticFilter};
 
 /// The file kind of a [`Ribbon`].
@@ -78,11 +78,7 @@ impl Codec for Ribbon {
         e.u64s(&self.table).u64s(&self.extra);
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let seed = params.u64()?;
         let len = params.u64()?;
         let r = params.u32()?;

@@ -3,8 +3,8 @@
 
 use crate::stages::Stage;
 use crate::{ScalableBloom, FILE_KIND, MAX_STAGES};
-use filter_core::format::{decode_stages, invalid, Codec, Encoder, Reader};
-use filter_core::{BloomBits, Error, FileKind, FormatError, KeyHasher, Sizing};
+use filter_core::format::{decode_stages, invalid, refused, Codec, Encoder, Parts};
+use filter_core::{BloomBits, FileKind, FormatError, Sizing};
 
 impl Codec for ScalableBloom {
     const KIND: FileKind = FILE_KIND;
@@ -24,23 +24,18 @@ impl Codec for ScalableBloom {
         }
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
-        let bad = |e: Error| invalid(e.to_string());
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let sizing = Sizing::decode_params(params, hasher)?;
         let growth = params.f64()?;
         let tightening = params.f64()?;
         let n_stages = params.u32()?;
-        let mut f = ScalableBloom::validated(sizing, growth, tightening).map_err(bad)?;
+        let mut f = ScalableBloom::validated(sizing, growth, tightening).map_err(refused)?;
         let last = (n_stages as usize).saturating_sub(1);
         let (stages, len) = decode_stages(n_stages, MAX_STAGES, |i, _| {
             let len = payload.u64()?;
             // The derived shape is arithmetic (nothing allocated, whatever the file claims), and
             // `decode_inline` allocates only the words the payload actually holds.
-            let plan = f.stage_plan(i).map_err(bad)?;
+            let plan = f.stage_plan(i).map_err(refused)?;
             let bits = BloomBits::decode_inline(payload)?;
             if (bits.bits(), bits.hashes()) != (plan.m, plan.k) {
                 return Err(invalid(format!(

@@ -29,7 +29,7 @@ use crate::apbf::MAX_SLICES;
 use crate::lanes::Lanes;
 use crate::math::{ApbfPlan, SlicedPlan};
 use crate::{Apbf, ItemWindow, TimeWindow, GENERATION_CHOICES};
-use filter_core::format::{invalid, Codec, Encoder, Hashed, Reader};
+use filter_core::format::{invalid, Codec, Encoder, Hashed, Parts, Reader};
 use filter_core::{FileKind, FormatError, KeyHasher, Table};
 
 /// The file kind of an [`ItemWindow`].
@@ -174,11 +174,7 @@ impl Codec for ItemWindow {
         e.u64s(&self.lanes.words);
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let plan = decode_plan(params)?;
         let window = params.u64()?;
         let inserted = checked_inserted(params.u64()?)?;
@@ -223,11 +219,7 @@ impl Codec for TimeWindow {
         e.u64s(&self.lanes.words);
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let plan = decode_plan(params)?;
         let window = params.u64()?;
         if window < u64::from(plan.generations) {
@@ -317,11 +309,7 @@ impl Codec for Apbf {
         e.u64s(&self.words);
     }
 
-    fn decode(
-        hasher: KeyHasher,
-        params: &mut Reader<'_>,
-        payload: &mut Reader<'_>,
-    ) -> Result<Self, FormatError> {
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let (k, l) = (params.u32()?, params.u32()?);
         let per_generation = params.u64()?;
         let m = params.u64()?;

@@ -22,11 +22,9 @@ macro_rules! wrapped_codec {
             self.0.encode_payload(e);
         }
         fn decode(
-            hasher: crate::KeyHasher,
-            params: &mut crate::format::Reader<'_>,
-            payload: &mut crate::format::Reader<'_>,
+            parts: crate::format::Parts<'_, '_>,
         ) -> std::result::Result<Self, crate::FormatError> {
-            <$inner as crate::format::Codec>::decode(hasher, params, payload).map($wrap)
+            <$inner as crate::format::Codec>::decode(parts).map($wrap)
         }
     };
 }
