@@ -1,8 +1,9 @@
 //! Banding (on-the-fly Gaussian elimination, Dillinger & Walzer 2021, §2 and Alg. 1) and back
 //! substitution into the interleaved column layout.
 
-use crate::{derive, row_of, Ribbon, Row, BLOCK, W};
-use filter_core::{Error, KeyHasher, Result};
+use crate::order::sort_dedup;
+use crate::{derive, key_of, row_of, Ribbon, Row, BLOCK, W};
+use filter_core::{Error, Hash128, KeyHasher, Result};
 
 /// Seeds tried before the construction gives up (never reached in practice: the slack grows
 /// every [`ATTEMPTS_PER_BUMP`] failures).
@@ -99,23 +100,31 @@ impl Band {
     /// Back substitution, from the last row up, one 128-bit window per result column (bit `k`
     /// of column `j`'s window is bit `j` of slot `i + k`'s solution); free rows get 0. Writes
     /// the solution in the interleaved layout: for block `b` and column `j`, one `u64` at
-    /// `b * r + j`.
+    /// `b * r + j`, which is the low half of column `j`'s window once the block's first slot is
+    /// solved.
     pub(crate) fn solve(&self, r: u32) -> Result<Vec<u64>> {
         let slots = self.coeff.len();
         let r = r as usize;
         let mut table = filter_core::try_filled(slots / BLOCK * r, 0u64, "ribbon table")?;
         let mut windows = [0u128; 16];
-        for i in (0..slots).rev() {
-            let c = self.coeff[i];
-            for (j, w) in windows[..r].iter_mut().enumerate() {
-                *w <<= 1;
-                let bit = if c == 0 {
-                    0
-                } else {
-                    ((*w & c).count_ones() as u16 ^ (self.result[i] >> j)) & 1
-                };
-                *w |= u128::from(bit);
-                table[i / BLOCK * r + j] |= u64::from(bit) << (i % BLOCK);
+        let windows = &mut windows[..r];
+        let rows = self
+            .coeff
+            .chunks_exact(BLOCK)
+            .zip(self.result.chunks_exact(BLOCK));
+        for (words, (coeffs, results)) in table.chunks_exact_mut(r).zip(rows).rev() {
+            for (&c, &result) in coeffs.iter().zip(results).rev() {
+                if c == 0 {
+                    windows.iter_mut().for_each(|w| *w <<= 1);
+                    continue;
+                }
+                for (j, w) in windows.iter_mut().enumerate() {
+                    let bit = (parity(*w << 1 & c) ^ u64::from(result >> j)) & 1;
+                    *w = *w << 1 | u128::from(bit);
+                }
+            }
+            for (word, w) in words.iter_mut().zip(windows.iter()) {
+                *word = *w as u64;
             }
         }
         Ok(table)
@@ -123,16 +132,30 @@ impl Band {
 }
 
 impl Ribbon {
-    /// Builds from distinct keys: bands every key under a seed, retrying with a new seed (and,
-    /// every [`ATTEMPTS_PER_BUMP`] failures, more slots) until no equation contradicts another.
-    /// The `r` shared columns are one system over all keys; the extra column (keys starting
-    /// below the boundary, a fraction `upper` of the starts) is a second system over those keys,
-    /// on the slots they reach.
-    pub(crate) fn build(keys: &[u64], r: u32, upper: f64, hasher: KeyHasher) -> Result<Self> {
-        let n = keys.len() as u64;
+    /// Builds from key hashes: bands every distinct key under a seed, retrying with a new seed
+    /// (and, every [`ATTEMPTS_PER_BUMP`] failures, more slots) until no equation contradicts
+    /// another. The `r` shared columns are one system over all keys; the extra column (keys
+    /// starting below the boundary, a fraction `upper` of the starts) is a second system over
+    /// those keys, on the slots they reach. Both are banded in one pass over the keys sorted by
+    /// start ([`sort_dedup`]), which also removes repeats (the per-seed hash is a bijection of
+    /// the key, so equal keys, and only they, meet).
+    pub(crate) fn build(hashes: &[Hash128], r: u32, upper: f64, hasher: KeyHasher) -> Result<Self> {
+        let oom = |what| Error::OutOfMemory {
+            what,
+            bytes: hashes.len() as u64 * 8,
+        };
+        let mut keys = Vec::new();
+        keys.try_reserve_exact(hashes.len())
+            .map_err(|_| oom("ribbon key hashes"))?;
+        let mut scratch = Vec::new();
+        let mut n = 0;
         let mut slots = 0;
-        let low_mask = ((1u32 << r) - 1) as u16; // r = 16 is allowed
         for attempt in 0..MAX_ATTEMPTS {
+            let seed = seed_for(attempt);
+            keys.clear();
+            keys.extend(hashes.iter().map(|&h| derive(key_of(h), seed)));
+            sort_dedup(&mut keys, &mut scratch)?;
+            n = keys.len() as u64;
             slots = slots_for(n, attempt / ATTEMPTS_PER_BUMP)?;
             let starts = slots - W as u64 + 1;
             let boundary = ((upper * starts as f64).ceil() as u64).min(starts);
@@ -143,20 +166,7 @@ impl Ribbon {
             };
             let mut band = Band::new(to_usize(slots)?)?;
             let mut extra = Band::new(to_usize(extra_slots)?)?;
-            let seed = seed_for(attempt);
-            let rows = || keys.iter().map(|&k| row_of(derive(k, seed), starts, r + 1));
-            let banded = rows().all(|row| {
-                band.add(Row {
-                    result: row.result & low_mask,
-                    ..row
-                })
-            }) && rows().filter(|row| row.start < boundary).all(|row| {
-                extra.add(Row {
-                    result: row.result >> r,
-                    ..row
-                })
-            });
-            if banded {
+            if band_all(&keys, r, starts, boundary, &mut band, &mut extra) {
                 return Ok(Ribbon {
                     hasher,
                     seed,
@@ -174,6 +184,41 @@ impl Ribbon {
             load_factor: n as f64 / slots as f64,
         })
     }
+}
+
+/// Bands the keys (per-seed hashes, ascending) into the shared columns and, for those starting
+/// below `boundary`, the extra column; false at the first contradiction.
+fn band_all(
+    keys: &[u64],
+    r: u32,
+    starts: u64,
+    boundary: u64,
+    band: &mut Band,
+    extra: &mut Band,
+) -> bool {
+    let low_mask = ((1u32 << r) - 1) as u16; // r = 16 is allowed
+    keys.iter().all(|&d| {
+        let row = row_of(d, starts, r + 1);
+        band.add(Row {
+            result: row.result & low_mask,
+            ..row
+        }) && (row.start >= boundary
+            || extra.add(Row {
+                result: row.result >> r,
+                ..row
+            }))
+    })
+}
+
+/// The parity of the bits of `x` (0 or 1) without a popcount instruction (the baseline x86-64
+/// target has none): fold to 64 bits, then to one parity bit per nibble, which a multiply sums
+/// into the top nibble (at most 16 ones, so bit 60 is their parity).
+#[inline]
+pub(crate) fn parity(x: u128) -> u64 {
+    let mut y = x as u64 ^ (x >> 64) as u64;
+    y ^= y >> 1;
+    y ^= y >> 2;
+    ((y & 0x1111_1111_1111_1111).wrapping_mul(0x1111_1111_1111_1111) >> 60) & 1
 }
 
 fn to_usize(slots: u64) -> Result<usize> {

@@ -19,7 +19,8 @@
 //!
 //! # Construction never fails
 //!
-//! Key hashes are deduplicated first (a repeated equation would be harmless, and is); an
+//! Key hashes are sorted by start slot and deduplicated first, with a counting sort (a repeated
+//! equation would be harmless, and is; the order keeps banding's memory accesses local); an
 //! attempt whose equations contradict each other (in the shared columns or the extra one) is
 //! retried with a new seed, and every
 //! [`build::ATTEMPTS_PER_BUMP`] failures with 1 % more slots ([`build::slots_for`]).
@@ -65,6 +66,7 @@
 pub mod build;
 mod codec;
 mod explain;
+mod order;
 
 pub use codec::FILE_KIND;
 
@@ -196,16 +198,7 @@ impl RibbonBuilder {
     /// As [`RibbonBuilder::columns`], or memory that cannot be allocated.
     pub fn build_from_hashes(&self, hashes: &[Hash128]) -> Result<Ribbon> {
         let (r, upper) = self.columns()?;
-        let mut keys = Vec::new();
-        keys.try_reserve_exact(hashes.len())
-            .map_err(|_| Error::OutOfMemory {
-                what: "ribbon key hashes",
-                bytes: hashes.len() as u64 * 8,
-            })?;
-        keys.extend(hashes.iter().map(|&h| key_of(h)));
-        keys.sort_unstable();
-        keys.dedup();
-        Ribbon::build(&keys, r, upper, self.hasher)
+        Ribbon::build(hashes, r, upper, self.hasher)
     }
 
     /// Builds from key bytes.
