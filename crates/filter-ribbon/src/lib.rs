@@ -23,7 +23,8 @@
 //! equation would be harmless, and is; the order keeps banding's memory accesses local); an
 //! attempt whose equations contradict each other (in the shared columns or the extra one) is
 //! retried with a new seed, and every
-//! [`build::ATTEMPTS_PER_BUMP`] failures with 1 % more slots ([`build::slots_for`]).
+//! [`build::ATTEMPTS_PER_BUMP`] failures with 0.5 % more slots ([`build::slots_for`], whose
+//! first size grows slowly with the number of keys, so that large sets rarely need a retry).
 //!
 //! # False-positive rate
 //!
@@ -242,17 +243,64 @@ impl Ribbon {
     }
 }
 
-/// Bit `j` of each of the 128 slots from `start`, as one window, in a table of `cols` columns.
-#[inline]
-fn window(table: &[u64], cols: usize, start: u64, j: usize) -> u128 {
-    let block = start as usize / BLOCK;
-    let off = (start % BLOCK as u64) as u32;
-    let word = |b: usize| u128::from(table[b * cols + j]);
-    let low = word(block) | word(block + 1) << 64;
-    if off == 0 {
-        low
-    } else {
-        low >> off | word(block + 2) << (128 - off)
+/// A key's band aligned to the interleaved blocks: the block holding its start slot, and the
+/// coefficients shifted by the start's offset in that block, as three words (the third 0 when
+/// the start is the block's first slot, and then not read, as it may lie past the table).
+#[derive(Clone, Copy, Debug)]
+struct Aligned {
+    block: usize,
+    words: [u64; 3],
+}
+
+impl Aligned {
+    #[inline]
+    fn new(row: &Row) -> Self {
+        let off = (row.start % BLOCK as u64) as u32;
+        let low = row.coeff << off;
+        let high = if off == 0 {
+            0
+        } else {
+            (row.coeff >> (128 - off)) as u64
+        };
+        Aligned {
+            block: row.start as usize / BLOCK,
+            words: [low as u64, (low >> 64) as u64, high],
+        }
+    }
+
+    /// Parity of the solution bits of column `j` (of `cols`) that the band selects.
+    #[inline]
+    fn bit(&self, table: &[u64], cols: usize, j: usize) -> u16 {
+        let at = self.block * cols + j;
+        let [c0, c1, c2] = self.words;
+        let mut x = table[at] & c0 ^ table[at + cols] & c1;
+        if c2 != 0 {
+            x ^= table[at + 2 * cols] & c2;
+        }
+        build::parity64(x) as u16
+    }
+}
+
+impl Ribbon {
+    #[inline]
+    fn row(&self, hash: Hash128) -> Row {
+        row_of(derive(key_of(hash), self.seed), self.starts(), self.r + 1)
+    }
+
+    /// Starts loading the words a query of `hash` reads (at most three blocks of the table, and
+    /// of the extra column below the boundary).
+    #[inline]
+    fn prefetch_hash(&self, hash: Hash128) {
+        let start = reduce(derive(key_of(hash), self.seed), self.starts());
+        let block = start as usize / BLOCK;
+        let r = self.r as usize;
+        let last = self.table.len() - 1;
+        for at in [block * r, block * r + 8, block * r + 3 * r - 1] {
+            filter_core::prefetch(&self.table[at.min(last)]);
+        }
+        if start < self.boundary {
+            filter_core::prefetch(&self.extra[block]);
+        }
     }
 }
 
@@ -264,14 +312,23 @@ impl StaticFilter for Ribbon {
 
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let d = derive(key_of(hash), self.seed);
-        let row = row_of(d, self.starts(), self.r + 1);
-        let bit = |table: &[u64], cols: usize, j: usize| {
-            (window(table, cols, row.start, j) & row.coeff).count_ones() as u16 & 1
-        };
+        let row = self.row(hash);
+        let band = Aligned::new(&row);
         let r = self.r as usize;
-        (0..r).all(|j| bit(&self.table, r, j) == (row.result >> j) & 1)
-            && (row.start >= self.boundary || bit(&self.extra, 1, 0) == (row.result >> r) & 1)
+        (0..r).all(|j| band.bit(&self.table, r, j) == (row.result >> j) & 1)
+            && (row.start >= self.boundary || band.bit(&self.extra, 1, 0) == (row.result >> r) & 1)
+    }
+
+    /// Pipelined: the words of the key [`filter_core::PREFETCH_AHEAD`] places on are requested
+    /// while this one is answered, once the tables outgrow the caches.
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        filter_core::lookup_pipelined(
+            hashes,
+            out,
+            filter_core::worth_prefetching(self.size_in_bytes(), 3),
+            |h| self.prefetch_hash(h),
+            |h| self.contains_hash(h),
+        );
     }
 
     fn hasher(&self) -> KeyHasher {
