@@ -138,32 +138,48 @@ impl Band {
         shift: u32,
         skip: &[u64],
     ) -> Result<Vec<u64>> {
-        let r = r as usize;
-        let mut table = filter_core::try_filled(slots / BLOCK * r, 0u64, "ribbon table")?;
-        let mut windows = [0u128; 16];
-        let windows = &mut windows[..r];
-        let rows = self.coeff[..slots]
-            .chunks_exact(BLOCK)
-            .zip(self.result[..slots].chunks_exact(BLOCK));
-        for (b, (words, (coeffs, results))) in table.chunks_exact_mut(r).zip(rows).enumerate().rev()
-        {
-            let skipped = skip.get(b).copied().unwrap_or(0);
-            for (k, (&c, &result)) in coeffs.iter().zip(results).enumerate().rev() {
-                if c == 0 || skipped >> k & 1 == 1 {
-                    windows.iter_mut().for_each(|w| *w <<= 1);
-                    continue;
+        let mut table = filter_core::try_filled(slots / BLOCK * r as usize, 0u64, "ribbon table")?;
+        let rows = (&self.coeff[..slots], &self.result[..slots]);
+        macro_rules! columns {
+            ($($n:literal)*) => {
+                match r {
+                    $($n => back_substitute::<$n>(&mut table, rows, shift, skip),)*
+                    // r <= MAX_RESULT_BITS = 16 (RibbonBuilder::columns, the decoder).
+                    _ => back_substitute::<16>(&mut table, rows, shift, skip),
                 }
-                let result = result >> shift;
-                for (j, w) in windows.iter_mut().enumerate() {
-                    let bit = (parity(*w << 1 & c) ^ u64::from(result >> j)) & 1;
-                    *w = *w << 1 | u128::from(bit);
-                }
+            };
+        }
+        columns!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        Ok(table)
+    }
+}
+
+/// [`Band::solve_rows`] for `R` columns, a constant, so that the windows stay in registers and
+/// the loop over the columns unrolls.
+fn back_substitute<const R: usize>(
+    table: &mut [u64],
+    (coeffs, results): (&[u128], &[u16]),
+    shift: u32,
+    skip: &[u64],
+) {
+    let mut windows = [0u128; R];
+    let rows = coeffs.chunks_exact(BLOCK).zip(results.chunks_exact(BLOCK));
+    for (b, (words, (coeffs, results))) in table.chunks_exact_mut(R).zip(rows).enumerate().rev() {
+        let skipped = skip.get(b).copied().unwrap_or(0);
+        for (k, (&c, &result)) in coeffs.iter().zip(results).enumerate().rev() {
+            if c == 0 || skipped >> k & 1 == 1 {
+                windows.iter_mut().for_each(|w| *w <<= 1);
+                continue;
             }
-            for (word, w) in words.iter_mut().zip(windows.iter()) {
-                *word = *w as u64;
+            let result = result >> shift;
+            for (j, w) in windows.iter_mut().enumerate() {
+                let bit = (parity(*w << 1 & c) ^ u64::from(result >> j)) & 1;
+                *w = *w << 1 | u128::from(bit);
             }
         }
-        Ok(table)
+        for (word, w) in words.iter_mut().zip(windows.iter()) {
+            *word = *w as u64;
+        }
     }
 }
 
