@@ -268,16 +268,21 @@ impl Aligned {
         }
     }
 
-    /// Parity of the solution bits of column `j` (of `cols`) that the band selects.
+    /// The parities of the solution bits the band selects in each of the `cols` columns of
+    /// `table`, as a function of the column: the three blocks the band covers are sliced once
+    /// (the third is the second again when the band needs none; its coefficients are then 0).
     #[inline]
-    fn bit(&self, table: &[u64], cols: usize, j: usize) -> u16 {
-        let at = self.block * cols + j;
+    fn parities<'a>(&self, table: &'a [u64], cols: usize) -> impl Fn(usize) -> u16 + 'a {
+        let at = self.block * cols;
+        let w0 = &table[at..at + cols];
+        let w1 = &table[at + cols..at + 2 * cols];
         let [c0, c1, c2] = self.words;
-        let mut x = table[at] & c0 ^ table[at + cols] & c1;
-        if c2 != 0 {
-            x ^= table[at + 2 * cols] & c2;
-        }
-        build::parity64(x) as u16
+        let w2 = if c2 == 0 {
+            w1
+        } else {
+            &table[at + 2 * cols..at + 3 * cols]
+        };
+        move |j| build::parity64(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2) as u16
     }
 }
 
@@ -315,8 +320,10 @@ impl StaticFilter for Ribbon {
         let row = self.row(hash);
         let band = Aligned::new(&row);
         let r = self.r as usize;
-        (0..r).all(|j| band.bit(&self.table, r, j) == (row.result >> j) & 1)
-            && (row.start >= self.boundary || band.bit(&self.extra, 1, 0) == (row.result >> r) & 1)
+        let bit = band.parities(&self.table, r);
+        (0..r).all(|j| bit(j) == (row.result >> j) & 1)
+            && (row.start >= self.boundary
+                || band.parities(&self.extra, 1)(0) == (row.result >> r) & 1)
     }
 
     /// Pipelined: the words of the key [`filter_core::PREFETCH_AHEAD`] places on are requested
