@@ -256,15 +256,12 @@ impl Aligned {
     #[inline]
     fn new(row: &Row) -> Self {
         let off = (row.start % BLOCK as u64) as u32;
-        let low = row.coeff << off;
-        let high = if off == 0 {
-            0
-        } else {
-            (row.coeff >> (128 - off)) as u64
-        };
+        let (lo, hi) = (row.coeff as u64, (row.coeff >> 64) as u64);
+        // `x >> (64 - off)`, which is 0 at `off = 0` (a shift by 64 is not defined).
+        let carry = |x: u64| (x >> 1) >> (63 - off);
         Aligned {
             block: row.start as usize / BLOCK,
-            words: [low as u64, (low >> 64) as u64, high],
+            words: [lo << off, hi << off | carry(lo), carry(hi)],
         }
     }
 
