@@ -1,8 +1,9 @@
 //! Banding (on-the-fly Gaussian elimination, Dillinger & Walzer 2021, §2 and Alg. 1) and back
 //! substitution into the interleaved column layout.
 
-use crate::{derive, row_of, Ribbon, Row, BLOCK, W};
-use filter_core::{Error, KeyHasher, Result};
+use crate::order::sort_dedup;
+use crate::{derive, key_of, row_of, Ribbon, Row, BLOCK, W};
+use filter_core::{Error, Hash128, KeyHasher, Result};
 
 /// Seeds tried before the construction gives up (never reached in practice: the slack grows
 /// every [`ATTEMPTS_PER_BUMP`] failures).
@@ -10,23 +11,33 @@ pub const MAX_ATTEMPTS: u32 = 1000;
 
 /// Failed seeds after which the slot count grows by [`BUMP_FRACTION`] of the keys (at least
 /// 64 slots).
-pub const ATTEMPTS_PER_BUMP: u32 = 4;
+pub const ATTEMPTS_PER_BUMP: u32 = 2;
 
 /// Extra slots per key added at each bump.
-pub const BUMP_FRACTION: f64 = 0.01;
+pub const BUMP_FRACTION: f64 = 0.005;
 
-/// Slots per key, `m / n`, for a first attempt on a large set: `1 + BASE_OVERHEAD`.
+/// Slots per key, `m / n`, for a first attempt on a set of up to 2^20 keys:
+/// `1 + BASE_OVERHEAD` (plus the small-set margin of [`slots_for`]).
 ///
 /// Standard ribbon's success probability rises gradually with the overhead (Dillinger & Walzer
 /// 2021, §4). Measured here at 10^6 keys, `w = 128`, seeded: 0 of 4 seeds band at 2.5 %,
 /// about half at 2.85–3.6 %, all 8 at 8 %. At 3 % a build takes about two attempts on average.
 pub const BASE_OVERHEAD: f64 = 0.03;
 
+/// Overhead added per doubling of the keys above 2^20: the overhead a given success rate needs
+/// grows with the number of 128-slot windows that can overflow (Dillinger & Walzer 2021, §4).
+/// Measured here (seeded, `w = 128`, overhead without the small-set margin): at 4·10^6 keys
+/// 1, 2, 4 of 10 seeds band at 3.5, 3.75, 4 %; at 10^7 keys 1, 1, 2, 7 of 10 at 3.75, 4,
+/// 4.25, 4.5 %, and 6 of 6 at 5 %. With this slope a first attempt at 10^7 keys has 4.59 %
+/// (about 4 in 5 band), where the fixed 3 % of the past needed eight failed attempts or more.
+pub const GROWTH_PER_DOUBLING: f64 = 0.0045;
+
 /// The most distinct keys a filter takes.
 pub const MAX_KEYS: u64 = 1 << 40;
 
-/// Slots for `n` distinct keys after `bumps` failed rounds: `n (1 + 0.03 + 4 / sqrt(n)) +
-/// bumps * max(0.01 n, 64)`, at least one band (128), rounded up to whole 64-slot blocks.
+/// Slots for `n` distinct keys after `bumps` failed rounds: `n (1 + 0.03 + 4 / sqrt(n) +
+/// 0.0045 max(0, log2 n - 20)) + bumps * max(0.005 n, 64)`, at least one band (128), rounded
+/// up to whole 64-slot blocks.
 ///
 /// The `4 / sqrt(n)` term is our own margin for small sets (their load varies more between
 /// 128-slot windows), chosen so that the first attempt usually succeeds; it vanishes at scale.
@@ -41,7 +52,8 @@ pub fn slots_for(n: u64, bumps: u32) -> Result<u64> {
         });
     }
     let nf = n as f64;
-    let overhead = BASE_OVERHEAD + 4.0 / nf.max(1.0).sqrt();
+    let doublings = (nf.max(1.0).log2() - 20.0).max(0.0);
+    let overhead = BASE_OVERHEAD + 4.0 / nf.max(1.0).sqrt() + GROWTH_PER_DOUBLING * doublings;
     let bump = (nf * BUMP_FRACTION).max(BLOCK as f64) * f64::from(bumps);
     let slots = ((nf * (1.0 + overhead) + bump).ceil() as u64).max(W as u64);
     Ok(slots.div_ceil(BLOCK as u64) * BLOCK as u64)
@@ -72,7 +84,14 @@ impl Band {
 
     /// Adds one equation; false when it contradicts the rows already there (the attempt fails).
     /// An equation the rows already imply (a repeated key) is accepted and changes nothing.
+    #[cfg(test)]
     pub(crate) fn add(&mut self, row: Row) -> bool {
+        self.insert(row, u16::MAX) != Insert::Contradiction
+    }
+
+    /// Eliminates one equation against the rows already there, comparing only the result bits
+    /// in `mask` when it reduces to nothing. Rows already placed never change.
+    pub(crate) fn insert(&mut self, row: Row, mask: u16) -> Insert {
         let Row {
             mut start,
             mut coeff,
@@ -80,15 +99,20 @@ impl Band {
         } = row;
         loop {
             let s = start as usize;
-            if self.coeff[s] == 0 {
+            let other = self.coeff[s];
+            if other == 0 {
                 self.coeff[s] = coeff;
                 self.result[s] = result;
-                return true;
+                return Insert::Placed(s);
             }
-            coeff ^= self.coeff[s];
+            coeff ^= other;
             result ^= self.result[s];
             if coeff == 0 {
-                return result == 0;
+                return if result & mask == 0 {
+                    Insert::Implied
+                } else {
+                    Insert::Contradiction
+                };
             }
             let tz = coeff.trailing_zeros();
             start += u64::from(tz);
@@ -96,43 +120,105 @@ impl Band {
         }
     }
 
-    /// Back substitution, from the last row up, one 128-bit window per result column (bit `k`
-    /// of column `j`'s window is bit `j` of slot `i + k`'s solution); free rows get 0. Writes
-    /// the solution in the interleaved layout: for block `b` and column `j`, one `u64` at
-    /// `b * r + j`.
+    /// Back substitution of all rows into `r` columns (result bits 0 to `r - 1`).
     pub(crate) fn solve(&self, r: u32) -> Result<Vec<u64>> {
-        let slots = self.coeff.len();
-        let r = r as usize;
-        let mut table = filter_core::try_filled(slots / BLOCK * r, 0u64, "ribbon table")?;
-        let mut windows = [0u128; 16];
-        for i in (0..slots).rev() {
-            let c = self.coeff[i];
-            for (j, w) in windows[..r].iter_mut().enumerate() {
-                *w <<= 1;
-                let bit = if c == 0 {
-                    0
-                } else {
-                    ((*w & c).count_ones() as u16 ^ (self.result[i] >> j)) & 1
-                };
-                *w |= u128::from(bit);
-                table[i / BLOCK * r + j] |= u64::from(bit) << (i % BLOCK);
-            }
+        self.solve_rows(self.coeff.len(), r, 0, &[])
+    }
+
+    /// Back substitution, from the last row up, one 128-bit window per result column (bit `k`
+    /// of column `j`'s window is bit `j` of slot `i + k`'s solution), over the first `slots`
+    /// rows (whole blocks), with result bits from `shift` up; free rows, and rows whose bit is
+    /// set in `skip`, get 0. Writes the solution in the interleaved layout: for block `b` and
+    /// column `j`, one `u64` at `b * r + j`, which is the low half of column `j`'s window once
+    /// the block's first slot is solved.
+    pub(crate) fn solve_rows(
+        &self,
+        slots: usize,
+        r: u32,
+        shift: u32,
+        skip: &[u64],
+    ) -> Result<Vec<u64>> {
+        let mut table = filter_core::try_filled(slots / BLOCK * r as usize, 0u64, "ribbon table")?;
+        let rows = (&self.coeff[..slots], &self.result[..slots]);
+        macro_rules! columns {
+            ($($n:literal)*) => {
+                match r {
+                    $($n => back_substitute::<$n>(&mut table, rows, shift, skip),)*
+                    // r <= MAX_RESULT_BITS = 16 (RibbonBuilder::columns, the decoder).
+                    _ => back_substitute::<16>(&mut table, rows, shift, skip),
+                }
+            };
         }
+        columns!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
         Ok(table)
     }
 }
 
+/// [`Band::solve_rows`] for `R` columns, a constant, so that the windows stay in registers and
+/// the loop over the columns unrolls.
+fn back_substitute<const R: usize>(
+    table: &mut [u64],
+    (coeffs, results): (&[u128], &[u16]),
+    shift: u32,
+    skip: &[u64],
+) {
+    let mut windows = [0u128; R];
+    let rows = coeffs.chunks_exact(BLOCK).zip(results.chunks_exact(BLOCK));
+    for (b, (words, (coeffs, results))) in table.chunks_exact_mut(R).zip(rows).enumerate().rev() {
+        let skipped = skip.get(b).copied().unwrap_or(0);
+        for (k, (&c, &result)) in coeffs.iter().zip(results).enumerate().rev() {
+            if c == 0 || skipped >> k & 1 == 1 {
+                windows.iter_mut().for_each(|w| *w <<= 1);
+                continue;
+            }
+            let result = result >> shift;
+            for (j, w) in windows.iter_mut().enumerate() {
+                let bit = (parity(*w << 1 & c) ^ u64::from(result >> j)) & 1;
+                *w = *w << 1 | u128::from(bit);
+            }
+        }
+        for (word, w) in words.iter_mut().zip(windows.iter()) {
+            *word = *w as u64;
+        }
+    }
+}
+
+/// What [`Band::insert`] did with an equation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Insert {
+    /// It became the row of this slot.
+    Placed(usize),
+    /// The rows already there imply it (a repeated key, or a lucky combination).
+    Implied,
+    /// It contradicts them: this attempt fails.
+    Contradiction,
+}
+
 impl Ribbon {
-    /// Builds from distinct keys: bands every key under a seed, retrying with a new seed (and,
-    /// every [`ATTEMPTS_PER_BUMP`] failures, more slots) until no equation contradicts another.
-    /// The `r` shared columns are one system over all keys; the extra column (keys starting
-    /// below the boundary, a fraction `upper` of the starts) is a second system over those keys,
-    /// on the slots they reach.
-    pub(crate) fn build(keys: &[u64], r: u32, upper: f64, hasher: KeyHasher) -> Result<Self> {
-        let n = keys.len() as u64;
+    /// Builds from key hashes: bands every distinct key under a seed, retrying with a new seed
+    /// (and, every [`ATTEMPTS_PER_BUMP`] failures, more slots) until no equation contradicts
+    /// another. The `r` shared columns are one system over all keys; the extra column (keys
+    /// starting below the boundary, a fraction `upper` of the starts) is a second system over
+    /// those keys, on the slots they reach. Both are banded in one pass over the keys sorted by
+    /// start ([`sort_dedup`]), which also removes repeats (the per-seed hash is a bijection of
+    /// the key, so equal keys, and only they, meet).
+    pub(crate) fn build(hashes: &[Hash128], r: u32, upper: f64, hasher: KeyHasher) -> Result<Self> {
+        let oom = |what| Error::OutOfMemory {
+            what,
+            bytes: hashes.len() as u64 * 8,
+        };
+        let mut keys = Vec::new();
+        keys.try_reserve_exact(hashes.len())
+            .map_err(|_| oom("ribbon key hashes"))?;
+        let mut scratch = Vec::new();
+        let mut n = 0;
         let mut slots = 0;
-        let low_mask = ((1u32 << r) - 1) as u16; // r = 16 is allowed
         for attempt in 0..MAX_ATTEMPTS {
+            let seed = seed_for(attempt);
+            keys.clear();
+            keys.extend(hashes.iter().map(|&h| derive(key_of(h), seed)));
+            sort_dedup(&mut keys, &mut scratch)?;
+            n = keys.len() as u64;
             slots = slots_for(n, attempt / ATTEMPTS_PER_BUMP)?;
             let starts = slots - W as u64 + 1;
             let boundary = ((upper * starts as f64).ceil() as u64).min(starts);
@@ -142,21 +228,7 @@ impl Ribbon {
                 (boundary + W as u64 - 1).div_ceil(BLOCK as u64) * BLOCK as u64
             };
             let mut band = Band::new(to_usize(slots)?)?;
-            let mut extra = Band::new(to_usize(extra_slots)?)?;
-            let seed = seed_for(attempt);
-            let rows = || keys.iter().map(|&k| row_of(derive(k, seed), starts, r + 1));
-            let banded = rows().all(|row| {
-                band.add(Row {
-                    result: row.result & low_mask,
-                    ..row
-                })
-            }) && rows().filter(|row| row.start < boundary).all(|row| {
-                extra.add(Row {
-                    result: row.result >> r,
-                    ..row
-                })
-            });
-            if banded {
+            if let Some(late) = band_all(&keys, r, starts, boundary, extra_slots, &mut band)? {
                 return Ok(Ribbon {
                     hasher,
                     seed,
@@ -164,7 +236,7 @@ impl Ribbon {
                     slots,
                     boundary,
                     table: band.solve(r)?,
-                    extra: extra.solve(1)?,
+                    extra: band.solve_rows(to_usize(extra_slots)?, 1, r, &late)?,
                     len: n,
                 });
             }
@@ -174,6 +246,61 @@ impl Ribbon {
             load_factor: n as f64 / slots as f64,
         })
     }
+}
+
+/// Bands the keys (per-seed hashes, ascending, so by start) into one band holding both
+/// systems; `None` at the first contradiction.
+///
+/// The keys starting below `boundary` come first: they are banded with `r + 1` result bits,
+/// checked in full. Their rows are then exactly the rows the extra column's system alone
+/// would have (the same equations, eliminated in the same order), and later rows only fill
+/// empty slots. The keys from `boundary` on are checked on their `r` bits only (the top bit of
+/// their rows is meaningless); those placed among the extra column's first `extra_slots` slots
+/// are marked in the returned bit set, so that the extra column's back substitution treats
+/// their slots as free, as its own system would.
+pub(crate) fn band_all(
+    keys: &[u64],
+    r: u32,
+    starts: u64,
+    boundary: u64,
+    extra_slots: u64,
+    band: &mut Band,
+) -> Result<Option<Vec<u64>>> {
+    let low_mask = ((1u32 << r) - 1) as u16; // r = 16 is allowed (then the boundary is 0)
+    let mut late =
+        filter_core::try_filled(to_usize(extra_slots)? / BLOCK, 0u64, "ribbon banding marks")?;
+    for &d in keys {
+        let row = row_of(d, starts, r + 1);
+        let (mask, lower) = if row.start < boundary {
+            (u16::MAX, true)
+        } else {
+            (low_mask, false)
+        };
+        match band.insert(row, mask) {
+            Insert::Contradiction => return Ok(None),
+            Insert::Placed(s) if !lower && (s as u64) < extra_slots => {
+                late[s / BLOCK] |= 1 << (s % BLOCK);
+            }
+            Insert::Placed(_) | Insert::Implied => {}
+        }
+    }
+    Ok(Some(late))
+}
+
+/// The parity of the bits of `x` (0 or 1).
+#[inline]
+pub(crate) fn parity(x: u128) -> u64 {
+    parity64(x as u64 ^ (x >> 64) as u64)
+}
+
+/// The parity of the bits of `y` (0 or 1) without a popcount instruction (the baseline x86-64
+/// target has none): one parity bit per nibble, which a multiply sums into the top nibble (at
+/// most 16 ones, and no carry from the lower nibbles, whose partial sums stay under 16).
+#[inline]
+pub(crate) fn parity64(mut y: u64) -> u64 {
+    y ^= y >> 1;
+    y ^= y >> 2;
+    ((y & 0x1111_1111_1111_1111).wrapping_mul(0x1111_1111_1111_1111) >> 60) & 1
 }
 
 fn to_usize(slots: u64) -> Result<usize> {

@@ -19,10 +19,12 @@
 //!
 //! # Construction never fails
 //!
-//! Key hashes are deduplicated first (a repeated equation would be harmless, and is); an
+//! Key hashes are sorted by start slot and deduplicated first, with a counting sort (a repeated
+//! equation would be harmless, and is; the order keeps banding's memory accesses local); an
 //! attempt whose equations contradict each other (in the shared columns or the extra one) is
 //! retried with a new seed, and every
-//! [`build::ATTEMPTS_PER_BUMP`] failures with 1 % more slots ([`build::slots_for`]).
+//! [`build::ATTEMPTS_PER_BUMP`] failures with 0.5 % more slots ([`build::slots_for`], whose
+//! first size grows slowly with the number of keys, so that large sets rarely need a retry).
 //!
 //! # False-positive rate
 //!
@@ -65,6 +67,7 @@
 pub mod build;
 mod codec;
 mod explain;
+mod order;
 
 pub use codec::FILE_KIND;
 
@@ -196,16 +199,7 @@ impl RibbonBuilder {
     /// As [`RibbonBuilder::columns`], or memory that cannot be allocated.
     pub fn build_from_hashes(&self, hashes: &[Hash128]) -> Result<Ribbon> {
         let (r, upper) = self.columns()?;
-        let mut keys = Vec::new();
-        keys.try_reserve_exact(hashes.len())
-            .map_err(|_| Error::OutOfMemory {
-                what: "ribbon key hashes",
-                bytes: hashes.len() as u64 * 8,
-            })?;
-        keys.extend(hashes.iter().map(|&h| key_of(h)));
-        keys.sort_unstable();
-        keys.dedup();
-        Ribbon::build(&keys, r, upper, self.hasher)
+        Ribbon::build(hashes, r, upper, self.hasher)
     }
 
     /// Builds from key bytes.
@@ -249,17 +243,66 @@ impl Ribbon {
     }
 }
 
-/// Bit `j` of each of the 128 slots from `start`, as one window, in a table of `cols` columns.
-#[inline]
-fn window(table: &[u64], cols: usize, start: u64, j: usize) -> u128 {
-    let block = start as usize / BLOCK;
-    let off = (start % BLOCK as u64) as u32;
-    let word = |b: usize| u128::from(table[b * cols + j]);
-    let low = word(block) | word(block + 1) << 64;
-    if off == 0 {
-        low
-    } else {
-        low >> off | word(block + 2) << (128 - off)
+/// A key's band aligned to the interleaved blocks: the block holding its start slot, and the
+/// coefficients shifted by the start's offset in that block, as three words (the third 0 when
+/// the start is the block's first slot, and then not read, as it may lie past the table).
+#[derive(Clone, Copy, Debug)]
+struct Aligned {
+    block: usize,
+    words: [u64; 3],
+}
+
+impl Aligned {
+    #[inline]
+    fn new(row: &Row) -> Self {
+        let off = (row.start % BLOCK as u64) as u32;
+        let (lo, hi) = (row.coeff as u64, (row.coeff >> 64) as u64);
+        // `x >> (64 - off)`, which is 0 at `off = 0` (a shift by 64 is not defined).
+        let carry = |x: u64| (x >> 1) >> (63 - off);
+        Aligned {
+            block: row.start as usize / BLOCK,
+            words: [lo << off, hi << off | carry(lo), carry(hi)],
+        }
+    }
+
+    /// The parities of the solution bits the band selects in each of the `cols` columns of
+    /// `table`, as a function of the column: the three blocks the band covers are sliced once
+    /// (the third is the second again when the band needs none; its coefficients are then 0).
+    #[inline]
+    fn parities<'a>(&self, table: &'a [u64], cols: usize) -> impl Fn(usize) -> u16 + 'a {
+        let at = self.block * cols;
+        let w0 = &table[at..at + cols];
+        let w1 = &table[at + cols..at + 2 * cols];
+        let [c0, c1, c2] = self.words;
+        let w2 = if c2 == 0 {
+            w1
+        } else {
+            &table[at + 2 * cols..at + 3 * cols]
+        };
+        move |j| build::parity64(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2) as u16
+    }
+}
+
+impl Ribbon {
+    #[inline]
+    fn row(&self, hash: Hash128) -> Row {
+        row_of(derive(key_of(hash), self.seed), self.starts(), self.r + 1)
+    }
+
+    /// Starts loading the words a query of `hash` reads (at most three blocks of the table, and
+    /// of the extra column below the boundary).
+    #[inline]
+    fn prefetch_hash(&self, hash: Hash128) {
+        let start = reduce(derive(key_of(hash), self.seed), self.starts());
+        let block = start as usize / BLOCK;
+        let r = self.r as usize;
+        let last = self.table.len() - 1;
+        for at in [block * r, block * r + 8, block * r + 3 * r - 1] {
+            filter_core::prefetch(&self.table[at.min(last)]);
+        }
+        if start < self.boundary {
+            filter_core::prefetch(&self.extra[block]);
+        }
     }
 }
 
@@ -271,14 +314,25 @@ impl StaticFilter for Ribbon {
 
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let d = derive(key_of(hash), self.seed);
-        let row = row_of(d, self.starts(), self.r + 1);
-        let bit = |table: &[u64], cols: usize, j: usize| {
-            (window(table, cols, row.start, j) & row.coeff).count_ones() as u16 & 1
-        };
+        let row = self.row(hash);
+        let band = Aligned::new(&row);
         let r = self.r as usize;
-        (0..r).all(|j| bit(&self.table, r, j) == (row.result >> j) & 1)
-            && (row.start >= self.boundary || bit(&self.extra, 1, 0) == (row.result >> r) & 1)
+        let bit = band.parities(&self.table, r);
+        (0..r).all(|j| bit(j) == (row.result >> j) & 1)
+            && (row.start >= self.boundary
+                || band.parities(&self.extra, 1)(0) == (row.result >> r) & 1)
+    }
+
+    /// Pipelined: the words of the key [`filter_core::PREFETCH_AHEAD`] places on are requested
+    /// while this one is answered, once the tables outgrow the caches.
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        filter_core::lookup_pipelined(
+            hashes,
+            out,
+            filter_core::worth_prefetching(self.size_in_bytes(), 3),
+            |h| self.prefetch_hash(h),
+            |h| self.contains_hash(h),
+        );
     }
 
     fn hasher(&self) -> KeyHasher {

@@ -83,9 +83,12 @@ fn bits_per_key_are_under_7_2_at_one_percent_for_large_sets() {
 
 #[test]
 fn slots_follow_the_formula() {
-    // 10^6 keys: 1 + 0.03 + 4/1000 = 1.034 slots per key, rounded up to 64; a bump adds 1 %.
+    // 10^6 keys (below 2^20, no growth): 1 + 0.03 + 4/1000 = 1.034 slots per key, rounded up
+    // to 64; a bump adds 0.5 %.
     assert_eq!(slots_for(1_000_000, 0).unwrap(), 1_034_048);
-    assert_eq!(slots_for(1_000_000, 2).unwrap(), 1_054_016);
+    assert_eq!(slots_for(1_000_000, 2).unwrap(), 1_044_032);
+    // 10^7 keys: 0.0045 more per doubling above 2^20 (log2 10^7 - 20 = 3.22): 1.04590...
+    assert_eq!(slots_for(10_000_000, 0).unwrap(), 10_459_072);
     // Small sets: a bump adds at least 64 slots.
     assert_eq!(slots_for(100, 0).unwrap(), 192);
     assert_eq!(slots_for(100, 1).unwrap(), 256);
@@ -139,5 +142,59 @@ fn construction_succeeds_for_every_n_up_to_20k_and_steps_to_2m() {
     }
     for n in (20_000..=2_000_000).step_by(49_999) {
         build_checked(&pool[..n], 0.01);
+    }
+}
+
+/// The one-pass banding of both systems gives the extra column the solution its own system
+/// has (banded alone over the keys below the boundary); without the marks of the rows the
+/// later keys placed in its slots, their meaningless top result bits would enter it.
+#[test]
+fn one_pass_banding_solves_the_extra_column_as_its_own_system() {
+    use crate::build::band_all;
+    let r = 6;
+    let mut keys: Vec<u64> = hashes(81, 20_000)
+        .iter()
+        .map(|&h| derive(key_of(h), 5))
+        .collect();
+    keys.sort_unstable();
+    let slots = slots_for(keys.len() as u64, 2).unwrap();
+    let starts = slots - 127;
+    let boundary = (0.72 * starts as f64).ceil() as u64;
+    let extra_slots = (boundary + 127).div_ceil(64) * 64;
+    let mut band = Band::new(slots as usize).unwrap();
+    let late = band_all(&keys, r, starts, boundary, extra_slots, &mut band)
+        .unwrap()
+        .expect("bands at 2 bumps");
+    assert!(late.iter().any(|&w| w != 0), "the fixture has late rows");
+    let mut alone = Band::new(extra_slots as usize).unwrap();
+    for &d in &keys {
+        let row = row_of(d, starts, r + 1);
+        if row.start < boundary {
+            assert!(alone.add(Row {
+                result: row.result >> r,
+                ..row
+            }));
+        }
+    }
+    let one_pass = band.solve_rows(extra_slots as usize, 1, r, &late).unwrap();
+    assert_eq!(one_pass, alone.solve(1).unwrap());
+    let unmarked = band.solve_rows(extra_slots as usize, 1, r, &[]).unwrap();
+    assert_ne!(unmarked, one_pass, "the marks matter");
+}
+
+/// Batched answers are the single answers, and prefetching reads inside the tables for every
+/// key (members, whose starts reach the last block, and others).
+#[test]
+fn batched_lookups_answer_as_single_ones() {
+    let members = hashes(91, 3_000);
+    let f = build_checked(&members, 0.01);
+    let probes: Vec<Hash128> = members.iter().copied().chain(hashes(92, 30_000)).collect();
+    let mut out = Vec::new();
+    f.contains_hash_batch(&probes, &mut out);
+    let single: Vec<bool> = probes.iter().map(|&h| f.contains_hash(h)).collect();
+    assert_eq!(out, single);
+    assert!(out[..members.len()].iter().all(|&b| b));
+    for &h in &probes {
+        f.prefetch_hash(h);
     }
 }
