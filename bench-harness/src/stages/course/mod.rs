@@ -10,9 +10,11 @@
 
 mod bloom;
 mod errata;
+mod expand;
 mod hashing;
 pub mod model;
 pub mod probe;
+mod quotient;
 mod space;
 pub mod stats;
 mod tables;
@@ -193,7 +195,7 @@ fn prefix(keys: &KeySet, count: usize) -> KeySet {
 /// A filter that cannot be built.
 fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, Vec<Plot>)> {
     type Step = fn(&Lab<'_>) -> Result<(model::Section, Vec<Plot>)>;
-    let steps: [Step; 20] = [
+    let steps: [Step; 22] = [
         bloom::fp_vs_bits,
         bloom::fp_vs_k,
         bloom::exact_small_m,
@@ -214,6 +216,8 @@ fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, V
         hashing::adversarial,
         topics::wilson,
         window::sliding_windows,
+        quotient::quotient,
+        expand::expandable,
     ];
     let (mut sections, mut plots) = (Vec::new(), Vec::new());
     for step in steps {

@@ -13,6 +13,22 @@ fn write(dir: &Path, members: &KeySet, probes: &KeySet, scale: Scale, commit: &s
     crate::render::course::write(&report, dir)
 }
 
+/// Every plot the course writes.
+const STEMS: [&str; 12] = [
+    "fp_vs_bits",
+    "fp_vs_k",
+    "exact_small_m",
+    "split_block",
+    "cuckoo_fingerprint",
+    "cuckoo_load",
+    "cuckoo_residual",
+    "scalable",
+    "counting_overflow",
+    "window_fp_stream",
+    "quotient_fp_load",
+    "expandable_growth",
+];
+
 #[test]
 fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
     let ds = generate(&DatasetSpec {
@@ -51,19 +67,7 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
     ] {
         assert!(md.contains(title), "{title} missing");
     }
-    let stems = [
-        "fp_vs_bits",
-        "fp_vs_k",
-        "exact_small_m",
-        "split_block",
-        "cuckoo_fingerprint",
-        "cuckoo_load",
-        "cuckoo_residual",
-        "scalable",
-        "counting_overflow",
-        "window_fp_stream",
-    ];
-    for stem in stems {
+    for stem in STEMS {
         assert!(
             dir.join(format!("{stem}.svg")).exists(),
             "{stem}.svg missing"
@@ -75,7 +79,7 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
         .skip(1)
         .filter_map(|t| t.split(')').next())
         .collect();
-    assert_eq!(linked.len(), stems.len(), "{linked:?}");
+    assert_eq!(linked.len(), STEMS.len(), "{linked:?}");
     // The JSON re-renders to the Markdown and every verdict recomputes.
     assert_eq!(check(&dir, Some("abc1234")), Vec::<String>::new());
     let doc: CourseDoc =
