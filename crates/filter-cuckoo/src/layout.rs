@@ -104,7 +104,8 @@ impl Layout {
 
     /// The bucket count this layout uses for a table that needs `buckets`: even for the near
     /// layout (at least 2), as it is.
-    pub(crate) fn buckets(self, buckets: u64) -> u64 {
+    #[must_use]
+    pub fn buckets(self, buckets: u64) -> u64 {
         match self {
             Layout::Spread => buckets,
             Layout::Near { .. } => (buckets + (buckets & 1)).max(2),
@@ -113,7 +114,8 @@ impl Layout {
 
     /// The layout a table of `buckets` (from [`Self::buckets`]) gets: a near window clamped to
     /// the largest power of two not above `buckets`.
-    pub(crate) fn fit(self, buckets: u64) -> Layout {
+    #[must_use]
+    pub fn fit(self, buckets: u64) -> Layout {
         match self {
             Layout::Spread => self,
             Layout::Near { window } => {

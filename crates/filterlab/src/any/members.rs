@@ -153,8 +153,11 @@ impl Member for ScalableBloom {
 
 impl Member for CuckooFilter {
     fn build(p: &Params) -> Result<Self> {
-        p.only(&[Knob::FingerprintBits, Knob::MaxKicks])?;
+        p.only(&[Knob::FingerprintBits, Knob::MaxKicks, Knob::CuckooLayout])?;
         let mut b = sized!(CuckooFilter, p);
+        if let Some(layout) = p.cuckoo_layout {
+            b = b.layout(layout);
+        }
         if let Some(f) = p.fingerprint_bits {
             b = b.fingerprint_bits(f);
         }
@@ -175,18 +178,24 @@ impl Member for CuckooFilter {
             buckets,
             slots,
             load,
+            near_window: sizing::near_window(self.layout()),
         };
         Ok((p, (self.size_in_bytes() as u64, p, detail)))
     }
     fn parameters(&self) -> Vec<(&'static str, Value)> {
-        vec![
+        let mut out = vec![
             (
                 "fingerprint_bits",
                 Value::Count(self.fingerprint_bits().into()),
             ),
             ("buckets", Value::Count(self.buckets())),
             ("load", Value::Ratio(self.load_factor())),
-        ]
+        ];
+        // Only the near layout says so: a spread filter's parameters read as before layouts.
+        if let Some(window) = sizing::near_window(self.layout()) {
+            out.push(("near_window", Value::Count(window.into())));
+        }
+        out
     }
 }
 
