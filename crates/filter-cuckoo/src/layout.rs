@@ -94,6 +94,24 @@ impl Layout {
         }
     }
 
+    /// The near layout's window, `None` for the spread layout.
+    #[must_use]
+    pub const fn near_window(self) -> Option<u32> {
+        match self {
+            Layout::Spread => None,
+            Layout::Near { window } => Some(window),
+        }
+    }
+
+    /// The layout [`Self::near_window`] describes.
+    #[must_use]
+    pub const fn from_near_window(near_window: Option<u32>) -> Layout {
+        match near_window {
+            None => Layout::Spread,
+            Some(window) => Layout::Near { window },
+        }
+    }
+
     /// The bound on evictions per insert a builder uses unless told otherwise.
     pub const fn default_max_kicks(self) -> u32 {
         match self {

@@ -178,7 +178,7 @@ impl Member for CuckooFilter {
             buckets,
             slots,
             load,
-            near_window: sizing::near_window(self.layout()),
+            near_window: self.layout().near_window(),
         };
         Ok((p, (self.size_in_bytes() as u64, p, detail)))
     }
@@ -192,7 +192,7 @@ impl Member for CuckooFilter {
             ("load", Value::Ratio(self.load_factor())),
         ];
         // Only the near layout says so: a spread filter's parameters read as before layouts.
-        if let Some(window) = sizing::near_window(self.layout()) {
+        if let Some(window) = self.layout().near_window() {
             out.push(("near_window", Value::Count(window.into())));
         }
         out

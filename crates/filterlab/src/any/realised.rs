@@ -98,7 +98,7 @@ impl Detail {
                 ..
             } => {
                 buckets.checked_mul(u64::from(*slots)).filter(|&c| c > 0)?;
-                let layout = super::sizing::cuckoo_layout(*near_window);
+                let layout = crate::cuckoo::Layout::from_near_window(*near_window);
                 crate::cuckoo::layout::fpr_exact(layout, *fingerprint_bits, *buckets, n)
             }
             Detail::Blocked { blocks, .. } => math::split_block_fpr(*blocks, n),

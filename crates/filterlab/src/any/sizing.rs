@@ -410,24 +410,9 @@ pub(crate) fn cuckoo(p: &Params) -> Result<Sizing> {
         buckets,
         slots,
         load,
-        near_window: near_window(layout),
+        near_window: layout.near_window(),
     };
     Ok((bytes, expected, detail))
-}
-
-/// The window of a near layout, `None` for the spread one.
-pub(crate) fn near_window(layout: cuckoo::Layout) -> Option<u32> {
-    match layout {
-        cuckoo::Layout::Near { window } => Some(window),
-        cuckoo::Layout::Spread => None,
-    }
-}
-
-/// The layout a [`Detail::Cuckoo`]'s window describes.
-pub(crate) fn cuckoo_layout(near_window: Option<u32>) -> cuckoo::Layout {
-    near_window.map_or(cuckoo::Layout::Spread, |window| cuckoo::Layout::Near {
-        window,
-    })
 }
 
 /// A scalable plan's `(r, s)`: the knobs, or the defaults.
