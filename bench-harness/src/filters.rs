@@ -1,10 +1,11 @@
 //! The variants under test, taken from the facade's registry ([`filterlab::any`]): the matrix
-//! measures every row but the windowed ones, the scenarios that insert keys every row filled by
+//! measures every row but the windowed ones (and the cuckoo filter again in its near layout,
+//! a registry knob: [`CUCKOO_NEAR`]), the scenarios that insert keys every row filled by
 //! inserts, and a filter's realised parameters are the registry's own [`Detail`]. This file
 //! lists no variant of its own.
 
 use crate::dataset::KeySet;
-use filterlab::any::Params as BuildParams;
+use filterlab::any::{CuckooLayout, Detail, Params as BuildParams};
 pub use filterlab::{AnyFilter, Variant};
 use filterlab::{HashKind, KeyHasher, Result};
 
@@ -23,6 +24,85 @@ pub fn in_matrix() -> Vec<Variant> {
         .collect()
 }
 
+/// A contender of the matrix: a registry variant and the knob it is built with (none: the
+/// variant's defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contender {
+    /// The registry's variant.
+    pub variant: Variant,
+    /// The cuckoo filter's layout, when not its default.
+    pub cuckoo_layout: Option<CuckooLayout>,
+}
+
+/// The cuckoo filter with its second bucket near the first (issue 21), measured beside the
+/// default layout so that the hot-path goals are judged for both.
+pub const CUCKOO_NEAR: Contender = Contender {
+    variant: Variant::Cuckoo,
+    cuckoo_layout: Some(CuckooLayout::near()),
+};
+
+impl From<Variant> for Contender {
+    fn from(variant: Variant) -> Self {
+        Contender {
+            variant,
+            cuckoo_layout: None,
+        }
+    }
+}
+
+impl Contender {
+    /// The name of its rows: the variant's, `cuckoo-near` for the near layout.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self.cuckoo_layout {
+            Some(CuckooLayout::Near { .. }) => "cuckoo-near",
+            _ => self.variant.name(),
+        }
+    }
+
+    /// The variant's capabilities.
+    #[must_use]
+    pub fn capabilities(self) -> filterlab::any::Capabilities {
+        self.variant.capabilities()
+    }
+
+    /// The contender of the matrix called `name`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Contender> {
+        contenders().into_iter().find(|c| c.name() == name)
+    }
+}
+
+impl std::fmt::Display for Contender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The matrix's contenders: [`in_matrix`], with [`CUCKOO_NEAR`] after the cuckoo filter.
+#[must_use]
+pub fn contenders() -> Vec<Contender> {
+    in_matrix()
+        .into_iter()
+        .flat_map(|v| {
+            let near = (v == CUCKOO_NEAR.variant).then_some(CUCKOO_NEAR);
+            std::iter::once(Contender::from(v)).chain(near)
+        })
+        .collect()
+}
+
+/// The name of `f`'s rows: its contender's, read from its realised parameters.
+#[must_use]
+pub fn row_name(f: &AnyFilter) -> &'static str {
+    match f.detail() {
+        Ok(Detail::Cuckoo {
+            near_window: Some(_),
+            ..
+        }) => CUCKOO_NEAR.name(),
+        _ => filterlab::Filter::name(f),
+    }
+}
+
 /// The variants of the scenarios that insert keys one by one (growth, size sweep, the
 /// course's insert runs), in registry order: the matrix's rows filled by inserts.
 #[must_use]
@@ -37,8 +117,15 @@ pub fn measured() -> Vec<Variant> {
 ///
 /// # Errors
 /// An invalid seed (not expected).
-pub fn params(variant: Variant, n: u64, p: f64) -> Result<BuildParams> {
-    let params = BuildParams::new(n, p);
+pub fn params(variant: impl Into<Contender>, n: u64, p: f64) -> Result<BuildParams> {
+    let Contender {
+        variant,
+        cuckoo_layout,
+    } = variant.into();
+    let mut params = BuildParams::new(n, p);
+    if let Some(layout) = cuckoo_layout {
+        params = params.cuckoo_layout(layout);
+    }
     // Another seed than the classic filter's for the counting one: with the same one both
     // would set the same positions and report the very same false positives, which would
     // make the counting row a copy of the classic row instead of an independent measurement.
@@ -51,16 +138,18 @@ pub fn params(variant: Variant, n: u64, p: f64) -> Result<BuildParams> {
 /// Whether the registry can size a `variant` filter for `n` items at `p` (a binary fuse
 /// filter of 8-bit fingerprints cannot meet a rate below 2^-8).
 #[must_use]
-pub fn buildable(variant: Variant, n: u64, p: f64) -> bool {
-    params(variant, n, p).is_ok_and(|params| variant.plan(&params).is_ok())
+pub fn buildable(variant: impl Into<Contender>, n: u64, p: f64) -> bool {
+    let c = variant.into();
+    params(c, n, p).is_ok_and(|params| c.variant.plan(&params).is_ok())
 }
 
 /// An empty filter of `variant` for `n` items at rate `p`, through the registry's builder.
 ///
 /// # Errors
 /// Invalid parameters.
-pub fn build(variant: Variant, n: u64, p: f64) -> Result<AnyFilter> {
-    AnyFilter::build(variant, &params(variant, n, p)?)
+pub fn build(variant: impl Into<Contender>, n: u64, p: f64) -> Result<AnyFilter> {
+    let c = variant.into();
+    AnyFilter::build(c.variant, &params(c, n, p)?)
 }
 
 /// A filter of `variant` at rate `p` holding `keys[..n]`, built through the registry's one
@@ -69,10 +158,16 @@ pub fn build(variant: Variant, n: u64, p: f64) -> Result<AnyFilter> {
 ///
 /// # Errors
 /// Invalid parameters, a build that fails.
-pub fn build_from_keys(variant: Variant, keys: &KeySet, n: usize, p: f64) -> Result<AnyFilter> {
-    let params = params(variant, n as u64, p)?;
+pub fn build_from_keys(
+    variant: impl Into<Contender>,
+    keys: &KeySet,
+    n: usize,
+    p: f64,
+) -> Result<AnyFilter> {
+    let c = variant.into();
+    let params = params(c, n as u64, p)?;
     let hashes: Vec<filterlab::Hash128> = (0..n).map(|i| params.hasher.hash(keys.get(i))).collect();
-    AnyFilter::build_from_hashes(variant, &params, &hashes)
+    AnyFilter::build_from_hashes(c.variant, &params, &hashes)
 }
 
 /// A registry parameter as the report's short description writes it.

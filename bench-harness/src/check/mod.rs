@@ -222,7 +222,7 @@ pub fn counts(records: &[Record]) -> Vec<String> {
         targets.sort_by(f64::total_cmp);
         targets.dedup();
         let n = of(records, Scenario::Matrix).next().map_or(0, |r| r.n);
-        for kind in crate::filters::in_matrix() {
+        for kind in crate::filters::contenders() {
             let v = kind.name();
             // One row per target the registry can size the variant for.
             let sized = targets
@@ -341,7 +341,7 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
 /// static one (built once from its key set, it takes no inserts).
 fn batched_insert_problem(r: &Record, id: &str, rounds: usize) -> Option<String> {
     let what = format!("{id}: ns_per_insert_batched");
-    let Some(variant) = crate::filters::Variant::from_name(&r.variant) else {
+    let Some(variant) = crate::filters::Contender::from_name(&r.variant) else {
         return Some(format!(
             "{id}: no variant of the registry is called {:?}",
             r.variant
@@ -393,7 +393,7 @@ pub fn false_negatives(results: &Results) -> Vec<String> {
 /// Every peer present, with sound timings and enough probes.
 pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
     let mut p = Vec::new();
-    let names = crate::filters::in_matrix()
+    let names = crate::filters::contenders()
         .into_iter()
         .map(|k| k.name())
         .chain(PeerKind::ALL.iter().map(|k| k.name()));

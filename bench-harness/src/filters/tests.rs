@@ -91,3 +91,26 @@ fn a_static_row_is_built_from_its_keys_and_an_8_bit_fuse_refuses_a_tight_rate() 
     assert!(!buildable(fuse8, 3000, 0.001));
     assert!(build_from_keys(fuse8, &keys, 3000, 0.001).is_err());
 }
+
+#[test]
+fn the_near_cuckoo_contender_is_built_with_its_layout_and_named_for_it() {
+    let names: Vec<&str> = contenders().iter().map(|c| c.name()).collect();
+    let at = names.iter().position(|&n| n == "cuckoo").unwrap();
+    assert_eq!(names[at + 1], "cuckoo-near");
+    assert_eq!(names.len(), in_matrix().len() + 1);
+    assert_eq!(Contender::from_name("cuckoo-near"), Some(CUCKOO_NEAR));
+    let near = build(CUCKOO_NEAR, 100_000, 0.01).unwrap();
+    let spread = build(Variant::Cuckoo, 100_000, 0.01).unwrap();
+    assert_eq!(
+        (row_name(&near), row_name(&spread)),
+        ("cuckoo-near", "cuckoo")
+    );
+    assert!(matches!(
+        near.detail().unwrap(),
+        filterlab::any::Detail::Cuckoo {
+            near_window: Some(1024),
+            ..
+        }
+    ));
+    assert!(buildable(CUCKOO_NEAR, 100_000, 0.001));
+}

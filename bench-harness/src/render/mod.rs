@@ -31,7 +31,7 @@ fn ns(v: Option<Spread>) -> String {
 /// Whether a row is of a static variant (built once from its key set: no inserts), by the
 /// registry's capabilities.
 fn is_static(x: &Record) -> bool {
-    filterlab::Variant::from_name(&x.variant).is_some_and(|v| v.capabilities().static_set)
+    crate::filters::Contender::from_name(&x.variant).is_some_and(|v| v.capabilities().static_set)
 }
 
 /// A huge-page coverage as a percentage, or "not obtained".

@@ -12,7 +12,7 @@
 //! comparison with the peers probes the peers.
 
 use crate::dataset::KeySet;
-use crate::filters::{AnyFilter, Variant};
+use crate::filters::{AnyFilter, Contender};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::stages::{bar, check_no_false_negatives, BuiltFilter, BuiltPeer};
@@ -22,7 +22,7 @@ use std::time::Instant;
 
 /// Everything the build loop produced.
 pub struct Builds {
-    /// Ours, in `targets × crate::filters::in_matrix()` order (the pairs the registry can
+    /// Ours, in `targets × crate::filters::contenders()` order (the pairs the registry can
     /// size: see [`grid`]).
     pub ours: Vec<BuiltFilter>,
     /// The peers at `peer_fpr`, in [`PeerKind::ALL`] order (empty when no peers were asked for).
@@ -34,7 +34,7 @@ pub struct Builds {
 /// filter from them. Refused inserts fail the run: at capacity, none of our variants may refuse
 /// one.
 fn build_one(
-    kind: Variant,
+    kind: Contender,
     keys: &KeySet,
     n: usize,
     p: f64,
@@ -153,11 +153,11 @@ pub fn interleaved(
 /// the registry can size it for (a binary fuse filter of 8-bit fingerprints only at rates of
 /// 2^-8 and above).
 #[must_use]
-pub fn grid(n: usize, targets: &[f64]) -> Vec<(f64, Variant)> {
+pub fn grid(n: usize, targets: &[f64]) -> Vec<(f64, Contender)> {
     targets
         .iter()
         .flat_map(|&p| {
-            crate::filters::in_matrix()
+            crate::filters::contenders()
                 .into_iter()
                 .filter(move |&k| crate::filters::buildable(k, n as u64, p))
                 .map(move |k| (p, k))
@@ -168,7 +168,7 @@ pub fn grid(n: usize, targets: &[f64]) -> Vec<(f64, Variant)> {
 /// Our filters of the last round with the spreads of their build times over the rounds.
 fn built_ours(
     kept: Vec<(AnyFilter, Option<f64>)>,
-    grid: &[(f64, Variant)],
+    grid: &[(f64, Contender)],
     one: &mut [Vec<f64>],
     batched: &mut [Vec<f64>],
 ) -> Vec<BuiltFilter> {

@@ -65,7 +65,7 @@ pub fn bar(len: u64, what: &str) -> ProgressBar {
 /// Fills the FP-rate and memory fields of `rec` from `filter` and a false-positive count.
 pub fn fill_fpr_fields(rec: &mut Record, filter: &AnyFilter, false_positives: u64, probes: u64) {
     let n = filter.len();
-    rec.variant = filter.name().to_string();
+    rec.variant = crate::filters::row_name(filter).to_string();
     rec.n = n;
     rec.capacity = filter.capacity();
     rec.params = filter.params();

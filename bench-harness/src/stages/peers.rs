@@ -85,7 +85,7 @@ fn our_records(ours: &[&AnyFilter], base: &[Record], n: usize, p: f64) -> Result
     let mut records = Vec::new();
     for (f, r) in ours.iter().zip(base) {
         ensure!(
-            f.name() == r.variant && r.target_fpr == p,
+            crate::filters::row_name(f) == r.variant && r.target_fpr == p,
             "matrix rows out of order"
         );
         records.push(PeerRecord {

@@ -94,6 +94,24 @@ impl Layout {
         }
     }
 
+    /// The near layout's window, `None` for the spread layout.
+    #[must_use]
+    pub const fn near_window(self) -> Option<u32> {
+        match self {
+            Layout::Spread => None,
+            Layout::Near { window } => Some(window),
+        }
+    }
+
+    /// The layout [`Self::near_window`] describes.
+    #[must_use]
+    pub const fn from_near_window(near_window: Option<u32>) -> Layout {
+        match near_window {
+            None => Layout::Spread,
+            Some(window) => Layout::Near { window },
+        }
+    }
+
     /// The bound on evictions per insert a builder uses unless told otherwise.
     pub const fn default_max_kicks(self) -> u32 {
         match self {
@@ -104,7 +122,8 @@ impl Layout {
 
     /// The bucket count this layout uses for a table that needs `buckets`: even for the near
     /// layout (at least 2), as it is.
-    pub(crate) fn buckets(self, buckets: u64) -> u64 {
+    #[must_use]
+    pub fn buckets(self, buckets: u64) -> u64 {
         match self {
             Layout::Spread => buckets,
             Layout::Near { .. } => (buckets + (buckets & 1)).max(2),
@@ -113,7 +132,8 @@ impl Layout {
 
     /// The layout a table of `buckets` (from [`Self::buckets`]) gets: a near window clamped to
     /// the largest power of two not above `buckets`.
-    pub(crate) fn fit(self, buckets: u64) -> Layout {
+    #[must_use]
+    pub fn fit(self, buckets: u64) -> Layout {
         match self {
             Layout::Spread => self,
             Layout::Near { window } => {

@@ -191,6 +191,30 @@ pub struct Build {
     /// A window counted in time: its length in ticks (default 86400, a day in seconds).
     #[arg(long, value_parser = parse::count)]
     pub window_ticks: Option<u64>,
+    /// Cuckoo: where each key's second bucket lies (default spread: anywhere, as in every file
+    /// written before layouts; near: within 1,024 buckets of the first, a new file layout
+    /// that older versions of filterlab cannot read).
+    #[arg(long, value_enum)]
+    pub cuckoo_layout: Option<CuckooLayoutArg>,
+}
+
+/// The cuckoo filter's layouts, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CuckooLayoutArg {
+    /// The second bucket anywhere in the table (layout 1, the default).
+    Spread,
+    /// The second bucket within a window of 1,024 buckets around the first (layout 2).
+    Near,
+}
+
+impl CuckooLayoutArg {
+    /// The registry's layout.
+    pub fn layout(self) -> filterlab::any::CuckooLayout {
+        match self {
+            CuckooLayoutArg::Spread => filterlab::any::CuckooLayout::Spread,
+            CuckooLayoutArg::Near => filterlab::any::CuckooLayout::near(),
+        }
+    }
 }
 
 /// Hash function and seed of a new filter.

@@ -238,6 +238,9 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     if let Some(ticks) = b.window_ticks {
         params = params.window_ticks(ticks);
     }
+    if let Some(layout) = b.cuckoo_layout {
+        params = params.cuckoo_layout(layout.layout());
+    }
     let plan = b.variant.plan(&params)?;
     ensure_allocatable(&plan)?;
     check_directory(&b.output)?;

@@ -433,3 +433,41 @@ fn tiny_rates_print_in_scientific_notation() {
         "{text}"
     );
 }
+
+#[test]
+fn a_near_layout_cuckoo_builds_and_says_so_in_info_and_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..3_000)
+        .map(|i| format!("user{i}@example.com\n"))
+        .collect();
+    let keys = write(dir.path(), "keys.txt", lines.as_bytes());
+    let (near, spread) = (dir.path().join("near.bin"), dir.path().join("spread.bin"));
+    let mut args = build_args("cuckoo", "3000", s(&keys), s(&near));
+    args.extend(["--cuckoo-layout", "near"]);
+    json(&args);
+    json(&build_args("cuckoo", "3000", s(&keys), s(&spread)));
+    let info = json(&["info", s(&near)]);
+    // 3,000 keys: 790 buckets, so the window narrows from 1,024 to 512.
+    assert_eq!(info["parameters"]["near_window"], 512, "{info}");
+    assert!(json(&["info", s(&spread)])["parameters"]
+        .get("near_window")
+        .is_none());
+    let text = filterlab(&["explain", s(&near), "user7@example.com"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("near layout: the second bucket within 512 buckets"),
+        "{text}"
+    );
+    assert!(
+        text.contains("false-positive rate (near layout, exact)"),
+        "{text}"
+    );
+    let q = filterlab(&["query", s(&near), "--keys", s(&keys)]);
+    assert_eq!(q.status.code(), Some(0), "{}", stderr(&q));
+    // A knob for the cuckoo filter only: refused elsewhere, not ignored.
+    let other = dir.path().join("classic.bin");
+    let mut args = build_args("classic", "3000", s(&keys), s(&other));
+    args.extend(["--cuckoo-layout", "near"]);
+    assert_clean_error(&args, None, "cuckoo_layout");
+    assert!(!other.exists());
+}

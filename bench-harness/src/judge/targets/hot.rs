@@ -2,11 +2,13 @@
 //! at most 1.5× the measured floor (the key's xxh3-128 hash plus one independent random line
 //! read over a table of the filter's size). The issue's other hot-path goals are rows of
 //! [`super::TARGETS`] (split-block one at a time against fastbloom, cuckoo against split-block)
-//! and of `judge::threads` (the atomic filters against fastbloom's `AtomicBloomFilter`).
+//! and of `judge::threads` (the atomic filters against fastbloom's `AtomicBloomFilter`); the
+//! cuckoo rows against split-block are judged again for the near layout ([`near_rows`]).
 
 use super::conditions::{Api, Timed};
-use super::{find, row, side, Bound, Conditions, Metric, Ratio, Role, Side, Terms};
-use crate::filters::Variant;
+use super::{denominator, find, row, side, Against, Bound, Conditions, Metric, Ratio, Role};
+use super::{Side, Terms, TARGETS};
+use crate::filters::{Variant, CUCKOO_NEAR};
 use crate::judge::floor::floor;
 use crate::record::floor::{FloorHash, FloorReport, FloorTable};
 use crate::record::PeerRecord;
@@ -63,4 +65,31 @@ pub fn floor_rows(rows: &[PeerRecord], report: &FloorReport) -> Result<Vec<Ratio
         ));
     }
     Ok(out)
+}
+
+/// The cuckoo filter's goals against the split-block filter (the rows of [`TARGETS`] whose
+/// numerator is the cuckoo filter and whose denominator is ours), again with the near layout's
+/// row as the numerator (issue 21): both layouts judged by the same bounds in the same run.
+///
+/// # Errors
+/// The near row or the split-block row missing from `rows`, or a figure missing from either.
+pub fn near_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
+    let near = find(rows, CUCKOO_NEAR.name())?;
+    TARGETS
+        .iter()
+        .filter(|t| t.0 == CUCKOO_NEAR.variant && matches!(t.2, Against::Ours(_)))
+        .map(|&(_, mo, theirs, mt, bound, terms, role)| {
+            let b = denominator(rows, theirs, mt)?;
+            if mo.pick(near).is_none() || mt.pick(b).is_none() {
+                return Err(anyhow!(
+                    "{} or {} has no {} figure",
+                    near.name,
+                    b.name,
+                    mo.label()
+                ));
+            }
+            let what = format!("{} vs {}: {}", near.name, b.name, mo.label());
+            Ok(row(what, role, (side(near, mo), side(b, mt)), bound, terms))
+        })
+        .collect()
 }

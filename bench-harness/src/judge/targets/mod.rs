@@ -381,6 +381,7 @@ pub fn ratios(
             ));
         }
     }
+    out.extend(hot::near_rows(rows)?);
     out.extend(twin_rows(rows)?);
     out.extend(goals::goal_rows(rows)?);
     out.extend(python_rows(rows)?);

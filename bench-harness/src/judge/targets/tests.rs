@@ -21,7 +21,7 @@ pub(super) fn rec(name: &str, ns: f64, fpr: f64) -> PeerRecord {
 /// A row for every contender of a full run: the matrix's variants, those measured beside the
 /// peers only, every peer and every twin.
 pub(super) fn all_rows() -> Vec<PeerRecord> {
-    let mut v: Vec<PeerRecord> = crate::filters::in_matrix()
+    let mut v: Vec<PeerRecord> = crate::filters::contenders()
         .into_iter()
         .map(|k| rec(k.name(), 10.0, 0.01))
         .collect();
@@ -331,4 +331,40 @@ fn a_peer_hashed_otherwise_is_not_the_same_conditions() {
         "{:?}",
         r[0]
     );
+}
+
+#[test]
+fn the_cuckoo_goals_against_split_block_are_judged_for_the_near_layout_too() {
+    let mut rows = all_rows();
+    // Near: 11 ns against split-block's 10 one at a time (met, 1.1 ≤ 1.2), 7 batched against
+    // 5 (not met, 1.4 > 1.3); the spread layout stays at 10 / 5 (met).
+    let near = rows.iter_mut().find(|r| r.name == "cuckoo-near").unwrap();
+    near.ns_negative = Spread::single(11.0);
+    near.ns_negative_batched = Some(Spread::single(7.0));
+    let r = ratios(&rows, &[], 2).unwrap();
+    let pick = |what: &str| r.iter().find(|x| x.what == what).unwrap();
+    let one = pick("cuckoo-near vs blocked: ns per negative lookup");
+    assert_eq!(one.denominator, "blocked: ns per negative lookup");
+    assert!(
+        (one.ratio - 1.1).abs() < 1e-12 && one.verdict == Verdict::Met,
+        "{one:?}"
+    );
+    let batched = pick("cuckoo-near vs blocked: ns per negative lookup, batched");
+    assert!((batched.ratio - 1.4).abs() < 1e-12, "{batched:?}");
+    assert_eq!(
+        (batched.verdict, batched.role),
+        (Verdict::NotMet, Role::Target)
+    );
+    assert_eq!(
+        pick("cuckoo vs blocked: ns per negative lookup, batched").verdict,
+        Verdict::Met
+    );
+    // As many rows for the near layout as for the spread one against split-block.
+    let count = |prefix: &str| r.iter().filter(|x| x.what.starts_with(prefix)).count();
+    assert_eq!(count("cuckoo-near vs blocked"), 4);
+    assert_eq!(count("cuckoo vs blocked"), 4);
+    // A run without the near row cannot judge them: an error, not a silent omission.
+    rows.retain(|r| r.name != "cuckoo-near");
+    let e = ratios(&rows, &[], 2).unwrap_err().to_string();
+    assert!(e.contains("cuckoo-near"), "{e}");
 }

@@ -17,12 +17,14 @@ fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {
     };
     let b = interleaved(&ctx, 2000, &[0.01, 0.001], None, 3).unwrap();
     let grid = grid(2000, &[0.01, 0.001]);
-    // Every matrix row at both rates, but the 8-bit fuse filter below 2^-8.
-    assert_eq!(grid.len(), 2 * crate::filters::in_matrix().len() - 1);
+    // Every matrix row (the near cuckoo layout included) at both rates, but the 8-bit fuse
+    // filter below 2^-8.
+    assert_eq!(grid.len(), 2 * crate::filters::contenders().len() - 1);
+    assert!(grid.contains(&(0.001, crate::filters::CUCKOO_NEAR)));
     assert_eq!(b.ours.len(), grid.len());
     assert!(b.peers.is_empty());
     for (f, &(p, kind)) in b.ours.iter().zip(&grid) {
-        assert_eq!(f.filter.name(), kind.name());
+        assert_eq!(crate::filters::row_name(&f.filter), kind.name());
         assert_eq!(f.filter.len(), 2000);
         assert_eq!(f.target_fpr, p);
         assert_eq!(f.seconds.rounds, 3);

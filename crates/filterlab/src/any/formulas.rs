@@ -54,9 +54,11 @@ pub fn formulas(plan: &Plan) -> Vec<Formula> {
         buckets,
         slots: b,
         load,
+        near_window,
     } = &plan.detail
     {
         out.extend(cuckoo_formulas(p, *f, *buckets, *b, *load));
+        out.extend(near_window.map(|w| near_formula(n, *f, *buckets, w)));
     }
     if let Detail::Blocked {
         blocks,
@@ -381,6 +383,23 @@ fn cuckoo_formulas(p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formu
     ]
 }
 
+/// The near layout's exact rate: no bucket is its own partner, so each stored key of the
+/// query's fingerprint value matches with probability `2/B`.
+fn near_formula(n: u64, f: u32, buckets: u64, window: u32) -> Formula {
+    let layout = crate::cuckoo::Layout::Near { window };
+    Formula {
+        name: "false-positive rate (near layout, exact)",
+        symbolic: "p = 1 - (1 - 2/(B·(2^f - 1)))^n, second bucket within the window",
+        substituted: format!(
+            "1 - (1 - 2/({buckets}·{}))^{n} = {} (window {window} buckets)",
+            (1u64 << f) - 1,
+            rate(crate::cuckoo::layout::fpr_exact(layout, f, buckets, n))
+        ),
+        source: "filter_cuckoo::layout::fpr_exact (the bucket-pair derivation of \
+                 math::cuckoo_fpr_exact without its self-paired term)",
+    }
+}
+
 fn scalable_formulas(p: f64, p0: f64, r: f64, s: f64, growth: &[Growth]) -> Vec<Formula> {
     let mut out = vec![
         Formula {
@@ -450,9 +469,16 @@ impl Plan {
                 buckets,
                 slots,
                 load,
-            } => vec![format!(
-                "fingerprint {fingerprint_bits} bits, {buckets} buckets x {slots} slots, load {load:.4}"
-            )],
+                near_window,
+            } => {
+                let mut lines = vec![format!(
+                    "fingerprint {fingerprint_bits} bits, {buckets} buckets x {slots} slots, load {load:.4}"
+                )];
+                lines.extend(near_window.map(|w| {
+                    format!("near layout: the second bucket within {w} buckets of the first")
+                }));
+                lines
+            }
             Detail::Blocked {
                 blocks,
                 keys_per_block,

@@ -53,12 +53,22 @@ pub(crate) trait Member: Sized {
     fn parameters(&self) -> Vec<(&'static str, Value)>;
 }
 
+/// `$b.$field($v)`, or `$b.$method($v)` where the builder's method is named otherwise.
+macro_rules! knob_set {
+    ($b:ident, $v:ident, $field:ident) => {
+        $b.$field($v)
+    };
+    ($b:ident, $v:ident, $field:ident, $method:ident) => {
+        $b.$method($v)
+    };
+}
+
 /// One growable or fixed-capacity row's [`Member`]: its knobs (each a [`Params`] field fed to
-/// the builder method of the same name), its sizing function, its realised
+/// the builder method of the same name, or of the name after a colon), its sizing function, its realised
 /// `(rate sized for, expected rate, detail)` and its parameters.
 macro_rules! member {
     ($ty:ident {
-        knobs: [$($knob:ident => $field:ident),*],
+        knobs: [$($knob:ident => $field:ident $(: $method:ident)?),*],
         size: $size:path,
         shape: |$s:ident| $shape:expr,
         parameters: |$s2:ident| $parameters:expr $(,)?
@@ -69,7 +79,7 @@ macro_rules! member {
                 #[allow(unused_mut)]
                 let mut b = sized!($ty, p);
                 $(if let Some(v) = p.$field {
-                    b = b.$field(v);
+                    b = knob_set!(b, v, $field $(, $method)?);
                 })*
                 capped!(b, p)
             }
@@ -155,19 +165,27 @@ member!(ScalableBloom {
 });
 
 member!(CuckooFilter {
-    knobs: [FingerprintBits => fingerprint_bits, MaxKicks => max_kicks],
+    knobs: [FingerprintBits => fingerprint_bits, MaxKicks => max_kicks, CuckooLayout => cuckoo_layout: layout],
     size: sizing::cuckoo,
     shape: |self| {
         let (f, buckets, slots) = (self.fingerprint_bits(), self.buckets(), cuckoo::SLOTS);
         let load = self.capacity() as f64 / (buckets as f64 * f64::from(slots));
         let p = math::cuckoo_fpr(f, slots, load);
-        (p, p, Detail::Cuckoo { fingerprint_bits: f, buckets, slots, load })
+        let near_window = self.layout().near_window();
+        (p, p, Detail::Cuckoo { fingerprint_bits: f, buckets, slots, load, near_window })
     },
-    parameters: |self| vec![
-        ("fingerprint_bits", Value::Count(self.fingerprint_bits().into())),
-        ("buckets", Value::Count(self.buckets())),
-        ("load", Value::Ratio(self.load_factor())),
-    ],
+    parameters: |self| {
+        let mut out = vec![
+            ("fingerprint_bits", Value::Count(self.fingerprint_bits().into())),
+            ("buckets", Value::Count(self.buckets())),
+            ("load", Value::Ratio(self.load_factor())),
+        ];
+        // Only the near layout says so: a spread filter's parameters read as before layouts.
+        if let Some(window) = self.layout().near_window() {
+            out.push(("near_window", Value::Count(window.into())));
+        }
+        out
+    },
 });
 
 member!(BlockedBloom {

@@ -43,7 +43,7 @@ use capabilities::Capable;
 pub use formulas::{formulas, Formula};
 use members::Member;
 pub(crate) use params::Knob;
-pub use params::Params;
+pub use params::{CuckooLayout, Params};
 pub use realised::{ExpandableStage, ScalableStage};
 pub use sizing::{Detail, Growth, Plan, Value};
 pub use static_set::Static;

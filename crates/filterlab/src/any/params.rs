@@ -2,6 +2,7 @@
 //! take. A knob given to a variant that does not take it is refused, never ignored.
 
 use crate::{Error, KeyHasher, Result};
+pub use filter_cuckoo::Layout as CuckooLayout;
 
 /// How to build a filter of any variant: capacity, rate and hasher, an optional memory cap,
 /// and the variant-specific knobs (unset: the variant's default).
@@ -34,6 +35,10 @@ pub struct Params {
     pub fingerprint_bits: Option<u32>,
     /// Cuckoo: the bound on evictions per insert.
     pub max_kicks: Option<u32>,
+    /// Cuckoo: where each key's second bucket lies (default [`CuckooLayout::Spread`], the
+    /// layout of every file written before layouts were stored; [`CuckooLayout::near()`] keeps
+    /// it within a window of buckets around the first).
+    pub cuckoo_layout: Option<CuckooLayout>,
     /// Scalable: growth factor `s` of each new stage's capacity.
     pub growth: Option<f64>,
     /// Scalable: tightening ratio `r` of each new stage's rate.
@@ -57,6 +62,8 @@ pub(crate) enum Knob {
     FingerprintBits,
     /// [`Params::max_kicks`].
     MaxKicks,
+    /// [`Params::cuckoo_layout`].
+    CuckooLayout,
     /// [`Params::growth`].
     Growth,
     /// [`Params::tightening`].
@@ -81,6 +88,7 @@ impl Params {
             max_bytes: None,
             fingerprint_bits: None,
             max_kicks: None,
+            cuckoo_layout: None,
             growth: None,
             tightening: None,
             generations: None,
@@ -114,6 +122,13 @@ impl Params {
     #[must_use]
     pub fn max_kicks(mut self, kicks: u32) -> Self {
         self.max_kicks = Some(kicks);
+        self
+    }
+
+    /// Cuckoo: with this layout (where each key's second bucket lies).
+    #[must_use]
+    pub fn cuckoo_layout(mut self, layout: CuckooLayout) -> Self {
+        self.cuckoo_layout = Some(layout);
         self
     }
 
@@ -160,6 +175,9 @@ impl Params {
         }
         if let Some(k) = self.max_kicks {
             out.push((Knob::MaxKicks, "max_kicks", k.to_string()));
+        }
+        if let Some(l) = self.cuckoo_layout {
+            out.push((Knob::CuckooLayout, "cuckoo_layout", format!("{l:?}")));
         }
         if let Some(s) = self.growth {
             out.push((Knob::Growth, "growth", s.to_string()));

@@ -94,10 +94,12 @@ impl Detail {
                 fingerprint_bits,
                 buckets,
                 slots,
+                near_window,
                 ..
             } => {
                 buckets.checked_mul(u64::from(*slots)).filter(|&c| c > 0)?;
-                math::cuckoo_fpr_exact(*fingerprint_bits, *slots, *buckets, n)
+                let layout = crate::cuckoo::Layout::from_near_window(*near_window);
+                crate::cuckoo::layout::fpr_exact(layout, *fingerprint_bits, *buckets, n)
             }
             Detail::Blocked { blocks, .. } => math::split_block_fpr(*blocks, n),
             Detail::Quotient {

@@ -67,6 +67,13 @@ pub enum Detail {
         slots: u32,
         /// Load factor at `n` items.
         load: f64,
+        /// The near layout's window in buckets (`None`: the spread layout, second bucket
+        /// anywhere).
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
+        near_window: Option<u32>,
     },
     /// 256-bit blocks and the keys per block.
     Blocked {
@@ -356,7 +363,8 @@ pub(crate) fn cuckoo(p: &Params) -> Result<Sizing> {
                        use a Bloom filter below it",
         });
     }
-    let buckets = cuckoo::buckets_for(n)?;
+    let layout = p.cuckoo_layout.unwrap_or_default();
+    let buckets = layout.buckets(cuckoo::buckets_for(n)?);
     let table_bits = buckets
         .checked_mul(u64::from(slots) * u64::from(f))
         .ok_or_else(|| crate::Error::SizeOverflow {
@@ -366,12 +374,14 @@ pub(crate) fn cuckoo(p: &Params) -> Result<Sizing> {
     // The table is padded with 8 bytes so every slot can be read as one 8-byte window.
     let bytes = table_bits.div_ceil(8).saturating_add(8);
     let load = n as f64 / (buckets as f64 * f64::from(slots));
-    let expected = math::cuckoo_fpr_exact(f, slots, buckets, n);
+    let layout = layout.fit(buckets);
+    let expected = cuckoo::layout::fpr_exact(layout, f, buckets, n);
     let detail = Detail::Cuckoo {
         fingerprint_bits: f,
         buckets,
         slots,
         load,
+        near_window: layout.near_window(),
     };
     Ok((bytes, expected, detail))
 }

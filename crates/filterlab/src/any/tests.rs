@@ -391,3 +391,89 @@ fn window_knobs_reach_the_builders_and_others_refuse_them() {
         assert!(AnyFilter::build(v, &p).is_err(), "{v}");
     }
 }
+
+#[test]
+fn the_cuckoo_layout_knob_reaches_the_builder_and_its_plan() {
+    let near = CuckooLayout::near();
+    // 1,000 keys need 264 buckets (even); 5,003 need 1,317, which the near layout rounds up.
+    for n in [1_000, 5_003, 100_000] {
+        let params = Params::new(n, 0.01).cuckoo_layout(near);
+        let planned = Variant::Cuckoo.plan(&params).unwrap();
+        let f = AnyFilter::build(Variant::Cuckoo, &params).unwrap();
+        let realised = f.plan().unwrap();
+        assert_eq!(
+            (realised.bytes, &realised.detail),
+            (planned.bytes, &planned.detail)
+        );
+        let Detail::Cuckoo {
+            buckets,
+            fingerprint_bits,
+            near_window,
+            ..
+        } = planned.detail
+        else {
+            panic!("{:?}", planned.detail)
+        };
+        assert_eq!(buckets % 2, 0, "{n}");
+        // A table narrower than the window narrows it (264 buckets: 256).
+        let window = 1024u32.min(1 << buckets.ilog2());
+        assert_eq!(near_window, Some(window), "{n}");
+        let exact = crate::cuckoo::layout::fpr_exact(near, fingerprint_bits, buckets, n);
+        assert_eq!(planned.expected_fpr, exact);
+        let back = AnyFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(back.plan().unwrap().detail, planned.detail);
+        assert!(f
+            .parameters()
+            .contains(&("near_window", Value::Count(window.into()))));
+    }
+    // The spread layout, asked for or not, is the filter of before: same plan, no window.
+    let spread = Params::new(5_003, 0.01).cuckoo_layout(CuckooLayout::Spread);
+    let default = Variant::Cuckoo.plan(&Params::new(5_003, 0.01)).unwrap();
+    assert_eq!(Variant::Cuckoo.plan(&spread).unwrap(), default);
+    assert!(matches!(
+        default.detail,
+        Detail::Cuckoo {
+            buckets: 1317,
+            near_window: None,
+            ..
+        }
+    ));
+    let bad = Params::new(100, 0.01).cuckoo_layout(CuckooLayout::Near { window: 100 });
+    assert!(
+        Variant::Cuckoo.plan(&bad).is_err() || AnyFilter::build(Variant::Cuckoo, &bad).is_err()
+    );
+    for v in [Variant::Classic, Variant::Expandable] {
+        let e = AnyFilter::build(v, &Params::new(100, 0.01).cuckoo_layout(near)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidParameter {
+                    name: "cuckoo_layout",
+                    ..
+                }
+            ),
+            "{v}: {e}"
+        );
+    }
+}
+
+#[test]
+fn a_near_cuckoo_from_the_registry_meets_its_own_rate() {
+    // Seeded, members and probes disjoint; 400,000 probes against a rate near 0.74%: sigma
+    // about 1.4e-4, the tolerance 4 sigma.
+    let params = Params::new(20_000, 0.01).cuckoo_layout(CuckooLayout::near());
+    let mut f = AnyFilter::build(Variant::Cuckoo, &params).unwrap();
+    for i in 0..20_000u32 {
+        f.insert(format!("member-{i}").as_bytes()).unwrap();
+    }
+    let probes = 400_000u64;
+    let hits = (0..probes)
+        .filter(|i| f.contains(format!("probe-{i}").as_bytes()))
+        .count() as f64;
+    let (rate, exact) = (hits / probes as f64, f.expected_fpr());
+    let sigma = crate::math::binomial_sigma(exact, probes);
+    assert!(
+        (rate - exact).abs() < 4.0 * sigma,
+        "{rate} vs {exact} ± {sigma}"
+    );
+}
