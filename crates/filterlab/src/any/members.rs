@@ -64,8 +64,8 @@ macro_rules! knob_set {
 }
 
 /// One growable or fixed-capacity row's [`Member`]: its knobs (each a [`Params`] field fed to
-/// the builder method of the same name, or of the name after a colon), its sizing function, its realised
-/// `(rate sized for, expected rate, detail)` and its parameters.
+/// the builder method of the same name, or of the name after a colon), its sizing function,
+/// its realised `(rate sized for, expected rate, detail)` and its parameters.
 macro_rules! member {
     ($ty:ident {
         knobs: [$($knob:ident => $field:ident $(: $method:ident)?),*],
