@@ -1,7 +1,7 @@
 //! The variants under test, taken from the facade's registry ([`filterlab::any`]): the matrix
 //! measures every row but the windowed ones, the scenarios that insert keys every row filled by
-//! inserts, and a filter's realised parameters are the registry's own [`Detail`](filterlab::any::Detail). This file
-//! lists no variant of its own.
+//! inserts, and a filter's realised parameters are the registry's own
+//! [`Detail`](filterlab::any::Detail). This file lists no variant of its own.
 
 use crate::dataset::KeySet;
 use filterlab::any::Params as BuildParams;
