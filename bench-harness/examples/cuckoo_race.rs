@@ -124,6 +124,22 @@ impl Samples {
     }
 }
 
+/// `f` filled with `members` (batched), then `probes` looked up: (hits, seconds).
+fn lookups<F: Filter>(
+    f: F,
+    members: &[&[u8]],
+    probes: &[&[u8]],
+    batched: bool,
+) -> Result<(usize, f64)> {
+    let f = build_ours(f, members, true)?;
+    let (t, hits) = if batched {
+        lookup_batch(&f, probes)
+    } else {
+        lookup_one(|k| f.contains(k), probes)
+    };
+    Ok((hits, t))
+}
+
 fn only(phase: &str, members: &[&[u8]], probes: &[&[u8]]) -> Result<()> {
     let n = members.len();
     let (hits, t) = match phase {
@@ -134,22 +150,10 @@ fn only(phase: &str, members: &[&[u8]], probes: &[&[u8]]) -> Result<()> {
         "blocked-build" => timed(|| Ok(build_ours(blocked(n)?, members, false)?.len() as usize))?,
         "peer-build" => timed(|| Ok(peer(members)?.contains(members[0]) as usize))?,
         "cuckoo-lookup" | "cuckoo-lookup-batched" => {
-            let f = build_ours(cuckoo(n)?, members, true)?;
-            let r = if phase.ends_with("batched") {
-                lookup_batch(&f, probes)
-            } else {
-                lookup_one(|k| f.contains(k), probes)
-            };
-            (r.1, r.0)
+            lookups(cuckoo(n)?, members, probes, phase.ends_with("batched"))?
         }
         "blocked-lookup" | "blocked-lookup-batched" => {
-            let f = build_ours(blocked(n)?, members, true)?;
-            let r = if phase.ends_with("batched") {
-                lookup_batch(&f, probes)
-            } else {
-                lookup_one(|k| f.contains(k), probes)
-            };
-            (r.1, r.0)
+            lookups(blocked(n)?, members, probes, phase.ends_with("batched"))?
         }
         "peer-lookup" => {
             let p = peer(members)?;

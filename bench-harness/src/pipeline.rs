@@ -39,10 +39,6 @@ impl Stage for Comparison {
         "matrix, peers and targets"
     }
 
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
-    }
-
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let (ctx, plan, n) = (&run.ctx, run.plan, run.n);
         eprintln!(
@@ -104,10 +100,6 @@ impl Stage for Floor {
         "the limit: line reads and hashing"
     }
 
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
-    }
-
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let (ctx, n) = (&run.ctx, run.n);
         let peers = &run.results.peers;
@@ -148,10 +140,6 @@ impl Stage for Growth {
         "growth past the declared capacity"
     }
 
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
-    }
-
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let cap = scenario_capacity(run);
         eprintln!("   to 4x a capacity of {cap}");
@@ -176,10 +164,6 @@ pub struct Expansion;
 impl Stage for Expansion {
     fn name(&self) -> &'static str {
         "growth from a small declared capacity"
-    }
-
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
     }
 
     fn members_needed(&self, run: &Run<'_>) -> usize {
@@ -233,10 +217,6 @@ impl Stage for Users {
         "the second article's filter"
     }
 
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
-    }
-
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let design = ARTICLE_USERS.min(run.ctx.members.len() / 4);
         let m = (ARTICLE_BITS as f64 * design as f64 / ARTICLE_USERS as f64).round() as u64;
@@ -260,10 +240,6 @@ pub struct Churn;
 impl Stage for Churn {
     fn name(&self) -> &'static str {
         "deletion churn"
-    }
-
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
     }
 
     fn members_needed(&self, run: &Run<'_>) -> usize {

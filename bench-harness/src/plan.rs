@@ -100,8 +100,10 @@ pub trait Output {
 pub trait Stage: Sync {
     /// Shown in the progress output.
     fn name(&self) -> &'static str;
-    /// Whether the plan asks for this stage.
-    fn wanted(&self, plan: &Plan) -> bool;
+    /// Whether the plan asks for this stage; by default every run but a `--sweep-only` one.
+    fn wanted(&self, plan: &Plan) -> bool {
+        !plan.sweep_only
+    }
     /// Members (keys to insert) this stage needs for `run`'s dataset; [`execute`] checks every
     /// wanted stage's need before the first measures anything.
     fn members_needed(&self, _run: &Run<'_>) -> usize {

@@ -1,6 +1,6 @@
 //! Drawing in logical pixels on either backend (SVG or the supersampled bitmap).
 
-use anyhow::anyhow;
+use anyhow::{anyhow, Result};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -69,43 +69,33 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
         .map_err(drawing_error)
     }
 
-    /// A horizontal line `width` thick, drawn as a rectangle so that it stays crisp.
-    pub(crate) fn hline(
-        &self,
-        x0: f64,
-        x1: f64,
-        y: f64,
-        colour: RGBColor,
-        width: f64,
-    ) -> anyhow::Result<()> {
-        let top = self.px(y - width / 2.0);
-        let thickness = self.width(width) as i32;
-        let (a, b) = (self.px(x0.min(x1)), self.px(x0.max(x1)));
-        self.area
-            .draw(&Rectangle::new(
-                [(a, top), (b, top + thickness)],
-                colour.filled(),
-            ))
-            .map_err(drawing_error)
+    /// A horizontal line `w` thick, drawn as a rectangle so that it stays crisp.
+    pub(crate) fn hline(&self, x0: f64, x1: f64, y: f64, c: RGBColor, w: f64) -> Result<()> {
+        let ((a, b), (top, bottom)) = (self.span(x0, x1), self.band(y, w));
+        self.solid([(a, top), (b, bottom)], c)
     }
 
-    /// A vertical line `width` thick, drawn as a rectangle so that it stays crisp.
-    pub(crate) fn vline(
-        &self,
-        x: f64,
-        y0: f64,
-        y1: f64,
-        colour: RGBColor,
-        width: f64,
-    ) -> anyhow::Result<()> {
-        let left = self.px(x - width / 2.0);
-        let thickness = self.width(width) as i32;
-        let (a, b) = (self.px(y0.min(y1)), self.px(y0.max(y1)));
+    /// A vertical line `w` thick, drawn as a rectangle so that it stays crisp.
+    pub(crate) fn vline(&self, x: f64, y0: f64, y1: f64, c: RGBColor, w: f64) -> Result<()> {
+        let ((a, b), (left, right)) = (self.span(y0, y1), self.band(x, w));
+        self.solid([(left, a), (right, b)], c)
+    }
+
+    /// From the lower of `p0`, `p1` to the higher, in pixels.
+    fn span(&self, p0: f64, p1: f64) -> (i32, i32) {
+        (self.px(p0.min(p1)), self.px(p0.max(p1)))
+    }
+
+    /// A line `width` thick centred on `at`: its first pixel and one past its last.
+    fn band(&self, at: f64, width: f64) -> (i32, i32) {
+        let start = self.px(at - width / 2.0);
+        (start, start + self.width(width) as i32)
+    }
+
+    /// The rectangle between two corners in pixels, filled with `colour`.
+    fn solid(&self, corners: [(i32, i32); 2], colour: RGBColor) -> Result<()> {
         self.area
-            .draw(&Rectangle::new(
-                [(left, a), (left + thickness, b)],
-                colour.filled(),
-            ))
+            .draw(&Rectangle::new(corners, colour.filled()))
             .map_err(drawing_error)
     }
 

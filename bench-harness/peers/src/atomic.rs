@@ -11,8 +11,8 @@ use crate::{check_params, SEED};
 /// fastbloom's `AtomicBloomFilter` after a parallel build, ready to probe.
 ///
 /// It has the same size and hasher (foldhash, seeded with [`SEED`]) as
-/// [`PeerKind::FastbloomFoldhash`], fastbloom's fastest configuration, so its bits equal those
-/// of a sequential build from the same keys.
+/// [`PeerKind::FastbloomFoldhash`](crate::PeerKind::FastbloomFoldhash), fastbloom's fastest
+/// configuration, so its bits equal those of a sequential build from the same keys.
 #[derive(Debug)]
 pub struct AtomicPeer(pub AtomicBloomFilter<FixedState>);
 
@@ -23,7 +23,7 @@ impl AtomicPeer {
         self.0.contains(key)
     }
 
-    /// `num_bits() / 8`, as for [`PeerKind::FastbloomFoldhash`].
+    /// `num_bits() / 8`, as for [`PeerKind::FastbloomFoldhash`](crate::PeerKind::FastbloomFoldhash).
     pub fn size_in_bytes(&self) -> usize {
         self.0.num_bits() / 8
     }

@@ -13,8 +13,8 @@
 //!   growth up to the declared capacity), and at most the expected share of the independent
 //!   rows (5%, plus a 3-sigma allowance) have theory outside their 95% Wilson interval;
 //! - false negatives: zero for every record and every contender, peers and Python included;
-//! - peers: every peer of [`PeerKind::ALL`] and every variant measured beside them
-//!   ([`crate::stages::beside_peers`]) is in the comparison with sound timings;
+//! - peers: every peer of [`PeerKind::ALL`] and every variant measured beside them (the
+//!   matrix's rows, [`crate::filters::in_matrix`]) is in the comparison with sound timings;
 //! - dataset: the members' and non-members' SHA-256 equal datasets/manifest.json's when the
 //!   run used the manifest's spec;
 //! - tables: the README next to results.json is byte-identical to the one re-rendered from it

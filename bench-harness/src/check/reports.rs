@@ -6,7 +6,12 @@
 //!
 //! A new kind of report adds one entry to [`CHECKERS`].
 
-use crate::record::Results;
+use crate::record::python::PythonReport;
+use crate::record::{Machine, Results};
+use crate::stages::expansion::ExpansionReport;
+use crate::stages::systems::SystemsResults;
+use crate::stages::threads::ThreadsReport;
+use crate::stages::window::WindowReport;
 use std::path::{Path, PathBuf};
 
 /// What one checker found: the Markdown files it re-rendered (relative to the reports
@@ -37,15 +42,15 @@ pub const CHECKERS: &[FileCheck] = &[
     },
     FileCheck {
         name: "threads",
-        check: threads,
+        check: section::<ThreadsReport>,
     },
     FileCheck {
         name: "systems",
-        check: systems,
+        check: section::<SystemsResults>,
     },
     FileCheck {
         name: "window",
-        check: window,
+        check: section::<WindowReport>,
     },
     FileCheck {
         name: "course",
@@ -53,11 +58,11 @@ pub const CHECKERS: &[FileCheck] = &[
     },
     FileCheck {
         name: "python",
-        check: python,
+        check: section::<PythonReport>,
     },
     FileCheck {
         name: "expansion",
-        check: expansion,
+        check: section::<ExpansionReport>,
     },
 ];
 
@@ -172,13 +177,24 @@ fn results_readme(dir: &Path, _: &Results) -> Coverage {
     }
 }
 
-/// threads.json: targets recomputed from the rows, threads.md re-rendered.
-fn threads(dir: &Path, results: &Results) -> Coverage {
-    use crate::judge::threads::targets;
-    use crate::render::threads::render;
-    use crate::stages::threads::ThreadsReport;
+/// A report section stored as `NAME.json` and rendered as `NAME.md`: what its checker reads,
+/// recomputes and re-renders.
+trait Section: serde::de::DeserializeOwned {
+    /// The files' stem.
+    const NAME: &'static str;
+    /// The run it comes from.
+    fn machine(&self) -> &Machine;
+    /// What is wrong in it, its page aside.
+    fn problems(&self, results: &Results) -> Vec<String>;
+    /// Its page, re-rendered.
+    fn render(&self) -> String;
+}
+
+/// One section: `NAME.json` read (absent: nothing to check), its problems recomputed,
+/// `NAME.md` re-rendered and compared, and its commit against the run's.
+fn section<S: Section>(dir: &Path, results: &Results) -> Coverage {
     let mut c = Coverage::default();
-    let report: ThreadsReport = match read_json(dir, "threads.json") {
+    let report: S = match read_json(dir, &format!("{}.json", S::NAME)) {
         Ok(Some(r)) => r,
         Ok(None) => return c,
         Err(e) => {
@@ -186,11 +202,33 @@ fn threads(dir: &Path, results: &Results) -> Coverage {
             return c;
         }
     };
-    let again = targets(&report.rows);
-    if again != report.targets {
+    c.problems.extend(report.problems(results));
+    let rendered = report.render();
+    rendered_and_current(
+        dir,
+        &format!("{}.md", S::NAME),
+        &rendered,
+        &report.machine().commit,
+        results,
+        &mut c,
+    );
+    c
+}
+
+/// threads.json: targets recomputed from the rows, threads.md re-rendered.
+impl Section for ThreadsReport {
+    const NAME: &'static str = "threads";
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        let again = crate::judge::threads::targets(&self.rows);
+        if again == self.targets {
+            return Vec::new();
+        }
         let at = again
             .iter()
-            .zip(&report.targets)
+            .zip(&self.targets)
             .find(|(a, b)| a != b)
             .map_or_else(
                 || "a target added or dropped".to_string(),
@@ -201,143 +239,90 @@ fn threads(dir: &Path, results: &Results) -> Coverage {
                     )
                 },
             );
-        c.problems
-            .push(format!("threads.json: targets differ from the rows ({at})"));
+        vec![format!("threads.json: targets differ from the rows ({at})")]
     }
-    let rendered = render(&report);
-    rendered_and_current(
-        dir,
-        "threads.md",
-        &rendered,
-        &report.machine.commit,
-        results,
-        &mut c,
-    );
-    c
+    fn render(&self) -> String {
+        crate::render::threads::render(self)
+    }
 }
 
 /// systems.json: claims recomputed from the measurements, systems.md re-rendered.
-fn systems(dir: &Path, results: &Results) -> Coverage {
-    use crate::judge::systems::claims as build_claims;
-    use crate::render::systems::markdown as render_markdown;
-    use crate::stages::systems::SystemsResults;
-    let mut c = Coverage::default();
-    let report: SystemsResults = match read_json(dir, "systems.json") {
-        Ok(Some(r)) => r,
-        Ok(None) => return c,
-        Err(e) => {
-            c.problems.push(e);
-            return c;
+impl Section for SystemsResults {
+    const NAME: &'static str = "systems";
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        let again =
+            crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
+        let mut p = Vec::new();
+        for (a, b) in again.iter().zip(&self.claims) {
+            if a != b {
+                p.push(format!(
+                    "systems.json: claim {:?} stored as {:?} ({:?}), its measurements give {:?} ({:?})",
+                    b.text, b.measured, b.verdict, a.measured, a.verdict
+                ));
+            }
         }
-    };
-    let again = build_claims(&report.signup, &report.unique, report.python_lookup_ns);
-    for (a, b) in again.iter().zip(&report.claims) {
-        if a != b {
-            c.problems.push(format!(
-                "systems.json: claim {:?} stored as {:?} ({:?}), its measurements give {:?} ({:?})",
-                b.text, b.measured, b.verdict, a.measured, a.verdict
+        if again.len() != self.claims.len() {
+            p.push(format!(
+                "systems.json: {} claims stored, the measurements give {}",
+                self.claims.len(),
+                again.len()
             ));
         }
+        p
     }
-    if again.len() != report.claims.len() {
-        c.problems.push(format!(
-            "systems.json: {} claims stored, the measurements give {}",
-            report.claims.len(),
-            again.len()
-        ));
+    fn render(&self) -> String {
+        crate::render::systems::markdown(self)
     }
-    let rendered = render_markdown(&report);
-    rendered_and_current(
-        dir,
-        "systems.md",
-        &rendered,
-        &report.machine.commit,
-        results,
-        &mut c,
-    );
-    c
 }
 
 /// window.json: every design's guarantees recomputed from its checkpoints, window.md re-rendered.
-fn window(dir: &Path, results: &Results) -> Coverage {
-    let mut c = Coverage::default();
-    let report: crate::stages::window::WindowReport = match read_json(dir, "window.json") {
-        Ok(Some(r)) => r,
-        Ok(None) => return c,
-        Err(e) => {
-            c.problems.push(e);
-            return c;
-        }
-    };
-    c.problems.extend(crate::judge::window::check(&report));
-    let rendered = crate::render::window::render(&report);
-    rendered_and_current(
-        dir,
-        "window.md",
-        &rendered,
-        &report.machine.commit,
-        results,
-        &mut c,
-    );
-    c
+impl Section for WindowReport {
+    const NAME: &'static str = "window";
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        crate::judge::window::check(self)
+    }
+    fn render(&self) -> String {
+        crate::render::window::render(self)
+    }
 }
 
 /// python.json: the goals recomputed from the records, python.md re-rendered.
-fn python(dir: &Path, results: &Results) -> Coverage {
-    let mut c = Coverage::default();
-    let report: crate::record::python::PythonReport = match read_json(dir, "python.json") {
-        Ok(Some(r)) => r,
-        Ok(None) => return c,
-        Err(e) => {
-            c.problems.push(e);
-            return c;
-        }
-    };
-    c.problems
-        .extend(crate::record::python::goals::check_report(&report));
-    let rendered = crate::render::python::render(&report);
-    rendered_and_current(
-        dir,
-        "python.md",
-        &rendered,
-        &report.machine.commit,
-        results,
-        &mut c,
-    );
-    c
+impl Section for PythonReport {
+    const NAME: &'static str = "python";
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        crate::record::python::goals::check_report(self)
+    }
+    fn render(&self) -> String {
+        crate::render::python::render(self)
+    }
 }
 
 /// expansion.json: no false negative anywhere, the goals recomputed from the measurements and
 /// found, identical, among results.json's targets, expansion.md re-rendered.
-fn expansion(dir: &Path, results: &Results) -> Coverage {
-    use crate::stages::expansion::ExpansionReport;
-    let mut c = Coverage::default();
-    let report: ExpansionReport = match read_json(dir, "expansion.json") {
-        Ok(Some(r)) => r,
-        Ok(None) => return c,
-        Err(e) => {
-            c.problems.push(e);
-            return c;
-        }
-    };
-    c.problems.extend(expansion_problems(&report, results));
-    let rendered = crate::render::expansion::render(&report);
-    rendered_and_current(
-        dir,
-        "expansion.md",
-        &rendered,
-        &report.machine.commit,
-        results,
-        &mut c,
-    );
-    c
+impl Section for ExpansionReport {
+    const NAME: &'static str = "expansion";
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, results: &Results) -> Vec<String> {
+        expansion_problems(self, results)
+    }
+    fn render(&self) -> String {
+        crate::render::expansion::render(self)
+    }
 }
 
-/// What [`expansion`] finds wrong in a report, besides its page.
-fn expansion_problems(
-    report: &crate::stages::expansion::ExpansionReport,
-    results: &Results,
-) -> Vec<String> {
+/// What the expansion section's check finds wrong in a report, besides its page.
+fn expansion_problems(report: &ExpansionReport, results: &Results) -> Vec<String> {
     let mut p = Vec::new();
     for x in &report.checkpoints {
         if x.false_negatives > 0 {

@@ -10,13 +10,16 @@ use std::collections::BTreeMap;
 pub mod conditions;
 pub mod floor;
 mod machine;
+mod metric;
 mod peers;
 pub mod python;
 mod ratio;
 mod results;
+pub(crate) mod stored;
 pub mod verdict;
 
 pub use machine::Machine;
+pub use metric::Metric;
 pub use peers::{HugePageRecord, PeerRecord, Side};
 pub use ratio::{Ratio, Role};
 pub use results::{DatasetInfo, Results};

@@ -76,6 +76,23 @@ fn bars(values: impl Iterator<Item = Option<Spread>>) -> (Vec<f64>, Vec<(f64, f6
         .unzip()
 }
 
+/// A line chart: its title, the x axis and the y axis as (label, logarithmic?), its series.
+fn line_chart(
+    title: impl Into<String>,
+    (x_label, x_log): (&str, bool),
+    (y_label, y_log): (&str, bool),
+    series: Vec<Series>,
+) -> ChartKind {
+    ChartKind::Line(LineChart {
+        title: title.into(),
+        x_label: x_label.into(),
+        y_label: y_label.into(),
+        x_log,
+        y_log,
+        series,
+    })
+}
+
 /// A bar chart from per-group spreads.
 fn bar_chart(
     title: String,
@@ -170,14 +187,7 @@ pub fn calibration(records: &[Record]) -> Option<Chart> {
     Some(chart(
         "fpr_measured_vs_theory",
         format!("Measured FP rate (bars: 95% Wilson interval) against each variant's formula at its realised parameters (n = {n}); points on the diagonal mean the formula holds."),
-        ChartKind::Line(LineChart {
-            title: format!("False-positive rate: measured vs theory, n = {n}"),
-            x_label: "theoretical FP rate".into(),
-            y_label: "measured FP rate".into(),
-            x_log: true,
-            y_log: true,
-            series,
-        }),
+        line_chart(format!("False-positive rate: measured vs theory, n = {n}"), ("theoretical FP rate", true), ("measured FP rate", true), series),
     ))
 }
 
@@ -216,14 +226,7 @@ pub fn memory(records: &[Record]) -> Option<Chart> {
     Some(chart(
         "bits_per_key_vs_fpr",
         "Bits per key against the measured FP rate, with the information-theoretic lower bound n·log2(1/p).",
-        ChartKind::Line(LineChart {
-            title: format!("Memory vs false-positive rate, n = {n}"),
-            x_label: "measured FP rate".into(),
-            y_label: "bits per key".into(),
-            x_log: true,
-            y_log: false,
-            series,
-        }),
+        line_chart(format!("Memory vs false-positive rate, n = {n}"), ("measured FP rate", true), ("bits per key", false), series),
     ))
 }
 
@@ -324,14 +327,7 @@ pub fn growth(records: &[Record]) -> Option<Chart> {
     Some(chart(
         "growth",
         format!("Measured FP rate (bars: 95% Wilson interval) while inserting up to 4× the declared capacity ({}); the cuckoo table stops at its first refused insert.", first.capacity),
-        ChartKind::Line(LineChart {
-            title: "Growth past the declared capacity".into(),
-            x_label: "items inserted / declared capacity".into(),
-            y_label: "measured FP rate".into(),
-            x_log: false,
-            y_log: true,
-            series,
-        }),
+        line_chart("Growth past the declared capacity", ("items inserted / declared capacity", false), ("measured FP rate", true), series),
     ))
 }
 
@@ -360,14 +356,7 @@ pub fn churn(records: &[Record]) -> Option<Chart> {
     Some(chart(
         "churn",
         "Deletion churn: each round removes the oldest 10% of the keys and inserts 10% new ones (bars: 95% Wilson interval).",
-        ChartKind::Line(LineChart {
-            title: "FP rate under deletion churn".into(),
-            x_label: "round".into(),
-            y_label: "FP rate".into(),
-            x_log: false,
-            y_log: false,
-            series,
-        }),
+        line_chart("FP rate under deletion churn", ("round", false), ("FP rate", false), series),
     ))
 }
 
@@ -400,14 +389,7 @@ pub fn size_sweep(records: &[Record]) -> Vec<Chart> {
         out.push(chart(
             format!("size_sweep_{word}"),
             format!("ns per {word} lookup against filter size (target 1%; median, bars min..max of interleaved rounds): the steps are the caches."),
-            ChartKind::Line(LineChart {
-                title: format!("{title} lookups vs filter size (target 1%)"),
-                x_label: "filter bytes".into(),
-                y_label: "ns per lookup".into(),
-                x_log: true,
-                y_log: true,
-                series,
-            }),
+            line_chart(format!("{title} lookups vs filter size (target 1%)"), ("filter bytes", true), ("ns per lookup", true), series),
         ));
     }
     out

@@ -5,7 +5,9 @@ use crate::measure::Spread;
 use crate::plan::Output;
 use crate::record::pct;
 use crate::render::table::{Align, Table};
-use crate::stages::expansion::{Contender, ExpansionReport, Outcome, Summary};
+use crate::stages::expansion::{
+    Contender, Deletes, ExpansionReport, Lookups, Merge, Outcome, Summary,
+};
 use anyhow::Result;
 
 fn spread(s: &Spread) -> String {
@@ -50,6 +52,22 @@ fn why<T>(o: &Outcome<T>) -> String {
     }
 }
 
+/// One row a contender: the cells of its measured `outcome`, or why it was not measured.
+fn outcome_rows<T>(
+    t: &mut Table,
+    s: &[Summary],
+    outcome: fn(&Summary) -> &Outcome<T>,
+    cells: impl Fn(&T) -> Vec<String>,
+) {
+    for x in s {
+        let name = x.contender.name().to_string();
+        match outcome(x).measured() {
+            Some(m) => t.row(std::iter::once(name).chain(cells(m))),
+            None => t.row([name, why(outcome(x))]),
+        };
+    }
+}
+
 fn lookups_table(s: &[Summary]) -> String {
     let mut t = Table::new(&[
         ("contender", Align::Left),
@@ -62,13 +80,8 @@ fn lookups_table(s: &[Summary]) -> String {
         ("large", Align::Right),
         ("ratio", Align::Right),
     ]);
-    for x in s {
-        let Some(l) = x.lookups.measured() else {
-            t.row([x.contender.name().to_string(), why(&x.lookups)]);
-            continue;
-        };
-        t.row([
-            x.contender.name().to_string(),
+    let cells = |l: &Lookups| {
+        vec![
             l.small_n.to_string(),
             l.large_n.to_string(),
             spread(&l.negative_small),
@@ -77,8 +90,9 @@ fn lookups_table(s: &[Summary]) -> String {
             spread(&l.positive_small),
             spread(&l.positive_large),
             format!("{:.2}×", l.positive_large.median / l.positive_small.median),
-        ]);
-    }
+        ]
+    };
+    outcome_rows(&mut t, s, |x| &x.lookups, cells);
     t.render()
 }
 
@@ -92,13 +106,8 @@ fn deletes_table(s: &[Summary]) -> String {
         ("false neg.", Align::Right),
         ("deleted still present", Align::Right),
     ]);
-    for x in s {
-        let Some(d) = x.deletes.measured() else {
-            t.row([x.contender.name().to_string(), why(&x.deletes)]);
-            continue;
-        };
-        t.row([
-            x.contender.name().to_string(),
+    let cells = |d: &Deletes| {
+        vec![
             d.held.to_string(),
             d.asked.to_string(),
             d.refused.to_string(),
@@ -109,8 +118,9 @@ fn deletes_table(s: &[Summary]) -> String {
                 d.deleted_still_present,
                 pct(d.deleted_still_present as f64 / d.asked.max(1) as f64)
             ),
-        ]);
-    }
+        ]
+    };
+    outcome_rows(&mut t, s, |x| &x.deletes, cells);
     t.render()
 }
 
@@ -122,20 +132,16 @@ fn merges_table(s: &[Summary]) -> String {
         ("measured FP", Align::Right),
         ("bits/key", Align::Right),
     ]);
-    for x in s {
-        let Some(m) = x.merge.measured() else {
-            t.row([x.contender.name().to_string(), why(&x.merge)]);
-            continue;
-        };
+    let cells = |m: &Merge| {
         let keys = m.halves.0 + m.halves.1;
-        t.row([
-            x.contender.name().to_string(),
+        vec![
             format!("{} + {}", m.halves.0, m.halves.1),
             m.false_negatives.to_string(),
             pct(m.false_positives as f64 / m.probes.max(1) as f64),
             format!("{:.2}", m.bytes as f64 * 8.0 / keys.max(1) as f64),
-        ]);
-    }
+        ]
+    };
+    outcome_rows(&mut t, s, |x| &x.merge, cells);
     t.render()
 }
 

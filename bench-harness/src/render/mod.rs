@@ -56,6 +56,24 @@ fn mb(bytes: u64) -> String {
     format!("{:.2} MB", bytes as f64 / 1e6)
 }
 
+/// Writes a section's `<out>/<name>.json` (pretty, ending in a newline), then its page
+/// `<out>/<name>.md`, rendered by `page`.
+///
+/// # Errors
+/// I/O errors.
+pub fn write_section<R: serde::Serialize>(
+    out: &Path,
+    name: &str,
+    r: &R,
+    page: fn(&R) -> String,
+) -> Result<()> {
+    std::fs::create_dir_all(out)?;
+    let json = serde_json::to_string_pretty(r)? + "\n";
+    std::fs::write(out.join(format!("{name}.json")), json)?;
+    std::fs::write(out.join(format!("{name}.md")), page(r))?;
+    Ok(())
+}
+
 /// Writes results.json, the plots and README.md into `dir`.
 ///
 /// # Errors

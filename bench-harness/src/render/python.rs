@@ -1,10 +1,11 @@
 //! python.md, rendered from python.json alone (so that `check` can re-render it byte for byte).
 
 use crate::measure::Spread;
-use crate::record::python::goals::{fp_band, measured_fpr, Figure};
+use crate::record::python::goals::{fp_band, measured_fpr};
 use crate::record::python::{
     BenchId, Goal, LoadCheck, Measured, MemoryMethod, Outcome, PythonReport, RbloomBench,
 };
+use crate::record::Metric;
 use crate::record::{Bound, Verdict};
 use crate::render::table::{Align, Table};
 use std::fmt::Write as _;
@@ -185,12 +186,12 @@ fn contenders_table(s: &mut String, x: &Measured) {
         };
         tab.row([
             c.id.label().to_string(),
-            spread(Figure::Build.of(c), 3),
-            spread(Figure::BuildBatched.of(c), 3),
-            spread(Figure::Negative.of(c), 1),
-            spread(Figure::Positive.of(c), 1),
-            spread(Figure::NegativeBatched.of(c), 1),
-            spread(Figure::PositiveBatched.of(c), 1),
+            spread(Metric::Build.of(c), 3),
+            spread(Metric::BuildBatched.of(c), 3),
+            spread(Metric::Negative.of(c), 1),
+            spread(Metric::Positive.of(c), 1),
+            spread(Metric::NegativeBatched.of(c), 1),
+            spread(Metric::PositiveBatched.of(c), 1),
             mib(c.bytes),
             c.peak.map_or_else(|| "–".into(), |p| mib(p.bytes)),
             format!("{} ({} / {})", pct(rate), c.false_positives, c.probes),
@@ -274,12 +275,6 @@ fn load_section(s: &mut String, l: &LoadCheck) {
 /// this after it).
 impl crate::plan::Output for PythonReport {
     fn write(&self, out: &std::path::Path) -> anyhow::Result<()> {
-        std::fs::create_dir_all(out)?;
-        std::fs::write(
-            out.join("python.json"),
-            serde_json::to_string_pretty(self)? + "\n",
-        )?;
-        std::fs::write(out.join("python.md"), render(self))?;
-        Ok(())
+        super::write_section(out, "python", self, render)
     }
 }

@@ -126,13 +126,7 @@ pub fn markdown(r: &SystemsResults) -> String {
 /// # Errors
 /// I/O errors.
 pub fn write(r: &SystemsResults, out: &Path) -> Result<()> {
-    std::fs::create_dir_all(out)?;
-    std::fs::write(
-        out.join("systems.json"),
-        serde_json::to_string_pretty(r)? + "\n",
-    )?;
-    std::fs::write(out.join("systems.md"), markdown(r))?;
-    Ok(())
+    super::write_section(out, "systems", r, markdown)
 }
 
 /// The claims table as Markdown.

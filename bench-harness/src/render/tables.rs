@@ -298,70 +298,82 @@ pub(super) fn growth_table(s: &mut String, r: &[Record]) {
     }
 }
 
+/// A scenario's section when the run has its records: `heading`, the table's `head` (its
+/// header and alignment lines), then one line a record.
+fn scenario_section(
+    s: &mut String,
+    r: &[Record],
+    scenario: Scenario,
+    (heading, head): (&str, &str),
+    line: impl Fn(&Record) -> String,
+) {
+    let rows: Vec<&Record> = by(r, scenario).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "{heading}\n");
+    let _ = writeln!(s, "{head}");
+    for x in rows {
+        let _ = writeln!(s, "{}", line(x));
+    }
+    s.push('\n');
+}
+
 /// FP rate and false negatives after each churn round.
 pub(super) fn churn_table(s: &mut String, r: &[Record]) {
-    let churn: Vec<&Record> = by(r, Scenario::Churn).collect();
-    if !churn.is_empty() {
-        let _ = writeln!(s, "## Deletion churn\n");
-        let _ = writeln!(s, "| variant | round | items | measured FPR | theory FPR | false neg. |\n|---|---:|---:|---:|---:|---:|");
-        for x in &churn {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} |",
-                x.variant,
-                x.step.unwrap_or(0),
-                x.n,
-                pct(x.empirical_fpr),
-                pct(x.theoretical_fpr),
-                x.false_negatives
-            );
-        }
-        s.push('\n');
-    }
+    let head = "| variant | round | items | measured FPR | theory FPR | false neg. |\n|---|---:|---:|---:|---:|---:|";
+    scenario_section(s, r, Scenario::Churn, ("## Deletion churn", head), |x| {
+        format!(
+            "| {} | {} | {} | {} | {} | {} |",
+            x.variant,
+            x.step.unwrap_or(0),
+            x.n,
+            pct(x.empirical_fpr),
+            pct(x.theoretical_fpr),
+            x.false_negatives
+        )
+    });
 }
 
 /// Lookup cost against filter size.
 pub(super) fn sweep_table(s: &mut String, r: &[Record]) {
-    let sweep: Vec<&Record> = by(r, Scenario::SizeSweep).collect();
-    if !sweep.is_empty() {
-        let _ = writeln!(s, "## Size sweep (target 1%)\n");
-        let _ = writeln!(s, "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for x in &sweep {
-            let l = |k: &str| ns(x.ns_per_lookup.get(k).cloned());
-            let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).cloned());
-            let up = |k: &str| {
-                ratio(
-                    x.ns_per_lookup.get(k).cloned(),
-                    x.ns_per_lookup_batched.get(k).cloned(),
-                )
-            };
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
-                x.variant,
-                x.n,
-                mb(x.bytes),
-                l(Mix::None.key()),
-                l(Mix::Half.key()),
-                l(Mix::All.key()),
-                b(Mix::None.key()),
-                b(Mix::All.key()),
-                up(Mix::None.key()),
-                up(Mix::All.key()),
-                pct(x.empirical_fpr)
-            );
-        }
-        s.push('\n');
-    }
+    let head = "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+    let titles = ("## Size sweep (target 1%)", head);
+    scenario_section(s, r, Scenario::SizeSweep, titles, |x| {
+        let l = |k: &str| ns(x.ns_per_lookup.get(k).cloned());
+        let b = |k: &str| ns(x.ns_per_lookup_batched.get(k).cloned());
+        let up = |k: &str| {
+            ratio(
+                x.ns_per_lookup.get(k).cloned(),
+                x.ns_per_lookup_batched.get(k).cloned(),
+            )
+        };
+        format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
+            x.variant,
+            x.n,
+            mb(x.bytes),
+            l(Mix::None.key()),
+            l(Mix::Half.key()),
+            l(Mix::All.key()),
+            b(Mix::None.key()),
+            b(Mix::All.key()),
+            up(Mix::None.key()),
+            up(Mix::All.key()),
+            pct(x.empirical_fpr)
+        )
+    });
 }
 
 /// One thread against every core; a speed-up above the thread count is flagged.
 pub(super) fn parallel_table(s: &mut String, r: &[Record]) {
-    let par: Vec<&Record> = by(r, Scenario::Parallel).collect();
-    if !par.is_empty() {
-        let _ = writeln!(s, "## Parallel lookups\n");
-        let _ = writeln!(s, "| variant | threads | wall ns/lookup (50% positive) | speed-up over 1 thread |\n|---|---:|---:|---:|");
-        for x in &par {
+    let head = "| variant | threads | wall ns/lookup (50% positive) | speed-up over 1 thread |\n|---|---:|---:|---:|";
+    scenario_section(
+        s,
+        r,
+        Scenario::Parallel,
+        ("## Parallel lookups", head),
+        |x| {
             let threads = x.threads.unwrap_or(1);
             let speedup = x.parallel_speedup.unwrap_or(1.0);
             let flag = if speedup > threads as f64 {
@@ -369,15 +381,13 @@ pub(super) fn parallel_table(s: &mut String, r: &[Record]) {
             } else {
                 ""
             };
-            let _ = writeln!(
-                s,
+            format!(
                 "| {} | {threads} | {} | {speedup:.2}×{flag} |",
                 x.variant,
                 ns(x.ns_per_lookup.get(Mix::Half.key()).cloned()),
-            );
-        }
-        s.push('\n');
-    }
+            )
+        },
+    );
 }
 
 /// The articles' claims (../shared/seeds), each against the formulas and this run.

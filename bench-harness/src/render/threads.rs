@@ -80,13 +80,7 @@ pub fn render(r: &ThreadsReport) -> String {
 /// # Errors
 /// I/O errors.
 pub fn write(r: &ThreadsReport, out: &std::path::Path) -> Result<()> {
-    std::fs::create_dir_all(out)?;
-    std::fs::write(
-        out.join("threads.json"),
-        serde_json::to_string_pretty(r)? + "\n",
-    )?;
-    std::fs::write(out.join("threads.md"), render(r))?;
-    Ok(())
+    super::write_section(out, "threads", r, render)
 }
 
 impl Output for ThreadsReport {

@@ -155,13 +155,7 @@ pub fn render(r: &WindowReport) -> String {
 /// # Errors
 /// I/O errors.
 pub fn write(r: &WindowReport, out: &std::path::Path) -> Result<()> {
-    std::fs::create_dir_all(out)?;
-    std::fs::write(
-        out.join("window.json"),
-        serde_json::to_string_pretty(r)? + "\n",
-    )?;
-    std::fs::write(out.join("window.md"), render(r))?;
-    Ok(())
+    super::write_section(out, "window", r, render)
 }
 
 impl Output for WindowReport {

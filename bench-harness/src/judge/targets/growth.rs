@@ -43,6 +43,17 @@ pub fn fp_verdict(c: &Checkpoint, target: f64) -> Verdict {
     Verdict::of(Bound::AtMost(target), (c.probes > 0).then_some(interval))
 }
 
+/// A growth row's common part: measured / goal at most 1, both sides under `cond`.
+fn at_most_one(cond: Conditions) -> Ratio {
+    Ratio {
+        bound: Bound::AtMost(1.0),
+        terms: Terms::Growth,
+        numerator_conditions: cond.clone(),
+        denominator_conditions: cond,
+        ..Ratio::default()
+    }
+}
+
 /// The FP row of one checkpoint: measured rate / target, interval Wilson's.
 fn fp_row(c: &Checkpoint, target: f64, declared: u64) -> Ratio {
     let cond = conditions(c.bytes, Some(c.fpr()), Timed::Lookups);
@@ -61,11 +72,7 @@ fn fp_row(c: &Checkpoint, target: f64, declared: u64) -> Ratio {
         denominator: "the target rate".into(),
         denominator_value: target,
         denominator_samples: vec![target],
-        bound: Bound::AtMost(1.0),
-        terms: Terms::Growth,
-        numerator_conditions: cond.clone(),
-        denominator_conditions: cond,
-        ..Ratio::default()
+        ..at_most_one(cond)
     }
     .recomputed()
 }
@@ -86,11 +93,7 @@ fn bits_row(c: &Checkpoint) -> Ratio {
         denominator: "the goal: 14.38 bits per key (our scalable filter's figure)".into(),
         denominator_value: GOAL_BITS_PER_KEY,
         denominator_samples: vec![GOAL_BITS_PER_KEY],
-        bound: Bound::AtMost(1.0),
-        terms: Terms::Growth,
-        numerator_conditions: cond.clone(),
-        denominator_conditions: cond,
-        ..Ratio::default()
+        ..at_most_one(cond)
     }
     .recomputed()
 }

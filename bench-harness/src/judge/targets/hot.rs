@@ -52,10 +52,10 @@ pub fn floor_rows(rows: &[PeerRecord], report: &FloorReport) -> Result<Vec<Ratio
             return Err(anyhow!(
                 "{}: no {} or no floor at its size",
                 ours.name,
-                metric.label()
+                metric.peer_label()
             ));
         }
-        let what = format!("{} vs the floor: {}", ours.name, metric.label());
+        let what = format!("{} vs the floor: {}", ours.name, metric.peer_label());
         out.push(row(
             what,
             Role::Target,

@@ -22,26 +22,7 @@ use parallel::parallel_rows;
 
 use crate::record::conditions::{self, Api, Timed};
 pub use crate::record::conditions::{Conditions, Terms, FP_TOLERANCE};
-pub use crate::record::{Bound, Ratio, Role, Verdict};
-
-/// A figure of a [`PeerRecord`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    /// ns per negative lookup, one at a time.
-    Negative,
-    /// ns per positive lookup, one at a time.
-    Positive,
-    /// ns per negative lookup, batched.
-    NegativeBatched,
-    /// ns per positive lookup, batched.
-    PositiveBatched,
-    /// Build seconds, one insert at a time.
-    Build,
-    /// Build seconds through `insert_batch`.
-    BuildBatched,
-    /// Table bytes.
-    Bytes,
-}
+pub use crate::record::{Bound, Metric, Ratio, Role, Verdict};
 
 impl Metric {
     fn pick(self, r: &PeerRecord) -> Option<Spread> {
@@ -85,7 +66,7 @@ impl Metric {
         }
     }
 
-    fn label(self) -> &'static str {
+    fn peer_label(self) -> &'static str {
         match self {
             Metric::Negative => "ns per negative lookup",
             Metric::Positive => "ns per positive lookup",
@@ -95,13 +76,6 @@ impl Metric {
             Metric::BuildBatched => "build seconds, batched",
             Metric::Bytes => "bytes",
         }
-    }
-
-    fn batched(self) -> bool {
-        matches!(
-            self,
-            Metric::NegativeBatched | Metric::PositiveBatched | Metric::BuildBatched
-        )
     }
 }
 
@@ -124,6 +98,7 @@ pub type Target = (Variant, Metric, Against, Metric, Bound, Terms, Role);
 /// peers (bloomfilter, probabilistic-collections), the split-block filter against fastbloom (a
 /// blocked filter with 512-bit blocks) and xorf's binary fuse filter, the cuckoo filter against
 /// cuckoofilter. The classic filter against fastbloom stays as information, not as a target.
+#[rustfmt::skip]
 pub const TARGETS: &[Target] = {
     use Bound::AtMost as M;
     use Metric::*;
@@ -144,24 +119,8 @@ pub const TARGETS: &[Target] = {
     &[
         (Classic, Negative, CLASSIC, Negative, M(1.0), ALIKE, T),
         (Classic, Positive, CLASSIC, Positive, M(1.0), ALIKE, T),
-        (
-            Classic,
-            NegativeBatched,
-            CLASSIC,
-            Negative,
-            M(0.7),
-            ALIKE,
-            T,
-        ),
-        (
-            Classic,
-            PositiveBatched,
-            CLASSIC,
-            Positive,
-            M(0.7),
-            ALIKE,
-            T,
-        ),
+        (Classic, NegativeBatched, CLASSIC, Negative, M(0.7), ALIKE, T),
+        (Classic, PositiveBatched, CLASSIC, Positive, M(0.7), ALIKE, T),
         (Classic, BuildBatched, CLASSIC, Build, M(0.5), ALIKE, T),
         (Classic, Negative, FB, Negative, M(1.0), ALIKE, INFO),
         (Classic, Positive, FB, Positive, M(1.0), ALIKE, INFO),
@@ -184,48 +143,16 @@ pub const TARGETS: &[Target] = {
         (Cuckoo, Bytes, CF, Bytes, M(0.8), ALIKE, T),
         (Cuckoo, Negative, BLOCKED, Negative, M(1.2), NO_WORSE, T),
         (Cuckoo, Positive, BLOCKED, Positive, M(1.2), NO_WORSE, T),
-        (
-            Cuckoo,
-            NegativeBatched,
-            BLOCKED,
-            NegativeBatched,
-            M(1.3),
-            NO_WORSE,
-            T,
-        ),
-        (
-            Cuckoo,
-            PositiveBatched,
-            BLOCKED,
-            PositiveBatched,
-            M(1.3),
-            NO_WORSE,
-            T,
-        ),
+        (Cuckoo, NegativeBatched, BLOCKED, NegativeBatched, M(1.3), NO_WORSE, T),
+        (Cuckoo, PositiveBatched, BLOCKED, PositiveBatched, M(1.3), NO_WORSE, T),
         (Scalable, Negative, GB, Negative, M(0.7), ALIKE, T),
         (Scalable, Positive, GB, Positive, M(0.7), ALIKE, T),
         // Issue 19: our binary fuse filter at xorf's bits per key and lookup time, same run.
         (BinaryFuse8, Negative, FUSE, Negative, M(1.0), ALIKE, T),
         (BinaryFuse8, Positive, FUSE, Positive, M(1.0), ALIKE, T),
         (BinaryFuse8, Bytes, FUSE, Bytes, M(1.0), ALIKE, T),
-        (
-            BinaryFuse16,
-            Negative,
-            FUSE16,
-            Negative,
-            M(1.0),
-            ALIKE,
-            INFO,
-        ),
-        (
-            BinaryFuse16,
-            Positive,
-            FUSE16,
-            Positive,
-            M(1.0),
-            ALIKE,
-            INFO,
-        ),
+        (BinaryFuse16, Negative, FUSE16, Negative, M(1.0), ALIKE, INFO),
+        (BinaryFuse16, Positive, FUSE16, Positive, M(1.0), ALIKE, INFO),
         (BinaryFuse16, Bytes, FUSE16, Bytes, M(1.0), ALIKE, INFO),
         // The quotient filter against qfilter (RSQF): lookups, build and memory; the twin at
         // qfilter's achieved rate repeats the lookups and memory at equal FP.
@@ -303,7 +230,7 @@ fn row(what: String, role: Role, (a, b): (Side, Side), bound: Bound, terms: Term
 /// `r`'s `m` figure as a side.
 fn side(r: &PeerRecord, m: Metric) -> Side {
     Side {
-        name: format!("{}: {}", r.name, m.label()),
+        name: format!("{}: {}", r.name, m.peer_label()),
         figure: m.pick(r),
         conditions: m.conditions(r),
     }
@@ -347,10 +274,10 @@ pub fn ratios(
                 "{} or {} has no {} figure",
                 a.name,
                 b.name,
-                mo.label()
+                mo.peer_label()
             ));
         }
-        let what = format!("{} vs {}: {}", a.name, b.name, mo.label());
+        let what = format!("{} vs {}: {}", a.name, b.name, mo.peer_label());
         out.push(row(what, role, (side(a, mo), side(b, mt)), bound, terms));
         if mo == Metric::Bytes {
             // Bytes at unequal FP rates compare unlike jobs; bits per key over log2(1/achieved
@@ -404,10 +331,15 @@ fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
                 continue;
             }
             let b = fastest(rows, theirs, mt)?;
-            let what = format!("{} vs {}: {}, at equal FP", twin.name, b.name, mo.label());
+            let what = format!(
+                "{} vs {}: {}, at equal FP",
+                twin.name,
+                b.name,
+                mo.peer_label()
+            );
             if mo.pick(twin).is_none() || mt.pick(b).is_none() {
                 let names = (side(twin, mo).name, side(b, mt).name);
-                let why = format!("not measured: no {} figure", mo.label());
+                let why = format!("not measured: no {} figure", mo.peer_label());
                 out.push(not_measured(what, names, bound, why));
                 continue;
             }
@@ -439,11 +371,11 @@ fn python_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
         });
         let what = format!(
             "speed-up of classic over the articles' Python: {}",
-            m.label()
+            m.peer_label()
         );
         let names = (
             format!("articles' Python: {}", py_metric.label()),
-            format!("classic: {}", m.label()),
+            format!("classic: {}", m.peer_label()),
         );
         match py {
             Some(py) if py_metric.pick(py).is_some() && m.pick(c).is_some() => out.push(row(
@@ -463,7 +395,7 @@ fn python_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
                 what,
                 names,
                 bound,
-                format!("not measured: no {} figure", m.label()),
+                format!("not measured: no {} figure", m.peer_label()),
             )),
         }
     }

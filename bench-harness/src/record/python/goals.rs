@@ -10,7 +10,7 @@ use super::{
 use crate::measure::median;
 use crate::record::conditions::{Api, Conditions, Terms, Timed};
 use crate::record::verdict::ratio_interval;
-use crate::record::{Bound, Verdict};
+use crate::record::{Bound, Metric, Verdict};
 use crate::record::{Ratio, Role};
 use anyhow::Result;
 
@@ -21,34 +21,19 @@ pub const GOAL_KEYS: u64 = 10_000_000;
 /// The file for the load goal: 1.2 GB.
 pub const GOAL_FILE_BYTES: u64 = 1_200_000_000;
 
-/// A figure of a [`ContenderRow`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Figure {
-    /// `in`, non-members, ns.
-    Negative,
-    /// `in`, members, ns.
-    Positive,
-    /// `contains_many`, non-members, ns per key.
-    NegativeBatched,
-    /// `contains_many`, members, ns per key.
-    PositiveBatched,
-    /// Build by `add`, seconds.
-    Build,
-    /// Build by `add_many` (rbloom: `update`), seconds.
-    BuildBatched,
-}
-
-impl Figure {
+/// The figures of a [`ContenderRow`] (it has no bytes).
+impl Metric {
     /// Its rounds in `r` (`None`: the library has no such call).
     #[must_use]
     pub fn of(self, r: &ContenderRow) -> Option<&[f64]> {
         match self {
-            Figure::Negative => Some(&r.ns_negative),
-            Figure::Positive => Some(&r.ns_positive),
-            Figure::NegativeBatched => r.ns_negative_batched.as_deref(),
-            Figure::PositiveBatched => r.ns_positive_batched.as_deref(),
-            Figure::Build => Some(&r.build_seconds),
-            Figure::BuildBatched => r.build_seconds_batched.as_deref(),
+            Metric::Negative => Some(&r.ns_negative),
+            Metric::Positive => Some(&r.ns_positive),
+            Metric::NegativeBatched => r.ns_negative_batched.as_deref(),
+            Metric::PositiveBatched => r.ns_positive_batched.as_deref(),
+            Metric::Build => Some(&r.build_seconds),
+            Metric::BuildBatched => r.build_seconds_batched.as_deref(),
+            Metric::Bytes => None,
         }
     }
 
@@ -56,51 +41,45 @@ impl Figure {
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
-            Figure::Negative => "ns per negative `in`",
-            Figure::Positive => "ns per positive `in`",
-            Figure::NegativeBatched => "ns per negative key, contains_many",
-            Figure::PositiveBatched => "ns per positive key, contains_many",
-            Figure::Build => "build seconds, add",
-            Figure::BuildBatched => "build seconds, add_many",
+            Metric::Negative => "ns per negative `in`",
+            Metric::Positive => "ns per positive `in`",
+            Metric::NegativeBatched => "ns per negative key, contains_many",
+            Metric::PositiveBatched => "ns per positive key, contains_many",
+            Metric::Build => "build seconds, add",
+            Metric::BuildBatched => "build seconds, add_many",
+            Metric::Bytes => "bytes",
         }
-    }
-
-    fn batched(self) -> bool {
-        matches!(
-            self,
-            Figure::NegativeBatched | Figure::PositiveBatched | Figure::BuildBatched
-        )
     }
 }
 
 /// The ratio goals against rbloom one key at a time: (goal, our figure, rbloom's, bound).
-pub const RATIO_GOALS: [(GoalId, Figure, Figure, f64); 6] = [
+pub const RATIO_GOALS: [(GoalId, Metric, Metric, f64); 6] = [
     (
         GoalId::OneAtATimeNegative,
-        Figure::Negative,
-        Figure::Negative,
+        Metric::Negative,
+        Metric::Negative,
         1.0,
     ),
     (
         GoalId::OneAtATimePositive,
-        Figure::Positive,
-        Figure::Positive,
+        Metric::Positive,
+        Metric::Positive,
         1.0,
     ),
-    (GoalId::OneAtATimeAdd, Figure::Build, Figure::Build, 1.0),
+    (GoalId::OneAtATimeAdd, Metric::Build, Metric::Build, 1.0),
     (
         GoalId::BatchNegative,
-        Figure::NegativeBatched,
-        Figure::Negative,
+        Metric::NegativeBatched,
+        Metric::Negative,
         0.3,
     ),
     (
         GoalId::BatchPositive,
-        Figure::PositiveBatched,
-        Figure::Positive,
+        Metric::PositiveBatched,
+        Metric::Positive,
         0.3,
     ),
-    (GoalId::BatchAdd, Figure::BuildBatched, Figure::Build, 0.3),
+    (GoalId::BatchAdd, Metric::BuildBatched, Metric::Build, 0.3),
 ];
 
 fn med(xs: &[f64]) -> f64 {
@@ -186,7 +165,7 @@ pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
         };
         out.push(judged(g, Bound::AtMost(most)));
     }
-    let build = Figure::BuildBatched.of(ours).unwrap_or_default();
+    let build = Metric::BuildBatched.of(ours).unwrap_or_default();
     let mut g = goal(
         GoalId::BatchBuildSeconds,
         format!("ClassicBloom: {} keys built by add_many, seconds", ours.n),
@@ -201,8 +180,8 @@ pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
     }
     out.push(judged(g, Bound::AtMost(0.6)));
     for (id, figure) in [
-        (GoalId::ContainsManyNegativeNs, Figure::NegativeBatched),
-        (GoalId::ContainsManyPositiveNs, Figure::PositiveBatched),
+        (GoalId::ContainsManyNegativeNs, Metric::NegativeBatched),
+        (GoalId::ContainsManyPositiveNs, Metric::PositiveBatched),
     ] {
         let xs = figure.of(ours).unwrap_or_default();
         let g = goal(
@@ -278,7 +257,7 @@ pub fn recomputed(m: &Measured) -> Result<Vec<super::Goal>> {
 pub fn target_ratios(timing: &Timing) -> Result<Vec<Ratio>> {
     let ours = timing.row(ContenderId::FilterlabClassic)?;
     let rbloom = timing.row(ContenderId::Rbloom)?;
-    let conditions = |r: &ContenderRow, f: Figure, hash: &str| Conditions {
+    let conditions = |r: &ContenderRow, f: Metric, hash: &str| Conditions {
         api: if f.batched() {
             Api::Batched
         } else {
@@ -289,7 +268,7 @@ pub fn target_ratios(timing: &Timing) -> Result<Vec<Ratio>> {
         threads: 1,
         huge_pages: None,
         bytes: Some(r.bytes),
-        timed: if matches!(f, Figure::Build | Figure::BuildBatched) {
+        timed: if matches!(f, Metric::Build | Metric::BuildBatched) {
             Timed::AllocationAndInserts
         } else {
             Timed::Lookups

@@ -94,22 +94,7 @@ impl Contender {
     }
 }
 
-impl From<Contender> for String {
-    fn from(c: Contender) -> String {
-        c.name().into()
-    }
-}
-
-impl TryFrom<String> for Contender {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<Self, String> {
-        Contender::all()
-            .into_iter()
-            .find(|c| c.name() == name)
-            .ok_or_else(|| format!("no growth contender is called {name:?}"))
-    }
-}
+crate::record::stored::stored_by_name!(Contender, name, Contender::all(), "growth contender");
 
 /// One contender at one checkpoint of its growth.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -118,3 +118,18 @@ fn deletes_and_merges_lose_no_key_where_supported_and_say_why_not_elsewhere() {
         .measured()
         .is_none());
 }
+
+#[test]
+fn a_contender_is_stored_by_name_and_an_unknown_name_is_refused() {
+    for c in Contender::all() {
+        let json = serde_json::to_string(&c).unwrap();
+        assert_eq!(json, format!("{:?}", c.name()));
+        assert_eq!(serde_json::from_str::<Contender>(&json).unwrap(), c);
+    }
+    let err = serde_json::from_str::<Contender>("\"cuckoo-ish\"").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("no growth contender is called \"cuckoo-ish\""),
+        "{err}"
+    );
+}

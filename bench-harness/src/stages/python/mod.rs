@@ -18,7 +18,7 @@
 mod tests;
 
 use crate::dataset::KeySet;
-use crate::plan::{Plan, Run, Stage};
+use crate::plan::{Run, Stage};
 use crate::record::python::{
     self as model, LoadCheck, LoadOut, MemoryOut, Peak, RbloomBench, Timing,
 };
@@ -241,10 +241,6 @@ pub struct Python;
 impl Stage for Python {
     fn name(&self) -> &'static str {
         "Python: the package beside rbloom, pybloom_live, bloom-filter2 and the articles' class"
-    }
-
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
     }
 
     fn run(&self, run: &mut Run<'_>) -> Result<()> {

@@ -4,7 +4,7 @@
 //! rounds.
 
 use crate::measure::Spread;
-use crate::plan::{Plan, Run, Stage};
+use crate::plan::{Run, Stage};
 use crate::record::Machine;
 use crate::record::{Bound, Verdict};
 use anyhow::{ensure, Result};
@@ -384,10 +384,6 @@ pub struct Threads;
 impl Stage for Threads {
     fn name(&self) -> &'static str {
         "threads"
-    }
-
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
     }
 
     fn run(&self, run: &mut Run<'_>) -> Result<()> {

@@ -172,6 +172,31 @@ impl Windowed for Ours {
     }
 }
 
+/// A design filled one part at a time (a buffer, a level): the current part takes
+/// [`Parts::room`] more items, then the design rotates to a fresh one.
+trait Parts {
+    /// Items the current part still takes.
+    fn room(&self) -> u64;
+    /// Starts a fresh part.
+    fn rotate(&mut self) -> Result<()>;
+    /// Inserts `run` (no more than [`Parts::room`] items) into the current part.
+    fn fill(&mut self, run: &[&[u8]]) -> Result<()>;
+}
+
+/// Inserts `keys` part by part, rotating whenever the current part is full.
+fn insert_in_parts(d: &mut impl Parts, keys: &[&[u8]]) -> Result<()> {
+    let mut rest = keys;
+    while !rest.is_empty() {
+        if d.room() == 0 {
+            d.rotate()?;
+        }
+        let run = rest.len().min(d.room() as usize);
+        d.fill(&rest[..run])?;
+        rest = &rest[run..];
+    }
+    Ok(())
+}
+
 /// Two classic filters of `window` items each at the share `1 - sqrt(1 - p)`: inserts go to the
 /// current one; when it holds `window` items, the older is dropped and an empty one takes its
 /// place. An item lives one to two windows.
@@ -195,7 +220,12 @@ impl TwoBuffer {
             share,
         })
     }
+}
 
+impl Parts for TwoBuffer {
+    fn room(&self) -> u64 {
+        self.window - self.in_current
+    }
     fn rotate(&mut self) -> Result<()> {
         let fresh = ClassicBloom::builder()
             .capacity(self.window)
@@ -205,21 +235,16 @@ impl TwoBuffer {
         self.in_current = 0;
         Ok(())
     }
+    fn fill(&mut self, run: &[&[u8]]) -> Result<()> {
+        self.current.insert_batch(run)?;
+        self.in_current += run.len() as u64;
+        Ok(())
+    }
 }
 
 impl Windowed for TwoBuffer {
     fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
-        let mut rest = keys;
-        while !rest.is_empty() {
-            if self.in_current == self.window {
-                self.rotate()?;
-            }
-            let run = rest.len().min((self.window - self.in_current) as usize);
-            self.current.insert_batch(&rest[..run])?;
-            self.in_current += run as u64;
-            rest = &rest[run..];
-        }
-        Ok(())
+        insert_in_parts(self, keys)
     }
     fn contains(&self, key: &[u8]) -> bool {
         self.current.contains(key) || self.older.contains(key)
@@ -282,7 +307,12 @@ impl Expiring {
             bytes: levels as u64 * m.div_ceil(64) * 8,
         })
     }
+}
 
+impl Parts for Expiring {
+    fn room(&self) -> u64 {
+        self.per_level - self.in_level
+    }
     /// Its `rotate_levels` is `async`; without persistence it never waits, so one poll ends it.
     fn rotate(&mut self) -> Result<()> {
         let fut = std::pin::pin!(self.filter.rotate_levels());
@@ -293,23 +323,18 @@ impl Expiring {
         self.in_level = 0;
         Ok(())
     }
+    fn fill(&mut self, run: &[&[u8]]) -> Result<()> {
+        self.filter
+            .insert_bulk(run)
+            .map_err(|e| anyhow!("probabilistic-rs insert: {e}"))?;
+        self.in_level += run.len() as u64;
+        Ok(())
+    }
 }
 
 impl Windowed for Expiring {
     fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
-        let mut rest = keys;
-        while !rest.is_empty() {
-            if self.in_level == self.per_level {
-                self.rotate()?;
-            }
-            let run = rest.len().min((self.per_level - self.in_level) as usize);
-            self.filter
-                .insert_bulk(&rest[..run])
-                .map_err(|e| anyhow!("probabilistic-rs insert: {e}"))?;
-            self.in_level += run as u64;
-            rest = &rest[run..];
-        }
-        Ok(())
+        insert_in_parts(self, keys)
     }
     /// A lock error (a poisoned lock: impossible on one thread) reads as absent, which the
     /// no-false-negative check reports.

@@ -93,22 +93,7 @@ impl Design {
     }
 }
 
-impl From<Design> for String {
-    fn from(d: Design) -> String {
-        d.key().into()
-    }
-}
-
-impl TryFrom<String> for Design {
-    type Error = String;
-
-    fn try_from(key: String) -> Result<Self, String> {
-        Design::all()
-            .into_iter()
-            .find(|d| d.key() == key)
-            .ok_or_else(|| format!("no window design is called {key:?}"))
-    }
-}
+crate::record::stored::stored_by_name!(Design, key, Design::all(), "window design");
 
 /// Sizes of the stage.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -95,3 +95,18 @@ fn bits_per_in_window_item_are_the_plans() {
         bits(Design::Ours(filterlab::Variant::Apbf))
     );
 }
+
+#[test]
+fn a_design_is_stored_by_key_and_an_unknown_key_is_refused() {
+    for d in Design::all() {
+        let json = serde_json::to_string(&d).unwrap();
+        assert_eq!(json, format!("{:?}", d.key()));
+        assert_eq!(serde_json::from_str::<Design>(&json).unwrap(), d);
+    }
+    let err = serde_json::from_str::<Design>("\"three_buffer\"").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("no window design is called \"three_buffer\""),
+        "{err}"
+    );
+}
