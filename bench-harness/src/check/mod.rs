@@ -343,7 +343,7 @@ fn batched_insert_problem(r: &Record, id: &str, rounds: usize) -> Option<String>
     let what = format!("{id}: ns_per_insert_batched");
     let Some(variant) = crate::filters::Contender::from_name(&r.variant) else {
         return Some(format!(
-            "{id}: no variant of the registry is called {:?}",
+            "{id}: no contender of the matrix is called {:?}",
             r.variant
         ));
     };

@@ -80,7 +80,10 @@ impl Contender {
                     "one table: past its capacity it refuses inserts or its rate climbs"
                 };
                 let deletes = if c.deletes { "deletes" } else { "no deletes" };
-                format!("ours, {}; {grows}; {deletes}", v.summary())
+                format!(
+                    "ours, {}; {grows}; {deletes}",
+                    v.summary().trim_end_matches('.')
+                )
             }
             Contender::Qfilter => {
                 "new_resizeable(declared, n, p): doubles its table, giving up one \
