@@ -181,7 +181,7 @@ fn value_text(v: filterlab::any::Value) -> String {
 }
 
 /// What the harness records about a filter beyond the [`filterlab::Filter`] trait and its
-/// realised [`Detail`](filterlab::any::Detail) ([`AnyFilter::detail`]), from the registry.
+/// realised [`Detail`] ([`AnyFilter::detail`]), from the registry.
 pub trait Shaped {
     /// A short description of the realised parameters (`m=… k=…`, `fingerprint_bits=… …`).
     fn params(&self) -> String;
