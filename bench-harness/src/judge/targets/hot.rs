@@ -85,10 +85,10 @@ pub fn near_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
                     "{} or {} has no {} figure",
                     near.name,
                     b.name,
-                    mo.label()
+                    mo.peer_label()
                 ));
             }
-            let what = format!("{} vs {}: {}", near.name, b.name, mo.label());
+            let what = format!("{} vs {}: {}", near.name, b.name, mo.peer_label());
             Ok(row(what, role, (side(near, mo), side(b, mt)), bound, terms))
         })
         .collect()
