@@ -433,8 +433,24 @@ impl Filter for ExpandableCuckoo {
         Ok(())
     }
 
+    /// Every level's place is computed first, the large stages' buckets are prefetched, newest
+    /// (largest) first, so that their misses overlap, and then the stages are probed newest
+    /// first (most keys live in the newest, largest stages, so a member is found early).
     fn contains_hash(&self, hash: Hash128) -> bool {
-        self.stage_places(hash).any(|(s, p)| s.has(p))
+        let mut places = [Place::default(); math::MAX_STAGES as usize];
+        let levels = self.stages.last().map_or(0, |s| s.index as usize + 1);
+        for (slot, p) in places.iter_mut().zip(self.layout.places(hash)).take(levels) {
+            *slot = p;
+        }
+        for s in self.stages.iter().rev() {
+            if s.table.len() >= PREFETCH_STAGE_BYTES {
+                s.prefetch(places[s.index as usize]);
+            }
+        }
+        self.stages
+            .iter()
+            .rev()
+            .any(|s| s.has(places[s.index as usize]))
     }
 
     filter_core::prefetched_batches!();

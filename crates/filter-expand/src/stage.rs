@@ -112,7 +112,7 @@ impl Layout {
 }
 
 /// A key's two buckets and fingerprint in one stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Place {
     pub c: u64,
     pub alt: u64,
@@ -190,7 +190,28 @@ impl Stage {
     /// Whether an entry with the key's identity (fingerprint and bucket pair) is stored here.
     #[inline]
     pub fn has(&self, p: Place) -> bool {
-        self.find(p.c, p.fp).is_some() || self.find(p.alt, p.fp).is_some()
+        self.bucket_has(p.c, p.fp) || self.bucket_has(p.alt, p.fp)
+    }
+
+    /// Whether `bucket` holds `fp`. Up to 16 bits the bucket's 4 slots fit one unaligned 8-byte
+    /// window (they start at bit `4f·b`, a multiple of 8 for even `f` and of 4 for odd `f`, so
+    /// `bit % 8 + 4f <= 64`), compared at once: XOR with `fp` in every lane, then the exact
+    /// test for a zero lane, `(x - L) & !x & H != 0` (the lowest zero lane borrows into its
+    /// top bit; a lane that is not zero never borrows). Wider slots are read one by one.
+    #[inline]
+    fn bucket_has(&self, bucket: u64, fp: u64) -> bool {
+        let f = self.fp_bits;
+        if f > 16 {
+            return self.find(bucket, fp).is_some();
+        }
+        let bit = bucket * u64::from(SLOTS) * u64::from(f);
+        let at = (bit / 8) as usize;
+        let word = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("padded"));
+        let lanes = (word >> (bit % 8)) & (u64::MAX >> (64 - SLOTS * f));
+        let low = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
+        let high = low << (f - 1);
+        let x = lanes ^ fp.wrapping_mul(low);
+        x.wrapping_sub(low) & !x & high != 0
     }
 
     /// Starts loading the first byte of both of the key's buckets.
@@ -339,6 +360,64 @@ mod tests {
             !nested(bad, places[2])
         });
         assert!(broken);
+    }
+
+    /// The word-at-once bucket test answers exactly as reading the slots one by one, for every
+    /// width (the window up to 16 bits, the slot loop beyond), on buckets with empty slots,
+    /// repeated values and the value under test in each position.
+    #[test]
+    fn bucket_test_agrees_with_the_slot_loop() {
+        let mut rng = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move || {
+            rng = mix(rng);
+            rng
+        };
+        for f in 1..=20u32 {
+            let l = Layout {
+                b0: 37,
+                d: 1,
+                f0: f,
+                period: 64,
+            };
+            let mut stage = Stage::new(&l, 0, MemoryCap::NONE, 0).unwrap();
+            let values = 1u64 << f;
+            for b in 0..stage.buckets {
+                for j in 0..SLOTS {
+                    let v = if next() % 4 == 0 { 0 } else { next() % values };
+                    stage.set_slot(b, j, v);
+                }
+            }
+            let (mut hits, mut misses) = (0, 0);
+            for b in 0..stage.buckets {
+                let stored: Vec<u64> = (0..SLOTS).map(|j| stage.slot(b, j)).collect();
+                let others = (0..8).map(|_| next() % values);
+                for fp in stored.into_iter().chain(others).filter(|&v| v != 0) {
+                    let expected = stage.find(b, fp).is_some();
+                    assert_eq!(stage.bucket_has(b, fp), expected, "f={f} b={b} fp={fp}");
+                    if expected {
+                        hits += 1;
+                    } else {
+                        misses += 1;
+                    }
+                }
+            }
+            assert!(
+                hits > 0 && (f < 4 || misses > 0),
+                "f={f}: {hits} / {misses}"
+            );
+        }
+    }
+
+    /// A fixture for the check above: a zero-lane test without the `!x` term (it then also
+    /// fires on lanes whose top bit is set) disagrees with the slot loop.
+    #[test]
+    fn a_sloppy_lane_test_is_caught() {
+        let (f, lanes) = (8u32, 0x80_u64);
+        let low = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
+        let x = lanes ^ 3u64.wrapping_mul(low);
+        let sloppy = x.wrapping_sub(low) & (low << (f - 1)) != 0;
+        let exact = x.wrapping_sub(low) & !x & (low << (f - 1)) != 0;
+        assert!(sloppy && !exact);
     }
 
     /// A full stage refuses an insert after a walk of evictions and is left bit-for-bit as it
