@@ -439,9 +439,7 @@ impl Filter for ExpandableCuckoo {
     fn contains_hash(&self, hash: Hash128) -> bool {
         let mut places = [Place::default(); math::MAX_STAGES as usize];
         let levels = self.stages.last().map_or(0, |s| s.index as usize + 1);
-        for (slot, p) in places.iter_mut().zip(self.layout.places(hash)).take(levels) {
-            *slot = p;
-        }
+        self.layout.fill_places(hash, &mut places[..levels]);
         for s in self.stages.iter().rev() {
             if s.table.len() >= PREFETCH_STAGE_BYTES {
                 s.prefetch(places[s.index as usize]);

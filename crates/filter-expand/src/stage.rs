@@ -111,6 +111,64 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// The places of [`Layout::places`] at levels `0..out.len()`, written in one loop for the
+    /// lookup path: the bucket `floor(u·B0·2^(d·i))` is the 128-bit product `u·B0`, computed
+    /// once, shifted right by `64 - d·i` (exact: `B0·2^(d·i) <= 2^58`). `out` holds at most the
+    /// levels that exist.
+    #[inline]
+    pub fn fill_places(&self, hash: Hash128, out: &mut [Place]) {
+        let h0 = self.h0(Self::key_fp(hash.hi, self.f0));
+        let product = u128::from(hash.lo) * u128::from(self.b0);
+        let period = self.period.max(1);
+        let (mut s, mut f, mut until_wider) = (0u64, self.f0.min(math::MAX_FP_BITS), period);
+        for (i, slot) in (0u32..).zip(out.iter_mut()) {
+            // `f = fp_bits(i)`, kept by counting instead of dividing.
+            if until_wider == 0 {
+                (f, until_wider) = ((f + 1).min(math::MAX_FP_BITS), period);
+            }
+            until_wider -= 1;
+            let fp = Self::key_fp(hash.hi, f);
+            if i > 0 {
+                s = (s << self.d) | self.digit(fp, i);
+            }
+            let c = (product >> (64 - self.d * i)) as u64;
+            *slot = Place {
+                c,
+                alt: self.alt(i, c, h0, s),
+                fp,
+            };
+        }
+    }
+}
+
+/// The 4 slots of a bucket as lanes of one 64-bit word. Up to 16 bits they fit one unaligned
+/// 8-byte window: they start at bit `4f·b`, a multiple of 8 for even `f` and of 4 for odd `f`,
+/// so `bit % 8 + 4f <= 64`.
+#[derive(Clone, Copy)]
+struct Lanes {
+    /// The lowest bit of every lane.
+    low: u64,
+    /// The top bit of every lane.
+    high: u64,
+    /// The `4f` bits of the lanes.
+    mask: u64,
+}
+
+impl Lanes {
+    #[inline]
+    fn of(f: u32) -> Option<Lanes> {
+        (1..=16).contains(&f).then(|| {
+            let low = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
+            Lanes {
+                low,
+                high: low << (f - 1),
+                mask: u64::MAX >> (64 - SLOTS * f),
+            }
+        })
+    }
+}
+
 /// A key's two buckets and fingerprint in one stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Place {
@@ -190,28 +248,34 @@ impl Stage {
     /// Whether an entry with the key's identity (fingerprint and bucket pair) is stored here.
     #[inline]
     pub fn has(&self, p: Place) -> bool {
-        self.bucket_has(p.c, p.fp) || self.bucket_has(p.alt, p.fp)
+        match Lanes::of(self.fp_bits) {
+            Some(l) => {
+                let pattern = p.fp.wrapping_mul(l.low);
+                self.window_has(p.c, pattern, l) || self.window_has(p.alt, pattern, l)
+            }
+            None => self.find(p.c, p.fp).is_some() || self.find(p.alt, p.fp).is_some(),
+        }
     }
 
-    /// Whether `bucket` holds `fp`. Up to 16 bits the bucket's 4 slots fit one unaligned 8-byte
-    /// window (they start at bit `4f·b`, a multiple of 8 for even `f` and of 4 for odd `f`, so
-    /// `bit % 8 + 4f <= 64`), compared at once: XOR with `fp` in every lane, then the exact
-    /// test for a zero lane, `(x - L) & !x & H != 0` (the lowest zero lane borrows into its
-    /// top bit; a lane that is not zero never borrows). Wider slots are read one by one.
-    #[inline]
+    /// Whether `bucket` holds `fp` (what [`Stage::has`] asks of each bucket).
+    #[cfg(test)]
     fn bucket_has(&self, bucket: u64, fp: u64) -> bool {
-        let f = self.fp_bits;
-        if f > 16 {
-            return self.find(bucket, fp).is_some();
+        match Lanes::of(self.fp_bits) {
+            Some(l) => self.window_has(bucket, fp.wrapping_mul(l.low), l),
+            None => self.find(bucket, fp).is_some(),
         }
-        let bit = bucket * u64::from(SLOTS) * u64::from(f);
+    }
+
+    /// Whether a lane of `bucket`'s window equals the lane of `pattern` (`fp` in every lane):
+    /// XOR, then the exact test for a zero lane, `(x - L) & !x & H != 0` (the lowest zero lane
+    /// borrows into its top bit; a lane that is not zero never borrows).
+    #[inline]
+    fn window_has(&self, bucket: u64, pattern: u64, l: Lanes) -> bool {
+        let bit = bucket * u64::from(SLOTS) * u64::from(self.fp_bits);
         let at = (bit / 8) as usize;
         let word = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("padded"));
-        let lanes = (word >> (bit % 8)) & (u64::MAX >> (64 - SLOTS * f));
-        let low = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
-        let high = low << (f - 1);
-        let x = lanes ^ fp.wrapping_mul(low);
-        x.wrapping_sub(low) & !x & high != 0
+        let x = ((word >> (bit % 8)) & l.mask) ^ pattern;
+        x.wrapping_sub(l.low) & !x & l.high != 0
     }
 
     /// Starts loading the first byte of both of the key's buckets.
@@ -327,6 +391,9 @@ mod tests {
             let stages = 9.min(math::possible_stages(b0, d));
             for k in 0..2000 {
                 let places: Vec<Place> = l.places(hash(k)).take(stages as usize).collect();
+                let mut filled = vec![Place::default(); places.len()];
+                l.fill_places(hash(k), &mut filled);
+                assert_eq!(filled, places, "the lookup path's places");
                 for (i, p) in places.iter().enumerate() {
                     let i = i as u32;
                     assert_eq!(l.alt_of_stored(i, p.c, p.fp), p.alt, "stored alt");
@@ -343,6 +410,32 @@ mod tests {
                         "pairs nest"
                     );
                 }
+            }
+        }
+    }
+
+    /// The lookup path's places equal [`Layout::places`] up to the last addressable level.
+    #[test]
+    fn lookup_places_match_up_to_the_address_limit() {
+        let wide = Layout {
+            f0: 50,
+            period: 1,
+            ..layout(1, 1)
+        };
+        for l in [1, 264, 5, 7, 3]
+            .into_iter()
+            .zip([1, 1, 2, 3, 4])
+            .map(|(b0, d)| layout(b0, d))
+            .chain([wide])
+        {
+            let (b0, d) = (l.b0, l.d);
+            let levels = math::possible_stages(b0, d) as usize;
+            for k in 0..300 {
+                let places: Vec<Place> = l.places(hash(k)).collect();
+                assert_eq!(places.len(), levels);
+                let mut filled = vec![Place::default(); levels];
+                l.fill_places(hash(k), &mut filled);
+                assert_eq!(filled, places, "b0={b0} d={d}");
             }
         }
     }
