@@ -111,8 +111,66 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// The places of [`Layout::places`] at levels `0..out.len()`, written in one loop for the
+    /// lookup path: the bucket `floor(u·B0·2^(d·i))` is the 128-bit product `u·B0`, computed
+    /// once, shifted right by `64 - d·i` (exact: `B0·2^(d·i) <= 2^58`). `out` holds at most the
+    /// levels that exist.
+    #[inline]
+    pub fn fill_places(&self, hash: Hash128, out: &mut [Place]) {
+        let h0 = self.h0(Self::key_fp(hash.hi, self.f0));
+        let product = u128::from(hash.lo) * u128::from(self.b0);
+        let period = self.period.max(1);
+        let (mut s, mut f, mut until_wider) = (0u64, self.f0.min(math::MAX_FP_BITS), period);
+        for (i, slot) in (0u32..).zip(out.iter_mut()) {
+            // `f = fp_bits(i)`, kept by counting instead of dividing.
+            if until_wider == 0 {
+                (f, until_wider) = ((f + 1).min(math::MAX_FP_BITS), period);
+            }
+            until_wider -= 1;
+            let fp = Self::key_fp(hash.hi, f);
+            if i > 0 {
+                s = (s << self.d) | self.digit(fp, i);
+            }
+            let c = (product >> (64 - self.d * i)) as u64;
+            *slot = Place {
+                c,
+                alt: self.alt(i, c, h0, s),
+                fp,
+            };
+        }
+    }
+}
+
+/// The 4 slots of a bucket as lanes of one 64-bit word. Up to 16 bits they fit one unaligned
+/// 8-byte window: they start at bit `4f·b`, a multiple of 8 for even `f` and of 4 for odd `f`,
+/// so `bit % 8 + 4f <= 64`.
+#[derive(Clone, Copy)]
+struct Lanes {
+    /// The lowest bit of every lane.
+    low: u64,
+    /// The top bit of every lane.
+    high: u64,
+    /// The `4f` bits of the lanes.
+    mask: u64,
+}
+
+impl Lanes {
+    #[inline]
+    fn of(f: u32) -> Option<Lanes> {
+        (1..=16).contains(&f).then(|| {
+            let low = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
+            Lanes {
+                low,
+                high: low << (f - 1),
+                mask: u64::MAX >> (64 - SLOTS * f),
+            }
+        })
+    }
+}
+
 /// A key's two buckets and fingerprint in one stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Place {
     pub c: u64,
     pub alt: u64,
@@ -190,7 +248,34 @@ impl Stage {
     /// Whether an entry with the key's identity (fingerprint and bucket pair) is stored here.
     #[inline]
     pub fn has(&self, p: Place) -> bool {
-        self.find(p.c, p.fp).is_some() || self.find(p.alt, p.fp).is_some()
+        match Lanes::of(self.fp_bits) {
+            Some(l) => {
+                let pattern = p.fp.wrapping_mul(l.low);
+                self.window_has(p.c, pattern, l) || self.window_has(p.alt, pattern, l)
+            }
+            None => self.find(p.c, p.fp).is_some() || self.find(p.alt, p.fp).is_some(),
+        }
+    }
+
+    /// Whether `bucket` holds `fp` (what [`Stage::has`] asks of each bucket).
+    #[cfg(test)]
+    fn bucket_has(&self, bucket: u64, fp: u64) -> bool {
+        match Lanes::of(self.fp_bits) {
+            Some(l) => self.window_has(bucket, fp.wrapping_mul(l.low), l),
+            None => self.find(bucket, fp).is_some(),
+        }
+    }
+
+    /// Whether a lane of `bucket`'s window equals the lane of `pattern` (`fp` in every lane):
+    /// XOR, then the exact test for a zero lane, `(x - L) & !x & H != 0` (the lowest zero lane
+    /// borrows into its top bit; a lane that is not zero never borrows).
+    #[inline]
+    fn window_has(&self, bucket: u64, pattern: u64, l: Lanes) -> bool {
+        let bit = bucket * u64::from(SLOTS) * u64::from(self.fp_bits);
+        let at = (bit / 8) as usize;
+        let word = u64::from_le_bytes(self.table[at..at + 8].try_into().expect("padded"));
+        let x = ((word >> (bit % 8)) & l.mask) ^ pattern;
+        x.wrapping_sub(l.low) & !x & l.high != 0
     }
 
     /// Starts loading the first byte of both of the key's buckets.
@@ -306,6 +391,9 @@ mod tests {
             let stages = 9.min(math::possible_stages(b0, d));
             for k in 0..2000 {
                 let places: Vec<Place> = l.places(hash(k)).take(stages as usize).collect();
+                let mut filled = vec![Place::default(); places.len()];
+                l.fill_places(hash(k), &mut filled);
+                assert_eq!(filled, places, "the lookup path's places");
                 for (i, p) in places.iter().enumerate() {
                     let i = i as u32;
                     assert_eq!(l.alt_of_stored(i, p.c, p.fp), p.alt, "stored alt");
@@ -326,6 +414,32 @@ mod tests {
         }
     }
 
+    /// The lookup path's places equal [`Layout::places`] up to the last addressable level.
+    #[test]
+    fn lookup_places_match_up_to_the_address_limit() {
+        let wide = Layout {
+            f0: 50,
+            period: 1,
+            ..layout(1, 1)
+        };
+        for l in [1, 264, 5, 7, 3]
+            .into_iter()
+            .zip([1, 1, 2, 3, 4])
+            .map(|(b0, d)| layout(b0, d))
+            .chain([wide])
+        {
+            let (b0, d) = (l.b0, l.d);
+            let levels = math::possible_stages(b0, d) as usize;
+            for k in 0..300 {
+                let places: Vec<Place> = l.places(hash(k)).collect();
+                assert_eq!(places.len(), levels);
+                let mut filled = vec![Place::default(); levels];
+                l.fill_places(hash(k), &mut filled);
+                assert_eq!(filled, places, "b0={b0} d={d}");
+            }
+        }
+    }
+
     /// A fixture for the check above: an addressing whose alternate does not nest (the digits
     /// moved into the block) is caught.
     #[test]
@@ -339,6 +453,64 @@ mod tests {
             !nested(bad, places[2])
         });
         assert!(broken);
+    }
+
+    /// The word-at-once bucket test answers exactly as reading the slots one by one, for every
+    /// width (the window up to 16 bits, the slot loop beyond), on buckets with empty slots,
+    /// repeated values and the value under test in each position.
+    #[test]
+    fn bucket_test_agrees_with_the_slot_loop() {
+        let mut rng = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move || {
+            rng = mix(rng);
+            rng
+        };
+        for f in 1..=20u32 {
+            let l = Layout {
+                b0: 37,
+                d: 1,
+                f0: f,
+                period: 64,
+            };
+            let mut stage = Stage::new(&l, 0, MemoryCap::NONE, 0).unwrap();
+            let values = 1u64 << f;
+            for b in 0..stage.buckets {
+                for j in 0..SLOTS {
+                    let v = if next() % 4 == 0 { 0 } else { next() % values };
+                    stage.set_slot(b, j, v);
+                }
+            }
+            let (mut hits, mut misses) = (0, 0);
+            for b in 0..stage.buckets {
+                let stored: Vec<u64> = (0..SLOTS).map(|j| stage.slot(b, j)).collect();
+                let others = (0..8).map(|_| next() % values);
+                for fp in stored.into_iter().chain(others).filter(|&v| v != 0) {
+                    let expected = stage.find(b, fp).is_some();
+                    assert_eq!(stage.bucket_has(b, fp), expected, "f={f} b={b} fp={fp}");
+                    if expected {
+                        hits += 1;
+                    } else {
+                        misses += 1;
+                    }
+                }
+            }
+            assert!(
+                hits > 0 && (f < 4 || misses > 0),
+                "f={f}: {hits} / {misses}"
+            );
+        }
+    }
+
+    /// A fixture for the check above: a zero-lane test without the `!x` term (it then also
+    /// fires on lanes whose top bit is set) disagrees with the slot loop.
+    #[test]
+    fn a_sloppy_lane_test_is_caught() {
+        let (f, lanes) = (8u32, 0x80_u64);
+        let low = 1 | 1 << f | 1 << (2 * f) | 1 << (3 * f);
+        let x = lanes ^ 3u64.wrapping_mul(low);
+        let sloppy = x.wrapping_sub(low) & (low << (f - 1)) != 0;
+        let exact = x.wrapping_sub(low) & !x & (low << (f - 1)) != 0;
+        assert!(sloppy && !exact);
     }
 
     /// A full stage refuses an insert after a walk of evictions and is left bit-for-bit as it

@@ -545,3 +545,33 @@ fn batches_agree_with_single_keys() {
     assert_eq!(out, want);
     assert!(out[20_000..].iter().all(|&b| b));
 }
+
+/// The space figures of the crate docs ("Space"): peaks just after each growth, troughs with
+/// every stage full, grown from 1,000 keys at 1% (growth 2, period 8).
+#[test]
+fn space_sawtooth_matches_the_docs() {
+    let bpk = |n| math::bits_per_key(1_000, 0.01, 1, 8, n).unwrap();
+    let (mut held, mut peaks, mut troughs) = (0u64, Vec::new(), Vec::new());
+    for i in 0..14 {
+        let capacity = math::stage_capacity(264 << i);
+        peaks.push((held + 1, bpk(held + 1)));
+        held += capacity;
+        troughs.push(bpk(held));
+    }
+    let round = |x: f64| (x * 10.0).round() / 10.0;
+    assert_eq!((peaks[1].0, round(peaks[1].1)), (1_004, 44.3));
+    assert_eq!((peaks[2].0, round(peaks[2].1)), (3_010, 34.4));
+    let later: Vec<f64> = peaks[3..].iter().map(|p| p.1).collect();
+    assert!(
+        later.iter().all(|&b| (29.5..31.7).contains(&b)),
+        "{later:?}"
+    );
+    assert_eq!((peaks[13].0, round(peaks[13].1)), (8_217_206, 31.5));
+    assert!(
+        troughs.iter().all(|&b| (14.735..15.775).contains(&b)),
+        "{troughs:?}"
+    );
+    assert_eq!(round(bpk(10_000_000)), 25.9);
+    // The floor: 14 stages of 13 bits bound the rate above 1%.
+    assert!(math::schedule_bound(13, 64, 14) > 0.01);
+}

@@ -1,0 +1,71 @@
+//! A fixed workload for instruction and miss counts of lookups under valgrind (never for
+//! timing). `build` grows a filter from 1,000 to `n` keys at 1% and saves it; `probe` loads the
+//! file and looks up `probes` pre-hashed keys one at a time, all members (`positive`) or none
+//! (`negative`), inside `lookup_loop`, the only function callgrind is told to count:
+//!
+//! ```text
+//! cargo build --release -p filter-expand --example expand_lookups
+//! target/release/examples/expand_lookups build 10000000 target/expand-10m.bin
+//! valgrind --tool=callgrind --cache-sim=yes --toggle-collect='*lookup_loop*' \
+//!     target/release/examples/expand_lookups probe target/expand-10m.bin negative 200000
+//! ```
+//!
+//! The counts of `lookup_loop` divided by the probes are the cost of one lookup.
+
+use filter_core::{Filter, Hash128, Persist};
+use filter_expand::ExpandableCuckoo;
+use std::hint::black_box;
+
+/// The `i`-th inserted key; non-members use indices from `u64::MAX / 2` on.
+fn key(i: u64) -> Vec<u8> {
+    format!("user{i}@mail{}.example.com", i % 97).into_bytes()
+}
+
+#[inline(never)]
+fn lookup_loop(f: &ExpandableCuckoo, hashes: &[Hash128]) -> u64 {
+    hashes
+        .iter()
+        .map(|&h| u64::from(f.contains_hash(black_box(h))))
+        .sum()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let usage =
+        "usage: expand_lookups build <keys> <file> | probe <file> positive|negative <probes>";
+    match args.get(1).map(String::as_str) {
+        Some("build") => {
+            let n: u64 = args.get(2).ok_or(usage)?.parse()?;
+            let mut f = ExpandableCuckoo::builder()
+                .capacity(1_000)
+                .fpr(0.01)
+                .build()?;
+            for i in 0..n {
+                f.insert(&key(i))?;
+            }
+            std::fs::write(args.get(3).ok_or(usage)?, f.to_bytes())?;
+            println!("{} keys, {} stages", f.len(), f.stage_shapes().len());
+        }
+        Some("probe") => {
+            let f = ExpandableCuckoo::from_bytes(&std::fs::read(args.get(2).ok_or(usage)?)?)?;
+            let offset = match args.get(3).map(String::as_str) {
+                Some("positive") => 0,
+                Some("negative") => u64::MAX / 2,
+                _ => return Err(usage.into()),
+            };
+            let probes: u64 = args.get(4).ok_or(usage)?.parse()?;
+            // Members are spread over the whole key range (old and new stages alike).
+            let step = (f.len() / probes.max(1)).max(1);
+            let hashes: Vec<Hash128> = (0..probes)
+                .map(|i| f.hasher().hash(&key(offset + i * step)))
+                .collect();
+            let found = lookup_loop(&f, &hashes);
+            println!(
+                "{found} of {probes} found, {} stages",
+                f.stage_shapes().len()
+            );
+        }
+        _ => return Err(usage.into()),
+    }
+    Ok(())
+}
