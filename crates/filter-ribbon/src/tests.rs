@@ -2,6 +2,8 @@ use super::*;
 use crate::build::{slots_for, Band, MAX_KEYS};
 use filter_core::testkit::{check_static_filter, fpr_within, hashes};
 
+mod fpr;
+
 fn build_checked(hs: &[Hash128], fpr: f64) -> Ribbon {
     let f = Ribbon::builder()
         .fpr(fpr)
