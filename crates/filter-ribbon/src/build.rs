@@ -91,32 +91,48 @@ impl Band {
 
     /// Eliminates one equation against the rows already there, comparing only the result bits
     /// in `mask` when it reduces to nothing. Rows already placed never change.
+    ///
+    /// The equation only ever meets the `W` rows from its start on: its coefficients span
+    /// `W` slots, each step clears the lowest and shifts by at least one, so the offset of
+    /// the current row from the start stays below `W` while any coefficient is left. The
+    /// coefficients are kept as two words: the low one is zero only when the shift reaches
+    /// past it (rare), and a placed row is empty exactly when its low word is (bit 0 is set).
     pub(crate) fn insert(&mut self, row: Row, mask: u16) -> Insert {
-        let Row {
-            mut start,
-            mut coeff,
-            mut result,
-        } = row;
+        let s0 = row.start as usize;
+        let coeffs = &mut self.coeff[s0..s0 + W];
+        let results = &mut self.result[s0..s0 + W];
+        let (mut lo, mut hi) = (row.coeff as u64, (row.coeff >> 64) as u64);
+        let mut result = row.result;
+        let mut off = 0;
         loop {
-            let s = start as usize;
-            let other = self.coeff[s];
-            if other == 0 {
-                self.coeff[s] = coeff;
-                self.result[s] = result;
-                return Insert::Placed(s);
+            let i = off % W;
+            let other = coeffs[i];
+            if other as u64 == 0 {
+                coeffs[i] = u128::from(hi) << 64 | u128::from(lo);
+                results[i] = result;
+                return Insert::Placed(s0 + i);
             }
-            coeff ^= other;
-            result ^= self.result[s];
-            if coeff == 0 {
-                return if result & mask == 0 {
-                    Insert::Implied
-                } else {
-                    Insert::Contradiction
-                };
+            lo ^= other as u64;
+            hi ^= (other >> 64) as u64;
+            result ^= results[i];
+            if lo == 0 {
+                if hi == 0 {
+                    return if result & mask == 0 {
+                        Insert::Implied
+                    } else {
+                        Insert::Contradiction
+                    };
+                }
+                let tz = hi.trailing_zeros();
+                (lo, hi) = (hi >> tz, 0);
+                off += 64 + tz as usize;
+            } else {
+                // Both rows had bit 0 set, so 1 <= tz < 64.
+                let tz = lo.trailing_zeros();
+                lo = lo >> tz | (hi << 1) << (63 - tz);
+                hi >>= tz;
+                off += tz as usize;
             }
-            let tz = coeff.trailing_zeros();
-            start += u64::from(tz);
-            coeff >>= tz;
         }
     }
 
