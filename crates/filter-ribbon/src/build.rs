@@ -3,7 +3,7 @@
 
 use crate::order::sort_dedup;
 use crate::{derive, key_of, row_of, Ribbon, Row, BLOCK, W};
-use filter_core::{Error, Hash128, KeyHasher, Result};
+use filter_core::{try_zeroed_table, Error, Hash128, KeyHasher, MemoryCap, Result, Table};
 
 /// Seeds tried before the construction gives up (never reached in practice: the slack grows
 /// every [`ATTEMPTS_PER_BUMP`] failures).
@@ -69,16 +69,19 @@ fn seed_for(attempt: u32) -> u64 {
 
 /// The banded system: row `i` holds a coefficient band starting at slot `i` (bit 0 set) and its
 /// right-hand side, or nothing (`coeff == 0`).
+///
+/// Both start as fresh zero pages ([`filter_core::try_zeroed_table`]), written by nothing but
+/// banding.
 pub(crate) struct Band {
-    pub(crate) coeff: Vec<u128>,
-    pub(crate) result: Vec<u16>,
+    pub(crate) coeff: Table<u128>,
+    pub(crate) result: Table<u16>,
 }
 
 impl Band {
     pub(crate) fn new(slots: usize) -> Result<Self> {
         Ok(Band {
-            coeff: filter_core::try_filled(slots, 0, "ribbon banding coefficients")?,
-            result: filter_core::try_filled(slots, 0, "ribbon banding results")?,
+            coeff: try_zeroed_table(slots, MemoryCap::NONE, "ribbon banding coefficients")?,
+            result: try_zeroed_table(slots, MemoryCap::NONE, "ribbon banding results")?,
         })
     }
 
