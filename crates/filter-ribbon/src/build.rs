@@ -190,9 +190,10 @@ fn back_substitute<const R: usize>(
                 windows.iter_mut().for_each(|w| *w <<= 1);
                 continue;
             }
-            let result = result >> shift;
+            let result = u64::from(result >> shift);
             for (j, w) in windows.iter_mut().enumerate() {
-                let bit = (parity(*w << 1 & c) ^ u64::from(result >> j)) & 1;
+                // Result bit `j` moved to bit 63, where the parity lands.
+                let bit = (parity_top(*w << 1 & c) ^ result << (63 - j)) >> 63;
                 *w = *w << 1 | u128::from(bit);
             }
         }
@@ -306,20 +307,29 @@ pub(crate) fn band_all(
     Ok(Some(late))
 }
 
-/// The parity of the bits of `x` (0 or 1).
+/// The parity of the bits of `x` in bit 63 (the lower bits are not meaningful).
 #[inline]
-pub(crate) fn parity(x: u128) -> u64 {
-    parity64(x as u64 ^ (x >> 64) as u64)
+pub(crate) fn parity_top(x: u128) -> u64 {
+    parity64_top(x as u64 ^ (x >> 64) as u64)
 }
 
-/// The parity of the bits of `y` (0 or 1) without a popcount instruction (the baseline x86-64
-/// target has none): one parity bit per nibble, which a multiply sums into the top nibble (at
-/// most 16 ones, and no carry from the lower nibbles, whose partial sums stay under 16).
+/// The parity of the bits of `y` in bit 63, the lower bits not meaningful, without a popcount
+/// instruction (the baseline x86-64 target has none): one parity bit per nibble (at bits
+/// `4k`), which a multiply by `8 · 0x1111…` sums into bit 63 and up. Bit 63 receives the sum of
+/// all 16 nibble bits, whose parity is that of `y`; its carries leave the word, and the partial
+/// sums below (at bit `4m + 3`, at most `m + 1 <= 15`) stay under bit `4m + 7`, so none reaches
+/// bit 63. One instruction less than moving the sum to bit 0 and masking it.
 #[inline]
-pub(crate) fn parity64(mut y: u64) -> u64 {
+pub(crate) fn parity64_top(mut y: u64) -> u64 {
     y ^= y >> 1;
     y ^= y >> 2;
-    ((y & 0x1111_1111_1111_1111).wrapping_mul(0x1111_1111_1111_1111) >> 60) & 1
+    (y & 0x1111_1111_1111_1111).wrapping_mul(0x8888_8888_8888_8888)
+}
+
+/// The parity of the bits of `y` (0 or 1).
+#[cfg(test)]
+pub(crate) fn parity64(y: u64) -> u64 {
+    parity64_top(y) >> 63
 }
 
 fn to_usize(slots: u64) -> Result<usize> {

@@ -266,10 +266,11 @@ impl Aligned {
     }
 
     /// The parities of the solution bits the band selects in each of the `cols` columns of
-    /// `table`, as a function of the column: the three blocks the band covers are sliced once
-    /// (the third is the second again when the band needs none; its coefficients are then 0).
+    /// `table`, in bit 63 ([`build::parity64_top`]), as a function of the column: the three
+    /// blocks the band covers are sliced once (the third is the second again when the band
+    /// needs none; its coefficients are then 0).
     #[inline]
-    fn parities<'a>(&self, table: &'a [u64], cols: usize) -> impl Fn(usize) -> u16 + 'a {
+    fn parities<'a>(&self, table: &'a [u64], cols: usize) -> impl Fn(usize) -> u64 + 'a {
         let at = self.block * cols;
         let w0 = &table[at..at + cols];
         let w1 = &table[at + cols..at + 2 * cols];
@@ -279,7 +280,7 @@ impl Aligned {
         } else {
             &table[at + 2 * cols..at + 3 * cols]
         };
-        move |j| build::parity64(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2) as u16
+        move |j| build::parity64_top(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2)
     }
 }
 
@@ -318,9 +319,11 @@ impl StaticFilter for Ribbon {
         let band = Aligned::new(&row);
         let r = self.r as usize;
         let bit = band.parities(&self.table, r);
-        (0..r).all(|j| bit(j) == (row.result >> j) & 1)
-            && (row.start >= self.boundary
-                || band.parities(&self.extra, 1)(0) == (row.result >> r) & 1)
+        // Fingerprint bit `j` against the parity in bit 63.
+        let fp = u64::from(row.result);
+        let agrees = |parity: u64, j: usize| (parity ^ fp << (63 - j)) >> 63 == 0;
+        (0..r).all(|j| agrees(bit(j), j))
+            && (row.start >= self.boundary || agrees(band.parities(&self.extra, 1)(0), r))
     }
 
     /// Pipelined: the words of the key [`filter_core::PREFETCH_AHEAD`] places on are requested

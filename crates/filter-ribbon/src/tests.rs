@@ -200,3 +200,22 @@ fn batched_lookups_answer_as_single_ones() {
         f.prefetch_hash(h);
     }
 }
+
+/// The parity in bit 63 is the parity of the ones, on words with every count of ones from 0
+/// to 64 (all 16 nibbles odd, the carries' worst case, included) and on mixed words.
+#[test]
+fn parity_in_the_top_bit_counts_the_ones() {
+    use crate::build::parity64;
+    let mut words: Vec<u64> = (0..=64)
+        .map(|k| u64::MAX.checked_shr(64 - k).unwrap_or(0))
+        .collect();
+    words.extend([
+        0x1111_1111_1111_1111,
+        0x8888_8888_8888_8888,
+        0x7777_7777_7777_7777,
+    ]);
+    words.extend(hashes(131, 10_000).iter().map(|h| h.lo));
+    for y in words {
+        assert_eq!(parity64(y), u64::from(y.count_ones() % 2), "{y:#x}");
+    }
+}
