@@ -196,6 +196,14 @@ fn batched_lookups_answer_as_single_ones() {
     let single: Vec<bool> = probes.iter().map(|&h| f.contains_hash(h)).collect();
     assert_eq!(out, single);
     assert!(out[..members.len()].iter().all(|&b| b));
+    // The pipelined path (taken for tables past the caches), on batches shorter and longer
+    // than the distance it looks ahead.
+    for len in [0, 1, filter_core::PREFETCH_AHEAD, 1_000, probes.len()] {
+        let mut ahead = vec![true; 3];
+        ahead.clear();
+        f.answer_ahead(&probes[..len], &mut ahead);
+        assert_eq!(ahead, single[..len], "{len}");
+    }
     for &h in &probes {
         f.prefetch_hash(h);
     }
