@@ -365,7 +365,9 @@ impl StaticFilter for Ribbon {
         self.contains_derived(self.derived(hash))
     }
 
-    /// Pipelined ([`Ribbon::answer_ahead`]) once the tables outgrow the caches.
+    /// Pipelined once the tables outgrow the caches: the words of the key
+    /// [`filter_core::PREFETCH_AHEAD`] places on are requested while this one is answered, and
+    /// its per-seed hash is kept for its turn rather than computed twice.
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(hashes.len());
