@@ -3,7 +3,7 @@
 
 use crate::order::sort_dedup;
 use crate::{derive, key_of, row_of, Ribbon, Row, BLOCK, W};
-use filter_core::{Error, Hash128, KeyHasher, Result};
+use filter_core::{try_zeroed_table, Error, Hash128, KeyHasher, MemoryCap, Result, Table};
 
 /// Seeds tried before the construction gives up (never reached in practice: the slack grows
 /// every [`ATTEMPTS_PER_BUMP`] failures).
@@ -69,16 +69,19 @@ fn seed_for(attempt: u32) -> u64 {
 
 /// The banded system: row `i` holds a coefficient band starting at slot `i` (bit 0 set) and its
 /// right-hand side, or nothing (`coeff == 0`).
+///
+/// Both start as fresh zero pages ([`filter_core::try_zeroed_table`]), written by nothing but
+/// banding.
 pub(crate) struct Band {
-    pub(crate) coeff: Vec<u128>,
-    pub(crate) result: Vec<u16>,
+    pub(crate) coeff: Table<u128>,
+    pub(crate) result: Table<u16>,
 }
 
 impl Band {
     pub(crate) fn new(slots: usize) -> Result<Self> {
         Ok(Band {
-            coeff: filter_core::try_filled(slots, 0, "ribbon banding coefficients")?,
-            result: filter_core::try_filled(slots, 0, "ribbon banding results")?,
+            coeff: try_zeroed_table(slots, MemoryCap::NONE, "ribbon banding coefficients")?,
+            result: try_zeroed_table(slots, MemoryCap::NONE, "ribbon banding results")?,
         })
     }
 
@@ -91,32 +94,48 @@ impl Band {
 
     /// Eliminates one equation against the rows already there, comparing only the result bits
     /// in `mask` when it reduces to nothing. Rows already placed never change.
+    ///
+    /// The equation only ever meets the `W` rows from its start on: its coefficients span
+    /// `W` slots, each step clears the lowest and shifts by at least one, so the offset of
+    /// the current row from the start stays below `W` while any coefficient is left. The
+    /// coefficients are kept as two words: the low one is zero only when the shift reaches
+    /// past it (rare), and a placed row is empty exactly when its low word is (bit 0 is set).
     pub(crate) fn insert(&mut self, row: Row, mask: u16) -> Insert {
-        let Row {
-            mut start,
-            mut coeff,
-            mut result,
-        } = row;
+        let s0 = row.start as usize;
+        let coeffs = &mut self.coeff[s0..s0 + W];
+        let results = &mut self.result[s0..s0 + W];
+        let (mut lo, mut hi) = (row.coeff as u64, (row.coeff >> 64) as u64);
+        let mut result = row.result;
+        let mut off = 0;
         loop {
-            let s = start as usize;
-            let other = self.coeff[s];
-            if other == 0 {
-                self.coeff[s] = coeff;
-                self.result[s] = result;
-                return Insert::Placed(s);
+            let i = off % W;
+            let other = coeffs[i];
+            if other as u64 == 0 {
+                coeffs[i] = u128::from(hi) << 64 | u128::from(lo);
+                results[i] = result;
+                return Insert::Placed(s0 + i);
             }
-            coeff ^= other;
-            result ^= self.result[s];
-            if coeff == 0 {
-                return if result & mask == 0 {
-                    Insert::Implied
-                } else {
-                    Insert::Contradiction
-                };
+            lo ^= other as u64;
+            hi ^= (other >> 64) as u64;
+            result ^= results[i];
+            if lo == 0 {
+                if hi == 0 {
+                    return if result & mask == 0 {
+                        Insert::Implied
+                    } else {
+                        Insert::Contradiction
+                    };
+                }
+                let tz = hi.trailing_zeros();
+                (lo, hi) = (hi >> tz, 0);
+                off += 64 + tz as usize;
+            } else {
+                // Both rows had bit 0 set, so 1 <= tz < 64.
+                let tz = lo.trailing_zeros();
+                lo = lo >> tz | (hi << 1) << (63 - tz);
+                hi >>= tz;
+                off += tz as usize;
             }
-            let tz = coeff.trailing_zeros();
-            start += u64::from(tz);
-            coeff >>= tz;
         }
     }
 
@@ -171,9 +190,10 @@ fn back_substitute<const R: usize>(
                 windows.iter_mut().for_each(|w| *w <<= 1);
                 continue;
             }
-            let result = result >> shift;
+            let result = u64::from(result >> shift);
             for (j, w) in windows.iter_mut().enumerate() {
-                let bit = (parity(*w << 1 & c) ^ u64::from(result >> j)) & 1;
+                // Result bit `j` moved to bit 63, where the parity lands.
+                let bit = (parity_top(*w << 1 & c) ^ result << (63 - j)) >> 63;
                 *w = *w << 1 | u128::from(bit);
             }
         }
@@ -287,20 +307,29 @@ pub(crate) fn band_all(
     Ok(Some(late))
 }
 
-/// The parity of the bits of `x` (0 or 1).
+/// The parity of the bits of `x` in bit 63 (the lower bits are not meaningful).
 #[inline]
-pub(crate) fn parity(x: u128) -> u64 {
-    parity64(x as u64 ^ (x >> 64) as u64)
+pub(crate) fn parity_top(x: u128) -> u64 {
+    parity64_top(x as u64 ^ (x >> 64) as u64)
 }
 
-/// The parity of the bits of `y` (0 or 1) without a popcount instruction (the baseline x86-64
-/// target has none): one parity bit per nibble, which a multiply sums into the top nibble (at
-/// most 16 ones, and no carry from the lower nibbles, whose partial sums stay under 16).
+/// The parity of the bits of `y` in bit 63, the lower bits not meaningful, without a popcount
+/// instruction (the baseline x86-64 target has none): one parity bit per nibble (at bits
+/// `4k`), which a multiply by `8 · 0x1111…` sums into bit 63 and up. Bit 63 receives the sum of
+/// all 16 nibble bits, whose parity is that of `y`; its carries leave the word, and the partial
+/// sums below (at bit `4m + 3`, at most `m + 1 <= 15`) stay under bit `4m + 7`, so none reaches
+/// bit 63. One instruction less than moving the sum to bit 0 and masking it.
 #[inline]
-pub(crate) fn parity64(mut y: u64) -> u64 {
+pub(crate) fn parity64_top(mut y: u64) -> u64 {
     y ^= y >> 1;
     y ^= y >> 2;
-    ((y & 0x1111_1111_1111_1111).wrapping_mul(0x1111_1111_1111_1111) >> 60) & 1
+    (y & 0x1111_1111_1111_1111).wrapping_mul(0x8888_8888_8888_8888)
+}
+
+/// The parity of the bits of `y` (0 or 1).
+#[cfg(test)]
+pub(crate) fn parity64(y: u64) -> u64 {
+    parity64_top(y) >> 63
 }
 
 fn to_usize(slots: u64) -> Result<usize> {

@@ -266,10 +266,11 @@ impl Aligned {
     }
 
     /// The parities of the solution bits the band selects in each of the `cols` columns of
-    /// `table`, as a function of the column: the three blocks the band covers are sliced once
-    /// (the third is the second again when the band needs none; its coefficients are then 0).
+    /// `table`, in bit 63 ([`build::parity64_top`]), as a function of the column: the three
+    /// blocks the band covers are sliced once (the third is the second again when the band
+    /// needs none; its coefficients are then 0).
     #[inline]
-    fn parities<'a>(&self, table: &'a [u64], cols: usize) -> impl Fn(usize) -> u16 + 'a {
+    fn parities<'a>(&self, table: &'a [u64], cols: usize) -> impl Fn(usize) -> u64 + 'a {
         let at = self.block * cols;
         let w0 = &table[at..at + cols];
         let w1 = &table[at + cols..at + 2 * cols];
@@ -279,21 +280,33 @@ impl Aligned {
         } else {
             &table[at + 2 * cols..at + 3 * cols]
         };
-        move |j| build::parity64(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2) as u16
+        move |j| build::parity64_top(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2)
     }
 }
 
 impl Ribbon {
+    /// The per-seed hash of a key hash, from which its equation follows ([`row_of`]).
     #[inline]
-    fn row(&self, hash: Hash128) -> Row {
-        row_of(derive(key_of(hash), self.seed), self.starts(), self.r + 1)
+    fn derived(&self, hash: Hash128) -> u64 {
+        derive(key_of(hash), self.seed)
     }
 
-    /// Starts loading the words a query of `hash` reads (at most three blocks of the table, and
-    /// of the extra column below the boundary).
-    #[inline]
+    #[cfg(test)]
+    fn row(&self, hash: Hash128) -> Row {
+        row_of(self.derived(hash), self.starts(), self.r + 1)
+    }
+
+    /// Starts loading the words a query of `hash` reads.
+    #[cfg(test)]
     fn prefetch_hash(&self, hash: Hash128) {
-        let start = reduce(derive(key_of(hash), self.seed), self.starts());
+        self.prefetch_derived(self.derived(hash));
+    }
+
+    /// Starts loading the words a query of per-seed hash `d` reads (at most three blocks of the
+    /// table, and of the extra column below the boundary).
+    #[inline]
+    fn prefetch_derived(&self, d: u64) {
+        let start = reduce(d, self.starts());
         let block = start as usize / BLOCK;
         let r = self.r as usize;
         let last = self.table.len() - 1;
@@ -303,6 +316,41 @@ impl Ribbon {
         if start < self.boundary {
             filter_core::prefetch(&self.extra[block]);
         }
+    }
+
+    /// Appends the answers for `hashes`, requesting the words of the key
+    /// [`filter_core::PREFETCH_AHEAD`] places on while this one is answered, and keeping its
+    /// per-seed hash for its turn rather than computing it twice.
+    fn answer_ahead(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        const AHEAD: usize = filter_core::PREFETCH_AHEAD;
+        let mut ahead = [0u64; AHEAD];
+        for (slot, &h) in ahead.iter_mut().zip(hashes) {
+            *slot = self.derived(h);
+            self.prefetch_derived(*slot);
+        }
+        for i in 0..hashes.len() {
+            let d = ahead[i % AHEAD];
+            if let Some(&next) = hashes.get(i + AHEAD) {
+                let later = self.derived(next);
+                self.prefetch_derived(later);
+                ahead[i % AHEAD] = later;
+            }
+            out.push(self.contains_derived(d));
+        }
+    }
+
+    /// [`StaticFilter::contains_hash`] from the per-seed hash.
+    #[inline]
+    fn contains_derived(&self, d: u64) -> bool {
+        let row = row_of(d, self.starts(), self.r + 1);
+        let band = Aligned::new(&row);
+        let r = self.r as usize;
+        let bit = band.parities(&self.table, r);
+        // Fingerprint bit `j` against the parity in bit 63.
+        let fp = u64::from(row.result);
+        let agrees = |parity: u64, j: usize| (parity ^ fp << (63 - j)) >> 63 == 0;
+        (0..r).all(|j| agrees(bit(j), j))
+            && (row.start >= self.boundary || agrees(band.parities(&self.extra, 1)(0), r))
     }
 }
 
@@ -314,25 +362,20 @@ impl StaticFilter for Ribbon {
 
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let row = self.row(hash);
-        let band = Aligned::new(&row);
-        let r = self.r as usize;
-        let bit = band.parities(&self.table, r);
-        (0..r).all(|j| bit(j) == (row.result >> j) & 1)
-            && (row.start >= self.boundary
-                || band.parities(&self.extra, 1)(0) == (row.result >> r) & 1)
+        self.contains_derived(self.derived(hash))
     }
 
-    /// Pipelined: the words of the key [`filter_core::PREFETCH_AHEAD`] places on are requested
-    /// while this one is answered, once the tables outgrow the caches.
+    /// Pipelined once the tables outgrow the caches: the words of the key
+    /// [`filter_core::PREFETCH_AHEAD`] places on are requested while this one is answered, and
+    /// its per-seed hash is kept for its turn rather than computed twice.
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        filter_core::lookup_pipelined(
-            hashes,
-            out,
-            filter_core::worth_prefetching(self.size_in_bytes(), 3),
-            |h| self.prefetch_hash(h),
-            |h| self.contains_hash(h),
-        );
+        out.clear();
+        out.reserve(hashes.len());
+        if filter_core::worth_prefetching(self.size_in_bytes(), 3) {
+            self.answer_ahead(hashes, out);
+        } else {
+            out.extend(hashes.iter().map(|&h| self.contains_hash(h)));
+        }
     }
 
     fn hasher(&self) -> KeyHasher {

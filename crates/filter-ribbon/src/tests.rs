@@ -2,6 +2,8 @@ use super::*;
 use crate::build::{slots_for, Band, MAX_KEYS};
 use filter_core::testkit::{check_static_filter, fpr_within, hashes};
 
+mod fpr;
+
 fn build_checked(hs: &[Hash128], fpr: f64) -> Ribbon {
     let f = Ribbon::builder()
         .fpr(fpr)
@@ -194,7 +196,34 @@ fn batched_lookups_answer_as_single_ones() {
     let single: Vec<bool> = probes.iter().map(|&h| f.contains_hash(h)).collect();
     assert_eq!(out, single);
     assert!(out[..members.len()].iter().all(|&b| b));
+    // The pipelined path (taken for tables past the caches), on batches shorter and longer
+    // than the distance it looks ahead.
+    for len in [0, 1, filter_core::PREFETCH_AHEAD, 1_000, probes.len()] {
+        let mut ahead = vec![true; 3];
+        ahead.clear();
+        f.answer_ahead(&probes[..len], &mut ahead);
+        assert_eq!(ahead, single[..len], "{len}");
+    }
     for &h in &probes {
         f.prefetch_hash(h);
+    }
+}
+
+/// The parity in bit 63 is the parity of the ones, on words with every count of ones from 0
+/// to 64 (all 16 nibbles odd, the carries' worst case, included) and on mixed words.
+#[test]
+fn parity_in_the_top_bit_counts_the_ones() {
+    use crate::build::parity64;
+    let mut words: Vec<u64> = (0..=64)
+        .map(|k| u64::MAX.checked_shr(64 - k).unwrap_or(0))
+        .collect();
+    words.extend([
+        0x1111_1111_1111_1111,
+        0x8888_8888_8888_8888,
+        0x7777_7777_7777_7777,
+    ]);
+    words.extend(hashes(131, 10_000).iter().map(|h| h.lo));
+    for y in words {
+        assert_eq!(parity64(y), u64::from(y.count_ones() % 2), "{y:#x}");
     }
 }
