@@ -177,7 +177,7 @@ impl Params {
             out.push((Knob::MaxKicks, "max_kicks", k.to_string()));
         }
         if let Some(l) = self.cuckoo_layout {
-            out.push((Knob::CuckooLayout, "cuckoo_layout", format!("{l:?}")));
+            out.push((Knob::CuckooLayout, "cuckoo_layout", l.to_string()));
         }
         if let Some(s) = self.growth {
             out.push((Knob::Growth, "growth", s.to_string()));
