@@ -88,9 +88,7 @@ pub struct ClassicBuilder {
 }
 
 impl ClassicBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-    filter_core::huge_pages_setter!();
+    filter_core::table_builder_setters!();
 
     filter_core::setters! {
         /// Uses exactly `m` bits instead of the optimum for capacity and rate.

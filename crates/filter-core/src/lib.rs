@@ -537,6 +537,19 @@ macro_rules! sizing_setters {
     };
 }
 
+/// The setters of a builder of table-backed filters, which has `sizing: Sizing`,
+/// `cap: MemoryCap` and `huge_pages: Option<bool>` fields: [`sizing_setters!`]
+/// (`capacity`, `fpr`, `hasher`), [`memory_cap_setter!`] (`max_bytes`) and
+/// [`huge_pages_setter!`] (`huge_pages`, and the `table_options` its allocations take).
+#[macro_export]
+macro_rules! table_builder_setters {
+    () => {
+        $crate::sizing_setters!();
+        $crate::memory_cap_setter!();
+        $crate::huge_pages_setter!();
+    };
+}
+
 /// Generates the `huge_pages` setter of a builder that has a `huge_pages: Option<bool>` field
 /// and hands `TableOptions { cap, huge_pages }` to its table allocations.
 #[macro_export]

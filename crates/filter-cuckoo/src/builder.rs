@@ -30,9 +30,7 @@ impl Default for CuckooBuilder {
 }
 
 impl CuckooBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-    filter_core::huge_pages_setter!();
+    filter_core::table_builder_setters!();
 
     filter_core::setters! {
         /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.

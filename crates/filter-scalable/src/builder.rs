@@ -57,9 +57,7 @@ fn accept_if(ok: bool, name: &'static str, value: f64, expected: &'static str) -
 }
 
 impl ScalableBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-    filter_core::huge_pages_setter!();
+    filter_core::table_builder_setters!();
 
     filter_core::setters! {
         /// Growth factor `s > 1`: each new stage holds `s` times the previous one's items.
