@@ -132,9 +132,7 @@ pub struct BlockedBuilder {
 }
 
 impl BlockedBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-    filter_core::huge_pages_setter!();
+    filter_core::table_builder_setters!();
 
     /// Builds the filter with `ceil(n / λ)` blocks, `λ` the keys per block that give the target
     /// rate ([`math::split_block_keys_per_block`]).

@@ -88,20 +88,13 @@ pub struct ClassicBuilder {
 }
 
 impl ClassicBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-    filter_core::huge_pages_setter!();
+    filter_core::table_builder_setters!();
 
-    /// Uses exactly `m` bits instead of the optimum for capacity and rate.
-    pub fn bits(mut self, m: u64) -> Self {
-        self.bits = Some(m);
-        self
-    }
-
-    /// Uses exactly `k` hash functions instead of the optimum.
-    pub fn hashes(mut self, k: u32) -> Self {
-        self.hashes = Some(k);
-        self
+    filter_core::setters! {
+        /// Uses exactly `m` bits instead of the optimum for capacity and rate.
+        bits(m: u64) => bits as Some;
+        /// Uses exactly `k` hash functions instead of the optimum.
+        hashes(k: u32) => hashes as Some;
     }
 
     /// Builds the filter.

@@ -255,12 +255,7 @@ impl BloomBits {
     /// # Errors
     /// [`Error::Incompatible`] if the shapes differ.
     pub fn union(&mut self, other: &Self) -> Result<()> {
-        self.same_shape(other)?;
-        self.words
-            .iter_mut()
-            .zip(&other.words)
-            .for_each(|(a, b)| *a |= b);
-        Ok(())
+        self.combine(other, |a, b| a | b)
     }
 
     /// Bitwise AND of `other` into `self`.
@@ -268,11 +263,15 @@ impl BloomBits {
     /// # Errors
     /// [`Error::Incompatible`] if the shapes differ.
     pub fn intersect(&mut self, other: &Self) -> Result<()> {
+        self.combine(other, |a, b| a & b)
+    }
+
+    /// Combines `other` into `self` word by word with `op`, refusing another shape.
+    fn combine(&mut self, other: &Self, op: impl Fn(u64, u64) -> u64) -> Result<()> {
         self.same_shape(other)?;
-        self.words
-            .iter_mut()
-            .zip(&other.words)
-            .for_each(|(a, b)| *a &= b);
+        for (a, &b) in self.words.iter_mut().zip(&other.words) {
+            *a = op(*a, b);
+        }
         Ok(())
     }
 

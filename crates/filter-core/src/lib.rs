@@ -483,28 +483,70 @@ impl Sizing {
     }
 }
 
+/// Builder setters from a table, one row a setter: its docs, `name(arg: Type)`, and the field
+/// it stores the argument in (a path such as `sizing.fpr`; `as Some` stores `Some(arg)`). Each
+/// setter takes the builder by value and returns it, so the rows read as the builder's options.
+///
+/// ```
+/// #[derive(Default)]
+/// struct Builder {
+///     window: u64,
+///     bits: Option<u32>,
+/// }
+/// impl Builder {
+///     filter_core::setters! {
+///         /// The window, in items.
+///         window(items: u64) => window;
+///         /// Exactly `b` bits.
+///         bits(b: u32) => bits as Some;
+///     }
+/// }
+/// let b = Builder::default().window(5).bits(3);
+/// assert_eq!((b.window, b.bits), (5, Some(3)));
+/// ```
+#[macro_export]
+macro_rules! setters {
+    ($($(#[doc = $doc:expr])* $name:ident($arg:ident: $ty:ty) => $($field:ident).+ $(as $wrap:ident)?;)*) => {$(
+        $(#[doc = $doc])*
+        pub fn $name(mut self, $arg: $ty) -> Self {
+            self.$($field).+ = $crate::setters!(@store $($wrap)? $arg);
+            self
+        }
+    )*};
+    (@store Some $arg:ident) => {
+        Some($arg)
+    };
+    (@store $arg:ident) => {
+        $arg
+    };
+}
+
 /// Generates the `capacity`, `fpr` and `hasher` setters of a builder that has a
 /// `sizing: Sizing` field, so every variant's builder reads the same.
 #[macro_export]
 macro_rules! sizing_setters {
     () => {
-        /// Items the filter must hold at its target false-positive rate (at least 1).
-        pub fn capacity(mut self, items: u64) -> Self {
-            self.sizing.capacity = items;
-            self
+        $crate::setters! {
+            /// Items the filter must hold at its target false-positive rate (at least 1).
+            capacity(items: u64) => sizing.capacity;
+            /// Target false-positive rate, strictly between 0 and 1 (0.01 is 1%).
+            fpr(rate: f64) => sizing.fpr;
+            /// Hash function and seed (default: xxh3-128, seed 0).
+            hasher(hasher: $crate::KeyHasher) => sizing.hasher;
         }
+    };
+}
 
-        /// Target false-positive rate, strictly between 0 and 1 (0.01 is 1%).
-        pub fn fpr(mut self, rate: f64) -> Self {
-            self.sizing.fpr = rate;
-            self
-        }
-
-        /// Hash function and seed (default: xxh3-128, seed 0).
-        pub fn hasher(mut self, hasher: $crate::KeyHasher) -> Self {
-            self.sizing.hasher = hasher;
-            self
-        }
+/// The setters of a builder of table-backed filters, which has `sizing: Sizing`,
+/// `cap: MemoryCap` and `huge_pages: Option<bool>` fields: [`sizing_setters!`]
+/// (`capacity`, `fpr`, `hasher`), [`memory_cap_setter!`] (`max_bytes`) and
+/// [`huge_pages_setter!`] (`huge_pages`, and the `table_options` its allocations take).
+#[macro_export]
+macro_rules! table_builder_setters {
+    () => {
+        $crate::sizing_setters!();
+        $crate::memory_cap_setter!();
+        $crate::huge_pages_setter!();
     };
 }
 

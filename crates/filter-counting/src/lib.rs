@@ -109,9 +109,7 @@ pub struct CountingBuilder {
 }
 
 impl CountingBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-    filter_core::huge_pages_setter!();
+    filter_core::table_builder_setters!();
 
     /// Builds the filter: as many counters as a classic filter has bits.
     ///

@@ -30,30 +30,19 @@ impl Default for CuckooBuilder {
 }
 
 impl CuckooBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-    filter_core::huge_pages_setter!();
+    filter_core::table_builder_setters!();
 
-    /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
-    pub fn fingerprint_bits(mut self, f: u32) -> Self {
-        self.fp_bits = Some(f);
-        self
-    }
-
-    /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]; by
-    /// default [`DEFAULT_MAX_KICKS`](crate::DEFAULT_MAX_KICKS), or
-    /// [`NEAR_MAX_KICKS`](crate::layout::NEAR_MAX_KICKS) for the near layout).
-    pub fn max_kicks(mut self, kicks: u32) -> Self {
-        self.max_kicks = Some(kicks);
-        self
-    }
-
-    /// Where each key's second bucket lies: [`Layout::Spread`] (the default) or
-    /// [`Layout::near()`], whose second bucket lies within a window of buckets around the
-    /// first (see [`crate::layout`]). A near window wider than the table is narrowed to it.
-    pub fn layout(mut self, layout: Layout) -> Self {
-        self.layout = layout;
-        self
+    filter_core::setters! {
+        /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
+        fingerprint_bits(f: u32) => fp_bits as Some;
+        /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]; by
+        /// default [`DEFAULT_MAX_KICKS`](crate::DEFAULT_MAX_KICKS), or
+        /// [`NEAR_MAX_KICKS`](crate::layout::NEAR_MAX_KICKS) for the near layout).
+        max_kicks(kicks: u32) => max_kicks as Some;
+        /// Where each key's second bucket lies: [`Layout::Spread`] (the default) or
+        /// [`Layout::near()`], whose second bucket lies within a window of buckets around the
+        /// first (see [`crate::layout`]). A near window wider than the table is narrowed to it.
+        layout(layout: Layout) => layout;
     }
 
     /// Builds the filter: `ceil(capacity / (4 · 0.95))` buckets, more for small capacities

@@ -183,6 +183,16 @@ impl Layout {
     }
 }
 
+/// How a layout reads in messages: `spread`, or `near (window 1024)`.
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Layout::Spread => f.write_str("spread"),
+            Layout::Near { window } => write!(f, "near (window {window})"),
+        }
+    }
+}
+
 fn window_ok(window: u32) -> bool {
     window.is_power_of_two() && (2..=MAX_WINDOW).contains(&window)
 }

@@ -74,22 +74,11 @@ impl<F: Filter, S: Store> Gate<F, S> {
         Ok(gate)
     }
 
-    /// The false-positive rate above which [`FprReport::over_target`] warns: the filter's design
-    /// rate. Without it the gate compares with the filter's `expected_fpr()` at its current load.
-    #[must_use]
-    pub fn with_target_fpr(mut self, p: f64) -> Self {
-        self.target_fpr = Some(p);
-        self
-    }
+    gate_options!();
 
-    /// At most `cap` keys whose registration outcome is unknown are tracked (default
-    /// [`DEFAULT_UNSETTLED_CAP`]); beyond that, every check goes to the database until a
-    /// catch-up has read every row those registrations could have committed (see
-    /// [`Store::settle_time`]). The gate retries that catch-up by itself, at most once a second.
-    #[must_use]
-    pub fn with_unsettled_cap(mut self, cap: usize) -> Self {
-        self.unsettled.set_cap(cap);
-        self
+    /// The set of keys whose registration outcome is unknown.
+    fn unsettled_mut(&mut self) -> &mut Unsettled {
+        &mut self.unsettled
     }
 
     /// Whether an account has this address.

@@ -62,6 +62,33 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The builder options [`Gate`] and [`SharedGate`] share, stamped into each from this one body
+/// (the way fastbloom stamps its filter types). Each type supplies `unsettled_mut`, the set of
+/// keys whose registration outcome is unknown.
+macro_rules! gate_options {
+    () => {
+        /// The false-positive rate above which [`FprReport::over_target`](crate::FprReport::over_target)
+        /// warns: the filter's design rate. Without it the gate compares with the filter's
+        /// `expected_fpr()` at its current load.
+        #[must_use]
+        pub fn with_target_fpr(mut self, p: f64) -> Self {
+            self.target_fpr = Some(p);
+            self
+        }
+
+        /// At most `cap` keys whose registration outcome is unknown are tracked (default
+        /// [`DEFAULT_UNSETTLED_CAP`](crate::DEFAULT_UNSETTLED_CAP)); beyond that, every check goes
+        /// to the database until a catch-up has read every row those registrations could have
+        /// committed (see [`Store::settle_time`](crate::Store::settle_time)). The gate retries
+        /// that catch-up by itself, at most once a second.
+        #[must_use]
+        pub fn with_unsettled_cap(mut self, cap: usize) -> Self {
+            self.unsettled_mut().set_cap(cap);
+            self
+        }
+    };
+}
+
 mod email;
 mod gate;
 mod pg_admin;

@@ -138,19 +138,13 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         Ok(gate)
     }
 
-    /// The false-positive rate above which [`FprReport::over_target`] warns.
-    #[must_use]
-    pub fn with_target_fpr(mut self, p: f64) -> Self {
-        self.target_fpr = Some(p);
-        self
-    }
+    gate_options!();
 
-    /// At most `cap` keys whose registration outcome is unknown are tracked (see
-    /// [`crate::Gate::with_unsettled_cap`]).
-    #[must_use]
-    pub fn with_unsettled_cap(self, cap: usize) -> Self {
-        lock(&self.unsettled).set_cap(cap);
-        self
+    /// The set of keys whose registration outcome is unknown (no lock: the gate is owned).
+    fn unsettled_mut(&mut self) -> &mut Unsettled {
+        self.unsettled
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(crate) fn pooled(&self) -> StoreResult<r2d2::PooledConnection<Maker<S>>> {

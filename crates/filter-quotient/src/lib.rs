@@ -127,18 +127,13 @@ impl QuotientBuilder {
     filter_core::sizing_setters!();
     filter_core::memory_cap_setter!();
 
-    /// Uses `r`-bit remainders instead of the width derived from the rate.
-    pub fn remainder_bits(mut self, r: u32) -> Self {
-        self.remainder_bits = Some(r);
-        self
-    }
-
-    /// Adds `g` remainder bits (`g` bits per slot), so that after `g` calls to
-    /// [`QuotientFilter::resize`] the filter still meets its target rate at its (doubled)
-    /// capacity. Default 0.
-    pub fn growth_reserve(mut self, g: u32) -> Self {
-        self.growth_reserve = g;
-        self
+    filter_core::setters! {
+        /// Uses `r`-bit remainders instead of the width derived from the rate.
+        remainder_bits(r: u32) => remainder_bits as Some;
+        /// Adds `g` remainder bits (`g` bits per slot), so that after `g` calls to
+        /// [`QuotientFilter::resize`] the filter still meets its target rate at its (doubled)
+        /// capacity. Default 0.
+        growth_reserve(g: u32) => growth_reserve;
     }
 
     /// Builds the filter.

@@ -57,20 +57,13 @@ fn accept_if(ok: bool, name: &'static str, value: f64, expected: &'static str) -
 }
 
 impl ScalableBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
-    filter_core::huge_pages_setter!();
+    filter_core::table_builder_setters!();
 
-    /// Growth factor `s > 1`: each new stage holds `s` times the previous one's items.
-    pub fn growth(mut self, s: f64) -> Self {
-        self.growth = s;
-        self
-    }
-
-    /// Tightening ratio `0 < r < 1`: each new stage's rate is `r` times the previous one's.
-    pub fn tightening(mut self, r: f64) -> Self {
-        self.tightening = r;
-        self
+    filter_core::setters! {
+        /// Growth factor `s > 1`: each new stage holds `s` times the previous one's items.
+        growth(s: f64) => growth;
+        /// Tightening ratio `0 < r < 1`: each new stage's rate is `r` times the previous one's.
+        tightening(r: f64) => tightening;
     }
 
     /// Builds the filter with its first stage.

@@ -32,40 +32,19 @@ pub struct ApbfBuilder {
 }
 
 impl ApbfBuilder {
-    /// The window: the last `items` inserts are never missed (default one million).
-    pub fn window(mut self, items: u64) -> Self {
-        self.window = items;
-        self
-    }
-
-    /// Target false-positive rate (default 1%), used by [`ApbfSizing::Target`].
-    pub fn fpr(mut self, rate: f64) -> Self {
-        self.fpr = rate;
-        self
-    }
-
-    /// Slices each insert sets a bit in, and that a lookup needs in a row (default 8).
-    pub fn k(mut self, k: u32) -> Self {
-        self.k = k;
-        self
-    }
-
-    /// Further slices: the window is `l` generations (default 8).
-    pub fn l(mut self, l: u32) -> Self {
-        self.l = l;
-        self
-    }
-
-    /// How the slices are sized (default [`ApbfSizing::Target`]).
-    pub fn sizing(mut self, sizing: ApbfSizing) -> Self {
-        self.sizing = sizing;
-        self
-    }
-
-    /// Hash function and seed (default: xxh3-128, seed 0).
-    pub fn hasher(mut self, hasher: KeyHasher) -> Self {
-        self.hasher = hasher;
-        self
+    filter_core::setters! {
+        /// The window: the last `items` inserts are never missed (default one million).
+        window(items: u64) => window;
+        /// Target false-positive rate (default 1%), used by [`ApbfSizing::Target`].
+        fpr(rate: f64) => fpr;
+        /// Slices each insert sets a bit in, and that a lookup needs in a row (default 8).
+        k(k: u32) => k;
+        /// Further slices: the window is `l` generations (default 8).
+        l(l: u32) => l;
+        /// How the slices are sized (default [`ApbfSizing::Target`]).
+        sizing(sizing: ApbfSizing) => sizing;
+        /// Hash function and seed (default: xxh3-128, seed 0).
+        hasher(hasher: KeyHasher) => hasher;
     }
 
     filter_core::memory_cap_setter!();

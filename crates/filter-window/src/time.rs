@@ -17,19 +17,14 @@ pub struct TimeWindowBuilder {
 }
 
 impl TimeWindowBuilder {
-    /// The window, in the caller's ticks: a key inserted at `t` is present until at least
-    /// `t + ticks` (default 86 400, a day in seconds).
-    pub fn window(mut self, ticks: u64) -> Self {
-        self.window = ticks;
-        self
-    }
-
-    /// The most items a window receives at the target rate (default one million). Each
-    /// generation is sized for its share, `items / N`; a slice of time that receives more
-    /// raises the rate while it is in the window ([`TimeWindow::expected_fpr_at`] reports it).
-    pub fn items_per_window(mut self, items: u64) -> Self {
-        self.items = items;
-        self
+    filter_core::setters! {
+        /// The window, in the caller's ticks: a key inserted at `t` is present until at least
+        /// `t + ticks` (default 86 400, a day in seconds).
+        window(ticks: u64) => window;
+        /// The most items a window receives at the target rate (default one million). Each
+        /// generation is sized for its share, `items / N`; a slice of time that receives more
+        /// raises the rate while it is in the window ([`TimeWindow::expected_fpr_at`] reports it).
+        items_per_window(items: u64) => items;
     }
 
     common_setters!();

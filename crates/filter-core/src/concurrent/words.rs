@@ -53,29 +53,24 @@ pub trait AtomicWord {
     fn get(&self, order: Ordering) -> Self::Value;
 }
 
-impl AtomicWord for AtomicU64 {
-    type Value = u64;
-    #[inline(always)]
-    fn or(&self, bits: u64, order: Ordering) {
-        self.fetch_or(bits, order);
-    }
-    #[inline(always)]
-    fn get(&self, order: Ordering) -> u64 {
-        self.load(order)
-    }
+/// [`AtomicWord`] for the standard atomics: one body over their widths.
+macro_rules! atomic_words {
+    ($($atomic:ty => $value:ty),*) => {$(
+        impl AtomicWord for $atomic {
+            type Value = $value;
+            #[inline(always)]
+            fn or(&self, bits: $value, order: Ordering) {
+                self.fetch_or(bits, order);
+            }
+            #[inline(always)]
+            fn get(&self, order: Ordering) -> $value {
+                self.load(order)
+            }
+        }
+    )*};
 }
 
-impl AtomicWord for AtomicU32 {
-    type Value = u32;
-    #[inline(always)]
-    fn or(&self, bits: u32, order: Ordering) {
-        self.fetch_or(bits, order);
-    }
-    #[inline(always)]
-    fn get(&self, order: Ordering) -> u32 {
-        self.load(order)
-    }
-}
+atomic_words!(AtomicU64 => u64, AtomicU32 => u32);
 
 /// The shared item count.
 pub trait Counter {

@@ -211,3 +211,10 @@ fn near_duplicates_are_counted_and_limited_to_their_two_buckets() {
     }
     assert_eq!(f.remove(b"dup"), Err(Error::NotPresent));
 }
+
+#[test]
+fn layouts_read_as_words_in_messages() {
+    assert_eq!(Layout::Spread.to_string(), "spread");
+    assert_eq!(Layout::near().to_string(), "near (window 1024)");
+    assert_eq!(Layout::Near { window: 4 }.to_string(), "near (window 4)");
+}

@@ -55,27 +55,6 @@ pub struct Params {
     pub window_ticks: Option<u64>,
 }
 
-/// A knob some variants take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Knob {
-    /// [`Params::fingerprint_bits`].
-    FingerprintBits,
-    /// [`Params::max_kicks`].
-    MaxKicks,
-    /// [`Params::cuckoo_layout`].
-    CuckooLayout,
-    /// [`Params::growth`].
-    Growth,
-    /// [`Params::tightening`].
-    Tightening,
-    /// [`Params::generations`].
-    Generations,
-    /// [`Params::window_ticks`].
-    WindowTicks,
-    /// [`Params::hashes`].
-    Hashes,
-}
-
 impl Params {
     /// `capacity` items at rate `fpr`, the default hasher (xxh3-128, seed 0), no cap, every
     /// knob at the variant's default.
@@ -111,92 +90,6 @@ impl Params {
         self
     }
 
-    /// Cuckoo: with `f`-bit fingerprints.
-    #[must_use]
-    pub fn fingerprint_bits(mut self, f: u32) -> Self {
-        self.fingerprint_bits = Some(f);
-        self
-    }
-
-    /// Cuckoo: with at most `kicks` evictions per insert.
-    #[must_use]
-    pub fn max_kicks(mut self, kicks: u32) -> Self {
-        self.max_kicks = Some(kicks);
-        self
-    }
-
-    /// Cuckoo: with this layout (where each key's second bucket lies).
-    #[must_use]
-    pub fn cuckoo_layout(mut self, layout: CuckooLayout) -> Self {
-        self.cuckoo_layout = Some(layout);
-        self
-    }
-
-    /// Scalable: with growth factor `s`.
-    #[must_use]
-    pub fn growth(mut self, s: f64) -> Self {
-        self.growth = Some(s);
-        self
-    }
-
-    /// Scalable: with tightening ratio `r`.
-    #[must_use]
-    pub fn tightening(mut self, r: f64) -> Self {
-        self.tightening = Some(r);
-        self
-    }
-
-    /// Windows: with `n` generations (slices) per window.
-    #[must_use]
-    pub fn generations(mut self, n: u32) -> Self {
-        self.generations = Some(n);
-        self
-    }
-
-    /// Age-partitioned filter: `k` slices per insert.
-    #[must_use]
-    pub fn hashes(mut self, k: u32) -> Self {
-        self.hashes = Some(k);
-        self
-    }
-
-    /// Time window: a window of `ticks` of the caller's clock.
-    #[must_use]
-    pub fn window_ticks(mut self, ticks: u64) -> Self {
-        self.window_ticks = Some(ticks);
-        self
-    }
-
-    /// The knobs that are set, with their value formatted.
-    fn knobs_set(&self) -> Vec<(Knob, &'static str, String)> {
-        let mut out = Vec::new();
-        if let Some(f) = self.fingerprint_bits {
-            out.push((Knob::FingerprintBits, "fingerprint_bits", f.to_string()));
-        }
-        if let Some(k) = self.max_kicks {
-            out.push((Knob::MaxKicks, "max_kicks", k.to_string()));
-        }
-        if let Some(l) = self.cuckoo_layout {
-            out.push((Knob::CuckooLayout, "cuckoo_layout", format!("{l:?}")));
-        }
-        if let Some(s) = self.growth {
-            out.push((Knob::Growth, "growth", s.to_string()));
-        }
-        if let Some(r) = self.tightening {
-            out.push((Knob::Tightening, "tightening", r.to_string()));
-        }
-        if let Some(n) = self.generations {
-            out.push((Knob::Generations, "generations", n.to_string()));
-        }
-        if let Some(k) = self.hashes {
-            out.push((Knob::Hashes, "hashes", k.to_string()));
-        }
-        if let Some(t) = self.window_ticks {
-            out.push((Knob::WindowTicks, "window_ticks", t.to_string()));
-        }
-        out
-    }
-
     /// Refuses a knob outside `takes`.
     ///
     /// # Errors
@@ -215,6 +108,63 @@ impl Params {
             }),
         }
     }
+}
+
+/// The knobs some variants take, from one table: each becomes a [`Knob`], a setter that stores
+/// `Some(value)`, and a row of [`Params::knobs_set`] (in the table's order, the order a refusal
+/// names them in).
+macro_rules! knobs {
+    ($($(#[doc = $doc:expr])* $field:ident($arg:ident: $ty:ty) => $knob:ident,)*) => {
+        /// A knob some variants take.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Knob {
+            $(
+                #[doc = concat!("[`Params::", stringify!($field), "`].")]
+                $knob,
+            )*
+        }
+
+        impl Params {
+            $(
+                $(#[doc = $doc])*
+                #[must_use]
+                pub fn $field(mut self, $arg: $ty) -> Self {
+                    self.$field = Some($arg);
+                    self
+                }
+            )*
+
+            /// The knobs that are set, with their value formatted.
+            fn knobs_set(&self) -> Vec<(Knob, &'static str, String)> {
+                let mut out = Vec::new();
+                $(
+                    if let Some(v) = self.$field {
+                        out.push((Knob::$knob, stringify!($field), v.to_string()));
+                    }
+                )*
+                out
+            }
+        }
+    };
+}
+
+knobs! {
+    /// Cuckoo: with `f`-bit fingerprints.
+    fingerprint_bits(f: u32) => FingerprintBits,
+    /// Cuckoo: with at most `kicks` evictions per insert.
+    max_kicks(kicks: u32) => MaxKicks,
+    /// Cuckoo: with this layout (where each key's second bucket lies).
+    cuckoo_layout(layout: CuckooLayout) => CuckooLayout,
+    /// Scalable: with growth factor `s`.
+    growth(s: f64) => Growth,
+    /// Scalable: with tightening ratio `r`.
+    tightening(r: f64) => Tightening,
+    /// Windows: with `n` generations (slices) per window.
+    generations(n: u32) => Generations,
+    /// Age-partitioned filter: `k` slices per insert.
+    hashes(k: u32) => Hashes,
+    /// Time window: a window of `ticks` of the caller's clock.
+    window_ticks(ticks: u64) => WindowTicks,
 }
 
 impl Default for Params {

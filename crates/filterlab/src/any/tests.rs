@@ -454,6 +454,12 @@ fn the_cuckoo_layout_knob_reaches_the_builder_and_its_plan() {
             ),
             "{v}: {e}"
         );
+        // The refusal names the layout in words, not as a Rust value.
+        assert_eq!(
+            e.to_string(),
+            "invalid `cuckoo_layout` = near (window 1024): expected unset: this variant does not \
+             take it"
+        );
     }
 }
 
