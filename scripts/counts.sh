@@ -40,7 +40,7 @@ if [ ${#specs[@]} -eq 0 ]; then
         cuckoo-near-batch:negative cuckoo-near-batch:positive
         atomic-blocked-lookup:half fastbloom-atomic-lookup:half
         atomic-blocked-insert:half fastbloom-atomic-insert:half
-        floor-hash:negative floor-read:negative
+        floor-hash:negative floor-hash64:negative floor-read:negative
     )
 fi
 

@@ -40,6 +40,8 @@ pub enum Contender {
     FastbloomAtomicInsert,
     /// The floor's first part: the xxh3-128 hash of each query key (the filters' hashing path).
     FloorHash,
+    /// The same keys hashed with xxh3-64 (the 64-bit hash kind), beside the floor's xxh3-128.
+    FloorHash64,
     /// The floor's second part: one independent 64-byte line read per query over a table of the
     /// split-block filter's bytes, at the line the key's xxh3-128 hash picks.
     FloorRead,
@@ -47,7 +49,7 @@ pub enum Contender {
 
 impl Contender {
     /// Every contender.
-    pub const ALL: [Contender; 13] = [
+    pub const ALL: [Contender; 14] = [
         Contender::Blocked,
         Contender::BlockedBatch,
         Contender::Fastbloom,
@@ -60,6 +62,7 @@ impl Contender {
         Contender::FastbloomAtomicLookup,
         Contender::FastbloomAtomicInsert,
         Contender::FloorHash,
+        Contender::FloorHash64,
         Contender::FloorRead,
     ];
 
@@ -78,6 +81,7 @@ impl Contender {
             Contender::FastbloomAtomicLookup => "fastbloom-atomic-lookup",
             Contender::FastbloomAtomicInsert => "fastbloom-atomic-insert",
             Contender::FloorHash => "floor-hash",
+            Contender::FloorHash64 => "floor-hash64",
             Contender::FloorRead => "floor-read",
         }
     }
@@ -242,6 +246,7 @@ impl Workload {
                 Table::AtomicPeer(fastbloom_atomic_parallel_build(&refs, members, FPR, 1)?.0)
             }
             Contender::FloorHash => Table::Hash(KeyHasher::new(HashKind::Xxh3_128, 0)?),
+            Contender::FloorHash64 => Table::Hash(KeyHasher::new(HashKind::Xxh3_64, 0)?),
             Contender::FloorRead => line_table(n, &keys)?,
             _ => {
                 let (kind, batched) = registry(c);
