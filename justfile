@@ -39,6 +39,11 @@ bench-quick:
     cargo run --release -p bench-harness -- --quick --out target/quick-reports
     cargo run --release -p bench-harness -- check target/quick-reports/results.json
 
+# Instructions, data reads, cache misses and branches per operation of issue 21's contenders and
+# the floor's two parts, under valgrind's callgrind (optional: needs valgrind; counts, never times).
+counts *ARGS:
+    bash scripts/counts.sh {{ARGS}}
+
 # Write the synthetic key files (one per line) to datasets/generated/.
 generate:
     cargo run --release -p bench-harness -- generate
