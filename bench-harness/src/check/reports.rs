@@ -228,12 +228,7 @@ impl Section for ThreadsReport {
             &self.targets,
             PartialEq::eq,
             ("targets", "the rows"),
-            |a, b| {
-                format!(
-                    "{:?}: stored {:?}, rows give {:?}",
-                    a.claim, b.verdict, a.verdict
-                )
-            },
+            |t| (format!("{:?}", t.claim), format!("{:?}", t.verdict)),
         );
         at.map(|at| format!("threads.json: targets differ from the rows ({at})"))
             .into_iter()
@@ -258,10 +253,10 @@ impl Section for SystemsResults {
             &self.claims,
             PartialEq::eq,
             ("claims", "the measurements"),
-            |a, b| {
-                format!(
-                    "claim {:?} stored as {:?} ({:?}), its measurements give {:?} ({:?})",
-                    b.text, b.measured, b.verdict, a.measured, a.verdict
+            |c| {
+                (
+                    format!("claim {:?}", c.text),
+                    format!("{:?} ({:?})", c.measured, c.verdict),
                 )
             },
         );
@@ -349,12 +344,7 @@ fn expansion_problems(report: &ExpansionReport, results: &Results) -> Vec<String
         &report.goals,
         same,
         ("goals", "the measurements"),
-        |a, b| {
-            format!(
-                "{:?}: stored {:?}, the measurements give {:?}",
-                b.what, b.verdict, a.verdict
-            )
-        },
+        |g| (format!("{:?}", g.what), format!("{:?}", g.verdict)),
     );
     if let Some(at) = at {
         p.push(format!(

@@ -36,17 +36,19 @@ pub fn pct(p: f64) -> String {
 }
 
 /// Where the rows a checker recomputed (`again`) and the stored ones first differ, in words:
-/// `describe(recomputed, stored)` of the first pair `same` tells apart, else both counts
-/// (`{n} {what} stored, {source} give {m}`); `None` where they agree.
+/// for the first pair `same` tells apart, `{name}: stored {value}, {source} give {value}` with
+/// `show(row) = (name, value)`; else both counts (`{n} {what} stored, {source} give {m}`);
+/// `None` where they agree.
 pub fn first_mismatch<T>(
     again: &[T],
     stored: &[T],
     same: impl Fn(&T, &T) -> bool,
     (what, source): (&str, &str),
-    describe: impl Fn(&T, &T) -> String,
+    show: impl Fn(&T) -> (String, String),
 ) -> Option<String> {
     if let Some((a, b)) = again.iter().zip(stored).find(|(a, b)| !same(a, b)) {
-        return Some(describe(a, b));
+        let ((name, was), (_, now)) = (show(b), show(a));
+        return Some(format!("{name}: stored {was}, {source} give {now}"));
     }
     (again.len() != stored.len()).then(|| {
         format!(

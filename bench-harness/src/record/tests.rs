@@ -8,7 +8,7 @@ fn mismatch(again: &[u32], stored: &[u32]) -> Option<String> {
         stored,
         PartialEq::eq,
         ("goals", "the records"),
-        |a, b| format!("stored {b}, the records give {a}"),
+        |x| ("row".to_string(), x.to_string()),
     )
 }
 
@@ -17,7 +17,7 @@ fn first_mismatch_names_the_first_differing_row_then_the_counts() {
     assert_eq!(mismatch(&[1, 2, 3], &[1, 2, 3]), None);
     assert_eq!(
         mismatch(&[1, 5, 6], &[1, 2, 3]).as_deref(),
-        Some("stored 2, the records give 5")
+        Some("row: stored 2, the records give 5")
     );
     assert_eq!(
         mismatch(&[1, 2], &[1, 2, 3]).as_deref(),
