@@ -180,21 +180,48 @@ fn value_text(v: filterlab::any::Value) -> String {
     }
 }
 
+/// The registry parameters that follow the filter's contents rather than its design: what has
+/// been inserted, how full it is, how likely a counter overflows, how often it grew.
+/// [`Shaped::design`] leaves them out.
+const RUNNING: [&str; 6] = [
+    "inserted",
+    "fill_ratio",
+    "saturated",
+    "overflow_bound",
+    "load",
+    "resizes",
+];
+
 /// What the harness records about a filter beyond the [`filterlab::Filter`] trait and its
 /// realised [`Detail`] ([`AnyFilter::detail`]), from the registry.
 pub trait Shaped {
-    /// A short description of the realised parameters (`m=… k=…`, `fingerprint_bits=… …`).
+    /// A short description of the realised parameters (`m=… k=…`, `fingerprint_bits=… …`),
+    /// read when the filter is filled: its running figures (the fill ratio, the load) included.
     fn params(&self) -> String;
+    /// The parameters of the filter's design only (no [`RUNNING`] figure): the same before and
+    /// after any stream of inserts.
+    fn design(&self) -> String;
 }
 
 impl Shaped for AnyFilter {
     fn params(&self) -> String {
-        self.parameters()
-            .into_iter()
-            .map(|(name, value)| format!("{name}={}", value_text(value)))
-            .collect::<Vec<_>>()
-            .join(" ")
+        joined(self.parameters())
     }
+
+    fn design(&self) -> String {
+        let mut parameters = self.parameters();
+        parameters.retain(|(name, _)| !RUNNING.contains(name));
+        joined(parameters)
+    }
+}
+
+/// `name=value` pairs, space-separated.
+fn joined(parameters: Vec<(&str, filterlab::any::Value)>) -> String {
+    parameters
+        .into_iter()
+        .map(|(name, value)| format!("{name}={}", value_text(value)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use bench_harness::record::{DatasetInfo, Machine, Results};
 use bench_harness::stages::systems::{self, Config as SysConfig};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Instant;
 
 /// Seed of the synthetic e-mails; changing it changes every FP figure.
@@ -133,8 +134,28 @@ enum Cmd {
     },
 }
 
-fn main() -> Result<()> {
-    let cli = Cli::parse();
+fn main() -> ExitCode {
+    match dispatch(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{}", error_chain(&e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `e` and its causes, one a line, without the backtrace that anyhow's `Debug` adds when
+/// `RUST_BACKTRACE` is set: a failed run or check is the reader's news, not a crash.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = format!("error: {e}");
+    for cause in e.chain().skip(1) {
+        out.push_str(&format!("\n  caused by: {cause}"));
+    }
+    out
+}
+
+/// Runs the command `cli` names.
+fn dispatch(cli: Cli) -> Result<()> {
     let command_line = std::iter::once("bench-harness".to_string())
         .chain(std::env::args().skip(1))
         .collect::<Vec<_>>()

@@ -58,3 +58,21 @@ fn a_dataset_that_differs_from_the_manifest_stops_the_run() {
     check_manifest(&other, &ds, &path).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_failure_prints_its_error_chain_and_no_backtrace() {
+    let inner = anyhow::anyhow!("expected value at line 1 column 1");
+    let e = inner
+        .context("parsing target/quick-reports/results.json")
+        .context("check failed");
+    assert_eq!(
+        error_chain(&e),
+        "error: check failed\n  caused by: parsing target/quick-reports/results.json\n  caused by: expected value at line 1 column 1"
+    );
+    // Whatever RUST_BACKTRACE says, the chain is all: Debug would add the backtrace.
+    assert!(!error_chain(&e).contains("acktrace"));
+    assert_eq!(
+        error_chain(&anyhow::anyhow!("3 problems")),
+        "error: 3 problems"
+    );
+}

@@ -7,7 +7,7 @@
 //! A new kind of report adds one entry to [`CHECKERS`].
 
 use crate::record::python::PythonReport;
-use crate::record::{Machine, Results};
+use crate::record::{first_mismatch, Machine, Results};
 use crate::stages::expansion::ExpansionReport;
 use crate::stages::systems::SystemsResults;
 use crate::stages::threads::ThreadsReport;
@@ -223,23 +223,16 @@ impl Section for ThreadsReport {
     }
     fn problems(&self, _: &Results) -> Vec<String> {
         let again = crate::judge::threads::targets(&self.rows);
-        if again == self.targets {
-            return Vec::new();
-        }
-        let at = again
-            .iter()
-            .zip(&self.targets)
-            .find(|(a, b)| a != b)
-            .map_or_else(
-                || "a target added or dropped".to_string(),
-                |(a, b)| {
-                    format!(
-                        "{:?}: stored {:?}, rows give {:?}",
-                        a.claim, b.verdict, a.verdict
-                    )
-                },
-            );
-        vec![format!("threads.json: targets differ from the rows ({at})")]
+        let at = first_mismatch(
+            &again,
+            &self.targets,
+            PartialEq::eq,
+            ("targets", "the rows"),
+            |t| (format!("{:?}", t.claim), format!("{:?}", t.verdict)),
+        );
+        at.map(|at| format!("threads.json: targets differ from the rows ({at})"))
+            .into_iter()
+            .collect()
     }
     fn render(&self) -> String {
         crate::render::threads::render(self)
@@ -255,23 +248,21 @@ impl Section for SystemsResults {
     fn problems(&self, _: &Results) -> Vec<String> {
         let again =
             crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
-        let mut p = Vec::new();
-        for (a, b) in again.iter().zip(&self.claims) {
-            if a != b {
-                p.push(format!(
-                    "systems.json: claim {:?} stored as {:?} ({:?}), its measurements give {:?} ({:?})",
-                    b.text, b.measured, b.verdict, a.measured, a.verdict
-                ));
-            }
-        }
-        if again.len() != self.claims.len() {
-            p.push(format!(
-                "systems.json: {} claims stored, the measurements give {}",
-                self.claims.len(),
-                again.len()
-            ));
-        }
-        p
+        let at = first_mismatch(
+            &again,
+            &self.claims,
+            PartialEq::eq,
+            ("claims", "the measurements"),
+            |c| {
+                (
+                    format!("claim {:?}", c.text),
+                    format!("{:?} ({:?})", c.measured, c.verdict),
+                )
+            },
+        );
+        at.map(|at| format!("systems.json: claims differ from the measurements ({at})"))
+            .into_iter()
+            .collect()
     }
     fn render(&self) -> String {
         crate::render::systems::markdown(self)
@@ -348,28 +339,14 @@ fn expansion_problems(report: &ExpansionReport, results: &Results) -> Vec<String
     let same =
         |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
     let again = crate::judge::targets::growth::goals(report);
-    if again.len() != report.goals.len()
-        || again.iter().zip(&report.goals).any(|(a, b)| !same(a, b))
-    {
-        let at = again
-            .iter()
-            .zip(&report.goals)
-            .find(|(a, b)| !same(a, b))
-            .map_or_else(
-                || {
-                    format!(
-                        "{} goals stored, the measurements give {}",
-                        report.goals.len(),
-                        again.len()
-                    )
-                },
-                |(a, b)| {
-                    format!(
-                        "{:?}: stored {:?}, the measurements give {:?}",
-                        b.what, b.verdict, a.verdict
-                    )
-                },
-            );
+    let at = first_mismatch(
+        &again,
+        &report.goals,
+        same,
+        ("goals", "the measurements"),
+        |g| (format!("{:?}", g.what), format!("{:?}", g.verdict)),
+    );
+    if let Some(at) = at {
         p.push(format!(
             "expansion.json: goals differ from the measurements ({at})"
         ));

@@ -114,3 +114,26 @@ fn the_near_cuckoo_contender_is_built_with_its_layout_and_named_for_it() {
     ));
     assert!(buildable(CUCKOO_NEAR, 100_000, 0.001));
 }
+
+#[test]
+fn a_design_leaves_out_the_running_figures_and_stays_put_through_inserts() {
+    for &v in Variant::ALL {
+        if v.capabilities().static_set || v.capabilities().timed {
+            continue;
+        }
+        let mut f = crate::filters::build(v, 1000, 0.01).unwrap();
+        let before = f.design();
+        for i in 0..500u32 {
+            f.insert(&i.to_le_bytes()).unwrap();
+        }
+        assert_eq!(f.design(), before, "{v}");
+        for name in RUNNING {
+            assert!(!before.contains(&format!("{name}=")), "{v}: {before}");
+        }
+        if v.name() == "item-window" {
+            // The window's counter is in its parameters, not in its design.
+            assert!(f.params().contains("inserted=500"), "{}", f.params());
+            assert!(before.starts_with("window=1000 generations="), "{before}");
+        }
+    }
+}

@@ -35,6 +35,30 @@ pub fn pct(p: f64) -> String {
     }
 }
 
+/// Where the rows a checker recomputed (`again`) and the stored ones first differ, in words:
+/// for the first pair `same` tells apart, `{name}: stored {value}, {source} give {value}` with
+/// `show(row) = (name, value)`; else both counts (`{n} {what} stored, {source} give {m}`);
+/// `None` where they agree.
+pub fn first_mismatch<T>(
+    again: &[T],
+    stored: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    (what, source): (&str, &str),
+    show: impl Fn(&T) -> (String, String),
+) -> Option<String> {
+    if let Some((a, b)) = again.iter().zip(stored).find(|(a, b)| !same(a, b)) {
+        let ((name, was), (_, now)) = (show(b), show(a));
+        return Some(format!("{name}: stored {was}, {source} give {now}"));
+    }
+    (again.len() != stored.len()).then(|| {
+        format!(
+            "{} {what} stored, {source} give {}",
+            stored.len(),
+            again.len()
+        )
+    })
+}
+
 /// Which part of the run a [`Record`] comes from.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
@@ -188,3 +212,6 @@ pub const SCHEMA: &[(&str, &str)] = &[
     ("insert_failures, first_failure_load", "refused inserts so far and the load factor at the first one"),
     ("threads, parallel_speedup", "parallel scenario: threads used and throughput over one thread (its records hold only identity, size and these timings)"),
 ];
+
+#[cfg(test)]
+mod tests;

@@ -51,6 +51,18 @@ pub fn variants(records: &[Record], scenario: Scenario) -> Vec<String> {
     v
 }
 
+/// The records of `scenario` grouped by variant: each variant in first-seen order with its
+/// records in record order.
+pub fn grouped(records: &[Record], scenario: Scenario) -> Vec<(String, Vec<&Record>)> {
+    variants(records, scenario)
+        .into_iter()
+        .map(|v| {
+            let rows = by(records, scenario).filter(|r| r.variant == v).collect();
+            (v, rows)
+        })
+        .collect()
+}
+
 /// Target rates of the matrix, in first-seen order.
 pub fn targets(records: &[Record]) -> Vec<f64> {
     let mut t: Vec<f64> = Vec::new();
@@ -166,12 +178,9 @@ pub fn render(dir: &Path, charts: &[Chart]) -> Result<Vec<(String, String)>> {
 pub fn calibration(records: &[Record]) -> Option<Chart> {
     let matrix: Vec<&Record> = by(records, Scenario::Matrix).collect();
     let n = matrix.first()?.n;
-    let mut series: Vec<Series> = variants(records, Scenario::Matrix)
+    let mut series: Vec<Series> = grouped(records, Scenario::Matrix)
         .iter()
-        .map(|v| {
-            let rows: Vec<&Record> = matrix.iter().copied().filter(|r| &r.variant == v).collect();
-            fpr_series(v, &rows, |r| r.theoretical_fpr, SeriesStyle::Points)
-        })
+        .map(|(v, rows)| fpr_series(v, rows, |r| r.theoretical_fpr, SeriesStyle::Points))
         .collect();
     let (lo, hi) = matrix.iter().fold((1.0f64, 0.0f64), |(lo, hi), r| {
         (
@@ -195,11 +204,9 @@ pub fn calibration(records: &[Record]) -> Option<Chart> {
 pub fn memory(records: &[Record]) -> Option<Chart> {
     let matrix: Vec<&Record> = by(records, Scenario::Matrix).collect();
     let n = matrix.first()?.n;
-    let mut series: Vec<Series> = variants(records, Scenario::Matrix)
-        .iter()
-        .map(|v| {
-            let mut rows: Vec<&Record> =
-                matrix.iter().copied().filter(|r| &r.variant == v).collect();
+    let mut series: Vec<Series> = grouped(records, Scenario::Matrix)
+        .into_iter()
+        .map(|(v, mut rows)| {
             rows.sort_by(|a, b| a.empirical_fpr.total_cmp(&b.empirical_fpr));
             let pts = rows
                 .iter()
@@ -312,12 +319,9 @@ pub fn growth(records: &[Record]) -> Option<Chart> {
     let rows: Vec<&Record> = by(records, Scenario::Growth).collect();
     let first = rows.first()?;
     let cap = first.capacity as f64;
-    let mut series: Vec<Series> = variants(records, Scenario::Growth)
+    let mut series: Vec<Series> = grouped(records, Scenario::Growth)
         .iter()
-        .map(|v| {
-            let mine: Vec<&Record> = rows.iter().copied().filter(|r| &r.variant == v).collect();
-            fpr_series(v, &mine, |r| r.n as f64 / cap, SeriesStyle::LinePoints)
-        })
+        .map(|(v, mine)| fpr_series(v, mine, |r| r.n as f64 / cap, SeriesStyle::LinePoints))
         .collect();
     series.push(Series::new(
         "target",
@@ -338,8 +342,7 @@ pub fn churn(records: &[Record]) -> Option<Chart> {
         return None;
     }
     let mut series = Vec::new();
-    for v in variants(records, Scenario::Churn) {
-        let mine: Vec<&Record> = rows.iter().copied().filter(|r| r.variant == v).collect();
+    for (v, mine) in grouped(records, Scenario::Churn) {
         let step = |r: &Record| r.step.unwrap_or(0) as f64;
         series.push(fpr_series(
             &format!("{v} measured"),

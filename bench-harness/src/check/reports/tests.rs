@@ -265,3 +265,26 @@ fn a_window_report_with_a_flipped_verdict_or_an_edited_count_is_rejected() {
     let p = problems(&d);
     assert!(p.iter().any(|p| p.contains("not the same run")), "{p:?}");
 }
+
+#[test]
+fn a_changed_or_dropped_claim_in_systems_json_is_rejected() {
+    let mut flipped = systems_report();
+    let text = flipped.claims[0].text.clone();
+    flipped.claims[0].measured = Some(-1.0);
+    let p = Section::problems(&flipped, &Results::default());
+    assert!(
+        p.iter()
+            .any(|p| p.contains("claims differ") && p.contains(&text)),
+        "{p:?}"
+    );
+    let mut dropped = systems_report();
+    let n = dropped.claims.len();
+    dropped.claims.pop();
+    let p = Section::problems(&dropped, &Results::default());
+    let counts = format!("{} claims stored, the measurements give {n}", n - 1);
+    assert!(p.iter().any(|p| p.contains(&counts)), "{p:?}");
+    assert_eq!(
+        Section::problems(&systems_report(), &Results::default()),
+        Vec::<String>::new()
+    );
+}

@@ -6,8 +6,8 @@
 //! cuckoo rows against split-block are judged again for the near layout ([`near_rows`]).
 
 use super::conditions::{Api, Timed};
-use super::{denominator, find, row, side, Against, Bound, Conditions, Metric, Ratio, Role};
-use super::{Side, Terms, TARGETS};
+use super::{denominator, find, row, side, target_row, Against, Bound, Conditions, Metric};
+use super::{Ratio, Role, Side, Terms, TARGETS};
 use crate::filters::{Variant, CUCKOO_NEAR};
 use crate::judge::floor::floor;
 use crate::record::floor::{FloorHash, FloorReport, FloorTable};
@@ -80,16 +80,7 @@ pub fn near_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
         .filter(|t| t.0 == CUCKOO_NEAR.variant && matches!(t.2, Against::Ours(_)))
         .map(|&(_, mo, theirs, mt, bound, terms, role)| {
             let b = denominator(rows, theirs, mt)?;
-            if mo.pick(near).is_none() || mt.pick(b).is_none() {
-                return Err(anyhow!(
-                    "{} or {} has no {} figure",
-                    near.name,
-                    b.name,
-                    mo.peer_label()
-                ));
-            }
-            let what = format!("{} vs {}: {}", near.name, b.name, mo.peer_label());
-            Ok(row(what, role, (side(near, mo), side(b, mt)), bound, terms))
+            target_row((near, mo), (b, mt), (bound, terms, role))
         })
         .collect()
 }

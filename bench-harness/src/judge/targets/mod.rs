@@ -236,6 +236,27 @@ fn side(r: &PeerRecord, m: Metric) -> Side {
     }
 }
 
+/// The row of a target comparing `a`'s `mo` figure with `b`'s `mt` figure.
+///
+/// # Errors
+/// Either figure missing.
+fn target_row(
+    (a, mo): (&PeerRecord, Metric),
+    (b, mt): (&PeerRecord, Metric),
+    (bound, terms, role): (Bound, Terms, Role),
+) -> Result<Ratio> {
+    if mo.pick(a).is_none() || mt.pick(b).is_none() {
+        return Err(anyhow!(
+            "{} or {} has no {} figure",
+            a.name,
+            b.name,
+            mo.peer_label()
+        ));
+    }
+    let what = format!("{} vs {}: {}", a.name, b.name, mo.peer_label());
+    Ok(row(what, role, (side(a, mo), side(b, mt)), bound, terms))
+}
+
 /// A row for a figure the run does not have: NaN values, not measured, with the reason.
 fn not_measured(what: String, (num, den): (String, String), bound: Bound, why: String) -> Ratio {
     let blank = |name| Side {
@@ -269,16 +290,7 @@ pub fn ratios(
     for &(ours, mo, theirs, mt, bound, terms, role) in TARGETS {
         let a = find(rows, ours.name())?;
         let b = denominator(rows, theirs, mt)?;
-        if mo.pick(a).is_none() || mt.pick(b).is_none() {
-            return Err(anyhow!(
-                "{} or {} has no {} figure",
-                a.name,
-                b.name,
-                mo.peer_label()
-            ));
-        }
-        let what = format!("{} vs {}: {}", a.name, b.name, mo.peer_label());
-        out.push(row(what, role, (side(a, mo), side(b, mt)), bound, terms));
+        out.push(target_row((a, mo), (b, mt), (bound, terms, role))?);
         if mo == Metric::Bytes {
             // Bytes at unequal FP rates compare unlike jobs; bits per key over log2(1/achieved
             // FP) puts both sides on the same footing. The rate's 95% upper bound: no false

@@ -318,28 +318,17 @@ pub fn check_report(r: &PythonReport) -> Vec<String> {
             p.push(format!("python.json: {e:#}"));
         }
         match recomputed(m) {
-            Ok(again) if again == m.goals => {}
             Ok(again) => {
-                let at = again
-                    .iter()
-                    .zip(&m.goals)
-                    .find(|(a, b)| a != b)
-                    .map_or_else(
-                        || {
-                            format!(
-                                "{} goals stored, the records give {}",
-                                m.goals.len(),
-                                again.len()
-                            )
-                        },
-                        |(a, b)| {
-                            format!(
-                                "{:?}: stored {:?}, the records give {:?}",
-                                b.id, b.verdict, a.verdict
-                            )
-                        },
-                    );
-                p.push(format!("python.json: goals differ from the records ({at})"));
+                let at = crate::record::first_mismatch(
+                    &again,
+                    &m.goals,
+                    PartialEq::eq,
+                    ("goals", "the records"),
+                    |g| (format!("{:?}", g.id), format!("{:?}", g.verdict)),
+                );
+                if let Some(at) = at {
+                    p.push(format!("python.json: goals differ from the records ({at})"));
+                }
             }
             Err(e) => p.push(format!("python.json: {e:#}")),
         }

@@ -102,3 +102,20 @@ fn no_records_no_charts() {
     assert_eq!(target_slug(0.0001), "0_01pct");
     assert_eq!(pct(0.01), "1.000%");
 }
+
+#[test]
+fn grouped_keeps_first_seen_variants_and_their_rows_in_order_within_the_scenario() {
+    let records = vec![
+        rec(Scenario::Matrix, "b", 0.01, 1.0),
+        rec(Scenario::Growth, "c", 0.01, 2.0),
+        rec(Scenario::Matrix, "a", 0.01, 3.0),
+        rec(Scenario::Matrix, "b", 0.001, 4.0),
+    ];
+    let groups = grouped(&records, Scenario::Matrix);
+    let shape: Vec<(&str, Vec<f64>)> = groups
+        .iter()
+        .map(|(v, rows)| (v.as_str(), rows.iter().map(|r| r.target_fpr).collect()))
+        .collect();
+    assert_eq!(shape, [("b", vec![0.01, 0.001]), ("a", vec![0.01])]);
+    assert!(grouped(&records, Scenario::Churn).is_empty());
+}

@@ -118,6 +118,21 @@ pub struct CourseReport {
     pub plots: Vec<Plot>,
 }
 
+impl<'a> Lab<'a> {
+    /// The lab of `scale` on `member_keys` and `probe_keys`, hashed once with the default hasher.
+    pub fn new(scale: Scale, member_keys: &'a KeySet, probe_keys: &'a KeySet) -> Self {
+        Lab {
+            scale,
+            n: scale.n,
+            reps: scale.reps,
+            members: probe::hash_all(member_keys.iter()),
+            probes: probe::hash_all(probe_keys.iter()),
+            member_keys,
+            probe_keys,
+        }
+    }
+}
+
 impl Plot {
     /// `chart`, to be written as `<stem>.svg` and `.png`.
     pub fn new(stem: &str, chart: LineChart) -> Self {
@@ -258,15 +273,7 @@ pub fn run(members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Res
     );
     let member_keys = prefix(members, need.min(members.len()));
     let probe_keys = prefix(probes, scale.probes);
-    let lab = Lab {
-        scale,
-        n: scale.n,
-        reps: scale.reps,
-        members: probe::hash_all(member_keys.iter()),
-        probes: probe::hash_all(probe_keys.iter()),
-        member_keys: &member_keys,
-        probe_keys: &probe_keys,
-    };
+    let lab = Lab::new(scale, &member_keys, &probe_keys);
     let (sections, errata, plots) = run_all(&lab)?;
     let doc = CourseDoc {
         settings: Settings {

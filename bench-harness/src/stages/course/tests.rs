@@ -1,10 +1,85 @@
 //! Unit tests of `stages/course/mod.rs`.
 
 use super::*;
-use crate::check::course::check;
+use crate::check::course::{check, check_doc};
 use crate::dataset::{generate, DatasetSpec};
 use crate::plan::Output as _;
+use crate::record::Verdict;
+use crate::render::course as markdown;
+use model::judge_doc;
 use std::path::Path;
+
+/// One section of the course, as `run_all` calls it.
+pub(super) type Step = fn(&Lab<'_>) -> Result<(model::Section, Vec<Plot>)>;
+
+/// `step` run on 4,000 keys and 40,000 probes of the dataset seeded `seed` in 4 repetitions,
+/// judged, as a course of its own.
+pub(super) fn one_section(step: Step, seed: u64) -> (CourseDoc, Vec<Plot>) {
+    let ds = generate(&DatasetSpec {
+        members: 4000,
+        non_members: 40_000,
+        seed,
+    });
+    let scale = Scale {
+        n: 4000,
+        probes: 40_000,
+        reps: 4,
+        ..Scale::QUICK
+    };
+    let lab = Lab::new(scale, &ds.members, &ds.non_members);
+    let (section, plots) = step(&lab).unwrap();
+    let mut doc = CourseDoc {
+        settings: Settings {
+            n: lab.n,
+            probes: lab.probes.len(),
+            reps: lab.reps,
+            small_filters: 0,
+            hash_bits: 0,
+            alpha: stats::ALPHA,
+            commit: "test".into(),
+            seconds: 0.0,
+        },
+        sections: vec![section],
+        errata: vec![],
+    };
+    judge_doc(&mut doc);
+    (doc, plots)
+}
+
+/// Where [`check_rejects_tampering`] tampers with a one-section course.
+pub(super) struct Tamper {
+    /// Row and repetition whose hit count grows.
+    pub count: (usize, usize),
+    /// Row whose verdict flips to not met.
+    pub verdict: usize,
+}
+
+/// `check_doc` passes the rendered one-section `doc`, whose Markdown carries `title` and links
+/// `<stem>.svg`, and names the row when one repetition's hit count grows by 200 or one
+/// verdict flips to not met (the Markdown then no longer matches either).
+pub(super) fn check_rejects_tampering(doc: &CourseDoc, title: &str, stem: &str, at: Tamper) {
+    let md = markdown::course(doc);
+    assert_eq!(check_doc(doc, &md), Vec::<String>::new());
+    assert!(md.contains(title), "{title} missing");
+    assert!(md.contains(&format!("{stem}.svg")), "{stem}.svg missing");
+    let rows = &doc.sections[0].rows;
+
+    let (row, rep) = at.count;
+    let mut tampered = doc.clone();
+    tampered.sections[0].rows[row].reps[rep].hits += 200;
+    let p = check_doc(&tampered, &md);
+    assert!(p.iter().any(|p| p.contains(&rows[row].label)), "{p:?}");
+    assert!(p.iter().any(|p| p.contains("course.md differs")), "{p:?}");
+
+    let mut flipped = doc.clone();
+    let judged = flipped.sections[0].rows[at.verdict].judged.as_mut();
+    judged.expect("the flipped row is judged").verdict = Verdict::NotMet;
+    let p = check_doc(&flipped, &md);
+    assert!(
+        p.iter().any(|p| p.contains(&rows[at.verdict].label)),
+        "{p:?}"
+    );
+}
 
 /// Runs the course, judges it and writes it into `dir`, as the stage and the pipeline do.
 fn write(dir: &Path, members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Result<()> {

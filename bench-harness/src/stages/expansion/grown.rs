@@ -2,7 +2,7 @@
 
 use super::Contender;
 use anyhow::{anyhow, Result};
-use filterlab::{AnyFilter, Error, Filter, Params, Variant};
+use filterlab::{AnyFilter, Capabilities, Error, Filter, Params, Variant};
 use filterlab_peers::{Peer, PeerKind};
 
 /// A filter of one contender, declared small and grown by inserts.
@@ -105,26 +105,28 @@ impl Grown {
 
 /// Whether the variant can delete (what [`Grown::remove`] does), and why not if not.
 pub fn deletes(who: Contender) -> Result<(), String> {
-    match who {
-        Contender::Ours(v) if v.capabilities().deletes => Ok(()),
-        Contender::Ours(v) => Err(format!(
-            "the {v} filter cannot delete (deletes: {})",
-            Variant::names_with(|c| c.deletes)
-        )),
-        Contender::Qfilter => Ok(()),
-        Contender::GrowableBloom => Err("growable-bloom-filter has no remove".into()),
-    }
+    able(who, |c| c.deletes, ("remove", "deletes"))
 }
 
 /// Whether the variant can merge (what [`Grown::merge`] does), and why not if not.
 pub fn merges(who: Contender) -> Result<(), String> {
+    able(who, |c| c.merges, ("merge", "merges"))
+}
+
+/// Whether `who` has the capability `has` (the quotient peer has both, growable-bloom-filter
+/// neither); why not names the operation and the variants that have it.
+fn able(
+    who: Contender,
+    has: fn(Capabilities) -> bool,
+    (op, which): (&str, &str),
+) -> Result<(), String> {
     match who {
-        Contender::Ours(v) if v.capabilities().merges => Ok(()),
+        Contender::Ours(v) if has(v.capabilities()) => Ok(()),
         Contender::Ours(v) => Err(format!(
-            "the {v} filter has no merge (merges: {})",
-            Variant::names_with(|c| c.merges)
+            "the {v} filter has no {op} ({which}: {})",
+            Variant::names_with(has)
         )),
         Contender::Qfilter => Ok(()),
-        Contender::GrowableBloom => Err("growable-bloom-filter has no merge".into()),
+        Contender::GrowableBloom => Err(format!("growable-bloom-filter has no {op}")),
     }
 }

@@ -133,3 +133,31 @@ fn a_contender_is_stored_by_name_and_an_unknown_name_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn a_missing_capability_names_the_operation_and_the_variants_that_have_it() {
+    use super::grown::{deletes, merges};
+    use filterlab::Variant;
+    let classic = Contender::Ours(Variant::Classic);
+    let why = deletes(classic).unwrap_err();
+    assert!(
+        why.starts_with("the classic filter has no remove (deletes: "),
+        "{why}"
+    );
+    assert!(
+        why.contains("counting") && !why.contains("classic,"),
+        "{why}"
+    );
+    assert!(merges(classic).is_ok() == Variant::Classic.capabilities().merges);
+    assert_eq!(deletes(Contender::Ours(Variant::Counting)), Ok(()));
+    assert_eq!(deletes(Contender::Qfilter), Ok(()));
+    assert_eq!(merges(Contender::Qfilter), Ok(()));
+    assert_eq!(
+        merges(Contender::GrowableBloom),
+        Err("growable-bloom-filter has no merge".into())
+    );
+    assert_eq!(
+        deletes(Contender::GrowableBloom),
+        Err("growable-bloom-filter has no remove".into())
+    );
+}

@@ -58,7 +58,7 @@ pub fn shape(design: Design, window: u64, fpr: f64) -> Result<(String, u64)> {
                 } => (u64::from(l) + 1) * per_generation,
                 other => bail!("{v} is not a sliding window: {other:?}"),
             };
-            (crate::filters::Shaped::params(&f), horizon)
+            (crate::filters::Shaped::design(&f), horizon)
         }
         Design::TwoBuffer => (
             format!(
