@@ -198,7 +198,7 @@ pub trait Shaped {
     /// A short description of the realised parameters (`m=… k=…`, `fingerprint_bits=… …`),
     /// read when the filter is filled: its running figures (the fill ratio, the load) included.
     fn params(&self) -> String;
-    /// The parameters of the filter's design only (no [`RUNNING`] figure): the same before and
+    /// The parameters of the filter's design only (no running figure, see `RUNNING`): the same before and
     /// after any stream of inserts.
     fn design(&self) -> String;
 }
