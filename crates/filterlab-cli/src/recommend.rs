@@ -291,20 +291,7 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
         .collect();
     let by_size = if compact.is_empty() { &pool } else { &compact };
     let Some((chosen, bytes)) = smallest(needs, by_size) else {
-        let with = |has: fn(Capabilities) -> bool| Variant::names_with(has);
-        return Err(Refusal {
-            reason: format!(
-                "no variant has every capability asked for (variants that delete: {}; that \
-                 grow: {})",
-                with(|c| c.deletes),
-                with(|c| c.grows)
-            ),
-            nearest: format!(
-                "filterlab recommend --n {} --fpr {} --deletes   (size n for the largest count you expect)",
-                needs.n.saturating_mul(10),
-                needs.fpr
-            ),
-        });
+        return Err(no_variant_fits(needs));
     };
     let others: Vec<String> = by_size
         .iter()
@@ -319,25 +306,7 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
     } else {
         format!(" (against {})", others.join(", "))
     };
-    let mut why = Vec::new();
-    if needs.deletes {
-        why.push(format!(
-            "deletes needed: the variants that delete are {}",
-            names(&pool)
-        ));
-    }
-    if needs.growth {
-        why.push(format!(
-            "the count grows: a {chosen} filter adds capacity and never fails an insert"
-        ));
-    }
-    if needs.fixed_set {
-        why.push(format!(
-            "the set is known and fixed: a static filter solves for all its keys at once, \
-             nearer the n log2(1/p) bound than any filter filled by inserts ({})",
-            names(&pool)
-        ));
-    }
+    let mut why = needs_reasons(needs, chosen, &pool);
     if needs.threads > 1 {
         let fast: Vec<Variant> = pool
             .iter()
@@ -365,6 +334,48 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
         ));
     }
     Ok((chosen, why))
+}
+
+/// The refusal when no variant has every capability asked for, with the nearest call that works.
+fn no_variant_fits(needs: &Needs) -> Refusal {
+    let with = |has: fn(Capabilities) -> bool| Variant::names_with(has);
+    Refusal {
+        reason: format!(
+            "no variant has every capability asked for (variants that delete: {}; that \
+             grow: {})",
+            with(|c| c.deletes),
+            with(|c| c.grows)
+        ),
+        nearest: format!(
+            "filterlab recommend --n {} --fpr {} --deletes   (size n for the largest count you expect)",
+            needs.n.saturating_mul(10),
+            needs.fpr
+        ),
+    }
+}
+
+/// The reasons the needs themselves give (deletes, growth, a fixed set) for `chosen` out of `pool`.
+fn needs_reasons(needs: &Needs, chosen: Variant, pool: &[Variant]) -> Vec<String> {
+    let mut why = Vec::new();
+    if needs.deletes {
+        why.push(format!(
+            "deletes needed: the variants that delete are {}",
+            names(pool)
+        ));
+    }
+    if needs.growth {
+        why.push(format!(
+            "the count grows: a {chosen} filter adds capacity and never fails an insert"
+        ));
+    }
+    if needs.fixed_set {
+        why.push(format!(
+            "the set is known and fixed: a static filter solves for all its keys at once, \
+             nearer the n log2(1/p) bound than any filter filled by inserts ({})",
+            names(pool)
+        ));
+    }
+    why
 }
 
 /// Why a one-cache-line variant for many threads, and what it costs over the smallest.
