@@ -2,7 +2,8 @@
 //! back up the pipeline `dataset -> measure -> record -> filters -> plan -> stages -> judge ->
 //! render -> check -> pipeline` (a module may import only modules of its own layer or below;
 //! a stage may not import another stage). The charts crate (bench-harness/charts) is checked for
-//! cycles between its modules.
+//! cycles between its modules. The CLI crate (crates/filterlab-cli) is held to the same two rules
+//! over its own layers ([`CLI_LAYERS`]).
 //!
 //! `record` sits below the stages in the import order although the data reaches it after them:
 //! it is the results model the stages fill. Test code (files named `tests.rs` and everything
@@ -20,6 +21,24 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     "dataset", "measure", "record", "filters", "plan", "stages", "judge", "render", "check",
     "pipeline",
+];
+
+/// The CLI's modules, lowest first: helpers, then what a command needs, the parsed arguments,
+/// the commands' work, the rendering of their results, and the dispatch (`commands`).
+const CLI_LAYERS: &[&str] = &[
+    "units",
+    "parse",
+    "output",
+    "window",
+    "recommend",
+    "file",
+    "gate",
+    "args",
+    "keys",
+    "build",
+    "explain",
+    "render",
+    "commands",
 ];
 
 /// Module path -> the modules it imports (resolved to the longest known module path).
@@ -375,6 +394,42 @@ fn the_charts_crate_has_no_cycle() {
     let g = units(&graph(&read_tree(&dir("charts/src"))));
     assert!(g.len() > 3, "the graph read too few chart modules: {g:?}");
     assert_eq!(cycles(&g), Vec::<Vec<String>>::new(), "import cycles");
+}
+
+#[test]
+fn the_cli_has_no_cycle_and_no_back_import() {
+    let g = units(&graph(&read_tree(&dir("../crates/filterlab-cli/src"))));
+    assert!(
+        g.contains_key("commands") && g.len() > 8,
+        "the graph read too few CLI modules: {g:?}"
+    );
+    assert_eq!(cycles(&g), Vec::<Vec<String>>::new(), "import cycles");
+    assert_eq!(back_imports(&g, CLI_LAYERS), Vec::<String>::new());
+}
+
+#[test]
+fn a_cli_cycle_and_a_back_import_are_found() {
+    // The cycle the issue found: the commands and the rendering importing each other.
+    let g = fixture(&[
+        ("commands", "use crate::render;\n"),
+        (
+            "render",
+            "use crate::commands::Outcome;\nuse crate::units::pct;\n",
+        ),
+        ("units", "use crate::args::Size;\n"),
+        ("args", ""),
+    ]);
+    assert_eq!(
+        cycles(&g),
+        [vec!["commands".to_string(), "render".to_string()]]
+    );
+    assert_eq!(
+        back_imports(&g, CLI_LAYERS),
+        [
+            "render -> commands (up the pipeline)",
+            "units -> args (up the pipeline)",
+        ]
+    );
 }
 
 /// Longest file, in lines.

@@ -80,6 +80,27 @@ fn schema_err(msg: impl std::fmt::Display) -> StoreError {
     StoreError::new(StoreErrorKind::Schema, "connect", msg)
 }
 
+/// Refuses a database the filter-gate migration has not been run on, saying how to run it.
+fn require_migration(client: &mut Conn) -> StoreResult<()> {
+    let migrated: bool = client
+        .query_one(
+            "connect",
+            "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                            WHERE n.nspname = 'filter_gate' AND p.proname = 'stamp'
+                              AND p.pronargs = 2)",
+            &[],
+        )?
+        .get(0);
+    if !migrated {
+        return Err(schema_err(
+            "the filter-gate migration has not been run on this database: run \
+             `filterlab gate migrate` (or crates/filter-gate/sql/filter_gate.sql) as the \
+             table's owner",
+        ));
+    }
+    Ok(())
+}
+
 /// Reads the table's description; refuses a table the gate cannot front, saying why.
 pub(crate) fn inspect(
     client: &mut Conn,
@@ -123,22 +144,7 @@ pub(crate) fn inspect(
         KeyMatch::Exact if typname == "citext" => KeyMatch::CaseInsensitive,
         m => m,
     };
-    let migrated: bool = client
-        .query_one(
-            "connect",
-            "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-                            WHERE n.nspname = 'filter_gate' AND p.proname = 'stamp'
-                              AND p.pronargs = 2)",
-            &[],
-        )?
-        .get(0);
-    if !migrated {
-        return Err(schema_err(
-            "the filter-gate migration has not been run on this database: run \
-             `filterlab gate migrate` (or crates/filter-gate/sql/filter_gate.sql) as the \
-             table's owner",
-        ));
-    }
+    require_migration(client)?;
     let has_trigger: bool = client
         .query_one(
             "connect",

@@ -291,20 +291,7 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
         .collect();
     let by_size = if compact.is_empty() { &pool } else { &compact };
     let Some((chosen, bytes)) = smallest(needs, by_size) else {
-        let with = |has: fn(Capabilities) -> bool| Variant::names_with(has);
-        return Err(Refusal {
-            reason: format!(
-                "no variant has every capability asked for (variants that delete: {}; that \
-                 grow: {})",
-                with(|c| c.deletes),
-                with(|c| c.grows)
-            ),
-            nearest: format!(
-                "filterlab recommend --n {} --fpr {} --deletes   (size n for the largest count you expect)",
-                needs.n.saturating_mul(10),
-                needs.fpr
-            ),
-        });
+        return Err(no_variant_fits(needs));
     };
     let others: Vec<String> = by_size
         .iter()
@@ -319,25 +306,7 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
     } else {
         format!(" (against {})", others.join(", "))
     };
-    let mut why = Vec::new();
-    if needs.deletes {
-        why.push(format!(
-            "deletes needed: the variants that delete are {}",
-            names(&pool)
-        ));
-    }
-    if needs.growth {
-        why.push(format!(
-            "the count grows: a {chosen} filter adds capacity and never fails an insert"
-        ));
-    }
-    if needs.fixed_set {
-        why.push(format!(
-            "the set is known and fixed: a static filter solves for all its keys at once, \
-             nearer the n log2(1/p) bound than any filter filled by inserts ({})",
-            names(&pool)
-        ));
-    }
+    let mut why = needs_reasons(needs, chosen, &pool);
     if needs.threads > 1 {
         let fast: Vec<Variant> = pool
             .iter()
@@ -365,6 +334,48 @@ fn choose(needs: &Needs) -> Result<(Variant, Vec<String>), Refusal> {
         ));
     }
     Ok((chosen, why))
+}
+
+/// The refusal when no variant has every capability asked for, with the nearest call that works.
+fn no_variant_fits(needs: &Needs) -> Refusal {
+    let with = |has: fn(Capabilities) -> bool| Variant::names_with(has);
+    Refusal {
+        reason: format!(
+            "no variant has every capability asked for (variants that delete: {}; that \
+             grow: {})",
+            with(|c| c.deletes),
+            with(|c| c.grows)
+        ),
+        nearest: format!(
+            "filterlab recommend --n {} --fpr {} --deletes   (size n for the largest count you expect)",
+            needs.n.saturating_mul(10),
+            needs.fpr
+        ),
+    }
+}
+
+/// The reasons the needs themselves give (deletes, growth, a fixed set) for `chosen` out of `pool`.
+fn needs_reasons(needs: &Needs, chosen: Variant, pool: &[Variant]) -> Vec<String> {
+    let mut why = Vec::new();
+    if needs.deletes {
+        why.push(format!(
+            "deletes needed: the variants that delete are {}",
+            names(pool)
+        ));
+    }
+    if needs.growth {
+        why.push(format!(
+            "the count grows: a {chosen} filter adds capacity and never fails an insert"
+        ));
+    }
+    if needs.fixed_set {
+        why.push(format!(
+            "the set is known and fixed: a static filter solves for all its keys at once, \
+             nearer the n log2(1/p) bound than any filter filled by inserts ({})",
+            names(pool)
+        ));
+    }
+    why
 }
 
 /// Why a one-cache-line variant for many threads, and what it costs over the smallest.
@@ -459,105 +470,4 @@ fn round_up_3(p: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn needs(n: u64, fpr: f64) -> Needs {
-        Needs::new(n, fpr)
-    }
-
-    #[test]
-    fn capabilities_pick_the_variant() {
-        assert_eq!(
-            recommend(&needs(10_000_000, 0.01)).unwrap().plan.variant,
-            Variant::Classic
-        );
-        let d = Needs {
-            deletes: true,
-            ..needs(1000, 0.01)
-        };
-        assert_eq!(recommend(&d).unwrap().plan.variant, Variant::Cuckoo);
-        let g = Needs {
-            growth: true,
-            ..needs(1000, 0.01)
-        };
-        assert_eq!(recommend(&g).unwrap().plan.variant, Variant::Scalable);
-        let t = Needs {
-            threads: 8,
-            ..needs(1000, 0.01)
-        };
-        assert_eq!(recommend(&t).unwrap().plan.variant, Variant::Blocked);
-        // At 0.01% the cuckoo filter is smaller than the classic one.
-        assert_eq!(
-            recommend(&needs(1000, 1e-4)).unwrap().plan.variant,
-            Variant::Cuckoo
-        );
-        let both = Needs {
-            deletes: true,
-            growth: true,
-            ..needs(1000, 0.01)
-        };
-        assert_eq!(recommend(&both).unwrap().plan.variant, Variant::Expandable);
-        // A fixed set: the smallest static filter that meets the rate (a ribbon filter's
-        // fractional result bits beat 1.125 F bits of a binary fuse filter), with its reason.
-        for p in [0.01, 0.004, 1e-4] {
-            let fixed = recommend(&Needs {
-                fixed_set: true,
-                ..needs(1_000_000, p)
-            })
-            .unwrap();
-            assert_eq!(fixed.plan.variant, Variant::Ribbon, "{p}");
-            assert!(
-                fixed.plan.bits_per_key
-                    < sized(Variant::Classic, 1_000_000, p).unwrap().bits_per_key
-            );
-            assert!(fixed.why.iter().any(|w| w.contains("known and fixed")));
-            assert!(fixed.notes.iter().any(|n| n.contains("built once")));
-        }
-    }
-
-    #[test]
-    fn what_if_shows_the_rate_rising_with_an_underestimate() {
-        let r = recommend(&needs(1_000_000, 0.01)).unwrap();
-        let at = |m| {
-            r.what_if
-                .iter()
-                .find(|w| w.multiple == m)
-                .unwrap()
-                .fpr
-                .unwrap()
-        };
-        assert!(at(2) > r.plan.expected_fpr && at(10) > at(2));
-    }
-
-    #[test]
-    fn a_small_budget_is_refused_with_a_request_that_fits() {
-        let n = 10_000_000;
-        let r = recommend(&Needs {
-            max_memory: Some(4 << 20),
-            ..needs(n, 0.01)
-        })
-        .unwrap_err();
-        assert!(r.reason.contains("budget"), "{}", r.reason);
-        assert!(
-            r.nearest.contains("--fpr") && r.nearest.contains("--n"),
-            "{}",
-            r.nearest
-        );
-        // The nearest rate really fits and is not far from the edge.
-        let fpr: f64 = r
-            .nearest
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .parse()
-            .unwrap();
-        let at = |p| sized(Variant::Classic, n, p).unwrap().bytes;
-        assert!(at(fpr) <= 4 << 20 && at(fpr * 0.99) > 4 << 20, "{fpr}");
-        assert!(recommend(&Needs {
-            max_memory: Some(64 << 20),
-            ..needs(n, 0.01)
-        })
-        .is_ok());
-    }
-}
+mod tests;
