@@ -75,6 +75,7 @@ fn example(s: &Hash64Study) -> String {
 
 /// One row per (size, kind): the counts, the measured rate and its interval against the formula.
 fn rates(s: &Hash64Study) -> Table {
+    let within = format!("within ±{:.0}% of it", s.margin * 100.0);
     let mut t = Table::new(&[
         ("keys n", Align::Right),
         ("blocks B", Align::Right),
@@ -85,7 +86,7 @@ fn rates(s: &Hash64Study) -> Table {
         ("measured", Align::Right),
         ("95% interval", Align::Right),
         ("formula", Align::Right),
-        ("within ±margin of it", Align::Center),
+        (within.as_str(), Align::Center),
     ]);
     for r in &s.runs {
         let j = r.judged;

@@ -137,6 +137,7 @@ fn the_64_bit_hash_section_shows_counts_intervals_verdicts_floors_and_the_defaul
         "| 10^7 | +0.0100 pp |",
         "| undecided |",
         "equal within",
+        "| within ±2% of it |",
         "5.66e-9",
         "5.42e-11",
         "at 1 of 2 sizes (10^9); undecided at 10^7",

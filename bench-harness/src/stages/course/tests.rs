@@ -186,7 +186,7 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
 /// does the same inside the full run):
 /// `cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored`.
 #[test]
-#[ignore = "full scale: about a minute in release"]
+#[ignore = "full scale: a few minutes in release (the 64-bit-hash study hashes 10^10 keys)"]
 fn full_scale() {
     let scale = Scale::FULL;
     let ds = generate(&DatasetSpec {
