@@ -184,9 +184,11 @@ const DEFAULT: &str = "Which hash is the default: **xxh3-128**. The split-block 
 
 /// The study as section `number` of the course.
 pub fn section(number: usize, s: &Hash64Study, out: &mut String) {
+    let sizes: Vec<String> = s.runs.iter().map(|r| keys(r.n)).collect();
     let _ = writeln!(
         out,
-        "## {number}. A 64-bit hash at 10^9–10^10 keys: what xxh3-64 costs the split-block filter\n"
+        "## {number}. A 64-bit hash at {} keys: what xxh3-64 costs the split-block filter\n",
+        sizes.join(" and ")
     );
     for line in derivation(s) {
         let _ = writeln!(out, "    {line}");
