@@ -2,8 +2,11 @@
 //! records, every repetition has its own seed, `course.md` is exactly what the JSON renders to,
 //! and every plot it links exists.
 
+use crate::judge::course::judge_course;
 use crate::render::course as markdown;
-use crate::stages::course::model::{judge_doc, CourseDoc};
+use crate::render::course::hash64;
+use crate::stages::course::hash64::{blocks_for, SliceJudged, FPR};
+use crate::stages::course::model::CourseDoc;
 use crate::stages::course::stats::ALPHA;
 use std::collections::HashSet;
 use std::path::Path;
@@ -49,7 +52,82 @@ pub fn check(dir: &Path, commit: Option<&str>) -> Vec<String> {
             }
         }
     }
+    if doc.hash64.is_some() && !dir.join(format!("{}.svg", hash64::STEM)).exists() {
+        problems.push(format!(
+            "course: the 64-bit-hash section links {}.svg, which is missing",
+            hash64::STEM
+        ));
+    }
     problems
+}
+
+/// Problems with the 64-bit-hash study of `doc`: a filter or slice size the builder would not
+/// give, impossible counts, or intervals and verdicts that do not recompute (`rejudged`).
+fn hash64_problems(doc: &CourseDoc, rejudged: &CourseDoc) -> Vec<String> {
+    let (Some(s), Some(fresh)) = (&doc.hash64, &rejudged.hash64) else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    if s.margin != fresh.margin {
+        problems.push(format!(
+            "course: 64-bit hash: margin {} recorded, judged at {}",
+            s.margin, fresh.margin
+        ));
+    }
+    for (r, f) in s.runs.iter().zip(&fresh.runs) {
+        let at = format!("course: 64-bit hash at n = {}", r.n);
+        match blocks_for(r.n) {
+            Ok(b) if b == r.blocks && r.slice_blocks == b / s.slice.max(1) => {}
+            _ => problems.push(format!(
+                "{at}: {} blocks and a slice of {} are not the builder's for {} at {} (slice 1/{})",
+                r.blocks, r.slice_blocks, r.n, s.fpr, s.slice
+            )),
+        }
+        if s.fpr != FPR {
+            problems.push(format!(
+                "{at}: target {} recorded, the study sizes for {FPR}",
+                s.fpr
+            ));
+        }
+        for c in [r.wide, r.narrow] {
+            if c.hits > c.trials || c.members > r.n || c.trials > r.probed {
+                problems.push(format!("{at}: impossible counts {c:?}"));
+            }
+        }
+        if !same_judged(r.judged, f.judged) {
+            problems.push(format!(
+                "{at}: recorded {:?}, recomputed {:?}",
+                r.judged, f.judged
+            ));
+        }
+    }
+    problems
+}
+
+/// Equal verdicts, and figures equal to [`TOLERANCE`].
+fn same_judged(a: Option<SliceJudged>, b: Option<SliceJudged>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return a.is_none() && b.is_none();
+    };
+    let figures = |j: SliceJudged| {
+        [
+            j.formula,
+            j.floor_lanes,
+            j.floor_whole,
+            j.wide.0,
+            j.wide.1,
+            j.narrow.0,
+            j.narrow.1,
+            j.difference.0,
+            j.difference.1,
+        ]
+    };
+    (a.wide_vs_formula, a.narrow_vs_formula, a.equal)
+        == (b.wide_vs_formula, b.narrow_vs_formula, b.equal)
+        && figures(a)
+            .into_iter()
+            .zip(figures(b))
+            .all(|(x, y)| close(x, y))
 }
 
 /// Problems with a parsed course against its Markdown: verdicts, seeds, settings, rendering.
@@ -62,7 +140,8 @@ pub fn check_doc(doc: &CourseDoc, md: &str) -> Vec<String> {
         ));
     }
     let mut rejudged = doc.clone();
-    judge_doc(&mut rejudged);
+    judge_course(&mut rejudged);
+    problems.extend(hash64_problems(doc, &rejudged));
     let tables = doc
         .sections
         .iter()

@@ -2,6 +2,7 @@
 //! figures of the same run) and the articles' claims.
 
 pub mod claims;
+pub mod course;
 pub mod floor;
 pub mod systems;
 pub mod targets;

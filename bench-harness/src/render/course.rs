@@ -3,15 +3,18 @@
 //! one section per formula or topic, then the errata. Only formatting: every number and verdict
 //! comes from the document.
 
+use crate::judge::course::judge_course;
 use crate::plan::Output;
 use crate::record::Verdict;
-use crate::stages::course::model::{judge_doc, rate, CourseDoc, Erratum, Outcome, Row, Section};
+use crate::stages::course::model::{rate, CourseDoc, Erratum, Outcome, Row, Section};
 use crate::stages::course::stats::ALPHA;
 use crate::stages::course::CourseReport;
 use anyhow::{Context, Result};
 use filterlab_charts::render_line;
 use std::fmt::Write;
 use std::path::Path;
+
+pub mod hash64;
 
 fn num(x: f64, digits: usize) -> String {
     if x.is_finite() {
@@ -184,6 +187,9 @@ pub fn course(doc: &CourseDoc) -> String {
     for (i, s) in doc.sections.iter().enumerate() {
         section(i, s, &mut out);
     }
+    if let Some(study) = &doc.hash64 {
+        hash64::section(doc.sections.len() + 1, study, &mut out);
+    }
     out.push_str("## Errata: common mistakes, each shown by a run\n\n");
     for e in &doc.errata {
         erratum(e, &mut out);
@@ -200,6 +206,9 @@ pub fn write(r: &CourseReport, dir: &Path) -> Result<()> {
     for p in &r.plots {
         render_line(&p.chart, &dir.join(&p.stem))?;
     }
+    if let Some(study) = &r.doc.hash64 {
+        render_line(&hash64::chart(study), &dir.join(hash64::STEM))?;
+    }
     let json = serde_json::to_string_pretty(&r.doc)?;
     std::fs::write(dir.join("course.json"), json)
         .with_context(|| format!("writing {}/course.json", dir.display()))?;
@@ -210,7 +219,7 @@ pub fn write(r: &CourseReport, dir: &Path) -> Result<()> {
 
 impl Output for CourseReport {
     fn judge(&mut self) {
-        judge_doc(&mut self.doc);
+        judge_course(&mut self.doc);
     }
 
     /// Into `<out>/course/`.

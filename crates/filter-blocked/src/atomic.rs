@@ -2,7 +2,7 @@
 
 use crate::{Block, BlockedBloom, Kernel};
 use filter_core::concurrent::{try_atomic_table, words, LenCounter, LockFree, SharedInsert};
-use filter_core::{math, reduce, Filter, Hash128, Result, Sizing, Table};
+use filter_core::{math, Filter, Hash128, Result, Sizing, Table};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One block as four atomic 64-bit words, each holding two lanes (lane `2j` in the low half of
@@ -105,7 +105,7 @@ filter_core::lock_free_form!(AtomicBlockedBloom, BlockedBloom);
 impl AtomicBlockedBloom {
     #[inline(always)]
     fn block(&self, hash: Hash128) -> &AtomicBlock {
-        &self.blocks[reduce(hash.hi, self.blocks.len() as u64) as usize]
+        &self.blocks[crate::block_index(hash, self.blocks.len() as u64) as usize]
     }
 }
 

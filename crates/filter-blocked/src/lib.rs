@@ -64,6 +64,16 @@ pub fn lane_bits(key: u32) -> [u32; 8] {
     SALT.map(|salt| key.wrapping_mul(salt) >> 27)
 }
 
+/// The block, of `blocks`, that a key with `hash` sets and tests: the top bits of `hash.hi`
+/// mapped onto `[0, blocks)` by a multiply-high ([`filter_core::reduce`]). Its lane bits come
+/// from the other half ([`lane_bits`] of `hash.lo as u32`), so the two never share a bit.
+/// Both forms of the filter place keys with it; code that models the filter outside it (the
+/// harness measures a slice of a 10^10-key filter's blocks) calls it rather than copying it.
+#[inline(always)]
+pub fn block_index(hash: Hash128, blocks: u64) -> u64 {
+    reduce(hash.hi, blocks)
+}
+
 mod kernel;
 pub use kernel::Kernel;
 
@@ -209,7 +219,7 @@ impl BlockedBloom {
 
     #[inline(always)]
     fn block_of(&self, hash: Hash128) -> usize {
-        reduce(hash.hi, self.blocks.len() as u64) as usize
+        block_index(hash, self.blocks.len() as u64) as usize
     }
 
     /// Makes `self` the union of both filters (same shape and hasher required).

@@ -77,9 +77,11 @@ fn missing_or_broken_files_are_reported() {
     .unwrap();
     std::fs::write(dir.join("course.md"), md).unwrap();
     let p = check(&dir, Some("abc1234"));
-    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(p.len(), 2, "{p:?}");
     assert!(p[0].contains("fp_vs_bits.svg, which is missing"), "{p:?}");
+    assert!(p[1].contains("hash64.svg, which is missing"), "{p:?}");
     std::fs::write(dir.join("fp_vs_bits.svg"), "<svg/>").unwrap();
+    std::fs::write(dir.join("hash64.svg"), "<svg/>").unwrap();
     assert_eq!(check(&dir, Some("abc1234")), Vec::<String>::new());
     let stale = check(&dir, Some("def5678"));
     assert!(
@@ -87,4 +89,53 @@ fn missing_or_broken_files_are_reported() {
         "{stale:?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The course's JSON with the 64-bit-hash study changed by `tamper`: the problems `check_doc`
+/// finds against the Markdown the untouched course renders to.
+fn tampered(tamper: impl FnOnce(&mut serde_json::Value)) -> Vec<String> {
+    let (doc, md) = ok();
+    let mut json = serde_json::to_value(&doc).unwrap();
+    tamper(&mut json["hash64"]);
+    let doc: CourseDoc = serde_json::from_value(json).unwrap();
+    check_doc(&doc, &md)
+}
+
+#[test]
+fn a_tampered_64_bit_hash_study_fails() {
+    assert_eq!(tampered(|_| {}), Vec::<String>::new());
+    // More false positives for xxh3-64 at 10^9: the interval no longer recomputes, nor the text.
+    let p = tampered(|h| h["runs"][1]["narrow"]["hits"] = 150_000.into());
+    assert!(
+        p.iter()
+            .any(|p| p.contains("64-bit hash at n = 1000000000: recorded")),
+        "{p:?}"
+    );
+    assert!(p.iter().any(|p| p.contains("course.md differs")), "{p:?}");
+    // A verdict flipped to met where the run cannot tell.
+    let p = tampered(|h| h["runs"][0]["judged"]["equal"] = "met".into());
+    assert!(
+        p.iter()
+            .any(|p| p.contains("64-bit hash at n = 10000000: recorded")),
+        "{p:?}"
+    );
+    // A filter the builder would not size so, a wider margin, impossible counts.
+    let p = tampered(|h| h["runs"][1]["blocks"] = 1000.into());
+    assert!(p.iter().any(|p| p.contains("not the builder's")), "{p:?}");
+    let p = tampered(|h| h["margin"] = 0.5.into());
+    assert!(p.iter().any(|p| p.contains("margin 0.5 recorded")), "{p:?}");
+    let p = tampered(|h| h["runs"][1]["wide"]["hits"] = 20_000_000.into());
+    assert!(p.iter().any(|p| p.contains("impossible counts")), "{p:?}");
+}
+
+#[test]
+fn a_course_written_before_the_study_still_parses_and_checks() {
+    let (mut doc, _) = ok();
+    doc.hash64 = None;
+    let md = markdown::course(&doc);
+    let mut json = serde_json::to_value(&doc).unwrap();
+    assert!(json.get("hash64").is_none());
+    json.as_object_mut().unwrap().remove("hash64");
+    let back: CourseDoc = serde_json::from_value(json).unwrap();
+    assert_eq!(check_doc(&back, &md), Vec::<String>::new());
 }

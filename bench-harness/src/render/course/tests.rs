@@ -1,7 +1,9 @@
 //! Unit tests of `stages/course/markdown.rs`.
 
 use super::*;
-use crate::stages::course::model::{judge_doc, Pair, Settings};
+use crate::judge::course::tests::run_with;
+use crate::stages::course::hash64::Hash64Study;
+use crate::stages::course::model::{Pair, Settings};
 use crate::stages::course::stats::Count;
 
 fn reps(hits: u64, trials: u64) -> Vec<Count> {
@@ -46,9 +48,29 @@ pub(crate) fn fixture() -> CourseDoc {
         },
         sections: vec![s],
         errata: vec![e],
+        hash64: Some(study()),
     };
-    judge_doc(&mut doc);
+    judge_course(&mut doc);
     doc
+}
+
+/// A study of two sizes: 10^9 keys with equal rates on 10^7 probes per kind, and one with
+/// too few probes to tell.
+pub(crate) fn study() -> Hash64Study {
+    let mut small = run_with(100_000, 1000, 1010);
+    small.n = 10_000_000;
+    small.blocks = crate::stages::course::hash64::blocks_for(small.n).unwrap();
+    small.slice_blocks = small.blocks / 64;
+    small.wide.members = small.n / 64;
+    small.narrow.members = small.n / 64;
+    Hash64Study {
+        fpr: 0.01,
+        seed: 0x2a,
+        key_bytes: 26,
+        slice: 64,
+        margin: 0.0,
+        runs: vec![small, run_with(10_000_000, 100_500, 100_400)],
+    }
 }
 
 #[test]
@@ -95,4 +117,49 @@ fn rates_are_readable_at_every_scale() {
     assert_eq!(rate(2e-7), "2.000e-7");
     assert_eq!(rate(0.0), "0");
     assert_eq!(num(f64::INFINITY, 2), "+∞");
+}
+
+#[test]
+fn the_64_bit_hash_section_shows_counts_intervals_verdicts_floors_and_the_default() {
+    let md = course(&fixture());
+    // After the one section of the fixture, before the errata.
+    let at = md
+        .find("## 2. A 64-bit hash at 10^7 and 10^9 keys:")
+        .expect(&md);
+    assert!(at < md.find("## Errata").unwrap(), "{md}");
+    let section = &md[at..md.find("## Errata").unwrap()];
+    for text in [
+        "| 10^9 | ",
+        "| xxh3-64 | 15625000 | 100400 / 10000000 | 1.004% |",
+        "| xxh3-128 | 15625000 | 100500 / 10000000 | 1.005% |",
+        "| -0.0010 pp |",
+        "| ± 0.0200 pp | met |",
+        "| 10^7 | +0.0100 pp |",
+        "| undecided |",
+        "equal within",
+        "| within ±2% of it |",
+        "5.66e-9",
+        "5.42e-11",
+        "at 1 of 2 sizes (10^9); undecided at 10^7",
+        "first 1/64 of the blocks",
+        "26-byte e-mail-like keys with seed 0x2a",
+        "the default: **xxh3-128**",
+        "n = 10^9 keys at 1%",
+        "![A 64-bit hash](hash64.svg)",
+    ] {
+        assert!(section.contains(text), "{text:?} missing from\n{section}");
+    }
+}
+
+#[test]
+fn the_64_bit_hash_plot_has_both_kinds_the_formula_and_both_floors() {
+    let chart = hash64::chart(&fixture().hash64.unwrap());
+    let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names.len(), 5, "{names:?}");
+    assert!(
+        names.contains(&"xxh3-64") && names.contains(&"xxh3-128"),
+        "{names:?}"
+    );
+    assert!(chart.series.iter().all(|s| s.points.len() == 2));
+    assert!(chart.series[3].spread.len() == 2 && chart.x_log && chart.y_log);
 }

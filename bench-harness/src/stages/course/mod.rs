@@ -5,12 +5,15 @@
 //! Every number and verdict in the course is computed by this run: formulas from
 //! `filter_core::math` (through the variants' `expected_fpr`), measurements from filters built
 //! here in independent repetitions (a fresh seed each), verdicts by [`stats`] with Holm's
-//! correction per table. The run is recorded in `course.json` ([`model::CourseDoc`]);
+//! correction per table. The last section measures what a 64-bit hash costs the split-block
+//! filter at 10^9 and 10^10 keys on a slice of each filter's blocks ([`hash64`]; judged by
+//! `judge::course`). The run is recorded in `course.json` ([`model::CourseDoc`]);
 //! `course.md` is rendered from it alone, and [`crate::check::course::check`] re-renders and re-judges it.
 
 mod bloom;
 mod errata;
 mod expand;
+pub mod hash64;
 mod hashing;
 pub mod model;
 pub mod probe;
@@ -55,6 +58,8 @@ pub struct Scale {
     /// Independent repetitions per measurement (a fresh seed each; the probes are split
     /// between them).
     pub reps: usize,
+    /// The 64-bit-hash study's sizes, slice and probes; `None` leaves it out.
+    pub hash64: Option<hash64::Hash64Scale>,
 }
 
 impl Scale {
@@ -66,6 +71,7 @@ impl Scale {
         small_probes: 1,
         hash_bits: 22,
         reps: 8,
+        hash64: Some(hash64::Hash64Scale::FULL),
     };
     /// `--quick`: seconds.
     pub const QUICK: Scale = Scale {
@@ -75,6 +81,7 @@ impl Scale {
         small_probes: 1,
         hash_bits: 17,
         reps: 5,
+        hash64: Some(hash64::Hash64Scale::QUICK),
     };
 
     /// Member keys the course needs (the 1B stand-in of the 32-bit-hash erratum needs most).
@@ -109,8 +116,8 @@ pub struct Plot {
     pub(crate) chart: LineChart,
 }
 
-/// What the course stage measured: the document (judged by [`model::judge_doc`] before it is
-/// written) and its plots; `render::course` writes them.
+/// What the course stage measured: the document (judged by `judge::course::judge_course`
+/// before it is written) and its plots; `render::course` writes them.
 pub struct CourseReport {
     /// The sections, errata and settings, as written to `course.json`.
     pub doc: CourseDoc,
@@ -190,6 +197,12 @@ impl crate::plan::Stage for Course {
             scale.probes,
             dir.display()
         );
+        if let Some(h) = scale.hash64 {
+            eprintln!(
+                "   64-bit hash: {:?} keys, a 1/{} slice, {} probes in each",
+                h.sizes, h.slice, h.probes
+            );
+        }
         let commit = run.results.machine.commit.clone();
         let report = self::run(run.ctx.members, run.ctx.probes, scale, &commit)?;
         run.outputs.push(Box::new(report));
@@ -275,6 +288,7 @@ pub fn run(members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Res
     let probe_keys = prefix(probes, scale.probes);
     let lab = Lab::new(scale, &member_keys, &probe_keys);
     let (sections, errata, plots) = run_all(&lab)?;
+    let hash64 = scale.hash64.map(hash64::run).transpose()?;
     let doc = CourseDoc {
         settings: Settings {
             n: lab.n,
@@ -288,6 +302,7 @@ pub fn run(members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Res
         },
         sections,
         errata,
+        hash64,
     };
     Ok(CourseReport { doc, plots })
 }

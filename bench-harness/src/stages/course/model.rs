@@ -335,6 +335,9 @@ pub struct CourseDoc {
     pub sections: Vec<Section>,
     /// The errata.
     pub errata: Vec<Erratum>,
+    /// What a 64-bit hash costs at 10^9 and 10^10 keys (absent from courses written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash64: Option<super::hash64::Hash64Study>,
 }
 
 /// Judges every table and every erratum comparison of `doc`, in place.

@@ -41,6 +41,7 @@ pub(super) fn one_section(step: Step, seed: u64) -> (CourseDoc, Vec<Plot>) {
         },
         sections: vec![section],
         errata: vec![],
+        hash64: None,
     };
     judge_doc(&mut doc);
     (doc, plots)
@@ -89,7 +90,7 @@ fn write(dir: &Path, members: &KeySet, probes: &KeySet, scale: Scale, commit: &s
 }
 
 /// Every plot the course writes.
-const STEMS: [&str; 12] = [
+const STEMS: [&str; 13] = [
     "fp_vs_bits",
     "fp_vs_k",
     "exact_small_m",
@@ -102,6 +103,7 @@ const STEMS: [&str; 12] = [
     "window_fp_stream",
     "quotient_fp_load",
     "expandable_growth",
+    "hash64",
 ];
 
 #[test]
@@ -118,6 +120,11 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
         small_probes: 100,
         hash_bits: 14,
         reps: 4,
+        hash64: Some(hash64::Hash64Scale {
+            sizes: [2000, 20_000],
+            slice: 4,
+            probes: 4000,
+        }),
     };
     let dir = std::env::temp_dir().join(format!("filterlab-course-test-{}", std::process::id()));
     write(&dir, &ds.members, &ds.non_members, scale, "abc1234").unwrap();
@@ -139,6 +146,7 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
         "### k truncated",
         "### Two equal hash seeds",
         "### 32-bit hashes",
+        "## 23. A 64-bit hash",
     ] {
         assert!(md.contains(title), "{title} missing");
     }
@@ -178,7 +186,7 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
 /// does the same inside the full run):
 /// `cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored`.
 #[test]
-#[ignore = "full scale: about a minute in release"]
+#[ignore = "full scale: a few minutes in release (the 64-bit-hash study hashes 10^10 keys)"]
 fn full_scale() {
     let scale = Scale::FULL;
     let ds = generate(&DatasetSpec {
