@@ -89,7 +89,9 @@ pub enum HashKind {
     ///   10^9 keys, 5.4e-10 at 10^10 — eight orders of magnitude under a 1% target.
     ///
     /// The second is measured on a hash cut to 20 bits, where it is visible
-    /// (`crates/filter-blocked/tests/hash64.rs`). Above 2^32 blocks (a 128 GiB table) fewer than
+    /// (`crates/filter-blocked/tests/hash64.rs`); the harness's course (section "A 64-bit hash",
+    /// `reports/course/course.md`) measures both kinds on the same keys at 10^9 and 10^10 keys,
+    /// on a slice of the blocks. Above 2^32 blocks (a 128 GiB table) fewer than
     /// 32 bits are left for the lanes and the rate rises; use xxh3-128 there.
     ///
     /// It is **not** the default: the classic filter's double hashing draws its start and step
