@@ -136,12 +136,15 @@ pub fn info(i: &Info) -> String {
         i.checksum,
         if i.checksum_verified { " (verified)" } else { "" }
     );
-    for (k, v) in &i.parameters.0 {
-        let v = match *v {
-            Value::Count(n) => n.to_string(),
-            Value::Ratio(x) => format!("{x:.4}"),
-            Value::Rate(p) => pct(p),
-        };
+    for p in &i.parameters.0 {
+        let (k, v) = (
+            p.name,
+            match p.value {
+                Value::Count(n) => n.to_string(),
+                Value::Ratio(x) => format!("{x:.4}"),
+                Value::Rate(p) => pct(p),
+            },
+        );
         let _ = writeln!(out, "{k:<13} {v}");
     }
     out
@@ -222,6 +225,7 @@ mod tests {
     #[test]
     fn info_prints_parameters_by_kind_and_the_checksum_flag() {
         use crate::file::Params;
+        use filterlab::any::Parameter;
         let i = Info {
             variant: filterlab::Variant::Cuckoo,
             capacity: 100,
@@ -234,9 +238,9 @@ mod tests {
             checksum: "00000000deadbeef".into(),
             checksum_verified: true,
             parameters: Params(vec![
-                ("buckets", Value::Count(26)),
-                ("load", Value::Ratio(0.95)),
-                ("bound", Value::Rate(0.01)),
+                Parameter::design("buckets", Value::Count(26)),
+                Parameter::running("load", Value::Ratio(0.95)),
+                Parameter::design("bound", Value::Rate(0.01)),
             ]),
         };
         let text = info(&i);
