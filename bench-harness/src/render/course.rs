@@ -4,8 +4,9 @@
 //! comes from the document.
 
 use crate::plan::Output;
+use crate::record::pct;
 use crate::record::Verdict;
-use crate::stages::course::model::{judge_doc, rate, CourseDoc, Erratum, Outcome, Row, Section};
+use crate::stages::course::model::{judge_doc, CourseDoc, Erratum, Outcome, Row, Section};
 use crate::stages::course::stats::ALPHA;
 use crate::stages::course::CourseReport;
 use anyhow::{Context, Result};
@@ -55,10 +56,10 @@ fn table(rows: &[Row], out: &mut String) {
             out,
             "| {} | {}{claim} | {} | {} – {} | {} / {} | {} | {z} | {p} | {v} |",
             r.label,
-            r.formula.map_or("–".into(), rate),
-            rate(m.rate),
-            rate(m.lo),
-            rate(m.hi),
+            r.formula.map_or("–".into(), pct),
+            pct(m.rate),
+            pct(m.lo),
+            pct(m.hi),
             m.hits,
             m.trials,
             r.reps.len(),
