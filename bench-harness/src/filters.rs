@@ -180,26 +180,14 @@ fn value_text(v: filterlab::any::Value) -> String {
     }
 }
 
-/// The registry parameters that follow the filter's contents rather than its design: what has
-/// been inserted, how full it is, how likely a counter overflows, how often it grew.
-/// [`Shaped::design`] leaves them out.
-const RUNNING: [&str; 6] = [
-    "inserted",
-    "fill_ratio",
-    "saturated",
-    "overflow_bound",
-    "load",
-    "resizes",
-];
-
 /// What the harness records about a filter beyond the [`filterlab::Filter`] trait and its
 /// realised [`Detail`] ([`AnyFilter::detail`]), from the registry.
 pub trait Shaped {
     /// A short description of the realised parameters (`m=… k=…`, `fingerprint_bits=… …`),
     /// read when the filter is filled: its running figures (the fill ratio, the load) included.
     fn params(&self) -> String;
-    /// The parameters of the filter's design only (no running figure, see `RUNNING`): the same before and
-    /// after any stream of inserts.
+    /// The parameters of the filter's design only (no running figure, see
+    /// [`filterlab::any::Figure`]): the same before and after any stream of inserts.
     fn design(&self) -> String;
 }
 
@@ -210,16 +198,16 @@ impl Shaped for AnyFilter {
 
     fn design(&self) -> String {
         let mut parameters = self.parameters();
-        parameters.retain(|(name, _)| !RUNNING.contains(name));
+        parameters.retain(|p| !p.is_running());
         joined(parameters)
     }
 }
 
 /// `name=value` pairs, space-separated.
-fn joined(parameters: Vec<(&str, filterlab::any::Value)>) -> String {
+fn joined(parameters: Vec<filterlab::any::Parameter>) -> String {
     parameters
         .into_iter()
-        .map(|(name, value)| format!("{name}={}", value_text(value)))
+        .map(|p| format!("{}={}", p.name, value_text(p.value)))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -25,13 +25,18 @@ pub use ratio::{Ratio, Role};
 pub use results::{DatasetInfo, Results};
 pub use verdict::{Bound, Verdict};
 
-/// `0.010` → `1.000%`.
+/// A rate as every report prints it: a percentage to 4 decimals with the zeros it does not need left out
+/// (1%, 0.1%, 0.0977%), or scientific below 0.001%.
 pub fn pct(p: f64) -> String {
-    let v = p * 100.0;
-    if v >= 0.1 {
-        format!("{v:.3}%")
+    if p.is_nan() {
+        "–".into()
+    } else if p == 0.0 {
+        "0".into()
+    } else if p >= 1e-5 && p.is_finite() {
+        let digits = format!("{:.4}", p * 100.0);
+        format!("{}%", digits.trim_end_matches('0').trim_end_matches('.'))
     } else {
-        format!("{v:.4}%")
+        format!("{p:.3e}")
     }
 }
 

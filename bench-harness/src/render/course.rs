@@ -5,8 +5,9 @@
 
 use crate::judge::course::judge_course;
 use crate::plan::Output;
+use crate::record::pct;
 use crate::record::Verdict;
-use crate::stages::course::model::{rate, CourseDoc, Erratum, Outcome, Row, Section};
+use crate::stages::course::model::{CourseDoc, Erratum, Outcome, Row, Section};
 use crate::stages::course::stats::ALPHA;
 use crate::stages::course::CourseReport;
 use anyhow::{Context, Result};
@@ -58,10 +59,10 @@ fn table(rows: &[Row], out: &mut String) {
             out,
             "| {} | {}{claim} | {} | {} – {} | {} / {} | {} | {z} | {p} | {v} |",
             r.label,
-            r.formula.map_or("–".into(), rate),
-            rate(m.rate),
-            rate(m.lo),
-            rate(m.hi),
+            r.formula.map_or("–".into(), pct),
+            pct(m.rate),
+            pct(m.lo),
+            pct(m.hi),
             m.hits,
             m.trials,
             r.reps.len(),

@@ -6,7 +6,7 @@ use crate::record::python::{
     BenchId, Goal, LoadCheck, Measured, MemoryMethod, Outcome, PythonReport, RbloomBench,
 };
 use crate::record::Metric;
-use crate::record::{Bound, Verdict};
+use crate::record::{pct, Bound, Verdict};
 use crate::render::table::{Align, Table};
 use std::fmt::Write as _;
 
@@ -15,10 +15,6 @@ fn spread(xs: Option<&[f64]>, prec: usize) -> String {
         || "–".into(),
         |xs| format!("{:.prec$}", Spread::of(&mut xs.to_vec())),
     )
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.3}%", x * 100.0)
 }
 
 fn mib(bytes: u64) -> String {

@@ -107,10 +107,7 @@ fn fixture() -> Results {
 #[test]
 fn matrix_rows_carry_their_spread_and_both_overheads() {
     let text = render_readme(&fixture());
-    assert!(
-        text.contains("## n = 1000, target FP rate 1.000%"),
-        "{text}"
-    );
+    assert!(text.contains("## n = 1000, target FP rate 1%"), "{text}");
     let row = text
         .lines()
         .find(|l| l.starts_with("| classic | m=9586 k=7 |"))

@@ -1,6 +1,7 @@
 //! `threads.md`, rendered from a threads report alone, and the report's files.
 
 use crate::plan::Output;
+use crate::record::pct;
 use crate::render::table::{Align, Table};
 use crate::stages::threads::ThreadsReport;
 use anyhow::Result;
@@ -19,7 +20,7 @@ pub fn render(r: &ThreadsReport) -> String {
             s.contender.name().to_string(),
             s.bytes.to_string(),
             format!("{:.2}", s.bytes as f64 * 8.0 / n.max(1) as f64),
-            format!("{:.3}%", s.fpr * 100.0),
+            pct(s.fpr),
         ]);
     }
     let mut t = Table::new(&[

@@ -144,24 +144,41 @@ macro_rules! prefetched_batches {
     };
 }
 
-/// Answers `keys` through a probe of pre-computed hashes, [`BATCH`] keys at a time: each chunk
-/// is hashed with `hasher` into a stack buffer and handed to `probe`, whose answers are appended
-/// to `out` (cleared first). The body of every `contains_batch` that hashes keys itself.
+/// Hashes `keys` with `hasher`, [`BATCH`] keys at a time, and hands each chunk's hashes to
+/// `each`, stopping at its first error. The buffer is sized to the call and each hash written
+/// once: a zeroed `[Hash128; BATCH]` cost a 4 KiB memset per call, however few the keys.
+///
+/// # Errors
+/// The first error of `each`.
+pub fn hashed_chunks<E>(
+    hasher: &crate::KeyHasher,
+    keys: &[&[u8]],
+    mut each: impl FnMut(&[crate::Hash128]) -> core::result::Result<(), E>,
+) -> core::result::Result<(), E> {
+    let mut hashes = Vec::with_capacity(keys.len().min(BATCH));
+    for chunk in keys.chunks(BATCH) {
+        hashes.clear();
+        hashes.extend(chunk.iter().map(|k| hasher.hash(k)));
+        each(&hashes)?;
+    }
+    Ok(())
+}
+
+/// Answers `keys` through a probe of pre-computed hashes, [`BATCH`] keys at a time (hashed by
+/// [`hashed_chunks`]): each chunk's answers from `probe` are appended to `out` (cleared first).
+/// The body of every `contains_batch` that hashes keys itself.
 pub fn contains_keys_hashed(
     hasher: &crate::KeyHasher,
     keys: &[&[u8]],
     out: &mut Vec<bool>,
     mut probe: impl FnMut(&[crate::Hash128], &mut Vec<bool>),
 ) {
-    let mut hashes = [crate::Hash128::default(); BATCH];
-    let mut part = Vec::with_capacity(BATCH);
+    let mut part = Vec::with_capacity(keys.len().min(BATCH));
     out.clear();
     out.reserve(keys.len());
-    for chunk in keys.chunks(BATCH) {
-        for (h, k) in hashes.iter_mut().zip(chunk) {
-            *h = hasher.hash(k);
-        }
-        probe(&hashes[..chunk.len()], &mut part);
+    let Ok(()) = hashed_chunks::<core::convert::Infallible>(hasher, keys, |hashes| {
+        probe(hashes, &mut part);
         out.extend_from_slice(&part);
-    }
+        Ok(())
+    });
 }

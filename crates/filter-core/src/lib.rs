@@ -202,15 +202,9 @@ pub trait Filter {
     /// # Errors
     /// As [`Filter::insert_hash_batch`].
     fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
-        let hasher = self.hasher();
-        let mut hashes = [Hash128::default(); BATCH];
-        for chunk in keys.chunks(BATCH) {
-            for (h, k) in hashes.iter_mut().zip(chunk) {
-                *h = hasher.hash(k);
-            }
-            self.insert_hash_batch(&hashes[..chunk.len()])?;
-        }
-        Ok(())
+        crate::batch::hashed_chunks(&self.hasher(), keys, |hashes| {
+            self.insert_hash_batch(hashes)
+        })
     }
 
     /// Answers many queries: `out[i] = contains(keys[i])`. `out` is cleared first.

@@ -12,7 +12,8 @@ pub use lock_free::{
     hammer,
 };
 pub use static_filter::{
-    check_static_build, check_static_filter, check_static_keys, check_static_repeats, hashes,
+    check_static_build, check_static_filter, check_static_keys, check_static_repeats, hash_stream,
+    hashes,
 };
 
 use crate::{math, Deletable, Error, Filter, FormatError, Persist, StaticFilter};

@@ -13,3 +13,49 @@ fn prefetch_is_a_hint_that_changes_nothing() {
     super::prefetch("a str");
     assert_eq!(table, before);
 }
+
+/// The batch hashing hands over every key's hash once, in order, [`super::BATCH`] at a time
+/// (two full chunks and a partial one here), stops at the first error, and the batch answers
+/// are the per-key answers; the fixture: a probe that drops the last answer of each chunk is
+/// seen.
+#[test]
+fn batch_hashing_covers_every_key_once_in_order() {
+    use super::batch::{contains_keys_hashed, hashed_chunks};
+    let hasher = super::KeyHasher::default();
+    let keys: Vec<Vec<u8>> = (0..600u32).map(|i| i.to_le_bytes().to_vec()).collect();
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let mut seen = Vec::new();
+    let mut sizes = Vec::new();
+    hashed_chunks::<()>(&hasher, &refs, |h| {
+        sizes.push(h.len());
+        seen.extend_from_slice(h);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(sizes, [256, 256, 88]);
+    let expected: Vec<super::Hash128> = refs.iter().map(|k| hasher.hash(k)).collect();
+    assert_eq!(seen, expected);
+    let mut calls = 0;
+    assert_eq!(
+        hashed_chunks(&hasher, &refs, |_| {
+            calls += 1;
+            Err(calls)
+        }),
+        Err(1)
+    );
+    let answer = |h: super::Hash128| h.lo % 3 == 0;
+    let per_key: Vec<bool> = expected.iter().map(|&h| answer(h)).collect();
+    let batched = |drop_last: bool| {
+        let mut out = vec![true; 5];
+        contains_keys_hashed(&hasher, &refs, &mut out, |h, part| {
+            part.clear();
+            part.extend(h.iter().map(|&h| answer(h)));
+            if drop_last {
+                part.pop();
+            }
+        });
+        out
+    };
+    assert_eq!(batched(false), per_key);
+    assert_ne!(batched(true), per_key);
+}

@@ -90,55 +90,84 @@ impl Layout {
         self.alt(i, c, h0, s)
     }
 
-    /// Where the key `hash` lives in each stage `0, 1, …`: `(bucket, alternate, fingerprint)`,
-    /// computed incrementally (one hash of the fingerprint per stage).
-    pub fn places(&self, hash: Hash128) -> impl Iterator<Item = Place> + '_ {
-        let h0 = self.h0(Self::key_fp(hash.hi, self.f0));
-        let mut s = 0u64;
-        (0..math::MAX_STAGES).map_while(move |i| {
-            let buckets = self.buckets(i)?;
-            let fp = Self::key_fp(hash.hi, self.fp_bits(i));
-            if i > 0 {
-                s = (s << self.d) | self.digit(fp, i);
-            }
-            let c = reduce(hash.lo, buckets);
-            Some(Place {
-                c,
-                alt: self.alt(i, c, h0, s),
-                fp,
-            })
-        })
+    /// Where the key `hash` lives in each stage `0, 1, …` up to the last addressable level:
+    /// `(bucket, alternate, fingerprint)`, computed incrementally (one hash of the fingerprint
+    /// per stage).
+    pub fn places(&self, hash: Hash128) -> Places<'_> {
+        let period = self.period.max(1);
+        Places {
+            layout: self,
+            hi: hash.hi,
+            h0: self.h0(Self::key_fp(hash.hi, self.f0)),
+            product: u128::from(hash.lo) * u128::from(self.b0),
+            s: 0,
+            f: self.f0.min(math::MAX_FP_BITS),
+            until_wider: period,
+            level: 0,
+        }
+    }
+
+    /// The places of [`Layout::places`] at levels `0..out.len()`, for the lookup path: `out`
+    /// holds at most the levels that exist, so no level's existence is checked.
+    #[inline]
+    pub fn fill_places(&self, hash: Hash128, out: &mut [Place]) {
+        let mut places = self.places(hash);
+        for slot in out {
+            *slot = places.step();
+        }
     }
 }
 
-impl Layout {
-    /// The places of [`Layout::places`] at levels `0..out.len()`, written in one loop for the
-    /// lookup path: the bucket `floor(u·B0·2^(d·i))` is the 128-bit product `u·B0`, computed
-    /// once, shifted right by `64 - d·i` (exact: `B0·2^(d·i) <= 2^58`). `out` holds at most the
-    /// levels that exist.
+/// The iterator of [`Layout::places`]: the state carried from one level to the next.
+pub(crate) struct Places<'a> {
+    layout: &'a Layout,
+    /// The key hash's high word, the fingerprints' source.
+    hi: u64,
+    /// The hash of the key's stage-0 fingerprint.
+    h0: u64,
+    /// `hash.lo · B0`: level `i`'s bucket is this shifted right by `64 - d·i`.
+    product: u128,
+    /// The digits of the alternate-bucket offset so far.
+    s: u64,
+    /// `fp_bits(level)`, kept by counting instead of dividing.
+    f: u32,
+    /// Levels left before the fingerprint gains a bit.
+    until_wider: u32,
+    /// The next level.
+    level: u32,
+}
+
+impl Places<'_> {
+    /// The next level's place, which must exist: the bucket `floor(u·B0·2^(d·i))` is the 128-bit
+    /// product `u·B0`, computed once, shifted right by `64 - d·i` (exact: `B0·2^(d·i) <= 2^58`).
     #[inline]
-    pub fn fill_places(&self, hash: Hash128, out: &mut [Place]) {
-        let h0 = self.h0(Self::key_fp(hash.hi, self.f0));
-        let product = u128::from(hash.lo) * u128::from(self.b0);
-        let period = self.period.max(1);
-        let (mut s, mut f, mut until_wider) = (0u64, self.f0.min(math::MAX_FP_BITS), period);
-        for (i, slot) in (0u32..).zip(out.iter_mut()) {
-            // `f = fp_bits(i)`, kept by counting instead of dividing.
-            if until_wider == 0 {
-                (f, until_wider) = ((f + 1).min(math::MAX_FP_BITS), period);
-            }
-            until_wider -= 1;
-            let fp = Self::key_fp(hash.hi, f);
-            if i > 0 {
-                s = (s << self.d) | self.digit(fp, i);
-            }
-            let c = (product >> (64 - self.d * i)) as u64;
-            *slot = Place {
-                c,
-                alt: self.alt(i, c, h0, s),
-                fp,
-            };
+    fn step(&mut self) -> Place {
+        let (l, i) = (self.layout, self.level);
+        if self.until_wider == 0 {
+            self.f = (self.f + 1).min(math::MAX_FP_BITS);
+            self.until_wider = l.period.max(1);
         }
+        self.until_wider -= 1;
+        let fp = Layout::key_fp(self.hi, self.f);
+        if i > 0 {
+            self.s = (self.s << l.d) | l.digit(fp, i);
+        }
+        let c = (self.product >> (64 - l.d * i)) as u64;
+        self.level += 1;
+        Place {
+            c,
+            alt: l.alt(i, c, self.h0, self.s),
+            fp,
+        }
+    }
+}
+
+impl Iterator for Places<'_> {
+    type Item = Place;
+
+    fn next(&mut self) -> Option<Place> {
+        self.layout.buckets(self.level)?;
+        Some(self.step())
     }
 }
 
@@ -414,9 +443,11 @@ mod tests {
         }
     }
 
-    /// The lookup path's places equal [`Layout::places`] up to the last addressable level.
+    /// The places follow their definitions up to the last addressable level: bucket
+    /// `reduce(lo, B_i)`, fingerprint the top `fp_bits(i)` bits, alternate from the stored
+    /// fingerprint; and the lookup path's places are the same.
     #[test]
-    fn lookup_places_match_up_to_the_address_limit() {
+    fn places_follow_their_definitions_up_to_the_address_limit() {
         let wide = Layout {
             f0: 50,
             period: 1,
@@ -431,10 +462,17 @@ mod tests {
             let (b0, d) = (l.b0, l.d);
             let levels = math::possible_stages(b0, d) as usize;
             for k in 0..300 {
-                let places: Vec<Place> = l.places(hash(k)).collect();
+                let h = hash(k);
+                let places: Vec<Place> = l.places(h).collect();
                 assert_eq!(places.len(), levels);
+                for (i, p) in (0u32..).zip(&places) {
+                    let buckets = l.buckets(i).unwrap();
+                    assert_eq!(p.c, reduce(h.lo, buckets), "b0={b0} d={d} level {i}");
+                    assert_eq!(p.fp, Layout::key_fp(h.hi, l.fp_bits(i)), "level {i}");
+                    assert_eq!(p.alt, l.alt_of_stored(i, p.c, p.fp), "level {i}");
+                }
                 let mut filled = vec![Place::default(); levels];
-                l.fill_places(hash(k), &mut filled);
+                l.fill_places(h, &mut filled);
                 assert_eq!(filled, places, "b0={b0} d={d}");
             }
         }

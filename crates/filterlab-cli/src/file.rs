@@ -2,7 +2,7 @@
 //! message, saved only over a regular file, and described for `info`.
 
 use anyhow::{bail, Context, Result};
-use filterlab::any::Value;
+use filterlab::any::Parameter;
 use filterlab::{AnyFilter, Filter, Variant};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -38,13 +38,13 @@ pub struct Info {
 
 /// Named parameters, in display order; a JSON object.
 #[derive(Clone, Debug, Default)]
-pub struct Params(pub Vec<(&'static str, Value)>);
+pub struct Params(pub Vec<Parameter>);
 
 impl Serialize for Params {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            map.serialize_entry(k, v)?;
+        for p in &self.0 {
+            map.serialize_entry(p.name, &p.value)?;
         }
         map.end()
     }

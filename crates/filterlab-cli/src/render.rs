@@ -136,12 +136,15 @@ pub fn info(i: &Info) -> String {
         i.checksum,
         if i.checksum_verified { " (verified)" } else { "" }
     );
-    for (k, v) in &i.parameters.0 {
-        let v = match *v {
-            Value::Count(n) => n.to_string(),
-            Value::Ratio(x) => format!("{x:.4}"),
-            Value::Rate(p) => pct(p),
-        };
+    for p in &i.parameters.0 {
+        let (k, v) = (
+            p.name,
+            match p.value {
+                Value::Count(n) => n.to_string(),
+                Value::Ratio(x) => format!("{x:.4}"),
+                Value::Rate(p) => pct(p),
+            },
+        );
         let _ = writeln!(out, "{k:<13} {v}");
     }
     out

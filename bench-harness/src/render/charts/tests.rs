@@ -100,7 +100,8 @@ fn every_chart_is_made_and_every_timing_carries_its_spread() {
 fn no_records_no_charts() {
     assert!(all(&[]).is_empty());
     assert_eq!(target_slug(0.0001), "0_01pct");
-    assert_eq!(pct(0.01), "1.000%");
+    assert_eq!(pct(0.01), "1%");
+    assert_eq!(pct(0.000_977), "0.0977%");
 }
 
 #[test]

@@ -2,10 +2,10 @@
 //! [`Hash64Study`] alone (every number is a count, a setting or a judged figure of the record,
 //! or arithmetic on them).
 
+use crate::record::pct;
 use crate::record::Verdict;
 use crate::render::table::{Align, Table};
 use crate::stages::course::hash64::{Hash64Study, KindCount, SliceJudged, SliceRun};
-use crate::stages::course::model::rate;
 use filterlab_charts::{LineChart, Series, SeriesStyle};
 use std::fmt::Write;
 
@@ -23,7 +23,7 @@ fn keys(n: u64) -> String {
 }
 
 fn interval((lo, hi): (f64, f64)) -> String {
-    format!("{} – {}", rate(lo), rate(hi))
+    format!("{} – {}", pct(lo), pct(hi))
 }
 
 /// A signed difference in percentage points.
@@ -61,7 +61,7 @@ fn example(s: &Hash64Study) -> String {
     format!(
         "n = {} keys at {}: λ = n/B = {lambda:.2} keys a block, B = {} blocks = 2^{log_b:.1} ({:.1} GiB), so block and lanes take {:.1} of the 64 bits; the floors are (n/B)/2^32 = {:.2e} and n/2^64 = {:.2e}, {:.0} and {:.0} orders of magnitude under the rate {}",
         keys(r.n),
-        rate(s.fpr),
+        pct(s.fpr),
         r.blocks,
         r.blocks as f64 * 32.0 / 2f64.powi(30),
         log_b + 32.0,
@@ -69,7 +69,7 @@ fn example(s: &Hash64Study) -> String {
         j.floor_whole,
         (j.formula / j.floor_lanes).log10().floor(),
         (j.formula / j.floor_whole).log10().floor(),
-        rate(j.formula),
+        pct(j.formula),
     )
 }
 
@@ -107,9 +107,9 @@ fn rates(s: &Hash64Study) -> Table {
                 name.into(),
                 c.members.to_string(),
                 format!("{} / {}", c.hits, c.trials),
-                rate(measured),
+                pct(measured),
                 judged.map_or("–".into(), |(iv, _)| interval(iv)),
-                j.map_or("–".into(), |j| rate(j.formula)),
+                j.map_or("–".into(), |j| pct(j.formula)),
                 word(judged.map(|(_, v)| v)).into(),
             ]);
         }

@@ -102,20 +102,20 @@ fn sections_show_formula_measurement_interval_z_and_verdict() {
 
 #[test]
 fn rates_are_readable_at_every_scale() {
-    assert_eq!(rate(0.01), "1%");
-    assert_eq!(rate(0.5), "50%");
-    assert_eq!(rate(0.001), "0.1%");
-    assert_eq!(rate(0.000_977), "0.0977%");
-    assert_eq!(rate(0.009_961), "0.9961%");
-    assert_eq!(rate(0.010_1), "1.01%");
+    assert_eq!(pct(0.01), "1%");
+    assert_eq!(pct(0.5), "50%");
+    assert_eq!(pct(0.001), "0.1%");
+    assert_eq!(pct(0.000_977), "0.0977%");
+    assert_eq!(pct(0.009_961), "0.9961%");
+    assert_eq!(pct(0.010_1), "1.01%");
     // Rounded to 4 decimals first: 0.999996% is 1%, not 0.99999%.
-    assert_eq!(rate(0.009_999_96), "1%");
-    assert_eq!(rate(1e-5), "0.001%");
-    assert_eq!(rate(1.0), "100%");
-    assert_eq!(rate(f64::NAN), "–");
-    assert_eq!(rate(f64::INFINITY), "inf");
-    assert_eq!(rate(2e-7), "2.000e-7");
-    assert_eq!(rate(0.0), "0");
+    assert_eq!(pct(0.009_999_96), "1%");
+    assert_eq!(pct(1e-5), "0.001%");
+    assert_eq!(pct(1.0), "100%");
+    assert_eq!(pct(f64::NAN), "–");
+    assert_eq!(pct(f64::INFINITY), "inf");
+    assert_eq!(pct(2e-7), "2.000e-7");
+    assert_eq!(pct(0.0), "0");
     assert_eq!(num(f64::INFINITY, 2), "+∞");
 }
 

@@ -47,7 +47,7 @@ pub(crate) fn report() -> WindowReport {
 fn the_page_shows_every_design_and_guarantee_with_its_verdict() {
     let md = render(&report());
     assert!(
-        md.contains("| item-window | N = 7 | 1.143 | 15.90 | 0.720% (180 / 25000)"),
+        md.contains("| item-window | N = 7 | 1.143 | 15.90 | 0.72% (180 / 25000)"),
         "{md}"
     );
     assert!(
@@ -57,7 +57,7 @@ fn the_page_shows_every_design_and_guarantee_with_its_verdict() {
         "{md}"
     );
     assert!(
-        md.contains("| item-window | FP rate, worst checkpoint ≤ target | 0.720% |"),
+        md.contains("| item-window | FP rate, worst checkpoint ≤ target | 0.72% |"),
         "{md}"
     );
     assert_eq!(md.matches("| item-window |").count(), 6);

@@ -1,12 +1,12 @@
 //! Course sections on the Bloom-filter formulas: FP rate against memory for every variant, the
 //! choice of k, the exact formula at small m, and the split-block model.
 
-use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::stats::{pooled, Count};
 use super::{variants, Lab, Plot};
 use crate::filters::Variant;
+use crate::record::pct;
 use anyhow::Result;
 use filterlab::any::Params;
 use filterlab::{math, AnyFilter, BlockedBloom, ClassicBloom, Filter, HashKind, KeyHasher};
@@ -238,8 +238,8 @@ pub fn exact_small_m(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         source: "Christensen, Roginsky & Jimeno 2010; Bose et al. 2008".into(),
         example: format!(
             "10M keys at 1%: approximation {} and exact {} (relative gap {:.2e})",
-            rate(math::classic_fpr(m10, TEN_M, k10)),
-            rate(math::classic_fpr_best(m10, TEN_M, k10)),
+            pct(math::classic_fpr(m10, TEN_M, k10)),
+            pct(math::classic_fpr_best(m10, TEN_M, k10)),
             math::classic_fpr_best(m10, TEN_M, k10) / math::classic_fpr(m10, TEN_M, k10) - 1.0
         ),
         rows,
@@ -377,8 +377,8 @@ pub fn split_block(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         example: format!(
             "10M keys at 1%: λ = {lambda:.3} keys per block, B = {blocks} blocks ({:.3} bits per key); per-lane {} against block model {}",
             blocks as f64 * 256.0 / TEN_M as f64,
-            rate(math::split_block_fpr(blocks, TEN_M)),
-            rate(math::split_block_fpr_block_model(blocks, TEN_M))
+            pct(math::split_block_fpr(blocks, TEN_M)),
+            pct(math::split_block_fpr_block_model(blocks, TEN_M))
         ),
         finding: "The plot shows each rate relative to the per-lane formula, so a few-percent gap is visible.".into(),
         rows,

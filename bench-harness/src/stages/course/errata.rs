@@ -1,9 +1,9 @@
 //! The errata: each common mistake run beside the right way, measured.
 
-use super::model::rate;
 use super::model::{Erratum, Pair, Row};
 use super::probe::{fill, fp};
 use super::Lab;
+use crate::record::pct;
 use anyhow::Result;
 use filterlab::{cuckoo, math, ClassicBloom, CuckooFilter, Filter, ScalableBloom};
 
@@ -82,7 +82,7 @@ pub fn scalable_p0(lab: &Lab<'_>) -> Result<Erratum> {
     Ok(Erratum {
         title: "P0 = P in a scalable filter".into(),
         mistake: format!("starting the first stage at the target P; the stages then sum to P/(1-r) = {:.0}P at r = {r}.", 1.0 / (1.0 - r)),
-        run: vec![format!("r = {r}, s = 2, grown from {c0} to {} items; P0 = {} (right) and P0 = {} (wrong)", lab.n, rate(right.0 .0), rate(wrong.0 .0))],
+        run: vec![format!("r = {r}, s = 2, grown from {c0} to {} items; P0 = {} (right) and P0 = {} (wrong)", lab.n, pct(right.0 .0), pct(wrong.0 .0))],
         finding: "The target row tests the mistake's rate against the target P as an upper bound.".into(),
         rows: vec![
             Row::new("P0 = P(1 - r)", right.0 .1, right.1.clone()),

@@ -2,10 +2,11 @@
 //! stage's fingerprint one bit longer every `k` stages, so the sum converges under the target),
 //! its bits per key as it grows, and both measured at each doubling from a small start.
 
-use super::model::{rate, Row, Section};
+use super::model::{Row, Section};
 use super::probe::fp;
 use super::stats::{pooled, Count};
 use super::{Lab, Plot};
+use crate::record::pct;
 use anyhow::{ensure, Result};
 use filterlab::expandable::{math, ExpandableCuckoo, DEFAULT_GROWTH, DEFAULT_PERIOD};
 use filterlab::{Filter, Growable};
@@ -117,7 +118,7 @@ fn chart(points: &[Point], bound: f64) -> LineChart {
     LineChart {
         title: format!(
             "Expandable cuckoo filter grown from {START} keys, target {}",
-            rate(P)
+            pct(P)
         ),
         x_label: "keys inserted".into(),
         y_label: "false-positive rate".into(),
@@ -178,12 +179,12 @@ fn example() -> Result<String> {
         "grown from {START} to {EXAMPLE_N} keys at {}, growth {DEFAULT_GROWTH}, k = {k}: the first stage has {b0} buckets; the filter can have at most {stages} stages, \
          so f0 = {f0} bits, the smallest with Σ_i {}·q(f_i) ≤ {} over them: the sum is {} (the infinite series {}; the same {stages} stages all at f0 bits would sum to {}). \
          At {EXAMPLE_N} keys there are {} stages, the newest with {} bits; bits per key {:.2}. The sawtooth at the newest stage: {:.2} bits per key at {before} keys (every stage full), {:.2} one key later (the new stage allocated empty)",
-        rate(P),
+        pct(P),
         2.0 * f64::from(math::SLOTS) * math::DESIGN_LOAD,
-        rate(P),
-        rate(math::schedule_bound(f0, k, stages)),
-        rate(math::series_bound(f0, k)),
-        rate(f64::from(stages) * math::stage_bound(f0)),
+        pct(P),
+        pct(math::schedule_bound(f0, k, stages)),
+        pct(math::series_bound(f0, k)),
+        pct(f64::from(stages) * math::stage_bound(f0)),
         ends.len(),
         math::stage_fingerprint_bits(f0, k, last),
         bpk(EXAMPLE_N)?,
@@ -261,14 +262,14 @@ fn finding(lab: &Lab<'_>, points: &[Point], bound: f64) -> String {
             .first()
             .and_then(|p| p.reps.first())
             .map_or(0, |c| c.trials),
-        rate(bound),
-        rate(worst),
+        pct(bound),
+        pct(worst),
         if at_or_under {
             "measured at or under"
         } else {
             "not shown to be under"
         },
-        rate(P),
+        pct(P),
         saw.join("; "),
     )
 }

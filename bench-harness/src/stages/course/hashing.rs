@@ -2,11 +2,11 @@
 //! (32-bit hashes taken `% m`, two equal seeds). These runs hash keys themselves, so each
 //! repetition's seed enters the hash functions directly.
 
-use super::model::rate;
 use super::model::{Erratum, Pair, Row, Section};
 use super::probe::{fill, fp, Draw};
 use super::stats::Count;
 use super::{Lab, Plot};
+use crate::record::pct;
 use anyhow::Result;
 use filterlab::{math, ClassicBloom};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -110,8 +110,8 @@ pub fn hash32(lab: &Lab<'_>) -> Result<Erratum> {
             } else {
                 format!("only {:.1}% of the bits can ever be set", per_bucket * 100.0)
             },
-            rate(fpr_modulo_bias(32, m_real, big, k)),
-            rate(math::classic_fpr(m_real, big, k))
+            pct(fpr_modulo_bias(32, m_real, big, k)),
+            pct(math::classic_fpr(m_real, big, k))
         ));
         // The same ratio 2^b / m at a size this machine affords.
         let m = (2f64.powi(b as i32) / per_bucket).round() as u64;
@@ -242,7 +242,7 @@ pub fn one_hash(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         source: "Kirsch & Mitzenmacher 2006 (\"Less hashing, same performance\"); Dillinger & Manolios 2004 (enhanced double hashing)".into(),
         example: format!(
             "at 10M keys and 1% (m/n = 9.585, k = 7), h2 = h1 gives p >= 1 - e^(-n/m) = {}: ten times the target, from one bad seed",
-            rate(-(-1.0 / 9.585f64).exp_m1())
+            pct(-(-1.0 / 9.585f64).exp_m1())
         ),
         rows,
         finding: format!("m = {m} bits, n = {n}, k = {k}, xxh3-64 seeded per repetition."),
@@ -275,8 +275,8 @@ pub fn equal_seeds(lab: &Lab<'_>) -> Result<Erratum> {
              position, so each key sets and tests k - 1 distinct positions in the same m bits: the rate of a filter with k - 1 \
              hashes, (1 - e^(-(k-1)n/m))^(k-1) = {} instead of {} here. (Double hashing with h2 seeded like h1 fails far worse: \
              section \"k positions from one hash\".)",
-            rate(math::classic_fpr(m, n as u64, k - 1)),
-            rate(math::classic_fpr(m, n as u64, k))
+            pct(math::classic_fpr(m, n as u64, k - 1)),
+            pct(math::classic_fpr(m, n as u64, k))
         ),
         run: vec![format!("m = {m} bits, n = {n}, k = {k}, xxh3-64 with seeds s, s+1, ... (s fresh per repetition)")],
         rows,
@@ -353,7 +353,7 @@ pub fn adversarial(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         source: "Gerbet, Kumar & Lauradoux 2015 (\"The power of evil choices in Bloom filters\"); Naor & Yogev 2015".into(),
         example: format!(
             "at 10M keys and 1% (k = 7) a fill of 0.6 instead of 0.5 gives 0.6^7 = {} instead of 1%",
-            rate(0.6f64.powi(7))
+            pct(0.6f64.powi(7))
         ),
         rows: vec![
             Row::new("random keys", formula, honest),

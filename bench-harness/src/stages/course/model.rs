@@ -64,21 +64,6 @@ mod float {
     }
 }
 
-/// A rate for a table: a percentage to 4 decimals with the zeros it does not need left out
-/// (1%, 0.1%, 0.0977%), or scientific below 0.001%.
-pub fn rate(p: f64) -> String {
-    if p.is_nan() {
-        "–".into()
-    } else if p == 0.0 {
-        "0".into()
-    } else if p >= 1e-5 && p.is_finite() {
-        let digits = format!("{:.4}", p * 100.0);
-        format!("{}%", digits.trim_end_matches('0').trim_end_matches('.'))
-    } else {
-        format!("{p:.3e}")
-    }
-}
-
 /// What a row's formula claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Claim {

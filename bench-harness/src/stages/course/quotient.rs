@@ -2,10 +2,11 @@
 //! space per slot, and what a resize does to both, measured at several loads before and after
 //! one resize.
 
-use super::model::{rate, Row, Section};
+use super::model::{Row, Section};
 use super::probe::fp;
 use super::stats::{pooled, Count};
 use super::{Lab, Plot};
+use crate::record::pct;
 use anyhow::{ensure, Result};
 use filterlab::quotient::{math, QuotientFilter};
 use filterlab::{Filter, Hash128};
@@ -130,7 +131,7 @@ fn chart(points: &[Point]) -> LineChart {
     LineChart {
         title: format!(
             "Quotient filter: false positives against the load, built for {}",
-            rate(P)
+            pct(P)
         ),
         x_label: "load α = items / quotients".into(),
         y_label: "false-positive rate".into(),
@@ -176,23 +177,23 @@ fn example() -> Result<String> {
          space: (r + {}) / α = {:.2} bits per item by formula, {:.2} for the whole table built here ({} slots with the runs' overflow). \
          One resize: Q = {}, r = {}, the rate at n unchanged ({}), at the new full load of {full2} items {}. \
          Built with growth_reserve(1) instead: r = {}, {:.2} bits per item at n, and after one resize {} at {full2} items",
-        rate(P),
+        pct(P),
         math::MAX_LOAD,
-        rate(P),
-        rate(math::quotient_fpr_exact(q, r, EXAMPLE_N)),
-        rate(math::quotient_fpr(r, a)),
-        rate(a * 2f64.powi(-(r as i32))),
+        pct(P),
+        pct(math::quotient_fpr_exact(q, r, EXAMPLE_N)),
+        pct(math::quotient_fpr(r, a)),
+        pct(a * 2f64.powi(-(r as i32))),
         math::METADATA_BITS_PER_SLOT,
         math::quotient_bits_per_item(r, a),
         f.size_in_bytes() as f64 * 8.0 / EXAMPLE_N as f64,
         f.slots(),
         2 * q,
         r - 1,
-        rate(math::quotient_fpr_exact(2 * q, r - 1, EXAMPLE_N)),
-        rate(math::quotient_fpr_exact(2 * q, r - 1, full2)),
+        pct(math::quotient_fpr_exact(2 * q, r - 1, EXAMPLE_N)),
+        pct(math::quotient_fpr_exact(2 * q, r - 1, full2)),
         reserve.remainder_bits(),
         reserve.size_in_bytes() as f64 * 8.0 / EXAMPLE_N as f64,
-        rate(math::quotient_fpr_exact(
+        pct(math::quotient_fpr_exact(
             2 * q,
             reserve.remainder_bits() - 1,
             full2
@@ -255,23 +256,23 @@ fn finding(lab: &Lab<'_>, points: &[Point]) -> String {
          filled again to α = {:.3} of the doubled table it measured {}, {:.2} times the rate before the resize (formula {:.2} times). \
          Bits per item fall with the load, from {:.2} at α = {:.3} to {:.2} full.",
         lab.n / 2,
-        rate(P),
+        pct(P),
         full.quotients,
         full.rbits,
         lab.reps,
         full.reps.first().map_or(0, |c| c.trials),
         full.load(),
-        rate(m(full)),
+        pct(m(full)),
         same.items,
-        rate(m(same)),
-        rate(same.formula),
+        pct(m(same)),
+        pct(same.formula),
         if same.reps == full.reps {
             "the very same false positives in every repetition (a resize changes no answer)"
         } else {
             "with other false positives than before it"
         },
         grown.load(),
-        rate(m(grown)),
+        pct(m(grown)),
         m(grown) / m(full),
         grown.formula / full.formula,
         built.first().map_or(f64::NAN, |p| p.bits),

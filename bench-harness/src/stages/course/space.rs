@@ -1,10 +1,10 @@
 //! Course topics on space: cuckoo insertion failure, semi-sorting, the classic/cuckoo
 //! crossover, the memory of a scalable filter, and static filters.
 
-use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::{Lab, Plot};
+use crate::record::pct;
 use anyhow::Result;
 use filterlab::{
     cuckoo, math, ClassicBloom, CuckooFilter, Filter, Growable, Hash128, ScalableBloom,
@@ -168,7 +168,7 @@ pub fn crossover(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             cheaper.push(p);
         }
         if i % 5 == 0 {
-            table.push(format!("{}: classic {c:.2}, cuckoo {k:.2}", rate(p)));
+            table.push(format!("{}: classic {c:.2}, cuckoo {k:.2}", pct(p)));
         }
     }
     let first = cheaper.first().copied().unwrap_or(f64::NAN);
@@ -193,15 +193,15 @@ pub fn crossover(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.2 and Fig. 5".into(),
         example: format!(
             "e = 2, α = 0.955 (semi-sorted): crossover at p = {}; e = 3, α = 0.95 (this library's layout): p = {}",
-            rate(cross(2.0, 0.955)),
-            rate(cross(3.0, cuckoo::DESIGN_LOAD))
+            pct(cross(2.0, 0.955)),
+            pct(cross(3.0, cuckoo::DESIGN_LOAD))
         ),
         rows: vec![],
         finding: format!(
             "Built here for n = {n} on a grid of 41 targets from 10% to 0.001% (bits per key from size_in_bytes): {}. Cuckoo is smaller first at p = {}; \
              of the {below} targets from there down, classic is smaller at {exceptions} (f and k step by whole bits).",
             table.join("; "),
-            rate(first),
+            pct(first),
         ),
         plots: vec![],
     };

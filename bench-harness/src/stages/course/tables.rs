@@ -1,10 +1,10 @@
 //! Course sections on the cuckoo, scalable and counting formulas.
 
-use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::stats::{pooled, Count};
 use super::{Lab, Plot};
+use crate::record::pct;
 use anyhow::Result;
 use filterlab::{
     counting, cuckoo, math, CountingBloom, CuckooFilter, Filter, Growable, ScalableBloom,
@@ -131,13 +131,13 @@ fn cuckoo_section(rows: Vec<Row>) -> Result<Section> {
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.1; the pair argument is derived here for crates/filter-cuckoo's alt(i, φ) = (h(φ) - i) mod B".into(),
         example: format!(
             "10M keys at 1%: f = ceil(log2(8 / 0.01)) = {f10} bits; at α = {a}: bucket pair {}, per-slot {}; the table costs f/α = {:.3} bits per key. At f = 4: {} against {}; at f = 6: {} against {}",
-            rate(math::cuckoo_fpr(f10, b, a)),
-            rate(math::cuckoo_fpr_upper_bound(f10, b, a)),
+            pct(math::cuckoo_fpr(f10, b, a)),
+            pct(math::cuckoo_fpr_upper_bound(f10, b, a)),
             math::cuckoo_bits_per_item(f10, a),
-            rate(math::cuckoo_fpr(4, b, a)),
-            rate(math::cuckoo_fpr_upper_bound(4, b, a)),
-            rate(math::cuckoo_fpr(6, b, a)),
-            rate(math::cuckoo_fpr_upper_bound(6, b, a)),
+            pct(math::cuckoo_fpr(4, b, a)),
+            pct(math::cuckoo_fpr_upper_bound(4, b, a)),
+            pct(math::cuckoo_fpr(6, b, a)),
+            pct(math::cuckoo_fpr_upper_bound(6, b, a)),
         ),
         finding: "The residual plot divides the pooled measurement by each formula: the bucket-pair formula's ratio scatters around 1, the per-slot one sits below 1 where f is small.".into(),
         rows,
@@ -227,9 +227,9 @@ fn scalable_section(c0: usize, rows: Vec<Row>) -> Section {
         source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4 and eq. 3".into(),
         example: format!(
             "r = 0.9: P0 = {}, stages at {}; bound {}. A filter sized for 10M and grown 10x has stages at these rates; `filterlab calc --variant scalable` prints its memory",
-            rate(p0),
-            stages.iter().map(|&p| rate(p)).collect::<Vec<_>>().join(", "),
-            rate(math::scalable_fpr_bound(p0, 0.9))
+            pct(p0),
+            stages.iter().map(|&p| pct(p)).collect::<Vec<_>>().join(", "),
+            pct(math::scalable_fpr_bound(p0, 0.9))
         ),
         finding: format!(
             "Grown from {c0} to {} items (31x, five full stages at s = 2), measured at the end of each stage; the dashed formula is drawn every n0/8 items.",

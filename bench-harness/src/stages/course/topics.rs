@@ -1,12 +1,12 @@
 //! Course topics on using a filter: estimating n from the fill, union and intersection,
 //! deleting keys never inserted, repeated queries, adversaries, and reading a Wilson interval.
 
-use super::model::rate;
 use super::model::{Row, Section};
 use super::probe::{fill, fp, remix, Draw};
 use super::stats::Count;
 use super::tables::poisson_tail;
 use super::{Lab, Plot};
+use crate::record::pct;
 use anyhow::Result;
 use filterlab::{
     cuckoo, math, ClassicBloom, CountingBloom, CuckooFilter, Deletable, Filter, Hash128,
@@ -194,7 +194,7 @@ pub fn deleting_non_members(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         source: "Fan, Cao, Almeida & Broder 2000; Fan, Andersen, Kaminsky & Mitzenmacher 2014, §3.3 (deletion needs a key that was inserted)".into(),
         example: format!(
             "a cuckoo filter of 10M keys at 1% (f = 10, α = 0.95, p = {}) that is asked to delete 1M random non-members loses about {:.0} members",
-            rate(math::cuckoo_fpr(10, cuckoo::SLOTS, 0.95)),
+            pct(math::cuckoo_fpr(10, cuckoo::SLOTS, 0.95)),
             1e6 * math::cuckoo_fpr(10, cuckoo::SLOTS, 0.95)
         ),
         rows: vec![
@@ -260,13 +260,13 @@ pub fn repeated_queries(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             "independent chances need independent filters: a fresh seed (or a rebuilt filter) gives a fresh trial with probability p".into(),
         ],
         source: "Bloom 1970 (the answer is deterministic); Broder & Mitzenmacher 2004".into(),
-        example: format!("at p = 1%, three queries of one non-member pass together with probability 1%, not {}", rate(1e-6)),
+        example: format!("at p = 1%, three queries of one non-member pass together with probability 1%, not {}", pct(1e-6)),
         rows: vec![
             Row::new("non-members positive on 3 of 3 queries (p, not p^3)", p, thrice),
             Row::new("false positives asked again, same filter", 1.0, again),
             Row::new("the same false positives, filter rebuilt with a fresh seed", p, fresh),
         ],
-        finding: format!("m = {m}, k = {k}, n = {n}; p^3 would be {}.", rate(p.powi(3))),
+        finding: format!("m = {m}, k = {k}, n = {n}; p^3 would be {}.", pct(p.powi(3))),
         plots: vec![],
     };
     Ok((section, vec![]))
@@ -317,9 +317,9 @@ pub fn wilson(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         source: "Wilson 1927; Brown, Cai & DasGupta 2001".into(),
         example: format!(
             "100 false positives in 10,000 probes: p̂ = 1%, interval {} – {} (not symmetric); 0 in 10,000: 0 – {}",
-            rate(lo),
-            rate(hi),
-            rate(math::wilson_interval(0, 10_000, super::stats::Z95).1)
+            pct(lo),
+            pct(hi),
+            pct(math::wilson_interval(0, 10_000, super::stats::Z95).1)
         ),
         rows,
         finding: format!(

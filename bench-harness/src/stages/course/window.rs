@@ -1,9 +1,10 @@
 //! Course section: sliding windows — the age-partitioned filter's rate (a run of `k` matches
 //! among `k + l` slices), the lane-sliced generations' rate, and both measured over a stream.
 
-use super::model::{rate, Row, Section};
+use super::model::{Row, Section};
 use super::stats::Count;
 use super::{Lab, Plot};
+use crate::record::pct;
 use anyhow::Result;
 use filter_window::math::{ApbfPlan, SlicedPlan};
 use filter_window::{Apbf, ItemWindow};
@@ -159,14 +160,14 @@ fn example() -> String {
             "W = 10^6 at 1%: Apbf k = l = 8, g = {}, m = {} bits per slice, worst rate {} at {:.2} bits per in-window item (the paper's sizing: {:.2} bits, worst {}); ItemWindow N = 7: g = {}, m = {}, k = {}, worst {} at {:.2} bits; two-buffer rotation (N = 1): {:.2} bits",
             a.per_generation,
             a.m,
-            rate(a.worst_fpr()),
+            pct(a.worst_fpr()),
             a.bits_per_item(),
             ApbfPlan::paper(w, 8, 8).map_or(f64::NAN, |p| p.bits_per_item()),
-            rate(ApbfPlan::paper(w, 8, 8).map_or(f64::NAN, |p| p.worst_fpr())),
+            pct(ApbfPlan::paper(w, 8, 8).map_or(f64::NAN, |p| p.worst_fpr())),
             s.per_generation,
             s.m,
             s.k,
-            rate(s.worst_fpr()),
+            pct(s.worst_fpr()),
             s.bits_per_item(),
             SlicedPlan::new(w, 1, P).map_or(f64::NAN, |p| p.bits_per_item()),
         ),

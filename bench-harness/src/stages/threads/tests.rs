@@ -59,7 +59,7 @@ fn targets_are_computed_from_the_rows() {
         theory: None,
     }];
     let page = render(&report(rows.clone(), sizes.to_vec(), 10));
-    assert!(page.contains("not met") && page.contains("| 9.60 | 1.000% |"));
+    assert!(page.contains("not met") && page.contains("| 9.60 | 1% |"));
 }
 
 #[test]

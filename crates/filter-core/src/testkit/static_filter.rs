@@ -3,9 +3,9 @@
 
 use crate::{Hash128, KeyHasher, StaticFilter};
 
-/// `n` distinct pseudo-random hashes from a seeded splitmix64 stream (no string formatting, so
-/// sweeps over many sizes stay fast in debug builds).
-pub fn hashes(seed: u64, n: usize) -> Vec<Hash128> {
+/// An endless stream of uniform pseudo-random hashes (splitmix64) from `seed`, generated as they
+/// are consumed: statistical tests probe tens of millions without storing them.
+pub fn hash_stream(seed: u64) -> impl Iterator<Item = Hash128> {
     let mut s = seed;
     let mut next = move || {
         s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -14,12 +14,16 @@ pub fn hashes(seed: u64, n: usize) -> Vec<Hash128> {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     };
-    (0..n)
-        .map(|_| Hash128 {
-            lo: next(),
-            hi: next(),
-        })
-        .collect()
+    std::iter::repeat_with(move || Hash128 {
+        lo: next(),
+        hi: next(),
+    })
+}
+
+/// `n` distinct pseudo-random hashes: the first `n` of [`hash_stream`] (no string formatting, so
+/// sweeps over many sizes stay fast in debug builds).
+pub fn hashes(seed: u64, n: usize) -> Vec<Hash128> {
+    hash_stream(seed).take(n).collect()
 }
 
 /// Builds `F` from `hs` (distinct hashes) and checks it holds exactly them: the count, and

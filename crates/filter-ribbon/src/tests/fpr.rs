@@ -5,26 +5,15 @@
 //! show that the same counts reject the formulas one could mistake for this one.
 
 use super::*;
-use filter_core::testkit::fpr_within;
+use filter_core::testkit::{fpr_within, hash_stream};
 
 /// Tolerance of every check, in binomial standard deviations.
 const SIGMAS: f64 = 4.0;
 
-/// Uniform key hashes (splitmix64), generated as they are probed rather than stored: the large
-/// runs probe tens of millions.
-fn stream(seed: u64) -> impl Iterator<Item = Hash128> {
-    let mut s = seed.wrapping_mul(0x2545_f491_4f6c_dd1d);
-    let mut next = move || {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    std::iter::repeat_with(move || Hash128 {
-        lo: next(),
-        hi: next(),
-    })
+/// Uniform probe hashes from the testkit's stream; the seed is scrambled so that probe streams
+/// from small seeds start far from the member streams (kept so the counts stay the same).
+fn probes(seed: u64) -> impl Iterator<Item = Hash128> {
+    hash_stream(seed.wrapping_mul(0x2545_f491_4f6c_dd1d))
 }
 
 /// Queries and false positives, below the boundary and from it on.
@@ -104,6 +93,23 @@ fn rate_with_fraction_over(f: &Ribbon, denominator: u64) -> f64 {
     share * base / 2.0 + (1.0 - share) * base
 }
 
+/// Builds a filter at `target` from `members`, checks its whole columns are `r`, probes it with
+/// `budget / target` uniform hashes from `seed` (about `budget` false positives expected) and
+/// asserts every part-by-part check passes. Returns the filter and its counts for further checks.
+fn build_probe_check(
+    members: &[Hash128],
+    (target, r): (f64, u32),
+    budget: f64,
+    seed: u64,
+) -> (Ribbon, Counts) {
+    let f = build_checked(members, target);
+    assert_eq!(f.result_bits(), r, "target {target}");
+    let trials = (budget / target) as usize;
+    let c = Counts::probe(&f, probes(seed).take(trials));
+    assert_eq!(c.failures(&f), Vec::<String>::new(), "target {target}");
+    (f, c)
+}
+
 /// A small set, where the start range (`slots - 127`, 65 of 192 slots) is a small part of the
 /// slots: the fraction over the slots (the share of the table the extra column covers) is far
 /// from the one over the starts, which is the share of the queries, and these counts reject it.
@@ -111,12 +117,8 @@ fn rate_with_fraction_over(f: &Ribbon, denominator: u64) -> f64 {
 fn fpr_meets_expected_part_by_part_on_a_small_set() {
     let members = hashes(101, 100);
     for (i, &(target, r)) in RATES.iter().enumerate() {
-        let f = build_checked(&members, target);
-        assert_eq!(f.result_bits(), r);
         // About 2,000 false positives per rate (0.05: 40,000 probes; 0.0007: 2.9 M).
-        let trials = (2_000.0 / target) as usize;
-        let c = Counts::probe(&f, stream(200 + i as u64).take(trials));
-        assert_eq!(c.failures(&f), Vec::<String>::new(), "target {target}");
+        let (f, c) = build_probe_check(&members, (target, r), 2_000.0, 200 + i as u64);
         assert_eq!(f.starts(), 65);
         let p = rate_with_fraction_over(&f, f.slots());
         assert!(
@@ -142,11 +144,7 @@ fn fpr_meets_expected_part_by_part_on_a_small_set() {
 fn fpr_meets_expected_part_by_part_at_a_million_keys() {
     let members = hashes(111, 1_000_000);
     for (i, &(target, r)) in RATES.iter().enumerate() {
-        let f = build_checked(&members, target);
-        assert_eq!(f.result_bits(), r);
-        let trials = (64_000.0 / target) as usize;
-        let c = Counts::probe(&f, stream(300 + i as u64).take(trials));
-        assert_eq!(c.failures(&f), Vec::<String>::new(), "target {target}");
+        let (f, c) = build_probe_check(&members, (target, r), 64_000.0, 300 + i as u64);
         let excess = 1.025 * f.expected_fpr();
         assert!(
             !fpr_within(c.false_positives(), c.trials(), excess, SIGMAS),

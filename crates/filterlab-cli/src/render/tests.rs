@@ -3,6 +3,7 @@ use super::*;
 #[test]
 fn info_prints_parameters_by_kind_and_the_checksum_flag() {
     use crate::file::Params;
+    use filterlab::any::Parameter;
     let i = Info {
         variant: filterlab::Variant::Cuckoo,
         capacity: 100,
@@ -15,9 +16,9 @@ fn info_prints_parameters_by_kind_and_the_checksum_flag() {
         checksum: "00000000deadbeef".into(),
         checksum_verified: true,
         parameters: Params(vec![
-            ("buckets", Value::Count(26)),
-            ("load", Value::Ratio(0.95)),
-            ("bound", Value::Rate(0.01)),
+            Parameter::design("buckets", Value::Count(26)),
+            Parameter::running("load", Value::Ratio(0.95)),
+            Parameter::design("bound", Value::Rate(0.01)),
         ]),
     };
     let text = info(&i);

@@ -191,9 +191,10 @@ impl AnyFilter {
         Ok(Plan::new(self.variant(), self.capacity(), p, sized))
     }
 
-    /// The filter's own parameters, by name, in display order (`filterlab info`).
+    /// The filter's own parameters, by name, in display order (`filterlab info`), each marked
+    /// as fixed by the design or a running figure.
     #[must_use]
-    pub fn parameters(&self) -> Vec<(&'static str, super::sizing::Value)> {
+    pub fn parameters(&self) -> Vec<super::Parameter> {
         each!(self, f => f.parameters())
     }
 

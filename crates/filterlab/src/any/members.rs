@@ -2,8 +2,8 @@
 //! sizing formulas, and the shape of a built filter. One `impl` per variant; the registry's
 //! table requires one for every row.
 
-use super::sizing::{self, Detail, Sizing, Value};
-use super::{Knob, Params};
+use super::sizing::{self, Detail, Sizing};
+use super::{Knob, Parameter, Params, Value};
 use crate::{
     cuckoo, expandable, math, quotient, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter,
     ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom, StaticFilter,
@@ -50,7 +50,7 @@ pub(crate) trait Member: Sized {
     /// capacity, detail).
     fn shape(&self) -> Result<(f64, Sizing)>;
     /// The filter's own parameters, by name, in display order.
-    fn parameters(&self) -> Vec<(&'static str, Value)>;
+    fn parameters(&self) -> Vec<Parameter>;
 }
 
 /// `$b.$field($v)`, or `$b.$method($v)` where the builder's method is named otherwise.
@@ -90,7 +90,7 @@ macro_rules! member {
                 let (target, expected, detail) = $shape;
                 Ok((target, ($s.size_in_bytes() as u64, expected, detail)))
             }
-            fn parameters(&$s2) -> Vec<(&'static str, Value)> {
+            fn parameters(&$s2) -> Vec<Parameter> {
                 $parameters
             }
         }
@@ -106,10 +106,10 @@ member!(ClassicBloom {
         (self.target_fpr(), expected, Detail::Classic { m, k })
     },
     parameters: |self| vec![
-        ("m", Value::Count(self.bits())),
-        ("k", Value::Count(self.hashes().into())),
-        ("target_fpr", Value::Rate(self.target_fpr())),
-        ("fill_ratio", Value::Ratio(self.fill_ratio())),
+        Parameter::design("m", Value::Count(self.bits())),
+        Parameter::design("k", Value::Count(self.hashes().into())),
+        Parameter::design("target_fpr", Value::Rate(self.target_fpr())),
+        Parameter::running("fill_ratio", Value::Ratio(self.fill_ratio())),
     ],
 });
 
@@ -133,10 +133,10 @@ member!(CountingBloom {
         )
     },
     parameters: |self| vec![
-        ("counters", Value::Count(self.counters())),
-        ("k", Value::Count(self.hashes().into())),
-        ("saturated", Value::Count(self.saturated())),
-        ("overflow_bound", Value::Rate(self.overflow_probability())),
+        Parameter::design("counters", Value::Count(self.counters())),
+        Parameter::design("k", Value::Count(self.hashes().into())),
+        Parameter::running("saturated", Value::Count(self.saturated())),
+        Parameter::running("overflow_bound", Value::Rate(self.overflow_probability())),
     ],
 });
 
@@ -156,11 +156,11 @@ member!(ScalableBloom {
         (self.fpr_bound(), expected, detail)
     },
     parameters: |self| vec![
-        ("stages", Value::Count(Growable::stages(self) as u64)),
-        ("growth", Value::Ratio(self.growth())),
-        ("tightening", Value::Ratio(self.tightening())),
-        ("p0", Value::Rate(self.initial_fpr())),
-        ("bound", Value::Rate(self.fpr_bound())),
+        Parameter::running("stages", Value::Count(Growable::stages(self) as u64)),
+        Parameter::design("growth", Value::Ratio(self.growth())),
+        Parameter::design("tightening", Value::Ratio(self.tightening())),
+        Parameter::design("p0", Value::Rate(self.initial_fpr())),
+        Parameter::design("bound", Value::Rate(self.fpr_bound())),
     ],
 });
 
@@ -176,13 +176,13 @@ member!(CuckooFilter {
     },
     parameters: |self| {
         let mut out = vec![
-            ("fingerprint_bits", Value::Count(self.fingerprint_bits().into())),
-            ("buckets", Value::Count(self.buckets())),
-            ("load", Value::Ratio(self.load_factor())),
+            Parameter::design("fingerprint_bits", Value::Count(self.fingerprint_bits().into())),
+            Parameter::design("buckets", Value::Count(self.buckets())),
+            Parameter::running("load", Value::Ratio(self.load_factor())),
         ];
         // Only the near layout says so: a spread filter's parameters read as before layouts.
         if let Some(window) = self.layout().near_window() {
-            out.push(("near_window", Value::Count(window.into())));
+            out.push(Parameter::design("near_window", Value::Count(window.into())));
         }
         out
     },
@@ -204,7 +204,7 @@ member!(BlockedBloom {
             },
         )
     },
-    parameters: |self| vec![("blocks", Value::Count(self.blocks()))],
+    parameters: |self| vec![Parameter::design("blocks", Value::Count(self.blocks()))],
 });
 
 member!(QuotientFilter {
@@ -226,11 +226,11 @@ member!(QuotientFilter {
         )
     },
     parameters: |self| vec![
-        ("quotients", Value::Count(self.quotients())),
-        ("remainder_bits", Value::Count(self.remainder_bits().into())),
-        ("slots", Value::Count(self.slots())),
-        ("resizes", Value::Count(self.resizes().into())),
-        ("load", Value::Ratio(self.load_factor())),
+        Parameter::design("quotients", Value::Count(self.quotients())),
+        Parameter::design("remainder_bits", Value::Count(self.remainder_bits().into())),
+        Parameter::design("slots", Value::Count(self.slots())),
+        Parameter::running("resizes", Value::Count(self.resizes().into())),
+        Parameter::running("load", Value::Ratio(self.load_factor())),
     ],
 });
 
@@ -252,11 +252,11 @@ member!(ExpandableCuckoo {
         (p, p, detail)
     },
     parameters: |self| vec![
-        ("stages", Value::Count(Growable::stages(self) as u64)),
-        ("f0", Value::Count(self.initial_fingerprint_bits().into())),
-        ("growth", Value::Count(self.growth().into())),
-        ("period", Value::Count(self.tightening_period().into())),
-        ("bound", Value::Rate(Growable::fpr_bound(self))),
+        Parameter::running("stages", Value::Count(Growable::stages(self) as u64)),
+        Parameter::design("f0", Value::Count(self.initial_fingerprint_bits().into())),
+        Parameter::design("growth", Value::Count(self.growth().into())),
+        Parameter::design("period", Value::Count(self.tightening_period().into())),
+        Parameter::design("bound", Value::Rate(Growable::fpr_bound(self))),
     ],
 });
 
@@ -310,15 +310,15 @@ macro_rules! fuse_member {
                 };
                 Ok((p, (self.size_in_bytes() as u64, p, detail)))
             }
-            fn parameters(&self) -> Vec<(&'static str, Value)> {
+            fn parameters(&self) -> Vec<Parameter> {
                 let layout = self.get().layout();
                 vec![
-                    (
+                    Parameter::design(
                         "fingerprint_bits",
                         Value::Count(<$f as crate::fuse::Fingerprint>::BITS.into()),
                     ),
-                    ("slots", Value::Count(layout.array_length.into())),
-                    ("segment_length", Value::Count(layout.segment_length.into())),
+                    Parameter::design("slots", Value::Count(layout.array_length.into())),
+                    Parameter::design("segment_length", Value::Count(layout.segment_length.into())),
                 ]
             }
         }
@@ -353,12 +353,12 @@ impl Member for StaticRibbon {
         };
         Ok((p, (self.size_in_bytes() as u64, p, detail)))
     }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
+    fn parameters(&self) -> Vec<Parameter> {
         let r = self.get();
         vec![
-            ("result_bits", Value::Count(r.result_bits().into())),
-            ("slots", Value::Count(r.slots())),
-            ("boundary", Value::Count(r.boundary())),
+            Parameter::design("result_bits", Value::Count(r.result_bits().into())),
+            Parameter::design("slots", Value::Count(r.slots())),
+            Parameter::design("boundary", Value::Count(r.boundary())),
         ]
     }
 }

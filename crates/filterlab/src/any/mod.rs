@@ -32,6 +32,7 @@ macro_rules! wrapped_codec {
 mod capabilities;
 mod formulas;
 mod members;
+mod parameter;
 mod params;
 mod realised;
 pub mod sizing;
@@ -42,10 +43,11 @@ pub use capabilities::Capabilities;
 use capabilities::Capable;
 pub use formulas::{formulas, Formula};
 use members::Member;
+pub use parameter::{Figure, Parameter, Value};
 pub(crate) use params::Knob;
 pub use params::{CuckooLayout, Params};
 pub use realised::{ExpandableStage, ScalableStage};
-pub use sizing::{Detail, Growth, Plan, Value};
+pub use sizing::{Detail, Growth, Plan};
 pub use static_set::Static;
 pub use window::Timed;
 

@@ -2,6 +2,7 @@
 //! `p`, from the formulas of [`crate::math`] and the variants' public constants. Nothing here is
 //! a formula of its own: the tests build the real filters and check every plan against them.
 
+pub use super::parameter::Value;
 use super::realised::{ExpandableStage, ScalableStage};
 use super::{Params, Variant};
 use crate::{counting, cuckoo, expandable, math, quotient, scalable, Result};
@@ -200,19 +201,6 @@ pub struct Growth {
     pub compound_fpr: f64,
     /// The bound `P0 / (1 - r)` it never exceeds.
     pub bound: f64,
-}
-
-/// A parameter of a built filter, by name, for display (`filterlab info`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(untagged))]
-pub enum Value {
-    /// A count.
-    Count(u64),
-    /// A ratio such as a load factor.
-    Ratio(f64),
-    /// A probability.
-    Rate(f64),
 }
 
 /// What a variant's sizing function gives: bytes, the rate at `n`, the shape.

@@ -422,9 +422,10 @@ fn the_cuckoo_layout_knob_reaches_the_builder_and_its_plan() {
         assert_eq!(planned.expected_fpr, exact);
         let back = AnyFilter::from_bytes(&f.to_bytes()).unwrap();
         assert_eq!(back.plan().unwrap().detail, planned.detail);
-        assert!(f
-            .parameters()
-            .contains(&("near_window", Value::Count(window.into()))));
+        assert!(f.parameters().contains(&Parameter::design(
+            "near_window",
+            Value::Count(window.into())
+        )));
     }
     // The spread layout, asked for or not, is the filter of before: same plan, no window.
     let spread = Params::new(5_003, 0.01).cuckoo_layout(CuckooLayout::Spread);
@@ -482,4 +483,33 @@ fn a_near_cuckoo_from_the_registry_meets_its_own_rate() {
         (rate - exact).abs() < 4.0 * sigma,
         "{rate} vs {exact} ± {sigma}"
     );
+}
+
+/// A filter's parameters fixed by its design.
+fn design_of(f: &AnyFilter) -> Vec<Parameter> {
+    let mut parameters = f.parameters();
+    parameters.retain(|p| !p.is_running());
+    parameters
+}
+
+/// The parameters marked as the design stay put through inserts (those that move are marked
+/// as running figures); the fixture: the whole list of a classic filter moves (its fill ratio),
+/// so a running figure marked as design would be caught.
+#[test]
+fn design_parameters_stay_put_through_inserts() {
+    for &v in Variant::ALL {
+        let caps = v.capabilities();
+        if caps.static_set || caps.timed {
+            continue;
+        }
+        let mut f = AnyFilter::build(v, &Params::new(1000, 0.01)).unwrap();
+        let (design, all) = (design_of(&f), f.parameters());
+        for i in 0..500u32 {
+            f.insert(&i.to_le_bytes()).unwrap();
+        }
+        assert_eq!(design_of(&f), design, "{v}");
+        if v == Variant::Classic {
+            assert_ne!(f.parameters(), all, "{v}: no running figure moved");
+        }
+    }
 }

@@ -10,8 +10,8 @@ pub(crate) use formulas::{detail_lines, window_formulas};
 pub use timed::Timed;
 
 use super::members::Member;
-use super::sizing::{Detail, Sizing, Value};
-use super::{Knob, Params};
+use super::sizing::{Detail, Sizing};
+use super::{Knob, Parameter, Params, Value};
 use crate::math::window::{self as wm, ApbfPlan, SlicedPlan};
 use crate::window::{GENERATION_CHOICES, MAX_SLICES};
 use crate::{Apbf, Error, Filter, ItemWindow, Result, TimeWindow};
@@ -154,16 +154,16 @@ impl Member for ItemWindow {
         let p = plan.worst_fpr();
         Ok((p, (self.size_in_bytes() as u64, p, sliced_detail(&plan))))
     }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
+    fn parameters(&self) -> Vec<Parameter> {
         let plan = self.plan();
         vec![
-            ("window", Value::Count(self.capacity())),
-            ("generations", Value::Count(plan.generations.into())),
-            ("per_generation", Value::Count(plan.per_generation)),
-            ("m", Value::Count(plan.m)),
-            ("k", Value::Count(plan.k.into())),
-            ("inserted", Value::Count(self.inserted())),
-            ("bits_per_item", Value::Ratio(self.bits_per_item())),
+            Parameter::design("window", Value::Count(self.capacity())),
+            Parameter::design("generations", Value::Count(plan.generations.into())),
+            Parameter::design("per_generation", Value::Count(plan.per_generation)),
+            Parameter::design("m", Value::Count(plan.m)),
+            Parameter::design("k", Value::Count(plan.k.into())),
+            Parameter::running("inserted", Value::Count(self.inserted())),
+            Parameter::design("bits_per_item", Value::Ratio(self.bits_per_item())),
         ]
     }
 }
@@ -205,19 +205,19 @@ impl Member for Timed {
         let detail = time_detail(&plan, self.get().window());
         Ok((p, (self.size_in_bytes() as u64, p, detail)))
     }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
+    fn parameters(&self) -> Vec<Parameter> {
         let w = self.get();
         let plan = w.plan();
         let mut out = vec![
-            ("window_ticks", Value::Count(w.window())),
-            ("slice_ticks", Value::Count(w.slice())),
-            ("generations", Value::Count(plan.generations.into())),
-            ("items_per_window", Value::Count(w.items_per_window())),
-            ("m", Value::Count(plan.m)),
-            ("k", Value::Count(plan.k.into())),
+            Parameter::design("window_ticks", Value::Count(w.window())),
+            Parameter::design("slice_ticks", Value::Count(w.slice())),
+            Parameter::design("generations", Value::Count(plan.generations.into())),
+            Parameter::design("items_per_window", Value::Count(w.items_per_window())),
+            Parameter::design("m", Value::Count(plan.m)),
+            Parameter::design("k", Value::Count(plan.k.into())),
         ];
         if let Some(t) = w.latest() {
-            out.push(("latest_slice_start", Value::Count(t.0)));
+            out.push(Parameter::running("latest_slice_start", Value::Count(t.0)));
         }
         out
     }
@@ -293,14 +293,14 @@ impl Member for Apbf {
         let p = plan.worst_fpr();
         Ok((p, (self.size_in_bytes() as u64, p, apbf_detail(&plan))))
     }
-    fn parameters(&self) -> Vec<(&'static str, Value)> {
+    fn parameters(&self) -> Vec<Parameter> {
         let plan = self.plan();
         vec![
-            ("window", Value::Count(self.capacity())),
-            ("k", Value::Count(plan.k.into())),
-            ("l", Value::Count(plan.l.into())),
-            ("per_generation", Value::Count(plan.per_generation)),
-            ("slice_bits", Value::Count(plan.m)),
+            Parameter::design("window", Value::Count(self.capacity())),
+            Parameter::design("k", Value::Count(plan.k.into())),
+            Parameter::design("l", Value::Count(plan.l.into())),
+            Parameter::design("per_generation", Value::Count(plan.per_generation)),
+            Parameter::design("slice_bits", Value::Count(plan.m)),
         ]
     }
 }
