@@ -5,12 +5,7 @@
 use crate::{derive, fingerprint_of, positions, BinaryFuse, Fingerprint};
 use filter_core::{Error, Hash128, KeyHasher, Result};
 
-/// The largest segment (2^18 slots), as in the reference implementations: beyond it a larger
-/// segment buys no construction reliability and costs locality.
-pub const MAX_SEGMENT_LENGTH: u32 = 1 << 18;
-
-/// The most distinct keys a filter takes: slot indexes are 32-bit.
-pub const MAX_KEYS: u64 = 1 << 31;
+pub use filter_core::math::fuse::{Layout, MAX_KEYS, MAX_SEGMENT_LENGTH};
 
 /// Seeds tried before the construction gives up (never reached in practice: each attempt at
 /// the paper's sizing succeeds with probability well above 1/2, and the room grows every
@@ -19,74 +14,6 @@ pub const MAX_ATTEMPTS: u32 = 1000;
 
 /// Failed seeds after which one more segment is added to the array.
 pub const ATTEMPTS_PER_BUMP: u32 = 8;
-
-/// Where a filter's slots are: `segment_count + 2` segments of `segment_length` slots; a key's
-/// first slot is in one of the first `segment_count` segments, its others in the next two.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout {
-    /// Slots per segment, a power of two.
-    pub segment_length: u32,
-    /// Segments a key's first slot may fall in.
-    pub segment_count: u32,
-    /// Total slots: `(segment_count + 2) * segment_length`.
-    pub array_length: u32,
-}
-
-impl Layout {
-    /// The layout for `n` distinct keys, with `bumps` extra segments of slack.
-    ///
-    /// The formulas are the paper's for arity 3 (Graf & Lemire 2022, §4 and their reference C
-    /// library): segment length `2^floor(ln n / ln 3.33 + 2.25)` capped at 2^18, and
-    /// `n * max(1.125, 0.875 + 0.25 * ln 10^6 / ln n)` slots, rounded up to whole segments, of
-    /// which the last two hold only second and third slots. Sets of 0 or 1 key get one segment
-    /// of 4 slots (12 in all).
-    ///
-    /// # Errors
-    /// [`Error::SizeOverflow`] past [`MAX_KEYS`].
-    pub fn for_keys(n: u64, bumps: u32) -> Result<Self> {
-        if n > MAX_KEYS {
-            return Err(Error::SizeOverflow {
-                what: "binary fuse filter",
-                hint: format!("{n} distinct keys is above the limit of {MAX_KEYS}: split the set"),
-            });
-        }
-        let segment_length = segment_length(n);
-        let capacity = if n <= 1 {
-            0
-        } else {
-            (n as f64 * size_factor(n)).round() as u64
-        };
-        let seg = u64::from(segment_length);
-        let segments = capacity.div_ceil(seg).saturating_sub(2).max(1) + u64::from(bumps);
-        let array_length = (segments + 2) * seg;
-        // n <= 2^31 and a size factor below 2 keep this under 2^32 with room for the bumps.
-        let array_length = u32::try_from(array_length).map_err(|_| Error::SizeOverflow {
-            what: "binary fuse filter",
-            hint: format!("{array_length} slots do not fit 32-bit indexes: split the set"),
-        })?;
-        Ok(Layout {
-            segment_length,
-            segment_count: segments as u32,
-            array_length,
-        })
-    }
-}
-
-/// `2^floor(ln n / ln 3.33 + 2.25)`, at most [`MAX_SEGMENT_LENGTH`]; 4 for `n <= 1`.
-pub fn segment_length(n: u64) -> u32 {
-    if n <= 1 {
-        return 4;
-    }
-    let exp = ((n as f64).ln() / 3.33f64.ln() + 2.25).floor() as u32;
-    1u32.checked_shl(exp)
-        .unwrap_or(MAX_SEGMENT_LENGTH)
-        .min(MAX_SEGMENT_LENGTH)
-}
-
-/// Slots per key before rounding: `max(1.125, 0.875 + 0.25 * ln 10^6 / ln n)`, for `n >= 2`.
-pub fn size_factor(n: u64) -> f64 {
-    (0.875 + 0.25 * 1e6f64.ln() / (n as f64).ln()).max(1.125)
-}
 
 /// The 64-bit values a filter is built from: one per distinct key hash, sorted.
 pub(crate) fn distinct_keys(hashes: &[Hash128]) -> Result<Vec<u64>> {

@@ -76,6 +76,10 @@ mod explain;
 
 pub use codec::{FILE_KIND_16, FILE_KIND_8};
 
+/// The formulas (sizing, rate, bits per key), kept in `filter_core::math` beside every other
+/// variant's.
+pub use filter_core::math::fuse as math;
+
 use build::Layout;
 use filter_core::{reduce, Hash128, KeyHasher, Result, StaticFilter};
 use std::ops::BitXor;
@@ -204,7 +208,7 @@ impl<F: Fingerprint> StaticFilter for BinaryFuse<F> {
     }
 
     fn expected_fpr(&self) -> f64 {
-        (-f64::from(F::BITS)).exp2()
+        math::fuse_fpr(F::BITS)
     }
 
     fn name(&self) -> &'static str {

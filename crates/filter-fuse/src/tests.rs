@@ -1,7 +1,6 @@
 use super::*;
-use crate::build::{segment_length, size_factor, Scratch, MAX_KEYS};
+use crate::build::Scratch;
 use filter_core::testkit::{check_static_build, check_static_filter, fpr_within, hashes};
-use filter_core::Error;
 
 /// Builds from `hs` and checks that every one is present; returns the filter.
 fn build_checked<F: Fingerprint>(hs: &[Hash128]) -> BinaryFuse<F> {
@@ -145,29 +144,6 @@ fn an_empty_set_builds_a_filter_of_one_segment() {
 }
 
 #[test]
-fn layout_follows_the_papers_formulas() {
-    // n = 10^6: L = 2^floor(13.816 / 1.2030 + 2.25) = 2^13; 1.125 n = 1,125,000 slots make
-    // 138 segments (rounded up), of which 136 hold first slots.
-    let l = Layout::for_keys(1_000_000, 0).unwrap();
-    assert_eq!(
-        (l.segment_length, l.segment_count, l.array_length),
-        (8192, 136, 138 * 8192)
-    );
-    for n in [2u64, 10, 1_000, 11_500, 100_000, 2_000_000, 10_000_000] {
-        let l = Layout::for_keys(n, 0).unwrap();
-        let seg = 1u64 << ((n as f64).ln() / 3.33f64.ln() + 2.25).floor() as u32;
-        assert_eq!(u64::from(l.segment_length), seg.min(1 << 18), "n = {n}");
-        let cap = (n as f64 * size_factor(n)).round() as u64;
-        let first = (cap.div_ceil(seg.min(1 << 18))).saturating_sub(2).max(1);
-        assert_eq!(u64::from(l.segment_count), first, "n = {n}");
-        assert_eq!(l.array_length, (l.segment_count + 2) * l.segment_length);
-    }
-    assert_eq!(size_factor(1_000_000), 1.125);
-    assert_eq!(segment_length(1), 4);
-    assert_eq!(Layout::for_keys(1, 0).unwrap().array_length, 12);
-}
-
-#[test]
 fn bits_per_key_approach_nine_for_8_bits_and_eighteen_for_16() {
     let hs = hashes(61, 1_000_000);
     let f8 = build_checked::<u8>(&hs);
@@ -183,18 +159,6 @@ fn bits_per_key_approach_nine_for_8_bits_and_eighteen_for_16() {
         "16-bit: {}",
         f16.bits_per_key()
     );
-}
-
-#[test]
-fn slack_grows_by_one_segment_per_bump_and_huge_sets_are_refused() {
-    let base = Layout::for_keys(5_000, 0).unwrap();
-    let bumped = Layout::for_keys(5_000, 3).unwrap();
-    assert_eq!(bumped.segment_count, base.segment_count + 3);
-    assert!(matches!(
-        Layout::for_keys(MAX_KEYS + 1, 0),
-        Err(Error::SizeOverflow { .. })
-    ));
-    assert!(Layout::for_keys(MAX_KEYS, 0).is_ok());
 }
 
 /// The success check can fail: 40 keys cannot all be peeled into 12 slots under any seed,
