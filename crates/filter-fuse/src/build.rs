@@ -7,12 +7,14 @@ use filter_core::{Error, Hash128, KeyHasher, Result};
 
 pub use filter_core::math::fuse::{Layout, MAX_KEYS, MAX_SEGMENT_LENGTH};
 
-/// Seeds tried before the construction gives up (never reached in practice: each attempt at
-/// the paper's sizing succeeds with probability well above 1/2, and the room grows every
-/// [`ATTEMPTS_PER_BUMP`] failures).
+/// Seeds tried before the construction gives up: the bound that makes the loop terminate. It
+/// is never reached in practice (see the crate's "Construction never fails"): 1,000 failures in
+/// a row, each a fresh hypergraph at a size where at least one in two peels, have a probability
+/// below 2^-1000 in the model of independent uniform hashes.
 pub const MAX_ATTEMPTS: u32 = 1000;
 
-/// Failed seeds after which one more segment is added to the array.
+/// Failed seeds after which one more segment is added to the array (the growth fallback: after
+/// `8 j` failures the array has `j` segments more than the paper's sizing).
 pub const ATTEMPTS_PER_BUMP: u32 = 8;
 
 /// The 64-bit values a filter is built from: one per distinct key hash, sorted.
@@ -24,6 +26,12 @@ pub(crate) fn distinct_keys(hashes: &[Hash128]) -> Result<Vec<u64>> {
     keys.sort_unstable();
     keys.dedup();
     Ok(keys)
+}
+
+/// The attempt (from 0) whose seed a filter was built with, for the tests' tallies.
+#[cfg(test)]
+pub(crate) fn attempt_of(seed: u64) -> Option<u32> {
+    (0..MAX_ATTEMPTS).find(|&a| seed_for(a) == seed)
 }
 
 /// The `i`-th construction seed: splitmix64 steps, so builds are deterministic.
@@ -111,8 +119,14 @@ impl Scratch {
 }
 
 impl<F: Fingerprint> BinaryFuse<F> {
-    /// Builds the filter from distinct, derived keys: tries seeds until the hypergraph peels,
-    /// then assigns fingerprints in the reverse of the peeling order (Graf & Lemire 2022, Alg. 3).
+    /// Builds the filter from distinct keys: tries seeds until the hypergraph peels, then
+    /// assigns fingerprints in the reverse of the peeling order (Graf & Lemire 2022, Alg. 3).
+    ///
+    /// The first [`ATTEMPTS_PER_BUMP`] seeds use the paper's layout; every further
+    /// [`ATTEMPTS_PER_BUMP`] failures add one segment ([`Layout::for_keys`] with `bumps`), so a
+    /// count at which the formulas leave too little room (the C library's 11,480–11,521) gets
+    /// room instead of failing forever. At most [`MAX_ATTEMPTS`] peelings of `O(n + slots)`
+    /// steps each: the loop terminates.
     pub(crate) fn build(keys: &[u64], hasher: KeyHasher) -> Result<Self> {
         let n = keys.len();
         let mut layout = Layout::for_keys(n as u64, 0)?;

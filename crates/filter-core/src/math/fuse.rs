@@ -262,8 +262,10 @@ mod tests {
     #[test]
     fn segment_steps_are_where_the_length_doubles() {
         let steps = fuse_segment_steps(2_000_000);
-        // 3.33^(j - 2.25) for j = 3..=14: 2.5, 8.2, 27.3, …, 412,845, 1,374,775.
+        // 3.33^(j - 2.25) for j = 3..=14: 2.5, 8.2, 27.3, …, 413,309.6, 1,376,321.3.
         assert_eq!(steps.len(), 12, "{steps:?}");
+        assert_eq!(steps[..4], [3, 9, 28, 92]);
+        assert_eq!(steps[7..], [11_193, 37_273, 124_118, 413_310, 1_376_322]);
         for (j, &n) in (3..).zip(&steps) {
             let want = 3.33f64.powf(j as f64 - 2.25);
             assert!((n as f64 - want).abs() <= 1.0, "j {j}: {n} {want}");
