@@ -8,9 +8,9 @@ use filter_core::{Error, Hash128, KeyHasher, Result};
 pub use filter_core::math::fuse::{Layout, MAX_KEYS, MAX_SEGMENT_LENGTH};
 
 /// Seeds tried before the construction gives up: the bound that makes the loop terminate. It
-/// is never reached in practice (see the crate's "Construction never fails"): 1,000 failures in
-/// a row, each a fresh hypergraph at a size where at least one in two peels, have a probability
-/// below 2^-1000 in the model of independent uniform hashes.
+/// is never reached in practice (see the crate's "Construction never fails"): once each fresh
+/// hypergraph peels with probability at least 1/2, the remaining attempts all fail with a
+/// probability below 2^-900 in the model of independent uniform hashes.
 pub const MAX_ATTEMPTS: u32 = 1000;
 
 /// Failed seeds after which one more segment is added to the array (the growth fallback: after

@@ -83,6 +83,18 @@ fn every_count_to_2000_and_around_the_c_librarys_failures_builds_with_duplicates
     }
 }
 
+/// The growth fallback is needed and works: at 11,410 keys (the sweep's pool) all eight seeds
+/// fail at the paper's layout, as the C library's attempts did near there, and the ninth, with
+/// one segment more, peels.
+#[test]
+fn near_the_c_librarys_failures_every_seed_fails_at_the_papers_layout_and_growth_peels() {
+    let pool = hashes(79, 11_410);
+    let f = build_checked::<u8>(&pool);
+    assert_eq!(build::attempt_of(f.seed()), Some(build::ATTEMPTS_PER_BUMP));
+    assert_eq!(f.layout(), Layout::for_keys(11_410, 1).unwrap());
+    assert_ne!(f.layout(), Layout::for_keys(11_410, 0).unwrap());
+}
+
 /// Log-spaced key counts from 2,000 to 200,000 (duplicates to 50,000) and one of 700,001, at
 /// both widths; the exhaustive sweeps are ignored tests (`just fuse-2m`, `just fuse-sweep`).
 #[test]
@@ -222,18 +234,30 @@ fn tight_counts(every: usize, to: usize) -> Vec<usize> {
     counts
 }
 
-/// Builds fuse8 filters of `pool[..n]` for every `n` of `counts`, on `threads` threads, and
-/// returns how many needed each number of attempts (index 0: the first seed).
-fn tally_builds(pool: &[Hash128], counts: &[usize], threads: usize) -> Vec<u64> {
-    let tallies: Vec<Vec<u64>> = std::thread::scope(|s| {
+/// What a sweep needed: how many builds took each number of attempts (index 0: the first
+/// seed), and the counts whose every seed at the paper's layout failed (built after a bump).
+struct Tally {
+    attempts: Vec<u64>,
+    bumped: Vec<usize>,
+}
+
+/// Builds fuse8 filters of `pool[..n]` for every `n` of `counts`, on `threads` threads.
+fn tally_builds(pool: &[Hash128], counts: &[usize], threads: usize) -> Tally {
+    let parts: Vec<Tally> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 s.spawn(move || {
-                    let mut tally = vec![0u64; build::MAX_ATTEMPTS as usize];
+                    let mut tally = Tally {
+                        attempts: vec![0; build::MAX_ATTEMPTS as usize],
+                        bumped: Vec::new(),
+                    };
                     for &n in counts.iter().skip(t).step_by(threads) {
                         let f = build_checked::<u8>(&pool[..n]);
                         let attempt = build::attempt_of(f.seed()).expect("a seed of the loop");
-                        tally[attempt as usize] += 1;
+                        tally.attempts[attempt as usize] += 1;
+                        if attempt >= build::ATTEMPTS_PER_BUMP {
+                            tally.bumped.push(n);
+                        }
                     }
                     tally
                 })
@@ -241,22 +265,38 @@ fn tally_builds(pool: &[Hash128], counts: &[usize], threads: usize) -> Vec<u64> 
             .collect();
         workers.into_iter().map(|w| w.join().unwrap()).collect()
     });
-    (0..build::MAX_ATTEMPTS as usize)
-        .map(|a| tallies.iter().map(|t| t[a]).sum())
-        .collect()
+    let mut all = Tally {
+        attempts: (0..build::MAX_ATTEMPTS as usize)
+            .map(|a| parts.iter().map(|t| t.attempts[a]).sum())
+            .collect(),
+        bumped: parts.into_iter().flat_map(|t| t.bumped).collect(),
+    };
+    all.bumped.sort_unstable();
+    all
 }
 
-/// The attempts a tally needed, for the log: `attempts: builds` where any.
-fn show(tally: &[u64]) -> String {
-    let parts: Vec<String> = (0..tally.len())
-        .filter(|&a| tally[a] > 0)
-        .map(|a| format!("{}: {}", a + 1, tally[a]))
+/// The attempts a tally needed, for the log: `attempts: builds` where any, and the counts
+/// built after a bump (the first and last 20).
+fn show(tally: &Tally) -> String {
+    let parts: Vec<String> = (0..tally.attempts.len())
+        .filter(|&a| tally.attempts[a] > 0)
+        .map(|a| format!("{}: {}", a + 1, tally.attempts[a]))
         .collect();
-    parts.join(", ")
+    let b = &tally.bumped;
+    let ends = if b.len() <= 40 {
+        format!("{b:?}")
+    } else {
+        format!("{:?} … {:?}", &b[..20], &b[b.len() - 20..])
+    };
+    format!(
+        "{}; {} built after a bump: {ends}",
+        parts.join(", "),
+        b.len()
+    )
 }
 
 /// Every key count from 1 to `FUSE_EVERY` (default 200,000), then up to 2,000,000 the counts of
-/// [`tight_counts`], at 8 bits (the peeling, the one step that can fail, does not depend on the
+/// [`tight_counts`] (`FUSE_TO` lowers that end), at 8 bits (the peeling, the one step that can fail, does not depend on the
 /// width), on `FUSE_THREADS` threads (default 1); prints how many attempts the builds needed.
 #[test]
 #[ignore = "minutes in release: `just fuse-2m` (FUSE_EVERY=N to shorten the exhaustive part)"]
@@ -267,7 +307,8 @@ fn every_count_to_200k_and_the_tight_spots_to_2m_build() {
                 .unwrap_or_else(|_| panic!("{name}={v:?} is not a count"))
         })
     };
-    let (every, to) = (var("FUSE_EVERY", 200_000).clamp(1, 2_000_000), 2_000_000);
+    let to = var("FUSE_TO", 2_000_000).clamp(1, 2_000_000);
+    let every = var("FUSE_EVERY", 200_000).clamp(1, to);
     let threads = var("FUSE_THREADS", 1).max(1);
     let pool = hashes(79, to);
     let exhaustive: Vec<usize> = (1..=every).collect();

@@ -2,8 +2,7 @@
 //! `filter_core::math::fuse` and the construction's fallback was documented) save to the same
 //! bytes today: the construction, its seeds and its layouts are unchanged, so no format
 //! version is bumped. The digests below are FNV-1a of `to_bytes()` at that commit, for key
-//! counts on both sides of the C library's failures (11,480–11,521), small sets and a set
-//! whose first seed fails.
+//! counts on both sides of the C library's failures (11,480–11,521) and small sets.
 
 use filter_core::testkit::hashes;
 use filter_core::{KeyHasher, Persist, StaticFilter};
