@@ -26,6 +26,12 @@ cuckoo-capacity-sweep:
 fuse-sweep from="1" to="2000000":
     FUSE_SWEEP={{from}}..={{to}} cargo test --release -p filter-fuse --lib -- --ignored every_key_count_builds --nocapture
 
+# Binary fuse construction at every key count to EVERY (default 200,000), then up to 2M every
+# count around each change of segment length and of the size factor, both counts at every
+# change of layout, and a stride; prints the attempts the builds needed.
+fuse-2m every="200000" threads="1":
+    FUSE_EVERY={{every}} FUSE_THREADS={{threads}} cargo test --release -p filter-fuse --lib -- --ignored every_count_to_200k_and_the_tight_spots_to_2m_build --nocapture
+
 # Measured vs theoretical FP rate and bits per key, every variant, n = 1M, p = 1%.
 fpr-table:
     cargo run --release -p filterlab --example fpr_table

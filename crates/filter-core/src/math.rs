@@ -9,7 +9,9 @@ use std::f64::consts::LN_2;
 
 mod exact;
 pub mod expandable;
+pub mod fuse;
 pub mod quotient;
+pub mod ribbon;
 mod spread;
 pub mod window;
 

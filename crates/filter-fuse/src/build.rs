@@ -5,88 +5,17 @@
 use crate::{derive, fingerprint_of, positions, BinaryFuse, Fingerprint};
 use filter_core::{Error, Hash128, KeyHasher, Result};
 
-/// The largest segment (2^18 slots), as in the reference implementations: beyond it a larger
-/// segment buys no construction reliability and costs locality.
-pub const MAX_SEGMENT_LENGTH: u32 = 1 << 18;
+pub use filter_core::math::fuse::{Layout, MAX_KEYS, MAX_SEGMENT_LENGTH};
 
-/// The most distinct keys a filter takes: slot indexes are 32-bit.
-pub const MAX_KEYS: u64 = 1 << 31;
-
-/// Seeds tried before the construction gives up (never reached in practice: each attempt at
-/// the paper's sizing succeeds with probability well above 1/2, and the room grows every
-/// [`ATTEMPTS_PER_BUMP`] failures).
+/// Seeds tried before the construction gives up: the bound that makes the loop terminate. It
+/// is never reached in practice (see the crate's "Construction never fails"): once each fresh
+/// hypergraph peels with probability at least 1/2, the remaining attempts all fail with a
+/// probability below 2^-900 in the model of independent uniform hashes.
 pub const MAX_ATTEMPTS: u32 = 1000;
 
-/// Failed seeds after which one more segment is added to the array.
+/// Failed seeds after which one more segment is added to the array (the growth fallback: after
+/// `8 j` failures the array has `j` segments more than the paper's sizing).
 pub const ATTEMPTS_PER_BUMP: u32 = 8;
-
-/// Where a filter's slots are: `segment_count + 2` segments of `segment_length` slots; a key's
-/// first slot is in one of the first `segment_count` segments, its others in the next two.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout {
-    /// Slots per segment, a power of two.
-    pub segment_length: u32,
-    /// Segments a key's first slot may fall in.
-    pub segment_count: u32,
-    /// Total slots: `(segment_count + 2) * segment_length`.
-    pub array_length: u32,
-}
-
-impl Layout {
-    /// The layout for `n` distinct keys, with `bumps` extra segments of slack.
-    ///
-    /// The formulas are the paper's for arity 3 (Graf & Lemire 2022, §4 and their reference C
-    /// library): segment length `2^floor(ln n / ln 3.33 + 2.25)` capped at 2^18, and
-    /// `n * max(1.125, 0.875 + 0.25 * ln 10^6 / ln n)` slots, rounded up to whole segments, of
-    /// which the last two hold only second and third slots. Sets of 0 or 1 key get one segment
-    /// of 4 slots (12 in all).
-    ///
-    /// # Errors
-    /// [`Error::SizeOverflow`] past [`MAX_KEYS`].
-    pub fn for_keys(n: u64, bumps: u32) -> Result<Self> {
-        if n > MAX_KEYS {
-            return Err(Error::SizeOverflow {
-                what: "binary fuse filter",
-                hint: format!("{n} distinct keys is above the limit of {MAX_KEYS}: split the set"),
-            });
-        }
-        let segment_length = segment_length(n);
-        let capacity = if n <= 1 {
-            0
-        } else {
-            (n as f64 * size_factor(n)).round() as u64
-        };
-        let seg = u64::from(segment_length);
-        let segments = capacity.div_ceil(seg).saturating_sub(2).max(1) + u64::from(bumps);
-        let array_length = (segments + 2) * seg;
-        // n <= 2^31 and a size factor below 2 keep this under 2^32 with room for the bumps.
-        let array_length = u32::try_from(array_length).map_err(|_| Error::SizeOverflow {
-            what: "binary fuse filter",
-            hint: format!("{array_length} slots do not fit 32-bit indexes: split the set"),
-        })?;
-        Ok(Layout {
-            segment_length,
-            segment_count: segments as u32,
-            array_length,
-        })
-    }
-}
-
-/// `2^floor(ln n / ln 3.33 + 2.25)`, at most [`MAX_SEGMENT_LENGTH`]; 4 for `n <= 1`.
-pub fn segment_length(n: u64) -> u32 {
-    if n <= 1 {
-        return 4;
-    }
-    let exp = ((n as f64).ln() / 3.33f64.ln() + 2.25).floor() as u32;
-    1u32.checked_shl(exp)
-        .unwrap_or(MAX_SEGMENT_LENGTH)
-        .min(MAX_SEGMENT_LENGTH)
-}
-
-/// Slots per key before rounding: `max(1.125, 0.875 + 0.25 * ln 10^6 / ln n)`, for `n >= 2`.
-pub fn size_factor(n: u64) -> f64 {
-    (0.875 + 0.25 * 1e6f64.ln() / (n as f64).ln()).max(1.125)
-}
 
 /// The 64-bit values a filter is built from: one per distinct key hash, sorted.
 pub(crate) fn distinct_keys(hashes: &[Hash128]) -> Result<Vec<u64>> {
@@ -97,6 +26,12 @@ pub(crate) fn distinct_keys(hashes: &[Hash128]) -> Result<Vec<u64>> {
     keys.sort_unstable();
     keys.dedup();
     Ok(keys)
+}
+
+/// The attempt (from 0) whose seed a filter was built with, for the tests' tallies.
+#[cfg(test)]
+pub(crate) fn attempt_of(seed: u64) -> Option<u32> {
+    (0..MAX_ATTEMPTS).find(|&a| seed_for(a) == seed)
 }
 
 /// The `i`-th construction seed: splitmix64 steps, so builds are deterministic.
@@ -184,8 +119,14 @@ impl Scratch {
 }
 
 impl<F: Fingerprint> BinaryFuse<F> {
-    /// Builds the filter from distinct, derived keys: tries seeds until the hypergraph peels,
-    /// then assigns fingerprints in the reverse of the peeling order (Graf & Lemire 2022, Alg. 3).
+    /// Builds the filter from distinct keys: tries seeds until the hypergraph peels, then
+    /// assigns fingerprints in the reverse of the peeling order (Graf & Lemire 2022, Alg. 3).
+    ///
+    /// The first [`ATTEMPTS_PER_BUMP`] seeds use the paper's layout; every further
+    /// [`ATTEMPTS_PER_BUMP`] failures add one segment ([`Layout::for_keys`] with `bumps`), so a
+    /// count at which the formulas leave too little room (the C library's 11,480–11,521) gets
+    /// room instead of failing forever. At most [`MAX_ATTEMPTS`] peelings of `O(n + slots)`
+    /// steps each: the loop terminates.
     pub(crate) fn build(keys: &[u64], hasher: KeyHasher) -> Result<Self> {
         let n = keys.len();
         let mut layout = Layout::for_keys(n as u64, 0)?;

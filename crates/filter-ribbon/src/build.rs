@@ -2,62 +2,16 @@
 //! substitution into the interleaved column layout.
 
 use crate::order::sort_dedup;
-use crate::{derive, key_of, row_of, Ribbon, Row, BLOCK, W};
+use crate::{derive, key_of, math, row_of, Ribbon, Row, BLOCK, W};
 use filter_core::{try_zeroed_table, Error, Hash128, KeyHasher, MemoryCap, Result, Table};
 
 /// Seeds tried before the construction gives up (never reached in practice: the slack grows
 /// every [`ATTEMPTS_PER_BUMP`] failures).
 pub const MAX_ATTEMPTS: u32 = 1000;
 
-/// Failed seeds after which the slot count grows by [`BUMP_FRACTION`] of the keys (at least
-/// 64 slots).
+/// Failed seeds after which the slot count grows by [`math::BUMP_FRACTION`] of the keys (at
+/// least 64 slots; [`math::ribbon_slots`]).
 pub const ATTEMPTS_PER_BUMP: u32 = 2;
-
-/// Extra slots per key added at each bump.
-pub const BUMP_FRACTION: f64 = 0.005;
-
-/// Slots per key, `m / n`, for a first attempt on a set of up to 2^20 keys:
-/// `1 + BASE_OVERHEAD` (plus the small-set margin of [`slots_for`]).
-///
-/// Standard ribbon's success probability rises gradually with the overhead (Dillinger & Walzer
-/// 2021, §4). Measured here at 10^6 keys, `w = 128`, seeded: 0 of 4 seeds band at 2.5 %,
-/// about half at 2.85–3.6 %, all 8 at 8 %. At 3 % a build takes about two attempts on average.
-pub const BASE_OVERHEAD: f64 = 0.03;
-
-/// Overhead added per doubling of the keys above 2^20: the overhead a given success rate needs
-/// grows with the number of 128-slot windows that can overflow (Dillinger & Walzer 2021, §4).
-/// Measured here (seeded, `w = 128`, overhead without the small-set margin): at 4·10^6 keys
-/// 1, 2, 4 of 10 seeds band at 3.5, 3.75, 4 %; at 10^7 keys 1, 1, 2, 7 of 10 at 3.75, 4,
-/// 4.25, 4.5 %, and 6 of 6 at 5 %. With this slope a first attempt at 10^7 keys has 4.59 %
-/// (about 4 in 5 band), where the fixed 3 % of the past needed eight failed attempts or more.
-pub const GROWTH_PER_DOUBLING: f64 = 0.0045;
-
-/// The most distinct keys a filter takes.
-pub const MAX_KEYS: u64 = 1 << 40;
-
-/// Slots for `n` distinct keys after `bumps` failed rounds: `n (1 + 0.03 + 4 / sqrt(n) +
-/// 0.0045 max(0, log2 n - 20)) + bumps * max(0.005 n, 64)`, at least one band (128), rounded
-/// up to whole 64-slot blocks.
-///
-/// The `4 / sqrt(n)` term is our own margin for small sets (their load varies more between
-/// 128-slot windows), chosen so that the first attempt usually succeeds; it vanishes at scale.
-///
-/// # Errors
-/// [`Error::SizeOverflow`] past [`MAX_KEYS`].
-pub fn slots_for(n: u64, bumps: u32) -> Result<u64> {
-    if n > MAX_KEYS {
-        return Err(Error::SizeOverflow {
-            what: "ribbon filter",
-            hint: format!("{n} distinct keys is above the limit of {MAX_KEYS}: split the set"),
-        });
-    }
-    let nf = n as f64;
-    let doublings = (nf.max(1.0).log2() - 20.0).max(0.0);
-    let overhead = BASE_OVERHEAD + 4.0 / nf.max(1.0).sqrt() + GROWTH_PER_DOUBLING * doublings;
-    let bump = (nf * BUMP_FRACTION).max(BLOCK as f64) * f64::from(bumps);
-    let slots = ((nf * (1.0 + overhead) + bump).ceil() as u64).max(W as u64);
-    Ok(slots.div_ceil(BLOCK as u64) * BLOCK as u64)
-}
 
 /// The `i`-th construction seed (splitmix64 steps), so builds are deterministic.
 fn seed_for(attempt: u32) -> u64 {
@@ -239,14 +193,12 @@ impl Ribbon {
             keys.extend(hashes.iter().map(|&h| derive(key_of(h), seed)));
             sort_dedup(&mut keys, &mut scratch)?;
             n = keys.len() as u64;
-            slots = slots_for(n, attempt / ATTEMPTS_PER_BUMP)?;
-            let starts = slots - W as u64 + 1;
-            let boundary = ((upper * starts as f64).ceil() as u64).min(starts);
-            let extra_slots = if boundary == 0 {
-                0
-            } else {
-                (boundary + W as u64 - 1).div_ceil(BLOCK as u64) * BLOCK as u64
-            };
+            slots = math::ribbon_slots(n, attempt / ATTEMPTS_PER_BUMP)?;
+            let math::RibbonShape {
+                starts,
+                boundary,
+                extra_slots,
+            } = math::ribbon_shape(slots, upper)?;
             let mut band = Band::new(to_usize(slots)?)?;
             if let Some(late) = band_all(&keys, r, starts, boundary, extra_slots, &mut band)? {
                 return Ok(Ribbon {

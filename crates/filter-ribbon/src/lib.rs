@@ -23,7 +23,7 @@
 //! equation would be harmless, and is; the order keeps banding's memory accesses local); an
 //! attempt whose equations contradict each other (in the shared columns or the extra one) is
 //! retried with a new seed, and every
-//! [`build::ATTEMPTS_PER_BUMP`] failures with 0.5 % more slots ([`build::slots_for`], whose
+//! [`build::ATTEMPTS_PER_BUMP`] failures with 0.5 % more slots ([`math::ribbon_slots`], whose
 //! first size grows slowly with the number of keys, so that large sets rarely need a retry).
 //!
 //! # False-positive rate
@@ -71,16 +71,13 @@ mod order;
 
 pub use codec::FILE_KIND;
 
-use filter_core::{math, reduce, Error, Hash128, KeyHasher, Result, StaticFilter};
+use filter_core::{reduce, Hash128, KeyHasher, Result, StaticFilter};
 
-/// The band width `w`: coefficients span 128 slots.
-pub const W: usize = 128;
+/// The formulas (columns, sizing, rate, bits per key), kept in `filter_core::math` beside every
+/// other variant's.
+pub use filter_core::math::ribbon as math;
 
-/// Slots per interleaved block (one `u64` per result column).
-pub const BLOCK: usize = 64;
-
-/// The most result bits (ε = 2^-16).
-pub const MAX_RESULT_BITS: u32 = 16;
+pub use math::{BLOCK, MAX_RESULT_BITS, W};
 
 /// One key's equation: start slot, coefficient band (bit 0 set), fingerprint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,26 +168,14 @@ impl RibbonBuilder {
         self
     }
 
-    /// The columns for the target rate: `r = floor(log2(1/p))` for every key, and the fraction
-    /// `f = 2 - p 2^(r+1)` of the start range whose keys get one more (so that
-    /// `f 2^-(r+1) + (1 - f) 2^-r = p`); rates of 1/2 or more get one column.
+    /// The columns for the target rate ([`math::ribbon_columns`]): `r = floor(log2(1/p))` for
+    /// every key, and the fraction `f = 2 - p 2^(r+1)` of the start range whose keys get one
+    /// more (so that `f 2^-(r+1) + (1 - f) 2^-r = p`); rates of 1/2 or more get one column.
     ///
     /// # Errors
     /// A rate outside (0, 1), or below 2^-16.
     pub fn columns(&self) -> Result<(u32, f64)> {
-        let p = math::check_fpr(self.fpr)?;
-        if p < (-f64::from(MAX_RESULT_BITS)).exp2() {
-            return Err(Error::InvalidParameter {
-                name: "fpr",
-                value: p.to_string(),
-                expected: "a rate of at least 2^-16 (1.53e-5) for a ribbon filter",
-            });
-        }
-        let r = ((-p.log2()).floor() as u32).clamp(1, MAX_RESULT_BITS);
-        if r == MAX_RESULT_BITS {
-            return Ok((r, 0.0));
-        }
-        Ok((r, (2.0 - p * f64::from(r + 1).exp2()).clamp(0.0, 1.0)))
+        math::ribbon_columns(self.fpr)
     }
 
     /// Builds from key hashes computed with this builder's hasher.
@@ -390,11 +375,10 @@ impl StaticFilter for Ribbon {
         (self.table.len() + self.extra.len()) * 8
     }
 
-    /// `f 2^-(r+1) + (1 - f) 2^-r`, `f` the realised fraction of starts below the boundary.
+    /// `f 2^-(r+1) + (1 - f) 2^-r`, `f` the realised fraction of starts below the boundary
+    /// ([`math::ribbon_fpr`]).
     fn expected_fpr(&self) -> f64 {
-        let f = self.boundary as f64 / self.starts() as f64;
-        let base = (-f64::from(self.r)).exp2();
-        f * base / 2.0 + (1.0 - f) * base
+        math::ribbon_fpr(self.r, self.boundary, self.starts())
     }
 
     fn name(&self) -> &'static str {

@@ -1,5 +1,6 @@
 use super::*;
-use crate::build::{slots_for, Band, MAX_KEYS};
+use crate::build::Band;
+use crate::math::ribbon_slots as slots_for;
 use filter_core::testkit::{check_static_filter, fpr_within, hashes};
 
 mod fpr;
@@ -81,25 +82,6 @@ fn bits_per_key_are_under_7_2_at_one_percent_for_large_sets() {
     let extra = (boundary + 127).div_ceil(64) * 64;
     assert_eq!(f.size_in_bytes() as u64 * 8, slots * 6 + extra);
     assert!((f.expected_fpr() - 0.01).abs() < 1e-6);
-}
-
-#[test]
-fn slots_follow_the_formula() {
-    // 10^6 keys (below 2^20, no growth): 1 + 0.03 + 4/1000 = 1.034 slots per key, rounded up
-    // to 64; a bump adds 0.5 %.
-    assert_eq!(slots_for(1_000_000, 0).unwrap(), 1_034_048);
-    assert_eq!(slots_for(1_000_000, 2).unwrap(), 1_044_032);
-    // 10^7 keys: 0.0045 more per doubling above 2^20 (log2 10^7 - 20 = 3.22): 1.04590...
-    assert_eq!(slots_for(10_000_000, 0).unwrap(), 10_459_072);
-    // Small sets: a bump adds at least 64 slots.
-    assert_eq!(slots_for(100, 0).unwrap(), 192);
-    assert_eq!(slots_for(100, 1).unwrap(), 256);
-    assert_eq!(slots_for(1, 0).unwrap(), 128);
-    assert_eq!(slots_for(0, 0).unwrap(), 128);
-    assert!(matches!(
-        slots_for(MAX_KEYS + 1, 0),
-        Err(Error::SizeOverflow { .. })
-    ));
 }
 
 /// Banding accepts an equation the rows imply (a repeated key) and refuses one that contradicts

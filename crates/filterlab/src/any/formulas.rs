@@ -143,7 +143,7 @@ fn fuse_formulas(n: u64, f: u32, slots: u64, segment: u32) -> Vec<Formula> {
         Formula {
             name: "false-positive rate",
             symbolic: "p = 2^-F",
-            substituted: format!("2^-{f} = {}", rate((-f64::from(f)).exp2())),
+            substituted: format!("2^-{f} = {}", rate(crate::fuse::math::fuse_fpr(f))),
             source: "Graf & Lemire 2022: a key is a false positive when the XOR of its three \
                      slots equals its F-bit fingerprint",
         },
@@ -171,7 +171,6 @@ fn fuse_formulas(n: u64, f: u32, slots: u64, segment: u32) -> Vec<Formula> {
 fn ribbon_formulas(n: u64, p: f64, r: u32, slots: u64, boundary: u64) -> Vec<Formula> {
     let starts = slots.saturating_sub(127).max(1);
     let f = boundary as f64 / starts as f64;
-    let base = (-f64::from(r)).exp2();
     vec![
         Formula {
             name: "result columns",
@@ -195,7 +194,7 @@ fn ribbon_formulas(n: u64, p: f64, r: u32, slots: u64, boundary: u64) -> Vec<For
                 "{f:.4} × 2^-{} + {:.4} × 2^-{r} = {}",
                 r + 1,
                 1.0 - f,
-                rate(f * base / 2.0 + (1.0 - f) * base)
+                rate(crate::ribbon::math::ribbon_fpr(r, boundary, starts))
             ),
             source: "Dillinger & Walzer 2021",
         },

@@ -110,7 +110,7 @@ impl Detail {
             // Built once from its set: every non-member passes with the same chance.
             Detail::Fuse {
                 fingerprint_bits, ..
-            } => (-f64::from(*fingerprint_bits)).exp2(),
+            } => crate::fuse::math::fuse_fpr(*fingerprint_bits),
             Detail::Ribbon {
                 result_bits,
                 slots,
@@ -119,9 +119,7 @@ impl Detail {
                 let starts = slots
                     .checked_sub(crate::ribbon::W as u64 - 1)
                     .filter(|&s| s > 0)?;
-                let f = *boundary as f64 / starts as f64;
-                let base = (-f64::from(*result_bits)).exp2();
-                f * base / 2.0 + (1.0 - f) * base
+                crate::ribbon::math::ribbon_fpr(*result_bits, *boundary, starts)
             }
             Detail::Scalable { stages, .. } => {
                 holding(stages.iter().map(|s| s.items), n)?;

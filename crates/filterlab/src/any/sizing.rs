@@ -418,50 +418,36 @@ pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
 /// A binary fuse filter of `bits`-bit fingerprints for `p.capacity` distinct keys, its layout
 /// before any retry adds a segment; refused when `2^-bits` is above the target rate.
 pub(crate) fn fuse(p: &Params, bits: u32) -> Result<Sizing> {
-    let rate = (-f64::from(bits)).exp2();
-    if rate > p.fpr {
-        return Err(crate::Error::InvalidParameter {
-            name: "fpr",
-            value: math::format_real(p.fpr),
-            expected: if bits == 8 {
-                "a rate of at least 2^-8 (0.39%) for binary-fuse8; use binary-fuse16 or ribbon below it"
-            } else {
-                "a rate of at least 2^-16 (0.0015%) for binary-fuse16"
-            },
-        });
-    }
-    let layout = crate::fuse::build::Layout::for_keys(p.capacity, 0)?;
+    use crate::fuse::math as fm;
+    fm::fuse_check_rate(p.fpr, bits)?;
+    let layout = fm::Layout::for_keys(p.capacity, 0)?;
     let slots = u64::from(layout.array_length);
     let detail = Detail::Fuse {
         fingerprint_bits: bits,
         slots,
         segment_length: layout.segment_length,
     };
-    Ok((slots * u64::from(bits / 8), rate, detail))
+    Ok((slots * u64::from(bits / 8), fm::fuse_fpr(bits), detail))
 }
 
 /// A standard ribbon filter for `p.capacity` distinct keys at `p.fpr`, before any retry adds
 /// slots: `r` columns for every key, one more below the boundary (as `filter_ribbon` builds).
 pub(crate) fn ribbon(p: &Params) -> Result<Sizing> {
-    use crate::ribbon::{build, Ribbon, BLOCK, W};
-    let (r, upper) = Ribbon::builder().fpr(p.fpr).columns()?;
-    let slots = build::slots_for(p.capacity, 0)?;
-    let starts = slots - W as u64 + 1;
-    let boundary = ((upper * starts as f64).ceil() as u64).min(starts);
-    let extra_slots = if boundary == 0 {
-        0
-    } else {
-        (boundary + W as u64 - 1).div_ceil(BLOCK as u64) * BLOCK as u64
-    };
-    let words = slots / BLOCK as u64 * u64::from(r) + extra_slots / BLOCK as u64;
-    let f = boundary as f64 / starts as f64;
-    let base = (-f64::from(r)).exp2();
+    use crate::ribbon::math as rm;
+    let (r, upper) = rm::ribbon_columns(p.fpr)?;
+    let slots = rm::ribbon_slots(p.capacity, 0)?;
+    let shape = rm::ribbon_shape(slots, upper)?;
     let detail = Detail::Ribbon {
         result_bits: r,
         slots,
-        boundary,
+        boundary: shape.boundary,
     };
-    Ok((words * 8, f * base / 2.0 + (1.0 - f) * base, detail))
+    let bytes = rm::ribbon_table_bytes(r, slots, shape.extra_slots);
+    Ok((
+        bytes,
+        rm::ribbon_fpr(r, shape.boundary, shape.starts),
+        detail,
+    ))
 }
 
 /// The compound rate of an expandable filter after `items` inserts, each stage filled to its
