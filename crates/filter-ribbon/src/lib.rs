@@ -298,12 +298,15 @@ impl Ribbon {
         let start = reduce(d, self.starts());
         let block = start as usize / BLOCK;
         let r = self.r as usize;
-        let last = self.table.len() - 1;
+        // The last of the three words lies past the table for a band at the very end (whose
+        // third block is never read): skipped, as a missing word needs no loading.
         for at in [block * r, block * r + 8, block * r + 3 * r - 1] {
-            filter_core::prefetch(&self.table[at.min(last)]);
+            if let Some(word) = self.table.get(at) {
+                filter_core::prefetch(word);
+            }
         }
-        if start < self.boundary {
-            filter_core::prefetch(&self.extra[block]);
+        if let Some(word) = self.extra.get(block).filter(|_| start < self.boundary) {
+            filter_core::prefetch(word);
         }
     }
 
