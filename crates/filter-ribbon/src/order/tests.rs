@@ -11,7 +11,17 @@ fn mix(i: u64) -> u64 {
 #[test]
 fn agrees_with_sort_and_dedup() {
     let mut scratch = vec![7; 3];
-    for n in [0usize, 1, 5, SMALL - 1, SMALL, SMALL + 1, 5_000, 70_000] {
+    for n in [
+        0usize,
+        1,
+        5,
+        SMALL - 1,
+        SMALL,
+        SMALL + 1,
+        5_000,
+        70_000,
+        300_000,
+    ] {
         let uniform: Vec<u64> = (0..n as u64).map(|i| mix(i % 3_000)).collect();
         let skewed: Vec<u64> = (0..n as u64).map(|i| mix(i) >> 40).collect();
         let mut edges: Vec<u64> = (0..n as u64)
