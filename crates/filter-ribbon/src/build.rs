@@ -145,10 +145,14 @@ fn back_substitute<const R: usize>(
                 continue;
             }
             let result = u64::from(result >> shift);
+            // Bit 0 of `c` is this slot, the unknown; bit `k + 1` selects bit `k` of the windows
+            // (slot `i + 1 + k`). Shifting `c` once here spares a 128-bit shift per column.
+            let (lo, hi) = ((c >> 1) as u64, (c >> 65) as u64);
             for (j, w) in windows.iter_mut().enumerate() {
                 // Result bit `j` moved to bit 63, where the parity lands.
-                let bit = (parity_top(*w << 1 & c) ^ result << (63 - j)) >> 63;
-                *w = *w << 1 | u128::from(bit);
+                let bit =
+                    parity64_top(*w as u64 & lo ^ (*w >> 64) as u64 & hi) ^ result << (63 - j);
+                *w = *w << 1 | u128::from(bit >> 63);
             }
         }
         for (word, w) in words.iter_mut().zip(windows.iter()) {
@@ -257,12 +261,6 @@ pub(crate) fn band_all(
         }
     }
     Ok(Some(late))
-}
-
-/// The parity of the bits of `x` in bit 63 (the lower bits are not meaningful).
-#[inline]
-pub(crate) fn parity_top(x: u128) -> u64 {
-    parity64_top(x as u64 ^ (x >> 64) as u64)
 }
 
 /// The parity of the bits of `y` in bit 63, the lower bits not meaningful, without a popcount

@@ -250,22 +250,26 @@ impl Aligned {
         }
     }
 
-    /// The parities of the solution bits the band selects in each of the `cols` columns of
-    /// `table`, in bit 63 ([`build::parity64_top`]), as a function of the column: the three
-    /// blocks the band covers are sliced once (the third is the second again when the band
-    /// needs none; its coefficients are then 0).
+    /// Whether, in each of the `R` columns of `table`, the parity of the solution bits the band
+    /// selects equals the matching bit of `fp` (column `j`, bit `j`), stopping at the first
+    /// column that differs (after two columns for most non-members). The three blocks the band
+    /// covers are sliced once, at lengths the compiler knows, so the columns unroll without
+    /// bounds checks; the third block is the second again when the band needs none (its
+    /// coefficients are then 0, and it may lie past the table).
     #[inline]
-    fn parities<'a>(&self, table: &'a [u64], cols: usize) -> impl Fn(usize) -> u64 + 'a {
-        let at = self.block * cols;
-        let w0 = &table[at..at + cols];
-        let w1 = &table[at + cols..at + 2 * cols];
+    fn agrees<const R: usize>(&self, table: &[u64], fp: u64) -> bool {
+        let at = self.block * R;
         let [c0, c1, c2] = self.words;
-        let w2 = if c2 == 0 {
-            w1
-        } else {
-            &table[at + 2 * cols..at + 3 * cols]
-        };
-        move |j| build::parity64_top(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2)
+        let third = if c2 == 0 { at + R } else { at + 2 * R };
+        let (w0, w1, w2) = (
+            &table[at..at + R],
+            &table[at + R..at + 2 * R],
+            &table[third..third + R],
+        );
+        // The parity lands in bit 63, where fingerprint bit `j` is moved.
+        (0..R).all(|j| {
+            (build::parity64_top(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2) ^ fp << (63 - j)) >> 63 == 0
+        })
     }
 }
 
@@ -294,12 +298,15 @@ impl Ribbon {
         let start = reduce(d, self.starts());
         let block = start as usize / BLOCK;
         let r = self.r as usize;
-        let last = self.table.len() - 1;
+        // The last of the three words lies past the table for a band at the very end (whose
+        // third block is never read): skipped, as a missing word needs no loading.
         for at in [block * r, block * r + 8, block * r + 3 * r - 1] {
-            filter_core::prefetch(&self.table[at.min(last)]);
+            if let Some(word) = self.table.get(at) {
+                filter_core::prefetch(word);
+            }
         }
-        if start < self.boundary {
-            filter_core::prefetch(&self.extra[block]);
+        if let Some(word) = self.extra.get(block).filter(|_| start < self.boundary) {
+            filter_core::prefetch(word);
         }
     }
 
@@ -329,13 +336,18 @@ impl Ribbon {
     fn contains_derived(&self, d: u64) -> bool {
         let row = row_of(d, self.starts(), self.r + 1);
         let band = Aligned::new(&row);
-        let r = self.r as usize;
-        let bit = band.parities(&self.table, r);
-        // Fingerprint bit `j` against the parity in bit 63.
         let fp = u64::from(row.result);
-        let agrees = |parity: u64, j: usize| (parity ^ fp << (63 - j)) >> 63 == 0;
-        (0..r).all(|j| agrees(bit(j), j))
-            && (row.start >= self.boundary || agrees(band.parities(&self.extra, 1)(0), r))
+        macro_rules! columns {
+            ($($n:literal)*) => {
+                match self.r {
+                    $($n => band.agrees::<$n>(&self.table, fp),)*
+                    // r <= MAX_RESULT_BITS = 16 (RibbonBuilder::columns, the decoder).
+                    _ => band.agrees::<16>(&self.table, fp),
+                }
+            };
+        }
+        columns!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+            && (row.start >= self.boundary || band.agrees::<1>(&self.extra, fp >> self.r))
     }
 }
 

@@ -160,11 +160,7 @@ pub fn ribbon_shape(slots: u64, upper: f64) -> Result<RibbonShape> {
         upper.clamp(0.0, 1.0)
     };
     let boundary = ((upper * starts as f64).ceil() as u64).min(starts);
-    let extra_slots = if boundary == 0 {
-        0
-    } else {
-        (boundary + W as u64 - 1).div_ceil(BLOCK as u64) * BLOCK as u64
-    };
+    let extra_slots = ribbon_table_words(0, slots, boundary).1 * BLOCK as u64;
     Ok(RibbonShape {
         starts,
         boundary,
@@ -185,6 +181,20 @@ pub fn ribbon_fpr(r: u32, boundary: u64, starts: u64) -> f64 {
     };
     let base = (-f64::from(r)).exp2();
     f * base / 2.0 + (1.0 - f) * base
+}
+
+/// Words (`u64`, one per [`BLOCK`] slots and column) of the two tables of a ribbon filter with
+/// `r` columns over `slots` slots whose keys starting below `boundary` have an extra column:
+/// `slots / 64 · r` for the solution, and `boundary + W - 1` slots rounded up to whole blocks
+/// for the extra column (none when `boundary` is 0). `boundary` lies within the starts, so
+/// neither count overflows.
+pub fn ribbon_table_words(r: u32, slots: u64, boundary: u64) -> (u64, u64) {
+    let extra = if boundary == 0 {
+        0
+    } else {
+        boundary.saturating_add(W as u64 - 1).div_ceil(BLOCK as u64)
+    };
+    (slots / BLOCK as u64 * u64::from(r), extra)
 }
 
 /// Bytes of a ribbon filter's tables: `r` words per 64-slot block of the solution, one word
