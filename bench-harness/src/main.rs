@@ -426,7 +426,13 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         .records
         .iter()
         .filter(|r| r.scenario == Scenario::Matrix && r.target_fpr == 0.01)
-        .map(|r| format!("{} {:.3}%", r.variant, r.empirical_fpr * 100.0))
+        .map(|r| {
+            format!(
+                "{} {}",
+                r.variant,
+                bench_harness::record::pct(r.empirical_fpr)
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ");
     println!(

@@ -9,7 +9,7 @@ pub const WIDTH: u32 = 1000;
 /// Height in pixels of the PNG, and in user units of the SVG.
 pub const HEIGHT: u32 = 640;
 
-/// The PNG is drawn this many times larger, then averaged down (see [`halve`]).
+/// The PNG is drawn this many times larger, then averaged down (see [`halve`](crate::output::halve)).
 pub(crate) const SUPERSAMPLE: u32 = 2;
 const _: () = assert!(SUPERSAMPLE == 2, "halve() averages 2 x 2 blocks");
 /// Registered under this name so that the SVG's `font-family` attribute is a valid CSS

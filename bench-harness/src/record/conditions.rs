@@ -159,9 +159,9 @@ pub fn differences(a: &Conditions, b: &Conditions, terms: Terms) -> Vec<String> 
             };
             if !ok {
                 d.push(format!(
-                    "achieved FP {:.3}% vs {:.3}%",
-                    fa * 100.0,
-                    fb * 100.0
+                    "achieved FP {} vs {}",
+                    super::pct(fa),
+                    super::pct(fb)
                 ));
             }
         }

@@ -1,6 +1,7 @@
 //! `systems.md`, rendered from a systems report alone, and the report's files.
 
 use crate::plan::Output;
+use crate::record::pct;
 use crate::stages::systems::claims::{num, Claim};
 use crate::stages::systems::rolling::{RollingResult, DAYS};
 use crate::stages::systems::service::{ServiceMode, ServiceOutcome};
@@ -32,10 +33,10 @@ pub fn signup(rs: &[SignupResult]) -> String {
         };
         for f in &r.fronts {
             s += &format!(
-                "| {store} | {} | {} | {:.2}% | {:.2} | {:.2} | {:.2} | {:.0} | {} | {} | {} | {} |\n",
+                "| {store} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.0} | {} | {} | {} | {} |\n",
                 front_name(f.front),
                 f.checks,
-                f.db_share * 100.0,
+                pct(f.db_share),
                 f.p50_us,
                 f.p99_us,
                 f.mean_us,
@@ -98,8 +99,8 @@ pub fn markdown(r: &SystemsResults) -> String {
     s += &signup(&r.signup);
     for x in &r.signup {
         s += &format!(
-            "\n{:?}: {} rows loaded in {:.1} s; gate FP rate {:.3}% (95% Wilson {:.3}%–{:.3}%, filter predicts {:.3}%); one filter lookup {:.0} ns; the clock reads around each check add {:.0} ns.\n",
-            x.store, x.rows, x.load_s, x.gate_fpr.0 * 100.0, x.gate_fpr.1 * 100.0, x.gate_fpr.2 * 100.0, x.gate_fpr.3 * 100.0, x.filter_lookup_ns, x.timer_overhead_ns
+            "\n{:?}: {} rows loaded in {:.1} s; gate FP rate {} (95% Wilson {}–{}, filter predicts {}); one filter lookup {:.0} ns; the clock reads around each check add {:.0} ns.\n",
+            x.store, x.rows, x.load_s, pct(x.gate_fpr.0), pct(x.gate_fpr.1), pct(x.gate_fpr.2), pct(x.gate_fpr.3), x.filter_lookup_ns, x.timer_overhead_ns
         );
     }
     for why in r.postgres_absent.iter().chain(
@@ -180,7 +181,7 @@ pub fn service(o: &ServiceOutcome) -> String {
             m.signups,
             m.signup_p50_us,
             m.signup_p99_us,
-            m.gate_fpr.map_or("—".into(), |p| format!("{:.3}%", p * 100.0)),
+            m.gate_fpr.map_or("—".into(), pct),
         );
     }
     let verdict = if r.duplicates == 0 {
@@ -198,7 +199,7 @@ pub fn service(o: &ServiceOutcome) -> String {
 /// The rolling-count section: its table and the memory of both sides.
 pub fn rolling(r: &RollingResult) -> String {
     let mut s = format!(
-        "{} events over {} users in {DAYS} days (timestamps in seconds); window {} h, {} slices of {} s ({} kept), sized for {} events per window at {:.0}%. \
+        "{} events over {} users in {DAYS} days (timestamps in seconds); window {} h, {} slices of {} s ({} kept), sized for {} events per window at {}. \
 The filter's count is the users of the population it answers \"maybe\" for; \"held\" counts the users last seen in a slice it still keeps (exact); the prediction is held + q · (users − held). \
 Checkpoints fall on slice boundaries, where the kept slices cover the window; between boundaries the filter also holds users last seen up to one slice (1/N of a window) earlier.\n\n\
 | hour | exact (24 h) | held | filter | relative error | predicted | FP rate | model q |\n|---|---|---|---|---|---|---|---|\n",
@@ -209,19 +210,19 @@ Checkpoints fall on slice boundaries, where the kept slices cover the window; be
         r.slice_s,
         r.generations + 1,
         r.items_per_window,
-        r.target_fpr * 100.0,
+        pct(r.target_fpr),
     );
     for c in &r.checkpoints {
         s += &format!(
-            "| {:.1} | {} | {} | {} | {:+.3}% | {:+.3}% | {:.4}% | {:.4}% |\n",
+            "| {:.1} | {} | {} | {} | {:+.3}% | {:+.3}% | {} | {} |\n",
             c.at_s as f64 / 3_600.0,
             c.exact,
             c.held,
             c.filter,
             c.rel_error * 100.0,
             c.predicted_rel_error * 100.0,
-            c.measured_fpr * 100.0,
-            c.predicted_fpr * 100.0,
+            pct(c.measured_fpr),
+            pct(c.predicted_fpr),
         );
     }
     s += &format!(

@@ -165,16 +165,15 @@ impl BlockedBuilder {
     /// The validated sizing and block count (shared by both forms of the filter).
     fn shape(&self) -> Result<(Sizing, usize)> {
         let sizing = self.sizing.validate()?;
-        let lambda = math::split_block_keys_per_block(sizing.fpr)?;
-        let blocks = (sizing.capacity as f64 / lambda).ceil().max(1.0);
-        let blocks = usize::try_from(blocks as u64)
+        let blocks = math::split_block_blocks(sizing.capacity, sizing.fpr)?;
+        let blocks = usize::try_from(blocks)
             .ok()
-            .filter(|&b| (b as f64) == blocks && b < isize::MAX as usize / 32)
+            .filter(|&b| b < isize::MAX as usize / 32)
             .ok_or_else(|| Error::SizeOverflow {
                 what: "block array",
                 hint: format!(
-                    "{} items at fpr {} need {blocks:.3e} blocks; lower the capacity",
-                    sizing.capacity, sizing.fpr
+                    "{} items at fpr {} need {:.3e} blocks; lower the capacity",
+                    sizing.capacity, sizing.fpr, blocks as f64
                 ),
             })?;
         Ok((sizing, blocks))

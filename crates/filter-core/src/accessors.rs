@@ -2,7 +2,7 @@
 //!
 //! Each variant used to spell out `hasher`, `len`, `capacity`, `size_in_bytes`,
 //! `huge_page_bytes`, `expected_fpr` and `name` by hand, and the copies drifted. Like
-//! fastbloom, which stamps its filter types from one macro body, [`filter_accessors!`] writes
+//! fastbloom, which stamps its filter types from one macro body, [`filter_accessors!`](crate::filter_accessors) writes
 //! them from the few expressions that differ: the table (anything that is [`TableMemory`]), the
 //! item count and the formula.
 

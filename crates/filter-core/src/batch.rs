@@ -144,22 +144,43 @@ macro_rules! prefetched_batches {
     };
 }
 
+/// Calls of at most this many keys hash into a buffer of this size instead of [`BATCH`]: the
+/// stack buffer is zeroed once per call, and 512 bytes, not 4 KiB, is what a call of a few keys
+/// should pay for that.
+const SMALL_BATCH: usize = 32;
+
 /// Hashes `keys` with `hasher`, [`BATCH`] keys at a time, and hands each chunk's hashes to
-/// `each`, stopping at its first error. The buffer is sized to the call and each hash written
-/// once: a zeroed `[Hash128; BATCH]` cost a 4 KiB memset per call, however few the keys.
+/// `each`, stopping at its first error. The hashes go to one stack array reused for every
+/// chunk (no allocation); calls of at most 32 keys use a smaller one, so that zeroing it stays
+/// in proportion to the work.
 ///
 /// # Errors
 /// The first error of `each`.
 pub fn hashed_chunks<E>(
     hasher: &crate::KeyHasher,
     keys: &[&[u8]],
+    each: impl FnMut(&[crate::Hash128]) -> core::result::Result<(), E>,
+) -> core::result::Result<(), E> {
+    if keys.len() <= SMALL_BATCH {
+        hashed_chunks_in::<SMALL_BATCH, E>(hasher, keys, each)
+    } else {
+        hashed_chunks_in::<BATCH, E>(hasher, keys, each)
+    }
+}
+
+/// [`hashed_chunks`] through a stack buffer of `N` hashes (`keys` is cut in chunks of `N`).
+fn hashed_chunks_in<const N: usize, E>(
+    hasher: &crate::KeyHasher,
+    keys: &[&[u8]],
     mut each: impl FnMut(&[crate::Hash128]) -> core::result::Result<(), E>,
 ) -> core::result::Result<(), E> {
-    let mut hashes = Vec::with_capacity(keys.len().min(BATCH));
-    for chunk in keys.chunks(BATCH) {
-        hashes.clear();
-        hashes.extend(chunk.iter().map(|k| hasher.hash(k)));
-        each(&hashes)?;
+    let mut buffer = [crate::Hash128::default(); N];
+    for chunk in keys.chunks(N) {
+        let hashes = &mut buffer[..chunk.len()];
+        for (h, key) in hashes.iter_mut().zip(chunk) {
+            *h = hasher.hash(key);
+        }
+        each(hashes)?;
     }
     Ok(())
 }
@@ -167,18 +188,28 @@ pub fn hashed_chunks<E>(
 /// Answers `keys` through a probe of pre-computed hashes, [`BATCH`] keys at a time (hashed by
 /// [`hashed_chunks`]): each chunk's answers from `probe` are appended to `out` (cleared first).
 /// The body of every `contains_batch` that hashes keys itself.
+///
+/// The first chunk is answered straight into `out`; only later chunks need a second buffer
+/// (a `Vec`, since `probe` is usually [`Filter::contains_hash_batch`], which fills one), so a
+/// call of up to [`BATCH`] keys allocates nothing beyond `out`.
 pub fn contains_keys_hashed(
     hasher: &crate::KeyHasher,
     keys: &[&[u8]],
     out: &mut Vec<bool>,
     mut probe: impl FnMut(&[crate::Hash128], &mut Vec<bool>),
 ) {
-    let mut part = Vec::with_capacity(keys.len().min(BATCH));
     out.clear();
     out.reserve(keys.len());
+    let mut part = Vec::new();
+    let mut first = true;
     let Ok(()) = hashed_chunks::<core::convert::Infallible>(hasher, keys, |hashes| {
-        probe(hashes, &mut part);
-        out.extend_from_slice(&part);
+        if first {
+            first = false;
+            probe(hashes, out);
+        } else {
+            probe(hashes, &mut part);
+            out.extend_from_slice(&part);
+        }
         Ok(())
     });
 }

@@ -469,7 +469,7 @@ fn poisson_mix(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
 pub const SPLIT_BLOCK_MIN_KEYS_PER_BLOCK: f64 = 1e-3;
 
 /// Keys per block at which a split-block filter reaches rate `p` ([`split_block_fpr`]), by
-/// bisection; the builder sizes `blocks = ceil(n / λ)`.
+/// bisection; [`split_block_blocks`] sizes `blocks = max(1, ceil(n / λ))` from it.
 ///
 /// # Errors
 /// Invalid `p`, or a `p` below the rate at [`SPLIT_BLOCK_MIN_KEYS_PER_BLOCK`] keys per block,
@@ -495,6 +495,31 @@ pub fn split_block_keys_per_block(p: f64) -> Result<f64> {
         }
     }
     Ok(lo)
+}
+
+/// Blocks of a split-block filter for `n` keys at rate `p`: `max(1, ceil(n / λ))` with `λ` from
+/// [`split_block_keys_per_block`]. Every sizing of a split-block filter (the builder, the facade's
+/// registry, the harness) calls this one function, so they agree block for block.
+///
+/// `n = 0` gives one block, the smallest table; a capacity check, where one is wanted, is the
+/// caller's ([`check_capacity`]).
+///
+/// # Errors
+/// Invalid or unreachable `p` (as [`split_block_keys_per_block`]), or a count of 2^64 blocks or
+/// more ([`Error::SizeOverflow`]), which only a huge `n` at a tiny `p` asks for.
+pub fn split_block_blocks(n: u64, p: f64) -> Result<u64> {
+    let lambda = split_block_keys_per_block(p)?;
+    let blocks = (n as f64 / lambda).ceil().max(1.0);
+    // 2^64 is exactly representable; every f64 below it converts without saturating.
+    if blocks >= 18_446_744_073_709_551_616.0 {
+        return Err(Error::SizeOverflow {
+            what: "block array",
+            hint: format!(
+                "{n} items at fpr {p} need {blocks:.3e} blocks; lower the capacity or raise the fpr"
+            ),
+        });
+    }
+    Ok(blocks as u64)
 }
 
 /// The information-theoretic lower bound on the bits any approximate-membership structure needs

@@ -59,3 +59,44 @@ fn batch_hashing_covers_every_key_once_in_order() {
     assert_eq!(batched(false), per_key);
     assert_ne!(batched(true), per_key);
 }
+
+/// Every key count hashes to the same chunks: none for zero keys, one for a few (the small
+/// buffer), one at 32 and 33 keys (either side of the small buffer), and full chunks plus a
+/// remainder at 257; the answers of `contains_keys_hashed` stay the per-key ones at every count.
+#[test]
+fn batch_hashing_chunks_every_key_count() {
+    use super::batch::{contains_keys_hashed, hashed_chunks, BATCH};
+    let hasher = super::KeyHasher::default();
+    let keys: Vec<Vec<u8>> = (0..600u32).map(|i| i.to_le_bytes().to_vec()).collect();
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let answer = |h: super::Hash128| h.lo % 3 == 0;
+    for (count, expected_sizes) in [
+        (0, vec![]),
+        (1, vec![1]),
+        (5, vec![5]),
+        (32, vec![32]),
+        (33, vec![33]),
+        (BATCH, vec![BATCH]),
+        (BATCH + 1, vec![BATCH, 1]),
+        (513, vec![BATCH, BATCH, 1]),
+    ] {
+        let refs = &refs[..count];
+        let (mut sizes, mut seen) = (Vec::new(), Vec::new());
+        hashed_chunks::<()>(&hasher, refs, |h| {
+            sizes.push(h.len());
+            seen.extend_from_slice(h);
+            Ok(())
+        })
+        .unwrap();
+        let expected: Vec<super::Hash128> = refs.iter().map(|k| hasher.hash(k)).collect();
+        assert_eq!(sizes, expected_sizes, "{count} keys");
+        assert_eq!(seen, expected, "{count} keys");
+        let mut out = vec![true; 3];
+        contains_keys_hashed(&hasher, refs, &mut out, |h, part| {
+            part.clear();
+            part.extend(h.iter().map(|&h| answer(h)));
+        });
+        let per_key: Vec<bool> = expected.iter().map(|&h| answer(h)).collect();
+        assert_eq!(out, per_key, "{count} keys");
+    }
+}

@@ -60,7 +60,7 @@ impl CuckooFilter {
     }
 
     /// Inserts `hash` and returns how many fingerprints it moved (0: a free slot was found in
-    /// one of its buckets). See [`Filter::insert_hash`] for the failure contract.
+    /// one of its buckets). See [`Filter::insert_hash`](filter_core::Filter::insert_hash) for the failure contract.
     pub(crate) fn insert_counting_moves(&mut self, hash: Hash128) -> Result<u32> {
         let (i1, i2, fp) = self.buckets_of(hash);
         if self.place_in_emptier(i1, i2, fp) {

@@ -53,7 +53,7 @@ impl ScalableBloom {
         })
     }
 
-    /// The [`Growable`] promise: inserts never fail for lack of capacity. With a growth factor
+    /// The [`Growable`](filter_core::Growable) promise: inserts never fail for lack of capacity. With a growth factor
     /// near 1 (or a tightening that drives the stage rates below the smallest `f64`) the filter
     /// would run out of stages while memory remains; refuse such parameters up front, so that
     /// only memory (2^63 bits at most, or the cap) can end growth.

@@ -112,7 +112,7 @@ macro_rules! add_variant_classes_rows {
 }
 filterlab::for_each_variant!(add_variant_classes_rows);
 
-/// Why [`any_from_bytes`] failed.
+/// Why [`any_from_bytes()`] failed.
 enum AnyError {
     Format(FormatError),
     Py(PyErr),

@@ -85,16 +85,16 @@ pub fn goal_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
     for &(variant, figure, bound, rate) in GOALS {
         let r = find(rows, variant.name())?;
         let what = format!(
-            "{}: {} (absolute goal at {}% FP)",
+            "{}: {} (absolute goal at {} FP)",
             r.name,
             figure.label(),
-            rate * 100.0
+            crate::record::pct(rate)
         );
         let goal_name = format!(
-            "goal: {} {} at a measured {}%",
+            "goal: {} {} at a measured {}",
             bound.text(),
             figure.label(),
-            rate * 100.0
+            crate::record::pct(rate)
         );
         let ours = Side {
             name: format!("{}: {}", r.name, figure.label()),

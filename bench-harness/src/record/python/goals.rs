@@ -135,11 +135,11 @@ fn fp_goal(id: GoalId, r: &ContenderRow) -> super::Goal {
     let mut g = goal(
         id,
         format!(
-            "{}: measured FP ({} of {} probes) inside ±{SIGMAS} binomial sigmas of {what}, {:.4}%",
+            "{}: measured FP ({} of {} probes) inside ±{SIGMAS} binomial sigmas of {what}, {}",
             r.id.label(),
             r.false_positives,
             r.probes,
-            r.promised_fpr * 100.0
+            crate::record::pct(r.promised_fpr)
         ),
         rate,
         Some(wilson),

@@ -365,7 +365,7 @@ pub fn split_block(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ));
     }
     let lambda = math::split_block_keys_per_block(P)?;
-    let blocks = (TEN_M as f64 / lambda).ceil() as u64;
+    let blocks = math::split_block_blocks(TEN_M, P)?;
     let section = Section {
         title: "The split-block filter: per lane, not per block".into(),
         derivation: vec![

@@ -138,8 +138,7 @@ pub struct Hash64Study {
 /// # Errors
 /// A target the formula cannot reach.
 pub fn blocks_for(n: u64) -> filterlab::Result<u64> {
-    let lambda = math::split_block_keys_per_block(FPR)?;
-    Ok((n as f64 / lambda).ceil().max(1.0) as u64)
+    math::split_block_blocks(n, FPR)
 }
 
 /// One worker's key buffer: `tag`, the number in [`DIGITS`] decimal digits, [`DOMAIN`].

@@ -115,12 +115,12 @@ pub fn union_intersection(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Broder & Mitzenmacher 2004, §2.5; Guo et al. 2010 for the intersection".into(),
         example: format!(
-            "two filters of 10M keys each sized for 20M at 1% sharing 5M keys: the union is the filter of 15M keys, the intersection's bits are 1 with probability {:.4}",
-            {
+            "two filters of 10M keys each sized for 20M at 1% sharing 5M keys: the union is the filter of 15M keys, the intersection's bits are 1 with probability {}",
+            pct({
                 let (m10, k10) = (math::optimal_bits(20_000_000, P)?, 7);
                 let z10 = |j: f64| (j * f64::from(k10) * (-1.0 / m10 as f64).ln_1p()).exp();
                 1.0 - z10(5e6) + z10(5e6) * (1.0 - z10(5e6)).powi(2)
-            }
+            })
         ),
         rows: vec![
             Row::new(format!("A | B ({} keys)", 3 * q), math::classic_fpr(m, 3 * q as u64, k), union),

@@ -237,6 +237,12 @@ fn goals_are_judged_three_ways_with_intervals() {
     // 9,980 of 1M at a 1% promise: inside the band; the load at 1.008×: met.
     let fp = goal(&r, GoalId::FpInInterval(ContenderId::FilterlabClassic));
     assert_eq!(fp.verdict, Verdict::Met, "{fp:?}");
+    assert!(
+        fp.measure
+            .ends_with("of its formula at its load (expected_fpr()), 1%"),
+        "{}",
+        fp.measure
+    );
     assert_eq!(
         goal(&r, GoalId::DropInFp(ContenderId::CompatBloom)).verdict,
         Verdict::Met

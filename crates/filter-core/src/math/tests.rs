@@ -265,6 +265,49 @@ fn split_block_hand_values() {
 }
 
 #[test]
+fn split_block_blocks_is_the_builders_ceiling() {
+    // The formula every sizing used before it was one function, bit for bit.
+    for (n, p) in [
+        (1, 0.01),
+        (1_000, 0.01),
+        (10_000_000, 0.01),
+        (10_000_000, 1e-4),
+        (7, 0.3),
+    ] {
+        let lambda = split_block_keys_per_block(p).unwrap();
+        let old = (n as f64 / lambda).ceil().max(1.0) as u64;
+        assert_eq!(split_block_blocks(n, p).unwrap(), old, "{n} {p}");
+    }
+    // Pinned: 10M keys at 1% and 0.01%, a thousand at 0.1%.
+    assert_eq!(split_block_blocks(10_000_000, 0.01).unwrap(), 411_299);
+    assert_eq!(split_block_blocks(10_000_000, 1e-4).unwrap(), 1_028_968);
+    assert_eq!(split_block_blocks(1_000, 0.001).unwrap(), 66);
+}
+
+#[test]
+fn split_block_blocks_edges() {
+    // No keys still gets one block; one key gets one block.
+    assert_eq!(split_block_blocks(0, 0.01).unwrap(), 1);
+    assert_eq!(split_block_blocks(1, 0.01).unwrap(), 1);
+    // The largest n at a common rate fits in u64 (λ > 1 there).
+    let most = split_block_blocks(u64::MAX, 0.01).unwrap();
+    assert!(most < u64::MAX / 4, "{most}");
+    // At 1e-12, λ is about 0.076, so u64::MAX keys need ~2.4e20 blocks: refused with a typed
+    // error, neither saturated nor panicking.
+    assert!(matches!(
+        split_block_blocks(u64::MAX, 1e-12),
+        Err(Error::SizeOverflow {
+            what: "block array",
+            ..
+        })
+    ));
+    assert!(matches!(
+        split_block_blocks(10, 1.5),
+        Err(Error::InvalidParameter { name: "fpr", .. })
+    ));
+}
+
+#[test]
 fn lower_bound_hand_values() {
     // 10M · log2(100) = 66,438,561.9 bits
     assert!(close(

@@ -23,119 +23,110 @@ pub struct Formula {
 /// formula symbolic and substituted, with its source.
 #[must_use]
 pub fn formulas(plan: &Plan) -> Vec<Formula> {
-    let (n, p) = (plan.n, plan.fpr);
-    let mut out = vec![Formula {
+    let mut out = vec![lower_bound_formula(plan)];
+    out.extend(variant_formulas(plan));
+    out.extend(super::window::window_formulas(plan));
+    out
+}
+
+/// The lower bound every variant is measured against, and what the plan uses.
+fn lower_bound_formula(plan: &Plan) -> Formula {
+    Formula {
         name: "lower bound",
         symbolic: "bits >= n log2(1/p)",
         substituted: format!(
-            "{n} × log2(1/{}) = {:.0} bits; this variant uses {:.0} bits ({:+.1}%)",
-            math::format_real(p),
+            "{} × log2(1/{}) = {:.0} bits; this variant uses {:.0} bits ({:+.1}%)",
+            plan.n,
+            math::format_real(plan.fpr),
             plan.lower_bound_bits,
             plan.bytes as f64 * 8.0,
             plan.overhead_pct
         ),
         source: "Carter, Floyd, Gill, Markowsky & Wegman 1978",
-    }];
+    }
+}
+
+/// The formulas of the plan's own variant (none for the windows, which
+/// [`super::window::window_formulas`] writes).
+fn variant_formulas(plan: &Plan) -> Vec<Formula> {
+    let (n, p) = (plan.n, plan.fpr);
     match &plan.detail {
-        Detail::Classic { m, k } => out.extend(bloom_formulas(n, p, *m, *k)),
+        Detail::Classic { m, k } => bloom_formulas(n, p, *m, *k),
         Detail::Counting {
             m,
             k,
             counter_bits,
             overflow_bound,
         } => {
-            out.extend(bloom_formulas(n, p, *m, *k));
+            let mut out = bloom_formulas(n, p, *m, *k);
             out.push(counting_formula(n, *m, *k, *counter_bits, *overflow_bound));
+            out
         }
-        _ => {}
-    }
-    if let Detail::Cuckoo {
-        fingerprint_bits: f,
-        buckets,
-        slots: b,
-        load,
-        near_window,
-    } = &plan.detail
-    {
-        out.extend(cuckoo_formulas(p, *f, *buckets, *b, *load));
-        out.extend(near_window.map(|w| near_formula(n, *f, *buckets, w)));
-    }
-    if let Detail::Blocked {
-        blocks,
-        keys_per_block,
-    } = &plan.detail
-    {
-        out.push(Formula {
-            name: "false-positive rate (per-lane)",
-            symbolic: "p = Σ_c Pois(c; n/B) · (1 - (31/32)^c)^8",
-            substituted: format!(
-                "B = ceil({n} / λ = {keys_per_block:.3}) = {blocks}; p = {}",
-                rate(math::split_block_fpr(*blocks, n))
-            ),
-            source: "Putze, Sanders & Singler 2007, §3 (split-block layout of Parquet)",
-        });
-        out.push(Formula {
-            name: "256-bit-block model (underestimates)",
-            symbolic: "p = Σ_c Pois(c; n/B) · (1 - (255/256)^(8c))^8",
-            substituted: rate(math::split_block_fpr_block_model(*blocks, n)),
-            source: "ignores that a key's 8 bits are confined to 8 distinct lanes",
-        });
-    }
-    if let Detail::Scalable {
-        p0, r, s, growth, ..
-    } = &plan.detail
-    {
-        out.extend(scalable_formulas(p, *p0, *r, *s, growth));
-    }
-    match &plan.detail {
+        Detail::Cuckoo {
+            fingerprint_bits: f,
+            buckets,
+            slots: b,
+            load,
+            near_window,
+        } => {
+            let mut out = cuckoo_formulas(p, *f, *buckets, *b, *load);
+            out.extend(near_window.map(|w| near_formula(n, *f, *buckets, w)));
+            out
+        }
+        Detail::Blocked {
+            blocks,
+            keys_per_block,
+        } => blocked_formulas(n, *blocks, *keys_per_block),
+        Detail::Scalable {
+            p0, r, s, growth, ..
+        } => scalable_formulas(p, *p0, *r, *s, growth),
         Detail::Fuse {
             fingerprint_bits,
             slots,
             segment_length,
-        } => out.extend(fuse_formulas(n, *fingerprint_bits, *slots, *segment_length)),
+        } => fuse_formulas(n, *fingerprint_bits, *slots, *segment_length),
         Detail::Ribbon {
             result_bits,
             slots,
             boundary,
-        } => out.extend(ribbon_formulas(n, p, *result_bits, *slots, *boundary)),
-        _ => {}
+        } => ribbon_formulas(n, p, *result_bits, *slots, *boundary),
+        Detail::Expandable {
+            fingerprint_bits,
+            buckets,
+            growth,
+            period,
+            bound,
+            ..
+        } => expandable_formulas(p, *fingerprint_bits, *buckets, *growth, *period, *bound),
+        Detail::Quotient {
+            quotients,
+            remainder_bits,
+            slots,
+            load,
+        } => quotient_formulas(n, p, *quotients, *remainder_bits, *slots, *load),
+        _ => Vec::new(),
     }
-    if let Detail::Expandable {
-        fingerprint_bits,
-        buckets,
-        growth,
-        period,
-        bound,
-        ..
-    } = &plan.detail
-    {
-        out.extend(expandable_formulas(
-            p,
-            *fingerprint_bits,
-            *buckets,
-            *growth,
-            *period,
-            *bound,
-        ));
-    }
-    if let Detail::Quotient {
-        quotients,
-        remainder_bits,
-        slots,
-        load,
-    } = &plan.detail
-    {
-        out.extend(quotient_formulas(
-            n,
-            p,
-            *quotients,
-            *remainder_bits,
-            *slots,
-            *load,
-        ));
-    }
-    out.extend(super::window::window_formulas(plan));
-    out
+}
+
+/// The split-block filter's per-lane rate and the block model it corrects.
+fn blocked_formulas(n: u64, blocks: u64, keys_per_block: f64) -> Vec<Formula> {
+    vec![
+        Formula {
+            name: "false-positive rate (per-lane)",
+            symbolic: "p = Σ_c Pois(c; n/B) · (1 - (31/32)^c)^8",
+            substituted: format!(
+                "B = ceil({n} / λ = {keys_per_block:.3}) = {blocks}; p = {}",
+                rate(math::split_block_fpr(blocks, n))
+            ),
+            source: "Putze, Sanders & Singler 2007, §3 (split-block layout of Parquet)",
+        },
+        Formula {
+            name: "256-bit-block model (underestimates)",
+            symbolic: "p = Σ_c Pois(c; n/B) · (1 - (255/256)^(8c))^8",
+            substituted: rate(math::split_block_fpr_block_model(blocks, n)),
+            source: "ignores that a key's 8 bits are confined to 8 distinct lanes",
+        },
+    ]
 }
 
 fn fuse_formulas(n: u64, f: u32, slots: u64, segment: u32) -> Vec<Formula> {
@@ -449,115 +440,104 @@ impl Plan {
     /// The shape of the planned filter, in lines of text (`m = ... bits, k = ...`).
     #[must_use]
     pub fn detail_lines(&self) -> Vec<String> {
-        if let Some(lines) = super::window::detail_lines(&self.detail) {
-            return lines;
-        }
-        match &self.detail {
-            Detail::Classic { m, k } => vec![format!("m = {m} bits, k = {k}")],
-            Detail::Counting {
-                m,
-                k,
-                counter_bits,
-                overflow_bound,
-            } => vec![
-                format!("m = {m} counters of {counter_bits} bits, k = {k}"),
-                format!("P(any counter overflows at n) <= {overflow_bound:.3e}"),
-            ],
-            Detail::Cuckoo {
-                fingerprint_bits,
-                buckets,
-                slots,
-                load,
-                near_window,
-            } => {
-                let mut lines = vec![format!(
-                    "fingerprint {fingerprint_bits} bits, {buckets} buckets x {slots} slots, load {load:.4}"
-                )];
-                lines.extend(near_window.map(|w| {
-                    format!("near layout: the second bucket within {w} buckets of the first")
-                }));
-                lines
-            }
-            Detail::Blocked {
-                blocks,
-                keys_per_block,
-            } => vec![format!(
-                "{blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
-            )],
-            Detail::Fuse {
-                fingerprint_bits,
-                slots,
-                segment_length,
-            } => vec![format!(
-                "{slots} slots of {fingerprint_bits} bits in segments of {segment_length}; built once from the key set"
-            )],
-            Detail::Ribbon {
-                result_bits,
-                slots,
-                boundary,
-            } => vec![format!(
-                "{slots} rows, {result_bits} result bits (one more for starts below {boundary}); built once from the key set"
-            )],
-            Detail::Expandable {
-                fingerprint_bits,
-                buckets,
-                growth,
-                period,
-                bound,
-                ..
-            } => vec![format!(
-                "first stage {buckets} buckets x 4 slots of {fingerprint_bits} bits; growth {growth}, +1 bit every {period} stages; bound {}",
-                rate(*bound)
-            )],
-            Detail::Quotient {
-                quotients,
-                remainder_bits,
-                slots,
-                load,
-            } => vec![format!(
-                "{quotients} quotients, {remainder_bits}-bit remainders, {slots} slots, load {load:.4}"
-            )],
-            Detail::Scalable {
-                p0, r, s, growth, ..
-            } => {
-                let mut out = vec![format!(
-                    "P0 = {}, r = {r}, s = {s}; bound P0/(1-r) = {}",
-                    rate(*p0),
-                    rate(growth.first().map_or(*p0 / (1.0 - r), |g| g.bound))
-                )];
-                out.extend(growth.iter().map(|g| {
-                    format!(
-                        "at {:>2}x n: {:>2} stages, {:>14} bytes, compound FPR {}",
-                        g.multiple,
-                        g.stages,
-                        g.bytes,
-                        rate(g.compound_fpr)
-                    )
-                }));
-                out
-            }
-            // The windows' lines, above.
-            _ => Vec::new(),
-        }
+        super::window::detail_lines(&self.detail).unwrap_or_else(|| shape_lines(&self.detail))
     }
+}
+
+/// [`Plan::detail_lines`] of every variant but the windows (their lines come from
+/// [`super::window::detail_lines`]).
+fn shape_lines(detail: &Detail) -> Vec<String> {
+    match detail {
+        Detail::Classic { m, k } => vec![format!("m = {m} bits, k = {k}")],
+        Detail::Counting {
+            m,
+            k,
+            counter_bits,
+            overflow_bound,
+        } => vec![
+            format!("m = {m} counters of {counter_bits} bits, k = {k}"),
+            format!("P(any counter overflows at n) <= {overflow_bound:.3e}"),
+        ],
+        Detail::Cuckoo {
+            fingerprint_bits,
+            buckets,
+            slots,
+            load,
+            near_window,
+        } => {
+            let mut lines = vec![format!(
+                "fingerprint {fingerprint_bits} bits, {buckets} buckets x {slots} slots, load {load:.4}"
+            )];
+            lines.extend(near_window.map(|w| {
+                format!("near layout: the second bucket within {w} buckets of the first")
+            }));
+            lines
+        }
+        Detail::Blocked {
+            blocks,
+            keys_per_block,
+        } => vec![format!(
+            "{blocks} blocks of 256 bits, {keys_per_block:.3} keys per block"
+        )],
+        Detail::Fuse {
+            fingerprint_bits,
+            slots,
+            segment_length,
+        } => vec![format!(
+            "{slots} slots of {fingerprint_bits} bits in segments of {segment_length}; built once from the key set"
+        )],
+        Detail::Ribbon {
+            result_bits,
+            slots,
+            boundary,
+        } => vec![format!(
+            "{slots} rows, {result_bits} result bits (one more for starts below {boundary}); built once from the key set"
+        )],
+        Detail::Expandable {
+            fingerprint_bits,
+            buckets,
+            growth,
+            period,
+            bound,
+            ..
+        } => vec![format!(
+            "first stage {buckets} buckets x 4 slots of {fingerprint_bits} bits; growth {growth}, +1 bit every {period} stages; bound {}",
+            rate(*bound)
+        )],
+        Detail::Quotient {
+            quotients,
+            remainder_bits,
+            slots,
+            load,
+        } => vec![format!(
+            "{quotients} quotients, {remainder_bits}-bit remainders, {slots} slots, load {load:.4}"
+        )],
+        Detail::Scalable {
+            p0, r, s, growth, ..
+        } => scalable_lines(*p0, *r, *s, growth),
+        // The windows' lines come from `super::window`.
+        _ => Vec::new(),
+    }
+}
+
+/// The scalable filter's bound and its growth, one line per multiple of `n`.
+fn scalable_lines(p0: f64, r: f64, s: f64, growth: &[Growth]) -> Vec<String> {
+    let mut out = vec![format!(
+        "P0 = {}, r = {r}, s = {s}; bound P0/(1-r) = {}",
+        rate(p0),
+        rate(growth.first().map_or(p0 / (1.0 - r), |g| g.bound))
+    )];
+    out.extend(growth.iter().map(|g| {
+        format!(
+            "at {:>2}x n: {:>2} stages, {:>14} bytes, compound FPR {}",
+            g.multiple,
+            g.stages,
+            g.bytes,
+            rate(g.compound_fpr)
+        )
+    }));
+    out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::any::{Params, Variant};
-
-    #[test]
-    fn every_variant_has_formulas_with_its_numbers_and_a_shape() {
-        for &v in Variant::ALL {
-            let p = v.plan(&Params::new(10_000, 0.01)).unwrap();
-            let fs = formulas(&p);
-            assert!(fs.len() >= 2, "{v}: no formulas of its own");
-            assert!(fs[0].substituted.contains("10000"), "{}", fs[0].substituted);
-            assert!(!p.detail_lines().is_empty(), "{v}");
-        }
-        let classic = Variant::Classic.plan(&Params::new(10_000, 0.01)).unwrap();
-        let (m, k) = math::classic_shape(10_000, 0.01).unwrap();
-        assert_eq!(classic.detail_lines(), [format!("m = {m} bits, k = {k}")]);
-    }
-}
+mod tests;

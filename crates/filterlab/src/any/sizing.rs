@@ -328,7 +328,7 @@ pub(crate) fn counting(p: &Params) -> Result<Sizing> {
 pub(crate) fn blocked(p: &Params) -> Result<Sizing> {
     let n = p.capacity;
     let keys_per_block = math::split_block_keys_per_block(p.fpr)?;
-    let blocks = (n as f64 / keys_per_block).ceil().max(1.0) as u64;
+    let blocks = math::split_block_blocks(n, p.fpr)?;
     let detail = Detail::Blocked {
         blocks,
         keys_per_block,

@@ -65,7 +65,7 @@ fn a_ribbon_above_the_bound_or_off_the_rate_is_said_so() {
     let bits = goal(&out, "bits per key");
     assert!(!bits.same_conditions);
     assert!(
-        bits.differences.contains("achieved FP 0.500% vs 1.000%"),
+        bits.differences.contains("achieved FP 0.5% vs 1%"),
         "{}",
         bits.differences
     );

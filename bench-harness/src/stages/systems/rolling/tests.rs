@@ -32,8 +32,9 @@ fn render_shows_every_figure_of_a_checkpoint_and_both_memories() {
     let md = render(&fixture());
     for needle in [
         "1000 events over 500 users",
-        "7 slices of 12343 s (8 kept)",
-        "| 24.0 | 300 | 310 | 312 | +4.000% | +3.500% | 1.0500% | 0.9000% |",
+        "7 slices of 12343 s (8 kept), sized for",
+        "events per window at 1%.",
+        "| 24.0 | 300 | 310 | 312 | +4.000% | +3.500% | 1.05% | 0.9% |",
         "window filter 1.25 MB",
         "up to 40.00 MB",
     ] {

@@ -37,7 +37,7 @@ fn render_has_a_row_per_mode_and_judges_the_duplicates() {
     for needle in [
             "8 concurrent clients × up to 150",
             "| DB only (time bound hit) | 2000 | 4.00 | 500 | 1200 | 400 | 1600 | 640 | 900 | 3100 | — |",
-            "| gate (classic, 1%) + DB | 2000 | 4.00 | 500 | 1200 | 120 | 480 | 640 | 900 | 3100 | 0.950% |",
+            "| gate (classic, 1%) + DB | 2000 | 4.00 | 500 | 1200 | 120 | 480 | 640 | 900 | 3100 | 0.95% |",
             "must be 0): 0 — holds.",
         ] {
             assert!(md.contains(needle), "missing {needle:?} in\n{md}");
