@@ -471,8 +471,15 @@ impl Filter for ExpandableCuckoo {
     /// that hold entries are probed newest first (most keys live in the newest, largest stages,
     /// so a member is found early; an empty stage cannot answer "maybe").
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let mut places = [Place::default(); math::MAX_STAGES as usize];
-        let places = &mut places[..self.levels()];
+        let levels = self.levels();
+        let mut on_stack = [Place::default(); STACK_LEVELS];
+        let mut on_heap = Vec::new();
+        let places = if levels <= STACK_LEVELS {
+            &mut on_stack[..levels]
+        } else {
+            on_heap.resize(levels, Place::default());
+            &mut on_heap[..]
+        };
         self.layout.fill_places(hash, places);
         self.prefetch_places(places);
         self.probe_places(places)
@@ -540,6 +547,11 @@ impl Filter for ExpandableCuckoo {
         "expandable"
     }
 }
+
+/// Levels whose places a lookup keeps on the stack (a filter grown `2^24` times past its first
+/// stage; beyond, on the heap): zeroing room for all [`math::MAX_STAGES`] levels cost every
+/// lookup a 1.5 KiB memset. The unit tests take 4, so that both paths run there.
+const STACK_LEVELS: usize = if cfg!(test) { 4 } else { 24 };
 
 /// Stages whose table is at least this large are prefetched by the batch methods; smaller ones
 /// stay in cache.
