@@ -99,6 +99,40 @@ fn bits_row(c: &Checkpoint) -> Ratio {
     .recomputed()
 }
 
+/// The floor of any cuckoo design that grows by doubling stages from the declared capacity, at
+/// the largest checkpoint ([`filterlab::math::expandable::doubling_floor_bits_per_key`]), over
+/// the 14.38 goal: for information, so that a reader sees whether the goal is reachable by such
+/// a design (a floor above the goal says it is not).
+fn floor_row(c: &Checkpoint, declared: u64, target: f64) -> Ratio {
+    let cond = conditions(c.bytes, Some(c.fpr()), Timed::Bytes);
+    let (floor, differences) =
+        match filterlab::math::expandable::doubling_floor_bits_per_key(declared, target, c.n) {
+            Ok(f) => (f, String::new()),
+            Err(e) => (f64::NAN, format!("not computed: {e}")),
+        };
+    Ratio {
+        what: format!(
+            "growth: floor of any doubling cuckoo design from {declared} keys at {} keys / the \
+             goal at {GOAL_KEYS}",
+            c.n
+        ),
+        role: Role::Information,
+        numerator: format!(
+            "floor: the slots of the doubling stages {} keys need, each at the narrowest width \
+             one full stage allows at the target, per key",
+            c.n
+        ),
+        numerator_value: floor,
+        numerator_samples: vec![floor],
+        denominator: "the goal: 14.38 bits per key (our scalable filter's figure)".into(),
+        denominator_value: GOAL_BITS_PER_KEY,
+        denominator_samples: vec![GOAL_BITS_PER_KEY],
+        differences,
+        ..at_most_one(cond)
+    }
+    .recomputed()
+}
+
 /// One lookup row: `large` over `small` ns per `what` lookup through `api`, at most 1.5.
 fn lookup_row(l: &Lookups, api: Api, what: &str, large: &Spread, small: &Spread) -> Ratio {
     let how = match api {
@@ -209,6 +243,7 @@ pub fn goals(r: &ExpansionReport) -> Vec<Ratio> {
         .collect();
     if let Some(last) = ours.last() {
         out.push(bits_row(last));
+        out.push(floor_row(last, s.declared, s.target_fpr));
     }
     let lookups = r
         .summaries

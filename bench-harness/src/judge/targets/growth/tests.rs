@@ -87,9 +87,20 @@ fn bits_and_lookups_at_the_goals_size_are_targets_and_judged() {
     assert_eq!(bits.role, Role::Target);
     assert!((bits.ratio - 25.9 / GOAL_BITS_PER_KEY).abs() < 1e-12);
     assert_eq!(bits.verdict, Verdict::NotMet);
-    assert_eq!(g[4].verdict, Verdict::NotMet, "3x slower: {:?}", g[4]);
-    assert_eq!(g[5].verdict, Verdict::Met, "1.25x: {:?}", g[5]);
-    assert_eq!(g.len(), 8);
+    let floor = &g[4];
+    assert_eq!(floor.role, Role::Information);
+    assert!(
+        (floor.numerator_value - 17.300448).abs() < 1e-6,
+        "{floor:?}"
+    );
+    assert_eq!(
+        floor.verdict,
+        Verdict::NotMet,
+        "the floor is above the goal: {floor:?}"
+    );
+    assert_eq!(g[5].verdict, Verdict::NotMet, "3x slower: {:?}", g[5]);
+    assert_eq!(g[6].verdict, Verdict::Met, "1.25x: {:?}", g[6]);
+    assert_eq!(g.len(), 9);
 }
 
 /// The batched rows sit beside the one-at-a-time ones, judged on their own samples, their
@@ -97,7 +108,7 @@ fn bits_and_lookups_at_the_goals_size_are_targets_and_judged() {
 #[test]
 fn batched_lookups_are_rows_of_their_own() {
     let g = goals(&report(true));
-    let (negative, member) = (&g[6], &g[7]);
+    let (negative, member) = (&g[7], &g[8]);
     assert!(
         negative.what.contains("batched ns per non-member"),
         "{negative:?}"
@@ -105,10 +116,10 @@ fn batched_lookups_are_rows_of_their_own() {
     assert!((negative.ratio - 40.2 / 30.2).abs() < 1e-12);
     assert_eq!(negative.verdict, Verdict::Met, "1.33x: {negative:?}");
     assert_eq!(member.verdict, Verdict::NotMet, "2x: {member:?}");
-    assert!(g[6..]
+    assert!(g[7..]
         .iter()
         .all(|r| r.numerator_conditions.api == Api::Batched && r.same_conditions));
-    assert!(g[4..6]
+    assert!(g[5..7]
         .iter()
         .all(|r| r.numerator_conditions.api == Api::OneAtATime));
 }
@@ -123,9 +134,9 @@ fn unmeasured_batched_lookups_are_a_not_measured_row() {
         };
     }
     let g = goals(&r);
-    assert_eq!(g.len(), 7);
-    assert_eq!(g[6].verdict, Verdict::NotMeasured);
-    assert_eq!(g[6].differences, "not measured: no batch lookup");
+    assert_eq!(g.len(), 8);
+    assert_eq!(g[7].verdict, Verdict::NotMeasured);
+    assert_eq!(g[7].differences, "not measured: no batch lookup");
 }
 
 #[test]
@@ -139,6 +150,8 @@ fn a_smaller_run_is_information_and_missing_lookups_are_not_measured() {
         "bits at 2000 keys: {:?}",
         g[2]
     );
-    assert_eq!(g[3].verdict, Verdict::NotMeasured);
-    assert!(g[3].differences.starts_with("not measured"));
+    assert_eq!(g[3].role, Role::Information, "the floor at 2000 keys");
+    assert!(g[3].numerator_value < g[2].numerator_value, "{:?}", g[3]);
+    assert_eq!(g[4].verdict, Verdict::NotMeasured);
+    assert!(g[4].differences.starts_with("not measured"));
 }
