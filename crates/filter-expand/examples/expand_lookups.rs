@@ -68,7 +68,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 f.insert(&key(i))?;
             }
             std::fs::write(args.get(3).ok_or(usage)?, f.to_bytes())?;
-            println!("{} keys, {} stages", f.len(), f.stage_shapes().len());
+            println!(
+                "{} keys, {} stages, {:.2} bits per key, fingerprint bits {:?}",
+                f.len(),
+                f.stage_shapes().len(),
+                f.size_in_bytes() as f64 * 8.0 / f.len().max(1) as f64,
+                f.stage_shapes().iter().map(|s| s.1).collect::<Vec<_>>()
+            );
         }
         Some(mode @ ("probe" | "probe-batch")) => {
             let f = ExpandableCuckoo::from_bytes(&std::fs::read(args.get(2).ok_or(usage)?)?)?;
