@@ -96,6 +96,37 @@ fn lookups_table(s: &[Summary]) -> String {
     t.render()
 }
 
+/// The same queries through the batch API, in the same rounds (ours only).
+fn batched_table(s: &[Summary]) -> String {
+    let mut t = Table::new(&[
+        ("contender", Align::Left),
+        ("ns/non-member small", Align::Right),
+        ("large", Align::Right),
+        ("ratio", Align::Right),
+        ("ns/member small", Align::Right),
+        ("large", Align::Right),
+        ("ratio", Align::Right),
+    ]);
+    for x in s {
+        let name = x.contender.name().to_string();
+        let batched = x.lookups.measured().map(|l| &l.batched);
+        match batched {
+            Some(Outcome::Measured(b)) => t.row([
+                name,
+                spread(&b.negative_small),
+                spread(&b.negative_large),
+                format!("{:.2}×", b.negative_large.median / b.negative_small.median),
+                spread(&b.positive_small),
+                spread(&b.positive_large),
+                format!("{:.2}×", b.positive_large.median / b.positive_small.median),
+            ]),
+            Some(unsupported) => t.row([name, why(unsupported)]),
+            None => t.row([name, why(&x.lookups)]),
+        };
+    }
+    t.render()
+}
+
 fn deletes_table(s: &[Summary]) -> String {
     let mut t = Table::new(&[
         ("contender", Align::Left),
@@ -187,7 +218,8 @@ pub fn render(r: &ExpansionReport) -> String {
          grown to {}, {} interleaved rounds (their order alternating), `median (min–max)`. \
          Deletes: every tenth key held is removed, the rest looked up. Merges: two filters \
          grown on the halves of the first {} members, merged.\n\n{}\n## At every doubling\n\n{}\n\
-         ## Lookups at two sizes\n\n{}\n## Deletes\n\n{}\n## Merges\n\n{}\n## Goals (rows of \
+         ## Lookups at two sizes\n\n{}\n## Batched lookups at two sizes\n\n`contains_batch`, \
+         {} keys a call, on the same queries in the same rounds.\n\n{}\n## Deletes\n\n{}\n## Merges\n\n{}\n## Goals (rows of \
          the targets table)\n\nRows at fewer than {} keys are for information (the goals are \
          for that size).\n\n{}",
         s.declared,
@@ -207,6 +239,8 @@ pub fn render(r: &ExpansionReport) -> String {
         how.render(),
         checkpoints_table(r),
         lookups_table(&r.summaries),
+        filterlab::BATCH,
+        batched_table(&r.summaries),
         deletes_table(&r.summaries),
         merges_table(&r.summaries),
         crate::judge::targets::growth::GOAL_KEYS,
@@ -233,3 +267,6 @@ impl Output for ExpansionReport {
         write(self, out)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -124,15 +124,17 @@ mod stage;
 
 use filter_core::{
     Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Prefetch, Result,
-    Sizing,
+    Sizing, PREFETCH_AHEAD,
 };
 use stage::{Layout, Place, Stage};
 
 /// Default growth factor: each stage has twice the buckets of the previous one.
 pub const DEFAULT_GROWTH: u32 = 2;
-/// Default tightening period `k`: one more fingerprint bit every 8 stages. At 1% it gives the
-/// fewest bits per key among periods 1 to 16 for a filter grown from 1,000 to 10M keys
-/// ([`math::bits_per_key`]: 25.9 with 8, 39.8 with 1, 27.2 with 4).
+/// Default tightening period `k`: one more fingerprint bit every 8 stages. At 1%, grown from
+/// 1,000 to 10M keys ([`math::bits_per_key`]), it takes 25.92 bits per key, within 0.8% of the
+/// best period (11: 25.73, with the bound at 0.0097, little room left) and far under the worst
+/// (1: 39.8; 4: 27.2); no schedule the proof allows takes fewer than 24.20 (see the module docs
+/// of [`math`], "How tight the schedule is").
 pub const DEFAULT_PERIOD: u32 = 8;
 /// Default bound on evictions per insert (Fan et al. use 500).
 pub const DEFAULT_MAX_KICKS: u32 = 500;
@@ -386,6 +388,33 @@ impl ExpandableCuckoo {
         })
     }
 
+    /// Levels `0..=` the newest stage's: the places a lookup needs.
+    #[inline]
+    fn levels(&self) -> usize {
+        self.stages.last().map_or(0, |s| s.index as usize + 1)
+    }
+
+    /// Prefetches the key's buckets (`places`, by level) in the large stages that hold entries,
+    /// newest first.
+    #[inline]
+    fn prefetch_places(&self, places: &[Place]) {
+        for s in self.stages.iter().rev() {
+            if s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES {
+                s.prefetch(places[s.index as usize]);
+            }
+        }
+    }
+
+    /// Whether a stage holding entries stores the key's identity (`places`, by level), newest
+    /// stage first.
+    #[inline]
+    fn probe_places(&self, places: &[Place]) -> bool {
+        self.stages
+            .iter()
+            .rev()
+            .any(|s| s.len > 0 && s.has(places[s.index as usize]))
+    }
+
     /// Puts the key into stage `i` if it is below capacity and its walk succeeds; `false` with
     /// nothing changed otherwise.
     fn try_stage(&mut self, i: usize, hash: Hash128) -> bool {
@@ -439,25 +468,54 @@ impl Filter for ExpandableCuckoo {
         Ok(())
     }
 
-    /// Every level's place is computed first, the large stages' buckets are prefetched, newest
-    /// (largest) first, so that their misses overlap, and then the stages are probed newest
-    /// first (most keys live in the newest, largest stages, so a member is found early).
+    /// Every level's place is computed first, the buckets of the large stages that hold entries
+    /// are prefetched, newest (largest) first, so that their misses overlap, and then the stages
+    /// that hold entries are probed newest first (most keys live in the newest, largest stages,
+    /// so a member is found early; an empty stage cannot answer "maybe").
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let mut places = [Place::default(); math::MAX_STAGES as usize];
-        let levels = self.stages.last().map_or(0, |s| s.index as usize + 1);
-        self.layout.fill_places(hash, &mut places[..levels]);
-        for s in self.stages.iter().rev() {
-            if s.table.len() >= PREFETCH_STAGE_BYTES {
-                s.prefetch(places[s.index as usize]);
-            }
-        }
-        self.stages
-            .iter()
-            .rev()
-            .any(|s| s.has(places[s.index as usize]))
+        let levels = self.levels();
+        let mut on_stack = [Place::default(); STACK_LEVELS];
+        let mut on_heap = Vec::new();
+        let places = if levels <= STACK_LEVELS {
+            &mut on_stack[..levels]
+        } else {
+            on_heap.resize(levels, Place::default());
+            &mut on_heap[..]
+        };
+        self.layout.fill_places(hash, places);
+        self.prefetch_places(places);
+        self.probe_places(places)
     }
 
-    filter_core::prefetched_batches!();
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        filter_core::insert_hash_batch_prefetched(self, hashes)
+    }
+
+    /// The places of the key [`PREFETCH_AHEAD`] positions ahead are computed once, kept in a
+    /// ring and prefetched; the key's own are then probed from the ring (the pipeline of
+    /// [`filter_core::lookup_pipelined`] without computing each key's places twice).
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(hashes.len());
+        let levels = self.levels();
+        if !filter_core::worth_prefetching(self.size_in_bytes(), self.lines_per_key()) {
+            out.extend(hashes.iter().map(|&h| self.contains_hash(h)));
+            return;
+        }
+        let mut ring = vec![Place::default(); PREFETCH_AHEAD * levels];
+        let at = |i: usize| (i % PREFETCH_AHEAD) * levels..(i % PREFETCH_AHEAD + 1) * levels;
+        for (i, &h) in hashes.iter().enumerate().take(PREFETCH_AHEAD) {
+            self.layout.fill_places(h, &mut ring[at(i)]);
+            self.prefetch_places(&ring[at(i)]);
+        }
+        for i in 0..hashes.len() {
+            out.push(self.probe_places(&ring[at(i)]));
+            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
+                self.layout.fill_places(next, &mut ring[at(i)]);
+                self.prefetch_places(&ring[at(i)]);
+            }
+        }
+    }
 
     fn hasher(&self) -> KeyHasher {
         self.sizing.hasher
@@ -492,6 +550,11 @@ impl Filter for ExpandableCuckoo {
     }
 }
 
+/// Levels whose places a lookup keeps on the stack (a filter grown `2^24` times past its first
+/// stage; beyond, on the heap): zeroing room for all [`math::MAX_STAGES`] levels cost every
+/// lookup a 1.5 KiB memset. The unit tests take 4, so that both paths run there.
+const STACK_LEVELS: usize = if cfg!(test) { 4 } else { 24 };
+
 /// Stages whose table is at least this large are prefetched by the batch methods; smaller ones
 /// stay in cache.
 const PREFETCH_STAGE_BYTES: usize = 1 << 16;
@@ -503,13 +566,13 @@ impl Prefetch for ExpandableCuckoo {
         let large = self
             .stages
             .iter()
-            .filter(|s| s.table.len() >= PREFETCH_STAGE_BYTES);
+            .filter(|s| s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES);
         (2 * large.count()).max(1) as u32
     }
 
     fn prefetch_hash(&self, hash: Hash128) {
         for (s, p) in self.stage_places(hash) {
-            if s.table.len() >= PREFETCH_STAGE_BYTES {
+            if s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES {
                 s.prefetch(p);
             }
         }

@@ -546,6 +546,43 @@ fn batches_agree_with_single_keys() {
     assert!(out[20_000..].iter().all(|&b| b));
 }
 
+/// The batch lookup's own pipeline (places computed once, kept in a ring, prefetched ahead) is
+/// taken by a filter above the prefetch threshold, grown through many stages, and answers as
+/// single lookups do, before and after deleting most of the keys of the oldest stages.
+#[test]
+fn pipelined_batches_agree_with_single_keys_on_a_large_filter() {
+    // Long fingerprints, so that a few stages pass the threshold of a multi-line filter.
+    let mut f = small(1_000, 1e-10);
+    let members = testkit::keys("pipelined", 650_000);
+    let refs: Vec<&[u8]> = members.iter().map(Vec::as_slice).collect();
+    f.insert_batch(&refs).unwrap();
+    let bytes = f.size_in_bytes();
+    assert!(
+        filter_core::worth_prefetching(bytes, f.lines_per_key()),
+        "{bytes}"
+    );
+    assert!(f.stages() >= 9 && f.lines_per_key() >= 4, "{}", f.stages());
+    let probes = testkit::keys("pipelined-probe", 30_000);
+    let mixed: Vec<&[u8]> = probes
+        .iter()
+        .chain(members.iter().step_by(14))
+        .map(Vec::as_slice)
+        .collect();
+    let mut out = Vec::new();
+    for round in 0..2 {
+        f.contains_batch(&mixed, &mut out);
+        let want: Vec<bool> = mixed.iter().map(|k| f.contains(k)).collect();
+        assert_eq!(out, want, "round {round}");
+        let kept = |i: usize| round == 0 || i * 14 >= 30_000;
+        let members_out = &out[probes.len()..];
+        assert!((0..members_out.len()).all(|i| members_out[i] || !kept(i)));
+        for k in members[..30_000].iter().step_by(2).filter(|_| round == 0) {
+            f.remove(k).unwrap();
+        }
+    }
+    assert!(out[probes.len()..].iter().filter(|&&b| !b).count() > 0);
+}
+
 /// The space figures of the crate docs ("Space"): peaks just after each growth, troughs with
 /// every stage full, grown from 1,000 keys at 1% (growth 2, period 8).
 #[test]

@@ -105,3 +105,17 @@ fn an_edited_page_is_rejected() {
         "{p:?}"
     );
 }
+
+#[test]
+fn a_batched_lookup_goal_that_is_not_the_measurements_is_rejected() {
+    let mut r = report();
+    let all = results(&r);
+    let batched = r
+        .goals
+        .iter_mut()
+        .find(|g| g.what.contains("batched ns per non-member"))
+        .expect("a batched row");
+    batched.numerator_value *= 10.0;
+    let p = problems("batched", &r, &all, |_| {});
+    assert!(p.iter().any(|p| p.contains("goals differ")), "{p:?}");
+}

@@ -57,6 +57,16 @@ impl Grown {
         Ok(true)
     }
 
+    /// Ours, whose `contains_batch` the batched lookups time; `None` for a peer (this stage
+    /// drives the peers' crates one key at a time).
+    #[must_use]
+    pub fn batchable(&self) -> Option<&AnyFilter> {
+        match self {
+            Grown::Ours(f) => Some(f),
+            Grown::Qfilter(_) | Grown::Growable(_) => None,
+        }
+    }
+
     /// Whether `key` may be present.
     #[must_use]
     pub fn contains(&self, key: &[u8]) -> bool {

@@ -5,7 +5,8 @@
 //! that resizes; its rate doubles at each resize, so it is declared with the run's n as its
 //! maximum) and growable-bloom-filter. At every doubling of the keys: the FP rate on fresh
 //! non-members (a window of probes no other checkpoint used) and bits per key; lookups timed at
-//! 10k and at n in interleaved rounds; deletes and merges where the variant has them.
+//! 10k and at n in interleaved rounds, one at a time and (our variants) batched; deletes and
+//! merges where the variant has them.
 //!
 //! The stage only measures: `judge::expansion` computes the goals and `render::expansion`
 //! writes `expansion.json` and `expansion.md`.
@@ -153,6 +154,23 @@ pub struct Lookups {
     /// ns per member lookup, small filter.
     pub positive_small: Spread,
     /// ns per member lookup, large filter.
+    pub positive_large: Spread,
+    /// The same queries through the batch API, in the same rounds.
+    pub batched: Outcome<Batched>,
+}
+
+/// ns per lookup through `contains_batch` ([`filterlab::BATCH`] keys a call, the fastest
+/// configuration, in which peers are compared), timed in the same interleaved rounds as the
+/// one-at-a-time lookups of [`Lookups`], on the same queries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Batched {
+    /// Non-members, small filter.
+    pub negative_small: Spread,
+    /// Non-members, large filter.
+    pub negative_large: Spread,
+    /// Members, small filter.
+    pub positive_small: Spread,
+    /// Members, large filter.
     pub positive_large: Spread,
 }
 

@@ -1,11 +1,12 @@
 //! The measurements: growth with checkpoints, lookups at two sizes, deletes, merges.
 
 use super::grown::{deletes, merges, Grown};
-use super::{Checkpoint, Contender, Deletes, Lookups, Merge, Outcome, Settings, Summary};
+use super::{Batched, Checkpoint, Contender, Deletes, Lookups, Merge, Outcome, Settings, Summary};
 use crate::dataset::KeySet;
 use crate::measure::{query_mix, Spread};
 use crate::plan::Ctx;
 use anyhow::{ensure, Result};
+use filterlab::{AnyFilter, Filter, BATCH};
 use std::hint::black_box;
 use std::ops::Range;
 use std::time::Instant;
@@ -121,8 +122,63 @@ fn time(f: &Grown, queries: &KeySet) -> (f64, usize) {
     (ns, black_box(hits))
 }
 
+/// ns per lookup of `queries` through `f.contains_batch`, [`BATCH`] keys a call (the key slices
+/// gathered inside the timed loop, as a caller holding a `KeySet` would), and how many answered
+/// present.
+#[inline(never)]
+fn time_batched(f: &AnyFilter, queries: &KeySet) -> (f64, usize) {
+    let mut refs: Vec<&[u8]> = Vec::with_capacity(BATCH);
+    let mut out = Vec::with_capacity(BATCH);
+    let start = Instant::now();
+    let mut hits = 0usize;
+    for from in (0..queries.len()).step_by(BATCH) {
+        refs.clear();
+        refs.extend((from..(from + BATCH).min(queries.len())).map(|j| queries.get(j)));
+        f.contains_batch(black_box(&refs), &mut out);
+        hits += out.iter().filter(|&&b| b).count();
+    }
+    let ns = start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64;
+    (ns, black_box(hits))
+}
+
+/// The samples of one timed pair: `[one at a time, batched]` × `[non-member small, large,
+/// member small, large]`.
+type Samples = [[Vec<f64>; 4]; 2];
+
+/// One round's passes over one filter (`at`: 0 small, 1 large): non-members and members, one at
+/// a time and, for ours, batched; every member must be found.
+fn passes(
+    who: Contender,
+    f: &Grown,
+    (negatives, positives): (&KeySet, &KeySet),
+    at: usize,
+    samples: &mut Samples,
+) -> Result<()> {
+    let found = |hits: usize, how: &str| {
+        ensure!(
+            hits == positives.len(),
+            "{} answered {hits} of {} members present ({how}): false negatives",
+            who.name(),
+            positives.len()
+        );
+        Ok(())
+    };
+    samples[0][at].push(time(f, negatives).0);
+    let (ns, hits) = time(f, positives);
+    found(hits, "one at a time")?;
+    samples[0][2 + at].push(ns);
+    if let Some(ours) = f.batchable() {
+        samples[1][at].push(time_batched(ours, negatives).0);
+        let (ns, hits) = time_batched(ours, positives);
+        found(hits, "batched")?;
+        samples[1][2 + at].push(ns);
+    }
+    Ok(())
+}
+
 /// The large filter `big` against one of the same contender grown to `s.small_n`, timed in
-/// interleaved rounds (their order alternating), non-members and members.
+/// interleaved rounds (their order alternating), non-members and members, one at a time and
+/// (ours) batched.
 fn time_pair(ctx: &Ctx<'_>, s: &Settings, who: Contender, big: &Grown) -> Result<Outcome<Lookups>> {
     let small_n = s.small_n.min(s.n);
     let mut small = Grown::new(who, s.declared, s.target_fpr, s.n)?;
@@ -135,25 +191,31 @@ fn time_pair(ctx: &Ctx<'_>, s: &Settings, who: Contender, big: &Grown) -> Result
     let negatives = query_mix(ctx.members, 1, ctx.probes, 0, q, ctx.seed);
     let pos_small = query_mix(ctx.members, small_n as usize, ctx.probes, 100, q, ctx.seed);
     let pos_large = query_mix(ctx.members, s.n as usize, ctx.probes, 100, q, ctx.seed);
-    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut samples: Samples = Default::default();
     for round in 0..s.rounds.max(1) {
         let mut order = [(&small, &pos_small, 0), (big, &pos_large, 1)];
         if round % 2 == 1 {
             order.reverse();
         }
         for (f, positives, at) in order {
-            samples[at].push(time(f, &negatives).0);
-            let (ns, hits) = time(f, positives);
-            ensure!(
-                hits == positives.len(),
-                "{} answered {hits} of {} members present: false negatives",
-                who.name(),
-                positives.len()
-            );
-            samples[2 + at].push(ns);
+            passes(who, f, (&negatives, positives), at, &mut samples)?;
         }
     }
-    let [mut ns, mut nl, mut ps, mut pl] = samples;
+    let [[mut ns, mut nl, mut ps, mut pl], batched] = samples;
+    let batched = match small.batchable() {
+        Some(_) => {
+            let [mut ns, mut nl, mut ps, mut pl] = batched;
+            Outcome::Measured(Batched {
+                negative_small: Spread::of(&mut ns),
+                negative_large: Spread::of(&mut nl),
+                positive_small: Spread::of(&mut ps),
+                positive_large: Spread::of(&mut pl),
+            })
+        }
+        None => Outcome::Unsupported {
+            why: format!("{}: its crate has no batch lookup", who.name()),
+        },
+    };
     Ok(Outcome::Measured(Lookups {
         contender: who,
         small_n,
@@ -164,6 +226,7 @@ fn time_pair(ctx: &Ctx<'_>, s: &Settings, who: Contender, big: &Grown) -> Result
         negative_large: Spread::of(&mut nl),
         positive_small: Spread::of(&mut ps),
         positive_large: Spread::of(&mut pl),
+        batched,
     }))
 }
 

@@ -64,7 +64,9 @@ fn every_contender_grows_without_false_negatives_and_the_cuckoo_table_refuses() 
         let last = rows.iter().rfind(|r| r.contender == c).unwrap();
         assert_eq!((last.n, last.refused), (3200, 0), "{c:?}");
         assert!(summary(&sums, c).first_refusal.is_none());
-        assert!(summary(&sums, c).lookups.measured().is_some());
+        let lookups = summary(&sums, c).lookups.measured().expect("timed");
+        let ours = matches!(c, Contender::Ours(_));
+        assert_eq!(lookups.batched.measured().is_some(), ours, "{c:?}");
     }
     let cuckoo = summary(&sums, Contender::Ours(Variant::Cuckoo));
     let at = cuckoo

@@ -1,6 +1,6 @@
 use super::*;
 use crate::record::Machine;
-use crate::stages::expansion::{Outcome, Settings, Summary};
+use crate::stages::expansion::{Batched, Outcome, Settings, Summary};
 
 fn point(n: u64, false_positives: u64, bytes: u64) -> Checkpoint {
     Checkpoint {
@@ -19,7 +19,7 @@ fn spread(v: &[f64]) -> Spread {
 }
 
 /// Grown to 10M: FP well under, under but close, and over the target; 25.9 bits per key;
-/// lookups 3x slower at 10M.
+/// lookups 3x slower at 10M, 1.25x for members; batched 1.33x and 2x.
 fn report(lookups: bool) -> ExpansionReport {
     let l = Lookups {
         contender: EXPANDABLE,
@@ -31,6 +31,12 @@ fn report(lookups: bool) -> ExpansionReport {
         negative_large: spread(&[150.0, 160.0, 155.0, 151.0, 149.0]),
         positive_small: spread(&[40.0, 41.0, 39.0, 40.5, 40.2]),
         positive_large: spread(&[50.0, 52.0, 51.0, 49.0, 50.5]),
+        batched: Outcome::Measured(Batched {
+            negative_small: spread(&[30.0, 31.0, 29.0, 30.5, 30.2]),
+            negative_large: spread(&[40.0, 41.0, 39.0, 40.5, 40.2]),
+            positive_small: spread(&[30.0, 31.0, 29.0, 30.5, 30.2]),
+            positive_large: spread(&[60.0, 61.0, 59.0, 60.5, 60.2]),
+        }),
     };
     ExpansionReport {
         machine: Machine::default(),
@@ -81,9 +87,56 @@ fn bits_and_lookups_at_the_goals_size_are_targets_and_judged() {
     assert_eq!(bits.role, Role::Target);
     assert!((bits.ratio - 25.9 / GOAL_BITS_PER_KEY).abs() < 1e-12);
     assert_eq!(bits.verdict, Verdict::NotMet);
-    assert_eq!(g[4].verdict, Verdict::NotMet, "3x slower: {:?}", g[4]);
-    assert_eq!(g[5].verdict, Verdict::Met, "1.25x: {:?}", g[5]);
-    assert_eq!(g.len(), 6);
+    let floor = &g[4];
+    assert_eq!(floor.role, Role::Information);
+    assert!(
+        (floor.numerator_value - 17.300448).abs() < 1e-6,
+        "{floor:?}"
+    );
+    assert_eq!(
+        floor.verdict,
+        Verdict::NotMet,
+        "the floor is above the goal: {floor:?}"
+    );
+    assert_eq!(g[5].verdict, Verdict::NotMet, "3x slower: {:?}", g[5]);
+    assert_eq!(g[6].verdict, Verdict::Met, "1.25x: {:?}", g[6]);
+    assert_eq!(g.len(), 9);
+}
+
+/// The batched rows sit beside the one-at-a-time ones, judged on their own samples, their
+/// conditions saying batched.
+#[test]
+fn batched_lookups_are_rows_of_their_own() {
+    let g = goals(&report(true));
+    let (negative, member) = (&g[7], &g[8]);
+    assert!(
+        negative.what.contains("batched ns per non-member"),
+        "{negative:?}"
+    );
+    assert!((negative.ratio - 40.2 / 30.2).abs() < 1e-12);
+    assert_eq!(negative.verdict, Verdict::Met, "1.33x: {negative:?}");
+    assert_eq!(member.verdict, Verdict::NotMet, "2x: {member:?}");
+    assert!(g[7..]
+        .iter()
+        .all(|r| r.numerator_conditions.api == Api::Batched && r.same_conditions));
+    assert!(g[5..7]
+        .iter()
+        .all(|r| r.numerator_conditions.api == Api::OneAtATime));
+}
+
+/// A contender measured one key at a time only: its batched goal row says why, not measured.
+#[test]
+fn unmeasured_batched_lookups_are_a_not_measured_row() {
+    let mut r = report(true);
+    if let Outcome::Measured(l) = &mut r.summaries[0].lookups {
+        l.batched = Outcome::Unsupported {
+            why: "no batch lookup".into(),
+        };
+    }
+    let g = goals(&r);
+    assert_eq!(g.len(), 8);
+    assert_eq!(g[7].verdict, Verdict::NotMeasured);
+    assert_eq!(g[7].differences, "not measured: no batch lookup");
 }
 
 #[test]
@@ -97,6 +150,8 @@ fn a_smaller_run_is_information_and_missing_lookups_are_not_measured() {
         "bits at 2000 keys: {:?}",
         g[2]
     );
-    assert_eq!(g[3].verdict, Verdict::NotMeasured);
-    assert!(g[3].differences.starts_with("not measured"));
+    assert_eq!(g[3].role, Role::Information, "the floor at 2000 keys");
+    assert!(g[3].numerator_value < g[2].numerator_value, "{:?}", g[3]);
+    assert_eq!(g[4].verdict, Verdict::NotMeasured);
+    assert!(g[4].differences.starts_with("not measured"));
 }

@@ -114,3 +114,74 @@ fn bits_per_key_at_ten_million() {
     assert!((bpk - by_hand as f64 * 8.0 / 1e7).abs() < 1e-9, "{bpk}");
     assert!((25.0..26.5).contains(&bpk), "{bpk}");
 }
+
+/// The doubling floor at 10M keys from 1,000 at 1%: 14 stages (264·2^i buckets, 16,435,419
+/// keys of capacity, 17,300,448 slots) of 10-bit fingerprints, 17.30 bits per key, above the
+/// 14.38 of the goal; a full stage of 9 bits is above 1%, of 10 under.
+#[test]
+fn the_doubling_floor_at_10m_is_ten_bit_slots_of_fourteen_stages() {
+    let (b0, p, n) = (initial_buckets(1000), 0.01, 10_000_000u64);
+    assert_eq!(b0, 264);
+    let last = stage_buckets(b0, 1, 13).unwrap();
+    assert!(stage_fpr(9, last, stage_capacity(last)) > p);
+    assert!(stage_fpr(10, last, stage_capacity(last)) <= p);
+    let capacity: u64 = (0..14).map(|i| stage_capacity(b0 << i)).sum();
+    let below: u64 = (0..13).map(|i| stage_capacity(b0 << i)).sum();
+    assert!(below < n && n <= capacity && capacity == 16_435_419);
+    let slots = 4 * b0 * ((1 << 14) - 1);
+    let floor = doubling_floor_bits_per_key(1000, p, n).unwrap();
+    assert!(
+        (floor - slots as f64 * 10.0 / n as f64).abs() < 1e-9,
+        "{floor}"
+    );
+    assert!((17.30..17.31).contains(&floor), "{floor}");
+    // Below the filter's own figure, and a floor only: one more key than a trough, a new stage.
+    assert!(floor < bits_per_key(1000, p, 1, 8, n).unwrap());
+    let full = doubling_floor_bits_per_key(1000, p, below).unwrap();
+    assert!(doubling_floor_bits_per_key(1000, p, below + 1).unwrap() > 2.0 * full);
+    assert!(doubling_floor_bits_per_key(1000, 0.0, n).is_err());
+}
+
+/// "How tight the schedule is" (module docs): at 1% from 1,000 keys (264 buckets, 50
+/// possible stages), no schedule whose widths never shrink gives stage 13 (the one 10M keys
+/// fill) fewer than 14 bits; 20 stages of 14 bits, then one more bit per stage, keep the
+/// bound under 1% at every size and give every stage 10M keys need 14 bits; the periods
+/// of the `f0 + floor(i/k)` family compared at 10M.
+#[test]
+fn the_schedule_is_within_a_few_percent_of_the_tightest_at_10m() {
+    let (p, b0) = (0.01, initial_buckets(1000));
+    let stages = possible_stages(b0, 1);
+    assert_eq!(stages, 50);
+    // f_13 <= 13 forces f_0..f_13 <= 13: those 14 stages alone exceed the target.
+    assert!(14.0 * stage_bound(13) > p);
+    let delayed = |wide: u32| move |i: u32| if i < wide { 14 } else { 14 + i + 1 - wide };
+    let sum = |f: &dyn Fn(u32) -> u32| (0..stages).map(|i| stage_bound(f(i))).sum::<f64>();
+    let bound = sum(&delayed(20));
+    assert!(bound <= p && sum(&delayed(21)) > p, "{bound}");
+    let bytes: u64 = (0..14)
+        .map(|i| stage_table_bytes(b0 << i, delayed(20)(i)).unwrap())
+        .sum();
+    let tightest = bytes as f64 * 8.0 / 1e7;
+    let now = bits_per_key(1000, p, 1, 8, 10_000_000).unwrap();
+    let best_k = (1..=16)
+        .map(|k| (bits_per_key(1000, p, 1, k, 10_000_000).unwrap(), k))
+        .fold((f64::MAX, 0), |a, b| if b.0 < a.0 { b } else { a });
+    assert!((24.22..24.23).contains(&tightest), "{tightest}");
+    // The floor: widths may jump, so the stages past 10M can be made almost free (57 bits);
+    // then at most 7 stages of 13 bits fit (8 and six of 14 exceed 1% alone).
+    let floor = |narrow: u32| {
+        move |i: u32| [13, 14, MAX_FP_BITS][(i >= narrow) as usize + (i >= 14) as usize]
+    };
+    assert!(sum(&floor(7)) <= p && 8.0 * stage_bound(13) + 6.0 * stage_bound(14) > p);
+    let bytes: u64 = (0..14)
+        .map(|i| stage_table_bytes(b0 << i, floor(7)(i)).unwrap())
+        .sum();
+    let least = bytes as f64 * 8.0 / 1e7;
+    assert!(
+        (24.20..24.21).contains(&least) && tightest - least < 0.02,
+        "{least}"
+    );
+    assert!((25.9..25.95).contains(&now), "{now}");
+    assert_eq!(best_k.1, 11);
+    assert!((25.7..25.75).contains(&best_k.0), "{best_k:?}");
+}
