@@ -45,8 +45,8 @@ fn benches(c: &mut Criterion) {
     g.finish();
 
     for kind in measured() {
-        let mut full =
-            bench_harness::filters::build(kind, N as u64, 0.01).expect("valid parameters");
+        let mut full = bench_harness::filters::build(kind, N as u64, 0.01, filterlab::Pages::Huge)
+            .expect("valid parameters");
         for k in ds.members.iter() {
             full.insert(k).expect("within capacity");
         }
@@ -65,7 +65,10 @@ fn benches(c: &mut Criterion) {
         });
         g.bench_function("insert", |b| {
             b.iter_batched_ref(
-                || bench_harness::filters::build(kind, N as u64, 0.01).expect("valid parameters"),
+                || {
+                    bench_harness::filters::build(kind, N as u64, 0.01, filterlab::Pages::Huge)
+                        .expect("valid parameters")
+                },
                 |f| {
                     for k in &misses {
                         f.insert(black_box(k)).expect("within capacity");

@@ -105,7 +105,12 @@ fn main() -> anyhow::Result<()> {
         seed: 42,
     });
     let p = 0.01;
-    let mut ours = bench_harness::filters::build(Variant::Blocked, a.members as u64, p)?;
+    let mut ours = bench_harness::filters::build(
+        Variant::Blocked,
+        a.members as u64,
+        p,
+        filterlab::Pages::Huge,
+    )?;
     for k in ds.members.iter() {
         filterlab::Filter::insert(&mut ours, k)?;
     }

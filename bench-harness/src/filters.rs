@@ -7,10 +7,17 @@
 use crate::dataset::KeySet;
 use filterlab::any::{CuckooLayout, Detail, Params as BuildParams};
 pub use filterlab::{AnyFilter, Variant};
-use filterlab::{HashKind, KeyHasher, Result};
+use filterlab::{HashKind, KeyHasher, Pages, Result};
 
 /// Hash seed of the counting filters (every other filter uses seed 0).
 pub const COUNTING_SEED: u64 = 1;
+
+/// The page advice of our filters wherever they are compared with the peers: the peers' tables
+/// come from the allocator on 4 KiB pages (this kernel's policy is `madvise`, and they advise
+/// nothing), so ours are built without the huge-page advice there too, and every comparison
+/// runs on the same pages. The huge-page A/B (`stages::peers::huge_pages`) measures what the
+/// advice gains; every other stage builds with the default ([`Pages::Huge`]).
+pub const BESIDE_PEERS: Pages = Pages::Small;
 
 /// The variants of the matrix, in registry order: every row but the windowed ones (they hold
 /// recent keys only and are measured by their own stage). Static rows are built from the
@@ -143,18 +150,20 @@ pub fn buildable(variant: impl Into<Contender>, n: u64, p: f64) -> bool {
     params(c, n, p).is_ok_and(|params| c.variant.plan(&params).is_ok())
 }
 
-/// An empty filter of `variant` for `n` items at rate `p`, through the registry's builder.
+/// An empty filter of `variant` for `n` items at rate `p`, its large tables advised as
+/// `pages` says, through the registry's builder.
 ///
 /// # Errors
 /// Invalid parameters.
-pub fn build(variant: impl Into<Contender>, n: u64, p: f64) -> Result<AnyFilter> {
+pub fn build(variant: impl Into<Contender>, n: u64, p: f64, pages: Pages) -> Result<AnyFilter> {
     let c = variant.into();
-    AnyFilter::build(c.variant, &params(c, n, p)?)
+    AnyFilter::build(c.variant, &params(c, n, p)?.pages(pages))
 }
 
 /// A filter of `variant` at rate `p` holding `keys[..n]`, built through the registry's one
 /// constructor from the keys' hashes (a static row is built once from the whole set; any other
-/// is sized for `n` and filled). Hashing is part of the build.
+/// is sized for `n` and filled), its large tables advised as `pages` says. Hashing is part of
+/// the build.
 ///
 /// # Errors
 /// Invalid parameters, a build that fails.
@@ -163,9 +172,10 @@ pub fn build_from_keys(
     keys: &KeySet,
     n: usize,
     p: f64,
+    pages: Pages,
 ) -> Result<AnyFilter> {
     let c = variant.into();
-    let params = params(c, n as u64, p)?;
+    let params = params(c, n as u64, p)?.pages(pages);
     let hashes: Vec<filterlab::Hash128> = (0..n).map(|i| params.hasher.hash(keys.get(i))).collect();
     AnyFilter::build_from_hashes(c.variant, &params, &hashes)
 }

@@ -406,26 +406,5 @@ pub fn time_parallel_lookups<F: Filter + Sync>(
     start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
 }
 
-/// Tables built while this lives get no huge-page advice (`filterlab::set_huge_pages(false)`);
-/// the default comes back when it is dropped, on an error too.
-pub struct SmallPages(());
-
-impl SmallPages {
-    /// Turns the advice off until the value is dropped.
-    #[must_use]
-    pub fn start() -> Self {
-        #[allow(deprecated)]
-        filterlab::set_huge_pages(false);
-        SmallPages(())
-    }
-}
-
-impl Drop for SmallPages {
-    fn drop(&mut self) {
-        #[allow(deprecated)]
-        filterlab::set_huge_pages(true);
-    }
-}
-
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,6 @@
 
 use crate::judge::floor as judge_floor;
 use crate::judge::targets;
-use crate::measure::SmallPages;
 use crate::plan::{Plan, Run, Stage};
 use crate::record::floor::FloorTable;
 use crate::render;
@@ -48,11 +47,8 @@ impl Stage for Comparison {
             builds::grid(n, &plan.targets).len(),
             plan.build_rounds
         );
-        // The peers' tables come from the allocator on 4 KiB pages (this kernel's policy is
-        // `madvise`, and they advise nothing): ours are built without the huge-page advice here
-        // too, so that every comparison below runs on the same pages. The A/B at the end measures
-        // what the advice gains.
-        let small_pages = SmallPages::start();
+        // Ours are built on the peers' 4 KiB pages here (`filters::BESIDE_PEERS`); the A/B at
+        // the end measures what the huge-page advice gains.
         let built = builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.build_rounds)?;
         let (matrix, filters) = matrix::matrix(ctx, n, built.ours)?;
         // The first target's block of the grid: every matrix row at 1%.
@@ -76,7 +72,6 @@ impl Stage for Comparison {
         }
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let ratios = targets::ratios(&peers, &parallel_builds, threads)?;
-        drop(small_pages);
         eprintln!("   huge pages advised and not");
         let huge_pages = peers::huge_pages(ctx, n, 0.01, plan.peer_rounds)?;
         let r = &mut run.results;

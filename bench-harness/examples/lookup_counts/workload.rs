@@ -2,8 +2,8 @@
 
 use anyhow::{ensure, Result};
 use bench_harness::dataset::{generate, DatasetSpec, KeySet};
-use bench_harness::filters::{self, AnyFilter, Variant, CUCKOO_NEAR};
-use bench_harness::measure::{self, query_mix, SmallPages};
+use bench_harness::filters::{self, AnyFilter, Variant, BESIDE_PEERS, CUCKOO_NEAR};
+use bench_harness::measure::{self, query_mix};
 use filterlab::{AtomicBlockedBloom, BlockedBloom, Filter, HashKind, KeyHasher, BATCH};
 use filterlab_peers::{fastbloom_atomic_parallel_build, AtomicPeer, Peer, PeerKind};
 use std::hint::black_box;
@@ -190,7 +190,7 @@ fn line_picks(keys: &KeySet, lines: usize) -> Result<Vec<u32>> {
 /// The floor's table: the split-block filter's bytes in whole lines, every word written (a
 /// never-written page is the kernel's shared zero page).
 fn line_table(n: u64, keys: &[KeySet; 2]) -> Result<Table> {
-    let bytes = filters::build(Variant::Blocked, n, FPR)?.size_in_bytes();
+    let bytes = filters::build(Variant::Blocked, n, FPR, BESIDE_PEERS)?.size_in_bytes();
     let lines = bytes.div_ceil(WORDS * 8);
     ensure!(
         u32::try_from(lines).is_ok(),
@@ -224,7 +224,6 @@ impl Workload {
                 |count, seed| query_mix(all, members, &ds.non_members, mix.percent(), count, seed);
             ([q(warm_ops, 8), q(ops, 7)], members)
         };
-        let _pages = SmallPages::start();
         let n = members as u64;
         let table = match c {
             Contender::Fastbloom => {
@@ -237,6 +236,7 @@ impl Workload {
                 let f = BlockedBloom::builder()
                     .capacity(n)
                     .fpr(FPR)
+                    .pages(BESIDE_PEERS)
                     .build_atomic()?;
                 all.iter().take(filled).for_each(|k| f.insert(k));
                 Table::AtomicBlocked(f)
@@ -250,7 +250,7 @@ impl Workload {
             Contender::FloorRead => line_table(n, &keys)?,
             _ => {
                 let (kind, batched) = registry(c);
-                let f = filters::build_from_keys(kind, all, members, FPR)?;
+                let f = filters::build_from_keys(kind, all, members, FPR, BESIDE_PEERS)?;
                 Table::Filter { f, batched }
             }
         };

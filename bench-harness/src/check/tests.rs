@@ -240,7 +240,8 @@ fn real_row(r: &mut Results, kind: Contender) -> &mut Record {
     for i in 0..3000 {
         keys.push(format!("k{i}@example.com").as_bytes());
     }
-    let f = crate::filters::build_from_keys(kind, &keys, 3000, 0.01).unwrap();
+    let f =
+        crate::filters::build_from_keys(kind, &keys, 3000, 0.01, filterlab::Pages::Huge).unwrap();
     let x = matrix_row(r, kind);
     x.n = filterlab::Filter::len(&f);
     x.shape = f.detail().ok();

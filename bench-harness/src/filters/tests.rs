@@ -6,7 +6,7 @@ use filterlab::Filter;
 #[test]
 fn every_kind_builds_a_filter_of_its_own_name_that_dispatches() {
     for kind in crate::filters::measured() {
-        let mut f = crate::filters::build(kind, 1000, 0.01).unwrap();
+        let mut f = crate::filters::build(kind, 1000, 0.01, Pages::Huge).unwrap();
         assert_eq!(f.name(), kind.name());
         f.insert(b"x@example.com").unwrap();
         assert!(f.contains(b"x@example.com"));
@@ -54,9 +54,9 @@ fn the_recorded_theory_is_the_filters_own_expected_rate() {
         } else {
             2000
         };
-        let mut f = build(kind, cap, 0.01).unwrap();
+        let mut f = build(kind, cap, 0.01, Pages::Huge).unwrap();
         if kind.capabilities().static_set {
-            f = build_from_keys(kind, &keys, 1500, 0.01).unwrap();
+            f = build_from_keys(kind, &keys, 1500, 0.01, Pages::Huge).unwrap();
         } else {
             for i in 0..1500 {
                 f.insert(keys.get(i)).unwrap();
@@ -79,7 +79,7 @@ fn a_static_row_is_built_from_its_keys_and_an_8_bit_fuse_refuses_a_tight_rate() 
         .into_iter()
         .filter(|v| v.capabilities().static_set)
     {
-        let f = build_from_keys(kind, &keys, 3000, 0.01).unwrap();
+        let f = build_from_keys(kind, &keys, 3000, 0.01, Pages::Huge).unwrap();
         assert_eq!(f.len(), 3000, "{kind}");
         assert!(
             (0..3000).all(|i| f.contains(keys.get(i))),
@@ -89,7 +89,7 @@ fn a_static_row_is_built_from_its_keys_and_an_8_bit_fuse_refuses_a_tight_rate() 
     let fuse8 = Variant::from_name("binary-fuse8").unwrap();
     assert!(buildable(fuse8, 3000, 0.01));
     assert!(!buildable(fuse8, 3000, 0.001));
-    assert!(build_from_keys(fuse8, &keys, 3000, 0.001).is_err());
+    assert!(build_from_keys(fuse8, &keys, 3000, 0.001, Pages::Huge).is_err());
 }
 
 #[test]
@@ -99,8 +99,8 @@ fn the_near_cuckoo_contender_is_built_with_its_layout_and_named_for_it() {
     assert_eq!(names[at + 1], "cuckoo-near");
     assert_eq!(names.len(), in_matrix().len() + 1);
     assert_eq!(Contender::from_name("cuckoo-near"), Some(CUCKOO_NEAR));
-    let near = build(CUCKOO_NEAR, 100_000, 0.01).unwrap();
-    let spread = build(Variant::Cuckoo, 100_000, 0.01).unwrap();
+    let near = build(CUCKOO_NEAR, 100_000, 0.01, Pages::Huge).unwrap();
+    let spread = build(Variant::Cuckoo, 100_000, 0.01, Pages::Huge).unwrap();
     assert_eq!(
         (row_name(&near), row_name(&spread)),
         ("cuckoo-near", "cuckoo")
@@ -121,7 +121,7 @@ fn a_design_leaves_out_the_running_figures_and_stays_put_through_inserts() {
         if v.capabilities().static_set || v.capabilities().timed {
             continue;
         }
-        let mut f = crate::filters::build(v, 1000, 0.01).unwrap();
+        let mut f = crate::filters::build(v, 1000, 0.01, Pages::Huge).unwrap();
         let before = f.design();
         for i in 0..500u32 {
             f.insert(&i.to_le_bytes()).unwrap();

@@ -12,7 +12,7 @@
 //! comparison with the peers probes the peers.
 
 use crate::dataset::KeySet;
-use crate::filters::{AnyFilter, Contender};
+use crate::filters::{AnyFilter, Contender, BESIDE_PEERS};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::stages::{bar, check_no_false_negatives, BuiltFilter, BuiltPeer};
@@ -43,10 +43,10 @@ fn build_one(
     measure::settle_heap();
     let start = Instant::now();
     if kind.capabilities().static_set {
-        let f = crate::filters::build_from_keys(kind, keys, n, p)?;
+        let f = crate::filters::build_from_keys(kind, keys, n, p, BESIDE_PEERS)?;
         return Ok((f, start.elapsed().as_secs_f64()));
     }
-    let mut f = crate::filters::build(kind, n as u64, p)?;
+    let mut f = crate::filters::build(kind, n as u64, p, BESIDE_PEERS)?;
     if batched {
         measure::time_batch_inserts(&mut f, keys, 0..n)?;
     } else {

@@ -7,8 +7,8 @@ use crate::plan::Ctx;
 use crate::record::{Record, Scenario};
 use crate::stages::{bar, check_no_false_negatives, fill_fpr_fields, BuiltFilter};
 use anyhow::{bail, ensure, Result};
-use filterlab::BATCH;
 use filterlab::{Deletable, Filter};
+use filterlab::{Pages, BATCH};
 use std::collections::BTreeMap;
 
 /// Times `filters` on every mix in `ctx.rounds` interleaved rounds, one at a time and batched:
@@ -134,7 +134,7 @@ pub fn growth(ctx: &Ctx<'_>, capacity: usize, p: f64) -> Result<Vec<Record>> {
     let mut records = Vec::new();
     let pb = bar(crate::filters::measured().len() as u64, "growth");
     for kind in crate::filters::measured() {
-        let mut f = crate::filters::build(kind, capacity as u64, p)?;
+        let mut f = crate::filters::build(kind, capacity as u64, p, Pages::Huge)?;
         let mut inserted = 0usize;
         let mut first_failure_load = None;
         let mut failures = 0u64;
@@ -187,7 +187,7 @@ pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Ve
     let mut records = Vec::new();
     let pb = bar(2, "churn");
     for kind in [Variant::Counting, Variant::Cuckoo] {
-        let mut f = crate::filters::build(kind, capacity as u64, p)?;
+        let mut f = crate::filters::build(kind, capacity as u64, p, Pages::Huge)?;
         let (mut lo, mut hi) = (0usize, 0usize);
         let mut failures = 0u64;
         for round in 0..=rounds {
@@ -247,7 +247,7 @@ pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>>
             // Built once and not timed: this scenario measures lookups against size (build
             // cost is the matrix's, in interleaved rounds), which also keeps the 10^8-key sweep
             // to one build per filter.
-            let mut f = crate::filters::build(kind, n as u64, p)?;
+            let mut f = crate::filters::build(kind, n as u64, p, Pages::Huge)?;
             measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
             let rec = Record {
                 scenario: Scenario::SizeSweep,

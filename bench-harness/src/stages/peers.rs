@@ -1,12 +1,12 @@
 //! filterlab beside the peers: same keys, same process, same run, same timing loops.
 
-use crate::filters::{AnyFilter, Shaped, Variant};
+use crate::filters::{AnyFilter, Shaped, Variant, BESIDE_PEERS};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::record::{HugePageRecord, PeerRecord, Record, Side};
 use crate::stages::{bar, BuiltPeer};
 use anyhow::{ensure, Context, Result};
-use filterlab::{Filter, BATCH};
+use filterlab::{Filter, Pages, BATCH};
 use filterlab_peers::{Peer, PeerKind};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -164,7 +164,7 @@ fn closest_build(ctx: &Ctx<'_>, kind: Variant, n: usize, rate: f64) -> Result<(A
     let mut best: Option<(f64, AnyFilter, f64)> = None;
     for multiple in [1.0, 1.5, 2.0, 5.0, 10.0] {
         let target = (rate * multiple).clamp(1e-6, 0.5);
-        let mut f = crate::filters::build(kind, n as u64, target)?;
+        let mut f = crate::filters::build(kind, n as u64, target, BESIDE_PEERS)?;
         measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
         let miss = (f.expected_fpr() / rate.max(1e-9)).ln().abs();
         if best.as_ref().is_none_or(|(m, _, _)| miss < *m) {
@@ -260,7 +260,7 @@ pub fn parallel_builds(
     };
     for _ in 0..rounds {
         for kind in [Variant::Classic, Variant::Blocked] {
-            let mut f = crate::filters::build(kind, n as u64, p)?;
+            let mut f = crate::filters::build(kind, n as u64, p, BESIDE_PEERS)?;
             measure::settle_heap();
             let t = Instant::now();
             for chunk in keys.chunks(BATCH) {
@@ -306,7 +306,7 @@ fn sharded_build(
     let parts: Vec<AnyFilter> = keys
         .par_chunks(shard)
         .map(|chunk| -> Result<AnyFilter> {
-            let mut f = crate::filters::build(kind, n as u64, p)?;
+            let mut f = crate::filters::build(kind, n as u64, p, BESIDE_PEERS)?;
             for c in chunk.chunks(BATCH) {
                 f.insert_batch(c)?;
             }
@@ -326,8 +326,8 @@ fn sharded_build(
 }
 
 /// Builds classic, cuckoo and blocked filters twice, with and without the huge-page advice of
-/// `filter_core::try_zeroed_table` (`set_huge_pages`), and times negative lookups on both in
-/// interleaved rounds.
+/// `filter_core::try_zeroed_table` (the registry's `Params::pages`), and times negative
+/// lookups on both in interleaved rounds.
 pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<HugePageRecord>> {
     let queries = measure::query_mix(
         ctx.members,
@@ -338,24 +338,19 @@ pub fn huge_pages(ctx: &Ctx<'_>, n: usize, p: f64, rounds: usize) -> Result<Vec<
         ctx.seed ^ 2,
     );
     let kinds = [Variant::Classic, Variant::Cuckoo, Variant::Blocked];
-    let build_all = || -> Result<Vec<(AnyFilter, Option<f64>)>> {
+    let build_all = |pages| -> Result<Vec<(AnyFilter, Option<f64>)>> {
         kinds
             .iter()
             .map(|kind| {
-                let mut f = crate::filters::build(*kind, n as u64, p)?;
+                let mut f = crate::filters::build(*kind, n as u64, p, pages)?;
                 measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
                 let coverage = measure::table_huge_page_coverage(&f);
                 Ok((f, coverage))
             })
             .collect()
     };
-    let pairs = build_all()?;
-    #[allow(deprecated)]
-    filterlab::set_huge_pages(false);
-    let off_filters = build_all();
-    #[allow(deprecated)]
-    filterlab::set_huge_pages(true);
-    let off_filters = off_filters?;
+    let pairs = build_all(Pages::Huge)?;
+    let off_filters = build_all(Pages::Small)?;
     let mut t = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new()]; kinds.len()];
     for _ in 0..rounds {
         for (i, ((on, _), (off, _))) in pairs.iter().zip(&off_filters).enumerate() {

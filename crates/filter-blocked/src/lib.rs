@@ -138,7 +138,7 @@ impl PartialEq for BlockedBloom {
 pub struct BlockedBuilder {
     sizing: Sizing,
     cap: MemoryCap,
-    huge_pages: Option<bool>,
+    pages: filter_core::Pages,
 }
 
 impl BlockedBuilder {

@@ -44,15 +44,15 @@ fn bad_sizes_are_errors() {
     ));
 }
 
-/// `.huge_pages(false)` reaches the table of both forms: a 10 MB table gets no huge page.
+/// `.pages(Pages::Small)` reaches the table of both forms: a 10 MB table gets no huge page.
 /// (Where THP is on, the advised default gets them: the core's table tests check that side.)
 #[cfg(target_os = "linux")]
 #[test]
-fn the_huge_pages_option_reaches_the_table() {
+fn the_pages_option_reaches_the_table() {
     let big = || {
         BlockedBloom::builder()
             .capacity(12_000_000)
-            .huge_pages(false)
+            .pages(filter_core::Pages::Small)
     };
     let single = big().build().unwrap();
     let shared = big().build_atomic().unwrap();

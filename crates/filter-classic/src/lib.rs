@@ -84,7 +84,7 @@ pub struct ClassicBuilder {
     bits: Option<u64>,
     hashes: Option<u32>,
     cap: MemoryCap,
-    huge_pages: Option<bool>,
+    pages: filter_core::Pages,
 }
 
 impl ClassicBuilder {

@@ -87,10 +87,8 @@ pub use file::{
 pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use static_filter::StaticFilter;
-#[allow(deprecated)] // Kept for one release; the builders' `.huge_pages(bool)` replaces it.
-pub use table::set_huge_pages;
 pub use table::{
-    try_filled, try_zeroed_table, zeroed_table, MemoryCap, Table, TableOptions, Zeroable,
+    try_filled, try_zeroed_table, zeroed_table, MemoryCap, Pages, Table, TableOptions, Zeroable,
     HUGE_PAGE_MIN_BYTES,
 };
 
@@ -532,36 +530,38 @@ macro_rules! sizing_setters {
 }
 
 /// The setters of a builder of table-backed filters, which has `sizing: Sizing`,
-/// `cap: MemoryCap` and `huge_pages: Option<bool>` fields: [`sizing_setters!`]
+/// `cap: MemoryCap` and `pages: Pages` fields: [`sizing_setters!`]
 /// (`capacity`, `fpr`, `hasher`), [`memory_cap_setter!`] (`max_bytes`) and
-/// [`huge_pages_setter!`] (`huge_pages`, and the `table_options` its allocations take).
+/// [`pages_setter!`] (`pages`, and the `table_options` its allocations take).
 #[macro_export]
 macro_rules! table_builder_setters {
     () => {
         $crate::sizing_setters!();
         $crate::memory_cap_setter!();
-        $crate::huge_pages_setter!();
+        $crate::pages_setter!();
     };
 }
 
-/// Generates the `huge_pages` setter of a builder that has a `huge_pages: Option<bool>` field
-/// and hands `TableOptions { cap, huge_pages }` to its table allocations.
+/// Generates the `pages` setter of a builder that has a `pages: Pages` field and hands
+/// `TableOptions { cap, pages }` to its table allocations.
 #[macro_export]
-macro_rules! huge_pages_setter {
+macro_rules! pages_setter {
     () => {
-        /// Whether tables of at least [`HUGE_PAGE_MIN_BYTES`](filter_core::HUGE_PAGE_MIN_BYTES)
-        /// are advised onto transparent huge pages (default: yes); `false` advises against
-        /// them, for a benchmark that compares both.
-        pub fn huge_pages(mut self, advise: bool) -> Self {
-            self.huge_pages = Some(advise);
+        /// The page advice for tables of at least
+        /// [`HUGE_PAGE_MIN_BYTES`](filter_core::HUGE_PAGE_MIN_BYTES) (default:
+        /// [`Pages::Huge`](filter_core::Pages::Huge), advised onto transparent huge pages);
+        /// [`Pages::Small`](filter_core::Pages::Small) advises against them, for a benchmark
+        /// that compares both. Not saved with the filter.
+        pub fn pages(mut self, pages: $crate::Pages) -> Self {
+            self.pages = pages;
             self
         }
 
-        /// The memory cap and huge-page advice this builder's tables are allocated with.
+        /// The memory cap and page advice this builder's tables are allocated with.
         fn table_options(&self) -> $crate::TableOptions {
             $crate::TableOptions {
                 cap: self.cap,
-                huge_pages: self.huge_pages,
+                pages: self.pages,
             }
         }
     };

@@ -105,7 +105,7 @@ pub struct CountingBloom {
 pub struct CountingBuilder {
     sizing: Sizing,
     cap: MemoryCap,
-    huge_pages: Option<bool>,
+    pages: filter_core::Pages,
 }
 
 impl CountingBuilder {

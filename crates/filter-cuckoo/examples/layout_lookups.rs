@@ -31,7 +31,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .fpr(0.01)
         .hasher(hasher)
         .layout(layout)
-        .huge_pages(args.get(4).map(String::as_str) != Some("4k"))
+        .pages(match args.get(4).map(String::as_str) {
+            Some("4k") => filter_core::Pages::Small,
+            _ => filter_core::Pages::Huge,
+        })
         .build()?;
     for i in 0..n {
         f.insert_hash(hasher.hash(&i.to_le_bytes()))?;

@@ -12,7 +12,7 @@ pub struct CuckooBuilder {
     /// `None`: the layout's default ([`Layout::default_max_kicks`]).
     max_kicks: Option<u32>,
     cap: MemoryCap,
-    huge_pages: Option<bool>,
+    pages: filter_core::Pages,
     layout: Layout,
 }
 
@@ -23,7 +23,7 @@ impl Default for CuckooBuilder {
             fp_bits: None,
             max_kicks: None,
             cap: MemoryCap::NONE,
-            huge_pages: None,
+            pages: filter_core::Pages::Huge,
             layout: Layout::default(),
         }
     }

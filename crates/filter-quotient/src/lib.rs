@@ -112,6 +112,8 @@ pub struct QuotientFilter {
     len: u64,
     sizing: Sizing,
     cap: MemoryCap,
+    /// Page advice for the tables of a resize (not saved).
+    pages: filter_core::Pages,
 }
 
 /// Builds a [`QuotientFilter`].
@@ -121,11 +123,13 @@ pub struct QuotientBuilder {
     remainder_bits: Option<u32>,
     growth_reserve: u32,
     cap: MemoryCap,
+    pages: filter_core::Pages,
 }
 
 impl QuotientBuilder {
     filter_core::sizing_setters!();
     filter_core::memory_cap_setter!();
+    filter_core::pages_setter!();
 
     filter_core::setters! {
         /// Uses `r`-bit remainders instead of the width derived from the rate.
@@ -156,12 +160,13 @@ impl QuotientBuilder {
         };
         let r = r.saturating_add(self.growth_reserve);
         Ok(QuotientFilter {
-            slots: Slots::new(q, r, self.cap)?,
+            slots: Slots::new(q, r, self.table_options())?,
             base_quotients: q,
             doublings: 0,
             len: 0,
             sizing,
             cap: self.cap,
+            pages: self.pages,
         })
     }
 }
@@ -241,7 +246,11 @@ impl QuotientFilter {
                            build with a lower fpr or a growth_reserve",
             });
         }
-        let mut grown = Slots::new(q * 2, r - 1, self.cap)?;
+        let tables = filter_core::TableOptions {
+            cap: self.cap,
+            pages: self.pages,
+        };
+        let mut grown = Slots::new(q * 2, r - 1, tables)?;
         let mut placed = true;
         self.slots.for_each(|quot, rem| {
             let q2 = (quot << 1) | (rem >> (r - 1));
@@ -428,6 +437,7 @@ impl Codec for QuotientFilter {
             len,
             sizing,
             cap: MemoryCap::NONE,
+            pages: filter_core::Pages::Huge,
         })
     }
 }

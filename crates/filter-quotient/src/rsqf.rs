@@ -19,7 +19,7 @@
 //! metadata too), and after an insert or removal for the blocks the shift crossed. It is a
 //! `u32`, so a table has fewer than 2^32 slots.
 
-use filter_core::{Error, MemoryCap, Result, Table};
+use filter_core::{Error, MemoryCap, Result, Table, TableOptions};
 
 /// Slots per block of the `spill` index (one `occupieds` word).
 const BLOCK: u64 = 64;
@@ -101,22 +101,29 @@ fn select_in_word(mut w: u64, k: u32) -> u32 {
 }
 
 impl Slots {
-    /// An empty table, its bytes checked against `cap` first.
+    /// An empty table, its bytes checked against the cap of `tables` first, its large
+    /// arrays allocated with their page advice.
     ///
     /// # Errors
     /// Those of [`layout`], the memory cap, or an allocation failure.
-    pub fn new(quotients: u64, rbits: u32, cap: MemoryCap) -> Result<Slots> {
+    pub fn new(quotients: u64, rbits: u32, tables: impl Into<TableOptions>) -> Result<Slots> {
+        let tables = tables.into();
         let (slots, bit_words, rem_words) = layout(quotients, rbits)?;
         let bytes = (2 * bit_words as u64 + rem_words as u64) * 8 + (bit_words as u64 + 1) * 4;
-        cap.check("quotient table", 0, bytes)?;
+        tables.cap.check("quotient table", 0, bytes)?;
         let what = "quotient table";
+        // The cap is checked above for all arrays together.
+        let each = TableOptions {
+            cap: MemoryCap::NONE,
+            ..tables
+        };
         Ok(Slots {
             quotients,
             rbits,
             slots,
-            occupieds: filter_core::try_zeroed_table(bit_words, MemoryCap::NONE, what)?,
-            runends: filter_core::try_zeroed_table(bit_words, MemoryCap::NONE, what)?,
-            rems: filter_core::try_zeroed_table(rem_words, MemoryCap::NONE, what)?,
+            occupieds: filter_core::try_zeroed_table(bit_words, each, what)?,
+            runends: filter_core::try_zeroed_table(bit_words, each, what)?,
+            rems: filter_core::try_zeroed_table(rem_words, each, what)?,
             spill: filter_core::try_filled(bit_words + 1, 0, what)?,
         })
     }

@@ -10,7 +10,7 @@ pub struct ScalableBuilder {
     growth: f64,
     tightening: f64,
     cap: MemoryCap,
-    huge_pages: Option<bool>,
+    pages: filter_core::Pages,
 }
 
 impl Default for ScalableBuilder {
@@ -20,7 +20,7 @@ impl Default for ScalableBuilder {
             growth: DEFAULT_GROWTH,
             tightening: DEFAULT_TIGHTENING,
             cap: MemoryCap::NONE,
-            huge_pages: None,
+            pages: filter_core::Pages::Huge,
         }
     }
 }

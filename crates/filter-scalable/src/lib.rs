@@ -97,8 +97,8 @@ pub struct ScalableBloom {
     tightening: f64,
     len: u64,
     /// Not saved: runtime policies of this process, the memory cap (see
-    /// [`ScalableBloom::set_max_bytes`]) and the huge-page advice for new stages
-    /// ([`ScalableBuilder::huge_pages`]).
+    /// [`ScalableBloom::set_max_bytes`]) and the page advice for new stages
+    /// ([`ScalableBuilder::pages`]).
     tables: TableOptions,
 }
 

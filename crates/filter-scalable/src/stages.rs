@@ -91,7 +91,7 @@ impl ScalableBloom {
                 plan.k,
                 filter_core::TableOptions {
                     cap: filter_core::MemoryCap::NONE, // checked above, with the stages before
-                    huge_pages: self.tables.huge_pages,
+                    pages: self.tables.pages,
                 },
             )?,
             capacity: plan.capacity,

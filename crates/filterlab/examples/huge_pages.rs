@@ -3,12 +3,12 @@
 //!
 //! `cargo run --release -p filterlab --example huge_pages -- <classic|blocked> <on|off|ab> [n]
 //! [--warm-heap]` (n = 10,000,000 random u64 keys by default, at 1%). `on`/`off` is
-//! the builders' `.huge_pages(bool)`; `ab` builds both in this process and times them in interleaved rounds. `--warm-heap` first allocates, touches and frees heap memory, as a
+//! the builders' `.pages(Pages::Huge | Pages::Small)`; `ab` builds both in this process and times them in interleaved rounds. `--warm-heap` first allocates, touches and frees heap memory, as a
 //! long-running process (the benchmark harness) has done before it builds a filter: glibc then
 //! serves a 12 MB request from that reused memory rather than from a fresh mapping. Run one
 //! configuration per process, under `flock /work/coord/bench.lock` when timing.
 
-use filterlab::{BlockedBloom, ClassicBloom, Filter};
+use filterlab::{BlockedBloom, ClassicBloom, Filter, Pages};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -178,7 +178,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     <$ty>::builder()
                         .capacity(n64)
                         .fpr(0.01)
-                        .huge_pages(huge)
+                        .pages(if huge { Pages::Huge } else { Pages::Small })
                         .build()
                 },
                 modes,

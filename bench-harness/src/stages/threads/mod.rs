@@ -3,6 +3,7 @@
 //! hashed with foldhash (its fastest configuration) on the same threads, same keys, interleaved
 //! rounds.
 
+use crate::filters::BESIDE_PEERS;
 use crate::measure::Spread;
 use crate::plan::{Run, Stage};
 use crate::record::Machine;
@@ -213,6 +214,7 @@ fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)>
             let f = ClassicBloom::builder()
                 .capacity(n)
                 .fpr(FPR)
+                .pages(BESIDE_PEERS)
                 .build_atomic()?;
             let secs = shared_inserts(keys, threads, |k| f.insert(k));
             (Built::Classic(f), secs)
@@ -221,6 +223,7 @@ fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)>
             let f = BlockedBloom::builder()
                 .capacity(n)
                 .fpr(FPR)
+                .pages(BESIDE_PEERS)
                 .build_atomic()?;
             let secs = shared_inserts(keys, threads, |k| f.insert(k));
             (Built::Blocked(f), secs)
@@ -410,11 +413,8 @@ impl Stage for Threads {
                 ]
             })
             .collect();
-        // On 4 KiB pages like fastbloom's table (see `stages::SmallPages`).
-        let pages = crate::measure::SmallPages::start();
         let rounds = run.plan.build_rounds;
         let (rows, sizes) = measure(&members, &queries, rounds)?;
-        drop(pages);
         run.outputs.push(Box::new(ThreadsReport {
             machine: run.results.machine.clone(),
             settings: Settings {

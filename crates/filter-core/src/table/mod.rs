@@ -8,7 +8,9 @@
 //! threshold, memory that is already faulted in on 4 KiB pages, so the advice arrives too late.
 //! Hence [`Table`]: on Linux, a table of at least [`HUGE_PAGE_MIN_BYTES`] is an anonymous
 //! mapping of its own, aligned to 2 MiB, advised before its first touch and populated up front.
-//! Everywhere else it is a `Vec`.
+//! Everywhere else it is a `Vec`. The advice is each filter's own ([`Pages`], a builder option
+//! carried in [`TableOptions`] down to the allocation; [`Table::pages`] reports it), never a
+//! process-wide setting, so two filters built side by side can differ.
 //!
 //! All `unsafe` code of the table lives in this module: the [`Zeroable`] contract, the raw
 //! parts of [`Table`] (`owned.rs`) and the system calls (`map.rs`).
@@ -22,46 +24,39 @@ mod map;
 pub use owned::Table;
 
 use crate::{Error, Result};
-use std::sync::atomic::{AtomicBool, Ordering};
 
-static HUGE_PAGES: AtomicBool = AtomicBool::new(true);
-
-/// Turns the transparent-huge-page advice of [`try_zeroed_table`] on or off, for the whole
-/// process, for tables whose builder did not choose (on by default).
-#[deprecated(
-    since = "0.2.0",
-    note = "a process-wide switch: use the builders' `.huge_pages(bool)` (`TableOptions::huge_pages`)"
-)]
-pub fn set_huge_pages(enabled: bool) {
-    HUGE_PAGES.store(enabled, Ordering::Relaxed);
+/// The page advice a filter's large tables are allocated with: a builder option
+/// (`.pages(Pages::Small)`), so that filters built side by side in one process can differ.
+/// Advice only: it changes where the table lies, never what it holds, and is not saved with a
+/// filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Pages {
+    /// Tables of at least [`HUGE_PAGE_MIN_BYTES`] are advised onto transparent huge pages
+    /// (`MADV_HUGEPAGE`), so that the TLB covers them (the default).
+    #[default]
+    Huge,
+    /// Such tables are advised against huge pages (`MADV_NOHUGEPAGE`), so that a benchmark
+    /// compares huge pages against none at all rather than against whatever the system
+    /// defaults to, or a filter sits on the 4 KiB pages its peers get.
+    Small,
 }
 
-/// How a table is allocated: under which memory cap, and whether a large one is advised onto
-/// transparent huge pages. Off, large tables are advised `MADV_NOHUGEPAGE`, so that a benchmark
-/// compares huge pages against none at all rather than against whatever the system defaults
-/// to. A plain [`MemoryCap`] converts into options with the default advice (on).
+/// How a table is allocated: under which memory cap, and with which page advice. A plain
+/// [`MemoryCap`] converts into options with the default advice ([`Pages::Huge`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TableOptions {
     /// The memory cap.
     pub cap: MemoryCap,
-    /// Huge-page advice for large tables; `None`: the default (on).
-    pub huge_pages: Option<bool>,
+    /// Page advice for large tables.
+    pub pages: Pages,
 }
 
 impl From<MemoryCap> for TableOptions {
     fn from(cap: MemoryCap) -> Self {
         TableOptions {
             cap,
-            huge_pages: None,
+            pages: Pages::default(),
         }
-    }
-}
-
-impl TableOptions {
-    /// Whether large tables are advised onto huge pages.
-    fn advise_huge(self) -> bool {
-        self.huge_pages
-            .unwrap_or_else(|| HUGE_PAGES.load(Ordering::Relaxed))
     }
 }
 
@@ -178,7 +173,7 @@ impl MemoryCap {
 ///
 /// On Linux (outside Miri), a table of at least [`HUGE_PAGE_MIN_BYTES`] is an anonymous mapping
 /// of its own, aligned to 2 MiB and advised `MADV_HUGEPAGE` before its first touch (see
-/// [`TableOptions::huge_pages`]), so that its pages are 2 MiB from the first fault on; its zero pages come
+/// [`TableOptions::pages`], [`Pages::Small`] advises `MADV_NOHUGEPAGE` instead), so that its pages are 2 MiB from the first fault on; its zero pages come
 /// from the kernel, with no memset. It is then populated up front (`MADV_POPULATE_WRITE`, Linux
 /// 5.14+, else a write to each page): the kernel over-commits memory, so a request it accepts can
 /// still fail when its pages are touched, and populating moves that failure here, where
@@ -212,7 +207,7 @@ pub fn try_zeroed_table<T: Zeroable>(
     };
     #[cfg(all(target_os = "linux", not(miri)))]
     if bytes >= HUGE_PAGE_MIN_BYTES {
-        return Table::mapped(len, options.advise_huge()).ok_or_else(out_of_memory);
+        return Table::mapped(len, options.pages).ok_or_else(out_of_memory);
     }
     Table::heap(len).ok_or_else(out_of_memory)
 }

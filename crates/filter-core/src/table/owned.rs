@@ -1,6 +1,6 @@
 //! [`Table`]: an owned, fixed-length slice that is either a `Vec`'s buffer or a mapping of its own.
 
-use super::Zeroable;
+use super::{Pages, Zeroable};
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
@@ -26,9 +26,10 @@ pub struct Table<T> {
 enum Owner {
     /// A `Vec<T>`'s buffer of this capacity.
     Heap { cap: usize },
-    /// An anonymous mapping of this many bytes (a whole number of pages), starting at `ptr`.
+    /// An anonymous mapping of this many bytes (a whole number of pages), starting at `ptr`,
+    /// advised as `pages` says.
     #[cfg(all(target_os = "linux", not(miri)))]
-    Mapped { bytes: usize },
+    Mapped { bytes: usize, pages: Pages },
 }
 
 // SAFETY: a `Table<T>` owns its elements as a `Vec<T>` does (nothing else points into its
@@ -54,7 +55,7 @@ impl<T> Table<T> {
     /// Zeroed elements in an anonymous mapping of their own (see `super::map`); `None` if the
     /// system refuses.
     #[cfg(all(target_os = "linux", not(miri)))]
-    pub(super) fn mapped(len: usize, huge: bool) -> Option<Self>
+    pub(super) fn mapped(len: usize, pages: Pages) -> Option<Self>
     where
         T: Zeroable,
     {
@@ -64,11 +65,14 @@ impl<T> Table<T> {
                 "mappings are page aligned"
             )
         };
-        let (start, bytes) = super::map::zeroed(len.checked_mul(std::mem::size_of::<T>())?, huge)?;
+        let (start, bytes) = super::map::zeroed(
+            len.checked_mul(std::mem::size_of::<T>())?,
+            pages == Pages::Huge,
+        )?;
         Some(Table {
             ptr: start.cast(),
             len,
-            owner: Owner::Mapped { bytes },
+            owner: Owner::Mapped { bytes, pages },
             _owns: PhantomData,
         })
     }
@@ -78,13 +82,24 @@ impl<T> Table<T> {
         !matches!(self.owner, Owner::Heap { .. })
     }
 
+    /// The page advice the table's mapping was given (its builder's
+    /// [`TableOptions::pages`](crate::TableOptions::pages)); `None` for a `Vec`'s buffer, which
+    /// gets none. What the kernel then gave is [`Table::huge_page_bytes`].
+    pub fn pages(&self) -> Option<Pages> {
+        match self.owner {
+            Owner::Heap { .. } => None,
+            #[cfg(all(target_os = "linux", not(miri)))]
+            Owner::Mapped { pages, .. } => Some(pages),
+        }
+    }
+
     /// The address range the table owns: its elements, and for a mapping the rest of its last
     /// page.
     fn owned_range(&self) -> (usize, usize) {
         let bytes = match self.owner {
             Owner::Heap { .. } => std::mem::size_of_val::<[T]>(self),
             #[cfg(all(target_os = "linux", not(miri)))]
-            Owner::Mapped { bytes } => bytes,
+            Owner::Mapped { bytes, .. } => bytes,
         };
         (self.ptr.as_ptr() as usize, bytes)
     }
@@ -123,7 +138,7 @@ impl<T> Table<T> {
         // they are dropped once, here.
         unsafe { std::ptr::drop_in_place(tail) };
         #[cfg(all(target_os = "linux", not(miri)))]
-        if let Owner::Mapped { bytes } = &mut self.owner {
+        if let Owner::Mapped { bytes, .. } = &mut self.owner {
             let keep = std::mem::size_of::<T>() * len;
             // SAFETY: the mapping is this table's, `bytes` long from `ptr`; nothing refers to
             // its part past the `len` elements kept.
@@ -190,7 +205,7 @@ impl<T> Drop for Table<T> {
                 drop(unsafe { Vec::from_raw_parts(self.ptr.as_ptr(), self.len, cap) })
             }
             #[cfg(all(target_os = "linux", not(miri)))]
-            Owner::Mapped { bytes } => {
+            Owner::Mapped { bytes, .. } => {
                 let elements: *mut [T] = &mut **self;
                 // SAFETY: the elements are initialised and dropped once, here; then nothing
                 // refers to the mapping, whose start and length these are.
@@ -226,7 +241,7 @@ impl<T> From<Table<T>> for Vec<T> {
             // only (`t` is not dropped).
             Owner::Heap { cap } => unsafe { Vec::from_raw_parts(t.ptr.as_ptr(), t.len, cap) },
             #[cfg(all(target_os = "linux", not(miri)))]
-            Owner::Mapped { bytes } => {
+            Owner::Mapped { bytes, .. } => {
                 let mut v = Vec::with_capacity(t.len);
                 // SAFETY: `v` has room for `len` elements and does not overlap the mapping; the
                 // elements are moved bit for bit, so they must not be dropped in the mapping,

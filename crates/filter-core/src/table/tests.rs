@@ -91,7 +91,7 @@ fn large_tables_advised_arrive_on_huge_pages_and_unadvised_do_not() {
     let advised: Table<u8> = try_zeroed_table(BYTES, MemoryCap::NONE, "test").unwrap();
     let off = TableOptions {
         cap: MemoryCap::NONE,
-        huge_pages: Some(false),
+        pages: Pages::Small,
     };
     let unadvised = try_zeroed_table::<u8>(BYTES, off, "test").unwrap();
     let on = advised.huge_page_bytes().expect("measurable on Linux");
@@ -100,6 +100,28 @@ fn large_tables_advised_arrive_on_huge_pages_and_unadvised_do_not() {
     assert!(on > 0 && on <= BYTES as u64, "{on}");
     assert_eq!(off, 0);
     assert!(advised.iter().chain(unadvised.iter()).all(|&b| b == 0));
+}
+
+/// Two large tables allocated side by side carry each its own advice (no process-wide state);
+/// a small one, a `Vec`'s buffer, carries none.
+#[test]
+fn each_table_keeps_the_advice_it_was_allocated_with() {
+    let with = |pages| TableOptions {
+        cap: MemoryCap::NONE,
+        pages,
+    };
+    let huge: Table<u8> = try_zeroed_table(HUGE_PAGE_MIN_BYTES, with(Pages::Huge), "t").unwrap();
+    let small: Table<u8> = try_zeroed_table(HUGE_PAGE_MIN_BYTES, with(Pages::Small), "t").unwrap();
+    let heap: Table<u8> = try_zeroed_table(4096, with(Pages::Small), "t").unwrap();
+    let default: Table<u8> = try_zeroed_table(HUGE_PAGE_MIN_BYTES, MemoryCap::NONE, "t").unwrap();
+    if cfg!(all(target_os = "linux", not(miri))) {
+        assert_eq!(huge.pages(), Some(Pages::Huge));
+        assert_eq!(small.pages(), Some(Pages::Small));
+        assert_eq!(default.pages(), Some(Pages::Huge));
+    } else {
+        assert_eq!((huge.pages(), small.pages()), (None, None));
+    }
+    assert_eq!(heap.pages(), None);
 }
 
 #[test]

@@ -30,6 +30,9 @@ pub struct Capabilities {
     /// Merges another filter of the same parameters into itself
     /// ([`AnyFilter::merge`](super::AnyFilter::merge)).
     pub merges: bool,
+    /// Its large tables take the page advice of [`Params::pages`](super::Params::pages)
+    /// (the others allocate with the default advice).
+    pub pages: bool,
 }
 
 impl Capabilities {
@@ -44,6 +47,7 @@ impl Capabilities {
         timed: false,
         one_line_lookup: false,
         merges: false,
+        pages: false,
     };
 }
 

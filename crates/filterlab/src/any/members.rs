@@ -63,11 +63,13 @@ macro_rules! knob_set {
     };
 }
 
-/// One growable or fixed-capacity row's [`Member`]: its knobs (each a [`Params`] field fed to
-/// the builder method of the same name, or of the name after a colon), its sizing function,
-/// its realised `(rate sized for, expected rate, detail)` and its parameters.
+/// One growable or fixed-capacity row's [`Member`]: whether its builder takes
+/// [`Params::pages`] (`tables: pages,` first), its knobs (each a [`Params`] field fed to the builder
+/// method of the same name, or of the name after a colon), its sizing function, its realised
+/// `(rate sized for, expected rate, detail)` and its parameters.
 macro_rules! member {
     ($ty:ident {
+        $(tables: $pages:ident,)?
         knobs: [$($knob:ident => $field:ident $(: $method:ident)?),*],
         size: $size:path,
         shape: |$s:ident| $shape:expr,
@@ -78,6 +80,7 @@ macro_rules! member {
                 p.only(&[$(Knob::$knob),*])?;
                 #[allow(unused_mut)]
                 let mut b = sized!($ty, p);
+                $(b = b.$pages(p.$pages);)?
                 $(if let Some(v) = p.$field {
                     b = knob_set!(b, v, $field $(, $method)?);
                 })*
@@ -98,6 +101,7 @@ macro_rules! member {
 }
 
 member!(ClassicBloom {
+    tables: pages,
     knobs: [],
     size: sizing::classic,
     shape: |self| {
@@ -114,6 +118,7 @@ member!(ClassicBloom {
 });
 
 member!(CountingBloom {
+    tables: pages,
     knobs: [],
     size: sizing::counting,
     shape: |self| {
@@ -141,6 +146,7 @@ member!(CountingBloom {
 });
 
 member!(ScalableBloom {
+    tables: pages,
     knobs: [Growth => growth, Tightening => tightening],
     size: sizing::scalable,
     shape: |self| {
@@ -165,6 +171,7 @@ member!(ScalableBloom {
 });
 
 member!(CuckooFilter {
+    tables: pages,
     knobs: [FingerprintBits => fingerprint_bits, MaxKicks => max_kicks, CuckooLayout => cuckoo_layout: layout],
     size: sizing::cuckoo,
     shape: |self| {
@@ -189,6 +196,7 @@ member!(CuckooFilter {
 });
 
 member!(BlockedBloom {
+    tables: pages,
     knobs: [],
     size: sizing::blocked,
     shape: |self| {
@@ -208,6 +216,7 @@ member!(BlockedBloom {
 });
 
 member!(QuotientFilter {
+    tables: pages,
     knobs: [],
     size: sizing::quotient,
     shape: |self| {

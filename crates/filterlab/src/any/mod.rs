@@ -237,12 +237,12 @@ macro_rules! capable {
 }
 
 registry! {
-    Classic => ClassicBloom, [concurrent], "Classic Bloom filter (Bloom 1970).";
-    Counting => CountingBloom, [deletes, counts_copies], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
-    Scalable => ScalableBloom, [grows], "Scalable Bloom filter (Almeida et al. 2007).";
-    Cuckoo => CuckooFilter, [deletes, counts_copies], "Cuckoo filter (Fan et al. 2014).";
-    Blocked => BlockedBloom, [concurrent, one_line_lookup], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
-    Quotient => QuotientFilter, [deletes, counts_copies, merges], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
+    Classic => ClassicBloom, [concurrent, pages], "Classic Bloom filter (Bloom 1970).";
+    Counting => CountingBloom, [deletes, counts_copies, pages], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
+    Scalable => ScalableBloom, [grows, pages], "Scalable Bloom filter (Almeida et al. 2007).";
+    Cuckoo => CuckooFilter, [deletes, counts_copies, pages], "Cuckoo filter (Fan et al. 2014).";
+    Blocked => BlockedBloom, [concurrent, one_line_lookup, pages], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+    Quotient => QuotientFilter, [deletes, counts_copies, merges, pages], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
     BinaryFuse8 => StaticFuse8, [static_set], "Binary fuse filter, 8-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
     BinaryFuse16 => StaticFuse16, [static_set], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
     Ribbon => StaticRibbon, [static_set], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";

@@ -1,7 +1,7 @@
 //! The parameters every variant is built from: one typed set, with the knobs only some variants
 //! take. A knob given to a variant that does not take it is refused, never ignored.
 
-use crate::{Error, KeyHasher, Result};
+use crate::{Error, KeyHasher, Pages, Result};
 pub use filter_cuckoo::Layout as CuckooLayout;
 
 /// How to build a filter of any variant: capacity, rate and hasher, an optional memory cap,
@@ -31,6 +31,11 @@ pub struct Params {
     pub hasher: KeyHasher,
     /// Refuse tables larger than this many bytes (a growing filter: refuse to grow past it).
     pub max_bytes: Option<u64>,
+    /// Page advice for the filter's large tables (default [`Pages::Huge`]): advice only, never
+    /// saved. Fed to the builder of every variant with the `pages` capability
+    /// ([`Capabilities::pages`](super::Capabilities::pages)); the others (the expandable cuckoo
+    /// filter, the windows, the static rows) do not take it yet and allocate with the default.
+    pub pages: Pages,
     /// Cuckoo: fingerprint width `f` in bits (default from the rate).
     pub fingerprint_bits: Option<u32>,
     /// Cuckoo: the bound on evictions per insert.
@@ -65,6 +70,7 @@ impl Params {
             fpr,
             hasher: KeyHasher::default(),
             max_bytes: None,
+            pages: Pages::Huge,
             fingerprint_bits: None,
             max_kicks: None,
             cuckoo_layout: None,
@@ -87,6 +93,13 @@ impl Params {
     #[must_use]
     pub fn max_bytes(mut self, bytes: u64) -> Self {
         self.max_bytes = Some(bytes);
+        self
+    }
+
+    /// With this page advice for large tables.
+    #[must_use]
+    pub fn pages(mut self, pages: Pages) -> Self {
+        self.pages = pages;
         self
     }
 

@@ -1,0 +1,74 @@
+//! The page advice is a per-filter option (`Params::pages`, the builders' `.pages`): two
+//! filters built side by side in one process each get their own, and the advice is not part of
+//! a saved file.
+
+use filterlab::any::{AnyFilter, Params, Variant};
+use filterlab::{Filter, Pages};
+
+/// The variants whose builders take the advice, as the registry declares them.
+fn take_pages() -> impl Iterator<Item = Variant> {
+    Variant::ALL
+        .iter()
+        .copied()
+        .filter(|v| v.capabilities().pages)
+}
+
+/// Enough items that every variant's main table passes `HUGE_PAGE_MIN_BYTES`.
+const ITEMS: u64 = 6_000_000;
+
+fn build(v: Variant, pages: Pages) -> AnyFilter {
+    AnyFilter::build(v, &Params::new(ITEMS, 0.01).pages(pages)).unwrap()
+}
+
+/// Built alternately in one process, the advised tables get huge pages and the others none.
+/// Where transparent huge pages are off, nothing gets any and only the second half is checked.
+#[cfg(target_os = "linux")]
+#[test]
+fn filters_built_side_by_side_keep_each_its_own_advice() {
+    let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .is_ok_and(|mode| !mode.contains("[never]"));
+    let mut measured = 0;
+    assert!(take_pages().count() >= 5);
+    for v in take_pages() {
+        let (huge, small) = (build(v, Pages::Huge), build(v, Pages::Small));
+        assert!(small.size_in_bytes() >= filterlab::HUGE_PAGE_MIN_BYTES);
+        let (on, off) = (huge.huge_page_bytes(), small.huge_page_bytes());
+        eprintln!(
+            "{}: huge-page bytes advised {on:?}, not advised {off:?}",
+            v.name()
+        );
+        // `None`: the kernel merged the table's area with a neighbour, so it cannot be told.
+        assert!(
+            off.is_none_or(|b| b == 0),
+            "{}: {off:?} unadvised",
+            v.name()
+        );
+        if thp {
+            assert_ne!(
+                on,
+                Some(0),
+                "{}: the advised table got no huge page",
+                v.name()
+            );
+            measured += usize::from(on.is_some());
+        }
+    }
+    assert!(!thp || measured > 0, "no advised table could be measured");
+}
+
+/// The same keys give the same file whatever the advice: it is not saved.
+#[test]
+fn the_advice_is_not_part_of_the_file() {
+    let hashes: Vec<_> = (0..2_000u32)
+        .map(|i| Params::default().hasher.hash(&i.to_le_bytes()))
+        .collect();
+    for v in take_pages() {
+        let files = [Pages::Huge, Pages::Small].map(|pages| {
+            let p = Params::new(ITEMS, 0.01).pages(pages);
+            AnyFilter::build_from_hashes(v, &p, &hashes)
+                .unwrap()
+                .to_bytes()
+        });
+        assert_eq!(files[0], files[1], "{}", v.name());
+    }
+}
