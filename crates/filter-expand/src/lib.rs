@@ -123,8 +123,8 @@ mod merge;
 mod stage;
 
 use filter_core::{
-    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Prefetch, Result,
-    Sizing, PREFETCH_AHEAD,
+    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Pages, Prefetch,
+    Result, Sizing, TableOptions, PREFETCH_AHEAD,
 };
 use stage::{Layout, Place, Stage};
 
@@ -184,6 +184,8 @@ pub struct ExpandableCuckoo {
     len: u64,
     /// Not saved: a runtime policy of this process (see [`ExpandableCuckoo::set_max_bytes`]).
     cap: MemoryCap,
+    /// Not saved: the page advice of the stages this filter allocates.
+    pages: Pages,
 }
 
 /// Builds an [`ExpandableCuckoo`].
@@ -194,6 +196,7 @@ pub struct ExpandableBuilder {
     period: u32,
     max_kicks: u32,
     cap: MemoryCap,
+    pages: Pages,
 }
 
 impl Default for ExpandableBuilder {
@@ -204,13 +207,13 @@ impl Default for ExpandableBuilder {
             period: DEFAULT_PERIOD,
             max_kicks: DEFAULT_MAX_KICKS,
             cap: MemoryCap::NONE,
+            pages: Pages::default(),
         }
     }
 }
 
 impl ExpandableBuilder {
-    filter_core::sizing_setters!();
-    filter_core::memory_cap_setter!();
+    filter_core::table_builder_setters!();
 
     /// Growth factor: each new stage has this many times the previous one's buckets. A power
     /// of two from 2 to 16 (the addresses nest by bit shifts).
@@ -241,7 +244,9 @@ impl ExpandableBuilder {
         let d = growth_bits(self.growth)?;
         let mut f = ExpandableCuckoo::validated(self.sizing, d, self.period, self.max_kicks)?;
         f.cap = self.cap;
-        f.stages.push(Stage::new(&f.layout, 0, f.cap, 0)?);
+        f.pages = self.pages;
+        f.stages
+            .push(Stage::new(&f.layout, 0, f.table_options(), 0)?);
         Ok(f)
     }
 }
@@ -309,7 +314,16 @@ impl ExpandableCuckoo {
             max_kicks: check_max_kicks(max_kicks)?,
             len: 0,
             cap: MemoryCap::NONE,
+            pages: Pages::default(),
         })
+    }
+
+    /// The memory cap and page advice of the stages this filter allocates.
+    fn table_options(&self) -> TableOptions {
+        TableOptions {
+            cap: self.cap,
+            pages: self.pages,
+        }
     }
 
     /// The growth factor `2^d`.
@@ -437,7 +451,7 @@ impl ExpandableCuckoo {
                 hint: format!("{MAX_STAGE_LIST} stages; rebuild it with a larger capacity"),
             });
         }
-        let stage = Stage::new(&self.layout, level, self.cap, used)?;
+        let stage = Stage::new(&self.layout, level, self.table_options(), used)?;
         self.stages.try_reserve(1).map_err(|_| Error::OutOfMemory {
             what: "stage list",
             bytes: std::mem::size_of::<Stage>() as u64,

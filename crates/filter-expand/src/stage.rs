@@ -2,7 +2,7 @@
 //! nest: where a key lives in stage `i` determines where it would live in every older stage.
 
 use crate::math::{self, SLOTS};
-use filter_core::{reduce, Hash128, MemoryCap, Result, Table};
+use filter_core::{reduce, Hash128, Result, Table, TableOptions};
 
 /// Extra bytes after a table so that every slot can be read as one unaligned 8-byte window.
 pub(crate) const PAD: usize = 8;
@@ -219,8 +219,15 @@ pub(crate) struct Stage {
 }
 
 impl Stage {
-    /// An empty stage `index` of `layout`, allocated fallibly under `cap` (`used` bytes taken).
-    pub fn new(layout: &Layout, index: u32, cap: MemoryCap, used: u64) -> Result<Stage> {
+    /// An empty stage `index` of `layout`, allocated fallibly under the options' cap (`used`
+    /// bytes taken) with their page advice.
+    pub fn new(
+        layout: &Layout,
+        index: u32,
+        options: impl Into<TableOptions>,
+        used: u64,
+    ) -> Result<Stage> {
+        let options = options.into();
         let overflow = || filter_core::Error::SizeOverflow {
             what: "expandable filter stage",
             hint: format!("stage {index} would not be addressable; start with a larger capacity"),
@@ -228,8 +235,8 @@ impl Stage {
         let buckets = layout.buckets(index).ok_or_else(overflow)?;
         let fp_bits = layout.fp_bits(index);
         let bytes = math::stage_table_bytes(buckets, fp_bits).ok_or_else(overflow)?;
-        cap.check("next expandable stage", used, bytes)?;
-        let table = filter_core::try_zeroed_table(bytes as usize, cap, "expandable stage")?;
+        options.cap.check("next expandable stage", used, bytes)?;
+        let table = filter_core::try_zeroed_table(bytes as usize, options, "expandable stage")?;
         Ok(Stage {
             table,
             index,
@@ -240,9 +247,9 @@ impl Stage {
         })
     }
 
-    /// A copy of this stage, its table allocated fallibly under `cap` (`used` bytes taken).
-    pub fn try_copy(&self, layout: &Layout, cap: MemoryCap, used: u64) -> Result<Stage> {
-        let mut copy = Stage::new(layout, self.index, cap, used)?;
+    /// A copy of this stage, its table allocated fallibly under `options` (`used` bytes taken).
+    pub fn try_copy(&self, layout: &Layout, options: TableOptions, used: u64) -> Result<Stage> {
+        let mut copy = Stage::new(layout, self.index, options, used)?;
         copy.table.copy_from_slice(&self.table);
         copy.len = self.len;
         Ok(copy)

@@ -119,7 +119,7 @@ fn bucket_test_agrees_with_the_slot_loop() {
             f0: f,
             period: 64,
         };
-        let mut stage = Stage::new(&l, 0, MemoryCap::NONE, 0).unwrap();
+        let mut stage = Stage::new(&l, 0, filter_core::MemoryCap::NONE, 0).unwrap();
         let values = 1u64 << f;
         for b in 0..stage.buckets {
             for j in 0..SLOTS {
@@ -165,7 +165,7 @@ fn a_sloppy_lane_test_is_caught() {
 #[test]
 fn a_failed_walk_is_undone_exactly() {
     let l = layout(2, 1);
-    let mut stage = Stage::new(&l, 1, MemoryCap::NONE, 0).unwrap();
+    let mut stage = Stage::new(&l, 1, filter_core::MemoryCap::NONE, 0).unwrap();
     let (mut held, mut k) = (Vec::new(), 0u64);
     while held.len() < 16 {
         let p = l.places(hash(k)).nth(1).unwrap();

@@ -244,6 +244,7 @@ member!(QuotientFilter {
 });
 
 member!(ExpandableCuckoo {
+    tables: pages,
     knobs: [MaxKicks => max_kicks],
     size: sizing::expandable,
     shape: |self| {
