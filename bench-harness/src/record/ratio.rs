@@ -46,6 +46,11 @@ pub struct Ratio {
     /// a bootstrap over rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub numerator_counts: Option<(u64, u64)>,
+    /// When each side is bits per key over log2(1/FP) taken at its FP rate's Wilson 95% upper
+    /// end: each side's (false positives, probes). The interval then spans both rates' Wilson
+    /// intervals ([`bound_interval`]); the value keeps both upper ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound_counts: Option<[(u64, u64); 2]>,
     /// The 95% interval of the ratio: a bootstrap over the rounds
     /// ([`crate::record::verdict::ratio_interval`]), or Wilson's over `numerator_counts`.
     #[serde(default)]
@@ -83,7 +88,12 @@ impl Ratio {
                     .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
             }
             Some(_) => None,
-            None => ratio_interval(&self.numerator_samples, &self.denominator_samples),
+            None => match self.bound_counts {
+                Some([a, b]) => {
+                    bound_interval((self.numerator_value, a), (self.denominator_value, b))
+                }
+                None => ratio_interval(&self.numerator_samples, &self.denominator_samples),
+            },
         };
         let mut diffs = conditions::differences(
             &self.numerator_conditions,
@@ -114,3 +124,29 @@ impl Ratio {
         self.numerator_value.is_finite() && self.denominator_value.is_finite()
     }
 }
+
+/// A side's bits per key over log2(1/r) at the lower end of its rate's Wilson 95% interval,
+/// given its value `v` at the upper end `hi`: `bits = v·log2(1/hi)` over `log2(1/lo)`. No
+/// filter of `bits` bits per key has a rate below `2^-bits` (the space lower bound), so the
+/// lower end is at least that: a side with no false positive is at least 1, not 0.
+fn at_lower_rate(v: f64, (fp, probes): (u64, u64)) -> Option<f64> {
+    let (lo, hi) = filterlab::math::wilson_interval(fp, probes, 1.96);
+    let bits = v * (1.0 / hi).log2();
+    let low = bits / (1.0 / lo.max((-bits).exp2())).log2();
+    (probes > 0 && bits > 0.0 && low.is_finite()).then_some(low)
+}
+
+/// The interval of `a / b` where each side is bits per key over log2(1/FP) at its rate's
+/// Wilson upper end (`a`, `b` their values with their counts): from `a` at its lower rate over
+/// `b` at its upper, to `a` at its upper over `b` at its lower.
+#[must_use]
+pub fn bound_interval(a: (f64, (u64, u64)), b: (f64, (u64, u64))) -> Option<(f64, f64)> {
+    let (a_lo, b_lo) = (at_lower_rate(a.0, a.1)?, at_lower_rate(b.0, b.1)?);
+    // In that order unless a rate's upper end lies below 2^-bits, which the bound forbids.
+    let (x, y) = (a_lo / b.0, a.0 / b_lo);
+    let (lo, hi) = (x.min(y), x.max(y));
+    (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+}
+
+#[cfg(test)]
+mod tests;

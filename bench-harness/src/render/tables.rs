@@ -194,8 +194,10 @@ pub(super) fn targets_table(s: &mut String, results: &Results) {
     let _ = writeln!(
         s,
         "Ratio = numerator / denominator (medians of interleaved rounds); the interval is a 95% \
-         bootstrap over the rounds (paired when both sides ran in the same rounds, seed fixed). \
-         Met: the whole interval satisfies the bound; not met: none of it does; otherwise \
+         bootstrap over the rounds (paired when both sides ran in the same rounds, seed fixed); for \
+         a rate, its Wilson interval; for bits per key over log2(1/achieved FP), each side \
+         taken at its FP rate's Wilson upper end, the interval spanning both rates' Wilson \
+         intervals (no rate below 2^-bits per key). Met: the whole interval satisfies the bound; not met: none of it does; otherwise \
          undecided. \"Same conditions?\" is computed from the conditions recorded for each side: \
          API mode, achieved FP rates within {}× both ways, hash function, threads, memory (huge \
          pages, and bytes where a target bounds them) and what the timer includes; each \

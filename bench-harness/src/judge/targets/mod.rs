@@ -308,7 +308,9 @@ pub fn ratios(
                     },
                 }
             };
-            out.push(row(
+            let counts =
+                |r: &PeerRecord| ((r.empirical_fpr * r.probes as f64).round() as u64, r.probes);
+            let mut eq = row(
                 format!(
                     "{} vs {}: bits per key / log2(1/achieved FP)",
                     a.name, b.name
@@ -317,7 +319,9 @@ pub fn ratios(
                 (eff(a), eff(b)),
                 bound,
                 Terms::Speedup,
-            ));
+            );
+            eq.bound_counts = Some([counts(a), counts(b)]);
+            out.push(eq.recomputed());
         }
     }
     out.extend(hot::near_rows(rows)?);
