@@ -109,7 +109,7 @@ fn main() -> anyhow::Result<()> {
         Variant::Blocked,
         a.members as u64,
         p,
-        filterlab::Pages::Huge,
+        bench_harness::filters::BESIDE_PEERS,
     )?;
     for k in ds.members.iter() {
         filterlab::Filter::insert(&mut ours, k)?;

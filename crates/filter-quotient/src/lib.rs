@@ -346,6 +346,10 @@ impl Filter for QuotientFilter {
         self.slots.bytes()
     }
 
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.slots.huge_page_bytes()
+    }
+
     fn expected_fpr(&self) -> f64 {
         math::quotient_fpr_exact(self.quotients(), self.remainder_bits(), self.len)
     }

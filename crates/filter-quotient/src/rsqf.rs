@@ -240,6 +240,14 @@ impl Slots {
         self.slots
     }
 
+    /// Bytes of the three tables on transparent huge pages now (`None`: not measurable).
+    pub fn huge_page_bytes(&self) -> Option<u64> {
+        [&self.occupieds, &self.runends, &self.rems]
+            .iter()
+            .map(|t| t.huge_page_bytes())
+            .sum()
+    }
+
     /// The three saved word arrays: occupieds, runends, remainders.
     pub fn words(&self) -> [&[u64]; 3] {
         [&self.occupieds, &self.runends, &self.rems]
