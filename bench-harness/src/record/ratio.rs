@@ -48,7 +48,7 @@ pub struct Ratio {
     pub numerator_counts: Option<(u64, u64)>,
     /// When each side is bits per key over log2(1/FP) taken at its FP rate's Wilson 95% upper
     /// end: each side's (false positives, probes). The interval then spans both rates' Wilson
-    /// intervals ([`bound_interval`]); the value keeps both upper ends.
+    /// intervals (`bound_interval`); the value keeps both upper ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound_counts: Option<[(u64, u64); 2]>,
     /// The 95% interval of the ratio: a bootstrap over the rounds
