@@ -1,9 +1,11 @@
 //! The single-threaded filters: one Python class per variant, each owning its Rust filter.
 //!
 //! One macro, [`filter_class!`], writes what every class shares, single-threaded or shared
-//! between threads (construction, keys, batches, sizes, files, pickle); each invocation adds
-//! the variant's own methods (`union`, `remove`, `stages`). The shared classes are in
-//! `atomic.rs`.
+//! between threads (construction, keys, batches, sizes, files, pickle), and the methods of
+//! each capability once (`union`, `remove` and `count`, `stages`); an invocation lists the
+//! variant's capabilities and adds its own methods (`bits`, `resize`, `with_growth`). The
+//! shared classes are in `atomic.rs`; python/filterlab/_filterlab.pyi mirrors this layout
+//! with one private base class per shared part.
 
 use crate::keys;
 use crate::{err, load_err, read_file};
@@ -14,8 +16,10 @@ use std::path::PathBuf;
 
 /// Writes the Python class `$name` around a Rust filter, in one of three forms:
 ///
-/// * `$name, $rust, { extra methods }`: a single-threaded filter (`add` takes `&mut self`
-///   and may fail), with `insert_if_absent`, `name` and the variant's own methods;
+/// * `$name, $rust, [capabilities] { extra methods }`: a single-threaded filter (`add` takes
+///   `&mut self` and may fail), with `insert_if_absent`, `name`, the methods of each
+///   capability listed (`unites`: `union`; `deletes`: `remove`, `count`; `grows`: `stages`,
+///   `fpr_bound`) and the variant's own methods;
 /// * `shared $name, $rust, $single`: a lock-free filter (`frozen`: every method takes `&self`,
 ///   so many Python threads add and query at once), whose file is `$single`'s;
 /// * `static $name, $py, $rust`: a static filter (Python name `$py`), built once from its
@@ -203,8 +207,50 @@ macro_rules! filter_class {
         });
     };
 
-    ($(#[$doc:meta])* $name:ident, $rust:ty, { $($extra:tt)* }) => {
-        filter_class!(@sized [$(#[$doc])*] [] $name, $rust, $rust, build, {
+    ($(#[$doc:meta])* $name:ident, $rust:ty, [$($cap:ident),*] { $($extra:tt)* }) => {
+        filter_class!(@caps [$(#[$doc])*] $name, $rust, [] [$($cap)*] { $($extra)* });
+    };
+
+    // The capabilities, one at a time: each appends its methods to `$acc`.
+    (@caps $doc:tt $name:ident, $rust:ty, [$($acc:tt)*] [unites $($cap:ident)*] $extra:tt) => {
+        filter_class!(@caps $doc $name, $rust, [$($acc)*
+            /// Adds every key of `other` (same capacity, rate and seed) to this filter; a
+            /// counting filter adds its counts.
+            fn union(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
+                self.inner.union(&other.inner).map_err(err)
+            }
+        ] [$($cap)*] $extra);
+    };
+    (@caps $doc:tt $name:ident, $rust:ty, [$($acc:tt)*] [deletes $($cap:ident)*] $extra:tt) => {
+        filter_class!(@caps $doc $name, $rust, [$($acc)*
+            /// Removes a key added before; `FilterlabError` if the filter proves it absent.
+            fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+                self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
+            }
+
+            /// An upper bound of how many times the key was added (the copies of its
+            /// fingerprint or remainder; a counting filter's smallest counter).
+            fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+                Ok(self.inner.count(keys::key(key)?.as_bytes()))
+            }
+        ] [$($cap)*] $extra);
+    };
+    (@caps $doc:tt $name:ident, $rust:ty, [$($acc:tt)*] [grows $($cap:ident)*] $extra:tt) => {
+        filter_class!(@caps $doc $name, $rust, [$($acc)*
+            /// Stages allocated so far.
+            #[getter]
+            fn stages(&self) -> usize {
+                self.inner.stages()
+            }
+
+            /// The bound on the false-positive rate over every stage the filter may grow.
+            fn fpr_bound(&self) -> f64 {
+                self.inner.fpr_bound()
+            }
+        ] [$($cap)*] $extra);
+    };
+    (@caps [$($doc:tt)*] $name:ident, $rust:ty, [$($acc:tt)*] [] { $($extra:tt)* }) => {
+        filter_class!(@sized [$($doc)*] [] $name, $rust, $rust, build, {
             /// Adds a key (`str` or `bytes`).
             fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
                 let key = keys::key(key)?;
@@ -240,6 +286,7 @@ macro_rules! filter_class {
                 self.inner.name()
             }
 
+            $($acc)*
             $($extra)*
         });
     };
@@ -249,7 +296,7 @@ pub(crate) use filter_class;
 
 filter_class!(
     /// The classic Bloom filter (Bloom 1970): one bit array, k probes per key.
-    ClassicBloom, filterlab::ClassicBloom, {
+    ClassicBloom, filterlab::ClassicBloom, [unites] {
     /// Bits in the array (m).
     #[getter]
     fn bits(&self) -> u64 {
@@ -261,72 +308,29 @@ filter_class!(
     fn hashes(&self) -> u32 {
         self.inner.hashes()
     }
-
-    /// Adds every key of `other` (same capacity, rate and seed) to this filter.
-    fn union(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
-        self.inner.union(&other.inner).map_err(err)
-    }
 });
 
 filter_class!(
     /// The split-block Bloom filter (Putze et al. 2007): one cache line per key.
-    BlockedBloom, filterlab::BlockedBloom, {
-    /// Adds every key of `other` (same capacity, rate and seed) to this filter.
-    fn union(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
-        self.inner.union(&other.inner).map_err(err)
-    }
-});
+    BlockedBloom, filterlab::BlockedBloom, [unites] {}
+);
 
 filter_class!(
     /// The counting Bloom filter (Fan et al. 2000): counters instead of bits, so keys can be
     /// removed.
-    CountingBloom, filterlab::CountingBloom, {
-    /// Adds the counts of `other` (same capacity, rate and seed) to this filter.
-    fn union(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
-        self.inner.union(&other.inner).map_err(err)
-    }
-
-    /// Removes a key added before; `FilterlabError` if the filter proves it absent.
-    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
-    }
-
-    /// An upper bound of how many times the key was added.
-    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-        Ok(self.inner.count(keys::key(key)?.as_bytes()))
-    }
-});
+    CountingBloom, filterlab::CountingBloom, [unites, deletes] {}
+);
 
 filter_class!(
     /// The cuckoo filter (Fan et al. 2014): fingerprints in buckets; removal at about classic
     /// memory. An insert into a full table raises `FilterlabError` and changes nothing.
-    CuckooFilter, filterlab::CuckooFilter, {
-    /// Removes a key added before; `FilterlabError` if the filter proves it absent.
-    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
-    }
-
-    /// How many copies of the key's fingerprint the filter holds.
-    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-        Ok(self.inner.count(keys::key(key)?.as_bytes()))
-    }
-});
+    CuckooFilter, filterlab::CuckooFilter, [deletes] {}
+);
 
 filter_class!(
     /// The scalable Bloom filter (Almeida et al. 2007): stages added as it fills, each tighter,
     /// so the rate stays under `fpr` however many keys come.
-    ScalableBloom, filterlab::ScalableBloom, {
-    /// Stages allocated so far.
-    #[getter]
-    fn stages(&self) -> usize {
-        self.inner.stages()
-    }
-
-    /// The bound on the false-positive rate over every stage the filter may grow.
-    fn fpr_bound(&self) -> f64 {
-        self.inner.fpr_bound()
-    }
-
+    ScalableBloom, filterlab::ScalableBloom, [grows] {
     /// A scalable filter with the growth factor (each stage's capacity over the previous
     /// one's) and tightening ratio (each stage's rate over the previous one's) given;
     /// pybloom_live's modes are growth 2 and 4 at ratio 0.9.
@@ -346,17 +350,7 @@ filter_class!(
 filter_class!(
     /// The quotient filter (Bender et al. 2012; rank-and-select layout of Pandey et al. 2017):
     /// remainders in runs of home slots; removes keys, counts copies, resizes and merges.
-    QuotientFilter, filterlab::QuotientFilter, {
-    /// Removes a key added before; `FilterlabError` if the filter proves it absent.
-    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
-    }
-
-    /// How many copies of the key's remainder the filter holds.
-    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-        Ok(self.inner.count(keys::key(key)?.as_bytes()))
-    }
-
+    QuotientFilter, filterlab::QuotientFilter, [deletes] {
     /// Doubles the slots, moving one remainder bit into the quotient (no key is lost).
     fn resize(&mut self) -> PyResult<()> {
         self.inner.resize().map_err(err)
@@ -371,28 +365,8 @@ filter_class!(
 filter_class!(
     /// The expandable cuckoo filter: cuckoo stages whose addresses nest, added as it fills;
     /// removes keys, counts copies, and its rate stays under `fpr` however many keys come.
-    ExpandableCuckoo, filterlab::ExpandableCuckoo, {
-    /// Removes a key added before; `FilterlabError` if the filter proves it absent.
-    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
-    }
-
-    /// How many copies of the key's fingerprint the filter holds.
-    fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-        Ok(self.inner.count(keys::key(key)?.as_bytes()))
-    }
-
-    /// Stages allocated so far.
-    #[getter]
-    fn stages(&self) -> usize {
-        self.inner.stages()
-    }
-
-    /// The bound on the false-positive rate over every stage the filter may grow.
-    fn fpr_bound(&self) -> f64 {
-        self.inner.fpr_bound()
-    }
-});
+    ExpandableCuckoo, filterlab::ExpandableCuckoo, [deletes, grows] {}
+);
 
 /// The static filters' classes, beside the others for the registry's generated code.
 pub use crate::statics::{StaticFuse16, StaticFuse8, StaticRibbon};

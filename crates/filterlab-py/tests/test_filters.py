@@ -231,6 +231,15 @@ def test_the_stubs_ship_beside_the_module():
     assert (here / "py.typed").exists() and (here / "_filterlab.pyi").exists()
 
 
+def test_the_package_exports_the_extensions_list_of_names():
+    """One list of public names: the extension's `__all__`, naming each class and function it adds."""
+    native = filterlab._filterlab
+    public = sorted(name for name in vars(native) if not name.startswith("_"))
+    assert sorted(filterlab.__all__) == public
+    assert {"ClassicBloom", "Ribbon", "AtomicBlockedBloom", "FilterlabError", "load"} <= set(public)
+    assert all(getattr(filterlab, name) is getattr(native, name) for name in public)
+
+
 @pytest.mark.parametrize("cls", [BinaryFuse8, BinaryFuse16, Ribbon])
 def test_static_filters_hold_their_set_and_take_no_key(cls):
     members = keys("set", 5_000)
