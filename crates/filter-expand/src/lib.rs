@@ -117,14 +117,15 @@ pub const FILE_KIND: FileKind = FileKind::new(13, "expandable");
 
 mod codec;
 mod explain;
+mod lookup;
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::expandable as math;
 mod merge;
 mod stage;
 
 use filter_core::{
-    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Pages, Prefetch,
-    Result, Sizing, TableOptions, PREFETCH_AHEAD,
+    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Pages, Result,
+    Sizing, TableOptions,
 };
 use stage::{Layout, Place, Stage};
 
@@ -402,33 +403,6 @@ impl ExpandableCuckoo {
         })
     }
 
-    /// Levels `0..=` the newest stage's: the places a lookup needs.
-    #[inline]
-    fn levels(&self) -> usize {
-        self.stages.last().map_or(0, |s| s.index as usize + 1)
-    }
-
-    /// Prefetches the key's buckets (`places`, by level) in the large stages that hold entries,
-    /// newest first.
-    #[inline]
-    fn prefetch_places(&self, places: &[Place]) {
-        for s in self.stages.iter().rev() {
-            if s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES {
-                s.prefetch(places[s.index as usize]);
-            }
-        }
-    }
-
-    /// Whether a stage holding entries stores the key's identity (`places`, by level), newest
-    /// stage first.
-    #[inline]
-    fn probe_places(&self, places: &[Place]) -> bool {
-        self.stages
-            .iter()
-            .rev()
-            .any(|s| s.len > 0 && s.has(places[s.index as usize]))
-    }
-
     /// Puts the key into stage `i` if it is below capacity and its walk succeeds; `false` with
     /// nothing changed otherwise.
     fn try_stage(&mut self, i: usize, hash: Hash128) -> bool {
@@ -487,48 +461,18 @@ impl Filter for ExpandableCuckoo {
     /// that hold entries are probed newest first (most keys live in the newest, largest stages,
     /// so a member is found early; an empty stage cannot answer "maybe").
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let levels = self.levels();
-        let mut on_stack = [Place::default(); STACK_LEVELS];
-        let mut on_heap = Vec::new();
-        let places = if levels <= STACK_LEVELS {
-            &mut on_stack[..levels]
-        } else {
-            on_heap.resize(levels, Place::default());
-            &mut on_heap[..]
-        };
-        self.layout.fill_places(hash, places);
-        self.prefetch_places(places);
-        self.probe_places(places)
+        self.lookup(hash)
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
         filter_core::insert_hash_batch_prefetched(self, hashes)
     }
 
-    /// The places of the key [`PREFETCH_AHEAD`] positions ahead are computed once, kept in a
+    /// The places of the key [`PREFETCH_AHEAD`](filter_core::PREFETCH_AHEAD) positions ahead are computed once, kept in a
     /// ring and prefetched; the key's own are then probed from the ring (the pipeline of
     /// [`filter_core::lookup_pipelined`] without computing each key's places twice).
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(hashes.len());
-        let levels = self.levels();
-        if !filter_core::worth_prefetching(self.size_in_bytes(), self.lines_per_key()) {
-            out.extend(hashes.iter().map(|&h| self.contains_hash(h)));
-            return;
-        }
-        let mut ring = vec![Place::default(); PREFETCH_AHEAD * levels];
-        let at = |i: usize| (i % PREFETCH_AHEAD) * levels..(i % PREFETCH_AHEAD + 1) * levels;
-        for (i, &h) in hashes.iter().enumerate().take(PREFETCH_AHEAD) {
-            self.layout.fill_places(h, &mut ring[at(i)]);
-            self.prefetch_places(&ring[at(i)]);
-        }
-        for i in 0..hashes.len() {
-            out.push(self.probe_places(&ring[at(i)]));
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-                self.layout.fill_places(next, &mut ring[at(i)]);
-                self.prefetch_places(&ring[at(i)]);
-            }
-        }
+        self.lookup_batch(hashes, out)
     }
 
     fn hasher(&self) -> KeyHasher {
@@ -561,35 +505,6 @@ impl Filter for ExpandableCuckoo {
 
     fn name(&self) -> &'static str {
         "expandable"
-    }
-}
-
-/// Levels whose places a lookup keeps on the stack (a filter grown `2^24` times past its first
-/// stage; beyond, on the heap): zeroing room for all [`math::MAX_STAGES`] levels cost every
-/// lookup a 1.5 KiB memset. The unit tests take 4, so that both paths run there.
-const STACK_LEVELS: usize = if cfg!(test) { 4 } else { 24 };
-
-/// Stages whose table is at least this large are prefetched by the batch methods; smaller ones
-/// stay in cache.
-const PREFETCH_STAGE_BYTES: usize = 1 << 16;
-
-/// A key touches two buckets in every stage; the batch methods prefetch those of the large
-/// stages (the small ones stay in cache), so the misses of all stages overlap.
-impl Prefetch for ExpandableCuckoo {
-    fn lines_per_key(&self) -> u32 {
-        let large = self
-            .stages
-            .iter()
-            .filter(|s| s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES);
-        (2 * large.count()).max(1) as u32
-    }
-
-    fn prefetch_hash(&self, hash: Hash128) {
-        for (s, p) in self.stage_places(hash) {
-            if s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES {
-                s.prefetch(p);
-            }
-        }
     }
 }
 
