@@ -183,10 +183,9 @@ pub struct ExpandableCuckoo {
     sizing: Sizing,
     max_kicks: u32,
     len: u64,
-    /// Not saved: a runtime policy of this process (see [`ExpandableCuckoo::set_max_bytes`]).
-    cap: MemoryCap,
-    /// Not saved: the page advice of the stages this filter allocates.
-    pages: Pages,
+    /// Not saved: the memory cap (a runtime policy of this process, see
+    /// [`ExpandableCuckoo::set_max_bytes`]) and page advice of the stages this filter allocates.
+    options: TableOptions,
 }
 
 /// Builds an [`ExpandableCuckoo`].
@@ -244,10 +243,8 @@ impl ExpandableBuilder {
     pub fn build(self) -> Result<ExpandableCuckoo> {
         let d = growth_bits(self.growth)?;
         let mut f = ExpandableCuckoo::validated(self.sizing, d, self.period, self.max_kicks)?;
-        f.cap = self.cap;
-        f.pages = self.pages;
-        f.stages
-            .push(Stage::new(&f.layout, 0, f.table_options(), 0)?);
+        f.options = self.table_options();
+        f.stages.push(Stage::new(&f.layout, 0, f.options, 0)?);
         Ok(f)
     }
 }
@@ -314,17 +311,8 @@ impl ExpandableCuckoo {
             sizing,
             max_kicks: check_max_kicks(max_kicks)?,
             len: 0,
-            cap: MemoryCap::NONE,
-            pages: Pages::default(),
+            options: TableOptions::default(),
         })
-    }
-
-    /// The memory cap and page advice of the stages this filter allocates.
-    fn table_options(&self) -> TableOptions {
-        TableOptions {
-            cap: self.cap,
-            pages: self.pages,
-        }
     }
 
     /// The growth factor `2^d`.
@@ -358,7 +346,7 @@ impl ExpandableCuckoo {
     /// Sets (or with `None` lifts) the memory cap: an insert that needs a new stage beyond it
     /// fails with [`Error::MemoryCap`] and changes nothing. Not saved with the filter.
     pub fn set_max_bytes(&mut self, cap: Option<u64>) {
-        self.cap = MemoryCap(cap);
+        self.options.cap = MemoryCap(cap);
     }
 
     /// Loads a saved filter under a memory cap, as if built with `max_bytes`.
@@ -370,7 +358,7 @@ impl ExpandableCuckoo {
         let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
         let cap = MemoryCap(Some(max_bytes));
         cap.check("loaded expandable stages", 0, f.size_in_bytes() as u64)?;
-        f.cap = cap;
+        f.options.cap = cap;
         Ok(f)
     }
 
@@ -425,7 +413,7 @@ impl ExpandableCuckoo {
                 hint: format!("{MAX_STAGE_LIST} stages; rebuild it with a larger capacity"),
             });
         }
-        let stage = Stage::new(&self.layout, level, self.table_options(), used)?;
+        let stage = Stage::new(&self.layout, level, self.options, used)?;
         self.stages.try_reserve(1).map_err(|_| Error::OutOfMemory {
             what: "stage list",
             bytes: std::mem::size_of::<Stage>() as u64,
@@ -468,9 +456,10 @@ impl Filter for ExpandableCuckoo {
         filter_core::insert_hash_batch_prefetched(self, hashes)
     }
 
-    /// The places of the key [`PREFETCH_AHEAD`](filter_core::PREFETCH_AHEAD) positions ahead are computed once, kept in a
-    /// ring and prefetched; the key's own are then probed from the ring (the pipeline of
-    /// [`filter_core::lookup_pipelined`] without computing each key's places twice).
+    /// The places of the key [`PREFETCH_AHEAD`](filter_core::PREFETCH_AHEAD) positions ahead
+    /// are computed once, kept in a ring and prefetched; the key's own are then probed from the
+    /// ring (the pipeline of [`filter_core::lookup_pipelined`] without computing each key's
+    /// places twice).
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         self.lookup_batch(hashes, out)
     }
