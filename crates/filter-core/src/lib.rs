@@ -78,7 +78,7 @@ pub use batch::{
     PREFETCH_MIN_BYTES_MULTI,
 };
 pub use bits::BloomBits;
-pub use error::{Error, FormatError, Result};
+pub use error::{accept_if, Error, FormatError, Result};
 pub use explain::{Explain, Positions};
 pub use file::{
     read_fallibly, read_limited, remove_stale_temporaries, write_atomically, write_atomically_with,

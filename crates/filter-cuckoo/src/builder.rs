@@ -2,7 +2,7 @@
 //! and [`CuckooBuilder`].
 
 use crate::{buckets_for, CuckooFilter, Lanes, Layout, MAX_KICKS, PAD, SLOTS};
-use filter_core::{math, Error, MemoryCap, Result, Sizing};
+use filter_core::{accept_if, math, Error, MemoryCap, Result, Sizing};
 
 /// Builds a [`CuckooFilter`].
 #[derive(Clone, Debug)]
@@ -86,28 +86,20 @@ impl CuckooBuilder {
 }
 
 pub(crate) fn check_fp_bits(f: u32) -> Result<()> {
-    if (1..=32).contains(&f) {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name: "fingerprint_bits",
-            value: f.to_string(),
-            expected: "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
-                       use a Bloom filter there",
-        })
-    }
+    let expected = "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
+                    use a Bloom filter there";
+    accept_if((1..=32).contains(&f), "fingerprint_bits", f, expected).map(drop)
 }
 
 pub(crate) fn check_max_kicks(kicks: u32) -> Result<()> {
-    if (1..=MAX_KICKS).contains(&kicks) {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name: "max_kicks",
-            value: kicks.to_string(),
-            expected: "between 1 and 65,536 evictions per insert (500 is typical)",
-        })
-    }
+    let expected = "between 1 and 65,536 evictions per insert (500 is typical)";
+    accept_if(
+        (1..=MAX_KICKS).contains(&kicks),
+        "max_kicks",
+        kicks,
+        expected,
+    )
+    .map(drop)
 }
 
 /// Bytes of packed slots (without padding).

@@ -124,8 +124,8 @@ mod merge;
 mod stage;
 
 use filter_core::{
-    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Pages, Result,
-    Sizing, TableOptions,
+    accept_if, Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Pages,
+    Result, Sizing, TableOptions,
 };
 use stage::{Layout, Place, Stage};
 
@@ -251,39 +251,24 @@ impl ExpandableBuilder {
 
 /// `d` for a growth factor `2^d`.
 fn growth_bits(factor: u32) -> Result<u32> {
-    if factor.is_power_of_two() && (2..=MAX_GROWTH).contains(&factor) {
-        Ok(factor.trailing_zeros())
-    } else {
-        Err(Error::InvalidParameter {
-            name: "growth",
-            value: factor.to_string(),
-            expected: "a power of two from 2 to 16 (2 doubles each new stage)",
-        })
-    }
+    let ok = factor.is_power_of_two() && (2..=MAX_GROWTH).contains(&factor);
+    let expected = "a power of two from 2 to 16 (2 doubles each new stage)";
+    accept_if(ok, "growth", factor, expected).map(u32::trailing_zeros)
 }
 
 fn check_period(k: u32) -> Result<u32> {
-    if (1..=64).contains(&k) {
-        Ok(k)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "tightening_period",
-            value: k.to_string(),
-            expected: "1 to 64 stages per extra fingerprint bit (8 is the default)",
-        })
-    }
+    let expected = "1 to 64 stages per extra fingerprint bit (8 is the default)";
+    accept_if((1..=64).contains(&k), "tightening_period", k, expected)
 }
 
 fn check_max_kicks(kicks: u32) -> Result<u32> {
-    if (1..=MAX_KICKS).contains(&kicks) {
-        Ok(kicks)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "max_kicks",
-            value: kicks.to_string(),
-            expected: "between 1 and 65,536 evictions per insert (500 is typical)",
-        })
-    }
+    let expected = "between 1 and 65,536 evictions per insert (500 is typical)";
+    accept_if(
+        (1..=MAX_KICKS).contains(&kicks),
+        "max_kicks",
+        kicks,
+        expected,
+    )
 }
 
 impl ExpandableCuckoo {
