@@ -62,6 +62,7 @@ pub mod explain;
 mod file;
 pub mod format;
 mod hash;
+mod kicks;
 pub mod math;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
@@ -86,6 +87,7 @@ pub use file::{
 };
 pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
+pub use kicks::{check_max_kicks, DEFAULT_MAX_KICKS, MAX_KICKS};
 pub use static_filter::StaticFilter;
 pub use table::{
     try_filled, try_zeroed_table, zeroed_table, MemoryCap, Pages, Table, TableOptions, Zeroable,

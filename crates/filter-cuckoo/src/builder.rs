@@ -1,7 +1,7 @@
 //! Sizing and building: the bucket count for a capacity, the fingerprint width for a rate,
 //! and [`CuckooBuilder`].
 
-use crate::{buckets_for, CuckooFilter, Lanes, Layout, MAX_KICKS, PAD, SLOTS};
+use crate::{buckets_for, CuckooFilter, Lanes, Layout, PAD, SLOTS};
 use filter_core::{accept_if, math, Error, MemoryCap, Result, Sizing};
 
 /// Builds a [`CuckooFilter`].
@@ -64,7 +64,7 @@ impl CuckooBuilder {
         let max_kicks = self
             .max_kicks
             .unwrap_or_else(|| self.layout.default_max_kicks());
-        check_max_kicks(max_kicks)?;
+        filter_core::check_max_kicks(max_kicks)?;
         self.layout.check()?;
         let buckets = self.layout.buckets(buckets_for(sizing.capacity)?);
         let table = filter_core::try_zeroed_table(
@@ -89,17 +89,6 @@ pub(crate) fn check_fp_bits(f: u32) -> Result<()> {
     let expected = "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
                     use a Bloom filter there";
     accept_if((1..=32).contains(&f), "fingerprint_bits", f, expected).map(drop)
-}
-
-pub(crate) fn check_max_kicks(kicks: u32) -> Result<()> {
-    let expected = "between 1 and 65,536 evictions per insert (500 is typical)";
-    accept_if(
-        (1..=MAX_KICKS).contains(&kicks),
-        "max_kicks",
-        kicks,
-        expected,
-    )
-    .map(drop)
 }
 
 /// Bytes of packed slots (without padding).

@@ -139,12 +139,7 @@ pub fn table_bytes_for(capacity: u64, fp_bits: u32) -> Result<u64> {
     Ok(table_bytes(buckets_for(capacity)?, fp_bits)? as u64)
 }
 
-/// Default bound on evictions per insert (Fan et al. use 500).
-pub const DEFAULT_MAX_KICKS: u32 = 500;
-/// Largest `max_kicks` the builder and the loader accept: a failing insert walks (and records,
-/// then undoes) this many evictions, so `u32::MAX` would mean minutes and gigabytes per insert.
-/// Past a few hundred kicks more gain almost no load (the table fills at 95-98% either way).
-pub const MAX_KICKS: u32 = 1 << 16;
+pub use filter_core::{DEFAULT_MAX_KICKS, MAX_KICKS};
 /// Extra bytes after the table so every slot can be read as one unaligned 8-byte window.
 const PAD: usize = 8;
 

@@ -137,10 +137,7 @@ pub const DEFAULT_GROWTH: u32 = 2;
 /// (1: 39.8; 4: 27.2); no schedule the proof allows takes fewer than 24.20 (see the module docs
 /// of [`math`], "How tight the schedule is").
 pub const DEFAULT_PERIOD: u32 = 8;
-/// Default bound on evictions per insert (Fan et al. use 500).
-pub const DEFAULT_MAX_KICKS: u32 = 500;
-/// Largest `max_kicks` accepted: a failing walk records and undoes this many evictions.
-pub const MAX_KICKS: u32 = 1 << 16;
+pub use filter_core::{DEFAULT_MAX_KICKS, MAX_KICKS};
 /// Most stages in one filter (merges may put several at one level).
 pub const MAX_STAGE_LIST: usize = 256;
 /// Largest growth factor accepted.
@@ -261,16 +258,6 @@ fn check_period(k: u32) -> Result<u32> {
     accept_if((1..=64).contains(&k), "tightening_period", k, expected)
 }
 
-fn check_max_kicks(kicks: u32) -> Result<u32> {
-    let expected = "between 1 and 65,536 evictions per insert (500 is typical)";
-    accept_if(
-        (1..=MAX_KICKS).contains(&kicks),
-        "max_kicks",
-        kicks,
-        expected,
-    )
-}
-
 impl ExpandableCuckoo {
     /// A builder; defaults to one million items at 1%, growth 2, period 8.
     pub fn builder() -> ExpandableBuilder {
@@ -294,7 +281,7 @@ impl ExpandableCuckoo {
             stages: Vec::new(),
             layout: Layout { b0, d, f0, period },
             sizing,
-            max_kicks: check_max_kicks(max_kicks)?,
+            max_kicks: filter_core::check_max_kicks(max_kicks)?,
             len: 0,
             options: TableOptions::default(),
         })
