@@ -159,17 +159,14 @@ pub const MAX_GROWTH: u32 = 16;
 ///
 /// ```
 /// use filter_expand::ExpandableCuckoo;
-/// use filter_core::{math, Filter, Growable, HashKind, KeyHasher};
+/// use filter_core::{testkit, Filter, Growable, HashKind, KeyHasher};
 ///
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 3)?;
 /// let mut f = ExpandableCuckoo::builder().capacity(2_000).fpr(0.01).hasher(hasher).build()?;
-/// for i in 0..30_000 {
-///     f.insert(format!("member-{i}").as_bytes())?;
-/// }
-/// let probes = 200_000;
-/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
-/// let (measured, theory) = (fp as f64 / probes as f64, f.expected_fpr());
-/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// testkit::insert_members(&mut f, 30_000)?;
+/// let (fp, probes) = testkit::probe_others(&f, 200_000);
+/// let theory = f.expected_fpr();
+/// testkit::assert_fpr_near("expandable", fp, probes, theory, 4.0);
 /// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
