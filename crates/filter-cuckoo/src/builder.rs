@@ -35,8 +35,9 @@ impl CuckooBuilder {
     filter_core::setters! {
         /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
         fingerprint_bits(f: u32) => fp_bits as Some;
-        /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]; by
-        /// default [`DEFAULT_MAX_KICKS`](crate::DEFAULT_MAX_KICKS), or
+        /// Bounds the evictions one insert may make before it fails (1 to
+        /// [`MAX_KICKS`](crate::MAX_KICKS); by default
+        /// [`DEFAULT_MAX_KICKS`](crate::DEFAULT_MAX_KICKS), or
         /// [`NEAR_MAX_KICKS`](crate::layout::NEAR_MAX_KICKS) for the near layout).
         max_kicks(kicks: u32) => max_kicks as Some;
         /// Where each key's second bucket lies: [`Layout::Spread`] (the default) or
@@ -50,8 +51,8 @@ impl CuckooBuilder {
     ///
     /// # Errors
     /// A capacity of 0, a rate outside (0, 1) or too small for 32-bit fingerprints (below about
-    /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`], a table above the
-    /// memory cap, a near window that is not a power of two from
+    /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`](crate::MAX_KICKS),
+    /// a table above the memory cap, a near window that is not a power of two from
     /// [`MIN_WINDOW`](crate::layout::MIN_WINDOW) to [`MAX_WINDOW`](crate::layout::MAX_WINDOW),
     /// or a table too large to allocate.
     pub fn build(self) -> Result<CuckooFilter> {

@@ -209,23 +209,14 @@ impl Default for ExpandableBuilder {
 impl ExpandableBuilder {
     filter_core::table_builder_setters!();
 
-    /// Growth factor: each new stage has this many times the previous one's buckets. A power
-    /// of two from 2 to 16 (the addresses nest by bit shifts).
-    pub fn growth(mut self, factor: u32) -> Self {
-        self.growth = factor;
-        self
-    }
-
-    /// Tightening period `k` (1 to 64): stage `i` has `f0 + floor(i/k)` fingerprint bits.
-    pub fn tightening_period(mut self, k: u32) -> Self {
-        self.period = k;
-        self
-    }
-
-    /// Bounds the evictions one insert into a stage may make (1 to [`MAX_KICKS`]).
-    pub fn max_kicks(mut self, kicks: u32) -> Self {
-        self.max_kicks = kicks;
-        self
+    filter_core::setters! {
+        /// Growth factor: each new stage has this many times the previous one's buckets. A
+        /// power of two from 2 to 16 (the addresses nest by bit shifts).
+        growth(factor: u32) => growth;
+        /// Tightening period `k` (1 to 64): stage `i` has `f0 + floor(i/k)` fingerprint bits.
+        tightening_period(k: u32) => period;
+        /// Bounds the evictions one insert into a stage may make (1 to [`MAX_KICKS`]).
+        max_kicks(kicks: u32) => max_kicks;
     }
 
     /// Builds the filter with its first stage, sized for `capacity` items.
