@@ -181,10 +181,7 @@ impl From<BlockedBloom> for AtomicBlockedBloom {
 }
 
 impl Filter for AtomicBlockedBloom {
-    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
-        self.insert_hash_shared(hash);
-        Ok(())
-    }
+    filter_core::lock_free_insert!();
 
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {

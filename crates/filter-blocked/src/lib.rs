@@ -98,18 +98,14 @@ filter_core::zeroable!(Block([u32; 8]));
 ///
 /// ```
 /// use filter_blocked::BlockedBloom;
-/// use filter_core::{math, Filter, HashKind, KeyHasher};
+/// use filter_core::{math, testkit, HashKind, KeyHasher};
 ///
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 13)?;
 /// let mut f = BlockedBloom::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
-/// for i in 0..20_000 {
-///     f.insert(format!("member-{i}").as_bytes())?;
-/// }
-/// let probes = 200_000;
-/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
-/// let measured = fp as f64 / probes as f64;
+/// testkit::insert_members(&mut f, 20_000)?;
+/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = math::split_block_fpr(f.blocks(), 20_000);
-/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// testkit::assert_fpr_near("blocked", fp, probes, theory, 4.0);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 ///

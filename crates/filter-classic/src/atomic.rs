@@ -152,10 +152,7 @@ impl From<ClassicBloom> for AtomicClassicBloom {
 }
 
 impl Filter for AtomicClassicBloom {
-    fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
-        self.insert_hash_shared(hash);
-        Ok(())
-    }
+    filter_core::lock_free_insert!();
 
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {

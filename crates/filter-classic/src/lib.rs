@@ -55,18 +55,14 @@ pub const FILE_KIND: FileKind = FileKind::new(1, "classic");
 ///
 /// ```
 /// use filter_classic::ClassicBloom;
-/// use filter_core::{math, Filter, HashKind, KeyHasher};
+/// use filter_core::{math, testkit, HashKind, KeyHasher};
 ///
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 7)?;
 /// let mut f = ClassicBloom::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
-/// for i in 0..20_000 {
-///     f.insert(format!("member-{i}").as_bytes())?;
-/// }
-/// let probes = 200_000;
-/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
-/// let measured = fp as f64 / probes as f64;
+/// testkit::insert_members(&mut f, 20_000)?;
+/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = math::classic_fpr(f.bits(), 20_000, f.hashes());
-/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// testkit::assert_fpr_near("classic", fp, probes, theory, 4.0);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]

@@ -62,20 +62,10 @@ impl BloomBits {
     /// # Errors
     /// [`Error::InvalidParameter`] naming `bits` or `hashes`.
     pub fn check(m: u64, k: u32) -> Result<()> {
-        if m == 0 || m > 1 << 63 {
-            return Err(Error::InvalidParameter {
-                name: "bits",
-                value: m.to_string(),
-                expected: "a bit count between 1 and 2^63",
-            });
-        }
-        if !(1..=64).contains(&k) {
-            return Err(Error::InvalidParameter {
-                name: "hashes",
-                value: k.to_string(),
-                expected: "between 1 and 64 hash functions (7 is optimal at 1%)",
-            });
-        }
+        let bits = "a bit count between 1 and 2^63";
+        crate::accept_if((1..=1 << 63).contains(&m), "bits", m, bits)?;
+        let hashes = "between 1 and 64 hash functions (7 is optimal at 1%)";
+        crate::accept_if((1..=64).contains(&k), "hashes", k, hashes)?;
         Ok(())
     }
 

@@ -82,6 +82,28 @@ pub enum Error {
     },
 }
 
+/// `value` if `ok`, else the [`Error::InvalidParameter`] that names the parameter, the value
+/// given and what it should be: the one shape of every builder's and loader's parameter check.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when `ok` is false.
+pub fn accept_if<T: fmt::Display>(
+    ok: bool,
+    name: &'static str,
+    value: T,
+    expected: &'static str,
+) -> Result<T> {
+    if ok {
+        Ok(value)
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value: value.to_string(),
+            expected,
+        })
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -62,6 +62,7 @@ pub mod explain;
 mod file;
 pub mod format;
 mod hash;
+mod kicks;
 pub mod math;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
@@ -78,7 +79,7 @@ pub use batch::{
     PREFETCH_MIN_BYTES_MULTI,
 };
 pub use bits::BloomBits;
-pub use error::{Error, FormatError, Result};
+pub use error::{accept_if, Error, FormatError, Result};
 pub use explain::{Explain, Positions};
 pub use file::{
     read_fallibly, read_limited, remove_stale_temporaries, write_atomically, write_atomically_with,
@@ -86,6 +87,7 @@ pub use file::{
 };
 pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
+pub use kicks::{check_max_kicks, DEFAULT_MAX_KICKS, MAX_KICKS};
 pub use static_filter::StaticFilter;
 pub use table::{
     try_filled, try_zeroed_table, zeroed_table, MemoryCap, Pages, Table, TableOptions, Zeroable,

@@ -425,6 +425,24 @@ pub fn measure_fpr<F: Filter + ?Sized>(filter: &F, probes: &[Vec<u8>]) -> (u64, 
     (fp, probes.len() as u64)
 }
 
+/// Inserts the keys `member-0` .. `member-{n-1}`: the members of each filter's seeded
+/// false-positive doctest (its `# False-positive rate` section).
+///
+/// # Errors
+/// The first insert the filter refuses.
+pub fn insert_members<F: Filter + ?Sized>(filter: &mut F, n: u64) -> crate::Result<()> {
+    (0..n).try_for_each(|i| filter.insert(format!("member-{i}").as_bytes()))
+}
+
+/// Probes the keys `other-0` .. `other-{probes-1}`, disjoint from [`insert_members`]'s: returns
+/// (false positives, probes), for [`assert_fpr_near`] or an interval.
+pub fn probe_others<F: Filter + ?Sized>(filter: &F, probes: u64) -> (u64, u64) {
+    let fp = (0..probes)
+        .filter(|i| filter.contains(format!("other-{i}").as_bytes()))
+        .count();
+    (fp as u64, probes)
+}
+
 /// Asserts that `false_positives / trials` lies within `sigmas` binomial standard deviations of
 /// `expected` (with one count of slack for very small rates).
 pub fn assert_fpr_near(name: &str, false_positives: u64, trials: u64, expected: f64, sigmas: f64) {

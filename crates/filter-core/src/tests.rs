@@ -100,3 +100,16 @@ fn batch_hashing_chunks_every_key_count() {
         assert_eq!(out, per_key, "{count} keys");
     }
 }
+
+#[test]
+fn accept_if_passes_the_value_or_names_the_parameter() {
+    assert_eq!(crate::accept_if(true, "hashes", 7u32, "1 to 64"), Ok(7));
+    assert_eq!(
+        crate::accept_if(false, "growth", 0.5f64, "above 1"),
+        Err(crate::Error::InvalidParameter {
+            name: "growth",
+            value: "0.5".into(),
+            expected: "above 1",
+        })
+    );
+}

@@ -69,22 +69,18 @@ pub const MAX_ITEMS: u64 = 1 << 62;
 ///
 /// ```
 /// use filter_counting::CountingBloom;
-/// use filter_core::{math, Deletable, Filter, HashKind, KeyHasher};
+/// use filter_core::{math, testkit, Deletable, HashKind, KeyHasher};
 ///
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 11)?;
 /// let mut f = CountingBloom::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
 /// // Insert 25,000 keys and remove 5,000 of them: 20,000 remain.
-/// for i in 0..25_000 {
-///     f.insert(format!("member-{i}").as_bytes())?;
-/// }
+/// testkit::insert_members(&mut f, 25_000)?;
 /// for i in 20_000..25_000 {
 ///     f.remove(format!("member-{i}").as_bytes())?;
 /// }
-/// let probes = 200_000;
-/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
-/// let measured = fp as f64 / probes as f64;
+/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = math::classic_fpr(f.counters(), 20_000, f.hashes());
-/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// testkit::assert_fpr_near("counting", fp, probes, theory, 4.0);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]

@@ -1,8 +1,8 @@
 //! Sizing and building: the bucket count for a capacity, the fingerprint width for a rate,
 //! and [`CuckooBuilder`].
 
-use crate::{buckets_for, CuckooFilter, Lanes, Layout, MAX_KICKS, PAD, SLOTS};
-use filter_core::{math, Error, MemoryCap, Result, Sizing};
+use crate::{buckets_for, CuckooFilter, Lanes, Layout, PAD, SLOTS};
+use filter_core::{accept_if, math, Error, MemoryCap, Result, Sizing};
 
 /// Builds a [`CuckooFilter`].
 #[derive(Clone, Debug)]
@@ -35,8 +35,9 @@ impl CuckooBuilder {
     filter_core::setters! {
         /// Uses `f`-bit fingerprints (1 to 32) instead of the size derived from the rate.
         fingerprint_bits(f: u32) => fp_bits as Some;
-        /// Bounds the evictions one insert may make before it fails (1 to [`MAX_KICKS`]; by
-        /// default [`DEFAULT_MAX_KICKS`](crate::DEFAULT_MAX_KICKS), or
+        /// Bounds the evictions one insert may make before it fails (1 to
+        /// [`MAX_KICKS`](crate::MAX_KICKS); by default
+        /// [`DEFAULT_MAX_KICKS`](crate::DEFAULT_MAX_KICKS), or
         /// [`NEAR_MAX_KICKS`](crate::layout::NEAR_MAX_KICKS) for the near layout).
         max_kicks(kicks: u32) => max_kicks as Some;
         /// Where each key's second bucket lies: [`Layout::Spread`] (the default) or
@@ -50,8 +51,8 @@ impl CuckooBuilder {
     ///
     /// # Errors
     /// A capacity of 0, a rate outside (0, 1) or too small for 32-bit fingerprints (below about
-    /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`], a table above the
-    /// memory cap, a near window that is not a power of two from
+    /// 2e-9), fingerprint bits outside 1..=32, kicks outside 1..=[`MAX_KICKS`](crate::MAX_KICKS),
+    /// a table above the memory cap, a near window that is not a power of two from
     /// [`MIN_WINDOW`](crate::layout::MIN_WINDOW) to [`MAX_WINDOW`](crate::layout::MAX_WINDOW),
     /// or a table too large to allocate.
     pub fn build(self) -> Result<CuckooFilter> {
@@ -64,7 +65,7 @@ impl CuckooBuilder {
         let max_kicks = self
             .max_kicks
             .unwrap_or_else(|| self.layout.default_max_kicks());
-        check_max_kicks(max_kicks)?;
+        filter_core::check_max_kicks(max_kicks)?;
         self.layout.check()?;
         let buckets = self.layout.buckets(buckets_for(sizing.capacity)?);
         let table = filter_core::try_zeroed_table(
@@ -86,28 +87,9 @@ impl CuckooBuilder {
 }
 
 pub(crate) fn check_fp_bits(f: u32) -> Result<()> {
-    if (1..=32).contains(&f) {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name: "fingerprint_bits",
-            value: f.to_string(),
-            expected: "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
-                       use a Bloom filter there",
-        })
-    }
-}
-
-pub(crate) fn check_max_kicks(kicks: u32) -> Result<()> {
-    if (1..=MAX_KICKS).contains(&kicks) {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter {
-            name: "max_kicks",
-            value: kicks.to_string(),
-            expected: "between 1 and 65,536 evictions per insert (500 is typical)",
-        })
-    }
+    let expected = "between 1 and 32 fingerprint bits; rates below ~2e-9 need more, \
+                    use a Bloom filter there";
+    accept_if((1..=32).contains(&f), "fingerprint_bits", f, expected).map(drop)
 }
 
 /// Bytes of packed slots (without padding).

@@ -7,7 +7,7 @@
 //! that predates layout 2 refuses its files (bytes left over in the parameters) rather than
 //! misreading them.
 
-use crate::builder::{check_fp_bits, check_max_kicks, table_bytes};
+use crate::builder::{check_fp_bits, table_bytes};
 use crate::{CuckooFilter, Lanes, Layout, FILE_KIND, PAD, SLOTS};
 use filter_core::format::{invalid, refused, try_vec, Codec, Encoder, Parts, Reader};
 use filter_core::{FileKind, FormatError, Sizing};
@@ -39,7 +39,7 @@ impl Codec for CuckooFilter {
         let layout = decode_layout(params)?;
         layout.check_loaded(buckets)?;
         check_fp_bits(fp_bits).map_err(refused)?;
-        check_max_kicks(max_kicks).map_err(refused)?;
+        filter_core::check_max_kicks(max_kicks).map_err(refused)?;
         if buckets == 0 {
             return Err(invalid("0 buckets"));
         }

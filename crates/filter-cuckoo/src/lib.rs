@@ -139,12 +139,7 @@ pub fn table_bytes_for(capacity: u64, fp_bits: u32) -> Result<u64> {
     Ok(table_bytes(buckets_for(capacity)?, fp_bits)? as u64)
 }
 
-/// Default bound on evictions per insert (Fan et al. use 500).
-pub const DEFAULT_MAX_KICKS: u32 = 500;
-/// Largest `max_kicks` the builder and the loader accept: a failing insert walks (and records,
-/// then undoes) this many evictions, so `u32::MAX` would mean minutes and gigabytes per insert.
-/// Past a few hundred kicks more gain almost no load (the table fills at 95-98% either way).
-pub const MAX_KICKS: u32 = 1 << 16;
+pub use filter_core::{DEFAULT_MAX_KICKS, MAX_KICKS};
 /// Extra bytes after the table so every slot can be read as one unaligned 8-byte window.
 const PAD: usize = 8;
 
@@ -172,18 +167,14 @@ const PAD: usize = 8;
 ///
 /// ```
 /// use filter_cuckoo::CuckooFilter;
-/// use filter_core::{math, Filter, HashKind, KeyHasher};
+/// use filter_core::{math, testkit, Filter, HashKind, KeyHasher};
 ///
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 5)?;
 /// let mut f = CuckooFilter::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
-/// for i in 0..20_000 {
-///     f.insert(format!("member-{i}").as_bytes())?;
-/// }
-/// let probes = 200_000;
-/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
-/// let measured = fp as f64 / probes as f64;
+/// testkit::insert_members(&mut f, 20_000)?;
+/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = math::cuckoo_fpr(f.fingerprint_bits(), 4, f.load_factor());
-/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// testkit::assert_fpr_near("cuckoo", fp, probes, theory, 4.0);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]

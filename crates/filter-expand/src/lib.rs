@@ -117,14 +117,15 @@ pub const FILE_KIND: FileKind = FileKind::new(13, "expandable");
 
 mod codec;
 mod explain;
+mod lookup;
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::expandable as math;
 mod merge;
 mod stage;
 
 use filter_core::{
-    Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Pages, Prefetch,
-    Result, Sizing, TableOptions, PREFETCH_AHEAD,
+    accept_if, Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Pages,
+    Result, Sizing, TableOptions,
 };
 use stage::{Layout, Place, Stage};
 
@@ -136,10 +137,7 @@ pub const DEFAULT_GROWTH: u32 = 2;
 /// (1: 39.8; 4: 27.2); no schedule the proof allows takes fewer than 24.20 (see the module docs
 /// of [`math`], "How tight the schedule is").
 pub const DEFAULT_PERIOD: u32 = 8;
-/// Default bound on evictions per insert (Fan et al. use 500).
-pub const DEFAULT_MAX_KICKS: u32 = 500;
-/// Largest `max_kicks` accepted: a failing walk records and undoes this many evictions.
-pub const MAX_KICKS: u32 = 1 << 16;
+pub use filter_core::{DEFAULT_MAX_KICKS, MAX_KICKS};
 /// Most stages in one filter (merges may put several at one level).
 pub const MAX_STAGE_LIST: usize = 256;
 /// Largest growth factor accepted.
@@ -161,17 +159,14 @@ pub const MAX_GROWTH: u32 = 16;
 ///
 /// ```
 /// use filter_expand::ExpandableCuckoo;
-/// use filter_core::{math, Filter, Growable, HashKind, KeyHasher};
+/// use filter_core::{testkit, Filter, Growable, HashKind, KeyHasher};
 ///
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 3)?;
 /// let mut f = ExpandableCuckoo::builder().capacity(2_000).fpr(0.01).hasher(hasher).build()?;
-/// for i in 0..30_000 {
-///     f.insert(format!("member-{i}").as_bytes())?;
-/// }
-/// let probes = 200_000;
-/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
-/// let (measured, theory) = (fp as f64 / probes as f64, f.expected_fpr());
-/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// testkit::insert_members(&mut f, 30_000)?;
+/// let (fp, probes) = testkit::probe_others(&f, 200_000);
+/// let theory = f.expected_fpr();
+/// testkit::assert_fpr_near("expandable", fp, probes, theory, 4.0);
 /// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
@@ -182,10 +177,9 @@ pub struct ExpandableCuckoo {
     sizing: Sizing,
     max_kicks: u32,
     len: u64,
-    /// Not saved: a runtime policy of this process (see [`ExpandableCuckoo::set_max_bytes`]).
-    cap: MemoryCap,
-    /// Not saved: the page advice of the stages this filter allocates.
-    pages: Pages,
+    /// Not saved: the memory cap (a runtime policy of this process, see
+    /// [`ExpandableCuckoo::set_max_bytes`]) and page advice of the stages this filter allocates.
+    options: TableOptions,
 }
 
 /// Builds an [`ExpandableCuckoo`].
@@ -215,23 +209,14 @@ impl Default for ExpandableBuilder {
 impl ExpandableBuilder {
     filter_core::table_builder_setters!();
 
-    /// Growth factor: each new stage has this many times the previous one's buckets. A power
-    /// of two from 2 to 16 (the addresses nest by bit shifts).
-    pub fn growth(mut self, factor: u32) -> Self {
-        self.growth = factor;
-        self
-    }
-
-    /// Tightening period `k` (1 to 64): stage `i` has `f0 + floor(i/k)` fingerprint bits.
-    pub fn tightening_period(mut self, k: u32) -> Self {
-        self.period = k;
-        self
-    }
-
-    /// Bounds the evictions one insert into a stage may make (1 to [`MAX_KICKS`]).
-    pub fn max_kicks(mut self, kicks: u32) -> Self {
-        self.max_kicks = kicks;
-        self
+    filter_core::setters! {
+        /// Growth factor: each new stage has this many times the previous one's buckets. A
+        /// power of two from 2 to 16 (the addresses nest by bit shifts).
+        growth(factor: u32) => growth;
+        /// Tightening period `k` (1 to 64): stage `i` has `f0 + floor(i/k)` fingerprint bits.
+        tightening_period(k: u32) => period;
+        /// Bounds the evictions one insert into a stage may make (1 to [`MAX_KICKS`]).
+        max_kicks(kicks: u32) => max_kicks;
     }
 
     /// Builds the filter with its first stage, sized for `capacity` items.
@@ -243,49 +228,22 @@ impl ExpandableBuilder {
     pub fn build(self) -> Result<ExpandableCuckoo> {
         let d = growth_bits(self.growth)?;
         let mut f = ExpandableCuckoo::validated(self.sizing, d, self.period, self.max_kicks)?;
-        f.cap = self.cap;
-        f.pages = self.pages;
-        f.stages
-            .push(Stage::new(&f.layout, 0, f.table_options(), 0)?);
+        f.options = self.table_options();
+        f.stages.push(Stage::new(&f.layout, 0, f.options, 0)?);
         Ok(f)
     }
 }
 
 /// `d` for a growth factor `2^d`.
 fn growth_bits(factor: u32) -> Result<u32> {
-    if factor.is_power_of_two() && (2..=MAX_GROWTH).contains(&factor) {
-        Ok(factor.trailing_zeros())
-    } else {
-        Err(Error::InvalidParameter {
-            name: "growth",
-            value: factor.to_string(),
-            expected: "a power of two from 2 to 16 (2 doubles each new stage)",
-        })
-    }
+    let ok = factor.is_power_of_two() && (2..=MAX_GROWTH).contains(&factor);
+    let expected = "a power of two from 2 to 16 (2 doubles each new stage)";
+    accept_if(ok, "growth", factor, expected).map(u32::trailing_zeros)
 }
 
 fn check_period(k: u32) -> Result<u32> {
-    if (1..=64).contains(&k) {
-        Ok(k)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "tightening_period",
-            value: k.to_string(),
-            expected: "1 to 64 stages per extra fingerprint bit (8 is the default)",
-        })
-    }
-}
-
-fn check_max_kicks(kicks: u32) -> Result<u32> {
-    if (1..=MAX_KICKS).contains(&kicks) {
-        Ok(kicks)
-    } else {
-        Err(Error::InvalidParameter {
-            name: "max_kicks",
-            value: kicks.to_string(),
-            expected: "between 1 and 65,536 evictions per insert (500 is typical)",
-        })
-    }
+    let expected = "1 to 64 stages per extra fingerprint bit (8 is the default)";
+    accept_if((1..=64).contains(&k), "tightening_period", k, expected)
 }
 
 impl ExpandableCuckoo {
@@ -311,19 +269,10 @@ impl ExpandableCuckoo {
             stages: Vec::new(),
             layout: Layout { b0, d, f0, period },
             sizing,
-            max_kicks: check_max_kicks(max_kicks)?,
+            max_kicks: filter_core::check_max_kicks(max_kicks)?,
             len: 0,
-            cap: MemoryCap::NONE,
-            pages: Pages::default(),
+            options: TableOptions::default(),
         })
-    }
-
-    /// The memory cap and page advice of the stages this filter allocates.
-    fn table_options(&self) -> TableOptions {
-        TableOptions {
-            cap: self.cap,
-            pages: self.pages,
-        }
     }
 
     /// The growth factor `2^d`.
@@ -357,7 +306,7 @@ impl ExpandableCuckoo {
     /// Sets (or with `None` lifts) the memory cap: an insert that needs a new stage beyond it
     /// fails with [`Error::MemoryCap`] and changes nothing. Not saved with the filter.
     pub fn set_max_bytes(&mut self, cap: Option<u64>) {
-        self.cap = MemoryCap(cap);
+        self.options.cap = MemoryCap(cap);
     }
 
     /// Loads a saved filter under a memory cap, as if built with `max_bytes`.
@@ -369,7 +318,7 @@ impl ExpandableCuckoo {
         let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
         let cap = MemoryCap(Some(max_bytes));
         cap.check("loaded expandable stages", 0, f.size_in_bytes() as u64)?;
-        f.cap = cap;
+        f.options.cap = cap;
         Ok(f)
     }
 
@@ -402,33 +351,6 @@ impl ExpandableCuckoo {
         })
     }
 
-    /// Levels `0..=` the newest stage's: the places a lookup needs.
-    #[inline]
-    fn levels(&self) -> usize {
-        self.stages.last().map_or(0, |s| s.index as usize + 1)
-    }
-
-    /// Prefetches the key's buckets (`places`, by level) in the large stages that hold entries,
-    /// newest first.
-    #[inline]
-    fn prefetch_places(&self, places: &[Place]) {
-        for s in self.stages.iter().rev() {
-            if s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES {
-                s.prefetch(places[s.index as usize]);
-            }
-        }
-    }
-
-    /// Whether a stage holding entries stores the key's identity (`places`, by level), newest
-    /// stage first.
-    #[inline]
-    fn probe_places(&self, places: &[Place]) -> bool {
-        self.stages
-            .iter()
-            .rev()
-            .any(|s| s.len > 0 && s.has(places[s.index as usize]))
-    }
-
     /// Puts the key into stage `i` if it is below capacity and its walk succeeds; `false` with
     /// nothing changed otherwise.
     fn try_stage(&mut self, i: usize, hash: Hash128) -> bool {
@@ -451,7 +373,7 @@ impl ExpandableCuckoo {
                 hint: format!("{MAX_STAGE_LIST} stages; rebuild it with a larger capacity"),
             });
         }
-        let stage = Stage::new(&self.layout, level, self.table_options(), used)?;
+        let stage = Stage::new(&self.layout, level, self.options, used)?;
         self.stages.try_reserve(1).map_err(|_| Error::OutOfMemory {
             what: "stage list",
             bytes: std::mem::size_of::<Stage>() as u64,
@@ -487,48 +409,19 @@ impl Filter for ExpandableCuckoo {
     /// that hold entries are probed newest first (most keys live in the newest, largest stages,
     /// so a member is found early; an empty stage cannot answer "maybe").
     fn contains_hash(&self, hash: Hash128) -> bool {
-        let levels = self.levels();
-        let mut on_stack = [Place::default(); STACK_LEVELS];
-        let mut on_heap = Vec::new();
-        let places = if levels <= STACK_LEVELS {
-            &mut on_stack[..levels]
-        } else {
-            on_heap.resize(levels, Place::default());
-            &mut on_heap[..]
-        };
-        self.layout.fill_places(hash, places);
-        self.prefetch_places(places);
-        self.probe_places(places)
+        self.lookup(hash)
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
         filter_core::insert_hash_batch_prefetched(self, hashes)
     }
 
-    /// The places of the key [`PREFETCH_AHEAD`] positions ahead are computed once, kept in a
-    /// ring and prefetched; the key's own are then probed from the ring (the pipeline of
-    /// [`filter_core::lookup_pipelined`] without computing each key's places twice).
+    /// The places of the key [`PREFETCH_AHEAD`](filter_core::PREFETCH_AHEAD) positions ahead
+    /// are computed once, kept in a ring and prefetched; the key's own are then probed from the
+    /// ring (the pipeline of [`filter_core::lookup_pipelined`] without computing each key's
+    /// places twice).
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(hashes.len());
-        let levels = self.levels();
-        if !filter_core::worth_prefetching(self.size_in_bytes(), self.lines_per_key()) {
-            out.extend(hashes.iter().map(|&h| self.contains_hash(h)));
-            return;
-        }
-        let mut ring = vec![Place::default(); PREFETCH_AHEAD * levels];
-        let at = |i: usize| (i % PREFETCH_AHEAD) * levels..(i % PREFETCH_AHEAD + 1) * levels;
-        for (i, &h) in hashes.iter().enumerate().take(PREFETCH_AHEAD) {
-            self.layout.fill_places(h, &mut ring[at(i)]);
-            self.prefetch_places(&ring[at(i)]);
-        }
-        for i in 0..hashes.len() {
-            out.push(self.probe_places(&ring[at(i)]));
-            if let Some(&next) = hashes.get(i + PREFETCH_AHEAD) {
-                self.layout.fill_places(next, &mut ring[at(i)]);
-                self.prefetch_places(&ring[at(i)]);
-            }
-        }
+        self.lookup_batch(hashes, out)
     }
 
     fn hasher(&self) -> KeyHasher {
@@ -561,35 +454,6 @@ impl Filter for ExpandableCuckoo {
 
     fn name(&self) -> &'static str {
         "expandable"
-    }
-}
-
-/// Levels whose places a lookup keeps on the stack (a filter grown `2^24` times past its first
-/// stage; beyond, on the heap): zeroing room for all [`math::MAX_STAGES`] levels cost every
-/// lookup a 1.5 KiB memset. The unit tests take 4, so that both paths run there.
-const STACK_LEVELS: usize = if cfg!(test) { 4 } else { 24 };
-
-/// Stages whose table is at least this large are prefetched by the batch methods; smaller ones
-/// stay in cache.
-const PREFETCH_STAGE_BYTES: usize = 1 << 16;
-
-/// A key touches two buckets in every stage; the batch methods prefetch those of the large
-/// stages (the small ones stay in cache), so the misses of all stages overlap.
-impl Prefetch for ExpandableCuckoo {
-    fn lines_per_key(&self) -> u32 {
-        let large = self
-            .stages
-            .iter()
-            .filter(|s| s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES);
-        (2 * large.count()).max(1) as u32
-    }
-
-    fn prefetch_hash(&self, hash: Hash128) {
-        for (s, p) in self.stage_places(hash) {
-            if s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES {
-                s.prefetch(p);
-            }
-        }
     }
 }
 

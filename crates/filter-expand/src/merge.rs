@@ -52,7 +52,7 @@ impl ExpandableCuckoo {
             .try_reserve_exact(other.stages.len())
             .map_err(|_| oom())?;
         for s in &other.stages {
-            let copy = s.try_copy(&self.layout, self.table_options(), used)?;
+            let copy = s.try_copy(&self.layout, self.options, used)?;
             used += copy.table.len() as u64;
             copies.push(copy);
         }

@@ -1,6 +1,6 @@
 use super::*;
 use filter_core::testkit::{self, Op};
-use filter_core::{format, FormatError, HashKind, Persist};
+use filter_core::{format, FormatError, HashKind, Persist, Prefetch};
 use std::collections::HashMap;
 
 /// SplitMix64: a seeded stream for the randomised tests.

@@ -87,16 +87,13 @@ pub const FILE_KIND: FileKind = FileKind::new(12, "quotient");
 ///
 /// ```
 /// use filter_quotient::QuotientFilter;
-/// use filter_core::{Filter, HashKind, KeyHasher};
+/// use filter_core::{testkit, Filter, HashKind, KeyHasher};
 ///
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 5)?;
 /// let mut f = QuotientFilter::builder().capacity(15_000).fpr(0.01).hasher(hasher).build()?;
-/// for i in 0..15_000 {
-///     f.insert(format!("member-{i}").as_bytes())?;
-/// }
-/// let probes = 200_000;
-/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
-/// let (lo, hi) = filter_core::math::wilson_interval(fp as u64, probes, 4.0);
+/// testkit::insert_members(&mut f, 15_000)?;
+/// let (fp, probes) = testkit::probe_others(&f, 200_000);
+/// let (lo, hi) = filter_core::math::wilson_interval(fp, probes, 4.0);
 /// assert!(lo <= f.expected_fpr() && f.expected_fpr() <= hi);
 /// assert!(f.expected_fpr() <= 0.01);
 /// # Ok::<(), filter_core::Error>(())

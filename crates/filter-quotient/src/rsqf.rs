@@ -43,20 +43,16 @@ pub fn extra_slots(quotients: u64) -> u64 {
 /// # Errors
 /// Quotients outside 64..=2^31, remainder bits outside 1..=64.
 pub fn layout(quotients: u64, rbits: u32) -> Result<(u64, usize, usize)> {
-    if !(MIN_QUOTIENTS..=MAX_QUOTIENTS).contains(&quotients) {
-        return Err(Error::InvalidParameter {
-            name: "quotients",
-            value: quotients.to_string(),
-            expected: "between 64 and 2^31 quotients (home slots); lower the capacity",
-        });
-    }
-    if !(1..=64).contains(&rbits) {
-        return Err(Error::InvalidParameter {
-            name: "remainder_bits",
-            value: rbits.to_string(),
-            expected: "between 1 and 64 remainder bits (raise the fpr)",
-        });
-    }
+    let home = "between 64 and 2^31 quotients (home slots); lower the capacity";
+    let ok = (MIN_QUOTIENTS..=MAX_QUOTIENTS).contains(&quotients);
+    filter_core::accept_if(ok, "quotients", quotients, home)?;
+    let remainders = "between 1 and 64 remainder bits (raise the fpr)";
+    filter_core::accept_if(
+        (1..=64).contains(&rbits),
+        "remainder_bits",
+        rbits,
+        remainders,
+    )?;
     let slots = (quotients + extra_slots(quotients)).div_ceil(BLOCK) * BLOCK;
     let bit_words = (slots / BLOCK) as usize;
     let rem_words = (slots * u64::from(rbits)).div_ceil(64);

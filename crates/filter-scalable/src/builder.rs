@@ -1,7 +1,7 @@
 //! [`ScalableBuilder`] and the checks of its growth and tightening.
 
 use crate::{ScalableBloom, DEFAULT_GROWTH, DEFAULT_TIGHTENING};
-use filter_core::{Error, MemoryCap, Result, Sizing};
+use filter_core::{accept_if, MemoryCap, Result, Sizing};
 
 /// Builds a [`ScalableBloom`].
 #[derive(Clone, Debug)]
@@ -41,19 +41,6 @@ pub(crate) fn check_tightening(r: f64) -> Result<f64> {
         r,
         "a tightening ratio strictly between 0 and 1 (0.8 to 0.9 is typical)",
     )
-}
-
-/// `value` if `ok`, else the error that names the parameter and says what it should be.
-fn accept_if(ok: bool, name: &'static str, value: f64, expected: &'static str) -> Result<f64> {
-    if ok {
-        Ok(value)
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value: format!("{value}"),
-            expected,
-        })
-    }
 }
 
 impl ScalableBuilder {

@@ -74,18 +74,14 @@ pub const MAX_STAGES: usize = 256;
 ///
 /// ```
 /// use filter_scalable::ScalableBloom;
-/// use filter_core::{math, Filter, Growable, HashKind, KeyHasher};
+/// use filter_core::{math, testkit, Filter, Growable, HashKind, KeyHasher};
 ///
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 3)?;
 /// let mut f = ScalableBloom::builder().capacity(2_000).fpr(0.01).hasher(hasher).build()?;
-/// for i in 0..30_000 {
-///     f.insert(format!("member-{i}").as_bytes())?; // 15x the initial capacity
-/// }
-/// let probes = 200_000;
-/// let fp = (0..probes).filter(|i| f.contains(format!("other-{i}").as_bytes())).count();
-/// let measured = fp as f64 / probes as f64;
+/// testkit::insert_members(&mut f, 30_000)?; // 15x the initial capacity
+/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = f.expected_fpr();
-/// assert!((measured - theory).abs() < 4.0 * math::binomial_sigma(theory, probes));
+/// testkit::assert_fpr_near("scalable", fp, probes, theory, 4.0);
 /// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01 + 1e-12);
 /// # Ok::<(), filter_core::Error>(())
 /// ```

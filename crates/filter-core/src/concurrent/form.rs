@@ -121,3 +121,16 @@ macro_rules! lock_free_form {
         }
     };
 }
+
+/// Writes the `insert_hash` of a lock-free form's [`Filter`] impl: the shared insert
+/// ([`SharedInsert::insert_hash_shared`]), which cannot fail (`&mut self` only adds
+/// exclusivity). The type must implement [`SharedInsert`].
+#[macro_export]
+macro_rules! lock_free_insert {
+    () => {
+        fn insert_hash(&mut self, hash: $crate::Hash128) -> $crate::Result<()> {
+            $crate::concurrent::SharedInsert::insert_hash_shared(self, hash);
+            Ok(())
+        }
+    };
+}
