@@ -215,6 +215,21 @@ fn section<S: Section>(dir: &Path, results: &Results) -> Coverage {
     c
 }
 
+/// `{name}.json: {what} differ from {source} (…)`, where the rows a checker recomputed
+/// (`again`) and the stored ones first differ ([`first_mismatch`] says where); `None` where
+/// they agree.
+fn recomputed<T>(
+    name: &str,
+    again: &[T],
+    stored: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    (what, source): (&str, &str),
+    show: impl Fn(&T) -> (String, String),
+) -> Option<String> {
+    first_mismatch(again, stored, same, (what, source), show)
+        .map(|at| format!("{name}.json: {what} differ from {source} ({at})"))
+}
+
 /// threads.json: targets recomputed from the rows, threads.md re-rendered.
 impl Section for ThreadsReport {
     const NAME: &'static str = "threads";
@@ -223,16 +238,16 @@ impl Section for ThreadsReport {
     }
     fn problems(&self, _: &Results) -> Vec<String> {
         let again = crate::judge::threads::targets(&self.rows);
-        let at = first_mismatch(
+        recomputed(
+            Self::NAME,
             &again,
             &self.targets,
             PartialEq::eq,
             ("targets", "the rows"),
             |t| (format!("{:?}", t.claim), format!("{:?}", t.verdict)),
-        );
-        at.map(|at| format!("threads.json: targets differ from the rows ({at})"))
-            .into_iter()
-            .collect()
+        )
+        .into_iter()
+        .collect()
     }
     fn render(&self) -> String {
         crate::render::threads::render(self)
@@ -248,7 +263,8 @@ impl Section for SystemsResults {
     fn problems(&self, _: &Results) -> Vec<String> {
         let again =
             crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
-        let at = first_mismatch(
+        recomputed(
+            Self::NAME,
             &again,
             &self.claims,
             PartialEq::eq,
@@ -259,10 +275,9 @@ impl Section for SystemsResults {
                     format!("{:?} ({:?})", c.measured, c.verdict),
                 )
             },
-        );
-        at.map(|at| format!("systems.json: claims differ from the measurements ({at})"))
-            .into_iter()
-            .collect()
+        )
+        .into_iter()
+        .collect()
     }
     fn render(&self) -> String {
         crate::render::systems::markdown(self)
@@ -339,18 +354,14 @@ fn expansion_problems(report: &ExpansionReport, results: &Results) -> Vec<String
     let same =
         |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
     let again = crate::judge::targets::growth::goals(report);
-    let at = first_mismatch(
+    p.extend(recomputed(
+        ExpansionReport::NAME,
         &again,
         &report.goals,
         same,
         ("goals", "the measurements"),
         |g| (format!("{:?}", g.what), format!("{:?}", g.verdict)),
-    );
-    if let Some(at) = at {
-        p.push(format!(
-            "expansion.json: goals differ from the measurements ({at})"
-        ));
-    }
+    ));
     for g in &report.goals {
         if !results.ratios.iter().any(|r| same(r, g)) {
             p.push(format!(
