@@ -215,6 +215,12 @@ fn section<S: Section>(dir: &Path, results: &Results) -> Coverage {
     c
 }
 
+/// `{name}.json: {what} differ from {source} ({at})`, for what [`first_mismatch`] found
+/// with the same labels between the rows a checker recomputed and the stored ones.
+fn differ(name: &str, (what, source): (&str, &str), at: Option<String>) -> Option<String> {
+    at.map(|at| format!("{name}.json: {what} differ from {source} ({at})"))
+}
+
 /// threads.json: targets recomputed from the rows, threads.md re-rendered.
 impl Section for ThreadsReport {
     const NAME: &'static str = "threads";
@@ -223,16 +229,11 @@ impl Section for ThreadsReport {
     }
     fn problems(&self, _: &Results) -> Vec<String> {
         let again = crate::judge::threads::targets(&self.rows);
-        let at = first_mismatch(
-            &again,
-            &self.targets,
-            PartialEq::eq,
-            ("targets", "the rows"),
-            |t| (format!("{:?}", t.claim), format!("{:?}", t.verdict)),
-        );
-        at.map(|at| format!("threads.json: targets differ from the rows ({at})"))
-            .into_iter()
-            .collect()
+        let labels = ("targets", "the rows");
+        let at = first_mismatch(&again, &self.targets, PartialEq::eq, labels, |t| {
+            (format!("{:?}", t.claim), format!("{:?}", t.verdict))
+        });
+        differ(Self::NAME, labels, at).into_iter().collect()
     }
     fn render(&self) -> String {
         crate::render::threads::render(self)
@@ -248,21 +249,14 @@ impl Section for SystemsResults {
     fn problems(&self, _: &Results) -> Vec<String> {
         let again =
             crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
-        let at = first_mismatch(
-            &again,
-            &self.claims,
-            PartialEq::eq,
-            ("claims", "the measurements"),
-            |c| {
-                (
-                    format!("claim {:?}", c.text),
-                    format!("{:?} ({:?})", c.measured, c.verdict),
-                )
-            },
-        );
-        at.map(|at| format!("systems.json: claims differ from the measurements ({at})"))
-            .into_iter()
-            .collect()
+        let labels = ("claims", "the measurements");
+        let at = first_mismatch(&again, &self.claims, PartialEq::eq, labels, |c| {
+            (
+                format!("claim {:?}", c.text),
+                format!("{:?} ({:?})", c.measured, c.verdict),
+            )
+        });
+        differ(Self::NAME, labels, at).into_iter().collect()
     }
     fn render(&self) -> String {
         crate::render::systems::markdown(self)
@@ -339,18 +333,11 @@ fn expansion_problems(report: &ExpansionReport, results: &Results) -> Vec<String
     let same =
         |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
     let again = crate::judge::targets::growth::goals(report);
-    let at = first_mismatch(
-        &again,
-        &report.goals,
-        same,
-        ("goals", "the measurements"),
-        |g| (format!("{:?}", g.what), format!("{:?}", g.verdict)),
-    );
-    if let Some(at) = at {
-        p.push(format!(
-            "expansion.json: goals differ from the measurements ({at})"
-        ));
-    }
+    let labels = ("goals", "the measurements");
+    let at = first_mismatch(&again, &report.goals, same, labels, |g| {
+        (format!("{:?}", g.what), format!("{:?}", g.verdict))
+    });
+    p.extend(differ(ExpansionReport::NAME, labels, at));
     for g in &report.goals {
         if !results.ratios.iter().any(|r| same(r, g)) {
             p.push(format!(

@@ -5,9 +5,7 @@ use crate::measure::Spread;
 use crate::plan::Output;
 use crate::record::pct;
 use crate::render::table::{Align, Table};
-use crate::stages::expansion::{
-    Contender, Deletes, ExpansionReport, Lookups, Merge, Outcome, Summary,
-};
+use crate::stages::expansion::{Contender, Deletes, ExpansionReport, Merge, Outcome, Summary};
 use anyhow::Result;
 
 fn spread(s: &Spread) -> String {
@@ -52,79 +50,86 @@ fn why<T>(o: &Outcome<T>) -> String {
     }
 }
 
-/// One row a contender: the cells of its measured `outcome`, or why it was not measured.
-fn outcome_rows<T>(
+/// The measurement, or why it was not measured.
+fn measured<T>(o: &Outcome<T>) -> Result<&T, String> {
+    o.measured().ok_or_else(|| why(o))
+}
+
+/// One row a contender: its `cells`, or why it was not measured.
+fn rows<'a>(
     t: &mut Table,
-    s: &[Summary],
-    outcome: fn(&Summary) -> &Outcome<T>,
-    cells: impl Fn(&T) -> Vec<String>,
+    s: &'a [Summary],
+    cells: impl Fn(&'a Summary) -> Result<Vec<String>, String>,
 ) {
     for x in s {
         let name = x.contender.name().to_string();
-        match outcome(x).measured() {
-            Some(m) => t.row(std::iter::once(name).chain(cells(m))),
-            None => t.row([name, why(outcome(x))]),
+        match cells(x) {
+            Ok(c) => t.row(std::iter::once(name).chain(c)),
+            Err(why) => t.row([name, why]),
         };
     }
 }
 
-fn lookups_table(s: &[Summary]) -> String {
-    let mut t = Table::new(&[
-        ("contender", Align::Left),
-        ("small", Align::Right),
-        ("large", Align::Right),
-        ("ns/non-member small", Align::Right),
-        ("large", Align::Right),
-        ("ratio", Align::Right),
-        ("ns/member small", Align::Right),
-        ("large", Align::Right),
-        ("ratio", Align::Right),
-    ]);
-    let cells = |l: &Lookups| {
-        vec![
-            l.small_n.to_string(),
-            l.large_n.to_string(),
-            spread(&l.negative_small),
-            spread(&l.negative_large),
-            format!("{:.2}×", l.negative_large.median / l.negative_small.median),
-            spread(&l.positive_small),
-            spread(&l.positive_large),
-            format!("{:.2}×", l.positive_large.median / l.positive_small.median),
-        ]
-    };
-    outcome_rows(&mut t, s, |x| &x.lookups, cells);
+/// A contender's lookups at the small and the large size: non-members, then members.
+type SpreadPairs<'a> = [(&'a Spread, &'a Spread); 2];
+
+/// Lookups at two sizes: after the contender, the `lead` columns, then for non-members and
+/// members the small and the large spreads and their ratio. `row` gives a contender's `lead`
+/// cells and spread pairs, or why it was not measured.
+fn two_sizes_table<'a>(
+    s: &'a [Summary],
+    lead: &[&str],
+    row: impl Fn(&'a Summary) -> Result<(Vec<String>, SpreadPairs<'a>), String>,
+) -> String {
+    let mut columns = vec![("contender", Align::Left)];
+    columns.extend(lead.iter().map(|&h| (h, Align::Right)));
+    for who in ["ns/non-member small", "ns/member small"] {
+        columns.extend([
+            (who, Align::Right),
+            ("large", Align::Right),
+            ("ratio", Align::Right),
+        ]);
+    }
+    let mut t = Table::new(&columns);
+    rows(&mut t, s, |x| {
+        let (mut cells, pairs) = row(x)?;
+        for (small, large) in pairs {
+            cells.extend([
+                spread(small),
+                spread(large),
+                format!("{:.2}×", large.median / small.median),
+            ]);
+        }
+        Ok(cells)
+    });
     t.render()
+}
+
+fn lookups_table(s: &[Summary]) -> String {
+    two_sizes_table(s, &["small", "large"], |x| {
+        let l = measured(&x.lookups)?;
+        Ok((
+            vec![l.small_n.to_string(), l.large_n.to_string()],
+            [
+                (&l.negative_small, &l.negative_large),
+                (&l.positive_small, &l.positive_large),
+            ],
+        ))
+    })
 }
 
 /// The same queries through the batch API, in the same rounds (ours only).
 fn batched_table(s: &[Summary]) -> String {
-    let mut t = Table::new(&[
-        ("contender", Align::Left),
-        ("ns/non-member small", Align::Right),
-        ("large", Align::Right),
-        ("ratio", Align::Right),
-        ("ns/member small", Align::Right),
-        ("large", Align::Right),
-        ("ratio", Align::Right),
-    ]);
-    for x in s {
-        let name = x.contender.name().to_string();
-        let batched = x.lookups.measured().map(|l| &l.batched);
-        match batched {
-            Some(Outcome::Measured(b)) => t.row([
-                name,
-                spread(&b.negative_small),
-                spread(&b.negative_large),
-                format!("{:.2}×", b.negative_large.median / b.negative_small.median),
-                spread(&b.positive_small),
-                spread(&b.positive_large),
-                format!("{:.2}×", b.positive_large.median / b.positive_small.median),
-            ]),
-            Some(unsupported) => t.row([name, why(unsupported)]),
-            None => t.row([name, why(&x.lookups)]),
-        };
-    }
-    t.render()
+    two_sizes_table(s, &[], |x| {
+        let b = measured(&x.lookups).and_then(|l| measured(&l.batched))?;
+        Ok((
+            Vec::new(),
+            [
+                (&b.negative_small, &b.negative_large),
+                (&b.positive_small, &b.positive_large),
+            ],
+        ))
+    })
 }
 
 fn deletes_table(s: &[Summary]) -> String {
@@ -151,7 +156,7 @@ fn deletes_table(s: &[Summary]) -> String {
             ),
         ]
     };
-    outcome_rows(&mut t, s, |x| &x.deletes, cells);
+    rows(&mut t, s, |x| measured(&x.deletes).map(cells));
     t.render()
 }
 
@@ -172,7 +177,7 @@ fn merges_table(s: &[Summary]) -> String {
             format!("{:.2}", m.bytes as f64 * 8.0 / keys.max(1) as f64),
         ]
     };
-    outcome_rows(&mut t, s, |x| &x.merge, cells);
+    rows(&mut t, s, |x| measured(&x.merge).map(cells));
     t.render()
 }
 

@@ -1,6 +1,7 @@
 //! The limit, measured: the floor section of README.md, rendered from `results.floor` alone.
 
 use crate::record::floor::FloorReport;
+use crate::render::table::{Align, Table};
 use std::fmt::Write as _;
 
 /// The floor at each table's size, the hashes, and every lookup as a multiple of the floor;
@@ -24,47 +25,54 @@ pub fn floor_section(report: Option<&FloorReport>) -> String {
          would pay if nothing overlapped.\n",
         r.queries, r.rounds
     );
-    let _ = writeln!(
-        s,
-        "| table of | bytes | lines | ns/dependent read | ns/independent read |\n|---|---:|---:|---:|---:|"
-    );
+    let mut reads = Table::new(&[
+        ("table of", Align::Left),
+        ("bytes", Align::Right),
+        ("lines", Align::Right),
+        ("ns/dependent read", Align::Right),
+        ("ns/independent read", Align::Right),
+    ]);
     for x in &r.reads {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {:.1} | {:.2} |",
-            x.table.name(),
-            x.bytes,
-            x.lines,
-            x.dependent,
-            x.independent
-        );
+        reads.row([
+            x.table.name().to_string(),
+            x.bytes.to_string(),
+            x.lines.to_string(),
+            format!("{:.1}", x.dependent),
+            format!("{:.2}", x.independent),
+        ]);
     }
-    let _ = writeln!(s, "\n| hash | ns/key |\n|---|---:|");
+    let mut hashing = Table::new(&[("hash", Align::Left), ("ns/key", Align::Right)]);
     for h in &r.hashing {
-        let _ = writeln!(s, "| {} | {:.1} |", h.hash.name(), h.ns);
+        hashing.row([h.hash.name().to_string(), format!("{:.1}", h.ns)]);
     }
-    let _ = writeln!(
-        s,
-        "\nEvery lookup figure of the comparison above against its table's floor: \"this \
-         implementation gets X against the best possible Y\".\n"
-    );
-    let _ = writeln!(
-        s,
-        "| filter | lookup | ns | floor ns | × floor | dependent read ns | × dependent read |\n|---|---|---:|---:|---:|---:|---:|"
-    );
+    let mut multiples = Table::new(&[
+        ("filter", Align::Left),
+        ("lookup", Align::Left),
+        ("ns", Align::Right),
+        ("floor ns", Align::Right),
+        ("× floor", Align::Right),
+        ("dependent read ns", Align::Right),
+        ("× dependent read", Align::Right),
+    ]);
     for m in &r.multiples {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.1} | {:.1} | {:.2}× | {:.1} | {:.2}× |",
-            m.table.name(),
-            m.lookup.label(),
-            m.ns,
-            m.floor_ns,
-            m.times_floor,
-            m.dependent_ns,
-            m.times_dependent
-        );
+        multiples.row([
+            m.table.name().to_string(),
+            m.lookup.label().to_string(),
+            format!("{:.1}", m.ns),
+            format!("{:.1}", m.floor_ns),
+            format!("{:.2}×", m.times_floor),
+            format!("{:.1}", m.dependent_ns),
+            format!("{:.2}×", m.times_dependent),
+        ]);
     }
+    let _ = write!(
+        s,
+        "{}\n{}\nEvery lookup figure of the comparison above against its table's floor: \"this \
+         implementation gets X against the best possible Y\".\n\n{}",
+        reads.render(),
+        hashing.render(),
+        multiples.render()
+    );
     s.push('\n');
     s
 }

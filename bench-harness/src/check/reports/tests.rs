@@ -135,7 +135,9 @@ fn a_flipped_verdict_in_threads_md_or_json_is_rejected() {
     r.targets[0].verdict = crate::record::verdict::Verdict::NotMet;
     crate::render::threads::write(&r, &d).unwrap();
     assert!(
-        problems(&d).iter().any(|p| p.contains("targets differ")),
+        problems(&d).iter().any(|p| p
+            .contains("threads: threads.json: targets differ from the rows (")
+            && p.contains("stored NotMet, the rows give Met")),
         "{:?}",
         problems(&d)
     );
@@ -208,7 +210,13 @@ fn a_changed_value_or_verdict_in_systems_json_is_rejected() {
         .unwrap();
     c.verdict = crate::record::verdict::Verdict::Met;
     crate::render::systems::write(&s, &d).unwrap();
-    assert!(problems(&d).iter().any(|x| x.contains("claim")));
+    let p = problems(&d);
+    assert!(
+        p.iter().any(|x| x
+            .contains("systems: systems.json: claims differ from the measurements (claim ")
+            && x.ends_with("(Met), the measurements give None (NotMeasured))")),
+        "{p:?}"
+    );
 }
 
 #[test]

@@ -209,25 +209,22 @@ fn shared_inserts(keys: &[&[u8]], threads: usize, insert: impl Fn(&[u8]) + Sync)
 /// table's allocation is not timed, for any contender).
 fn build(who: Contender, keys: &[&[u8]], threads: usize) -> Result<(Built, f64)> {
     let n = keys.len() as u64;
+    // Ours: the atomic filter built as beside the peers, every key inserted into the one shared
+    // filter from `threads` threads.
+    macro_rules! ours {
+        ($filter:ident, $built:ident) => {{
+            let f = $filter::builder()
+                .capacity(n)
+                .fpr(FPR)
+                .pages(BESIDE_PEERS)
+                .build_atomic()?;
+            let secs = shared_inserts(keys, threads, |k| f.insert(k));
+            (Built::$built(f), secs)
+        }};
+    }
     Ok(match who {
-        Contender::Classic => {
-            let f = ClassicBloom::builder()
-                .capacity(n)
-                .fpr(FPR)
-                .pages(BESIDE_PEERS)
-                .build_atomic()?;
-            let secs = shared_inserts(keys, threads, |k| f.insert(k));
-            (Built::Classic(f), secs)
-        }
-        Contender::Blocked => {
-            let f = BlockedBloom::builder()
-                .capacity(n)
-                .fpr(FPR)
-                .pages(BESIDE_PEERS)
-                .build_atomic()?;
-            let secs = shared_inserts(keys, threads, |k| f.insert(k));
-            (Built::Blocked(f), secs)
-        }
+        Contender::Classic => ours!(ClassicBloom, Classic),
+        Contender::Blocked => ours!(BlockedBloom, Blocked),
         Contender::Fastbloom => {
             let (f, secs) = fastbloom_atomic_parallel_build(keys, keys.len(), FPR, threads)?;
             (Built::Fastbloom(f), secs)
