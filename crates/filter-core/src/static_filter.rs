@@ -83,6 +83,13 @@ pub trait StaticFilter: Sized {
         }
     }
 
+    /// Bytes of the filter's table(s) on transparent huge pages now, measured for these very
+    /// tables ([`Table::huge_page_bytes`](crate::Table::huge_page_bytes)); `None` where that
+    /// cannot be measured (the default).
+    fn huge_page_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// The false-positive rate predicted for this filter's realised parameters.
     fn expected_fpr(&self) -> f64;
 

@@ -56,6 +56,9 @@ impl<T: StaticFilter + Persist> Filter for Static<T> {
     fn size_in_bytes(&self) -> usize {
         self.0.size_in_bytes()
     }
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.0.huge_page_bytes()
+    }
     fn expected_fpr(&self) -> f64 {
         self.0.expected_fpr()
     }
