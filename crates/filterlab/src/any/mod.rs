@@ -247,9 +247,9 @@ registry! {
     BinaryFuse16 => StaticFuse16, [static_set, pages], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
     Ribbon => StaticRibbon, [static_set, pages], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
     Expandable => ExpandableCuckoo, [deletes, counts_copies, grows, merges, pages], "Expandable cuckoo filter: nested cuckoo stages that grow and delete (after Fan et al. 2014; deletion rule of Dayan et al. 2023).";
-    ItemWindow => ItemWindow, [windowed], "Sliding window of the last n inserts: lane-sliced generations, each sized for its share of the target (filter-window).";
-    TimeWindow => TimedWindow, [windowed, timed], "Sliding window of time: time-partitioned slices, each sized for its share of the target; inserts take a timestamp (filter-window).";
-    Apbf => Apbf, [windowed], "Age-partitioned Bloom filter over the last n inserts (Shtul, Baquero & Almeida 2020).";
+    ItemWindow => ItemWindow, [windowed, pages], "Sliding window of the last n inserts: lane-sliced generations, each sized for its share of the target (filter-window).";
+    TimeWindow => TimedWindow, [windowed, timed, pages], "Sliding window of time: time-partitioned slices, each sized for its share of the target; inserts take a timestamp (filter-window).";
+    Apbf => Apbf, [windowed, pages], "Age-partitioned Bloom filter over the last n inserts (Shtul, Baquero & Almeida 2020).";
 }
 
 mod dispatch;

@@ -83,6 +83,9 @@ impl Filter for Timed {
     fn size_in_bytes(&self) -> usize {
         self.0.size_in_bytes()
     }
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.0.huge_page_bytes()
+    }
     /// As of the latest slice, from the real counts of the slices in the window.
     fn expected_fpr(&self) -> f64 {
         self.now().map_or(0.0, |t| self.0.expected_fpr_at(t))
