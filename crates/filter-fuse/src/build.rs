@@ -3,6 +3,7 @@
 //! peels.
 
 use crate::{derive, fingerprint_of, positions, BinaryFuse, Fingerprint};
+use filter_core::static_filter::construction_seed as seed_for;
 use filter_core::{try_zeroed_table, Error, Hash128, KeyHasher, Pages, Result, Table};
 use std::marker::PhantomData;
 
@@ -81,14 +82,6 @@ pub(crate) fn distinct_keys(hashes: &[Hash128]) -> Result<Vec<u64>> {
 #[cfg(test)]
 pub(crate) fn attempt_of(seed: u64) -> Option<u32> {
     (0..MAX_ATTEMPTS).find(|&a| seed_for(a) == seed)
-}
-
-/// The `i`-th construction seed: splitmix64 steps, so builds are deterministic.
-fn seed_for(attempt: u32) -> u64 {
-    let mut z = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(u64::from(attempt) + 1);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The working memory of one peeling, reused across attempts; its per-slot tables advised as

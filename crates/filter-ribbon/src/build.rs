@@ -3,6 +3,7 @@
 
 use crate::order::sort_dedup;
 use crate::{derive, key_of, math, row_of, Ribbon, Row, BLOCK, W};
+use filter_core::static_filter::construction_seed as seed_for;
 use filter_core::{try_zeroed_table, Error, Hash128, KeyHasher, Pages, Result, Table};
 
 /// Seeds tried before the construction gives up (never reached in practice: the slack grows
@@ -12,14 +13,6 @@ pub const MAX_ATTEMPTS: u32 = 1000;
 /// Failed seeds after which the slot count grows by [`math::BUMP_FRACTION`] of the keys (at
 /// least 64 slots; [`math::ribbon_slots`]).
 pub const ATTEMPTS_PER_BUMP: u32 = 2;
-
-/// The `i`-th construction seed (splitmix64 steps), so builds are deterministic.
-fn seed_for(attempt: u32) -> u64 {
-    let mut z = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(u64::from(attempt) + 1);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// The banded system: row `i` holds a coefficient band starting at slot `i` (bit 0 set) and its
 /// right-hand side, or nothing (`coeff == 0`).
