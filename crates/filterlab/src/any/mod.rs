@@ -29,6 +29,16 @@ macro_rules! wrapped_codec {
     };
 }
 
+/// `Filter` methods a one-field wrapper (`Static`, `Timed`) answers with its inner filter's
+/// method of the same name, unchanged.
+macro_rules! forwarded {
+    ($($name:ident -> $out:ty),* $(,)?) => {$(
+        fn $name(&self) -> $out {
+            self.0.$name()
+        }
+    )*};
+}
+
 mod capabilities;
 mod formulas;
 mod members;
