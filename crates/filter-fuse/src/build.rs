@@ -40,10 +40,9 @@ impl<F> Default for BinaryFuseBuilder<F> {
 }
 
 impl<F: Fingerprint> BinaryFuseBuilder<F> {
-    /// Hash function and seed (default: xxh3-128, seed 0).
-    pub fn hasher(mut self, hasher: KeyHasher) -> Self {
-        self.hasher = hasher;
-        self
+    filter_core::setters! {
+        /// Hash function and seed (default: xxh3-128, seed 0).
+        hasher(hasher: KeyHasher) => hasher;
     }
 
     filter_core::pages_setter!(only);

@@ -157,17 +157,12 @@ impl Default for RibbonBuilder {
 }
 
 impl RibbonBuilder {
-    /// Target false-positive rate, from 2^-16 to below 1; the realised rate is the target, up to
-    /// the rounding of the boundary to a whole slot (see [`RibbonBuilder::columns`]).
-    pub fn fpr(mut self, rate: f64) -> Self {
-        self.fpr = rate;
-        self
-    }
-
-    /// Hash function and seed (default: xxh3-128, seed 0).
-    pub fn hasher(mut self, hasher: KeyHasher) -> Self {
-        self.hasher = hasher;
-        self
+    filter_core::setters! {
+        /// Target false-positive rate, from 2^-16 to below 1; the realised rate is the target,
+        /// up to the rounding of the boundary to a whole slot (see [`RibbonBuilder::columns`]).
+        fpr(rate: f64) => fpr;
+        /// Hash function and seed (default: xxh3-128, seed 0).
+        hasher(hasher: KeyHasher) => hasher;
     }
 
     filter_core::pages_setter!(only);
