@@ -191,7 +191,10 @@ fn hashed_chunks_in<const N: usize, E>(
 ///
 /// The first chunk is answered straight into `out`; only later chunks need a second buffer
 /// (a `Vec`, since `probe` is usually [`Filter::contains_hash_batch`], which fills one), so a
-/// call of up to [`BATCH`] keys allocates nothing beyond `out`.
+/// call of up to [`BATCH`] keys allocates nothing beyond `out`, and a longer one that one buffer
+/// of at most [`BATCH`] answers, reused for every later chunk: no allocation grows with the
+/// number of keys (counted in `tests/batch_allocations.rs`). Dropping that buffer too would need
+/// a probe that writes into a slice, a change of the `Filter` trait.
 pub fn contains_keys_hashed(
     hasher: &crate::KeyHasher,
     keys: &[&[u8]],

@@ -545,10 +545,22 @@ macro_rules! table_builder_setters {
 }
 
 /// Generates the `pages` setter of a builder that has a `pages: Pages` field and hands
-/// `TableOptions { cap, pages }` to its table allocations.
+/// `TableOptions { cap, pages }` to its table allocations; `pages_setter!(only)` generates the
+/// setter alone, for a builder without a memory cap (the static filters').
 #[macro_export]
 macro_rules! pages_setter {
     () => {
+        $crate::pages_setter!(only);
+
+        /// The memory cap and page advice this builder's tables are allocated with.
+        fn table_options(&self) -> $crate::TableOptions {
+            $crate::TableOptions {
+                cap: self.cap,
+                pages: self.pages,
+            }
+        }
+    };
+    (only) => {
         /// The page advice for tables of at least
         /// [`HUGE_PAGE_MIN_BYTES`](filter_core::HUGE_PAGE_MIN_BYTES) (default:
         /// [`Pages::Huge`](filter_core::Pages::Huge), advised onto transparent huge pages);
@@ -557,14 +569,6 @@ macro_rules! pages_setter {
         pub fn pages(mut self, pages: $crate::Pages) -> Self {
             self.pages = pages;
             self
-        }
-
-        /// The memory cap and page advice this builder's tables are allocated with.
-        fn table_options(&self) -> $crate::TableOptions {
-            $crate::TableOptions {
-                cap: self.cap,
-                pages: self.pages,
-            }
         }
     };
 }

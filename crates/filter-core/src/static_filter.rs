@@ -9,6 +9,18 @@
 
 use crate::{Hash128, KeyHasher, Result};
 
+/// The seed of a static filter's `attempt`-th construction (from 0): a splitmix64 step of
+/// `attempt + 1`, so that builds are deterministic and each retry draws a fresh hypergraph or
+/// system. Binary fuse and ribbon filters both retry with these seeds; a filter saves the seed it
+/// settled on, and their saved-file tests pin the files a build writes, so they pin this too.
+#[must_use]
+pub fn construction_seed(attempt: u32) -> u64 {
+    let mut z = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(u64::from(attempt) + 1);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// An approximate-membership filter built once from all its keys (no insert, no delete).
 ///
 /// Like [`Filter`](crate::Filter), it never gives a false negative: every key it was built
@@ -81,6 +93,13 @@ pub trait StaticFilter: Sized {
         } else {
             self.size_in_bytes() as f64 * 8.0 / self.len() as f64
         }
+    }
+
+    /// Bytes of the filter's table(s) on transparent huge pages now, measured for these very
+    /// tables ([`Table::huge_page_bytes`](crate::Table::huge_page_bytes)); `None` where that
+    /// cannot be measured (the default).
+    fn huge_page_bytes(&self) -> Option<u64> {
+        None
     }
 
     /// The false-positive rate predicted for this filter's realised parameters.

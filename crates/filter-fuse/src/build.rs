@@ -3,7 +3,9 @@
 //! peels.
 
 use crate::{derive, fingerprint_of, positions, BinaryFuse, Fingerprint};
-use filter_core::{Error, Hash128, KeyHasher, Result};
+use filter_core::static_filter::construction_seed as seed_for;
+use filter_core::{try_zeroed_table, Error, Hash128, KeyHasher, Pages, Result, Table};
+use std::marker::PhantomData;
 
 pub use filter_core::math::fuse::{Layout, MAX_KEYS, MAX_SEGMENT_LENGTH};
 
@@ -16,6 +18,53 @@ pub const MAX_ATTEMPTS: u32 = 1000;
 /// Failed seeds after which one more segment is added to the array (the growth fallback: after
 /// `8 j` failures the array has `j` segments more than the paper's sizing).
 pub const ATTEMPTS_PER_BUMP: u32 = 8;
+
+/// Settings of a [`BinaryFuse`] build: hasher and page advice (the rate is the fingerprints',
+/// `2^-F::BITS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinaryFuseBuilder<F> {
+    hasher: KeyHasher,
+    pages: Pages,
+    width: PhantomData<F>,
+}
+
+impl<F> Default for BinaryFuseBuilder<F> {
+    /// xxh3-128 with seed 0, huge pages advised.
+    fn default() -> Self {
+        BinaryFuseBuilder {
+            hasher: KeyHasher::default(),
+            pages: Pages::Huge,
+            width: PhantomData,
+        }
+    }
+}
+
+impl<F: Fingerprint> BinaryFuseBuilder<F> {
+    filter_core::setters! {
+        /// Hash function and seed (default: xxh3-128, seed 0).
+        hasher(hasher: KeyHasher) => hasher;
+    }
+
+    filter_core::pages_setter!(only);
+
+    /// Builds from key hashes computed with this builder's hasher (repeats stored once).
+    ///
+    /// # Errors
+    /// Memory that cannot be allocated, or [`Error::Full`] after [`MAX_ATTEMPTS`] seeds.
+    pub fn build_from_hashes(&self, hashes: &[Hash128]) -> Result<BinaryFuse<F>> {
+        let keys = distinct_keys(hashes)?;
+        BinaryFuse::build(&keys, self.hasher, self.pages)
+    }
+
+    /// Builds from key bytes.
+    ///
+    /// # Errors
+    /// As [`BinaryFuseBuilder::build_from_hashes`].
+    pub fn build_from_keys(&self, keys: &[&[u8]]) -> Result<BinaryFuse<F>> {
+        let hashes: Vec<Hash128> = keys.iter().map(|k| self.hasher.hash(k)).collect();
+        self.build_from_hashes(&hashes)
+    }
+}
 
 /// The 64-bit values a filter is built from: one per distinct key hash, sorted.
 pub(crate) fn distinct_keys(hashes: &[Hash128]) -> Result<Vec<u64>> {
@@ -34,21 +83,14 @@ pub(crate) fn attempt_of(seed: u64) -> Option<u32> {
     (0..MAX_ATTEMPTS).find(|&a| seed_for(a) == seed)
 }
 
-/// The `i`-th construction seed: splitmix64 steps, so builds are deterministic.
-fn seed_for(attempt: u32) -> u64 {
-    let mut z = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(u64::from(attempt) + 1);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// The working memory of one peeling, reused across attempts.
+/// The working memory of one peeling, reused across attempts; its per-slot tables advised as
+/// the build's page option says.
 pub(crate) struct Scratch {
     /// Per slot: keys touching it, times 4, plus (mod 4) the XOR of the positions (0, 1, 2)
     /// those keys give the slot. When one key is left the low bits say which of its slots this is.
-    count: Vec<u32>,
+    count: Table<u32>,
     /// Per slot: the XOR of the derived hashes of the keys touching it.
-    xor: Vec<u64>,
+    xor: Table<u64>,
     /// Slots with exactly one key, to peel.
     queue: Vec<u32>,
     /// Peeled keys in order, with the position of the slot they were peeled from.
@@ -56,7 +98,7 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
-    pub(crate) fn new(layout: Layout, n: usize) -> Result<Self> {
+    pub(crate) fn new(layout: Layout, n: usize, pages: Pages) -> Result<Self> {
         let slots = layout.array_length as usize;
         let mut queue = Vec::new();
         queue
@@ -71,8 +113,8 @@ impl Scratch {
             bytes: n as u64 * 16,
         })?;
         Ok(Scratch {
-            count: filter_core::try_filled(slots, 0, "binary fuse construction counts")?,
-            xor: filter_core::try_filled(slots, 0, "binary fuse construction hashes")?,
+            count: try_zeroed_table(slots, pages, "binary fuse construction counts")?,
+            xor: try_zeroed_table(slots, pages, "binary fuse construction hashes")?,
             queue,
             stack,
         })
@@ -126,26 +168,23 @@ impl<F: Fingerprint> BinaryFuse<F> {
     /// [`ATTEMPTS_PER_BUMP`] failures add one segment ([`Layout::for_keys`] with `bumps`), so a
     /// count at which the formulas leave too little room (the C library's 11,480–11,521) gets
     /// room instead of failing forever. At most [`MAX_ATTEMPTS`] peelings of `O(n + slots)`
-    /// steps each: the loop terminates.
-    pub(crate) fn build(keys: &[u64], hasher: KeyHasher) -> Result<Self> {
+    /// steps each: the loop terminates. The table and the scratch are advised as `pages` says.
+    pub(crate) fn build(keys: &[u64], hasher: KeyHasher, pages: Pages) -> Result<Self> {
         let n = keys.len();
         let mut layout = Layout::for_keys(n as u64, 0)?;
-        let mut scratch = Scratch::new(layout, n)?;
+        let mut scratch = Scratch::new(layout, n, pages)?;
         for attempt in 0..MAX_ATTEMPTS {
             let bumps = attempt / ATTEMPTS_PER_BUMP;
             if attempt > 0 && attempt % ATTEMPTS_PER_BUMP == 0 {
                 layout = Layout::for_keys(n as u64, bumps)?;
-                scratch = Scratch::new(layout, n)?;
+                scratch = Scratch::new(layout, n, pages)?;
             }
             let seed = seed_for(attempt);
             if !scratch.peel(keys, seed, layout) {
                 continue;
             }
-            let mut fingerprints = filter_core::try_filled(
-                layout.array_length as usize,
-                F::default(),
-                "binary fuse table",
-            )?;
+            let mut fingerprints =
+                try_zeroed_table::<F>(layout.array_length as usize, pages, "binary fuse table")?;
             for &(d, found) in scratch.stack.iter().rev() {
                 let slots = positions(d, layout);
                 let found = usize::from(found);

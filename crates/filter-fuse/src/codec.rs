@@ -135,7 +135,7 @@ impl<F: Stored> Codec for BinaryFuse<F> {
             hasher,
             seed,
             layout,
-            fingerprints,
+            fingerprints: fingerprints.into(),
             len,
         })
     }

@@ -93,6 +93,7 @@ pub mod build;
 mod codec;
 mod explain;
 
+pub use build::BinaryFuseBuilder;
 pub use codec::{FILE_KIND_16, FILE_KIND_8};
 
 /// The formulas (sizing, rate, bits per key), kept in `filter_core::math` beside every other
@@ -100,7 +101,7 @@ pub use codec::{FILE_KIND_16, FILE_KIND_8};
 pub use filter_core::math::fuse as math;
 
 use build::Layout;
-use filter_core::{reduce, Hash128, KeyHasher, Result, StaticFilter};
+use filter_core::{reduce, Hash128, KeyHasher, Result, StaticFilter, Table, Zeroable};
 use std::ops::BitXor;
 
 mod sealed {
@@ -111,7 +112,7 @@ mod sealed {
 
 /// A fingerprint width: `u8` (ε = 2^-8) or `u16` (ε = 2^-16).
 pub trait Fingerprint:
-    sealed::Sealed + Copy + Default + Eq + BitXor<Output = Self> + std::fmt::Debug
+    sealed::Sealed + Copy + Default + Eq + BitXor<Output = Self> + std::fmt::Debug + Zeroable
 {
     /// Bits per fingerprint.
     const BITS: u32;
@@ -138,13 +139,26 @@ impl Fingerprint for u16 {
 }
 
 /// A binary fuse filter with `F`-bit fingerprints; see the crate docs.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct BinaryFuse<F> {
     hasher: KeyHasher,
     seed: u64,
     layout: Layout,
-    fingerprints: Vec<F>,
+    fingerprints: Table<F>,
     len: u64,
+}
+
+impl<F: Fingerprint> Clone for BinaryFuse<F> {
+    /// A copy whose table is allocated with the default page advice.
+    fn clone(&self) -> Self {
+        BinaryFuse {
+            hasher: self.hasher,
+            seed: self.seed,
+            layout: self.layout,
+            fingerprints: self.fingerprints.clone(),
+            len: self.len,
+        }
+    }
 }
 
 /// 8-bit fingerprints: ε = 2^-8, about 9.0 bits per key.
@@ -189,6 +203,11 @@ fn positions(d: u64, layout: Layout) -> [u32; 3] {
 }
 
 impl<F: Fingerprint> BinaryFuse<F> {
+    /// A builder (default: xxh3-128 with seed 0, huge pages advised).
+    pub fn builder() -> BinaryFuseBuilder<F> {
+        BinaryFuseBuilder::default()
+    }
+
     /// The realised layout (segment length and count, slots).
     pub fn layout(&self) -> Layout {
         self.layout
@@ -201,9 +220,9 @@ impl<F: Fingerprint> BinaryFuse<F> {
 }
 
 impl<F: Fingerprint> StaticFilter for BinaryFuse<F> {
+    /// Builds with the default page advice; use [`BinaryFuse::builder`] for another.
     fn from_hashes(hashes: &[Hash128], hasher: KeyHasher) -> Result<Self> {
-        let keys = build::distinct_keys(hashes)?;
-        Self::build(&keys, hasher)
+        Self::builder().hasher(hasher).build_from_hashes(hashes)
     }
 
     #[inline]
@@ -224,6 +243,10 @@ impl<F: Fingerprint> StaticFilter for BinaryFuse<F> {
 
     fn size_in_bytes(&self) -> usize {
         self.fingerprints.len() * std::mem::size_of::<F>()
+    }
+
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.fingerprints.huge_page_bytes()
     }
 
     fn expected_fpr(&self) -> f64 {

@@ -1,6 +1,7 @@
 use super::*;
 use crate::build::{self, Scratch};
 use filter_core::testkit::{check_static_build, check_static_filter, fpr_within, hashes};
+use filter_core::Pages;
 
 /// Builds from `hs` and checks that every one is present; returns the filter.
 fn build_checked<F: Fingerprint>(hs: &[Hash128]) -> BinaryFuse<F> {
@@ -183,10 +184,10 @@ fn bits_per_key_approach_nine_for_8_bits_and_eighteen_for_16() {
 fn peeling_reports_failure_when_the_array_is_too_small() {
     let keys: Vec<u64> = hashes(81, 40).iter().map(|&h| key_of(h)).collect();
     let tiny = Layout::for_keys(1, 0).unwrap();
-    let mut scratch = Scratch::new(tiny, keys.len()).unwrap();
+    let mut scratch = Scratch::new(tiny, keys.len(), Pages::Huge).unwrap();
     assert!((1..20).all(|seed| !scratch.peel(&keys, seed, tiny)));
     let fitting = Layout::for_keys(40, 0).unwrap();
-    let mut scratch = Scratch::new(fitting, keys.len()).unwrap();
+    let mut scratch = Scratch::new(fitting, keys.len(), Pages::Huge).unwrap();
     assert!((1..20).any(|seed| scratch.peel(&keys, seed, fitting)));
 }
 
@@ -347,4 +348,28 @@ fn tight_counts_cover_the_windows_and_every_change_of_layout() {
     let inside = change + 5;
     assert!(l(inside) == l(change) && counts.binary_search(&inside).is_err());
     assert!(counts.iter().all(|&n| n > 200_000 && n <= 2_000_000));
+}
+
+/// The builder's page advice reaches the table (a mapping of its own past
+/// `HUGE_PAGE_MIN_BYTES`, on Linux) and changes nothing it holds.
+#[cfg(all(target_os = "linux", not(miri)))]
+#[test]
+fn the_page_advice_reaches_the_table() {
+    // About 2.25 bytes per key: 4 MiB from about 1.9M keys.
+    let hs = hashes(5, 2_000_000);
+    let build = |pages| {
+        BinaryFuse16::builder()
+            .pages(pages)
+            .build_from_hashes(&hs)
+            .unwrap()
+    };
+    let (huge, small) = (build(Pages::Huge), build(Pages::Small));
+    assert!(small.size_in_bytes() >= filter_core::HUGE_PAGE_MIN_BYTES);
+    assert_eq!(huge.fingerprints.pages(), Some(Pages::Huge));
+    assert_eq!(small.fingerprints.pages(), Some(Pages::Small));
+    assert_eq!(huge, small);
+    assert_eq!(
+        BinaryFuse16::from_hashes(&hs, KeyHasher::default()).unwrap(),
+        huge
+    );
 }

@@ -115,52 +115,32 @@ impl Conn {
     }
 }
 
+/// The driver's calls of a statement with parameters, stamped from one body: each is `run`
+/// bounded and fails as the driver says (see [`pg_err`]) or past the deadline. `stmt` is SQL
+/// text or a prepared [`Statement`].
+macro_rules! bounded_calls {
+    ($($name:ident -> $out:ty;)*) => {$(
+        #[doc = concat!("The driver's `", stringify!($name), "`, bounded.")]
+        pub(crate) fn $name<S: ?Sized + ToStatement>(
+            &mut self,
+            op: &'static str,
+            stmt: &S,
+            p: Params<'_>,
+        ) -> StoreResult<$out> {
+            self.run(op, true, |c| async move {
+                c.$name(stmt, p).await.map_err(pg_err(op))
+            })
+        }
+    )*};
+}
+
 /// Bounded calls, each failing as the driver says (see [`pg_err`]) or past the deadline.
 impl Conn {
-    /// `stmt` is SQL text or a prepared [`Statement`].
-    pub(crate) fn query<S: ?Sized + ToStatement>(
-        &mut self,
-        op: &'static str,
-        stmt: &S,
-        p: Params<'_>,
-    ) -> StoreResult<Vec<Row>> {
-        self.run(op, true, |c| async move {
-            c.query(stmt, p).await.map_err(pg_err(op))
-        })
-    }
-
-    /// `stmt` is SQL text or a prepared [`Statement`].
-    pub(crate) fn query_opt<S: ?Sized + ToStatement>(
-        &mut self,
-        op: &'static str,
-        stmt: &S,
-        p: Params<'_>,
-    ) -> StoreResult<Option<Row>> {
-        self.run(op, true, |c| async move {
-            c.query_opt(stmt, p).await.map_err(pg_err(op))
-        })
-    }
-
-    pub(crate) fn query_one(
-        &mut self,
-        op: &'static str,
-        sql: &str,
-        p: Params<'_>,
-    ) -> StoreResult<Row> {
-        self.run(op, true, |c| async move {
-            c.query_one(sql, p).await.map_err(pg_err(op))
-        })
-    }
-
-    pub(crate) fn execute(
-        &mut self,
-        op: &'static str,
-        sql: &str,
-        p: Params<'_>,
-    ) -> StoreResult<u64> {
-        self.run(op, true, |c| async move {
-            c.execute(sql, p).await.map_err(pg_err(op))
-        })
+    bounded_calls! {
+        query -> Vec<Row>;
+        query_opt -> Option<Row>;
+        query_one -> Row;
+        execute -> u64;
     }
 
     pub(crate) fn prepare(&mut self, op: &'static str, sql: &str) -> StoreResult<Statement> {

@@ -3,7 +3,8 @@
 
 use crate::order::sort_dedup;
 use crate::{derive, key_of, math, row_of, Ribbon, Row, BLOCK, W};
-use filter_core::{try_zeroed_table, Error, Hash128, KeyHasher, MemoryCap, Result, Table};
+use filter_core::static_filter::construction_seed as seed_for;
+use filter_core::{try_zeroed_table, Error, Hash128, KeyHasher, Pages, Result, Table};
 
 /// Seeds tried before the construction gives up (never reached in practice: the slack grows
 /// every [`ATTEMPTS_PER_BUMP`] failures).
@@ -13,29 +14,23 @@ pub const MAX_ATTEMPTS: u32 = 1000;
 /// least 64 slots; [`math::ribbon_slots`]).
 pub const ATTEMPTS_PER_BUMP: u32 = 2;
 
-/// The `i`-th construction seed (splitmix64 steps), so builds are deterministic.
-fn seed_for(attempt: u32) -> u64 {
-    let mut z = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(u64::from(attempt) + 1);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The banded system: row `i` holds a coefficient band starting at slot `i` (bit 0 set) and its
 /// right-hand side, or nothing (`coeff == 0`).
 ///
 /// Both start as fresh zero pages ([`filter_core::try_zeroed_table`]), written by nothing but
-/// banding.
+/// banding, and advised as the build's `pages` says, as is the solution.
 pub(crate) struct Band {
     pub(crate) coeff: Table<u128>,
     pub(crate) result: Table<u16>,
+    pages: Pages,
 }
 
 impl Band {
-    pub(crate) fn new(slots: usize) -> Result<Self> {
+    pub(crate) fn new(slots: usize, pages: Pages) -> Result<Self> {
         Ok(Band {
-            coeff: try_zeroed_table(slots, MemoryCap::NONE, "ribbon banding coefficients")?,
-            result: try_zeroed_table(slots, MemoryCap::NONE, "ribbon banding results")?,
+            coeff: try_zeroed_table(slots, pages, "ribbon banding coefficients")?,
+            result: try_zeroed_table(slots, pages, "ribbon banding results")?,
+            pages,
         })
     }
 
@@ -94,7 +89,7 @@ impl Band {
     }
 
     /// Back substitution of all rows into `r` columns (result bits 0 to `r - 1`).
-    pub(crate) fn solve(&self, r: u32) -> Result<Vec<u64>> {
+    pub(crate) fn solve(&self, r: u32) -> Result<Table<u64>> {
         self.solve_rows(self.coeff.len(), r, 0, &[])
     }
 
@@ -110,8 +105,8 @@ impl Band {
         r: u32,
         shift: u32,
         skip: &[u64],
-    ) -> Result<Vec<u64>> {
-        let mut table = filter_core::try_filled(slots / BLOCK * r as usize, 0u64, "ribbon table")?;
+    ) -> Result<Table<u64>> {
+        let mut table = try_zeroed_table(slots / BLOCK * r as usize, self.pages, "ribbon table")?;
         let rows = (&self.coeff[..slots], &self.result[..slots]);
         macro_rules! columns {
             ($($n:literal)*) => {
@@ -179,8 +174,14 @@ impl Ribbon {
     /// starting below the boundary, a fraction `upper` of the starts) is a second system over
     /// those keys, on the slots they reach. Both are banded in one pass over the keys sorted by
     /// start ([`sort_dedup`]), which also removes repeats (the per-seed hash is a bijection of
-    /// the key, so equal keys, and only they, meet).
-    pub(crate) fn build(hashes: &[Hash128], r: u32, upper: f64, hasher: KeyHasher) -> Result<Self> {
+    /// the key, so equal keys, and only they, meet). The band and both tables are advised as
+    /// `pages` says.
+    pub(crate) fn build(
+        hashes: &[Hash128],
+        (r, upper): (u32, f64),
+        hasher: KeyHasher,
+        pages: Pages,
+    ) -> Result<Self> {
         let oom = |what| Error::OutOfMemory {
             what,
             bytes: hashes.len() as u64 * 8,
@@ -203,7 +204,7 @@ impl Ribbon {
                 boundary,
                 extra_slots,
             } = math::ribbon_shape(slots, upper)?;
-            let mut band = Band::new(to_usize(slots)?)?;
+            let mut band = Band::new(to_usize(slots)?, pages)?;
             if let Some(late) = band_all(&keys, r, starts, boundary, extra_slots, &mut band)? {
                 return Ok(Ribbon {
                     hasher,

@@ -90,8 +90,8 @@ impl Codec for Ribbon {
             )));
         }
         // The length check above bounds both counts by the payload present.
-        let table = payload.u64s(table_words as usize)?.into();
-        let extra = payload.u64s(extra_words as usize)?.into();
+        let table = payload.u64s(table_words as usize)?;
+        let extra = payload.u64s(extra_words as usize)?;
         Ok(Ribbon {
             hasher,
             seed,

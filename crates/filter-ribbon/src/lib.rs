@@ -71,7 +71,7 @@ mod order;
 
 pub use codec::FILE_KIND;
 
-use filter_core::{reduce, Hash128, KeyHasher, Result, StaticFilter};
+use filter_core::{reduce, Hash128, KeyHasher, Pages, Result, StaticFilter, Table};
 
 /// The formulas (columns, sizing, rate, bits per key), kept in `filter_core::math` beside every
 /// other variant's.
@@ -131,42 +131,41 @@ pub struct Ribbon {
     slots: u64,
     /// Keys whose start is below this have one more result bit, in `extra`.
     boundary: u64,
-    table: Vec<u64>,
+    table: Table<u64>,
     /// The extra column, for slots `[0, boundary + 127]` rounded up to whole blocks.
-    extra: Vec<u64>,
+    extra: Table<u64>,
     len: u64,
 }
 
-/// Settings of a [`Ribbon`] build: target rate and hasher.
+/// Settings of a [`Ribbon`] build: target rate, hasher and page advice.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RibbonBuilder {
     fpr: f64,
     hasher: KeyHasher,
+    pages: Pages,
 }
 
 impl Default for RibbonBuilder {
-    /// 1 % (r = 6 plus 0.72 of a column), xxh3-128 with seed 0.
+    /// 1 % (r = 6 plus 0.72 of a column), xxh3-128 with seed 0, huge pages advised.
     fn default() -> Self {
         RibbonBuilder {
             fpr: 0.01,
             hasher: KeyHasher::default(),
+            pages: Pages::Huge,
         }
     }
 }
 
 impl RibbonBuilder {
-    /// Target false-positive rate, from 2^-16 to below 1; the realised rate is the target, up to
-    /// the rounding of the boundary to a whole slot (see [`RibbonBuilder::columns`]).
-    pub fn fpr(mut self, rate: f64) -> Self {
-        self.fpr = rate;
-        self
+    filter_core::setters! {
+        /// Target false-positive rate, from 2^-16 to below 1; the realised rate is the target,
+        /// up to the rounding of the boundary to a whole slot (see [`RibbonBuilder::columns`]).
+        fpr(rate: f64) => fpr;
+        /// Hash function and seed (default: xxh3-128, seed 0).
+        hasher(hasher: KeyHasher) => hasher;
     }
 
-    /// Hash function and seed (default: xxh3-128, seed 0).
-    pub fn hasher(mut self, hasher: KeyHasher) -> Self {
-        self.hasher = hasher;
-        self
-    }
+    filter_core::pages_setter!(only);
 
     /// The columns for the target rate ([`math::ribbon_columns`]): `r = floor(log2(1/p))` for
     /// every key, and the fraction `f = 2 - p 2^(r+1)` of the start range whose keys get one
@@ -184,7 +183,7 @@ impl RibbonBuilder {
     /// As [`RibbonBuilder::columns`], or memory that cannot be allocated.
     pub fn build_from_hashes(&self, hashes: &[Hash128]) -> Result<Ribbon> {
         let (r, upper) = self.columns()?;
-        Ribbon::build(hashes, r, upper, self.hasher)
+        Ribbon::build(hashes, (r, upper), self.hasher, self.pages)
     }
 
     /// Builds from key bytes.
@@ -385,6 +384,17 @@ impl StaticFilter for Ribbon {
 
     fn size_in_bytes(&self) -> usize {
         (self.table.len() + self.extra.len()) * 8
+    }
+
+    /// Both tables' (an extra column below
+    /// [`HUGE_PAGE_MIN_BYTES`](filter_core::HUGE_PAGE_MIN_BYTES) lies on the heap; an empty
+    /// one, at rates that need none, counts nothing).
+    fn huge_page_bytes(&self) -> Option<u64> {
+        [&self.table, &self.extra]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .map(|t| t.huge_page_bytes())
+            .sum()
     }
 
     /// `f 2^-(r+1) + (1 - f) 2^-r`, `f` the realised fraction of starts below the boundary

@@ -88,7 +88,7 @@ fn bits_per_key_are_under_7_2_at_one_percent_for_large_sets() {
 /// them (same band, other fingerprint): the fixture for the retry loop's condition.
 #[test]
 fn banding_refuses_contradictions_and_accepts_repeats() {
-    let mut band = Band::new(256).unwrap();
+    let mut band = Band::new(256, Pages::Huge).unwrap();
     let row = row_of(12345, 129, 7);
     assert!(band.add(row));
     assert!(band.add(row));
@@ -145,12 +145,12 @@ fn one_pass_banding_solves_the_extra_column_as_its_own_system() {
     let starts = slots - 127;
     let boundary = (0.72 * starts as f64).ceil() as u64;
     let extra_slots = (boundary + 127).div_ceil(64) * 64;
-    let mut band = Band::new(slots as usize).unwrap();
+    let mut band = Band::new(slots as usize, Pages::Huge).unwrap();
     let late = band_all(&keys, r, starts, boundary, extra_slots, &mut band)
         .unwrap()
         .expect("bands at 2 bumps");
     assert!(late.iter().any(|&w| w != 0), "the fixture has late rows");
-    let mut alone = Band::new(extra_slots as usize).unwrap();
+    let mut alone = Band::new(extra_slots as usize, Pages::Huge).unwrap();
     for &d in &keys {
         let row = row_of(d, starts, r + 1);
         if row.start < boundary {
@@ -208,4 +208,28 @@ fn parity_in_the_top_bit_counts_the_ones() {
     for y in words {
         assert_eq!(parity64(y), u64::from(y.count_ones() % 2), "{y:#x}");
     }
+}
+
+/// The builder's page advice reaches the solution's table and the band it is solved from (each
+/// a mapping of its own past `HUGE_PAGE_MIN_BYTES`, on Linux), and changes nothing it holds.
+#[cfg(all(target_os = "linux", not(miri)))]
+#[test]
+fn the_page_advice_reaches_the_tables() {
+    // 2^-16: 16 columns, 2 bytes per slot and no extra column, so 4 MiB from about 2^21 keys.
+    let hs = hashes(5, 2_200_000);
+    let build = |pages| {
+        Ribbon::builder()
+            .fpr(1.0 / 65_536.0)
+            .pages(pages)
+            .build_from_hashes(&hs)
+            .unwrap()
+    };
+    let (huge, small) = (build(Pages::Huge), build(Pages::Small));
+    assert!(small.table.len() * 8 >= filter_core::HUGE_PAGE_MIN_BYTES);
+    assert_eq!(huge.table.pages(), Some(Pages::Huge));
+    assert_eq!(small.table.pages(), Some(Pages::Small));
+    assert_eq!(huge, small);
+    // 2^19 slots: 8 MiB of coefficients.
+    let band = Band::new(1 << 19, Pages::Small).unwrap();
+    assert_eq!(band.coeff.pages(), Some(Pages::Small));
 }

@@ -3,7 +3,7 @@
 
 use crate::math::{self, ApbfPlan};
 use filter_core::{
-    Error, Filter, Hash128, IndexGen, KeyHasher, MemoryCap, Prefetch, Result, Table,
+    Error, Filter, Hash128, IndexGen, KeyHasher, MemoryCap, Pages, Prefetch, Result, Table,
 };
 
 /// The most slices (`k + l`) a filter may have: a key's indexes live in a stack array.
@@ -29,6 +29,7 @@ pub struct ApbfBuilder {
     sizing: ApbfSizing,
     hasher: KeyHasher,
     cap: MemoryCap,
+    pages: Pages,
 }
 
 impl ApbfBuilder {
@@ -48,6 +49,7 @@ impl ApbfBuilder {
     }
 
     filter_core::memory_cap_setter!();
+    filter_core::pages_setter!();
 
     /// Builds the filter.
     ///
@@ -89,7 +91,11 @@ impl ApbfBuilder {
                 ),
             })?;
         Ok(Apbf {
-            words: filter_core::try_zeroed_table(words, self.cap, "age-partitioned slices")?,
+            words: filter_core::try_zeroed_table(
+                words,
+                self.table_options(),
+                "age-partitioned slices",
+            )?,
             plan: ApbfPlan {
                 m: words_per_slice * 64,
                 ..plan
@@ -164,6 +170,7 @@ impl Apbf {
             sizing: ApbfSizing::Target,
             hasher: KeyHasher::default(),
             cap: MemoryCap::NONE,
+            pages: Pages::Huge,
         }
     }
 
@@ -278,6 +285,10 @@ impl Filter for Apbf {
 
     fn size_in_bytes(&self) -> usize {
         self.words.len() * 8
+    }
+
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.words.huge_page_bytes()
     }
 
     fn expected_fpr(&self) -> f64 {

@@ -4,7 +4,7 @@
 //! set survive, and the key is "maybe" when one of them is still in the window.
 
 use crate::math;
-use filter_core::{Error, Hash128, IndexGen, MemoryCap, Result, Table};
+use filter_core::{Error, Hash128, IndexGen, Result, Table, TableOptions};
 
 /// The generations' bits and item counts.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,8 +19,9 @@ pub(crate) struct Lanes {
 }
 
 impl Lanes {
-    /// Zeroed lanes for `slots` generations (a power of two in `2..=64`), `m` positions.
-    pub(crate) fn new(slots: u32, m: u64, k: u32, cap: MemoryCap) -> Result<Self> {
+    /// Zeroed lanes for `slots` generations (a power of two in `2..=64`), `m` positions, in a
+    /// table allocated with `options` (memory cap and page advice).
+    pub(crate) fn new(slots: u32, m: u64, k: u32, options: TableOptions) -> Result<Self> {
         debug_assert!(slots.is_power_of_two() && (2..=64).contains(&slots));
         let lane_log2 = slots.trailing_zeros();
         let per_word = 64 >> lane_log2;
@@ -30,7 +31,7 @@ impl Lanes {
             hint: format!("{m} positions do not fit this platform's address space"),
         })?;
         Ok(Lanes {
-            words: filter_core::try_zeroed_table(words, cap, "window lanes")?,
+            words: filter_core::try_zeroed_table(words, options, "window lanes")?,
             m,
             k,
             lane_log2,
@@ -44,6 +45,10 @@ impl Lanes {
 
     pub(crate) fn size_in_bytes(&self) -> usize {
         self.words.len() * 8
+    }
+
+    pub(crate) fn huge_page_bytes(&self) -> Option<u64> {
+        self.words.huge_page_bytes()
     }
 
     /// Word index and bit offset of position `p`'s lane.

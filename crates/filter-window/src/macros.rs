@@ -1,6 +1,7 @@
 //! The setters both window builders share.
 
-/// `fpr`, `generations`, `hasher` and `max_bytes` for a builder with `common` and `cap` fields.
+/// `fpr`, `generations`, `hasher`, `max_bytes` and `pages` for a builder with `common`, `cap`
+/// and `pages` fields.
 macro_rules! common_setters {
     () => {
         filter_core::setters! {
@@ -14,5 +15,6 @@ macro_rules! common_setters {
         }
 
         filter_core::memory_cap_setter!();
+        filter_core::pages_setter!();
     };
 }

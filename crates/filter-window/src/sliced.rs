@@ -3,7 +3,9 @@
 
 use crate::lanes::Lanes;
 use crate::math::SlicedPlan;
-use filter_core::{Error, Filter, Hash128, KeyHasher, MemoryCap, Prefetch, Result};
+use filter_core::{
+    Error, Filter, Hash128, KeyHasher, MemoryCap, Pages, Prefetch, Result, TableOptions,
+};
 
 /// The generations per window the builders accept: `N + 1` must be a power of two so that the
 /// `N + 1` bits of a position pack evenly into 64-bit words.
@@ -15,7 +17,6 @@ pub(crate) struct Common {
     pub(crate) fpr: f64,
     pub(crate) generations: u32,
     pub(crate) hasher: KeyHasher,
-    pub(crate) cap: MemoryCap,
 }
 
 impl Default for Common {
@@ -24,7 +25,6 @@ impl Default for Common {
             fpr: 0.01,
             generations: crate::DEFAULT_GENERATIONS,
             hasher: KeyHasher::default(),
-            cap: MemoryCap::NONE,
         }
     }
 }
@@ -54,8 +54,9 @@ impl Common {
         })
     }
 
-    pub(crate) fn lanes(&self, plan: &SlicedPlan) -> Result<Lanes> {
-        Lanes::new(plan.generations + 1, plan.m, plan.k, self.cap)
+    /// The lanes of `plan`, allocated with `options` (the builder's cap and page advice).
+    pub(crate) fn lanes(&self, plan: &SlicedPlan, options: TableOptions) -> Result<Lanes> {
+        Lanes::new(plan.generations + 1, plan.m, plan.k, options)
     }
 }
 
@@ -65,6 +66,7 @@ pub struct ItemWindowBuilder {
     window: u64,
     common: Common,
     cap: MemoryCap,
+    pages: Pages,
 }
 
 impl ItemWindowBuilder {
@@ -82,13 +84,10 @@ impl ItemWindowBuilder {
     /// A window of 0, a rate outside (0, 1), generations not in [`GENERATION_CHOICES`], or a
     /// table too large (for the platform, the memory cap or the allocator).
     pub fn build(self) -> Result<ItemWindow> {
-        let common = Common {
-            cap: self.cap,
-            ..self.common
-        };
+        let common = self.common;
         let plan = common.plan(self.window, "window")?;
         Ok(ItemWindow {
-            lanes: common.lanes(&plan)?,
+            lanes: common.lanes(&plan, self.table_options())?,
             plan,
             window: self.window,
             inserted: 0,
@@ -136,6 +135,7 @@ impl ItemWindow {
             window: 1_000_000,
             common: Common::default(),
             cap: MemoryCap::NONE,
+            pages: Pages::Huge,
         }
     }
 
@@ -198,6 +198,10 @@ impl Filter for ItemWindow {
 
     fn size_in_bytes(&self) -> usize {
         self.lanes.size_in_bytes()
+    }
+
+    fn huge_page_bytes(&self) -> Option<u64> {
+        self.lanes.huge_page_bytes()
     }
 
     fn expected_fpr(&self) -> f64 {

@@ -98,3 +98,30 @@ fn paper_sizing_builds_the_paper_filter() {
     assert_eq!(f.size_in_bytes(), 16 * 11_584 / 8);
     assert_eq!(f.name(), "apbf");
 }
+
+/// The builders' page advice reaches the tables (a mapping of their own past
+/// `HUGE_PAGE_MIN_BYTES`, on Linux): huge pages by default, none when told.
+#[cfg(all(target_os = "linux", not(miri)))]
+#[test]
+fn the_page_advice_reaches_the_tables() {
+    use filter_core::Pages;
+    // About 16 bits (lanes) and 23.5 bits (slices) per in-window item at 1%: past 4 MiB.
+    let window = 4_000_000;
+    for pages in [Pages::Huge, Pages::Small] {
+        let items = ItemWindow::builder().window(window).pages(pages);
+        let time = TimeWindow::builder().items_per_window(window).pages(pages);
+        let apbf = Apbf::builder().window(window).pages(pages);
+        let tables = [
+            items.build().unwrap().lanes.words,
+            time.build().unwrap().lanes.words,
+            apbf.build().unwrap().words,
+        ];
+        for t in tables {
+            assert!(t.len() * 8 >= filter_core::HUGE_PAGE_MIN_BYTES);
+            assert_eq!(t.pages(), Some(pages));
+        }
+    }
+    // The default is the advice.
+    let default = ItemWindow::builder().window(window).build().unwrap();
+    assert_eq!(default.lanes.words.pages(), Some(Pages::Huge));
+}

@@ -4,7 +4,7 @@
 use crate::lanes::Lanes;
 use crate::math::SlicedPlan;
 use crate::sliced::Common;
-use filter_core::{Error, Hash128, KeyHasher, MemoryCap, Result};
+use filter_core::{Error, Hash128, KeyHasher, MemoryCap, Pages, Result};
 use std::time::{Duration, Instant};
 
 /// Builds a [`TimeWindow`].
@@ -14,6 +14,7 @@ pub struct TimeWindowBuilder {
     items: u64,
     common: Common,
     cap: MemoryCap,
+    pages: Pages,
 }
 
 impl TimeWindowBuilder {
@@ -36,10 +37,7 @@ impl TimeWindowBuilder {
     /// items, a rate outside (0, 1), generations not in
     /// [`GENERATION_CHOICES`](crate::GENERATION_CHOICES), or a table too large.
     pub fn build(self) -> Result<TimeWindow> {
-        let common = Common {
-            cap: self.cap,
-            ..self.common
-        };
+        let common = self.common;
         let plan = common.plan(self.items, "items_per_window")?;
         if self.window < u64::from(common.generations) {
             return Err(Error::InvalidParameter {
@@ -50,7 +48,7 @@ impl TimeWindowBuilder {
             });
         }
         Ok(TimeWindow {
-            lanes: common.lanes(&plan)?,
+            lanes: common.lanes(&plan, self.table_options())?,
             plan,
             window: self.window,
             slice: self.window.div_ceil(u64::from(common.generations)),
@@ -137,6 +135,7 @@ impl TimeWindow {
             items: 1_000_000,
             common: Common::default(),
             cap: MemoryCap::NONE,
+            pages: Pages::Huge,
         }
     }
 
@@ -163,6 +162,13 @@ impl TimeWindow {
     /// Heap memory of the table, constant for the filter's life.
     pub fn size_in_bytes(&self) -> usize {
         self.lanes.size_in_bytes()
+    }
+
+    /// Bytes of the table on transparent huge pages now
+    /// ([`Table::huge_page_bytes`](filter_core::Table::huge_page_bytes)); `None` where that
+    /// cannot be measured.
+    pub fn huge_page_bytes(&self) -> Option<u64> {
+        self.lanes.huge_page_bytes()
     }
 
     /// The start of the latest slice an insert was filed into (`None` before the first

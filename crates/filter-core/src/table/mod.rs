@@ -60,6 +60,16 @@ impl From<MemoryCap> for TableOptions {
     }
 }
 
+impl From<Pages> for TableOptions {
+    /// No cap, this advice.
+    fn from(pages: Pages) -> Self {
+        TableOptions {
+            cap: MemoryCap::NONE,
+            pages,
+        }
+    }
+}
+
 /// Tables at least this large get a mapping of their own (on Linux), advised onto transparent
 /// huge pages. Smaller ones fit a few hundred 4 KiB TLB entries and stay on the heap.
 pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;

@@ -7,7 +7,7 @@ fn h(i: u64) -> Hash128 {
 #[test]
 fn a_generation_clears_alone_at_every_lane_width() {
     for slots in [2u32, 4, 8, 16, 32, 64] {
-        let mut lanes = Lanes::new(slots, 1000, 4, MemoryCap::NONE).unwrap();
+        let mut lanes = Lanes::new(slots, 1000, 4, filter_core::TableOptions::default()).unwrap();
         let all = u64::MAX;
         for s in 0..slots {
             for i in 0..50 {

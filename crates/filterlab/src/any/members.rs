@@ -6,8 +6,8 @@ use super::sizing::{self, Detail, Sizing};
 use super::{Knob, Parameter, Params, Value};
 use crate::{
     cuckoo, expandable, math, quotient, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter,
-    ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom, StaticFilter,
-    StaticFuse16, StaticFuse8, StaticRibbon,
+    ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom, StaticFuse16,
+    StaticFuse8, StaticRibbon,
 };
 
 /// `$ty`'s builder with the capacity, rate and hasher of `$p`.
@@ -305,7 +305,11 @@ macro_rules! fuse_member {
                 check_static(p, hashes, |q| {
                     sizing::fuse(q, <$f as crate::fuse::Fingerprint>::BITS)
                 })?;
-                crate::fuse::BinaryFuse::<$f>::from_hashes(hashes, p.hasher).map(Self::new)
+                crate::fuse::BinaryFuse::<$f>::builder()
+                    .hasher(p.hasher)
+                    .pages(p.pages)
+                    .build_from_hashes(hashes)
+                    .map(Self::new)
             }
             fn size(p: &Params) -> Result<Sizing> {
                 sizing::fuse(p, <$f as crate::fuse::Fingerprint>::BITS)
@@ -347,6 +351,7 @@ impl Member for StaticRibbon {
         crate::Ribbon::builder()
             .fpr(p.fpr)
             .hasher(p.hasher)
+            .pages(p.pages)
             .build_from_hashes(hashes)
             .map(Self::new)
     }

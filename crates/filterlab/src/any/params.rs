@@ -33,8 +33,7 @@ pub struct Params {
     pub max_bytes: Option<u64>,
     /// Page advice for the filter's large tables (default [`Pages::Huge`]): advice only, never
     /// saved. Fed to the builder of every variant with the `pages` capability
-    /// ([`Capabilities::pages`](super::Capabilities::pages)); the others (the windows, the
-    /// static rows) do not take it yet and allocate with the default.
+    /// ([`Capabilities::pages`](super::Capabilities::pages)): all of them.
     pub pages: Pages,
     /// Cuckoo: fingerprint width `f` in bits (default from the rate).
     pub fingerprint_bits: Option<u32>,

@@ -43,21 +43,16 @@ impl<T: StaticFilter + Persist> Filter for Static<T> {
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         self.0.contains_hash_batch(hashes, out);
     }
-    fn hasher(&self) -> KeyHasher {
-        self.0.hasher()
-    }
-    fn len(&self) -> u64 {
-        self.0.len()
-    }
+    forwarded!(
+        hasher -> KeyHasher,
+        len -> u64,
+        size_in_bytes -> usize,
+        huge_page_bytes -> Option<u64>,
+        expected_fpr -> f64,
+    );
     /// The keys it was built from: it takes no more.
     fn capacity(&self) -> u64 {
         self.0.len()
-    }
-    fn size_in_bytes(&self) -> usize {
-        self.0.size_in_bytes()
-    }
-    fn expected_fpr(&self) -> f64 {
-        self.0.expected_fpr()
     }
     /// The variant's name, as its files carry it.
     fn name(&self) -> &'static str {

@@ -132,18 +132,23 @@ pub(crate) fn apbf_counts(k: u32, l: u32, g: u64, items: u64) -> Vec<u64> {
         .collect()
 }
 
-impl Member for ItemWindow {
-    fn build(p: &Params) -> Result<Self> {
-        p.only(&[Knob::Generations])?;
-        let b = ItemWindow::builder()
-            .window(p.capacity)
-            .fpr(p.fpr)
-            .hasher(p.hasher)
-            .generations(generations(p)?);
-        match p.max_bytes {
+/// Builds from the window builder `$b` with `$p`'s rate, hasher, page advice and memory cap
+/// (the builders share these setters but no trait).
+macro_rules! windowed {
+    ($b:expr, $p:expr) => {{
+        let b = $b.fpr($p.fpr).hasher($p.hasher).pages($p.pages);
+        match $p.max_bytes {
             Some(cap) => b.max_bytes(cap).build(),
             None => b.build(),
         }
+    }};
+}
+
+impl Member for ItemWindow {
+    fn build(p: &Params) -> Result<Self> {
+        p.only(&[Knob::Generations])?;
+        let b = ItemWindow::builder().window(p.capacity);
+        windowed!(b.generations(generations(p)?), p)
     }
     fn size(p: &Params) -> Result<Sizing> {
         let plan = sliced_plan(p, p.capacity)?;
@@ -173,17 +178,11 @@ impl Member for Timed {
         p.only(&[Knob::Generations, Knob::WindowTicks])?;
         let mut b = TimeWindow::builder()
             .items_per_window(p.capacity)
-            .fpr(p.fpr)
-            .hasher(p.hasher)
             .generations(generations(p)?);
         if let Some(t) = p.window_ticks {
             b = b.window(t);
         }
-        match p.max_bytes {
-            Some(cap) => b.max_bytes(cap).build(),
-            None => b.build(),
-        }
-        .map(Timed::new)
+        windowed!(b, p).map(Timed::new)
     }
     fn size(p: &Params) -> Result<Sizing> {
         let plan = sliced_plan(p, p.capacity)?;
@@ -272,16 +271,12 @@ fn apbf_detail(plan: &ApbfPlan) -> Detail {
 impl Member for Apbf {
     fn build(p: &Params) -> Result<Self> {
         p.only(&[Knob::Generations, Knob::Hashes])?;
-        let b = Apbf::builder()
-            .window(p.capacity)
-            .fpr(p.fpr)
-            .hasher(p.hasher)
-            .k(p.hashes.unwrap_or(APBF_K))
-            .l(p.generations.unwrap_or(APBF_L));
-        match p.max_bytes {
-            Some(cap) => b.max_bytes(cap).build(),
-            None => b.build(),
-        }
+        let b = Apbf::builder().window(p.capacity);
+        windowed!(
+            b.k(p.hashes.unwrap_or(APBF_K))
+                .l(p.generations.unwrap_or(APBF_L)),
+            p
+        )
     }
     fn size(p: &Params) -> Result<Sizing> {
         let plan = apbf_plan(p)?;

@@ -69,9 +69,11 @@ impl Filter for Timed {
             }
         }
     }
-    fn hasher(&self) -> KeyHasher {
-        self.0.hasher()
-    }
+    forwarded!(
+        hasher -> KeyHasher,
+        size_in_bytes -> usize,
+        huge_page_bytes -> Option<u64>,
+    );
     /// Items in the slices of the window as of the latest slice.
     fn len(&self) -> u64 {
         self.now().map_or(0, |t| self.0.len_at(t))
@@ -79,9 +81,6 @@ impl Filter for Timed {
     /// The most items a window holds at the target rate.
     fn capacity(&self) -> u64 {
         self.0.items_per_window()
-    }
-    fn size_in_bytes(&self) -> usize {
-        self.0.size_in_bytes()
     }
     /// As of the latest slice, from the real counts of the slices in the window.
     fn expected_fpr(&self) -> f64 {
