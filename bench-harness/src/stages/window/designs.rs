@@ -5,6 +5,7 @@
 //! insert count.
 
 use super::Design;
+use crate::filters::BESIDE_PEERS;
 use anyhow::{anyhow, bail, Result};
 use filter_window::math as wmath;
 use filter_window::Timestamp;
@@ -78,8 +79,12 @@ pub fn shape(design: Design, window: u64, fpr: f64) -> Result<(String, u64)> {
 /// Our windowed `variant` for a window of `window` items at `fpr`, through the registry: the
 /// lane-sliced windows with [`GENERATIONS`] generations (the one counted in time `window` ticks
 /// long, one tick per insert), the age-partitioned filter at `k = l = 8` (its paper's design).
+/// Every design of this stage, ours and the two-buffer baseline, allocates with
+/// [`BESIDE_PEERS`]: the probabilistic-rs peer cannot take huge pages.
 fn ours(variant: Variant, window: u64, fpr: f64) -> Result<AnyFilter> {
-    let mut params = Params::new(window, fpr).generations(GENERATIONS);
+    let mut params = Params::new(window, fpr)
+        .generations(GENERATIONS)
+        .pages(BESIDE_PEERS);
     if variant == Variant::Apbf {
         params = params.hashes(8).generations(8);
     }
@@ -211,7 +216,13 @@ struct TwoBuffer {
 impl TwoBuffer {
     fn new(window: u64, fpr: f64) -> Result<Self> {
         let share = wmath::per_part_target(fpr, 2);
-        let empty = || ClassicBloom::builder().capacity(window).fpr(share).build();
+        let empty = || {
+            ClassicBloom::builder()
+                .capacity(window)
+                .fpr(share)
+                .pages(BESIDE_PEERS)
+                .build()
+        };
         Ok(TwoBuffer {
             current: empty()?,
             older: empty()?,
@@ -230,6 +241,7 @@ impl Parts for TwoBuffer {
         let fresh = ClassicBloom::builder()
             .capacity(self.window)
             .fpr(self.share)
+            .pages(BESIDE_PEERS)
             .build()?;
         self.older = std::mem::replace(&mut self.current, fresh);
         self.in_current = 0;
