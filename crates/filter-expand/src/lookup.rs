@@ -11,6 +11,11 @@ use filter_core::{Filter, Hash128, Prefetch, PREFETCH_AHEAD};
 /// lookup a 1.5 KiB memset. The unit tests take 4, so that both paths run there.
 const STACK_LEVELS: usize = if cfg!(test) { 4 } else { 24 };
 
+/// Levels of the smaller stack array, taken first (a filter grown up to `2^12` times past its
+/// first stage): half the room of [`STACK_LEVELS`] to zero. The unit tests take 2, so that all
+/// three paths run there.
+const SHORT_LEVELS: usize = if cfg!(test) { 2 } else { 12 };
+
 /// Stages whose table is at least this large are prefetched by the batch methods; smaller ones
 /// stay in cache.
 const PREFETCH_STAGE_BYTES: usize = 1 << 16;
@@ -25,16 +30,21 @@ fn prefetched(s: &Stage) -> bool {
 impl ExpandableCuckoo {
     /// [`Filter::contains_hash`]: the places of every level on the stack (or, past
     /// [`STACK_LEVELS`], the heap), prefetched, then probed.
+    #[inline]
     pub(crate) fn lookup(&self, hash: Hash128) -> bool {
         let levels = self.levels();
-        let mut on_stack = [Place::default(); STACK_LEVELS];
-        let mut on_heap = Vec::new();
-        let places = if levels <= STACK_LEVELS {
-            &mut on_stack[..levels]
+        if levels <= SHORT_LEVELS {
+            self.lookup_in(hash, &mut [Place::default(); SHORT_LEVELS][..levels])
+        } else if levels <= STACK_LEVELS {
+            self.lookup_in(hash, &mut [Place::default(); STACK_LEVELS][..levels])
         } else {
-            on_heap.resize(levels, Place::default());
-            &mut on_heap[..]
-        };
+            self.lookup_in(hash, &mut vec![Place::default(); levels])
+        }
+    }
+
+    /// [`Self::lookup`] with room for the places of every level.
+    #[inline]
+    fn lookup_in(&self, hash: Hash128, places: &mut [Place]) -> bool {
         self.layout.fill_places(hash, places);
         self.prefetch_places(places);
         self.probe_places(places)
@@ -42,6 +52,7 @@ impl ExpandableCuckoo {
 
     /// [`Filter::contains_hash_batch`]: the places of the keys [`PREFETCH_AHEAD`] ahead in a
     /// ring, prefetched when computed and probed from the ring.
+    #[inline]
     pub(crate) fn lookup_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(hashes.len());

@@ -71,12 +71,22 @@ impl Layout {
     #[inline]
     fn alt(&self, i: u32, c: u64, h0: u64, s: u64) -> u64 {
         let shift = self.d * i;
-        let block = c >> shift;
-        let alt_block = if h0 >= block {
+        Self::alt_in_block(shift, c, self.alt_block(c >> shift, h0), s)
+    }
+
+    /// Stage 0's alternate of the stage-0 bucket `block`: `(h0 - block) mod B0`.
+    #[inline]
+    fn alt_block(&self, block: u64, h0: u64) -> u64 {
+        if h0 >= block {
             h0 - block
         } else {
             h0 + self.b0 - block
-        };
+        }
+    }
+
+    /// [`Self::alt`] with the alternate block already known (`shift = d·i`).
+    #[inline]
+    fn alt_in_block(shift: u32, c: u64, alt_block: u64, s: u64) -> u64 {
         (alt_block << shift) | ((c ^ s) & ((1u64 << shift) - 1))
     }
 
@@ -95,13 +105,17 @@ impl Layout {
     /// per stage).
     pub fn places(&self, hash: Hash128) -> Places<'_> {
         let period = self.period.max(1);
+        let product = u128::from(hash.lo) * u128::from(self.b0);
+        let h0 = self.h0(Self::key_fp(hash.hi, self.f0));
+        let f = self.f0.min(math::MAX_FP_BITS);
         Places {
             layout: self,
             hi: hash.hi,
-            h0: self.h0(Self::key_fp(hash.hi, self.f0)),
-            product: u128::from(hash.lo) * u128::from(self.b0),
+            alt_block: self.alt_block((product >> 64) as u64, h0),
+            product,
             s: 0,
-            f: self.f0.min(math::MAX_FP_BITS),
+            f,
+            fp: Self::key_fp(hash.hi, f),
             until_wider: period,
             level: 0,
         }
@@ -123,14 +137,18 @@ pub(crate) struct Places<'a> {
     layout: &'a Layout,
     /// The key hash's high word, the fingerprints' source.
     hi: u64,
-    /// The hash of the key's stage-0 fingerprint.
-    h0: u64,
+    /// Stage 0's alternate of the key's stage-0 bucket: every level's bucket `c` has the
+    /// stage-0 bucket `c >> d·i` as its block (the buckets nest), so this is the alternate
+    /// block of every level, computed once.
+    alt_block: u64,
     /// `hash.lo · B0`: level `i`'s bucket is this shifted right by `64 - d·i`.
     product: u128,
     /// The digits of the alternate-bucket offset so far.
     s: u64,
     /// `fp_bits(level)`, kept by counting instead of dividing.
     f: u32,
+    /// The key's `f`-bit fingerprint, recomputed only when `f` grows.
+    fp: u64,
     /// Levels left before the fingerprint gains a bit.
     until_wider: u32,
     /// The next level.
@@ -145,18 +163,20 @@ impl Places<'_> {
         let (l, i) = (self.layout, self.level);
         if self.until_wider == 0 {
             self.f = (self.f + 1).min(math::MAX_FP_BITS);
+            self.fp = Layout::key_fp(self.hi, self.f);
             self.until_wider = l.period.max(1);
         }
         self.until_wider -= 1;
-        let fp = Layout::key_fp(self.hi, self.f);
+        let fp = self.fp;
         if i > 0 {
             self.s = (self.s << l.d) | l.digit(fp, i);
         }
-        let c = (self.product >> (64 - l.d * i)) as u64;
+        let shift = l.d * i;
+        let c = (self.product >> (64 - shift)) as u64;
         self.level += 1;
         Place {
             c,
-            alt: l.alt(i, c, self.h0, self.s),
+            alt: Layout::alt_in_block(shift, c, self.alt_block, self.s),
             fp,
         }
     }
@@ -174,7 +194,7 @@ impl Iterator for Places<'_> {
 /// The 4 slots of a bucket as lanes of one 64-bit word. Up to 16 bits they fit one unaligned
 /// 8-byte window: they start at bit `4f·b`, a multiple of 8 for even `f` and of 4 for odd `f`,
 /// so `bit % 8 + 4f <= 64`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Lanes {
     /// The lowest bit of every lane.
     low: u64,
@@ -216,6 +236,8 @@ pub(crate) struct Stage {
     pub fp_bits: u32,
     pub capacity: u64,
     pub len: u64,
+    /// `Lanes::of(fp_bits)`, computed once for the lookups.
+    lanes: Option<Lanes>,
 }
 
 impl Stage {
@@ -244,6 +266,7 @@ impl Stage {
             fp_bits,
             capacity: math::stage_capacity(buckets),
             len: 0,
+            lanes: Lanes::of(fp_bits),
         })
     }
 
@@ -284,7 +307,7 @@ impl Stage {
     /// Whether an entry with the key's identity (fingerprint and bucket pair) is stored here.
     #[inline]
     pub fn has(&self, p: Place) -> bool {
-        match Lanes::of(self.fp_bits) {
+        match self.lanes {
             Some(l) => {
                 let pattern = p.fp.wrapping_mul(l.low);
                 self.window_has(p.c, pattern, l) || self.window_has(p.alt, pattern, l)
@@ -296,7 +319,7 @@ impl Stage {
     /// Whether `bucket` holds `fp` (what [`Stage::has`] asks of each bucket).
     #[cfg(test)]
     fn bucket_has(&self, bucket: u64, fp: u64) -> bool {
-        match Lanes::of(self.fp_bits) {
+        match self.lanes {
             Some(l) => self.window_has(bucket, fp.wrapping_mul(l.low), l),
             None => self.find(bucket, fp).is_some(),
         }
