@@ -71,7 +71,8 @@ impl Layout {
     #[inline]
     fn alt(&self, i: u32, c: u64, h0: u64, s: u64) -> u64 {
         let shift = self.d * i;
-        Self::alt_in_block(shift, c, self.alt_block(c >> shift, h0), s)
+        let alt_block = self.alt_block(c >> shift, h0);
+        (alt_block << shift) | ((c ^ s) & ((1u64 << shift) - 1))
     }
 
     /// Stage 0's alternate of the stage-0 bucket `block`: `(h0 - block) mod B0`.
@@ -82,12 +83,6 @@ impl Layout {
         } else {
             h0 + self.b0 - block
         }
-    }
-
-    /// [`Self::alt`] with the alternate block already known (`shift = d·i`).
-    #[inline]
-    fn alt_in_block(shift: u32, c: u64, alt_block: u64, s: u64) -> u64 {
-        (alt_block << shift) | ((c ^ s) & ((1u64 << shift) - 1))
     }
 
     /// The alternate of bucket `c` of stage `i` for the stored fingerprint `v`, from `v` alone.
@@ -108,11 +103,14 @@ impl Layout {
         let product = u128::from(hash.lo) * u128::from(self.b0);
         let h0 = self.h0(Self::key_fp(hash.hi, self.f0));
         let f = self.f0.min(math::MAX_FP_BITS);
+        let c0 = (product >> 64) as u64;
         Places {
             layout: self,
             hi: hash.hi,
-            alt_block: self.alt_block((product >> 64) as u64, h0),
-            product,
+            c: c0,
+            rest: product as u64,
+            alt_high: self.alt_block(c0, h0),
+            low_mask: 0,
             s: 0,
             f,
             fp: Self::key_fp(hash.hi, f),
@@ -137,12 +135,17 @@ pub(crate) struct Places<'a> {
     layout: &'a Layout,
     /// The key hash's high word, the fingerprints' source.
     hi: u64,
-    /// Stage 0's alternate of the key's stage-0 bucket: every level's bucket `c` has the
-    /// stage-0 bucket `c >> d·i` as its block (the buckets nest), so this is the alternate
-    /// block of every level, computed once.
-    alt_block: u64,
-    /// `hash.lo · B0`: level `i`'s bucket is this shifted right by `64 - d·i`.
-    product: u128,
+    /// The bucket at the current level, `hash.lo · B0` (a 128-bit product) shifted right by
+    /// `64 - d·i`: each level appends the next `d` bits of the product's low word.
+    c: u64,
+    /// The product's low word bits not yet appended to `c`, at the top.
+    rest: u64,
+    /// The alternate's block part at the current level, `alt_0(c0) << d·i`: every level's
+    /// bucket `c` has the stage-0 bucket `c0 = c >> d·i` as its block (the buckets nest), so
+    /// the alternate block is computed once and shifted.
+    alt_high: u64,
+    /// `2^(d·i) - 1`: the digits below the block.
+    low_mask: u64,
     /// The digits of the alternate-bucket offset so far.
     s: u64,
     /// `fp_bits(level)`, kept by counting instead of dividing.
@@ -157,7 +160,9 @@ pub(crate) struct Places<'a> {
 
 impl Places<'_> {
     /// The next level's place, which must exist: the bucket `floor(u·B0·2^(d·i))` is the 128-bit
-    /// product `u·B0`, computed once, shifted right by `64 - d·i` (exact: `B0·2^(d·i) <= 2^58`).
+    /// product `u·B0`, computed once, shifted right by `64 - d·i` (exact: `B0·2^(d·i) <= 2^58`),
+    /// one level's `d` bits at a time; the alternate is [`Layout::alt`] with its parts carried
+    /// the same way.
     #[inline]
     fn step(&mut self) -> Place {
         let (l, i) = (self.layout, self.level);
@@ -170,13 +175,15 @@ impl Places<'_> {
         let fp = self.fp;
         if i > 0 {
             self.s = (self.s << l.d) | l.digit(fp, i);
+            self.c = (self.c << l.d) | (self.rest >> (64 - l.d));
+            self.rest <<= l.d;
+            self.alt_high <<= l.d;
+            self.low_mask = (self.low_mask << l.d) | ((1u64 << l.d) - 1);
         }
-        let shift = l.d * i;
-        let c = (self.product >> (64 - shift)) as u64;
         self.level += 1;
         Place {
-            c,
-            alt: Layout::alt_in_block(shift, c, self.alt_block, self.s),
+            c: self.c,
+            alt: self.alt_high | ((self.c ^ self.s) & self.low_mask),
             fp,
         }
     }
