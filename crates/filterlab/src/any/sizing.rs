@@ -261,13 +261,10 @@ impl Plan {
             Detail::Fuse { .. } | Detail::Ribbon { .. } => {
                 (items <= self.n).then_some(self.expected_fpr)
             }
-            Detail::Expandable {
-                fingerprint_bits,
-                buckets,
-                growth,
-                period,
-                ..
-            } => expandable_rate(*buckets, *fingerprint_bits, *growth, *period, items),
+            Detail::Expandable { .. } => self
+                .detail
+                .expandable_schedule()
+                .and_then(|s| expandable_rate(s, items)),
             Detail::Quotient {
                 quotients,
                 remainder_bits,
@@ -452,14 +449,53 @@ pub(crate) fn ribbon(p: &Params) -> Result<Sizing> {
 
 /// The compound rate of an expandable filter after `items` inserts, each stage filled to its
 /// capacity before the next is made; `None` past the last stage it can have.
-fn expandable_rate(b0: u64, f0: u32, growth: u32, period: u32, items: u64) -> Option<f64> {
+/// The first stage and growth schedule of an expandable cuckoo plan, read once from its
+/// [`Detail::Expandable`] by [`Detail::expandable_schedule`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Schedule {
+    /// Fingerprint bits `f0` of the first stage.
+    pub(crate) f0: u32,
+    /// Buckets `B0` of the first stage.
+    pub(crate) b0: u64,
+    /// Growth factor of the buckets per stage.
+    pub(crate) growth: u32,
+    /// Stages per added fingerprint bit.
+    pub(crate) period: u32,
+    /// The rate bound over every stage.
+    pub(crate) bound: f64,
+}
+
+impl Detail {
+    /// An expandable plan's schedule; `None` for every other variant.
+    pub(crate) fn expandable_schedule(&self) -> Option<Schedule> {
+        match self {
+            Detail::Expandable {
+                fingerprint_bits,
+                buckets,
+                growth,
+                period,
+                bound,
+                ..
+            } => Some(Schedule {
+                f0: *fingerprint_bits,
+                b0: *buckets,
+                growth: *growth,
+                period: *period,
+                bound: *bound,
+            }),
+            _ => None,
+        }
+    }
+}
+
+fn expandable_rate(s: Schedule, items: u64) -> Option<f64> {
     use expandable::math as em;
     let (mut left, mut rates, mut i) = (items, Vec::new(), 0u32);
     loop {
-        let b = em::stage_buckets(b0, growth.trailing_zeros(), i)?;
+        let b = em::stage_buckets(s.b0, s.growth.trailing_zeros(), i)?;
         let here = left.min(em::stage_capacity(b));
         rates.push(em::stage_fpr(
-            em::stage_fingerprint_bits(f0, period, i),
+            em::stage_fingerprint_bits(s.f0, s.period, i),
             b,
             here,
         ));
