@@ -188,15 +188,8 @@ fn ribbon_formulas(n: u64, p: f64, r: u32, slots: u64, boundary: u64) -> Vec<For
     ]
 }
 
-fn expandable_formulas(p: f64, s: Schedule) -> Vec<Formula> {
+fn expandable_formulas(p: f64, (f0, b0, growth, period, bound): Schedule) -> Vec<Formula> {
     use crate::expandable::math as em;
-    let Schedule {
-        f0,
-        b0,
-        growth,
-        period,
-        bound,
-    } = s;
     vec![
         Formula {
             name: "stage i",
@@ -491,10 +484,10 @@ fn shape_lines(detail: &Detail) -> Vec<String> {
         )],
         Detail::Expandable { .. } => detail
             .expandable_schedule()
-            .map(|s| {
+            .map(|(f0, b0, growth, period, bound)| {
                 format!(
-                    "first stage {} buckets x 4 slots of {} bits; growth {}, +1 bit every {} stages; bound {}",
-                    s.b0, s.f0, s.growth, s.period, rate(s.bound)
+                    "first stage {b0} buckets x 4 slots of {f0} bits; growth {growth}, +1 bit every {period} stages; bound {}",
+                    rate(bound)
                 )
             })
             .into_iter()

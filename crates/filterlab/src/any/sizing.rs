@@ -450,20 +450,10 @@ pub(crate) fn ribbon(p: &Params) -> Result<Sizing> {
 /// The compound rate of an expandable filter after `items` inserts, each stage filled to its
 /// capacity before the next is made; `None` past the last stage it can have.
 /// The first stage and growth schedule of an expandable cuckoo plan, read once from its
-/// [`Detail::Expandable`] by [`Detail::expandable_schedule`].
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Schedule {
-    /// Fingerprint bits `f0` of the first stage.
-    pub(crate) f0: u32,
-    /// Buckets `B0` of the first stage.
-    pub(crate) b0: u64,
-    /// Growth factor of the buckets per stage.
-    pub(crate) growth: u32,
-    /// Stages per added fingerprint bit.
-    pub(crate) period: u32,
-    /// The rate bound over every stage.
-    pub(crate) bound: f64,
-}
+/// [`Detail::Expandable`] by [`Detail::expandable_schedule`]: `(f0, B0, growth, period, bound)`,
+/// the first stage's fingerprint bits and buckets, the growth factor, the stages per added
+/// fingerprint bit, and the rate bound over every stage.
+pub(crate) type Schedule = (u32, u64, u32, u32, f64);
 
 impl Detail {
     /// An expandable plan's schedule; `None` for every other variant.
@@ -476,26 +466,20 @@ impl Detail {
                 period,
                 bound,
                 ..
-            } => Some(Schedule {
-                f0: *fingerprint_bits,
-                b0: *buckets,
-                growth: *growth,
-                period: *period,
-                bound: *bound,
-            }),
+            } => Some((*fingerprint_bits, *buckets, *growth, *period, *bound)),
             _ => None,
         }
     }
 }
 
-fn expandable_rate(s: Schedule, items: u64) -> Option<f64> {
+fn expandable_rate((f0, b0, growth, period, _): Schedule, items: u64) -> Option<f64> {
     use expandable::math as em;
     let (mut left, mut rates, mut i) = (items, Vec::new(), 0u32);
     loop {
-        let b = em::stage_buckets(s.b0, s.growth.trailing_zeros(), i)?;
+        let b = em::stage_buckets(b0, growth.trailing_zeros(), i)?;
         let here = left.min(em::stage_capacity(b));
         rates.push(em::stage_fpr(
-            em::stage_fingerprint_bits(s.f0, s.period, i),
+            em::stage_fingerprint_bits(f0, period, i),
             b,
             here,
         ));
