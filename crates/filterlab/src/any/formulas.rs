@@ -2,7 +2,7 @@
 //! plan's shape in one line (`filterlab calc`): the text that teaches a variant lives beside its
 //! sizing, so a new variant adds its formulas here and nowhere else.
 
-use super::sizing::{Detail, Growth, Plan};
+use super::sizing::{Detail, Growth, Plan, Schedule};
 use crate::math;
 
 /// One formula, symbolic and substituted.
@@ -90,14 +90,10 @@ fn variant_formulas(plan: &Plan) -> Vec<Formula> {
             slots,
             boundary,
         } => ribbon_formulas(n, p, *result_bits, *slots, *boundary),
-        Detail::Expandable {
-            fingerprint_bits,
-            buckets,
-            growth,
-            period,
-            bound,
-            ..
-        } => expandable_formulas(p, *fingerprint_bits, *buckets, *growth, *period, *bound),
+        Detail::Expandable { .. } => plan
+            .detail
+            .expandable_schedule()
+            .map_or_else(Vec::new, |s| expandable_formulas(p, s)),
         Detail::Quotient {
             quotients,
             remainder_bits,
@@ -192,14 +188,7 @@ fn ribbon_formulas(n: u64, p: f64, r: u32, slots: u64, boundary: u64) -> Vec<For
     ]
 }
 
-fn expandable_formulas(
-    p: f64,
-    f0: u32,
-    b0: u64,
-    growth: u32,
-    period: u32,
-    bound: f64,
-) -> Vec<Formula> {
+fn expandable_formulas(p: f64, (f0, b0, growth, period, bound): Schedule) -> Vec<Formula> {
     use crate::expandable::math as em;
     vec![
         Formula {
@@ -493,17 +482,16 @@ fn shape_lines(detail: &Detail) -> Vec<String> {
         } => vec![format!(
             "{slots} rows, {result_bits} result bits (one more for starts below {boundary}); built once from the key set"
         )],
-        Detail::Expandable {
-            fingerprint_bits,
-            buckets,
-            growth,
-            period,
-            bound,
-            ..
-        } => vec![format!(
-            "first stage {buckets} buckets x 4 slots of {fingerprint_bits} bits; growth {growth}, +1 bit every {period} stages; bound {}",
-            rate(*bound)
-        )],
+        Detail::Expandable { .. } => detail
+            .expandable_schedule()
+            .map(|(f0, b0, growth, period, bound)| {
+                format!(
+                    "first stage {b0} buckets x 4 slots of {f0} bits; growth {growth}, +1 bit every {period} stages; bound {}",
+                    rate(bound)
+                )
+            })
+            .into_iter()
+            .collect(),
         Detail::Quotient {
             quotients,
             remainder_bits,

@@ -261,13 +261,10 @@ impl Plan {
             Detail::Fuse { .. } | Detail::Ribbon { .. } => {
                 (items <= self.n).then_some(self.expected_fpr)
             }
-            Detail::Expandable {
-                fingerprint_bits,
-                buckets,
-                growth,
-                period,
-                ..
-            } => expandable_rate(*buckets, *fingerprint_bits, *growth, *period, items),
+            Detail::Expandable { .. } => self
+                .detail
+                .expandable_schedule()
+                .and_then(|s| expandable_rate(s, items)),
             Detail::Quotient {
                 quotients,
                 remainder_bits,
@@ -452,7 +449,30 @@ pub(crate) fn ribbon(p: &Params) -> Result<Sizing> {
 
 /// The compound rate of an expandable filter after `items` inserts, each stage filled to its
 /// capacity before the next is made; `None` past the last stage it can have.
-fn expandable_rate(b0: u64, f0: u32, growth: u32, period: u32, items: u64) -> Option<f64> {
+/// The first stage and growth schedule of an expandable cuckoo plan, read once from its
+/// [`Detail::Expandable`] by [`Detail::expandable_schedule`]: `(f0, B0, growth, period, bound)`,
+/// the first stage's fingerprint bits and buckets, the growth factor, the stages per added
+/// fingerprint bit, and the rate bound over every stage.
+pub(crate) type Schedule = (u32, u64, u32, u32, f64);
+
+impl Detail {
+    /// An expandable plan's schedule; `None` for every other variant.
+    pub(crate) fn expandable_schedule(&self) -> Option<Schedule> {
+        match self {
+            Detail::Expandable {
+                fingerprint_bits,
+                buckets,
+                growth,
+                period,
+                bound,
+                ..
+            } => Some((*fingerprint_bits, *buckets, *growth, *period, *bound)),
+            _ => None,
+        }
+    }
+}
+
+fn expandable_rate((f0, b0, growth, period, _): Schedule, items: u64) -> Option<f64> {
     use expandable::math as em;
     let (mut left, mut rates, mut i) = (items, Vec::new(), 0u32);
     loop {

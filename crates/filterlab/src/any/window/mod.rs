@@ -132,6 +132,12 @@ pub(crate) fn apbf_counts(k: u32, l: u32, g: u64, items: u64) -> Vec<u64> {
         .collect()
 }
 
+/// A built window's [`Member::shape`]: its target is the plan's worst-case rate, which is also
+/// the rate it expects.
+fn worst_shape(bytes: usize, worst: f64, detail: Detail) -> Result<(f64, Sizing)> {
+    Ok((worst, (bytes as u64, worst, detail)))
+}
+
 /// Builds from the window builder `$b` with `$p`'s rate, hasher, page advice and memory cap
 /// (the builders share these setters but no trait).
 macro_rules! windowed {
@@ -156,8 +162,7 @@ impl Member for ItemWindow {
     }
     fn shape(&self) -> Result<(f64, Sizing)> {
         let plan = self.plan();
-        let p = plan.worst_fpr();
-        Ok((p, (self.size_in_bytes() as u64, p, sliced_detail(&plan))))
+        worst_shape(self.size_in_bytes(), plan.worst_fpr(), sliced_detail(&plan))
     }
     fn parameters(&self) -> Vec<Parameter> {
         let plan = self.plan();
@@ -200,9 +205,8 @@ impl Member for Timed {
     }
     fn shape(&self) -> Result<(f64, Sizing)> {
         let plan = self.get().plan();
-        let p = plan.worst_fpr();
         let detail = time_detail(&plan, self.get().window());
-        Ok((p, (self.size_in_bytes() as u64, p, detail)))
+        worst_shape(self.size_in_bytes(), plan.worst_fpr(), detail)
     }
     fn parameters(&self) -> Vec<Parameter> {
         let w = self.get();
@@ -285,8 +289,7 @@ impl Member for Apbf {
     }
     fn shape(&self) -> Result<(f64, Sizing)> {
         let plan = self.plan();
-        let p = plan.worst_fpr();
-        Ok((p, (self.size_in_bytes() as u64, p, apbf_detail(&plan))))
+        worst_shape(self.size_in_bytes(), plan.worst_fpr(), apbf_detail(&plan))
     }
     fn parameters(&self) -> Vec<Parameter> {
         let plan = self.plan();
