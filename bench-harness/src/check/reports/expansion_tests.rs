@@ -119,3 +119,33 @@ fn a_batched_lookup_goal_that_is_not_the_measurements_is_rejected() {
     let p = problems("batched", &r, &all, |_| {});
     assert!(p.iter().any(|p| p.contains("goals differ")), "{p:?}");
 }
+
+#[test]
+fn a_tampered_reference_ratio_is_rejected() {
+    let mut r = report();
+    let all = results(&r);
+    let reference = r
+        .goals
+        .iter_mut()
+        .find(|g| g.what.starts_with("growth reference: cuckoo, fixed size"))
+        .expect("a reference row");
+    reference.ratio /= 4.0;
+    let p = problems("reference", &r, &all, |_| {});
+    assert!(p.iter().any(|p| p.contains("goals differ")), "{p:?}");
+}
+
+#[test]
+fn a_tampered_reference_timing_is_rejected() {
+    let mut r = report();
+    let all = results(&r);
+    let expandable = r
+        .summaries
+        .iter_mut()
+        .find(|x| x.contender == crate::stages::expansion::EXPANDABLE)
+        .expect("the expandable filter");
+    if let crate::stages::expansion::Outcome::Measured(l) = &mut expandable.references[0].lookups {
+        l.negative_large.median *= 4.0;
+    }
+    let p = problems("reference-timing", &r, &all, |_| {});
+    assert!(p.iter().any(|p| p.contains("goals differ")), "{p:?}");
+}

@@ -257,8 +257,13 @@ pub fn goals(r: &ExpansionReport) -> Vec<Ratio> {
             "the stage timed no lookups",
         )),
     }
+    if let Some(x) = r.summaries.iter().find(|x| x.contender == EXPANDABLE) {
+        out.extend(reference::rows(x));
+    }
     out
 }
+
+pub mod reference;
 
 #[cfg(test)]
 mod tests;

@@ -1,12 +1,24 @@
 //! The growth page's tables, on the stage's small run.
 
 use super::*;
-use crate::stages::expansion::tests::measured;
+use crate::record::Machine;
+use crate::stages::expansion::tests::{measured, settings};
+
+/// The stage's small run as a report (no goals: the tables do not read them).
+fn report() -> ExpansionReport {
+    let (checkpoints, summaries) = measured();
+    ExpansionReport {
+        machine: Machine::default(),
+        settings: settings(),
+        checkpoints,
+        summaries,
+        goals: Vec::new(),
+    }
+}
 
 #[test]
 fn the_batched_table_has_our_figures_and_says_why_for_the_peers() {
-    let (_, summaries) = measured();
-    let table = batched_table(&summaries);
+    let table = batched_table(&report());
     let row = |name: &str| {
         table
             .lines()
@@ -31,9 +43,10 @@ fn the_batched_table_has_our_figures_and_says_why_for_the_peers() {
 
 #[test]
 fn the_lookups_table_has_both_sizes_before_its_spreads_the_batched_one_none() {
-    let (_, summaries) = measured();
-    let lookups = lookups_table(&summaries);
-    let batched = batched_table(&summaries);
+    let r = report();
+    let summaries = &r.summaries;
+    let lookups = lookups_table(&r);
+    let batched = batched_table(&r);
     let header = |t: &str| t.lines().next().unwrap_or_default().to_string();
     assert_eq!(
         header(&lookups),
@@ -59,4 +72,54 @@ fn the_lookups_table_has_both_sizes_before_its_spreads_the_batched_one_none() {
         cells[5],
         format!("{:.2}×", l.negative_large.median / l.negative_small.median)
     );
+}
+
+/// The references that do not grow are rows of both lookup tables, labelled as references,
+/// and the sentence under each table reads their figures from the records.
+#[test]
+fn the_references_are_labelled_rows_and_the_reading_is_computed_from_them() {
+    let r = report();
+    let x = r
+        .summaries
+        .iter()
+        .find(|x| x.contender == EXPANDABLE)
+        .expect("the expandable filter");
+    let f = x
+        .references
+        .iter()
+        .find(|f| f.kind == ReferenceKind::FixedCuckoo)
+        .and_then(|f| f.lookups.measured())
+        .expect("the fixed cuckoo filter timed");
+    for table in [lookups_table(&r), batched_table(&r)] {
+        for kind in ReferenceKind::ALL {
+            let row = table
+                .lines()
+                .find(|l| l.starts_with(&format!("| {} ", kind.label())))
+                .unwrap_or_else(|| panic!("a row for {kind:?}: {table}"));
+            assert_eq!(row.matches('×').count(), 2, "{row}");
+        }
+    }
+    let fixed = f.negative_large.median / f.negative_small.median;
+    let text = reading(&r, false);
+    assert!(
+        text.starts_with("Reading: at 3200 keys against 1000,"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("takes {fixed:.2}× the time per non-member")),
+        "{text}"
+    );
+    let g = x.lookups.measured().expect("timed");
+    let price = g.positive_large.median
+        / g.positive_small.median
+        / (f.positive_large.median / f.positive_small.median);
+    assert!(
+        text.contains(&format!("and {price:.2}× (medians")),
+        "{text}"
+    );
+    assert!(reading(&r, true).starts_with("Reading (batched): "));
+    let mut bare = r.clone();
+    bare.summaries.iter_mut().for_each(|x| x.references.clear());
+    assert_eq!(reading(&bare, false), "");
+    assert!(!render(&bare).contains("reference: no growth"));
 }

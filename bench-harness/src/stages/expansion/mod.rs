@@ -5,14 +5,17 @@
 //! that resizes; its rate doubles at each resize, so it is declared with the run's n as its
 //! maximum) and growable-bloom-filter. At every doubling of the keys: the FP rate on fresh
 //! non-members (a window of probes no other checkpoint used) and bits per key; lookups timed at
-//! 10k and at n in interleaved rounds, one at a time and (our variants) batched; deletes and
-//! merges where the variant has them.
+//! 10k and at n in interleaved rounds, one at a time and (our variants) batched, with, in the
+//! expandable filter's rounds, references that do not grow (our cuckoo filter and our
+//! expandable filter, each declared for the keys it holds) so that the cost of a big table can
+//! be told from the cost of growth; deletes and merges where the variant has them.
 //!
 //! The stage only measures: `judge::expansion` computes the goals and `render::expansion`
 //! writes `expansion.json` and `expansion.md`.
 
 mod grown;
 mod run;
+mod timed;
 
 pub use grown::Grown;
 pub use run::measure;
@@ -242,6 +245,59 @@ pub struct Summary {
     pub deletes: Outcome<Deletes>,
     /// A merge of two grown filters.
     pub merge: Outcome<Merge>,
+    /// Filters that do not grow, timed in the same interleaved rounds as this contender's
+    /// lookups (the expandable filter's only; empty for the others and in older reports).
+    #[serde(default)]
+    pub references: Vec<Reference>,
+}
+
+/// A reference that does not grow, timed beside the expandable pair so that a reader can tell
+/// the cost of a big table (the memory hierarchy) from the cost of growth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReferenceKind {
+    /// Our plain cuckoo filter declared for each size and filled with that many keys.
+    FixedCuckoo,
+    /// Our expandable filter declared for each size (one stage: it never grows).
+    DeclaredExpandable,
+}
+
+impl ReferenceKind {
+    /// Every reference, in table order.
+    pub const ALL: [ReferenceKind; 2] = [
+        ReferenceKind::FixedCuckoo,
+        ReferenceKind::DeclaredExpandable,
+    ];
+
+    /// The filter built.
+    #[must_use]
+    pub fn contender(self) -> Contender {
+        match self {
+            ReferenceKind::FixedCuckoo => Contender::Ours(Variant::Cuckoo),
+            ReferenceKind::DeclaredExpandable => EXPANDABLE,
+        }
+    }
+
+    /// Its label in the tables.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            ReferenceKind::FixedCuckoo => "cuckoo, fixed size (reference: no growth)",
+            ReferenceKind::DeclaredExpandable => {
+                "expandable, declared at each size (reference: no growth)"
+            }
+        }
+    }
+}
+
+/// Lookups of one reference at the small and the large size (each filter declared for the keys
+/// it holds), or why not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// Which.
+    pub kind: ReferenceKind,
+    /// Its lookups, timed in the expandable pair's rounds on the same queries.
+    pub lookups: Outcome<Lookups>,
 }
 
 /// The sizes and rounds of the run.

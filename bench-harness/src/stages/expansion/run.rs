@@ -1,15 +1,11 @@
 //! The measurements: growth with checkpoints, lookups at two sizes, deletes, merges.
 
 use super::grown::{deletes, merges, Grown};
-use super::{Batched, Checkpoint, Contender, Deletes, Lookups, Merge, Outcome, Settings, Summary};
-use crate::dataset::KeySet;
-use crate::measure::{query_mix, Spread};
+use super::timed::time_pair;
+use super::{Checkpoint, Contender, Deletes, Merge, Outcome, Settings, Summary};
 use crate::plan::Ctx;
 use anyhow::{ensure, Result};
-use filterlab::{AnyFilter, Filter, BATCH};
-use std::hint::black_box;
 use std::ops::Range;
-use std::time::Instant;
 
 /// Every contender grown through `s.checkpoints`, then timed, deleted from and merged.
 ///
@@ -31,13 +27,14 @@ pub fn measure(ctx: &Ctx<'_>, s: &Settings) -> Result<(Vec<Checkpoint>, Vec<Summ
         let (mut f, grown, first_refusal) = grow(ctx, s, who)?;
         let held = grown.last().map_or(0, |c| c.n);
         rows.extend(grown);
-        let lookups = match first_refusal {
-            Some(at) => Outcome::Unsupported {
-                why: format!(
+        let (lookups, references) = match first_refusal {
+            Some(at) => {
+                let why = format!(
                     "refused an insert holding {at} keys: never reached {} keys",
                     s.small_n.min(s.n)
-                ),
-            },
+                );
+                (Outcome::Unsupported { why }, Vec::new())
+            }
             None => time_pair(ctx, s, who, &f)?,
         };
         let deletes = match deletes(who) {
@@ -55,6 +52,7 @@ pub fn measure(ctx: &Ctx<'_>, s: &Settings) -> Result<(Vec<Checkpoint>, Vec<Summ
             lookups,
             deletes,
             merge,
+            references,
         });
     }
     Ok((rows, summaries))
@@ -76,7 +74,7 @@ fn false_negatives(ctx: &Ctx<'_>, f: &Grown, range: Range<u64>) -> u64 {
 }
 
 /// Inserts members `from..to` into `f` in order; `Ok(Some(held))` at the first refusal.
-fn fill(ctx: &Ctx<'_>, f: &mut Grown, from: u64, to: u64) -> Result<Option<u64>> {
+pub(super) fn fill(ctx: &Ctx<'_>, f: &mut Grown, from: u64, to: u64) -> Result<Option<u64>> {
     for i in from..to {
         if !f.insert(ctx.members.get(i as usize))? {
             return Ok(Some(i));
@@ -111,123 +109,6 @@ fn grow(
         }
     }
     Ok((f, rows, refusal))
-}
-
-/// ns per lookup of `queries` in `f`, and how many answered present.
-#[inline(never)]
-fn time(f: &Grown, queries: &KeySet) -> (f64, usize) {
-    let start = Instant::now();
-    let hits = queries.iter().filter(|q| f.contains(black_box(q))).count();
-    let ns = start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64;
-    (ns, black_box(hits))
-}
-
-/// ns per lookup of `queries` through `f.contains_batch`, [`BATCH`] keys a call (the key slices
-/// gathered inside the timed loop, as a caller holding a `KeySet` would), and how many answered
-/// present.
-#[inline(never)]
-fn time_batched(f: &AnyFilter, queries: &KeySet) -> (f64, usize) {
-    let mut refs: Vec<&[u8]> = Vec::with_capacity(BATCH);
-    let mut out = Vec::with_capacity(BATCH);
-    let start = Instant::now();
-    let mut hits = 0usize;
-    for from in (0..queries.len()).step_by(BATCH) {
-        refs.clear();
-        refs.extend((from..(from + BATCH).min(queries.len())).map(|j| queries.get(j)));
-        f.contains_batch(black_box(&refs), &mut out);
-        hits += out.iter().filter(|&&b| b).count();
-    }
-    let ns = start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64;
-    (ns, black_box(hits))
-}
-
-/// The samples of one timed pair: `[one at a time, batched]` × `[non-member small, large,
-/// member small, large]`.
-type Samples = [[Vec<f64>; 4]; 2];
-
-/// One round's passes over one filter (`at`: 0 small, 1 large): non-members and members, one at
-/// a time and, for ours, batched; every member must be found.
-fn passes(
-    who: Contender,
-    f: &Grown,
-    (negatives, positives): (&KeySet, &KeySet),
-    at: usize,
-    samples: &mut Samples,
-) -> Result<()> {
-    let found = |hits: usize, how: &str| {
-        ensure!(
-            hits == positives.len(),
-            "{} answered {hits} of {} members present ({how}): false negatives",
-            who.name(),
-            positives.len()
-        );
-        Ok(())
-    };
-    samples[0][at].push(time(f, negatives).0);
-    let (ns, hits) = time(f, positives);
-    found(hits, "one at a time")?;
-    samples[0][2 + at].push(ns);
-    if let Some(ours) = f.batchable() {
-        samples[1][at].push(time_batched(ours, negatives).0);
-        let (ns, hits) = time_batched(ours, positives);
-        found(hits, "batched")?;
-        samples[1][2 + at].push(ns);
-    }
-    Ok(())
-}
-
-/// The large filter `big` against one of the same contender grown to `s.small_n`, timed in
-/// interleaved rounds (their order alternating), non-members and members, one at a time and
-/// (ours) batched.
-fn time_pair(ctx: &Ctx<'_>, s: &Settings, who: Contender, big: &Grown) -> Result<Outcome<Lookups>> {
-    let small_n = s.small_n.min(s.n);
-    let mut small = Grown::new(who, s.declared, s.target_fpr, s.n)?;
-    if let Some(at) = fill(ctx, &mut small, 0, small_n)? {
-        return Ok(Outcome::Unsupported {
-            why: format!("refused an insert holding {at} keys"),
-        });
-    }
-    let q = s.queries as usize;
-    let negatives = query_mix(ctx.members, 1, ctx.probes, 0, q, ctx.seed);
-    let pos_small = query_mix(ctx.members, small_n as usize, ctx.probes, 100, q, ctx.seed);
-    let pos_large = query_mix(ctx.members, s.n as usize, ctx.probes, 100, q, ctx.seed);
-    let mut samples: Samples = Default::default();
-    for round in 0..s.rounds.max(1) {
-        let mut order = [(&small, &pos_small, 0), (big, &pos_large, 1)];
-        if round % 2 == 1 {
-            order.reverse();
-        }
-        for (f, positives, at) in order {
-            passes(who, f, (&negatives, positives), at, &mut samples)?;
-        }
-    }
-    let [[mut ns, mut nl, mut ps, mut pl], batched] = samples;
-    let batched = match small.batchable() {
-        Some(_) => {
-            let [mut ns, mut nl, mut ps, mut pl] = batched;
-            Outcome::Measured(Batched {
-                negative_small: Spread::of(&mut ns),
-                negative_large: Spread::of(&mut nl),
-                positive_small: Spread::of(&mut ps),
-                positive_large: Spread::of(&mut pl),
-            })
-        }
-        None => Outcome::Unsupported {
-            why: format!("{}: its crate has no batch lookup", who.name()),
-        },
-    };
-    Ok(Outcome::Measured(Lookups {
-        contender: who,
-        small_n,
-        large_n: s.n,
-        small_bytes: small.bytes(),
-        large_bytes: big.bytes(),
-        negative_small: Spread::of(&mut ns),
-        negative_large: Spread::of(&mut nl),
-        positive_small: Spread::of(&mut ps),
-        positive_large: Spread::of(&mut pl),
-        batched,
-    }))
 }
 
 /// Removes every tenth of the `held` keys of `f`, then looks up every key.

@@ -163,3 +163,32 @@ fn a_missing_capability_names_the_operation_and_the_variants_that_have_it() {
         Err("growable-bloom-filter has no remove".into())
     );
 }
+
+/// The expandable filter's lookups come with both references timed in its rounds, at its two
+/// sizes, batched too; the declared one never grew (its bytes are those of an empty filter
+/// declared for as many keys); no other contender has references.
+#[test]
+fn the_references_are_timed_beside_the_expandable_pair_at_its_sizes() {
+    let (_, sums) = measured();
+    let s = settings();
+    let ours = summary(&sums, EXPANDABLE);
+    let kinds: Vec<ReferenceKind> = ours.references.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, ReferenceKind::ALL);
+    for r in &ours.references {
+        let l = r.lookups.measured().expect("timed");
+        assert_eq!(l.contender, r.kind.contender());
+        assert_eq!((l.small_n, l.large_n), (s.small_n, s.n));
+        assert_eq!(l.negative_large.rounds, s.rounds);
+        assert!(l.batched.measured().is_some(), "{r:?}");
+        for (keys, bytes) in [(s.small_n, l.small_bytes), (s.n, l.large_bytes)] {
+            let empty = Grown::new(r.kind.contender(), keys, s.target_fpr, keys).unwrap();
+            assert_eq!(bytes, empty.bytes(), "{:?} at {keys} keys grew", r.kind);
+        }
+    }
+    let grown = ours.lookups.measured().expect("timed");
+    assert!(grown.large_bytes > ours.references[1].lookups.measured().unwrap().large_bytes);
+    assert!(sums
+        .iter()
+        .filter(|x| x.contender != EXPANDABLE)
+        .all(|x| x.references.is_empty()));
+}

@@ -1,6 +1,6 @@
 use super::*;
 use crate::record::Machine;
-use crate::stages::expansion::{Batched, Outcome, Settings, Summary};
+use crate::stages::expansion::{Batched, Outcome, Reference, ReferenceKind, Settings, Summary};
 
 fn point(n: u64, false_positives: u64, bytes: u64) -> Checkpoint {
     Checkpoint {
@@ -61,6 +61,7 @@ fn report(lookups: bool) -> ExpansionReport {
             },
             deletes: Outcome::Unsupported { why: "x".into() },
             merge: Outcome::Unsupported { why: "x".into() },
+            references: Vec::new(),
         }],
         goals: Vec::new(),
     }
@@ -154,4 +155,102 @@ fn a_smaller_run_is_information_and_missing_lookups_are_not_measured() {
     assert!(g[3].numerator_value < g[2].numerator_value, "{:?}", g[3]);
     assert_eq!(g[4].verdict, Verdict::NotMeasured);
     assert!(g[4].differences.starts_with("not measured"));
+}
+
+/// The report with a fixed cuckoo reference 2x slower at 10M one at a time (and 1.2x on
+/// members), batched 1.25x; and a declared expandable reference that could not be built.
+fn with_references() -> ExpansionReport {
+    let mut r = report(true);
+    let fixed = Lookups {
+        contender: crate::stages::expansion::Contender::Ours(filterlab::Variant::Cuckoo),
+        small_bytes: 20_000,
+        large_bytes: 16_000_000,
+        negative_small: spread(&[50.0, 52.0, 51.0, 49.0, 50.5]),
+        negative_large: spread(&[100.0, 104.0, 102.0, 98.0, 101.0]),
+        positive_small: spread(&[40.0, 41.0, 39.0, 40.5, 40.2]),
+        positive_large: spread(&[48.0, 49.2, 46.8, 48.6, 48.24]),
+        batched: Outcome::Measured(Batched {
+            negative_small: spread(&[30.0, 31.0, 29.0, 30.5, 30.2]),
+            negative_large: spread(&[37.5, 38.75, 36.25, 38.125, 37.75]),
+            positive_small: spread(&[30.0, 31.0, 29.0, 30.5, 30.2]),
+            positive_large: spread(&[37.5, 38.75, 36.25, 38.125, 37.75]),
+        }),
+        ..r.summaries[0].lookups.measured().unwrap().clone()
+    };
+    r.summaries[0].references = vec![
+        Reference {
+            kind: ReferenceKind::FixedCuckoo,
+            lookups: Outcome::Measured(fixed),
+        },
+        Reference {
+            kind: ReferenceKind::DeclaredExpandable,
+            lookups: Outcome::Unsupported {
+                why: "declared for 10000000 keys, refused an insert holding 9".into(),
+            },
+        },
+    ];
+    r
+}
+
+/// The references are information rows judged against the goal's bound on their own samples;
+/// the price of growth divides the grown filter's per-round ratios by the fixed filter's.
+#[test]
+fn references_and_the_price_of_growth_are_information_rows_after_the_goals() {
+    let g = goals(&with_references());
+    assert_eq!(g.len(), 9 + 4 + 1 + 4, "{g:#?}");
+    assert!(g[9..].iter().all(|r| r.role == Role::Information));
+    let fixed = &g[9];
+    assert!(
+        fixed.what.starts_with(
+            "growth reference: cuckoo, fixed size (reference: no growth): ns per non-member"
+        ),
+        "{fixed:?}"
+    );
+    assert!((fixed.ratio - 2.0).abs() < 1e-12, "{fixed:?}");
+    assert_eq!(fixed.verdict, Verdict::NotMet, "2x: {fixed:?}");
+    assert_eq!(g[10].verdict, Verdict::Met, "1.2x: {:?}", g[10]);
+    assert_eq!(g[13].verdict, Verdict::NotMeasured);
+    assert!(g[13].differences.ends_with("refused an insert holding 9"));
+    // Non-members: the grown ratio is 155/51 = 3.04 in the median round, the fixed one 2 in
+    // every round: the price is 1.52.
+    let price = &g[14];
+    assert!(price
+        .what
+        .starts_with("growth: price of growth, ns per non-member"));
+    assert!(
+        (price.ratio - 155.0 / 51.0 / 2.0).abs() < 1e-12,
+        "{price:?}"
+    );
+    let (lo, hi) = price.interval.expect("an interval");
+    assert!(
+        lo <= price.ratio && price.ratio <= hi && hi - lo < 0.1,
+        "{price:?}"
+    );
+    // Batched members: the grown filter 60.2/30.2 in the median round, the fixed one 1.25x in
+    // every round: 1.59, over the bound.
+    let member = &g[17];
+    assert!(member.what.contains("batched ns per member"), "{member:?}");
+    assert!(
+        (member.ratio - 60.2 / 30.2 / 1.25).abs() < 1e-12,
+        "{member:?}"
+    );
+    assert_eq!(member.verdict, Verdict::NotMet);
+}
+
+/// Rounds that do not pair (a side with fewer rounds) give no price, said so.
+#[test]
+fn a_price_over_unpaired_rounds_is_not_measured() {
+    let mut r = with_references();
+    if let Outcome::Measured(f) = &mut r.summaries[0].references[0].lookups {
+        f.negative_large = spread(&[100.0, 104.0]);
+    }
+    let g = goals(&r);
+    assert_eq!(g[14].verdict, Verdict::NotMeasured, "{:?}", g[14]);
+    assert!(g[14].differences.contains("not timed in the same rounds"));
+    assert_eq!(
+        g[15].verdict,
+        Verdict::Met,
+        "members still pair: {:?}",
+        g[15]
+    );
 }
