@@ -25,53 +25,46 @@ pub fn floor_section(report: Option<&FloorReport>) -> String {
          would pay if nothing overlapped.\n",
         r.queries, r.rounds
     );
-    let reads = Table::of(
-        &[
-            ("table of", Align::Left),
-            ("bytes", Align::Right),
-            ("lines", Align::Right),
-            ("ns/dependent read", Align::Right),
-            ("ns/independent read", Align::Right),
-        ],
-        &r.reads,
-        |x| {
-            [
-                x.table.name().to_string(),
-                x.bytes.to_string(),
-                x.lines.to_string(),
-                format!("{:.1}", x.dependent),
-                format!("{:.2}", x.independent),
-            ]
-        },
-    );
-    let hashing = Table::of(
-        &[("hash", Align::Left), ("ns/key", Align::Right)],
-        &r.hashing,
-        |h| [h.hash.name().to_string(), format!("{:.1}", h.ns)],
-    );
-    let multiples = Table::of(
-        &[
-            ("filter", Align::Left),
-            ("lookup", Align::Left),
-            ("ns", Align::Right),
-            ("floor ns", Align::Right),
-            ("× floor", Align::Right),
-            ("dependent read ns", Align::Right),
-            ("× dependent read", Align::Right),
-        ],
-        &r.multiples,
-        |m| {
-            [
-                m.table.name().to_string(),
-                m.lookup.label().to_string(),
-                format!("{:.1}", m.ns),
-                format!("{:.1}", m.floor_ns),
-                format!("{:.2}×", m.times_floor),
-                format!("{:.1}", m.dependent_ns),
-                format!("{:.2}×", m.times_dependent),
-            ]
-        },
-    );
+    let mut reads = Table::new(&[
+        ("table of", Align::Left),
+        ("bytes", Align::Right),
+        ("lines", Align::Right),
+        ("ns/dependent read", Align::Right),
+        ("ns/independent read", Align::Right),
+    ]);
+    for x in &r.reads {
+        reads.row([
+            x.table.name().to_string(),
+            x.bytes.to_string(),
+            x.lines.to_string(),
+            format!("{:.1}", x.dependent),
+            format!("{:.2}", x.independent),
+        ]);
+    }
+    let mut hashing = Table::new(&[("hash", Align::Left), ("ns/key", Align::Right)]);
+    for h in &r.hashing {
+        hashing.row([h.hash.name().to_string(), format!("{:.1}", h.ns)]);
+    }
+    let mut multiples = Table::new(&[
+        ("filter", Align::Left),
+        ("lookup", Align::Left),
+        ("ns", Align::Right),
+        ("floor ns", Align::Right),
+        ("× floor", Align::Right),
+        ("dependent read ns", Align::Right),
+        ("× dependent read", Align::Right),
+    ]);
+    for m in &r.multiples {
+        multiples.row([
+            m.table.name().to_string(),
+            m.lookup.label().to_string(),
+            format!("{:.1}", m.ns),
+            format!("{:.1}", m.floor_ns),
+            format!("{:.2}×", m.times_floor),
+            format!("{:.1}", m.dependent_ns),
+            format!("{:.2}×", m.times_dependent),
+        ]);
+    }
     let _ = write!(
         s,
         "{}\n{}\nEvery lookup figure of the comparison above against its table's floor: \"this \

@@ -112,37 +112,34 @@ fn goals_table(s: &mut String, goals: &[Goal]) {
         count(Verdict::Undecided),
         count(Verdict::NotMeasured),
     );
-    let tab = Table::of(
-        &[
-            ("goal", Align::Left),
-            ("value", Align::Right),
-            ("95% interval", Align::Left),
-            ("bound", Align::Left),
-            ("verdict", Align::Center),
-            ("note", Align::Left),
-        ],
-        goals,
-        |g| {
-            let rate = matches!(
-                g.id,
-                crate::record::python::GoalId::FpInInterval(_)
-                    | crate::record::python::GoalId::DropInFp(_)
-            );
-            let value = match (g.value, rate) {
-                (None, _) => "–".to_string(),
-                (Some(v), true) => pct(v),
-                (Some(v), false) => format!("{v:.3}"),
-            };
-            [
-                g.measure.clone(),
-                value,
-                interval_text(g, rate),
-                bound_text(g.bound, rate),
-                g.verdict.word().to_string(),
-                g.note.clone(),
-            ]
-        },
-    );
+    let mut tab = Table::new(&[
+        ("goal", Align::Left),
+        ("value", Align::Right),
+        ("95% interval", Align::Left),
+        ("bound", Align::Left),
+        ("verdict", Align::Center),
+        ("note", Align::Left),
+    ]);
+    for g in goals {
+        let rate = matches!(
+            g.id,
+            crate::record::python::GoalId::FpInInterval(_)
+                | crate::record::python::GoalId::DropInFp(_)
+        );
+        let value = match (g.value, rate) {
+            (None, _) => "–".to_string(),
+            (Some(v), true) => pct(v),
+            (Some(v), false) => format!("{v:.3}"),
+        };
+        tab.row([
+            g.measure.clone(),
+            value,
+            interval_text(g, rate),
+            bound_text(g.bound, rate),
+            g.verdict.word().to_string(),
+            g.note.clone(),
+        ]);
+    }
     s.push_str(&tab.render());
     s.push('\n');
 }
@@ -160,49 +157,46 @@ fn contenders_table(s: &mut String, x: &Measured) {
          upper bound).\n",
         crate::record::python::MEMORY_SKIP_BUILD_SECONDS
     );
-    let tab = Table::of(
-        &[
-            ("contender", Align::Left),
-            ("build s, add", Align::Right),
-            ("build s, batched", Align::Right),
-            ("ns/neg `in`", Align::Right),
-            ("ns/pos `in`", Align::Right),
-            ("ns/neg key, batched", Align::Right),
-            ("ns/pos key, batched", Align::Right),
-            ("bytes", Align::Right),
-            ("peak", Align::Right),
-            ("measured FP (count / probes)", Align::Right),
-            ("Wilson 95%", Align::Left),
-            ("promised", Align::Right),
-            ("inside?", Align::Center),
-            ("false neg.", Align::Right),
-        ],
-        &x.timing.contenders,
-        |c| {
-            let (rate, (lo, hi)) = measured_fpr(c);
-            let band = fp_band(c.promised_fpr, c.promise, c.probes);
-            let promise = match c.promise {
-                crate::record::python::Promise::Formula => "formula",
-                crate::record::python::Promise::Requested => "asked",
-            };
-            [
-                c.id.label().to_string(),
-                spread(Metric::Build.of(c), 3),
-                spread(Metric::BuildBatched.of(c), 3),
-                spread(Metric::Negative.of(c), 1),
-                spread(Metric::Positive.of(c), 1),
-                spread(Metric::NegativeBatched.of(c), 1),
-                spread(Metric::PositiveBatched.of(c), 1),
-                mib(c.bytes),
-                c.peak.map_or_else(|| "–".into(), |p| mib(p.bytes)),
-                format!("{} ({} / {})", pct(rate), c.false_positives, c.probes),
-                format!("{}–{}", pct(lo), pct(hi)),
-                format!("{} ({promise})", pct(c.promised_fpr)),
-                Verdict::of(band, Some((lo, hi))).word().to_string(),
-                format!("{} / {}", c.false_negatives, c.positives),
-            ]
-        },
-    );
+    let mut tab = Table::new(&[
+        ("contender", Align::Left),
+        ("build s, add", Align::Right),
+        ("build s, batched", Align::Right),
+        ("ns/neg `in`", Align::Right),
+        ("ns/pos `in`", Align::Right),
+        ("ns/neg key, batched", Align::Right),
+        ("ns/pos key, batched", Align::Right),
+        ("bytes", Align::Right),
+        ("peak", Align::Right),
+        ("measured FP (count / probes)", Align::Right),
+        ("Wilson 95%", Align::Left),
+        ("promised", Align::Right),
+        ("inside?", Align::Center),
+        ("false neg.", Align::Right),
+    ]);
+    for c in &x.timing.contenders {
+        let (rate, (lo, hi)) = measured_fpr(c);
+        let band = fp_band(c.promised_fpr, c.promise, c.probes);
+        let promise = match c.promise {
+            crate::record::python::Promise::Formula => "formula",
+            crate::record::python::Promise::Requested => "asked",
+        };
+        tab.row([
+            c.id.label().to_string(),
+            spread(Metric::Build.of(c), 3),
+            spread(Metric::BuildBatched.of(c), 3),
+            spread(Metric::Negative.of(c), 1),
+            spread(Metric::Positive.of(c), 1),
+            spread(Metric::NegativeBatched.of(c), 1),
+            spread(Metric::PositiveBatched.of(c), 1),
+            mib(c.bytes),
+            c.peak.map_or_else(|| "–".into(), |p| mib(p.bytes)),
+            format!("{} ({} / {})", pct(rate), c.false_positives, c.probes),
+            format!("{}–{}", pct(lo), pct(hi)),
+            format!("{} ({promise})", pct(c.promised_fpr)),
+            Verdict::of(band, Some((lo, hi))).word().to_string(),
+            format!("{} / {}", c.false_negatives, c.positives),
+        ]);
+    }
     s.push_str(&tab.render());
     s.push('\n');
 }
@@ -223,24 +217,21 @@ fn bench_table(s: &mut String, b: &RbloomBench) {
         .iter()
         .find(|r| r.id == BenchId::Rbloom)
         .map(|r| Spread::of(&mut r.seconds.clone()).median);
-    let tab = Table::of(
-        &[
-            ("contender", Align::Left),
-            ("seconds", Align::Right),
-            ("× rbloom", Align::Right),
-            ("false neg.", Align::Right),
-        ],
-        &b.rows,
-        |r| {
-            let sp = Spread::of(&mut r.seconds.clone());
-            [
-                r.id.label().to_string(),
-                format!("{sp:.3}"),
-                rb.map_or_else(|| "–".into(), |d| format!("{:.2}×", sp.median / d)),
-                r.false_negatives.to_string(),
-            ]
-        },
-    );
+    let mut tab = Table::new(&[
+        ("contender", Align::Left),
+        ("seconds", Align::Right),
+        ("× rbloom", Align::Right),
+        ("false neg.", Align::Right),
+    ]);
+    for r in &b.rows {
+        let sp = Spread::of(&mut r.seconds.clone());
+        tab.row([
+            r.id.label().to_string(),
+            format!("{sp:.3}"),
+            rb.map_or_else(|| "–".into(), |d| format!("{:.2}×", sp.median / d)),
+            r.false_negatives.to_string(),
+        ]);
+    }
     s.push_str(&tab.render());
     s.push('\n');
 }

@@ -29,24 +29,6 @@ impl Table {
         }
     }
 
-    /// A table with these columns and one row per item, its cells given by `cells`.
-    #[must_use]
-    pub fn of<T, C, S>(
-        columns: &[(&str, Align)],
-        items: impl IntoIterator<Item = T>,
-        mut cells: impl FnMut(T) -> C,
-    ) -> Self
-    where
-        C: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let mut t = Self::new(columns);
-        for item in items {
-            t.row(cells(item));
-        }
-        t
-    }
-
     /// Appends a row; missing cells are left empty and extra ones dropped, so every row has
     /// exactly the header's width.
     pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) -> &mut Self {

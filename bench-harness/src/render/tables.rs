@@ -417,22 +417,19 @@ fn verdict_text(v: Verdict) -> &'static str {
 /// The claims table.
 #[must_use]
 pub fn claims_table(claims: &[crate::judge::claims::Claim]) -> String {
-    let t = Table::of(
-        &[
-            ("article", Align::Left),
-            ("claim", Align::Left),
-            ("test and threshold", Align::Left),
-            ("what the formulas and this run give", Align::Left),
-            ("holds?", Align::Center),
-        ],
-        claims,
-        |c| {
-            let article = match c.article {
-                crate::judge::claims::Article::SignUps => "sign-ups",
-                crate::judge::claims::Article::UniqueUsers => "unique users",
-            };
-            [article, c.claim, &c.test, &c.found, verdict_text(c.verdict)]
-        },
-    );
+    let mut t = Table::new(&[
+        ("article", Align::Left),
+        ("claim", Align::Left),
+        ("test and threshold", Align::Left),
+        ("what the formulas and this run give", Align::Left),
+        ("holds?", Align::Center),
+    ]);
+    for c in claims {
+        let article = match c.article {
+            crate::judge::claims::Article::SignUps => "sign-ups",
+            crate::judge::claims::Article::UniqueUsers => "unique users",
+        };
+        t.row([article, c.claim, &c.test, &c.found, verdict_text(c.verdict)]);
+    }
     t.render()
 }

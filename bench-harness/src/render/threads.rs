@@ -9,66 +9,57 @@ use anyhow::Result;
 /// The Markdown page of a threads report.
 pub fn render(r: &ThreadsReport) -> String {
     let n = r.settings.n;
-    let z = Table::of(
-        &[
-            ("filter", Align::Left),
-            ("bytes", Align::Right),
-            ("bits/key", Align::Right),
-            ("FP rate", Align::Right),
-        ],
-        &r.sizes,
-        |s| {
-            [
-                s.contender.name().to_string(),
-                s.bytes.to_string(),
-                format!("{:.2}", s.bytes as f64 * 8.0 / n.max(1) as f64),
-                pct(s.fpr),
-            ]
-        },
-    );
-    let t = Table::of(
-        &[
-            ("filter", Align::Left),
-            ("threads", Align::Right),
-            ("op", Align::Left),
-            ("ns/op median", Align::Right),
-            ("min", Align::Right),
-            ("max", Align::Right),
-            ("rounds", Align::Right),
-        ],
-        &r.rows,
-        |x| {
-            [
-                x.contender.name().to_string(),
-                x.threads.to_string(),
-                format!("{:?}", x.op),
-                format!("{:.2}", x.ns.median),
-                format!("{:.2}", x.ns.min),
-                format!("{:.2}", x.ns.max),
-                x.ns.rounds.to_string(),
-            ]
-        },
-    );
-    let v = Table::of(
-        &[
-            ("target", Align::Left),
-            ("measured", Align::Right),
-            ("95% interval", Align::Right),
-            ("bound", Align::Right),
-            ("verdict", Align::Center),
-        ],
-        &r.targets,
-        |x| {
-            [
-                x.claim.clone(),
-                x.measured.map_or_else(|| "-".into(), |m| format!("{m:.2}")),
-                x.interval
-                    .map_or_else(|| "-".into(), |(lo, hi)| format!("{lo:.2}–{hi:.2}")),
-                x.bound.text(),
-                x.verdict.word().into(),
-            ]
-        },
-    );
+    let mut z = Table::new(&[
+        ("filter", Align::Left),
+        ("bytes", Align::Right),
+        ("bits/key", Align::Right),
+        ("FP rate", Align::Right),
+    ]);
+    for s in &r.sizes {
+        z.row([
+            s.contender.name().to_string(),
+            s.bytes.to_string(),
+            format!("{:.2}", s.bytes as f64 * 8.0 / n.max(1) as f64),
+            pct(s.fpr),
+        ]);
+    }
+    let mut t = Table::new(&[
+        ("filter", Align::Left),
+        ("threads", Align::Right),
+        ("op", Align::Left),
+        ("ns/op median", Align::Right),
+        ("min", Align::Right),
+        ("max", Align::Right),
+        ("rounds", Align::Right),
+    ]);
+    for x in &r.rows {
+        t.row([
+            x.contender.name().to_string(),
+            x.threads.to_string(),
+            format!("{:?}", x.op),
+            format!("{:.2}", x.ns.median),
+            format!("{:.2}", x.ns.min),
+            format!("{:.2}", x.ns.max),
+            x.ns.rounds.to_string(),
+        ]);
+    }
+    let mut v = Table::new(&[
+        ("target", Align::Left),
+        ("measured", Align::Right),
+        ("95% interval", Align::Right),
+        ("bound", Align::Right),
+        ("verdict", Align::Center),
+    ]);
+    for x in &r.targets {
+        v.row([
+            x.claim.clone(),
+            x.measured.map_or_else(|| "-".into(), |m| format!("{m:.2}")),
+            x.interval
+                .map_or_else(|| "-".into(), |(lo, hi)| format!("{lo:.2}–{hi:.2}")),
+            x.bound.text(),
+            x.verdict.word().into(),
+        ]);
+    }
     format!(
         "# One filter, many threads\n\nRun at commit {} on {} ({} cores). {n} keys at {}; inserts of every key split over the \
          threads, lookups of a 50/50 member/non-member mix; wall time of the whole threaded pass \

@@ -45,76 +45,71 @@ fn word(g: Guarantee) -> &'static str {
 
 /// The side-by-side table: shape, memory, rates and timings.
 fn designs_table(r: &WindowReport) -> Table {
-    Table::of(
-        &[
-            ("design", Align::Left),
-            ("parameters", Align::Left),
-            ("horizon (windows)", Align::Right),
-            ("bits per in-window item", Align::Right),
-            ("FP pooled", Align::Right),
-            ("FP worst checkpoint", Align::Right),
-            ("past the horizon: maybe", Align::Right),
-            ("false neg.", Align::Right),
-            ("ns/insert, batched", Align::Right),
-            ("ns/lookup", Align::Right),
-        ],
-        &r.designs,
-        |d| {
-            let (fp, probes) = d.pooled_fp();
-            let (aged, asked) = d.pooled_aged();
-            let worst = d.judged.iter().find(|j| j.guarantee == Guarantee::MaxFp);
-            [
-                d.design.name().to_string(),
-                d.params.clone(),
-                format!("{:.3}", d.horizon as f64 / r.settings.window as f64),
-                format!("{:.2}", d.bits_per_item(r.settings.window)),
-                format!(
-                    "{} ({fp} / {probes})",
-                    pct(fp as f64 / probes.max(1) as f64)
-                ),
-                worst.map_or_else(|| "–".into(), |j| pct(j.measured)),
-                format!(
-                    "{} ({aged} / {asked})",
-                    pct(aged as f64 / asked.max(1) as f64)
-                ),
-                d.checkpoints
-                    .iter()
-                    .map(|c| c.false_negatives)
-                    .sum::<u64>()
-                    .to_string(),
-                format!("{:.1}", d.insert_ns),
-                format!("{:.1}", d.lookup_ns),
-            ]
-        },
-    )
+    let mut t = Table::new(&[
+        ("design", Align::Left),
+        ("parameters", Align::Left),
+        ("horizon (windows)", Align::Right),
+        ("bits per in-window item", Align::Right),
+        ("FP pooled", Align::Right),
+        ("FP worst checkpoint", Align::Right),
+        ("past the horizon: maybe", Align::Right),
+        ("false neg.", Align::Right),
+        ("ns/insert, batched", Align::Right),
+        ("ns/lookup", Align::Right),
+    ]);
+    for d in &r.designs {
+        let (fp, probes) = d.pooled_fp();
+        let (aged, asked) = d.pooled_aged();
+        let worst = d.judged.iter().find(|j| j.guarantee == Guarantee::MaxFp);
+        t.row([
+            d.design.name().to_string(),
+            d.params.clone(),
+            format!("{:.3}", d.horizon as f64 / r.settings.window as f64),
+            format!("{:.2}", d.bits_per_item(r.settings.window)),
+            format!(
+                "{} ({fp} / {probes})",
+                pct(fp as f64 / probes.max(1) as f64)
+            ),
+            worst.map_or_else(|| "–".into(), |j| pct(j.measured)),
+            format!(
+                "{} ({aged} / {asked})",
+                pct(aged as f64 / asked.max(1) as f64)
+            ),
+            d.checkpoints
+                .iter()
+                .map(|c| c.false_negatives)
+                .sum::<u64>()
+                .to_string(),
+            format!("{:.1}", d.insert_ns),
+            format!("{:.1}", d.lookup_ns),
+        ]);
+    }
+    t
 }
 
 /// Every design's guarantees with their verdicts.
 fn guarantees_table(designs: &[DesignResult]) -> Table {
-    let judged = designs
-        .iter()
-        .flat_map(|d| d.judged.iter().map(move |j| (d, j)));
-    Table::of(
-        &[
-            ("design", Align::Left),
-            ("guarantee", Align::Left),
-            ("measured", Align::Right),
-            ("95% interval", Align::Right),
-            ("bound", Align::Right),
-            ("verdict", Align::Center),
-        ],
-        judged,
-        |(d, j)| {
-            [
+    let mut t = Table::new(&[
+        ("design", Align::Left),
+        ("guarantee", Align::Left),
+        ("measured", Align::Right),
+        ("95% interval", Align::Right),
+        ("bound", Align::Right),
+        ("verdict", Align::Center),
+    ]);
+    for d in designs {
+        for j in &d.judged {
+            t.row([
                 d.design.name().to_string(),
                 word(j.guarantee).to_string(),
                 measured(j),
                 interval(j),
                 j.bound.text(),
                 j.verdict.word().to_string(),
-            ]
-        },
-    )
+            ]);
+        }
+    }
+    t
 }
 
 /// The Markdown page of a window report.

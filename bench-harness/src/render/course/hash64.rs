@@ -119,35 +119,33 @@ fn rates(s: &Hash64Study) -> Table {
 
 /// One row per size: the difference, its interval, the margin, the verdict and the floors.
 fn differences(s: &Hash64Study) -> Table {
-    let d = |c: KindCount| c.hits as f64 / c.trials as f64;
-    Table::of(
-        &[
-            ("keys n", Align::Right),
-            ("xxh3-64 − xxh3-128", Align::Right),
-            ("95% interval", Align::Right),
-            ("equal within", Align::Right),
-            ("verdict", Align::Center),
-            ("floor (n/B)/2^32", Align::Right),
-            ("floor n/2^64 (64-bit only)", Align::Right),
-        ],
-        &s.runs,
-        |r| {
-            let j = r.judged;
-            [
-                keys(r.n),
-                points(d(r.narrow) - d(r.wide)),
-                j.map_or("–".into(), |j| {
-                    format!("{} – {}", points(j.difference.0), points(j.difference.1))
-                }),
-                j.map_or("–".into(), |j| {
-                    format!("± {}", points(j.formula * s.margin).trim_start_matches('+'))
-                }),
-                word(j.map(|j| j.equal)).into(),
-                j.map_or("–".into(), |j| format!("{:.2e}", j.floor_lanes)),
-                j.map_or("–".into(), |j| format!("{:.2e}", j.floor_whole)),
-            ]
-        },
-    )
+    let mut t = Table::new(&[
+        ("keys n", Align::Right),
+        ("xxh3-64 − xxh3-128", Align::Right),
+        ("95% interval", Align::Right),
+        ("equal within", Align::Right),
+        ("verdict", Align::Center),
+        ("floor (n/B)/2^32", Align::Right),
+        ("floor n/2^64 (64-bit only)", Align::Right),
+    ]);
+    for r in &s.runs {
+        let j = r.judged;
+        let d = |c: KindCount| c.hits as f64 / c.trials as f64;
+        t.row([
+            keys(r.n),
+            points(d(r.narrow) - d(r.wide)),
+            j.map_or("–".into(), |j| {
+                format!("{} – {}", points(j.difference.0), points(j.difference.1))
+            }),
+            j.map_or("–".into(), |j| {
+                format!("± {}", points(j.formula * s.margin).trim_start_matches('+'))
+            }),
+            word(j.map(|j| j.equal)).into(),
+            j.map_or("–".into(), |j| format!("{:.2e}", j.floor_lanes)),
+            j.map_or("–".into(), |j| format!("{:.2e}", j.floor_whole)),
+        ]);
+    }
+    t
 }
 
 /// What the verdicts say, counted from them.

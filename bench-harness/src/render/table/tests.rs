@@ -17,17 +17,3 @@ fn renders_headers_alignment_and_padded_rows() {
     );
     assert!(Table::new(&[("x", Align::Left)]).is_empty());
 }
-
-#[test]
-fn a_table_of_items_has_one_row_per_item_in_order() {
-    let columns = [("n", Align::Right), ("twice", Align::Right)];
-    let t = Table::of(&columns, [1, 2, 3], |n| {
-        [n.to_string(), (2 * n).to_string()]
-    });
-    assert_eq!(t.len(), 3);
-    assert_eq!(
-        t.render(),
-        "| n | twice |\n|---:|---:|\n| 1 | 2 |\n| 2 | 4 |\n| 3 | 6 |\n"
-    );
-    assert!(Table::of(&columns, Vec::<u8>::new(), |n| [n.to_string()]).is_empty());
-}
