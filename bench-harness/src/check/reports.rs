@@ -7,7 +7,7 @@
 //! A new kind of report adds one entry to [`CHECKERS`].
 
 use crate::record::python::PythonReport;
-use crate::record::{first_mismatch, Machine, Results};
+use crate::record::{differ, Machine, Results};
 use crate::stages::expansion::ExpansionReport;
 use crate::stages::systems::SystemsResults;
 use crate::stages::threads::ThreadsReport;
@@ -215,12 +215,6 @@ fn section<S: Section>(dir: &Path, results: &Results) -> Coverage {
     c
 }
 
-/// `{name}.json: {what} differ from {source} ({at})`, for what [`first_mismatch`] found
-/// with the same labels between the rows a checker recomputed and the stored ones.
-fn differ(name: &str, (what, source): (&str, &str), at: Option<String>) -> Option<String> {
-    at.map(|at| format!("{name}.json: {what} differ from {source} ({at})"))
-}
-
 /// threads.json: targets recomputed from the rows, threads.md re-rendered.
 impl Section for ThreadsReport {
     const NAME: &'static str = "threads";
@@ -230,10 +224,12 @@ impl Section for ThreadsReport {
     fn problems(&self, _: &Results) -> Vec<String> {
         let again = crate::judge::threads::targets(&self.rows);
         let labels = ("targets", "the rows");
-        let at = first_mismatch(&again, &self.targets, PartialEq::eq, labels, |t| {
+        let rows = (again.as_slice(), self.targets.as_slice());
+        differ(Self::NAME, labels, rows, PartialEq::eq, |t| {
             (format!("{:?}", t.claim), format!("{:?}", t.verdict))
-        });
-        differ(Self::NAME, labels, at).into_iter().collect()
+        })
+        .into_iter()
+        .collect()
     }
     fn render(&self) -> String {
         crate::render::threads::render(self)
@@ -250,13 +246,15 @@ impl Section for SystemsResults {
         let again =
             crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
         let labels = ("claims", "the measurements");
-        let at = first_mismatch(&again, &self.claims, PartialEq::eq, labels, |c| {
+        let rows = (again.as_slice(), self.claims.as_slice());
+        differ(Self::NAME, labels, rows, PartialEq::eq, |c| {
             (
                 format!("claim {:?}", c.text),
                 format!("{:?} ({:?})", c.measured, c.verdict),
             )
-        });
-        differ(Self::NAME, labels, at).into_iter().collect()
+        })
+        .into_iter()
+        .collect()
     }
     fn render(&self) -> String {
         crate::render::systems::markdown(self)
@@ -334,10 +332,10 @@ fn expansion_problems(report: &ExpansionReport, results: &Results) -> Vec<String
         |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
     let again = crate::judge::targets::growth::goals(report);
     let labels = ("goals", "the measurements");
-    let at = first_mismatch(&again, &report.goals, same, labels, |g| {
+    let rows = (again.as_slice(), report.goals.as_slice());
+    p.extend(differ(ExpansionReport::NAME, labels, rows, same, |g| {
         (format!("{:?}", g.what), format!("{:?}", g.verdict))
-    });
-    p.extend(differ(ExpansionReport::NAME, labels, at));
+    }));
     for g in &report.goals {
         if !results.ratios.iter().any(|r| same(r, g)) {
             p.push(format!(

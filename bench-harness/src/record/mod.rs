@@ -64,6 +64,21 @@ pub fn first_mismatch<T>(
     })
 }
 
+/// `{name}.json: {what} differ from {source} ({at})`, where `at` is what [`first_mismatch`]
+/// finds with the same labels between the rows a checker recomputed (`again`) and the stored
+/// ones; `None` where they agree.
+pub fn differ<T>(
+    name: &str,
+    labels: (&str, &str),
+    (again, stored): (&[T], &[T]),
+    same: impl Fn(&T, &T) -> bool,
+    show: impl Fn(&T) -> (String, String),
+) -> Option<String> {
+    let (what, source) = labels;
+    first_mismatch(again, stored, same, labels, show)
+        .map(|at| format!("{name}.json: {what} differ from {source} ({at})"))
+}
+
 /// Which part of the run a [`Record`] comes from.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,

@@ -319,16 +319,15 @@ pub fn check_report(r: &PythonReport) -> Vec<String> {
         }
         match recomputed(m) {
             Ok(again) => {
-                let at = crate::record::first_mismatch(
-                    &again,
-                    &m.goals,
+                let rows = (again.as_slice(), m.goals.as_slice());
+                let labels = ("goals", "the records");
+                p.extend(crate::record::differ(
+                    "python",
+                    labels,
+                    rows,
                     PartialEq::eq,
-                    ("goals", "the records"),
                     |g| (format!("{:?}", g.id), format!("{:?}", g.verdict)),
-                );
-                if let Some(at) = at {
-                    p.push(format!("python.json: goals differ from the records ({at})"));
-                }
+                ));
             }
             Err(e) => p.push(format!("python.json: {e:#}")),
         }
