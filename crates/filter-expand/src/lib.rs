@@ -299,7 +299,7 @@ impl ExpandableCuckoo {
     pub fn stage_shapes(&self) -> Vec<(u64, u32, u64, u64)> {
         self.stages
             .iter()
-            .map(|s| (s.buckets, s.fp_bits, s.capacity, s.len))
+            .map(|s| (s.buckets, s.fp_bits(), s.capacity, s.len))
             .collect()
     }
 
@@ -448,7 +448,7 @@ impl Filter for ExpandableCuckoo {
         filter_core::math::compound_fpr(
             self.stages
                 .iter()
-                .map(|s| math::stage_fpr(s.fp_bits, s.buckets, s.len)),
+                .map(|s| math::stage_fpr(s.fp_bits(), s.buckets, s.len)),
         )
     }
 
@@ -498,7 +498,7 @@ impl Growable for ExpandableCuckoo {
             .stages
             .windows(2)
             .filter(|w| w[0].index == w[1].index)
-            .map(|w| math::stage_bound(w[1].fp_bits))
+            .map(|w| math::stage_bound(w[1].fp_bits()))
             .sum();
         one_per_level + siblings
     }
