@@ -416,10 +416,12 @@ impl Filter for ExpandableCuckoo {
         filter_core::insert_hash_batch_prefetched(self, hashes)
     }
 
-    /// The places of the key [`PREFETCH_AHEAD`](filter_core::PREFETCH_AHEAD) positions ahead
-    /// are computed once, kept in a ring and prefetched; the key's own are then probed from the
-    /// ring (the pipeline of [`filter_core::lookup_pipelined`] without computing each key's
-    /// places twice).
+    /// The places of the key a few positions ahead are computed once, kept in a ring (one per
+    /// thread, reused) and its buckets in the stages too large for the per-core caches
+    /// prefetched; the key's own are then probed from the ring (the pipeline of
+    /// [`filter_core::lookup_pipelined`] without computing each key's places twice). The depth
+    /// shrinks as the prefetched stages grow in number, so that the lines requested ahead stay
+    /// about what a core keeps in flight.
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         self.lookup_batch(hashes, out)
     }
