@@ -299,7 +299,7 @@ impl ExpandableCuckoo {
     pub fn stage_shapes(&self) -> Vec<(u64, u32, u64, u64)> {
         self.stages
             .iter()
-            .map(|s| (s.buckets, s.fp_bits, s.capacity, s.len))
+            .map(|s| (s.buckets, s.fp_bits(), s.capacity, s.len))
             .collect()
     }
 
@@ -416,10 +416,12 @@ impl Filter for ExpandableCuckoo {
         filter_core::insert_hash_batch_prefetched(self, hashes)
     }
 
-    /// The places of the key [`PREFETCH_AHEAD`](filter_core::PREFETCH_AHEAD) positions ahead
-    /// are computed once, kept in a ring and prefetched; the key's own are then probed from the
-    /// ring (the pipeline of [`filter_core::lookup_pipelined`] without computing each key's
-    /// places twice).
+    /// The places of the key a few positions ahead are computed once, kept in a ring (one per
+    /// thread, reused) and its buckets in the stages too large for the per-core caches
+    /// prefetched; the key's own are then probed from the ring (the pipeline of
+    /// [`filter_core::lookup_pipelined`] without computing each key's places twice). The depth
+    /// shrinks as the prefetched stages grow in number, so that the lines requested ahead stay
+    /// about what a core keeps in flight.
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         self.lookup_batch(hashes, out)
     }
@@ -448,7 +450,7 @@ impl Filter for ExpandableCuckoo {
         filter_core::math::compound_fpr(
             self.stages
                 .iter()
-                .map(|s| math::stage_fpr(s.fp_bits, s.buckets, s.len)),
+                .map(|s| math::stage_fpr(s.fp_bits(), s.buckets, s.len)),
         )
     }
 
@@ -498,7 +500,7 @@ impl Growable for ExpandableCuckoo {
             .stages
             .windows(2)
             .filter(|w| w[0].index == w[1].index)
-            .map(|w| math::stage_bound(w[1].fp_bits))
+            .map(|w| math::stage_bound(w[1].fp_bits()))
             .sum();
         one_per_level + siblings
     }

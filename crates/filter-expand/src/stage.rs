@@ -240,7 +240,9 @@ pub(crate) struct Stage {
     pub table: Table<u8>,
     pub index: u32,
     pub buckets: u64,
-    pub fp_bits: u32,
+    /// Private: `lanes` is derived from it once, so no writer may change it afterwards
+    /// (read it through [`Stage::fp_bits`]).
+    fp_bits: u32,
     pub capacity: u64,
     pub len: u64,
     /// `Lanes::of(fp_bits)`, computed once for the lookups.
@@ -275,6 +277,12 @@ impl Stage {
             len: 0,
             lanes: Lanes::of(fp_bits),
         })
+    }
+
+    /// Fingerprint bits of every slot (fixed at construction, like the lanes derived from it).
+    #[inline]
+    pub fn fp_bits(&self) -> u32 {
+        self.fp_bits
     }
 
     /// A copy of this stage, its table allocated fallibly under `options` (`used` bytes taken).

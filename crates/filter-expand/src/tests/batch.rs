@@ -51,11 +51,18 @@ fn pipelined_batches_agree_with_single_keys_on_a_large_filter() {
         .chain(members.iter().step_by(14))
         .map(Vec::as_slice)
         .collect();
+    let (ahead, stage_bytes) = f.batch_plan();
+    assert!(
+        (2..=filter_core::PREFETCH_AHEAD).contains(&ahead),
+        "{ahead}"
+    );
+    assert!(stage_bytes > 1 << 16, "{stage_bytes}");
     let mut out = Vec::new();
     for round in 0..2 {
         f.contains_batch(&mixed, &mut out);
         let want: Vec<bool> = mixed.iter().map(|k| f.contains(k)).collect();
         assert_eq!(out, want, "round {round}");
+        every_pipeline_agrees(&f, &mixed, &want);
         let kept = |i: usize| round == 0 || i * 14 >= 30_000;
         let members_out = &out[probes.len()..];
         assert!((0..members_out.len()).all(|i| members_out[i] || !kept(i)));
@@ -64,4 +71,26 @@ fn pipelined_batches_agree_with_single_keys_on_a_large_filter() {
         }
     }
     assert!(out[probes.len()..].iter().filter(|&&b| !b).count() > 0);
+}
+
+/// Every depth (none, one, a few, the old fixed 16, past the clamp) and stage threshold
+/// (every stage, the default, none) of the explicit pipeline answers as single lookups do (every
+/// 8th key), in whole and in short batches (fewer keys than the depth).
+fn every_pipeline_agrees(f: &ExpandableCuckoo, keys: &[&[u8]], want: &[bool]) {
+    let hashes: Vec<Hash128> = keys.iter().step_by(8).map(|k| f.hasher().hash(k)).collect();
+    let want: Vec<bool> = want.iter().step_by(8).copied().collect();
+    let mut out = Vec::new();
+    let default_bytes = f.batch_plan().1;
+    for ahead in [0, 1, 3, 16, 1_000] {
+        for bytes in [0, default_bytes, usize::MAX] {
+            f.contains_hash_batch_ahead(&hashes, &mut out, ahead, bytes);
+            assert_eq!(out, want, "ahead {ahead}, stage bytes {bytes}");
+            for (chunk, w) in hashes.chunks(5).zip(want.chunks(5)).take(50) {
+                f.contains_hash_batch_ahead(chunk, &mut out, ahead, bytes);
+                assert_eq!(out, w, "ahead {ahead}, stage bytes {bytes}, short batch");
+            }
+        }
+    }
+    f.contains_hash_batch_ahead(&[], &mut out, 4, 0);
+    assert!(out.is_empty());
 }
