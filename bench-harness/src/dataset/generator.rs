@@ -127,12 +127,14 @@ pub(super) struct EmailGenerator {
     /// Over [`WEBMAIL_DOMAINS`] plus one last entry standing for the generated long tail.
     pub(super) domains: WeightedIndex,
     pub(super) tlds: WeightedIndex,
+    /// [`cultures`], looked up once here rather than at every key.
+    pub(super) people: &'static [Culture],
 }
 
 impl EmailGenerator {
     pub(super) fn new() -> Self {
         EmailGenerator {
-            cultures: WeightedIndex::new(CULTURES.iter().map(|c| c.weight)),
+            cultures: WeightedIndex::new(cultures().iter().map(|c| c.weight)),
             patterns: WeightedIndex::new(PATTERNS.iter().map(|p| p.1)),
             separators: WeightedIndex::new(SEPARATORS.iter().map(|s| s.1)),
             domains: WeightedIndex::new(
@@ -142,6 +144,7 @@ impl EmailGenerator {
                     .chain([LONG_TAIL_WEIGHT]),
             ),
             tlds: WeightedIndex::new(COMPANY_TLDS.iter().map(|t| t.1)),
+            people: cultures(),
         }
     }
 
@@ -152,15 +155,15 @@ impl EmailGenerator {
     /// Appends the name part of a local part (the text before `@`) and returns the chance, in
     /// percent, that the person added digits to it.
     pub(super) fn local_base(&self, rng: &mut impl Rng, out: &mut Vec<u8>) -> u32 {
-        let culture = &CULTURES[self.cultures.sample(rng)];
+        let culture = &self.people[self.cultures.sample(rng)];
         // Most people carry a surname of their first name's culture; the rest mixes.
         let surname_culture = if chance(rng, 88) {
             culture
         } else {
-            &CULTURES[self.cultures.sample(rng)]
+            &self.people[self.cultures.sample(rng)]
         };
-        let first = pick_popular(rng, culture.first).as_bytes();
-        let last = pick_popular(rng, surname_culture.last).as_bytes();
+        let first = pick_popular(rng, &culture.first).as_bytes();
+        let last = pick_popular(rng, &surname_culture.last).as_bytes();
 
         match PATTERNS[self.patterns.sample(rng)].0 {
             Pattern::FirstSepLast => {

@@ -93,24 +93,39 @@ fn same_seed_gives_identical_bytes_and_other_seeds_differ() {
 fn generator_output_is_pinned() {
     // Guards cross-platform and cross-version reproducibility of committed manifests. If a
     // change to the generator is intended, bump GENERATOR_VERSION and update these digests.
-    let spec = DatasetSpec {
-        members: 1000,
-        non_members: 1000,
-        seed: 42,
-    };
-    let ds = generate(&spec);
+    // The second case, 10,000 keys of each kind, draws every culture's names many times over,
+    // so a name moved, dropped or reordered in `cultures.txt` changes its digests.
     assert_eq!(GENERATOR_VERSION, "filterlab-email-v1");
-    assert_eq!(ds.members.get(0), b"anderson_emma@icloud.com");
-    assert_eq!(ds.non_members.get(0), b"baker.david@anatolia-shipping.it");
-    let m = manifest(&spec, &ds);
-    assert_eq!(
-        m.members.sha256,
-        "ba3388ffa849885425ec46a6f735ec2098ea975ffcb0399ae56d7ec15235f6c2"
-    );
-    assert_eq!(
-        m.non_members.sha256,
-        "3924cd6144012b328980fd06af319b211b346565039774d070b05300f563c34a"
-    );
+    let cases = [
+        (
+            (1000, 42),
+            "ba3388ffa849885425ec46a6f735ec2098ea975ffcb0399ae56d7ec15235f6c2",
+            "3924cd6144012b328980fd06af319b211b346565039774d070b05300f563c34a",
+        ),
+        (
+            (10_000, 7),
+            "a7acc8ef47812dee6066fe4cd805402def929555a097dd740c7405d2102474b4",
+            "0f78a943e9b18839a7def2fb0889087834e3869b9ceb50559e1e284f5949a9e4",
+        ),
+    ];
+    for ((keys, seed), members, non_members) in cases {
+        let spec = DatasetSpec {
+            members: keys,
+            non_members: keys,
+            seed,
+        };
+        let ds = generate(&spec);
+        if seed == 42 {
+            assert_eq!(ds.members.get(0), b"anderson_emma@icloud.com");
+            assert_eq!(ds.non_members.get(0), b"baker.david@anatolia-shipping.it");
+        }
+        let m = manifest(&spec, &ds);
+        assert_eq!(
+            (m.members.sha256.as_str(), m.non_members.sha256.as_str()),
+            (members, non_members),
+            "{keys} keys, seed {seed}"
+        );
+    }
 }
 
 #[test]
@@ -307,11 +322,10 @@ fn manifest_roundtrips_through_json_and_detects_changes() {
 
 #[test]
 fn word_lists_are_clean() {
-    let lists = CULTURES.iter().flat_map(|c| [c.first, c.last]).chain([
-        NICKNAMES,
-        COMPANY_WORDS,
-        COMPANY_SUFFIXES,
-    ]);
+    let lists = cultures()
+        .iter()
+        .flat_map(|c| [&c.first[..], &c.last[..]])
+        .chain([NICKNAMES, COMPANY_WORDS, COMPANY_SUFFIXES]);
     for list in lists {
         let unique: HashSet<_> = list.iter().collect();
         assert_eq!(unique.len(), list.len(), "duplicate in {list:?}");
@@ -322,14 +336,33 @@ fn word_lists_are_clean() {
             );
         }
     }
-    let first: usize = CULTURES.iter().map(|c| c.first.len()).sum();
-    let last: usize = CULTURES.iter().map(|c| c.last.len()).sum();
+    assert_eq!(cultures().len(), 13);
+    for c in cultures() {
+        assert!(!c.first.is_empty() && !c.last.is_empty() && c.weight > 0);
+    }
+    let first: usize = cultures().iter().map(|c| c.first.len()).sum();
+    let last: usize = cultures().iter().map(|c| c.last.len()).sum();
     assert!(
         first >= 300 && last >= 300,
         "{first} first names, {last} last names"
     );
     let per_mille: u32 = WEBMAIL_DOMAINS.iter().map(|d| d.1).sum::<u32>() + LONG_TAIL_WEIGHT;
     assert_eq!(per_mille, 1000);
+}
+
+#[test]
+fn culture_data_that_is_not_of_the_format_is_refused() {
+    let ok = parse_cultures("# c\nculture: a\nweight: 2\nfirst:\nx y\nlast:\nz\n").unwrap();
+    assert_eq!(
+        (ok[0].first.clone(), ok[0].last.clone(), ok[0].weight),
+        (vec!["x", "y"], vec!["z"], 2)
+    );
+    assert!(parse_cultures("first:\nx\n")
+        .unwrap_err()
+        .contains("line 1"));
+    assert!(parse_cultures("culture: a\nweight: many\n")
+        .unwrap_err()
+        .contains("line 2"));
 }
 
 #[test]

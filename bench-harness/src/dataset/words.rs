@@ -1,225 +1,65 @@
 //! Word lists. Lower-case ASCII transliterations, each list roughly by decreasing
 //! popularity. Changing any list or weight changes the output: bump GENERATOR_VERSION.
+//! The people's names, thirteen cultures of two lists each, are data (`cultures.txt`), read
+//! once; the shorter lists of nicknames and domains stay here.
+
+use std::sync::OnceLock;
 
 /// First and last names of one culture, and its share of people.
+#[derive(Debug)]
 pub(super) struct Culture {
-    pub(super) first: &'static [&'static str],
-    pub(super) last: &'static [&'static str],
+    pub(super) first: Vec<&'static str>,
+    pub(super) last: Vec<&'static str>,
     pub(super) weight: u32,
 }
 
-#[rustfmt::skip]
-pub(super) const CULTURES: &[Culture] = &[
-    Culture {
-        // English-speaking countries.
-        first: &[
-            "james", "mary", "john", "patricia", "robert", "jennifer", "michael", "linda",
-            "william", "elizabeth", "david", "barbara", "richard", "susan", "joseph", "jessica",
-            "thomas", "sarah", "charles", "karen", "christopher", "emily", "daniel", "emma",
-            "matthew", "olivia", "anthony", "sophie", "mark", "hannah", "paul", "laura", "steven",
-            "rachel", "andrew", "amy", "kevin", "chloe", "brian", "megan", "george", "lucy",
-            "edward", "grace", "ryan", "alice", "jack", "charlotte", "oliver", "amelia",
-        ],
-        last: &[
-            "smith", "johnson", "williams", "brown", "jones", "miller", "davis", "wilson",
-            "anderson", "taylor", "thomas", "moore", "jackson", "martin", "thompson", "white",
-            "harris", "clark", "lewis", "robinson", "walker", "young", "allen", "king", "wright",
-            "scott", "green", "baker", "adams", "hill", "campbell", "evans", "roberts", "turner",
-            "phillips", "parker", "edwards", "collins", "stewart", "morris", "murphy", "cook",
-            "rogers", "cooper", "bell", "ward", "hughes", "wood", "obrien", "kelly",
-        ],
-        weight: 28,
-    },
-    Culture {
-        // Spanish-speaking countries.
-        first: &[
-            "jose", "maria", "juan", "carmen", "luis", "ana", "carlos", "lucia", "javier",
-            "laura", "miguel", "elena", "antonio", "isabel", "manuel", "sofia", "francisco",
-            "paula", "alejandro", "marta", "pablo", "cristina", "diego", "valentina", "jorge",
-            "camila", "fernando", "daniela", "sergio", "gabriela", "raul", "andrea",
-        ],
-        last: &[
-            "garcia", "rodriguez", "martinez", "hernandez", "lopez", "gonzalez", "perez",
-            "sanchez", "ramirez", "torres", "flores", "rivera", "gomez", "diaz", "morales",
-            "reyes", "cruz", "ortiz", "gutierrez", "chavez", "ramos", "ruiz", "alvarez",
-            "mendoza", "castillo", "jimenez", "moreno", "romero", "herrera", "medina", "vargas",
-            "castro",
-        ],
-        weight: 12,
-    },
-    Culture {
-        // French.
-        first: &[
-            "jean", "marie", "pierre", "camille", "louis", "lea", "nicolas", "manon", "julien",
-            "chloe", "antoine", "juliette", "francois", "claire", "thomas", "ines", "mathieu",
-            "margaux", "guillaume", "pauline", "alexandre", "amelie", "benoit", "helene",
-            "olivier", "celine", "sebastien", "aurelie", "yannick", "elodie", "theo", "oceane",
-        ],
-        last: &[
-            "martin", "bernard", "dubois", "durand", "leroy", "moreau", "simon", "laurent",
-            "lefebvre", "michel", "lefevre", "fontaine", "rousseau", "vincent", "muller",
-            "fournier", "girard", "bonnet", "dupont", "lambert", "mercier", "blanc", "guerin",
-            "boyer", "garnier", "chevalier", "francois", "legrand", "gauthier", "roussel",
-            "faure", "perrin",
-        ],
-        weight: 6,
-    },
-    Culture {
-        // German.
-        first: &[
-            "lukas", "anna", "felix", "lena", "jonas", "katharina", "maximilian", "julia", "leon",
-            "johanna", "tobias", "lisa", "florian", "sabine", "stefan", "ursula", "juergen",
-            "petra", "klaus", "monika", "andreas", "birgit", "uwe", "anja", "dieter", "heike",
-            "sven", "kerstin", "matthias", "silke",
-        ],
-        last: &[
-            "mueller", "schmidt", "schneider", "fischer", "weber", "meyer", "wagner", "becker",
-            "schulz", "hoffmann", "schaefer", "koch", "bauer", "richter", "klein", "wolf",
-            "schroeder", "neumann", "schwarz", "zimmermann", "braun", "krueger", "hofmann",
-            "hartmann", "lange", "schmitt", "werner", "krause", "meier", "lehmann",
-        ],
-        weight: 6,
-    },
-    Culture {
-        // Arabic, as commonly transliterated in Egypt, the Gulf and the Maghreb.
-        first: &[
-            "mohamed", "ahmed", "mohammed", "ali", "omar", "fatima", "aisha", "youssef",
-            "khaled", "hassan", "hussein", "mahmoud", "mustafa", "ibrahim", "abdullah", "layla",
-            "mariam", "nour", "salma", "yasmin", "karim", "tarek", "amr", "hamza", "bilal",
-            "samir", "rania", "hala", "dina", "sara", "walid", "ziad", "abdelrahman", "zainab",
-        ],
-        last: &[
-            "elsayed", "hassan", "hussein", "ali", "mohamed", "ibrahim", "mahmoud", "abdelaziz",
-            "saleh", "khalil", "haddad", "nasser", "mansour", "farouk", "hamdan", "qasim", "aziz",
-            "rahman", "suleiman", "alamri", "alharbi", "alghamdi", "alzahrani", "alotaibi",
-            "elmasry", "benali", "benjelloun", "elidrissi", "alaoui", "chaoui", "bakr",
-            "darwish",
-        ],
-        weight: 9,
-    },
-    Culture {
-        // Indian.
-        first: &[
-            "aarav", "priya", "rahul", "ananya", "amit", "pooja", "rohan", "neha", "vikram",
-            "divya", "arjun", "sneha", "sanjay", "kavya", "rajesh", "deepika", "suresh",
-            "anjali", "vijay", "meera", "karthik", "lakshmi", "aditya", "shreya", "nikhil",
-            "swati", "ravi", "isha", "manish", "aishwarya", "arun", "gayatri",
-        ],
-        last: &[
-            "sharma", "patel", "singh", "kumar", "gupta", "reddy", "iyer", "nair", "rao",
-            "joshi", "mehta", "shah", "agarwal", "verma", "mishra", "chopra", "malhotra", "bhat",
-            "pillai", "menon", "das", "banerjee", "chatterjee", "mukherjee", "desai", "kapoor",
-            "saxena", "jain", "naidu", "kulkarni", "chauhan", "thakur",
-        ],
-        weight: 12,
-    },
-    Culture {
-        // Chinese, in pinyin without tone marks.
-        first: &[
-            "wei", "fang", "min", "jing", "jun", "yan", "lei", "hui", "xin", "ying", "hao", "yu",
-            "qiang", "ling", "tao", "jie", "mei", "xiaoming", "xiaoyan", "yifan", "zihan",
-            "yuxuan", "haoran", "jiayi", "zhiwei", "xinyi", "junjie", "yutong", "hongwei", "lina",
-        ],
-        last: &[
-            "wang", "li", "zhang", "liu", "chen", "yang", "huang", "zhao", "wu", "zhou", "xu",
-            "sun", "ma", "zhu", "hu", "guo", "he", "lin", "gao", "luo", "zheng", "liang", "xie",
-            "song", "tang", "han", "feng", "deng", "cao", "peng", "zeng", "xiao",
-        ],
-        weight: 10,
-    },
-    Culture {
-        // Russian, in the common passport transliteration.
-        first: &[
-            "alexander", "dmitry", "ivan", "sergey", "andrey", "alexey", "maxim", "nikolai",
-            "mikhail", "vladimir", "pavel", "artem", "olga", "tatiana", "natalia", "irina",
-            "svetlana", "ekaterina", "anastasia", "yulia", "daria", "ksenia", "polina", "oksana",
-            "vera", "alina", "igor", "oleg", "yuri", "anton",
-        ],
-        last: &[
-            "ivanov", "smirnov", "kuznetsov", "popov", "vasiliev", "petrov", "sokolov",
-            "mikhailov", "novikov", "fedorov", "morozov", "volkov", "alekseev", "lebedev",
-            "semenov", "egorov", "pavlov", "kozlov", "stepanov", "nikolaev", "orlov", "andreev",
-            "makarov", "zakharov", "ivanova", "smirnova", "petrova", "volkova", "sokolova",
-            "kuznetsova",
-        ],
-        weight: 5,
-    },
-    Culture {
-        // Portuguese and Brazilian.
-        first: &[
-            "joao", "pedro", "beatriz", "gabriel", "mariana", "lucas", "larissa", "rafael",
-            "fernanda", "gustavo", "juliana", "thiago", "leticia", "bruno", "amanda", "felipe",
-            "bianca", "matheus", "vitoria", "rodrigo", "renata", "leandro", "caio", "tatiane",
-            "vinicius", "eduardo", "carolina",
-        ],
-        last: &[
-            "silva", "santos", "oliveira", "souza", "lima", "pereira", "ferreira", "costa",
-            "rodrigues", "almeida", "nascimento", "alves", "carvalho", "araujo", "ribeiro",
-            "gomes", "barbosa", "rocha", "dias", "moreira", "cardoso", "teixeira", "correia",
-            "mendes", "freitas", "pinto", "cavalcanti", "monteiro", "batista", "azevedo",
-        ],
-        weight: 6,
-    },
-    Culture {
-        // Italian.
-        first: &[
-            "giuseppe", "giovanni", "marco", "francesca", "alessandro", "giulia", "luca",
-            "chiara", "matteo", "federica", "andrea", "valentina", "lorenzo", "alessia",
-            "davide", "martina", "simone", "silvia", "stefano", "elisa", "riccardo", "roberta",
-            "fabio", "serena", "paolo", "giorgia",
-        ],
-        last: &[
-            "rossi", "russo", "ferrari", "esposito", "bianchi", "romano", "colombo", "ricci",
-            "marino", "greco", "bruno", "gallo", "conti", "deluca", "mancini", "costa",
-            "giordano", "rizzo", "lombardi", "moretti", "barbieri", "fontana", "santoro",
-            "mariani", "rinaldi", "caruso", "ferrara", "galli",
-        ],
-        weight: 3,
-    },
-    Culture {
-        // Japanese, in Hepburn romanisation without macrons.
-        first: &[
-            "hiroshi", "yuki", "takashi", "haruka", "kenji", "yui", "satoshi", "aoi", "daisuke",
-            "sakura", "kazuki", "misaki", "shota", "nanami", "ryota", "ayaka", "takumi", "mai",
-            "yuto", "hina", "kenta", "rina", "sho", "emi",
-        ],
-        last: &[
-            "sato", "suzuki", "takahashi", "tanaka", "watanabe", "ito", "yamamoto", "nakamura",
-            "kobayashi", "kato", "yoshida", "yamada", "sasaki", "yamaguchi", "matsumoto",
-            "inoue", "kimura", "hayashi", "shimizu", "yamazaki", "mori", "abe", "ikeda",
-            "hashimoto",
-        ],
-        weight: 3,
-    },
-    Culture {
-        // Nigerian (Igbo, Yoruba, Hausa).
-        first: &[
-            "chinedu", "ngozi", "emeka", "adaeze", "oluwaseun", "funmilayo", "tunde", "bola",
-            "chukwuemeka", "amaka", "ifeanyi", "yetunde", "babajide", "kemi", "obinna", "nneka",
-            "segun", "titilayo", "uche", "chioma",
-        ],
-        last: &[
-            "okafor", "adeyemi", "okonkwo", "nwosu", "balogun", "adebayo", "eze", "obi",
-            "okeke", "olawale", "afolabi", "ogunleye", "chukwu", "nwachukwu", "adeleke", "bello",
-            "abubakar", "musa", "danjuma", "ibrahim",
-        ],
-        weight: 2,
-    },
-    Culture {
-        // Turkish, with diacritics folded to ASCII.
-        first: &[
-            "mehmet", "ayse", "mustafa", "fatma", "ahmet", "emine", "ali", "zeynep", "huseyin",
-            "elif", "murat", "hatice", "emre", "merve", "burak", "esra", "can", "selin", "kemal",
-            "ozlem",
-        ],
-        last: &[
-            "yilmaz", "kaya", "demir", "sahin", "celik", "yildiz", "yildirim", "ozturk", "aydin",
-            "ozdemir", "arslan", "dogan", "kilic", "aslan", "cetin", "kara", "koc", "kurt",
-            "ozkan", "simsek",
-        ],
-        weight: 3,
-    },
-];
+/// The culture blocks of `cultures.txt` (its header gives the format), parsed once.
+static CULTURE_TEXT: &str = include_str!("cultures.txt");
+
+/// Every culture, in the order of `cultures.txt`, parsed on first use.
+pub(super) fn cultures() -> &'static [Culture] {
+    static PARSED: OnceLock<Vec<Culture>> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        parse_cultures(CULTURE_TEXT).unwrap_or_else(|e| panic!("cultures.txt: {e}"))
+    })
+}
+
+/// Reads culture blocks; an error names the first line that is not of the format.
+pub(super) fn parse_cultures(text: &'static str) -> Result<Vec<Culture>, String> {
+    let mut cultures: Vec<Culture> = Vec::new();
+    let mut in_first = true;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with("culture:") {
+            cultures.push(Culture {
+                first: Vec::new(),
+                last: Vec::new(),
+                weight: 0,
+            });
+            in_first = true;
+            continue;
+        }
+        let culture = cultures
+            .last_mut()
+            .ok_or_else(|| format!("line {}: words before the first `culture:`", i + 1))?;
+        if let Some(w) = line.strip_prefix("weight:") {
+            culture.weight = w
+                .trim()
+                .parse()
+                .map_err(|e| format!("line {}: {e}", i + 1))?;
+        } else if line == "first:" || line == "last:" {
+            in_first = line == "first:";
+        } else if in_first {
+            culture.first.extend(line.split_whitespace());
+        } else {
+            culture.last.extend(line.split_whitespace());
+        }
+    }
+    Ok(cultures)
+}
 
 #[rustfmt::skip]
 pub(super) const NICKNAMES: &[&str] = &[

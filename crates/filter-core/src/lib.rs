@@ -280,6 +280,29 @@ pub trait Growable: Filter {
 
     /// The bound the compound false-positive rate never exceeds, however many items are inserted.
     fn fpr_bound(&self) -> f64;
+
+    /// Sets (or with `None` lifts) the memory cap on the stages: an insert that needs a new
+    /// stage beyond it fails with [`Error::MemoryCap`] and changes nothing. The cap is a policy
+    /// of this process, not saved with the filter: a loaded filter has none until this is called.
+    fn set_max_bytes(&mut self, cap: Option<u64>);
+
+    /// Loads a saved filter under a memory cap, as if built with `max_bytes`: a file whose
+    /// stages already exceed it is refused, and later growth stops at it. (The stages are read
+    /// first: their size is bounded by `bytes`, already in memory.) One body for every growable
+    /// filter, so that the check and the cap kept afterwards cannot drift apart between them.
+    ///
+    /// # Errors
+    /// The format errors of [`Persist::from_bytes`], or [`Error::MemoryCap`] for stages above
+    /// `max_bytes`.
+    fn from_bytes_capped(bytes: &[u8], max_bytes: u64) -> Result<Self>
+    where
+        Self: Persist + Sized,
+    {
+        let mut f = Self::from_bytes(bytes)?;
+        MemoryCap(Some(max_bytes)).check("loaded stages", 0, f.size_in_bytes() as u64)?;
+        f.set_max_bytes(Some(max_bytes));
+        Ok(f)
+    }
 }
 
 /// Saving to and loading from the stable format described in [`format`](mod@format).

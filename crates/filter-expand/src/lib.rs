@@ -178,7 +178,7 @@ pub struct ExpandableCuckoo {
     max_kicks: u32,
     len: u64,
     /// Not saved: the memory cap (a runtime policy of this process, see
-    /// [`ExpandableCuckoo::set_max_bytes`]) and page advice of the stages this filter allocates.
+    /// [`Growable::set_max_bytes`]) and page advice of the stages this filter allocates.
     options: TableOptions,
 }
 
@@ -301,25 +301,6 @@ impl ExpandableCuckoo {
             .iter()
             .map(|s| (s.buckets, s.fp_bits(), s.capacity, s.len))
             .collect()
-    }
-
-    /// Sets (or with `None` lifts) the memory cap: an insert that needs a new stage beyond it
-    /// fails with [`Error::MemoryCap`] and changes nothing. Not saved with the filter.
-    pub fn set_max_bytes(&mut self, cap: Option<u64>) {
-        self.options.cap = MemoryCap(cap);
-    }
-
-    /// Loads a saved filter under a memory cap, as if built with `max_bytes`.
-    ///
-    /// # Errors
-    /// The format errors of [`Persist::from_bytes`](filter_core::Persist::from_bytes), or
-    /// [`Error::MemoryCap`] for stages above `max_bytes`.
-    pub fn from_bytes_capped(bytes: &[u8], max_bytes: u64) -> Result<Self> {
-        let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
-        let cap = MemoryCap(Some(max_bytes));
-        cap.check("loaded expandable stages", 0, f.size_in_bytes() as u64)?;
-        f.options.cap = cap;
-        Ok(f)
     }
 
     /// A seed for the eviction walk, from the key's hash (deterministic).
@@ -489,6 +470,10 @@ impl Deletable for ExpandableCuckoo {
 impl Growable for ExpandableCuckoo {
     fn stages(&self) -> usize {
         self.stages.len()
+    }
+
+    fn set_max_bytes(&mut self, cap: Option<u64>) {
+        self.options.cap = MemoryCap(cap);
     }
 
     /// `Σ 7.6·q(f_i)` over every stage the filter can ever have: at most the target, except

@@ -93,7 +93,7 @@ pub struct ScalableBloom {
     tightening: f64,
     len: u64,
     /// Not saved: runtime policies of this process, the memory cap (see
-    /// [`ScalableBloom::set_max_bytes`]) and the page advice for new stages
+    /// [`Growable::set_max_bytes`](filter_core::Growable::set_max_bytes)) and the page advice for new stages
     /// ([`ScalableBuilder::pages`]).
     tables: TableOptions,
 }
@@ -132,28 +132,6 @@ impl ScalableBloom {
     /// The first stage's rate, `P0 = P(1 - r)`.
     pub fn initial_fpr(&self) -> f64 {
         math::scalable_initial_fpr(self.sizing.fpr, self.tightening)
-    }
-
-    /// Sets (or with `None` lifts) the memory cap on the stages: an insert that needs a new
-    /// stage beyond it fails with [`Error::MemoryCap`](filter_core::Error::MemoryCap) and changes nothing. The cap is a policy
-    /// of this process, not saved with the filter: a loaded filter has none until this is called.
-    pub fn set_max_bytes(&mut self, cap: Option<u64>) {
-        self.tables.cap = MemoryCap(cap);
-    }
-
-    /// Loads a saved filter under a memory cap, as if built with `max_bytes`: a file whose
-    /// stages already exceed it is refused, and later growth stops at it. (The stages are read
-    /// first: their size is bounded by `bytes`, already in memory.)
-    ///
-    /// # Errors
-    /// The format errors of [`Persist::from_bytes`](filter_core::Persist::from_bytes), or
-    /// [`Error::MemoryCap`](filter_core::Error::MemoryCap) for stages above `max_bytes`.
-    pub fn from_bytes_capped(bytes: &[u8], max_bytes: u64) -> Result<Self> {
-        let mut f = <Self as filter_core::Persist>::from_bytes(bytes)?;
-        let cap = MemoryCap(Some(max_bytes));
-        cap.check("loaded scalable stages", 0, f.size_in_bytes() as u64)?;
-        f.tables.cap = cap;
-        Ok(f)
     }
 }
 
@@ -211,6 +189,10 @@ impl Growable for ScalableBloom {
 
     fn fpr_bound(&self) -> f64 {
         math::scalable_fpr_bound(self.initial_fpr(), self.tightening)
+    }
+
+    fn set_max_bytes(&mut self, cap: Option<u64>) {
+        self.tables.cap = MemoryCap(cap);
     }
 }
 

@@ -5,7 +5,12 @@
 pub use super::parameter::Value;
 use super::realised::{ExpandableStage, ScalableStage};
 use super::{Params, Variant};
-use crate::{counting, cuckoo, expandable, math, quotient, scalable, Result};
+use crate::{counting, cuckoo, expandable, math, quotient, Result};
+
+mod growing;
+use growing::expandable_rate;
+pub use growing::scalable_at;
+pub(crate) use growing::{expandable, scalable, Schedule};
 
 /// Growth multiples a scalable plan is shown at (beside 1x).
 pub const GROWTH_SHOWN: [u64; 3] = [2, 4, 10];
@@ -371,14 +376,6 @@ pub(crate) fn cuckoo(p: &Params) -> Result<Sizing> {
     Ok((bytes, expected, detail))
 }
 
-/// A scalable plan's `(r, s)`: the knobs, or the defaults.
-fn scalable_knobs(p: &Params) -> (f64, f64) {
-    (
-        p.tightening.unwrap_or(scalable::DEFAULT_TIGHTENING),
-        p.growth.unwrap_or(scalable::DEFAULT_GROWTH),
-    )
-}
-
 pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
     use quotient::math as qm;
     let n = p.capacity;
@@ -445,138 +442,4 @@ pub(crate) fn ribbon(p: &Params) -> Result<Sizing> {
         rm::ribbon_fpr(r, shape.boundary, shape.starts),
         detail,
     ))
-}
-
-/// The compound rate of an expandable filter after `items` inserts, each stage filled to its
-/// capacity before the next is made; `None` past the last stage it can have.
-/// The first stage and growth schedule of an expandable cuckoo plan, read once from its
-/// [`Detail::Expandable`] by [`Detail::expandable_schedule`]: `(f0, B0, growth, period, bound)`,
-/// the first stage's fingerprint bits and buckets, the growth factor, the stages per added
-/// fingerprint bit, and the rate bound over every stage.
-pub(crate) type Schedule = (u32, u64, u32, u32, f64);
-
-impl Detail {
-    /// An expandable plan's schedule; `None` for every other variant.
-    pub(crate) fn expandable_schedule(&self) -> Option<Schedule> {
-        match self {
-            Detail::Expandable {
-                fingerprint_bits,
-                buckets,
-                growth,
-                period,
-                bound,
-                ..
-            } => Some((*fingerprint_bits, *buckets, *growth, *period, *bound)),
-            _ => None,
-        }
-    }
-}
-
-fn expandable_rate((f0, b0, growth, period, _): Schedule, items: u64) -> Option<f64> {
-    use expandable::math as em;
-    let (mut left, mut rates, mut i) = (items, Vec::new(), 0u32);
-    loop {
-        let b = em::stage_buckets(b0, growth.trailing_zeros(), i)?;
-        let here = left.min(em::stage_capacity(b));
-        rates.push(em::stage_fpr(
-            em::stage_fingerprint_bits(f0, period, i),
-            b,
-            here,
-        ));
-        left -= here;
-        i += 1;
-        if left == 0 {
-            return Some(math::compound_fpr(rates));
-        }
-    }
-}
-
-pub(crate) fn expandable(p: &Params) -> Result<Sizing> {
-    use expandable::math as em;
-    let (n, growth, period) = (
-        p.capacity,
-        expandable::DEFAULT_GROWTH,
-        expandable::DEFAULT_PERIOD,
-    );
-    let b0 = em::initial_buckets(n);
-    let stages = em::possible_stages(b0, growth.trailing_zeros());
-    let too_many = || crate::Error::SizeOverflow {
-        what: "expandable filter",
-        hint: format!("{n} items need too many buckets; lower the capacity"),
-    };
-    // As the builder: a first stage past the most buckets a stage may have is refused.
-    if stages == 0 {
-        return Err(too_many());
-    }
-    let f0 = em::initial_fingerprint_bits(p.fpr, period, stages)?;
-    let bytes = em::stage_table_bytes(b0, f0).ok_or_else(too_many)?;
-    // The rate at the first stage's capacity (>= n): what the built filter reports.
-    let expected = em::stage_fpr(f0, b0, em::stage_capacity(b0));
-    let detail = Detail::Expandable {
-        fingerprint_bits: f0,
-        buckets: b0,
-        growth,
-        period,
-        bound: em::schedule_bound(f0, period, stages),
-        stages: Vec::new(),
-    };
-    Ok((bytes, expected, detail))
-}
-
-pub(crate) fn scalable(p: &Params) -> Result<Sizing> {
-    let (n, (r, s)) = (p.capacity, scalable_knobs(p));
-    let first = scalable_growth(p, 1)?;
-    let mut growth = vec![first.clone()];
-    for g in GROWTH_SHOWN {
-        growth.push(scalable_growth(p, g)?);
-    }
-    let p0 = math::scalable_initial_fpr(p.fpr, r);
-    debug_assert!(n > 0);
-    let detail = Detail::Scalable {
-        p0,
-        r,
-        s,
-        growth,
-        stages: Vec::new(),
-    };
-    Ok((first.bytes, first.compound_fpr, detail))
-}
-
-/// The scalable filter after `multiple · n` inserts.
-fn scalable_growth(p: &Params, multiple: u64) -> Result<Growth> {
-    let mut g = scalable_at(p, p.capacity.saturating_mul(multiple))?;
-    g.multiple = multiple;
-    Ok(g)
-}
-
-/// A scalable filter built with `p` after `items` inserts (its multiple is `items / n`
-/// rounded down): the stages fill in order, as `ScalableBloom` derives them.
-///
-/// # Errors
-/// The errors of [`crate::math`] (bad `n` or `p`, a size that overflows).
-pub fn scalable_at(p: &Params, items: u64) -> Result<Growth> {
-    let (n, (r, s)) = (p.capacity, scalable_knobs(p));
-    let p0 = math::scalable_initial_fpr(p.fpr, r);
-    let mut left = items;
-    let (mut bytes, mut rates, mut i) = (0u64, Vec::new(), 0u32);
-    loop {
-        let cap = (n as f64 * s.powi(i as i32)).ceil() as u64;
-        let m = math::optimal_bits(cap, math::scalable_stage_fpr(p0, r, i))?;
-        let k = math::optimal_hashes(m, cap);
-        let here = left.min(cap);
-        bytes = bytes.saturating_add(bloom_bytes(m));
-        rates.push(math::classic_fpr_best(m, here, k));
-        left -= here;
-        i += 1;
-        if left == 0 || i as usize >= scalable::MAX_STAGES {
-            break;
-        }
-    }
-    Ok(Growth {
-        multiple: items / n.max(1),
-        stages: rates.len(),
-        bytes,
-        compound_fpr: math::compound_fpr(rates),
-        bound: math::scalable_fpr_bound(p0, r),
-    })
 }
