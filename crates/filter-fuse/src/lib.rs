@@ -233,6 +233,13 @@ impl<F: Fingerprint> StaticFilter for BinaryFuse<F> {
         fingerprint_of::<F>(d) == t[a as usize] ^ t[b as usize] ^ t[c as usize]
     }
 
+    /// The trait's `contains_hash(hasher().hash(key))`, marked for inlining so that the
+    /// registry's dispatch holds the whole lookup in its arm.
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hasher.hash(key))
+    }
+
     fn hasher(&self) -> KeyHasher {
         self.hasher
     }
