@@ -1,5 +1,7 @@
 //! One contender's hot loop, alone, for instruction, miss and branch counts under valgrind's
-//! callgrind (never for timing): the contenders of issue 21's goals and the floor's two parts.
+//! callgrind (never for timing): the contenders of issue 21's goals and the floor's two parts,
+//! and issue 19's binary fuse filters beside xorf's (`fuse8`, `fuse16`, `fuse8-hash64`,
+//! `xorf-fuse8`, `xorf-fuse16`: `bash scripts/counts.sh --members 1000000 --ops 100000 fuse8:negative ...`).
 //!
 //! `run --contender NAME --mix negative|positive|half [--members N] [--ops N] [--wait-for FILE]`
 //! generates the full run's e-mails (`--members`, default 10M, seed 42), builds that contender's

@@ -45,11 +45,22 @@ pub enum Contender {
     /// The floor's second part: one independent 64-byte line read per query over a table of the
     /// split-block filter's bytes, at the line the key's xxh3-128 hash picks.
     FloorRead,
+    /// Our binary fuse filter, 8-bit fingerprints, one at a time (`measure::time_lookups`).
+    Fuse8,
+    /// Our binary fuse filter, 16-bit fingerprints, one at a time.
+    Fuse16,
+    /// Our binary fuse 8 built with the opt-in xxh3-64 hasher (`HashKind::Xxh3_64`, the hash
+    /// xorf's peer is given), one at a time: the 128-bit hash's share of the gap.
+    Fuse8Hash64,
+    /// xorf's `BinaryFuse8` through the `Peer`, one at a time (`measure::time_peer_lookups`).
+    XorfFuse8,
+    /// xorf's `BinaryFuse16` through the `Peer`, one at a time.
+    XorfFuse16,
 }
 
 impl Contender {
     /// Every contender.
-    pub const ALL: [Contender; 14] = [
+    pub const ALL: [Contender; 19] = [
         Contender::Blocked,
         Contender::BlockedBatch,
         Contender::Fastbloom,
@@ -64,6 +75,11 @@ impl Contender {
         Contender::FloorHash,
         Contender::FloorHash64,
         Contender::FloorRead,
+        Contender::Fuse8,
+        Contender::Fuse16,
+        Contender::Fuse8Hash64,
+        Contender::XorfFuse8,
+        Contender::XorfFuse16,
     ];
 
     /// Its command-line name.
@@ -83,6 +99,11 @@ impl Contender {
             Contender::FloorHash => "floor-hash",
             Contender::FloorHash64 => "floor-hash64",
             Contender::FloorRead => "floor-read",
+            Contender::Fuse8 => "fuse8",
+            Contender::Fuse16 => "fuse16",
+            Contender::Fuse8Hash64 => "fuse8-hash64",
+            Contender::XorfFuse8 => "xorf-fuse8",
+            Contender::XorfFuse16 => "xorf-fuse16",
         }
     }
 
@@ -174,6 +195,8 @@ fn registry(c: Contender) -> (filters::Contender, bool) {
         Contender::CuckooNear => (CUCKOO_NEAR, false),
         Contender::CuckooNearBatch => (CUCKOO_NEAR, true),
         Contender::BlockedBatch => (Variant::Blocked.into(), true),
+        Contender::Fuse8 => (Variant::BinaryFuse8.into(), false),
+        Contender::Fuse16 => (Variant::BinaryFuse16.into(), false),
         _ => (Variant::Blocked.into(), false),
     }
 }
@@ -232,6 +255,14 @@ impl Workload {
                 ensure!(refused == 0, "fastbloom refused {refused} inserts");
                 Table::Peer(peer)
             }
+            Contender::XorfFuse8 | Contender::XorfFuse16 => {
+                let kind = if c == Contender::XorfFuse8 {
+                    PeerKind::BinaryFuse8
+                } else {
+                    PeerKind::BinaryFuse16
+                };
+                Table::Peer(Peer::build(kind, members, FPR, all.iter())?.0)
+            }
             Contender::AtomicBlockedLookup | Contender::AtomicBlockedInsert => {
                 let f = BlockedBloom::builder()
                     .capacity(n)
@@ -248,6 +279,14 @@ impl Workload {
             Contender::FloorHash => Table::Hash(KeyHasher::new(HashKind::Xxh3_128, 0)?),
             Contender::FloorHash64 => Table::Hash(KeyHasher::new(HashKind::Xxh3_64, 0)?),
             Contender::FloorRead => line_table(n, &keys)?,
+            Contender::Fuse8Hash64 => {
+                let params = filters::params(Variant::BinaryFuse8, n, FPR)?
+                    .pages(BESIDE_PEERS)
+                    .hasher(KeyHasher::new(HashKind::Xxh3_64, 0)?);
+                let hashes: Vec<_> = all.iter().map(|k| params.hasher.hash(k)).collect();
+                let f = AnyFilter::build_from_hashes(Variant::BinaryFuse8, &params, &hashes)?;
+                Table::Filter { f, batched: false }
+            }
             _ => {
                 let (kind, batched) = registry(c);
                 let f = filters::build_from_keys(kind, all, members, FPR, BESIDE_PEERS)?;

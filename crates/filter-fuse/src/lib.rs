@@ -24,9 +24,10 @@
 //!
 //! # Construction never fails
 //!
-//! * The key hashes are deduplicated first, so repeated keys (which would make the hypergraph
-//!   unpeelable forever: two equal keys are two edges on the same three slots) are stored once
-//!   and [`StaticFilter::len`] counts distinct keys. The per-seed hash is a bijection, so
+//! * Repeated keys would make the hypergraph unpeelable forever (two equal keys are two edges
+//!   on the same three slots), so when the first seed fails the key hashes are deduplicated
+//!   (a peeling that succeeds proves them distinct, so distinct input skips the sort): they are
+//!   stored once and [`StaticFilter::len`] counts distinct keys. The per-seed hash is a bijection, so
 //!   distinct keys stay distinct under every seed.
 //! * Retry, then grow ([`build`]): the first [`build::ATTEMPTS_PER_BUMP`] (8) attempts use the
 //!   paper's layout with new seeds; every further 8 failures add one segment. The sizing
@@ -231,6 +232,13 @@ impl<F: Fingerprint> StaticFilter for BinaryFuse<F> {
         let [a, b, c] = positions(d, self.layout);
         let t = &self.fingerprints;
         fingerprint_of::<F>(d) == t[a as usize] ^ t[b as usize] ^ t[c as usize]
+    }
+
+    /// The trait's `contains_hash(hasher().hash(key))`, marked for inlining so that the
+    /// registry's dispatch holds the whole lookup in its arm.
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hasher.hash(key))
     }
 
     fn hasher(&self) -> KeyHasher {

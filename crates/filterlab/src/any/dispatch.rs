@@ -274,6 +274,15 @@ impl Filter for AnyFilter {
     fn hasher(&self) -> KeyHasher {
         each!(self, f => f.hasher())
     }
+    /// One dispatch, then the inner filter's own `contains` (hashing and probing inlined in
+    /// its arm). The default would dispatch twice, once for `hasher()` and once for
+    /// `contains_hash`, through an out-of-line match whose register saves alone cost 15
+    /// instructions a key (callgrind, `lookup_counts --contender fuse8`). Same answer: every
+    /// variant's `contains` is `contains_hash(hasher().hash(key))`.
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        each!(self, f => f.contains(key))
+    }
     fn insert_if_absent_hash(&mut self, hash: Hash128) -> crate::Result<bool> {
         each!(self, f => f.insert_if_absent_hash(hash))
     }

@@ -37,8 +37,15 @@ impl<T: StaticFilter + Persist> Filter for Static<T> {
             supported_by: super::Variant::names_with(|c| !c.static_set),
         })
     }
+    #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
         self.0.contains_hash(hash)
+    }
+    /// The inner filter's own `contains` (the same `contains_hash(hasher().hash(key))`),
+    /// marked for inlining into [`AnyFilter`](super::AnyFilter)'s dispatch.
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.contains(key)
     }
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         self.0.contains_hash_batch(hashes, out);
