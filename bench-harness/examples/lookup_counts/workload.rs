@@ -30,6 +30,12 @@ pub enum Contender {
     CuckooNear,
     /// Cuckoo filter, near layout, batched.
     CuckooNearBatch,
+    /// Ribbon filter (static, built from all members), batched (issue 19's lookup goal).
+    RibbonBatch,
+    /// Ribbon filter build as the builds stage times it (`filters::build_from_keys`: hashing
+    /// and the build), from `--ops` other members, so that the counts per operation are per
+    /// key (issue 19's build goal); the mix is ignored.
+    RibbonBuild,
     /// `AtomicBlockedBloom::contains`, one thread.
     AtomicBlockedLookup,
     /// `AtomicBlockedBloom::insert`, one thread, into a table filled to n - ops.
@@ -49,7 +55,7 @@ pub enum Contender {
 
 impl Contender {
     /// Every contender.
-    pub const ALL: [Contender; 14] = [
+    pub const ALL: [Contender; 16] = [
         Contender::Blocked,
         Contender::BlockedBatch,
         Contender::Fastbloom,
@@ -57,6 +63,8 @@ impl Contender {
         Contender::CuckooBatch,
         Contender::CuckooNear,
         Contender::CuckooNearBatch,
+        Contender::RibbonBatch,
+        Contender::RibbonBuild,
         Contender::AtomicBlockedLookup,
         Contender::AtomicBlockedInsert,
         Contender::FastbloomAtomicLookup,
@@ -76,6 +84,8 @@ impl Contender {
             Contender::CuckooBatch => "cuckoo-batch",
             Contender::CuckooNear => "cuckoo-near",
             Contender::CuckooNearBatch => "cuckoo-near-batch",
+            Contender::RibbonBatch => "ribbon-batch",
+            Contender::RibbonBuild => "ribbon-build",
             Contender::AtomicBlockedLookup => "atomic-blocked-lookup",
             Contender::AtomicBlockedInsert => "atomic-blocked-insert",
             Contender::FastbloomAtomicLookup => "fastbloom-atomic-lookup",
@@ -96,10 +106,13 @@ impl Contender {
         Contender::ALL.map(Contender::name).join(", ")
     }
 
+    /// Whether its keys are members not yet in a table (inserts, and the build's own keys).
     fn inserts(self) -> bool {
         matches!(
             self,
-            Contender::AtomicBlockedInsert | Contender::FastbloomAtomicInsert
+            Contender::AtomicBlockedInsert
+                | Contender::FastbloomAtomicInsert
+                | Contender::RibbonBuild
         )
     }
 }
@@ -149,6 +162,8 @@ enum Table {
     AtomicBlocked(AtomicBlockedBloom),
     AtomicPeer(AtomicPeer),
     Hash(KeyHasher),
+    /// A static filter built from each pass's keys (the pass is the build).
+    Build(filters::Contender),
     /// The lines and, per pass (warm-up, measured), the line each key's hash picks.
     Lines {
         table: Vec<u64>,
@@ -174,6 +189,7 @@ fn registry(c: Contender) -> (filters::Contender, bool) {
         Contender::CuckooNear => (CUCKOO_NEAR, false),
         Contender::CuckooNearBatch => (CUCKOO_NEAR, true),
         Contender::BlockedBatch => (Variant::Blocked.into(), true),
+        Contender::RibbonBatch => (Variant::Ribbon.into(), true),
         _ => (Variant::Blocked.into(), false),
     }
 }
@@ -248,6 +264,7 @@ impl Workload {
             Contender::FloorHash => Table::Hash(KeyHasher::new(HashKind::Xxh3_128, 0)?),
             Contender::FloorHash64 => Table::Hash(KeyHasher::new(HashKind::Xxh3_64, 0)?),
             Contender::FloorRead => line_table(n, &keys)?,
+            Contender::RibbonBuild => Table::Build(Variant::Ribbon.into()),
             _ => {
                 let (kind, batched) = registry(c);
                 let f = filters::build_from_keys(kind, all, members, FPR, BESIDE_PEERS)?;
@@ -281,7 +298,7 @@ impl Workload {
             Table::Peer(p) => keys.filter(|k| p.contains(k)).count() as u64,
             Table::AtomicBlocked(f) => keys.filter(|k| f.contains(k)).count() as u64,
             Table::AtomicPeer(f) => keys.filter(|k| f.contains(k)).count() as u64,
-            Table::Hash(_) | Table::Lines { .. } => 0,
+            Table::Hash(_) | Table::Lines { .. } | Table::Build(_) => 0,
         }
     }
 
@@ -303,6 +320,10 @@ impl Workload {
             Table::AtomicBlocked(f) => count(keys, |k| f.contains(k)),
             Table::AtomicPeer(f) if inserts => count(keys, |k| f.0.insert(k)),
             Table::AtomicPeer(f) => count(keys, |k| f.contains(k)),
+            Table::Build(kind) => {
+                let f = filters::build_from_keys(*kind, keys, keys.len(), FPR, BESIDE_PEERS);
+                black_box(f.map(|f| f.len()).unwrap_or(u64::MAX))
+            }
             Table::Hash(h) => {
                 let mut acc = 0u64;
                 for k in keys.iter() {
