@@ -98,7 +98,7 @@ impl Band {
     /// Back substitution of both systems in one pass from the last row up: the `r` shared
     /// columns over all rows, and the extra column (result bit `r`) over the first
     /// `extra_slots` rows (whole blocks), its rows marked in `late` treated as free. The same
-    /// tables as [`Band::solve`] and `solve_rows(extra_slots, 1, r, late)`, for one read of the
+    /// tables as `Band::solve` and `solve_rows(extra_slots, 1, r, late)`, for one read of the
     /// rows instead of two (at 10^7 keys they lie far beyond the caches) and one loop over them.
     pub(crate) fn solve_both(
         &self,
@@ -179,7 +179,7 @@ fn back_substitute<const R: usize>(
     }
 }
 
-/// [`Band::solve_both`] for `R` columns: [`back_substitute`] with one more window, for result
+/// [`Band::solve_both`] for `R` columns: `back_substitute` (the tests' reference) with one more window, for result
 /// bit `R`, updated over the blocks of `extra` only (it holds zeros above them, as the extra
 /// system's own back substitution starts with), and shifted in as 0 at the rows of `skip`.
 fn back_substitute_both<const R: usize>(

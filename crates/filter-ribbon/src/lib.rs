@@ -346,9 +346,10 @@ impl Ribbon {
         }
     }
 
-    /// [`Ribbon::prefetch_derived`] for `R == self.r` columns: one bounds check for the three
-    /// words of the table (the last of them lies past the table only for a band at the very
-    /// end, whose third block is never read: then only the first two are requested).
+    /// Starts loading the words a query of per-seed hash `d` reads, for `R == self.r` columns:
+    /// one bounds check for the three words of the table (the last of them lies past the table
+    /// only for a band at the very end, whose third block is never read: then only the first
+    /// two are requested).
     #[inline]
     fn prefetch_in<const R: usize>(&self, d: u64) {
         let start = reduce(d, self.starts());
