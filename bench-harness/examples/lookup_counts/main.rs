@@ -19,6 +19,11 @@
 //! `table FILE...` reads callgrind output files and prints the counts per operation
 //! ([`report`]).
 //!
+//! Issue 19's ribbon filter has two contenders: `ribbon-batch` (batched lookups, as above) and
+//! `ribbon-build`, whose measured pass is the build itself (`filters::build_from_keys`, hashing
+//! included, as the builds stage times it) from `--ops` members other than the warm-up's, so
+//! that its counts per operation are per key (`--members 1000000 --ops 750000` keeps it quick).
+//!
 //! ```text
 //! just counts                      # every contender of the goals, 10M e-mails, 200k operations
 //! ```

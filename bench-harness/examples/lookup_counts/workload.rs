@@ -30,6 +30,12 @@ pub enum Contender {
     CuckooNear,
     /// Cuckoo filter, near layout, batched.
     CuckooNearBatch,
+    /// Ribbon filter (static, built from all members), batched (issue 19's lookup goal).
+    RibbonBatch,
+    /// Ribbon filter build as the builds stage times it (`filters::build_from_keys`: hashing
+    /// and the build), from `--ops` other members, so that the counts per operation are per
+    /// key (issue 19's build goal); the mix is ignored.
+    RibbonBuild,
     /// `AtomicBlockedBloom::contains`, one thread.
     AtomicBlockedLookup,
     /// `AtomicBlockedBloom::insert`, one thread, into a table filled to n - ops.
@@ -60,7 +66,7 @@ pub enum Contender {
 
 impl Contender {
     /// Every contender.
-    pub const ALL: [Contender; 19] = [
+    pub const ALL: [Contender; 21] = [
         Contender::Blocked,
         Contender::BlockedBatch,
         Contender::Fastbloom,
@@ -68,6 +74,8 @@ impl Contender {
         Contender::CuckooBatch,
         Contender::CuckooNear,
         Contender::CuckooNearBatch,
+        Contender::RibbonBatch,
+        Contender::RibbonBuild,
         Contender::AtomicBlockedLookup,
         Contender::AtomicBlockedInsert,
         Contender::FastbloomAtomicLookup,
@@ -92,6 +100,8 @@ impl Contender {
             Contender::CuckooBatch => "cuckoo-batch",
             Contender::CuckooNear => "cuckoo-near",
             Contender::CuckooNearBatch => "cuckoo-near-batch",
+            Contender::RibbonBatch => "ribbon-batch",
+            Contender::RibbonBuild => "ribbon-build",
             Contender::AtomicBlockedLookup => "atomic-blocked-lookup",
             Contender::AtomicBlockedInsert => "atomic-blocked-insert",
             Contender::FastbloomAtomicLookup => "fastbloom-atomic-lookup",
@@ -117,10 +127,13 @@ impl Contender {
         Contender::ALL.map(Contender::name).join(", ")
     }
 
+    /// Whether its keys are members not yet in a table (inserts, and the build's own keys).
     fn inserts(self) -> bool {
         matches!(
             self,
-            Contender::AtomicBlockedInsert | Contender::FastbloomAtomicInsert
+            Contender::AtomicBlockedInsert
+                | Contender::FastbloomAtomicInsert
+                | Contender::RibbonBuild
         )
     }
 }
@@ -170,6 +183,8 @@ enum Table {
     AtomicBlocked(AtomicBlockedBloom),
     AtomicPeer(AtomicPeer),
     Hash(KeyHasher),
+    /// A static filter built from each pass's keys (the pass is the build).
+    Build(filters::Contender),
     /// The lines and, per pass (warm-up, measured), the line each key's hash picks.
     Lines {
         table: Vec<u64>,
@@ -197,6 +212,7 @@ fn registry(c: Contender) -> (filters::Contender, bool) {
         Contender::BlockedBatch => (Variant::Blocked.into(), true),
         Contender::Fuse8 => (Variant::BinaryFuse8.into(), false),
         Contender::Fuse16 => (Variant::BinaryFuse16.into(), false),
+        Contender::RibbonBatch => (Variant::Ribbon.into(), true),
         _ => (Variant::Blocked.into(), false),
     }
 }
@@ -287,6 +303,7 @@ impl Workload {
                 let f = AnyFilter::build_from_hashes(Variant::BinaryFuse8, &params, &hashes)?;
                 Table::Filter { f, batched: false }
             }
+            Contender::RibbonBuild => Table::Build(Variant::Ribbon.into()),
             _ => {
                 let (kind, batched) = registry(c);
                 let f = filters::build_from_keys(kind, all, members, FPR, BESIDE_PEERS)?;
@@ -320,7 +337,7 @@ impl Workload {
             Table::Peer(p) => keys.filter(|k| p.contains(k)).count() as u64,
             Table::AtomicBlocked(f) => keys.filter(|k| f.contains(k)).count() as u64,
             Table::AtomicPeer(f) => keys.filter(|k| f.contains(k)).count() as u64,
-            Table::Hash(_) | Table::Lines { .. } => 0,
+            Table::Hash(_) | Table::Lines { .. } | Table::Build(_) => 0,
         }
     }
 
@@ -342,6 +359,10 @@ impl Workload {
             Table::AtomicBlocked(f) => count(keys, |k| f.contains(k)),
             Table::AtomicPeer(f) if inserts => count(keys, |k| f.0.insert(k)),
             Table::AtomicPeer(f) => count(keys, |k| f.contains(k)),
+            Table::Build(kind) => {
+                let f = filters::build_from_keys(*kind, keys, keys.len(), FPR, BESIDE_PEERS);
+                black_box(f.map(|f| f.len()).unwrap_or(u64::MAX))
+            }
             Table::Hash(h) => {
                 let mut acc = 0u64;
                 for k in keys.iter() {

@@ -88,9 +88,30 @@ impl Band {
         }
     }
 
-    /// Back substitution of all rows into `r` columns (result bits 0 to `r - 1`).
+    /// Back substitution of all rows into `r` columns (result bits 0 to `r - 1`): the reference
+    /// [`Band::solve_both`] is checked against.
+    #[cfg(test)]
     pub(crate) fn solve(&self, r: u32) -> Result<Table<u64>> {
         self.solve_rows(self.coeff.len(), r, 0, &[])
+    }
+
+    /// Back substitution of both systems in one pass from the last row up: the `r` shared
+    /// columns over all rows, and the extra column (result bit `r`) over the first
+    /// `extra_slots` rows (whole blocks), its rows marked in `late` treated as free. The same
+    /// tables as `Band::solve` and `solve_rows(extra_slots, 1, r, late)`, for one read of the
+    /// rows instead of two (at 10^7 keys they lie far beyond the caches) and one loop over them.
+    pub(crate) fn solve_both(
+        &self,
+        r: u32,
+        extra_slots: usize,
+        late: &[u64],
+    ) -> Result<(Table<u64>, Table<u64>)> {
+        let slots = self.coeff.len();
+        let mut table = try_zeroed_table(slots / BLOCK * r as usize, self.pages, "ribbon table")?;
+        let mut extra = try_zeroed_table(extra_slots / BLOCK, self.pages, "ribbon table")?;
+        let rows = (&self.coeff[..], &self.result[..]);
+        crate::by_columns!(r, R => back_substitute_both::<R>(&mut table, &mut extra, rows, late));
+        Ok((table, extra))
     }
 
     /// Back substitution, from the last row up, one 128-bit window per result column (bit `k`
@@ -99,6 +120,7 @@ impl Band {
     /// set in `skip`, get 0. Writes the solution in the interleaved layout: for block `b` and
     /// column `j`, one `u64` at `b * r + j`, which is the low half of column `j`'s window once
     /// the block's first slot is solved.
+    #[cfg(test)]
     pub(crate) fn solve_rows(
         &self,
         slots: usize,
@@ -124,6 +146,7 @@ impl Band {
 
 /// [`Band::solve_rows`] for `R` columns, a constant, so that the windows stay in registers and
 /// the loop over the columns unrolls.
+#[cfg(test)]
 fn back_substitute<const R: usize>(
     table: &mut [u64],
     (coeffs, results): (&[u128], &[u16]),
@@ -153,6 +176,78 @@ fn back_substitute<const R: usize>(
         for (word, w) in words.iter_mut().zip(windows.iter()) {
             *word = *w as u64;
         }
+    }
+}
+
+/// [`Band::solve_both`] for `R` columns: `back_substitute` (the tests' reference) with one more window, for result
+/// bit `R`, updated over the blocks of `extra` only (it holds zeros above them, as the extra
+/// system's own back substitution starts with), and shifted in as 0 at the rows of `skip`.
+fn back_substitute_both<const R: usize>(
+    table: &mut [u64],
+    extra: &mut [u64],
+    (coeffs, results): (&[u128], &[u16]),
+    skip: &[u64],
+) {
+    let mut windows = [0u128; R];
+    let mut top = 0u128;
+    let rows = coeffs.chunks_exact(BLOCK).zip(results.chunks_exact(BLOCK));
+    for (b, (words, (coeffs, results))) in table.chunks_exact_mut(R).zip(rows).enumerate().rev() {
+        let Some(extra_word) = extra.get_mut(b) else {
+            substitute_block(&mut windows, coeffs, results);
+            for (word, w) in words.iter_mut().zip(windows.iter()) {
+                *word = *w as u64;
+            }
+            continue;
+        };
+        let skipped = skip.get(b).copied().unwrap_or(0);
+        for (k, (&c, &result)) in coeffs.iter().zip(results).enumerate().rev() {
+            if c == 0 {
+                windows.iter_mut().for_each(|w| *w <<= 1);
+                top <<= 1;
+                continue;
+            }
+            let result = u64::from(result);
+            let (lo, hi) = ((c >> 1) as u64, (c >> 65) as u64);
+            substitute_row(&mut windows, lo, hi, result);
+            let bit = if skipped >> k & 1 == 1 {
+                0
+            } else {
+                parity64_top(top as u64 & lo ^ (top >> 64) as u64 & hi) ^ result << (63 - R)
+            };
+            top = top << 1 | u128::from(bit >> 63);
+        }
+        for (word, w) in words.iter_mut().zip(windows.iter()) {
+            *word = *w as u64;
+        }
+        *extra_word = top as u64;
+    }
+}
+
+/// One block of [`back_substitute_both`] below the extra column's slots: the `R` windows only.
+#[inline]
+fn substitute_block<const R: usize>(windows: &mut [u128; R], coeffs: &[u128], results: &[u16]) {
+    for (&c, &result) in coeffs.iter().zip(results).rev() {
+        if c == 0 {
+            windows.iter_mut().for_each(|w| *w <<= 1);
+            continue;
+        }
+        substitute_row(
+            windows,
+            (c >> 1) as u64,
+            (c >> 65) as u64,
+            u64::from(result),
+        );
+    }
+}
+
+/// One solved row: window `j` gains, at its bottom, the parity of the bits it holds selected by
+/// the row's coefficients above its own slot (`lo`, `hi`: bit `k` selects bit `k` of the
+/// window, slot `i + 1 + k`) plus result bit `j`.
+#[inline(always)]
+fn substitute_row<const R: usize>(windows: &mut [u128; R], lo: u64, hi: u64, result: u64) {
+    for (j, w) in windows.iter_mut().enumerate() {
+        let bit = parity64_top(*w as u64 & lo ^ (*w >> 64) as u64 & hi) ^ result << (63 - j);
+        *w = *w << 1 | u128::from(bit >> 63);
     }
 }
 
@@ -206,14 +301,15 @@ impl Ribbon {
             } = math::ribbon_shape(slots, upper)?;
             let mut band = Band::new(to_usize(slots)?, pages)?;
             if let Some(late) = band_all(&keys, r, starts, boundary, extra_slots, &mut band)? {
+                let (table, extra) = band.solve_both(r, to_usize(extra_slots)?, &late)?;
                 return Ok(Ribbon {
                     hasher,
                     seed,
                     r,
                     slots,
                     boundary,
-                    table: band.solve(r)?,
-                    extra: band.solve_rows(to_usize(extra_slots)?, 1, r, &late)?,
+                    table,
+                    extra,
                     len: n,
                 });
             }

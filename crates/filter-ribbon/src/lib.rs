@@ -227,6 +227,28 @@ impl Ribbon {
     }
 }
 
+/// `$body` with the constant `$R` equal to `$r` (1 to 16): the number of columns as a
+/// constant, so that the loops over them unroll.
+macro_rules! by_columns {
+    ($r:expr, $R:ident => $body:expr) => {
+        $crate::by_columns!(@ $r, $R => $body; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@ $r:expr, $R:ident => $body:expr; $($n:literal)*) => {
+        match $r {
+            $($n => {
+                const $R: usize = $n;
+                $body
+            })*
+            // r <= MAX_RESULT_BITS = 16 (RibbonBuilder::columns, the decoder).
+            _ => {
+                const $R: usize = 16;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use by_columns;
+
 /// A key's band aligned to the interleaved blocks: the block holding its start slot, and the
 /// coefficients shifted by the start's offset in that block, as three words (the third 0 when
 /// the start is the block's first slot, and then not read, as it may lie past the table).
@@ -250,8 +272,10 @@ impl Aligned {
     }
 
     /// Whether, in each of the `R` columns of `table`, the parity of the solution bits the band
-    /// selects equals the matching bit of `fp` (column `j`, bit `j`), stopping at the first
-    /// column that differs (after two columns for most non-members). The three blocks the band
+    /// selects equals the matching bit of `fp` (column `j`, bit `j`). The first two columns are
+    /// checked together, without a branch between them: a non-member fails the first with
+    /// probability 1/2, a branch no predictor can guess, while both pass only for a quarter of
+    /// non-members; later columns stop at the first that differs. The three blocks the band
     /// covers are sliced once, at lengths the compiler knows, so the columns unroll without
     /// bounds checks; the third block is the second again when the band needs none (its
     /// coefficients are then 0, and it may lie past the table).
@@ -266,9 +290,11 @@ impl Aligned {
             &table[third..third + R],
         );
         // The parity lands in bit 63, where fingerprint bit `j` is moved.
-        (0..R).all(|j| {
-            (build::parity64_top(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2) ^ fp << (63 - j)) >> 63 == 0
-        })
+        let differs = |j: usize| {
+            (build::parity64_top(w0[j] & c0 ^ w1[j] & c1 ^ w2[j] & c2) ^ fp << (63 - j)) >> 63
+        };
+        let first = if R >= 2 { 2 } else { R };
+        (0..first).fold(0, |acc, j| acc | differs(j)) == 0 && (first..R).all(|j| differs(j) == 0)
     }
 }
 
@@ -284,69 +310,80 @@ impl Ribbon {
         row_of(self.derived(hash), self.starts(), self.r + 1)
     }
 
-    /// Starts loading the words a query of `hash` reads.
+    /// Starts loading the words a query of `hash` reads (at most three blocks of the table,
+    /// and of the extra column below the boundary).
     #[cfg(test)]
     fn prefetch_hash(&self, hash: Hash128) {
-        self.prefetch_derived(self.derived(hash));
-    }
-
-    /// Starts loading the words a query of per-seed hash `d` reads (at most three blocks of the
-    /// table, and of the extra column below the boundary).
-    #[inline]
-    fn prefetch_derived(&self, d: u64) {
-        let start = reduce(d, self.starts());
-        let block = start as usize / BLOCK;
-        let r = self.r as usize;
-        // The last of the three words lies past the table for a band at the very end (whose
-        // third block is never read): skipped, as a missing word needs no loading.
-        for at in [block * r, block * r + 8, block * r + 3 * r - 1] {
-            if let Some(word) = self.table.get(at) {
-                filter_core::prefetch(word);
-            }
-        }
-        if let Some(word) = self.extra.get(block).filter(|_| start < self.boundary) {
-            filter_core::prefetch(word);
-        }
+        let d = self.derived(hash);
+        by_columns!(self.r, R => self.prefetch_in::<R>(d))
     }
 
     /// Appends the answers for `hashes`, requesting the words of the key
     /// [`filter_core::PREFETCH_AHEAD`] places on while this one is answered, and keeping its
-    /// per-seed hash for its turn rather than computing it twice.
+    /// per-seed hash for its turn rather than computing it twice. The number of columns is
+    /// chosen once per call, not once per key ([`Ribbon::answer_ahead_in`]).
     fn answer_ahead(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        by_columns!(self.r, R => self.answer_ahead_in::<R>(hashes, out))
+    }
+
+    /// [`Ribbon::answer_ahead`] for `R == self.r` columns, a constant: the per-key dispatch on
+    /// `r` (an indirect jump) leaves the loop, and the prefetch and the column check unroll.
+    fn answer_ahead_in<const R: usize>(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         const AHEAD: usize = filter_core::PREFETCH_AHEAD;
         let mut ahead = [0u64; AHEAD];
         for (slot, &h) in ahead.iter_mut().zip(hashes) {
             *slot = self.derived(h);
-            self.prefetch_derived(*slot);
+            self.prefetch_in::<R>(*slot);
         }
         for i in 0..hashes.len() {
             let d = ahead[i % AHEAD];
             if let Some(&next) = hashes.get(i + AHEAD) {
                 let later = self.derived(next);
-                self.prefetch_derived(later);
+                self.prefetch_in::<R>(later);
                 ahead[i % AHEAD] = later;
             }
-            out.push(self.contains_derived(d));
+            out.push(self.contains_in::<R>(d));
         }
+    }
+
+    /// Starts loading the words a query of per-seed hash `d` reads, for `R == self.r` columns:
+    /// one bounds check for the three words of the table (the last of them lies past the table
+    /// only for a band at the very end, whose third block is never read: then only the first
+    /// two are requested).
+    #[inline]
+    fn prefetch_in<const R: usize>(&self, d: u64) {
+        let start = reduce(d, self.starts());
+        let block = start as usize / BLOCK;
+        let at = block * R;
+        if let Some(words) = self.table.get(at..at + 3 * R) {
+            filter_core::prefetch(&words[0]);
+            filter_core::prefetch(&words[8.min(3 * R - 1)]);
+            filter_core::prefetch(&words[3 * R - 1]);
+        } else if let Some(words) = self.table.get(at..) {
+            words.iter().step_by(8).for_each(filter_core::prefetch);
+        }
+        // The extra column's word, or (above the boundary, unpredictably for 28 % of keys at
+        // 1 %) the table's first word again, already on its way: chosen without a branch.
+        let extra = self.extra.get(block).filter(|_| start < self.boundary);
+        if let Some(word) = extra.or_else(|| self.table.get(at)) {
+            filter_core::prefetch(word);
+        }
+    }
+
+    /// [`Ribbon::contains_derived`] for `R == self.r` columns.
+    #[inline]
+    fn contains_in<const R: usize>(&self, d: u64) -> bool {
+        let row = row_of(d, self.starts(), self.r + 1);
+        let band = Aligned::new(&row);
+        let fp = u64::from(row.result);
+        band.agrees::<R>(&self.table, fp)
+            && (row.start >= self.boundary || band.agrees::<1>(&self.extra, fp >> R))
     }
 
     /// [`StaticFilter::contains_hash`] from the per-seed hash.
     #[inline]
     fn contains_derived(&self, d: u64) -> bool {
-        let row = row_of(d, self.starts(), self.r + 1);
-        let band = Aligned::new(&row);
-        let fp = u64::from(row.result);
-        macro_rules! columns {
-            ($($n:literal)*) => {
-                match self.r {
-                    $($n => band.agrees::<$n>(&self.table, fp),)*
-                    // r <= MAX_RESULT_BITS = 16 (RibbonBuilder::columns, the decoder).
-                    _ => band.agrees::<16>(&self.table, fp),
-                }
-            };
-        }
-        columns!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
-            && (row.start >= self.boundary || band.agrees::<1>(&self.extra, fp >> self.r))
+        by_columns!(self.r, R => self.contains_in::<R>(d))
     }
 }
 
