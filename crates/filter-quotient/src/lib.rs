@@ -93,8 +93,7 @@ pub const FILE_KIND: FileKind = FileKind::new(12, "quotient");
 /// let mut f = QuotientFilter::builder().capacity(15_000).fpr(0.01).hasher(hasher).build()?;
 /// testkit::insert_members(&mut f, 15_000)?;
 /// let (fp, probes) = testkit::probe_others(&f, 200_000);
-/// let (lo, hi) = filter_core::math::wilson_interval(fp, probes, 4.0);
-/// assert!(lo <= f.expected_fpr() && f.expected_fpr() <= hi);
+/// testkit::assert_fpr_near("quotient", fp, probes, f.expected_fpr(), 4.0);
 /// assert!(f.expected_fpr() <= 0.01);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
