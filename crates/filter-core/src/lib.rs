@@ -56,6 +56,7 @@ mod accessors;
 pub mod auth;
 mod batch;
 pub mod bits;
+mod capability;
 pub mod concurrent;
 mod error;
 pub mod explain;
@@ -64,6 +65,7 @@ pub mod format;
 mod hash;
 mod kicks;
 pub mod math;
+mod persist;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
 pub mod static_filter;
@@ -79,6 +81,7 @@ pub use batch::{
     PREFETCH_MIN_BYTES_MULTI,
 };
 pub use bits::BloomBits;
+pub use capability::{Deletable, Growable};
 pub use error::{accept_if, Error, FormatError, Result};
 pub use explain::{Explain, Positions};
 pub use file::{
@@ -88,6 +91,7 @@ pub use file::{
 pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use kicks::{check_max_kicks, DEFAULT_MAX_KICKS, MAX_KICKS};
+pub use persist::Persist;
 pub use static_filter::StaticFilter;
 pub use table::{
     try_filled, try_zeroed_table, zeroed_table, MemoryCap, Pages, Table, TableOptions, Zeroable,
@@ -239,209 +243,6 @@ pub fn prefetch<T: ?Sized>(r: &T) {
 
 #[cfg(test)]
 mod tests;
-
-/// A filter that supports removal.
-///
-/// Remove only keys you inserted: removing a key that was never inserted but happens to be a false
-/// positive would erase another key's trace and create a false negative. Where the filter can prove
-/// the key absent it refuses with [`Error::NotPresent`] and changes nothing.
-pub trait Deletable: Filter {
-    /// Removes one copy of the key whose hash is `hash`.
-    ///
-    /// # Errors
-    /// [`Error::NotPresent`] when the filter proves the key absent; nothing is changed.
-    fn remove_hash(&mut self, hash: Hash128) -> Result<()>;
-
-    /// Removes one copy of a key.
-    ///
-    /// # Errors
-    /// As [`Deletable::remove_hash`].
-    fn remove(&mut self, key: &[u8]) -> Result<()> {
-        let hash = self.hasher().hash(key);
-        self.remove_hash(hash)
-    }
-
-    /// An upper bound on how many times the key was inserted (exact unless another key collides).
-    /// A filter that has lost count returns `u32::MAX` rather than a number that could be too low
-    /// (a counting filter whose counters for the key all saturated).
-    fn count_hash(&self, hash: Hash128) -> u32;
-
-    /// As [`Deletable::count_hash`], for key bytes.
-    fn count(&self, key: &[u8]) -> u32 {
-        self.count_hash(self.hasher().hash(key))
-    }
-}
-
-/// A filter that grows: inserts never fail for lack of capacity, and the false-positive rate stays
-/// under a bound at any size.
-pub trait Growable: Filter {
-    /// How many times the filter has grown, plus one.
-    fn stages(&self) -> usize;
-
-    /// The bound the compound false-positive rate never exceeds, however many items are inserted.
-    fn fpr_bound(&self) -> f64;
-
-    /// Sets (or with `None` lifts) the memory cap on the stages: an insert that needs a new
-    /// stage beyond it fails with [`Error::MemoryCap`] and changes nothing. The cap is a policy
-    /// of this process, not saved with the filter: a loaded filter has none until this is called.
-    fn set_max_bytes(&mut self, cap: Option<u64>);
-
-    /// Loads a saved filter under a memory cap, as if built with `max_bytes`: a file whose
-    /// stages already exceed it is refused, and later growth stops at it. (The stages are read
-    /// first: their size is bounded by `bytes`, already in memory.) One body for every growable
-    /// filter, so that the check and the cap kept afterwards cannot drift apart between them.
-    ///
-    /// # Errors
-    /// The format errors of [`Persist::from_bytes`], or [`Error::MemoryCap`] for stages above
-    /// `max_bytes`.
-    fn from_bytes_capped(bytes: &[u8], max_bytes: u64) -> Result<Self>
-    where
-        Self: Persist + Sized,
-    {
-        let mut f = Self::from_bytes(bytes)?;
-        MemoryCap(Some(max_bytes)).check("loaded stages", 0, f.size_in_bytes() as u64)?;
-        f.set_max_bytes(Some(max_bytes));
-        Ok(f)
-    }
-}
-
-/// Saving to and loading from the stable format described in [`format`](mod@format).
-pub trait Persist: Sized {
-    /// The kind written in the header.
-    const KIND: FileKind;
-
-    /// The filter as bytes. The buffer is allocated infallibly (a failure aborts the process,
-    /// as any `Vec` does): for a large filter prefer [`Persist::try_to_bytes`],
-    /// [`Persist::write_to`] or [`Persist::save`], which stream it.
-    fn to_bytes(&self) -> Vec<u8>;
-
-    /// [`Persist::to_bytes`] with the memory reserved fallibly.
-    ///
-    /// # Errors
-    /// [`Error::OutOfMemory`] when the bytes (or, for a filter saved from a snapshot, the
-    /// snapshot) cannot be allocated; nothing is changed.
-    fn try_to_bytes(&self) -> Result<Vec<u8>> {
-        let mut out = file::FallibleVec::default();
-        match self.write_to(&mut out) {
-            Ok(()) => Ok(out.bytes),
-            Err(_) => Err(Error::OutOfMemory {
-                what: "saved filter",
-                bytes: out.wanted,
-            }),
-        }
-    }
-
-    /// Loads a filter saved by [`Persist::to_bytes`].
-    ///
-    /// # Errors
-    /// Truncated, corrupted, wrong-variant or newer-version bytes, or parameters that do not
-    /// describe a valid filter.
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError>;
-
-    /// Writes the filter's file to `w`. The variants stream it: header, sections and checksum
-    /// go out through a 64 KiB buffer, so the table is never copied (a filter shared between
-    /// threads writes from one snapshot of its table, allocated fallibly).
-    ///
-    /// # Errors
-    /// I/O errors of `w`; `OutOfMemory` when a buffer or snapshot cannot be allocated.
-    fn write_to<W: std::io::Write>(&self, mut w: W) -> std::io::Result<()> {
-        w.write_all(&self.to_bytes())
-    }
-
-    /// Reads all of `r`, at most [`DEFAULT_READ_LIMIT`] bytes, and loads it.
-    ///
-    /// # Errors
-    /// As [`Persist::read_from_limited`].
-    fn read_from<R: std::io::Read>(r: R) -> std::io::Result<Self> {
-        Self::read_from_limited(r, DEFAULT_READ_LIMIT)
-    }
-
-    /// Reads a filter's file from `r`, header first, into memory reserved fallibly chunk by
-    /// chunk, and loads it: the reading stops at a bad magic or version, and otherwise reads
-    /// exactly the length the header declares, refused if above `limit` (an endless reader
-    /// costs 24 bytes, not `limit`); a byte after the declared end is refused.
-    ///
-    /// # Errors
-    /// I/O errors (`FileTooLarge` past `limit`, `OutOfMemory`), or the format errors of
-    /// [`Persist::from_bytes`] as `InvalidData`.
-    fn read_from_limited<R: std::io::Read>(r: R, limit: u64) -> std::io::Result<Self> {
-        let bytes = file::read_declared(r, file::Limit::Stream(limit))?;
-        Self::from_bytes(&bytes)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-    }
-
-    /// Saves the filter to `path` safely: streamed ([`Persist::write_to`]) into a new
-    /// temporary file in the same directory (a unique name, created exclusively), synced to the
-    /// disk, then renamed over `path` (and the directory synced, on Unix). A crash at any point
-    /// leaves the old file or the new one, never a torn mix; temporary files that earlier saves
-    /// to `path` left behind when killed are removed (see [`write_atomically_with`]).
-    ///
-    /// # Errors
-    /// I/O errors; `path` is then untouched.
-    fn save(&self, path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
-        file::write_atomically_with(path.as_ref(), |f| self.write_to(f))
-    }
-
-    /// Saves the filter as [`Persist::save`] does, inside an authenticated file: a keyed MAC
-    /// (HMAC-SHA256) over the whole file, for files that cross a trust boundary. The plain
-    /// file's checksum is not a MAC: anyone can alter `m`, `k` or the seed and recompute it,
-    /// and the filter then loads and gives false negatives. See [`auth`].
-    ///
-    /// # Errors
-    /// A key shorter than 16 bytes (`InvalidInput`); the I/O errors of [`Persist::save`].
-    fn save_authenticated(
-        &self,
-        path: impl AsRef<std::path::Path>,
-        key: &[u8],
-    ) -> std::io::Result<()> {
-        file::write_atomically_with(path.as_ref(), |f| auth::write_authenticated(self, key, f))
-    }
-
-    /// Loads a file saved by [`Persist::save_authenticated`], checking its tag with `key`
-    /// before reading any field of the filter.
-    ///
-    /// # Errors
-    /// I/O errors; as `InvalidData`: a file that is not authenticated, a tag that does not
-    /// match (altered file or wrong key), or the format errors of [`Persist::from_bytes`].
-    fn load_authenticated(path: impl AsRef<std::path::Path>, key: &[u8]) -> std::io::Result<Self> {
-        let bytes = file::read_authenticated_file(path.as_ref())?;
-        auth::read_authenticated(&bytes, key)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-    }
-
-    /// Loads a filter saved by [`Persist::save`] (or any file holding [`Persist::to_bytes`]).
-    /// The memory for the file is reserved fallibly, so a file larger than memory (a sparse
-    /// terabyte is cheap to make) is an error, not an abort.
-    ///
-    /// # Errors
-    /// I/O errors (`OutOfMemory` for a file that does not fit), or the format errors of
-    /// [`Persist::from_bytes`] as `InvalidData`.
-    fn load(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
-        let bytes = file::read_fallibly(path.as_ref())?;
-        Self::from_bytes(&bytes)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-    }
-}
-
-impl<C: format::Codec> Persist for C {
-    const KIND: FileKind = C::KIND;
-
-    fn to_bytes(&self) -> Vec<u8> {
-        format::encode(self)
-    }
-
-    fn try_to_bytes(&self) -> Result<Vec<u8>> {
-        format::try_encode(self)
-    }
-
-    fn write_to<W: std::io::Write>(&self, mut w: W) -> std::io::Result<()> {
-        format::write_to(self, &mut w)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
-        format::decode_with(bytes)
-    }
-}
 
 /// The settings every builder shares: how many items, at what false-positive rate, hashed how.
 /// Validated once, in [`Sizing::validate`], so every variant rejects bad input the same way.
