@@ -45,11 +45,12 @@ thread_local! {
     static RING: RefCell<Vec<Place>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Whether the lookups prefetch a stage's buckets: it holds entries and is too large to stay in
-/// cache.
+/// Whether the lookups prefetch a stage's buckets: it holds entries and its table has at least
+/// `min_bytes` ([`PREFETCH_STAGE_BYTES`] one key at a time, [`BATCH_STAGE_BYTES`] in batches),
+/// too large to stay in cache.
 #[inline]
-fn prefetched(s: &Stage) -> bool {
-    s.len > 0 && s.table.len() >= PREFETCH_STAGE_BYTES
+fn prefetched(s: &Stage, min_bytes: usize) -> bool {
+    s.len > 0 && s.table.len() >= min_bytes
 }
 
 impl ExpandableCuckoo {
@@ -71,7 +72,7 @@ impl ExpandableCuckoo {
     #[inline]
     fn lookup_in(&self, hash: Hash128, places: &mut [Place]) -> bool {
         self.layout.fill_places(hash, places);
-        self.prefetch_places(places);
+        self.prefetch_stages(places, PREFETCH_STAGE_BYTES);
         self.probe_places(places)
     }
 
@@ -101,7 +102,7 @@ impl ExpandableCuckoo {
 
     /// Stages holding entries whose table has at least `min_stage_bytes`.
     fn prefetched_stages(&self, min_stage_bytes: usize) -> usize {
-        let big = |s: &&Stage| s.len > 0 && s.table.len() >= min_stage_bytes;
+        let big = |s: &&Stage| prefetched(s, min_stage_bytes);
         self.stages.iter().filter(big).count()
     }
 
@@ -191,15 +192,6 @@ impl ExpandableCuckoo {
         self.stages.last().map_or(0, |s| s.index as usize + 1)
     }
 
-    /// Prefetches the key's buckets (`places`, by level) in the large stages that hold entries,
-    /// newest first.
-    #[inline]
-    fn prefetch_places(&self, places: &[Place]) {
-        for s in self.stages.iter().rev().filter(|s| prefetched(s)) {
-            s.prefetch(places[s.index as usize]);
-        }
-    }
-
     /// Whether a stage holding entries stores the key's identity (`places`, by level), newest
     /// stage first.
     #[inline]
@@ -215,12 +207,14 @@ impl ExpandableCuckoo {
 /// stages (the small ones stay in cache), so the misses of all stages overlap.
 impl Prefetch for ExpandableCuckoo {
     fn lines_per_key(&self) -> u32 {
-        let large = self.stages.iter().filter(|s| prefetched(s));
-        (2 * large.count()).max(1) as u32
+        (2 * self.prefetched_stages(PREFETCH_STAGE_BYTES)).max(1) as u32
     }
 
     fn prefetch_hash(&self, hash: Hash128) {
-        for (s, p) in self.stage_places(hash).filter(|(s, _)| prefetched(s)) {
+        for (s, p) in self
+            .stage_places(hash)
+            .filter(|(s, _)| prefetched(s, PREFETCH_STAGE_BYTES))
+        {
             s.prefetch(p);
         }
     }
