@@ -85,12 +85,8 @@ fn spread(mut xs: Vec<f64>) -> (f64, f64, f64) {
     (xs[xs.len() / 2], xs[0], xs[xs.len() - 1])
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let n: u64 = match args.first() {
-        Some(a) => a.parse()?,
-        None => 4_000_000,
-    };
+/// The filter grown from 1,000 declared keys to `n`, and the hashes of the keys inserted.
+fn grow(n: u64) -> Result<(ExpandableCuckoo, Vec<Hash128>), Box<dyn std::error::Error>> {
     let mut f = ExpandableCuckoo::builder()
         .capacity(1_000)
         .fpr(0.01)
@@ -100,6 +96,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for chunk in inserted.chunks(BATCH) {
         f.insert_hash_batch(chunk)?;
     }
+    Ok((f, inserted))
+}
+
+/// One line on the grown filter: keys, hash, stages, bytes and the default batch plan.
+fn describe(f: &ExpandableCuckoo) {
     let (ahead, bytes) = f.batch_plan();
     let sizes: Vec<String> = f
         .stage_shapes()
@@ -110,15 +111,68 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "{} keys ({}), {} stages, {} bytes; stage bytes [{}]; default plan: {ahead} ahead, \
          stages of >= {bytes} bytes",
         f.len(),
-        hasher.kind().name(),
+        f.hasher().kind().name(),
         f.stages(),
         f.size_in_bytes(),
         sizes.join(" "),
     );
+}
+
+/// Per pipeline, the ns per lookup of each round (non-members, members), in interleaved
+/// rounds whose order alternates; and the `(false positives, member hits)` every round agreed on.
+type Timings = (Vec<(Vec<f64>, Vec<f64>)>, (u64, u64));
+
+/// Times every pipeline over the same `members` and `others`, checking that every pipeline and
+/// every round gives the same answers (and finds every member).
+fn time_pipelines(
+    f: &ExpandableCuckoo,
+    pipelines: &[Pipeline],
+    members: &[Hash128],
+    others: &[Hash128],
+) -> Result<Timings, Box<dyn std::error::Error>> {
+    let mut out = Vec::with_capacity(BATCH);
+    let mut times = vec![(Vec::new(), Vec::new()); pipelines.len()];
+    let mut found = None;
+    for round in 0..=ROUNDS {
+        let order: Vec<usize> = match round % 2 {
+            0 => (0..pipelines.len()).collect(),
+            _ => (0..pipelines.len()).rev().collect(),
+        };
+        for i in order {
+            let p = pipelines[i];
+            let start = Instant::now();
+            let fp = batches(f, others, p, &mut out);
+            let t_others = start.elapsed().as_nanos() as f64 / PROBES as f64;
+            let start = Instant::now();
+            let hits = batches(f, members, p, &mut out);
+            let t_members = start.elapsed().as_nanos() as f64 / PROBES as f64;
+            if *found.get_or_insert((fp, hits)) != (fp, hits) || hits != PROBES {
+                return Err(
+                    format!("{}: answers differ from the first pipeline's", p.label).into(),
+                );
+            }
+            if round > 0 {
+                times[i].0.push(t_others);
+                times[i].1.push(t_members);
+            }
+        }
+    }
+    Ok((times, found.unwrap_or_default()))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: u64 = match args.first() {
+        Some(a) => a.parse()?,
+        None => 4_000_000,
+    };
+    let (f, inserted) = grow(n)?;
+    describe(&f);
     let list: Vec<&str> = match args.len() {
         0 | 1 => vec!["0", "2", "4", "8", "16", "16@65536", "single"],
         _ => args[1..].iter().map(String::as_str).collect(),
     };
+    let bytes = f.batch_plan().1;
     let pipelines = list
         .iter()
         .map(|a| parse(a, bytes))
@@ -129,37 +183,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|i| inserted[((i * step) % n.max(1)) as usize])
         .collect();
     let others: Vec<Hash128> = (0..PROBES)
-        .map(|i| hasher.hash(&key(u64::MAX / 2 + i)))
+        .map(|i| f.hasher().hash(&key(u64::MAX / 2 + i)))
         .collect();
     drop(inserted);
-    let mut out = Vec::with_capacity(BATCH);
-    let mut times = vec![(Vec::new(), Vec::new()); pipelines.len()];
-    let mut found = vec![None; pipelines.len()];
-    for round in 0..=ROUNDS {
-        let order: Vec<usize> = match round % 2 {
-            0 => (0..pipelines.len()).collect(),
-            _ => (0..pipelines.len()).rev().collect(),
-        };
-        for i in order {
-            let p = pipelines[i];
-            let start = Instant::now();
-            let fp = batches(&f, &others, p, &mut out);
-            let t_others = start.elapsed().as_nanos() as f64 / PROBES as f64;
-            let start = Instant::now();
-            let hits = batches(&f, &members, p, &mut out);
-            let t_members = start.elapsed().as_nanos() as f64 / PROBES as f64;
-            if *found[i].get_or_insert((fp, hits)) != (fp, hits) || hits != PROBES {
-                return Err(format!("{}: answers differ between rounds", p.label).into());
-            }
-            if round > 0 {
-                times[i].0.push(t_others);
-                times[i].1.push(t_members);
-            }
-        }
-    }
-    if found.iter().any(|x| *x != found[0]) {
-        return Err(format!("pipelines answer differently: {found:?}").into());
-    }
+    let (times, (fp, _)) = time_pipelines(&f, &pipelines, &members, &others)?;
     println!("{ROUNDS} rounds of {PROBES} lookups each, ns per lookup: median [min-max]");
     println!(
         "{:>10}  {:>24}  {:>24}",
@@ -172,7 +199,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             p.label
         );
     }
-    let fp = found[0].map_or(0, |x| x.0);
     println!("false positives: {fp} of {PROBES}");
     Ok(())
 }

@@ -6,6 +6,7 @@ mod common;
 
 use std::time::Duration;
 
+use filter_classic::ClassicBloom;
 use filter_core::Filter;
 
 use filter_gate::{
@@ -224,8 +225,26 @@ fn a_team_schema_and_a_role_without_ddl_rights() {
     }
     assert_eq!(other.is_taken("new@x.org").unwrap(), Availability::Taken);
 
-    // `register` is refused by the privileges (no INSERT grant) as a query error, not as an
-    // unreachable database, and leaves no unsettled key.
+    register_is_refused_by_the_schema(&mut gate, &mut admin, (&schema, &table, &role));
+    saves_and_reopens(gate, &as_role, &table);
+    drop(other);
+    each(
+        &mut admin,
+        &[
+            &format!("DROP SCHEMA {schema} CASCADE"),
+            &format!("DROP ROLE {role}"),
+        ],
+    );
+}
+
+/// `register` refused by the role's privileges (no INSERT grant), then, with INSERT granted,
+/// by the NOT NULL column the gate knows nothing of: query errors, not an unreachable database,
+/// and no unsettled key left behind.
+fn register_is_refused_by_the_schema(
+    gate: &mut Gate<ClassicBloom, PgStore>,
+    admin: &mut postgres::Client,
+    (schema, table, role): (&str, &str, &str),
+) {
     match gate.register("fresh@x.org") {
         Err(GateError::Store(e)) => assert_eq!(e.kind, StoreErrorKind::Query, "{e}"),
         other => panic!("expected a refusal, got {other:?}"),
@@ -234,7 +253,7 @@ fn a_team_schema_and_a_role_without_ddl_rights() {
     // With INSERT granted, the NOT NULL column still refuses the gate's own INSERT: a query
     // error naming it (the team uses `observe` for such tables).
     each(
-        &mut admin,
+        admin,
         &[
             &format!("GRANT INSERT ON {table} TO {role}"),
             &format!("GRANT USAGE ON SEQUENCE {schema}.users_id_seq TO {role}"),
@@ -247,28 +266,24 @@ fn a_team_schema_and_a_role_without_ddl_rights() {
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
+}
 
-    // Saving (a token through the SECURITY DEFINER function) and reopening need nothing more.
-    let dir = std::env::temp_dir().join(format!("gate-role-{pid}"));
+/// Saving (a token through the SECURITY DEFINER function) and reopening as the role need
+/// nothing more than its SELECT grant.
+fn saves_and_reopens(mut gate: Gate<ClassicBloom, PgStore>, as_role: &str, table: &str) {
+    let dir = std::env::temp_dir().join(format!("gate-role-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let snap = dir.join("users.filter");
     gate.save(&snap).unwrap();
-    let store = PgStore::connect(&as_role, &table).unwrap();
+    let store = PgStore::connect(as_role, table).unwrap();
     let (mut gate, startup) = Gate::open(&snap, store, || Ok(common::classic(1000))).unwrap();
     assert!(
         matches!(startup, filter_gate::Startup::Loaded { .. }),
         "{startup:?}"
     );
     assert_eq!(gate.is_taken("new@x.org").unwrap(), Availability::Taken);
-    drop((gate, other));
+    drop(gate);
     std::fs::remove_dir_all(dir).unwrap();
-    each(
-        &mut admin,
-        &[
-            &format!("DROP SCHEMA {schema} CASCADE"),
-            &format!("DROP ROLE {role}"),
-        ],
-    );
 }
 
 /// Connecting (with the feed) and rebuilding succeed while another session holds an EXCLUSIVE

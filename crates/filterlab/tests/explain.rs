@@ -83,50 +83,7 @@ fn check(positions: &Positions, changed: &[u64], after: &[u8], f: &AnyFilter) {
             );
             assert_eq!(sorted(counters.clone()), raised, "{v}");
         }
-        Positions::Stages { stages } if matches!(f, AnyFilter::Expandable(_)) => {
-            let (
-                AnyFilter::Expandable(e),
-                [Positions::Buckets {
-                    fingerprint,
-                    primary,
-                    alternate,
-                }],
-            ) = (f, &stages[..])
-            else {
-                panic!("{v}: one stage of buckets expected, got {stages:?}")
-            };
-            // The stage payload starts with its level (u32) and entry count (u64, which the
-            // insert raises from 0 to 1: bit 32); an empty stage takes the fingerprint in the
-            // first slot of one of its buckets.
-            let bits = u64::from(e.initial_fingerprint_bits());
-            let written = |bucket: u64| {
-                let at = 96 + bucket * 4 * bits;
-                let mut w: Vec<u64> = (0..bits)
-                    .filter(|i| fingerprint >> i & 1 == 1)
-                    .map(|i| at + i)
-                    .collect();
-                w.insert(0, 32);
-                w
-            };
-            assert!(
-                written(*primary) == changed || written(*alternate) == changed,
-                "{v}: {changed:?}"
-            );
-            assert!(*fingerprint >= 1 && *fingerprint < 1 << bits, "{v}");
-        }
-        Positions::Stages { stages } => {
-            let [Positions::Bits { bits, .. }] = &stages[..] else {
-                panic!("{v}: one stage of bits expected, got {stages:?}")
-            };
-            // The stage payload starts with its item count, m and k (8 + 8 + 4 bytes), and
-            // the item count changes too.
-            let in_stage: Vec<u64> = changed
-                .iter()
-                .filter(|&&b| b >= 160)
-                .map(|b| b - 160)
-                .collect();
-            assert_eq!(sorted(bits.clone()), in_stage, "{v}");
-        }
+        Positions::Stages { stages } => check_stages(stages, changed, f),
         Positions::Lanes { block, lane_bits } => {
             let want: Vec<u64> = (0..8)
                 .map(|j| (block * 8 + j) * 32 + u64::from(lane_bits[j as usize]))
@@ -137,59 +94,122 @@ fn check(positions: &Positions, changed: &[u64], after: &[u8], f: &AnyFilter) {
             fingerprint,
             primary,
             alternate,
-        } => {
-            let AnyFilter::Cuckoo(c) = f else {
-                panic!("{v} reports buckets")
-            };
-            let bits = u64::from(c.fingerprint_bits());
-            let at = primary * u64::from(filterlab::cuckoo::SLOTS) * bits;
-            let slot = (0..bits).fold(0u64, |acc, i| {
-                let b = at + i;
-                acc | u64::from(after[(b / 8) as usize] >> (b % 8) & 1) << i
-            });
-            // An empty table: the fingerprint goes to the first slot of one of its buckets.
-            let alt_at = alternate * u64::from(filterlab::cuckoo::SLOTS) * bits;
-            let in_primary = sorted((at..at + bits).collect());
-            let in_alternate = sorted((alt_at..alt_at + bits).collect());
-            let written: Vec<u64> = (0..bits)
-                .filter(|i| fingerprint >> i & 1 == 1)
-                .map(|i| {
-                    if slot == *fingerprint {
-                        at + i
-                    } else {
-                        alt_at + i
-                    }
-                })
-                .collect();
-            assert_eq!(written, changed, "{v}");
-            assert!(changed
-                .iter()
-                .all(|b| in_primary.contains(b) || in_alternate.contains(b)));
-            assert!(*fingerprint >= 1 && *fingerprint < 1 << bits, "{v}");
-        }
+        } => check_buckets(*fingerprint, (*primary, *alternate), changed, after, f),
         Positions::Run {
             quotient,
             remainder,
             remainder_bits,
-        } => {
-            let AnyFilter::Quotient(q) = f else {
-                panic!("{v} reports a run")
-            };
-            // An empty table: the remainder goes to its home slot, whose occupied and run-end
-            // bits are set; the payload is occupieds, run ends (a bit per slot each), then the
-            // packed remainders.
-            let slots = q.slots();
-            let rem_at = 2 * slots + quotient * u64::from(*remainder_bits);
-            let mut want = vec![*quotient, slots + quotient];
-            want.extend(
-                (0..u64::from(*remainder_bits))
-                    .filter(|i| remainder >> i & 1 == 1)
-                    .map(|i| rem_at + i),
-            );
-            assert_eq!(sorted(want), changed, "{v}");
-        }
+        } => check_run((*quotient, *remainder, *remainder_bits), changed, f),
         other => panic!("{v}: positions of a kind this test does not know: {other:?}"),
     }
+}
+
+/// A growing filter's one stage: the expandable filter's buckets, or a scalable stage's bits.
+fn check_stages(stages: &[Positions], changed: &[u64], f: &AnyFilter) {
+    let v = f.variant();
+    if let AnyFilter::Expandable(e) = f {
+        let [Positions::Buckets {
+            fingerprint,
+            primary,
+            alternate,
+        }] = stages
+        else {
+            panic!("{v}: one stage of buckets expected, got {stages:?}")
+        };
+        // The stage payload starts with its level (u32) and entry count (u64, which the
+        // insert raises from 0 to 1: bit 32); an empty stage takes the fingerprint in the
+        // first slot of one of its buckets.
+        let bits = u64::from(e.initial_fingerprint_bits());
+        let written = |bucket: u64| {
+            let at = 96 + bucket * 4 * bits;
+            let mut w: Vec<u64> = (0..bits)
+                .filter(|i| fingerprint >> i & 1 == 1)
+                .map(|i| at + i)
+                .collect();
+            w.insert(0, 32);
+            w
+        };
+        assert!(
+            written(*primary) == changed || written(*alternate) == changed,
+            "{v}: {changed:?}"
+        );
+        assert!(*fingerprint >= 1 && *fingerprint < 1 << bits, "{v}");
+        return;
+    }
+    let [Positions::Bits { bits, .. }] = stages else {
+        panic!("{v}: one stage of bits expected, got {stages:?}")
+    };
+    // The stage payload starts with its item count, m and k (8 + 8 + 4 bytes), and
+    // the item count changes too.
+    let in_stage: Vec<u64> = changed
+        .iter()
+        .filter(|&&b| b >= 160)
+        .map(|b| b - 160)
+        .collect();
+    assert_eq!(sorted(bits.clone()), in_stage, "{v}");
+}
+
+/// The cuckoo filter: the fingerprint written into a slot of its primary or alternate bucket.
+fn check_buckets(
+    fingerprint: u64,
+    (primary, alternate): (u64, u64),
+    changed: &[u64],
+    after: &[u8],
+    f: &AnyFilter,
+) {
+    let v = f.variant();
+    let AnyFilter::Cuckoo(c) = f else {
+        panic!("{v} reports buckets")
+    };
+    let bits = u64::from(c.fingerprint_bits());
+    let at = primary * u64::from(filterlab::cuckoo::SLOTS) * bits;
+    let slot = (0..bits).fold(0u64, |acc, i| {
+        let b = at + i;
+        acc | u64::from(after[(b / 8) as usize] >> (b % 8) & 1) << i
+    });
+    // An empty table: the fingerprint goes to the first slot of one of its buckets.
+    let alt_at = alternate * u64::from(filterlab::cuckoo::SLOTS) * bits;
+    let in_primary = sorted((at..at + bits).collect());
+    let in_alternate = sorted((alt_at..alt_at + bits).collect());
+    let written: Vec<u64> = (0..bits)
+        .filter(|i| fingerprint >> i & 1 == 1)
+        .map(|i| {
+            if slot == fingerprint {
+                at + i
+            } else {
+                alt_at + i
+            }
+        })
+        .collect();
+    assert_eq!(written, changed, "{v}");
+    assert!(changed
+        .iter()
+        .all(|b| in_primary.contains(b) || in_alternate.contains(b)));
+    assert!(fingerprint >= 1 && fingerprint < 1 << bits, "{v}");
+}
+
+/// The quotient filter: the home slot's occupied and run-end bits, and the remainder.
+fn check_run(
+    (quotient, remainder, remainder_bits): (u64, u64, u32),
+    changed: &[u64],
+    f: &AnyFilter,
+) {
+    let v = f.variant();
+    let AnyFilter::Quotient(q) = f else {
+        panic!("{v} reports a run")
+    };
+    // An empty table: the remainder goes to its home slot, whose occupied and run-end
+    // bits are set; the payload is occupieds, run ends (a bit per slot each), then the
+    // packed remainders.
+    let slots = q.slots();
+    let rem_at = 2 * slots + quotient * u64::from(remainder_bits);
+    let mut want = vec![quotient, slots + quotient];
+    want.extend(
+        (0..u64::from(remainder_bits))
+            .filter(|i| remainder >> i & 1 == 1)
+            .map(|i| rem_at + i),
+    );
+    assert_eq!(sorted(want), changed, "{v}");
 }
 
 #[test]
