@@ -176,8 +176,31 @@ pub fn build_from_keys(
 ) -> Result<AnyFilter> {
     let c = variant.into();
     let params = params(c, n as u64, p)?.pages(pages);
+    from_keys(c, &params, keys, n)
+}
+
+/// [`build_from_keys`] with the hash function `kind` in place of the variant's default (its
+/// seed kept): the peers stage's hash twins, built with the hash of the peer they face.
+///
+/// # Errors
+/// Invalid parameters, a build that fails.
+pub fn build_from_keys_hashed(
+    variant: impl Into<Contender>,
+    (keys, n): (&KeySet, usize),
+    p: f64,
+    pages: Pages,
+    kind: HashKind,
+) -> Result<AnyFilter> {
+    let c = variant.into();
+    let params = params(c, n as u64, p)?.pages(pages);
+    let params = params.hasher(KeyHasher::new(kind, params.hasher.seed())?);
+    from_keys(c, &params, keys, n)
+}
+
+/// `keys[..n]` hashed with `params.hasher`, then the registry's one constructor.
+fn from_keys(c: Contender, params: &BuildParams, keys: &KeySet, n: usize) -> Result<AnyFilter> {
     let hashes: Vec<filterlab::Hash128> = (0..n).map(|i| params.hasher.hash(keys.get(i))).collect();
-    AnyFilter::build_from_hashes(c.variant, &params, &hashes)
+    AnyFilter::build_from_hashes(c.variant, params, &hashes)
 }
 
 /// A registry parameter as the report's short description writes it.

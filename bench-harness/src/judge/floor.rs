@@ -4,7 +4,7 @@
 //! one-at-a-time lookup would pay if nothing overlapped).
 
 use crate::measure::Spread;
-use crate::record::floor::{FloorHash, FloorReport, FloorTable, Lookup, Multiple};
+use crate::record::floor::{FloorReport, FloorTable, Lookup, Multiple, OurHash};
 use crate::record::PeerRecord;
 use anyhow::{anyhow, Result};
 
@@ -13,7 +13,7 @@ use anyhow::{anyhow, Result};
 #[must_use]
 pub fn floor(report: &FloorReport, table: FloorTable) -> Option<Spread> {
     let reads = &report.reads(table)?.independent;
-    let hash = report.hashing(FloorHash::Xxh3_128)?;
+    let hash = report.hashing(OurHash::Xxh3_128)?;
     if reads.samples.is_empty() || reads.samples.len() != hash.samples.len() {
         return None;
     }

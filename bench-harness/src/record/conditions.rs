@@ -100,8 +100,43 @@ pub enum Terms {
     Growth,
 }
 
-/// The hash function of our filters (filter-core's default).
-pub const OURS_HASH: &str = "xxh3-128";
+/// A hash function our filters are built with, as the harness records it: the floor's hashing
+/// rows, and a comparison record of ours built with another than the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OurHash {
+    /// XXH3, 128-bit: what every variant hashes with by default.
+    Xxh3_128,
+    /// XXH3, 64-bit: the opt-in fast hash (`filter_core::HashKind::Xxh3_64`), xorf's hash.
+    Xxh3_64,
+}
+
+impl OurHash {
+    /// Every hash, in table order.
+    pub const ALL: [OurHash; 2] = [OurHash::Xxh3_128, OurHash::Xxh3_64];
+
+    /// Its name in the tables (the conditions' hash names).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            OurHash::Xxh3_128 => "xxh3-128",
+            OurHash::Xxh3_64 => "xxh3-64",
+        }
+    }
+
+    /// filter-core's kind of the same hash.
+    #[must_use]
+    pub const fn kind(self) -> filterlab::HashKind {
+        match self {
+            OurHash::Xxh3_128 => filterlab::HashKind::Xxh3_128,
+            OurHash::Xxh3_64 => filterlab::HashKind::Xxh3_64,
+        }
+    }
+}
+
+/// The hash function of our filters (filter-core's default), and of every record of ours that
+/// names none.
+pub const OURS_HASH: &str = OurHash::Xxh3_128.name();
 /// The hash function of the articles' Python code.
 pub const PYTHON_HASH: &str = "mmh3 32-bit, k seeded calls";
 

@@ -48,35 +48,13 @@ pub struct LineReads {
     pub independent: Spread,
 }
 
-/// A hash function's cost over the comparison's query keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FloorHash {
-    /// XXH3, 128-bit: what the split-block and cuckoo filters hash with by default.
-    Xxh3_128,
-    /// XXH3, 64-bit: the split-block filter's selectable fast hash.
-    Xxh3_64,
-}
-
-impl FloorHash {
-    /// Every hash, in table order.
-    pub const ALL: [FloorHash; 2] = [FloorHash::Xxh3_128, FloorHash::Xxh3_64];
-
-    /// Its name in the tables (the conditions' hash names).
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            FloorHash::Xxh3_128 => "xxh3-128",
-            FloorHash::Xxh3_64 => "xxh3-64",
-        }
-    }
-}
+pub use super::conditions::OurHash;
 
 /// ns per key of hashing the comparison's negative query keys.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hashing {
     /// Which hash.
-    pub hash: FloorHash,
+    pub hash: OurHash,
     /// ns per key over the rounds.
     pub ns: Spread,
 }
@@ -160,7 +138,7 @@ impl FloorReport {
 
     /// The cost of `hash`.
     #[must_use]
-    pub fn hashing(&self, hash: FloorHash) -> Option<&Spread> {
+    pub fn hashing(&self, hash: OurHash) -> Option<&Spread> {
         self.hashing.iter().find(|h| h.hash == hash).map(|h| &h.ns)
     }
 }

@@ -1,5 +1,6 @@
 //! What the side-by-side run with the peers records.
 
+use super::conditions::OurHash;
 use crate::measure::Spread;
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +60,11 @@ pub struct PeerRecord {
     pub huge_page_coverage: Option<f64>,
     /// bytes × 8 / n.
     pub bits_per_key: f64,
+    /// The hash a record of ours was built with, when not the default (`None`: xxh3-128, what
+    /// every record of ours written before this field was built with). Peers and the Python
+    /// code leave it empty: their hash is their kind's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<OurHash>,
 }
 
 /// Lookups in the same filter built with and without the transparent-huge-page advice.

@@ -10,9 +10,9 @@
 
 use crate::dataset::KeySet;
 use crate::measure::{self, Spread};
-use crate::record::floor::{FloorHash, FloorReport, FloorTable, Hashing, LineReads};
+use crate::record::floor::{FloorReport, FloorTable, Hashing, LineReads, OurHash};
 use anyhow::{ensure, Result};
-use filterlab::{HashKind, KeyHasher};
+use filterlab::KeyHasher;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
@@ -81,13 +81,6 @@ fn time_hashing(hasher: &KeyHasher, keys: &KeySet) -> f64 {
     secs * 1e9 / keys.len().max(1) as f64
 }
 
-fn kind(hash: FloorHash) -> HashKind {
-    match hash {
-        FloorHash::Xxh3_128 => HashKind::Xxh3_128,
-        FloorHash::Xxh3_64 => HashKind::Xxh3_64,
-    }
-}
-
 /// Floors at each table's size (`(table, its filter's bytes)`) and the hashing of `keys`, over
 /// `rounds` rounds (reads and hashes interleaved within each). The independent reads go to the
 /// lines the keys' xxh3-128 hashes pick, as a filter's would. The multiples are left empty for
@@ -97,8 +90,8 @@ fn kind(hash: FloorHash) -> HashKind {
 /// No key, or a table of no bytes or of more lines than a u32 indexes.
 pub fn measure(tables: &[(FloorTable, u64)], keys: &KeySet, rounds: usize) -> Result<FloorReport> {
     ensure!(!keys.is_empty(), "the floor stage needs query keys");
-    let hasher = |h| KeyHasher::new(kind(h), 0);
-    let hashers = FloorHash::ALL
+    let hasher = |h| KeyHasher::new(OurHash::kind(h), 0);
+    let hashers = OurHash::ALL
         .iter()
         .map(|&h| hasher(h).map(|k| (h, k)))
         .collect::<Result<Vec<_>, _>>()?;

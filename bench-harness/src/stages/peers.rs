@@ -3,6 +3,7 @@
 use crate::filters::{AnyFilter, Shaped, Variant, BESIDE_PEERS};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
+use crate::record::conditions::OurHash;
 use crate::record::{HugePageRecord, PeerRecord, Record, Side};
 use crate::stages::{bar, BuiltPeer};
 use anyhow::{ensure, Context, Result};
@@ -41,8 +42,12 @@ pub fn compare(
     pb.finish_and_clear();
     let peers: Vec<Peer> = peers.into_iter().map(|b| b.peer).collect();
 
-    // Our twins at the peers' achieved FP rates, timed in the same rounds as everyone.
-    let (twin_filters, twin_records) = twins(ctx, &peer_records, n)?;
+    // Our twins at the peers' achieved FP rates and with the peers' hash, timed in the same
+    // rounds as everyone.
+    let (mut twin_filters, mut twin_records) = twins(ctx, &peer_records, n)?;
+    let (hashed, hashed_records) = hash_twins(ctx, n, p)?;
+    twin_filters.extend(hashed);
+    twin_records.extend(hashed_records);
     let mut ours: Vec<&AnyFilter> = ours.to_vec();
     ours.extend(twin_filters.iter());
     records.extend(twin_records);
@@ -157,6 +162,82 @@ pub fn twin_name(kind: Variant, peer: PeerKind) -> String {
     format!("{} at {}'s FP", kind.name(), peer.name())
 }
 
+/// Our static filters built again from the same keys with xxh3-64 (`HashKind::Xxh3_64`), the
+/// hash of xorf's binary fuse filters they face, so that the fuse goals compare the filters
+/// rather than the hashes.
+pub const HASH_TWINS: [(Variant, OurHash); 2] = [
+    (Variant::BinaryFuse8, OurHash::Xxh3_64),
+    (Variant::BinaryFuse16, OurHash::Xxh3_64),
+];
+
+/// The name of `kind` built with `hash` ([`HASH_TWINS`]): `binary-fuse8 with xxh3-64`.
+#[must_use]
+pub fn hash_twin_name(kind: Variant, hash: OurHash) -> String {
+    format!("{} with {}", kind.name(), hash.name())
+}
+
+/// A filter of ours beside the peers that is not a matrix row (a twin): false negatives over
+/// the members, false positives over every probe, its bytes; no timing yet.
+fn twin_record(
+    ctx: &Ctx<'_>,
+    f: &AnyFilter,
+    n: usize,
+    (name, quirks): (String, String),
+) -> PeerRecord {
+    let probes = ctx.probes.len();
+    let present = measure::count_present(f, ctx.members, 0..n);
+    let fp = measure::count_present(f, ctx.probes, 0..probes);
+    PeerRecord {
+        name,
+        side: Side::Filterlab,
+        source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
+        quirks,
+        n: n as u64,
+        empirical_fpr: fp as f64 / probes as f64,
+        probes: probes as u64,
+        false_negatives: n as u64 - present,
+        bytes: f.size_in_bytes() as u64,
+        bits_per_key: f.size_in_bytes() as f64 * 8.0 / n as f64,
+        ..PeerRecord::default()
+    }
+}
+
+/// Builds each of [`HASH_TWINS`] from the members at rate `p`, checks that it hashes as
+/// asked, and measures its FP rate. One untimed build each, like [`twins`]: the fuse goals are
+/// lookups and bytes.
+fn hash_twins(ctx: &Ctx<'_>, n: usize, p: f64) -> Result<(Vec<AnyFilter>, Vec<PeerRecord>)> {
+    let mut filters = Vec::new();
+    let mut out = Vec::new();
+    for (kind, hash) in HASH_TWINS {
+        let f = crate::filters::build_from_keys_hashed(
+            kind,
+            (ctx.members, n),
+            p,
+            BESIDE_PEERS,
+            hash.kind(),
+        )?;
+        ensure!(
+            f.hasher().kind() == hash.kind(),
+            "{} was not built with {}",
+            kind.name(),
+            hash.name()
+        );
+        let quirks = format!(
+            "{} built from the same keys with {} (`HashKind::{:?}`, the hash of the xorf filter it faces) instead of the default xxh3-128: {}; one untimed build (no build figure), lookups in the same interleaved rounds",
+            kind.name(),
+            hash.name(),
+            hash.kind(),
+            f.params()
+        );
+        let mut r = twin_record(ctx, &f, n, (hash_twin_name(kind, hash), quirks));
+        r.target_fpr = p;
+        r.hash = Some(hash);
+        out.push(r);
+        filters.push(f);
+    }
+    Ok((filters, out))
+}
+
 /// `kind` filled with `n` keys, built for the target among a few multiples of `rate` whose
 /// formula at full load comes closest to `rate` (a scalable filter's first stage runs at a
 /// tenth of its target; a cuckoo filter's fingerprints come in whole bits).
@@ -183,7 +264,6 @@ fn twins(
     records: &[PeerRecord],
     n: usize,
 ) -> Result<(Vec<AnyFilter>, Vec<PeerRecord>)> {
-    let probes = ctx.probes.len();
     let mut filters = Vec::new();
     let mut out = Vec::new();
     for (kind, peer) in TWINS {
@@ -191,27 +271,15 @@ fn twins(
             anyhow::bail!("no {} row to take the FP rate of", peer.name());
         };
         let (f, target) = closest_build(ctx, kind, n, theirs.empirical_fpr)?;
-        let present = measure::count_present(&f, ctx.members, 0..n);
-        let fp = measure::count_present(&f, ctx.probes, 0..probes);
-        out.push(PeerRecord {
-            name: twin_name(kind, peer),
-            side: Side::Filterlab,
-            source: format!("filterlab {}", env!("CARGO_PKG_VERSION")),
-            quirks: format!(
-                "{} built for p = {target:.5}, {}'s measured rate: {}",
-                kind.name(),
-                peer.name(),
-                f.params()
-            ),
-            n: n as u64,
-            target_fpr: target,
-            empirical_fpr: fp as f64 / probes as f64,
-            probes: probes as u64,
-            false_negatives: n as u64 - present,
-            bytes: f.size_in_bytes() as u64,
-            bits_per_key: f.size_in_bytes() as f64 * 8.0 / n as f64,
-            ..PeerRecord::default()
-        });
+        let quirks = format!(
+            "{} built for p = {target:.5}, {}'s measured rate: {}",
+            kind.name(),
+            peer.name(),
+            f.params()
+        );
+        let mut r = twin_record(ctx, &f, n, (twin_name(kind, peer), quirks));
+        r.target_fpr = target;
+        out.push(r);
         filters.push(f);
     }
     Ok((filters, out))

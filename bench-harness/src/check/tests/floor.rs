@@ -2,7 +2,7 @@
 //! row that is not what the records give.
 
 use super::*;
-use crate::record::floor::{FloorHash, FloorReport, FloorTable, Hashing, LineReads};
+use crate::record::floor::{FloorReport, FloorTable, Hashing, LineReads, OurHash};
 
 fn rounds(ns: f64) -> Spread {
     Spread::of(&mut [ns, ns * 0.95, ns * 1.1, ns * 1.02, ns * 0.98])
@@ -32,11 +32,11 @@ pub(super) fn add_floor(r: &mut Results) {
             .collect(),
         hashing: vec![
             Hashing {
-                hash: FloorHash::Xxh3_128,
+                hash: OurHash::Xxh3_128,
                 ns: rounds(8.0),
             },
             Hashing {
-                hash: FloorHash::Xxh3_64,
+                hash: OurHash::Xxh3_64,
                 ns: rounds(6.0),
             },
         ],

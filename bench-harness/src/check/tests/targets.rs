@@ -177,3 +177,38 @@ fn a_goal_row_is_recomputed_and_a_missing_ribbon_row_is_rejected() {
         r.peers.retain(|p| p.name != Variant::Ribbon.name())
     });
 }
+
+#[test]
+fn a_stored_yes_over_a_twin_recorded_with_the_default_hash_is_rejected() {
+    use crate::judge::targets::{Conditions, Ratio};
+    use crate::record::conditions::OurHash;
+    // The fuse goal's row as the targets compute it: our xxh3-64 twin against xorf's
+    // BinaryFuse8, both xxh3-64, alike.
+    let xxh3_64 = Conditions {
+        achieved_fpr: Some(0.0039),
+        hash: OurHash::Xxh3_64.name().into(),
+        ..Conditions::default()
+    };
+    let ratio = Ratio {
+        what: "binary-fuse8 with xxh3-64 vs xorf BinaryFuse8: ns per negative lookup".into(),
+        numerator_value: 20.0,
+        numerator_samples: vec![20.0, 19.0, 21.0],
+        denominator_value: 25.0,
+        denominator_samples: vec![25.0, 24.0, 26.0],
+        bound: crate::judge::targets::Bound::AtMost(1.0),
+        numerator_conditions: xxh3_64.clone(),
+        denominator_conditions: xxh3_64,
+        ..Ratio::default()
+    }
+    .recomputed();
+    assert!(ratio.same_conditions, "{ratio:?}");
+    let mut r = good();
+    r.ratios.push(ratio.clone());
+    assert!(ratios(&r).is_empty());
+    // The same stored "yes" over a numerator recorded with xxh3-128.
+    rejects("hash xxh3-128 vs xxh3-64", |r| {
+        let mut x = ratio.clone();
+        x.numerator_conditions.hash = OurHash::Xxh3_128.name().into();
+        r.ratios.push(x)
+    });
+}

@@ -25,11 +25,11 @@ fn report(hash: &[f64], independent: &[f64]) -> FloorReport {
             .collect(),
         hashing: vec![
             Hashing {
-                hash: FloorHash::Xxh3_128,
+                hash: OurHash::Xxh3_128,
                 ns: spread(hash),
             },
             Hashing {
-                hash: FloorHash::Xxh3_64,
+                hash: OurHash::Xxh3_64,
                 ns: spread(&[1.0, 1.0, 1.0]),
             },
         ],

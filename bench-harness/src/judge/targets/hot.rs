@@ -7,10 +7,10 @@
 
 use super::conditions::{Api, Timed};
 use super::{denominator, find, row, side, target_row, Against, Bound, Conditions, Metric};
-use super::{Ratio, Role, Side, Terms, TARGETS};
+use super::{Ours, Ratio, Role, Side, Terms, TARGETS};
 use crate::filters::{Variant, CUCKOO_NEAR};
 use crate::judge::floor::floor;
-use crate::record::floor::{FloorHash, FloorReport, FloorTable};
+use crate::record::floor::{FloorReport, FloorTable, OurHash};
 use crate::record::PeerRecord;
 use anyhow::{anyhow, Result};
 
@@ -24,13 +24,13 @@ fn floor_side(report: &FloorReport, ours: &PeerRecord) -> Side {
         name: format!(
             "floor at {}'s size: {} hash + one independent line read (ns)",
             ours.name,
-            FloorHash::Xxh3_128.name()
+            OurHash::Xxh3_128.name()
         ),
         figure: floor(report, FloorTable::Blocked),
         conditions: Conditions {
             api: Api::Batched,
             achieved_fpr: Some(ours.empirical_fpr),
-            hash: FloorHash::Xxh3_128.name().into(),
+            hash: OurHash::Xxh3_128.name().into(),
             threads: 1,
             huge_pages: None,
             bytes: Some(ours.bytes),
@@ -77,7 +77,7 @@ pub fn near_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
     let near = find(rows, CUCKOO_NEAR.name())?;
     TARGETS
         .iter()
-        .filter(|t| t.0 == CUCKOO_NEAR.variant && matches!(t.2, Against::Ours(_)))
+        .filter(|t| t.0 == Ours::Variant(CUCKOO_NEAR.variant) && matches!(t.2, Against::Ours(_)))
         .map(|&(_, mo, theirs, mt, bound, terms, role)| {
             let b = denominator(rows, theirs, mt)?;
             target_row((near, mo), (b, mt), (bound, terms, role))

@@ -20,7 +20,7 @@ pub mod window;
 pub use goals::{goal_rows, GoalFigure, GOALS};
 use parallel::parallel_rows;
 
-use crate::record::conditions::{self, Api, Timed};
+use crate::record::conditions::{self, Api, OurHash, Timed};
 pub use crate::record::conditions::{Conditions, Terms, FP_TOLERANCE};
 pub use crate::record::{Bound, Metric, Ratio, Role, Verdict};
 
@@ -40,7 +40,7 @@ impl Metric {
     /// The conditions `r`'s figure ran under.
     fn conditions(self, r: &PeerRecord) -> Conditions {
         let hash = match r.side {
-            crate::record::Side::Filterlab => conditions::OURS_HASH,
+            crate::record::Side::Filterlab => r.hash.map_or(conditions::OURS_HASH, OurHash::name),
             crate::record::Side::Python => conditions::PYTHON_HASH,
             crate::record::Side::Peer => PeerKind::ALL
                 .iter()
@@ -90,8 +90,30 @@ pub enum Against {
     Ours(Variant),
 }
 
+/// Who a target's numerator is: one of our variants as the matrix builds it, or built again
+/// with xxh3-64 (the hash twin of [`crate::stages::peers::HASH_TWINS`]), so that a row against
+/// a peer hashing with xxh3-64 compares the filters, not the hashes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ours {
+    /// The variant with the default hash (xxh3-128).
+    Variant(Variant),
+    /// The variant built with `HashKind::Xxh3_64` from the same keys.
+    Hash64(Variant),
+}
+
+impl Ours {
+    /// The name of its row in the comparison.
+    #[must_use]
+    pub fn name(self) -> String {
+        match self {
+            Ours::Variant(v) => v.name().into(),
+            Ours::Hash64(v) => crate::stages::peers::hash_twin_name(v, OurHash::Xxh3_64),
+        }
+    }
+}
+
 /// One row of the targets table: ours (numerator) against `Against` (denominator).
-pub type Target = (Variant, Metric, Against, Metric, Bound, Terms, Role);
+pub type Target = (Ours, Metric, Against, Metric, Bound, Terms, Role);
 
 /// The issue's targets. Speed rows compare time over time, so `AtMost(0.7)` means "at most 70%
 /// of the peer's time". Like structures are compared: the classic filter against the classic
@@ -104,6 +126,7 @@ pub const TARGETS: &[Target] = {
     use Metric::*;
     use Role::{Information as INFO, Target as T};
     use Variant::{BinaryFuse16, BinaryFuse8, Blocked, Classic, Cuckoo, Quotient, Scalable};
+    use Ours::{Hash64 as H64, Variant as V};
     const FB: Against = Against::Peers(&[PeerKind::FastbloomFoldhash, PeerKind::FastbloomDefault]);
     const CLASSIC: Against =
         Against::Peers(&[PeerKind::Bloomfilter, PeerKind::ProbabilisticCollections]);
@@ -117,49 +140,57 @@ pub const TARGETS: &[Target] = {
     const NO_WORSE: Terms = Terms::NoWorse { bytes: None };
     const CF_BUILD: Terms = Terms::NoWorse { bytes: Some(0.8) };
     &[
-        (Classic, Negative, CLASSIC, Negative, M(1.0), ALIKE, T),
-        (Classic, Positive, CLASSIC, Positive, M(1.0), ALIKE, T),
-        (Classic, NegativeBatched, CLASSIC, Negative, M(0.7), ALIKE, T),
-        (Classic, PositiveBatched, CLASSIC, Positive, M(0.7), ALIKE, T),
-        (Classic, BuildBatched, CLASSIC, Build, M(0.5), ALIKE, T),
-        (Classic, Negative, FB, Negative, M(1.0), ALIKE, INFO),
-        (Classic, Positive, FB, Positive, M(1.0), ALIKE, INFO),
-        (Classic, NegativeBatched, FB, Negative, M(0.7), ALIKE, INFO),
-        (Classic, PositiveBatched, FB, Positive, M(0.7), ALIKE, INFO),
-        (Classic, BuildBatched, FB, Build, M(0.5), ALIKE, INFO),
-        (Blocked, Negative, FB, Negative, M(0.6), ALIKE, T),
-        (Blocked, Positive, FB, Positive, M(0.6), ALIKE, T),
-        (Blocked, NegativeBatched, FB, Negative, M(0.35), ALIKE, T),
-        (Blocked, PositiveBatched, FB, Positive, M(0.35), ALIKE, T),
-        (Blocked, NegativeBatched, FUSE, Negative, M(0.6), ALIKE, T),
-        (Blocked, PositiveBatched, FUSE, Positive, M(0.6), ALIKE, T),
-        (Blocked, BuildBatched, FB, Build, M(0.35), ALIKE, T),
-        (Cuckoo, Negative, CF, Negative, M(0.3), ALIKE, T),
-        (Cuckoo, Positive, CF, Positive, M(0.3), ALIKE, T),
-        (Cuckoo, NegativeBatched, CF, Negative, M(0.15), ALIKE, T),
-        (Cuckoo, PositiveBatched, CF, Positive, M(0.15), ALIKE, T),
-        (Cuckoo, Build, CF, Build, M(1.0), CF_BUILD, T),
-        (Cuckoo, BuildBatched, CF, Build, M(1.0), CF_BUILD, T),
-        (Cuckoo, Bytes, CF, Bytes, M(0.8), ALIKE, T),
-        (Cuckoo, Negative, BLOCKED, Negative, M(1.2), NO_WORSE, T),
-        (Cuckoo, Positive, BLOCKED, Positive, M(1.2), NO_WORSE, T),
-        (Cuckoo, NegativeBatched, BLOCKED, NegativeBatched, M(1.3), NO_WORSE, T),
-        (Cuckoo, PositiveBatched, BLOCKED, PositiveBatched, M(1.3), NO_WORSE, T),
-        (Scalable, Negative, GB, Negative, M(0.7), ALIKE, T),
-        (Scalable, Positive, GB, Positive, M(0.7), ALIKE, T),
-        // Issue 19: our binary fuse filter at xorf's bits per key and lookup time, same run.
-        (BinaryFuse8, Negative, FUSE, Negative, M(1.0), ALIKE, T),
-        (BinaryFuse8, Positive, FUSE, Positive, M(1.0), ALIKE, T),
-        (BinaryFuse8, Bytes, FUSE, Bytes, M(1.0), ALIKE, T),
-        (BinaryFuse16, Negative, FUSE16, Negative, M(1.0), ALIKE, INFO),
-        (BinaryFuse16, Positive, FUSE16, Positive, M(1.0), ALIKE, INFO),
-        (BinaryFuse16, Bytes, FUSE16, Bytes, M(1.0), ALIKE, INFO),
+        (V(Classic), Negative, CLASSIC, Negative, M(1.0), ALIKE, T),
+        (V(Classic), Positive, CLASSIC, Positive, M(1.0), ALIKE, T),
+        (V(Classic), NegativeBatched, CLASSIC, Negative, M(0.7), ALIKE, T),
+        (V(Classic), PositiveBatched, CLASSIC, Positive, M(0.7), ALIKE, T),
+        (V(Classic), BuildBatched, CLASSIC, Build, M(0.5), ALIKE, T),
+        (V(Classic), Negative, FB, Negative, M(1.0), ALIKE, INFO),
+        (V(Classic), Positive, FB, Positive, M(1.0), ALIKE, INFO),
+        (V(Classic), NegativeBatched, FB, Negative, M(0.7), ALIKE, INFO),
+        (V(Classic), PositiveBatched, FB, Positive, M(0.7), ALIKE, INFO),
+        (V(Classic), BuildBatched, FB, Build, M(0.5), ALIKE, INFO),
+        (V(Blocked), Negative, FB, Negative, M(0.6), ALIKE, T),
+        (V(Blocked), Positive, FB, Positive, M(0.6), ALIKE, T),
+        (V(Blocked), NegativeBatched, FB, Negative, M(0.35), ALIKE, T),
+        (V(Blocked), PositiveBatched, FB, Positive, M(0.35), ALIKE, T),
+        (V(Blocked), NegativeBatched, FUSE, Negative, M(0.6), ALIKE, T),
+        (V(Blocked), PositiveBatched, FUSE, Positive, M(0.6), ALIKE, T),
+        (V(Blocked), BuildBatched, FB, Build, M(0.35), ALIKE, T),
+        (V(Cuckoo), Negative, CF, Negative, M(0.3), ALIKE, T),
+        (V(Cuckoo), Positive, CF, Positive, M(0.3), ALIKE, T),
+        (V(Cuckoo), NegativeBatched, CF, Negative, M(0.15), ALIKE, T),
+        (V(Cuckoo), PositiveBatched, CF, Positive, M(0.15), ALIKE, T),
+        (V(Cuckoo), Build, CF, Build, M(1.0), CF_BUILD, T),
+        (V(Cuckoo), BuildBatched, CF, Build, M(1.0), CF_BUILD, T),
+        (V(Cuckoo), Bytes, CF, Bytes, M(0.8), ALIKE, T),
+        (V(Cuckoo), Negative, BLOCKED, Negative, M(1.2), NO_WORSE, T),
+        (V(Cuckoo), Positive, BLOCKED, Positive, M(1.2), NO_WORSE, T),
+        (V(Cuckoo), NegativeBatched, BLOCKED, NegativeBatched, M(1.3), NO_WORSE, T),
+        (V(Cuckoo), PositiveBatched, BLOCKED, PositiveBatched, M(1.3), NO_WORSE, T),
+        (V(Scalable), Negative, GB, Negative, M(0.7), ALIKE, T),
+        (V(Scalable), Positive, GB, Positive, M(0.7), ALIKE, T),
+        // Issue 19: our binary fuse filter at xorf's bits per key and lookup time, same run,
+        // built with xorf's hash (xxh3-64) so that the rows compare like with like; the
+        // default-hash (xxh3-128) filters stay beside them as information.
+        (H64(BinaryFuse8), Negative, FUSE, Negative, M(1.0), ALIKE, T),
+        (H64(BinaryFuse8), Positive, FUSE, Positive, M(1.0), ALIKE, T),
+        (H64(BinaryFuse8), Bytes, FUSE, Bytes, M(1.0), ALIKE, T),
+        (V(BinaryFuse8), Negative, FUSE, Negative, M(1.0), ALIKE, INFO),
+        (V(BinaryFuse8), Positive, FUSE, Positive, M(1.0), ALIKE, INFO),
+        (V(BinaryFuse8), Bytes, FUSE, Bytes, M(1.0), ALIKE, INFO),
+        (H64(BinaryFuse16), Negative, FUSE16, Negative, M(1.0), ALIKE, INFO),
+        (H64(BinaryFuse16), Positive, FUSE16, Positive, M(1.0), ALIKE, INFO),
+        (H64(BinaryFuse16), Bytes, FUSE16, Bytes, M(1.0), ALIKE, INFO),
+        (V(BinaryFuse16), Negative, FUSE16, Negative, M(1.0), ALIKE, INFO),
+        (V(BinaryFuse16), Positive, FUSE16, Positive, M(1.0), ALIKE, INFO),
+        (V(BinaryFuse16), Bytes, FUSE16, Bytes, M(1.0), ALIKE, INFO),
         // The quotient filter against qfilter (RSQF): lookups, build and memory; the twin at
         // qfilter's achieved rate repeats the lookups and memory at equal FP.
-        (Quotient, Negative, QF, Negative, M(1.0), ALIKE, T),
-        (Quotient, Positive, QF, Positive, M(1.0), ALIKE, T),
-        (Quotient, Build, QF, Build, M(1.0), ALIKE, T),
-        (Quotient, Bytes, QF, Bytes, M(1.0), ALIKE, T),
+        (V(Quotient), Negative, QF, Negative, M(1.0), ALIKE, T),
+        (V(Quotient), Positive, QF, Positive, M(1.0), ALIKE, T),
+        (V(Quotient), Build, QF, Build, M(1.0), ALIKE, T),
+        (V(Quotient), Bytes, QF, Bytes, M(1.0), ALIKE, T),
     ]
 };
 
@@ -288,7 +319,7 @@ pub fn ratios(
 ) -> Result<Vec<Ratio>> {
     let mut out = Vec::new();
     for &(ours, mo, theirs, mt, bound, terms, role) in TARGETS {
-        let a = find(rows, ours.name())?;
+        let a = find(rows, &ours.name())?;
         let b = denominator(rows, theirs, mt)?;
         out.push(target_row((a, mo), (b, mt), (bound, terms, role))?);
         if mo == Metric::Bytes {
@@ -343,7 +374,7 @@ fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
             let Against::Peers(theirs) = theirs else {
                 continue;
             };
-            if ours != kind || matches!(mo, Metric::Build | Metric::BuildBatched) {
+            if ours != Ours::Variant(kind) || matches!(mo, Metric::Build | Metric::BuildBatched) {
                 continue;
             }
             let b = fastest(rows, theirs, mt)?;

@@ -31,6 +31,14 @@ pub(super) fn all_rows() -> Vec<PeerRecord> {
             .iter()
             .map(|&(k, p)| rec(&crate::stages::peers::twin_name(k, p), 10.0, 0.01)),
     );
+    v.extend(
+        crate::stages::peers::HASH_TWINS
+            .iter()
+            .map(|&(k, h)| PeerRecord {
+                hash: Some(h),
+                ..rec(&crate::stages::peers::hash_twin_name(k, h), 10.0, 0.01)
+            }),
+    );
     v
 }
 
@@ -370,3 +378,5 @@ fn the_cuckoo_goals_against_split_block_are_judged_for_the_near_layout_too() {
     let e = ratios(&rows, &[], 2).unwrap_err().to_string();
     assert!(e.contains("cuckoo-near"), "{e}");
 }
+
+mod fuse;

@@ -3,7 +3,7 @@
 use super::*;
 use crate::measure::Spread;
 use crate::record::floor::FloorTable;
-use crate::record::floor::{FloorHash, Hashing, LineReads, Lookup, Multiple};
+use crate::record::floor::{Hashing, LineReads, Lookup, Multiple, OurHash};
 
 #[test]
 fn no_floor_renders_nothing() {
@@ -23,7 +23,7 @@ fn the_section_shows_the_reads_the_hashes_and_every_multiple() {
             independent: Spread::of(&mut [1.5, 1.75, 2.0]),
         }],
         hashing: vec![Hashing {
-            hash: FloorHash::Xxh3_64,
+            hash: OurHash::Xxh3_64,
             ns: Spread::single(6.25),
         }],
         multiples: vec![Multiple {

@@ -30,7 +30,7 @@ fn measure_records_every_table_and_hash() {
     assert_eq!(r.reads(FloorTable::Cuckoo).unwrap().lines, 2);
     assert_eq!(r.hashing.len(), 2);
     assert!(r.reads.iter().all(|x| x.dependent.rounds == 3));
-    assert!(r.hashing(FloorHash::Xxh3_64).is_some());
+    assert!(r.hashing(OurHash::Xxh3_64).is_some());
     assert!(measure(&[(FloorTable::Blocked, 0)], &keys, 1).is_err());
     assert!(measure(&tables, &KeySet::default(), 1).is_err());
 }
