@@ -1,9 +1,9 @@
 //! The capabilities beyond [`Filter`]: removal ([`Deletable`]) and growth ([`Growable`]). Code that
 //! deletes or grows asks for the trait, so a filter without the capability is a compile error.
 
-use crate::{Filter, Hash128, MemoryCap, Persist, Result};
 #[cfg(doc)]
 use crate::Error;
+use crate::{Filter, Hash128, MemoryCap, Persist, Result};
 
 /// A filter that supports removal.
 ///

@@ -358,14 +358,17 @@ fn no_variant_fits(needs: &Needs) -> Refusal {
 fn needs_reasons(needs: &Needs, chosen: Variant, pool: &[Variant]) -> Vec<String> {
     let mut why = Vec::new();
     if needs.deletes {
-        why.push(format!(
-            "deletes needed: the variants that delete are {}",
-            names(pool)
-        ));
+        why.push(match pool {
+            [only] => format!("deletes needed: of the variants that fit, only {only} deletes"),
+            _ => format!(
+                "deletes needed: the variants that delete are {}",
+                names(pool)
+            ),
+        });
     }
     if needs.growth {
         why.push(format!(
-            "the count grows: a {chosen} filter adds capacity and never fails an insert"
+            "the count grows: the {chosen} filter adds capacity and never fails an insert"
         ));
     }
     if needs.fixed_set {
