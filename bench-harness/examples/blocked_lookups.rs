@@ -1,4 +1,5 @@
-//! One-at-a-time lookups of the split-block filter against fastbloom+foldhash, in one process.
+//! One-at-a-time lookups of the split-block filter against fastbloom+foldhash (or, with `--fuse`,
+//! of the binary fuse 8 filter against xorf), in one process.
 //!
 //! The harness's peers stage times the same thing at the end of a full run; this example isolates
 //! it so that a change to the blocked filter's hot path can be judged in a minute: the same
@@ -7,16 +8,20 @@
 //! (`measure::time_lookups` over `AnyFilter`, `measure::time_peer_lookups` over a `Peer`), and interleaved rounds
 //! with the median and range printed. With `--kernels` it also times each lane kernel this CPU
 //! has (portable, AVX2) on the same filter; `--kernel NAME` times that kernel alone (for
-//! `valgrind --tool=callgrind` counts).
+//! `valgrind --tool=callgrind` counts). With `--fuse` it times our binary fuse 8 filter instead
+//! (with the default xxh3-128 and with xorf's xxh3-64) against xorf's `BinaryFuse8`, the pair of
+//! issue 19's fuse goals.
 //!
 //! ```text
 //! flock /work/coord/bench.lock cargo run --release -p bench-harness --example blocked_lookups -- --rounds 7
 //! ```
 #![allow(missing_docs)]
 
+use bench_harness::dataset::KeySet;
 use bench_harness::dataset::{generate, DatasetSpec};
-use bench_harness::filters::{AnyFilter, Variant};
+use bench_harness::filters::{build_from_keys_hashed, AnyFilter, Variant, BESIDE_PEERS};
 use bench_harness::measure::{median, query_mix, time_lookups, time_peer_lookups};
+use filterlab::HashKind;
 use filterlab_peers::{Peer, PeerKind};
 use std::time::Instant;
 
@@ -26,6 +31,7 @@ struct Args {
     rounds: usize,
     kernels: bool,
     only: Option<String>,
+    fuse: bool,
 }
 
 fn args() -> anyhow::Result<Args> {
@@ -35,6 +41,7 @@ fn args() -> anyhow::Result<Args> {
         rounds: 5,
         kernels: false,
         only: None,
+        fuse: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -48,8 +55,9 @@ fn args() -> anyhow::Result<Args> {
             "--rounds" => a.rounds = value()?.parse()?,
             "--kernel" => a.only = Some(value()?),
             "--kernels" => a.kernels = true,
+            "--fuse" => a.fuse = true,
             _ => anyhow::bail!(
-                "unknown flag {flag} (--members N --queries N --rounds N --kernels --kernel NAME)"
+                "unknown flag {flag} (--members N --queries N --rounds N --kernels --kernel NAME --fuse)"
             ),
         }
     }
@@ -96,6 +104,32 @@ fn round_ratio(ours: &[f64], peer: &[f64]) -> f64 {
     median(&mut r)
 }
 
+/// The binary fuse 8 filters to time: the default hash, and xorf's (xxh3-64).
+fn fuse_contenders(keys: &KeySet, n: usize) -> anyhow::Result<Vec<(String, AnyFilter)>> {
+    let mut out = Vec::new();
+    for kind in [HashKind::Xxh3_128, HashKind::Xxh3_64] {
+        let f = build_from_keys_hashed(Variant::BinaryFuse8, (keys, n), 0.01, BESIDE_PEERS, kind)?;
+        out.push((format!("binary-fuse8 {}", kind.name()), f));
+    }
+    Ok(out)
+}
+
+/// Our contenders and the peer they are timed against, built from the same members.
+fn setup(a: &Args, members: &KeySet) -> anyhow::Result<(Vec<(String, AnyFilter)>, Peer)> {
+    let p = 0.01;
+    if a.fuse {
+        let (peer, _) = Peer::build(PeerKind::BinaryFuse8, a.members, p, members.iter())?;
+        return Ok((fuse_contenders(members, a.members)?, peer));
+    }
+    let mut ours =
+        bench_harness::filters::build(Variant::Blocked, a.members as u64, p, BESIDE_PEERS)?;
+    for k in members.iter() {
+        filterlab::Filter::insert(&mut ours, k)?;
+    }
+    let (peer, _) = Peer::build(PeerKind::FastbloomFoldhash, a.members, p, members.iter())?;
+    Ok((contenders(&ours, a)?, peer))
+}
+
 fn main() -> anyhow::Result<()> {
     let a = args()?;
     let t = Instant::now();
@@ -104,17 +138,7 @@ fn main() -> anyhow::Result<()> {
         non_members: a.queries,
         seed: 42,
     });
-    let p = 0.01;
-    let mut ours = bench_harness::filters::build(
-        Variant::Blocked,
-        a.members as u64,
-        p,
-        bench_harness::filters::BESIDE_PEERS,
-    )?;
-    for k in ds.members.iter() {
-        filterlab::Filter::insert(&mut ours, k)?;
-    }
-    let (peer, _) = Peer::build(PeerKind::FastbloomFoldhash, a.members, p, ds.members.iter())?;
+    let (ours, peer) = setup(&a, &ds.members)?;
     let neg = query_mix(&ds.members, a.members, &ds.non_members, 0, a.queries, 7);
     let pos = query_mix(&ds.members, a.members, &ds.non_members, 100, a.queries, 7);
     println!(
@@ -124,7 +148,6 @@ fn main() -> anyhow::Result<()> {
         a.rounds,
         t.elapsed().as_secs_f64()
     );
-    let ours = contenders(&ours, &a)?;
     let mut times = vec![(Vec::new(), Vec::new()); ours.len() + 1];
     for _ in 0..a.rounds {
         for (i, (_, f)) in ours.iter().enumerate() {
@@ -154,6 +177,7 @@ fn main() -> anyhow::Result<()> {
             round_ratio(&q, &peer_pos)
         );
     }
-    println!("| fastbloom+foldhash | {pn:.1} ({pn_lo:.1}-{pn_hi:.1}) | {pp:.1} ({pp_lo:.1}-{pp_hi:.1}) | 1 | 1 |");
+    let peer_name = peer.kind().name();
+    println!("| {peer_name} | {pn:.1} ({pn_lo:.1}-{pn_hi:.1}) | {pp:.1} ({pp_lo:.1}-{pp_hi:.1}) | 1 | 1 |");
     Ok(())
 }
