@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instruction, miss and branch counts per operation of every contender of issue 21's goals,
+# Instruction, miss and branch counts per operation of every contender of issue 21's goals and
+# of issue 19's binary fuse goal (ours with xorf's hash against xorf),
 # under valgrind's callgrind (deterministic: a loaded machine does not change them; never a
 # timing). Optional tool: needs valgrind (apt-get install valgrind), not part of the README's
 # commands.
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
         --members) members=$2; shift 2 ;;
         --ops) ops=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         -*) echo "counts.sh: unknown flag $1" >&2; exit 2 ;;
         *) specs+=("$1"); shift ;;
     esac
@@ -41,6 +42,7 @@ if [ ${#specs[@]} -eq 0 ]; then
         atomic-blocked-lookup:half fastbloom-atomic-lookup:half
         atomic-blocked-insert:half fastbloom-atomic-insert:half
         floor-hash:negative floor-hash64:negative floor-read:negative
+        fuse8-hash64:negative xorf-fuse8:negative fuse8-hash64:positive xorf-fuse8:positive
     )
 fi
 
