@@ -174,9 +174,7 @@ pub fn build_from_keys(
     p: f64,
     pages: Pages,
 ) -> Result<AnyFilter> {
-    let c = variant.into();
-    let params = params(c, n as u64, p)?.pages(pages);
-    from_keys(c, &params, keys, n)
+    from_keys(variant.into(), (keys, n), p, pages, None)
 }
 
 /// [`build_from_keys`] with the hash function `kind` in place of the variant's default (its
@@ -191,16 +189,24 @@ pub fn build_from_keys_hashed(
     pages: Pages,
     kind: HashKind,
 ) -> Result<AnyFilter> {
-    let c = variant.into();
-    let params = params(c, n as u64, p)?.pages(pages);
-    let params = params.hasher(KeyHasher::new(kind, params.hasher.seed())?);
-    from_keys(c, &params, keys, n)
+    from_keys(variant.into(), (keys, n), p, pages, Some(kind))
 }
 
-/// `keys[..n]` hashed with `params.hasher`, then the registry's one constructor.
-fn from_keys(c: Contender, params: &BuildParams, keys: &KeySet, n: usize) -> Result<AnyFilter> {
+/// `keys[..n]` hashed with the variant's hasher (its kind replaced by `kind`, its seed kept),
+/// then the registry's one constructor.
+fn from_keys(
+    c: Contender,
+    (keys, n): (&KeySet, usize),
+    p: f64,
+    pages: Pages,
+    kind: Option<HashKind>,
+) -> Result<AnyFilter> {
+    let mut params = params(c, n as u64, p)?.pages(pages);
+    if let Some(kind) = kind {
+        params = params.hasher(KeyHasher::new(kind, params.hasher.seed())?);
+    }
     let hashes: Vec<filterlab::Hash128> = (0..n).map(|i| params.hasher.hash(keys.get(i))).collect();
-    AnyFilter::build_from_hashes(c.variant, params, &hashes)
+    AnyFilter::build_from_hashes(c.variant, &params, &hashes)
 }
 
 /// A registry parameter as the report's short description writes it.

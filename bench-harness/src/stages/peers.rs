@@ -177,7 +177,8 @@ pub fn hash_twin_name(kind: Variant, hash: OurHash) -> String {
 }
 
 /// A filter of ours beside the peers that is not a matrix row (a twin): false negatives over
-/// the members, false positives over every probe, its bytes; no timing yet.
+/// the members, false positives over every probe, its bytes and huge-page coverage (as the
+/// matrix rows report theirs); no timing yet.
 fn twin_record(
     ctx: &Ctx<'_>,
     f: &AnyFilter,
@@ -198,6 +199,7 @@ fn twin_record(
         false_negatives: n as u64 - present,
         bytes: f.size_in_bytes() as u64,
         bits_per_key: f.size_in_bytes() as f64 * 8.0 / n as f64,
+        huge_page_coverage: measure::table_huge_page_coverage(f),
         ..PeerRecord::default()
     }
 }
