@@ -302,16 +302,8 @@ impl Ribbon {
             let mut band = Band::new(to_usize(slots)?, pages)?;
             if let Some(late) = band_all(&keys, r, starts, boundary, extra_slots, &mut band)? {
                 let (table, extra) = band.solve_both(r, to_usize(extra_slots)?, &late)?;
-                return Ok(Ribbon {
-                    hasher,
-                    seed,
-                    r,
-                    slots,
-                    boundary,
-                    table,
-                    extra,
-                    len: n,
-                });
+                let span = (slots, boundary);
+                return Ok(Ribbon::assemble(hasher, seed, r, span, (table, extra), n));
             }
         }
         Err(Error::Full {

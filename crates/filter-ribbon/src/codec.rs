@@ -92,16 +92,8 @@ impl Codec for Ribbon {
         // The length check above bounds both counts by the payload present.
         let table = payload.u64s(table_words as usize)?;
         let extra = payload.u64s(extra_words as usize)?;
-        Ok(Ribbon {
-            hasher,
-            seed,
-            r,
-            slots,
-            boundary,
-            table,
-            extra,
-            len,
-        })
+        let span = (slots, boundary);
+        Ok(Ribbon::assemble(hasher, seed, r, span, (table, extra), len))
     }
 }
 

@@ -197,6 +197,29 @@ impl RibbonBuilder {
 }
 
 impl Ribbon {
+    /// The one place a filter is put together, from a build that solved or from a file whose
+    /// shape the decoder checked against its payload: `span` is (slots, boundary), `columns`
+    /// (table, extra).
+    pub(crate) fn assemble(
+        hasher: KeyHasher,
+        seed: u64,
+        r: u32,
+        (slots, boundary): (u64, u64),
+        (table, extra): (Table<u64>, Table<u64>),
+        len: u64,
+    ) -> Ribbon {
+        Ribbon {
+            hasher,
+            seed,
+            r,
+            slots,
+            boundary,
+            table,
+            extra,
+            len,
+        }
+    }
+
     /// A builder (default: 1 %, xxh3-128 with seed 0).
     pub fn builder() -> RibbonBuilder {
         RibbonBuilder::default()
