@@ -103,9 +103,8 @@ filter_core::zeroable!(Block([u32; 8]));
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 13)?;
 /// let mut f = BlockedBloom::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
 /// testkit::insert_members(&mut f, 20_000)?;
-/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = math::split_block_fpr(f.blocks(), 20_000);
-/// testkit::assert_fpr_near("blocked", fp, probes, theory, 4.0);
+/// testkit::assert_others_fpr("blocked", &f, 200_000, theory);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 ///

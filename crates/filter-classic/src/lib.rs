@@ -60,9 +60,8 @@ pub const FILE_KIND: FileKind = FileKind::new(1, "classic");
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 7)?;
 /// let mut f = ClassicBloom::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
 /// testkit::insert_members(&mut f, 20_000)?;
-/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = math::classic_fpr(f.bits(), 20_000, f.hashes());
-/// testkit::assert_fpr_near("classic", fp, probes, theory, 4.0);
+/// testkit::assert_others_fpr("classic", &f, 200_000, theory);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]

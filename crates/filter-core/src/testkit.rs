@@ -8,8 +8,8 @@ mod lock_free;
 mod static_filter;
 
 pub use lock_free::{
-    check_converts_both_ways, check_lock_free, check_same_as_single, check_threads_lose_nothing,
-    hammer,
+    check_converts_both_ways, check_lock_free, check_same_as_single, check_sizing_refusals,
+    check_threads_lose_nothing, hammer,
 };
 pub use static_filter::{
     check_static_build, check_static_filter, check_static_keys, check_static_repeats, hash_stream,
@@ -441,6 +441,13 @@ pub fn probe_others<F: Filter + ?Sized>(filter: &F, probes: u64) -> (u64, u64) {
         .filter(|i| filter.contains(format!("other-{i}").as_bytes()))
         .count();
     (fp as u64, probes)
+}
+
+/// Probes [`probe_others`]'s `probes` keys and asserts, as [`assert_fpr_near`] does at 4 sigma,
+/// that the rate they see is `expected`: the last step of every filter's false-positive doctest.
+pub fn assert_others_fpr<F: Filter + ?Sized>(name: &str, filter: &F, probes: u64, expected: f64) {
+    let (false_positives, trials) = probe_others(filter, probes);
+    assert_fpr_near(name, false_positives, trials, expected, 4.0);
 }
 
 /// Asserts that `false_positives / trials` lies within `sigmas` binomial standard deviations of

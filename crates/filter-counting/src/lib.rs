@@ -78,9 +78,8 @@ pub const MAX_ITEMS: u64 = 1 << 62;
 /// for i in 20_000..25_000 {
 ///     f.remove(format!("member-{i}").as_bytes())?;
 /// }
-/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = math::classic_fpr(f.counters(), 20_000, f.hashes());
-/// testkit::assert_fpr_near("counting", fp, probes, theory, 4.0);
+/// testkit::assert_others_fpr("counting", &f, 200_000, theory);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]

@@ -172,9 +172,8 @@ const PAD: usize = 8;
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 5)?;
 /// let mut f = CuckooFilter::builder().capacity(20_000).fpr(0.01).hasher(hasher).build()?;
 /// testkit::insert_members(&mut f, 20_000)?;
-/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = math::cuckoo_fpr(f.fingerprint_bits(), 4, f.load_factor());
-/// testkit::assert_fpr_near("cuckoo", fp, probes, theory, 4.0);
+/// testkit::assert_others_fpr("cuckoo", &f, 200_000, theory);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]

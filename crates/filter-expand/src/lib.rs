@@ -164,9 +164,8 @@ pub const MAX_GROWTH: u32 = 16;
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 3)?;
 /// let mut f = ExpandableCuckoo::builder().capacity(2_000).fpr(0.01).hasher(hasher).build()?;
 /// testkit::insert_members(&mut f, 30_000)?;
-/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = f.expected_fpr();
-/// testkit::assert_fpr_near("expandable", fp, probes, theory, 4.0);
+/// testkit::assert_others_fpr("expandable", &f, 200_000, theory);
 /// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01);
 /// # Ok::<(), filter_core::Error>(())
 /// ```

@@ -92,8 +92,7 @@ pub const FILE_KIND: FileKind = FileKind::new(12, "quotient");
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 5)?;
 /// let mut f = QuotientFilter::builder().capacity(15_000).fpr(0.01).hasher(hasher).build()?;
 /// testkit::insert_members(&mut f, 15_000)?;
-/// let (fp, probes) = testkit::probe_others(&f, 200_000);
-/// testkit::assert_fpr_near("quotient", fp, probes, f.expected_fpr(), 4.0);
+/// testkit::assert_others_fpr("quotient", &f, 200_000, f.expected_fpr());
 /// assert!(f.expected_fpr() <= 0.01);
 /// # Ok::<(), filter_core::Error>(())
 /// ```

@@ -79,9 +79,8 @@ pub const MAX_STAGES: usize = 256;
 /// let hasher = KeyHasher::new(HashKind::Xxh3_128, 3)?;
 /// let mut f = ScalableBloom::builder().capacity(2_000).fpr(0.01).hasher(hasher).build()?;
 /// testkit::insert_members(&mut f, 30_000)?; // 15x the initial capacity
-/// let (fp, probes) = testkit::probe_others(&f, 200_000);
 /// let theory = f.expected_fpr();
-/// testkit::assert_fpr_near("scalable", fp, probes, theory, 4.0);
+/// testkit::assert_others_fpr("scalable", &f, 200_000, theory);
 /// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01 + 1e-12);
 /// # Ok::<(), filter_core::Error>(())
 /// ```

@@ -191,3 +191,37 @@ pub fn check_converts_both_ways<S: LockFree + 'static>(
 
 #[cfg(test)]
 mod tests;
+
+/// The three refusals a lock-free builder owes, as its single form does: `zero` built for no
+/// capacity (an [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming `capacity`),
+/// `huge` for a table past what can be allocated
+/// ([`Error::OutOfMemory`](crate::Error::OutOfMemory)), `capped` over its `max_bytes`
+/// ([`Error::MemoryCap`](crate::Error::MemoryCap)).
+///
+/// # Panics
+/// Naming the build that was not refused as it should be (a test helper).
+pub fn check_sizing_refusals<S: std::fmt::Debug>(
+    zero: crate::Result<S>,
+    huge: crate::Result<S>,
+    capped: crate::Result<S>,
+) {
+    use crate::Error;
+    assert!(
+        matches!(
+            &zero,
+            Err(Error::InvalidParameter {
+                name: "capacity",
+                ..
+            })
+        ),
+        "no capacity: {zero:?}"
+    );
+    assert!(
+        matches!(&huge, Err(Error::OutOfMemory { .. })),
+        "a table past memory: {huge:?}"
+    );
+    assert!(
+        matches!(&capped, Err(Error::MemoryCap { .. })),
+        "a table over max_bytes: {capped:?}"
+    );
+}

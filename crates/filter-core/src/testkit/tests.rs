@@ -121,3 +121,57 @@ fn refusal_check_rejects_a_refusal_for_another_reason() {
     }
     check_refused::<Refuses>(b"anything", "slots");
 }
+
+/// A filter that answers "maybe" for one key in `1/every` (by the hash's low word) and claims a
+/// rate of `1/claimed`: the doctests' rate check must accept it when the two agree and reject
+/// it when they do not.
+struct Sieve {
+    every: u64,
+    claimed: u64,
+}
+
+impl Filter for Sieve {
+    fn insert_hash(&mut self, _: crate::Hash128) -> crate::Result<()> {
+        Ok(())
+    }
+    fn contains_hash(&self, h: crate::Hash128) -> bool {
+        h.lo % self.every == 0
+    }
+    fn hasher(&self) -> KeyHasher {
+        KeyHasher::default()
+    }
+    fn len(&self) -> u64 {
+        0
+    }
+    fn capacity(&self) -> u64 {
+        0
+    }
+    fn size_in_bytes(&self) -> usize {
+        0
+    }
+    fn expected_fpr(&self) -> f64 {
+        1.0 / self.claimed as f64
+    }
+    fn name(&self) -> &'static str {
+        "sieve"
+    }
+}
+
+#[test]
+fn rate_check_accepts_a_filter_at_its_claimed_rate() {
+    let f = Sieve {
+        every: 10,
+        claimed: 10,
+    };
+    assert_others_fpr("sieve", &f, 50_000, f.expected_fpr());
+}
+
+#[test]
+#[should_panic(expected = "sieve: measured FP rate")]
+fn rate_check_rejects_a_filter_over_its_claimed_rate() {
+    let f = Sieve {
+        every: 10,
+        claimed: 20,
+    };
+    assert_others_fpr("sieve", &f, 50_000, f.expected_fpr());
+}

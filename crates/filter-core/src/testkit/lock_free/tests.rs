@@ -225,3 +225,40 @@ fn converts_both_ways_rejects_a_conversion_that_loses_a_key() {
         100
     )));
 }
+
+#[test]
+fn sizing_refusals_accept_the_three_refusals_and_reject_a_build_that_succeeds() {
+    use crate::Error;
+    let invalid = |name| {
+        Err::<(), _>(Error::InvalidParameter {
+            name,
+            value: "0".into(),
+            expected: "at least 1",
+        })
+    };
+    let (what, bytes) = ("table", 1 << 40);
+    let huge = || Err(Error::OutOfMemory { what, bytes });
+    let capped = || {
+        Err(Error::MemoryCap {
+            what,
+            bytes,
+            cap: 1000,
+        })
+    };
+    check_sizing_refusals(invalid("capacity"), huge(), capped());
+    assert!(rejects(|| check_sizing_refusals(
+        invalid("capacity"),
+        huge(),
+        Ok(())
+    )));
+    assert!(rejects(|| check_sizing_refusals(
+        invalid("capacity"),
+        Ok(()),
+        capped()
+    )));
+    assert!(rejects(|| check_sizing_refusals(
+        invalid("fpr"),
+        huge(),
+        capped()
+    )));
+}
