@@ -42,6 +42,15 @@ impl Kernel {
         }
     }
 
+    /// The kernels this CPU runs besides [`Kernel::Portable`]: what a comparison against the
+    /// portable kernel covers (empty where the portable one is all there is).
+    pub fn accelerated() -> Vec<Kernel> {
+        Kernel::ALL
+            .into_iter()
+            .filter(|k| *k != Kernel::Portable && k.is_available())
+            .collect()
+    }
+
     /// Whether this CPU can run the kernel.
     pub fn is_available(self) -> bool {
         match self {

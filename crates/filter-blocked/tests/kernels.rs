@@ -7,10 +7,7 @@ use filter_blocked::{AtomicBlockedBloom, BlockedBloom, Kernel};
 use filter_core::{testkit, Filter, Persist};
 
 fn others() -> Vec<Kernel> {
-    let k: Vec<Kernel> = Kernel::ALL
-        .into_iter()
-        .filter(|k| *k != Kernel::Portable && k.is_available())
-        .collect();
+    let k = Kernel::accelerated();
     if k.is_empty() {
         eprintln!("no kernel besides the portable one on this CPU: nothing to compare");
     }
@@ -24,6 +21,18 @@ trait Form: Sized {
     fn has(&self, key: &[u8]) -> bool;
 }
 
+/// `bytes` and `has` of a form: each saves with `to_bytes` and answers with `contains`.
+macro_rules! saved_and_asked {
+    () => {
+        fn bytes(&self) -> Vec<u8> {
+            self.to_bytes()
+        }
+        fn has(&self, key: &[u8]) -> bool {
+            self.contains(key)
+        }
+    };
+}
+
 impl Form for BlockedBloom {
     fn build(kernel: Kernel, members: &[Vec<u8>]) -> Self {
         let mut f = BlockedBloom::builder().capacity(20_000).build().unwrap();
@@ -32,12 +41,7 @@ impl Form for BlockedBloom {
         assert_eq!(f.kernel(), kernel);
         f
     }
-    fn bytes(&self) -> Vec<u8> {
-        self.to_bytes()
-    }
-    fn has(&self, key: &[u8]) -> bool {
-        self.contains(key)
-    }
+    saved_and_asked!();
 }
 
 impl Form for AtomicBlockedBloom {
@@ -50,12 +54,7 @@ impl Form for AtomicBlockedBloom {
         members.iter().for_each(|k| f.insert(k));
         f
     }
-    fn bytes(&self) -> Vec<u8> {
-        self.to_bytes()
-    }
-    fn has(&self, key: &[u8]) -> bool {
-        self.contains(key)
-    }
+    saved_and_asked!();
 }
 
 impl Form for ParquetBloom {
@@ -65,12 +64,7 @@ impl Form for ParquetBloom {
         members.iter().for_each(|k| f.insert(k));
         f
     }
-    fn bytes(&self) -> Vec<u8> {
-        self.to_bytes()
-    }
-    fn has(&self, key: &[u8]) -> bool {
-        self.contains(key)
-    }
+    saved_and_asked!();
 }
 
 /// Builds `F` with the portable kernel and with each other one: same bytes, same answers on

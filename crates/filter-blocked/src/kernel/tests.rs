@@ -14,10 +14,7 @@ fn keys(n: usize) -> impl Iterator<Item = u32> {
 
 /// The kernels this CPU runs besides the portable one; says so when there is none.
 fn others() -> Vec<Kernel> {
-    let k: Vec<Kernel> = Kernel::ALL
-        .into_iter()
-        .filter(|k| *k != Kernel::Portable && k.is_available())
-        .collect();
+    let k = Kernel::accelerated();
     if k.is_empty() {
         eprintln!("no kernel besides the portable one on this CPU: nothing to compare");
     }
