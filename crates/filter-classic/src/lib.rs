@@ -26,10 +26,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use filter_core::format::{Codec, Encoder, Parts};
 use filter_core::{
-    math, BloomBits, Error, FileKind, Filter, FormatError, Hash128, MemoryCap, Prefetch, Result,
-    Sizing,
+    math, BloomBits, Error, FileKind, Filter, Hash128, MemoryCap, Prefetch, Result, Sizing,
 };
 
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
@@ -258,32 +256,11 @@ impl Prefetch for ClassicBloom {
     }
 }
 
-impl Codec for ClassicBloom {
-    const KIND: FileKind = FILE_KIND;
-
-    fn encode_params(&self, e: &mut Encoder<'_>) {
-        self.bits.encode_params(e);
-        e.u64(self.len);
-        self.sizing.encode_params(e);
-    }
-
-    fn encode_payload(&self, e: &mut Encoder<'_>) {
-        self.bits.encode_payload(e);
-    }
-
-    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
-        let bits = BloomBits::decode(params, payload)?;
-        let len = params.u64()?;
-        bits.check_len(len)?;
-        let sizing = Sizing::decode_params(params, hasher)?;
-        Ok(ClassicBloom { bits, len, sizing })
-    }
-}
-
 #[cfg(feature = "serde")]
 filter_core::impl_serde_via_persist!(ClassicBloom);
 
 mod atomic;
+mod codec;
 mod explain;
 pub use atomic::AtomicClassicBloom;
 

@@ -1,6 +1,6 @@
 use super::*;
 use filter_core::testkit;
-use filter_core::{format, KeyHasher, Persist};
+use filter_core::{format, FormatError, KeyHasher, Persist};
 
 #[test]
 fn one_key_meets_its_target() {
