@@ -30,6 +30,25 @@ fn stage_names(plan: &Plan, stages: &[&dyn Stage]) -> Vec<&'static str> {
         .collect()
 }
 
+/// A run of `plan` over `members` (probed as themselves), one round of one query, no results yet.
+fn one_round<'a>(plan: &'a Plan, members: &'a crate::dataset::KeySet) -> Run<'a> {
+    Run {
+        plan,
+        ctx: crate::plan::Ctx {
+            members,
+            probes: members,
+            rounds: 1,
+            seed: 1,
+            queries: 1,
+            scenario_probes: 1,
+        },
+        n: members.len(),
+        results: crate::record::Results::default(),
+        started: std::time::Instant::now(),
+        outputs: Vec::new(),
+    }
+}
+
 #[test]
 fn a_full_run_runs_every_stage_and_a_sweep_only_run_only_the_sweep() {
     assert_eq!(stage_names(&plan(), ALL).len(), ALL.len());
@@ -72,21 +91,7 @@ fn too_few_members_stop_the_run_before_any_stage() {
     let p = plan();
     for (n, ok) in [(12, false), (13, true), (20, true)] {
         let members = keys(n);
-        let run = Run {
-            plan: &p,
-            ctx: crate::plan::Ctx {
-                members: &members,
-                probes: &members,
-                rounds: 1,
-                seed: 1,
-                queries: 1,
-                scenario_probes: 1,
-            },
-            n,
-            results: crate::record::Results::default(),
-            started: std::time::Instant::now(),
-            outputs: Vec::new(),
-        };
+        let run = one_round(&p, &members);
         match crate::plan::check_members(&run, ALL) {
             Ok(()) => assert!(ok, "{n} members passed"),
             Err(e) => {
@@ -105,21 +110,7 @@ fn too_few_members_stop_the_run_before_any_stage() {
 fn a_false_negative_stops_the_run() {
     let members: crate::dataset::KeySet = ["a", "b"].into_iter().collect();
     let p = plan();
-    let mut run = Run {
-        plan: &p,
-        ctx: crate::plan::Ctx {
-            members: &members,
-            probes: &members,
-            rounds: 1,
-            seed: 1,
-            queries: 1,
-            scenario_probes: 1,
-        },
-        n: 2,
-        results: crate::record::Results::default(),
-        started: std::time::Instant::now(),
-        outputs: Vec::new(),
-    };
+    let mut run = one_round(&p, &members);
     NoFalseNegatives.run(&mut run).unwrap();
     run.results.records.push(crate::record::Record {
         false_negatives: 1,

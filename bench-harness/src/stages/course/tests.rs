@@ -12,6 +12,23 @@ use std::path::Path;
 /// One section of the course, as `run_all` calls it.
 pub(super) type Step = fn(&Lab<'_>) -> Result<(model::Section, Vec<Plot>)>;
 
+/// A section of [`one_section`]'s: its one plot is `stem`, and every row has its 4 repetitions
+/// and is met.
+pub(super) fn check_one_plot_all_met(rows: &[model::Row], plots: &[Plot], stem: &str) {
+    assert_eq!(plots.len(), 1);
+    assert_eq!(plots[0].stem, stem);
+    for r in rows {
+        assert_eq!(r.reps.len(), 4, "{}", r.label);
+        assert_eq!(
+            r.verdict(),
+            Some(Verdict::Met),
+            "{}: {:?}",
+            r.label,
+            r.judged
+        );
+    }
+}
+
 /// `step` run on 4,000 keys and 40,000 probes of the dataset seeded `seed` in 4 repetitions,
 /// judged, as a course of its own.
 pub(super) fn one_section(step: Step, seed: u64) -> (CourseDoc, Vec<Plot>) {

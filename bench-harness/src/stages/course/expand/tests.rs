@@ -1,9 +1,10 @@
 //! Unit tests of `stages/course/expand.rs`.
 
 use super::*;
-use crate::record::Verdict;
 use crate::stages::course::model::CourseDoc;
-use crate::stages::course::tests::{check_rejects_tampering, one_section, Tamper};
+use crate::stages::course::tests::{
+    check_one_plot_all_met, check_rejects_tampering, one_section, Tamper,
+};
 
 /// The section run on 4,000 keys in 4 repetitions, judged, as a course of its own.
 fn doc() -> (CourseDoc, Vec<Plot>) {
@@ -23,18 +24,7 @@ fn every_doubling_holds_its_formula_under_the_bound() {
     let (doc, plots) = doc();
     let rows = &doc.sections[0].rows;
     assert_eq!(rows.len(), sizes(4000).len() + 1);
-    assert_eq!(plots.len(), 1);
-    assert_eq!(plots[0].stem, "expandable_growth");
-    for r in rows {
-        assert_eq!(r.reps.len(), 4, "{}", r.label);
-        assert_eq!(
-            r.verdict(),
-            Some(Verdict::Met),
-            "{}: {:?}",
-            r.label,
-            r.judged
-        );
-    }
+    check_one_plot_all_met(rows, &plots, "expandable_growth");
     let bound = rows.last().and_then(|r| r.formula).unwrap();
     assert!(bound <= P, "{bound}");
     assert!(rows.iter().all(|r| r.formula.unwrap() <= bound));

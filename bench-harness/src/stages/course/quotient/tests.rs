@@ -1,9 +1,10 @@
 //! Unit tests of `stages/course/quotient.rs`.
 
 use super::*;
-use crate::record::Verdict;
 use crate::stages::course::model::CourseDoc;
-use crate::stages::course::tests::{check_rejects_tampering, one_section, Tamper};
+use crate::stages::course::tests::{
+    check_one_plot_all_met, check_rejects_tampering, one_section, Tamper,
+};
 
 /// The section run on 4,000 keys in 4 repetitions, judged, as a course of its own.
 fn doc() -> (CourseDoc, Vec<Plot>) {
@@ -15,18 +16,7 @@ fn every_load_holds_its_formula_and_a_resize_moves_a_bit_without_changing_the_ra
     let (doc, plots) = doc();
     let rows = &doc.sections[0].rows;
     assert_eq!(rows.len(), LOADS.len() + 2);
-    assert_eq!(plots.len(), 1);
-    assert_eq!(plots[0].stem, "quotient_fp_load");
-    for r in rows {
-        assert_eq!(r.reps.len(), 4, "{}", r.label);
-        assert_eq!(
-            r.verdict(),
-            Some(Verdict::Met),
-            "{}: {:?}",
-            r.label,
-            r.judged
-        );
-    }
+    check_one_plot_all_met(rows, &plots, "quotient_fp_load");
     let full = rows[LOADS.len() - 1].formula.unwrap();
     let same = rows[LOADS.len()].formula.unwrap();
     let grown = rows[LOADS.len() + 1].formula.unwrap();
