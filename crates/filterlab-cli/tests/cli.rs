@@ -139,10 +139,7 @@ fn recommend_explains_and_refuses_the_impossible() {
 
 #[test]
 fn build_query_info_round_trip_with_duplicates_counted() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(
-        dir.path(),
-        "keys.txt",
+    let (dir, keys) = keys_file(
         b"alice@example.com\nbob@example.com\r\n\nalice@example.com\ncarol@example.com\n",
     );
     for variant in variant_names() {
