@@ -13,7 +13,7 @@ pub use lock_free::{
 };
 pub use static_filter::{
     check_static_build, check_static_filter, check_static_keys, check_static_repeats, hash_stream,
-    hashes,
+    hashes, SplitMix64,
 };
 
 use crate::{math, Deletable, Error, Filter, FormatError, Persist, StaticFilter};
@@ -87,6 +87,37 @@ pub fn check_failed_insert_changes_nothing<F: Filter + Persist>(
         }
     }
     None
+}
+
+/// Inserts `keys` into a growable filter built with a memory cap of `cap` bytes until a growth
+/// is refused, then checks the refusal: it is [`Error::MemoryCap`] naming `cap`, it left the
+/// filter equal to what it was, and every key stored before it is still present. Returns how
+/// many keys went in; panics if all did (the cap never bit).
+pub fn check_growth_stops_at_cap<F>(filter: &mut F, keys: &[Vec<u8>], cap: u64) -> usize
+where
+    F: Filter + Clone + PartialEq + std::fmt::Debug,
+{
+    for (stored, k) in keys.iter().enumerate() {
+        let before = filter.clone();
+        match filter.insert(k) {
+            Ok(()) => {}
+            Err(Error::MemoryCap { cap: named, .. }) if named == cap => {
+                assert_eq!(*filter, before, "a refused growth changed the filter");
+                let lost = keys[..stored]
+                    .iter()
+                    .filter(|k| !filter.contains(k.as_slice()))
+                    .count();
+                assert_eq!(lost, 0, "{}: keys lost at the memory cap", filter.name());
+                return stored;
+            }
+            Err(e) => panic!("{}: unexpected error {e}", filter.name()),
+        }
+    }
+    panic!(
+        "{}: {} keys went in under a {cap}-byte cap",
+        filter.name(),
+        keys.len()
+    )
 }
 
 /// Saves and loads `filter`, checking that the copy has the same bytes, the same length and the
@@ -264,6 +295,47 @@ pub fn reenvelope<F: Persist>(
     let mut e = crate::format::Encoder::new(F::KIND, d.hasher, payload.len());
     e.bytes(&params).begin_payload().bytes(&payload);
     e.finish()
+}
+
+/// The proptest form of [`check_decoder_validates`]: writes `filter`'s file with `edits` applied
+/// (`(in_params, at, value)`: section byte `at % len` set to `value`; empty sections skipped),
+/// then `resize` (`(in_params, len)`: that section cut or padded with 0xAB to at most 8 bytes
+/// past its length), re-enveloped by [`reenvelope`]. The result must load as a filter that saves
+/// back to exactly those bytes, or be refused for a reason other than its checksum (which
+/// [`reenvelope`] made right, so a checksum refusal means the edit never reached the decoder).
+pub fn check_resealed_edits<F: Persist>(
+    filter: &F,
+    edits: &[(bool, u16, u8)],
+    resize: Option<(bool, usize)>,
+) {
+    let bytes = reenvelope::<F>(&filter.to_bytes(), |params, payload| {
+        for &(in_params, at, value) in edits {
+            let section = if in_params {
+                &mut *params
+            } else {
+                &mut *payload
+            };
+            if !section.is_empty() {
+                let i = usize::from(at) % section.len();
+                section[i] = value;
+            }
+        }
+        if let Some((in_params, len)) = resize {
+            let section = if in_params { params } else { payload };
+            let len = len.min(section.len() + 8);
+            section.resize(len, 0xAB);
+        }
+    });
+    match F::from_bytes(&bytes) {
+        Ok(g) => assert!(
+            g.to_bytes() == bytes,
+            "an edited file loaded but saves differently"
+        ),
+        Err(e) => assert!(
+            !matches!(e, FormatError::ChecksumMismatch { .. }),
+            "a resealed file failed its checksum: {e}"
+        ),
+    }
 }
 
 /// Mutates every parameter byte and a sample of payload bytes (to 0x00, 0xFF and a flipped low

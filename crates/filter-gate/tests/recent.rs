@@ -7,8 +7,8 @@ mod common;
 use std::time::Duration;
 
 use filter_gate::{
-    Availability, Gate, GateError, Insert, Mark, PgOptions, PgStore, Recency, RecentWindow,
-    Registration, ScannedRow, Store, StoreErrorKind, StoreResult,
+    Availability, Gate, GateError, PgOptions, PgStore, Recency, RecentWindow, Registration, Store,
+    StoreErrorKind, StoreResult,
 };
 
 /// A PostgreSQL store that counts the questions about registration times.
@@ -18,26 +18,7 @@ struct Counted {
 }
 
 impl Store for Counted {
-    fn exists(&mut self, email: &str) -> StoreResult<bool> {
-        self.inner.exists(email)
-    }
-    fn insert(&mut self, email: &str) -> StoreResult<Insert> {
-        self.inner.insert(email)
-    }
-    fn scan_since(
-        &mut self,
-        since: Mark,
-        each: &mut dyn FnMut(ScannedRow<'_>),
-    ) -> StoreResult<Mark> {
-        self.inner.scan_since(since, each)
-    }
-    fn scan_recent(
-        &mut self,
-        within: Duration,
-        each: &mut dyn FnMut(&str, Duration),
-    ) -> StoreResult<()> {
-        self.inner.scan_recent(within, each)
-    }
+    common::forward_store!(inner => exists, insert, scan_since, scan_recent);
     fn registered_within(&mut self, email: &str, within: Duration) -> StoreResult<bool> {
         self.asked += 1;
         self.inner.registered_within(email, within)
@@ -176,18 +157,13 @@ fn a_shared_gate_answers_the_same() {
             });
         }
     });
-    assert_eq!(
-        gate.registered_within("fresh@x.org").unwrap(),
-        Recency::Recent
-    );
-    assert_eq!(
-        gate.registered_within("old@x.org").unwrap(),
-        Recency::NotRecent
-    );
-    assert_eq!(
-        gate.registered_within("never@x.org").unwrap(),
-        Recency::NotRecent
-    );
+    for (key, recency) in [
+        ("fresh@x.org", Recency::Recent),
+        ("old@x.org", Recency::NotRecent),
+        ("never@x.org", Recency::NotRecent),
+    ] {
+        assert_eq!(gate.registered_within(key).unwrap(), recency, "{key}");
+    }
     drop(gate);
     common::drop_pg(&conn, &t);
 }

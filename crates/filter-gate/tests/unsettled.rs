@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use filter_gate::{
-    Availability, Gate, Insert, Mark, Route, ScannedRow, SharedGate, SqliteStore, Store,
-    StoreError, StoreErrorKind, StoreResult, Stores,
+    Availability, Gate, Insert, Route, SharedGate, SqliteStore, Store, StoreError, StoreErrorKind,
+    StoreResult, Stores,
 };
 
 const SETTLE: Duration = Duration::from_millis(300);
@@ -24,9 +24,7 @@ struct Cut {
 }
 
 impl Store for Cut {
-    fn exists(&mut self, email: &str) -> StoreResult<bool> {
-        self.inner.exists(email)
-    }
+    common::forward_store!(inner => exists, scan_since);
     fn insert(&mut self, email: &str) -> StoreResult<Insert> {
         let done = self.inner.insert(email)?;
         if self.cut.load(Ordering::Relaxed) {
@@ -37,13 +35,6 @@ impl Store for Cut {
             ));
         }
         Ok(done)
-    }
-    fn scan_since(
-        &mut self,
-        since: Mark,
-        each: &mut dyn FnMut(ScannedRow<'_>),
-    ) -> StoreResult<Mark> {
-        self.inner.scan_since(since, each)
     }
     fn settle_time(&self) -> Duration {
         SETTLE

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use filter_core::Filter;
 use filter_gate::{
     Availability, EmailError, Gate, GateError, Insert, Mark, PgStore, Rebuild, Registration, Route,
-    ScannedRow, Startup, Store, StoreError, StoreErrorKind, StoreResult,
+    Startup, Store, StoreError, StoreErrorKind, StoreResult,
 };
 
 /// The tests of this file run one at a time: a catch-up re-reads the rows whose xmin is at or
@@ -108,9 +108,7 @@ struct Cut {
 }
 
 impl Store for Cut {
-    fn exists(&mut self, email: &str) -> StoreResult<bool> {
-        self.inner.exists(email)
-    }
+    common::forward_store!(inner => exists, scan_since);
     fn insert(&mut self, email: &str) -> StoreResult<Insert> {
         let lost = || StoreError::new(StoreErrorKind::Unavailable, "insert", "connection lost");
         match self.after_commit.take() {
@@ -121,13 +119,6 @@ impl Store for Cut {
             Some(false) => Err(lost()),
             None => self.inner.insert(email),
         }
-    }
-    fn scan_since(
-        &mut self,
-        since: Mark,
-        each: &mut dyn FnMut(ScannedRow<'_>),
-    ) -> StoreResult<Mark> {
-        self.inner.scan_since(since, each)
     }
 }
 
@@ -382,19 +373,7 @@ fn a_filter_saved_for_another_table_is_not_used() {
 struct Trusting(PgStore);
 
 impl Store for Trusting {
-    fn exists(&mut self, email: &str) -> StoreResult<bool> {
-        self.0.exists(email)
-    }
-    fn insert(&mut self, email: &str) -> StoreResult<Insert> {
-        self.0.insert(email)
-    }
-    fn scan_since(
-        &mut self,
-        since: Mark,
-        each: &mut dyn FnMut(ScannedRow<'_>),
-    ) -> StoreResult<Mark> {
-        self.0.scan_since(since, each)
-    }
+    common::forward_store!(0 => exists, insert, scan_since);
 }
 
 /// A saved mark whose token is known but whose transaction ids lie above the server's (a

@@ -1,19 +1,12 @@
 //! The filter-core conformance suite (testkit) on the quotient filter, and a property test of
 //! removals against a model of copies.
 
-use filter_core::testkit::{self, Op};
-use filter_core::{Filter, HashKind, KeyHasher};
-use filter_quotient::QuotientFilter;
-use proptest::prelude::*;
+mod common;
 
-fn filter(capacity: u64, fpr: f64, seed: u64) -> QuotientFilter {
-    QuotientFilter::builder()
-        .capacity(capacity)
-        .fpr(fpr)
-        .hasher(KeyHasher::new(HashKind::Xxh3_128, seed).unwrap())
-        .build()
-        .unwrap()
-}
+use common::filter;
+use filter_core::testkit::{self, Op};
+use filter_core::Filter;
+use proptest::prelude::*;
 
 #[test]
 fn no_false_negatives() {

@@ -1,6 +1,9 @@
 //! The quotient filter's measured false-positive rate against `1 - (1 - 2^-(q+r))^n`
 //! (`expected_fpr`): seeded, disjoint member and probe keys, a Wilson interval at z = 4.
 
+mod common;
+
+use common::filter;
 use filter_core::{math, testkit, Filter, HashKind, KeyHasher};
 use filter_quotient::QuotientFilter;
 
@@ -22,19 +25,10 @@ fn assert_within(fp: u64, probes: usize, expected: f64) {
     );
 }
 
-fn build(capacity: u64, fpr: f64, seed: u64) -> QuotientFilter {
-    QuotientFilter::builder()
-        .capacity(capacity)
-        .fpr(fpr)
-        .hasher(KeyHasher::new(HashKind::Xxh3_128, seed).unwrap())
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn one_percent_at_full_load_matches_the_formula_and_the_target() {
     // 32,632 quotients: 31,000 items is the 95% limit.
-    let mut f = build(31_000, 0.01, 21);
+    let mut f = filter(31_000, 0.01, 21);
     assert_eq!((f.quotients(), f.remainder_bits()), (32_632, 7));
     let (fp, expected) = measure(&mut f, 31_000, 150_000, "one");
     assert_within(fp, 150_000, expected);
@@ -43,7 +37,7 @@ fn one_percent_at_full_load_matches_the_formula_and_the_target() {
 
 #[test]
 fn ten_percent_matches_the_formula() {
-    let mut f = build(3_000, 0.1, 22);
+    let mut f = filter(3_000, 0.1, 22);
     let (fp, expected) = measure(&mut f, 3_000, 60_000, "ten");
     assert_within(fp, 60_000, expected);
 }
@@ -52,7 +46,7 @@ fn ten_percent_matches_the_formula() {
 /// fewer), and the formula still holds.
 #[test]
 fn after_a_resize_the_rate_at_full_load_doubles() {
-    let mut f = build(3_800, 0.01, 23);
+    let mut f = filter(3_800, 0.01, 23);
     let (_, at_full) = measure(&mut f, 3_800, 0, "grow");
     f.resize().unwrap();
     let (fp, expected) = measure(&mut f, 3_800, 100_000, "grow-more");
@@ -67,7 +61,7 @@ fn after_a_resize_the_rate_at_full_load_doubles() {
 #[test]
 #[ignore]
 fn a_million_keys_at_one_percent() {
-    let mut f = build(1_000_000, 0.01, 24);
+    let mut f = filter(1_000_000, 0.01, 24);
     let (fp, expected) = measure(&mut f, 1_000_000, 2_000_000, "million");
     let bits = f.size_in_bytes() as f64 * 8.0 / 1e6;
     println!("1M keys: measured {fp}/2000000, formula {expected:.5}, {bits:.2} bits/key");

@@ -3,21 +3,9 @@
 //! Streams are seeded (SplitMix64), members and non-members disjoint (non-members carry a tag
 //! byte no member has), and rates are judged with a 4-sigma binomial tolerance.
 
+use filter_core::testkit::SplitMix64;
 use filter_core::{Filter, Hash128, KeyHasher};
 use filter_window::{Apbf, ItemWindow, TimeWindow, Timestamp};
-
-/// SplitMix64 (Steele, Lea & Flood 2014): a seeded stream with no dependency.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
 
 fn member(i: u64) -> Hash128 {
     KeyHasher::default().hash(&[&[1u8][..], &i.to_le_bytes()].concat())
@@ -49,12 +37,12 @@ fn check_no_false_negative<F: Filter>(
     universe: u64,
     seed: u64,
 ) -> Result<(), String> {
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     let mut last: Vec<Option<u64>> = vec![None; universe as usize];
     let mut order: Vec<u64> = Vec::new();
     let sweep = window / 3;
     for t in 0..window * windows {
-        let key = rng.next() % universe;
+        let key = rng.next_u64() % universe;
         f.insert_hash(member(key)).map_err(|e| e.to_string())?;
         last[key as usize] = Some(t);
         order.push(key);
@@ -263,12 +251,12 @@ fn time_window_over_a_seeded_stream() {
         .build()
         .unwrap();
     let bytes = f.size_in_bytes();
-    let mut rng = SplitMix(7);
+    let mut rng = SplitMix64(7);
     let mut log: Vec<(u64, u64)> = Vec::new(); // (time, key)
     let (mut t, mut hits, mut mean, mut var) = (0u64, 0u64, 0.0, 0.0);
     for i in 0..window * 11 {
         // Gaps of 0, 1 or 2 ticks: a window receives about 7000 items, under the 7500 planned.
-        t += rng.next() % 3;
+        t += rng.next_u64() % 3;
         f.insert_hash_at(member(i), Timestamp(t)).unwrap();
         log.push((t, i));
         let oldest = log.partition_point(|&(at, _)| at + window <= t);

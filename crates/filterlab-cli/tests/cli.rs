@@ -139,10 +139,7 @@ fn recommend_explains_and_refuses_the_impossible() {
 
 #[test]
 fn build_query_info_round_trip_with_duplicates_counted() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(
-        dir.path(),
-        "keys.txt",
+    let (dir, keys) = keys_file(
         b"alice@example.com\nbob@example.com\r\n\nalice@example.com\ncarol@example.com\n",
     );
     for variant in variant_names() {
@@ -207,23 +204,9 @@ fn build_reads_stdin_and_refuses_a_full_table_without_writing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("f.bin");
     let keys: String = (0..10).map(|i| format!("k{i}\n")).collect();
-    let b = run_with_stdin(
-        &[
-            "build",
-            "--variant",
-            "classic",
-            "--n",
-            "10",
-            "--fpr",
-            "1%",
-            "--keys",
-            "-",
-            "-o",
-            s(&out),
-            "--json",
-        ],
-        Some(keys.as_bytes()),
-    );
+    let mut args = build_args("classic", "10", "-", s(&out));
+    args.push("--json");
+    let b = run_with_stdin(&args, Some(keys.as_bytes()));
     assert_eq!(b.status.code(), Some(0), "{}", stderr(&b));
     let before = std::fs::read(&out).unwrap();
     let many: String = (0..1000).map(|i| format!("k{i}\n")).collect();

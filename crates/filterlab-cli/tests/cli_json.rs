@@ -8,8 +8,7 @@ use serde_json::Value;
 
 #[test]
 fn under_json_every_error_is_one_json_object_on_stderr() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(dir.path(), "k.txt", b"a\nb\n");
+    let (dir, keys) = keys_file(b"a\nb\n");
     let classic = dir.path().join("c.bin");
     json(&build_args("classic", "10", s(&keys), s(&classic)));
     let missing = dir.path().join("missing.bin");

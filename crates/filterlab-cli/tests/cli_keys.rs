@@ -12,12 +12,7 @@ use std::time::Duration;
 
 #[test]
 fn a_byte_order_mark_is_not_part_of_the_first_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(
-        dir.path(),
-        "k.txt",
-        b"\xEF\xBB\xBFalice@example.com\r\nbob@example.com\r\n",
-    );
+    let (dir, keys) = keys_file(b"\xEF\xBB\xBFalice@example.com\r\nbob@example.com\r\n");
     let out = dir.path().join("f.bin");
     json_with_stdin(&build_args("classic", "100", s(&keys), s(&out)), None);
     let q = filterlab(&["query", s(&out), "alice@example.com"]);
@@ -61,8 +56,7 @@ fn cr_only_line_endings_are_warned_in_text_and_json() {
 
 #[test]
 fn query_escapes_control_characters_and_echoes_bytes_exactly() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(dir.path(), "k.txt", b"plain\n");
+    let (dir, keys) = keys_file(b"plain\n");
     let out = dir.path().join("f.bin");
     json_with_stdin(&build_args("classic", "100", s(&keys), s(&out)), None);
     // A terminal escape (clear screen, set title) never reaches stdout raw.
@@ -87,8 +81,7 @@ fn query_escapes_control_characters_and_echoes_bytes_exactly() {
 
 #[test]
 fn query_answers_stdin_as_it_streams() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(dir.path(), "k.txt", b"alice@example.com\n");
+    let (dir, keys) = keys_file(b"alice@example.com\n");
     let out = dir.path().join("f.bin");
     json_with_stdin(&build_args("classic", "100", s(&keys), s(&out)), None);
     let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
@@ -118,8 +111,7 @@ fn query_answers_stdin_as_it_streams() {
 
 #[test]
 fn add_and_remove_change_the_saved_filter_on_deletable_variants_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(dir.path(), "k.txt", b"alice@example.com\nbob@example.com\n");
+    let (dir, keys) = keys_file(b"alice@example.com\nbob@example.com\n");
     for variant in ["counting", "cuckoo"] {
         let out = dir.path().join(format!("{variant}.bin"));
         json_with_stdin(&build_args(variant, "1000", s(&keys), s(&out)), None);
@@ -175,12 +167,7 @@ fn add_and_remove_change_the_saved_filter_on_deletable_variants_only() {
 
 #[test]
 fn build_counts_the_keys_without_n_and_takes_its_hashing_flags() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(
-        dir.path(),
-        "k.txt",
-        b"a@x.org\n\nb@x.org\nc@x.org\nc@x.org\n",
-    );
+    let (dir, keys) = keys_file(b"a@x.org\n\nb@x.org\nc@x.org\nc@x.org\n");
     let out = dir.path().join("f.bin");
     let args = [
         "build",
@@ -253,8 +240,7 @@ fn build_counts_the_keys_without_n_and_takes_its_hashing_flags() {
 
 #[test]
 fn explain_reads_parameters_and_seed_from_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys = write(dir.path(), "k.txt", b"alice@example.com\n");
+    let (dir, keys) = keys_file(b"alice@example.com\n");
     for variant in variant_names() {
         let out = dir.path().join(format!("{variant}.bin"));
         json_with_stdin(&build_args(variant, "1000", s(&keys), s(&out)), None);

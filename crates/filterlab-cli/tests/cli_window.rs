@@ -61,19 +61,7 @@ fn an_item_window_holds_its_last_keys() {
     let dir = tempfile::tempdir().unwrap();
     let key_file = write(dir.path(), "keys.txt", &keys("k", 0..3000));
     let out = dir.path().join("w.bin");
-    let built = json(&[
-        "build",
-        "--variant",
-        "item-window",
-        "--n",
-        "1000",
-        "--fpr",
-        "1%",
-        "--keys",
-        s(&key_file),
-        "-o",
-        s(&out),
-    ]);
+    let built = json(&build_args("item-window", "1000", s(&key_file), s(&out)));
     // A window forgets instead of filling: no warning about the capacity.
     assert_eq!(built["warnings"].as_array().unwrap().len(), 0, "{built}");
     let answers = json(&["query", s(&out), "k2999@example.com", "k2000@example.com"]);

@@ -87,27 +87,7 @@ macro_rules! filter_laws {
                 ) {
                     let mut f = $make(200, seeded(13));
                     testkit::check_no_false_negatives(&mut f, &testkit::keys("edit", n));
-                    let bytes = testkit::reenvelope::<$ty>(&f.to_bytes(), |params, payload| {
-                        for &(in_params, at, value) in &edits {
-                            let section = if in_params { &mut *params } else { &mut *payload };
-                            if !section.is_empty() {
-                                let i = usize::from(at) % section.len();
-                                section[i] = value;
-                            }
-                        }
-                        if let Some((in_params, len)) = resize {
-                            let section = if in_params { params } else { payload };
-                            let len = len.min(section.len() + 8);
-                            section.resize(len, 0xAB);
-                        }
-                    });
-                    match <$ty>::from_bytes(&bytes) {
-                        Ok(g) => prop_assert_eq!(g.to_bytes(), bytes),
-                        Err(e) => prop_assert!(
-                            !matches!(e, filterlab::FormatError::ChecksumMismatch { .. }),
-                            "{}", e
-                        ),
-                    }
+                    testkit::check_resealed_edits(&f, &edits, resize);
                 }
 
                 #[test]

@@ -114,22 +114,8 @@ macro_rules! window_laws {
                 ) {
                     let mut f = make(V, 100, seeded(13));
                     stream(&mut f, &testkit::keys("edit", n), 0);
-                    let bytes = testkit::reenvelope::<$ty>(&f.to_bytes(), |params, payload| {
-                        for &(in_params, at, value) in &edits {
-                            let section = if in_params { &mut *params } else { &mut *payload };
-                            if !section.is_empty() {
-                                let i = usize::from(at) % section.len();
-                                section[i] = value;
-                            }
-                        }
-                    });
-                    match <$ty>::from_bytes(&bytes) {
-                        Ok(g) => prop_assert_eq!(g.to_bytes(), bytes),
-                        Err(e) => prop_assert!(
-                            !matches!(e, filterlab::FormatError::ChecksumMismatch { .. }),
-                            "{}", e
-                        ),
-                    }
+                    let f: $ty = typed(f);
+                    testkit::check_resealed_edits(&f, &edits, None);
                 }
 
                 #[test]

@@ -6,18 +6,33 @@ use crate::{Hash128, KeyHasher, StaticFilter};
 /// An endless stream of uniform pseudo-random hashes (splitmix64) from `seed`, generated as they
 /// are consumed: statistical tests probe tens of millions without storing them.
 pub fn hash_stream(seed: u64) -> impl Iterator<Item = Hash128> {
-    let mut s = seed;
-    let mut next = move || {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
+    let mut rng = SplitMix64(seed);
+    std::iter::repeat_with(move || Hash128 {
+        lo: rng.next_u64(),
+        hi: rng.next_u64(),
+    })
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014): the seeded stream every randomised test uses, so that
+/// a test names a seed instead of carrying its own generator. The field is the state; equal
+/// seeds give equal streams.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next uniform 64-bit value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
-    };
-    std::iter::repeat_with(move || Hash128 {
-        lo: next(),
-        hi: next(),
-    })
+    }
+
+    /// A value in `0..n` (`n > 0`; the modulo bias is below `n / 2^64`, nothing a test sees).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
 }
 
 /// `n` distinct pseudo-random hashes: the first `n` of [`hash_stream`] (no string formatting, so

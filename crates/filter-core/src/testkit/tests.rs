@@ -175,3 +175,111 @@ fn rate_check_rejects_a_filter_over_its_claimed_rate() {
     };
     assert_others_fpr("sieve", &f, 50_000, f.expected_fpr());
 }
+
+/// A filter of exact keys, 16 bytes each, that refuses to pass `cap` bytes; with `flawed` the
+/// refused key goes in all the same.
+#[derive(Clone, Debug, PartialEq)]
+struct Capped {
+    keys: Vec<u128>,
+    cap: u64,
+    flawed: bool,
+}
+
+impl Filter for Capped {
+    fn insert_hash(&mut self, h: crate::Hash128) -> crate::Result<()> {
+        let bytes = 16 * (self.keys.len() as u64 + 1);
+        if bytes > self.cap {
+            if self.flawed {
+                self.keys.push(h.to_u128());
+            }
+            return Err(Error::MemoryCap {
+                what: "keys",
+                bytes,
+                cap: self.cap,
+            });
+        }
+        self.keys.push(h.to_u128());
+        Ok(())
+    }
+    fn contains_hash(&self, h: crate::Hash128) -> bool {
+        self.keys.contains(&h.to_u128())
+    }
+    fn hasher(&self) -> KeyHasher {
+        KeyHasher::default()
+    }
+    fn len(&self) -> u64 {
+        self.keys.len() as u64
+    }
+    fn capacity(&self) -> u64 {
+        self.cap / 16
+    }
+    fn size_in_bytes(&self) -> usize {
+        16 * self.keys.len()
+    }
+    fn expected_fpr(&self) -> f64 {
+        0.0
+    }
+    fn name(&self) -> &'static str {
+        "capped"
+    }
+}
+
+fn capped(flawed: bool) -> Capped {
+    Capped {
+        keys: Vec::new(),
+        cap: 160,
+        flawed,
+    }
+}
+
+#[test]
+fn cap_check_accepts_a_refusal_that_changes_nothing() {
+    assert_eq!(
+        check_growth_stops_at_cap(&mut capped(false), &keys("c", 20), 160),
+        10
+    );
+}
+
+#[test]
+#[should_panic(expected = "a refused growth changed the filter")]
+fn cap_check_rejects_a_refusal_that_stores_the_key() {
+    check_growth_stops_at_cap(&mut capped(true), &keys("c", 20), 160);
+}
+
+#[test]
+#[should_panic(expected = "capped: 5 keys went in under a 160-byte cap")]
+fn cap_check_rejects_a_cap_that_never_bites() {
+    check_growth_stops_at_cap(&mut capped(false), &keys("c", 5), 160);
+}
+
+#[test]
+#[should_panic(expected = "an edited file loaded but saves differently")]
+fn resealed_edit_check_rejects_a_decoder_that_validates_nothing() {
+    check_resealed_edits(&Lenient, &[(false, 3, 0xFF)], None);
+}
+
+#[test]
+#[should_panic(expected = "a resealed file failed its checksum")]
+fn resealed_edit_check_rejects_a_checksum_refusal() {
+    /// Refuses every file as if its checksum were wrong.
+    struct Suspicious;
+    impl Persist for Suspicious {
+        const KIND: FileKind = FileKind::new(1, "classic");
+        fn to_bytes(&self) -> Vec<u8> {
+            Lenient.to_bytes()
+        }
+        fn from_bytes(_: &[u8]) -> Result<Self, FormatError> {
+            Err(FormatError::ChecksumMismatch {
+                stored: 0,
+                computed: 1,
+            })
+        }
+    }
+    check_resealed_edits(&Suspicious, &[], Some((true, 0)));
+}
+
+#[test]
+fn resealed_edit_check_accepts_a_file_with_no_edit() {
+    // With no edit the file is the filter's own, which any sound decoder loads and saves back.
+    check_resealed_edits(&Lenient, &[], None);
+}

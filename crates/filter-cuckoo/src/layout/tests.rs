@@ -192,24 +192,13 @@ fn the_near_rate_has_no_self_paired_term() {
 
 #[test]
 fn near_duplicates_are_counted_and_limited_to_their_two_buckets() {
-    use filter_core::Deletable;
-    let mut f = CuckooFilter::builder()
-        .capacity(1000)
-        .layout(Layout::near())
-        .build()
-        .unwrap();
-    for i in 1..=8 {
-        f.insert(b"dup").unwrap();
-        assert_eq!(f.count(b"dup"), i);
-    }
-    let before = f.clone();
-    assert!(matches!(f.insert(b"dup"), Err(Error::Full { .. })));
-    assert_eq!(f, before);
-    for i in (0..8).rev() {
-        f.remove(b"dup").unwrap();
-        assert_eq!(f.count(b"dup"), i);
-    }
-    assert_eq!(f.remove(b"dup"), Err(Error::NotPresent));
+    crate::tests::check_duplicates_fill_two_buckets(
+        CuckooFilter::builder()
+            .capacity(1000)
+            .layout(Layout::near())
+            .build()
+            .unwrap(),
+    );
 }
 
 #[test]

@@ -102,3 +102,44 @@ pub fn drop_pg(conn: &str, table: &str) {
 pub fn client(conn: &str) -> postgres::Client {
     postgres::Client::connect(conn, postgres::NoTls).unwrap()
 }
+
+/// Writes the [`filter_gate::Store`] methods named after `=>` as calls on the store in field
+/// `$inner` of a test's wrapper store, so that the wrapper spells out only the methods whose
+/// behaviour it changes (a fault, a counter): `forward_store!(inner => exists, scan_since);`
+/// inside its `impl Store`.
+#[allow(unused_macros)]
+macro_rules! forward_store {
+    ($inner:tt => $($method:ident),+ $(,)?) => {
+        $($crate::common::forward_store!(@ $inner $method);)+
+    };
+    (@ $inner:tt exists) => {
+        fn exists(&mut self, email: &str) -> filter_gate::StoreResult<bool> {
+            self.$inner.exists(email)
+        }
+    };
+    (@ $inner:tt insert) => {
+        fn insert(&mut self, email: &str) -> filter_gate::StoreResult<filter_gate::Insert> {
+            self.$inner.insert(email)
+        }
+    };
+    (@ $inner:tt scan_since) => {
+        fn scan_since(
+            &mut self,
+            since: filter_gate::Mark,
+            each: &mut dyn FnMut(filter_gate::ScannedRow<'_>),
+        ) -> filter_gate::StoreResult<filter_gate::Mark> {
+            self.$inner.scan_since(since, each)
+        }
+    };
+    (@ $inner:tt scan_recent) => {
+        fn scan_recent(
+            &mut self,
+            within: std::time::Duration,
+            each: &mut dyn FnMut(&str, std::time::Duration),
+        ) -> filter_gate::StoreResult<()> {
+            self.$inner.scan_recent(within, each)
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use forward_store;

@@ -139,3 +139,11 @@ pub fn same(v: &Value, want: f64) {
 pub fn variant_names() -> Vec<&'static str> {
     filterlab::Variant::ALL.iter().map(|v| v.name()).collect()
 }
+
+/// A fresh temporary folder holding `k.txt` with `contents` (a key file for `--keys`): the
+/// folder, which lives as long as the returned handle, and the file's path.
+pub fn keys_file(contents: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = write(dir.path(), "k.txt", contents);
+    (dir, keys)
+}

@@ -28,18 +28,24 @@ fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
 }
 
+/// `f`'s detail, after checking it gives the rate the filter reports at its load.
+fn detail_matching(f: &AnyFilter) -> Detail {
+    let d = f.detail().unwrap();
+    let q = d.fpr_at(f.len()).unwrap();
+    assert!(
+        same(q, f.expected_fpr()),
+        "{}: {q} vs {}",
+        f.name(),
+        f.expected_fpr()
+    );
+    d
+}
+
 #[test]
 fn the_detail_gives_what_the_filter_expects_at_its_load() {
     for (cap, n) in [(20_000, 20_000), (20_000, 7_000)] {
         for f in built(cap, 0.01, n) {
-            let d = f.detail().unwrap();
-            let q = d.fpr_at(f.len()).unwrap();
-            assert!(
-                same(q, f.expected_fpr()),
-                "{}: {q} vs {}",
-                f.name(),
-                f.expected_fpr()
-            );
+            let d = detail_matching(&f);
             assert!(d.approx_fpr(f.len()).is_some_and(|a| a > 0.0 && a < 1.0));
             assert!(d.instance_variance(f.len()) >= 0.0);
         }
@@ -52,14 +58,7 @@ fn a_grown_filter_is_described_by_its_stages() {
     for &v in Variant::ALL.iter().filter(|v| v.capabilities().grows) {
         let f = AnyFilter::build_from_hashes(v, &Params::new(1_000, 0.01), &keys).unwrap();
         assert!(f.stages().unwrap() > 1, "{}", f.name());
-        let d = f.detail().unwrap();
-        let q = d.fpr_at(f.len()).unwrap();
-        assert!(
-            same(q, f.expected_fpr()),
-            "{}: {q} vs {}",
-            f.name(),
-            f.expected_fpr()
-        );
+        let d = detail_matching(&f);
         // Stages that do not add up to the load describe another filter.
         assert_eq!(d.fpr_at(f.len() + 1), None, "{}", f.name());
         // A plan lists no stages: it cannot stand for a built filter.
