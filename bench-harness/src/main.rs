@@ -12,12 +12,14 @@
 //! (measure, check, write). `--quick` and `--keys` runs write under target/ unless `--out`
 //! says otherwise; only the full synthetic run writes reports/ and the root README's block.
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 use bench_harness::check::Floors;
 use bench_harness::dataset::{self, Dataset, DatasetSpec};
+use bench_harness::measure::rounds::Policy;
 use bench_harness::pipeline;
 use bench_harness::plan::Ctx;
 use bench_harness::plan::{Output as _, Plan, Run};
+use bench_harness::record::study::Study;
 use bench_harness::record::Scenario;
 use bench_harness::record::{DatasetInfo, Machine, Results};
 use bench_harness::stages::systems::{self, Config as SysConfig};
@@ -31,11 +33,41 @@ const DATA_SEED: u64 = 0x0f11_7e21_ab00_0001;
 /// Seed of the shuffled lookup mixes.
 const QUERY_SEED: u64 = 42;
 const TARGETS: [f64; 3] = [0.01, 0.001, 0.0001];
-/// Interleaved rounds of every build (ours and the peers'), quick or full. At 10M keys on 2
-/// cores one round (our 15 filters one at a time and batched, the 10 peers) takes about 105 s
-/// by the last full run's figures, so 5 rounds add about 7 minutes to its 8.5, and the equal-FP
-/// twins about half a minute: about 17 minutes in all (the size sweep builds once, untimed).
-const BUILD_ROUNDS: usize = 5;
+/// Rounds of the fixed-count build loops (parallel builds, threads).
+const BUILD_ROUNDS: usize = 3;
+/// The build loop at 1% (ours one at a time and batched, the peers' fastest configurations:
+/// about a minute a round at 10M keys on 2 cores): 3 to 5 rounds, 150 s.
+const BUILDS: Policy = Policy {
+    min: 3,
+    max: 5,
+    budget_seconds: 150.0,
+    spread: 0.05,
+};
+/// The matrix's lookups (31 filters, 5 mixes, one at a time and batched).
+const LOOKUPS: Policy = Policy {
+    min: 3,
+    max: 7,
+    budget_seconds: 40.0,
+    spread: 0.05,
+};
+/// The lookups beside the peers (ours, our twins and the peers; misses and hits).
+const PEER_LOOKUPS: Policy = Policy {
+    min: 3,
+    max: 9,
+    budget_seconds: 45.0,
+    spread: 0.05,
+};
+/// Queries per timed pass of the full run.
+const QUERIES: usize = 250_000;
+
+/// `default` for the full run; a fixed count with `--rounds`, and 3 under `--quick`.
+fn loop_policy(cli: &Cli, default: Policy) -> Policy {
+    match (cli.rounds, cli.quick) {
+        (Some(r), _) => Policy::fixed(r),
+        (None, true) => Policy::fixed(3),
+        (None, false) => default,
+    }
+}
 
 #[derive(Parser, Debug)]
 #[command(about = "filterlab's benchmark harness: theory vs measurement, memory and latency")]
@@ -45,14 +77,7 @@ struct Cli {
     /// At most 200k keys: the whole pipeline in under a minute (CI runs this).
     #[arg(long)]
     quick: bool,
-    /// Extend the size sweep to 10^8 keys (needs about 8 GB of memory and several minutes more).
-    #[arg(long)]
-    large: bool,
-    /// Run only the size sweep (with --large: the 10^8-key check of batched against one-at-a-time
-    /// lookups); writes to target/large-reports unless --out says otherwise (nothing under
-    /// reports/ comes from it: a 10^8-key run is not part of the committed evidence).
-    #[arg(long)]
-    sweep_only: bool,
+
     /// Insert the keys of this file instead of the synthetic e-mails: UTF-8 text, one key per
     /// `\n` or `\r\n` line, empty lines skipped, repeats dropped, at least 4 keys (see
     /// `bench_harness::keyfile`). Checked in full before anything is measured.
@@ -62,10 +87,10 @@ struct Cli {
     /// of synthetic e-mails.
     #[arg(long, value_name = "FILE", requires = "keys")]
     probes: Option<PathBuf>,
-    /// Where to write the reports. Default: reports/ for the full synthetic run,
-    /// target/large-reports for --sweep-only, and target/quick-reports or
-    /// target/custom-reports for --quick and
-    /// --keys runs, so that they never overwrite the committed reports.
+    /// Where to write the reports. Default: reports/ for the full synthetic run (and a study),
+    /// target/large-reports for `study sweep --large`, and target/quick-reports or
+    /// target/custom-reports for --quick and --keys runs, so that they never overwrite the
+    /// committed reports.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Interleaved timing rounds (medians are reported).
@@ -75,6 +100,22 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
+    /// Run one study, or every one (`all`), into its own JSON and page under reports/ (or
+    /// --out), then re-render the index of studies in README.md and goals.md there.
+    Study {
+        /// The study: hashing, growth, window, sweep, course, or all.
+        name: String,
+        /// At its quick size, into target/quick-reports unless --out says otherwise.
+        #[arg(long)]
+        quick: bool,
+        /// The size sweep up to 10^8 keys (about 8 GB of memory), into target/large-reports
+        /// unless --out says otherwise (a 10^8-key run is not part of the committed evidence).
+        #[arg(long)]
+        large: bool,
+        /// Where to write.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Generate the synthetic dataset and write it, one key per line, with its manifest.
     Generate {
         /// Members to generate.
@@ -171,7 +212,9 @@ fn dispatch(cli: Cli) -> Result<()> {
             ref manifest,
             ref root_readme,
             min_probes,
-        }) => check(file, manifest, root_readme.as_deref(), min_probes),
+        }) => {
+            bench_harness::check::command::run(file, manifest, root_readme.as_deref(), min_probes)
+        }
         Some(Cmd::Systems {
             rows,
             checks,
@@ -203,8 +246,57 @@ fn dispatch(cli: Cli) -> Result<()> {
             },
             out,
         ),
-        None => run(&cli, command_line),
+        Some(Cmd::Study {
+            ref name,
+            quick,
+            large,
+            ref out,
+        }) => study(&cli, name, (quick, large), out.as_deref(), &command_line),
+        None => run(&plan(&cli), command_line),
     }
+}
+
+/// `study NAME` (or `all`): each study's plan, run in turn.
+fn study(
+    cli: &Cli,
+    name: &str,
+    (quick, large): (bool, bool),
+    out: Option<&Path>,
+    command_line: &str,
+) -> Result<()> {
+    let studies: Vec<Study> = match name {
+        "all" => Study::ALL.to_vec(),
+        one => vec![Study::from_name(one).with_context(|| {
+            format!(
+                "no study is called {one:?}: choose one of {}, or all",
+                Study::ALL.map(Study::name).join(", ")
+            )
+        })?],
+    };
+    ensure!(
+        !large || studies == [Study::Sweep],
+        "--large extends the size sweep only: `study sweep --large`"
+    );
+    for study in studies {
+        let plan = Plan {
+            study: Some(study),
+            quick,
+            large,
+            out: out.map_or_else(|| default_out(quick, large), Path::to_path_buf),
+            ..plan(cli)
+        };
+        run(&plan, command_line.to_string())?;
+    }
+    Ok(())
+}
+
+/// Where a study writes unless --out says otherwise.
+fn default_out(quick: bool, large: bool) -> PathBuf {
+    PathBuf::from(match (quick, large) {
+        (true, _) => "target/quick-reports",
+        (false, true) => "target/large-reports",
+        (false, false) => "reports",
+    })
 }
 
 /// The systems stage alone (`bench-harness systems`), at the sizes given on the command line.
@@ -255,81 +347,25 @@ fn generate(members: usize, non_members: usize, out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn check(file: &Path, manifest: &Path, root_readme: Option<&Path>, min_probes: u64) -> Result<()> {
-    let read =
-        |p: &Path| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()));
-    let results: Results = serde_json::from_str(&read(file)?)
-        .with_context(|| format!("parsing {}", file.display()))?;
-    let manifest: Option<dataset::Manifest> = match std::fs::read_to_string(manifest) {
-        Ok(text) => Some(
-            serde_json::from_str(&text)
-                .with_context(|| format!("parsing {}", manifest.display()))?,
-        ),
-        Err(_) => None,
-    };
-    let readme = read(&file.with_file_name("README.md"))?;
-    let root = root_readme.map(read).transpose()?;
-    let against = bench_harness::check::Against {
-        manifest: manifest.as_ref(),
-        readme: Some(&readme),
-        root_readme: root.as_deref(),
-    };
-    let floors = Floors {
-        probes: min_probes,
-        ..Floors::default()
-    };
-    let mut problems = bench_harness::check::check(&results, floors, &against);
-    // Every other report file next to results.json, from its JSON; no Markdown left unchecked.
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let files = bench_harness::check::reports::check_dir(dir, &results);
-    for notice in &files.notices {
-        println!("{}: {notice}", dir.display());
-    }
-    problems.extend(files.problems);
-    if root.is_some() {
-        problems.extend(bench_harness::check::commit_is_current(&results, |args| {
-            std::process::Command::new("git")
-                .args(args)
-                .status()
-                .map(|s| s.success())
-        }));
-    }
-    if let Some(why) = bench_harness::check::dataset_skipped(&results, manifest.as_ref()) {
-        println!("{}: dataset not checked: {why}", file.display());
-    }
-    if !problems.is_empty() {
-        for p in &problems {
-            eprintln!("{}: {p}", file.display());
-        }
-        bail!("{}: {} problems", file.display(), problems.len());
-    }
-    println!(
-        "{}: {} records and {} contenders pass every check (counts, timings, probes, theory, false negatives, peers, dataset{}, tables); {} Markdown files accounted for (see any notice above)",
-        file.display(),
-        results.records.len(),
-        results.peers.len(),
-        match &manifest {
-            Some(m) if bench_harness::check::manifest_covers(&results, m) => " against the manifest",
-            _ => " (not covered by the manifest)",
-        },
-        files.covered.len()
-    );
-    Ok(())
-}
-
 /// The plan the flags ask for.
 fn plan(cli: &Cli) -> Plan {
     Plan {
         quick: cli.quick,
-        large: cli.large,
-        sweep_only: cli.sweep_only,
+        large: false,
+        study: None,
         keys: cli.keys.clone(),
         probes: cli.probes.clone(),
         out: out_dir(cli),
         rounds: cli.rounds.unwrap_or(if cli.quick { 3 } else { 5 }),
-        build_rounds: cli.rounds.unwrap_or(BUILD_ROUNDS).max(1),
+        build_rounds: cli
+            .rounds
+            .unwrap_or(if cli.quick { 3 } else { BUILD_ROUNDS })
+            .max(1),
+        builds: loop_policy(cli, BUILDS),
+        lookups: loop_policy(cli, LOOKUPS),
+        peer_lookups: loop_policy(cli, PEER_LOOKUPS),
         peer_rounds: cli.rounds.unwrap_or(if cli.quick { 3 } else { 9 }),
-        queries: if cli.quick { 100_000 } else { 1_000_000 },
+        queries: if cli.quick { 100_000 } else { QUERIES },
         scenario_probes: if cli.quick { 200_000 } else { 1_000_000 },
         python_queries: if cli.quick { 50_000 } else { 1_000_000 },
         targets: TARGETS.to_vec(),
@@ -385,11 +421,10 @@ fn load_dataset(plan: &Plan) -> Result<(Dataset, String)> {
 }
 
 /// plan -> dataset -> stages (measure, check, write).
-fn run(cli: &Cli, command_line: String) -> Result<()> {
+fn run(plan: &Plan, command_line: String) -> Result<()> {
     let started = Instant::now();
-    let plan = plan(cli);
     eprintln!("== dataset");
-    let (ds, source) = load_dataset(&plan)?;
+    let (ds, source) = load_dataset(plan)?;
     let results = Results {
         machine: Machine::detect(command_line),
         dataset: DatasetInfo {
@@ -405,7 +440,7 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         ..Results::default()
     };
     let mut run = Run {
-        plan: &plan,
+        plan,
         ctx: Ctx {
             members: &ds.members,
             probes: &ds.non_members,
@@ -420,7 +455,28 @@ fn run(cli: &Cli, command_line: String) -> Result<()> {
         started,
         outputs: Vec::new(),
     };
-    bench_harness::plan::execute(&mut run, pipeline::ALL)?;
+    bench_harness::plan::execute(&mut run, &pipeline::stages(plan))?;
+    if let Some(study) = plan.study {
+        println!(
+            "study {} done in {:.0} s; wrote {} into {}",
+            study.name(),
+            started.elapsed().as_secs_f64(),
+            study.page(),
+            plan.out.display()
+        );
+        return Ok(());
+    }
+    eprintln!("== wall time of each stage");
+    for st in &run.results.stages {
+        eprintln!("   {:>7.1} s  {}", st.seconds, st.name);
+    }
+    if let Some(peak) = run.results.peak_rss {
+        eprintln!(
+            "   peak memory: {:.2} GB (harness), {:.2} GB (largest child)",
+            peak.harness as f64 / 1e9,
+            peak.children as f64 / 1e9
+        );
+    }
     let headline = run
         .results
         .records
@@ -453,7 +509,6 @@ fn out_dir(cli: &Cli) -> PathBuf {
         Some(out) => out.clone(),
         None if cli.keys.is_some() => PathBuf::from("target/custom-reports"),
         None if cli.quick => PathBuf::from("target/quick-reports"),
-        None if cli.sweep_only => PathBuf::from("target/large-reports"),
         None => PathBuf::from("reports"),
     }
 }

@@ -1,32 +1,46 @@
-//! The harness's stages, in pipeline order: [`ALL`]. Each measures one part of the report
-//! (see [`crate::plan`] for how they are driven).
+//! The harness's stages, in pipeline order: the main job's ([`MAIN`]) and the studies'
+//! ([`studies`]); [`stages`] picks what a plan runs (see [`crate::plan`] for how they are driven).
 
 use crate::judge::floor as judge_floor;
 use crate::judge::targets;
 use crate::plan::{Plan, Run, Stage};
 use crate::record::floor::FloorTable;
+use crate::record::study::Study;
 use crate::render;
-use crate::stages::{builds, floor, matrix, peers, window};
+use crate::stages::{builds, floor, matrix, peers};
 use anyhow::{bail, Result};
 use std::path::Path;
 
-/// Every stage, in the order they run. Add a stage with one line here.
-pub const ALL: &[&dyn Stage] = &[
+pub mod studies;
+
+/// The main job (`just bench`), in the order its stages run. Add a stage with one line here.
+pub const MAIN: &[&dyn Stage] = &[
     &Comparison,
     &Floor,
     &Growth,
-    &Expansion,
     &Users,
     &Churn,
-    &SizeSweep,
     &crate::stages::threads::Threads,
     &crate::stages::systems::Systems,
-    &Windows,
-    &crate::stages::course::Course,
     &crate::stages::python::Python,
     &NoFalseNegatives,
     &WriteReports,
 ];
+
+/// The stages `plan` runs: one study's (and the index that lists it), or the main job's; a
+/// `--quick` main job runs every study too, at its quick size, before its last checks.
+#[must_use]
+pub fn stages(plan: &Plan) -> Vec<&'static dyn Stage> {
+    if let Some(study) = plan.study {
+        return vec![studies::stage(study), &studies::Index];
+    }
+    let mut all: Vec<&'static dyn Stage> = MAIN.to_vec();
+    if plan.quick && plan.keys.is_none() {
+        let at = all.len() - 2;
+        all.splice(at..at, Study::ALL.iter().map(|&s| studies::stage(s)));
+    }
+    all
+}
 
 /// Every target rate at n keys: interleaved builds (ours and the peers'), the matrix, parallel
 /// lookups, the peers side by side, parallel builds, the articles' Python code, the targets
@@ -41,16 +55,18 @@ impl Stage for Comparison {
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let (ctx, plan, n) = (&run.ctx, run.plan, run.n);
         eprintln!(
-            "   {} variants x {} targets at n = {n} ({} filters); builds: ours and the peers', {} interleaved rounds",
+            "   {} variants x {} targets at n = {n} ({} filters); builds: ours and the peers', {} to {} interleaved rounds",
             crate::filters::in_matrix().len(),
             plan.targets.len(),
             builds::grid(n, &plan.targets).len(),
-            plan.build_rounds
+            plan.builds.min,
+            plan.builds.max
         );
         // Ours are built on the peers' 4 KiB pages here (`filters::BESIDE_PEERS`); the A/B at
         // the end measures what the huge-page advice gains.
-        let built = builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.build_rounds)?;
-        let (matrix, filters) = matrix::matrix(ctx, n, built.ours)?;
+        let (built, build_loop) =
+            builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.builds)?;
+        let (matrix, filters, lookup_loop) = matrix::matrix(ctx, n, built.ours, plan.lookups)?;
         // The first target's block of the grid: every matrix row at 1%.
         let first = matrix.iter().take_while(|r| r.target_fpr == 0.01).count();
         let at_1pct: Vec<_> = filters.iter().take(first).collect();
@@ -58,8 +74,8 @@ impl Stage for Comparison {
         eprintln!("   parallel lookups");
         let parallel = matrix::parallel(ctx, &at_1pct, base)?;
         eprintln!("   beside the peers at 1%");
-        let mut peers =
-            peers::compare(ctx, &at_1pct, base, built.peers, n, 0.01, plan.peer_rounds)?;
+        let (mut peers, peer_loop) =
+            peers::compare(ctx, &at_1pct, base, built.peers, n, 0.01, plan.peer_lookups)?;
         drop(at_1pct);
         drop(filters);
         eprintln!("   parallel builds");
@@ -81,6 +97,7 @@ impl Stage for Comparison {
         r.parallel_builds = parallel_builds;
         r.ratios = ratios;
         r.huge_pages = huge_pages;
+        r.loops.extend([build_loop, lookup_loop, peer_loop]);
         Ok(())
     }
 }
@@ -144,59 +161,6 @@ impl Stage for Growth {
     }
 }
 
-/// The capacity the growth from a small declaration starts from.
-pub const DECLARED: u64 = 1000;
-/// Keys of the small filter whose lookups are timed against the grown one.
-pub const SMALL_KEYS: u64 = 10_000;
-/// Keys of the merge (two halves), at most.
-pub const MERGE_KEYS: u64 = 1_000_000;
-
-/// Growing from [`DECLARED`] keys to n at 1%: our expandable, scalable and cuckoo filters,
-/// qfilter and growable-bloom-filter ([`crate::stages::expansion`]); its goals join the targets
-/// table and its report is `expansion.md`.
-pub struct Expansion;
-
-impl Stage for Expansion {
-    fn name(&self) -> &'static str {
-        "growth from a small declared capacity"
-    }
-
-    fn members_needed(&self, run: &Run<'_>) -> usize {
-        run.n
-    }
-
-    fn run(&self, run: &mut Run<'_>) -> Result<()> {
-        use crate::stages::expansion::{self, ExpansionReport, Settings};
-        let n = run.n as u64;
-        let checkpoints = expansion::checkpoints(DECLARED, n);
-        let windows = checkpoints.len() as u64 + 1;
-        let settings = Settings {
-            declared: DECLARED,
-            target_fpr: 0.01,
-            n,
-            probes: (run.plan.scenario_probes as u64).min(run.ctx.probes.len() as u64 / windows),
-            checkpoints,
-            small_n: SMALL_KEYS.min(n),
-            queries: run.plan.queries as u64,
-            rounds: run.plan.rounds,
-            merge_keys: MERGE_KEYS.min(n),
-        };
-        eprintln!("   from {DECLARED} to {n} keys");
-        let (checkpoints, summaries) = expansion::measure(&run.ctx, &settings)?;
-        let mut report = ExpansionReport {
-            machine: run.results.machine.clone(),
-            settings,
-            checkpoints,
-            summaries,
-            goals: Vec::new(),
-        };
-        report.goals = targets::growth::goals(&report);
-        run.results.ratios.extend(report.goals.iter().cloned());
-        run.outputs.push(Box::new(report));
-        Ok(())
-    }
-}
-
 /// The second article's design load and its explicit bit count.
 pub const ARTICLE_USERS: usize = 1_000_000;
 /// m of the second article's filter.
@@ -250,72 +214,6 @@ impl Stage for Churn {
     }
 }
 
-/// Sizes of the sweep: powers of ten from 10^4 up to `top`, and `top` itself.
-#[must_use]
-pub fn sweep_sizes(top: usize) -> Vec<usize> {
-    let mut sizes: Vec<usize> = (4..=8)
-        .map(|e| 10usize.pow(e))
-        .filter(|&s| s <= top)
-        .collect();
-    if sizes.last() != Some(&top) {
-        sizes.push(top);
-    }
-    sizes
-}
-
-/// Lookup cost against filter size.
-pub struct SizeSweep;
-
-impl Stage for SizeSweep {
-    fn name(&self) -> &'static str {
-        "size sweep"
-    }
-
-    fn wanted(&self, _: &Plan) -> bool {
-        true
-    }
-
-    fn run(&self, run: &mut Run<'_>) -> Result<()> {
-        let top = if run.plan.large {
-            run.ctx.members.len()
-        } else {
-            run.n
-        };
-        let sizes = sweep_sizes(top);
-        eprintln!("   over {sizes:?}");
-        let records = matrix::size_sweep(&run.ctx, &sizes, 0.01)?;
-        run.results.records.extend(records);
-        Ok(())
-    }
-}
-
-/// Sliding windows (issue 22): every design through a stream of ten windows at 1%, side by side
-/// (`window.md`), and the goals as rows of the targets table. Skipped for `--keys` and
-/// `--sweep-only` runs: its keys are its own.
-pub struct Windows;
-
-impl Stage for Windows {
-    fn name(&self) -> &'static str {
-        "sliding windows: guarantees and goals, side by side"
-    }
-
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only && plan.keys.is_none()
-    }
-
-    fn run(&self, run: &mut Run<'_>) -> Result<()> {
-        let settings = if run.plan.quick {
-            window::Settings::quick()
-        } else {
-            window::Settings::full()
-        };
-        let report = window::run(&settings, run.results.machine.clone())?;
-        run.results.ratios.extend(targets::window::rows(&report));
-        run.outputs.push(Box::new(report));
-        Ok(())
-    }
-}
-
 /// Stops the run if any record or contender saw a false negative.
 pub struct NoFalseNegatives;
 
@@ -349,10 +247,20 @@ impl Stage for WriteReports {
         true
     }
 
+    fn writes_the_results(&self) -> bool {
+        true
+    }
+
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         run.results.machine.wall_seconds = run.started.elapsed().as_secs_f64();
+        run.results.peak_rss = crate::measure::peak_rss();
         let out = &run.plan.out;
-        render::write(out, &run.results)?;
+        let git = crate::record::provenance::Git(Path::new("."));
+        let repo = run
+            .plan
+            .is_committed_run()
+            .then_some(&git as &dyn crate::record::provenance::Repo);
+        render::write(out, &run.results, repo)?;
         if run.plan.is_committed_run() && out == Path::new("reports") {
             render::update_readme_block(Path::new("README.md"), &run.results)?;
         }

@@ -1,10 +1,11 @@
 //! The run as a plan (built from the flags) and a list of stages.
 //!
 //! `main` turns the command line into a [`Plan`], loads the dataset, and hands a [`Run`] to
-//! every stage of [`crate::pipeline::ALL`] whose [`Stage::wanted`] says yes, in order. A stage
-//! reads the plan and the dataset, and appends to `run.results`; the last stages check and
-//! write. A new stage (a systems benchmark, the course's figures) is a type implementing
-//! [`Stage`] and one line in [`crate::pipeline::ALL`].
+//! every stage of [`crate::pipeline::stages`] whose [`Stage::wanted`] says yes, in order: the
+//! main job's ([`crate::pipeline::MAIN`]), or one study's. A stage reads the plan and the
+//! dataset, and appends to `run.results`; the last stages check and write. A new stage (a
+//! systems benchmark, the course's figures) is a type implementing [`Stage`] and one line in
+//! [`crate::pipeline::MAIN`] or [`crate::pipeline::studies`].
 
 use crate::dataset::KeySet;
 use crate::record::Results;
@@ -33,10 +34,11 @@ pub struct Ctx<'a> {
 pub struct Plan {
     /// `--quick`: at most 200k keys, fewer rounds.
     pub quick: bool,
-    /// `--large`: the size sweep up to 10^8 keys.
+    /// `--large`: the size sweep study up to 10^8 keys.
     pub large: bool,
-    /// `--sweep-only`: only the size sweep.
-    pub sweep_only: bool,
+    /// The study this run makes (`None`: the main job, which under `--quick` also runs every
+    /// study at its quick size).
+    pub study: Option<crate::record::study::Study>,
     /// The team's keys, if any.
     pub keys: Option<PathBuf>,
     /// The team's probes, if any.
@@ -45,8 +47,15 @@ pub struct Plan {
     pub out: PathBuf,
     /// Interleaved lookup rounds.
     pub rounds: usize,
-    /// Interleaved build rounds (ours and the peers').
+    /// Interleaved build rounds (ours and the peers') where a fixed count is wanted (parallel
+    /// builds, threads).
     pub build_rounds: usize,
+    /// The build loop of ours and the peers' ([`crate::measure::rounds`]).
+    pub builds: crate::measure::rounds::Policy,
+    /// The matrix's lookup loop.
+    pub lookups: crate::measure::rounds::Policy,
+    /// The lookup loop beside the peers.
+    pub peer_lookups: crate::measure::rounds::Policy,
     /// Interleaved lookup rounds beside the peers.
     pub peer_rounds: usize,
     /// Queries per timed pass.
@@ -60,10 +69,11 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Whether this is the run whose output is committed (the full synthetic one).
+    /// Whether this is a run whose output is committed: the full synthetic main job, or a study
+    /// at its full size.
     #[must_use]
     pub fn is_committed_run(&self) -> bool {
-        self.keys.is_none() && !self.quick && !self.sweep_only
+        self.keys.is_none() && !self.quick && !self.large
     }
 }
 
@@ -87,6 +97,8 @@ pub struct Run<'a> {
 /// A stage's report of its own (beside `results.json`): the stage measures, `judge` computes
 /// its verdicts and `render` writes it, through this trait, so that the stage imports neither.
 pub trait Output {
+    /// Records the wall seconds of the stage that made it (a study's report keeps them).
+    fn stamp(&mut self, _wall_seconds: f64) {}
     /// Computes the report's verdicts from its measurements.
     fn judge(&mut self) {}
     /// Writes the report (its JSON and the Markdown rendered from it) into `out`.
@@ -100,14 +112,20 @@ pub trait Output {
 pub trait Stage: Sync {
     /// Shown in the progress output.
     fn name(&self) -> &'static str;
-    /// Whether the plan asks for this stage; by default every run but a `--sweep-only` one.
-    fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only
+    /// Whether the plan asks for this stage, of those [`crate::pipeline::stages`] lists for
+    /// it; by default yes (a stage that measures systems or its own keys says no to a team's key
+    /// file).
+    fn wanted(&self, _plan: &Plan) -> bool {
+        true
     }
     /// Members (keys to insert) this stage needs for `run`'s dataset; [`execute`] checks every
     /// wanted stage's need before the first measures anything.
     fn members_needed(&self, _run: &Run<'_>) -> usize {
         0
+    }
+    /// Whether this stage writes results.json (its own time is then printed, not recorded).
+    fn writes_the_results(&self) -> bool {
+        false
     }
     /// Measures (or checks, or writes), adding to `run.results`.
     ///
@@ -143,10 +161,20 @@ pub fn execute(run: &mut Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
     check_members(run, stages)?;
     for stage in stages.iter().filter(|s| s.wanted(run.plan)) {
         eprintln!("== {}", stage.name());
+        let t = Instant::now();
         stage
             .run(run)
             .map_err(|e| e.context(format!("stage {}", stage.name())))?;
+        let seconds = t.elapsed().as_secs_f64();
+        eprintln!("   ({seconds:.1} s)");
+        if !stage.writes_the_results() {
+            run.results.stages.push(crate::record::StageTime {
+                name: stage.name().into(),
+                seconds,
+            });
+        }
         for mut output in std::mem::take(&mut run.outputs) {
+            output.stamp(seconds);
             output.judge();
             output
                 .write(&run.plan.out)

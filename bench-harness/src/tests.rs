@@ -7,7 +7,7 @@ fn cli(args: &[&str]) -> Cli {
 }
 
 #[test]
-fn only_the_full_synthetic_run_writes_the_committed_reports() {
+fn only_the_full_synthetic_run_and_full_studies_write_the_committed_reports() {
     assert_eq!(out_dir(&cli(&[])), Path::new("reports"));
     assert!(plan(&cli(&[])).is_committed_run());
     assert_eq!(
@@ -22,14 +22,31 @@ fn only_the_full_synthetic_run_writes_the_committed_reports() {
         out_dir(&cli(&["--keys", "k.txt", "--quick"])),
         Path::new("target/custom-reports")
     );
-    assert_eq!(
-        out_dir(&cli(&["--sweep-only"])),
-        Path::new("target/large-reports")
-    );
     assert_eq!(out_dir(&cli(&["--quick", "--out", "x"])), Path::new("x"));
-    for args in [&["--quick"][..], &["--keys", "k"], &["--sweep-only"]] {
+    for args in [&["--quick"][..], &["--keys", "k"]] {
         assert!(!plan(&cli(args)).is_committed_run(), "{args:?}");
     }
+    assert_eq!(default_out(false, false), Path::new("reports"));
+    assert_eq!(default_out(true, false), Path::new("target/quick-reports"));
+    assert_eq!(default_out(false, true), Path::new("target/large-reports"));
+}
+
+#[test]
+fn a_study_is_named_or_refused_with_the_names() {
+    let c = cli(&[]);
+    let err = study(&c, "nope", (true, false), None, "x").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("hashing, growth, window, sweep, course")
+            || err.to_string().contains("choose one of"),
+        "{err}"
+    );
+    let err = study(&c, "growth", (true, true), None, "x").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("--large extends the size sweep only"),
+        "{err}"
+    );
 }
 
 #[test]

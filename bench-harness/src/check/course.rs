@@ -5,7 +5,7 @@
 use crate::judge::course::judge_course;
 use crate::render::course as markdown;
 use crate::render::course::hash64;
-use crate::stages::course::hash64::{blocks_for, SliceJudged, FPR};
+use crate::stages::course::hash64::{blocks_for, Hash64Study, SliceJudged, FPR};
 use crate::stages::course::model::CourseDoc;
 use crate::stages::course::stats::ALPHA;
 use std::collections::HashSet;
@@ -17,6 +17,20 @@ const TOLERANCE: f64 = 1e-9;
 
 fn close(a: f64, b: f64) -> bool {
     (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= TOLERANCE * a.abs().max(b.abs())
+}
+
+/// The commit `dir/course.json` records (`Ok(None)`: no course there).
+///
+/// # Errors
+/// The file cannot be read or parsed.
+pub fn recorded_commit(dir: &Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(dir.join("course.json")) {
+        Ok(text) => serde_json::from_str::<CourseDoc>(&text)
+            .map(|d| Some(d.settings.commit))
+            .map_err(|e| format!("course: course.json does not parse: {e}")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("course: cannot read course.json: {e}")),
+    }
 }
 
 /// Problems with the course written to `dir` (`course.json`, `course.md`, the plots); empty if
@@ -61,12 +75,18 @@ pub fn check(dir: &Path, commit: Option<&str>) -> Vec<String> {
     problems
 }
 
-/// Problems with the 64-bit-hash study of `doc`: a filter or slice size the builder would not
-/// give, impossible counts, or intervals and verdicts that do not recompute (`rejudged`).
-fn hash64_problems(doc: &CourseDoc, rejudged: &CourseDoc) -> Vec<String> {
-    let (Some(s), Some(fresh)) = (&doc.hash64, &rejudged.hash64) else {
-        return Vec::new();
-    };
+/// The 64-bit-hash study's problems in a course that still carries one (the study is now its
+/// own, `hashing.json`; an older course.json may hold it).
+fn doc_hash64_problems(doc: &CourseDoc, rejudged: &CourseDoc) -> Vec<String> {
+    match (&doc.hash64, &rejudged.hash64) {
+        (Some(s), Some(fresh)) => hash64_problems(s, fresh),
+        _ => Vec::new(),
+    }
+}
+
+/// Problems with the 64-bit-hash study `s`: a filter or slice size the builder would not give,
+/// impossible counts, or intervals and verdicts that do not recompute (`fresh`, judged again).
+pub fn hash64_problems(s: &Hash64Study, fresh: &Hash64Study) -> Vec<String> {
     let mut problems = Vec::new();
     if s.margin != fresh.margin {
         problems.push(format!(
@@ -141,7 +161,7 @@ pub fn check_doc(doc: &CourseDoc, md: &str) -> Vec<String> {
     }
     let mut rejudged = doc.clone();
     judge_course(&mut rejudged);
-    problems.extend(hash64_problems(doc, &rejudged));
+    problems.extend(doc_hash64_problems(doc, &rejudged));
     let tables = doc
         .sections
         .iter()

@@ -56,7 +56,7 @@ impl Default for Floors {
         Self {
             probes: 100_000,
             rounds: 3,
-            build_rounds: 5,
+            build_rounds: 3,
         }
     }
 }
@@ -70,6 +70,8 @@ pub struct Against<'a> {
     pub readme: Option<&'a str>,
     /// The repository's root README.md (only for the committed reports/).
     pub root_readme: Option<&'a str>,
+    /// The studies next to results.json, as README.md's index lists them.
+    pub stamps: &'a [crate::record::study::Stamp],
 }
 
 /// Every problem found in `results`; empty when it passes.
@@ -77,7 +79,8 @@ pub struct Against<'a> {
 pub fn check(results: &Results, floors: Floors, against: &Against<'_>) -> Vec<String> {
     let mut p = Vec::new();
     p.extend(counts(&results.records));
-    p.extend(timings(&results.records, floors));
+    let timed_rate = results.peers.first().map(|r| r.target_fpr);
+    p.extend(timings(&results.records, floors, timed_rate));
     p.extend(probes(&results.records, floors));
     p.extend(theory(&results.records));
     p.extend(false_negatives(results));
@@ -111,79 +114,58 @@ pub fn provenance(results: &Results) -> Vec<String> {
     }
 }
 
-/// The code paths whose changes make a recorded run stale.
-pub const CODE_PATHS: [&str; 4] = ["crates", "bench-harness", "Cargo.toml", "Cargo.lock"];
-
 /// The committed reports come from the code at HEAD: the recorded commit is an ancestor of HEAD
-/// and no code path changed since. `git` runs git with the given arguments and says whether it
-/// exited with success (`Err`: git could not be run, which is a problem, not a pass).
-pub fn commit_is_current(
-    results: &Results,
-    git: impl Fn(&[&str]) -> std::io::Result<bool>,
-) -> Vec<String> {
-    let c = results.machine.commit.as_str();
+/// and no code changed since ([`provenance::main_report`]; what counts as code:
+/// [`provenance::counts_as_code`]).
+pub fn commit_is_current(results: &Results, repo: &dyn provenance::Repo) -> Vec<String> {
     if !provenance(results).is_empty() {
         return Vec::new(); // reported by `provenance`
     }
-    let mut diff = vec!["diff", "--quiet", c, "HEAD", "--"];
-    diff.extend(CODE_PATHS);
-    let steps: [(&[&str], String); 2] = [
-        (
-            &["merge-base", "--is-ancestor", c, "HEAD"],
-            format!("the run recorded commit {c}, which is not an ancestor of HEAD"),
-        ),
-        (
-            &diff,
-            format!(
-                "code changed since the recorded commit {c} ({}): the reports are stale",
-                CODE_PATHS.join(", ")
-            ),
-        ),
-    ];
-    for (args, problem) in steps {
-        match git(args) {
-            Ok(true) => {}
-            Ok(false) => return vec![problem],
-            Err(e) => return vec![format!("provenance not checked: git {}: {e}", args[0])],
-        }
-    }
-    Vec::new()
+    provenance::main_report(&results.machine.commit, repo)
 }
 
 /// Each target's ratio, interval, verdict and conditions recomputed from its values, rounds,
 /// typed bound and recorded conditions.
 pub fn ratios(results: &Results) -> Vec<String> {
+    results
+        .ratios
+        .iter()
+        .flat_map(|r| ratio_problems(r, "target"))
+        .collect()
+}
+
+/// One ratio's problems (see [`ratios`]), each message opening with `label`.
+#[must_use]
+pub fn ratio_problems(r: &crate::record::Ratio, label: &str) -> Vec<String> {
     let mut p = Vec::new();
-    for r in &results.ratios {
-        let again = r.recomputed();
-        if r.measured() && !same(again.ratio, r.ratio) {
-            p.push(format!(
-                "target {}: stored ratio {} but {} / {} = {}",
-                r.what, r.ratio, r.numerator_value, r.denominator_value, again.ratio
-            ));
-        }
-        if again.interval != r.interval {
-            p.push(format!(
-                "target {}: stored interval {:?} but its rounds give {:?}",
-                r.what, r.interval, again.interval
-            ));
-        }
-        if again.verdict != r.verdict {
-            p.push(format!(
-                "target {}: stored verdict {:?} but {:?} against {} says {:?}",
-                r.what,
-                r.verdict,
-                again.interval,
-                r.bound.text(),
-                again.verdict
-            ));
-        }
-        if (again.same_conditions, &again.differences) != (r.same_conditions, &r.differences) {
-            p.push(format!(
-                "target {}: stored conditions {:?} ({:?}) but the recorded conditions give {:?} ({:?})",
-                r.what, r.same_conditions, r.differences, again.same_conditions, again.differences
-            ));
-        }
+    let again = r.recomputed();
+    if r.measured() && !same(again.ratio, r.ratio) {
+        p.push(format!(
+            "{label} {}: stored ratio {} but {} / {} = {}",
+            r.what, r.ratio, r.numerator_value, r.denominator_value, again.ratio
+        ));
+    }
+    if again.interval != r.interval {
+        p.push(format!(
+            "{label} {}: stored interval {:?} but its rounds give {:?}",
+            r.what, r.interval, again.interval
+        ));
+    }
+    if again.verdict != r.verdict {
+        p.push(format!(
+            "{label} {}: stored verdict {:?} but {:?} against {} says {:?}",
+            r.what,
+            r.verdict,
+            again.interval,
+            r.bound.text(),
+            again.verdict
+        ));
+    }
+    if (again.same_conditions, &again.differences) != (r.same_conditions, &r.differences) {
+        p.push(format!(
+            "{label} {}: stored conditions {:?} ({:?}) but the recorded conditions give {:?} ({:?})",
+            r.what, r.same_conditions, r.differences, again.same_conditions, again.differences
+        ));
     }
     p
 }
@@ -210,9 +192,8 @@ fn of(records: &[Record], scenario: Scenario) -> impl Iterator<Item = &Record> +
 pub fn counts(records: &[Record]) -> Vec<String> {
     let mut p = Vec::new();
     let matrix = of(records, Scenario::Matrix).count();
-    let sweep = of(records, Scenario::SizeSweep).count();
-    if matrix == 0 && sweep == 0 {
-        return vec!["no matrix and no size_sweep records".into()];
+    if matrix == 0 {
+        return vec!["no matrix records".into()];
     }
     let count = |s: Scenario, v: &str| of(records, s).filter(|r| r.variant == v).count();
     if matrix > 0 {
@@ -267,6 +248,16 @@ pub fn counts(records: &[Record]) -> Vec<String> {
             }
         }
     }
+    if of(records, Scenario::SizeSweep).next().is_some() {
+        p.push("size_sweep rows belong to the sweep study (sweep.json), not here".into());
+    }
+    p
+}
+
+/// The size sweep study's rows: every variant at every size.
+pub fn sweep_counts(records: &[Record]) -> Vec<String> {
+    let mut p = Vec::new();
+    let count = |s: Scenario, v: &str| of(records, s).filter(|r| r.variant == v).count();
     // Sizes by the keys each filter holds: a filter may round its capacity up (an expandable
     // filter's first stage holds whole buckets).
     let mut sizes: Vec<u64> = of(records, Scenario::SizeSweep).map(|r| r.n).collect();
@@ -299,8 +290,10 @@ fn spread_problem(what: &str, s: Option<&Spread>, rounds: usize) -> Option<Strin
     }
 }
 
-/// Every mix and every build timed, finite, ordered, with enough rounds.
-pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
+/// Every mix and every build timed, finite, ordered, with enough rounds; builds at
+/// `timed_rate` (the peers' rate, where the build loop ran) in interleaved rounds, the others
+/// once (`None`: every rate in rounds).
+pub fn timings(records: &[Record], floors: Floors, timed_rate: Option<f64>) -> Vec<String> {
     let mut p = Vec::new();
     for r in records {
         let id = format!("{} {} n={} p={}", r.scenario, r.variant, r.n, r.target_fpr);
@@ -326,13 +319,42 @@ pub fn timings(records: &[Record], floors: Floors) -> Vec<String> {
             }
         }
         if r.scenario == Scenario::Matrix {
-            p.extend(spread_problem(
-                &format!("{id}: ns_per_insert"),
-                r.ns_per_insert.as_ref(),
-                floors.build_rounds,
-            ));
-            p.extend(batched_insert_problem(r, &id, floors.build_rounds));
+            p.extend(build_problems(r, &id, floors, timed_rate));
         }
+    }
+    p
+}
+
+/// A matrix row's build timings. At the timed rate (the peers'), every build in interleaved
+/// rounds: one key at a time, and through `insert_batch` unless the variant is static. At the
+/// other rates each filter was built once (see `stages::builds`): through `insert_batch`, or
+/// from its key set for a static one.
+fn build_problems(r: &Record, id: &str, floors: Floors, timed_rate: Option<f64>) -> Vec<String> {
+    let is_static = crate::filters::Contender::from_name(&r.variant)
+        .is_some_and(|v| v.capabilities().static_set);
+    if timed_rate.is_none_or(|t| t == r.target_fpr) {
+        let one = format!("{id}: ns_per_insert");
+        return spread_problem(&one, r.ns_per_insert.as_ref(), floors.build_rounds)
+            .into_iter()
+            .chain(batched_insert_problem(r, id, floors.build_rounds))
+            .collect();
+    }
+    let (timed, absent, name) = if is_static {
+        (&r.ns_per_insert, &r.ns_per_insert_batched, "ns_per_insert")
+    } else {
+        (
+            &r.ns_per_insert_batched,
+            &r.ns_per_insert,
+            "ns_per_insert_batched",
+        )
+    };
+    let mut p: Vec<String> = spread_problem(&format!("{id}: {name}"), timed.as_ref(), 1)
+        .into_iter()
+        .collect();
+    if absent.is_some() {
+        p.push(format!(
+            "{id}: a build of the untimed rates is timed once, as {name}; another figure is there"
+        ));
     }
     p
 }
@@ -412,10 +434,14 @@ pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
                 floors.rounds,
             ));
         }
+        // A crate's slower configuration is built once beside its fastest (stages::builds).
+        let once = crate::stages::builds::BUILT_ONCE
+            .iter()
+            .any(|k| k.name() == name);
         p.extend(spread_problem(
             &format!("peer {name}: build_seconds"),
             Some(&r.build_seconds),
-            floors.build_rounds,
+            if once { 1 } else { floors.build_rounds },
         ));
         if r.probes < floors.probes {
             p.push(format!(
@@ -476,7 +502,7 @@ pub fn dataset(results: &Results, manifest: Option<&Manifest>) -> Vec<String> {
 pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
     let mut p = Vec::new();
     if let Some(readme) = against.readme {
-        let rendered = render::render_readme(results);
+        let rendered = render::render_readme(results, against.stamps);
         if rendered != readme {
             let line = rendered
                 .lines()
@@ -502,8 +528,10 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
     p
 }
 
+pub mod command;
 pub mod course;
 pub mod floor;
+pub use crate::record::provenance;
 pub mod reports;
 mod theory;
 

@@ -6,9 +6,13 @@
 //!
 //! A new kind of report adds one entry to [`CHECKERS`].
 
+use crate::check::provenance::{self, Repo};
 use crate::record::python::PythonReport;
+use crate::record::study::Study;
 use crate::record::{differ, Machine, Results};
+use crate::stages::course::hash64::HashingReport;
 use crate::stages::expansion::ExpansionReport;
+use crate::stages::sweep::SweepReport;
 use crate::stages::systems::SystemsResults;
 use crate::stages::threads::ThreadsReport;
 use crate::stages::window::WindowReport;
@@ -30,8 +34,18 @@ pub struct Coverage {
 pub struct FileCheck {
     /// Its name in messages.
     pub name: &'static str,
-    /// Checks it in `dir` against the run's `results`.
-    pub check: fn(dir: &Path, results: &Results) -> Coverage,
+    /// Checks it in `dir` against the run's results.
+    pub check: fn(dir: &Path, cx: &Context<'_>) -> Coverage,
+}
+
+/// What every checker reads besides its own files.
+pub struct Context<'a> {
+    /// The main report's results.json.
+    pub results: &'a Results,
+    /// The repository, for the committed reports: a study may then be older than the main
+    /// report (its commit in HEAD's history). Without it (a `--quick` or team run's directory),
+    /// every file must come from the main report's run.
+    pub repo: Option<&'a dyn Repo>,
 }
 
 /// Every kind of report file, in the order they are checked.
@@ -64,14 +78,27 @@ pub const CHECKERS: &[FileCheck] = &[
         name: "expansion",
         check: section::<ExpansionReport>,
     },
+    FileCheck {
+        name: "sweep",
+        check: section::<SweepReport>,
+    },
+    FileCheck {
+        name: "hashing",
+        check: section::<HashingReport>,
+    },
+    FileCheck {
+        name: "goals",
+        check: goals,
+    },
 ];
 
 /// Runs every checker on `dir`, then fails every Markdown file under it that none covered.
 #[must_use]
-pub fn check_dir(dir: &Path, results: &Results) -> Coverage {
+pub fn check_dir(dir: &Path, results: &Results, repo: Option<&dyn Repo>) -> Coverage {
+    let cx = Context { results, repo };
     let mut all = Coverage::default();
     for c in CHECKERS {
-        let found = (c.check)(dir, results);
+        let found = (c.check)(dir, &cx);
         all.covered.extend(found.covered);
         all.problems.extend(
             found
@@ -140,13 +167,13 @@ fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, json: &str) -> Result<O
         .map_err(|e| format!("parsing {json}: {e}"))
 }
 
-/// The Markdown `md` against `rendered`, and the JSON's commit against the run's.
+/// The Markdown `md` against `rendered`, and the JSON's commit against the run's
+/// ([`commit_stands`]).
 fn rendered_and_current(
     dir: &Path,
-    md: &str,
-    rendered: &str,
-    commit: &str,
-    results: &Results,
+    (md, rendered): (&str, &str),
+    (commit, study): (&str, Option<Study>),
+    cx: &Context<'_>,
     c: &mut Coverage,
 ) {
     c.covered.push(PathBuf::from(md));
@@ -158,16 +185,38 @@ fn rendered_and_current(
         )),
         Err(e) => c.problems.push(format!("reading {md}: {e}")),
     }
-    if commit != results.machine.commit {
-        c.problems.push(format!(
-            "{md} comes from commit {commit:?}, results.json from {:?}: not the same run",
-            results.machine.commit
-        ));
+    commit_stands(md, commit, study, cx, c);
+}
+
+/// A report of the main job must come from the main report's commit. A study may come from an
+/// older one, where the repository is known: its commit must be in HEAD's history, and the code
+/// changed since is a notice.
+pub fn commit_stands(
+    md: &str,
+    commit: &str,
+    study: Option<Study>,
+    cx: &Context<'_>,
+    c: &mut Coverage,
+) {
+    let main = cx.results.machine.commit.as_str();
+    match (study, cx.repo) {
+        _ if commit == main => {}
+        (Some(_), Some(repo)) => match provenance::study(commit, main, repo) {
+            Ok(code) if code.is_empty() => {}
+            Ok(code) => c.notices.push(format!(
+                "{md}: measured at {commit}; the code it measures changed since in: {}",
+                provenance::listed(&code, 5)
+            )),
+            Err(problem) => c.problems.push(format!("{md}: {problem}")),
+        },
+        _ => c.problems.push(format!(
+            "{md} comes from commit {commit:?}, results.json from {main:?}: not the same run"
+        )),
     }
 }
 
 /// README.md is re-rendered from results.json by [`super::tables`]; this accounts for it.
-fn results_readme(dir: &Path, _: &Results) -> Coverage {
+fn results_readme(dir: &Path, _: &Context<'_>) -> Coverage {
     Coverage {
         covered: [PathBuf::from("README.md")]
             .into_iter()
@@ -177,11 +226,40 @@ fn results_readme(dir: &Path, _: &Results) -> Coverage {
     }
 }
 
+/// goals.md, re-rendered from results.json and the studies' JSON.
+fn goals(dir: &Path, cx: &Context<'_>) -> Coverage {
+    let md = "goals.md";
+    let mut c = Coverage::default();
+    if !dir.join(md).exists() {
+        if dir.join("results.json").exists() {
+            c.problems
+                .push(format!("{md} is missing (the main job writes it)"));
+        }
+        return c;
+    }
+    match crate::render::studies::read_studies(dir) {
+        Ok(found) => {
+            let page = crate::render::studies::goals_page(cx.results, &found);
+            rendered_and_current(
+                dir,
+                (md, &page),
+                (&cx.results.machine.commit, None),
+                cx,
+                &mut c,
+            );
+        }
+        Err(e) => c.problems.push(format!("{md}: {e:#}")),
+    }
+    c
+}
+
 /// A report section stored as `NAME.json` and rendered as `NAME.md`: what its checker reads,
 /// recomputes and re-renders.
 trait Section: serde::de::DeserializeOwned {
     /// The files' stem.
     const NAME: &'static str;
+    /// The study it belongs to (`None`: a part of the main job).
+    const STUDY: Option<Study> = None;
     /// The run it comes from.
     fn machine(&self) -> &Machine;
     /// What is wrong in it, its page aside.
@@ -192,7 +270,7 @@ trait Section: serde::de::DeserializeOwned {
 
 /// One section: `NAME.json` read (absent: nothing to check), its problems recomputed,
 /// `NAME.md` re-rendered and compared, and its commit against the run's.
-fn section<S: Section>(dir: &Path, results: &Results) -> Coverage {
+fn section<S: Section>(dir: &Path, cx: &Context<'_>) -> Coverage {
     let mut c = Coverage::default();
     let report: S = match read_json(dir, &format!("{}.json", S::NAME)) {
         Ok(Some(r)) => r,
@@ -202,14 +280,13 @@ fn section<S: Section>(dir: &Path, results: &Results) -> Coverage {
             return c;
         }
     };
-    c.problems.extend(report.problems(results));
+    c.problems.extend(report.problems(cx.results));
     let rendered = report.render();
     rendered_and_current(
         dir,
-        &format!("{}.md", S::NAME),
-        &rendered,
-        &report.machine().commit,
-        results,
+        (&format!("{}.md", S::NAME), &rendered),
+        (&report.machine().commit, S::STUDY),
+        cx,
         &mut c,
     );
     c
@@ -264,6 +341,7 @@ impl Section for SystemsResults {
 /// window.json: every design's guarantees recomputed from its checkpoints, window.md re-rendered.
 impl Section for WindowReport {
     const NAME: &'static str = "window";
+    const STUDY: Option<Study> = Some(Study::Window);
     fn machine(&self) -> &Machine {
         &self.machine
     }
@@ -293,19 +371,70 @@ impl Section for PythonReport {
 /// found, identical, among results.json's targets, expansion.md re-rendered.
 impl Section for ExpansionReport {
     const NAME: &'static str = "expansion";
+    const STUDY: Option<Study> = Some(Study::Growth);
     fn machine(&self) -> &Machine {
         &self.machine
     }
-    fn problems(&self, results: &Results) -> Vec<String> {
-        expansion_problems(self, results)
+    fn problems(&self, _: &Results) -> Vec<String> {
+        expansion_problems(self)
     }
     fn render(&self) -> String {
         crate::render::expansion::render(self)
     }
 }
 
+/// sweep.json: every variant at every size, sound timings, theory within bounds, no false
+/// negative; sweep.md re-rendered.
+impl Section for SweepReport {
+    const NAME: &'static str = "sweep";
+    const STUDY: Option<Study> = Some(Study::Sweep);
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        let floors = crate::check::Floors::default();
+        let mut p = crate::check::sweep_counts(&self.records);
+        p.extend(crate::check::timings(&self.records, floors, None));
+        p.extend(crate::check::probes(&self.records, floors));
+        p.extend(crate::check::theory(&self.records));
+        p.extend(
+            self.records
+                .iter()
+                .filter(|r| r.false_negatives > 0)
+                .map(|r| {
+                    format!(
+                        "{} at {} keys: {} false negatives",
+                        r.variant, r.n, r.false_negatives
+                    )
+                }),
+        );
+        p.into_iter().map(|m| format!("sweep.json: {m}")).collect()
+    }
+    fn render(&self) -> String {
+        crate::render::sweep::render(self)
+    }
+}
+
+/// hashing.json: the study's sizes, counts, intervals and verdicts recomputed
+/// ([`crate::check::course::hash64_problems`]); hashing.md re-rendered.
+impl Section for HashingReport {
+    const NAME: &'static str = "hashing";
+    const STUDY: Option<Study> = Some(Study::Hashing);
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        let mut fresh = self.study.clone();
+        crate::judge::course::judge_hash64(&mut fresh);
+        crate::check::course::hash64_problems(&self.study, &fresh)
+    }
+    fn render(&self) -> String {
+        crate::render::course::hash64::page(self)
+    }
+}
+
 /// What the expansion section's check finds wrong in a report, besides its page.
-fn expansion_problems(report: &ExpansionReport, results: &Results) -> Vec<String> {
+fn expansion_problems(report: &ExpansionReport) -> Vec<String> {
     let mut p = Vec::new();
     for x in &report.checkpoints {
         if x.false_negatives > 0 {
@@ -336,32 +465,34 @@ fn expansion_problems(report: &ExpansionReport, results: &Results) -> Vec<String
     p.extend(differ(ExpansionReport::NAME, labels, rows, same, |g| {
         (format!("{:?}", g.what), format!("{:?}", g.verdict))
     }));
-    for g in &report.goals {
-        if !results.ratios.iter().any(|r| same(r, g)) {
-            p.push(format!(
-                "expansion.json: goal {:?} is not among results.json's targets as stored here",
-                g.what
-            ));
-        }
-    }
+    p.extend(
+        report
+            .goals
+            .iter()
+            .flat_map(|g| crate::check::ratio_problems(g, "expansion.json: goal")),
+    );
     p
 }
 
 /// The course (`course/course.json` and `course/course.md`, when the run wrote a course):
 /// [`crate::check::course::check`] re-renders the Markdown from the JSON, recomputes every verdict
-/// (z, Holm-adjusted p), checks the repetitions' seeds and plots, and that the course comes from
-/// this run's commit.
-fn course(dir: &Path, results: &Results) -> Coverage {
-    let md = PathBuf::from("course/course.md");
+/// (z, Holm-adjusted p), checks the repetitions' seeds and plots; its commit stands as a study's
+/// ([`commit_stands`]).
+fn course(dir: &Path, cx: &Context<'_>) -> Coverage {
+    let md = "course/course.md";
     let course_dir = dir.join("course");
     if !course_dir.join("course.md").exists() && !course_dir.join("course.json").exists() {
         return Coverage::default();
     }
-    Coverage {
-        problems: crate::check::course::check(&course_dir, Some(&results.machine.commit)),
-        covered: vec![md],
+    let mut c = Coverage {
+        problems: crate::check::course::check(&course_dir, None),
+        covered: vec![PathBuf::from(md)],
         ..Coverage::default()
+    };
+    if let Ok(Some(commit)) = crate::check::course::recorded_commit(&course_dir) {
+        commit_stands(md, &commit, Some(Study::Course), cx, &mut c);
     }
+    c
 }
 
 #[cfg(test)]

@@ -7,12 +7,15 @@ fn plan() -> Plan {
     Plan {
         quick: false,
         large: false,
-        sweep_only: false,
+        study: None,
         keys: None,
         probes: None,
         out: PathBuf::from("reports"),
         rounds: 5,
         build_rounds: 5,
+        builds: crate::measure::rounds::Policy::fixed(5),
+        lookups: crate::measure::rounds::Policy::fixed(5),
+        peer_lookups: crate::measure::rounds::Policy::fixed(9),
         peer_rounds: 9,
         queries: 1000,
         scenario_probes: 1000,
@@ -50,37 +53,49 @@ fn one_round<'a>(plan: &'a Plan, members: &'a crate::dataset::KeySet) -> Run<'a>
 }
 
 #[test]
-fn a_full_run_runs_every_stage_and_a_sweep_only_run_only_the_sweep() {
-    assert_eq!(stage_names(&plan(), ALL).len(), ALL.len());
+fn the_main_job_runs_no_study_a_quick_run_every_one_and_a_study_only_itself() {
+    let main = stage_names(&plan(), &stages(&plan()));
+    assert_eq!(main.len(), MAIN.len());
+    for study in Study::ALL {
+        let name = studies::stage(study).name();
+        assert!(!main.contains(&name), "the main job runs {name}");
+    }
+    let quick = Plan {
+        quick: true,
+        ..plan()
+    };
+    let all = stage_names(&quick, &stages(&quick));
+    assert_eq!(all.len(), MAIN.len() + Study::ALL.len());
+    assert_eq!(all[all.len() - 2..], ["false negatives", "reports"]);
     let sweep = Plan {
-        sweep_only: true,
+        study: Some(Study::Sweep),
         ..plan()
     };
     assert_eq!(
-        stage_names(&sweep, ALL),
-        ["size sweep", "false negatives", "reports"]
+        stage_names(&sweep, &stages(&sweep)),
+        ["size sweep", "the index of studies and the goals"]
     );
     assert!(plan().is_committed_run());
+    assert!(sweep.is_committed_run());
+    assert!(!quick.is_committed_run());
     assert!(!Plan {
-        quick: true,
+        keys: Some("k".into()),
         ..plan()
     }
     .is_committed_run());
     assert!(!Plan {
-        keys: Some("k".into()),
-        ..plan()
+        large: true,
+        ..sweep
     }
     .is_committed_run());
 }
 
 #[test]
 fn sweep_sizes_are_powers_of_ten_and_the_top() {
-    assert_eq!(sweep_sizes(200_000), [10_000, 100_000, 200_000]);
-    assert_eq!(
-        sweep_sizes(10_000_000),
-        [10_000, 100_000, 1_000_000, 10_000_000]
-    );
-    assert_eq!(sweep_sizes(500), [500]);
+    use crate::stages::sweep::sizes;
+    assert_eq!(sizes(200_000), [10_000, 100_000, 200_000]);
+    assert_eq!(sizes(10_000_000), [10_000, 100_000, 1_000_000, 10_000_000]);
+    assert_eq!(sizes(500), [500]);
 }
 
 /// Issue 16, defect 5: 12 keys failed after seconds of measuring ("churn needs 13
@@ -92,7 +107,7 @@ fn too_few_members_stop_the_run_before_any_stage() {
     for (n, ok) in [(12, false), (13, true), (20, true)] {
         let members = keys(n);
         let run = one_round(&p, &members);
-        match crate::plan::check_members(&run, ALL) {
+        match crate::plan::check_members(&run, MAIN) {
             Ok(()) => assert!(ok, "{n} members passed"),
             Err(e) => {
                 assert!(!ok, "{n} members: {e}");

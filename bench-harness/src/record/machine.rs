@@ -14,7 +14,7 @@ pub struct Machine {
     pub memory: String,
     /// `rustc --version`.
     pub rustc: String,
-    /// `git rev-parse --short HEAD`, with `-dirty` for uncommitted changes.
+    /// `git rev-parse --short HEAD`, with `-dirty` for uncommitted changes to code.
     pub commit: String,
     /// UTC start of the run.
     pub date: String,
@@ -57,9 +57,7 @@ impl Machine {
             .unwrap_or_else(|| "unknown".into());
         let mut commit = first_line_of("git", &["rev-parse", "--short", "HEAD"])
             .unwrap_or_else(|| "unknown".into());
-        if first_line_of("git", &["status", "--porcelain", "--untracked-files=no"])
-            .is_some_and(|s| !s.is_empty())
-        {
+        if code_is_dirty() {
             commit.push_str("-dirty");
         }
         Machine {
@@ -73,6 +71,22 @@ impl Machine {
             command,
         }
     }
+}
+
+/// Whether the work tree holds an uncommitted change to code ([`super::code::counts_as_code`]):
+/// a change to a test or to prose does not make the run's commit a lie.
+fn code_is_dirty() -> bool {
+    let Ok(out) = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .output()
+    else {
+        return false;
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.get(3..))
+        .flat_map(|paths| paths.split(" -> "))
+        .any(super::code::counts_as_code)
 }
 
 /// The current UTC time as `YYYY-MM-DD HH:MM:SS UTC`, without a date crate.

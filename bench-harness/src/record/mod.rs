@@ -7,22 +7,25 @@ use crate::measure::Spread;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod code;
 pub mod conditions;
 pub mod floor;
 mod machine;
 mod metric;
 mod peers;
+pub mod provenance;
 pub mod python;
 mod ratio;
 mod results;
 pub(crate) mod stored;
+pub mod study;
 pub mod verdict;
 
 pub use machine::Machine;
 pub use metric::Metric;
 pub use peers::{HugePageRecord, PeerRecord, Side};
 pub use ratio::{Ratio, Role};
-pub use results::{DatasetInfo, Results};
+pub use results::{DatasetInfo, Results, StageTime};
 pub use verdict::{Bound, Verdict};
 
 /// A rate as every report prints it: a percentage to 4 decimals with the zeros it does not need left out

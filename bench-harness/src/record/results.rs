@@ -29,6 +29,27 @@ pub struct Results {
     /// multiples of it (`None`: the stage did not run).
     #[serde(default)]
     pub floor: Option<super::floor::FloorReport>,
+    /// Wall seconds of each stage, in the order they ran (the report writer's own stage, which
+    /// writes this file, is printed at the end of the run but not recorded).
+    #[serde(default)]
+    pub stages: Vec<StageTime>,
+    /// The adaptive timing loops: rounds, seconds and what ended each.
+    #[serde(default)]
+    pub loops: Vec<crate::measure::rounds::LoopRecord>,
+    /// The run's peak resident memory, bytes: the harness's own (`VmHWM`) and the largest of the
+    /// processes it started and waited for (the Python section's, the servers' clients); `None`
+    /// where the system does not say.
+    #[serde(default)]
+    pub peak_rss: Option<crate::measure::PeakRss>,
+}
+
+/// One stage's wall time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageTime {
+    /// The stage's name, as the progress output shows it.
+    pub name: String,
+    /// Wall seconds.
+    pub seconds: f64,
 }
 
 /// The dataset of a run.

@@ -143,7 +143,7 @@ fn fpr_series(
     Series::new(name, pts, style).with_spread(ci)
 }
 
-/// Every chart of the run, in README order.
+/// Every chart of the main job, in README order (the size sweep's are its study's page's).
 pub fn all(records: &[Record]) -> Vec<Chart> {
     let mut out = Vec::new();
     out.extend(calibration(records));
@@ -152,7 +152,6 @@ pub fn all(records: &[Record]) -> Vec<Chart> {
     out.extend(build_cost(records));
     out.extend(growth(records));
     out.extend(churn(records));
-    out.extend(size_sweep(records));
     out.extend(parallel(records));
     out
 }

@@ -188,8 +188,12 @@ pub fn course(doc: &CourseDoc) -> String {
     for (i, s) in doc.sections.iter().enumerate() {
         section(i, s, &mut out);
     }
-    if let Some(study) = &doc.hash64 {
-        hash64::section(doc.sections.len() + 1, study, &mut out);
+    match &doc.hash64 {
+        Some(study) => hash64::section(doc.sections.len() + 1, study, &mut out),
+        None => out.push_str(
+            "What a 64-bit hash costs the split-block filter at 10^9 and 10^10 keys is a study of \
+             its own: [hashing.md](../hashing.md) (`just study hashing`).\n\n",
+        ),
     }
     out.push_str("## Errata: common mistakes, each shown by a run\n\n");
     for e in &doc.errata {

@@ -351,6 +351,10 @@ pub fn write(r: &ExpansionReport, out: &std::path::Path) -> Result<()> {
 }
 
 impl Output for ExpansionReport {
+    fn stamp(&mut self, wall_seconds: f64) {
+        self.machine.wall_seconds = wall_seconds;
+    }
+
     fn write(&self, out: &std::path::Path) -> Result<()> {
         write(self, out)
     }

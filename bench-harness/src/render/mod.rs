@@ -2,6 +2,8 @@
 //! machine the run was on and the articles' claims checked against the run.
 
 use crate::measure::{Mix, Spread};
+use crate::record::provenance::Repo;
+use crate::record::study::Stamp;
 use crate::record::{DatasetInfo, Machine, Record, Results, Scenario, SCHEMA};
 use crate::render::charts::{by, pct, targets};
 use anyhow::{Context, Result};
@@ -13,6 +15,8 @@ pub mod course;
 pub mod expansion;
 pub mod floor;
 pub mod python;
+pub mod studies;
+pub mod sweep;
 pub mod systems;
 pub mod table;
 pub mod tables;
@@ -74,34 +78,70 @@ pub fn write_section<R: serde::Serialize>(
     Ok(())
 }
 
-/// Writes results.json, the plots and README.md into `dir`.
+/// Writes results.json, the plots, README.md (with the index of the studies found in `dir`,
+/// their code changes asked of `repo`) and goals.md into `dir`.
 ///
 /// # Errors
-/// I/O errors.
-pub fn write(dir: &Path, results: &Results) -> Result<()> {
+/// I/O errors, or a study in `dir` that cannot be read or is not in HEAD's history.
+pub fn write(dir: &Path, results: &Results, repo: Option<&dyn Repo>) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let json = serde_json::to_string_pretty(results)?;
     // Tables and charts are drawn from results.json as written (a float can come back one ulp
     // off), so that `check` re-rendering them from the file gets the very same bytes.
     let results: Results = serde_json::from_str(&json).context("re-reading results.json")?;
     std::fs::write(dir.join("results.json"), json + "\n")?;
-    let plots = crate::render::charts::render(dir, &crate::render::charts::all(&results.records))?;
-    std::fs::write(dir.join("README.md"), readme(&results, &plots))?;
+    crate::render::charts::render(dir, &crate::render::charts::all(&results.records))?;
+    write_index(dir, &results, repo)
+}
+
+/// README.md and goals.md of `dir`, from `results` and the studies found there.
+fn write_index(dir: &Path, results: &Results, repo: Option<&dyn Repo>) -> Result<()> {
+    let found = studies::read_studies(dir)?;
+    let stamps = studies::stamps(&found, &results.machine.commit, repo)?;
+    std::fs::write(dir.join("README.md"), render_readme(results, &stamps))?;
+    std::fs::write(dir.join("goals.md"), studies::goals_page(results, &found))?;
     Ok(())
 }
 
-/// reports/README.md as [`write()`] renders it from `results` (the charts' stems and captions
-/// included, without drawing them); `check` compares it with the committed file.
+/// After a study: README.md's index and goals.md of `dir` re-rendered from its results.json
+/// and the studies' JSON (the repository asked for the code changed since each study when `dir`
+/// is the committed reports/). Without a results.json there is nothing to index: a note says so.
+///
+/// # Errors
+/// I/O errors, or a study that cannot be read or is not in HEAD's history.
+pub fn rewrite_index(dir: &Path) -> Result<()> {
+    let path = dir.join("results.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "note: no {} yet (the main job writes it): the index of studies waits for it",
+                path.display()
+            );
+            return Ok(());
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let results: Results =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let git = crate::record::provenance::Git(Path::new("."));
+    let repo = (dir == Path::new("reports")).then_some(&git as &dyn Repo);
+    write_index(dir, &results, repo)
+}
+
+/// reports/README.md as [`write()`] renders it from `results` and the studies' `stamps` (the
+/// charts' stems and captions included, without drawing them); `check` compares it with the
+/// committed file.
 #[must_use]
-pub fn render_readme(results: &Results) -> String {
+pub fn render_readme(results: &Results, stamps: &[Stamp]) -> String {
     let plots: Vec<(String, String)> = crate::render::charts::all(&results.records)
         .into_iter()
         .map(|c| (c.stem, c.caption))
         .collect();
-    readme(results, &plots)
+    readme(results, &plots, stamps)
 }
 
-fn readme(results: &Results, plots: &[(String, String)]) -> String {
+fn readme(results: &Results, plots: &[(String, String)], stamps: &[Stamp]) -> String {
     let r = &results.records;
     let mut s = String::new();
     let _ = writeln!(s, "# filterlab benchmark report\n");
@@ -122,6 +162,7 @@ fn readme(results: &Results, plots: &[(String, String)]) -> String {
     if !matrix.is_empty() {
         claims(&mut s, results);
     }
+    studies::index_section(&mut s, stamps);
     schema_section(&mut s);
     s
 }

@@ -255,7 +255,6 @@ fn ratio_line(r: &crate::record::Ratio) -> String {
 pub(super) fn scenario_tables(s: &mut String, r: &[Record]) {
     growth_table(s, r);
     churn_table(s, r);
-    sweep_table(s, r);
     parallel_table(s, r);
 }
 
@@ -339,7 +338,7 @@ pub(super) fn churn_table(s: &mut String, r: &[Record]) {
 }
 
 /// Lookup cost against filter size.
-pub(super) fn sweep_table(s: &mut String, r: &[Record]) {
+pub(crate) fn sweep_table(s: &mut String, r: &[Record]) {
     let head = "| variant | n | memory | ns/lookup 0% | 50% | 100% | batched 0% | batched 100% | batched speed-up 0% / 100% | measured FPR |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
     let titles = ("## Size sweep (target 1%)", head);
     scenario_section(s, r, Scenario::SizeSweep, titles, |x| {

@@ -106,7 +106,7 @@ fn fixture() -> Results {
 
 #[test]
 fn matrix_rows_carry_their_spread_and_both_overheads() {
-    let text = render_readme(&fixture());
+    let text = render_readme(&fixture(), &[]);
     assert!(text.contains("## n = 1000, target FP rate 1%"), "{text}");
     let row = text
         .lines()
@@ -119,7 +119,7 @@ fn matrix_rows_carry_their_spread_and_both_overheads() {
 
 #[test]
 fn the_targets_table_names_numerator_and_denominator_and_flags_unlike_conditions() {
-    let text = render_readme(&fixture());
+    let text = render_readme(&fixture(), &[]);
     assert!(text.contains("| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |"));
     assert!(
         text.contains("| not met | no: batched vs one at a time |"),
@@ -147,7 +147,7 @@ fn the_targets_table_names_numerator_and_denominator_and_flags_unlike_conditions
     missing.numerator_samples.clear();
     let missing = missing.recomputed();
     r.ratios.extend([alike, straddles, info, missing]);
-    let text = render_readme(&r);
+    let text = render_readme(&r, &[]);
     assert!(
         text.contains("(1 met, 0 not met, 1 undecided of 2 under the same conditions)"),
         "{text}"
@@ -164,7 +164,7 @@ fn the_targets_table_names_numerator_and_denominator_and_flags_unlike_conditions
 
 #[test]
 fn speed_ups_above_the_thread_count_are_flagged() {
-    let text = render_readme(&fixture());
+    let text = render_readme(&fixture(), &[]);
     let flagged: Vec<&str> = text
         .lines()
         .filter(|l| l.contains("above the thread count"))
@@ -174,18 +174,33 @@ fn speed_ups_above_the_thread_count_are_flagged() {
 }
 
 #[test]
-fn a_sweep_only_run_says_nothing_about_a_matrix_and_counts_every_member() {
-    let mut r = fixture();
-    r.records.retain(|x| x.scenario == Scenario::SizeSweep);
-    r.peers.clear();
-    r.ratios.clear();
-    let text = render_readme(&r);
-    assert!(!text.contains("0 of 0 rows"), "{text}");
-    assert!(!text.contains("## n = "));
-    assert!(
-        text.contains("4000 members"),
-        "the dataset's own member count"
-    );
+fn the_sweep_page_shows_every_row_and_its_plots() {
+    let r = fixture();
+    let report = crate::stages::sweep::SweepReport {
+        machine: r.machine.clone(),
+        sizes: vec![4000],
+        records: r
+            .records
+            .iter()
+            .filter(|x| x.scenario == Scenario::SizeSweep)
+            .cloned()
+            .collect(),
+    };
+    let page = crate::render::sweep::render(&report);
+    assert!(page.starts_with("# Size sweep"));
+    assert!(page
+        .lines()
+        .nth(2)
+        .is_some_and(|l| l.contains(&r.machine.commit)));
+    for x in &report.records {
+        assert!(
+            page.contains(&format!("| {} | {} |", x.variant, x.n)),
+            "{page}"
+        );
+    }
+    assert!(page.contains("size_sweep_negative.svg") && page.contains("size_sweep_positive.svg"));
+    // The main report no longer carries the sweep.
+    assert!(!render_readme(&r, &[]).contains("## Size sweep"));
 }
 
 #[test]
@@ -203,12 +218,12 @@ fn the_root_readme_block_round_trips() {
 fn write_puts_results_and_the_rendered_readme_side_by_side() {
     let dir = std::env::temp_dir().join(format!("filterlab-report-{}", std::process::id()));
     let r = fixture();
-    write(&dir, &r).unwrap();
+    write(&dir, &r, None).unwrap();
     let json = std::fs::read_to_string(dir.join("results.json")).unwrap();
     let back: Results = serde_json::from_str(&json).unwrap();
     assert_eq!(back.records.len(), r.records.len());
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
-    assert_eq!(readme, render_readme(&back));
+    assert_eq!(readme, render_readme(&back, &[]));
     assert!(dir.join("insert_ns.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

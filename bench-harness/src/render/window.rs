@@ -159,6 +159,10 @@ pub fn write(r: &WindowReport, out: &std::path::Path) -> Result<()> {
 }
 
 impl Output for WindowReport {
+    fn stamp(&mut self, wall_seconds: f64) {
+        self.machine.wall_seconds = wall_seconds;
+    }
+
     fn judge(&mut self) {
         crate::judge::window::judge(self);
     }

@@ -1,18 +1,25 @@
 //! Build timings, ours and the peers', in one interleaved loop.
 //!
-//! Every round builds every contender once, in the same order: each of our variants at each
-//! target rate one key at a time and again through `insert_batch` (a static variant once, from
-//! its whole key set: it takes no inserts), then each peer. A build is
-//! timed from before the filter is constructed (so its allocation, and the zeroing of its
-//! table, count) to after the last insert, for ours and the peers' alike. A slow moment of the
-//! machine therefore hits one round of every contender, and the median, min and max over the
-//! rounds say how much a figure moved within the run.
+//! Every round builds every timed contender once, in the same order: each of our variants at
+//! the peers' rate one key at a time and again through `insert_batch` (a static variant once,
+//! from its whole key set: it takes no inserts), then each peer in its fastest configuration.
+//! The rounds go on until every build time is known within 5% or the budget is spent
+//! ([`crate::measure::rounds`]). A build is timed from before the filter is constructed (so its
+//! allocation, and the zeroing of its table, count) to after the last insert, for ours and the
+//! peers' alike. A slow moment of the machine therefore hits one round of every contender, and
+//! the median, min and max over the rounds say how much a figure moved within the run.
 //!
-//! The filters of the last round are kept: the matrix measures their FP rate and lookups, the
-//! comparison with the peers probes the peers.
+//! Our variants at the tighter rates (built for their FP rates, memory and lookups) and the
+//! peers' slower configurations (fastbloom with SipHash, cuckoofilter with SipHash, `HashSet`
+//! of `String`, each beside its crate's fastest) are built once after the loop, through
+//! `insert_batch` for ours; that build is timed and stated as one round.
+//!
+//! Each contender's filter of the last round is kept: the matrix measures their FP rate and
+//! lookups, the comparison with the peers probes the peers.
 
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Contender, BESIDE_PEERS};
+use crate::measure::rounds::{self, LoopRecord, Policy};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::stages::{bar, check_no_false_negatives, BuiltFilter, BuiltPeer};
@@ -69,84 +76,191 @@ fn build_peer(kind: PeerKind, keys: &KeySet, n: usize, p: f64) -> Result<(Peer, 
     Ok((peer, refused, start.elapsed().as_secs_f64()))
 }
 
-/// One round of the peers' builds at `p`: timings pushed to `secs`, the peers kept when `last`.
-fn peer_round(
+/// The slower configurations of peer crates whose fastest is measured beside them: built and
+/// timed once, after the interleaved rounds (every comparison uses a crate's fastest).
+pub const BUILT_ONCE: [PeerKind; 3] = [
+    PeerKind::FastbloomDefault,
+    PeerKind::Cuckoofilter,
+    PeerKind::HashSet,
+];
+
+/// A peer built and timed, with the share of its memory on huge pages.
+fn timed_peer(
+    kind: PeerKind,
     ctx: &Ctx<'_>,
     (n, p): (usize, f64),
-    secs: &mut [Vec<f64>],
-    kept: Option<&mut Vec<(Peer, u64, Option<f64>)>>,
-) -> Result<()> {
-    let mut built = Vec::new();
-    for (j, &kind) in PeerKind::ALL.iter().enumerate() {
-        let ((peer, refused, s), coverage) = measure::with_huge_page_coverage(
-            || build_peer(kind, ctx.members, n, p),
-            |(peer, _, _)| peer.size_in_bytes(),
-        )?;
-        secs[j].push(s);
-        built.push((peer, refused, coverage));
+) -> Result<(Peer, u64, f64, Option<f64>)> {
+    let ((peer, refused, s), coverage) = measure::with_huge_page_coverage(
+        || build_peer(kind, ctx.members, n, p),
+        |(peer, _, _)| peer.size_in_bytes(),
+    )?;
+    Ok((peer, refused, s, coverage))
+}
+
+/// One slot of the loop: a contender's timings over the rounds and its latest build.
+struct Slot<T> {
+    one: Vec<f64>,
+    batched: Vec<f64>,
+    kept: Option<T>,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot {
+            one: Vec::new(),
+            batched: Vec::new(),
+            kept: None,
+        }
     }
-    if let Some(kept) = kept {
-        kept.extend(built);
+}
+
+/// One round of our builds at the timed rate: each slot's previous filter dropped before its
+/// build, so that only one of each is held.
+fn our_round(
+    ctx: &Ctx<'_>,
+    n: usize,
+    timed: &[(f64, Contender)],
+    slots: &mut [Slot<(AnyFilter, Option<f64>)>],
+    first: bool,
+) -> Result<()> {
+    for (slot, &(p, kind)) in slots.iter_mut().zip(timed) {
+        slot.kept = None;
+        let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
+        slot.one.push(secs);
+        if !kind.capabilities().static_set {
+            let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
+            slot.batched.push(secs);
+            // Same keys, same order every round: one check of the batched build suffices (the
+            // kept filter is checked by the matrix).
+            if first {
+                check_no_false_negatives(&g, ctx.members, 0..n)?;
+            }
+        }
+        let coverage = measure::table_huge_page_coverage(&f);
+        slot.kept = Some((f, coverage));
     }
     Ok(())
 }
 
-/// Runs `rounds` interleaved rounds (at least one) of every build: ours at every target, and,
-/// when `peer_fpr` is given, the peers at that rate.
-/// Checks the kept filters for false negatives.
+/// Runs interleaved rounds of every timed build under `policy` (ours at `peer_fpr`, or at the
+/// first target when no peers are asked for, and the peers' fastest configurations), then
+/// builds the rest once. Returns the filters and the loop's record.
 pub fn interleaved(
     ctx: &Ctx<'_>,
     n: usize,
     targets: &[f64],
     peer_fpr: Option<f64>,
-    rounds: usize,
-) -> Result<Builds> {
+    policy: Policy,
+) -> Result<(Builds, LoopRecord)> {
     ensure!(
         ctx.members.len() >= n,
         "need {n} members, have {}",
         ctx.members.len()
     );
-    let rounds = rounds.max(1);
     let grid = grid(n, targets);
-    let mut one = vec![Vec::with_capacity(rounds); grid.len()];
-    let mut batched = vec![Vec::with_capacity(rounds); grid.len()];
-    let mut peer_secs = vec![Vec::with_capacity(rounds); PeerKind::ALL.len()];
-    let mut kept: Vec<(AnyFilter, Option<f64>)> = Vec::new();
-    let mut kept_peers: Vec<(Peer, u64, Option<f64>)> = Vec::new();
-    let pb = bar(rounds as u64, "builds");
-    for round in 0..rounds {
-        let last = round + 1 == rounds;
-        for (i, &(p, kind)) in grid.iter().enumerate() {
-            pb.set_message(format!("{} at {p}", kind.name()));
-            let (f, secs) = build_one(kind, ctx.members, n, p, false)?;
-            one[i].push(secs);
-            let g = if kind.capabilities().static_set {
-                None
-            } else {
-                let (g, secs) = build_one(kind, ctx.members, n, p, true)?;
-                batched[i].push(secs);
-                Some(g)
-            };
-            if last {
-                check_no_false_negatives(&f, ctx.members, 0..n)?;
-                if let Some(g) = &g {
-                    check_no_false_negatives(g, ctx.members, 0..n)?;
-                }
-                let coverage = measure::table_huge_page_coverage(&f);
-                kept.push((f, coverage));
+    let rate = peer_fpr.or(targets.first().copied()).unwrap_or(0.01);
+    let (timed, rest): (Vec<(f64, Contender)>, Vec<_>) = grid.iter().partition(|(p, _)| *p == rate);
+    let peers: Vec<PeerKind> = if peer_fpr.is_some() {
+        PeerKind::ALL
+            .into_iter()
+            .filter(|k| !BUILT_ONCE.contains(k))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let ours = std::cell::RefCell::new(
+        (0..timed.len())
+            .map(|_| Slot::default())
+            .collect::<Vec<_>>(),
+    );
+    let theirs = std::cell::RefCell::new(
+        (0..peers.len())
+            .map(|_| Slot::default())
+            .collect::<Vec<_>>(),
+    );
+    let pb = bar(policy.max as u64, "builds");
+    let record = rounds::run(
+        &format!("builds at {rate}"),
+        policy,
+        |round| -> Result<()> {
+            our_round(ctx, n, &timed, &mut ours.borrow_mut(), round == 0)?;
+            for (slot, &kind) in theirs.borrow_mut().iter_mut().zip(&peers) {
+                slot.kept = None;
+                let (peer, refused, s, coverage) = timed_peer(kind, ctx, (n, rate))?;
+                slot.one.push(s);
+                slot.kept = Some((peer, refused, coverage));
             }
-        }
-        if let Some(p) = peer_fpr {
-            pb.set_message("the peers");
-            peer_round(ctx, (n, p), &mut peer_secs, last.then_some(&mut kept_peers))?;
-        }
+            pb.inc(1);
+            Ok(())
+        },
+        || {
+            let (o, t) = (ours.borrow(), theirs.borrow());
+            o.iter()
+                .flat_map(|s| [s.one.clone(), s.batched.clone()])
+                .filter(|v| !v.is_empty())
+                .chain(t.iter().map(|s| s.one.clone()))
+                .collect()
+        },
+    )?;
+    pb.finish_and_clear();
+    let mut built = built_ours(ours.into_inner(), &timed)?;
+    built.extend(built_once(ctx, n, &rest)?);
+    // Back in the grid's order: the timed rate's rows among the others, as `grid` lists them.
+    built.sort_by_key(|b| {
+        grid.iter().position(|&(p, k)| {
+            p == b.target_fpr && crate::filters::row_name(&b.filter) == k.name()
+        })
+    });
+    let mut peers_built = built_peers(theirs.into_inner(), &peers)?;
+    if peer_fpr.is_some() {
+        peers_built.extend(peers_once(ctx, (n, rate))?);
+        peers_built.sort_by_key(|b| PeerKind::ALL.iter().position(|&k| k == b.peer.kind()));
+    }
+    Ok((
+        Builds {
+            ours: built,
+            peers: peers_built,
+        },
+        record,
+    ))
+}
+
+/// Our filters at the untimed rates: each built once through `insert_batch` (a static one from
+/// its key set), that build timed as one round.
+fn built_once(ctx: &Ctx<'_>, n: usize, rest: &[(f64, Contender)]) -> Result<Vec<BuiltFilter>> {
+    let pb = bar(rest.len() as u64, "builds at the tighter rates");
+    let mut out = Vec::new();
+    for &(p, kind) in rest {
+        let is_static = kind.capabilities().static_set;
+        let (f, secs) = build_one(kind, ctx.members, n, p, !is_static)?;
+        let coverage = measure::table_huge_page_coverage(&f);
+        out.push(BuiltFilter {
+            filter: f,
+            target_fpr: p,
+            seconds: is_static.then(|| Spread::single(secs)),
+            seconds_batched: (!is_static).then(|| Spread::single(secs)),
+            huge_page_coverage: coverage,
+        });
         pb.inc(1);
     }
     pb.finish_and_clear();
-    Ok(Builds {
-        ours: built_ours(kept, &grid, &mut one, &mut batched),
-        peers: built_peers(kept_peers, &mut peer_secs),
-    })
+    Ok(out)
+}
+
+/// The peers of [`BUILT_ONCE`], each built and timed once.
+fn peers_once(ctx: &Ctx<'_>, (n, p): (usize, f64)) -> Result<Vec<BuiltPeer>> {
+    BUILT_ONCE
+        .iter()
+        .map(|&kind| {
+            let (peer, refused, s, coverage) = timed_peer(kind, ctx, (n, p))?;
+            Ok(BuiltPeer {
+                peer,
+                refused,
+                seconds: Spread::single(s),
+                huge_page_coverage: coverage,
+            })
+        })
+        .collect()
 }
 
 /// The (target, variant) pairs of the matrix at `n` keys: every matrix row at every target
@@ -167,33 +281,45 @@ pub fn grid(n: usize, targets: &[f64]) -> Vec<(f64, Contender)> {
 
 /// Our filters of the last round with the spreads of their build times over the rounds.
 fn built_ours(
-    kept: Vec<(AnyFilter, Option<f64>)>,
-    grid: &[(f64, Contender)],
-    one: &mut [Vec<f64>],
-    batched: &mut [Vec<f64>],
-) -> Vec<BuiltFilter> {
-    kept.into_iter()
-        .zip(grid)
-        .zip(one.iter_mut().zip(batched))
-        .map(|(((filter, coverage), &(p, _)), (a, b))| BuiltFilter {
-            filter,
-            target_fpr: p,
-            seconds: Spread::of(a),
-            seconds_batched: (!b.is_empty()).then(|| Spread::of(b)),
-            huge_page_coverage: coverage,
+    slots: Vec<Slot<(AnyFilter, Option<f64>)>>,
+    timed: &[(f64, Contender)],
+) -> Result<Vec<BuiltFilter>> {
+    slots
+        .into_iter()
+        .zip(timed)
+        .map(|(mut slot, &(p, kind))| {
+            let (filter, coverage) = slot
+                .kept
+                .with_context(|| format!("no build of {} was kept", kind.name()))?;
+            Ok(BuiltFilter {
+                filter,
+                target_fpr: p,
+                seconds: Some(Spread::of(&mut slot.one)),
+                seconds_batched: (!slot.batched.is_empty()).then(|| Spread::of(&mut slot.batched)),
+                huge_page_coverage: coverage,
+            })
         })
         .collect()
 }
 
 /// The peers of the last round with the spreads of their build times over the rounds.
-fn built_peers(kept: Vec<(Peer, u64, Option<f64>)>, secs: &mut [Vec<f64>]) -> Vec<BuiltPeer> {
-    kept.into_iter()
-        .zip(secs)
-        .map(|((peer, refused, coverage), s)| BuiltPeer {
-            peer,
-            refused,
-            seconds: Spread::of(s),
-            huge_page_coverage: coverage,
+fn built_peers(
+    slots: Vec<Slot<(Peer, u64, Option<f64>)>>,
+    kinds: &[PeerKind],
+) -> Result<Vec<BuiltPeer>> {
+    slots
+        .into_iter()
+        .zip(kinds)
+        .map(|(mut slot, kind)| {
+            let (peer, refused, coverage) = slot
+                .kept
+                .with_context(|| format!("no build of {} was kept", kind.name()))?;
+            Ok(BuiltPeer {
+                peer,
+                refused,
+                seconds: Spread::of(&mut slot.one),
+                huge_page_coverage: coverage,
+            })
         })
         .collect()
 }

@@ -2,6 +2,7 @@
 
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Variant};
+use crate::measure::rounds::{self, LoopRecord, Policy};
 use crate::measure::{self, Mix, Spread};
 use crate::plan::Ctx;
 use crate::record::{Record, Scenario};
@@ -9,36 +10,49 @@ use crate::stages::{bar, check_no_false_negatives, fill_fpr_fields, BuiltFilter}
 use anyhow::{bail, ensure, Result};
 use filterlab::{Deletable, Filter};
 use filterlab::{Pages, BATCH};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-/// Times `filters` on every mix in `ctx.rounds` interleaved rounds, one at a time and batched:
-/// `[filter][mix]` spreads of ns per lookup.
+/// Times `filters` on every mix in interleaved rounds under `policy`, one at a time and
+/// batched: `[filter][mix]` spreads of ns per lookup, and the loop's record.
 fn interleaved_lookups<'f>(
-    ctx: &Ctx<'_>,
+    policy: Policy,
     filters: impl Iterator<Item = &'f AnyFilter> + Clone,
     mixes: &[KeySet],
     what: &str,
-) -> (Vec<Vec<Spread>>, Vec<Vec<Spread>>) {
+) -> (Vec<Vec<Spread>>, Vec<Vec<Spread>>, LoopRecord) {
     let count = filters.clone().count();
-    let mut samples = vec![vec![Vec::new(); mixes.len()]; count];
-    let mut batched = vec![vec![Vec::new(); mixes.len()]; count];
-    let pb = bar(ctx.rounds as u64, what);
-    for _ in 0..ctx.rounds {
-        for (fi, f) in filters.clone().enumerate() {
-            for (mi, queries) in mixes.iter().enumerate() {
-                samples[fi][mi].push(measure::time_lookups(f, queries));
-                batched[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
+    let samples = RefCell::new(vec![vec![Vec::new(); mixes.len()]; count]);
+    let batched = RefCell::new(vec![vec![Vec::new(); mixes.len()]; count]);
+    let pb = bar(policy.max as u64, what);
+    let record = rounds::run(
+        what,
+        policy,
+        |_| -> Result<(), std::convert::Infallible> {
+            let (mut one, mut many) = (samples.borrow_mut(), batched.borrow_mut());
+            for (fi, f) in filters.clone().enumerate() {
+                for (mi, queries) in mixes.iter().enumerate() {
+                    one[fi][mi].push(measure::time_lookups(f, queries));
+                    many[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
+                }
             }
-        }
-        pb.inc(1);
-    }
+            pb.inc(1);
+            Ok(())
+        },
+        || {
+            let (one, many) = (samples.borrow(), batched.borrow());
+            one.iter().chain(many.iter()).flatten().cloned().collect()
+        },
+    )
+    .unwrap_or_else(|never| match never {});
     pb.finish_and_clear();
-    let spreads = |v: &mut Vec<Vec<Vec<f64>>>| -> Vec<Vec<Spread>> {
-        v.iter_mut()
+    let spreads = |v: RefCell<Vec<Vec<Vec<f64>>>>| -> Vec<Vec<Spread>> {
+        v.into_inner()
+            .iter_mut()
             .map(|per_mix| per_mix.iter_mut().map(|s| Spread::of(s)).collect())
             .collect()
     };
-    (spreads(&mut samples), spreads(&mut batched))
+    (spreads(samples), spreads(batched), record)
 }
 
 /// `mix percent → spread` for a record.
@@ -51,13 +65,15 @@ fn by_mix(mixes: &[Mix], spreads: &[Spread]) -> BTreeMap<String, Spread> {
 }
 
 /// The main matrix: every variant at `n` items and each target rate it can be built for, from
-/// the filters the interleaved build loop kept (see [`crate::stages::builds`]). Returns the
-/// records and the filters (in the build grid's order) for the parallel scenario and the peers.
+/// the filters the interleaved build loop kept (see [`crate::stages::builds`]), their lookups
+/// timed in rounds under `policy`. Returns the records, the filters (in the build grid's
+/// order) for the parallel scenario and the peers, and the lookup loop's record.
 pub fn matrix(
     ctx: &Ctx<'_>,
     n: usize,
     built: Vec<BuiltFilter>,
-) -> Result<(Vec<Record>, Vec<AnyFilter>)> {
+    policy: Policy,
+) -> Result<(Vec<Record>, Vec<AnyFilter>, LoopRecord)> {
     let mut filters = Vec::new();
     let mut records = Vec::new();
     let pb = bar(built.len() as u64, "FP");
@@ -73,9 +89,9 @@ pub fn matrix(
         let rec = Record {
             scenario: Scenario::Matrix,
             target_fpr: b.target_fpr,
-            ns_per_insert: Some(b.seconds.scaled(per_key)),
+            ns_per_insert: b.seconds.as_ref().map(|s| s.scaled(per_key)),
             ns_per_insert_batched: b.seconds_batched.map(|s| s.scaled(per_key)),
-            build_seconds: Some(b.seconds),
+            build_seconds: b.seconds,
             huge_page_coverage: b.huge_page_coverage,
             ..Record::default()
         };
@@ -92,7 +108,8 @@ pub fn matrix(
         .iter()
         .map(|m| measure::query_mix(ctx.members, n, ctx.probes, m.percent(), q, ctx.seed))
         .collect();
-    let (one, batched) = interleaved_lookups(ctx, filters.iter(), &mixes, "lookups");
+    let (one, batched, record) =
+        interleaved_lookups(policy, filters.iter(), &mixes, "the matrix's lookups");
     let overhead = measure::timer_overhead_ns();
     let latency_sample = &mixes[Mix::ALL.iter().position(|&m| m == Mix::Half).unwrap_or(0)];
     for (fi, f) in filters.iter().enumerate() {
@@ -103,7 +120,7 @@ pub fn matrix(
         rec.latency_p50_ns = Some(p50);
         rec.latency_p99_ns = Some(p99);
     }
-    Ok((records, filters))
+    Ok((records, filters, record))
 }
 
 /// The scenario record of `f` after `inserted` members: the false-negative check over them,
@@ -270,7 +287,12 @@ pub fn size_sweep(ctx: &Ctx<'_>, sizes: &[usize], p: f64) -> Result<Vec<Record>>
                 )
             })
             .collect();
-        let (one, batched) = interleaved_lookups(ctx, filters.iter(), &mixes, "sweep lookups");
+        let (one, batched, _) = interleaved_lookups(
+            Policy::fixed(ctx.rounds),
+            filters.iter(),
+            &mixes,
+            "sweep lookups",
+        );
         for ((rec, s), b) in recs.iter_mut().zip(&one).zip(&batched) {
             rec.ns_per_lookup = by_mix(&sweep_mixes, s);
             rec.ns_per_lookup_batched = by_mix(&sweep_mixes, b);

@@ -1,6 +1,6 @@
 //! The stages: each measures one part of the report and records it in the run's results; none
 //! renders anything. This module holds what several of them share (a stage never imports
-//! another); the order they run in is [`crate::pipeline::ALL`].
+//! another); the order they run in is [`crate::pipeline::stages`].
 
 pub mod builds;
 pub mod course;
@@ -9,6 +9,7 @@ pub mod floor;
 pub mod matrix;
 pub mod peers;
 pub mod python;
+pub mod sweep;
 pub mod systems;
 pub mod threads;
 pub mod window;
@@ -29,8 +30,9 @@ pub struct BuiltFilter {
     pub filter: AnyFilter,
     /// Target rate it was built for.
     pub target_fpr: f64,
-    /// Seconds per build, one key at a time (a static filter: the build from its key set).
-    pub seconds: Spread,
+    /// Seconds per build, one key at a time (a static filter: the build from its key set);
+    /// `None` where it was built once through `insert_batch` only (the untimed rates).
+    pub seconds: Option<Spread>,
     /// Seconds per build through `insert_batch` (`None`: a static filter, which takes no
     /// inserts).
     pub seconds_batched: Option<Spread>,

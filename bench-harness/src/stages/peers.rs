@@ -1,6 +1,8 @@
 //! filterlab beside the peers: same keys, same process, same run, same timing loops.
 
+use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Shaped, Variant, BESIDE_PEERS};
+use crate::measure::rounds::{self, LoopRecord, Policy};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
 use crate::record::conditions::OurHash;
@@ -10,6 +12,7 @@ use anyhow::{ensure, Context, Result};
 use filterlab::{Filter, Pages, BATCH};
 use filterlab_peers::{Peer, PeerKind};
 use rayon::prelude::*;
+use std::cell::RefCell;
 use std::time::Instant;
 
 mod article;
@@ -25,8 +28,8 @@ pub fn compare(
     peers: Vec<BuiltPeer>,
     n: usize,
     p: f64,
-    rounds: usize,
-) -> Result<Vec<PeerRecord>> {
+    policy: Policy,
+) -> Result<(Vec<PeerRecord>, LoopRecord)> {
     let q = ctx.queries.min(n);
     let negatives = measure::query_mix(ctx.members, n, ctx.probes, 0, q, ctx.seed ^ 1);
     let positives = measure::query_mix(ctx.members, n, ctx.probes, 100, q, ctx.seed ^ 1);
@@ -54,35 +57,61 @@ pub fn compare(
     records.extend(peer_records);
 
     // Lookups: every contender, interleaved rounds, the same two query sets.
-    let total = ours.len() + peers.len();
-    let mut neg = vec![Vec::new(); total];
-    let mut pos = vec![Vec::new(); total];
-    let mut neg_b = vec![Vec::new(); ours.len()];
-    let mut pos_b = vec![Vec::new(); ours.len()];
-    let pb = bar(rounds as u64, "peers lookups");
-    for _ in 0..rounds {
-        for (i, f) in ours.iter().enumerate() {
-            neg[i].push(measure::time_lookups(*f, &negatives));
-            pos[i].push(measure::time_lookups(*f, &positives));
-            neg_b[i].push(measure::time_batch_lookups(*f, &negatives, BATCH));
-            pos_b[i].push(measure::time_batch_lookups(*f, &positives, BATCH));
-        }
-        for (j, peer) in peers.iter().enumerate() {
-            neg[ours.len() + j].push(measure::time_peer_lookups(peer, &negatives));
-            pos[ours.len() + j].push(measure::time_peer_lookups(peer, &positives));
-        }
-        pb.inc(1);
-    }
-    pb.finish_and_clear();
+    let (one, many, record) = lookups(&ours, &peers, [&negatives, &positives], policy);
     for (i, r) in records.iter_mut().enumerate() {
-        r.ns_negative = Spread::of(&mut neg[i]);
-        r.ns_positive = Spread::of(&mut pos[i]);
-        if i < ours.len() {
-            r.ns_negative_batched = Some(Spread::of(&mut neg_b[i]));
-            r.ns_positive_batched = Some(Spread::of(&mut pos_b[i]));
+        [r.ns_negative, r.ns_positive] = one[i].clone();
+        if let Some([neg, pos]) = many.get(i) {
+            r.ns_negative_batched = Some(neg.clone());
+            r.ns_positive_batched = Some(pos.clone());
         }
     }
-    Ok(records)
+    Ok((records, record))
+}
+
+/// Every contender's lookups of `[negatives, positives]` in interleaved rounds under `policy`:
+/// one at a time (ours, then the peers), batched (ours), and the loop's record.
+fn lookups(
+    ours: &[&AnyFilter],
+    peers: &[Peer],
+    queries: [&KeySet; 2],
+    policy: Policy,
+) -> (Vec<[Spread; 2]>, Vec<[Spread; 2]>, LoopRecord) {
+    let one = RefCell::new(vec![[Vec::new(), Vec::new()]; ours.len() + peers.len()]);
+    let many = RefCell::new(vec![[Vec::new(), Vec::new()]; ours.len()]);
+    let pb = bar(policy.max as u64, "peers lookups");
+    let record = rounds::run(
+        "lookups beside the peers",
+        policy,
+        |_| -> Result<(), std::convert::Infallible> {
+            let (mut one, mut many) = (one.borrow_mut(), many.borrow_mut());
+            for (i, f) in ours.iter().enumerate() {
+                for (side, q) in queries.iter().enumerate() {
+                    one[i][side].push(measure::time_lookups(*f, q));
+                    many[i][side].push(measure::time_batch_lookups(*f, q, BATCH));
+                }
+            }
+            for (j, peer) in peers.iter().enumerate() {
+                for (side, q) in queries.iter().enumerate() {
+                    one[ours.len() + j][side].push(measure::time_peer_lookups(peer, q));
+                }
+            }
+            pb.inc(1);
+            Ok(())
+        },
+        || {
+            let (one, many) = (one.borrow(), many.borrow());
+            one.iter().chain(many.iter()).flatten().cloned().collect()
+        },
+    )
+    .unwrap_or_else(|never| match never {});
+    pb.finish_and_clear();
+    let spreads = |v: RefCell<Vec<[Vec<f64>; 2]>>| -> Vec<[Spread; 2]> {
+        v.into_inner()
+            .into_iter()
+            .map(|[mut a, mut b]| [Spread::of(&mut a), Spread::of(&mut b)])
+            .collect()
+    };
+    (spreads(one), spreads(many), record)
 }
 
 /// Our filters' rows of the comparison, from the matrix records of these very filters.

@@ -1,5 +1,5 @@
-//! Fixtures the growth stage's checker must reject: a goal verdict that is not the
-//! measurements', a false negative, a goal missing from results.json's targets, an edited page.
+//! Fixtures the growth study's checker must reject: a goal verdict that is not the
+//! measurements', a false negative, a commit outside HEAD's history, an edited page.
 
 use super::*;
 use crate::record::{Machine, Verdict};
@@ -46,7 +46,7 @@ fn problems(
     let _ = std::fs::remove_dir_all(&d);
     crate::render::expansion::write(r, &d).unwrap();
     edit(&d);
-    let p = check_dir(&d, results).problems;
+    let p = check_dir(&d, results, None).problems;
     let _ = std::fs::remove_dir_all(&d);
     p
 }
@@ -79,17 +79,47 @@ fn a_false_negative_is_rejected() {
     assert!(p.iter().any(|p| p.contains("1 false negatives")), "{p:?}");
 }
 
+/// A repository that knows whether a commit is HEAD's ancestor and lists one changed file.
+struct Fixed(bool);
+
+impl Repo for Fixed {
+    fn is_ancestor(&self, _: &str) -> std::io::Result<bool> {
+        Ok(self.0)
+    }
+    fn changed_between(&self, _: &str, _: &str) -> std::io::Result<Vec<String>> {
+        Ok(vec!["crates/filter-expand/src/lib.rs".into()])
+    }
+}
+
 #[test]
-fn a_goal_missing_from_the_targets_is_rejected() {
+fn an_older_study_is_a_notice_and_one_outside_the_history_a_problem() {
     let r = report();
-    let mut all = results(&r);
-    all.ratios.pop();
-    let p = problems("missing", &r, &all, |_| {});
+    let mut main = results(&r);
+    main.machine.commit = "fedcba9".into();
+    let d = std::env::temp_dir().join(format!("filterlab-expansion-age-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    crate::render::expansion::write(&r, &d).unwrap();
+    let older = check_dir(&d, &main, Some(&Fixed(true)));
+    assert!(older.problems.is_empty(), "{:?}", older.problems);
     assert!(
-        p.iter()
-            .any(|p| p.contains("not among results.json's targets")),
-        "{p:?}"
+        older.notices.iter().any(|n| n.contains(
+            "expansion.md: measured at abc1234; the code it measures changed since in: crates/filter-expand/src/lib.rs"
+        )),
+        "{:?}",
+        older.notices
     );
+    let foreign = check_dir(&d, &main, Some(&Fixed(false))).problems;
+    assert!(
+        foreign.iter().any(|p| p.contains("not in HEAD's history")),
+        "{foreign:?}"
+    );
+    // Without the repository (a quick run's directory) every part must be of the one run.
+    let quick = check_dir(&d, &main, None).problems;
+    assert!(
+        quick.iter().any(|p| p.contains("not the same run")),
+        "{quick:?}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]

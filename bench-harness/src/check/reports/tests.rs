@@ -108,7 +108,7 @@ fn dir(name: &str) -> Dir {
 }
 
 fn problems(d: &Path) -> Vec<String> {
-    check_dir(d, &results()).problems
+    check_dir(d, &results(), None).problems
 }
 
 fn edit(path: &Path, from: &str, to: &str) {

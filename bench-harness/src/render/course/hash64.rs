@@ -249,3 +249,47 @@ pub fn chart(s: &Hash64Study) -> LineChart {
         ],
     }
 }
+
+/// `hashing.md`: the study on a page of its own.
+#[must_use]
+pub fn page(r: &crate::stages::course::hash64::HashingReport) -> String {
+    let m = &r.machine;
+    let mut out = String::from("# The 64-bit hash study\n\n");
+    let _ = writeln!(
+        out,
+        "Measured at commit {} ({}, {} cores of a {}, {:.0} s): what hashing with xxh3-64 instead of \
+         xxh3-128 costs the split-block filter at very large key counts (`bench-harness study \
+         hashing`; written by the harness from hashing.json, do not edit). The formula course \
+         ([course/course.md](course/course.md)) derives the rates it checks.\n",
+        m.commit, m.date, m.cores, m.cpu, m.wall_seconds
+    );
+    section(1, &r.study, &mut out);
+    out
+}
+
+/// Writes `hashing.json`, `hashing.md` and its plot into `out`.
+///
+/// # Errors
+/// I/O errors.
+pub fn write(
+    r: &crate::stages::course::hash64::HashingReport,
+    out: &std::path::Path,
+) -> anyhow::Result<()> {
+    crate::render::write_section(out, "hashing", r, page)?;
+    filterlab_charts::render_line(&chart(&r.study), &out.join(STEM))?;
+    Ok(())
+}
+
+impl crate::plan::Output for crate::stages::course::hash64::HashingReport {
+    fn stamp(&mut self, wall_seconds: f64) {
+        self.machine.wall_seconds = wall_seconds;
+    }
+
+    fn judge(&mut self) {
+        crate::judge::course::judge_hash64(&mut self.study);
+    }
+
+    fn write(&self, out: &std::path::Path) -> anyhow::Result<()> {
+        write(self, out)
+    }
+}

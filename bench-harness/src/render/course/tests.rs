@@ -44,6 +44,7 @@ pub(crate) fn fixture() -> CourseDoc {
             hash_bits: 14,
             alpha: ALPHA,
             commit: "abc1234".into(),
+            date: "2026-12-03 00:00:00 UTC".into(),
             seconds: 1.0,
         },
         sections: vec![s],

@@ -4,7 +4,7 @@ use super::*;
 use filterlab::Filter as _;
 
 #[test]
-fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {
+fn the_timed_rate_is_built_in_rounds_the_others_once_and_the_last_filters_are_kept() {
     let members: KeySet = (0..4000).map(|i| format!("m{i}@example.com")).collect();
     let probes: KeySet = (0..100).map(|i| format!("p{i}@example.org")).collect();
     let ctx = Ctx {
@@ -15,7 +15,8 @@ fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {
         queries: 100,
         scenario_probes: 100,
     };
-    let b = interleaved(&ctx, 2000, &[0.01, 0.001], None, 3).unwrap();
+    let (b, record) = interleaved(&ctx, 2000, &[0.01, 0.001], None, Policy::fixed(3)).unwrap();
+    assert_eq!((record.rounds, record.stop), (3, rounds::Stop::MaxRounds));
     let grid = grid(2000, &[0.01, 0.001]);
     // Every matrix row (the near cuckoo layout included) at both rates, but the 8-bit fuse
     // filter below 2^-8.
@@ -27,15 +28,38 @@ fn every_build_is_timed_in_every_round_and_the_last_filters_are_kept() {
         assert_eq!(crate::filters::row_name(&f.filter), kind.name());
         assert_eq!(f.filter.len(), 2000);
         assert_eq!(f.target_fpr, p);
-        assert_eq!(f.seconds.rounds, 3);
-        assert!(f.seconds.is_sound());
-        // A static filter takes no inserts: no batched insert build.
-        match &f.seconds_batched {
-            Some(s) => assert!(s.rounds == 3 && s.is_sound()),
-            None => assert!(kind.capabilities().static_set, "{kind}"),
+        let is_static = kind.capabilities().static_set;
+        let (one, batched) = (f.seconds.as_ref(), f.seconds_batched.as_ref());
+        if p == 0.01 {
+            // In rounds: one at a time, and batched unless static (it takes no inserts).
+            assert!(one.is_some_and(|s| s.rounds == 3 && s.is_sound()), "{kind}");
+            assert_eq!(
+                batched.is_some_and(|s| s.rounds == 3 && s.is_sound()),
+                !is_static
+            );
+        } else {
+            // Once: batched, or from the key set for a static filter.
+            let once = if is_static { one } else { batched };
+            assert!(
+                once.is_some_and(|s| s.rounds == 1 && s.is_sound()),
+                "{kind}"
+            );
+            assert!(if is_static {
+                batched.is_none()
+            } else {
+                one.is_none()
+            });
         }
     }
-    let with_peers = interleaved(&ctx, 2000, &[0.01], Some(0.01), 2).unwrap();
-    assert_eq!(with_peers.peers.len(), PeerKind::ALL.len());
-    assert!(with_peers.peers.iter().all(|p| p.seconds.rounds == 2));
+    let (with_peers, _) = interleaved(&ctx, 2000, &[0.01], Some(0.01), Policy::fixed(2)).unwrap();
+    let kinds: Vec<PeerKind> = with_peers.peers.iter().map(|p| p.peer.kind()).collect();
+    assert_eq!(kinds, PeerKind::ALL);
+    for p in &with_peers.peers {
+        let rounds = if BUILT_ONCE.contains(&p.peer.kind()) {
+            1
+        } else {
+            2
+        };
+        assert_eq!(p.seconds.rounds, rounds, "{}", p.peer.kind().name());
+    }
 }

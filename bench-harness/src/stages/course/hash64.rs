@@ -133,6 +133,15 @@ pub struct Hash64Study {
     pub runs: Vec<SliceRun>,
 }
 
+/// The hashing study as written to `hashing.json` (`bench-harness study hashing`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HashingReport {
+    /// Where and how (the commit, the date and the study's wall time included).
+    pub machine: crate::record::Machine,
+    /// The measurements, judged.
+    pub study: Hash64Study,
+}
+
 /// Blocks of a split-block filter sized for `n` at [`FPR`], as its builder computes them.
 ///
 /// # Errors

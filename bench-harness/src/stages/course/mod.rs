@@ -58,7 +58,8 @@ pub struct Scale {
     /// Independent repetitions per measurement (a fresh seed each; the probes are split
     /// between them).
     pub reps: usize,
-    /// The 64-bit-hash study's sizes, slice and probes; `None` leaves it out.
+    /// The 64-bit-hash study's sizes, slice and probes; `None` leaves it out (it is a study of
+    /// its own, [`Hashing`]; the course links its page).
     pub hash64: Option<hash64::Hash64Scale>,
 }
 
@@ -71,7 +72,7 @@ impl Scale {
         small_probes: 1,
         hash_bits: 22,
         reps: 8,
-        hash64: Some(hash64::Hash64Scale::FULL),
+        hash64: None,
     };
     /// `--quick`: seconds.
     pub const QUICK: Scale = Scale {
@@ -81,7 +82,7 @@ impl Scale {
         small_probes: 1,
         hash_bits: 17,
         reps: 5,
-        hash64: Some(hash64::Hash64Scale::QUICK),
+        hash64: None,
     };
 
     /// Member keys the course needs (the 1B stand-in of the 32-bit-hash erratum needs most).
@@ -172,7 +173,7 @@ pub fn classic_run(lab: &Lab<'_>, name: &str, m: u64, k: u32) -> Result<(f64, Ve
 }
 
 /// The harness stage that writes the course to `<out>/course/`, at [`Scale::QUICK`] under
-/// `--quick`. Skipped for `--sweep-only` and for a team's own key files.
+/// `--quick`. Skipped for a team's own key files.
 pub struct Course;
 
 impl crate::plan::Stage for Course {
@@ -181,7 +182,7 @@ impl crate::plan::Stage for Course {
     }
 
     fn wanted(&self, plan: &crate::plan::Plan) -> bool {
-        !plan.sweep_only && plan.keys.is_none()
+        plan.keys.is_none()
     }
 
     fn run(&self, run: &mut crate::plan::Run<'_>) -> Result<()> {
@@ -197,15 +198,41 @@ impl crate::plan::Stage for Course {
             scale.probes,
             dir.display()
         );
-        if let Some(h) = scale.hash64 {
-            eprintln!(
-                "   64-bit hash: {:?} keys, a 1/{} slice, {} probes in each",
-                h.sizes, h.slice, h.probes
-            );
-        }
-        let commit = run.results.machine.commit.clone();
-        let report = self::run(run.ctx.members, run.ctx.probes, scale, &commit)?;
+        let m = &run.results.machine;
+        let report = self::run(run.ctx.members, run.ctx.probes, scale, (&m.commit, &m.date))?;
         run.outputs.push(Box::new(report));
+        Ok(())
+    }
+}
+
+/// The 64-bit-hash study (`bench-harness study hashing`): what xxh3-64 costs the split-block
+/// filter at 10^9 and 10^10 keys, on a slice of each filter's blocks; `hashing.md`.
+pub struct Hashing;
+
+impl crate::plan::Stage for Hashing {
+    fn name(&self) -> &'static str {
+        "the 64-bit hash at 10^9 and 10^10 keys"
+    }
+
+    fn wanted(&self, plan: &crate::plan::Plan) -> bool {
+        plan.keys.is_none()
+    }
+
+    fn run(&self, run: &mut crate::plan::Run<'_>) -> Result<()> {
+        let scale = if run.plan.quick {
+            hash64::Hash64Scale::QUICK
+        } else {
+            hash64::Hash64Scale::FULL
+        };
+        eprintln!(
+            "   {:?} keys, a 1/{} slice, {} probes in each",
+            scale.sizes, scale.slice, scale.probes
+        );
+        let study = hash64::run(scale)?;
+        run.outputs.push(Box::new(hash64::HashingReport {
+            machine: run.results.machine.clone(),
+            study,
+        }));
         Ok(())
     }
 }
@@ -268,11 +295,16 @@ fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, V
 }
 
 /// Runs the course on `members` and `probes` (disjoint): the document, not yet judged, and
-/// its plots; `commit` is recorded as the run's provenance.
+/// its plots; `commit` and `date` are recorded as the run's provenance.
 ///
 /// # Errors
 /// Too few keys for the scale, a filter that cannot be built.
-pub fn run(members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Result<CourseReport> {
+pub fn run(
+    members: &KeySet,
+    probes: &KeySet,
+    scale: Scale,
+    (commit, date): (&str, &str),
+) -> Result<CourseReport> {
     let started = Instant::now();
     let need = scale.members_needed();
     let scale = Scale {
@@ -298,6 +330,7 @@ pub fn run(members: &KeySet, probes: &KeySet, scale: Scale, commit: &str) -> Res
             hash_bits: scale.hash_bits,
             alpha: stats::ALPHA,
             commit: commit.into(),
+            date: date.into(),
             seconds: started.elapsed().as_secs_f64().round(),
         },
         sections,

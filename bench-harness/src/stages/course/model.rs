@@ -307,6 +307,9 @@ pub struct Settings {
     pub alpha: f64,
     /// The commit the run was made from (as the harness records it).
     pub commit: String,
+    /// When the run started (UTC, as the harness records it).
+    #[serde(default)]
+    pub date: String,
     /// Seconds the course took.
     pub seconds: f64,
 }

@@ -441,7 +441,7 @@ fn check_re_renders_python_md_and_rejects_an_edit_or_another_runs_json() {
         machine: r.machine.clone(),
         ..Default::default()
     };
-    let run = |d: &Path| crate::check::reports::check_dir(d, &results);
+    let run = |d: &Path| crate::check::reports::check_dir(d, &results, None);
     let ok = run(&dir);
     assert!(ok.problems.is_empty(), "{:?}", ok.problems);
     assert!(ok.covered.contains(&PathBuf::from("python.md")));
@@ -461,7 +461,7 @@ fn check_re_renders_python_md_and_rejects_an_edit_or_another_runs_json() {
         },
         ..Default::default()
     };
-    let stale = crate::check::reports::check_dir(&dir, &other).problems;
+    let stale = crate::check::reports::check_dir(&dir, &other, None).problems;
     assert!(
         stale.iter().any(|p| p.contains("not the same run")),
         "{stale:?}"

@@ -1,5 +1,5 @@
 //! The systems as a stage of the harness run: quick sizes under `--quick`, the articles' sizes
-//! otherwise; skipped for `--keys` and `--sweep-only` runs (they measure filters, not systems).
+//! otherwise; skipped for `--keys` runs (they measure filters, not systems).
 
 use std::path::PathBuf;
 
@@ -17,7 +17,7 @@ impl Stage for Systems {
     }
 
     fn wanted(&self, plan: &Plan) -> bool {
-        !plan.sweep_only && plan.keys.is_none()
+        plan.keys.is_none()
     }
 
     fn run(&self, run: &mut Run<'_>) -> Result<()> {

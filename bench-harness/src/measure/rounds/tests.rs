@@ -1,0 +1,68 @@
+use super::*;
+
+#[test]
+fn the_rule_waits_for_min_rounds_then_stops_when_every_series_is_narrow() {
+    let p = Policy::adaptive(3, 9, 60.0);
+    let narrow = [1.00, 1.01, 1.02];
+    let wide = [1.0, 1.2, 1.1];
+    assert_eq!(
+        p.stop(2, 1.0, &[&narrow[..2]]),
+        None,
+        "fewer than min rounds"
+    );
+    assert_eq!(p.stop(3, 1.0, &[&narrow]), Some(Stop::Converged));
+    assert_eq!(p.stop(3, 1.0, &[&narrow, &wide]), None, "one wide series");
+    assert_eq!(p.stop(3, 60.0, &[&narrow, &wide]), Some(Stop::Budget));
+    assert_eq!(p.stop(9, 1.0, &[&wide]), Some(Stop::MaxRounds));
+    assert_eq!(
+        Policy::fixed(2).stop(2, 0.0, &[&wide]),
+        Some(Stop::MaxRounds)
+    );
+}
+
+#[test]
+fn spread_is_the_range_over_the_median() {
+    assert!((spread(&[2.0, 1.0, 3.0]) - 1.0).abs() < 1e-12);
+    assert_eq!(spread(&[]), f64::INFINITY);
+    assert_eq!(spread(&[0.0, 0.0]), f64::INFINITY);
+}
+
+/// Two series within the rule's 5% give a ratio whose bootstrap interval is within about ±5%
+/// of the ratio: the half-width the targets ask for.
+#[test]
+fn series_within_the_rule_give_ratios_within_the_half_width() {
+    let a = [100.0, 102.0, 104.9, 101.0];
+    let b = [50.0, 51.0, 52.4, 50.5];
+    let p = Policy::adaptive(3, 9, 60.0);
+    assert_eq!(p.stop(4, 0.0, &[&a, &b]), Some(Stop::Converged));
+    let (lo, hi) = crate::record::verdict::ratio_interval(&a, &b).unwrap();
+    let r = crate::measure::median(&mut a.to_vec()) / crate::measure::median(&mut b.to_vec());
+    assert!((hi - lo) / 2.0 <= 0.05 * r + 1e-12, "{lo}..{hi} around {r}");
+}
+
+#[test]
+fn the_loop_records_its_rounds_and_what_ended_it() {
+    use std::cell::RefCell;
+    let samples = RefCell::new(Vec::new());
+    let rec = run(
+        "test",
+        Policy::adaptive(3, 5, 1e9),
+        |i| -> Result<(), ()> {
+            // Noisy for four rounds, then steady: the spread never falls back under 5%.
+            samples
+                .borrow_mut()
+                .push(if i < 4 { 1.0 + i as f64 } else { 1.0 });
+            Ok(())
+        },
+        || vec![samples.borrow().clone()],
+    )
+    .unwrap();
+    assert_eq!((rec.rounds, rec.stop), (5, Stop::MaxRounds));
+    let err = run(
+        "fails",
+        Policy::fixed(3),
+        |i| if i == 1 { Err("broken") } else { Ok(()) },
+        Vec::new,
+    );
+    assert_eq!(err.unwrap_err(), "broken");
+}
