@@ -33,7 +33,7 @@ pub struct Gate<F: Filter, S: Store> {
     behind: bool,
     last_resync: Option<Instant>,
     /// Rows the unique index does not find by their key (see the `aliases` module).
-    aliases: Aliases,
+    pub(crate) aliases: Aliases,
     /// Keys whose `register` ended with the connection lost: maybe committed.
     pub(crate) unsettled: Unsettled,
     /// The "registered in the last T" window, when switched on.

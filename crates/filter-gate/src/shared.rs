@@ -191,7 +191,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
 
     /// The stored forms `key` stands for (see the `aliases` module); no lock while there are
     /// none.
-    fn stored_forms(&self, key: &str) -> Vec<String> {
+    pub(crate) fn stored_forms(&self, key: &str) -> Vec<String> {
         if !self.aliased.load(Ordering::Acquire) {
             return Vec::new();
         }

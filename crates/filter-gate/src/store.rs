@@ -134,8 +134,9 @@ pub struct ScannedRow<'a> {
 /// Implementations: [`crate::SqliteStore`] and [`crate::PgStore`]. A store must enforce
 /// uniqueness itself (a unique index): the gate's filter may be stale, the constraint may not.
 /// [`Store::exists`] and the unique index compare a normalised key with the same expression
-/// that [`ScannedRow::matched`] reports, which lets the gate verify, row by row, that every
-/// stored row is found by its normalised key (see [`crate::GateError::Unnormalised`]).
+/// that [`ScannedRow::matched`] reports, which lets the gate tell, row by row, whether a stored
+/// row is found by its normalised key; one that is not is held as an alias (see
+/// [`crate::Gate::unnormalised`]).
 pub trait Store {
     /// Whether a row matches the (normalised) key.
     ///

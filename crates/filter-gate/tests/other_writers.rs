@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use filter_core::concurrent::SharedInsert;
 use filter_core::Filter;
 use filter_gate::{
-    Availability, Gate, GateError, Normalizer, PgOptions, PgStore, Registration, Route, SharedGate,
-    SqliteStore, Stores, MAX_UNNORMALISED_ROWS,
+    Availability, Gate, GateError, Normalizer, PgOptions, PgStore, Recency, Registration, Route,
+    SharedGate, SqliteStore, Stores, MAX_UNNORMALISED_ROWS,
 };
 
 /// How long the feed may take to bring a row in.
@@ -312,6 +312,50 @@ fn an_admin_row_on_a_plain_unique_table_is_no_second_account_and_no_outage() {
     assert_eq!(gate.is_taken(zed).unwrap(), Availability::Taken);
     assert_eq!(gate.unnormalised(), 0, "the stored form is gone: forgotten");
     drop(gate);
+    common::drop_pg(&conn, &table);
+}
+
+/// "Registered in the last T" asks for such a row as stored, too.
+#[test]
+fn a_recent_row_other_code_stores_is_recent() {
+    let Some(conn) = common::pg() else { return };
+    let table = common::table("recent_alias");
+    common::client(&conn)
+        .batch_execute(&format!(
+            "CREATE TABLE {table} (email text PRIMARY KEY,
+                                   created_at timestamptz NOT NULL DEFAULT now());
+             INSERT INTO {table} (email) VALUES ('Zed.Admin@Example.org')"
+        ))
+        .unwrap();
+    PgStore::migrate(&conn, &table, "email").unwrap();
+    let opts = PgOptions {
+        created_column: Some("created_at".into()),
+        ..PgOptions::default()
+    };
+    let window = filter_gate::RecentWindow {
+        within: Duration::from_secs(3600),
+        registrations: 100,
+        fpr: 0.01,
+    };
+    let store = PgStore::connect_with(&conn, &table, &opts).unwrap();
+    let mut gate = Gate::rebuild(common::classic(100), store)
+        .unwrap()
+        .with_recent(window)
+        .unwrap();
+    let zed = "zed.admin@example.org";
+    assert_eq!(gate.registered_within(zed).unwrap(), Recency::Recent);
+    let stores = Stores::postgres(&conn, &table, &opts).unwrap();
+    let atomic = filter_classic::ClassicBloom::builder()
+        .capacity(100)
+        .fpr(0.01)
+        .build_atomic()
+        .unwrap();
+    let shared = SharedGate::rebuild(atomic, stores)
+        .unwrap()
+        .with_recent(window)
+        .unwrap();
+    assert_eq!(shared.registered_within(zed).unwrap(), Recency::Recent);
+    drop((gate, shared));
     common::drop_pg(&conn, &table);
 }
 
