@@ -25,7 +25,7 @@
 
 use std::hash::{BuildHasher, Hasher};
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 
 use tokio_postgres::{Config, Statement};
@@ -299,7 +299,12 @@ fn prepare_insert(conn: &mut Conn, t: &TableInfo) -> StoreResult<Statement> {
 
 /// Drains the listener in `slot`; an empty slot (a restart that failed) is a lost feed.
 fn drain_slot(slot: &Mutex<Option<Feed>>, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
-    match lock(slot).as_ref() {
+    drain_feed(lock(slot).as_ref(), each)
+}
+
+/// Drains `feed`; none (a restart that failed) is a lost feed.
+fn drain_feed(feed: Option<&Feed>, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
+    match feed {
         Some(feed) => feed.drain(each),
         None => Err(StoreError::new(
             StoreErrorKind::FeedLost,
@@ -402,7 +407,13 @@ impl Store for PgStore {
 
     fn feed_tap(&self) -> Option<FeedTap> {
         let slot = Arc::clone(self.feed.as_ref()?);
-        Some(FeedTap::new(move |each| drain_slot(&slot, each)))
+        // Every check of every thread drains: one that finds another draining goes on (what it
+        // would have drained is that thread's to add), instead of queueing on the lock.
+        Some(FeedTap::new(move |each| match slot.try_lock() {
+            Ok(feed) => drain_feed(feed.as_ref(), each),
+            Err(TryLockError::Poisoned(p)) => drain_feed(p.into_inner().as_ref(), each),
+            Err(TryLockError::WouldBlock) => Ok(()),
+        }))
     }
 
     fn scan_recent(

@@ -377,8 +377,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
 
     /// Drains the feed, and retries a lost one or a due catch-up. The drain goes through the
     /// tap, apart from the control lock, so a save or a catch-up in another thread does not
-    /// delay it; the retries need the lock, and a thread that finds another one holding it
-    /// goes on.
+    /// delay it; a thread that finds another one draining, or holding the lock for a retry,
+    /// goes on (a key committed elsewhere is then at most as late as that drain).
     pub(crate) fn apply_feed(&self) {
         if let Ok(mut c) = self.control.try_lock() {
             self.maintain(&mut c);
