@@ -320,8 +320,12 @@ impl Section for SystemsResults {
         &self.machine
     }
     fn problems(&self, _: &Results) -> Vec<String> {
-        let again =
-            crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
+        let again = crate::judge::systems::claims(
+            &self.signup,
+            &self.unique,
+            &self.lag,
+            self.python_lookup_ns,
+        );
         let labels = ("claims", "the measurements");
         let rows = (again.as_slice(), self.claims.as_slice());
         differ(Self::NAME, labels, rows, PartialEq::eq, |c| {

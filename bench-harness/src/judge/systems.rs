@@ -2,6 +2,7 @@
 //! each reading one figure of the run and holding it to a threshold.
 
 use crate::stages::systems::claims::{Claim, Threshold};
+use crate::stages::systems::lag::{LagCondition, LagOutcome, LagRow};
 use crate::stages::systems::signup::{Front, FrontResult, SignupResult, StoreKind};
 use crate::stages::systems::unique::{Method, MethodResult, UniqueResult};
 
@@ -9,6 +10,7 @@ use crate::stages::systems::unique::{Method, MethodResult, UniqueResult};
 pub struct Figures<'a> {
     signup: &'a [SignupResult],
     unique: &'a UniqueResult,
+    lag: &'a LagOutcome,
     python_lookup_ns: Option<f64>,
 }
 
@@ -48,6 +50,13 @@ impl Figures<'_> {
 
     fn peak(&self, m: Method) -> Option<f64> {
         self.method(m).map(|x| x.peak_bytes as f64)
+    }
+
+    fn lag(&self, c: LagCondition) -> Option<&LagRow> {
+        match self.lag {
+            LagOutcome::Measured(r) => r.rows.iter().find(|x| x.condition == c),
+            LagOutcome::NotMeasured { .. } => None,
+        }
     }
 }
 
@@ -148,6 +157,26 @@ pub const CLAIMS: &[Row] = &[
         threshold: |_| Threshold::AtMost(0.0),
     },
     Row {
+        article: 0,
+        text: "a save does not hold back what other instances register (the feed is drained during saves)",
+        measure: "p99 cross-instance lag while B saves / B's median save (a feed held back for the save makes it about 1)",
+        measured: |f| {
+            let saving = f.lag(LagCondition::Saving)?;
+            Some(saving.p99_ms / saving.save_p50_ms?)
+        },
+        threshold: |_| Threshold::AtMost(0.5),
+    },
+    Row {
+        article: 0,
+        text: "every registration reaches the other instance",
+        measure: "registrations B did not answer Taken within the bound, both conditions",
+        measured: |f| {
+            let rows = [LagCondition::Idle, LagCondition::Saving].map(|c| f.lag(c));
+            rows.iter().try_fold(0.0, |n, r| Some(n + r.as_ref()?.unseen as f64))
+        },
+        threshold: |_| Threshold::AtMost(0.0),
+    },
+    Row {
         article: 2,
         text: "a HashSet of the day's user IDs grows to gigabytes",
         measure: "HashSet<String> of 10M user IDs, GB (bytes per ID at the largest size measured × 10M)",
@@ -189,11 +218,13 @@ pub const CLAIMS: &[Row] = &[
 pub fn claims(
     signup: &[SignupResult],
     unique: &UniqueResult,
+    lag: &LagOutcome,
     python_lookup_ns: Option<f64>,
 ) -> Vec<Claim> {
     let f = Figures {
         signup,
         unique,
+        lag,
         python_lookup_ns,
     };
     CLAIMS

@@ -3,6 +3,7 @@
 use crate::plan::Output;
 use crate::record::pct;
 use crate::stages::systems::claims::{num, Claim};
+use crate::stages::systems::lag::{LagCondition, LagOutcome};
 use crate::stages::systems::rolling::{RollingResult, DAYS};
 use crate::stages::systems::service::{ServiceMode, ServiceOutcome};
 use crate::stages::systems::signup::{Front, SignupResult, StoreKind};
@@ -113,6 +114,8 @@ pub fn markdown(r: &SystemsResults) -> String {
     }
     s += "\n## The sign-up service under concurrent load\n\n";
     s += &service(&r.service);
+    s += "\n## Cross-instance lag\n\n";
+    s += &lag(&r.lag);
     s += "\n## Unique users per (event, day)\n\n";
     s += &unique(&r.unique);
     s += "\n## Unique users in the last 24 hours (rolling)\n\n";
@@ -196,6 +199,38 @@ pub fn service(o: &ServiceOutcome) -> String {
     s
 }
 
+/// The cross-instance section: how the measurement ran, and a row per condition.
+pub fn lag(o: &LagOutcome) -> String {
+    let r = match o {
+        LagOutcome::Measured(r) => r,
+        LagOutcome::NotMeasured { why } => return format!("Not measured: {why}\n"),
+    };
+    let mut s = format!(
+        "Two `SharedGate` instances (A and B) on one PostgreSQL table of {} rows, each with the LISTEN/NOTIFY feed. A registers a new address; B checks it at once, then every 0.1 ms until it answers Taken. The lag runs from A's `register` returning to B's first Taken; a registration B has not answered Taken within {:.0} ms counts as unseen. While saving, B saves its filter in a loop (each save catches up over the table, seals the mark and writes the file, holding B's control lock).\n\n\
+| B | registrations | first check Available | unseen | p50 ms | p90 ms | p99 ms | max ms | saves | save p50 ms |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        r.preload, r.bound_ms
+    );
+    for x in &r.rows {
+        let name = match x.condition {
+            LagCondition::Idle => "idle",
+            LagCondition::Saving => "saving",
+        };
+        s += &format!(
+            "| {name} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} |\n",
+            x.registrations,
+            x.immediately_available,
+            x.unseen,
+            x.p50_ms,
+            x.p90_ms,
+            x.p99_ms,
+            x.max_ms,
+            x.saves,
+            x.save_p50_ms.map_or("—".into(), |m| format!("{m:.1}")),
+        );
+    }
+    s
+}
+
 /// The rolling-count section: its table and the memory of both sides.
 pub fn rolling(r: &RollingResult) -> String {
     let mut s = format!(
@@ -235,8 +270,12 @@ Checkpoints fall on slice boundaries, where the kept slices cover the window; be
 
 impl Output for SystemsResults {
     fn judge(&mut self) {
-        self.claims =
-            crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
+        self.claims = crate::judge::systems::claims(
+            &self.signup,
+            &self.unique,
+            &self.lag,
+            self.python_lookup_ns,
+        );
     }
 
     fn write(&self, out: &Path) -> Result<()> {

@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 
 use filter_core::{Filter, Persist};
 
+use crate::aliases::{self, Aliases};
 use crate::recent::Recent;
-use crate::store::{Insert, ScannedRow};
+use crate::store::{Insert, ScannedRow, StoreResult};
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Rebuild,
@@ -27,7 +28,12 @@ pub struct Gate<F: Filter, S: Store> {
     mark: Mark,
     insert_failed: bool,
     feed_lost: bool,
+    /// A row learnt outside a scan whose comparison form could not be read: the filter may
+    /// lack a key for it until a catch-up has read it.
+    behind: bool,
     last_resync: Option<Instant>,
+    /// Rows the unique index does not find by their key (see the `aliases` module).
+    pub(crate) aliases: Aliases,
     /// Keys whose `register` ended with the connection lost: maybe committed.
     pub(crate) unsettled: Unsettled,
     /// The "registered in the last T" window, when switched on.
@@ -39,7 +45,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// store hands over one row at a time). `filter` should be empty and sized for the table.
     ///
     /// # Errors
-    /// A failing database; [`GateError::Unnormalised`] rows.
+    /// A failing database.
     pub fn rebuild(filter: F, store: S) -> Result<Self, GateError> {
         let mut gate = Self::empty(filter, store);
         gate.catch_up()?;
@@ -56,7 +62,9 @@ impl<F: Filter, S: Store> Gate<F, S> {
             mark: Mark::Start,
             insert_failed: false,
             feed_lost: false,
+            behind: false,
             last_resync: None,
+            aliases: Aliases::default(),
             unsettled: Unsettled::new(DEFAULT_UNSETTLED_CAP),
             recent: None,
         }
@@ -97,10 +105,14 @@ impl<F: Filter, S: Store> Gate<F, S> {
     pub fn check(&mut self, email: &str) -> Result<Route, GateError> {
         let key = self.normalizer.normalize_cow(email)?;
         self.apply_feed();
-        if !self.filter_trusted() || self.unsettled.contains(key.as_ref()) {
-            let taken = self.store.exists(&key)?;
+        let forms = self.aliases.stored_forms(&key);
+        if !self.filter_trusted() || self.unsettled.contains(key.as_ref()) || !forms.is_empty() {
+            let taken = self.confirm(&key, &forms)?;
             if taken && self.unsettled.remove(key.as_ref()) {
                 self.add(&key);
+            }
+            if !taken {
+                self.refuse_unconfirmed(&key)?;
             }
             self.counts.checks += 1;
             self.counts.bypassed += 1;
@@ -117,11 +129,35 @@ impl<F: Filter, S: Store> Gate<F, S> {
             self.counts.confirmed_taken += 1;
             Route::ConfirmedTaken
         } else {
+            self.refuse_unconfirmed(&key)?;
             self.counts.false_positives += 1;
             Route::FalsePositive
         };
         self.counts.checks += 1;
         Ok(route)
+    }
+
+    /// Whether a row answers to `key` or to one of the stored forms it stands for.
+    fn confirm(&mut self, key: &str, forms: &[String]) -> StoreResult<bool> {
+        let aliases = &mut self.aliases;
+        aliases::confirm(&mut self.store, key, forms, &mut |f| aliases.forget(key, f))
+    }
+
+    /// Beyond the cap of held rows, a "maybe" the database does not confirm may be such a row
+    /// that was not held: an error, never Available (see the `aliases` module).
+    fn refuse_unconfirmed(&self, key: &str) -> Result<(), GateError> {
+        let maybe = self.insert_failed || self.filter.contains(key.as_bytes());
+        if !self.aliases.overflowed() || !maybe {
+            return Ok(());
+        }
+        let store = &self.store;
+        match self
+            .aliases
+            .refusal(|stored, k| store.repair_sql(stored, k))
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Registers an address: the INSERT (and its unique constraint) decides; the key goes into
@@ -149,6 +185,16 @@ impl<F: Filter, S: Store> Gate<F, S> {
         after_commit: impl FnOnce(),
     ) -> Result<Registration, GateError> {
         let key = self.normalizer.normalize_cow(email)?;
+        let forms = self.aliases.stored_forms(&key);
+        if !forms.is_empty() || self.aliases.overflowed() {
+            // The unique index would not refuse a second account for a row it does not find by
+            // its key: ask first.
+            if self.confirm(&key, &forms)? {
+                self.settle(&key);
+                return Ok(Registration::AlreadyTaken);
+            }
+            self.refuse_unconfirmed(&key)?;
+        }
         match self.store.insert(&key) {
             Ok(Insert::Duplicate) => {
                 // The filter may be stale (another instance registered it): learn it now.
@@ -171,37 +217,116 @@ impl<F: Filter, S: Store> Gate<F, S> {
 
     /// Tells the gate that a row with this address was committed by the caller's own SQL (a
     /// table with other NOT NULL columns, an insert inside a larger transaction). Call it after
-    /// the commit; a crash before the call is covered by the catch-up at the next start, and
-    /// other instances learn the row through the feed.
+    /// the commit with the value the SQL stored, which should be the [`Normalizer`]'s output
+    /// (`gate.normalizer().normalize(email)`): a row stored otherwise is one the unique index
+    /// may not find by its key (see [`Gate::unnormalised`]), which costs a query to find out.
+    /// A crash before the call is covered by the catch-up at the next start, and other
+    /// instances learn the row through the feed. When the commit's outcome is unknown (the
+    /// connection broke), call [`Gate::may_have_committed`] instead.
     ///
     /// # Errors
     /// [`GateError::Invalid`] for an address that is not valid.
     pub fn observe(&mut self, email: &str) -> Result<(), GateError> {
         let key = self.normalizer.normalize_cow(email)?;
-        self.settle(&key);
+        if key == email {
+            self.settle(&key);
+            return Ok(());
+        }
+        // Stored as given, or as the key? Only a row stored as given needs an alias.
+        match self.store.exists(email) {
+            Ok(true) => self.learn_stored(&key, email),
+            Ok(false) => self.settle(&key),
+            Err(_) => {
+                self.settle(&key);
+                self.behind = true;
+            }
+        }
         Ok(())
+    }
+
+    /// Tells the gate that the caller's own SQL may have committed a row with this address: the
+    /// outcome is unknown (the connection broke during or after the COMMIT, a timeout, any
+    /// error whose cause is not a refusal by the database). Call it on every such error of the
+    /// own-INSERT path of [`Gate::observe`]: the key then goes to the database on every check
+    /// until the database shows it, as after a broken [`Gate::register`] (the same cap,
+    /// [`Gate::with_unsettled_cap`], and the same bound on how late such a statement may still
+    /// commit: [`Store::settle_time`], the store's statement timeout, which the caller's own
+    /// statements should share). Without it the gate would answer Available for a committed
+    /// row until the feed or a catch-up brings the row in.
+    ///
+    /// # Errors
+    /// [`GateError::Invalid`] for an address that is not valid.
+    pub fn may_have_committed(&mut self, email: &str) -> Result<(), GateError> {
+        let key = self.normalizer.normalize_cow(email)?;
+        self.unsettled.add(&key);
+        Ok(())
+    }
+
+    /// The normalisation the gate applies (the form its own SQL stores, and the form the own-
+    /// INSERT path of [`Gate::observe`] should store).
+    pub fn normalizer(&self) -> Normalizer {
+        self.normalizer
+    }
+
+    /// Rows the table's unique index does not find by their normalised key (stored by other
+    /// code: `Zed.Admin@Example.org` under a unique index on the column, or an `İ` under a
+    /// libc `lower()`), held as aliases: a check of such a key asks the database for the stored
+    /// form, and `register` makes no second account for it. See the `aliases` module docs for
+    /// the cap, and `filterlab gate migrate` (or [`crate::audit`]) for finding and fixing them.
+    pub fn unnormalised(&self) -> usize {
+        self.aliases.len()
+    }
+
+    /// Learns a committed row whose stored form is not its key: what the unique index compares
+    /// for it decides whether it is held as an alias. When the database cannot say, every check
+    /// goes to the database until a catch-up has read the row.
+    fn learn_stored(&mut self, key: &str, stored: &str) {
+        self.unsettled.remove(key);
+        match self.store.matched(stored) {
+            Ok(matched) => {
+                let (filter, failed, recent) =
+                    (&mut self.filter, &mut self.insert_failed, &mut self.recent);
+                let row = ScannedRow {
+                    stored,
+                    matched: &matched,
+                };
+                self.aliases.learn(self.normalizer, key, row, &mut |k| {
+                    add_to(filter, failed, k);
+                    if let Some(r) = recent.as_mut() {
+                        r.note(k);
+                    }
+                });
+            }
+            Err(_) => {
+                self.add(key);
+                self.behind = true;
+            }
+        }
     }
 
     /// Reads the rows the filter may lack (those not covered by its mark) into the filter;
     /// returns how many rows were read.
     ///
     /// # Errors
-    /// A failing database; [`GateError::Unnormalised`] rows (the mark then stays where it
-    /// was).
+    /// A failing database (the mark then stays where it was).
     pub fn catch_up(&mut self) -> Result<u64, GateError> {
-        let (filter, failed, unsettled, recent) = (
+        let (filter, failed, unsettled, recent, aliases) = (
             &mut self.filter,
             &mut self.insert_failed,
             &mut self.unsettled,
             &mut self.recent,
+            &mut self.aliases,
         );
+        let normalizer = self.normalizer;
         let before = unsettled.before();
-        let (mark, rows) = scan_into(&mut self.store, self.mark, self.normalizer, &mut |key| {
+        let (mark, rows) = scan_into(&mut self.store, self.mark, normalizer, &mut |key, row| {
             unsettled.remove(key);
-            add_to(filter, failed, key);
-            if let Some(r) = recent.as_mut() {
-                r.note(key);
-            }
+            aliases.learn(normalizer, key, row, &mut |k| {
+                add_to(filter, failed, k);
+                if let Some(r) = recent.as_mut() {
+                    r.note(k);
+                }
+            });
         })?;
         self.mark = mark;
         let settle = self.store.settle_time();
@@ -220,14 +345,16 @@ impl<F: Filter, S: Store> Gate<F, S> {
         self.store.restart_feed()?;
         let rows = self.catch_up()?;
         self.feed_lost = false;
+        self.behind = false;
         Ok(rows)
     }
 
     /// Whether the filter's "absent" answers are trusted: false after a failed filter insert, a
-    /// lost feed, or more unknown registrations than [`Gate::with_unsettled_cap`] allows, when
-    /// every check goes to the database.
+    /// lost feed, more unknown registrations than [`Gate::with_unsettled_cap`] allows, or a row
+    /// learnt outside a scan whose comparison form the database could not give (until a
+    /// catch-up), when every check goes to the database.
     pub fn filter_trusted(&self) -> bool {
-        !self.insert_failed && !self.feed_lost && !self.unsettled.overflowed()
+        !self.insert_failed && !self.feed_lost && !self.behind && !self.unsettled.overflowed()
     }
 
     /// Keys whose registration outcome is unknown (the connection broke during `register`):
@@ -282,9 +409,11 @@ impl<F: Filter, S: Store> Gate<F, S> {
             }
             return;
         }
-        if due && self.unsettled.due(self.store.settle_time()) {
+        if due && (self.behind || self.unsettled.due(self.store.settle_time())) {
             self.last_resync = Some(Instant::now());
-            let _ = self.catch_up();
+            if self.catch_up().is_ok() {
+                self.behind = false;
+            }
         }
         let (filter, failed, normalizer, recent) = (
             &mut self.filter,
@@ -292,57 +421,47 @@ impl<F: Filter, S: Store> Gate<F, S> {
             self.normalizer,
             &mut self.recent,
         );
+        // A payload is the stored form: one that is not its key is learnt after the drain.
+        let mut unnormal = Vec::new();
         let fed = self.store.drain_remote(&mut |raw| {
             if let Ok(key) = normalizer.normalize_cow(raw) {
+                if key != raw {
+                    unnormal.push((key.into_owned(), raw.to_owned()));
+                    return;
+                }
                 add_to(filter, failed, &key);
                 if let Some(r) = recent.as_mut() {
                     r.note(&key);
                 }
             }
         });
+        for (key, raw) in unnormal {
+            self.learn_stored(&key, &raw);
+        }
         if fed.is_err() {
             self.feed_lost = true;
         }
     }
 }
 
-/// Scans what `since` does not cover, calling `add` with each row's normalised key; returns the
-/// new mark and the rows read. A row whose normalised key differs from what the store's unique
-/// index compares is refused ([`GateError::Unnormalised`]), and the mark is then not advanced.
+/// Scans what `since` does not cover, calling `each` with each row's normalised key and the
+/// row (whose `matched` may differ from the key: see the `aliases` module); returns the new
+/// mark and the rows read.
 pub(crate) fn scan_into<S: Store + ?Sized>(
     store: &mut S,
     since: Mark,
     normalizer: Normalizer,
-    add: &mut dyn FnMut(&str),
-) -> Result<(Mark, u64), GateError> {
+    each: &mut dyn FnMut(&str, ScannedRow<'_>),
+) -> StoreResult<(Mark, u64)> {
     let mut rows = 0u64;
-    let mut bad: Option<GateError> = None;
     let mark = store.scan_since(since, &mut |row: ScannedRow<'_>| {
         rows += 1;
         // A stored value that is no valid address can never equal a valid key.
-        let Ok(key) = normalizer.normalize_cow(row.stored) else {
-            return;
-        };
-        if key == row.matched {
-            add(&key);
-            return;
-        }
-        match &mut bad {
-            Some(GateError::Unnormalised { rows, .. }) => *rows += 1,
-            _ => {
-                bad = Some(GateError::Unnormalised {
-                    rows: 1,
-                    stored: row.stored.to_owned(),
-                    matched: row.matched.to_owned(),
-                    key: key.into_owned(),
-                });
-            }
+        if let Ok(key) = normalizer.normalize_cow(row.stored) {
+            each(&key, row);
         }
     })?;
-    match bad {
-        Some(e) => Err(e),
-        None => Ok((mark, rows)),
-    }
+    Ok((mark, rows))
 }
 
 /// Inserts `key` unless the filter already answers "maybe" for it, so that replays (catch-up,

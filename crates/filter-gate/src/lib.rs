@@ -30,10 +30,16 @@
 //! * **A restored database is recognised.** A saved filter carries a token written to the
 //!   database when it was saved; a database restored from an older backup lacks it, and
 //!   [`Gate::open`] rebuilds ([`Rebuild::Stale`]).
-//! * **Rows stored before normalisation** are normalised when read; if the table's unique index
-//!   would not find such a row by its normalised key (a unique index on `email` holding
-//!   `Ann@X.org`), the gate refuses to start ([`GateError::Unnormalised`]): a unique index on
-//!   `lower(email)` fixes it.
+//! * **Rows other code stored otherwise** are normalised when read (scans, the feed,
+//!   [`Gate::observe`]). The database is asked the way its unique index compares (`lower(col) =
+//!   lower($1)` under a `lower()` index, citext equality on citext, in the column's collation).
+//!   A row that index does not find by its normalised key (`Zed.Admin@Example.org` under a
+//!   unique index on the column; `İ` or a final `Σ` under a libc `lower()`, which folds them
+//!   otherwise than Unicode) is held as an alias: checks of its key ask the database for the
+//!   stored form, and `register` makes no second account ([`Gate::unnormalised`]; beyond
+//!   [`MAX_UNNORMALISED_ROWS`] such rows the gate answers an unconfirmed "maybe" with
+//!   [`GateError::Unnormalised`], never Available). [`audit`] and `filterlab gate migrate` find
+//!   them and name the SQL that fixes them.
 //! * **Several instances.** On PostgreSQL, [`PgStore::connect_with_feed`] listens for the rows
 //!   every other instance inserts (LISTEN/NOTIFY from the migration's trigger); the gate drains
 //!   that feed before every check. If the feed breaks, every check goes to the database until
@@ -89,12 +95,15 @@ macro_rules! gate_options {
     };
 }
 
+mod aliases;
 mod email;
 mod gate;
 mod pg_admin;
 mod pg_conn;
 mod pg_feed;
+mod pg_scan;
 mod pg_schema;
+mod pool;
 mod postgres;
 mod recent;
 #[cfg(feature = "service")]
@@ -107,14 +116,18 @@ mod store;
 mod unsettled;
 
 pub use crate::postgres::{KeyMatch, PgOptions, PgStore, MIGRATION_SQL};
+pub use aliases::{audit, Audit, UnnormalisedRow, MAX_UNNORMALISED_ROWS};
 pub use email::{EmailError, Normalizer, MAX_EMAIL_BYTES};
 pub use gate::Gate;
+pub use pool::DEFAULT_POOL_SIZE;
 pub use recent::{Recency, RecentWindow};
 pub use shared::{SharedGate, Stores};
 pub use snapshot::SnapshotError;
 pub use sqlite::SqliteStore;
 pub use stats::{FprReport, GateCounts, ALARM_Z, WILSON_Z};
-pub use store::{Insert, Mark, RowId, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult};
+pub use store::{
+    FeedTap, Insert, Mark, RowId, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult,
+};
 pub use unsettled::DEFAULT_UNSETTLED_CAP;
 
 /// The answer to [`Gate::is_taken`].
@@ -207,17 +220,21 @@ pub enum GateError {
     Filter(filter_core::Error),
     /// The saved filter could not be written.
     Snapshot(SnapshotError),
-    /// Stored rows whose normalised key the table's unique index would not find: checks and
-    /// the constraint would miss them, so the gate refuses to start.
+    /// More stored rows than [`MAX_UNNORMALISED_ROWS`] whose normalised key the table's
+    /// unique index would not find (see [`Gate::unnormalised`]): a "maybe" the database does not
+    /// confirm may be one of those the gate could not hold, so it is refused rather than
+    /// answered Available, until the table is fixed and the gate restarted.
     Unnormalised {
-        /// How many rows of the scan were affected.
+        /// How many such rows the gate met.
         rows: u64,
-        /// One of them, as stored.
+        /// The first one it could not hold, as stored.
         stored: String,
         /// What the unique index compares for it.
         matched: String,
         /// Its normalised key.
         key: String,
+        /// The SQL that fixes it (see [`Store::repair_sql`]).
+        fix: String,
     },
 }
 
@@ -233,12 +250,13 @@ impl std::fmt::Display for GateError {
                 stored,
                 matched,
                 key,
+                fix,
             } => write!(
                 f,
-                "{rows} stored rows are not found by their normalised key (for example \
-                 {stored:?}: the unique index compares {matched:?}, the gate looks up {key:?}); \
-                 create a unique index on lower(<column>) (after merging the duplicate accounts \
-                 it reveals) or store the rows normalised"
+                "{rows} stored rows are not found by their normalised key, more than the \
+                 {MAX_UNNORMALISED_ROWS} the gate holds (for example {stored:?}: the unique index \
+                 compares {matched:?}, the gate looks up {key:?}); fix them, then restart the \
+                 gate: {fix}"
             ),
         }
     }

@@ -5,13 +5,20 @@ use postgres::Client;
 
 use crate::pg_conn::Conn;
 
-use crate::store::{StoreError, StoreErrorKind, StoreResult};
+use crate::store::{sql_literal, StoreError, StoreErrorKind, StoreResult};
 
 /// The migration (see the file's header): run once by the table's owner.
 pub const MIGRATION_SQL: &str = include_str!("../sql/filter_gate.sql");
 
 /// How the table's unique index compares keys; the gate's `exists` and the scan's
-/// `matched` column use the same expression.
+/// `matched` column use the same expression, in the column's collation.
+///
+/// `lower()` is the server's, not the gate's: under a libc collation (the default of a cluster
+/// made by `initdb` with a libc locale, `C.UTF-8` or `en_US.UTF-8`) it maps one character at a
+/// time, so `İ` becomes `i` (the gate's Unicode lower case: `i̇`, an `i` and a combining dot) and
+/// a final `Σ` becomes `σ` (the gate's: `ς`); under an ICU collation (`COLLATE "und-x-icu"`) it
+/// lower-cases as the gate does. A row stored by other code in such a form is not found by the
+/// gate's key: the gate holds it as an alias (see [`crate::Gate::unnormalised`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyMatch {
     /// A unique index on the column itself.
@@ -34,6 +41,9 @@ pub(crate) struct TableInfo {
     /// The key column's type without modifiers (`text`, `character varying`, `citext`): a
     /// parameter cast to it compares as the column's own unique index does, without truncating.
     pub base_type: String,
+    /// ` COLLATE "schema"."name"` for a column with its own collation, else empty: the
+    /// parameter of a lookup is compared in the column's collation, as the unique index does.
+    pub collate: String,
     pub key_match: KeyMatch,
     pub has_trigger: bool,
     /// The registration-time column (`timestamptz`), quoted, if the caller named one.
@@ -41,22 +51,68 @@ pub(crate) struct TableInfo {
 }
 
 impl TableInfo {
-    /// The SQL expression the unique index compares.
+    /// The SQL expression the unique index compares. citext lower-cases in the database's
+    /// default collation whatever the column's (its own rule: `citext_eq` folds with
+    /// `DEFAULT_COLLATION_OID`), a `lower()` index in the column's.
     pub fn matched_expr(&self) -> String {
         match self.key_match {
             KeyMatch::Exact => self.column.clone(),
             KeyMatch::Lower => format!("lower({})", self.column),
-            KeyMatch::CaseInsensitive => format!("lower({}::text)", self.column),
+            KeyMatch::CaseInsensitive => {
+                format!("lower({}::text COLLATE \"default\")", self.column)
+            }
         }
     }
 
-    /// The condition that finds a key (`$1`), using the unique index.
+    /// The condition that finds a key (`$1`), using the unique index: it holds exactly when
+    /// the index would refuse `$1` as a new row (`lower(col) = lower($1)` under a `lower()`
+    /// index, citext equality on citext, in the column's collation).
     pub fn lookup(&self) -> String {
+        let (col, collate) = (&self.column, &self.collate);
         match self.key_match {
-            KeyMatch::Lower => format!("lower({}) = $1::text", self.column),
+            KeyMatch::Lower => format!("lower({col}) = lower($1::text{collate})"),
             KeyMatch::Exact | KeyMatch::CaseInsensitive => {
-                format!("{} = $1::text::{}", self.column, self.base_type)
+                format!("{col} = ($1::text::{}{collate})", self.base_type)
             }
+        }
+    }
+
+    /// A query of what the unique index compares for a value `$1`; `None` for an index on the
+    /// column itself (the value).
+    pub fn matched_query(&self) -> Option<String> {
+        match self.key_match {
+            KeyMatch::Exact => None,
+            KeyMatch::Lower => Some(format!("SELECT lower($1::text{})", self.collate)),
+            KeyMatch::CaseInsensitive => Some("SELECT lower($1::text COLLATE \"default\")".into()),
+        }
+    }
+
+    /// The statement that stores the row holding `stored` as `key` (see
+    /// [`crate::Store::repair_sql`]); on a table whose index compares the column itself, also
+    /// the index that makes the rest of such rows found.
+    pub fn repair_sql(&self, stored: &str, key: &str) -> String {
+        let (t, c) = (&self.name, &self.column);
+        let update = format!(
+            "UPDATE {t} SET {c} = {} WHERE {c} = {}",
+            sql_literal(key),
+            sql_literal(stored)
+        );
+        match self.key_match {
+            KeyMatch::Exact => format!(
+                "{update}; or, for every such row at once, let the unique index compare lower \
+                 case: SELECT lower({c}), array_agg({c}) FROM {t} GROUP BY 1 HAVING count(*) > 1 \
+                 (the accounts to merge first), then CREATE UNIQUE INDEX CONCURRENTLY ON {t} \
+                 (lower({c}))"
+            ),
+            KeyMatch::Lower => format!(
+                "{update} (the column's libc collation folds this row otherwise than the gate; \
+                 an ICU collation, COLLATE \"und-x-icu\", folds as the gate does)"
+            ),
+            KeyMatch::CaseInsensitive => format!(
+                "{update} (citext folds in the database's default collation, which folds this \
+                 row otherwise than the gate: a libc one; a database created with \
+                 LOCALE_PROVIDER icu folds as the gate does)"
+            ),
         }
     }
 
@@ -122,15 +178,21 @@ pub(crate) fn inspect(
         .query_opt(
             "connect",
             "SELECT quote_ident(a.attname::text), format_type(a.atttypid, a.atttypmod),
-                    t.typcategory::text, format_type(a.atttypid, NULL), t.typname::text
+                    t.typcategory::text, format_type(a.atttypid, NULL), t.typname::text,
+                    CASE WHEN a.attcollation IN (0, 100) THEN ''
+                         ELSE ' COLLATE ' || quote_ident(cn.nspname::text) || '.'
+                              || quote_ident(co.collname::text) END
              FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+                  LEFT JOIN pg_collation co ON co.oid = a.attcollation
+                  LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
              WHERE a.attrelid = $1::int8::oid AND a.attname = $2::text
                AND a.attnum > 0 AND NOT a.attisdropped",
             &[&oid, &column],
         )?
         .ok_or_else(|| schema_err(format!("table {name} has no column {column:?}")))?;
     let (quoted, ty, category): (String, String, String) = (col.get(0), col.get(1), col.get(2));
-    let (base_type, typname): (String, String) = (col.get(3), col.get(4));
+    let (base_type, typname, collate): (String, String, String) =
+        (col.get(3), col.get(4), col.get(5));
     if category != "S" {
         return Err(StoreError::new(
             StoreErrorKind::Type,
@@ -169,6 +231,7 @@ pub(crate) fn inspect(
         name,
         column: quoted,
         base_type,
+        collate,
         key_match,
         has_trigger,
         created,

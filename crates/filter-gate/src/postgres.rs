@@ -25,20 +25,20 @@
 
 use std::hash::{BuildHasher, Hasher};
 use std::str::FromStr;
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 
 use tokio_postgres::{Config, Statement};
 
 use crate::pg_conn::Conn;
 use crate::pg_feed::Feed;
+use crate::pg_scan::stream_rows;
 use crate::pg_schema::{inspect, TableInfo};
 pub use crate::pg_schema::{KeyMatch, MIGRATION_SQL};
-use crate::store::{Insert, Mark, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult};
-
-/// Rows fetched per round trip while streaming the table.
-const SCAN_BATCH: i32 = 10_000;
-/// A saved mark older than this many transactions cannot be compared modulo 2^32.
-const MAX_MARK_AGE: u64 = 1 << 31;
+use crate::shared::lock;
+use crate::store::{
+    FeedTap, Insert, Mark, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult,
+};
 
 /// Maps a driver error to a [`StoreError`]: a conversion of a parameter or a column is a type
 /// error, a refused statement a query error, and only a lost or refused connection (or
@@ -132,7 +132,9 @@ pub struct PgStore {
     /// Prepared at the first `insert`: preparing an INSERT takes ROW EXCLUSIVE on the table,
     /// which connecting must not.
     insert: Option<Statement>,
-    feed: Option<Feed>,
+    /// With the feed: its listener, or `None` while it is not running (a restart that failed).
+    /// Shared with the store's [`FeedTap`]s, which drain it apart from the store.
+    feed: Option<Arc<Mutex<Option<Feed>>>>,
     /// The last statement lost the connection: reconnect before the next one.
     broken: bool,
     /// The statement timeout: after it, an INSERT the client gave up on has ended.
@@ -210,11 +212,11 @@ impl PgStore {
         let info = inspect(&mut conn, table, &opts.key_column, opts.feed, created)?;
         let exists = prepare_exists(&mut conn, &info)?;
         let feed = if opts.feed {
-            Some(Feed::start(
+            Some(Arc::new(Mutex::new(Some(Feed::start(
                 &config.clone().into(),
                 &info.channel(),
                 feed_bound(connect_timeout),
-            )?)
+            )?))))
         } else {
             None
         };
@@ -295,9 +297,21 @@ fn prepare_insert(conn: &mut Conn, t: &TableInfo) -> StoreResult<Statement> {
     conn.prepare("prepare", &sql)
 }
 
-fn parse_xid(s: &str, op: &'static str) -> StoreResult<u64> {
-    s.parse()
-        .map_err(|_| StoreError::new(StoreErrorKind::Query, op, format!("bad xid8 {s:?}")))
+/// Drains the listener in `slot`; an empty slot (a restart that failed) is a lost feed.
+fn drain_slot(slot: &Mutex<Option<Feed>>, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
+    drain_feed(lock(slot).as_ref(), each)
+}
+
+/// Drains `feed`; none (a restart that failed) is a lost feed.
+fn drain_feed(feed: Option<&Feed>, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
+    match feed {
+        Some(feed) => feed.drain(each),
+        None => Err(StoreError::new(
+            StoreErrorKind::FeedLost,
+            "listen",
+            "the feed is not running (its last restart failed)",
+        )),
+    }
 }
 
 /// A random non-zero token for [`Store::seal`].
@@ -386,9 +400,20 @@ impl Store for PgStore {
 
     fn drain_remote(&mut self, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
         match &self.feed {
-            Some(feed) => feed.drain(each),
+            Some(slot) => drain_slot(slot, each),
             None => Ok(()),
         }
+    }
+
+    fn feed_tap(&self) -> Option<FeedTap> {
+        let slot = Arc::clone(self.feed.as_ref()?);
+        // Every check of every thread drains: one that finds another draining goes on (what it
+        // would have drained is that thread's to add), instead of queueing on the lock.
+        Some(FeedTap::new(move |each| match slot.try_lock() {
+            Ok(feed) => drain_feed(feed.as_ref(), each),
+            Err(TryLockError::Poisoned(p)) => drain_feed(p.into_inner().as_ref(), each),
+            Err(TryLockError::WouldBlock) => Ok(()),
+        }))
     }
 
     fn scan_recent(
@@ -438,141 +463,39 @@ impl Store for PgStore {
         Ok(!rows.map_err(|e| self.note(e))?.is_empty())
     }
 
+    fn matched(&mut self, stored: &str) -> StoreResult<String> {
+        let Some(sql) = self.table.matched_query() else {
+            return Ok(stored.to_owned());
+        };
+        self.ensure()?;
+        let row = self.conn.query_one("matched", &sql, &[&stored]);
+        let row = row.map_err(|e| self.note(e))?;
+        row.try_get(0).map_err(pg_err("matched"))
+    }
+
+    fn repair_sql(&self, stored: &str, key: &str) -> String {
+        self.table.repair_sql(stored, key)
+    }
+
     fn settle_time(&self) -> Duration {
         // The server cancels a statement at its timeout; a second more for the network.
         self.statement_timeout + Duration::from_secs(1)
     }
 
     fn restart_feed(&mut self) -> StoreResult<()> {
-        if self.feed.is_some() {
-            self.feed = None;
-            self.feed = Some(Feed::start(
+        if let Some(slot) = &self.feed {
+            // The old listener goes first; the slot stays empty (and its drains fail) until a
+            // restart succeeds, however many attempts that takes.
+            *lock(slot) = None;
+            let feed = Feed::start(
                 &self.config.clone().into(),
                 &self.table.channel(),
                 feed_bound(self.connect_timeout),
-            )?);
+            )?;
+            *lock(slot) = Some(feed);
         }
         Ok(())
     }
-}
-
-impl PgStore {
-    fn scan(&mut self, since: Mark, each: &mut dyn FnMut(ScannedRow<'_>)) -> StoreResult<Mark> {
-        let t = &self.table;
-        let select = format!(
-            "SELECT {}::text, {}::text FROM {}",
-            t.column,
-            t.matched_expr(),
-            t.name
-        );
-        let (sql, low) = match since {
-            // Rows written by a transaction at or after `from`, modulo 2^32.
-            Mark::PgSnapshot { xmin: from, .. } => (
-                format!("{select} WHERE ((xmin::text::int8 - $1::int8) & 4294967295) < 2147483648"),
-                Some((from & 0xffff_ffff) as i64),
-            ),
-            _ => (select, None),
-        };
-        let err = pg_err("scan");
-        let mut on_row = |r: &tokio_postgres::Row| {
-            let stored: Option<&str> = r.try_get(0).map_err(&err)?;
-            let matched: Option<&str> = r.try_get(1).map_err(&err)?;
-            if let (Some(stored), Some(matched)) = (stored, matched) {
-                each(ScannedRow { stored, matched });
-            }
-            Ok(())
-        };
-        // A scan of millions of rows has no deadline (see `PgOptions::tcp_user_timeout`).
-        self.conn.run("scan", false, |c| {
-            stream_rows(c, "scan", sql, low, &mut on_row)
-        })
-    }
-
-    fn check(&mut self, mark: Mark) -> StoreResult<Option<String>> {
-        let Mark::PgSnapshot { xmin, xmax, stamp } = mark else {
-            return Ok(Some(format!("{mark:?} is not a PostgreSQL mark")));
-        };
-        let row = self.conn.query_one(
-            "check mark",
-            "SELECT EXISTS (SELECT 1 FROM filter_gate.stamps
-                            WHERE token = $1::int8 AND tbl = $2::int8::oid),
-                    pg_snapshot_xmax(pg_current_snapshot())::text",
-            &[&(stamp as i64), &self.table.oid],
-        )?;
-        let (known, now): (bool, u64) = (row.get(0), parse_xid(row.get(1), "check mark")?);
-        Ok(if !known {
-            Some(format!(
-                "the saved filter's token {stamp} is not in filter_gate.stamps for this table: the \
-                 database was restored from a backup older than the saved filter, or the file \
-                 belongs to another table or database"
-            ))
-        } else if now < xmax {
-            Some(format!(
-                "transaction ids went back (saved {xmax}, now {now}): a restored database"
-            ))
-        } else if now - xmin >= MAX_MARK_AGE {
-            Some(format!(
-                "the saved mark is {} transactions old: too old to catch up from",
-                now - xmin
-            ))
-        } else {
-            None
-        })
-    }
-}
-
-/// Streams the rows of `sql` (with `$1 = param` when given) in a REPEATABLE READ transaction
-/// without a statement timeout, and returns its snapshot.
-async fn stream_rows(
-    client: &mut tokio_postgres::Client,
-    op: &'static str,
-    sql: String,
-    param: Option<i64>,
-    on_row: &mut dyn FnMut(&tokio_postgres::Row) -> StoreResult<()>,
-) -> StoreResult<Mark> {
-    let err = pg_err(op);
-    let tx = client
-        .build_transaction()
-        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await
-        .map_err(&err)?;
-    tx.batch_execute("SET LOCAL statement_timeout = 0")
-        .await
-        .map_err(&err)?;
-    // In REPEATABLE READ every statement shares the transaction's snapshot: the one read here
-    // is the one the scan sees.
-    let snap = tx
-        .query_one(
-            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
-                    pg_snapshot_xmax(pg_current_snapshot())::text",
-            &[],
-        )
-        .await
-        .map_err(&err)?;
-    let xmin = parse_xid(snap.get(0), op)?;
-    let xmax = parse_xid(snap.get(1), op)?;
-    let portal = match param {
-        Some(p) => tx.bind(sql.as_str(), &[&p]).await,
-        None => tx.bind(sql.as_str(), &[]).await,
-    }
-    .map_err(&err)?;
-    loop {
-        let rows = tx.query_portal(&portal, SCAN_BATCH).await.map_err(&err)?;
-        if rows.is_empty() {
-            break;
-        }
-        for r in &rows {
-            on_row(r)?;
-        }
-    }
-    tx.commit().await.map_err(&err)?;
-    Ok(Mark::PgSnapshot {
-        xmin,
-        xmax,
-        stamp: 0,
-    })
 }
 
 #[cfg(test)]

@@ -129,7 +129,12 @@ impl<F: Filter, S: Store> Gate<F, S> {
             return Ok(Recency::NotRecent);
         }
         let within = recent.within;
-        Ok(recency(self.store.registered_within(&key, within)?))
+        // A row stored in a form its index does not find by the key is asked for as stored.
+        let mut found = self.store.registered_within(&key, within)?;
+        for stored in self.aliases.stored_forms(&key) {
+            found = found || self.store.registered_within(&stored, within)?;
+        }
+        Ok(recency(found))
     }
 }
 
@@ -181,6 +186,11 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             }
             r.within
         };
-        Ok(recency(self.pooled()?.registered_within(&key, within)?))
+        let mut store = self.pooled()?;
+        let mut found = store.registered_within(&key, within)?;
+        for stored in self.stored_forms(&key) {
+            found = found || store.registered_within(&stored, within)?;
+        }
+        Ok(recency(found))
     }
 }

@@ -195,7 +195,9 @@ impl Service {
         Ok(self.db.get()?.query_opt(&sql, &[&key])?.is_none())
     }
 
-    /// The team's own INSERT (with its NOT NULL column), then `observe` after the commit.
+    /// The team's own INSERT (with its NOT NULL column) of the normalised key, then `observe`
+    /// after the commit, or `may_have_committed` when the outcome is unknown (the README's
+    /// recipe).
     fn signup(&self, email: &str) -> Result<bool, ServiceError> {
         let key = crate::Normalizer::default()
             .normalize(email)
@@ -203,7 +205,17 @@ impl Service {
         let sql = format!(
             "INSERT INTO {TABLE} (email, password_hash) VALUES ($1, 'x') ON CONFLICT DO NOTHING"
         );
-        let inserted = self.db.get()?.execute(&sql, &[&key])? == 1;
+        let inserted = match self.db.get()?.execute(&sql, &[&key]) {
+            Ok(n) => n == 1,
+            Err(e) => {
+                // A refusal by the server committed nothing; any other error (a broken
+                // connection, a lost answer) may have followed the commit.
+                if let (None, Some(g)) = (e.as_db_error(), &self.gate) {
+                    g.may_have_committed(&key)?;
+                }
+                return Err(e.into());
+            }
+        };
         if let Some(g) = &self.gate {
             g.observe(&key)?;
         }
@@ -398,17 +410,9 @@ fn client_run(
 }
 
 fn build_gate(conn: &str, load: &LoadConfig) -> Result<Gate, ServiceError> {
-    let opts = PgOptions {
-        feed: true,
-        ..PgOptions::default()
-    };
-    let c = conn.to_owned();
-    let stores = Stores {
-        control: PgStore::connect_with(conn, TABLE, &opts)?,
-        make: Box::new(move || PgStore::connect(&c, TABLE)),
-        pool_size: load.clients as u32,
-        checkout_timeout: Duration::from_secs(10),
-    };
+    let stores = Stores::postgres(conn, TABLE, &PgOptions::default())?
+        .with_pool_size(load.clients as u32)
+        .with_checkout_timeout(Duration::from_secs(10));
     let capacity = (load.preload + load.clients * (load.ops + load.contested)) as u64 * 2;
     let filter = ClassicBloom::builder()
         .capacity(capacity.max(1000))

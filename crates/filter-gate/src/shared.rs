@@ -2,6 +2,10 @@
 //! `&self`; the filter is a lock-free one ([`SharedInsert`]: the atomic classic or split-block
 //! Bloom filter), the database is reached through a connection pool (r2d2) of stores, and one
 //! more store, behind a lock, holds the feed and runs catch-ups and saves.
+//!
+//! The feed is drained through the control store's [`FeedTap`], apart from that lock: a save or
+//! a catch-up (which hold it for as long as they read the table and write the file) does not
+//! hold back other instances' registrations.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,9 +15,12 @@ use std::time::{Duration, Instant};
 use filter_core::concurrent::SharedInsert;
 use filter_core::Persist;
 
+use crate::aliases::{self, Aliases};
 use crate::gate::{choose, scan_into, Opened};
+use crate::pool::Maker;
+pub use crate::pool::Stores;
 use crate::recent::Recent;
-use crate::store::Insert;
+use crate::store::{FeedTap, Insert, ScannedRow};
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Registration,
@@ -22,27 +29,6 @@ use crate::{
 
 /// How often a lost feed is retried.
 const RESYNC_EVERY: Duration = Duration::from_secs(1);
-
-/// Makes the pool's stores (r2d2's connection manager).
-pub(crate) struct Maker<S> {
-    make: Box<dyn Fn() -> StoreResult<S> + Send + Sync>,
-}
-
-impl<S: Store + Send + 'static> r2d2::ManageConnection for Maker<S> {
-    type Connection = S;
-    type Error = StoreError;
-
-    fn connect(&self) -> StoreResult<S> {
-        (self.make)()
-    }
-    // A store reconnects by itself after a lost connection, so a pooled one stays usable.
-    fn is_valid(&self, _store: &mut S) -> StoreResult<()> {
-        Ok(())
-    }
-    fn has_broken(&self, _store: &mut S) -> bool {
-        false
-    }
-}
 
 /// What the lock guards: the store with the feed, and how far it has read.
 struct Control<S> {
@@ -65,18 +51,6 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// How a [`SharedGate`] reaches the database.
-pub struct Stores<S> {
-    /// The store that listens (for PostgreSQL, `PgStore::connect_with_feed`) and scans.
-    pub control: S,
-    /// Makes a store for the pool (for PostgreSQL, `PgStore::connect`, without the feed).
-    pub make: Box<dyn Fn() -> StoreResult<S> + Send + Sync>,
-    /// Stores in the pool: the most checks and registrations that reach the database at once.
-    pub pool_size: u32,
-    /// How long a call waits for a free store before it fails as unavailable.
-    pub checkout_timeout: Duration,
-}
-
 /// One gate shared by a server's threads, with the same rules as [`crate::Gate`]. Checks and
 /// registrations take `&self`; the filter is a lock-free one ([`SharedInsert`]: the atomic
 /// classic or split-block Bloom filter), the database is reached through a pool (r2d2) of
@@ -87,9 +61,18 @@ pub struct SharedGate<F: SharedInsert, S: Store + Send + 'static> {
     control: Mutex<Control<S>>,
     pub(crate) normalizer: Normalizer,
     pub(crate) unsettled: Mutex<Unsettled>,
+    /// Rows the unique index does not find by their key (see the `aliases` module), and
+    /// whether there ever were any (read without the lock on every call).
+    aliases: Mutex<Aliases>,
+    aliased: AtomicBool,
+    /// The control store's feed, drained apart from the control lock.
+    tap: Option<FeedTap>,
     /// The "registered in the last T" window, when switched on.
     pub(crate) recent: Option<Mutex<Recent>>,
     feed_lost: AtomicBool,
+    /// A row learnt outside a scan whose comparison form could not be read (see
+    /// [`crate::Gate::filter_trusted`]).
+    behind: AtomicBool,
     counts: Counters,
     target_fpr: Option<f64>,
 }
@@ -114,6 +97,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         Ok(Self {
             filter,
             pool,
+            tap: stores.control.feed_tap(),
             control: Mutex::new(Control {
                 store: stores.control,
                 mark,
@@ -121,8 +105,11 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             }),
             normalizer: Normalizer::default(),
             unsettled: Mutex::new(Unsettled::new(DEFAULT_UNSETTLED_CAP)),
+            aliases: Mutex::new(Aliases::default()),
+            aliased: AtomicBool::new(false),
             recent: None,
             feed_lost: AtomicBool::new(false),
+            behind: AtomicBool::new(false),
             counts: Counters::default(),
             target_fpr: None,
         })
@@ -131,7 +118,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// Builds the gate by streaming the table into `filter` (empty, sized for the table).
     ///
     /// # Errors
-    /// A failing database; [`GateError::Unnormalised`] rows.
+    /// A failing database.
     pub fn rebuild(filter: F, stores: Stores<S>) -> Result<Self, GateError> {
         let gate = Self::new(filter, stores, Mark::Start)?;
         gate.catch_up()?;
@@ -170,10 +157,14 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         self.apply_feed();
         let c = &self.counts;
         let unsettled = lock(&self.unsettled).contains(key.as_ref());
-        if !self.filter_trusted() || unsettled {
-            let taken = self.pooled()?.exists(&key)?;
+        let forms = self.stored_forms(&key);
+        if !self.filter_trusted() || unsettled || !forms.is_empty() {
+            let taken = self.confirm(&key, &forms)?;
             if taken && unsettled && lock(&self.unsettled).remove(key.as_ref()) {
                 self.add(&key);
+            }
+            if !taken {
+                self.refuse_unconfirmed(&key)?;
             }
             c.bypassed.fetch_add(1, Ordering::Relaxed);
             c.checks.fetch_add(1, Ordering::Relaxed);
@@ -190,11 +181,70 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             c.confirmed_taken.fetch_add(1, Ordering::Relaxed);
             Route::ConfirmedTaken
         } else {
+            self.refuse_unconfirmed(&key)?;
             c.false_positives.fetch_add(1, Ordering::Relaxed);
             Route::FalsePositive
         };
         c.checks.fetch_add(1, Ordering::Relaxed);
         Ok(route)
+    }
+
+    /// The stored forms `key` stands for (see the `aliases` module); no lock while there are
+    /// none.
+    pub(crate) fn stored_forms(&self, key: &str) -> Vec<String> {
+        if !self.aliased.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        lock(&self.aliases).stored_forms(key)
+    }
+
+    /// Whether a row answers to `key` or to one of the stored forms it stands for.
+    fn confirm(&self, key: &str, forms: &[String]) -> StoreResult<bool> {
+        let mut store = self.pooled()?;
+        let forget = &mut |f: &str| lock(&self.aliases).forget(key, f);
+        aliases::confirm(&mut *store, key, forms, forget)
+    }
+
+    /// See [`crate::Gate`]'s: beyond the cap of held rows, an unconfirmed "maybe" is an error.
+    fn refuse_unconfirmed(&self, key: &str) -> Result<(), GateError> {
+        if !self.aliased.load(Ordering::Acquire) || !self.filter.contains(key.as_bytes()) {
+            return Ok(());
+        }
+        let refusal = lock(&self.aliases).refusal(|stored, k| {
+            self.pooled()
+                .map(|s| s.repair_sql(stored, k))
+                .unwrap_or_else(|_| format!("store the row {stored:?} as {k:?}"))
+        });
+        refusal.map_or(Ok(()), Err)
+    }
+
+    /// Learns rows through `f` under the aliases' lock, noting when the first alias appears.
+    fn with_aliases<T>(&self, f: impl FnOnce(&mut Aliases) -> T) -> T {
+        let mut a = lock(&self.aliases);
+        let out = f(&mut a);
+        if !a.is_empty() {
+            self.aliased.store(true, Ordering::Release);
+        }
+        out
+    }
+
+    /// Learns a committed row whose stored form is not its key, asking `store` what the unique
+    /// index compares for it (see [`crate::Gate`]'s `learn_stored`).
+    fn learn_stored<T: Store + ?Sized>(&self, store: &mut T, key: &str, stored: &str) {
+        lock(&self.unsettled).remove(key);
+        match store.matched(stored) {
+            Ok(matched) => {
+                let row = ScannedRow {
+                    stored,
+                    matched: &matched,
+                };
+                self.with_aliases(|a| a.learn(self.normalizer, key, row, &mut |k| self.add(k)));
+            }
+            Err(_) => {
+                self.add(key);
+                self.behind.store(true, Ordering::Release);
+            }
+        }
     }
 
     /// Registers an address (see [`crate::Gate::register`]).
@@ -203,6 +253,18 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// As [`crate::Gate::register`].
     pub fn register(&self, email: &str) -> Result<Registration, GateError> {
         let key = self.normalizer.normalize_cow(email)?;
+        if self.aliased.load(Ordering::Acquire) {
+            // The unique index would not refuse a second account for a row it does not find
+            // by its key: ask first.
+            let forms = self.stored_forms(&key);
+            if !forms.is_empty() || lock(&self.aliases).overflowed() {
+                if self.confirm(&key, &forms)? {
+                    self.settle(&key);
+                    return Ok(Registration::AlreadyTaken);
+                }
+                self.refuse_unconfirmed(&key)?;
+            }
+        }
         let inserted = self.pooled().and_then(|mut s| s.insert(&key));
         match inserted {
             Ok(insert) => {
@@ -222,15 +284,52 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         }
     }
 
-    /// Tells the gate that the caller's own SQL committed a row with this address (see
-    /// [`crate::Gate::observe`]).
+    /// Tells the gate that the caller's own SQL committed a row with this address, as stored
+    /// (see [`crate::Gate::observe`]).
     ///
     /// # Errors
     /// [`GateError::Invalid`].
     pub fn observe(&self, email: &str) -> Result<(), GateError> {
         let key = self.normalizer.normalize_cow(email)?;
-        self.settle(&key);
+        if key == email {
+            self.settle(&key);
+            return Ok(());
+        }
+        let Ok(mut store) = self.pooled() else {
+            self.settle(&key);
+            self.behind.store(true, Ordering::Release);
+            return Ok(());
+        };
+        match store.exists(email) {
+            Ok(true) => self.learn_stored(&mut *store, &key, email),
+            Ok(false) => self.settle(&key),
+            Err(_) => {
+                self.settle(&key);
+                self.behind.store(true, Ordering::Release);
+            }
+        }
         Ok(())
+    }
+
+    /// Tells the gate that the caller's own SQL may have committed a row with this address
+    /// (see [`crate::Gate::may_have_committed`]).
+    ///
+    /// # Errors
+    /// [`GateError::Invalid`].
+    pub fn may_have_committed(&self, email: &str) -> Result<(), GateError> {
+        let key = self.normalizer.normalize_cow(email)?;
+        lock(&self.unsettled).add(&key);
+        Ok(())
+    }
+
+    /// The normalisation the gate applies (see [`crate::Gate::normalizer`]).
+    pub fn normalizer(&self) -> Normalizer {
+        self.normalizer
+    }
+
+    /// Rows held as aliases (see [`crate::Gate::unnormalised`]).
+    pub fn unnormalised(&self) -> usize {
+        lock(&self.aliases).len()
     }
 
     fn settle(&self, key: &str) {
@@ -256,8 +355,14 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
 
     fn catch_up_locked(&self, c: &mut Control<S>) -> Result<u64, GateError> {
         let before = lock(&self.unsettled).before();
-        let (mark, rows) = scan_into(&mut c.store, c.mark, self.normalizer, &mut |key| {
-            self.settle(key);
+        let normalizer = self.normalizer;
+        let (mark, rows) = scan_into(&mut c.store, c.mark, normalizer, &mut |key, row| {
+            lock(&self.unsettled).remove(key);
+            if key == row.matched {
+                self.add(key);
+            } else {
+                self.with_aliases(|a| a.learn(normalizer, key, row, &mut |k| self.add(k)));
+            }
         })?;
         c.mark = mark;
         let settle = c.store.settle_time();
@@ -265,46 +370,97 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         Ok(rows)
     }
 
-    /// Drains the feed, or retries a lost one. A thread that finds another one doing it goes
-    /// on: a key committed elsewhere is at most as late as the feed itself is.
     /// Runs `f` on the control store (the one that scans), under its lock.
     pub(crate) fn with_control<T>(&self, f: impl FnOnce(&mut S) -> T) -> T {
         f(&mut lock(&self.control).store)
     }
 
+    /// Drains the feed, and retries a lost one or a due catch-up. The drain goes through the
+    /// tap, apart from the control lock, so a save or a catch-up in another thread does not
+    /// delay it; a thread that finds another one draining, or holding the lock for a retry,
+    /// goes on (a key committed elsewhere is then at most as late as that drain).
     pub(crate) fn apply_feed(&self) {
-        let Ok(mut c) = self.control.try_lock() else {
-            return;
-        };
-        let due = c.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
-        if self.feed_lost.load(Ordering::Acquire) {
-            if due {
-                c.last_resync = Some(Instant::now());
-                if c.store.restart_feed().is_ok() && self.catch_up_locked(&mut c).is_ok() {
-                    self.feed_lost.store(false, Ordering::Release);
+        if let Ok(mut c) = self.control.try_lock() {
+            self.maintain(&mut c);
+            let untapped = self.tap.is_none() && !self.feed_lost.load(Ordering::Acquire);
+            if untapped
+                && c.store
+                    .drain_remote(&mut |raw| self.take(raw, None))
+                    .is_err()
+            {
+                self.feed_lost.store(true, Ordering::Release);
+            }
+        }
+        if let Some(tap) = &self.tap {
+            if !self.feed_lost.load(Ordering::Acquire) {
+                let mut unnormal = Vec::new();
+                let fed = tap.drain(&mut |raw| self.take(raw, Some(&mut unnormal)));
+                for (key, raw) in unnormal {
+                    match self.pooled() {
+                        Ok(mut s) => self.learn_stored(&mut *s, &key, &raw),
+                        Err(_) => {
+                            self.add(&key);
+                            self.behind.store(true, Ordering::Release);
+                        }
+                    }
+                }
+                if fed.is_err() {
+                    self.feed_lost.store(true, Ordering::Release);
                 }
             }
-            return;
-        }
-        if due && lock(&self.unsettled).due(c.store.settle_time()) {
-            c.last_resync = Some(Instant::now());
-            let _ = self.catch_up_locked(&mut c);
-        }
-        let normalizer = self.normalizer;
-        let fed = c.store.drain_remote(&mut |raw| {
-            if let Ok(key) = normalizer.normalize_cow(raw) {
-                self.add(&key);
-            }
-        });
-        if fed.is_err() {
-            self.feed_lost.store(true, Ordering::Release);
         }
     }
 
-    /// Whether the filter's "absent" answers are trusted (false while the feed is lost, or
-    /// after more unknown registrations than the cap allows).
+    /// A lost feed: restart it and catch up; a due catch-up (a row learnt without its
+    /// comparison form, unknown registrations beyond the cap): run it. At most once a second.
+    fn maintain(&self, c: &mut Control<S>) {
+        let due = c.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
+        if !due {
+            return;
+        }
+        if self.feed_lost.load(Ordering::Acquire) {
+            c.last_resync = Some(Instant::now());
+            if c.store.restart_feed().is_ok() && self.catch_up_locked(c).is_ok() {
+                self.feed_lost.store(false, Ordering::Release);
+                self.behind.store(false, Ordering::Release);
+            }
+            return;
+        }
+        let behind = self.behind.load(Ordering::Acquire);
+        if behind || lock(&self.unsettled).due(c.store.settle_time()) {
+            c.last_resync = Some(Instant::now());
+            if self.catch_up_locked(c).is_ok() {
+                self.behind.store(false, Ordering::Release);
+            }
+        }
+    }
+
+    /// One feed payload (the stored form): its key into the filter, or, when the stored form
+    /// is not its key, kept in `unnormal` to learn after the drain.
+    fn take(&self, raw: &str, unnormal: Option<&mut Vec<(String, String)>>) {
+        let Ok(key) = self.normalizer.normalize_cow(raw) else {
+            return;
+        };
+        if key == raw {
+            self.add(&key);
+            return;
+        }
+        match unnormal {
+            Some(list) => list.push((key.into_owned(), raw.to_owned())),
+            // Without a tap the drain holds the control store: no second store at hand, so a
+            // catch-up (which reads what the index compares) learns the row.
+            None => {
+                self.add(&key);
+                self.behind.store(true, Ordering::Release);
+            }
+        }
+    }
+
+    /// Whether the filter's "absent" answers are trusted (see [`crate::Gate::filter_trusted`]).
     pub fn filter_trusted(&self) -> bool {
-        !self.feed_lost.load(Ordering::Acquire) && !lock(&self.unsettled).overflowed()
+        !self.feed_lost.load(Ordering::Acquire)
+            && !self.behind.load(Ordering::Acquire)
+            && !lock(&self.unsettled).overflowed()
     }
 
     /// Keys whose registration outcome is unknown.

@@ -5,7 +5,8 @@ use std::path::Path;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 
 use crate::store::{
-    check_table_name, Insert, Mark, ScannedRow, Store, StoreError, StoreErrorKind, StoreResult,
+    check_table_name, sql_literal, Insert, Mark, ScannedRow, Store, StoreError, StoreErrorKind,
+    StoreResult,
 };
 
 /// A users table `(id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE)` in a SQLite
@@ -186,6 +187,15 @@ impl Store for SqliteStore {
             high = high.max(id);
         }
         Ok(Mark::RowId(high))
+    }
+
+    fn repair_sql(&self, stored: &str, key: &str) -> String {
+        format!(
+            "UPDATE {t} SET email = {key} WHERE email = {stored}",
+            t = self.table,
+            key = sql_literal(key),
+            stored = sql_literal(stored),
+        )
     }
 
     fn check_mark(&mut self, mark: Mark) -> StoreResult<Option<String>> {

@@ -2,6 +2,7 @@
 //! final arbiter of every registration.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A row id (SQLite's `INTEGER PRIMARY KEY`).
 pub type RowId = i64;
@@ -133,8 +134,9 @@ pub struct ScannedRow<'a> {
 /// Implementations: [`crate::SqliteStore`] and [`crate::PgStore`]. A store must enforce
 /// uniqueness itself (a unique index): the gate's filter may be stale, the constraint may not.
 /// [`Store::exists`] and the unique index compare a normalised key with the same expression
-/// that [`ScannedRow::matched`] reports, which lets the gate verify, row by row, that every
-/// stored row is found by its normalised key (see [`crate::GateError::Unnormalised`]).
+/// that [`ScannedRow::matched`] reports, which lets the gate tell, row by row, whether a stored
+/// row is found by its normalised key; one that is not is held as an alias (see
+/// [`crate::Gate::unnormalised`]).
 pub trait Store {
     /// Whether a row matches the (normalised) key.
     ///
@@ -191,6 +193,13 @@ pub trait Store {
         Ok(())
     }
 
+    /// A handle that drains the same feed as [`Store::drain_remote`] without the store, so that
+    /// a [`crate::SharedGate`] keeps learning other instances' rows while this store is busy
+    /// (a catch-up, a save). The default: none.
+    fn feed_tap(&self) -> Option<FeedTap> {
+        None
+    }
+
     /// Restarts a lost feed (a no-op without one).
     ///
     /// # Errors
@@ -222,6 +231,23 @@ pub trait Store {
         _within: std::time::Duration,
     ) -> StoreResult<bool> {
         Err(no_time_column())
+    }
+
+    /// What the unique index compares for a row holding `stored` (the [`ScannedRow::matched`]
+    /// of such a row), for a row the gate learns of outside a scan (the feed, `observe`) whose
+    /// stored form is not the gate's key. The default: `stored` itself (a unique index on the
+    /// column).
+    ///
+    /// # Errors
+    /// A database that is down or failing.
+    fn matched(&mut self, stored: &str) -> StoreResult<String> {
+        Ok(stored.to_owned())
+    }
+
+    /// The SQL that stores the row holding `stored` as the gate's `key`, the way the gate looks
+    /// it up (for [`crate::GateError::Unnormalised`] and `filterlab gate migrate`).
+    fn repair_sql(&self, stored: &str, key: &str) -> String {
+        format!("store the row {stored:?} as {key:?}")
     }
 
     /// How long after a failed [`Store::insert`] the row can still commit on the server (an
@@ -259,8 +285,17 @@ impl<S: Store + ?Sized> Store for Box<S> {
     fn restart_feed(&mut self) -> StoreResult<()> {
         (**self).restart_feed()
     }
+    fn feed_tap(&self) -> Option<FeedTap> {
+        (**self).feed_tap()
+    }
     fn settle_time(&self) -> std::time::Duration {
         (**self).settle_time()
+    }
+    fn matched(&mut self, stored: &str) -> StoreResult<String> {
+        (**self).matched(stored)
+    }
+    fn repair_sql(&self, stored: &str, key: &str) -> String {
+        (**self).repair_sql(stored, key)
     }
     fn scan_recent(
         &mut self,
@@ -272,6 +307,43 @@ impl<S: Store + ?Sized> Store for Box<S> {
     fn registered_within(&mut self, email: &str, within: std::time::Duration) -> StoreResult<bool> {
         (**self).registered_within(email, within)
     }
+}
+
+/// The drain of a store's feed, apart from the store (see [`Store::feed_tap`]).
+type Drain = dyn Fn(&mut dyn FnMut(&str)) -> StoreResult<()> + Send + Sync;
+
+/// A handle on a store's feed of other instances' rows (see [`Store::feed_tap`]).
+#[derive(Clone)]
+pub struct FeedTap(Arc<Drain>);
+
+impl FeedTap {
+    /// A tap that drains with `drain`, which calls its argument on every key received since
+    /// the last drain and fails as [`Store::drain_remote`] does.
+    pub fn new(
+        drain: impl Fn(&mut dyn FnMut(&str)) -> StoreResult<()> + Send + Sync + 'static,
+    ) -> Self {
+        Self(Arc::new(drain))
+    }
+
+    /// Calls `each` on every key received since the last drain (through this tap or the
+    /// store).
+    ///
+    /// # Errors
+    /// As [`Store::drain_remote`].
+    pub fn drain(&self, each: &mut dyn FnMut(&str)) -> StoreResult<()> {
+        (self.0)(each)
+    }
+}
+
+impl fmt::Debug for FeedTap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FeedTap")
+    }
+}
+
+/// `s` as an SQL string literal (quotes doubled; standard-conforming strings).
+pub(crate) fn sql_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
 }
 
 pub(crate) fn no_time_column() -> StoreError {

@@ -128,14 +128,11 @@ fn a_shared_gate_answers_the_same() {
         ))
         .unwrap();
     PgStore::migrate(&conn, &t, "email").unwrap();
-    let opts = with_time("created_at");
-    let (c, table, o) = (conn.clone(), t.clone(), opts.clone());
-    let stores = filter_gate::Stores {
-        control: PgStore::connect_with(&conn, &t, &opts).unwrap(),
-        make: Box::new(move || PgStore::connect_with(&c, &table, &o)),
-        pool_size: 2,
-        checkout_timeout: Duration::from_secs(10),
-    };
+    // The table and its options named once: the pool's stores, which answer
+    // `registered_within`, get the registration-time column too.
+    let stores = filter_gate::Stores::postgres(&conn, &t, &with_time("created_at"))
+        .unwrap()
+        .with_pool_size(2);
     let atomic = filter_classic::ClassicBloom::builder()
         .capacity(100)
         .fpr(0.01)

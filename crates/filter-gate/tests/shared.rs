@@ -98,17 +98,9 @@ fn many_threads_share_one_gate_on_sqlite() {
 }
 
 fn pg_stores(conn: &str, table: &str) -> Stores<PgStore> {
-    let opts = PgOptions {
-        feed: true,
-        ..PgOptions::default()
-    };
-    let (c, t) = (conn.to_owned(), table.to_owned());
-    Stores {
-        control: PgStore::connect_with(conn, table, &opts).unwrap(),
-        make: Box::new(move || PgStore::connect(&c, &t)),
-        pool_size: THREADS as u32,
-        checkout_timeout: Duration::from_secs(10),
-    }
+    Stores::postgres(conn, table, &PgOptions::default())
+        .unwrap()
+        .with_pool_size(THREADS as u32)
 }
 
 #[test]

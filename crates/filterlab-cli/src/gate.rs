@@ -5,11 +5,15 @@
 //! `filter_gate` and the notify trigger on the table) as the table's owner, in one
 //! transaction; running it again changes nothing. It then connects as the service would (catalog
 //! reads only) and reports how the table's unique index compares keys, so that a table the
-//! gate cannot front is reported here rather than at the service's first start.
+//! gate cannot front is reported here rather than at the service's first start. Last it reads
+//! the whole table (once, as a deployment step may) and fails, naming the SQL that fixes them,
+//! when rows are stored in a form that the unique index does not find by the gate's key: the
+//! gate holds a bounded number of such rows as aliases and answers them correctly, but each
+//! costs a query, and they are accounts the index does not protect.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
-use filterlab::gate::{KeyMatch, PgStore};
+use filterlab::gate::{KeyMatch, Normalizer, PgStore, MAX_UNNORMALISED_ROWS};
 use serde::Serialize;
 
 use crate::output::Out;
@@ -32,6 +36,10 @@ pub enum GateCommand {
         /// lower(column)).
         #[arg(long, default_value = "email")]
         column: String,
+        /// Check the stored rows with Gmail's rules on (dots and +tags dropped), as a gate
+        /// built with `Normalizer::default().gmail_rules(true)` reads them.
+        #[arg(long)]
+        gmail_rules: bool,
     },
 }
 
@@ -44,6 +52,8 @@ pub struct Migrated {
     pub column: String,
     /// What the table's unique index compares: `column` or `lower(column)`.
     pub unique_on: String,
+    /// Rows read, each found by its normalised key.
+    pub rows: u64,
 }
 
 /// Runs a `gate` command; returns the exit code.
@@ -53,14 +63,20 @@ pub struct Migrated {
 /// table the gate cannot front.
 pub fn run(command: GateCommand, out: Out) -> Result<u8> {
     match command {
-        GateCommand::Migrate { url, table, column } => {
-            let migrated = migrate(&url, &table, &column)?;
+        GateCommand::Migrate {
+            url,
+            table,
+            column,
+            gmail_rules,
+        } => {
+            let normalizer = Normalizer::default().gmail_rules(gmail_rules);
+            let migrated = migrate(&url, &table, &column, normalizer)?;
             out.emit(&migrated, render)
         }
     }
 }
 
-fn migrate(url: &str, table: &str, column: &str) -> Result<Migrated> {
+fn migrate(url: &str, table: &str, column: &str, normalizer: Normalizer) -> Result<Migrated> {
     PgStore::migrate(url, table, column)
         .with_context(|| format!("migrating {table} (run it as the table's owner)"))?;
     let opts = filterlab::gate::PgOptions {
@@ -68,28 +84,48 @@ fn migrate(url: &str, table: &str, column: &str) -> Result<Migrated> {
         feed: false,
         ..Default::default()
     };
-    let store = PgStore::connect_with(url, table, &opts)
+    let mut store = PgStore::connect_with(url, table, &opts)
         .with_context(|| format!("migrated, but the gate cannot front {table}"))?;
     let unique_on = match store.key_match() {
         KeyMatch::Exact => column.to_owned(),
         KeyMatch::Lower | KeyMatch::CaseInsensitive => format!("lower({column})"),
     };
+    let audit = filterlab::gate::audit(&mut store, normalizer)
+        .with_context(|| format!("migrated, but reading {table} failed"))?;
+    if let Some(row) = audit.example {
+        bail!(
+            "migrated, but {n} of the {rows} rows of {table} are stored in a form its unique \
+             index does not find by the gate's key (for example {stored:?}: the index compares \
+             {matched:?}, the gate looks up {key:?}); the gate holds up to \
+             {MAX_UNNORMALISED_ROWS} such rows as aliases (a query each) and refuses \
+             unconfirmed checks beyond that; to fix this one: {repair} (the others alike; \
+             run this command again to find the next)",
+            n = audit.unnormalised,
+            rows = audit.rows,
+            stored = row.stored,
+            matched = row.matched,
+            key = row.key,
+            repair = row.repair,
+        );
+    }
     Ok(Migrated {
         table: table.to_owned(),
         column: column.to_owned(),
         unique_on,
+        rows: audit.rows,
     })
 }
 
 fn render(m: &Migrated) -> String {
     format!(
         "migrated: {table} ({column}): schema filter_gate and the notify trigger are in place; \
-         the unique index compares {unique}\n\
+         the unique index compares {unique}, and finds each of the {rows} rows by its key\n\
          the service's role needs: USAGE on the table's schema, SELECT on {table} (and INSERT \
          if the gate registers); no DDL",
         table = m.table,
         column = m.column,
         unique = m.unique_on,
+        rows = m.rows,
     )
 }
 

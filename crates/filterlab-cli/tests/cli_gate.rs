@@ -143,6 +143,55 @@ fn gate_migrate_is_idempotent_and_lets_a_role_without_ddl_run_the_gate() {
     );
 }
 
+/// Rows stored in a form the unique index does not find by the gate's key are reported with
+/// the exact SQL that fixes them (the real table and column, quoted), not as a success; the SQL
+/// run as printed makes the next run succeed.
+#[test]
+fn gate_migrate_finds_rows_the_index_does_not_find_by_their_key() {
+    let Some(conn) = pg() else { return };
+    let pid = std::process::id();
+    let db = format!("cli_gate_rows_{pid}");
+    sql(
+        &conn,
+        &[
+            format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+            format!("CREATE DATABASE {db}"),
+        ],
+    );
+    let there = format!("{conn} dbname={db}");
+    sql(
+        &there,
+        &[
+            "CREATE SCHEMA auth".into(),
+            "CREATE TABLE auth.\"Users\" (id bigserial PRIMARY KEY, \"E-mail\" text UNIQUE)".into(),
+            "INSERT INTO auth.\"Users\" (\"E-mail\") VALUES ('ann@x.org'), \
+             ('Zed.O''Neil@Example.org')"
+                .into(),
+        ],
+    );
+    let args = [
+        "gate",
+        "migrate",
+        "--url",
+        &there,
+        "--table",
+        "auth.\"Users\"",
+        "--column",
+        "E-mail",
+    ];
+    let fix = "UPDATE auth.\"Users\" SET \"E-mail\" = 'zed.o''neil@example.org' WHERE \
+               \"E-mail\" = 'Zed.O''Neil@Example.org'";
+    common::assert_clean_error(&args, None, fix);
+    common::assert_clean_error(&args, None, "1 of the 2 rows");
+    let e = common::assert_json_error(&args, None, "not find by the gate's key");
+    assert!(e["error"].as_str().unwrap().contains(fix), "{e}");
+    sql(&there, &[fix.to_owned()]);
+    let done = common::json(&args);
+    assert_eq!(done["rows"], 2, "{done}");
+    assert_eq!(done["unique_on"], "E-mail", "{done}");
+    sql(&conn, &[format!("DROP DATABASE {db} WITH (FORCE)")]);
+}
+
 #[test]
 fn gate_migrate_on_an_unreachable_server_is_one_clear_line() {
     common::assert_clean_error(

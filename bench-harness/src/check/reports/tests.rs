@@ -56,7 +56,12 @@ fn threads_report() -> ThreadsReport {
 
 fn systems_report() -> crate::stages::systems::SystemsResults {
     let unique = crate::stages::systems::unique::run(3000, 1000, 3, &[100]).unwrap();
-    let claims = crate::judge::systems::claims(&[], &unique, None);
+    let claims = crate::judge::systems::claims(
+        &[],
+        &unique,
+        &crate::stages::systems::lag::LagOutcome::default(),
+        None,
+    );
     crate::stages::systems::SystemsResults {
         machine: machine(),
         settings: crate::stages::systems::Settings::default(),
@@ -64,6 +69,7 @@ fn systems_report() -> crate::stages::systems::SystemsResults {
         rows: 0,
         signup: Vec::new(),
         postgres_absent: Some("no server in the test".into()),
+        lag: crate::stages::systems::lag::LagOutcome::default(),
         service: crate::stages::systems::service::ServiceOutcome::NotMeasured {
             why: "no server in the test".into(),
         },

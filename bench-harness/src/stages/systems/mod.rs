@@ -7,6 +7,7 @@
 //! [`crate::render::systems`] writes `systems.json` and `systems.md` into `out/`.
 
 pub mod claims;
+pub mod lag;
 pub mod rolling;
 mod servers;
 pub mod service;
@@ -35,6 +36,8 @@ pub struct Config {
     pub sizes: Settings,
     /// The load of the sign-up service.
     pub service: filter_gate::service::LoadConfig,
+    /// The sizes of the cross-instance lag measurement.
+    pub lag: lag::LagLoad,
     /// The project root (for `scripts/`).
     pub root: PathBuf,
     /// The machine and commit, written with the results.
@@ -58,6 +61,7 @@ impl Config {
                 seed: 0x5157_e45e,
             },
             service: service::full_load(),
+            lag: lag::full_load(),
             root,
             machine: Machine::default(),
             python_lookup_ns: None,
@@ -77,6 +81,7 @@ impl Config {
                 ..full.sizes
             },
             service: service::quick_load(),
+            lag: lag::quick_load(),
             ..full
         }
     }
@@ -119,6 +124,9 @@ pub struct SystemsResults {
     pub postgres_absent: Option<String>,
     /// The sign-up service under concurrent load.
     pub service: service::ServiceOutcome,
+    /// How long after one instance registers another still answers Available.
+    #[serde(default)]
+    pub lag: lag::LagOutcome,
     /// The unique-users results.
     pub unique: UniqueResult,
     /// The rolling 24-hour count beside the daily reset.
@@ -127,17 +135,21 @@ pub struct SystemsResults {
     pub claims: Vec<Claim>,
 }
 
+/// What [`sign_ups`] measured: the results per store, why PostgreSQL is missing (if it is), the
+/// service's outcome and the cross-instance lag.
+type SignUps = (
+    Vec<SignupResult>,
+    Option<String>,
+    service::ServiceOutcome,
+    lag::LagOutcome,
+);
+
 /// The sign-up gate on SQLite and, when a server can be had, PostgreSQL (RedisBloom in front
-/// when Redis can be had), then the sign-up service under load: the results, why PostgreSQL
-/// is missing (if it is), and the service's outcome.
+/// when Redis can be had), then the sign-up service under load and the cross-instance lag.
 ///
 /// # Errors
 /// SQLite or a filter failing.
-fn sign_ups(
-    cfg: &Config,
-    members: &dataset::KeySet,
-    work: &[(String, bool)],
-) -> Result<(Vec<SignupResult>, Option<String>, service::ServiceOutcome)> {
+fn sign_ups(cfg: &Config, members: &dataset::KeySet, work: &[(String, bool)]) -> Result<SignUps> {
     let redis = servers::obtain(
         &cfg.root,
         "redis.sh",
@@ -178,8 +190,9 @@ fn sign_ups(
     };
     let pg_conn = pg.as_ref().map(|s| s.conn.as_str()).map_err(String::as_str);
     let service = service::run(pg_conn, &cfg.service);
+    let lag = lag::run(pg_conn, &cfg.lag);
     drop((bloom, pg, redis));
-    Ok((results, postgres_absent, service))
+    Ok((results, postgres_absent, service, lag))
 }
 
 /// Runs both scenarios.
@@ -200,7 +213,7 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         cfg.sizes.new_share,
         cfg.sizes.seed,
     );
-    let (results, postgres_absent, service) = sign_ups(cfg, &ds.members, &work)?;
+    let (results, postgres_absent, service, lag) = sign_ups(cfg, &ds.members, &work)?;
     eprintln!(
         "systems: unique users ({} events over {} users)",
         cfg.sizes.events, cfg.sizes.users
@@ -221,6 +234,7 @@ pub fn run(cfg: &Config) -> Result<SystemsResults> {
         signup: results,
         postgres_absent,
         service,
+        lag,
         unique,
         rolling,
         // Judged from the measurements by `judge::systems` before the report is written.

@@ -45,7 +45,7 @@ fn fixture() -> (Vec<SignupResult>, UniqueResult) {
 #[test]
 fn claims_without_postgres_are_not_measured_and_the_rest_are_judged() {
     let (signup, unique) = fixture();
-    let claims = build_claims(&signup, &unique, None);
+    let claims = build_claims(&signup, &unique, &lag::LagOutcome::default(), None);
     let verdict = |text: &str| {
         claims
             .iter()
@@ -64,7 +64,7 @@ fn claims_without_postgres_are_not_measured_and_the_rest_are_judged() {
 #[test]
 fn the_report_has_every_table_and_names_what_is_missing() {
     let (signup, unique) = fixture();
-    let claims = build_claims(&signup, &unique, None);
+    let claims = build_claims(&signup, &unique, &lag::LagOutcome::default(), None);
     let r = SystemsResults {
         machine: Machine::default(),
         settings: Settings::default(),
@@ -72,6 +72,7 @@ fn the_report_has_every_table_and_names_what_is_missing() {
         rows: 1_000_000,
         signup,
         postgres_absent: Some("pg.sh start failed: no initdb".into()),
+        lag: lag::LagOutcome::default(),
         service: service::ServiceOutcome::NotMeasured {
             why: "pg.sh start failed: no initdb".into(),
         },
