@@ -150,6 +150,16 @@ pub fn buildable(variant: impl Into<Contender>, n: u64, p: f64) -> bool {
     params(c, n, p).is_ok_and(|params| c.variant.plan(&params).is_ok())
 }
 
+/// The rate a fixed-size `variant` filter sized for `n` items at `p` has once it holds them, from
+/// the registry's plan alone (no table allocated); `None` for a growing filter (its rate depends
+/// on the stages it made) or parameters the registry refuses.
+#[must_use]
+pub fn planned_fpr(variant: impl Into<Contender>, n: u64, p: f64) -> Option<f64> {
+    let c = variant.into();
+    let plan = c.variant.plan(&params(c, n, p).ok()?).ok()?;
+    plan.detail.fpr_at(n)
+}
+
 /// An empty filter of `variant` for `n` items at rate `p`, its large tables advised as
 /// `pages` says, through the registry's builder.
 ///

@@ -138,3 +138,26 @@ fn a_design_leaves_out_the_running_figures_and_stays_put_through_inserts() {
         }
     }
 }
+
+/// The plan's rate at n is what the built, filled filter's `expected_fpr()` gives, for every
+/// fixed-size variant; a growing one has none (its rate depends on the stages it makes).
+#[test]
+fn the_planned_rate_is_the_filled_filters_expected_rate() {
+    let keys: KeySet = (0..20_000).map(|i| format!("k{i}@example.net")).collect();
+    for kind in contenders() {
+        let planned = planned_fpr(kind, 20_000, 0.01);
+        if kind.capabilities().grows || kind.capabilities().static_set {
+            continue;
+        }
+        let mut f = build(kind, 20_000, 0.01, Pages::Huge).unwrap();
+        crate::measure::time_batch_inserts(&mut f, &keys, 0..20_000).unwrap();
+        let expected = f.expected_fpr();
+        let planned = planned.unwrap_or_else(|| panic!("{} has no planned rate", kind.name()));
+        assert!(
+            (planned - expected).abs() <= 1e-12 * expected.max(1e-300),
+            "{}: planned {planned}, filled {expected}",
+            kind.name()
+        );
+    }
+    assert_eq!(planned_fpr(Variant::Scalable, 20_000, 0.01), None);
+}

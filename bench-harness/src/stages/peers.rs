@@ -273,14 +273,32 @@ fn hash_twins(ctx: &Ctx<'_>, n: usize, p: f64) -> Result<(Vec<AnyFilter>, Vec<Pe
 /// formula at full load comes closest to `rate` (a scalable filter's first stage runs at a
 /// tenth of its target; a cuckoo filter's fingerprints come in whole bits).
 fn closest_build(ctx: &Ctx<'_>, kind: Variant, n: usize, rate: f64) -> Result<(AnyFilter, f64)> {
+    let candidates = [1.0, 1.5, 2.0, 5.0, 10.0].map(|m| (rate * m).clamp(1e-6, 0.5));
+    // The registry's plan gives a fixed-size filter's rate at n without building it: only the
+    // closest candidate is filled. A growing filter's rate depends on its stages, so each
+    // candidate is built and filled.
+    let planned: Option<Vec<f64>> = candidates
+        .iter()
+        .map(|&t| crate::filters::planned_fpr(kind, n as u64, t))
+        .collect();
     let mut best: Option<(f64, AnyFilter, f64)> = None;
-    for multiple in [1.0, 1.5, 2.0, 5.0, 10.0] {
-        let target = (rate * multiple).clamp(1e-6, 0.5);
+    for (i, &target) in candidates.iter().enumerate() {
+        let miss = |fpr: f64| (fpr / rate.max(1e-9)).ln().abs();
+        if let Some(p) = &planned {
+            let closest = p
+                .iter()
+                .map(|&x| miss(x))
+                .enumerate()
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if closest.map(|(j, _)| j) != Some(i) {
+                continue;
+            }
+        }
         let mut f = crate::filters::build(kind, n as u64, target, BESIDE_PEERS)?;
         measure::time_batch_inserts(&mut f, ctx.members, 0..n)?;
-        let miss = (f.expected_fpr() / rate.max(1e-9)).ln().abs();
-        if best.as_ref().is_none_or(|(m, _, _)| miss < *m) {
-            best = Some((miss, f, target));
+        let m = miss(f.expected_fpr());
+        if best.as_ref().is_none_or(|(b, _, _)| m < *b) {
+            best = Some((m, f, target));
         }
     }
     best.map(|(_, f, t)| (f, t))
