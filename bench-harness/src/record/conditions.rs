@@ -76,6 +76,11 @@ pub struct Conditions {
     pub bytes: Option<u64>,
     /// What the timer includes.
     pub timed: Timed,
+    /// The capacity the filter was declared with when it grew to its size (`None`: declared
+    /// at its size, never grown). Growth is a condition: a filter grown from 1,000 keys to 10M
+    /// holds stages a filter declared at 10M never makes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grown_from: Option<u64>,
 }
 
 /// What "the same conditions" allows on top of identical recorded conditions.
@@ -168,6 +173,15 @@ pub fn differences(a: &Conditions, b: &Conditions, terms: Terms) -> Vec<String> 
     }
     if a.hash != b.hash {
         d.push(format!("hash {} vs {}", a.hash, b.hash));
+    }
+    if a.grown_from != b.grown_from {
+        let word = |g: Option<u64>| {
+            g.map_or_else(
+                || "declared at its size".into(),
+                |d| format!("grown from {d} keys"),
+            )
+        };
+        d.push(format!("{} vs {}", word(a.grown_from), word(b.grown_from)));
     }
     if a.threads != b.threads && terms != Terms::Speedup {
         d.push(format!("{} vs {} threads", a.threads, b.threads));

@@ -14,6 +14,7 @@ pub mod charts;
 pub mod course;
 pub mod expansion;
 pub mod floor;
+pub mod headline;
 pub mod python;
 pub mod studies;
 pub mod sweep;
@@ -143,13 +144,24 @@ pub fn render_readme(results: &Results, stamps: &[Stamp]) -> String {
 
 fn readme(results: &Results, plots: &[(String, String)], stamps: &[Stamp]) -> String {
     let r = &results.records;
+    let m = &results.machine;
     let mut s = String::new();
     let _ = writeln!(s, "# filterlab benchmark report\n");
     let _ = writeln!(
         s,
-        "Written by the harness (`{}`); do not edit by hand. Every figure below comes from `results.json`.\n",
-        results.machine.command
+        "Every variant measured on {} keys ({}) beside the crates teams use instead, at commit {} \
+         ({}; {:.0} s on {} cores of a {}). Written by the harness (`{}`) from `results.json`; do \
+         not edit by hand.\n",
+        results.dataset.members,
+        results.dataset.source,
+        m.commit,
+        m.date,
+        m.wall_seconds,
+        m.cores,
+        m.cpu,
+        m.command
     );
+    headline::section(&mut s, results);
     machine_section(&mut s, &results.machine);
     dataset_section(&mut s, &results.dataset);
     let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
@@ -354,18 +366,26 @@ pub fn readme_block(results: &Results) -> String {
         results.machine.cores,
         results.machine.cpu
     );
-    let _ = writeln!(block, "| variant | memory | bits/key | measured FP rate | ns/lookup (50% positive) |\n|---|---:|---:|---:|---:|");
-    for r in rows {
+    let _ = writeln!(block, "| variant | memory | bits/key | FP asked | FP reached | ns/lookup (50% positive) |\n|---|---:|---:|---:|---:|---:|");
+    for r in &rows {
         let _ = writeln!(
             block,
-            "| {} | {} | {:.2} | {} | {} |",
+            "| {} | {} | {:.2} | {} | {} | {} |",
             r.variant,
             mb(r.bytes),
             r.bits_per_key,
+            pct(r.target_fpr),
             pct(r.empirical_fpr),
             ns(r.ns_per_lookup.get(Mix::Half.key()).cloned())
         );
     }
+    let _ = writeln!(
+        block,
+        "\nAsked for the same rate, the rows reach different ones (a growing filter's first stage is \
+         built tighter, an 8-bit binary fuse filter is fixed near 2^-8, a 16-bit one near 2^-16): \
+         bits per key compare fairly only at equal reached rates, which [reports/README.md](reports/README.md) \
+         gives beside the best crate of each kind."
+    );
     let _ = write!(block, "{END}");
     block
 }

@@ -2,9 +2,10 @@
 //! commit and date it was measured at, and the code changed since) and `goals.md`, every goal of
 //! the project in one table: the main job's targets and the studies' goals.
 
+use crate::measure::rounds::{LoopRecord, Stop};
 use crate::record::provenance::{self, Repo};
 use crate::record::study::{Stamp, Study};
-use crate::record::{Machine, Ratio, Results};
+use crate::record::{Machine, Ratio, Results, Verdict};
 use crate::render::table::{Align, Table};
 use crate::stages::course::hash64::HashingReport;
 use crate::stages::course::model::CourseDoc;
@@ -174,15 +175,27 @@ pub fn goals_page(results: &Results, found: &[Found]) -> String {
             f.goals.iter(),
         )
     }));
+    let mut counts = [0usize; 3];
     for (from, goals) in rows {
         for r in goals.filter(|r| r.role == crate::record::Role::Target) {
+            counts[match r.verdict {
+                Verdict::Met => 0,
+                Verdict::NotMet => 1,
+                _ => 2,
+            }] += 1;
+            let ended = (r.verdict == Verdict::Undecided && from == "main job")
+                .then(|| budget_ended(r, &results.loops))
+                .flatten();
             t.row([
                 r.what.clone(),
                 format!("{:.3}", r.ratio),
                 r.interval
                     .map_or_else(|| "–".into(), |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
                 r.bound.text(),
-                r.verdict.word().into(),
+                match ended {
+                    Some(what) => format!("undecided: the budget of {what} ended its rounds"),
+                    None => r.verdict.word().into(),
+                },
                 if r.same_conditions {
                     "same".into()
                 } else {
@@ -192,6 +205,59 @@ pub fn goals_page(results: &Results, found: &[Found]) -> String {
             ]);
         }
     }
+    let _ = writeln!(
+        s,
+        "{} met, {} not met, {} undecided.\n",
+        counts[0], counts[1], counts[2]
+    );
     s.push_str(&t.render());
+    loops_table(&mut s, &results.loops);
     s
+}
+
+/// The timing loop a ratio's figures came from, by the figure's name: build seconds from the
+/// build loop, lookups from the loop beside the peers; `Some(loop)` when that loop ended on its
+/// budget rather than on narrow enough intervals.
+fn budget_ended<'a>(r: &Ratio, loops: &'a [LoopRecord]) -> Option<&'a str> {
+    let prefix = if r.numerator.contains("build seconds") {
+        "builds"
+    } else if r.numerator.contains("ns per") {
+        "lookups beside the peers"
+    } else {
+        return None;
+    };
+    loops
+        .iter()
+        .find(|l| l.what.starts_with(prefix) && l.stop == Stop::Budget)
+        .map(|l| l.what.as_str())
+}
+
+/// The main job's timing loops: rounds, seconds and what ended each.
+fn loops_table(s: &mut String, loops: &[LoopRecord]) {
+    if loops.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nThe timing loops ran interleaved rounds until every figure's spread over its rounds, \
+         (slowest − fastest) / median, was at most its limit (which keeps each ratio's interval \
+         within about that half-width), or their budget was spent:\n"
+    );
+    let mut t = Table::new(&[
+        ("loop", Align::Left),
+        ("rounds", Align::Right),
+        ("seconds", Align::Right),
+        ("widest spread", Align::Right),
+        ("ended by", Align::Left),
+    ]);
+    for l in loops {
+        t.row([
+            l.what.clone(),
+            l.rounds.to_string(),
+            format!("{:.0}", l.seconds),
+            format!("{:.1}%", l.widest * 100.0),
+            l.stop.word().to_string(),
+        ]);
+    }
+    s.push_str(&t.render());
 }

@@ -54,7 +54,7 @@ pub(super) fn peers_tables(s: &mut String, results: &Results) {
     parallel_builds_table(s, results);
     huge_pages_table(s, results);
     s.push_str(&super::floor::floor_section(results.floor.as_ref()));
-    targets_table(s, results);
+    information_table(s, results);
 }
 
 /// Every contender side by side, and how to read each row.
@@ -174,57 +174,31 @@ pub(super) fn huge_pages_table(s: &mut String, results: &Results) {
     }
 }
 
-/// The targets: numerator, denominator, ratio with its interval, bound, verdict, and the
-/// conditions each side ran under.
-pub(super) fn targets_table(s: &mut String, results: &Results) {
-    use crate::judge::targets::{Role, Verdict};
-    if results.ratios.is_empty() {
+/// The comparisons of unlike structures, for information (the goals are in goals.md): the same
+/// ratios, intervals and conditions as the goals, never counted.
+pub(super) fn information_table(s: &mut String, results: &Results) {
+    use crate::judge::targets::Role;
+    let info: Vec<_> = results
+        .ratios
+        .iter()
+        .filter(|r| r.role == Role::Information)
+        .collect();
+    if info.is_empty() {
         return;
     }
-    let counted = |r: &&crate::record::Ratio| r.role == Role::Target && r.same_conditions;
-    let alike: Vec<_> = results.ratios.iter().filter(counted).collect();
-    let count = |v: Verdict| alike.iter().filter(|r| r.verdict == v).count();
     let _ = writeln!(
         s,
-        "### Targets, as ratios measured in this run ({} met, {} not met, {} undecided of {} under the same conditions)\n",
-        count(Verdict::Met),
-        count(Verdict::NotMet),
-        count(Verdict::Undecided),
-        alike.len()
+        "### For information: unlike structures (the goals and their verdicts are in [goals.md](goals.md))\n"
     );
     let _ = writeln!(
         s,
-        "Ratio = numerator / denominator (medians of interleaved rounds); the interval is a 95% \
-         bootstrap over the rounds (paired when both sides ran in the same rounds, seed fixed); for \
-         a rate, its Wilson interval; for bits per key over log2(1/achieved FP), each side \
-         taken at its FP rate's Wilson upper end, the interval spanning both rates' Wilson \
-         intervals (no rate below 2^-bits per key). Met: the whole interval satisfies the bound; not met: none of it does; otherwise \
-         undecided. \"Same conditions?\" is computed from the conditions recorded for each side: \
-         API mode, achieved FP rates within {}× both ways, hash function, threads, memory (huge \
-         pages, and bytes where a target bounds them) and what the timer includes; each \
-         difference is listed. Only the targets under the same conditions are counted above.\n",
-        crate::judge::targets::FP_TOLERANCE,
+        "Ratio = numerator / denominator (medians of interleaved rounds) with its 95% bootstrap \
+         interval over the rounds; \"same conditions?\" lists what differs between the sides.\n"
     );
     let header = "| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |\n|---|---|---:|---|---:|---:|---|---|:-:|---|";
     let _ = writeln!(s, "{header}");
-    for r in &alike {
+    for r in info {
         let _ = writeln!(s, "{}", ratio_line(r));
-    }
-    type Keep = fn(&crate::record::Ratio) -> bool;
-    let sections: [(&str, Keep); 2] = [
-        (
-            "Targets under unlike conditions or not measured (not counted)",
-            |r| r.role == Role::Target && !r.same_conditions,
-        ),
-        ("For information: unlike structures (not targets)", |r| {
-            r.role == Role::Information
-        }),
-    ];
-    for (title, keep) in sections {
-        let _ = writeln!(s, "\n{title}:\n\n{header}");
-        for r in results.ratios.iter().filter(|r| keep(r)) {
-            let _ = writeln!(s, "{}", ratio_line(r));
-        }
     }
     s.push('\n');
 }

@@ -118,18 +118,18 @@ fn matrix_rows_carry_their_spread_and_both_overheads() {
 }
 
 #[test]
-fn the_targets_table_names_numerator_and_denominator_and_flags_unlike_conditions() {
-    let text = render_readme(&fixture(), &[]);
-    assert!(text.contains("| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |"));
+fn the_goals_page_counts_verdicts_and_flags_unlike_conditions_and_the_readme_keeps_information() {
+    use crate::render::studies::goals_page;
+    let page = goals_page(&fixture(), &[]);
+    assert!(page.starts_with("# The project's goals"), "{page}");
     assert!(
-        text.contains("| not met | no: batched vs one at a time |"),
-        "{text}"
+        page.contains("| goal | measured | 95% interval | bound | verdict | conditions | from |")
     );
     assert!(
-        text.contains("(0 met, 0 not met, 0 undecided of 0 under the same conditions)"),
-        "{text}"
+        page.contains("| not met | differ: batched vs one at a time | main job |"),
+        "{page}"
     );
-    // The count is over same-condition targets only, by their three-way verdicts.
+    assert!(page.contains("0 met, 1 not met, 0 undecided."), "{page}");
     let mut r = fixture();
     let mut alike = r.ratios[0].clone();
     alike.numerator_conditions = alike.denominator_conditions.clone();
@@ -147,18 +147,33 @@ fn the_targets_table_names_numerator_and_denominator_and_flags_unlike_conditions
     missing.numerator_samples.clear();
     let missing = missing.recomputed();
     r.ratios.extend([alike, straddles, info, missing]);
+    let page = goals_page(&r, &[]);
+    // The information row is not a goal; the other four are, whatever their conditions.
+    assert!(page.contains("1 met, 1 not met, 2 undecided."), "{page}");
+    assert!(
+        page.contains("| not measured | differ: not measured | main job |"),
+        "{page}"
+    );
+    // An undecided row whose loop ended on its budget says so.
+    r.loops.push(crate::measure::rounds::LoopRecord {
+        what: "lookups beside the peers".into(),
+        rounds: 9,
+        stop: crate::measure::rounds::Stop::Budget,
+        ..Default::default()
+    });
+    let page = goals_page(&r, &[]);
+    assert!(
+        page.contains("undecided: the budget of lookups beside the peers ended its rounds"),
+        "{page}"
+    );
     let text = render_readme(&r, &[]);
-    assert!(
-        text.contains("(1 met, 0 not met, 1 undecided of 2 under the same conditions)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("| not measured | no: not measured |"),
-        "{text}"
-    );
     assert!(
         text.contains("For information: unlike structures"),
         "{text}"
+    );
+    assert!(
+        !text.contains("### Targets"),
+        "the goals left the README: {text}"
     );
 }
 
@@ -226,4 +241,56 @@ fn write_puts_results_and_the_rendered_readme_side_by_side() {
     assert_eq!(readme, render_readme(&back, &[]));
     assert!(dir.join("insert_ns.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 36, item 6: the report opens with the per-variant table, each row beside the fastest
+/// crate of its kind, within its first 60 lines.
+#[test]
+fn the_report_opens_with_every_variant_beside_its_best_like_crate() {
+    let mut r = fixture();
+    let ours = |name: &str, ns: f64| PeerRecord {
+        name: name.into(),
+        side: Side::Filterlab,
+        n: 1000,
+        target_fpr: 0.01,
+        build_seconds: spread(0.5),
+        build_seconds_batched: Some(spread(0.25)),
+        ns_negative: Spread::of(&mut [ns, ns * 1.01, ns * 0.99]),
+        ns_negative_batched: Some(spread(ns / 2.0)),
+        empirical_fpr: 0.0101,
+        probes: 100_000,
+        bits_per_key: 10.5,
+        ..PeerRecord::default()
+    };
+    r.peers[0].ns_negative = Spread::of(&mut [25.0, 24.5, 25.5]);
+    r.peers.push(ours("blocked", 12.5));
+    r.peers.push(ours("counting", 40.0));
+    let mut slow = r.peers[0].clone();
+    slow.name = "fastbloom".into();
+    slow.ns_negative = spread(50.0);
+    r.peers.push(slow);
+    let text = render_readme(&r, &[]);
+    let top: Vec<&str> = text.lines().take(60).collect();
+    let row = |v: &str| {
+        top.iter()
+            .find(|l| l.starts_with(&format!("| {v} |")))
+            .unwrap_or_else(|| panic!("no {v} row in the first 60 lines:\n{text}"))
+            .to_string()
+    };
+    let blocked = row("blocked");
+    // The fastest fastbloom configuration (25 ns), not the slower one (50 ns); 12.5 / 25.
+    assert!(blocked.contains("| fastbloom+foldhash |"), "{blocked}");
+    assert!(blocked.contains("| 0.50 ("), "{blocked}");
+    assert!(blocked.contains("| blocked | threads |"), "{blocked}");
+    assert!(
+        blocked.contains("1.01% ["),
+        "reached rate with its interval: {blocked}"
+    );
+    // A variant no crate of the run is like says so.
+    assert!(
+        row("counting").contains("no like crate"),
+        "{}",
+        row("counting")
+    );
+    assert!(text.find("## Which filter").unwrap() < text.find("## Machine").unwrap());
 }

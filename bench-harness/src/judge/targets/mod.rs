@@ -13,6 +13,7 @@ use filterlab_peers::PeerKind;
 
 mod goals;
 pub mod growth;
+pub mod headline;
 pub mod hot;
 mod parallel;
 pub mod window;
@@ -63,6 +64,7 @@ impl Metric {
                 Metric::Bytes => Timed::Bytes,
                 _ => Timed::Lookups,
             },
+            grown_from: None,
         }
     }
 

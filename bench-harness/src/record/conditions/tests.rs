@@ -11,6 +11,7 @@ fn side() -> Conditions {
         huge_pages: Some(0.0),
         bytes: Some(1000),
         timed: Timed::Lookups,
+        grown_from: None,
     }
 }
 
@@ -25,6 +26,7 @@ fn each_recorded_difference_is_listed() {
         huge_pages: Some(0.9),
         bytes: Some(2000),
         timed: Timed::InsertsOnly,
+        grown_from: None,
     };
     let d = differences(&side(), &other, Terms::AlikeFp).join("; ");
     for needle in [

@@ -273,6 +273,7 @@ pub fn target_ratios(timing: &Timing) -> Result<Vec<Ratio>> {
         } else {
             Timed::Lookups
         },
+        grown_from: None,
     };
     let mut out = Vec::new();
     for (_, mine, theirs, most) in RATIO_GOALS {

@@ -78,7 +78,18 @@ fn the_fp_rows_are_three_way_on_the_wilson_interval() {
     );
     let (lo, hi) = g[2].interval.unwrap();
     assert!(lo > 1.0 && hi < 1.5 && (g[2].ratio - 1.2).abs() < 1e-12);
-    assert!(g.iter().all(|r| r.same_conditions), "{g:#?}");
+    // Growth is a condition: only the absolute goal (our scalable filter *declared* at 10M)
+    // differs from the filter grown from 1000 keys.
+    let unlike: Vec<&Ratio> = g.iter().filter(|r| !r.same_conditions).collect();
+    assert_eq!(unlike.len(), 1, "{unlike:#?}");
+    assert!(unlike[0].what.contains("bits per key") && unlike[0].what.contains("the goal"));
+    assert!(
+        unlike[0]
+            .differences
+            .contains("grown from 1000 keys vs declared at its size"),
+        "{:?}",
+        unlike[0].differences
+    );
 }
 
 #[test]
@@ -253,4 +264,31 @@ fn a_price_over_unpaired_rounds_is_not_measured() {
         "members still pair: {:?}",
         g[15]
     );
+}
+
+/// Like for like (issue 37, item 15): the expandable filter against the scalable one grown the
+/// same way, a target under the same conditions; absent when the run grew no scalable filter.
+#[test]
+fn the_like_for_like_row_divides_by_the_scalable_filter_grown_the_same_way() {
+    let mut r = report(true);
+    let like = |g: &[Ratio]| {
+        g.iter()
+            .find(|x| x.what.contains("both grown from"))
+            .cloned()
+    };
+    assert!(like(&goals(&r)).is_none());
+    let last = r.checkpoints.last().unwrap().clone();
+    // 27.87 bits per key at the same count.
+    let bytes = (27.87 * last.n as f64 / 8.0).round() as u64;
+    r.checkpoints.push(Checkpoint {
+        contender: Contender::Ours(filterlab::Variant::Scalable),
+        bytes,
+        ..last.clone()
+    });
+    let row = like(&goals(&r)).expect("the like-for-like row");
+    assert!(row.same_conditions, "{row:?}");
+    assert_eq!(row.role, Role::Target);
+    let expected = last.bits_per_key() / (bytes as f64 * 8.0 / last.n as f64);
+    assert!((row.ratio - expected).abs() < 1e-12, "{row:?}");
+    assert_eq!(row.verdict, Verdict::Met);
 }
