@@ -36,9 +36,19 @@ fuse-2m every="200000" threads="1":
 fpr-table:
     cargo run --release -p filterlab --example fpr_table
 
-# The main job: regenerate reports/ (10M e-mails, about ten minutes on 2 cores).
+# The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
+# block and in reports/results.json, each stage's too).
 bench:
     cargo run --release -p bench-harness
+
+# The main job, then every study (each study's wall time is in reports/README.md's index).
+bench-all:
+    cargo run --release -p bench-harness
+    cargo run --release -p bench-harness -- study all
+
+# One study into reports/ (hashing, growth, window, sweep, course, python-peers), or all of them.
+study name:
+    cargo run --release -p bench-harness -- study {{name}}
 
 # The whole harness pipeline at 200k keys, into target/quick-reports, then checked.
 bench-quick:
@@ -89,9 +99,9 @@ fuzz seconds="60":
 filterlab *ARGS:
     cargo run -p filterlab-cli -- {{ARGS}}
 
-# The formula course alone at full scale, into target/course-full (`just bench` writes reports/course/).
+# The formula course with its repetitions, into reports/course/ (a study: `just study course`).
 course:
-    cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored
+    cargo run --release -p bench-harness -- study course
 
 # A throwaway PostgreSQL cluster on loopback for the gate's tests: prints the exports to eval.
 pg-start:

@@ -260,10 +260,8 @@ impl Stage for WriteReports {
             .plan
             .is_committed_run()
             .then_some(&git as &dyn crate::record::provenance::Repo);
+        // With the repository (the committed reports/), the root README's block is rewritten too.
         render::write(out, &run.results, repo)?;
-        if run.plan.is_committed_run() && out == Path::new("reports") {
-            render::update_readme_block(Path::new("README.md"), &run.results)?;
-        }
         Ok(())
     }
 }

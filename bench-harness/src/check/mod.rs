@@ -517,7 +517,7 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
     }
     if let Some(root) = against.root_readme {
         match render::committed_block(root) {
-            Some(block) if block == render::readme_block(results) => {}
+            Some(block) if block == render::readme_block(results, against.stamps) => {}
             Some(_) => p.push(
                 "the root README's results block differs from the one rendered from results.json"
                     .into(),

@@ -490,7 +490,7 @@ fn a_readme_that_is_not_rendered_from_the_results_is_rejected() {
         bad.iter().any(|m| m.contains("README.md differs")),
         "{bad:?}"
     );
-    let root = format!("intro\n{}\nrest\n", crate::render::readme_block(&r));
+    let root = format!("intro\n{}\nrest\n", crate::render::readme_block(&r, &[]));
     assert!(tables(
         &r,
         &Against {
@@ -541,7 +541,7 @@ fn committed_reports_from_a_dirty_tree_are_rejected() {
         r.machine.commit = bad.into();
         assert_eq!(provenance(&r).len(), 1, "{bad}");
     }
-    let root = format!("x\n{}\n", crate::render::readme_block(&r));
+    let root = format!("x\n{}\n", crate::render::readme_block(&r, &[]));
     let p = check(
         &r,
         Floors::default(),

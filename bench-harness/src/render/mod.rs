@@ -101,6 +101,10 @@ fn write_index(dir: &Path, results: &Results, repo: Option<&dyn Repo>) -> Result
     let stamps = studies::stamps(&found, &results.machine.commit, repo)?;
     std::fs::write(dir.join("README.md"), render_readme(results, &stamps))?;
     std::fs::write(dir.join("goals.md"), studies::goals_page(results, &found))?;
+    // The committed reports' studies are named in the root README's block too.
+    if repo.is_some() && dir == Path::new("reports") {
+        update_readme_block(Path::new("README.md"), results, &stamps)?;
+    }
     Ok(())
 }
 
@@ -333,13 +337,13 @@ const END: &str = "<!-- harness:end variants -->";
 ///
 /// # Errors
 /// I/O errors, or a README without the markers.
-pub fn update_readme_block(path: &Path, results: &Results) -> Result<()> {
+pub fn update_readme_block(path: &Path, results: &Results, stamps: &[Stamp]) -> Result<()> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
         anyhow::bail!("{} lacks the {BEGIN} / {END} markers", path.display());
     };
-    let block = readme_block(results);
+    let block = readme_block(results, stamps);
     let updated = format!("{}{}{}", &text[..b], block, &text[e + END.len()..]);
     std::fs::write(path, updated)?;
     Ok(())
@@ -348,7 +352,7 @@ pub fn update_readme_block(path: &Path, results: &Results) -> Result<()> {
 /// The block between the root README's markers, markers included, as [`update_readme_block`]
 /// writes it; `check` compares it with the committed README.
 #[must_use]
-pub fn readme_block(results: &Results) -> String {
+pub fn readme_block(results: &Results, stamps: &[Stamp]) -> String {
     let mut block = String::new();
     let rows: Vec<&Record> = by(&results.records, Scenario::Matrix)
         .filter(|r| r.target_fpr == 0.01)
@@ -386,6 +390,18 @@ pub fn readme_block(results: &Results) -> String {
          bits per key compare fairly only at equal reached rates, which [reports/README.md](reports/README.md) \
          gives beside the best crate of each kind."
     );
+    let studies: Vec<String> = stamps
+        .iter()
+        .map(|x| format!("{} {:.0} s", x.study.name(), x.wall_seconds))
+        .collect();
+    if !studies.is_empty() {
+        let _ = writeln!(
+            block,
+            "\nThe studies, each at its own commit ([reports/README.md](reports/README.md) lists \
+             them): {}.",
+            studies.join(", ")
+        );
+    }
     let _ = write!(block, "{END}");
     block
 }

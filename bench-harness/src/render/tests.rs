@@ -221,12 +221,26 @@ fn the_sweep_page_shows_every_row_and_its_plots() {
 #[test]
 fn the_root_readme_block_round_trips() {
     let r = fixture();
-    let block = readme_block(&r);
+    let block = readme_block(&r, &[]);
     assert!(block.starts_with(BEGIN) && block.ends_with(END));
     assert!(block.contains("| classic |") && block.contains("| blocked |"));
     let page = format!("intro\n{block}\nmore\n");
     assert_eq!(committed_block(&page), Some(block.as_str()));
     assert_eq!(committed_block("no markers"), None);
+    let stamp = crate::record::study::Stamp {
+        study: crate::record::study::Study::Course,
+        commit: "abc1234".into(),
+        date: String::new(),
+        wall_seconds: 123.4,
+        changed_since: Vec::new(),
+    };
+    let with = readme_block(&r, &[stamp]);
+    assert!(
+        with.contains("The studies, each at its own commit"),
+        "{with}"
+    );
+    assert!(with.contains("course 123 s"), "{with}");
+    assert!(block.contains("| FP asked | FP reached |"), "{block}");
 }
 
 #[test]

@@ -200,23 +200,6 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The course alone at full scale, into target/course-full (the harness's `course` stage
-/// does the same inside the full run):
-/// `cargo test --release -p bench-harness --lib course::tests::full_scale -- --ignored`.
-#[test]
-#[ignore = "full scale: a few minutes in release (the 64-bit-hash study hashes 10^10 keys)"]
-fn full_scale() {
-    let scale = Scale::FULL;
-    let ds = generate(&DatasetSpec {
-        members: scale.members_needed(),
-        non_members: scale.probes,
-        seed: 0x0f11_7e21_ab00_0001,
-    });
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/course-full");
-    write(&dir, &ds.members, &ds.non_members, scale, "full-scale test").unwrap();
-    assert_eq!(check(&dir, None), Vec::<String>::new());
-}
-
 #[test]
 fn too_few_keys_is_an_error() {
     let ds = generate(&DatasetSpec {
