@@ -42,6 +42,9 @@ pub fn stages(plan: &Plan) -> Vec<&'static dyn Stage> {
     all
 }
 
+/// The rate the builds and the peers are timed at; the matrix's other targets are built once.
+const RATE: f64 = 0.01;
+
 /// Every target rate at n keys: interleaved builds (ours and the peers'), the matrix, parallel
 /// lookups, the peers side by side, parallel builds, the articles' Python code, the targets
 /// and the huge-page A/B.
@@ -62,15 +65,25 @@ impl Stage for Comparison {
             plan.builds.min,
             plan.builds.max
         );
-        // Ours are built on the peers' 4 KiB pages here (`filters::BESIDE_PEERS`); the A/B at
-        // the end measures what the huge-page advice gains.
-        let (built, build_loop) =
-            builds::interleaved(ctx, n, &plan.targets, Some(0.01), plan.builds)?;
-        let (matrix, filters, lookup_loop) = matrix::matrix(ctx, n, built.ours, plan.lookups)?;
-        // The first target's block of the grid: every matrix row at 1%.
-        let first = matrix.iter().take_while(|r| r.target_fpr == 0.01).count();
-        let at_1pct: Vec<_> = filters.iter().take(first).collect();
-        let base = &matrix[..first];
+        // The tighter rates first, each filter built once, measured and dropped, so that they
+        // are not held beside the peers (the run's peak memory). Ours are built on the peers'
+        // 4 KiB pages here (`filters::BESIDE_PEERS`); the A/B at the end measures what the
+        // huge-page advice gains.
+        let tighter: Vec<f64> = plan
+            .targets
+            .iter()
+            .copied()
+            .filter(|&t| t != RATE)
+            .collect();
+        let once = builds::once(ctx, n, &tighter)?;
+        let (tight_rows, tight, mut tight_loop) = matrix::matrix(ctx, n, once, plan.lookups)?;
+        tight_loop.what = format!("the matrix's lookups at {tighter:?}");
+        drop(tight);
+        let (built, build_loop) = builds::interleaved(ctx, n, &[RATE], Some(RATE), plan.builds)?;
+        let (matrix, filters, mut lookup_loop) = matrix::matrix(ctx, n, built.ours, plan.lookups)?;
+        lookup_loop.what = format!("the matrix's lookups at {RATE}");
+        let at_1pct: Vec<_> = filters.iter().collect();
+        let base = &matrix[..];
         eprintln!("   parallel lookups");
         let parallel = matrix::parallel(ctx, &at_1pct, base)?;
         eprintln!("   beside the peers at 1%");
@@ -92,12 +105,14 @@ impl Stage for Comparison {
         let huge_pages = peers::huge_pages(ctx, n, 0.01, plan.peer_rounds)?;
         let r = &mut run.results;
         r.records.extend(matrix);
+        r.records.extend(tight_rows);
         r.records.extend(parallel);
         r.peers = peers;
         r.parallel_builds = parallel_builds;
         r.ratios = ratios;
         r.huge_pages = huge_pages;
-        r.loops.extend([build_loop, lookup_loop, peer_loop]);
+        r.loops
+            .extend([build_loop, lookup_loop, tight_loop, peer_loop]);
         Ok(())
     }
 }

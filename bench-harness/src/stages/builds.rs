@@ -225,8 +225,17 @@ pub fn interleaved(
     ))
 }
 
-/// Our filters at the untimed rates: each built once through `insert_batch` (a static one from
-/// its key set), that build timed as one round.
+/// Our filters at `targets` (the rates the build loop does not time), in [`grid`] order: each
+/// built once through `insert_batch` (a static one from its key set), that build timed as one
+/// round.
+///
+/// # Errors
+/// A filter that cannot be built.
+pub fn once(ctx: &Ctx<'_>, n: usize, targets: &[f64]) -> Result<Vec<BuiltFilter>> {
+    built_once(ctx, n, &grid(n, targets))
+}
+
+/// [`once`] over the pairs `rest`.
 fn built_once(ctx: &Ctx<'_>, n: usize, rest: &[(f64, Contender)]) -> Result<Vec<BuiltFilter>> {
     let pb = bar(rest.len() as u64, "builds at the tighter rates");
     let mut out = Vec::new();
