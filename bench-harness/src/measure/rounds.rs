@@ -42,8 +42,9 @@ pub struct Policy {
     pub min: usize,
     /// Rounds at most.
     pub max: usize,
-    /// Seconds the loop may take; checked after each round, so the last round may overrun it.
-    pub budget_seconds: f64,
+    /// Seconds the loop may take (`None`: no budget); checked after each round, so the last
+    /// round may overrun it.
+    pub budget_seconds: Option<f64>,
     /// The widest spread, `(max - min) / median`, every series must reach.
     pub spread: f64,
 }
@@ -55,7 +56,7 @@ impl Policy {
         Policy {
             min: n.max(1),
             max: n.max(1),
-            budget_seconds: f64::INFINITY,
+            budget_seconds: None,
             spread: 0.0,
         }
     }
@@ -66,7 +67,7 @@ impl Policy {
         Policy {
             min: min.max(1),
             max: max.max(min.max(1)),
-            budget_seconds,
+            budget_seconds: Some(budget_seconds),
             spread: 0.05,
         }
     }
@@ -84,7 +85,9 @@ impl Policy {
         if done >= self.max {
             return Some(Stop::MaxRounds);
         }
-        (elapsed >= self.budget_seconds).then_some(Stop::Budget)
+        self.budget_seconds
+            .is_some_and(|b| elapsed >= b)
+            .then_some(Stop::Budget)
     }
 }
 
@@ -118,8 +121,9 @@ pub struct LoopRecord {
     pub seconds: f64,
     /// What ended it.
     pub stop: Stop,
-    /// The widest series spread at the end, `(max - min) / median`.
-    pub widest: f64,
+    /// The widest series spread at the end, `(max - min) / median` (`None`: a series without
+    /// a finite spread, such as one never timed).
+    pub widest: Option<f64>,
 }
 
 /// Runs `round` (given the round's index) until `policy` says stop; `series` reads every
@@ -143,10 +147,11 @@ pub fn run<E>(
         let elapsed = started.elapsed().as_secs_f64();
         if let Some(stop) = policy.stop(done, elapsed, &views) {
             let widest = views.iter().map(|s| spread(s)).fold(0.0, f64::max);
+            let widest = widest.is_finite().then_some(widest);
             eprintln!(
-                "   {what}: {done} rounds in {elapsed:.0} s ({}; widest spread {:.1}%)",
+                "   {what}: {done} rounds in {elapsed:.0} s ({}; widest spread {})",
                 stop.word(),
-                widest * 100.0
+                widest.map_or_else(|| "not finite".into(), |w| format!("{:.1}%", w * 100.0))
             );
             return Ok(LoopRecord {
                 what: what.into(),

@@ -255,7 +255,8 @@ fn loops_table(s: &mut String, loops: &[LoopRecord]) {
             l.what.clone(),
             l.rounds.to_string(),
             format!("{:.0}", l.seconds),
-            format!("{:.1}%", l.widest * 100.0),
+            l.widest
+                .map_or_else(|| "–".into(), |w| format!("{:.1}%", w * 100.0)),
             l.stop.word().to_string(),
         ]);
     }

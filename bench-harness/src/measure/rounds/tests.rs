@@ -66,3 +66,20 @@ fn the_loop_records_its_rounds_and_what_ended_it() {
     );
     assert_eq!(err.unwrap_err(), "broken");
 }
+
+/// results.json is re-read before its pages are drawn: a loop's record must survive JSON, a
+/// fixed policy (no budget) and an untimed series (no finite spread) included.
+#[test]
+fn a_loop_record_round_trips_through_json() {
+    let rec = run(
+        "fixed",
+        Policy::fixed(2),
+        |_| -> Result<(), ()> { Ok(()) },
+        || vec![Vec::new()],
+    )
+    .unwrap();
+    assert_eq!(rec.widest, None);
+    let json = serde_json::to_string(&rec).unwrap();
+    let back: LoopRecord = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, rec);
+}
