@@ -233,6 +233,21 @@ pub fn read_fallibly(path: &Path) -> io::Result<Vec<u8>> {
 
 fn read_path(path: &Path, stream_limit: u64) -> io::Result<Vec<u8>> {
     let file = File::open(path)?;
+    read_open(&file, stream_limit)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// [`read_fallibly`] of a file already open: one whose lock the caller holds, so that what is
+/// read is the file it locked, not whatever the path names by then. Read from its current
+/// offset, bounded as [`read_fallibly`] bounds a path's file.
+///
+/// # Errors
+/// As [`read_fallibly`] (the messages do not name the file: the caller knows it).
+pub fn read_fallibly_from(file: &File) -> io::Result<Vec<u8>> {
+    read_open(file, DEFAULT_READ_LIMIT)
+}
+
+fn read_open(file: &File, stream_limit: u64) -> io::Result<Vec<u8>> {
     let meta = file.metadata()?;
     let limit = if meta.is_file() {
         Limit::FileSize(meta.len())
@@ -240,7 +255,6 @@ fn read_path(path: &Path, stream_limit: u64) -> io::Result<Vec<u8>> {
         Limit::Stream(stream_limit)
     };
     read_declared(file, limit)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
 /// Reads an authenticated file ([`crate::auth`]): its first 8 bytes, and the rest only if they

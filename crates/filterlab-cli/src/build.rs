@@ -8,7 +8,7 @@ use crate::file;
 use crate::keys;
 use crate::output::Out;
 use crate::units::{pct, size};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use filterlab::any::Plan;
 use filterlab::keylines::{escape, LineCounts};
 use filterlab::{AnyFilter, Filter, Params, Variant};
@@ -221,6 +221,16 @@ fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<Stri
     Ok(w)
 }
 
+/// What a writer says when another holds the file's lock, before it waits.
+fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
+    move || {
+        out.note(&format!(
+            "waiting for another filterlab command that is writing {}",
+            path.display()
+        ));
+    }
+}
+
 /// `build`: reads keys line by line into a new filter, counting duplicates, and saves it.
 ///
 /// # Errors
@@ -265,7 +275,11 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     };
     bar.finish_and_clear();
     let warnings = warnings(out, &filter, &counts.lines)?;
+    // Not replaced under an `add` or `remove` that is editing the file (its save would then
+    // replace this filter with the old one plus its keys): it saves first, or after this one.
+    let locked = file::exclusive(&b.output, waiting(out, &b.output))?;
     file::save(&filter, &b.output)?;
+    drop(locked);
     let file_bytes = std::fs::metadata(&b.output).map_or(0, |m| m.len());
     Ok(Built {
         variant: b.variant,
@@ -292,7 +306,10 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
 /// is saved then); a failed save; under `--strict`, more keys than the capacity.
 pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Changed> {
     file::check_output(path)?;
-    let (mut filter, _) = file::load(path)?;
+    // Held from the load to the save, so that a concurrent writer's keys are not lost.
+    let locked = file::exclusive(path, waiting(out, path))?
+        .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
+    let (mut filter, _) = file::load_locked(&locked)?;
     let (remove, at) = match change {
         Change::Add { at } => (false, crate::window::time(filter.variant(), at, true)?),
         Change::Remove => (true, None),
@@ -340,6 +357,7 @@ pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Ch
     })?;
     let warnings = warnings(out, &filter, &lines)?;
     file::save(&filter, path)?;
+    drop(locked);
     Ok(Changed {
         filter: path.display().to_string(),
         changed,

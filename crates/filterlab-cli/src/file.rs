@@ -1,13 +1,17 @@
 //! A saved filter of any variant, as the commands handle it: loaded with the path in every
 //! message, saved only over a regular file, and described for `info`.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use filterlab::any::Parameter;
 use filterlab::{AnyFilter, Filter, Variant};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use std::fs::File;
 use std::io::ErrorKind;
 use std::path::Path;
+
+mod lock;
+pub use lock::{exclusive, Locked};
 
 /// What `info` shows about a saved filter.
 #[derive(Debug, Serialize)]
@@ -53,15 +57,71 @@ impl Serialize for Params {
 /// Reads and loads a saved filter; with its bytes.
 ///
 /// # Errors
-/// A file that cannot be read, or any format error, with the path in the message.
+/// A missing file or something other than a regular file at `path` (a FIFO, a device: see
+/// [`open_regular`]), a file that cannot be read, or any format error, with the path in the
+/// message.
 pub fn load(path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
+    let file = open_regular(path)?
+        .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
+    read(&file, path)
+}
+
+/// [`load`] of the file a writer has locked: what was locked is what is read, whatever the
+/// path names by now.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_locked(locked: &Locked) -> Result<(AnyFilter, Vec<u8>)> {
+    read(locked.file(), locked.path())
+}
+
+fn read(file: &File, path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
     // Memory reserved fallibly, and a file that grows or a device that never ends refused.
-    let bytes = filterlab::read_fallibly(path)
+    let bytes = filterlab::read_fallibly_from(file)
         .with_context(|| format!("cannot read {}", path.display()))?;
     match AnyFilter::from_bytes(&bytes) {
         Ok(f) => Ok((f, bytes)),
         Err(e) => bail!("{} is not a usable filterlab filter: {e}", path.display()),
     }
+}
+
+/// Opens the filter file at `path` for reading; `None` when nothing is there. Only a regular
+/// file is opened through: a FIFO with no writer would block the open, and a device such as
+/// `/dev/zero` never ends, so both are refused (the open does not wait for a FIFO's writer).
+///
+/// # Errors
+/// Something other than a regular file at `path`, or an error opening it.
+pub fn open_regular(path: &Path) -> Result<Option<File>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Without it, opening a FIFO waits for a writer, forever if none comes.
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let kind = file
+        .metadata()
+        .with_context(|| format!("cannot inspect {}", path.display()))?
+        .file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else {
+            special_kind(&kind)
+        };
+        bail!(
+            "{} is {what}, not a regular file: give the path of a filter file that \
+             `filterlab build` saved",
+            path.display()
+        );
+    }
+    Ok(Some(file))
 }
 
 /// Saves with the library's atomic save (a fresh temporary name opened with `O_EXCL`, synced,
