@@ -69,6 +69,11 @@ pub enum Command {
         /// A window counted in time: the time the keys are inserted at (required for it).
         #[arg(long)]
         at: Option<u64>,
+        /// A window counted in time: insert at an --at more than one window after its newest
+        /// slice, which forgets every key it holds (refused without this flag: a time in
+        /// milliseconds given to a window counted in seconds is such a jump).
+        #[arg(long, requires = "at")]
+        allow_jump: bool,
     },
     /// Remove keys from a saved counting or cuckoo filter and save it again (atomically).
     ///

@@ -90,6 +90,8 @@ pub enum Change {
     Add {
         /// `--at`.
         at: Option<u64>,
+        /// `--allow-jump`: an `--at` that forgets the whole window is let through.
+        allow_jump: bool,
     },
     /// `remove`.
     Remove,
@@ -311,7 +313,11 @@ pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Ch
         .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
     let (mut filter, _) = file::load_locked(&locked)?;
     let (remove, at) = match change {
-        Change::Add { at } => (false, crate::window::time(filter.variant(), at, true)?),
+        Change::Add { at, allow_jump } => {
+            let at = crate::window::time(filter.variant(), at, true)?;
+            crate::window::check_jump(&filter, at, allow_jump, out)?;
+            (false, at)
+        }
         Change::Remove => (true, None),
     };
     if !remove && filter.capabilities().static_set {

@@ -55,8 +55,14 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             let built = build::build(&b, out)?;
             out.emit(&built, render::build)
         }
-        Command::Add { filter, keys, at } => {
-            let changed = build::change(&filter, &keys, Change::Add { at }, out)?;
+        Command::Add {
+            filter,
+            keys,
+            at,
+            allow_jump,
+        } => {
+            let change = Change::Add { at, allow_jump };
+            let changed = build::change(&filter, &keys, change, out)?;
             out.emit(&changed, render::changed)
         }
         Command::Remove { filter, keys } => {

@@ -3,7 +3,9 @@
 //! [`Error::Unsupported`] where the variant lacks them.
 
 use super::{AnyFilter, Capable, Member, Plan, Variant};
-use crate::{Error, Explain, Filter, Hash128, KeyHasher, Persist, Positions, Timestamp};
+use crate::{
+    Error, Explain, Filter, Hash128, KeyHasher, Persist, Positions, TimeWindow, Timestamp,
+};
 use std::path::Path;
 
 impl AnyFilter {
@@ -91,6 +93,13 @@ impl AnyFilter {
     fn timed(&self, operation: &'static str) -> crate::Result<&super::Timed> {
         each!(self, f => f.as_timed())
             .ok_or_else(|| self.variant().unsupported(operation, |c| c.timed))
+    }
+
+    /// The window counted in time, for its clock (its length, its latest slice); `None` for
+    /// every other variant.
+    #[must_use]
+    pub fn as_time_window(&self) -> Option<&TimeWindow> {
+        each!(self, f => f.as_timed()).map(super::Timed::get)
     }
 
     /// Adds the key whose hash is `hash` at time `t` (a window counted in time files it into
