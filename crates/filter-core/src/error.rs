@@ -219,6 +219,14 @@ pub enum FormatError {
     /// An authenticated file's MAC does not match: the file was altered, or the key is not the
     /// one it was saved with.
     AuthenticationFailed,
+    /// The header declares a payload longer than its parameters allow: refused before the
+    /// payload is read.
+    PayloadTooLarge {
+        /// The length the header declares.
+        declared: u64,
+        /// The most its parameters allow.
+        allowed: u64,
+    },
     /// The allocator refused the memory for the loaded filter's tables; nothing was loaded.
     OutOfMemory {
         /// Bytes requested.
@@ -266,6 +274,11 @@ impl fmt::Display for FormatError {
                 f,
                 "the file's authentication tag does not match: it was altered, or the key is not \
                  the one it was saved with"
+            ),
+            FormatError::PayloadTooLarge { declared, allowed } => write!(
+                f,
+                "the header declares a payload of {declared} bytes, more than the {allowed} its \
+                 parameters describe: the file is damaged or crafted"
             ),
             FormatError::OutOfMemory { bytes } => {
                 write!(f, "could not allocate {bytes} bytes to load the filter")

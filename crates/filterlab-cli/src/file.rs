@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use filterlab::any::Parameter;
-use filterlab::{AnyFilter, Filter, Variant};
+use filterlab::{AnyFilter, Filter, FormatError, Variant};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::fs::File;
@@ -76,9 +76,18 @@ pub fn load_locked(locked: &Locked) -> Result<(AnyFilter, Vec<u8>)> {
 }
 
 fn read(file: &File, path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
-    // Memory reserved fallibly, and a file that grows or a device that never ends refused.
-    let bytes = filterlab::read_fallibly_from(file)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    // Memory reserved fallibly, a header declaring more than its parameters describe or more
+    // than the file holds refused before the payload is read.
+    let bytes = match AnyFilter::read_file(file) {
+        Ok(b) => b,
+        Err(e) => match e.get_ref().and_then(|i| i.downcast_ref::<FormatError>()) {
+            Some(format) => bail!(
+                "{} is not a usable filterlab filter: {format}",
+                path.display()
+            ),
+            None => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        },
+    };
     match AnyFilter::from_bytes(&bytes) {
         Ok(f) => Ok((f, bytes)),
         Err(e) => bail!("{} is not a usable filterlab filter: {e}", path.display()),

@@ -243,9 +243,27 @@ impl AnyFilter {
     /// # Errors
     /// I/O errors, or the format errors of [`AnyFilter::from_bytes`] as `InvalidData`.
     pub fn load(path: impl AsRef<Path>) -> std::io::Result<Self> {
-        let bytes = crate::read_fallibly(path.as_ref())?;
+        let path = path.as_ref();
+        let bytes = Self::read_file(&std::fs::File::open(path)?).map_err(|e| {
+            // Format errors as they are (as `from_bytes`'s below), I/O errors with the path.
+            match e.get_ref().is_some_and(|i| i.is::<crate::FormatError>()) {
+                true => e,
+                false => std::io::Error::new(e.kind(), format!("{}: {e}", path.display())),
+            }
+        })?;
         Self::from_bytes(&bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+
+    /// The bytes of an open filter file of any variant, read as [`crate::read_fallibly_from`]
+    /// reads them with the check of the variant its header names ([`AnyFilter::check_head`]):
+    /// a header that declares more payload than its parameters describe is refused having cost
+    /// the header, whatever the file's size.
+    ///
+    /// # Errors
+    /// As [`crate::read_fallibly_from`].
+    pub fn read_file(file: &std::fs::File) -> std::io::Result<Vec<u8>> {
+        crate::read_fallibly_from(file, &Self::check_head)
     }
 }
 
