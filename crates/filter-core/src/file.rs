@@ -271,6 +271,37 @@ pub(crate) fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
+/// Opens the file at `path` to read a filter from, refusing anything but a regular file
+/// (`InvalidInput`, naming what is there): a FIFO without a writer would block the open and the
+/// read forever, and a device such as `/dev/urandom` never ends. The open itself does not wait
+/// for a FIFO's writer (`O_NONBLOCK`, which changes nothing for a regular file).
+///
+/// # Errors
+/// The open's error (`NotFound`, `PermissionDenied`, ...), or `InvalidInput` for something
+/// other than a regular file.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a regular file: give the path of a saved filter",
+                path.display(),
+                describe(&kind)
+            ),
+        ));
+    }
+    Ok(file)
+}
+
 /// [`read_fallibly`] of a file already open (one whose lock the caller holds, say: what is
 /// read is the file it locked, not whatever the path names by then), from its current offset,
 /// with `check` run on the head before a byte of the payload is read: a loader passes its

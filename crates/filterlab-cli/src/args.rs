@@ -13,7 +13,8 @@ use std::path::PathBuf;
     version,
     about = "Size, choose, build, query and explain approximate-membership filters",
     after_help = "Numbers: 10M, 1e7, 10_000_000; rates: 1%, 0.01, 1/100; memory: 64MiB, 64K (= KiB), 512MB.\n\
-                  Key files: one key a line (LF or CRLF); empty lines skipped; a UTF-8 BOM dropped.\n\
+                  Key files: one key a line (LF or CRLF), at most 64 KiB a key; empty lines skipped; a UTF-8\n\
+                  BOM dropped; a FIFO or pipe is read as it comes, a device (/dev/urandom) refused.\n\
                   Keys are printed escaped (\\\\, \\t, \\r, \\n, \\xHH for control and non-UTF-8 bytes).\n\
                   Exit codes: 0 success (query: all keys maybe present), 1 query: some key absent\n\
                   (remove: some key absent, not removed), 2 error (under --json: one JSON object on stderr)."
@@ -180,7 +181,7 @@ pub struct Build {
     /// False-positive rate (1%, 0.01, 1/100).
     #[arg(long, value_parser = parse::rate, allow_hyphen_values = true)]
     pub fpr: f64,
-    /// Key file, one key per line; `-` for stdin.
+    /// Key file, one key per line, at most 64 KiB a key; `-` for stdin (a device is refused).
     #[arg(long)]
     pub keys: PathBuf,
     /// Where to save the filter (written whole or not at all; only a regular file is replaced).
@@ -282,7 +283,8 @@ impl HashArg {
 pub struct Keys {
     /// Keys; none and no --keys: read stdin, one per line.
     pub keys: Vec<String>,
-    /// Read keys from this file, one per line (`-`: stdin).
+    /// Read keys from this file, one per line, at most 64 KiB a key (`-`: stdin; a device is
+    /// refused).
     #[arg(long = "keys", value_name = "FILE", conflicts_with = "keys")]
     pub key_file: Option<PathBuf>,
 }

@@ -94,43 +94,18 @@ fn read(file: &File, path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
     }
 }
 
-/// Opens the filter file at `path` for reading; `None` when nothing is there. Only a regular
-/// file is opened through: a FIFO with no writer would block the open, and a device such as
-/// `/dev/zero` never ends, so both are refused (the open does not wait for a FIFO's writer).
+/// Opens the filter file at `path` for reading ([`filterlab::open_regular`]: only a regular
+/// file, and without waiting on a FIFO); `None` when nothing is there.
 ///
 /// # Errors
 /// Something other than a regular file at `path`, or an error opening it.
 pub fn open_regular(path: &Path) -> Result<Option<File>> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Without it, opening a FIFO waits for a writer, forever if none comes.
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    match filterlab::open_regular(path) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == ErrorKind::InvalidInput => bail!("{e}"),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
-    let file = match options.open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let kind = file
-        .metadata()
-        .with_context(|| format!("cannot inspect {}", path.display()))?
-        .file_type();
-    if !kind.is_file() {
-        let what = if kind.is_dir() {
-            "a directory"
-        } else {
-            special_kind(&kind)
-        };
-        bail!(
-            "{} is {what}, not a regular file: give the path of a filter file that \
-             `filterlab build` saved",
-            path.display()
-        );
-    }
-    Ok(Some(file))
 }
 
 /// Saves with the library's atomic save (a fresh temporary name opened with `O_EXCL`, synced,

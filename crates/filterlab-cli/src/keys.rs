@@ -7,7 +7,7 @@
 //! and not inserted again, so the count of the set never grows without bound.
 
 use crate::args::Keys;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use filterlab::keylines::{KeyLines, LineCounts};
 use filterlab::{AnyFilter, Filter};
 use std::collections::HashSet;
@@ -50,22 +50,43 @@ pub struct Counts {
     pub maybe_duplicates: u64,
 }
 
-/// Opens a key file, or stdin for `-`; with the file's length when it has one.
+/// Opens a key file, or stdin for `-`; with the file's length when it has one. A FIFO or
+/// pipe (`--keys <(zcat keys.gz)`) is read as it comes; a device is refused: `/dev/urandom`
+/// never ends (its newlines make endless short keys) and `/dev/zero` has no line end.
 ///
 /// # Errors
-/// A file that cannot be opened, with its path.
+/// A file that cannot be opened, with its path; a device.
 pub fn open(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
     if path.as_os_str() == "-" {
         return Ok((Box::new(std::io::stdin().lock()), None));
     }
     let file = std::fs::File::open(path)
         .with_context(|| format!("cannot open key file {}", path.display()))?;
-    let len = file
+    let meta = file
         .metadata()
-        .ok()
-        .filter(std::fs::Metadata::is_file)
-        .map(|m| m.len());
+        .with_context(|| format!("cannot inspect key file {}", path.display()))?;
+    if is_device(&meta) {
+        bail!(
+            "refusing to read keys from {}: it is a device, which may never end; give a key \
+             file, or pipe what you mean into `--keys -` (such as `head -n 1000 {} | ...`)",
+            path.display(),
+            path.display()
+        );
+    }
+    let len = meta.is_file().then_some(meta.len());
     Ok((Box::new(file), len))
+}
+
+#[cfg(unix)]
+fn is_device(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    t.is_char_device() || t.is_block_device()
+}
+
+#[cfg(not(unix))]
+fn is_device(_: &std::fs::Metadata) -> bool {
+    false
 }
 
 /// Calls `each` with every non-empty key of `reader` and its line number.

@@ -66,3 +66,98 @@ fn a_crafted_header_on_a_sparse_file_is_refused_by_its_parameters() {
         );
     }
 }
+
+/// Runs `args` and waits for it at most 30 s: a command that would hang is killed, and the
+/// test fails saying so (a guard against a hang, not a measure of time).
+fn run_guarded(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    for _ in 0..300 {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("{args:?} did not finish in 30 s");
+}
+
+/// Issue 37, item 8: a FIFO with no writer where a filter file is expected made `info`,
+/// `query` and `explain` wait forever in the open. They refuse it at once, naming it.
+#[cfg(unix)]
+#[test]
+fn a_fifo_for_a_filter_file_is_refused_without_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("f.bin");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let f = s(&fifo);
+    for args in [
+        vec!["info", f],
+        vec!["query", f, "a"],
+        vec!["explain", f, "a"],
+        vec!["add", f, "a"],
+        vec!["remove", f, "a"],
+    ] {
+        let out = run_guarded(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("a FIFO, not a regular file"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Issue 37, item 8: `--keys /dev/urandom` never ended (its newlines make endless short keys)
+/// and grew to the tracking limit. A device is refused as a key source; stdin is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_device_as_a_key_source_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.bin");
+    json(&build_args("classic", "100", "-", s(&out)));
+    for args in [
+        build_args(
+            "classic",
+            "100",
+            "/dev/urandom",
+            s(&dir.path().join("g.bin")),
+        ),
+        vec!["query", s(&out), "--keys", "/dev/urandom"],
+        vec!["add", s(&out), "--keys", "/dev/zero"],
+    ] {
+        let run = run_guarded(&args);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("it is a device, which may never end"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// The key length limit `--help` documents is the one enforced: 64 KiB a key.
+#[test]
+fn the_documented_key_length_is_the_enforced_one() {
+    let help = String::from_utf8(filterlab(&["--help"]).stdout).unwrap();
+    assert!(help.contains("at most 64 KiB a key"), "{help}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.bin");
+    let mut longest = vec![b'k'; 64 << 10];
+    longest.push(b'\n');
+    json_with_stdin(&build_args("classic", "10", "-", s(&out)), Some(&longest));
+    let mut over = vec![b'k'; (64 << 10) + 1];
+    over.push(b'\n');
+    assert_clean_error(
+        &build_args("classic", "10", "-", s(&out)),
+        Some(&over),
+        "line 1: a key longer than 65536 bytes",
+    );
+}

@@ -107,6 +107,16 @@ def test_a_crafted_header_is_refused_before_its_payload_is_read(tmp_path):
             load(path)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    """Issue 37, item 8: `load` on a FIFO without a writer waited forever in the open."""
+    fifo = tmp_path / "f.filter"
+    os.mkfifo(fifo)
+    for load in (filterlab.load, ClassicBloom.load):
+        with pytest.raises(FilterlabError, match="a FIFO, not a regular file"):
+            load(fifo)
+
+
 def test_a_file_of_another_variant_is_refused():
     with pytest.raises(FilterlabError):
         ClassicBloom.from_bytes(filled(CountingBloom).to_bytes())
