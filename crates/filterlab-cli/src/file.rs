@@ -116,9 +116,17 @@ pub fn open_regular(path: &Path) -> Result<Option<File>> {
 /// Anything but a regular file at `path`, or an I/O error (`path` is then untouched).
 pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
     check_output(path)?;
-    filter
-        .save(path)
-        .with_context(|| format!("cannot save {}", path.display()))
+    match filter.save(path) {
+        Ok(()) => Ok(()),
+        // EFBIG: past the process's file-size limit (SIGXFSZ is ignored, see `main`).
+        Err(e) if e.kind() == ErrorKind::FileTooLarge => bail!(
+            "cannot save {}: the filter's file is larger than this process may write ({e}); \
+             raise the file-size limit (`ulimit -f`) or build a smaller filter; nothing was \
+             changed",
+            path.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("cannot save {}", path.display())),
+    }
 }
 
 /// Refuses to replace anything at `path` but a regular file: a symlink, FIFO, device,

@@ -161,3 +161,39 @@ fn the_documented_key_length_is_the_enforced_one() {
         "line 1: a key longer than 65536 bytes",
     );
 }
+
+/// Issue 37, item 9: a save past the file-size limit (`ulimit -f`) was killed by SIGXFSZ, with
+/// no message and its temporary file left behind. The signal is ignored, so the write fails,
+/// the temporary file is removed and the error says what to do; an existing output is kept.
+#[cfg(unix)]
+#[test]
+fn a_save_past_the_file_size_limit_fails_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<u8> = (0..100_000)
+        .flat_map(|i| format!("k{i}\n").into_bytes())
+        .collect();
+    let key_file = write(dir.path(), "k.txt", &keys);
+    let out = write(dir.path(), "f.bin", b"the old output");
+    // 64 blocks (32 KiB or 64 KiB, as the shell counts them) against a 117 KiB filter.
+    let args = build_args("classic", "100K", s(&key_file), s(&out));
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 64 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_filterlab"))
+        .args(&args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs");
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(2), "{:?}: {err}", run.status);
+    assert!(
+        err.contains("raise the file-size limit (`ulimit -f`)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"the old output");
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+}
