@@ -162,3 +162,42 @@ fn recommend_notes_small_sets_and_deletion_hazards_and_reads_well() {
         assert!(!text.contains("because and"), "{text}");
     }
 }
+
+/// Issue 37: one cuckoo file showed three rates (`build` and `info` the filter's exact one,
+/// `explain` the large-table form). Full to its capacity, every command reports the rate of
+/// the one function the filter uses, in both layouts, and `explain`'s rate formula gives it.
+#[test]
+fn one_cuckoo_file_has_one_rate_in_build_info_and_explain() {
+    let keys: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("k{i}\n").into_bytes())
+        .collect();
+    let (dir, key_file) = keys_file(&keys);
+    for layout in ["spread", "near"] {
+        let out = dir.path().join(format!("{layout}.bin"));
+        let mut args = build_args("cuckoo", "2000", s(&key_file), s(&out));
+        args.extend(["--cuckoo-layout", layout]);
+        let built = json(&args);
+        assert_eq!(built["inserted"], 2000, "{built}");
+        let rate = built["expected_fpr"].as_f64().unwrap();
+        let info = json(&["info", s(&out)]);
+        let explained = json(&["explain", s(&out)]);
+        same(&info["expected_fpr"], rate);
+        same(&explained["plan"]["expected_fpr"], rate);
+        let shown = explained["formulas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| {
+                f["name"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("false-positive rate")
+            })
+            .map(|f| f["substituted"].as_str().unwrap().to_string())
+            .unwrap();
+        assert!(
+            shown.contains(&format!("p = {rate:.6}")) || shown.contains(&format!("= {rate:.6}")),
+            "{layout}: {shown} vs {rate}"
+        );
+    }
+}
