@@ -4,7 +4,7 @@
 //! the library's atomic save.
 
 use crate::args::{Build, Keys};
-use crate::file;
+use crate::file::{self, Role};
 use crate::keys;
 use crate::output::Out;
 use crate::units::{pct, size};
@@ -195,7 +195,9 @@ fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<Stri
         let planned = filter.plan()?.expected_fpr;
         if filter.expected_fpr() > planned * (1.0 + 1e-9) {
             let message = format!(
-                "a slice of the window holds more than its share of the {} items per window;                  the rate is above the target while it is in the window (expected {}):                  spread the keys over the window's time, or build with a larger --n",
+                "a slice of the window holds more than its share of the {} items per window; \
+                 the rate is above the target while it is in the window (expected {}): \
+                 spread the keys over the window's time, or build with a larger --n",
                 filter.capacity(),
                 pct(filter.expected_fpr())
             );
@@ -239,7 +241,7 @@ fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
 /// A bad output path or directory, a filter that cannot be allocated, unreadable keys, a full
 /// filter, a failed save; under `--strict`, more keys than the capacity.
 pub fn build(b: &Build, out: Out) -> Result<Built> {
-    file::check_output(&b.output)?;
+    file::check_output(&b.output, Role::Output)?;
     let (n, counted) = match b.n {
         Some(n) => (n, false),
         None => (keys::count_keys(&b.keys)?, true),
@@ -260,19 +262,17 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     let (reader, total) = keys::open(&b.keys)?;
     let bar = progress(total);
     let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
-    let read = || format!("cannot read {}", b.keys.display());
+    let name = b.keys.display().to_string();
     let (filter, counts) = if b.variant.capabilities().static_set {
         // Built once from the whole key set.
-        let (hashes, counts) =
-            keys::hash_lines(reader, hasher, keys::Limits::default()).with_context(read)?;
+        let (hashes, counts) = keys::hash_lines(reader, &name, hasher, keys::Limits::default())?;
         (
             AnyFilter::build_from_hashes(b.variant, &params, &hashes)?,
             counts,
         )
     } else {
         let mut filter = AnyFilter::build(b.variant, &params)?;
-        let counts = keys::insert_lines(reader, &mut filter, at, keys::Limits::default())
-            .with_context(read)?;
+        let counts = keys::insert_lines(reader, &name, &mut filter, at, keys::Limits::default())?;
         (filter, counts)
     };
     bar.finish_and_clear();
@@ -280,7 +280,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     // Not replaced under an `add` or `remove` that is editing the file (its save would then
     // replace this filter with the old one plus its keys): it saves first, or after this one.
     let locked = file::exclusive(&b.output, waiting(out, &b.output))?;
-    file::save(&filter, &b.output)?;
+    file::save(&filter, &b.output, Role::Output)?;
     drop(locked);
     let file_bytes = std::fs::metadata(&b.output).map_or(0, |m| m.len());
     Ok(Built {
@@ -307,7 +307,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
 /// A missing, damaged or special file; a variant that cannot remove; a full filter (nothing
 /// is saved then); a failed save; under `--strict`, more keys than the capacity.
 pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Changed> {
-    file::check_output(path)?;
+    file::check_output(path, Role::Edited)?;
     // Held from the load to the save, so that a concurrent writer's keys are not lost.
     let locked = file::exclusive(path, waiting(out, path))?
         .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
@@ -362,7 +362,7 @@ pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Ch
         Ok(())
     })?;
     let warnings = warnings(out, &filter, &lines)?;
-    file::save(&filter, path)?;
+    file::save(&filter, path, Role::Edited)?;
     drop(locked);
     Ok(Changed {
         filter: path.display().to_string(),

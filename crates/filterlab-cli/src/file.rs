@@ -114,8 +114,8 @@ pub fn open_regular(path: &Path) -> Result<Option<File>> {
 ///
 /// # Errors
 /// Anything but a regular file at `path`, or an I/O error (`path` is then untouched).
-pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
-    check_output(path)?;
+pub fn save(filter: &AnyFilter, path: &Path, role: Role) -> Result<()> {
+    check_output(path, role)?;
     match filter.save(path) {
         Ok(()) => Ok(()),
         // EFBIG: past the process's file-size limit (SIGXFSZ is ignored, see `main`).
@@ -129,12 +129,30 @@ pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
     }
 }
 
+/// How a command names the file it writes, for the advice of a refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `build -o FILE`: any regular file or a new path will do.
+    Output,
+    /// `add FILE` and `remove FILE`: a saved filter, edited in place.
+    Edited,
+}
+
+impl Role {
+    fn advice(self) -> &'static str {
+        match self {
+            Role::Output => "give -o a regular file or a new path",
+            Role::Edited => "give the path of a filter file that `filterlab build` saved",
+        }
+    }
+}
+
 /// Refuses to replace anything at `path` but a regular file: a symlink, FIFO, device,
 /// socket or directory stays as it is.
 ///
 /// # Errors
 /// Something else at `path`, or metadata that cannot be read.
-pub fn check_output(path: &Path) -> Result<()> {
+pub fn check_output(path: &Path, role: Role) -> Result<()> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
@@ -152,8 +170,9 @@ pub fn check_output(path: &Path) -> Result<()> {
         special_kind(&kind)
     };
     bail!(
-        "refusing to replace {}: it is {what}, not a regular file; give -o a regular file or a new path",
-        path.display()
+        "refusing to replace {}: it is {what}, not a regular file; {}",
+        path.display(),
+        role.advice()
     )
 }
 

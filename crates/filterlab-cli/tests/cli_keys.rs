@@ -284,3 +284,32 @@ fn explain_reads_parameters_and_seed_from_the_file() {
     }
     assert_clean_error(&["explain"], None, "explain needs a saved filter");
 }
+
+/// Issue 37: a full filter was reported as "cannot read the keys of FILE" (or "cannot read
+/// FILE"), as if the key file were at fault. It says the filter is full, and nothing else.
+#[test]
+fn a_full_filter_is_reported_as_full_not_as_a_read_error() {
+    let keys: Vec<u8> = (0..300)
+        .flat_map(|i| format!("k{i}\n").into_bytes())
+        .collect();
+    let (dir, key_file) = keys_file(&keys);
+    let out = dir.path().join("c.bin");
+    let build = build_args("cuckoo", "100", s(&key_file), s(&out));
+    for args in [build.clone(), vec!["add", s(&out), "--keys", s(&key_file)]] {
+        if args[0] == "add" {
+            json(&build_args("cuckoo", "100", "-", s(&out)));
+        }
+        let run = filterlab(&args);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("the filter is full after"), "{args:?}: {err}");
+        assert!(!err.contains("cannot read"), "{args:?}: {err}");
+    }
+    // A key file that cannot be read still says so.
+    let long = write(dir.path(), "long.txt", &[b'x'; 70_000]);
+    assert_clean_error(
+        &build_args("cuckoo", "100", s(&long), s(&out)),
+        None,
+        "cannot read the keys of",
+    );
+}
