@@ -201,3 +201,29 @@ fn one_cuckoo_file_has_one_rate_in_build_info_and_explain() {
         );
     }
 }
+
+/// Issue 37: `query --json` that failed part-way left an unterminated array on stdout. The
+/// answers already written stay, the array ends with the error, and stdout parses.
+#[test]
+fn query_json_that_fails_part_way_leaves_valid_json() {
+    let (dir, key_file) = keys_file(b"a\nb\n");
+    let out = dir.path().join("f.bin");
+    json(&build_args("classic", "10", s(&key_file), s(&out)));
+    let mut input = b"a\nb\n".to_vec();
+    input.extend(vec![b'x'; 70_000]);
+    input.push(b'\n');
+    let run = run_with_stdin(&["query", s(&out), "--json"], Some(&input));
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stdout)));
+    let answers = v.as_array().unwrap();
+    assert_eq!(answers.len(), 3, "{v}");
+    assert_eq!(answers[0]["maybe_present"], true);
+    let error = answers[2]["error"].as_str().unwrap();
+    assert!(
+        error.contains("line 3: a key longer than 65536 bytes"),
+        "{error}"
+    );
+    let err: serde_json::Value = serde_json::from_str(stderr(&run).trim()).unwrap();
+    assert!(err["error"].as_str().unwrap().contains("line 3"), "{err}");
+}
