@@ -87,21 +87,25 @@ pub enum Error {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] when `ok` is false.
-pub fn accept_if<T: fmt::Display>(
+pub fn accept_if<T: fmt::Display + 'static>(
     ok: bool,
     name: &'static str,
     value: T,
     expected: &'static str,
 ) -> Result<T> {
     if ok {
-        Ok(value)
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value: value.to_string(),
-            expected,
-        })
+        return Ok(value);
     }
+    // A float as people read it: `1e-300`, not `0.` and 299 more digits (`f64`'s Display).
+    let shown = match (&value as &dyn std::any::Any).downcast_ref::<f64>() {
+        Some(&x) => crate::math::format_real(x),
+        None => value.to_string(),
+    };
+    Err(Error::InvalidParameter {
+        name,
+        value: shown,
+        expected,
+    })
 }
 
 impl fmt::Display for Error {
