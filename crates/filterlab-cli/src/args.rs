@@ -26,8 +26,9 @@ pub struct Cli {
     /// Print JSON instead of text, for scripts.
     #[arg(long, global = true)]
     pub json: bool,
-    /// Treat warnings about the result (more keys than the capacity) as errors: exit 2 and
-    /// leave the file as it was.
+    /// Treat warnings about the result (more keys than the capacity, or than a static
+    /// filter's --n; an overfull slice of a window) as errors: exit 2 and leave the file as it
+    /// was.
     #[arg(long, global = true)]
     pub strict: bool,
 }
@@ -175,7 +176,8 @@ pub struct Build {
     /// Variant.
     #[arg(long, value_parser = parse::VariantParser)]
     pub variant: Variant,
-    /// Items (10M, 1e7, ...); without it, the non-empty lines of --keys are counted first.
+    /// Items (10M, 1e7, ...); without it, the non-empty lines of --keys are counted first
+    /// (not for a time window: its --n is the most items one window receives).
     #[arg(long, value_parser = parse::count, allow_hyphen_values = true)]
     pub n: Option<u64>,
     /// False-positive rate (1%, 0.01, 1/100).

@@ -313,3 +313,32 @@ fn a_full_filter_is_reported_as_full_not_as_a_read_error() {
         "cannot read the keys of",
     );
 }
+
+/// Issue 37: a static filter given more keys than --n was silently sized for all of them
+/// (exit 0, even under --strict). It says so, and --strict refuses it.
+#[test]
+fn a_static_filter_given_more_keys_than_its_n_says_so() {
+    let keys: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("k{i}\n").into_bytes())
+        .collect();
+    let (dir, key_file) = keys_file(&keys);
+    let out = dir.path().join("f.bin");
+    for v in ["binary-fuse8", "binary-fuse16", "ribbon"] {
+        let args = build_args(v, "100", s(&key_file), s(&out));
+        let run = filterlab(&args);
+        assert_eq!(run.status.code(), Some(0), "{v}: {}", stderr(&run));
+        assert!(
+            stderr(&run).contains("2000 distinct keys exceed --n 100"),
+            "{v}: {}",
+            stderr(&run)
+        );
+        let _ = std::fs::remove_file(&out);
+        let mut strict = args.clone();
+        strict.push("--strict");
+        assert_clean_error(&strict, None, "not saved (--strict)");
+        assert!(!out.exists(), "{v}");
+        // Enough --n, or none: no word.
+        let quiet = filterlab(&build_args(v, "2000", s(&key_file), s(&out)));
+        assert!(quiet.stderr.is_empty(), "{v}: {}", stderr(&quiet));
+    }
+}

@@ -185,3 +185,21 @@ fn a_jump_of_more_than_a_window_is_refused_and_a_jump_back_warned_about() {
     assert!(present("1700000000000", "v1@example.com"));
     assert!(!present("1700000000000", "u7@example.com"));
 }
+
+/// Issue 37: a time window built without --n was sized for the key lines, all of which go
+/// into the one slice of --at, sized for its share: it started at an expected 93.6% for a 1%
+/// target. --n is required for it; an item window still counts its lines.
+#[test]
+fn a_time_window_needs_its_n() {
+    let (dir, key_file) = keys_file(&keys("k", 0..2000));
+    let out = dir.path().join("t.bin");
+    let mut args = build_args("time-window", "1", s(&key_file), s(&out));
+    args.drain(3..5); // no --n
+    assert_clean_error(&args, None, "--n is needed for a time-window filter");
+    assert!(!out.exists());
+    let mut items = build_args("item-window", "1", s(&key_file), s(&out));
+    items.drain(3..5);
+    let built = json(&items);
+    assert_eq!(built["capacity_counted"], true, "{built}");
+    assert!(built["expected_fpr"].as_f64().unwrap() <= 0.01, "{built}");
+}
