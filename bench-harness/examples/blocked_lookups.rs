@@ -12,8 +12,10 @@
 //! (with the default xxh3-128 and with xorf's xxh3-64) against xorf's `BinaryFuse8`, the pair of
 //! issue 19's fuse goals.
 //!
+//! Run it on a quiet machine (timings taken beside other work say nothing):
+//!
 //! ```text
-//! flock /work/coord/bench.lock cargo run --release -p bench-harness --example blocked_lookups -- --rounds 7
+//! cargo run --release -p bench-harness --example blocked_lookups -- --rounds 7
 //! ```
 #![allow(missing_docs)]
 

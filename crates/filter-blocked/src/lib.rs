@@ -34,10 +34,10 @@
 // with the portable kernel beside it.
 #![deny(unsafe_code)]
 
-use filter_core::format::{invalid, refused, Codec, Encoder, Parts};
+use filter_core::format::{invalid, refused, Codec, Encoder, Parts, Reader};
 use filter_core::{
-    math, prefetch, reduce, Error, FileKind, Filter, FormatError, Hash128, MemoryCap, Prefetch,
-    Result, Sizing,
+    math, prefetch, reduce, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap,
+    Prefetch, Result, Sizing,
 };
 
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
@@ -301,6 +301,15 @@ impl Codec for BlockedBloom {
                 e.u32(w);
             }
         }
+    }
+
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        // Blocks of eight 32-bit words.
+        let n_blocks = params.u64()?;
+        n_blocks
+            .checked_mul(32)
+            .filter(|_| n_blocks >= 1)
+            .ok_or_else(|| invalid(format!("{n_blocks} blocks")))
     }
 
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {

@@ -2,8 +2,8 @@
 //! `filter_core::format`'s).
 
 use crate::{ClassicBloom, FILE_KIND};
-use filter_core::format::{Codec, Encoder, Parts};
-use filter_core::{BloomBits, FileKind, FormatError, Sizing};
+use filter_core::format::{Codec, Encoder, Parts, Reader};
+use filter_core::{BloomBits, FileKind, FormatError, KeyHasher, Sizing};
 
 impl Codec for ClassicBloom {
     const KIND: FileKind = FILE_KIND;
@@ -16,6 +16,10 @@ impl Codec for ClassicBloom {
 
     fn encode_payload(&self, e: &mut Encoder<'_>) {
         self.bits.encode_payload(e);
+    }
+
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        BloomBits::payload_len(params)
     }
 
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {

@@ -45,3 +45,29 @@ fn bad_sizes_are_errors() {
             .build_atomic(),
     );
 }
+
+/// Issue 37, item 6: a file that declares the maximum count, shared between threads that each
+/// insert, saves a file that loads again (the count used to wrap to 0, and a file with set
+/// bits and no items is refused).
+#[test]
+fn a_count_at_the_maximum_saturates_and_the_saved_file_loads() {
+    use filter_classic::AtomicClassicBloom;
+    use filter_core::concurrent::SharedInsert;
+    use filter_core::{format, Filter, Persist};
+    let mut f = builder().build().unwrap();
+    f.insert(b"seed").unwrap();
+    let mut bytes = f.to_bytes();
+    // The count follows m (8 bytes) and k (4) in the parameter section, at 24.
+    bytes[36..44].copy_from_slice(&u64::MAX.to_le_bytes());
+    format::reseal(&mut bytes);
+    let shared = AtomicClassicBloom::from(ClassicBloom::from_bytes(&bytes).unwrap());
+    // Threads started one after another take every slot of the counter.
+    for i in 0..32u32 {
+        std::thread::scope(|s| {
+            s.spawn(|| shared.insert_shared(&i.to_le_bytes()));
+        });
+    }
+    assert_eq!(shared.len(), u64::MAX);
+    let back = ClassicBloom::from_bytes(&shared.to_bytes()).expect("the saved file loads");
+    assert_eq!(back.len(), u64::MAX);
+}

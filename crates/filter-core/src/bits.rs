@@ -286,6 +286,18 @@ impl BloomBits {
         Self::decode_words(m, k, payload)
     }
 
+    /// The payload bytes of the words whose shape (m, k) `params` holds next, as
+    /// [`Self::decode`] reads them: for a [`Codec::max_payload_len`](crate::format::Codec).
+    ///
+    /// # Errors
+    /// Truncated parameters or a shape [`Self::check`] refuses.
+    pub fn payload_len(params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let m = params.u64()?;
+        let k = params.u32()?;
+        Self::check(m, k).map_err(refused)?;
+        crate::format::words_len(Self::words_for(m))
+    }
+
     /// Reads m, k and the words from one section, as written by [`Self::encode_params`]
     /// followed by [`Self::encode_payload`] into the same section.
     ///

@@ -65,29 +65,39 @@ fn my_slot() -> usize {
 /// A single shared `AtomicU64` would be written by every insert of every thread: its line would
 /// move between cores on each insert and cost more than the insert itself. Here each thread adds
 /// to its own slot and [`LenCounter::get`] sums them.
+///
+/// The count a filter starts with (a loaded file's, which may declare up to `u64::MAX`) is kept
+/// apart from the slots, which count only this filter's own inserts: a slot would need 2^64
+/// inserts to wrap, and the total saturates at `u64::MAX`, as every other filter's count does.
+/// (Adding to the starting count in a slot wrapped it to 0 on a file that declared the
+/// maximum, and the filter then saved a file that claims no items beside its set bits.)
 #[derive(Debug, Default)]
-pub struct LenCounter([Slot; SLOTS]);
+pub struct LenCounter {
+    start: u64,
+    slots: [Slot; SLOTS],
+}
 
 impl LenCounter {
     /// A counter starting at `n`.
     pub fn new(n: u64) -> Self {
-        let c = LenCounter::default();
-        c.0[0].0.store(n, Ordering::Relaxed);
-        c
+        LenCounter {
+            start: n,
+            ..LenCounter::default()
+        }
     }
 
     /// Adds `n` to this thread's slot.
     #[inline]
     pub fn add(&self, n: u64) {
-        self.0[my_slot()].0.fetch_add(n, Ordering::Relaxed);
+        self.slots[my_slot()].0.fetch_add(n, Ordering::Relaxed);
     }
 
-    /// The total. Exact once the adding threads are joined; while they run, some value the
-    /// counter had in between.
+    /// The total, saturated at `u64::MAX`. Exact once the adding threads are joined; while
+    /// they run, some value the counter had in between.
     pub fn get(&self) -> u64 {
-        self.0
-            .iter()
-            .fold(0u64, |s, c| s.saturating_add(c.0.load(Ordering::Relaxed)))
+        self.slots.iter().fold(self.start, |s, c| {
+            s.saturating_add(c.0.load(Ordering::Relaxed))
+        })
     }
 }
 

@@ -87,21 +87,25 @@ pub enum Error {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] when `ok` is false.
-pub fn accept_if<T: fmt::Display>(
+pub fn accept_if<T: fmt::Display + 'static>(
     ok: bool,
     name: &'static str,
     value: T,
     expected: &'static str,
 ) -> Result<T> {
     if ok {
-        Ok(value)
-    } else {
-        Err(Error::InvalidParameter {
-            name,
-            value: value.to_string(),
-            expected,
-        })
+        return Ok(value);
     }
+    // A float as people read it: `1e-300`, not `0.` and 299 more digits (`f64`'s Display).
+    let shown = match (&value as &dyn std::any::Any).downcast_ref::<f64>() {
+        Some(&x) => crate::math::format_real(x),
+        None => value.to_string(),
+    };
+    Err(Error::InvalidParameter {
+        name,
+        value: shown,
+        expected,
+    })
 }
 
 impl fmt::Display for Error {
@@ -219,6 +223,14 @@ pub enum FormatError {
     /// An authenticated file's MAC does not match: the file was altered, or the key is not the
     /// one it was saved with.
     AuthenticationFailed,
+    /// The header declares a payload longer than its parameters allow: refused before the
+    /// payload is read.
+    PayloadTooLarge {
+        /// The length the header declares.
+        declared: u64,
+        /// The most its parameters allow.
+        allowed: u64,
+    },
     /// The allocator refused the memory for the loaded filter's tables; nothing was loaded.
     OutOfMemory {
         /// Bytes requested.
@@ -266,6 +278,11 @@ impl fmt::Display for FormatError {
                 f,
                 "the file's authentication tag does not match: it was altered, or the key is not \
                  the one it was saved with"
+            ),
+            FormatError::PayloadTooLarge { declared, allowed } => write!(
+                f,
+                "the header declares a payload of {declared} bytes, more than the {allowed} its \
+                 parameters describe: the file is damaged or crafted"
             ),
             FormatError::OutOfMemory { bytes } => {
                 write!(f, "could not allocate {bytes} bytes to load the filter")

@@ -1,5 +1,7 @@
 //! Safe saves: a filter file is replaced whole or not at all.
 
+use crate::format::Head;
+use crate::FormatError;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -216,31 +218,111 @@ pub const DEFAULT_READ_LIMIT: u64 = 1 << 32;
 /// an endless reader costs at most `limit` bytes before it is refused.
 const CHUNK: usize = 64 << 10;
 
-/// Reads a saved filter's file into memory reserved fallibly, header first: the reading stops
-/// at a bad magic or version (8 and 10 bytes in: `/dev/zero` costs 24 bytes, not 4 GiB), and
-/// otherwise reads exactly the length the header declares, which must fit the limit: a regular
-/// file's own size (a file shorter than it declares is refused before anything large is
-/// reserved), anything else (a pipe, a device) [`DEFAULT_READ_LIMIT`]. Bytes after the
-/// declared end are refused.
+/// What a reader checks with a file's [`Head`] before it reads the payload: for a known variant,
+/// [`check_payload`](crate::format::check_payload) (the `Persist::check_head` of its type);
+/// [`no_check`] when the variant is not known.
+pub type HeadCheck<'a> = &'a dyn Fn(&Head<'_>) -> Result<(), FormatError>;
+
+/// The [`HeadCheck`] that accepts every head: the read is then bounded by the file's size (or
+/// the stream limit) only.
 ///
 /// # Errors
-/// I/O errors, `OutOfMemory` when the file does not fit, `FileTooLarge` when it declares more
-/// than the limit, `InvalidData` for a file shorter or longer than it declares. A file that
-/// fails the magic or version check is returned as read so far, for the loader to name.
-pub fn read_fallibly(path: &Path) -> io::Result<Vec<u8>> {
-    read_path(path, DEFAULT_READ_LIMIT)
+/// None.
+pub fn no_check(_: &Head<'_>) -> Result<(), FormatError> {
+    Ok(())
 }
 
-fn read_path(path: &Path, stream_limit: u64) -> io::Result<Vec<u8>> {
+/// Reads a saved filter's file into memory reserved fallibly, header first: the reading stops
+/// at a bad magic or version (8 and 10 bytes in: `/dev/zero` costs 24 bytes, not 4 GiB), and
+/// otherwise reads exactly the length the header declares, which must be a regular file's own
+/// size (a file shorter or longer than it declares is refused before its payload is read), or
+/// for anything else (a pipe, a device) at most [`DEFAULT_READ_LIMIT`]. A parameter section
+/// longer than [`MAX_PARAMS_LEN`](crate::format::MAX_PARAMS_LEN) is refused before it is read.
+///
+/// This knows no variant, so it cannot check the payload length against the parameters: a file
+/// whose header declares its own (sparse, huge) size is read whole. The loaders
+/// ([`crate::Persist::load`], `filterlab::AnyFilter::load`) check it first, through
+/// [`read_fallibly_from`].
+///
+/// # Errors
+/// I/O errors, `OutOfMemory` when the file does not fit, `FileTooLarge` when a stream declares
+/// more than the limit, `InvalidData` (holding the [`FormatError`]) for a file shorter or
+/// longer than it declares. A file that fails the magic or version check is returned as read
+/// so far, for the loader to name.
+pub fn read_fallibly(path: &Path) -> io::Result<Vec<u8>> {
+    read_path(path, DEFAULT_READ_LIMIT, &no_check)
+}
+
+pub(crate) fn read_path(
+    path: &Path,
+    stream_limit: u64,
+    check: HeadCheck<'_>,
+) -> io::Result<Vec<u8>> {
     let file = File::open(path)?;
+    read_open(&file, stream_limit, check).map_err(|e| with_path(e, path))
+}
+
+/// `e` with `path` in its message, unless it holds a [`FormatError`] (which a caller may
+/// want to match, and which the loaders report without the path, as `from_bytes`'s).
+pub(crate) fn with_path(e: io::Error, path: &Path) -> io::Error {
+    if e.get_ref().is_some_and(|i| i.is::<FormatError>()) {
+        return e;
+    }
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Opens the file at `path` to read a filter from, refusing anything but a regular file
+/// (`InvalidInput`, naming what is there): a FIFO without a writer would block the open and the
+/// read forever, and a device such as `/dev/urandom` never ends. The open itself does not wait
+/// for a FIFO's writer (`O_NONBLOCK`, which changes nothing for a regular file).
+///
+/// # Errors
+/// The open's error (`NotFound`, `PermissionDenied`, ...), or `InvalidInput` for something
+/// other than a regular file.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a regular file: give the path of a saved filter",
+                path.display(),
+                describe(&kind)
+            ),
+        ));
+    }
+    Ok(file)
+}
+
+/// [`read_fallibly`] of a file already open (one whose lock the caller holds, say: what is
+/// read is the file it locked, not whatever the path names by then), from its current offset,
+/// with `check` run on the head before a byte of the payload is read: a loader passes its
+/// variant's check, so that a header declaring more payload than its parameters describe is
+/// refused having cost the header.
+///
+/// # Errors
+/// As [`read_fallibly`], and the error of `check` as `InvalidData` (holding the
+/// [`FormatError`]). The messages do not name the file: the caller knows it.
+pub fn read_fallibly_from(file: &File, check: HeadCheck<'_>) -> io::Result<Vec<u8>> {
+    read_open(file, DEFAULT_READ_LIMIT, check)
+}
+
+fn read_open(file: &File, stream_limit: u64, check: HeadCheck<'_>) -> io::Result<Vec<u8>> {
     let meta = file.metadata()?;
     let limit = if meta.is_file() {
         Limit::FileSize(meta.len())
     } else {
         Limit::Stream(stream_limit)
     };
-    read_declared(file, limit)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    read_declared(file, limit, check)
 }
 
 /// Reads an authenticated file ([`crate::auth`]): its first 8 bytes, and the rest only if they
@@ -270,37 +352,70 @@ pub(crate) enum Limit {
     Stream(u64),
 }
 
-/// Reads a filter's file from `r` as far as its header declares ([`read_fallibly`]). A regular
-/// file is read to its end, never past its size, when it is shorter or longer than it
-/// declares: the loader names the truncation or the trailing bytes.
-pub(crate) fn read_declared<R: Read>(mut r: R, limit: Limit) -> io::Result<Vec<u8>> {
+fn invalid_data(e: FormatError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+/// Checks a complete head: `check`, then the declared length against a regular file's size.
+fn check_declared(
+    head: &Head<'_>,
+    declared: u64,
+    limit: Limit,
+    check: HeadCheck<'_>,
+) -> io::Result<()> {
+    check(head).map_err(invalid_data)?;
+    match limit {
+        Limit::FileSize(size) if declared > size => Err(invalid_data(FormatError::Truncated {
+            needed: declared,
+            available: size,
+        })),
+        Limit::FileSize(size) if declared < size => {
+            Err(invalid_data(FormatError::TrailingBytes(size - declared)))
+        }
+        Limit::Stream(max) if declared > max => Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("the header declares {declared} bytes, above the limit of {max}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Reads a filter's file from `r` as far as its header declares ([`read_fallibly`]), running
+/// `check` on the head before the payload is read. A regular file too short for its header or
+/// parameters is read to its end (a few bytes), for the loader to name.
+pub(crate) fn read_declared<R: Read>(
+    mut r: R,
+    limit: Limit,
+    check: HeadCheck<'_>,
+) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
+    let mut checked = false;
     while let Some(declared) = crate::format::declared_len(&bytes) {
         let have = bytes.len() as u64;
-        let want = match limit {
-            Limit::FileSize(size) if declared > size || (declared <= have && have < size) => {
+        if !checked {
+            if let Some(head) = Head::parse(&bytes).map_err(invalid_data)? {
+                check_declared(&head, declared, limit, check)?;
+                checked = true;
+            }
+        }
+        if let Limit::FileSize(size) = limit {
+            if declared > size {
+                // Only before the head is complete: the header or parameters are cut short.
                 read_more(&mut r, &mut bytes, size.saturating_sub(have))?;
                 return Ok(bytes);
             }
-            Limit::Stream(max) if declared > max => {
-                return Err(io::Error::new(
-                    io::ErrorKind::FileTooLarge,
-                    format!("the header declares {declared} bytes, above the limit of {max}"),
-                ))
-            }
-            _ => declared,
-        };
-        if want <= have {
+        }
+        if declared <= have {
             let mut one = [0u8; 1];
             return match read_retrying(&mut r, &mut one)? {
                 0 => Ok(bytes),
                 _ => Err(io::Error::new(
                     io::ErrorKind::InvalidData,
-                    format!("more bytes than the {want} the filter's header declares"),
+                    format!("more bytes than the {declared} the filter's header declares"),
                 )),
             };
         }
-        if read_more(&mut r, &mut bytes, want - have)? < want - have {
+        if read_more(&mut r, &mut bytes, declared - have)? < declared - have {
             return Ok(bytes); // ended early: the loader reports the truncation
         }
     }

@@ -25,11 +25,19 @@
 //! differently), checksum, variant, hash id; then the variant validates its parameters against
 //! the payload length, so corrupted bytes that happen to pass the checksum still cannot describe
 //! an impossible filter.
+//!
+//! A reader of a file or stream ([`crate::Persist::load`], `filterlab::AnyFilter::load`) checks
+//! more before it reads the payload, so that a header cannot make it hold memory the filter
+//! does not need: the parameter section is at most [`MAX_PARAMS_LEN`] bytes, the declared
+//! payload length is no more than the parameters allow ([`Codec::max_payload_len`]), and a
+//! regular file's size is exactly the length declared.
 
 use crate::{FormatError, HashKind, KeyHasher, Table, Zeroable};
 
 mod encoder;
+mod head;
 pub use encoder::{encoded_len, write_to, Encoder};
+pub use head::{check_payload, words_len, Head, MAX_PARAMS_LEN};
 
 /// Magic bytes at the start of every saved filter.
 pub const MAGIC: [u8; 8] = *b"FLTRLAB\0";
@@ -84,6 +92,16 @@ pub trait Codec: Hashed + Sized {
 
     /// Writes the payload.
     fn encode_payload(&self, e: &mut Encoder<'_>);
+
+    /// The most payload bytes a file with this parameter section can hold, from the
+    /// parameters alone: a reader compares the header's payload length with it before it reads
+    /// the payload ([`check_payload`]), so a crafted header cannot make it hold more than the
+    /// filter described needs. Exact where the parameters fix the tables; a bound where the
+    /// payload lists stages. [`Codec::decode`] still checks the exact length.
+    ///
+    /// # Errors
+    /// Parameters that describe no filter (as `decode` refuses them).
+    fn max_payload_len(hasher: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError>;
 
     /// Reads what the two `encode_` methods wrote, validating every field against the others
     /// and against the bytes present before allocating anything. Bytes left unread in either
@@ -276,8 +294,14 @@ pub fn decode(bytes: &[u8], expected: FileKind) -> Result<Decoded<'_>, FormatErr
         KeyHasher::new(kind, seed).map_err(|e| FormatError::Invalid(format!("hash seed: {e}")))?;
 
     let mut rest = Reader::new(&body[HEADER_LEN - 4..]);
-    let params_len = rest.u32()? as usize;
-    let params = rest.take(params_len)?;
+    let params_len = rest.u32()?;
+    if params_len > MAX_PARAMS_LEN {
+        // As a reader refuses it before reading it (`Head::parse`).
+        return Err(FormatError::Invalid(format!(
+            "a parameter section of {params_len} bytes (at most {MAX_PARAMS_LEN})"
+        )));
+    }
+    let params = rest.take(params_len as usize)?;
     let payload_len = rest.u64()?;
     let payload = rest.take(
         usize::try_from(payload_len)

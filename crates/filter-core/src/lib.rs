@@ -85,7 +85,8 @@ pub use capability::{Deletable, Growable};
 pub use error::{accept_if, Error, FormatError, Result};
 pub use explain::{Explain, Positions};
 pub use file::{
-    read_fallibly, read_limited, remove_stale_temporaries, write_atomically, write_atomically_with,
+    no_check, open_regular, read_fallibly, read_fallibly_from, read_limited,
+    remove_stale_temporaries, write_atomically, write_atomically_with, HeadCheck,
     DEFAULT_READ_LIMIT, STALE_AFTER,
 };
 pub use format::FileKind;

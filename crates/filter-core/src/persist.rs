@@ -64,7 +64,7 @@ pub trait Persist: Sized {
     /// I/O errors (`FileTooLarge` past `limit`, `OutOfMemory`), or the format errors of
     /// [`Persist::from_bytes`] as `InvalidData`.
     fn read_from_limited<R: std::io::Read>(r: R, limit: u64) -> std::io::Result<Self> {
-        let bytes = file::read_declared(r, file::Limit::Stream(limit))?;
+        let bytes = file::read_declared(r, file::Limit::Stream(limit), &Self::check_head)?;
         Self::from_bytes(&bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
@@ -109,15 +109,29 @@ pub trait Persist: Sized {
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 
+    /// What a reader checks with a file's head before it reads the payload ([`Self::load`],
+    /// [`Self::read_from_limited`]): for a [`format::Codec`], its variant id and a payload
+    /// length its parameters allow ([`format::check_payload`]); nothing by default.
+    ///
+    /// # Errors
+    /// The check's refusal.
+    fn check_head(head: &format::Head<'_>) -> Result<(), FormatError> {
+        let _ = head;
+        Ok(())
+    }
+
     /// Loads a filter saved by [`Persist::save`] (or any file holding [`Persist::to_bytes`]).
     /// The memory for the file is reserved fallibly, so a file larger than memory (a sparse
-    /// terabyte is cheap to make) is an error, not an abort.
+    /// terabyte is cheap to make) is an error, not an abort; and the payload length the header
+    /// declares is checked against the parameters ([`Self::check_head`]) before a byte of the
+    /// payload is read, so a crafted header costs the header, not the length it declares.
     ///
     /// # Errors
     /// I/O errors (`OutOfMemory` for a file that does not fit), or the format errors of
     /// [`Persist::from_bytes`] as `InvalidData`.
     fn load(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
-        let bytes = file::read_fallibly(path.as_ref())?;
+        let path = path.as_ref();
+        let bytes = file::read_path(path, DEFAULT_READ_LIMIT, &Self::check_head)?;
         Self::from_bytes(&bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
@@ -140,5 +154,9 @@ impl<C: format::Codec> Persist for C {
 
     fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
         format::decode_with(bytes)
+    }
+
+    fn check_head(head: &format::Head<'_>) -> Result<(), FormatError> {
+        format::check_payload::<C>(head)
     }
 }

@@ -1,6 +1,18 @@
 //! Optional `serde` support (feature `serde`): a filter serializes as one byte string holding its
 //! [`Persist`] encoding, so serde users get the same stable, checksummed format and
 //! the same validation on load.
+//!
+//! # Size limits
+//!
+//! [`deserialize`] validates the bytes the format hands it, but the format reads them first: a
+//! binary format with length prefixes (bincode, postcard, MessagePack) takes the prefix as the
+//! input's claim and may allocate that much before a byte of the filter is checked, so a forged
+//! prefix costs that memory, or aborts the process. When the input is not trusted, set the
+//! format's own limit to the largest filter you accept (its file size: `filterlab calc` prints
+//! the bytes), for instance bincode 1's `DefaultOptions::new().with_limit(n)` or bincode 2's
+//! `config::standard().with_limit::<N>()`. Files read with [`Persist::load`] need no such
+//! setting: the loader checks the declared length against the filter's parameters and the
+//! file's size before reading the payload.
 
 use crate::Persist;
 use serde::de::{Error as _, SeqAccess, Visitor};

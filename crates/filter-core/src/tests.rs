@@ -112,4 +112,7 @@ fn accept_if_passes_the_value_or_names_the_parameter() {
             expected: "above 1",
         })
     );
+    // A float far from 1 in scientific notation, not in 300 digits (issue 37).
+    let e = crate::accept_if(false, "tightening", 1e-300, "in (0, 1)").unwrap_err();
+    assert!(e.to_string().contains("`tightening` = 1e-300:"), "{e}");
 }

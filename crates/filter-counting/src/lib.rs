@@ -39,10 +39,10 @@
 /// The id and name this variant's files carry in their header (listed in `filterlab::any`).
 pub const FILE_KIND: FileKind = FileKind::new(2, "counting");
 
-use filter_core::format::{invalid, Codec, Encoder, Parts};
+use filter_core::format::{invalid, Codec, Encoder, Parts, Reader};
 use filter_core::{
-    math, prefetch, Deletable, Error, FileKind, Filter, FormatError, Hash128, IndexGen, MemoryCap,
-    Prefetch, Result, Sizing,
+    math, prefetch, Deletable, Error, FileKind, Filter, FormatError, Hash128, IndexGen, KeyHasher,
+    MemoryCap, Prefetch, Result, Sizing,
 };
 
 /// Bits per counter.
@@ -340,15 +340,18 @@ impl Codec for CountingBloom {
         e.bytes(&self.counters);
     }
 
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let m = params.u64()?;
+        let k = params.u32()?;
+        counter_bytes(m, k).map(|n| n as u64)
+    }
+
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let m = params.u64()?;
         let k = params.u32()?;
         let len = params.u64()?;
         let sizing = Sizing::decode_params(params, hasher)?;
-        if m == 0 || m > 1 << 63 || !(1..=64).contains(&k) {
-            return Err(invalid(format!("{m} counters with {k} hashes")));
-        }
-        let n_bytes = usize::try_from(m.div_ceil(2)).map_err(|_| invalid("too many counters"))?;
+        let n_bytes = counter_bytes(m, k)?;
         let counters = payload.take_table(n_bytes)?;
         if m % 2 == 1 && counters[n_bytes - 1] >> 4 != 0 {
             return Err(invalid("counter set beyond the end of the array"));
@@ -365,6 +368,14 @@ impl Codec for CountingBloom {
         f.check_len()?;
         Ok(f)
     }
+}
+
+/// The bytes of `m` 4-bit counters (two a byte), after checking the shape a file gives.
+fn counter_bytes(m: u64, k: u32) -> Result<usize, FormatError> {
+    if m == 0 || m > 1 << 63 || !(1..=64).contains(&k) {
+        return Err(invalid(format!("{m} counters with {k} hashes")));
+    }
+    usize::try_from(m.div_ceil(2)).map_err(|_| invalid("too many counters"))
 }
 
 #[cfg(feature = "serde")]

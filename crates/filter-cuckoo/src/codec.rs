@@ -10,7 +10,7 @@
 use crate::builder::{check_fp_bits, table_bytes};
 use crate::{CuckooFilter, Lanes, Layout, FILE_KIND, PAD, SLOTS};
 use filter_core::format::{invalid, refused, try_vec, Codec, Encoder, Parts, Reader};
-use filter_core::{FileKind, FormatError, Sizing};
+use filter_core::{FileKind, FormatError, KeyHasher, Sizing};
 
 impl Codec for CuckooFilter {
     const KIND: FileKind = FILE_KIND;
@@ -30,6 +30,12 @@ impl Codec for CuckooFilter {
         e.bytes(&self.table[..self.table.len() - PAD]);
     }
 
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let buckets = params.u64()?;
+        let fp_bits = params.u32()?;
+        stored_table_len(buckets, fp_bits).map(|n| n as u64)
+    }
+
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let buckets = params.u64()?;
         let fp_bits = params.u32()?;
@@ -38,12 +44,8 @@ impl Codec for CuckooFilter {
         let sizing = Sizing::decode_params(params, hasher)?;
         let layout = decode_layout(params)?;
         layout.check_loaded(buckets)?;
-        check_fp_bits(fp_bits).map_err(refused)?;
         filter_core::check_max_kicks(max_kicks).map_err(refused)?;
-        if buckets == 0 {
-            return Err(invalid("0 buckets"));
-        }
-        let n = table_bytes(buckets, fp_bits).map_err(refused)? - PAD;
+        let n = stored_table_len(buckets, fp_bits)?;
         let raw = payload.take(n)?;
         let mut table = try_vec(n + PAD)?;
         table.extend_from_slice(raw);
@@ -72,6 +74,16 @@ impl Codec for CuckooFilter {
         }
         Ok(f)
     }
+}
+
+/// The bytes of the table a file stores (without the padding a loaded table gets), after
+/// checking its shape.
+fn stored_table_len(buckets: u64, fp_bits: u32) -> Result<usize, FormatError> {
+    check_fp_bits(fp_bits).map_err(refused)?;
+    if buckets == 0 {
+        return Err(invalid("0 buckets"));
+    }
+    Ok(table_bytes(buckets, fp_bits).map_err(refused)? - PAD)
 }
 
 /// The layout after the sizing: none for layout 1, the tag and window for layout 2.

@@ -15,7 +15,7 @@
 use crate::stage::{Stage, PAD};
 use crate::{ExpandableCuckoo, FILE_KIND};
 use filter_core::format::{decode_stages, invalid, refused, Codec, Encoder, Parts, Reader};
-use filter_core::{Error, FileKind, FormatError, MemoryCap, Sizing};
+use filter_core::{Error, FileKind, FormatError, KeyHasher, MemoryCap, Sizing};
 
 impl Codec for ExpandableCuckoo {
     const KIND: FileKind = FILE_KIND;
@@ -34,16 +34,28 @@ impl Codec for ExpandableCuckoo {
         }
     }
 
-    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
-        let sizing = Sizing::decode_params(params, hasher)?;
-        let d = params.u32()?;
-        let period = params.u32()?;
-        let max_kicks = params.u32()?;
-        let n_stages = params.u32()?;
-        if !(1..=4).contains(&d) {
-            return Err(invalid(format!("growth of 2^{d}")));
+    /// The levels are in the payload, but stage `i` is at most at level `i` (levels start at
+    /// 0 and rise by one at most), so each stage is bounded by the largest of levels `0..=i`.
+    fn max_payload_len(hasher: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let (f, n_stages) = decode_params(hasher, params)?;
+        if n_stages == 0 || n_stages as usize > crate::MAX_STAGE_LIST {
+            return Err(invalid(format!("{n_stages} stages")));
         }
-        let mut f = ExpandableCuckoo::validated(sizing, d, period, max_kicks).map_err(refused)?;
+        let mut largest = 0u64;
+        Ok((0..n_stages).fold(0u64, |total, level| {
+            // A level whose size overflows cannot load (`decode_stage` refuses it).
+            let table = f
+                .layout
+                .buckets(level)
+                .and_then(|b| crate::math::stage_table_bytes(b, f.layout.fp_bits(level)));
+            largest = largest.max(table.map_or(0, |t| t.saturating_sub(PAD as u64)));
+            // Level u32, count u64, then the slots.
+            total.saturating_add(largest.saturating_add(12))
+        }))
+    }
+
+    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
+        let (mut f, n_stages) = decode_params(hasher, params)?;
         let (stages, len) = decode_stages(n_stages, crate::MAX_STAGE_LIST, |k, before| {
             let level = payload.u32()?;
             let expected = before
@@ -60,6 +72,23 @@ impl Codec for ExpandableCuckoo {
         f.len = len;
         Ok(f)
     }
+}
+
+/// The filter the parameters describe (no stage yet), and its stage count.
+fn decode_params(
+    hasher: KeyHasher,
+    params: &mut Reader<'_>,
+) -> Result<(ExpandableCuckoo, u32), FormatError> {
+    let sizing = Sizing::decode_params(params, hasher)?;
+    let d = params.u32()?;
+    let period = params.u32()?;
+    let max_kicks = params.u32()?;
+    let n_stages = params.u32()?;
+    if !(1..=4).contains(&d) {
+        return Err(invalid(format!("growth of 2^{d}")));
+    }
+    let f = ExpandableCuckoo::validated(sizing, d, period, max_kicks).map_err(refused)?;
+    Ok((f, n_stages))
 }
 
 /// Reads stage `i`: its shape derived from `f`'s layout, its bytes taken before allocating.

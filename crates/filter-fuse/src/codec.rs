@@ -15,7 +15,7 @@
 
 use crate::build::{Layout, MAX_KEYS, MAX_SEGMENT_LENGTH};
 use crate::{BinaryFuse, Fingerprint};
-use filter_core::format::{invalid, Codec, Encoder, Hashed, Parts};
+use filter_core::format::{invalid, Codec, Encoder, Hashed, Parts, Reader};
 use filter_core::{FileKind, FormatError, KeyHasher, StaticFilter};
 
 /// The file kind of [`BinaryFuse8`](crate::BinaryFuse8).
@@ -108,6 +108,13 @@ impl<F: Stored> Codec for BinaryFuse<F> {
 
     fn encode_payload(&self, e: &mut Encoder<'_>) {
         F::write(&self.fingerprints, e);
+    }
+
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let _seed = params.u64()?;
+        let _len = params.u64()?;
+        let layout = checked_layout(params.u32()?, params.u32()?)?;
+        Ok(u64::from(layout.array_length) * u64::from(F::BITS / 8))
     }
 
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {

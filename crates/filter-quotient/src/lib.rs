@@ -51,7 +51,7 @@ mod rsqf;
 
 pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};
 
-use filter_core::format::{invalid, refused, Codec, Encoder, Parts};
+use filter_core::format::{invalid, refused, Codec, Encoder, Parts, Reader};
 use filter_core::{
     reduce, Deletable, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Result,
     Sizing,
@@ -388,6 +388,13 @@ impl Codec for QuotientFilter {
         }
     }
 
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let base_quotients = params.u64()?;
+        let doublings = params.u32()?;
+        let r = params.u32()?;
+        payload_len(shape_of(base_quotients, doublings, r)?, r).map(|(bytes, ..)| bytes)
+    }
+
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let base_quotients = params.u64()?;
         let doublings = params.u32()?;
@@ -407,8 +414,7 @@ impl Codec for QuotientFilter {
                 sizing.capacity
             )));
         }
-        let (_, bit_words, rem_words) = rsqf::layout(q, r).map_err(refused)?;
-        let expected = (2 * bit_words as u64 + rem_words as u64) * 8;
+        let (expected, bit_words, rem_words) = payload_len(q, r)?;
         if payload.remaining() as u64 != expected {
             return Err(invalid(format!(
                 "Q {q}, r {r} needs a payload of {expected} bytes, not {}",
@@ -454,6 +460,14 @@ fn shape_of(base: u64, doublings: u32, r: u32) -> Result<u64, FormatError> {
             "{base} quotients resized {doublings} times with {r} remainder bits"
         ))),
     }
+}
+
+/// The payload bytes of a table of `q` quotients and `r`-bit remainders (two bit vectors and
+/// the remainders, in words), with the word counts of each.
+fn payload_len(q: u64, r: u32) -> Result<(u64, usize, usize), FormatError> {
+    let (_, bit_words, rem_words) = rsqf::layout(q, r).map_err(refused)?;
+    let words = 2 * bit_words as u64 + rem_words as u64;
+    Ok((filter_core::format::words_len(words)?, bit_words, rem_words))
 }
 
 #[cfg(feature = "serde")]

@@ -13,7 +13,7 @@
 //! a loaded filter reads inside its tables.
 
 use crate::{math, Ribbon, BLOCK, MAX_RESULT_BITS, W};
-use filter_core::format::{invalid, Codec, Encoder, Hashed, Parts};
+use filter_core::format::{invalid, Codec, Encoder, Hashed, Parts, Reader};
 use filter_core::{FileKind, FormatError, KeyHasher, StaticFilter};
 
 /// The file kind of a [`Ribbon`].
@@ -57,6 +57,29 @@ fn checked_shape(r: u32, slots: u64, boundary: u64, len: u64) -> Result<(u64, u6
     Ok(math::ribbon_table_words(r, slots, boundary))
 }
 
+/// The payload bytes of the two tables.
+fn payload_len(table_words: u64, extra_words: u64) -> Result<u64, FormatError> {
+    table_words
+        .checked_add(extra_words)
+        .and_then(|w| w.checked_mul(8))
+        .ok_or_else(|| {
+            invalid(format!(
+                "{table_words} + {extra_words} words overflow 64-bit sizes"
+            ))
+        })
+}
+
+/// The payload bytes of the tables the parameters describe, checked.
+fn checked_payload_len(params: &mut Reader<'_>) -> Result<u64, FormatError> {
+    let _seed = params.u64()?;
+    let len = params.u64()?;
+    let r = params.u32()?;
+    let slots = params.u64()?;
+    let boundary = params.u64()?;
+    let (table_words, extra_words) = checked_shape(r, slots, boundary, len)?;
+    payload_len(table_words, extra_words)
+}
+
 impl Codec for Ribbon {
     const KIND: FileKind = FILE_KIND;
 
@@ -72,6 +95,10 @@ impl Codec for Ribbon {
         e.u64s(&self.table).u64s(&self.extra);
     }
 
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        checked_payload_len(params)
+    }
+
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let seed = params.u64()?;
         let len = params.u64()?;
@@ -79,10 +106,7 @@ impl Codec for Ribbon {
         let slots = params.u64()?;
         let boundary = params.u64()?;
         let (table_words, extra_words) = checked_shape(r, slots, boundary, len)?;
-        let expected = table_words
-            .checked_add(extra_words)
-            .and_then(|w| w.checked_mul(8))
-            .ok_or_else(|| invalid(format!("{slots} slots of {r} bits overflow 64-bit sizes")))?;
+        let expected = payload_len(table_words, extra_words)?;
         if payload.remaining() as u64 != expected {
             return Err(invalid(format!(
                 "a payload of {} bytes for {table_words} + {extra_words} words ({expected} bytes)",

@@ -3,8 +3,10 @@
 
 use crate::stages::Stage;
 use crate::{ScalableBloom, FILE_KIND, MAX_STAGES};
-use filter_core::format::{decode_stages, invalid, refused, Codec, Encoder, Parts};
-use filter_core::{BloomBits, FileKind, FormatError, Sizing};
+use filter_core::format::{
+    decode_stages, invalid, refused, words_len, Codec, Encoder, Parts, Reader,
+};
+use filter_core::{BloomBits, FileKind, FormatError, KeyHasher, Sizing};
 
 impl Codec for ScalableBloom {
     const KIND: FileKind = FILE_KIND;
@@ -22,6 +24,24 @@ impl Codec for ScalableBloom {
             s.bits.encode_params(e);
             s.bits.encode_payload(e);
         }
+    }
+
+    /// Each stage's count, shape and words, the shapes derived from the parameters.
+    fn max_payload_len(hasher: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let sizing = Sizing::decode_params(params, hasher)?;
+        let growth = params.f64()?;
+        let tightening = params.f64()?;
+        let n_stages = params.u32()?;
+        let f = ScalableBloom::validated(sizing, growth, tightening).map_err(refused)?;
+        if n_stages == 0 || n_stages as usize > MAX_STAGES {
+            return Err(invalid(format!("{n_stages} stages")));
+        }
+        (0..n_stages as usize).try_fold(0u64, |total, i| {
+            let plan = f.stage_plan(i).map_err(refused)?;
+            // Count u64, m u64, k u32, then the words.
+            let stage = words_len(plan.m.div_ceil(64))?.saturating_add(20);
+            Ok(total.saturating_add(stage))
+        })
     }
 
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {

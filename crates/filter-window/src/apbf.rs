@@ -76,7 +76,8 @@ impl ApbfBuilder {
             what: "age-partitioned slices",
             hint: format!(
                 "no slice size reaches {} with k = {}: raise k",
-                self.fpr, self.k
+                filter_core::math::format_real(self.fpr),
+                self.k
             ),
         })?;
         let words_per_slice = plan.m.div_ceil(64);

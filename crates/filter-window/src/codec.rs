@@ -29,7 +29,7 @@ use crate::apbf::MAX_SLICES;
 use crate::lanes::Lanes;
 use crate::math::{ApbfPlan, SlicedPlan};
 use crate::{Apbf, ItemWindow, TimeWindow, GENERATION_CHOICES};
-use filter_core::format::{invalid, Codec, Encoder, Hashed, Parts, Reader};
+use filter_core::format::{invalid, words_len, Codec, Encoder, Hashed, Parts, Reader};
 use filter_core::{FileKind, FormatError, KeyHasher, Table};
 
 /// The file kind of an [`ItemWindow`].
@@ -98,6 +98,13 @@ fn expect_words(payload: &Reader<'_>, words: u64, what: &str) -> Result<usize, F
     }
 }
 
+/// The words the lanes of `plan` take: `N + 1` lanes of one bit each per position, packed
+/// into 64-bit words, the positions rounded up to a whole word.
+fn lane_words(plan: &SlicedPlan) -> u64 {
+    let per_word = 64u64 >> (plan.generations + 1).trailing_zeros();
+    plan.m.div_ceil(per_word)
+}
+
 /// Reads the lanes of `plan` with the given slot counts, checking that no slot has more bits
 /// set than its items can have set (`k` each).
 fn decode_lanes(
@@ -109,7 +116,7 @@ fn decode_lanes(
     let lane_log2 = slots.trailing_zeros();
     let per_word = 64u64 >> lane_log2;
     let m = plan.m.next_multiple_of(per_word);
-    let n = expect_words(payload, m / per_word, "lanes")?;
+    let n = expect_words(payload, lane_words(plan), "lanes")?;
     let words = payload.u64s(n)?;
     let mut set = vec![0u64; slots as usize];
     // One bit per lane: all ones divided by the all-ones lane.
@@ -174,6 +181,10 @@ impl Codec for ItemWindow {
         e.u64s(&self.lanes.words);
     }
 
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        words_len(lane_words(&decode_plan(params)?))
+    }
+
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
         let plan = decode_plan(params)?;
         let window = params.u64()?;
@@ -217,6 +228,12 @@ impl Codec for TimeWindow {
             e.u64(c);
         }
         e.u64s(&self.lanes.words);
+    }
+
+    /// The slice counts (`N + 1` u64s), then the lanes.
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let plan = decode_plan(params)?;
+        words_len(lane_words(&plan) + u64::from(plan.generations) + 1)
     }
 
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
@@ -293,6 +310,26 @@ fn apbf_state(plan: &ApbfPlan, inserted: u64) -> (u32, u64, Vec<u64>) {
     (base, in_generation, counts)
 }
 
+/// An APBF's `k` and `l`, checked: both at least 1, `k + l` at most [`MAX_SLICES`].
+fn checked_slices(k: u32, l: u32) -> Result<(u32, u32), FormatError> {
+    if k == 0 || l == 0 || k.saturating_add(l) > MAX_SLICES {
+        return Err(invalid(format!(
+            "k = {k}, l = {l} (k, l >= 1, k + l <= 64)"
+        )));
+    }
+    Ok((k, l))
+}
+
+/// An APBF's bits per slice, checked: whole words, at most [`MAX_SLICE_BITS`].
+fn checked_slice_bits(m: u64) -> Result<u64, FormatError> {
+    if m == 0 || m % 64 != 0 || m > MAX_SLICE_BITS {
+        return Err(invalid(format!(
+            "slices of {m} bits (whole words, at most 2^56)"
+        )));
+    }
+    Ok(m)
+}
+
 impl Codec for Apbf {
     const KIND: FileKind = APBF_FILE_KIND;
 
@@ -309,28 +346,27 @@ impl Codec for Apbf {
         e.u64s(&self.words);
     }
 
+    /// `k + l` slices of `m` bits.
+    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
+        let (k, l) = checked_slices(params.u32()?, params.u32()?)?;
+        let _per_generation = params.u64()?;
+        let m = checked_slice_bits(params.u64()?)?;
+        words_len(m / 64 * u64::from(k + l))
+    }
+
     fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
-        let (k, l) = (params.u32()?, params.u32()?);
+        let (k, l) = checked_slices(params.u32()?, params.u32()?)?;
         let per_generation = params.u64()?;
         let m = params.u64()?;
         let window = params.u64()?;
         let inserted = checked_inserted(params.u64()?)?;
-        if k == 0 || l == 0 || k.saturating_add(l) > MAX_SLICES {
-            return Err(invalid(format!(
-                "k = {k}, l = {l} (k, l >= 1, k + l <= 64)"
-            )));
-        }
         if !(1..=MAX_INSERTED).contains(&window) || per_generation != window.div_ceil(u64::from(l))
         {
             return Err(invalid(format!(
                 "generations of {per_generation} items for a window of {window} in {l}"
             )));
         }
-        if m == 0 || m % 64 != 0 || m > MAX_SLICE_BITS {
-            return Err(invalid(format!(
-                "slices of {m} bits (whole words, at most 2^56)"
-            )));
-        }
+        let m = checked_slice_bits(m)?;
         let plan = ApbfPlan {
             k,
             l,

@@ -75,6 +75,27 @@ fn time_window_takes_any_timestamp() {
     assert!(g.contains_at(b"b", Timestamp(u64::MAX)));
 }
 
+/// `forgets_all_at` is true exactly where a query finds nothing of what the window held.
+#[test]
+fn forgets_all_at_marks_the_jump_that_empties_the_window() {
+    let mut f = TimeWindow::builder()
+        .window(70)
+        .items_per_window(100)
+        .build()
+        .unwrap();
+    assert!(!f.forgets_all_at(Timestamp(u64::MAX)), "nothing to forget");
+    f.insert_at(b"a", Timestamp(1_000)).unwrap();
+    let last_kept = (1_000..10_000)
+        .take_while(|&t| !f.forgets_all_at(Timestamp(t)))
+        .last()
+        .unwrap();
+    assert!(f.contains_at(b"a", Timestamp(last_kept)));
+    assert_eq!(f.len_at(Timestamp(last_kept + 1)), 0);
+    assert!(f.forgets_all_at(Timestamp(last_kept + 1)));
+    assert!(last_kept >= 1_000 + 70, "kept a whole window");
+    assert!(!f.forgets_all_at(Timestamp(0)), "the past forgets nothing");
+}
+
 #[test]
 fn instant_clock_counts_whole_ticks() {
     let origin = std::time::Instant::now();

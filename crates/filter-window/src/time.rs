@@ -295,6 +295,15 @@ impl TimeWindow {
         );
     }
 
+    /// Whether every slice the window holds would have left it by `t`, so that an insert at
+    /// `t` forgets all it holds: `t` lies more than one window past the latest slice. `false`
+    /// before the first insert (there is nothing to forget). A caller whose times come from
+    /// people (a command line) can refuse such a jump: a time in milliseconds given to a
+    /// window counted in seconds is one.
+    pub fn forgets_all_at(&self, t: Timestamp) -> bool {
+        self.current.is_some() && self.live(t) == 0
+    }
+
     /// Items held in the slices still in the window at `t`.
     pub fn len_at(&self, t: Timestamp) -> u64 {
         self.lanes.items(self.live(t))

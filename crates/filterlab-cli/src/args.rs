@@ -13,7 +13,8 @@ use std::path::PathBuf;
     version,
     about = "Size, choose, build, query and explain approximate-membership filters",
     after_help = "Numbers: 10M, 1e7, 10_000_000; rates: 1%, 0.01, 1/100; memory: 64MiB, 64K (= KiB), 512MB.\n\
-                  Key files: one key a line (LF or CRLF); empty lines skipped; a UTF-8 BOM dropped.\n\
+                  Key files: one key a line (LF or CRLF), at most 64 KiB a key; empty lines skipped; a UTF-8\n\
+                  BOM dropped; a FIFO or pipe is read as it comes, a device (/dev/urandom) refused.\n\
                   Keys are printed escaped (\\\\, \\t, \\r, \\n, \\xHH for control and non-UTF-8 bytes).\n\
                   Exit codes: 0 success (query: all keys maybe present), 1 query: some key absent\n\
                   (remove: some key absent, not removed), 2 error (under --json: one JSON object on stderr)."
@@ -25,8 +26,9 @@ pub struct Cli {
     /// Print JSON instead of text, for scripts.
     #[arg(long, global = true)]
     pub json: bool,
-    /// Treat warnings about the result (more keys than the capacity) as errors: exit 2 and
-    /// leave the file as it was.
+    /// Treat warnings about the result (more keys than the capacity, or than a static
+    /// filter's --n; an overfull slice of a window) as errors: exit 2 and leave the file as it
+    /// was.
     #[arg(long, global = true)]
     pub strict: bool,
 }
@@ -69,6 +71,11 @@ pub enum Command {
         /// A window counted in time: the time the keys are inserted at (required for it).
         #[arg(long)]
         at: Option<u64>,
+        /// A window counted in time: insert at an --at more than one window after its newest
+        /// slice, which forgets every key it holds (refused without this flag: a time in
+        /// milliseconds given to a window counted in seconds is such a jump).
+        #[arg(long, requires = "at")]
+        allow_jump: bool,
     },
     /// Remove keys from a saved counting or cuckoo filter and save it again (atomically).
     ///
@@ -169,13 +176,14 @@ pub struct Build {
     /// Variant.
     #[arg(long, value_parser = parse::VariantParser)]
     pub variant: Variant,
-    /// Items (10M, 1e7, ...); without it, the non-empty lines of --keys are counted first.
+    /// Items (10M, 1e7, ...); without it, the non-empty lines of --keys are counted first
+    /// (not for a time window: its --n is the most items one window receives).
     #[arg(long, value_parser = parse::count, allow_hyphen_values = true)]
     pub n: Option<u64>,
     /// False-positive rate (1%, 0.01, 1/100).
     #[arg(long, value_parser = parse::rate, allow_hyphen_values = true)]
     pub fpr: f64,
-    /// Key file, one key per line; `-` for stdin.
+    /// Key file, one key per line, at most 64 KiB a key; `-` for stdin (a device is refused).
     #[arg(long)]
     pub keys: PathBuf,
     /// Where to save the filter (written whole or not at all; only a regular file is replaced).
@@ -277,7 +285,8 @@ impl HashArg {
 pub struct Keys {
     /// Keys; none and no --keys: read stdin, one per line.
     pub keys: Vec<String>,
-    /// Read keys from this file, one per line (`-`: stdin).
+    /// Read keys from this file, one per line, at most 64 KiB a key (`-`: stdin; a device is
+    /// refused).
     #[arg(long = "keys", value_name = "FILE", conflicts_with = "keys")]
     pub key_file: Option<PathBuf>,
 }

@@ -4,11 +4,11 @@
 //! the library's atomic save.
 
 use crate::args::{Build, Keys};
-use crate::file;
+use crate::file::{self, Role};
 use crate::keys;
 use crate::output::Out;
 use crate::units::{pct, size};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use filterlab::any::Plan;
 use filterlab::keylines::{escape, LineCounts};
 use filterlab::{AnyFilter, Filter, Params, Variant};
@@ -90,6 +90,8 @@ pub enum Change {
     Add {
         /// `--at`.
         at: Option<u64>,
+        /// `--allow-jump`: an `--at` that forgets the whole window is let through.
+        allow_jump: bool,
     },
     /// `remove`.
     Remove,
@@ -182,18 +184,42 @@ fn progress(total: Option<u64>) -> ProgressBar {
     }
 }
 
-/// Warnings about a filter holding more than its capacity, and about the key lines; an
-/// error under `--strict` for the former.
-fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<String>> {
+/// Warnings about a filter holding more than its capacity (a static filter: more keys than
+/// the --n it was `asked` for), and about the key lines; an error under `--strict` for the
+/// former.
+fn warnings(
+    out: Out,
+    filter: &AnyFilter,
+    lines: &LineCounts,
+    asked: Option<&Plan>,
+) -> Result<Vec<String>> {
     let mut w = Vec::new();
     let caps = filter.capabilities();
-    if caps.windowed {
+    if let (true, Some(plan)) = (caps.static_set, asked.filter(|p| filter.len() > p.n)) {
+        // Built once from its whole set, it is sized for every key it was given: at the rate
+        // asked, but larger than the plan for --n.
+        let message = format!(
+            "{} distinct keys exceed --n {}: the {} filter was sized for all of them ({}, \
+             not the {} planned)",
+            filter.len(),
+            plan.n,
+            filter.variant(),
+            size(filter.size_in_bytes() as u64),
+            size(plan.bytes)
+        );
+        if out.strict {
+            bail!("{message}; not saved (--strict)");
+        }
+        w.push(message);
+    } else if caps.windowed {
         // A window forgets instead of filling; a slice of time that received more than its
         // share raises the rate while it is in the window.
         let planned = filter.plan()?.expected_fpr;
         if filter.expected_fpr() > planned * (1.0 + 1e-9) {
             let message = format!(
-                "a slice of the window holds more than its share of the {} items per window;                  the rate is above the target while it is in the window (expected {}):                  spread the keys over the window's time, or build with a larger --n",
+                "a slice of the window holds more than its share of the {} items per window; \
+                 the rate is above the target while it is in the window (expected {}): \
+                 spread the keys over the window's time, or build with a larger --n",
                 filter.capacity(),
                 pct(filter.expected_fpr())
             );
@@ -221,15 +247,34 @@ fn warnings(out: Out, filter: &AnyFilter, lines: &LineCounts) -> Result<Vec<Stri
     Ok(w)
 }
 
+/// What a writer says when another holds the file's lock, before it waits.
+fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
+    move || {
+        out.note(&format!(
+            "waiting for another filterlab command that is writing {}",
+            path.display()
+        ));
+    }
+}
+
 /// `build`: reads keys line by line into a new filter, counting duplicates, and saves it.
 ///
 /// # Errors
 /// A bad output path or directory, a filter that cannot be allocated, unreadable keys, a full
 /// filter, a failed save; under `--strict`, more keys than the capacity.
 pub fn build(b: &Build, out: Out) -> Result<Built> {
-    file::check_output(&b.output)?;
+    file::check_output(&b.output, Role::Output)?;
     let (n, counted) = match b.n {
         Some(n) => (n, false),
+        // Counting would size the window for the key lines, and all of them go into the one
+        // slice of --at, sized for its share of --n: the window would start far above its
+        // target (93.6% at 1% for 2,000 lines).
+        None if b.variant.capabilities().timed => bail!(
+            "--n is needed for a {} filter: the most items one window receives, spread over \
+             its slices; the keys of one build all go into the slice of --at, which takes its \
+             share of --n at the target, so counting the key lines would undersize it",
+            b.variant
+        ),
         None => (keys::count_keys(&b.keys)?, true),
     };
     let hasher = b.hashing.hasher()?;
@@ -248,24 +293,27 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     let (reader, total) = keys::open(&b.keys)?;
     let bar = progress(total);
     let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
-    let read = || format!("cannot read {}", b.keys.display());
+    let name = b.keys.display().to_string();
     let (filter, counts) = if b.variant.capabilities().static_set {
         // Built once from the whole key set.
-        let (hashes, counts) =
-            keys::hash_lines(reader, hasher, keys::Limits::default()).with_context(read)?;
+        let (hashes, counts) = keys::hash_lines(reader, &name, hasher, keys::Limits::default())?;
         (
             AnyFilter::build_from_hashes(b.variant, &params, &hashes)?,
             counts,
         )
     } else {
         let mut filter = AnyFilter::build(b.variant, &params)?;
-        let counts = keys::insert_lines(reader, &mut filter, at, keys::Limits::default())
-            .with_context(read)?;
+        let counts = keys::insert_lines(reader, &name, &mut filter, at, keys::Limits::default())?;
         (filter, counts)
     };
     bar.finish_and_clear();
-    let warnings = warnings(out, &filter, &counts.lines)?;
-    file::save(&filter, &b.output)?;
+    let asked = b.n.is_some().then_some(&plan);
+    let warnings = warnings(out, &filter, &counts.lines, asked)?;
+    // Not replaced under an `add` or `remove` that is editing the file (its save would then
+    // replace this filter with the old one plus its keys): it saves first, or after this one.
+    let locked = file::exclusive(&b.output, waiting(out, &b.output))?;
+    file::save(&filter, &b.output, Role::Output)?;
+    drop(locked);
     let file_bytes = std::fs::metadata(&b.output).map_or(0, |m| m.len());
     Ok(Built {
         variant: b.variant,
@@ -291,10 +339,17 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
 /// A missing, damaged or special file; a variant that cannot remove; a full filter (nothing
 /// is saved then); a failed save; under `--strict`, more keys than the capacity.
 pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Changed> {
-    file::check_output(path)?;
-    let (mut filter, _) = file::load(path)?;
+    file::check_output(path, Role::Edited)?;
+    // Held from the load to the save, so that a concurrent writer's keys are not lost.
+    let locked = file::exclusive(path, waiting(out, path))?
+        .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
+    let (mut filter, _) = file::load_locked(&locked)?;
     let (remove, at) = match change {
-        Change::Add { at } => (false, crate::window::time(filter.variant(), at, true)?),
+        Change::Add { at, allow_jump } => {
+            let at = crate::window::time(filter.variant(), at, true)?;
+            crate::window::check_jump(&filter, at, allow_jump, out)?;
+            (false, at)
+        }
         Change::Remove => (true, None),
     };
     if !remove && filter.capabilities().static_set {
@@ -338,8 +393,9 @@ pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Ch
         }
         Ok(())
     })?;
-    let warnings = warnings(out, &filter, &lines)?;
-    file::save(&filter, path)?;
+    let warnings = warnings(out, &filter, &lines, None)?;
+    file::save(&filter, path, Role::Edited)?;
+    drop(locked);
     Ok(Changed {
         filter: path.display().to_string(),
         changed,

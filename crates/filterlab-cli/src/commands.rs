@@ -55,8 +55,14 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             let built = build::build(&b, out)?;
             out.emit(&built, render::build)
         }
-        Command::Add { filter, keys, at } => {
-            let changed = build::change(&filter, &keys, Change::Add { at }, out)?;
+        Command::Add {
+            filter,
+            keys,
+            at,
+            allow_jump,
+        } => {
+            let change = Change::Add { at, allow_jump };
+            let changed = build::change(&filter, &keys, change, out)?;
             out.emit(&changed, render::changed)
         }
         Command::Remove { filter, keys } => {
@@ -113,7 +119,9 @@ impl Answer {
 }
 
 /// `query`: answers each key as it is read (stdin is streamed, never held), as text lines or
-/// as one JSON array written element by element.
+/// as one JSON array written element by element; a key that cannot be read part-way (a line
+/// too long, a read error) ends the array with an `{"error": ...}` element, so stdout stays
+/// valid JSON.
 fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
     let (filter, _) = file::load(path)?;
     let at = crate::window::time(filter.variant(), at, false)?;
@@ -127,7 +135,7 @@ fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut any_absent = false;
     let mut first = true;
-    let lines = keys::for_each_source_key(keys, |_, key| {
+    let read = keys::for_each_source_key(keys, |_, key| {
         let present = crate::window::contains(&filter, key, at)?;
         any_absent |= !present;
         let text = if out.json {
@@ -142,7 +150,19 @@ fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
             .write_all(text.as_bytes())
             .and_then(|()| if interactive { stdout.flush() } else { Ok(()) })
             .context("cannot write to stdout")
-    })?;
+    });
+    let lines = match read {
+        Ok(lines) => lines,
+        Err(e) => {
+            // Answers already written stay valid JSON: the array ends with the error, which
+            // is also reported on stderr as every error is.
+            if out.json && !first {
+                let error = serde_json::json!({ "error": format!("{e:#}") });
+                let _ = write!(stdout, ",\n  {error}\n]\n").and_then(|()| stdout.flush());
+            }
+            return Err(e);
+        }
+    };
     let end = match (out.json, first) {
         (true, true) => "[]\n",
         (true, false) => "\n]\n",

@@ -1,13 +1,17 @@
 //! A saved filter of any variant, as the commands handle it: loaded with the path in every
 //! message, saved only over a regular file, and described for `info`.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use filterlab::any::Parameter;
-use filterlab::{AnyFilter, Filter, Variant};
+use filterlab::{AnyFilter, Filter, FormatError, Variant};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use std::fs::File;
 use std::io::ErrorKind;
 use std::path::Path;
+
+mod lock;
+pub use lock::{exclusive, Locked};
 
 /// What `info` shows about a saved filter.
 #[derive(Debug, Serialize)]
@@ -53,14 +57,54 @@ impl Serialize for Params {
 /// Reads and loads a saved filter; with its bytes.
 ///
 /// # Errors
-/// A file that cannot be read, or any format error, with the path in the message.
+/// A missing file or something other than a regular file at `path` (a FIFO, a device: see
+/// [`open_regular`]), a file that cannot be read, or any format error, with the path in the
+/// message.
 pub fn load(path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
-    // Memory reserved fallibly, and a file that grows or a device that never ends refused.
-    let bytes = filterlab::read_fallibly(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let file = open_regular(path)?
+        .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
+    read(&file, path)
+}
+
+/// [`load`] of the file a writer has locked: what was locked is what is read, whatever the
+/// path names by now.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_locked(locked: &Locked) -> Result<(AnyFilter, Vec<u8>)> {
+    read(locked.file(), locked.path())
+}
+
+fn read(file: &File, path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
+    // Memory reserved fallibly, a header declaring more than its parameters describe or more
+    // than the file holds refused before the payload is read.
+    let bytes = match AnyFilter::read_file(file) {
+        Ok(b) => b,
+        Err(e) => match e.get_ref().and_then(|i| i.downcast_ref::<FormatError>()) {
+            Some(format) => bail!(
+                "{} is not a usable filterlab filter: {format}",
+                path.display()
+            ),
+            None => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        },
+    };
     match AnyFilter::from_bytes(&bytes) {
         Ok(f) => Ok((f, bytes)),
         Err(e) => bail!("{} is not a usable filterlab filter: {e}", path.display()),
+    }
+}
+
+/// Opens the filter file at `path` for reading ([`filterlab::open_regular`]: only a regular
+/// file, and without waiting on a FIFO); `None` when nothing is there.
+///
+/// # Errors
+/// Something other than a regular file at `path`, or an error opening it.
+pub fn open_regular(path: &Path) -> Result<Option<File>> {
+    match filterlab::open_regular(path) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == ErrorKind::InvalidInput => bail!("{e}"),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
 }
 
@@ -70,11 +114,37 @@ pub fn load(path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
 ///
 /// # Errors
 /// Anything but a regular file at `path`, or an I/O error (`path` is then untouched).
-pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
-    check_output(path)?;
-    filter
-        .save(path)
-        .with_context(|| format!("cannot save {}", path.display()))
+pub fn save(filter: &AnyFilter, path: &Path, role: Role) -> Result<()> {
+    check_output(path, role)?;
+    match filter.save(path) {
+        Ok(()) => Ok(()),
+        // EFBIG: past the process's file-size limit (SIGXFSZ is ignored, see `main`).
+        Err(e) if e.kind() == ErrorKind::FileTooLarge => bail!(
+            "cannot save {}: the filter's file is larger than this process may write ({e}); \
+             raise the file-size limit (`ulimit -f`) or build a smaller filter; nothing was \
+             changed",
+            path.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("cannot save {}", path.display())),
+    }
+}
+
+/// How a command names the file it writes, for the advice of a refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `build -o FILE`: any regular file or a new path will do.
+    Output,
+    /// `add FILE` and `remove FILE`: a saved filter, edited in place.
+    Edited,
+}
+
+impl Role {
+    fn advice(self) -> &'static str {
+        match self {
+            Role::Output => "give -o a regular file or a new path",
+            Role::Edited => "give the path of a filter file that `filterlab build` saved",
+        }
+    }
 }
 
 /// Refuses to replace anything at `path` but a regular file: a symlink, FIFO, device,
@@ -82,7 +152,7 @@ pub fn save(filter: &AnyFilter, path: &Path) -> Result<()> {
 ///
 /// # Errors
 /// Something else at `path`, or metadata that cannot be read.
-pub fn check_output(path: &Path) -> Result<()> {
+pub fn check_output(path: &Path, role: Role) -> Result<()> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
@@ -100,8 +170,9 @@ pub fn check_output(path: &Path) -> Result<()> {
         special_kind(&kind)
     };
     bail!(
-        "refusing to replace {}: it is {what}, not a regular file; give -o a regular file or a new path",
-        path.display()
+        "refusing to replace {}: it is {what}, not a regular file; {}",
+        path.display(),
+        role.advice()
     )
 }
 

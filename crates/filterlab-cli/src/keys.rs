@@ -7,7 +7,7 @@
 //! and not inserted again, so the count of the set never grows without bound.
 
 use crate::args::Keys;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use filterlab::keylines::{KeyLines, LineCounts};
 use filterlab::{AnyFilter, Filter};
 use std::collections::HashSet;
@@ -50,35 +50,60 @@ pub struct Counts {
     pub maybe_duplicates: u64,
 }
 
-/// Opens a key file, or stdin for `-`; with the file's length when it has one.
+/// Opens a key file, or stdin for `-`; with the file's length when it has one. A FIFO or
+/// pipe (`--keys <(zcat keys.gz)`) is read as it comes; a device is refused: `/dev/urandom`
+/// never ends (its newlines make endless short keys) and `/dev/zero` has no line end.
 ///
 /// # Errors
-/// A file that cannot be opened, with its path.
+/// A file that cannot be opened, with its path; a device.
 pub fn open(path: &Path) -> Result<(Box<dyn Read>, Option<u64>)> {
     if path.as_os_str() == "-" {
         return Ok((Box::new(std::io::stdin().lock()), None));
     }
     let file = std::fs::File::open(path)
         .with_context(|| format!("cannot open key file {}", path.display()))?;
-    let len = file
+    let meta = file
         .metadata()
-        .ok()
-        .filter(std::fs::Metadata::is_file)
-        .map(|m| m.len());
+        .with_context(|| format!("cannot inspect key file {}", path.display()))?;
+    if is_device(&meta) {
+        bail!(
+            "refusing to read keys from {}: it is a device, which may never end; give a key \
+             file, or pipe what you mean into `--keys -` (such as `head -n 1000 {} | ...`)",
+            path.display(),
+            path.display()
+        );
+    }
+    let len = meta.is_file().then_some(meta.len());
     Ok((Box::new(file), len))
 }
 
-/// Calls `each` with every non-empty key of `reader` and its line number.
+#[cfg(unix)]
+fn is_device(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    t.is_char_device() || t.is_block_device()
+}
+
+#[cfg(not(unix))]
+fn is_device(_: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// Calls `each` with every non-empty key of `reader` (named `name` in messages) and its line
+/// number.
 ///
 /// # Errors
-/// A read error, a key longer than `key_bytes`, or the first error of `each`.
+/// A read error or a key longer than `key_bytes`, as "cannot read the keys of NAME: ...";
+/// the first error of `each`, as it is (a full filter is not a reading problem).
 pub fn for_each_key(
     reader: impl BufRead,
     key_bytes: usize,
+    name: &str,
     mut each: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<LineCounts> {
     let mut lines = KeyLines::new(reader, key_bytes);
-    while let Some((line, key)) = lines.next_key()? {
+    let read = || format!("cannot read the keys of {name}");
+    while let Some((line, key)) = lines.next_key().with_context(read)? {
         each(line, key)?;
     }
     Ok(lines.counts())
@@ -116,24 +141,26 @@ pub fn for_each_source_key(
     for_each_key(
         BufReader::with_capacity(1 << 16, reader),
         MAX_KEY_BYTES,
+        &name,
         each,
     )
-    .with_context(|| format!("cannot read the keys of {name}"))
 }
 
-/// Inserts every key of `reader` into `filter` (at `at` for a window counted in time).
+/// Inserts every key of `reader` (named `name` in messages) into `filter` (at `at` for a
+/// window counted in time).
 ///
 /// # Errors
 /// As [`for_each_key`]; a set that cannot grow, or a full filter, with the line number.
 pub fn insert_lines(
     reader: impl BufRead,
+    name: &str,
     filter: &mut AnyFilter,
     at: Option<filterlab::Timestamp>,
     limits: Limits,
 ) -> Result<Counts> {
     let mut counts = Counts::default();
     let mut seen: HashSet<u128> = HashSet::new();
-    counts.lines = for_each_key(reader, limits.key_bytes, |line, key| {
+    counts.lines = for_each_key(reader, limits.key_bytes, name, |line, key| {
         let h = filter.hasher().hash(key);
         if seen.contains(&h.to_u128()) {
             counts.duplicates += 1;
@@ -165,19 +192,20 @@ pub fn insert_lines(
     Ok(counts)
 }
 
-/// The distinct key hashes of `reader`'s lines (by `hasher`), for a filter built once from its
+/// The distinct key hashes of `reader`'s lines (named `name` in messages; by `hasher`), for a filter built once from its
 /// whole key set; every repeat is counted exactly, as all hashes are held anyway.
 ///
 /// # Errors
 /// A line that cannot be read or is too long; no memory for the hashes.
 pub fn hash_lines(
     reader: impl BufRead,
+    name: &str,
     hasher: filterlab::KeyHasher,
     limits: Limits,
 ) -> Result<(Vec<filterlab::Hash128>, Counts)> {
     let mut counts = Counts::default();
     let mut hashes = Vec::new();
-    counts.lines = for_each_key(reader, limits.key_bytes, |line, key| {
+    counts.lines = for_each_key(reader, limits.key_bytes, name, |line, key| {
         hashes.try_reserve(1).map_err(|_| {
             anyhow::anyhow!(
                 "line {line}: no memory to hold {} key hashes",
@@ -206,15 +234,16 @@ pub fn count_keys(path: &Path) -> Result<u64> {
     );
     let (reader, _) = open(path)?;
     let mut n = 0u64;
+    let name = path.display().to_string();
     for_each_key(
         BufReader::with_capacity(1 << 16, reader),
         MAX_KEY_BYTES,
+        &name,
         |_, _| {
             n += 1;
             Ok(())
         },
-    )
-    .with_context(|| format!("cannot count the keys of {}", path.display()))?;
+    )?;
     anyhow::ensure!(n > 0, "{} holds no keys", path.display());
     Ok(n)
 }

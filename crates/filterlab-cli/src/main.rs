@@ -43,7 +43,23 @@ use std::process::ExitCode;
 /// Exit code of a failed command.
 const EXIT_ERROR: u8 = 2;
 
+/// Ignores SIGXFSZ, whose default action kills the process, without a word and with its
+/// temporary file left behind, when a write passes the file-size limit (`ulimit -f`): ignored,
+/// the write fails with EFBIG instead, the save removes its temporary file and the error is
+/// reported (as Python does at startup).
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn ignore_file_size_signal() {
+    // SAFETY: `signal` with `SIG_IGN` installs no handler (no code runs on the signal); it is
+    // called first thing in `main`, before any thread exists, and changes only this process.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    ignore_file_size_signal();
     // Known before parsing, so that even a bad argument is reported as JSON under --json.
     let json = std::env::args_os().any(|a| a == "--json");
     let cli = match Cli::try_parse() {

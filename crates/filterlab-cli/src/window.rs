@@ -2,6 +2,7 @@
 //! N inserts / the last T?") and the time that a window counted in time takes with its keys
 //! (`build`, `add` and `query --at`).
 
+use crate::output::Out;
 use anyhow::{bail, Result};
 use filterlab::{AnyFilter, Capabilities, Timestamp, Variant};
 
@@ -87,6 +88,50 @@ pub fn time(variant: Variant, at: Option<u64>, inserting: bool) -> Result<Option
             bail!("{refusal}")
         }
     }
+}
+
+/// Checks an insert's time against a window counted in time as saved: a time that would
+/// forget every key it holds (more than one window past its newest slice) is refused unless
+/// `allow_jump`, and warned about when allowed; a time before its newest slice is warned
+/// about (the keys are filed into the newest slice, so they stay longer than their time says).
+///
+/// # Errors
+/// The refused jump.
+pub fn check_jump(
+    filter: &AnyFilter,
+    at: Option<Timestamp>,
+    allow_jump: bool,
+    out: Out,
+) -> Result<()> {
+    let (Some(t), Some(w)) = (at, filter.as_time_window()) else {
+        return Ok(());
+    };
+    let Some(newest) = w.latest() else {
+        return Ok(()); // nothing inserted yet: nothing to forget or to be late for
+    };
+    if w.forgets_all_at(t) {
+        let what = format!(
+            "--at {} is more than one window ({} ticks) after the window's newest slice, which \
+             starts at {}: every key it holds would be forgotten",
+            t.0,
+            w.window(),
+            newest.0
+        );
+        if !allow_jump {
+            bail!(
+                "{what}; check the units of --at (milliseconds given to a window counted in \
+                 seconds?), or pass --allow-jump if that time is right; nothing was changed"
+            );
+        }
+        out.warn(&format!("{what} (--allow-jump)"));
+    } else if t.0 < newest.0 {
+        out.warn(&format!(
+            "--at {} is before the window's newest slice, which starts at {}: the keys are \
+             filed into that slice and stay in the window longer than their time says",
+            t.0, newest.0
+        ));
+    }
+    Ok(())
 }
 
 /// Whether `filter` holds `key`: at `at` for a window counted in time, else as it stands.

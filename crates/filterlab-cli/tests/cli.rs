@@ -454,3 +454,43 @@ fn a_near_layout_cuckoo_builds_and_says_so_in_info_and_explain() {
     assert_clean_error(&args, None, "cuckoo_layout");
     assert!(!other.exists());
 }
+
+/// Issue 37: a rate of 1e-300 came back in messages as `0.` and 299 more digits (`f64`'s
+/// Display). No command prints a number longer than 24 characters, in text or JSON, answer or
+/// refusal, for any variant.
+#[test]
+fn tiny_rates_are_printed_as_people_read_them() {
+    let longest_number = |text: &str| {
+        text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map(str::len)
+            .max()
+            .unwrap_or(0)
+    };
+    let mut runs = vec![
+        vec!["calc", "--n", "10", "--fpr", "1e-300"],
+        vec!["recommend", "--n", "10", "--fpr", "1e-300"],
+    ];
+    for v in variant_names() {
+        runs.push(vec!["calc", "--variant", v, "--n", "10", "--fpr", "1e-300"]);
+        runs.push(vec![
+            "explain",
+            "--variant",
+            v,
+            "--n",
+            "10",
+            "--fpr",
+            "1e-300",
+        ]);
+    }
+    for args in runs {
+        for json in [false, true] {
+            let mut a = args.clone();
+            if json {
+                a.push("--json");
+            }
+            let out = filterlab(&a);
+            let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+            assert!(longest_number(&text) <= 24, "{a:?}: {text}");
+        }
+    }
+}

@@ -162,3 +162,68 @@ fn recommend_notes_small_sets_and_deletion_hazards_and_reads_well() {
         assert!(!text.contains("because and"), "{text}");
     }
 }
+
+/// Issue 37: one cuckoo file showed three rates (`build` and `info` the filter's exact one,
+/// `explain` the large-table form). Full to its capacity, every command reports the rate of
+/// the one function the filter uses, in both layouts, and `explain`'s rate formula gives it.
+#[test]
+fn one_cuckoo_file_has_one_rate_in_build_info_and_explain() {
+    let keys: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("k{i}\n").into_bytes())
+        .collect();
+    let (dir, key_file) = keys_file(&keys);
+    for layout in ["spread", "near"] {
+        let out = dir.path().join(format!("{layout}.bin"));
+        let mut args = build_args("cuckoo", "2000", s(&key_file), s(&out));
+        args.extend(["--cuckoo-layout", layout]);
+        let built = json(&args);
+        assert_eq!(built["inserted"], 2000, "{built}");
+        let rate = built["expected_fpr"].as_f64().unwrap();
+        let info = json(&["info", s(&out)]);
+        let explained = json(&["explain", s(&out)]);
+        same(&info["expected_fpr"], rate);
+        same(&explained["plan"]["expected_fpr"], rate);
+        let shown = explained["formulas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| {
+                f["name"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("false-positive rate")
+            })
+            .map(|f| f["substituted"].as_str().unwrap().to_string())
+            .unwrap();
+        assert!(
+            shown.contains(&format!("p = {rate:.6}")) || shown.contains(&format!("= {rate:.6}")),
+            "{layout}: {shown} vs {rate}"
+        );
+    }
+}
+
+/// Issue 37: `query --json` that failed part-way left an unterminated array on stdout. The
+/// answers already written stay, the array ends with the error, and stdout parses.
+#[test]
+fn query_json_that_fails_part_way_leaves_valid_json() {
+    let (dir, key_file) = keys_file(b"a\nb\n");
+    let out = dir.path().join("f.bin");
+    json(&build_args("classic", "10", s(&key_file), s(&out)));
+    let mut input = b"a\nb\n".to_vec();
+    input.extend(vec![b'x'; 70_000]);
+    input.push(b'\n');
+    let run = run_with_stdin(&["query", s(&out), "--json"], Some(&input));
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stdout)));
+    let answers = v.as_array().unwrap();
+    assert_eq!(answers.len(), 3, "{v}");
+    assert_eq!(answers[0]["maybe_present"], true);
+    let error = answers[2]["error"].as_str().unwrap();
+    assert!(
+        error.contains("line 3: a key longer than 65536 bytes"),
+        "{error}"
+    );
+    let err: serde_json::Value = serde_json::from_str(stderr(&run).trim()).unwrap();
+    assert!(err["error"].as_str().unwrap().contains("line 3"), "{err}");
+}

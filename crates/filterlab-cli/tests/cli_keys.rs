@@ -284,3 +284,65 @@ fn explain_reads_parameters_and_seed_from_the_file() {
     }
     assert_clean_error(&["explain"], None, "explain needs a saved filter");
 }
+
+/// Issue 37: a full filter was reported as "cannot read the keys of FILE" (or "cannot read
+/// FILE"), as if the key file were at fault. It says the filter is full, and nothing else.
+#[test]
+fn a_full_filter_is_reported_as_full_not_as_a_read_error() {
+    let keys: Vec<u8> = (0..300)
+        .flat_map(|i| format!("k{i}\n").into_bytes())
+        .collect();
+    let (dir, key_file) = keys_file(&keys);
+    let out = dir.path().join("c.bin");
+    let build = build_args("cuckoo", "100", s(&key_file), s(&out));
+    for args in [build.clone(), vec!["add", s(&out), "--keys", s(&key_file)]] {
+        if args[0] == "add" {
+            json(&build_args("cuckoo", "100", "-", s(&out)));
+        }
+        let run = filterlab(&args);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("the filter is full after"), "{args:?}: {err}");
+        assert!(!err.contains("cannot read"), "{args:?}: {err}");
+    }
+    // A key file that cannot be read still says so.
+    let long = write(dir.path(), "long.txt", &[b'x'; 70_000]);
+    assert_clean_error(
+        &build_args("cuckoo", "100", s(&long), s(&out)),
+        None,
+        "cannot read the keys of",
+    );
+}
+
+/// Issue 37: a static filter given more keys than --n was silently sized for all of them
+/// (exit 0, even under --strict). It says so, and --strict refuses it.
+#[test]
+fn a_static_filter_given_more_keys_than_its_n_says_so() {
+    let keys: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("k{i}\n").into_bytes())
+        .collect();
+    let (dir, key_file) = keys_file(&keys);
+    let out = dir.path().join("f.bin");
+    let statics = filterlab::Variant::ALL
+        .iter()
+        .filter(|v| v.capabilities().static_set)
+        .map(|v| v.name());
+    for v in statics {
+        let args = build_args(v, "100", s(&key_file), s(&out));
+        let run = filterlab(&args);
+        assert_eq!(run.status.code(), Some(0), "{v}: {}", stderr(&run));
+        assert!(
+            stderr(&run).contains("2000 distinct keys exceed --n 100"),
+            "{v}: {}",
+            stderr(&run)
+        );
+        let _ = std::fs::remove_file(&out);
+        let mut strict = args.clone();
+        strict.push("--strict");
+        assert_clean_error(&strict, None, "not saved (--strict)");
+        assert!(!out.exists(), "{v}");
+        // Enough --n, or none: no word.
+        let quiet = filterlab(&build_args(v, "2000", s(&key_file), s(&out)));
+        assert!(quiet.stderr.is_empty(), "{v}: {}", stderr(&quiet));
+    }
+}

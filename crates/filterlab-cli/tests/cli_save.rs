@@ -59,6 +59,13 @@ fn only_a_regular_file_or_a_new_path_is_replaced() {
         "a directory",
     );
     assert_clean_error(&["add", s(&link), "x"], None, "symbolic link");
+    // `add` and `remove` have no -o: their refusal does not advise one (issue 37).
+    for command in ["add", "remove"] {
+        let run = filterlab(&[command, s(&link), "x"]);
+        let err = stderr(&run);
+        assert!(err.contains("give the path of a filter file"), "{err}");
+        assert!(!err.contains("-o"), "{err}");
+    }
 
     // A regular file and a new path are fine.
     let regular = write(dir.path(), "old.bin", b"old");

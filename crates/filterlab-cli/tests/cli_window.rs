@@ -142,3 +142,64 @@ fn a_time_window_takes_its_keys_at_a_time() {
     let calc = json(&["calc", "--n", "10K", "--fpr", "1%", "--variant", "apbf"]);
     assert!(calc[0]["bits_per_key"].as_f64().unwrap() > 20.0, "{calc}");
 }
+
+/// Issue 37, item 5: a millisecond timestamp given to a window counted in seconds forgot every
+/// key and pinned the window decades ahead, with exit 0. Such a jump is refused (nothing
+/// changed) unless `--allow-jump`; a time before the newest slice is warned about.
+#[test]
+fn a_jump_of_more_than_a_window_is_refused_and_a_jump_back_warned_about() {
+    let (dir, key_file) = keys_file(&keys("u", 0..100));
+    let out = dir.path().join("t.bin");
+    let mut args = build_args("time-window", "1000", s(&key_file), s(&out));
+    args.truncate(args.len() - 2); // build_args' own --at 0
+    args.extend(["--window-ticks", "3600", "--at", "1700000000"]);
+    json(&args);
+    let before = std::fs::read(&out).unwrap();
+    let millis = ["add", s(&out), "v1@example.com", "--at", "1700000000000"];
+    assert_clean_error(&millis, None, "--allow-jump");
+    assert_eq!(std::fs::read(&out).unwrap(), before, "nothing changed");
+    let present = |t: &str, key: &str| {
+        json_allow_absent(&["query", s(&out), "--at", t, key])[0]["maybe_present"] == true
+    };
+    assert!(present("1700000000", "u7@example.com"));
+
+    // Within the window: no word. Back in time: said, and done.
+    let quiet = filterlab(&["add", s(&out), "v2@example.com", "--at", "1700003000"]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", stderr(&quiet));
+    assert!(quiet.stderr.is_empty(), "{}", stderr(&quiet));
+    let back = filterlab(&["add", s(&out), "v3@example.com", "--at", "1699990000"]);
+    assert_eq!(back.status.code(), Some(0), "{}", stderr(&back));
+    assert!(
+        stderr(&back).contains("before the window's newest slice"),
+        "{}",
+        stderr(&back)
+    );
+    assert!(present("1700003000", "v3@example.com"));
+
+    // Forced: done, and said.
+    let mut forced = millis.to_vec();
+    forced.push("--allow-jump");
+    let jumped = filterlab(&forced);
+    assert_eq!(jumped.status.code(), Some(0), "{}", stderr(&jumped));
+    assert!(stderr(&jumped).contains("every key it holds would be forgotten"));
+    assert!(present("1700000000000", "v1@example.com"));
+    assert!(!present("1700000000000", "u7@example.com"));
+}
+
+/// Issue 37: a time window built without --n was sized for the key lines, all of which go
+/// into the one slice of --at, sized for its share: it started at an expected 93.6% for a 1%
+/// target. --n is required for it; an item window still counts its lines.
+#[test]
+fn a_time_window_needs_its_n() {
+    let (dir, key_file) = keys_file(&keys("k", 0..2000));
+    let out = dir.path().join("t.bin");
+    let mut args = build_args("time-window", "1", s(&key_file), s(&out));
+    args.drain(3..5); // no --n
+    assert_clean_error(&args, None, "--n is needed for a time-window filter");
+    assert!(!out.exists());
+    let mut items = build_args("item-window", "1", s(&key_file), s(&out));
+    items.drain(3..5);
+    let built = json(&items);
+    assert_eq!(built["capacity_counted"], true, "{built}");
+    assert!(built["expected_fpr"].as_f64().unwrap() <= 0.01, "{built}");
+}

@@ -61,9 +61,11 @@ macro_rules! filter_class {
                 Ok(out)
             }
 
-            /// Items added (a static filter: distinct keys of its set).
+            /// Items added (a static filter: distinct keys of its set), saturated at
+            /// `sys.maxsize`, the most `len()` can return (a file can declare up to 2^64 - 1).
             fn __len__(&self) -> usize {
-                usize::try_from(self.inner.len()).unwrap_or(usize::MAX)
+                let most = isize::MAX as u64;
+                self.inner.len().min(most) as usize
             }
 
             /// Bytes of the filter's tables.
@@ -215,9 +217,15 @@ macro_rules! filter_class {
     (@caps $doc:tt $name:ident, $rust:ty, [$($acc:tt)*] [unites $($cap:ident)*] $extra:tt) => {
         filter_class!(@caps $doc $name, $rust, [$($acc)*
             /// Adds every key of `other` (same capacity, rate and seed) to this filter; a
-            /// counting filter adds its counts.
-            fn union(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
-                self.inner.union(&other.inner).map_err(err)
+            /// counting filter adds its counts. `a.union(a)` unites `a` with a copy of itself.
+            fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+                // The same object cannot be borrowed mutably and shared at once.
+                if slf.as_any().is(other) {
+                    let copy = slf.borrow().inner.clone();
+                    return slf.borrow_mut().inner.union(&copy).map_err(err);
+                }
+                let other = other.borrow();
+                slf.borrow_mut().inner.union(&other.inner).map_err(err)
             }
         ] [$($cap)*] $extra);
     };
@@ -356,9 +364,16 @@ filter_class!(
         self.inner.resize().map_err(err)
     }
 
-    /// Adds every key of `other` (same shape and seed), copies included.
-    fn merge(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
-        self.inner.merge(&other.inner).map_err(err)
+    /// Adds every key of `other` (same shape and seed), copies included. `q.merge(q)` merges
+    /// `q` with a copy of itself (every count doubled).
+    fn merge(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        // The same object cannot be borrowed mutably and shared at once.
+        if slf.as_any().is(other) {
+            let copy = slf.borrow().inner.clone();
+            return slf.borrow_mut().inner.merge(&copy).map_err(err);
+        }
+        let other = other.borrow();
+        slf.borrow_mut().inner.merge(&other.inner).map_err(err)
     }
 });
 

@@ -37,9 +37,21 @@ pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
     FilterlabError::new_err(e.to_string())
 }
 
-/// The bytes of a file, read with the limits the CLI uses (no allocation past the file's size).
+/// The bytes of a filter's file, read as the CLI reads them: only a regular file (a FIFO
+/// without a writer would block forever; refused without waiting), no allocation past the
+/// file's size, and a header that declares more payload than its parameters describe refused
+/// before the payload is read (a crafted header on a sparse file costs the header).
 pub(crate) fn read_file(path: &std::path::Path) -> PyResult<Vec<u8>> {
-    Ok(filterlab::read_fallibly(path)?)
+    let file = filterlab::open_regular(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput => err(e),
+        _ => e.into(),
+    })?;
+    filterlab::AnyFilter::read_file(&file).map_err(|e| {
+        match e.get_ref().and_then(|i| i.downcast_ref::<FormatError>()) {
+            Some(format) => load_err(path, format),
+            None => e.into(),
+        }
+    })
 }
 
 /// A format error with the path that produced it.

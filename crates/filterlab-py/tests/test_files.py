@@ -86,6 +86,37 @@ def test_bad_bytes_raise_with_the_rust_message(tmp_path):
         filterlab.load(path)
 
 
+def crafted(tmp_path):
+    """A classic filter's file whose header declares a 3 GiB payload, extended (sparse) to
+    exactly that length: only its parameters can tell that it lies."""
+    data = filled(ClassicBloom, 10).to_bytes()
+    at = 24 + int.from_bytes(data[20:24], "little")
+    declared = 3 << 30
+    path = tmp_path / "crafted.filter"
+    path.write_bytes(data[:at] + declared.to_bytes(8, "little"))
+    os.truncate(path, at + 8 + declared + 8)
+    return path
+
+
+def test_a_crafted_header_is_refused_before_its_payload_is_read(tmp_path):
+    """Issue 37, item 7: `load` read the 3 GiB the header declares before refusing them; the
+    refusal now comes from the parameters, having read the header."""
+    path = crafted(tmp_path)
+    for load in (filterlab.load, ClassicBloom.load):
+        with pytest.raises(FilterlabError, match="its parameters describe"):
+            load(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    """Issue 37, item 8: `load` on a FIFO without a writer waited forever in the open."""
+    fifo = tmp_path / "f.filter"
+    os.mkfifo(fifo)
+    for load in (filterlab.load, ClassicBloom.load):
+        with pytest.raises(FilterlabError, match="a FIFO, not a regular file"):
+            load(fifo)
+
+
 def test_a_file_of_another_variant_is_refused():
     with pytest.raises(FilterlabError):
         ClassicBloom.from_bytes(filled(CountingBloom).to_bytes())

@@ -109,6 +109,41 @@ def test_union_equals_the_filter_built_from_all_keys(cls):
 
 
 @pytest.mark.parametrize("cls", [ClassicBloom, BlockedBloom, CountingBloom])
+def test_a_filter_unites_with_itself(cls):
+    """Issue 37: `a.union(a)` raised "Already mutably borrowed"; it unites `a` with a copy."""
+    a = cls(10_000, 0.01)
+    a.add_many(keys("a", 3_000))
+    expected = cls.from_bytes(a.to_bytes())
+    expected.union(cls.from_bytes(a.to_bytes()))
+    a.union(a)
+    assert a.to_bytes() == expected.to_bytes()
+
+
+def test_a_quotient_filter_merges_with_itself():
+    """Issue 37: `q.merge(q)` raised "Already mutably borrowed"; it merges a copy (counts
+    doubled)."""
+    q = QuotientFilter(1_000, 0.01)
+    q.add("once@example.com")
+    q.merge(q)
+    assert q.count("once@example.com") == 2
+    assert len(q) == 2
+
+
+def test_len_saturates_on_a_tampered_count():
+    """Issue 37: a file declaring 2^64 - 1 items made `len()` raise OverflowError; it
+    saturates at sys.maxsize, as the counts saturate."""
+    import sys
+
+    xxhash = pytest.importorskip("xxhash")
+    data = bytearray(ClassicBloom(100, 0.01).to_bytes())
+    # The count follows m (8 bytes) and k (4) in the parameter section, at 24.
+    data[36:44] = (2**64 - 1).to_bytes(8, "little")
+    data[-8:] = xxhash.xxh3_64_intdigest(bytes(data[:-8])).to_bytes(8, "little")
+    f = ClassicBloom.from_bytes(bytes(data))
+    assert len(f) == sys.maxsize
+
+
+@pytest.mark.parametrize("cls", [ClassicBloom, BlockedBloom, CountingBloom])
 def test_union_of_other_shapes_is_refused(cls):
     a, b = cls(10_000, 0.01), cls(20_000, 0.01)
     with pytest.raises(FilterlabError):

@@ -6,7 +6,7 @@
 //! the builders' `.pages(Pages::Huge | Pages::Small)`; `ab` builds both in this process and times them in interleaved rounds. `--warm-heap` first allocates, touches and frees heap memory, as a
 //! long-running process (the benchmark harness) has done before it builds a filter: glibc then
 //! serves a 12 MB request from that reused memory rather than from a fresh mapping. Run one
-//! configuration per process, under `flock /work/coord/bench.lock` when timing.
+//! configuration per process, on a quiet machine when timing (nothing else running).
 
 use filterlab::{BlockedBloom, ClassicBloom, Filter, Pages};
 use std::hint::black_box;

@@ -82,12 +82,12 @@
 pub use filter_blocked::{AtomicBlockedBloom, BlockedBloom, BlockedBuilder};
 pub use filter_classic::{AtomicClassicBloom, ClassicBloom, ClassicBuilder};
 pub use filter_core::{
-    auth, format, math, murmur3_x64_128, prefetch, read_fallibly, read_limited, reduce,
-    remove_stale_temporaries, try_zeroed_table, write_atomically, write_atomically_with,
-    zeroed_table, Deletable, Error, Explain, FileKind, Filter, FormatError, Growable, Hash128,
-    HashKind, KeyHasher, MemoryCap, Pages, Persist, Positions, Prefetch, Result, Sizing,
-    StaticFilter, BATCH, DEFAULT_READ_LIMIT, HUGE_PAGE_MIN_BYTES, PREFETCH_AHEAD,
-    PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI, STALE_AFTER,
+    auth, format, math, murmur3_x64_128, no_check, open_regular, prefetch, read_fallibly,
+    read_fallibly_from, read_limited, reduce, remove_stale_temporaries, try_zeroed_table,
+    write_atomically, write_atomically_with, zeroed_table, Deletable, Error, Explain, FileKind,
+    Filter, FormatError, Growable, Hash128, HashKind, KeyHasher, MemoryCap, Pages, Persist,
+    Positions, Prefetch, Result, Sizing, StaticFilter, BATCH, DEFAULT_READ_LIMIT,
+    HUGE_PAGE_MIN_BYTES, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI, STALE_AFTER,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
 pub use filter_cuckoo::{CuckooBuilder, CuckooFilter};

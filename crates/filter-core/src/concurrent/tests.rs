@@ -12,6 +12,20 @@ fn len_counter_sums_every_thread() {
     assert_eq!(c.get(), 8005);
 }
 
+/// Issue 37, item 6: a count loaded at the maximum stays there, whichever slot the adding
+/// threads get (the thread that got slot 0 used to wrap it to 0).
+#[test]
+fn len_counter_saturates_at_the_maximum() {
+    let c = LenCounter::new(u64::MAX - 1);
+    // Threads started one after another take the slots round-robin: every slot is used.
+    for _ in 0..2 * SLOTS {
+        std::thread::scope(|s| {
+            s.spawn(|| c.add(1));
+        });
+        assert_eq!(c.get(), u64::MAX);
+    }
+}
+
 #[test]
 fn atomic_tables_refuse_what_they_cannot_hold() {
     assert!(matches!(

@@ -43,41 +43,109 @@ fn sample() -> Vec<u8> {
 /// repeated costs the header, not the read limit.
 #[test]
 fn endless_readers_stop_at_the_header() {
-    let zeros = read_declared(io::repeat(0), Limit::Stream(DEFAULT_READ_LIMIT)).unwrap();
+    let stream = |max| Limit::Stream(max);
+    let zeros = read_declared(io::repeat(0), stream(DEFAULT_READ_LIMIT), &no_check).unwrap();
     assert_eq!(zeros.len(), 24);
     let file = sample();
     let endless = file.iter().copied().cycle();
     let reader = io::Cursor::new(endless.take(10 << 20).collect::<Vec<u8>>());
-    let e = read_declared(reader, Limit::Stream(DEFAULT_READ_LIMIT)).unwrap_err();
+    let e = read_declared(reader, stream(DEFAULT_READ_LIMIT), &no_check).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
     assert_eq!(
-        read_declared(&file[..], Limit::Stream(1 << 20)).unwrap(),
+        read_declared(&file[..], stream(1 << 20), &no_check).unwrap(),
         file
     );
-    let e = read_declared(&file[..], Limit::Stream(file.len() as u64 - 1)).unwrap_err();
+    let e = read_declared(&file[..], stream(file.len() as u64 - 1), &no_check).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
-    // A file shorter than it declares is read to its end, nothing large reserved, and
-    // one longer to its end too: the loader names the truncation or the trailing bytes.
-    let mut huge = file.clone();
-    let at = 24 + 8;
-    huge[at..at + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
-    let size = Limit::FileSize(huge.len() as u64);
-    assert_eq!(read_declared(&huge[..], size).unwrap(), huge);
-    let mut longer = file.clone();
-    longer.push(0);
-    let size = Limit::FileSize(longer.len() as u64);
-    assert_eq!(read_declared(&longer[..], size).unwrap(), longer);
     // Truncated input comes back as read, for the loader to report.
     assert_eq!(
-        read_declared(&file[..30], Limit::Stream(1 << 20)).unwrap(),
+        read_declared(&file[..30], stream(1 << 20), &no_check).unwrap(),
         &file[..30]
     );
+}
+
+/// A reader that counts the bytes it hands out.
+struct Counted<'a>(&'a [u8], usize);
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.read(buf)?;
+        self.1 += n;
+        Ok(n)
+    }
+}
+
+/// The format error an `InvalidData` read error holds.
+fn format_error(e: &io::Error) -> FormatError {
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
+    e.get_ref()
+        .and_then(|i| i.downcast_ref::<FormatError>())
+        .cloned()
+        .unwrap_or_else(|| panic!("not a format error: {e}"))
+}
+
+/// Issue 37, item 7: a header that declares more than the file holds, or than its parameters
+/// describe, is refused having read the header and parameters only (the sample's head is 40
+/// bytes), so a sparse file of any size costs no more memory than that.
+#[test]
+fn a_declared_length_is_checked_before_the_payload_is_read() {
+    let file = sample();
+    let head_len = 24 + 8 + 8;
+    let declare = |len: u64| {
+        let mut b = file.clone();
+        b[32..40].copy_from_slice(&len.to_le_bytes());
+        b
+    };
+    // Longer than the file: truncated, and the payload never read.
+    let huge = declare(1 << 60);
+    let mut r = Counted(&huge, 0);
+    let e = read_declared(&mut r, Limit::FileSize(3 << 30), &no_check).unwrap_err();
+    assert!(
+        matches!(format_error(&e), FormatError::Truncated { .. }),
+        "{e}"
+    );
+    assert_eq!(r.1, head_len);
+    // Shorter than the file: trailing bytes, the payload never read.
+    let mut r = Counted(&file, 0);
+    let size = Limit::FileSize(file.len() as u64 + 5);
+    let e = read_declared(&mut r, size, &no_check).unwrap_err();
+    assert_eq!(format_error(&e), FormatError::TrailingBytes(5));
+    assert_eq!(r.1, head_len);
+    // The file's own size, but more than the parameters allow: the check refuses it first.
+    let allow_16 = |h: &Head<'_>| match h.payload_len {
+        0..=16 => Ok(()),
+        declared => Err(FormatError::PayloadTooLarge {
+            declared,
+            allowed: 16,
+        }),
+    };
+    let mut r = Counted(&file, 0);
+    let e = read_declared(&mut r, Limit::FileSize(file.len() as u64), &allow_16).unwrap_err();
+    assert!(matches!(
+        format_error(&e),
+        FormatError::PayloadTooLarge { declared: 24, .. }
+    ));
+    assert_eq!(r.1, head_len);
+    let mut r = Counted(&file, 0);
+    let e = read_declared(&mut r, Limit::Stream(DEFAULT_READ_LIMIT), &allow_16).unwrap_err();
+    assert!(matches!(
+        format_error(&e),
+        FormatError::PayloadTooLarge { .. }
+    ));
+    assert_eq!(r.1, head_len);
+    // A parameter section past the limit is refused before it is read.
+    let mut long_params = file.clone();
+    long_params[20..24].copy_from_slice(&(crate::format::MAX_PARAMS_LEN + 1).to_le_bytes());
+    let mut r = Counted(&long_params, 0);
+    let e = read_declared(&mut r, Limit::Stream(DEFAULT_READ_LIMIT), &no_check).unwrap_err();
+    assert!(matches!(format_error(&e), FormatError::Invalid(_)), "{e}");
+    assert_eq!(r.1, 24);
 }
 
 #[cfg(all(target_os = "linux", not(miri)))] // Miri isolates the file system.
 #[test]
 fn devices_are_read_as_far_as_their_header() {
-    let bytes = read_path(Path::new("/dev/zero"), DEFAULT_READ_LIMIT).unwrap();
+    let bytes = read_path(Path::new("/dev/zero"), DEFAULT_READ_LIMIT, &no_check).unwrap();
     assert_eq!(bytes.len(), 24, "read past the magic of /dev/zero");
     let dir = std::env::temp_dir().join(format!("filterlab-read-{}", std::process::id()));
     fs::create_dir_all(&dir).unwrap();

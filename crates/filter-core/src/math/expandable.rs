@@ -168,7 +168,7 @@ pub fn initial_fingerprint_bits(p: f64, period: u32, stages: u32) -> Result<u32>
         .find(|&f| schedule_bound(f, period, stages) <= p)
         .ok_or_else(|| Error::InvalidParameter {
             name: "fpr",
-            value: format!("{p}"),
+            value: crate::math::format_real(p),
             expected: "a rate of at least about 1e-14 (57-bit fingerprints in every stage)",
         })
 }
@@ -231,7 +231,7 @@ pub fn doubling_floor_bits_per_key(initial: u64, p: f64, n: u64) -> Result<f64> 
             .find(|&f| stage_fpr(f, b, stage_capacity(b)) <= p)
             .ok_or_else(|| Error::InvalidParameter {
                 name: "fpr",
-                value: format!("{p}"),
+                value: crate::math::format_real(p),
                 expected: "a rate one stage of 57-bit fingerprints can reach",
             })?;
         bits += (b * u64::from(SLOTS)) as f64 * f64::from(f);

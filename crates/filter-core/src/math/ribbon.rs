@@ -82,7 +82,7 @@ pub fn ribbon_columns(p: f64) -> Result<(u32, f64)> {
     if p < (-f64::from(MAX_RESULT_BITS)).exp2() {
         return Err(Error::InvalidParameter {
             name: "fpr",
-            value: p.to_string(),
+            value: crate::math::format_real(p),
             expected: "a rate of at least 2^-16 (1.53e-5) for a ribbon filter",
         });
     }

@@ -6,7 +6,12 @@ fn the_variant_is_read_from_the_header_and_an_unknown_one_refused() {
     let dir = tempfile::tempdir().unwrap();
     for &v in Variant::ALL {
         let path = dir.path().join(format!("{v}.bin"));
-        save(&AnyFilter::build(v, &Build::new(100, 0.01)).unwrap(), &path).unwrap();
+        save(
+            &AnyFilter::build(v, &Build::new(100, 0.01)).unwrap(),
+            &path,
+            Role::Output,
+        )
+        .unwrap();
         let (back, bytes) = load(&path).unwrap();
         assert_eq!(back.variant(), v);
         assert_eq!(info(&back, &bytes).variant, v);

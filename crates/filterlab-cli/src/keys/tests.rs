@@ -9,7 +9,7 @@ fn filter() -> AnyFilter {
 fn repeats_are_counted_exactly_while_tracked() {
     let mut f = filter();
     let input = b"a\nb\r\na\n\nb\nc";
-    let c = insert_lines(&input[..], &mut f, None, Limits::default()).unwrap();
+    let c = insert_lines(&input[..], "k", &mut f, None, Limits::default()).unwrap();
     assert_eq!((c.lines.lines, c.lines.empty), (6, 1));
     assert_eq!((c.duplicates, c.maybe_duplicates), (2, 0));
     assert_eq!(f.len(), 3);
@@ -24,7 +24,7 @@ fn past_the_tracking_limit_repeats_are_maybe_duplicates() {
     };
     // a and b are tracked; c and d are not, and their repeats are caught by the filter.
     let input = b"a\nb\nc\nd\na\nc\nd\n";
-    let c = insert_lines(&input[..], &mut f, None, limits).unwrap();
+    let c = insert_lines(&input[..], "k", &mut f, None, limits).unwrap();
     assert_eq!((c.duplicates, c.maybe_duplicates), (1, 2));
     assert_eq!(f.len(), 4);
 }
@@ -36,15 +36,15 @@ fn a_key_longer_than_the_limit_is_an_error_at_its_line() {
         tracked: 8,
     };
     // Exactly the limit, with either line ending, is fine.
-    let ok = insert_lines(&b"abcd\r\nabce\nabcf"[..], &mut filter(), None, limits).unwrap();
+    let ok = insert_lines(&b"abcd\r\nabce\nabcf"[..], "k", &mut filter(), None, limits).unwrap();
     assert_eq!(ok.lines.lines, 3);
-    let e = insert_lines(&b"abcd\nabcde\n"[..], &mut filter(), None, limits).unwrap_err();
+    let e = insert_lines(&b"abcd\nabcde\n"[..], "k", &mut filter(), None, limits).unwrap_err();
     assert!(
-        e.to_string().contains("line 2: a key longer than 4 bytes"),
+        format!("{e:#}").contains("cannot read the keys of k: line 2: a key longer than 4 bytes"),
         "{e}"
     );
     // An endless line stops at the limit instead of filling memory.
     let endless = std::io::BufReader::new(std::io::repeat(b'x'));
-    let e = insert_lines(endless, &mut filter(), None, limits).unwrap_err();
-    assert!(e.to_string().contains("line 1"), "{e}");
+    let e = insert_lines(endless, "k", &mut filter(), None, limits).unwrap_err();
+    assert!(format!("{e:#}").contains("line 1"), "{e:#}");
 }

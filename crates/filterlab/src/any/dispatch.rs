@@ -3,7 +3,9 @@
 //! [`Error::Unsupported`] where the variant lacks them.
 
 use super::{AnyFilter, Capable, Member, Plan, Variant};
-use crate::{Error, Explain, Filter, Hash128, KeyHasher, Persist, Positions, Timestamp};
+use crate::{
+    Error, Explain, Filter, Hash128, KeyHasher, Persist, Positions, TimeWindow, Timestamp,
+};
 use std::path::Path;
 
 impl AnyFilter {
@@ -91,6 +93,13 @@ impl AnyFilter {
     fn timed(&self, operation: &'static str) -> crate::Result<&super::Timed> {
         each!(self, f => f.as_timed())
             .ok_or_else(|| self.variant().unsupported(operation, |c| c.timed))
+    }
+
+    /// The window counted in time, for its clock (its length, its latest slice); `None` for
+    /// every other variant.
+    #[must_use]
+    pub fn as_time_window(&self) -> Option<&TimeWindow> {
+        each!(self, f => f.as_timed()).map(super::Timed::get)
     }
 
     /// Adds the key whose hash is `hash` at time `t` (a window counted in time files it into
@@ -234,9 +243,27 @@ impl AnyFilter {
     /// # Errors
     /// I/O errors, or the format errors of [`AnyFilter::from_bytes`] as `InvalidData`.
     pub fn load(path: impl AsRef<Path>) -> std::io::Result<Self> {
-        let bytes = crate::read_fallibly(path.as_ref())?;
+        let path = path.as_ref();
+        let bytes = Self::read_file(&std::fs::File::open(path)?).map_err(|e| {
+            // Format errors as they are (as `from_bytes`'s below), I/O errors with the path.
+            match e.get_ref().is_some_and(|i| i.is::<crate::FormatError>()) {
+                true => e,
+                false => std::io::Error::new(e.kind(), format!("{}: {e}", path.display())),
+            }
+        })?;
         Self::from_bytes(&bytes)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+
+    /// The bytes of an open filter file of any variant, read as [`crate::read_fallibly_from`]
+    /// reads them with the check of the variant its header names ([`AnyFilter::check_head`]):
+    /// a header that declares more payload than its parameters describe is refused having cost
+    /// the header, whatever the file's size.
+    ///
+    /// # Errors
+    /// As [`crate::read_fallibly_from`].
+    pub fn read_file(file: &std::fs::File) -> std::io::Result<Vec<u8>> {
+        crate::read_fallibly_from(file, &Self::check_head)
     }
 }
 

@@ -70,7 +70,13 @@ fn variant_formulas(plan: &Plan) -> Vec<Formula> {
             near_window,
         } => {
             let mut out = cuckoo_formulas(p, *f, *buckets, *b, *load);
-            out.extend(near_window.map(|w| near_formula(n, *f, *buckets, w)));
+            out.insert(
+                2,
+                match near_window {
+                    Some(w) => near_formula(n, *f, *buckets, *w),
+                    None => spread_formula(n, *f, *buckets, *b),
+                },
+            );
             out
         }
         Detail::Blocked {
@@ -339,18 +345,6 @@ fn cuckoo_formulas(p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formu
             source: "partial-key cuckoo hashing fails near 95-98% load with b = 4",
         },
         Formula {
-            name: "false-positive rate",
-            symbolic: "p = 1 - e^(-2bα/(2^f - 1)), below the bound 1 - (1 - 1/(2^f - 1))^(2bα)",
-            substituted: format!(
-                "1 - e^(-2·{b}·{load:.4}/{}) = {} (bound {})",
-                (1u64 << f) - 1,
-                rate(math::cuckoo_fpr(f, b, load)),
-                rate(math::cuckoo_fpr_upper_bound(f, b, load))
-            ),
-            source: "Fan et al. 2014, §5.1, counting only keys of the query's bucket pair \
-                     (math::cuckoo_fpr_exact; 0 reserved for an empty slot)",
-        },
-        Formula {
             name: "bits per item",
             symbolic: "C = f / α",
             substituted: format!(
@@ -364,6 +358,28 @@ fn cuckoo_formulas(p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formu
 
 /// The near layout's exact rate: no bucket is its own partner, so each stored key of the
 /// query's fingerprint value matches with probability `2/B`.
+/// The rate of the table (spread layout), from the function the filter reports its rate with
+/// (`build`, `info` and `explain` print one number), beside its large-table form.
+fn spread_formula(n: u64, f: u32, buckets: u64, b: u32) -> Formula {
+    let layout = crate::cuckoo::Layout::Spread;
+    let load = n as f64 / (buckets as f64 * f64::from(b));
+    Formula {
+        name: "false-positive rate",
+        symbolic: "p = (1 - 1/B)(1 - (1 - 2/(B·V))^n) + (1/B)(1 - (1 - 1/(B·V))^n), V = 2^f - 1; \
+                   for a large table p ≈ 1 - e^(-2bα/V), below the bound 1 - (1 - 1/V)^(2bα)",
+        substituted: format!(
+            "B = {buckets}, V = {}, n = {n}: p = {} (large-table form {}, bound {})",
+            (1u64 << f) - 1,
+            rate(crate::cuckoo::layout::fpr_exact(layout, f, buckets, n)),
+            rate(math::cuckoo_fpr(f, b, load)),
+            rate(math::cuckoo_fpr_upper_bound(f, b, load))
+        ),
+        source: "Fan et al. 2014, §5.1, counting only keys of the query's bucket pair (0 \
+                 reserved for an empty slot): filter_cuckoo::layout::fpr_exact, \
+                 math::cuckoo_fpr_exact",
+    }
+}
+
 fn near_formula(n: u64, f: u32, buckets: u64, window: u32) -> Formula {
     let layout = crate::cuckoo::Layout::Near { window };
     Formula {

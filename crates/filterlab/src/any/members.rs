@@ -177,7 +177,8 @@ member!(CuckooFilter {
     shape: |self| {
         let (f, buckets, slots) = (self.fingerprint_bits(), self.buckets(), cuckoo::SLOTS);
         let load = self.capacity() as f64 / (buckets as f64 * f64::from(slots));
-        let p = math::cuckoo_fpr(f, slots, load);
+        // The filter's own rate function at its capacity, as `build` and `info` report it.
+        let p = cuckoo::layout::fpr_exact(self.layout(), f, buckets, self.capacity());
         let near_window = self.layout().near_window();
         (p, p, Detail::Cuckoo { fingerprint_bits: f, buckets, slots, load, near_window })
     },

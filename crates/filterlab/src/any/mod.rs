@@ -21,6 +21,12 @@ macro_rules! wrapped_codec {
         fn encode_payload(&self, e: &mut crate::format::Encoder<'_>) {
             self.0.encode_payload(e);
         }
+        fn max_payload_len(
+            hasher: crate::KeyHasher,
+            params: &mut crate::format::Reader<'_>,
+        ) -> std::result::Result<u64, crate::FormatError> {
+            <$inner as crate::format::Codec>::max_payload_len(hasher, params)
+        }
         fn decode(
             parts: crate::format::Parts<'_, '_>,
         ) -> std::result::Result<Self, crate::FormatError> {
@@ -162,6 +168,18 @@ macro_rules! registry {
                 })
             }
 
+            /// The check a reader makes with a file's head before it reads the payload: that
+            /// of the variant the header names ([`Persist::check_head`]: a payload length
+            /// its parameters allow).
+            ///
+            /// # Errors
+            /// An unknown variant id, and the variant's refusal.
+            pub fn check_head(head: &crate::format::Head<'_>) -> Result<(), FormatError> {
+                match Variant::from_id(head.kind_id).ok_or_else(|| Variant::unknown(head.kind_id))? {
+                    $(Variant::$name => <crate::$ty as Persist>::check_head(head),)+
+                }
+            }
+
             /// Loads a saved filter of any variant (the header says which).
             ///
             /// # Errors
@@ -296,12 +314,15 @@ impl Variant {
     /// Those of the checks, and [`FormatError::Invalid`] for an id this build does not know.
     pub fn peek(bytes: &[u8]) -> Result<Self, FormatError> {
         let id = crate::format::peek_kind_id(bytes)?;
-        Self::from_id(id).ok_or_else(|| {
-            crate::format::invalid(format!(
-                "unknown variant id {id} (this build knows {})",
-                Self::names()
-            ))
-        })
+        Self::from_id(id).ok_or_else(|| Self::unknown(id))
+    }
+
+    /// The refusal of a variant id this build does not know.
+    fn unknown(id: u8) -> FormatError {
+        crate::format::invalid(format!(
+            "unknown variant id {id} (this build knows {})",
+            Self::names()
+        ))
     }
 
     /// The names of the variants with a capability, comma-separated.

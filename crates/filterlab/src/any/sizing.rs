@@ -283,11 +283,13 @@ impl Plan {
                 fingerprint_bits,
                 buckets,
                 slots,
+                near_window,
                 ..
             } => {
                 let load = items as f64 / (*buckets as f64 * f64::from(*slots));
+                let layout = cuckoo::Layout::from_near_window(*near_window);
                 (load <= cuckoo::DESIGN_LOAD + 1e-9)
-                    .then(|| math::cuckoo_fpr(*fingerprint_bits, *slots, load))
+                    .then(|| cuckoo::layout::fpr_exact(layout, *fingerprint_bits, *buckets, items))
             }
             Detail::Sliced { .. } | Detail::TimeSliced { .. } | Detail::AgePartitioned { .. } => {
                 super::window::rate_at(&self.detail, items)

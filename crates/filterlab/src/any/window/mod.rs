@@ -255,7 +255,10 @@ fn apbf_plan(p: &Params) -> Result<ApbfPlan> {
     let plan =
         ApbfPlan::for_target(p.capacity, k, l, p.fpr).ok_or_else(|| Error::SizeOverflow {
             what: "age-partitioned slices",
-            hint: format!("no slice size reaches {} with k = {k}: raise k", p.fpr),
+            hint: format!(
+                "no slice size reaches {} with k = {k}: raise k",
+                crate::math::format_real(p.fpr)
+            ),
         })?;
     Ok(ApbfPlan {
         m: plan.m.div_ceil(64) * 64,
