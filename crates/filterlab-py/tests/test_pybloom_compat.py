@@ -43,7 +43,7 @@ def test_the_articles_usage_runs_unchanged_on_the_drop_in(capsys):
 def test_the_articles_class_redone_on_the_package():
     r = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[:3] == ["Size: 11.43 MB", "Hashes: 7", "True"]
+    assert r.stdout.splitlines()[:3] == ["Size: 11.44 MB", "Hashes: 7", "True"]
     cls = runpy.run_path(str(EXAMPLE))["BloomFilter"]
     bf = cls(capacity=1_000, error_rate=0.01)
     bf.add("a")
