@@ -53,9 +53,19 @@ fn params(needs: &Needs) -> Params {
     }
 }
 
-/// `variant` sized for the request, and its bytes at the judged items.
+/// `variant` sized for the request, and its bytes at the judged items; refused when its plan
+/// expects more than the target at `n` (the scalable filter's stages cap `k` at 64, so below
+/// about 1e-20 they miss their rates: never an answer).
 pub(super) fn sized(needs: &Needs, variant: Variant) -> filterlab::Result<Sized> {
     let plan = variant.plan(&params(needs))?;
+    if plan.expected_fpr > needs.fpr {
+        return Err(filterlab::Error::InvalidParameter {
+            name: "fpr",
+            value: filterlab::math::format_real(needs.fpr),
+            expected: "a rate this variant's sizing meets at n (`filterlab calc` shows the \
+                       rate its plan expects)",
+        });
+    }
     let judged = plan.bytes_after(needs.judged_items());
     Ok(Sized { plan, judged })
 }

@@ -210,3 +210,28 @@ fn classic_and_counting_meet_a_ten_percent_target() {
     let r = recommend(&needs(10_000_000, 0.1)).unwrap();
     assert!(r.plan.expected_fpr <= 0.1);
 }
+
+/// An answer never expects more than its target, down to rates no variant reaches: the
+/// scalable filter's stages cap k at 64 and missed 1e-30 by 6.6x (and 1e-300 by 10^212),
+/// and `recommend` named it.
+#[test]
+fn no_answer_expects_more_than_its_target_at_tiny_rates() {
+    for p in [1e-15, 1e-20, 1e-30, 1e-300] {
+        for n in [10, 1_000_000] {
+            for growth in [false, true] {
+                let ask = Needs {
+                    growth,
+                    ..needs(n, p)
+                };
+                match recommend(&ask) {
+                    Ok(r) => assert!(r.plan.expected_fpr <= p, "{ask:?}: {:?}", r.plan),
+                    Err(refusal) => {
+                        for line in &refusal.nearest {
+                            assert!(recommend(&suggested(line)).is_ok(), "{line}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
