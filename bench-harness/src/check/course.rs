@@ -1,6 +1,7 @@
 //! Checking a written course: `course.json` parses, every verdict recomputes to what it
-//! records, every repetition has its own seed, `course.md` is exactly what the JSON renders to,
-//! and every plot it links exists.
+//! records, every repetition has its own seed, every figure of the prose recomputes from
+//! `filter_core::math` and stands in the prose, `course.md` is exactly what the JSON renders
+//! to, and every plot it links exists.
 
 use crate::judge::course::judge_course;
 use crate::render::course as markdown;
@@ -150,9 +151,67 @@ fn same_judged(a: Option<SliceJudged>, b: Option<SliceJudged>) -> bool {
             .all(|(x, y)| close(x, y))
 }
 
-/// Problems with a parsed course against its Markdown: verdicts, seeds, settings, rendering.
-pub fn check_doc(doc: &CourseDoc, md: &str) -> Vec<String> {
+/// Whether `prose` writes the number `text` on its own (not as part of a longer number).
+fn shows(prose: &str, text: &str) -> bool {
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || c == '.');
+    prose.match_indices(text).any(|(i, _)| {
+        let before = prose[..i].chars().next_back();
+        let after = prose[i + text.len()..].chars().next();
+        // A full stop after a number ends the sentence unless a digit follows it.
+        let after_digit = after.is_some_and(|c| c.is_ascii_digit())
+            || (after == Some('.')
+                && prose[i + text.len() + 1..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit()));
+        !part(before) && !after_digit
+    })
+}
+
+/// Problems with the figures of the prose: a value that `filter_core::math` (or the library's
+/// sizing) does not give for its formula, or a prose that does not show it as computed.
+fn figure_problems(doc: &CourseDoc) -> Vec<String> {
     let mut problems = Vec::new();
+    for s in &doc.sections {
+        let prose = [
+            s.derivation.join("\n"),
+            s.example.clone(),
+            s.finding.clone(),
+        ]
+        .join("\n");
+        for f in &s.figures {
+            let fresh = match f.formula.value() {
+                Ok(v) => v,
+                Err(e) => {
+                    problems.push(format!(
+                        "course: {:?}: figure {:?}: {e}",
+                        s.title, f.formula
+                    ));
+                    continue;
+                }
+            };
+            if !close(f.value, fresh) {
+                problems.push(format!(
+                    "course: {:?}: figure {:?} is recorded as {}, filter_core::math gives {fresh}",
+                    s.title, f.formula, f.value
+                ));
+            }
+            let text = f.shown.text(fresh);
+            if !shows(&prose, &text) {
+                problems.push(format!(
+                    "course: {:?}: the prose does not show {text} ({:?})",
+                    s.title, f.formula
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Problems with a parsed course against its Markdown: verdicts, seeds, settings, figures,
+/// rendering.
+pub fn check_doc(doc: &CourseDoc, md: &str) -> Vec<String> {
+    let mut problems = figure_problems(doc);
     if doc.settings.alpha != ALPHA {
         problems.push(format!(
             "course: settings.alpha is {}, the verdicts are judged at {ALPHA}",

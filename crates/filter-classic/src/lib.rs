@@ -9,8 +9,9 @@
 //! Sizing for `n` items at rate `p` uses [`filter_core::math::classic_shape`]: the textbook
 //! [`filter_core::math::optimal_bits`] and [`filter_core::math::optimal_hashes`] (9.59 bits and 7
 //! hashes per item at 1%, which is 1.44× the information-theoretic lower bound `log2(1/p)`),
-//! grown for small `n` until the *exact* rate meets the target, and refused below about 4e-20,
-//! which would need more than 64 hash functions.
+//! grown until the *exact* rate meets the target (by a few hundredths of a percent at large `n`,
+//! where only rounding `k` to an integer misses it; by more for small `n`), and refused below
+//! about 4e-20, which would need more than 64 hash functions.
 //!
 //! ```
 //! use filter_classic::ClassicBloom;
@@ -19,7 +20,7 @@
 //! let mut seen = ClassicBloom::builder().capacity(10_000_000).fpr(0.01).build()?;
 //! seen.insert(b"alice@example.com")?;
 //! assert!(seen.contains(b"alice@example.com"));          // never a false negative
-//! assert_eq!(seen.bits(), 95_850_584);                  // 11.98 MB for 10M e-mails at 1%
+//! assert_eq!(seen.bits(), 95_929_549);                  // 11.99 MB for 10M e-mails at 1%
 //! assert_eq!(seen.hashes(), 7);
 //! # Ok::<(), filter_core::Error>(())
 //! ```

@@ -31,11 +31,13 @@ fn rates_beyond_64_hashes_are_refused_not_capped() {
 
 #[test]
 fn far_below_capacity_the_rate_keeps_its_digits() {
-    // Issue 15: sized for 1M keys at 1e-6 (k = 20), 100k keys inserted: 3.515e-24 (the
-    // alternating sum said 1.04e-68).
+    // Issue 15: the textbook shape for 1M keys at 1e-6 (m = 28,755,176, k = 20), 100k keys
+    // inserted: 3.515e-24 (the alternating sum said 1.04e-68).
     let mut f = ClassicBloom::builder()
         .capacity(1_000_000)
         .fpr(1e-6)
+        .bits(28_755_176)
+        .hashes(20)
         .build()
         .unwrap();
     for i in 0..100_000u32 {

@@ -98,19 +98,17 @@ pub fn optimal_hashes(m: u64, n: u64) -> u32 {
 /// Most hash functions a classic (or counting) Bloom filter uses.
 pub const MAX_HASHES: u32 = 64;
 
-/// Relative slack [`classic_shape`] allows over its target (see there).
-pub const SHAPE_SLACK: f64 = 1e-4;
-
-/// The `(m, k)` a classic or counting Bloom filter uses for `n` items at rate `p`.
+/// The `(m, k)` a classic or counting Bloom filter uses for `n` items at rate `p`: the fewest
+/// bits `m` (with `k = round((m/n) ln 2)`, [`optimal_hashes`]) whose *exact* rate
+/// [`classic_fpr_exact`] is at most `p`.
 ///
-/// It starts from the textbook [`optimal_bits`] and [`optimal_hashes`], whose rate is the
-/// *approximation* [`classic_fpr`]; the exact rate [`classic_fpr_exact`] is higher, by a lot for
-/// small `n` (one key in 10 bits with `k = 7` is at 1.75% for a 1% target). So `m` then grows
-/// (with `k` re-optimised) until the exact rate is at most `max(p, classic_fpr(m0, n, k0))`, the
-/// larger of the target and the textbook shape's own rate (rounding `k` to an integer can put
-/// that slightly above `p`, 1.0039% for 10M keys at 1%), to within a relative [`SHAPE_SLACK`].
-/// For large `n` the exact and the approximate rate agree to better than that slack and the
-/// shape is the textbook one; below a few thousand keys `m` grows.
+/// The textbook [`optimal_bits`] and [`optimal_hashes`] meet `p` only under the
+/// *approximation* [`classic_fpr`], and only before `k` is rounded to an integer. The exact rate
+/// is higher, by a lot for small `n` (one key in 10 bits with `k = 7` is at 1.75% for a 1%
+/// target), and rounding `k` alone puts the textbook shape above its target at any `n`
+/// (10.07% for a 10% target, `k = 3` for the optimum 3.32; 1.0039% at 1%). So `m` grows from
+/// the textbook value until the exact rate meets the target: by a few hundredths of a percent
+/// for large `n`, by much more below a few thousand keys.
 ///
 /// # Errors
 /// Invalid `n` or `p`; an `m` above 2^63 bits; and a `p` that needs more than [`MAX_HASHES`] hash
@@ -127,24 +125,49 @@ pub fn classic_shape(n: u64, p: f64) -> Result<(u64, u32)> {
                        fingerprints",
         });
     }
-    let k0 = optimal_hashes(m0, n);
-    let allowed = p.max(classic_fpr(m0, n, k0)) * (1.0 + SHAPE_SLACK);
-    let meets = |m: u64| classic_fpr_best(m, n, optimal_hashes(m, n)) <= allowed;
+    let meets = |m: u64| classic_fpr_best(m, n, optimal_hashes(m, n)) <= p;
     if meets(m0) {
-        return Ok((m0, k0));
+        return Ok((m0, optimal_hashes(m0, n)));
     }
-    // Gallop up, then bisect; `hi` always meets the target.
-    let (mut lo, mut step) = (m0, 1u64);
-    let mut hi = loop {
-        let next = m0.checked_add(step).ok_or_else(|| Error::SizeOverflow {
-            what: "bit array",
-            hint: format!("{n} items at fpr {}", format_real(p)),
-        })?;
-        if meets(next) {
-            break next;
+    let overflow = || Error::SizeOverflow {
+        what: "bit array",
+        hint: format!("{n} items at fpr {}", format_real(p)),
+    };
+    // Start where the approximation with the rounded k meets p, `m = -kn / ln(1 - p^(1/k))`:
+    // for large n the answer lies within a few bits of it, so the search below takes a few
+    // steps rather than one per doubling from m0.
+    let k0 = optimal_hashes(m0, n);
+    let guess = -f64::from(k0) * n as f64 / (-(p.ln() / f64::from(k0)).exp()).ln_1p();
+    let start = if guess.is_finite() && guess < (1u64 << 63) as f64 {
+        (guess.ceil() as u64).max(m0 + 1)
+    } else {
+        m0 + 1
+    };
+    // Gallop away from `start` until the target is bracketed: `lo` misses, `hi` meets.
+    let (mut lo, mut hi) = if meets(start) {
+        let mut step = 1u64;
+        let mut hi = start;
+        loop {
+            let below = hi.saturating_sub(step).max(m0);
+            if below == m0 || !meets(below) {
+                break (below, hi);
+            }
+            hi = below;
+            step = step.saturating_mul(2);
         }
-        lo = next;
-        step = step.saturating_mul(2);
+    } else {
+        let (mut lo, mut step) = (start, 1u64);
+        loop {
+            let next = lo.checked_add(step).ok_or_else(overflow)?;
+            if next >= 1u64 << 63 {
+                return Err(overflow());
+            }
+            if meets(next) {
+                break (lo, next);
+            }
+            lo = next;
+            step = step.saturating_mul(2);
+        }
     };
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
@@ -391,7 +414,7 @@ pub fn cuckoo_bits_per_item(f: u32, load: f64) -> f64 {
 /// confined to distinct lanes and underestimates the rate
 /// ([`split_block_fpr_block_model`], kept for comparison).
 pub fn split_block_fpr(blocks: u64, n: u64) -> f64 {
-    poisson_fill8(n as f64 / blocks.max(1) as f64, (-1.0f64 / 32.0).ln_1p())
+    split_block_fpr_at_load(n as f64 / blocks.max(1) as f64)
 }
 
 /// The 256-bit-block model of a split-block filter, which underestimates its rate; see
@@ -468,15 +491,24 @@ fn poisson_mix(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
 /// bits) per key. Its rate, about 9e-16, is the smallest target a split-block filter accepts.
 pub const SPLIT_BLOCK_MIN_KEYS_PER_BLOCK: f64 = 1e-3;
 
-/// Keys per block at which a split-block filter reaches rate `p` ([`split_block_fpr`]), by
-/// bisection; [`split_block_blocks`] sizes `blocks = max(1, ceil(n / λ))` from it.
+/// The rate of a split-block filter at a mean load of `lambda` keys per block
+/// ([`split_block_fpr`] with `λ = n / blocks`, for any real `λ`).
+pub fn split_block_fpr_at_load(lambda: f64) -> f64 {
+    poisson_fill8(lambda, (-1.0f64 / 32.0).ln_1p())
+}
+
+/// Keys per block at which a split-block filter reaches rate `p` ([`split_block_fpr_at_load`]),
+/// by bisection: the largest `λ` found whose rate is at most `p`. [`split_block_blocks`]
+/// sizes `blocks = max(1, ceil(n / λ))` from it.
 ///
 /// # Errors
 /// Invalid `p`, or a `p` below the rate at [`SPLIT_BLOCK_MIN_KEYS_PER_BLOCK`] keys per block,
 /// which no sensible split-block filter reaches (a classic filter does).
 pub fn split_block_keys_per_block(p: f64) -> Result<f64> {
     let p = check_fpr(p)?;
-    let rate = |lambda: f64| split_block_fpr(1_000_000, (lambda * 1e6) as u64);
+    // The rate at λ itself, not at λ rounded to a millionth: a λ checked at its rounded value
+    // and used as it is put the filter above its target (1.0000013e-9 for 10^10 keys at 1e-9).
+    let rate = split_block_fpr_at_load;
     let (mut lo, mut hi) = (SPLIT_BLOCK_MIN_KEYS_PER_BLOCK, 1024.0f64);
     if rate(lo) > p {
         return Err(Error::InvalidParameter {
@@ -498,8 +530,11 @@ pub fn split_block_keys_per_block(p: f64) -> Result<f64> {
 }
 
 /// Blocks of a split-block filter for `n` keys at rate `p`: `max(1, ceil(n / λ))` with `λ` from
-/// [`split_block_keys_per_block`]. Every sizing of a split-block filter (the builder, the facade's
-/// registry, the harness) calls this one function, so they agree block for block.
+/// [`split_block_keys_per_block`], and one more block while the rate of the blocks found,
+/// [`split_block_fpr`]`(blocks, n)`, is above `p` (rounding `n / λ` in floating point can put
+/// it a hair above). Every sizing of a split-block filter (the builder, the facade's registry,
+/// the harness) calls this one function, so they agree block for block, and the expected rate
+/// of what is built never exceeds `p`.
 ///
 /// `n = 0` gives one block, the smallest table; a capacity check, where one is wanted, is the
 /// caller's ([`check_capacity`]).
@@ -510,16 +545,22 @@ pub fn split_block_keys_per_block(p: f64) -> Result<f64> {
 pub fn split_block_blocks(n: u64, p: f64) -> Result<u64> {
     let lambda = split_block_keys_per_block(p)?;
     let blocks = (n as f64 / lambda).ceil().max(1.0);
+    let overflow = || Error::SizeOverflow {
+        what: "block array",
+        hint: format!(
+            "{n} items at fpr {p} need {blocks:.3e} blocks; lower the capacity or raise the fpr"
+        ),
+    };
     // 2^64 is exactly representable; every f64 below it converts without saturating.
     if blocks >= 18_446_744_073_709_551_616.0 {
-        return Err(Error::SizeOverflow {
-            what: "block array",
-            hint: format!(
-                "{n} items at fpr {p} need {blocks:.3e} blocks; lower the capacity or raise the fpr"
-            ),
-        });
+        return Err(overflow());
     }
-    Ok(blocks as u64)
+    let mut blocks = blocks as u64;
+    // A few steps at most: each block lowers λ by λ / blocks.
+    while split_block_fpr(blocks, n) > p {
+        blocks = blocks.checked_add(1).ok_or_else(overflow)?;
+    }
+    Ok(blocks)
 }
 
 /// The information-theoretic lower bound on the bits any approximate-membership structure needs

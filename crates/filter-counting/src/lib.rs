@@ -65,7 +65,7 @@ pub const MAX_ITEMS: u64 = 1 << 62;
 /// that one did is bounded by [`CountingBloom::overflow_probability`].
 /// [`Filter::expected_fpr`] returns the exact classic rate ([`math::classic_fpr_exact`],
 /// evaluated without cancellation for every `k <= 64`), and sizing uses
-/// [`math::classic_shape`], so a small filter meets its target under the exact rate too.
+/// [`math::classic_shape`], so every filter meets its target under the exact rate too.
 ///
 /// ```
 /// use filter_counting::CountingBloom;

@@ -8,8 +8,9 @@ fn four_times_the_classic_memory() {
         .fpr(0.01)
         .build()
         .unwrap();
-    assert_eq!(f.counters(), 95_850_584);
-    assert_eq!(f.size_in_bytes(), 47_925_292); // 4 bits x m = 4 x 11.98 MB
+    let (m, _) = filter_core::math::classic_shape(10_000_000, 0.01).unwrap();
+    assert_eq!(f.counters(), m);
+    assert_eq!(f.size_in_bytes() as u64, m.div_ceil(2)); // 4 bits x m = 4 x 11.99 MB
 }
 
 #[test]

@@ -7,16 +7,26 @@ use filter_core::{
 };
 
 /// The most slices (`k + l`) a filter may have: a key's indexes live in a stack array.
-pub const MAX_SLICES: u32 = 64;
+pub const MAX_SLICES: u32 = math::APBF_MAX_SLICES;
+
+/// The paper's `k` and `l`, for [`ApbfSizing::Paper`] when they are not given.
+const PAPER_K_L: u32 = 8;
 
 /// How an [`ApbfBuilder`] sizes the slices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ApbfSizing {
-    /// The smallest slices whose worst-case rate ([`math::apbf_fpr`]) is at most the target.
+    /// The least memory whose worst-case rate ([`math::apbf_fpr`]) is at most the target:
+    /// `k` and `l` chosen ([`ApbfPlan::least`]) unless given, then the smallest slices.
     #[default]
     Target,
-    /// The paper's: each slice ends half full, `m = k·g / ln 2`, whatever rate that gives.
+    /// The paper's: each slice ends half full, `m = k·g / ln 2`, whatever rate that gives
+    /// (`k = l = 8` unless given).
     Paper,
+}
+
+/// A `k` or `l` as given, or `chosen`.
+fn shown(v: Option<u32>) -> String {
+    v.map_or_else(|| "chosen".into(), |v| v.to_string())
 }
 
 /// Builds an [`Apbf`].
@@ -24,8 +34,8 @@ pub enum ApbfSizing {
 pub struct ApbfBuilder {
     window: u64,
     fpr: f64,
-    k: u32,
-    l: u32,
+    k: Option<u32>,
+    l: Option<u32>,
     sizing: ApbfSizing,
     hasher: KeyHasher,
     cap: MemoryCap,
@@ -38,10 +48,11 @@ impl ApbfBuilder {
         window(items: u64) => window;
         /// Target false-positive rate (default 1%), used by [`ApbfSizing::Target`].
         fpr(rate: f64) => fpr;
-        /// Slices each insert sets a bit in, and that a lookup needs in a row (default 8).
-        k(k: u32) => k;
-        /// Further slices: the window is `l` generations (default 8).
-        l(l: u32) => l;
+        /// Slices each insert sets a bit in, and that a lookup needs in a row (default: chosen
+        /// with `l` for the least memory).
+        k(k: u32) => k as Some;
+        /// Further slices: the window is `l` generations (default: chosen with `k`).
+        l(l: u32) => l as Some;
         /// How the slices are sized (default [`ApbfSizing::Target`]).
         sizing(sizing: ApbfSizing) => sizing;
         /// Hash function and seed (default: xxh3-128, seed 0).
@@ -59,27 +70,41 @@ impl ApbfBuilder {
     pub fn build(self) -> Result<Apbf> {
         filter_core::math::check_fpr(self.fpr)?;
         filter_core::math::check_capacity(self.window)?;
-        let slices = self.k.saturating_add(self.l);
-        if self.k == 0 || self.l == 0 || slices > MAX_SLICES {
+        let given = |v: Option<u32>| v.unwrap_or(1);
+        let slices = given(self.k).saturating_add(given(self.l));
+        if self.k == Some(0) || self.l == Some(0) || slices > MAX_SLICES {
             return Err(Error::InvalidParameter {
                 name: "k, l",
-                value: format!("{}, {}", self.k, self.l),
-                expected: "k >= 1 and l >= 1 with k + l <= 64 (the paper's k = 8, l = 8 is a \
-                           good start)",
+                value: format!("{}, {}", shown(self.k), shown(self.l)),
+                expected: "k >= 1 and l >= 1 with k + l <= 64, or leave them unset: the shape \
+                           with the least memory that meets the rate is chosen",
             });
         }
         let plan = match self.sizing {
-            ApbfSizing::Paper => ApbfPlan::paper(self.window, self.k, self.l),
-            ApbfSizing::Target => ApbfPlan::for_target(self.window, self.k, self.l, self.fpr),
+            ApbfSizing::Paper => ApbfPlan::paper(
+                self.window,
+                self.k.unwrap_or(PAPER_K_L),
+                self.l.unwrap_or(PAPER_K_L),
+            ),
+            ApbfSizing::Target => ApbfPlan::least(self.window, self.fpr, self.k, self.l),
         }
         .ok_or_else(|| Error::SizeOverflow {
             what: "age-partitioned slices",
             hint: format!(
+<<<<<<< HEAD
                 "no slice size reaches {} with k = {}: raise k",
                 filter_core::math::format_real(self.fpr),
                 self.k
+=======
+                "no shape with k = {} and at most 2^56 bits per slice reaches {} for a window \
+                 of {} items: ask for fewer items or a larger rate",
+                shown(self.k),
+                filter_core::math::format_real(self.fpr),
+                self.window
+>>>>>>> s26-recommend
             ),
         })?;
+        let slices = plan.k + plan.l;
         let words_per_slice = plan.m.div_ceil(64);
         let words = words_per_slice
             .checked_mul(u64::from(slices))
@@ -128,8 +153,10 @@ impl ApbfBuilder {
 ///
 /// # False-positive rate
 /// [`math::apbf_fpr`]: the probability of a run of `k` matches among slices that match
-/// independently with their fill. At `k = l = 8` and 1% it takes 23.5 bits per in-window item
-/// ([`ApbfSizing::Target`]); the paper's half-full sizing takes 23.1 for a worst case of 1.1%.
+/// independently with their fill. The builder chooses `k` and `l` for the least memory that
+/// meets the target ([`ApbfPlan::least`]): at 1%, `k = 10`, `l = 53` and 19.6 bits per
+/// in-window item, where the paper's `k = l = 8` takes 23.5 (23.1 with its half-full sizing,
+/// for a worst case of 1.1%). More slices make a lookup read more of them (`k + l` at most).
 ///
 /// ```
 /// use filter_core::Filter;
@@ -161,13 +188,14 @@ pub struct Apbf {
 }
 
 impl Apbf {
-    /// A builder: one million items at 1%, `k = l = 8`, slices sized for the target.
+    /// A builder: one million items at 1%, `k` and `l` chosen for the least memory, slices
+    /// sized for the target.
     pub fn builder() -> ApbfBuilder {
         ApbfBuilder {
             window: 1_000_000,
             fpr: 0.01,
-            k: 8,
-            l: 8,
+            k: None,
+            l: None,
             sizing: ApbfSizing::Target,
             hasher: KeyHasher::default(),
             cap: MemoryCap::NONE,

@@ -47,8 +47,8 @@
 //!
 //! `N = 1` is the two-buffer rotation (about 22 bits at 1%). The default, `N = 7` with eight
 //! one-byte lanes, reaches **15.90 bits per in-window item at 1%**, under the goal of 16.5;
-//! the age-partitioned filter below needs 23.5 at `k = l = 8` (23.1 with the paper's sizing,
-//! whose worst case is then 1.1%). Checking each of 24 slices at the full target instead of its
+//! the age-partitioned filter below needs 19.6 at its least (`k = 10`, `l = 53`), 23.5 at the
+//! paper's `k = l = 8` (23.1 with the paper's sizing, whose worst case is then 1.1%). Checking each of 24 slices at the full target instead of its
 //! share gives `1 - 0.99^24` ≈ 21% over the window.
 //!
 //! A [`TimeWindow`] is sized for the most items a window receives (`items_per_window`); a
@@ -60,10 +60,12 @@
 //! arXiv:2001.03147): `k + l` slices; an insert sets one bit in each of the `k` youngest; every
 //! `g = window / l` inserts the oldest slice is emptied and becomes the youngest; a lookup looks
 //! for `k` consecutive slices all holding the key's bit. It is here as the reference design; its
-//! rate is [`math::apbf_fpr`]. Besides its memory (23.5 bits per item at 1%, `k = l = 8`), it
-//! has a tail: a key just past `1 + 1/l` windows keeps `k - 1` of its bits in a row, and is
-//! "maybe" whenever a neighbouring slice matches by chance (measured at a 1% target: 7% of the
-//! keys 9 to 24 generations old); it is gone only after `l + k` generations (see [`Apbf`]).
+//! rate is [`math::apbf_fpr`], and `k` and `l` are chosen for the least memory that meets it
+//! ([`math::ApbfPlan::least`]). Besides its memory (19.6 bits per item at 1%), it has a tail:
+//! a key just past `1 + 1/l` windows keeps `k - 1` of its bits in a row, and is "maybe"
+//! whenever a neighbouring slice matches by chance (measured at a 1% target and `k = l = 8`:
+//! 7% of the keys 9 to 24 generations old); it is gone only after `l + k` generations (see
+//! [`Apbf`]).
 //!
 //! # Time
 //! The core API takes the time as a [`Timestamp`] in the caller's ticks

@@ -16,6 +16,29 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
+/// `calc`: `variant` (or every variant that can be) sized for `n` items at `fpr`.
+///
+/// # Errors
+/// The variant's refusal; without a variant, the first refusal when none can be sized.
+pub fn calc(n: u64, fpr: f64, variant: Option<Variant>) -> filterlab::Result<Vec<Plan>> {
+    let params = Params::new(n, fpr);
+    match variant {
+        Some(v) => Ok(vec![v.plan(&params)?]),
+        // Every variant that can be sized so (8-bit fingerprints cannot meet 0.1%); the first
+        // refusal when none can.
+        None => {
+            let (ok, refused): (Vec<_>, Vec<_>) = Variant::ALL
+                .iter()
+                .map(|v| v.plan(&params))
+                .partition(filterlab::Result::is_ok);
+            if let (true, Some(Err(e))) = (ok.is_empty(), refused.into_iter().next()) {
+                return Err(e);
+            }
+            Ok(ok.into_iter().flatten().collect())
+        }
+    }
+}
+
 /// Runs one command; returns the exit code.
 ///
 /// # Errors
@@ -23,22 +46,7 @@ use std::path::Path;
 pub fn run(command: Command, out: Out) -> Result<u8> {
     match command {
         Command::Calc { size, variant } => {
-            let params = Params::new(size.n, size.fpr);
-            let plans = match variant {
-                Some(v) => vec![v.plan(&params)?],
-                // Every variant that can be sized so (8-bit fingerprints cannot meet 0.1%);
-                // the first refusal when none can.
-                None => {
-                    let (ok, refused): (Vec<_>, Vec<_>) = Variant::ALL
-                        .iter()
-                        .map(|v| v.plan(&params))
-                        .partition(filterlab::Result::is_ok);
-                    if let (true, Some(Err(e))) = (ok.is_empty(), refused.into_iter().next()) {
-                        return Err(e.into());
-                    }
-                    ok.into_iter().flatten().collect::<Vec<Plan>>()
-                }
-            };
+            let plans = calc(size.n, size.fpr, variant)?;
             out.emit(plans.as_slice(), render::calc)
         }
         Command::Recommend(r) => {
@@ -46,7 +54,7 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             match recommend::recommend(&needs) {
                 Ok(r) => out.emit(&r, render::recommendation),
                 Err(refusal) => {
-                    output::error(out.json, &refusal.reason, Some(&refusal.nearest));
+                    output::error(out.json, &refusal.reason, &refusal.nearest);
                     Ok(crate::EXIT_ERROR)
                 }
             }
@@ -180,3 +188,6 @@ fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
     }
     Ok(u8::from(any_absent))
 }
+
+#[cfg(test)]
+mod tests;

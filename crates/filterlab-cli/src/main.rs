@@ -81,7 +81,7 @@ fn main() -> ExitCode {
                 .collect();
             let message = message.join(" ");
             let message = message.strip_prefix("error: ").unwrap_or(&message);
-            output::error(json, &format!("{message} (try --help)"), None);
+            output::error(json, &format!("{message} (try --help)"), &[]);
             return ExitCode::from(EXIT_ERROR);
         }
     };
@@ -93,7 +93,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // `{:#}` joins the context chain into one line.
-            output::error(cli.json, &format!("{e:#}"), None);
+            output::error(cli.json, &format!("{e:#}"), &[]);
             ExitCode::from(EXIT_ERROR)
         }
     }

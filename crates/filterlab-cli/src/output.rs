@@ -51,18 +51,18 @@ impl Out {
 }
 
 /// Prints an error on stderr: `error: ...`, or `{"error": "...", ...}` under `--json`, with
-/// `nearest` (a request that would succeed) when there is one.
-pub fn error(json: bool, message: &str, nearest: Option<&str>) {
+/// `nearest` (whole command lines that would succeed) when there are any.
+pub fn error(json: bool, message: &str, nearest: &[String]) {
     if json {
         let mut v = json!({ "error": message });
-        if let Some(n) = nearest {
-            v["nearest"] = json!(n);
+        if !nearest.is_empty() {
+            v["nearest"] = json!(nearest);
         }
         eprintln!("{v}");
+    } else if nearest.is_empty() {
+        eprintln!("error: {message}");
     } else {
-        match nearest {
-            Some(n) => eprintln!("error: {message}; nearest possible: {n}"),
-            None => eprintln!("error: {message}"),
-        }
+        let lines: Vec<String> = nearest.iter().map(|n| format!("`{n}`")).collect();
+        eprintln!("error: {message}; nearest possible: {}", lines.join(" or "));
     }
 }

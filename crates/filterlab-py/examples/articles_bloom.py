@@ -1,9 +1,10 @@
 """The first article's BloomFilter class, re-done on filterlab.
 
 The article hand-rolls k seeded mmh3 calls over a bitarray (bench-harness/python/articles_bloom.py
-keeps it verbatim). On filterlab the same interface is a few lines, sized by the exact formulas
-(m = -n ln p / ln² 2, k = round(m/n ln 2), not the article's int() truncations), and its reads and
-writes run in Rust. Its usage block, from the article, runs unchanged below.
+keeps it verbatim). On filterlab the same interface is a few lines, sized by the formulas
+(m = -n ln p / ln² 2, k = round(m/n ln 2), not the article's int() truncations; m then grows until
+the exact rate meets p), and its reads and writes run in Rust. Its usage block, from the article,
+runs unchanged below.
 """
 
 from filterlab import ClassicBloom

@@ -11,6 +11,65 @@ fn ok() -> (CourseDoc, String) {
     (doc, md)
 }
 
+/// The fixture with one figure of the prose (issue 37, item 17): a classic filter's bits per
+/// key at 0.1%, as the library allocates them, in its worked example.
+fn with_figure() -> CourseDoc {
+    use crate::stages::course::figures::{Figures, Formula, Shown};
+    let mut doc = fixture();
+    let mut fig = Figures::default();
+    let bits = Formula::ClassicBitsPerKey {
+        n: 10_000_000,
+        p: 0.001,
+    };
+    let text = fig.add(bits, Shown::Decimals(2)).unwrap();
+    doc.sections[0].example = format!("at 0.1%: {text} bits per key.");
+    doc.sections[0].figures = fig.into_vec();
+    doc
+}
+
+#[test]
+fn a_figure_of_the_prose_that_math_gives_passes() {
+    let doc = with_figure();
+    let md = markdown::course(&doc);
+    assert_eq!(check_doc(&doc, &md), Vec::<String>::new());
+}
+
+/// The issue's case: 14.35 bits per key from the rounded 1.44 (1.44 log2(1000)), where the
+/// library allocates 14.38. Recorded so, it fails twice: the value and the prose.
+#[test]
+fn a_figure_from_a_rounded_constant_fails() {
+    let mut doc = with_figure();
+    let rounded = 1.44 * 1000f64.log2();
+    doc.sections[0].figures[0].value = rounded;
+    doc.sections[0].example = format!("at 0.1%: {rounded:.2} bits per key.");
+    let md = markdown::course(&doc);
+    let p = check_doc(&doc, &md);
+    assert!(
+        p.iter().any(|p| p.contains("is recorded as 14.35")),
+        "{p:?}"
+    );
+    assert!(p.iter().any(|p| p.contains("does not show 14.38")), "{p:?}");
+}
+
+/// A prose number edited alone (the figure still right) fails; a longer number that only
+/// contains the figure's digits does not count as showing it.
+#[test]
+fn a_prose_number_that_disagrees_with_its_figure_fails() {
+    for example in [
+        "at 0.1%: 14.35 bits per key.",
+        "at 0.1%: 14.381 bits per key.",
+    ] {
+        let mut doc = with_figure();
+        doc.sections[0].example = example.into();
+        let md = markdown::course(&doc);
+        let p = check_doc(&doc, &md);
+        assert!(
+            p.iter().any(|p| p.contains("does not show 14.38")),
+            "{example}: {p:?}"
+        );
+    }
+}
+
 #[test]
 fn a_consistent_course_passes() {
     let (doc, md) = ok();

@@ -12,6 +12,7 @@ fn reps(hits: u64, trials: u64) -> Vec<Count> {
 
 pub(crate) fn fixture() -> CourseDoc {
     let s = Section {
+        figures: Vec::new(),
         title: "Classic".into(),
         derivation: vec!["p = (1 - e^(-kn/m))^k".into()],
         source: "Bloom 1970".into(),

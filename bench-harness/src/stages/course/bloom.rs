@@ -1,6 +1,7 @@
 //! Course sections on the Bloom-filter formulas: FP rate against memory for every variant, the
 //! choice of k, the exact formula at small m, and the split-block model.
 
+use super::figures::{Figures, Formula, Shown};
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::stats::{pooled, Count};
@@ -87,32 +88,7 @@ pub fn fp_vs_bits(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         bound,
         SeriesStyle::Line,
     ));
-    let m10 = math::optimal_bits(TEN_M, P)?;
-    let section = Section {
-        title: "False-positive rate against memory, every variant".into(),
-        derivation: vec![
-            "a bit is still 0 after kn random sets with probability (1 - 1/m)^(kn) ≈ e^(-kn/m)".into(),
-            "a non-member passes if its k bits are all 1: p ≈ (1 - e^(-kn/m))^k".into(),
-            "at the best k = (m/n) ln 2 half the bits are set and p = 2^-k, so m/n = log2(1/p) / ln 2 = 1.44 log2(1/p)".into(),
-            "any structure needs n log2(1/p) bits (the lower bound); the variants pay different overheads over it".into(),
-        ],
-        source: "Bloom 1970; Broder & Mitzenmacher 2004 (survey); each variant's paper for its own curve".into(),
-        example: format!(
-            "10M keys at 1%: a classic filter needs m = {m10} bits = {:.3} bits per key, the lower bound is log2(100) = {:.3} bits per key ({:+.1}%)",
-            m10 as f64 / TEN_M as f64,
-            math::lower_bound_bits(TEN_M, P) / TEN_M as f64,
-            (m10 as f64 / math::lower_bound_bits(TEN_M, P) - 1.0) * 100.0
-        ),
-        rows: rows.clone(),
-        finding: "Dashed lines: each variant's formula at its realised parameters; markers: measured (pooled over the repetitions), \
-             with 95% Wilson intervals; one legend entry per variant; the solid line is the lower bound p = 2^-(bits per key). \
-             Counting sits at 4x the memory of classic (4-bit counters). The scalable points are filters built for n/8 at each target \
-             and grown to n, i.e. four stages (n/8, n/4, n/2, n at s = 2) with the stage rates tightened by r = 0.9: each point is the \
-             compound rate at n, below the target, and its memory is the sum of the stages. The static filters (binary fuse, ribbon) \
-             are built once from the whole set: a binary fuse filter's rate is 2^-F whatever the target (so its points pile up at \
-             8 and 16 bits), the 8-bit one cannot meet a target below 2^-8 = 0.39%, and the ribbon filter sits closest to the bound.".into(),
-        plots: vec!["fp_vs_bits".into()],
-    };
+    let section = fp_vs_bits_section(rows)?;
     let chart = LineChart {
         title: format!("False-positive rate against memory (n = {})", lab.n),
         x_label: "bits per key".into(),
@@ -122,6 +98,42 @@ pub fn fp_vs_bits(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         series,
     };
     Ok((section, vec![Plot::new("fp_vs_bits", chart)]))
+}
+
+/// The text around [`fp_vs_bits`]'s rows.
+fn fp_vs_bits_section(rows: Vec<Row>) -> Result<Section> {
+    let m10 = math::optimal_bits(TEN_M, P)?;
+    let mut fig = Figures::default();
+    let allocated = fig.add(
+        Formula::ClassicBitsPerKey { n: TEN_M, p: P },
+        Shown::Decimals(3),
+    )?;
+    Ok(Section {
+        title: "False-positive rate against memory, every variant".into(),
+        derivation: vec![
+            "a bit is still 0 after kn random sets with probability (1 - 1/m)^(kn) ≈ e^(-kn/m)".into(),
+            "a non-member passes if its k bits are all 1: p ≈ (1 - e^(-kn/m))^k".into(),
+            "at the best k = (m/n) ln 2 half the bits are set and p = 2^-k, so m/n = log2(1/p) / ln 2 = 1.44 log2(1/p)".into(),
+            "any structure needs n log2(1/p) bits (the lower bound); the variants pay different overheads over it".into(),
+        ],
+        source: "Bloom 1970; Broder & Mitzenmacher 2004 (survey); each variant's paper for its own curve".into(),
+        example: format!(
+            "10M keys at 1%: the formula's m = {m10} bits = {:.3} bits per key (this library allocates {allocated}: with k rounded to a whole 7 the formula's m misses 1% slightly), the lower bound is log2(100) = {:.3} bits per key ({:+.1}%)",
+            m10 as f64 / TEN_M as f64,
+            math::lower_bound_bits(TEN_M, P) / TEN_M as f64,
+            (m10 as f64 / math::lower_bound_bits(TEN_M, P) - 1.0) * 100.0
+        ),
+        rows,
+        finding: "Dashed lines: each variant's formula at its realised parameters; markers: measured (pooled over the repetitions), \
+             with 95% Wilson intervals; one legend entry per variant; the solid line is the lower bound p = 2^-(bits per key). \
+             Counting sits at 4x the memory of classic (4-bit counters). The scalable points are filters built for n/8 at each target \
+             and grown to n, i.e. four stages (n/8, n/4, n/2, n at s = 2) with the stage rates tightened by r = 0.9: each point is the \
+             compound rate at n, below the target, and its memory is the sum of the stages. The static filters (binary fuse, ribbon) \
+             are built once from the whole set: a binary fuse filter's rate is 2^-F whatever the target (so its points pile up at \
+             8 and 16 bits), the 8-bit one cannot meet a target below 2^-8 = 0.39%, and the ribbon filter sits closest to the bound.".into(),
+        plots: vec!["fp_vs_bits".into()],
+        figures: fig.into_vec(),
+    })
 }
 
 /// FP rate against k at the m/n of 1%.
@@ -151,6 +163,7 @@ pub fn fp_vs_k(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         .collect();
     let m10 = math::optimal_bits(TEN_M, P)?;
     let section = Section {
+        figures: Vec::new(),
         title: "The number of hash functions k".into(),
         derivation: vec![
             "p(k) = (1 - e^(-kn/m))^k; d/dk ln p = 0 at e^(-kn/m) = 1/2, so k* = (m/n) ln 2".into(),
@@ -229,6 +242,7 @@ pub fn exact_small_m(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let m10 = math::optimal_bits(TEN_M, P)?;
     let k10 = math::optimal_hashes(m10, TEN_M);
     let section = Section {
+        figures: Vec::new(),
         title: "The exact formula at small m".into(),
         derivation: vec![
             "the approximation replaces the number of set bits by its mean; (X/m)^k is convex, so by Jensen E[(X/m)^k] >= (E[X]/m)^k".into(),
@@ -367,6 +381,7 @@ pub fn split_block(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let lambda = math::split_block_keys_per_block(P)?;
     let blocks = math::split_block_blocks(TEN_M, P)?;
     let section = Section {
+        figures: Vec::new(),
         title: "The split-block filter: per lane, not per block".into(),
         derivation: vec![
             "a block receives c ~ Poisson(λ = n/B) keys; each key sets one bit in each of eight 32-bit lanes".into(),

@@ -220,6 +220,7 @@ pub fn expandable(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     ));
     let finding = finding(lab, &points, bound);
     let section = Section {
+        figures: Vec::new(),
         title: "Expandable cuckoo filter: a bound that holds as it grows".into(),
         derivation: derivation(),
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014 (cuckoo filter); Almeida, Baquero, Preguiça & Hutchison 2007 (tightening stages); Dayan et al. 2023 (InfiniFilter, deleting the newest match); filter_core::math::expandable".into(),

@@ -2,6 +2,7 @@
 //! (32-bit hashes taken `% m`, two equal seeds). These runs hash keys themselves, so each
 //! repetition's seed enters the hash functions directly.
 
+use super::figures::{Figures, Formula, Shown};
 use super::model::{Erratum, Pair, Row, Section};
 use super::probe::{fill, fp, Draw};
 use super::stats::Count;
@@ -231,7 +232,23 @@ pub fn one_hash(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             bits_reps(lab, "one_hash/same", m, |s| double(m, k, s, true)),
         ),
     ];
+    // 10M keys at 1% as this library sizes them.
+    let mut fig = Figures::default();
+    let (ten_m, bits) = (
+        10_000_000,
+        Formula::ClassicBitsPerKey {
+            n: 10_000_000,
+            p: P,
+        },
+    );
+    let m_per_n = fig.add(bits, Shown::Decimals(3))?;
+    let k10 = fig.add(
+        Formula::ClassicHashes { n: ten_m, p: P },
+        Shown::Decimals(0),
+    )?;
+    let floor10 = -(-1.0 / bits.value()?).exp_m1();
     let section = Section {
+        figures: fig.into_vec(),
         title: "k positions from one hash".into(),
         derivation: vec![
             "double hashing: g_i(x) = h1(x) + i·h2(x) mod m for i = 0..k-1; enhanced double hashing adds (i³ - i)/6 so that h2 ≡ 0 does not collapse the k positions".into(),
@@ -241,8 +258,10 @@ pub fn one_hash(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Kirsch & Mitzenmacher 2006 (\"Less hashing, same performance\"); Dillinger & Manolios 2004 (enhanced double hashing)".into(),
         example: format!(
-            "at 10M keys and 1% (m/n = 9.585, k = 7), h2 = h1 gives p >= 1 - e^(-n/m) = {}: ten times the target, from one bad seed",
-            pct(-(-1.0 / 9.585f64).exp_m1())
+            "at 10M keys and {} (m/n = {m_per_n}, k = {k10}), h2 = h1 gives p >= 1 - e^(-n/m) = {}: {:.0} times the target, from one bad seed",
+            pct(P),
+            pct(floor10),
+            floor10 / P
         ),
         rows,
         finding: format!("m = {m} bits, n = {n}, k = {k}, xxh3-64 seeded per repetition."),
@@ -342,7 +361,20 @@ pub fn adversarial(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         secret.push(other.probe(lab, &d, &hidden));
     }
     let fill = fills.iter().sum::<f64>() / fills.len() as f64;
+    let mut fig = Figures::default();
+    let hashes = Formula::ClassicHashes {
+        n: 10_000_000,
+        p: P,
+    };
+    let k10 = fig.add(hashes, Shown::Decimals(0))?;
+    let load = Formula::ClassicLoad {
+        n: 10_000_000,
+        p: P,
+    }
+    .value()?;
+    let fill10 = -(-load).exp_m1();
     let section = Section {
+        figures: fig.into_vec(),
         title: "Adversarial keys and secret seeds".into(),
         derivation: vec![
             "the rate p assumes keys independent of the hash functions; an attacker who knows the functions (a public hash with a fixed seed) can choose keys".into(),
@@ -352,8 +384,10 @@ pub fn adversarial(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Gerbet, Kumar & Lauradoux 2015 (\"The power of evil choices in Bloom filters\"); Naor & Yogev 2015".into(),
         example: format!(
-            "at 10M keys and 1% (k = 7) a fill of 0.6 instead of 0.5 gives 0.6^7 = {} instead of 1%",
-            pct(0.6f64.powi(7))
+            "at 10M keys and {} (k = {k10}, a fill of 1 - e^(-kn/m) = {fill10:.3}) a fill of 0.6 gives 0.6^{k10} = {} instead of {fill10:.3}^{k10} = {}",
+            pct(P),
+            pct(0.6f64.powf(hashes.value()?)),
+            pct(fill10.powf(hashes.value()?))
         ),
         rows: vec![
             Row::new("random keys", formula, honest),

@@ -13,6 +13,7 @@
 mod bloom;
 mod errata;
 mod expand;
+pub mod figures;
 pub mod hash64;
 mod hashing;
 pub mod model;

@@ -271,6 +271,10 @@ pub struct Section {
     pub finding: String,
     /// Plot file stems (`fp_vs_bits` gives `fp_vs_bits.svg`).
     pub plots: Vec<String>,
+    /// The numbers of the prose that come from a formula, with the formula: the check
+    /// recomputes each and finds it in the prose (absent from courses written before them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<super::figures::Figure>,
 }
 
 /// One common mistake, shown by a run.

@@ -230,6 +230,7 @@ pub fn quotient(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         .collect();
     let finding = finding(lab, &points);
     let section = Section {
+        figures: Vec::new(),
         title: "Quotient filter: remainder bits, load and resizing".into(),
         derivation: derivation(),
         source: "Bender et al. 2012 (PVLDB, \"Don't Thrash\"), §2; Pandey, Bender, Johnson & Patro 2017 (SIGMOD, the rank-and-select layout); filter_core::math::quotient".into(),

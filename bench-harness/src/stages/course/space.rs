@@ -1,6 +1,7 @@
 //! Course topics on space: cuckoo insertion failure, semi-sorting, the classic/cuckoo
 //! crossover, the memory of a scalable filter, and static filters.
 
+use super::figures::{Figures, Formula, Prose, Shown};
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::{Lab, Plot};
@@ -11,6 +12,8 @@ use filterlab::{
 };
 
 const P: f64 = 0.01;
+/// The worked examples' keys.
+const TEN_M: u64 = 10_000_000;
 
 /// Partial-key cuckoo hashing with `b`-slot buckets and a plain random walk of at most
 /// `kicks` evictions: the number of items placed before the first failure in `slots` slots.
@@ -88,6 +91,7 @@ pub fn cuckoo_failure(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         counts,
     ));
     let section = Section {
+        figures: Vec::new(),
         title: "Cuckoo insertion failure against bucket size and load".into(),
         derivation: vec![
             "each item has two candidate buckets of b slots; an insert fails when a chain of evictions finds no free slot within its bound".into(),
@@ -124,6 +128,7 @@ pub fn semi_sorting(_lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let bits = multisets.log2().ceil();
     let f = math::cuckoo_fingerprint_bits(P, b)?;
     let section = Section {
+        figures: Vec::new(),
         title: "Semi-sorting buckets".into(),
         derivation: vec![
             "the order of the b fingerprints in a bucket carries no information; sorting them lets the bucket store a multiset".into(),
@@ -178,23 +183,22 @@ pub fn crossover(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         .filter(|&p| p <= first)
         .count();
     let exceptions = below - cheaper.len();
-    // Textbook comparison: f = log2(1/p) + 3 at α = 0.955, minus one bit with semi-sorting.
-    let cross = |extra: f64, alpha: f64| {
-        let x = extra / alpha / (1.0 / std::f64::consts::LN_2 - 1.0 / alpha);
-        2f64.powf(-x)
-    };
+    // Textbook comparison: f = log2(1/p) + 3 bits (b = 4), one fewer with semi-sorting.
+    let mut figures = Figures::default();
+    let cross = |extra: f64, alpha: f64| Formula::CuckooCrossover { extra, alpha };
+    let semi = figures.add(cross(2.0, 0.955), Shown::Rate)?;
+    let plain = figures.add(cross(3.0, cuckoo::DESIGN_LOAD), Shown::Rate)?;
     let section = Section {
         title: "The classic/cuckoo space crossover".into(),
         derivation: vec![
-            "classic: 1.44 log2(1/p) bits per key; cuckoo: f/α with f = log2(1/p) + log2(2b) bits".into(),
-            "cuckoo wins once (log2(1/p) + e)/α < 1.44 log2(1/p), i.e. log2(1/p) > (e/α)/(1.44 - 1/α)".into(),
-            "the paper's 3% uses semi-sorting (e = 2 at b = 4) and α = 95.5%; without semi-sorting e = 3 and the crossover moves to about 0.35%; this library rounds f up to a whole bit and reserves the zero fingerprint, which moves it in steps".into(),
+            "classic: log2(1/p) / ln 2 (1.44 log2(1/p)) bits per key; cuckoo: f/α with f = log2(1/p) + log2(2b) bits".into(),
+            "cuckoo wins once (log2(1/p) + e)/α < log2(1/p) / ln 2, i.e. log2(1/p) > (e/α)/(1/ln 2 - 1/α)".into(),
+            format!("the paper's 3% uses semi-sorting (e = 2 at b = 4) and α = 95.5% (by this formula: {semi}); without semi-sorting e = 3, and at this library's α = {} the crossover moves to {plain}; this library rounds f up to a whole bit and reserves the zero fingerprint, which moves it in steps", cuckoo::DESIGN_LOAD),
         ],
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.2 and Fig. 5".into(),
         example: format!(
-            "e = 2, α = 0.955 (semi-sorted): crossover at p = {}; e = 3, α = 0.95 (this library's layout): p = {}",
-            pct(cross(2.0, 0.955)),
-            pct(cross(3.0, cuckoo::DESIGN_LOAD))
+            "e = 2, α = 0.955 (semi-sorted): crossover at p = {semi}; e = 3, α = {} (this library's layout): p = {plain}",
+            cuckoo::DESIGN_LOAD
         ),
         rows: vec![],
         finding: format!(
@@ -204,6 +208,7 @@ pub fn crossover(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             pct(first),
         ),
         plots: vec![],
+        figures: figures.into_vec(),
     };
     Ok((section, vec![]))
 }
@@ -251,27 +256,55 @@ pub fn scalable_memory(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
             counts,
         ));
     }
+    let prose = scalable_prose()?;
     let section = Section {
+        figures: prose.figures,
         title: "Scalable filters: memory growth and the choice of s and r".into(),
-        derivation: vec![
-            "stage i holds n0 s^i keys at P0 r^i, so it costs 1.44 n0 s^i (log2(1/P0) + i log2(1/r)) bits".into(),
-            "after L stages the newest holds a fraction (s - 1)/s of all capacity, so bits per key ≈ 1.44 (log2(1/P0) + (L - 1/(s - 1)) log2(1/r)): it grows by 1.44 log2(1/r) bits per stage, i.e. logarithmically in n".into(),
-            "r near 1 grows slowly but makes P0 = P(1 - r) small (r = 0.9 costs log2(10) = 3.3 bits per key up front); s = 4 needs fewer stages (fewer lookups, slower per-key growth) but can leave up to 3/4 of the newest stage empty".into(),
-            "Almeida et al. recommend s = 2 for slow growth and s = 4 for fast, with r between 0.8 and 0.9".into(),
-        ],
+        derivation: prose.derivation,
         source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4-5".into(),
-        example: format!(
-            "P = 1%: r = 0.9 starts at P0 = 0.1% ({:.2} bits per key for the first stage), r = 0.5 at 0.5% ({:.2}); each further stage adds {:.2} (r = 0.9) or {:.2} (r = 0.5) bits per key",
-            1.44 * (1.0f64 / 0.001).log2(),
-            1.44 * (1.0f64 / 0.005).log2(),
-            1.44 * (1.0f64 / 0.9).log2(),
-            1.44f64
-        ),
+        example: prose.example,
         rows,
         finding: format!("Grown from {c0} to {} keys: {}.", lab.n, lines.join("; ")),
         plots: vec![],
     };
     Ok((section, vec![]))
+}
+
+/// The derivation and worked example of the scalable filters' memory, their numbers from the
+/// library's sizing of 10M keys (`math::classic_shape`): a stage at `P0` costs what a classic
+/// filter at `P0` allocates.
+fn scalable_prose() -> Result<Prose> {
+    let mut fig = Figures::default();
+    let bits = |p: f64| Formula::ClassicBitsPerKey { n: TEN_M, p };
+    let more = |p: f64, ratio: f64| Formula::ClassicBitsForRatio { n: TEN_M, p, ratio };
+    let p0 = |r: f64| math::scalable_initial_fpr(P, r);
+    let formula = fig.add(
+        Formula::OptimalBitsForRatio { ratio: 1.0 - 0.9 },
+        Shown::Decimals(2),
+    )?;
+    let up_front = fig.add(more(P, 1.0 - 0.9), Shown::Decimals(2))?;
+    let at_p = fig.add(bits(P), Shown::Decimals(2))?;
+    let first_9 = fig.add(bits(p0(0.9)), Shown::Decimals(2))?;
+    let first_5 = fig.add(bits(p0(0.5)), Shown::Decimals(2))?;
+    let next_9 = fig.add(more(p0(0.9), 0.9), Shown::Decimals(2))?;
+    let next_5 = fig.add(more(p0(0.5), 0.5), Shown::Decimals(2))?;
+    let derivation = vec![
+        "stage i holds n0 s^i keys at P0 r^i, so it costs n0 s^i (log2(1/P0) + i log2(1/r)) / ln 2 bits".into(),
+        "after L stages the newest holds a fraction (s - 1)/s of all capacity, so bits per key ≈ (log2(1/P0) + (L - 1/(s - 1)) log2(1/r)) / ln 2: it grows by log2(1/r) / ln 2 bits per stage, i.e. logarithmically in n".into(),
+        format!("r near 1 grows slowly but makes P0 = P(1 - r) small: r = 0.9 costs log2(1/(1 - r)) / ln 2 = {formula} bits per key up front, {up_front} for 10M keys as this library sizes them ({first_9} at P0 = {} against {at_p} at P = {}); s = 4 needs fewer stages (fewer lookups, slower per-key growth) but can leave up to 3/4 of the newest stage empty", pct(p0(0.9)), pct(P)),
+        "Almeida et al. recommend s = 2 for slow growth and s = 4 for fast, with r between 0.8 and 0.9".into(),
+    ];
+    let example = format!(
+        "P = {}, 10M keys as this library sizes them: r = 0.9 starts at P0 = {} ({first_9} bits per key for the first stage), r = 0.5 at {} ({first_5}); each further stage adds {next_9} (r = 0.9) or {next_5} (r = 0.5) bits per key",
+        pct(P),
+        pct(p0(0.9)),
+        pct(p0(0.5)),
+    );
+    Ok(Prose {
+        derivation,
+        example,
+        figures: fig.into_vec(),
+    })
 }
 
 /// Static filters: xor, binary fuse and ribbon, by formula.
@@ -281,6 +314,7 @@ pub fn static_filters(_lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let classic = math::optimal_bits(10_000_000, P)? as f64 / 1e7;
     let ck = f64::from(math::cuckoo_fingerprint_bits(P, cuckoo::SLOTS)?) / cuckoo::DESIGN_LOAD;
     let section = Section {
+        figures: Vec::new(),
         title: "Static filters: xor, binary fuse and ribbon".into(),
         derivation: vec![
             "a static filter is built once from a known set and never takes an insert; it stores an f-bit fingerprint function: p = 2^-f".into(),

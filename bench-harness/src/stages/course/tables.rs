@@ -1,5 +1,6 @@
 //! Course sections on the cuckoo, scalable and counting formulas.
 
+use super::figures::{Figures, Formula, Shown};
 use super::model::{Row, Section};
 use super::probe::{fill, fp};
 use super::stats::{pooled, Count};
@@ -120,6 +121,7 @@ fn cuckoo_section(rows: Vec<Row>) -> Result<Section> {
     let f10 = math::cuckoo_fingerprint_bits(P, b)?;
     let a = cuckoo::DESIGN_LOAD;
     Ok(Section {
+        figures: Vec::new(),
         title: "Cuckoo filter: fingerprint bits and load".into(),
         derivation: vec![
             "a lookup compares its f-bit fingerprint (uniform on 1..2^f, 0 marks an empty slot) with the occupied slots of its two buckets: 2bα slots at load α".into(),
@@ -218,6 +220,7 @@ fn scalable_section(c0: usize, rows: Vec<Row>) -> Section {
         .map(|i| math::scalable_stage_fpr(p0, 0.9, i))
         .collect();
     Section {
+        figures: Vec::new(),
         title: "Scalable filter: the compound bound as it grows".into(),
         derivation: vec![
             "stage i holds n0 s^i items at rate P0 r^i; a key is a false positive if any stage says yes".into(),
@@ -346,21 +349,45 @@ fn counting_section(
     zeros: &[f64],
     rows: Vec<Row>,
 ) -> Result<Section> {
-    let m10 = math::optimal_bits(TEN_M, P)?;
-    let k10 = math::optimal_hashes(m10, TEN_M);
+    // The counters and hashes this library gives 10M keys at 1%.
+    let (m10, k10) = math::classic_shape(TEN_M, P)?;
+    let mut fig = Figures::default();
+    let shape = (TEN_M, P);
+    let k_text = fig.add(
+        Formula::ClassicHashes {
+            n: shape.0,
+            p: shape.1,
+        },
+        Shown::Decimals(0),
+    )?;
+    let m_per_n = fig.add(
+        Formula::ClassicBitsPerKey {
+            n: shape.0,
+            p: shape.1,
+        },
+        Shown::Decimals(3),
+    )?;
+    let lambda_text = fig.add(
+        Formula::ClassicLoad {
+            n: shape.0,
+            p: shape.1,
+        },
+        Shown::Decimals(3),
+    )?;
     let lambda10 = f64::from(k10) * TEN_M as f64 / m10 as f64;
     let closed = |l: f64| m10 as f64 * (std::f64::consts::E * l / 16.0).powi(16);
     Ok(Section {
+        figures: fig.into_vec(),
         title: "Counting filter: counter overflow under overload".into(),
         derivation: vec![
             "a counter's value after nk increments of m counters is Binomial(nk, 1/m) ≈ Poisson(λ = nk/m)".into(),
-            "with the real-valued optimum k* = (m/n) ln 2, λ = ln 2; with a whole k it is k n/m, e.g. 7/9.585 = 0.730 at 1%, not ln 2".into(),
+            format!("with the real-valued optimum k* = (m/n) ln 2, λ = ln 2; with a whole k it is k n/m, e.g. {k_text}/{m_per_n} = {lambda_text} at {} (10M keys as this library sizes them), not ln 2", pct(P)),
             "P(any counter >= 2^c) <= m C(nk, 2^c) m^-(2^c) <= m (e λ / 2^c)^(2^c); the textbook writes λ = ln 2 there, which holds only for k = k*".into(),
             "overload raises λ linearly; a 4-bit counter sticks at 15 (saturates), after which deletions can no longer undo it; the expected fraction saturated is P(Poisson(λ) >= 15)".into(),
         ],
         source: "Fan, Cao, Almeida & Broder 2000 (Summary Cache), §5.2".into(),
         example: format!(
-            "10M keys at 1%: m = {m10} counters, k = {k10}: λ = {lambda10:.3}; m (e λ/16)^16 = {:.2e} (with ln 2 in place of λ: {:.2e}, {:.1}x smaller: \
+            "10M keys at 1%: m = {m10} counters, k = {k10}: λ = {lambda_text}; m (e λ/16)^16 = {:.2e} (with ln 2 in place of λ: {:.2e}, {:.1}x smaller: \
              the ln 2 form is not a bound here, it only happens to be as negligible); the binomial form gives {:.3e} at 10M keys and {:.3} at 10x the load",
             closed(lambda10),
             closed(std::f64::consts::LN_2),

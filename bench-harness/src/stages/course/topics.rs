@@ -1,6 +1,7 @@
 //! Course topics on using a filter: estimating n from the fill, union and intersection,
 //! deleting keys never inserted, repeated queries, adversaries, and reading a Wilson interval.
 
+use super::figures::{Figures, Formula, Shown};
 use super::model::{Row, Section};
 use super::probe::{fill, fp, remix, Draw};
 use super::stats::Count;
@@ -45,6 +46,7 @@ pub fn fill_ratio(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         / (estimates.len() as f64 - 1.0).max(1.0))
     .sqrt();
     let section = Section {
+        figures: Vec::new(),
         title: "Estimating n from the fill ratio".into(),
         derivation: vec![
             "after n distinct keys a bit is set with probability 1 - (1 - 1/m)^(kn) ≈ 1 - e^(-kn/m); the fraction set, X/m, concentrates there".into(),
@@ -107,6 +109,7 @@ pub fn union_intersection(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let and_bit = 1.0 - z(q) + z(q) * (1.0 - z(q)) * (1.0 - z(q));
     let and_formula = and_bit.powi(k as i32);
     let section = Section {
+        figures: Vec::new(),
         title: "Union and intersection".into(),
         derivation: vec![
             "filters with the same m, k and hash functions combine bit by bit: A | B is exactly the filter of A ∪ B (every bit any key of either sets)".into(),
@@ -184,7 +187,15 @@ pub fn deleting_non_members(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let c_fn = 1.0 - (1.0 - emptied).powi(k as i32);
     let (f, load) = k_shape;
     let pk = math::cuckoo_fpr(f, cuckoo::SLOTS, load);
+    let mut fig = Figures::default();
+    let f10 = Formula::CuckooFingerprintBits {
+        p: P,
+        slots: cuckoo::SLOTS,
+    };
+    let f10_text = fig.add(f10, Shown::Decimals(0))?;
+    let p10 = math::cuckoo_fpr(f10.value()? as u32, cuckoo::SLOTS, cuckoo::DESIGN_LOAD);
     let section = Section {
+        figures: fig.into_vec(),
         title: "Deleting keys that were never inserted".into(),
         derivation: vec![
             "a deletion is refused only if the filter proves the key absent; a non-member passes with probability p and is then applied, so D attempts apply about D·p deletions".into(),
@@ -193,9 +204,11 @@ pub fn deleting_non_members(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ],
         source: "Fan, Cao, Almeida & Broder 2000; Fan, Andersen, Kaminsky & Mitzenmacher 2014, §3.3 (deletion needs a key that was inserted)".into(),
         example: format!(
-            "a cuckoo filter of 10M keys at 1% (f = 10, α = 0.95, p = {}) that is asked to delete 1M random non-members loses about {:.0} members",
-            pct(math::cuckoo_fpr(10, cuckoo::SLOTS, 0.95)),
-            1e6 * math::cuckoo_fpr(10, cuckoo::SLOTS, 0.95)
+            "a cuckoo filter of 10M keys at {} (f = {f10_text}, α = {}, p = {}) that is asked to delete 1M random non-members loses about {:.0} members",
+            pct(P),
+            cuckoo::DESIGN_LOAD,
+            pct(p10),
+            1e6 * p10
         ),
         rows: vec![
             Row::new("counting: deletions applied", pc, c_applied),
@@ -253,6 +266,7 @@ pub fn repeated_queries(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         fresh.push(d.count(hits as u64, found.len() as u64));
     }
     let section = Section {
+        figures: Vec::new(),
         title: "Repeated queries of one non-member are not independent".into(),
         derivation: vec![
             "the answer for a key is a function of the key and the filter: ask again and the same bits answer".into(),
@@ -307,6 +321,7 @@ pub fn wilson(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     }
     let (lo, hi) = math::wilson_interval(100, 10_000, super::stats::Z95);
     let section = Section {
+        figures: Vec::new(),
         title: "Reading a Wilson interval".into(),
         derivation: vec![
             "for h hits in T trials, p̂ = h/T; the 95% Wilson interval is (p̂ + z²/2T ± z sqrt(p̂(1 - p̂)/T + z²/4T²)) / (1 + z²/T), z = 1.96".into(),

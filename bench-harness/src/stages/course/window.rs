@@ -1,6 +1,7 @@
 //! Course section: sliding windows — the age-partitioned filter's rate (a run of `k` matches
 //! among `k + l` slices), the lane-sliced generations' rate, and both measured over a stream.
 
+use super::figures::{Figure, Figures, Formula, Shown};
 use super::model::{Row, Section};
 use super::stats::Count;
 use super::{Lab, Plot};
@@ -68,7 +69,13 @@ fn measure(
     let members = window * WINDOWS;
     for d in lab.draws(name) {
         let points = if apbf {
-            let mut f = Apbf::builder().window(window as u64).fpr(P).build()?;
+            // The paper's shape (the builder would choose the least memory's).
+            let mut f = Apbf::builder()
+                .window(window as u64)
+                .fpr(P)
+                .k(8)
+                .l(8)
+                .build()?;
             stream(&mut f, &d.members[..members], &d.probes, (window, g))?
         } else {
             let mut f = ItemWindow::builder()
@@ -153,17 +160,30 @@ fn derivation() -> Vec<String> {
     ]
 }
 
-fn example() -> String {
+/// The worked example, and its figures: the paper's shape and the least memory's
+/// (`ApbfPlan::least`, the builder's default).
+fn example() -> Result<(String, Vec<Figure>)> {
     let w = 1_000_000;
-    match (ApbfPlan::for_target(w, 8, 8, P), SlicedPlan::new(w, N, P)) {
-        (Some(a), Some(s)) => format!(
-            "W = 10^6 at 1%: Apbf k = l = 8, g = {}, m = {} bits per slice, worst rate {} at {:.2} bits per in-window item (the paper's sizing: {:.2} bits, worst {}); ItemWindow N = 7: g = {}, m = {}, k = {}, worst {} at {:.2} bits; two-buffer rotation (N = 1): {:.2} bits",
+    let mut fig = Figures::default();
+    let apbf = |k, l| Formula::ApbfBitsPerItem {
+        window: w,
+        p: P,
+        k,
+        l,
+    };
+    let eight = fig.add(apbf(Some(8), Some(8)), Shown::Decimals(2))?;
+    let least_bits = fig.add(apbf(None, None), Shown::Decimals(2))?;
+    let least = ApbfPlan::least(w, P, None, None);
+    let text = match (ApbfPlan::for_target(w, 8, 8, P), SlicedPlan::new(w, N, P), least) {
+        (Some(a), Some(s), Some(b)) => format!(
+            "W = 10^6 at 1%: Apbf k = l = 8, g = {}, m = {} bits per slice, worst rate {} at {eight} bits per in-window item (the paper's sizing: {:.2} bits, worst {}); at its least memory (k and l chosen, the builder's default) k = {}, l = {}: {least_bits} bits; ItemWindow N = 7: g = {}, m = {}, k = {}, worst {} at {:.2} bits; two-buffer rotation (N = 1): {:.2} bits",
             a.per_generation,
             a.m,
             pct(a.worst_fpr()),
-            a.bits_per_item(),
             ApbfPlan::paper(w, 8, 8).map_or(f64::NAN, |p| p.bits_per_item()),
             pct(ApbfPlan::paper(w, 8, 8).map_or(f64::NAN, |p| p.worst_fpr())),
+            b.k,
+            b.l,
             s.per_generation,
             s.m,
             s.k,
@@ -172,7 +192,8 @@ fn example() -> String {
             SlicedPlan::new(w, 1, P).map_or(f64::NAN, |p| p.bits_per_item()),
         ),
         _ => "no plan at W = 10^6".into(),
-    }
+    };
+    Ok((text, fig.into_vec()))
 }
 
 /// Sliding windows: the two designs' formulas at their worst and over a stream, measured.
@@ -212,11 +233,13 @@ pub fn sliding_windows(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
         ),
     ];
     let bits = |plan: Option<f64>| plan.unwrap_or(f64::NAN);
+    let (example, figures) = example()?;
     let section = Section {
+        figures,
         title: "Sliding windows: the age-partitioned filter's rate".into(),
         derivation: derivation(),
         source: "Shtul, Baquero & Almeida 2020 (arXiv:2001.03147); Bloom 1970; filter_core::math::window".into(),
-        example: example(),
+        example,
         rows,
         finding: format!(
             "Windows of {window} items, {WINDOWS} windows per stream, {} repetitions; checkpoints at each generation's end, where every kept generation is full. \

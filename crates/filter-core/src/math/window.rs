@@ -116,13 +116,25 @@ impl SlicedPlan {
 /// slices all match a foreign key. The mass absorbed into a run of `k` is summed directly, so a
 /// tiny rate is not lost in `1 - (1 - tiny)`.
 pub fn apbf_fpr(k: u32, m: u64, counts: &[u64]) -> f64 {
+    run_rate(k, counts.iter().map(|&c| fill(c as f64, m)))
+}
+
+/// The probability of a run of `k` successes in independent trials of success probabilities
+/// `fills`, by a dynamic programme over the current run length.
+pub(crate) fn run_rate(k: u32, fills: impl IntoIterator<Item = f64>) -> f64 {
     let k = k.max(1) as usize;
-    // run[j]: probability that no run of k was seen and the current run has length j.
-    let mut run = vec![0.0f64; k];
+    // run[j]: probability that no run of k was seen and the current run has length j (on the
+    // stack for the filters' at most 64 slices: the shape search calls this many times).
+    let (mut stack, mut heap) = ([0.0f64; APBF_MAX_SLICES as usize], Vec::new());
+    let run: &mut [f64] = if k <= stack.len() {
+        &mut stack[..k]
+    } else {
+        heap.resize(k, 0.0);
+        &mut heap
+    };
     run[0] = 1.0;
     let mut hit = 0.0;
-    for &c in counts {
-        let r = fill(c as f64, m);
+    for r in fills {
         let alive: f64 = run.iter().sum();
         hit += run[k - 1] * r;
         for j in (1..k).rev() {
@@ -136,7 +148,9 @@ pub fn apbf_fpr(k: u32, m: u64, counts: &[u64]) -> f64 {
 /// The bit sets of each slice of an age-partitioned filter, youngest first, at its worst (just
 /// before a shift): `g · min(i + 1, k)` for slice `i`.
 pub fn apbf_worst_counts(k: u32, l: u32, g: u64) -> Vec<u64> {
-    (0..k + l).map(|i| g * u64::from((i + 1).min(k))).collect()
+    (0..k + l)
+        .map(|i| g.saturating_mul(u64::from((i + 1).min(k))))
+        .collect()
 }
 
 /// The shape of an age-partitioned filter.
@@ -166,30 +180,15 @@ impl ApbfPlan {
         })
     }
 
-    /// The smallest slices whose worst-case rate is at most `p` (bisection on `m`). `None` when
-    /// no size below 2^56 bits per slice reaches `p`.
+    /// The smallest slices whose worst-case rate is at most `p`, for the given `k` and `l`
+    /// (from the large-table estimate outwards, then by bisection on `m`). `None` when no size
+    /// below 2^56 bits per slice reaches `p`. [`ApbfPlan::least`] also chooses `k` and `l`.
     pub fn for_target(window: u64, k: u32, l: u32, p: f64) -> Option<Self> {
         let g = window.div_ceil(u64::from(l.max(1))).max(1);
-        let counts = apbf_worst_counts(k, l, g);
-        let ok = |m: u64| apbf_fpr(k, m, &counts) <= p;
-        let (mut lo, mut hi) = (1u64, 1u64 << 56);
-        if !ok(hi) {
-            return None;
-        }
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if ok(mid) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        Some(ApbfPlan {
-            k,
-            l,
-            per_generation: g,
-            m: lo,
-        })
+        let k = k.max(1);
+        let estimate = apbf::largest_load(k, l.max(1), p, 0.5 / f64::from(k))
+            .map_or(1 << 56, |x| (g as f64 / x).ceil() as u64);
+        ApbfPlan::sized(k, l, g, p, estimate)
     }
 
     /// Worst-case rate, just before a shift.
@@ -207,6 +206,9 @@ impl ApbfPlan {
             / (f64::from(self.l) * self.per_generation as f64)
     }
 }
+
+mod apbf;
+pub use apbf::APBF_MAX_SLICES;
 
 #[cfg(test)]
 mod tests;

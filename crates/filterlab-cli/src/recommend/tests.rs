@@ -1,7 +1,12 @@
 use super::*;
+use filterlab::{Params, Variant};
 
 fn needs(n: u64, fpr: f64) -> Needs {
     Needs::new(n, fpr)
+}
+
+fn sized(variant: Variant, n: u64, p: f64) -> Plan {
+    variant.plan(&Params::new(n, p)).unwrap()
 }
 
 #[test]
@@ -15,11 +20,6 @@ fn capabilities_pick_the_variant() {
         ..needs(1000, 0.01)
     };
     assert_eq!(recommend(&d).unwrap().plan.variant, Variant::Cuckoo);
-    let g = Needs {
-        growth: true,
-        ..needs(1000, 0.01)
-    };
-    assert_eq!(recommend(&g).unwrap().plan.variant, Variant::Scalable);
     let t = Needs {
         threads: 8,
         ..needs(1000, 0.01)
@@ -45,9 +45,7 @@ fn capabilities_pick_the_variant() {
         })
         .unwrap();
         assert_eq!(fixed.plan.variant, Variant::Ribbon, "{p}");
-        assert!(
-            fixed.plan.bits_per_key < sized(Variant::Classic, 1_000_000, p).unwrap().bits_per_key
-        );
+        assert!(fixed.plan.bits_per_key < sized(Variant::Classic, 1_000_000, p).bits_per_key);
         assert!(fixed.why.iter().any(|w| w.contains("known and fixed")));
         assert!(fixed.notes.iter().any(|n| n.contains("built once")));
     }
@@ -67,8 +65,20 @@ fn what_if_shows_the_rate_rising_with_an_underestimate() {
     assert!(at(2) > r.plan.expected_fpr && at(10) > at(2));
 }
 
+/// The request a suggestion asks, read back by the CLI's parser.
+fn suggested(line: &str) -> Needs {
+    use clap::Parser;
+    match crate::args::Cli::try_parse_from(line.split_whitespace()) {
+        Ok(crate::args::Cli {
+            command: crate::args::Command::Recommend(r),
+            ..
+        }) => r.needs(),
+        other => panic!("`{line}`: {other:?}"),
+    }
+}
+
 #[test]
-fn a_small_budget_is_refused_with_a_request_that_fits() {
+fn a_small_budget_is_refused_with_requests_that_fit() {
     let n = 10_000_000;
     let r = recommend(&Needs {
         max_memory: Some(4 << 20),
@@ -76,24 +86,152 @@ fn a_small_budget_is_refused_with_a_request_that_fits() {
     })
     .unwrap_err();
     assert!(r.reason.contains("budget"), "{}", r.reason);
+    let asks: Vec<Needs> = r.nearest.iter().map(|l| suggested(l)).collect();
+    // The nearest rate at the same n really fits and is not far from the edge.
+    let rate = asks.iter().find(|a| a.n == n).unwrap();
+    let at = |p| sized(Variant::Classic, n, p).bytes;
     assert!(
-        r.nearest.contains("--fpr") && r.nearest.contains("--n"),
-        "{}",
-        r.nearest
+        at(rate.fpr) <= 4 << 20 && at(rate.fpr * 0.99) > 4 << 20,
+        "{rate:?}"
     );
-    // The nearest rate really fits and is not far from the edge.
-    let fpr: f64 = r
-        .nearest
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let at = |p| sized(Variant::Classic, n, p).unwrap().bytes;
-    assert!(at(fpr) <= 4 << 20 && at(fpr * 0.99) > 4 << 20, "{fpr}");
+    // The largest count at the same rate, likewise.
+    let count = asks.iter().find(|a| a.fpr == 0.01 && a.n < n).unwrap();
+    let count_bytes = |n| sized(Variant::Classic, n, 0.01).bytes;
+    assert!(count_bytes(count.n) <= 4 << 20 && count_bytes(count.n * 1002 / 1000) > 4 << 20);
+    assert!(asks.iter().all(|a| recommend(a).is_ok()));
     assert!(recommend(&Needs {
         max_memory: Some(64 << 20),
         ..needs(n, 0.01)
     })
     .is_ok());
+}
+
+/// Issue 37, item 10: without --growth, the budget is judged at n. The expandable filter (4,892
+/// bytes at n) was judged at its 73 kB at 10x n and the request refused.
+#[test]
+fn without_growth_the_budget_is_judged_at_n() {
+    let small = recommend(&Needs {
+        max_memory: Some(8 << 10),
+        ..needs(1000, 1e-9)
+    })
+    .unwrap();
+    assert!(small.judged_bytes <= 8 << 10 && small.judged_bytes == small.plan.bytes);
+    let huge = recommend(&Needs {
+        max_memory: Some(64 << 30),
+        ..needs(10_000_000_000, 1e-9)
+    })
+    .unwrap();
+    assert!(huge.plan.bytes <= sized(Variant::Classic, 10_000_000_000, 1e-9).bytes);
+    assert!(huge.plan.bytes <= 64 << 30);
+}
+
+/// Issue 37, item 11: a refusal of a request without --growth never suggests --max-n (which
+/// the parser refuses without --growth); every suggestion parses and is answered.
+#[test]
+fn suggestions_without_growth_parse_and_are_answered() {
+    for (n, p, budget) in [(1000, 1e-9, 4 << 10), (10_000_000_000, 1e-9, 32 << 30)] {
+        let r = recommend(&Needs {
+            max_memory: Some(budget),
+            ..needs(n, p)
+        })
+        .unwrap_err();
+        for line in &r.nearest {
+            assert!(!line.contains("--max-n"), "{line}");
+            assert!(recommend(&suggested(line)).is_ok(), "{line}");
+        }
+    }
+}
+
+/// Issue 37, item 12: with --growth, candidates are ranked and judged at the expected maximum.
+/// 27,700,000 bytes hold the expandable filter grown to 10M (27.63 MB) but not the scalable one
+/// (27.89 MB): the request is answered, as the stricter one with --deletes was; and the
+/// expandable filter is named the smallest at 10x, 100x and 1000x.
+#[test]
+fn with_growth_ranking_and_budget_are_judged_at_the_maximum() {
+    let growth = |max_memory, max_n, deletes| Needs {
+        growth: true,
+        deletes,
+        max_memory,
+        max_n,
+        ..needs(1_000_000, 0.01)
+    };
+    let loose = recommend(&growth(Some(27_700_000), None, false)).unwrap();
+    let strict = recommend(&growth(Some(27_700_000), None, true)).unwrap();
+    assert_eq!(loose.judged_bytes, strict.judged_bytes);
+    for max_n in [10_000_000, 100_000_000, 1_000_000_000] {
+        let r = recommend(&growth(None, Some(max_n), false)).unwrap();
+        let at_max = |v| sized(v, 1_000_000, 0.01).bytes_after(max_n);
+        assert!(at_max(Variant::Expandable) < at_max(Variant::Scalable));
+        assert_eq!(r.plan.variant, Variant::Expandable, "{max_n}");
+        let smallest = r.why.iter().find(|w| w.contains("smallest")).unwrap();
+        assert!(
+            smallest.contains(&format!("maximum of {max_n} items")),
+            "{smallest}"
+        );
+    }
+}
+
+/// Issue 37, item 13: no static filter reaches 1e-6 (binary-fuse16 and ribbon stop at 2^-16);
+/// the answer names that floor and is a filter filled by inserts that meets the rate.
+#[test]
+fn a_fixed_set_below_the_static_floor_names_it() {
+    let r = recommend(&Needs {
+        fixed_set: true,
+        ..needs(1_000_000, 1e-6)
+    })
+    .unwrap();
+    assert!(
+        !r.plan.variant.capabilities().static_set,
+        "{:?}",
+        r.plan.variant
+    );
+    assert!(r.plan.expected_fpr <= 1e-6);
+    assert!(r.why[0].contains("2^-16 = 1.53e-5"), "{:?}", r.why);
+    assert!(r.why[0].contains("binary-fuse16, ribbon"), "{:?}", r.why);
+    // At the floor itself, a static filter.
+    let at_floor = recommend(&Needs {
+        fixed_set: true,
+        ..needs(1_000_000, 1.53e-5)
+    })
+    .unwrap();
+    assert!(at_floor.plan.variant.capabilities().static_set);
+}
+
+/// Issue 37, item 14: the classic and counting filters at a 10% target were sized by the
+/// textbook formula with k rounded, at 10.07% expected.
+#[test]
+fn classic_and_counting_meet_a_ten_percent_target() {
+    for v in [Variant::Classic, Variant::Counting] {
+        for n in [10, 10_000, 10_000_000] {
+            let plan = sized(v, n, 0.1);
+            assert!(plan.expected_fpr <= 0.1, "{v} {n}: {}", plan.expected_fpr);
+        }
+    }
+    let r = recommend(&needs(10_000_000, 0.1)).unwrap();
+    assert!(r.plan.expected_fpr <= 0.1);
+}
+
+/// An answer never expects more than its target, down to rates no variant reaches: the
+/// scalable filter's stages cap k at 64 and missed 1e-30 by 6.6x (and 1e-300 by 10^212),
+/// and `recommend` named it.
+#[test]
+fn no_answer_expects_more_than_its_target_at_tiny_rates() {
+    for p in [1e-15, 1e-20, 1e-30, 1e-300] {
+        for n in [10, 1_000_000] {
+            for growth in [false, true] {
+                let ask = Needs {
+                    growth,
+                    ..needs(n, p)
+                };
+                match recommend(&ask) {
+                    Ok(r) => assert!(r.plan.expected_fpr <= p, "{ask:?}: {:?}", r.plan),
+                    Err(refusal) => {
+                        for line in &refusal.nearest {
+                            assert!(recommend(&suggested(line)).is_ok(), "{line}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -90,6 +90,25 @@ pub fn assert_json_error(args: &[&str], stdin: Option<&[u8]>, mentions: &str) ->
     v
 }
 
+/// The `nearest` command lines of a JSON refusal; each is run (without its leading
+/// `filterlab`) and must succeed, under `--json`, with a recommendation.
+pub fn suggestions_run(refusal: &Value) -> Vec<String> {
+    let lines: Vec<String> = refusal["nearest"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no suggestions: {refusal}"))
+        .iter()
+        .map(|l| l.as_str().expect("a command line").to_string())
+        .collect();
+    assert!(!lines.is_empty(), "{refusal}");
+    for line in &lines {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(args[0], "filterlab", "{line}");
+        let answer = json(&args[1..]);
+        assert!(answer["plan"]["variant"].is_string(), "{line}: {answer}");
+    }
+    lines
+}
+
 /// `recommend --n 10M --fpr 1%` followed by `extra`.
 pub fn recommend_10m<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut a = vec!["recommend", "--n", "10M", "--fpr", "1%"];

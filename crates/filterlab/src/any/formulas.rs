@@ -290,7 +290,7 @@ fn bits_substituted(n: u64, p: f64, m: u64) -> String {
     if textbook == m {
         first
     } else {
-        format!("{first}, grown to {m} so that the exact rate meets the target (small n)")
+        format!("{first}, grown to {m} so that the exact rate meets the target")
     }
 }
 

@@ -16,11 +16,6 @@ use crate::math::window::{self as wm, ApbfPlan, SlicedPlan};
 use crate::window::{GENERATION_CHOICES, MAX_SLICES};
 use crate::{Apbf, Error, Filter, ItemWindow, Result, TimeWindow};
 
-/// The age-partitioned filter's default `k` (slices an insert sets a bit in), the paper's.
-const APBF_K: u32 = 8;
-/// Its default `l` (generations per window), the paper's.
-const APBF_L: u32 = 8;
-
 /// Generations per window of a lane-sliced plan, refused as the builders refuse them.
 fn generations(p: &Params) -> Result<u32> {
     let n = p.generations.unwrap_or(crate::window::DEFAULT_GENERATIONS);
@@ -240,26 +235,35 @@ fn time_detail(plan: &SlicedPlan, ticks: u64) -> Detail {
     }
 }
 
-/// An age-partitioned plan as the builder makes it: slices sized for the target, `m` rounded up
-/// to whole words.
+/// A `k` or `l` as given, or `chosen`.
+fn shown(v: Option<u32>) -> String {
+    v.map_or_else(|| "chosen".into(), |v| v.to_string())
+}
+
+/// An age-partitioned plan as the builder makes it: `k` and `l` as given ([`Params::hashes`],
+/// [`Params::generations`]) or chosen for the least memory ([`ApbfPlan::least`]), slices sized
+/// for the target, `m` rounded up to whole words.
 fn apbf_plan(p: &Params) -> Result<ApbfPlan> {
-    let (k, l) = (p.hashes.unwrap_or(APBF_K), p.generations.unwrap_or(APBF_L));
-    if k == 0 || l == 0 || k.saturating_add(l) > MAX_SLICES {
+    let (k, l) = (p.hashes, p.generations);
+    let slices = k.unwrap_or(1).saturating_add(l.unwrap_or(1));
+    if k == Some(0) || l == Some(0) || slices > MAX_SLICES {
         return Err(Error::InvalidParameter {
             name: "hashes, generations",
-            value: format!("{k}, {l}"),
-            expected: "k >= 1 and l >= 1 with k + l <= 64 slices for an age-partitioned filter \
-                       (the paper's k = 8, l = 8 is a good start)",
+            value: format!("{}, {}", shown(k), shown(l)),
+            expected: "k >= 1 and l >= 1 with k + l <= 64 slices for an age-partitioned filter, \
+                       or leave them unset: the shape with the least memory is chosen",
         });
     }
-    let plan =
-        ApbfPlan::for_target(p.capacity, k, l, p.fpr).ok_or_else(|| Error::SizeOverflow {
-            what: "age-partitioned slices",
-            hint: format!(
-                "no slice size reaches {} with k = {k}: raise k",
-                crate::math::format_real(p.fpr)
-            ),
-        })?;
+    let plan = ApbfPlan::least(p.capacity, p.fpr, k, l).ok_or_else(|| Error::SizeOverflow {
+        what: "age-partitioned slices",
+        hint: format!(
+            "no shape with k = {} and at most 2^56 bits per slice reaches {} for a window of \
+             {} items: ask for fewer items or a larger rate",
+            shown(k),
+            crate::math::format_real(p.fpr),
+            p.capacity
+        ),
+    })?;
     Ok(ApbfPlan {
         m: plan.m.div_ceil(64) * 64,
         ..plan
@@ -278,12 +282,14 @@ fn apbf_detail(plan: &ApbfPlan) -> Detail {
 impl Member for Apbf {
     fn build(p: &Params) -> Result<Self> {
         p.only(&[Knob::Generations, Knob::Hashes])?;
-        let b = Apbf::builder().window(p.capacity);
-        windowed!(
-            b.k(p.hashes.unwrap_or(APBF_K))
-                .l(p.generations.unwrap_or(APBF_L)),
-            p
-        )
+        let mut b = Apbf::builder().window(p.capacity);
+        if let Some(k) = p.hashes {
+            b = b.k(k);
+        }
+        if let Some(l) = p.generations {
+            b = b.l(l);
+        }
+        windowed!(b, p)
     }
     fn size(p: &Params) -> Result<Sizing> {
         let plan = apbf_plan(p)?;
