@@ -91,17 +91,11 @@ impl ApbfBuilder {
         .ok_or_else(|| Error::SizeOverflow {
             what: "age-partitioned slices",
             hint: format!(
-<<<<<<< HEAD
-                "no slice size reaches {} with k = {}: raise k",
-                filter_core::math::format_real(self.fpr),
-                self.k
-=======
                 "no shape with k = {} and at most 2^56 bits per slice reaches {} for a window \
                  of {} items: ask for fewer items or a larger rate",
                 shown(self.k),
                 filter_core::math::format_real(self.fpr),
                 self.window
->>>>>>> s26-recommend
             ),
         })?;
         let slices = plan.k + plan.l;

@@ -97,12 +97,8 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
     }
     if caps.windowed && !caps.timed {
         notes.push(
-<<<<<<< HEAD
-            "it never fills: an item lives between 1 and 1 + 1/N windows, then is forgotten; the rate stays at or under the target however long the stream"
-=======
             "it never fills: an item lives between 1 and 1 + 1/N windows, then is forgotten; \
              the rate stays at or under the target however long the stream"
->>>>>>> s26-recommend
                 .into(),
         );
     }
