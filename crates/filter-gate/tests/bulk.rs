@@ -150,3 +150,31 @@ fn a_postgres_load_into_an_existing_table_is_refused_and_changes_nothing() {
     assert_eq!(count, 1);
     common::drop_pg(&conn, &t);
 }
+
+/// The service's preload builds its unique indexes after the rows: both must be there after it
+/// (the one on `lower(email)` is what the gate compares, the one on the column what the
+/// service's own insert meets).
+#[cfg(feature = "service")]
+#[test]
+fn the_service_table_is_preloaded_with_both_unique_indexes() {
+    use filter_gate::service::{setup, TABLE};
+    let Some(conn) = common::pg() else { return };
+    setup(&conn, 2_000).unwrap();
+    let mut store = PgStore::connect(&conn, TABLE).unwrap();
+    assert_eq!(store.key_match(), filter_gate::KeyMatch::Lower);
+    assert!(store.exists("member5@x.org").unwrap());
+    let mut c = common::client(&conn);
+    for copy in ["member7@x.org", "MEMBER7@x.org"] {
+        let sql = format!("INSERT INTO {TABLE} (email, password_hash) VALUES ('{copy}', 'x')");
+        let e = c
+            .execute(&sql, &[])
+            .expect_err("a unique index must refuse a copy");
+        assert_eq!(e.code().map(|c| c.code()), Some("23505"), "{copy}: {e}");
+    }
+    let n: i64 = c
+        .query_one(&format!("SELECT count(*) FROM {TABLE}"), &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 2_000);
+    common::drop_pg(&conn, TABLE);
+}
