@@ -247,6 +247,7 @@ impl Section for SystemsResults {
             crate::judge::systems::claims(&self.signup, &self.unique, self.python_lookup_ns);
         let labels = ("claims", "the measurements");
         let rows = (again.as_slice(), self.claims.as_slice());
+        let sample = crate::judge::systems::sample_problems(self).into_iter();
         differ(Self::NAME, labels, rows, PartialEq::eq, |c| {
             (
                 format!("claim {:?}", c.text),
@@ -254,6 +255,7 @@ impl Section for SystemsResults {
             )
         })
         .into_iter()
+        .chain(sample.map(|p| format!("{}: systems.json: {p}", Self::NAME)))
         .collect()
     }
     fn render(&self) -> String {
@@ -366,5 +368,7 @@ fn course(dir: &Path, results: &Results) -> Coverage {
 
 #[cfg(test)]
 mod expansion_tests;
+#[cfg(test)]
+mod systems_tests;
 #[cfg(test)]
 mod tests;
