@@ -255,7 +255,7 @@ impl Section for SystemsResults {
             )
         })
         .into_iter()
-        .chain(sample.map(|p| format!("{}: systems.json: {p}", Self::NAME)))
+        .chain(sample.map(|p| format!("{}.json: {p}", Self::NAME)))
         .collect()
     }
     fn render(&self) -> String {
