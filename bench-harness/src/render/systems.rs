@@ -3,7 +3,7 @@
 use crate::plan::Output;
 use crate::record::pct;
 use crate::render::table::{Align, Table};
-use crate::stages::systems::claims::{num, Claim};
+use crate::stages::systems::claims::{num, Claim, Verdict};
 use crate::stages::systems::rolling::{RollingResult, DAYS};
 use crate::stages::systems::service::{ServiceMode, ServiceOutcome};
 use crate::stages::systems::signup::ROUNDS;
@@ -189,6 +189,16 @@ pub fn claims(claims: &[Claim]) -> String {
             c.text,
             c.measure,
             c.threshold.describe()
+        );
+    }
+    // A claim the sample leaves undecided is named, with what would decide it.
+    for c in claims
+        .iter()
+        .filter(|c| c.interval.is_some() && c.verdict == Verdict::Undecided)
+    {
+        s += &format!(
+            "\nUndecided on this sample: \"{}\": its 95% interval straddles the threshold; a larger sample of timed checks (`bench-harness systems --checks N`) narrows it.\n",
+            c.text
         );
     }
     s

@@ -170,6 +170,13 @@ fn a_gate_cost_whose_interval_straddles_its_bound_is_undecided() {
     assert_eq!(c.verdict, Verdict::Undecided, "{c:?}");
     let (lo, hi) = c.interval.unwrap();
     assert!(lo < 0.15 && 0.15 < hi, "{c:?}");
+    let table = crate::render::systems::claims(&claims);
+    assert!(
+        table.contains(
+            "Undecided on this sample: \"a gate check costs ≤ 0.15× a DB-only check on SQLite\""
+        ),
+        "{table}"
+    );
     // The same figure with a narrow interval below the bound is met.
     let gate = &mut signup[0].fronts[1];
     gate.mean_us = 0.5;
@@ -177,6 +184,7 @@ fn a_gate_cost_whose_interval_straddles_its_bound_is_undecided() {
     let claims = build_claims(&signup, &unique, None);
     let c = claims.iter().find(|c| c.text.contains("0.15×")).unwrap();
     assert_eq!(c.verdict, Verdict::Met, "{c:?}");
+    assert!(!crate::render::systems::claims(&claims).contains("Undecided on this sample"));
 }
 
 #[test]
