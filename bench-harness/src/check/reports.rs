@@ -328,6 +328,7 @@ impl Section for SystemsResults {
         );
         let labels = ("claims", "the measurements");
         let rows = (again.as_slice(), self.claims.as_slice());
+        let sample = crate::judge::systems::sample_problems(self).into_iter();
         differ(Self::NAME, labels, rows, PartialEq::eq, |c| {
             (
                 format!("claim {:?}", c.text),
@@ -335,6 +336,7 @@ impl Section for SystemsResults {
             )
         })
         .into_iter()
+        .chain(sample.map(|p| format!("{}.json: {p}", Self::NAME)))
         .collect()
     }
     fn render(&self) -> String {
@@ -501,5 +503,7 @@ fn course(dir: &Path, cx: &Context<'_>) -> Coverage {
 
 #[cfg(test)]
 mod expansion_tests;
+#[cfg(test)]
+mod systems_tests;
 #[cfg(test)]
 mod tests;

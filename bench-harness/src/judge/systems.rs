@@ -3,8 +3,13 @@
 
 use crate::stages::systems::claims::{Claim, Threshold};
 use crate::stages::systems::lag::{LagCondition, LagOutcome, LagRow};
+use crate::stages::systems::sample::{interval_problem, ratio_interval};
 use crate::stages::systems::signup::{Front, FrontResult, SignupResult, StoreKind};
 use crate::stages::systems::unique::{Method, MethodResult, UniqueResult};
+use crate::stages::systems::SystemsResults;
+
+/// An interval as a claim's row reads it: `None` for a figure that is not a sample's.
+type Interval = Option<(f64, f64)>;
 
 /// The measurements the claims read, with the lookups they share.
 pub struct Figures<'a> {
@@ -36,6 +41,13 @@ impl Figures<'_> {
     fn ratio(&self, k: StoreKind) -> Option<f64> {
         let r = self.store(k)?;
         Some(front(r, Front::Gate)?.mean_us / front(r, Front::DbOnly)?.mean_us)
+    }
+
+    /// The 95% interval of [`Figures::ratio`], from both means' intervals.
+    fn ratio_interval(&self, k: StoreKind) -> Interval {
+        let r = self.store(k)?;
+        let mean = |f: &FrontResult| (f.mean_us, f.intervals.mean_us);
+        ratio_interval(mean(front(r, Front::Gate)?), mean(front(r, Front::DbOnly)?))
     }
 
     /// One standard deviation, in percent, of a rate `p` over the gate's checks.
@@ -75,6 +87,8 @@ pub struct Row {
     pub measure: &'static str,
     /// The figure, from the run's measurements (`None`: not measured).
     pub measured: fn(&Figures<'_>) -> Option<f64>,
+    /// Its 95% interval, for a figure of the timed sample (the verdict then rests on it).
+    pub interval: fn(&Figures<'_>) -> Interval,
     /// The threshold.
     pub threshold: fn(&Figures<'_>) -> Threshold,
 }
@@ -96,6 +110,7 @@ macro_rules! gate_cost {
             ),
             measure: "mean gate check / mean DB-only check",
             measured: |f| f.ratio(StoreKind::$store),
+            interval: |f| f.ratio_interval(StoreKind::$store),
             threshold: |_| Threshold::AtMost($bound),
         }
     };
@@ -108,6 +123,7 @@ pub const CLAIMS: &[Row] = &[
         text: "PostgreSQL, 10M rows, B-tree, warm: 8.2 ms per `SELECT EXISTS`",
         measure: "mean DB-only check on PostgreSQL, ms (loopback, this machine)",
         measured: |f| f.pg_db().map(|x| x.mean_us / 1e3),
+        interval: |f| f.pg_db().map(|x| (x.intervals.mean_us.0 / 1e3, x.intervals.mean_us.1 / 1e3)),
         threshold: |_| Threshold::factor(8.2, 2.0),
     },
     Row {
@@ -115,6 +131,11 @@ pub const CLAIMS: &[Row] = &[
         text: "the filter answers 170× faster than the database (8.2 ms / 48 µs, the Python filter)",
         measure: "mean DB-only check on PostgreSQL / the articles' Python filter's lookup in this run (like for like: the article's 48 µs is its Python code; that figure alone is judged in README.md)",
         measured: |f| f.pg_db().zip(f.python_lookup_ns).map(|(x, py)| x.mean_us * 1e3 / py),
+        // The PostgreSQL side's interval (the Python figure is a median over rounds).
+        interval: |f| {
+            let (x, py) = f.pg_db().zip(f.python_lookup_ns)?;
+            Some((x.intervals.mean_us.0 * 1e3 / py, x.intervals.mean_us.1 * 1e3 / py))
+        },
         threshold: |_| Threshold::factor(170.0, 2.0),
     },
     Row {
@@ -125,6 +146,7 @@ pub const CLAIMS: &[Row] = &[
             let r = f.store(StoreKind::Postgres)?;
             Some(r.index_bytes? as f64 * 1e7 / r.rows.max(1) as f64 / 1e6)
         },
+        interval: |_| None,
         threshold: |_| Threshold::Within {
             lo: 240.0,
             hi: 320.0,
@@ -135,6 +157,7 @@ pub const CLAIMS: &[Row] = &[
         text: "95% new e-mails, 1% FP: the database sees 5.95% of checks",
         measure: "share of gate checks reaching the database, %",
         measured: |f| f.gate().map(|g| g.db_share * 100.0),
+        interval: |_| None,
         threshold: |f| Threshold::Within {
             lo: 5.95 - 4.0 * f.sigma(DB_SHARE),
             hi: 5.95 + 4.0 * f.sigma(DB_SHARE),
@@ -145,6 +168,7 @@ pub const CLAIMS: &[Row] = &[
         text: "FP rate about 1% (0.97% on 100K new e-mails)",
         measure: "gate's measured FP rate at design load, % (4σ above 1% allowed)",
         measured: |f| f.any().map(|r| r.gate_fpr.0 * 100.0),
+        interval: |_| None,
         threshold: |f| Threshold::AtMost(1.0 + 4.0 * f.sigma(0.01)),
     },
     gate_cost!(Postgres, "PostgreSQL", 0.08),
@@ -154,6 +178,7 @@ pub const CLAIMS: &[Row] = &[
         text: "no wrong decision, any front, any store",
         measure: "wrong answers, all sign-up runs",
         measured: |f| Some(f.signup.iter().flat_map(|r| &r.fronts).map(|x| x.wrong).sum::<u64>() as f64),
+        interval: |_| None,
         threshold: |_| Threshold::AtMost(0.0),
     },
     Row {
@@ -164,6 +189,7 @@ pub const CLAIMS: &[Row] = &[
             let saving = f.lag(LagCondition::Saving)?;
             Some(saving.p99_ms / saving.save_p50_ms?)
         },
+        interval: |_| None,
         threshold: |_| Threshold::AtMost(0.5),
     },
     Row {
@@ -174,6 +200,7 @@ pub const CLAIMS: &[Row] = &[
             let rows = [LagCondition::Idle, LagCondition::Saving].map(|c| f.lag(c));
             rows.iter().try_fold(0.0, |n, r| Some(n + r.as_ref()?.unseen as f64))
         },
+        interval: |_| None,
         threshold: |_| Threshold::AtMost(0.0),
     },
     Row {
@@ -184,6 +211,7 @@ pub const CLAIMS: &[Row] = &[
             let at = f.unique.hashset_bytes_at.iter().max_by_key(|x| x.0);
             at.map(|&(n, b)| b as f64 / n.max(1) as f64 * 1e7 / 1e9)
         },
+        interval: |_| None,
         threshold: |_| Threshold::AtLeast(1.0),
     },
     Row {
@@ -191,6 +219,7 @@ pub const CLAIMS: &[Row] = &[
         text: "the filter takes under 1% of the HashSet's memory",
         measure: "filter at 1% / HashSet, same n, %",
         measured: |f| Some(f.unique.filter_to_hashset * 100.0),
+        interval: |_| None,
         threshold: |_| Threshold::AtMost(1.0),
     },
     Row {
@@ -198,6 +227,7 @@ pub const CLAIMS: &[Row] = &[
         text: "filter + confirmation keeps the count 100% exact",
         measure: "largest relative error of filter + exact set, %",
         measured: |f| f.method(Method::FilterPlusExact).map(|m| m.max_rel_error * 100.0),
+        interval: |_| None,
         threshold: |_| Threshold::AtMost(0.0),
     },
     Row {
@@ -208,6 +238,7 @@ pub const CLAIMS: &[Row] = &[
             let (a, b) = f.peak(Method::FilterPlusExact).zip(f.peak(Method::ExactHashSet))?;
             Some(a / b)
         },
+        interval: |_| None,
         threshold: |_| Threshold::AtMost(1.0),
     },
 ];
@@ -237,6 +268,40 @@ pub fn claims(
                 (r.measured)(&f),
                 (r.threshold)(&f),
             )
+            .with_interval((r.interval)(&f))
         })
         .collect()
+}
+
+/// What `check` finds wrong with the timed sample of a systems report: a contender that timed
+/// another number of checks than the stated sample, an interval that does not hold its figure,
+/// and sub-step times that do not add up.
+pub fn sample_problems(r: &SystemsResults) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in &r.signup {
+        for f in &s.fronts {
+            let at = format!("{:?} through {:?}", s.store, f.front);
+            if f.checks != r.settings.checks as u64 {
+                out.push(format!(
+                    "{at} timed {} checks, not the stated sample of {}",
+                    f.checks, r.settings.checks
+                ));
+            }
+            let ci = &f.intervals;
+            let figures = [
+                ("p50 µs", f.p50_us, ci.p50_us),
+                ("p99 µs", f.p99_us, ci.p99_us),
+                ("mean µs", f.mean_us, ci.mean_us),
+                ("checks/s", f.checks_per_s, ci.checks_per_s),
+            ];
+            out.extend(
+                figures
+                    .into_iter()
+                    .filter_map(|(name, v, ci)| interval_problem(name, v, ci))
+                    .map(|p| format!("{at}: {p}")),
+            );
+        }
+    }
+    out.extend(r.timing.problems());
+    out
 }

@@ -2,13 +2,16 @@
 
 use crate::plan::Output;
 use crate::record::pct;
-use crate::stages::systems::claims::{num, Claim};
+use crate::render::table::{Align, Table};
+use crate::stages::systems::claims::{num, Claim, Verdict};
 use crate::stages::systems::lag::{LagCondition, LagOutcome};
 use crate::stages::systems::rolling::{RollingResult, DAYS};
 use crate::stages::systems::service::{ServiceMode, ServiceOutcome};
+use crate::stages::systems::signup::ROUNDS;
 use crate::stages::systems::signup::{Front, SignupResult, StoreKind};
+use crate::stages::systems::steps::{label, Timing};
 use crate::stages::systems::unique::{Method, UniqueResult};
-use crate::stages::systems::SystemsResults;
+use crate::stages::systems::{Settings, SystemsResults};
 use anyhow::Result;
 use std::path::Path;
 
@@ -24,7 +27,12 @@ fn front_name(f: Front) -> &'static str {
     }
 }
 
-/// The sign-up table.
+/// `value (low–high)` with `prec` decimals.
+fn with_ci(v: f64, (lo, hi): (f64, f64), prec: usize) -> String {
+    format!("{v:.prec$} ({lo:.prec$}–{hi:.prec$})")
+}
+
+/// The sign-up table: each latency and throughput with its 95% interval over the sample.
 pub fn signup(rs: &[SignupResult]) -> String {
     let mut s = String::from("| store | front | checks | reach DB | p50 µs | p99 µs | mean µs | checks/s | wrong | filter | unique index | build s |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rs {
@@ -34,14 +42,14 @@ pub fn signup(rs: &[SignupResult]) -> String {
         };
         for f in &r.fronts {
             s += &format!(
-                "| {store} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.0} | {} | {} | {} | {} |\n",
+                "| {store} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 front_name(f.front),
                 f.checks,
                 pct(f.db_share),
-                f.p50_us,
-                f.p99_us,
-                f.mean_us,
-                f.checks_per_s,
+                with_ci(f.p50_us, f.intervals.p50_us, 2),
+                with_ci(f.p99_us, f.intervals.p99_us, 2),
+                with_ci(f.mean_us, f.intervals.mean_us, 2),
+                with_ci(f.checks_per_s, f.intervals.checks_per_s, 0),
                 f.wrong,
                 mb(f.filter_bytes),
                 mb(r.index_bytes),
@@ -97,10 +105,11 @@ pub fn unique(u: &UniqueResult) -> String {
 /// The whole `systems.md`.
 pub fn markdown(r: &SystemsResults) -> String {
     let mut s = format!("# The articles' systems, end to end\n\nWritten by `bench-harness` (systems stage) at commit {} on {} ({} cores). Latencies are per check, loopback, on this machine.\n\n## Sign-up gate\n\n", r.machine.commit, r.machine.cpu, r.machine.cores);
+    s += &sample(&r.settings);
     s += &signup(&r.signup);
     for x in &r.signup {
         s += &format!(
-            "\n{:?}: {} rows loaded in {:.1} s; gate FP rate {} (95% Wilson {}–{}, filter predicts {}); one filter lookup {:.0} ns; the clock reads around each check add {:.0} ns.\n",
+            "\n{:?}: {} rows loaded in {:.1} s (the rows first, then the unique index built from them: a packed index, smaller than one grown by sign-ups one at a time); gate FP rate {} (95% Wilson {}–{}, filter predicts {}); one filter lookup {:.0} ns; the clock reads around each check add {:.0} ns.\n",
             x.store, x.rows, x.load_s, pct(x.gate_fpr.0), pct(x.gate_fpr.1), pct(x.gate_fpr.2), pct(x.gate_fpr.3), x.filter_lookup_ns, x.timer_overhead_ns
         );
     }
@@ -122,7 +131,37 @@ pub fn markdown(r: &SystemsResults) -> String {
     s += &rolling(&r.rolling);
     s += "\n## The articles' claims\n\n";
     s += &claims(&r.claims);
+    s += "\n## Where the stage's time went\n\n";
+    s += &timing(&r.timing);
     s
+}
+
+/// What the sign-up figures rest on: the table's size and the stated sample of timed checks.
+pub fn sample(x: &Settings) -> String {
+    format!(
+        "The table holds {} rows. Every contender on every store answers the same stated sample of {} timed checks ({} new addresses, the rest registered ones drawn without repeats; seed {:#x}), in {ROUNDS} interleaved rounds. \
+Each latency and throughput is given with its 95% interval over that sample: order statistics for p50 and p99, the normal approximation for the mean (checks/s is 10⁶ / mean µs). \
+An interval a few percent wide says the sample is large enough for that figure; the claims below that rest on the sample are judged on these intervals.\n\n",
+        x.rows,
+        x.checks,
+        pct(x.new_share),
+        x.seed,
+    )
+}
+
+/// The stage's sub-step times and the rest of its wall time.
+pub fn timing(t: &Timing) -> String {
+    let mut table = Table::new(&[("step", Align::Left), ("seconds", Align::Right)]);
+    for st in &t.steps {
+        table.row(vec![label(st.step), format!("{:.1}", st.seconds)]);
+    }
+    let sum: f64 = t.steps.iter().map(|st| st.seconds).sum();
+    table.row(vec![
+        "the rest (index sizes, the filter's own lookup timing, clean-up, servers)".into(),
+        format!("{:.1}", t.wall_s - sum),
+    ]);
+    table.row(vec!["the whole stage".into(), format!("{:.1}", t.wall_s)]);
+    table.render()
 }
 
 /// Writes `systems.md` and `systems.json` into `out`.
@@ -139,7 +178,10 @@ pub fn claims(claims: &[Claim]) -> String {
         "| # | claim | measured here | value | holds if | verdict |\n|---|---|---|---|---|---|\n",
     );
     for c in claims {
-        let v = c.measured.map_or("—".into(), num);
+        let v = match (c.measured, c.interval) {
+            (Some(v), Some((lo, hi))) => format!("{} ({}–{})", num(v), num(lo), num(hi)),
+            (v, _) => v.map_or("—".into(), num),
+        };
         let verdict = c.verdict.word();
         let who = match c.article {
             0 => "target".to_string(),
@@ -152,6 +194,16 @@ pub fn claims(claims: &[Claim]) -> String {
             c.threshold.describe()
         );
     }
+    // A claim the sample leaves undecided is named, with what would decide it.
+    for c in claims
+        .iter()
+        .filter(|c| c.interval.is_some() && c.verdict == Verdict::Undecided)
+    {
+        s += &format!(
+            "\nUndecided on this sample: \"{}\": its 95% interval straddles the threshold; a larger sample of timed checks (`bench-harness systems --checks N`) narrows it.\n",
+            c.text
+        );
+    }
     s
 }
 
@@ -162,7 +214,7 @@ pub fn service(o: &ServiceOutcome) -> String {
         ServiceOutcome::NotMeasured { why } => return format!("Not measured: {why}\n"),
     };
     let mut s = format!(
-        "`filter_gate::service` (the example `signup_service`): HTTP/1.1 keep-alive on loopback, PostgreSQL, {} concurrent clients × up to {} availability checks (95% new addresses; a sign-up after each \"available\"), {} accounts preloaded, then {} contested addresses signed up by every client at once; at most {:.0} s per mode.\n\n\
+        "`filter_gate::service` (the example `signup_service`): HTTP/1.1 keep-alive on loopback, PostgreSQL, {} concurrent clients × up to {} availability checks (95% new addresses; a sign-up after each \"available\"), {} accounts preloaded, then {} contested addresses signed up by every client at once; at most {:.0} s of checks per mode (the contested sign-ups follow). The checks are a sample of the service's load; the duplicate count covers every account in the table.\n\n\
 | mode | requests | seconds | requests/s | checks | check p50 µs | check p99 µs | sign-ups | sign-up p50 µs | sign-up p99 µs | gate FP rate |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
         r.clients, r.ops_per_client, r.preload, r.contested, r.max_seconds
     );

@@ -76,6 +76,7 @@ fn systems_report() -> crate::stages::systems::SystemsResults {
         unique,
         rolling: crate::stages::systems::rolling::run(3_000, 1_000, 3).unwrap(),
         claims,
+        timing: crate::stages::systems::steps::Timing::default(),
     }
 }
 

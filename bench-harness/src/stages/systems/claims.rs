@@ -60,6 +60,10 @@ pub struct Claim {
     pub measure: String,
     /// The measured value (`None`: not measured).
     pub measured: Option<f64>,
+    /// Its 95% interval, when the value comes from a sample (the timed checks); the verdict
+    /// then rests on the interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<(f64, f64)>,
     /// The threshold.
     pub threshold: Threshold,
     /// The verdict as the run wrote it (`check` recomputes it with [`Claim::verdict`]).
@@ -68,14 +72,25 @@ pub struct Claim {
 }
 
 impl Claim {
-    /// The verdict computed from the measured value (one figure: a point interval; a
-    /// non-finite figure is never met).
+    /// The verdict computed from the measured value and its interval (none: a point
+    /// interval; a non-finite figure is never met).
     pub fn verdict(&self) -> Verdict {
         match self.measured {
             None => Verdict::NotMeasured,
             Some(v) if !v.is_finite() => Verdict::NotMet,
-            Some(v) => Verdict::of(self.threshold.bound(), Some((v, v))),
+            Some(v) => Verdict::of(
+                self.threshold.bound(),
+                Some(self.interval.unwrap_or((v, v))),
+            ),
         }
+    }
+
+    /// The claim with its value's 95% interval, and its verdict computed again on it.
+    #[must_use]
+    pub fn with_interval(mut self, interval: Option<(f64, f64)>) -> Claim {
+        self.interval = interval;
+        self.verdict = self.verdict();
+        self
     }
 
     /// A claim with its verdict computed.
@@ -91,6 +106,7 @@ impl Claim {
             text: text.into(),
             measure: measure.into(),
             measured,
+            interval: None,
             threshold,
             verdict: Verdict::NotMeasured,
         };

@@ -12,14 +12,14 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
+use super::sample::{self, Intervals};
+use super::steps::{Clock, Step};
 use crate::dataset::KeySet;
 
 /// The filters' target false-positive rate (the article's 1%).
 pub const TARGET_FPR: f64 = 0.01;
 /// Interleaved rounds: each contender runs over each slice of the checks in turn.
-const ROUNDS: usize = 4;
-/// Rows per SQLite load transaction.
-const LOAD_BATCH: usize = 100_000;
+pub const ROUNDS: usize = 4;
 
 /// Which database holds the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,7 +46,7 @@ pub enum Front {
 pub struct FrontResult {
     /// The contender.
     pub front: Front,
-    /// Checks answered.
+    /// Checks answered and timed: the stated sample ([`super::Settings::checks`]).
     pub checks: u64,
     /// Share of checks that reached the database.
     pub db_share: f64,
@@ -58,6 +58,8 @@ pub struct FrontResult {
     pub mean_us: f64,
     /// Checks per second (checks / summed check time).
     pub checks_per_s: f64,
+    /// The 95% intervals of the latencies and the throughput over the sample.
+    pub intervals: Intervals,
     /// Answers that differ from the truth (must be 0).
     pub wrong: u64,
     /// Bytes of the filter in front (none for DB-only).
@@ -77,7 +79,8 @@ pub struct SignupResult {
     pub new_share: f64,
     /// On-disk bytes of the unique index on `email`.
     pub index_bytes: Option<u64>,
-    /// Seconds to load the table.
+    /// Seconds to load the table: the rows, the unique index built after them, the planner's
+    /// statistics (and on PostgreSQL the migration's trigger).
     pub load_s: f64,
     /// Mean time of one filter lookup alone (no database, no normalisation), ns.
     pub filter_lookup_ns: f64,
@@ -91,26 +94,38 @@ pub struct SignupResult {
     pub redis_absent: Option<String>,
 }
 
-/// The checks: `(address, registered?)`, shuffled with a fixed seed.
+/// The timed checks, exactly `checks` of them: `(address, registered?)`, a share `new_share`
+/// of new addresses (the first of `non_members`) and the rest drawn from the table's addresses
+/// without repeats, shuffled with a fixed seed.
+///
+/// # Errors
+/// Fewer new or registered addresses than the sample needs (the message says which size to
+/// change).
 pub fn workload(
     members: &KeySet,
     non_members: &KeySet,
     checks: usize,
     new_share: f64,
     seed: u64,
-) -> Vec<(String, bool)> {
-    let new = ((checks as f64 * new_share).round() as usize).min(non_members.len());
-    let old = (checks - new.min(checks)).min(members.len());
+) -> Result<Vec<(String, bool)>> {
+    let new = ((checks as f64 * new_share).round() as usize).min(checks);
+    let old = checks - new;
+    anyhow::ensure!(
+        new <= non_members.len() && old <= members.len(),
+        "{checks} checks at {new_share} new need {new} new and {old} registered addresses; \
+         there are {} and {}: lower the checks or raise the rows",
+        non_members.len(),
+        members.len()
+    );
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut picks: Vec<usize> = (0..members.len()).collect();
-    picks.shuffle(&mut rng);
+    let picks = rand::seq::index::sample(&mut rng, members.len(), old);
     let as_str = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let mut w: Vec<(String, bool)> = (0..new)
         .map(|i| (as_str(non_members.get(i)), false))
         .collect();
-    w.extend(picks[..old].iter().map(|&i| (as_str(members.get(i)), true)));
+    w.extend(picks.iter().map(|i| (as_str(members.get(i)), true)));
     w.shuffle(&mut rng);
-    w
+    Ok(w)
 }
 
 /// Latency samples of one contender.
@@ -122,30 +137,28 @@ struct Samples {
 }
 
 impl Samples {
+    /// The summed time of the checks, seconds.
+    fn seconds(&self) -> f64 {
+        self.ns.iter().sum::<u64>() as f64 / 1e9
+    }
+
     fn finish(
         mut self,
         front: Front,
         filter_bytes: Option<u64>,
         build_s: Option<f64>,
     ) -> FrontResult {
-        self.ns.sort_unstable();
-        let n = self.ns.len().max(1);
-        let q = |p: f64| {
-            self.ns
-                .get(((n as f64 - 1.0) * p) as usize)
-                .copied()
-                .unwrap_or(0) as f64
-                / 1e3
-        };
-        let total: u64 = self.ns.iter().sum();
+        let n = self.ns.len();
+        let s = sample::summarise(&mut self.ns);
         FrontResult {
             front,
-            checks: self.ns.len() as u64,
-            db_share: self.db as f64 / n as f64,
-            p50_us: q(0.50),
-            p99_us: q(0.99),
-            mean_us: total as f64 / n as f64 / 1e3,
-            checks_per_s: self.ns.len() as f64 / (total.max(1) as f64 / 1e9),
+            checks: n as u64,
+            db_share: self.db as f64 / n.max(1) as f64,
+            p50_us: s.p50_us,
+            p99_us: s.p99_us,
+            mean_us: s.mean_us,
+            checks_per_s: s.checks_per_s,
+            intervals: s.intervals,
             wrong: self.wrong,
             filter_bytes,
             build_s,
@@ -332,21 +345,37 @@ pub fn redis_front(url: std::result::Result<String, String>, members: &KeySet) -
     Redis::load(&url, members, "filterlab:signup").map_err(|e| format!("RedisBloom at {url}: {e}"))
 }
 
-fn finish<S: Store>(
+/// The loaded table on `store`, as the checks find it.
+struct Loaded<S> {
     store: StoreKind,
-    input: &Input<'_>,
-    bloom: &mut RedisFront,
     load_s: f64,
     index_bytes: Option<u64>,
-    store_obj: S,
+    table: S,
+}
+
+fn finish<S: Store>(
+    loaded: Loaded<S>,
+    input: &Input<'_>,
+    bloom: &mut RedisFront,
+    clock: &mut Clock,
 ) -> Result<SignupResult> {
+    let Loaded {
+        store,
+        load_s,
+        index_bytes,
+        table,
+    } = loaded;
     let t = Instant::now();
     let mut gate =
-        Gate::rebuild(fresh_filter(input.members.len())?, store_obj)?.with_target_fpr(TARGET_FPR);
+        Gate::rebuild(fresh_filter(input.members.len())?, table)?.with_target_fpr(TARGET_FPR);
     let rebuild_s = t.elapsed().as_secs_f64();
+    clock.record(Step::GateBuild(store), rebuild_s);
     let redis_absent = bloom.as_ref().err().cloned();
     let mut redis = bloom.as_mut().ok();
     let fronts = run_fronts(&mut gate, redis.as_mut().map(|(r, _)| r), input.work)?;
+    for (front, samples) in &fronts {
+        clock.record(Step::Checks(store, *front), samples.seconds());
+    }
     let gate_bytes = gate.filter().size_in_bytes() as u64;
     let redis_build = redis.as_ref().map(|(_, s)| *s);
     let redis_bytes = redis.as_mut().and_then(|(r, _)| r.bytes());
@@ -373,7 +402,15 @@ fn finish<S: Store>(
     })
 }
 
-/// The scenario on SQLite (a database file under `dir`).
+/// The table's addresses as text (the generator writes UTF-8 only).
+fn addresses(members: &KeySet) -> impl Iterator<Item = &str> {
+    members
+        .iter()
+        .map(|k| std::str::from_utf8(k).unwrap_or_default())
+}
+
+/// The scenario on SQLite (a database file under `dir`), the table loaded as a first load is
+/// done ([`SqliteStore::create_loaded`]: the rows, then the unique index).
 ///
 /// # Errors
 /// SQLite failing, a filter that cannot be built.
@@ -381,44 +418,48 @@ pub fn run_sqlite(
     dir: &std::path::Path,
     input: &Input<'_>,
     redis: &mut RedisFront,
+    clock: &mut Clock,
 ) -> Result<SignupResult> {
     let path = dir.join("signup.db");
     let _ = std::fs::remove_file(&path);
-    let mut store = SqliteStore::open(&path, "users")?;
     let t = Instant::now();
-    let keys: Vec<&[u8]> = input.members.iter().collect();
-    for chunk in keys.chunks(LOAD_BATCH) {
-        store.bulk_load(
-            chunk
-                .iter()
-                .map(|k| std::str::from_utf8(k).unwrap_or_default()),
-        )?;
-    }
+    let (table, _) = SqliteStore::create_loaded(&path, "users", addresses(input.members))?;
     let load_s = t.elapsed().as_secs_f64();
-    let index = store.index_bytes().ok();
-    finish(StoreKind::Sqlite, input, redis, load_s, index, store)
+    clock.record(Step::Load(StoreKind::Sqlite), load_s);
+    let loaded = Loaded {
+        store: StoreKind::Sqlite,
+        load_s,
+        index_bytes: table.index_bytes().ok(),
+        table,
+    };
+    finish(loaded, input, redis, clock)
 }
 
-/// The scenario on PostgreSQL (`conn`), in a table dropped afterwards.
+/// The scenario on PostgreSQL (`conn`), in a table loaded as a first load is done
+/// ([`PgStore::create_loaded`]: COPY, then the unique index) and dropped afterwards.
 ///
 /// # Errors
 /// The server failing, a filter that cannot be built.
-pub fn run_postgres(conn: &str, input: &Input<'_>, redis: &mut RedisFront) -> Result<SignupResult> {
+pub fn run_postgres(
+    conn: &str,
+    input: &Input<'_>,
+    redis: &mut RedisFront,
+    clock: &mut Clock,
+) -> Result<SignupResult> {
     let table = "filterlab_signup";
     PgStore::drop_table(conn, table)?;
-    PgStore::create_table(conn, table)?;
-    let mut store = PgStore::connect(conn, table)?;
     let t = Instant::now();
-    store.bulk_load(
-        input
-            .members
-            .iter()
-            .map(|k| std::str::from_utf8(k).unwrap_or_default()),
-    )?;
-    store.analyze()?;
+    PgStore::create_loaded(conn, table, addresses(input.members))?;
     let load_s = t.elapsed().as_secs_f64();
-    let index = store.index_bytes().ok();
-    let result = finish(StoreKind::Postgres, input, redis, load_s, index, store);
+    clock.record(Step::Load(StoreKind::Postgres), load_s);
+    let mut table_store = PgStore::connect(conn, table)?;
+    let loaded = Loaded {
+        store: StoreKind::Postgres,
+        load_s,
+        index_bytes: table_store.index_bytes().ok(),
+        table: table_store,
+    };
+    let result = finish(loaded, input, redis, clock);
     PgStore::drop_table(conn, table)?;
     result
 }
