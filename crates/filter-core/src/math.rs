@@ -12,6 +12,7 @@ pub mod expandable;
 pub mod fuse;
 pub mod quotient;
 pub mod ribbon;
+mod search;
 mod spread;
 pub mod window;
 
@@ -143,41 +144,9 @@ pub fn classic_shape(n: u64, p: f64) -> Result<(u64, u32)> {
     } else {
         m0 + 1
     };
-    // Gallop away from `start` until the target is bracketed: `lo` misses, `hi` meets.
-    let (mut lo, mut hi) = if meets(start) {
-        let mut step = 1u64;
-        let mut hi = start;
-        loop {
-            let below = hi.saturating_sub(step).max(m0);
-            if below == m0 || !meets(below) {
-                break (below, hi);
-            }
-            hi = below;
-            step = step.saturating_mul(2);
-        }
-    } else {
-        let (mut lo, mut step) = (start, 1u64);
-        loop {
-            let next = lo.checked_add(step).ok_or_else(overflow)?;
-            if next >= 1u64 << 63 {
-                return Err(overflow());
-            }
-            if meets(next) {
-                break (lo, next);
-            }
-            lo = next;
-            step = step.saturating_mul(2);
-        }
-    };
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if meets(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Ok((hi, optimal_hashes(hi, n)))
+    // The least m above m0 (which misses) that meets p; sizes from 2^63 bits up overflow.
+    let m = search::least(start, (m0, (1u64 << 63) - 1), meets).ok_or_else(overflow)?;
+    Ok((m, optimal_hashes(m, n)))
 }
 
 /// The standard approximation of a classic Bloom filter's false-positive rate after `n` inserts

@@ -208,45 +208,12 @@ impl ApbfPlan {
             let fills = counts.iter().map(|&c| fill(c as f64, m));
             run_rate(k, fills) <= p
         };
-        let start = estimate.clamp(1, MOST);
-        // Gallop to a bracket: `lo` misses (or is 0), `hi` meets.
-        let (mut lo, mut hi) = if ok(start) {
-            let (mut hi, mut step) = (start, 1u64);
-            loop {
-                let below = hi.saturating_sub(step);
-                if below == 0 || !ok(below) {
-                    break (below, hi);
-                }
-                hi = below;
-                step = step.saturating_mul(2);
-            }
-        } else {
-            let (mut lo, mut step) = (start, 1u64);
-            loop {
-                let above = lo.saturating_add(step).min(MOST);
-                if ok(above) {
-                    break (lo, above);
-                }
-                if above == MOST {
-                    return None;
-                }
-                lo = above;
-                step = step.saturating_mul(2);
-            }
-        };
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if ok(mid) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
+        let m = crate::math::search::least(estimate, (0, MOST), ok)?;
         Some(ApbfPlan {
             k,
             l,
             per_generation: g,
-            m: hi,
+            m,
         })
     }
 }
