@@ -165,5 +165,27 @@ pub fn run<E>(
     }
 }
 
+/// Runs rounds of `round` under `policy` over `count` series of samples, each round pushing one
+/// sample to each series it times; returns the series and the loop's record.
+pub fn series(
+    what: &str,
+    policy: Policy,
+    count: usize,
+    mut round: impl FnMut(&mut [Vec<f64>]),
+) -> (Vec<Vec<f64>>, LoopRecord) {
+    let samples = std::cell::RefCell::new(vec![Vec::new(); count]);
+    let record = run(
+        what,
+        policy,
+        |_| -> Result<(), std::convert::Infallible> {
+            round(&mut samples.borrow_mut());
+            Ok(())
+        },
+        || samples.borrow().clone(),
+    )
+    .unwrap_or_else(|never| match never {});
+    (samples.into_inner(), record)
+}
+
 #[cfg(test)]
 mod tests;

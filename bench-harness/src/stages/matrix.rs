@@ -10,7 +10,6 @@ use crate::stages::{bar, check_no_false_negatives, fill_fpr_fields, BuiltFilter}
 use anyhow::{bail, ensure, Result};
 use filterlab::{Deletable, Filter};
 use filterlab::{Pages, BATCH};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 /// Times `filters` on every mix in interleaved rounds under `policy`, one at a time and
@@ -21,38 +20,30 @@ fn interleaved_lookups<'f>(
     mixes: &[KeySet],
     what: &str,
 ) -> (Vec<Vec<Spread>>, Vec<Vec<Spread>>, LoopRecord) {
-    let count = filters.clone().count();
-    let samples = RefCell::new(vec![vec![Vec::new(); mixes.len()]; count]);
-    let batched = RefCell::new(vec![vec![Vec::new(); mixes.len()]; count]);
+    let (count, per) = (filters.clone().count(), mixes.len());
     let pb = bar(policy.max as u64, what);
-    let record = rounds::run(
-        what,
-        policy,
-        |_| -> Result<(), std::convert::Infallible> {
-            let (mut one, mut many) = (samples.borrow_mut(), batched.borrow_mut());
-            for (fi, f) in filters.clone().enumerate() {
-                for (mi, queries) in mixes.iter().enumerate() {
-                    one[fi][mi].push(measure::time_lookups(f, queries));
-                    many[fi][mi].push(measure::time_batch_lookups(f, queries, BATCH));
-                }
+    // Series `2 (f per + m)` is filter f on mix m one at a time, the next one batched.
+    let (mut samples, record) = rounds::series(what, policy, 2 * count * per, |s| {
+        for (fi, f) in filters.clone().enumerate() {
+            for (mi, queries) in mixes.iter().enumerate() {
+                s[2 * (fi * per + mi)].push(measure::time_lookups(f, queries));
+                s[2 * (fi * per + mi) + 1].push(measure::time_batch_lookups(f, queries, BATCH));
             }
-            pb.inc(1);
-            Ok(())
-        },
-        || {
-            let (one, many) = (samples.borrow(), batched.borrow());
-            one.iter().chain(many.iter()).flatten().cloned().collect()
-        },
-    )
-    .unwrap_or_else(|never| match never {});
+        }
+        pb.inc(1);
+    });
     pb.finish_and_clear();
-    let spreads = |v: RefCell<Vec<Vec<Vec<f64>>>>| -> Vec<Vec<Spread>> {
-        v.into_inner()
-            .iter_mut()
-            .map(|per_mix| per_mix.iter_mut().map(|s| Spread::of(s)).collect())
+    let spreads = |offset: usize, samples: &mut [Vec<f64>]| -> Vec<Vec<Spread>> {
+        (0..count)
+            .map(|fi| {
+                (0..per)
+                    .map(|mi| Spread::of(&mut samples[2 * (fi * per + mi) + offset]))
+                    .collect()
+            })
             .collect()
     };
-    (spreads(samples), spreads(batched), record)
+    let one = spreads(0, &mut samples);
+    (one, spreads(1, &mut samples), record)
 }
 
 /// `mix percent → spread` for a record.

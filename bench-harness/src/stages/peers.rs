@@ -12,7 +12,6 @@ use anyhow::{ensure, Context, Result};
 use filterlab::{Filter, Pages, BATCH};
 use filterlab_peers::{Peer, PeerKind};
 use rayon::prelude::*;
-use std::cell::RefCell;
 use std::time::Instant;
 
 mod article;
@@ -76,42 +75,28 @@ fn lookups(
     queries: [&KeySet; 2],
     policy: Policy,
 ) -> (Vec<[Spread; 2]>, Vec<[Spread; 2]>, LoopRecord) {
-    let one = RefCell::new(vec![[Vec::new(), Vec::new()]; ours.len() + peers.len()]);
-    let many = RefCell::new(vec![[Vec::new(), Vec::new()]; ours.len()]);
+    let (o, total) = (ours.len(), ours.len() + peers.len());
     let pb = bar(policy.max as u64, "peers lookups");
-    let record = rounds::run(
-        "lookups beside the peers",
-        policy,
-        |_| -> Result<(), std::convert::Infallible> {
-            let (mut one, mut many) = (one.borrow_mut(), many.borrow_mut());
-            for (i, f) in ours.iter().enumerate() {
-                for (side, q) in queries.iter().enumerate() {
-                    one[i][side].push(measure::time_lookups(*f, q));
-                    many[i][side].push(measure::time_batch_lookups(*f, q, BATCH));
+    // Series 2c + side: contender c one at a time (ours, then the peers); then 2(total + i)
+    // + side: our filter i batched.
+    let (mut s, record) =
+        rounds::series("lookups beside the peers", policy, 2 * (total + o), |s| {
+            for (side, q) in queries.iter().enumerate() {
+                for (i, f) in ours.iter().enumerate() {
+                    s[2 * i + side].push(measure::time_lookups(*f, q));
+                    s[2 * (total + i) + side].push(measure::time_batch_lookups(*f, q, BATCH));
                 }
-            }
-            for (j, peer) in peers.iter().enumerate() {
-                for (side, q) in queries.iter().enumerate() {
-                    one[ours.len() + j][side].push(measure::time_peer_lookups(peer, q));
+                for (j, peer) in peers.iter().enumerate() {
+                    s[2 * (o + j) + side].push(measure::time_peer_lookups(peer, q));
                 }
             }
             pb.inc(1);
-            Ok(())
-        },
-        || {
-            let (one, many) = (one.borrow(), many.borrow());
-            one.iter().chain(many.iter()).flatten().cloned().collect()
-        },
-    )
-    .unwrap_or_else(|never| match never {});
+        });
     pb.finish_and_clear();
-    let spreads = |v: RefCell<Vec<[Vec<f64>; 2]>>| -> Vec<[Spread; 2]> {
-        v.into_inner()
-            .into_iter()
-            .map(|[mut a, mut b]| [Spread::of(&mut a), Spread::of(&mut b)])
-            .collect()
-    };
-    (spreads(one), spreads(many), record)
+    let mut pair = |c: usize| [Spread::of(&mut s[2 * c]), Spread::of(&mut s[2 * c + 1])];
+    let one: Vec<[Spread; 2]> = (0..total).map(&mut pair).collect();
+    let many: Vec<[Spread; 2]> = (total..total + o).map(&mut pair).collect();
+    (one, many, record)
 }
 
 /// Our filters' rows of the comparison, from the matrix records of these very filters.
