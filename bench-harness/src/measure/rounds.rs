@@ -55,7 +55,9 @@ impl Policy {
         Policy {
             min: n.max(1),
             max: n.max(1),
-            budget_seconds: f64::INFINITY,
+            // No budget: the largest finite figure, not infinity, which JSON cannot hold
+            // (serde_json writes it as null and then refuses to read results.json back).
+            budget_seconds: f64::MAX,
             spread: 0.0,
         }
     }

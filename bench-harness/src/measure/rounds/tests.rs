@@ -66,3 +66,16 @@ fn the_loop_records_its_rounds_and_what_ended_it() {
     );
     assert_eq!(err.unwrap_err(), "broken");
 }
+
+#[test]
+fn a_fixed_policy_survives_json() {
+    let record = LoopRecord {
+        what: "builds at 0.01".into(),
+        policy: Some(Policy::fixed(3)),
+        rounds: 3,
+        ..LoopRecord::default()
+    };
+    let text = serde_json::to_string(&record).unwrap();
+    let back: LoopRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, record);
+}
