@@ -15,6 +15,7 @@ pub mod course;
 pub mod expansion;
 pub mod floor;
 pub mod python;
+pub mod python_peers;
 pub mod studies;
 pub mod sweep;
 pub mod systems;

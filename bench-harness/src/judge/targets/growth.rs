@@ -26,6 +26,7 @@ fn conditions(bytes: u64, fpr: Option<f64>, timed: Timed) -> Conditions {
         huge_pages: None,
         bytes: Some(bytes),
         timed,
+        keys: None,
     }
 }
 

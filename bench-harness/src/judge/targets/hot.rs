@@ -35,6 +35,7 @@ fn floor_side(report: &FloorReport, ours: &PeerRecord) -> Side {
             huge_pages: None,
             bytes: Some(ours.bytes),
             timed: Timed::Lookups,
+            keys: None,
         },
     }
 }

@@ -38,6 +38,7 @@ fn build_conditions(id: crate::stages::peers::Build, threads: usize) -> Conditio
         huge_pages: None,
         bytes: None,
         timed,
+        keys: None,
     }
 }
 

@@ -61,6 +61,7 @@ fn goal(
         huge_pages: None,
         bytes,
         timed,
+        keys: None,
     };
     let goal_side = Conditions {
         achieved_fpr: Some(r.fpr),
