@@ -9,8 +9,9 @@ subcommand prints one JSON object on stdout, parsed by the harness into typed re
       the modules and their versions (exit 1, with the missing module named, when one is absent)
   bench.py session MEMBERS PROBES N P QUERIES SAMPLE_KEYS SAMPLE_PROBES
       loads the keys once and prints a hello (versions, sizes); then runs one round per line it
-      reads on stdin, {"scale": "full" | "sample", "contenders": [...]}: each contender built
-      (one key at a time and, where the library has one, in a batch) and probed, in the order
+      reads on stdin, {"scale": "full" | "sample", "contenders": [...], "one_at_a_time": bool}:
+      each contender built (one key at a time and, where the library has one, in a batch; with
+      one_at_a_time false, in a batch alone where it can) and probed, in the order
       given, on the N members and QUERIES probes (full) or the first SAMPLE_KEYS members and
       SAMPLE_PROBES probes (sample); prints one line {"rows": [...]} per round: build seconds,
       ns per negative and positive lookup, the false positives over the probes and the false
@@ -237,12 +238,13 @@ def timed(build, keys):
     return f, time.perf_counter() - start
 
 
-def one_round(name, c, p, keys):
-    """One round of one contender on keys = (members, probes, positives): its figures."""
+def one_round(name, c, p, keys, key_by_key=True):
+    """One round of one contender on keys = (members, probes, positives): its figures.
+
+    Without key_by_key, a contender with a batch call is built by it alone (its FP and
+    lookups on that build); otherwise it is built one key at a time, then again in a batch.
+    """
     members, probes, positives = keys
-    f, build = timed(c["build"], members)
-    fp, seconds = scan(f, probes)
-    found, seconds_positive = scan(f, positives)
     row = {
         "id": name,
         "promise": c["promise"],
@@ -250,25 +252,32 @@ def one_round(name, c, p, keys):
         "n": len(members),
         "probes": len(probes),
         "positives": len(positives),
-        "build_seconds": build,
-        "ns_negative": seconds * 1e9 / len(probes),
-        "ns_positive": seconds_positive * 1e9 / len(positives),
-        "false_positives": fp,
-        "false_negatives": len(positives) - found,
-        "bytes": c["bytes"](f),
-        "promised_fpr": c["promised"](f),
     }
-    del f
-    if "build_batched" in c:
+    batched_only = not key_by_key and "build_batched" in c
+    if batched_only:
+        f, row["build_seconds_batched"] = timed(c["build_batched"], members)
+    else:
+        f, row["build_seconds"] = timed(c["build"], members)
+    fp, seconds = scan(f, probes)
+    found, seconds_positive = scan(f, positives)
+    row["ns_negative"] = seconds * 1e9 / len(probes)
+    row["ns_positive"] = seconds_positive * 1e9 / len(positives)
+    row["false_positives"], row["false_negatives"] = fp, len(positives) - found
+    row["bytes"], row["promised_fpr"] = c["bytes"](f), c["promised"](f)
+    if batched_only:
+        g = f
+    elif "build_batched" in c:
+        del f
         g, row["build_seconds_batched"] = timed(c["build_batched"], members)
-        if c.get("batched_lookups"):
-            fp_b, seconds = scan_batched(g, probes)
-            row["ns_negative_batched"] = seconds * 1e9 / len(probes)
-            found_b, seconds = scan_batched(g, positives)
-            row["ns_positive_batched"] = seconds * 1e9 / len(positives)
-            if (fp_b, found_b) != (fp, found):
-                raise RuntimeError(f"batched answers differ from one at a time: {fp_b, found_b} vs {fp, found}")
-        del g
+    else:
+        return row
+    if c.get("batched_lookups"):
+        fp_b, seconds = scan_batched(g, probes)
+        row["ns_negative_batched"] = seconds * 1e9 / len(probes)
+        found_b, seconds = scan_batched(g, positives)
+        row["ns_positive_batched"] = seconds * 1e9 / len(positives)
+        if (fp_b, found_b) != (fp, found):
+            raise RuntimeError(f"batched answers differ from one at a time: {fp_b, found_b} vs {fp, found}")
     return row
 
 
@@ -296,7 +305,8 @@ def session(members_file, probes_file, n, p, queries, sample_keys, sample_probes
             continue
         ask = json.loads(line)
         scale = ask["scale"]
-        rows = [one_round(name, built[scale][name], p, scales[scale]) for name in ask["contenders"]]
+        alone = ask.get("one_at_a_time", True)
+        rows = [one_round(name, built[scale][name], p, scales[scale], alone) for name in ask["contenders"]]
         print(json.dumps({"rows": rows}), flush=True)
 
 

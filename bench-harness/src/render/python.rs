@@ -245,7 +245,9 @@ fn full_table(s: &mut String, x: &Measured) {
          has no batch lookup). Bytes: the structure's own, as its API reports them. Inside?: the \
          Wilson interval against ±4 binomial sigmas of the promise (formula: the filter's \
          expected_fpr() at its load; asked: the error_rate given, an upper bound). A row of the \
-         once loop is one round: its figures are a point.\n",
+         once loop is one round, its figures a point; the package's classes there are built by \
+         `add_many` alone (their goals are FP rates; ClassicBloom's one-at-a-time build is timed \
+         beside rbloom's).\n",
         t.n, t.queries
     );
     let mut tab = Table::new(&[
@@ -268,7 +270,7 @@ fn full_table(s: &mut String, x: &Measured) {
         let [fp, wilson, promised, inside] = fp_cells(c);
         tab.row([
             c.id.label().to_string(),
-            c.build_seconds.len().to_string(),
+            c.rounds().to_string(),
             spread(Metric::Build.of(c), 3),
             spread(Metric::BuildBatched.of(c), 3),
             spread(Metric::Negative.of(c), 1),
@@ -345,7 +347,7 @@ fn sample_table(s: &mut String, x: &Measured) {
         tab.row([
             c.id.label().to_string(),
             c.n.to_string(),
-            c.build_seconds.len().to_string(),
+            c.rounds().to_string(),
             spread(Metric::Build.of(c), 3),
             times(c, base, Metric::Build),
             spread(Metric::Negative.of(c), 1),
@@ -374,7 +376,7 @@ fn peaks_table(s: &mut String, x: &Measured) {
         "## Peak memory, on the sample\n\nEach contender built once, one key at a time, in a \
          fresh process with the sample's keys loaded before ({method}). On the sample, not at \
          full size: a fresh process per contender at full size cost a key load and a build \
-         each (minutes for the pure-Python filters). The bytes column is the structure's own at \
+         each, the pure-Python filters' the longest. The bytes column is the structure's own at \
          this size.\n"
     );
     let mut tab = Table::new(&[

@@ -119,7 +119,7 @@ fn cost_table(s: &mut String, x: &PeersMeasured) {
         tab.row([
             c.id.label().to_string(),
             c.n.to_string(),
-            c.build_seconds.len().to_string(),
+            c.rounds().to_string(),
             spread(Metric::Build.of(c), 3),
             times(c, base, Metric::Build),
             spread(Metric::Negative.of(c), 1),

@@ -32,7 +32,7 @@ impl Metric {
             Metric::Positive => Some(&r.ns_positive),
             Metric::NegativeBatched => r.ns_negative_batched.as_deref(),
             Metric::PositiveBatched => r.ns_positive_batched.as_deref(),
-            Metric::Build => Some(&r.build_seconds),
+            Metric::Build => r.build_seconds.as_deref(),
             Metric::BuildBatched => r.build_seconds_batched.as_deref(),
             Metric::Bytes => None,
         }

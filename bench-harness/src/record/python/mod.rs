@@ -14,7 +14,7 @@ pub mod peers;
 mod timing;
 
 use timing::sound;
-pub use timing::{ContenderRow, RoundRow, Timing, TimingLoop};
+pub use timing::{one_at_a_time, ContenderRow, RoundRow, Timing, TimingLoop};
 
 use crate::record::{Bound, Verdict};
 use anyhow::{ensure, Context, Result};

@@ -27,8 +27,10 @@ pub struct ContenderRow {
     pub probes: u64,
     /// Members probed behind `false_negatives`.
     pub positives: u64,
-    /// Build seconds, one key at a time (allocation included), per round.
-    pub build_seconds: Vec<f64>,
+    /// Build seconds, one key at a time (allocation included), per round (`None`: built through
+    /// the batch call only, see [`one_at_a_time`]).
+    #[serde(default)]
+    pub build_seconds: Option<Vec<f64>>,
     /// Build seconds through the library's batch call (`add_many`, rbloom's `update`).
     #[serde(default)]
     pub build_seconds_batched: Option<Vec<f64>>,
@@ -68,8 +70,9 @@ pub struct RoundRow {
     pub probes: u64,
     /// Members probed.
     pub positives: u64,
-    /// Build seconds, one key at a time.
-    pub build_seconds: f64,
+    /// Build seconds, one key at a time (`None`: built through the batch call only).
+    #[serde(default)]
+    pub build_seconds: Option<f64>,
     /// Build seconds through the batch call, where the library has one.
     #[serde(default)]
     pub build_seconds_batched: Option<f64>,
@@ -106,7 +109,7 @@ impl ContenderRow {
             n: round.n,
             probes: round.probes,
             positives: round.positives,
-            build_seconds: one(round.build_seconds),
+            build_seconds: round.build_seconds.map(one),
             build_seconds_batched: round.build_seconds_batched.map(one),
             ns_negative: one(round.ns_negative),
             ns_positive: one(round.ns_positive),
@@ -134,10 +137,10 @@ impl ContenderRow {
             self.n,
             self.probes
         );
-        self.build_seconds.push(r.build_seconds);
         self.ns_negative.push(r.ns_negative);
         self.ns_positive.push(r.ns_positive);
         let optional = [
+            (&mut self.build_seconds, r.build_seconds),
             (&mut self.build_seconds_batched, r.build_seconds_batched),
             (&mut self.ns_negative_batched, r.ns_negative_batched),
             (&mut self.ns_positive_batched, r.ns_positive_batched),
@@ -153,15 +156,22 @@ impl ContenderRow {
         Ok(())
     }
 
+    /// Its rounds.
+    #[must_use]
+    pub fn rounds(&self) -> usize {
+        self.ns_negative.len()
+    }
+
     /// Every series of timings it has, each with its rounds.
     #[must_use]
     pub fn series(&self) -> Vec<&[f64]> {
         let optional = [
+            &self.build_seconds,
             &self.build_seconds_batched,
             &self.ns_negative_batched,
             &self.ns_positive_batched,
         ];
-        [&self.build_seconds, &self.ns_negative, &self.ns_positive]
+        [&self.ns_negative, &self.ns_positive]
             .into_iter()
             .map(Vec::as_slice)
             .chain(optional.into_iter().flatten().map(Vec::as_slice))
@@ -281,6 +291,14 @@ impl Timing {
                     xs.len()
                 );
             }
+            ensure!(
+                c.build_seconds.is_some() || !one_at_a_time(c.id, c.scale),
+                "{name}: no build one key at a time, and its figures are compared"
+            );
+            ensure!(
+                c.build_seconds.is_some() || c.build_seconds_batched.is_some(),
+                "{name}: no build at all"
+            );
             counts(&name, c)?;
         }
         Ok(())
@@ -296,6 +314,15 @@ impl Timing {
             .find(|c| (c.id, c.scale) == (id, scale))
             .with_context(|| format!("the Python timing has no row of {id:?} at {scale:?} size"))
     }
+}
+
+/// Whether the row of `id` at `scale` must time a build one key at a time: every row but those
+/// of the package's classes measured once at full size for their FP goals, which are built by
+/// `add_many` alone (ClassicBloom's one-at-a-time build at full size is the goals'; a pure-Python
+/// filter and the drop-in module have no batch call).
+#[must_use]
+pub fn one_at_a_time(id: ContenderId, scale: Scale) -> bool {
+    scale == Scale::Sample || super::JUDGED.contains(&id) || !id.is_filterlab_class()
 }
 
 /// Counts within their trials, a promise that is a rate, no false negative of the package.

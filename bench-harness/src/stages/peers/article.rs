@@ -281,7 +281,7 @@ fn python_record(x: &Series, p: f64) -> Result<PeerRecord> {
         source: format!("CPython {} + mmh3 + bitarray", r.python),
         quirks: format!(
             "the first article's class verbatim: m = int(...) = {}, k = int(...) = {}, k seeded 32-bit mmh3 calls, % m indexing; \
-             built on a sample of {} keys (n of this row; minutes at the run's full size), lookups over {} non-members and as many members, \
+             built on a sample of {} keys (n of this row; at the run's full size in the python-peers study), lookups over {} non-members and as many members, \
              a fresh process each round; compared only with \"{ARTICLE_TWIN}\", timed on the same keys in the same interleaved rounds; \
              its FP promise at 10M keys is checked by the python-peers study",
             r.m, r.k, r.n, r.probes

@@ -147,13 +147,23 @@ impl Session {
         Ok(line)
     }
 
-    /// One round of `ids` at `scale`: each contender's figures, in the order asked.
+    /// One round of `ids` at `scale`: each contender's figures, in the order asked; without
+    /// `one_at_a_time`, a contender with a batch call is built by it alone.
     ///
     /// # Errors
     /// The process failing, or printing other contenders or sizes than asked.
-    pub fn round(&mut self, scale: Scale, ids: &[ContenderId]) -> Result<Vec<RoundRow>> {
+    pub fn round(
+        &mut self,
+        scale: Scale,
+        ids: &[ContenderId],
+        one_at_a_time: bool,
+    ) -> Result<Vec<RoundRow>> {
         let names: Vec<&str> = ids.iter().map(|id| id.script_name()).collect();
-        let ask = serde_json::json!({ "scale": scale.word(), "contenders": names });
+        let ask = serde_json::json!({
+            "scale": scale.word(),
+            "contenders": names,
+            "one_at_a_time": one_at_a_time,
+        });
         let stdin = self.stdin.as_mut().context("the session is closed")?;
         writeln!(stdin, "{ask}")
             .and_then(|()| stdin.flush())
@@ -187,6 +197,9 @@ pub struct Loop<'a> {
     pub ids: &'a [ContenderId],
     /// Its rounds.
     pub policy: Option<Policy>,
+    /// Whether a contender with a batch call is also built one key at a time
+    /// ([`crate::record::python::one_at_a_time`]).
+    pub one_at_a_time: bool,
 }
 
 /// Runs `spec` on `session`, adding each round to the rows of `rows`.
@@ -200,7 +213,9 @@ pub fn run_loop(
 ) -> Result<TimingLoop> {
     let (session, rows) = (RefCell::new(session), RefCell::new(rows));
     let round = |_| -> Result<()> {
-        let got = session.borrow_mut().round(spec.scale, spec.ids)?;
+        let got = session
+            .borrow_mut()
+            .round(spec.scale, spec.ids, spec.one_at_a_time)?;
         let mut rows = rows.borrow_mut();
         for r in &got {
             match rows

@@ -103,6 +103,7 @@ fn timing(s: &Script, settings: &Settings, dir: &Path, policy: Policy) -> Result
         scale: Scale::Full,
         ids: &STUDY,
         policy: Some(policy),
+        one_at_a_time: true,
     };
     let mut rows = Vec::new();
     let record = run_loop(&mut session, &mut rows, &spec)?;

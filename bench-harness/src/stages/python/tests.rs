@@ -30,7 +30,7 @@ pub(crate) fn row(id: ContenderId, scale: Scale, ns: f64, fp: u64) -> ContenderR
         n: size.keys,
         probes: size.probes,
         positives: size.probes,
-        build_seconds: three(ns / 50.0, ns / 49.0, ns / 51.0),
+        build_seconds: one_at_a_time(id, scale).then(|| three(ns / 50.0, ns / 49.0, ns / 51.0)),
         build_seconds_batched: batched.then(|| three(0.4, 0.41, 0.39)),
         ns_negative: three(ns, ns * 1.01, ns * 0.99),
         ns_positive: three(ns, ns * 1.02, ns * 0.98),
@@ -217,10 +217,7 @@ fn the_scripts_rounds_parse_into_rows_and_malformed_ones_are_rejected() {
     let first: RoundRow = parse("session round", round(100_000).as_bytes()).unwrap();
     let mut r = ContenderRow::first(&first, Scale::Sample);
     r.push(&first).unwrap();
-    assert_eq!(
-        (r.build_seconds.len(), r.ns_negative_batched.is_none()),
-        (2, true)
-    );
+    assert_eq!((r.rounds(), r.ns_negative_batched.is_none()), (2, true));
     // A round of another size is not added to this row.
     let other: RoundRow = parse("session round", round(10_000_000).as_bytes()).unwrap();
     assert!(r.push(&other).is_err());
@@ -263,7 +260,7 @@ fn the_scripts_rounds_parse_into_rows_and_malformed_ones_are_rejected() {
 #[test]
 fn validation_rejects_what_serde_cannot() {
     type Break = fn(&mut Timing);
-    let broken: [(&str, Break); 9] = [
+    let broken: [(&str, Break); 10] = [
         ("a contender missing", |t| {
             t.contenders.pop();
         }),
@@ -283,7 +280,12 @@ fn validation_rejects_what_serde_cannot() {
                 .pop();
         }),
         ("a negative time", |t| t.contenders[0].ns_negative[1] = -1.0),
-        ("no build rounds", |t| t.contenders[2].build_seconds.clear()),
+        ("no build rounds", |t| {
+            row_of(t, ContenderId::Rbloom, Scale::Full).build_seconds = Some(Vec::new());
+        }),
+        ("the goals' pair not built one key at a time", |t| {
+            row_of(t, ContenderId::Rbloom, Scale::Full).build_seconds = None;
+        }),
         ("more FP than probes", |t| {
             t.contenders[0].false_positives = 2_000_000;
         }),

@@ -23,10 +23,11 @@ fn timing() -> Timing {
             .map(|&id| {
                 let mut r = row(id, Scale::Full, 10_000.0, 9_950);
                 // `row` gives a row of the main job's once loop one round: these ran three.
-                for xs in [&mut r.build_seconds, &mut r.ns_negative, &mut r.ns_positive] {
+                for xs in [&mut r.ns_negative, &mut r.ns_positive] {
                     let x = xs[0];
                     *xs = vec![x, x * 1.01, x * 0.99];
                 }
+                r.build_seconds = Some(vec![0.2, 0.21, 0.19]);
                 if let Some(xs) = &mut r.build_seconds_batched {
                     *xs = vec![0.4, 0.41, 0.39];
                 }
