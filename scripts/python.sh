@@ -23,6 +23,15 @@ WHEELS=target/wheels
 PACKAGES=(maturin==1.16.0 pytest==8.3.5 numpy==2.4.6 mypy==2.4.1)
 PEERS=(rbloom==1.5.4 pybloom-live==4.0.0 xxhash==4.1.0 bitarray==3.12.3 bloom-filter2==2.0.0 mmh3==5.3.1)
 
+# The commit the wheel is built from, stamped into the venv once it is ready: the harness's
+# committed run reuses a venv whose wheel was built from the code it measures
+# (bench-harness/src/stages/python/venv.rs). "dirty" when the wheel's sources differ from HEAD.
+if git diff --quiet HEAD -- crates Cargo.toml Cargo.lock scripts/python.sh 2>/dev/null; then
+    STAMP=$(git rev-parse HEAD 2>/dev/null || echo dirty)
+else
+    STAMP=dirty
+fi
+
 log "fresh virtual environment in $VENV ($("$PYTHON" --version))"
 rm -rf "$VENV"
 "$PYTHON" -m venv "$VENV"
@@ -35,6 +44,7 @@ rm -f "$WHEELS"/filterlab-*.whl
 wheels=("$WHEELS"/filterlab-*-abi3-*.whl)
 [[ -f ${wheels[0]} ]] || { log "no abi3 wheel in $WHEELS"; exit 1; }
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "${wheels[0]}"
+echo "$STAMP" > "$VENV/filterlab-wheel-commit"
 
 if [[ ${1:-} == --no-tests ]]; then
     log "venv ready in $VENV (tests not run: --no-tests)"

@@ -1,25 +1,31 @@
 #!/usr/bin/env python3
 """filterlab's Python package beside the Python Bloom filters its readers use, on the harness's keys.
 
-Run by the harness (bench-harness/src/python/) in the project's virtual environment
+Run by the harness (bench-harness/src/stages/python/) in the project's virtual environment
 (target/python-venv, made by scripts/python.sh from PyPI), never on a global interpreter. Each
 subcommand prints one JSON object on stdout, parsed by the harness into typed records:
 
   bench.py check
       the modules and their versions (exit 1, with the missing module named, when one is absent)
-  bench.py timing MEMBERS PROBES N P QUERIES ROUNDS
-      every contender in interleaved rounds (round r builds and probes every contender before
-      round r + 1 starts), one process: build seconds (one key at a time and, where the library
-      has one, in a batch), ns per negative and positive lookup, the false positives over the
-      probes and the false negatives over the members probed, and the rate each one promises
+  bench.py session MEMBERS PROBES N P QUERIES SAMPLE_KEYS SAMPLE_PROBES
+      loads the keys once and prints a hello (versions, sizes); then runs one round per line it
+      reads on stdin, {"scale": "full" | "sample", "contenders": [...], "one_at_a_time": bool}:
+      each contender built (one key at a time and, where the library has one, in a batch; with
+      one_at_a_time false, in a batch alone where it can) and probed, in the order
+      given, on the N members and QUERIES probes (full) or the first SAMPLE_KEYS members and
+      SAMPLE_PROBES probes (sample); prints one line {"rows": [...]} per round: build seconds,
+      ns per negative and positive lookup, the false positives over the probes and the false
+      negatives over the members probed, and the rate each one promises. The harness decides
+      how many rounds to ask for (bench-harness/src/measure/rounds.rs); SAMPLE_KEYS 0: no sample
   bench.py memory MEMBERS N P CONTENDER
       one contender built once in this fresh process: its peak memory, from /proc/self/status
       (VmHWM after the build, reset through /proc/self/clear_refs before it, minus VmRSS before)
   bench.py rbloom-bench N ROUNDS
       rbloom's published benchmark (N floats i + 0.5 at 1%, add every one then check every one),
       with filterlab's classic filter added, one key at a time and in a batch
-  bench.py make-file PATH BYTES MEMBERS
-      a classic filter of about BYTES table bytes holding the first members, saved to PATH
+  bench.py make-file PATH BYTES MEMBERS KEYS
+      a classic filter of about BYTES table bytes holding the first KEYS members, saved to PATH
+      (the file's size and its load do not depend on how many keys it holds)
   bench.py load-file PATH
       the file loaded in this fresh process: its size and the load's peak memory
 
@@ -52,9 +58,6 @@ DISTRIBUTIONS = {
 }
 # The scalable filters grow from this capacity to N keys.
 SCALABLE_START = 1000
-# A contender whose first build takes longer than this is built once: its later rounds time
-# lookups on that build (the report gives its build rounds).
-SLOW_BUILD_SECONDS = 20.0
 
 
 def versions():
@@ -235,70 +238,76 @@ def timed(build, keys):
     return f, time.perf_counter() - start
 
 
-def one_round(c, row, members, probes, positives, reuse):
-    """Times one contender once; returns the filter built one key at a time (kept when slow)."""
-    if reuse is None:
-        f, seconds = timed(c["build"], members)
-        row["build_seconds"].append(seconds)
+def one_round(name, c, p, keys, key_by_key=True):
+    """One round of one contender on keys = (members, probes, positives): its figures.
+
+    Without key_by_key, a contender with a batch call is built by it alone (its FP and
+    lookups on that build); otherwise it is built one key at a time, then again in a batch.
+    """
+    members, probes, positives = keys
+    row = {
+        "id": name,
+        "promise": c["promise"],
+        "target_fpr": p,
+        "n": len(members),
+        "probes": len(probes),
+        "positives": len(positives),
+    }
+    batched_only = not key_by_key and "build_batched" in c
+    if batched_only:
+        f, row["build_seconds_batched"] = timed(c["build_batched"], members)
     else:
-        f = reuse
+        f, row["build_seconds"] = timed(c["build"], members)
     fp, seconds = scan(f, probes)
-    row["ns_negative"].append(seconds * 1e9 / len(probes))
-    found, seconds = scan(f, positives)
-    row["ns_positive"].append(seconds * 1e9 / len(positives))
+    found, seconds_positive = scan(f, positives)
+    row["ns_negative"] = seconds * 1e9 / len(probes)
+    row["ns_positive"] = seconds_positive * 1e9 / len(positives)
     row["false_positives"], row["false_negatives"] = fp, len(positives) - found
     row["bytes"], row["promised_fpr"] = c["bytes"](f), c["promised"](f)
-    if "build_batched" in c:
-        g, seconds = timed(c["build_batched"], members)
-        row["build_seconds_batched"].append(seconds)
-        if c.get("batched_lookups"):
-            fp_b, seconds = scan_batched(g, probes)
-            row["ns_negative_batched"].append(seconds * 1e9 / len(probes))
-            found_b, seconds = scan_batched(g, positives)
-            row["ns_positive_batched"].append(seconds * 1e9 / len(positives))
-            if (fp_b, found_b) != (fp, found):
-                raise RuntimeError(f"batched answers differ from one at a time: {fp_b, found_b} vs {fp, found}")
-        del g
-    return f
+    if batched_only:
+        g = f
+    elif "build_batched" in c:
+        del f
+        g, row["build_seconds_batched"] = timed(c["build_batched"], members)
+    else:
+        return row
+    if c.get("batched_lookups"):
+        fp_b, seconds = scan_batched(g, probes)
+        row["ns_negative_batched"] = seconds * 1e9 / len(probes)
+        found_b, seconds = scan_batched(g, positives)
+        row["ns_positive_batched"] = seconds * 1e9 / len(positives)
+        if (fp_b, found_b) != (fp, found):
+            raise RuntimeError(f"batched answers differ from one at a time: {fp_b, found_b} vs {fp, found}")
+    return row
 
 
-def timing(members_file, probes_file, n, p, queries, rounds):
+def session(members_file, probes_file, n, p, queries, sample_keys, sample_probes):
     members = read_keys(members_file, n)
     probes = read_keys(probes_file, queries)
-    positives = members[: min(queries, len(members))]
-    cs = contenders(len(members), p)
-    rows = {}
-    for name, c in cs.items():
-        rows[name] = {
-            "id": name,
-            "promise": c["promise"],
-            "target_fpr": p,
-            "n": len(members),
-            "probes": len(probes),
-            "positives": len(positives),
-            "build_seconds": [],
-            "ns_negative": [],
-            "ns_positive": [],
-        }
-        if "build_batched" in c:
-            rows[name]["build_seconds_batched"] = []
-        if c.get("batched_lookups"):
-            rows[name]["ns_negative_batched"] = []
-            rows[name]["ns_positive_batched"] = []
-    kept = {}
-    for _ in range(max(1, rounds)):
-        for name, c in cs.items():
-            f = one_round(c, rows[name], members, probes, positives, kept.get(name))
-            if rows[name]["build_seconds"][0] > SLOW_BUILD_SECONDS:
-                kept[name] = f
-            del f
-    return {
+    scales = {"full": (members, probes, members[: min(queries, len(members))])}
+    sample = None
+    if sample_keys > 0:
+        some = members[:sample_keys]
+        few = probes[:sample_probes]
+        scales["sample"] = (some, few, some[: min(len(few), len(some))])
+        sample = {"keys": len(some), "probes": len(few)}
+    built = {scale: contenders(len(keys[0]), p) for scale, keys in scales.items()}
+    hello = {
         "python": sys.version.split()[0],
         "versions": versions(),
         "n": len(members),
-        "rounds": max(1, rounds),
-        "contenders": list(rows.values()),
+        "queries": len(probes),
+        "sample": sample,
     }
+    print(json.dumps(hello), flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        ask = json.loads(line)
+        scale = ask["scale"]
+        alone = ask.get("one_at_a_time", True)
+        rows = [one_round(name, built[scale][name], p, scales[scale], alone) for name in ask["contenders"]]
+        print(json.dumps({"rows": rows}), flush=True)
 
 
 def memory(members_file, n, p, name):
@@ -347,13 +356,13 @@ def rbloom_bench(n, rounds):
     return {"n": n, "target_fpr": 0.01, "rounds": max(1, rounds), "rows": list(rows.values())}
 
 
-def make_file(path, table_bytes, members_file):
+def make_file(path, table_bytes, members_file, keys):
     from filterlab import ClassicBloom
 
     # 9.585 bits per key at 1%; 9.58 makes the table a little over table_bytes, never under.
     capacity = max(1000, int(table_bytes * 8 / 9.58))
     f = ClassicBloom(capacity, 0.01)
-    f.add_many(read_keys(members_file, min(capacity, 10_000_000)))
+    f.add_many(read_keys(members_file, min(capacity, keys)))
     f.save(path)
     return {"path": path, "file_bytes": os.path.getsize(path), "capacity": capacity}
 
@@ -380,14 +389,15 @@ def main(argv):
             print("missing: " + ", ".join(missing), file=sys.stderr)
             return 1
         out = {"python": sys.version.split()[0], "versions": versions()}
-    elif cmd == "timing":
-        out = timing(args[0], args[1], int(args[2]), float(args[3]), int(args[4]), int(args[5]))
+    elif cmd == "session":
+        session(args[0], args[1], int(args[2]), float(args[3]), int(args[4]), int(args[5]), int(args[6]))
+        return 0
     elif cmd == "memory":
         out = memory(args[0], int(args[1]), float(args[2]), args[3])
     elif cmd == "rbloom-bench":
         out = rbloom_bench(int(args[0]), int(args[1]))
     elif cmd == "make-file":
-        out = make_file(args[0], int(args[1]), args[2])
+        out = make_file(args[0], int(args[1]), args[2], int(args[3]))
     elif cmd == "load-file":
         out = load_file(args[0])
     else:

@@ -93,12 +93,13 @@ impl Stage for Comparison {
         drop(filters);
         eprintln!("   parallel builds");
         let parallel_builds = peers::parallel_builds(ctx, n, 0.01, plan.build_rounds)?;
-        eprintln!("   the articles' Python code");
+        eprintln!("   the articles' Python code, on a sample");
         let dir = Path::new("target/python-keys");
-        if let Some(py) = peers::python(ctx, n, 0.01, (plan.python_queries, plan.peer_rounds), dir)?
-        {
-            peers.push(py);
-        }
+        let article = peers::python(ctx, n, 0.01, plan.quick, dir)?;
+        let article_loop = article.map(|a| {
+            peers.extend(a.records);
+            a.loop_record
+        });
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let ratios = targets::ratios(&peers, &parallel_builds, threads)?;
         eprintln!("   huge pages advised and not");
@@ -113,6 +114,7 @@ impl Stage for Comparison {
         r.huge_pages = huge_pages;
         r.loops
             .extend([build_loop, lookup_loop, tight_loop, peer_loop]);
+        r.loops.extend(article_loop);
         Ok(())
     }
 }

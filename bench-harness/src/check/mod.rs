@@ -161,6 +161,20 @@ pub fn ratio_problems(r: &crate::record::Ratio, label: &str) -> Vec<String> {
             again.verdict
         ));
     }
+    // Listed as a difference above, and refused here: a per-key figure taken on a sample says
+    // nothing about a figure taken at another size, whatever the verdict.
+    let sizes = crate::record::conditions::keys_differ(
+        &r.numerator_conditions,
+        &r.denominator_conditions,
+        r.terms,
+    );
+    if let Some((a, b)) = sizes {
+        p.push(format!(
+            "{label} {}: compares a figure taken at {a} keys with one taken at {b}: a contender \
+             measured on a sample is compared only with figures taken at the sample's size",
+            r.what
+        ));
+    }
     if (again.same_conditions, &again.differences) != (r.same_conditions, &r.differences) {
         p.push(format!(
             "{label} {}: stored conditions {:?} ({:?}) but the recorded conditions give {:?} ({:?})",
@@ -450,8 +464,14 @@ pub fn peers(results: &Results, floors: Floors) -> Vec<String> {
             ));
         }
     }
-    // The articles' Python code, when it ran, rests on its own rounds too.
-    for r in results.peers.iter().filter(|r| r.side == Side::Python) {
+    // The articles' Python code, when it ran, rests on its own rounds too, as does our classic
+    // filter measured beside it on its sample.
+    let twin = |r: &&crate::record::PeerRecord| r.name == crate::stages::peers::ARTICLE_TWIN;
+    for r in results
+        .peers
+        .iter()
+        .filter(|r| r.side == Side::Python || twin(r))
+    {
         for (what, s) in [
             ("ns_negative", &r.ns_negative),
             ("ns_positive", &r.ns_positive),

@@ -7,6 +7,7 @@
 //! A new kind of report adds one entry to [`CHECKERS`].
 
 use crate::check::provenance::{self, Repo};
+use crate::record::python::peers::PythonPeersReport;
 use crate::record::python::PythonReport;
 use crate::record::study::Study;
 use crate::record::{differ, Machine, Results};
@@ -73,6 +74,10 @@ pub const CHECKERS: &[FileCheck] = &[
     FileCheck {
         name: "python",
         check: section::<PythonReport>,
+    },
+    FileCheck {
+        name: "python-peers",
+        check: section::<PythonPeersReport>,
     },
     FileCheck {
         name: "expansion",
@@ -370,6 +375,29 @@ impl Section for PythonReport {
     }
     fn render(&self) -> String {
         crate::render::python::render(self)
+    }
+}
+
+/// python-peers.json (a study): its rows validated, its goals recomputed from them and each
+/// goal's own figures re-derived (a goal comparing figures taken at different sizes among
+/// them), python-peers.md re-rendered.
+impl Section for PythonPeersReport {
+    const NAME: &'static str = "python-peers";
+    const STUDY: Option<Study> = Some(Study::PythonPeers);
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        let mut p = crate::record::python::peers::check_report(self);
+        p.extend(
+            self.goals()
+                .iter()
+                .flat_map(|g| crate::check::ratio_problems(g, "python-peers.json: goal")),
+        );
+        p
+    }
+    fn render(&self) -> String {
+        crate::render::python_peers::render(self)
     }
 }
 

@@ -17,6 +17,7 @@ pub fn stage(study: Study) -> &'static dyn Stage {
         Study::Sweep => &SizeSweep,
         Study::Course => &crate::stages::course::Course,
         Study::Hashing => &crate::stages::course::Hashing,
+        Study::PythonPeers => &crate::stages::python::study::PythonPeers,
     }
 }
 

@@ -1,7 +1,8 @@
 //! What each side of a ratio ran under, recorded with the ratio, and the differences computed
 //! from those records (never a typed rule): API mode, achieved FP rate (within
 //! [`FP_TOLERANCE`] both ways), hash function, threads, memory (the pages under the table, and
-//! the bytes where a target bounds them) and what the timer includes.
+//! the bytes where a target bounds them), what the timer includes, and the keys the filter held
+//! (a figure taken on a sample is compared only with one taken at the same size).
 
 use filterlab_peers::PeerKind;
 use serde::{Deserialize, Serialize};
@@ -81,6 +82,11 @@ pub struct Conditions {
     /// holds stages a filter declared at 10M never makes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grown_from: Option<u64>,
+    /// Keys the filter held when the figure was taken, where the side records them: a per-key
+    /// cost changes with the table's size (the caches it fits in), so a contender measured on a
+    /// sample is compared only with figures taken at the sample's size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<u64>,
 }
 
 /// What "the same conditions" allows on top of identical recorded conditions.
@@ -190,6 +196,9 @@ pub fn differences(a: &Conditions, b: &Conditions, terms: Terms) -> Vec<String> 
     if a.timed != b.timed && terms != Terms::Speedup {
         d.push(format!("timer: {} vs {}", a.timed.word(), b.timed.word()));
     }
+    if let Some((ka, kb)) = keys_differ(a, b, terms) {
+        d.push(format!("{ka} vs {kb} keys"));
+    }
     if let (Some(ha), Some(hb)) = (a.huge_pages, b.huge_pages) {
         if (ha - hb).abs() > 0.1 {
             d.push(format!(
@@ -226,6 +235,16 @@ pub fn differences(a: &Conditions, b: &Conditions, terms: Terms) -> Vec<String> 
         }
     }
     d
+}
+
+/// The two sides' key counts when both are recorded and differ, where the terms do not allow it
+/// ([`Terms::Growth`] compares one filter at two sizes by design).
+#[must_use]
+pub fn keys_differ(a: &Conditions, b: &Conditions, terms: Terms) -> Option<(u64, u64)> {
+    match (a.keys, b.keys) {
+        (Some(ka), Some(kb)) if ka != kb && terms != Terms::Growth => Some((ka, kb)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -20,16 +20,20 @@ pub enum Study {
     Sweep,
     /// The formula course with its independent repetitions.
     Course,
+    /// The pure-Python filters and the first article's class at 10M keys (the main job measures
+    /// them on a sample), beside the Python package's ClassicBloom.
+    PythonPeers,
 }
 
 impl Study {
     /// Every study, in the order `study all` runs them.
-    pub const ALL: [Study; 5] = [
+    pub const ALL: [Study; 6] = [
         Study::Course,
         Study::Growth,
         Study::Window,
         Study::Sweep,
         Study::Hashing,
+        Study::PythonPeers,
     ];
 
     /// Its name on the command line and in the JSON.
@@ -41,6 +45,7 @@ impl Study {
             Study::Window => "window",
             Study::Sweep => "sweep",
             Study::Course => "course",
+            Study::PythonPeers => "python-peers",
         }
     }
 
@@ -55,6 +60,9 @@ impl Study {
             Study::Window => "sliding windows: every design through a stream of windows",
             Study::Sweep => "lookup cost against filter size, 10^4 to 10^7 keys",
             Study::Course => "the formula course, each measurement in independent repetitions",
+            Study::PythonPeers => {
+                "the pure-Python filters and the first article's class at 10M keys: FP promise and cost beside ClassicBloom"
+            }
         }
     }
 
@@ -67,6 +75,7 @@ impl Study {
             Study::Window => "window.md",
             Study::Sweep => "sweep.md",
             Study::Course => "course/course.md",
+            Study::PythonPeers => "python-peers.md",
         }
     }
 

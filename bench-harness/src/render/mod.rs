@@ -16,6 +16,7 @@ pub mod expansion;
 pub mod floor;
 pub mod headline;
 pub mod python;
+pub mod python_peers;
 pub mod studies;
 pub mod sweep;
 pub mod systems;

@@ -4,6 +4,7 @@
 
 use crate::measure::rounds::{LoopRecord, Stop};
 use crate::record::provenance::{self, Repo};
+use crate::record::python::peers::PythonPeersReport;
 use crate::record::study::{Stamp, Study};
 use crate::record::{Machine, Ratio, Results, Verdict};
 use crate::render::table::{Align, Table};
@@ -62,6 +63,9 @@ fn find(dir: &Path, study: Study) -> Result<Option<Found>> {
         Study::Sweep => read::<SweepReport>(&path)?.map(|r| found(r.machine, Vec::new())),
         Study::Hashing => read::<HashingReport>(&path)?.map(|r| found(r.machine, Vec::new())),
         Study::Course => read::<CourseDoc>(&path)?.map(|d| found(course_machine(&d), Vec::new())),
+        Study::PythonPeers => {
+            read::<PythonPeersReport>(&path)?.map(|r| found(r.machine.clone(), r.goals()))
+        }
     })
 }
 

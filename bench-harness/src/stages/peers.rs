@@ -16,7 +16,7 @@ use std::time::Instant;
 
 mod article;
 
-pub use article::{python, PYTHON_ROUNDS};
+pub use article::{python, Article, ARTICLE_ROW, ARTICLE_SAMPLE, ARTICLE_TWIN, PYTHON_ROUNDS};
 
 /// Every contender at `n` keys and rate `p`: ours are the matrix's filters at `p` (with their
 /// records); the peers come built from the same interleaved build loop.

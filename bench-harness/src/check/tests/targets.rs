@@ -212,3 +212,42 @@ fn a_stored_yes_over_a_twin_recorded_with_the_default_hash_is_rejected() {
         r.ratios.push(x)
     });
 }
+
+#[test]
+fn a_ratio_of_a_sampled_figure_over_a_full_size_one_is_refused() {
+    use crate::judge::targets::{Conditions, Ratio, Terms};
+    let at = |keys| Conditions {
+        achieved_fpr: Some(0.01),
+        keys: Some(keys),
+        ..Conditions::default()
+    };
+    let ratio = |numerator_keys, terms| {
+        Ratio {
+            what: "speed-up of classic over the articles' Python: build seconds".into(),
+            numerator_value: 1.7,
+            numerator_samples: vec![1.7, 1.72, 1.69],
+            denominator_value: 0.05,
+            denominator_samples: vec![0.05, 0.051, 0.049],
+            bound: crate::judge::targets::Bound::AtLeast(20.0),
+            terms,
+            numerator_conditions: at(numerator_keys),
+            denominator_conditions: at(10_000_000),
+            ..Ratio::default()
+        }
+        .recomputed()
+    };
+    // Recomputed honestly (the difference is listed), and still refused.
+    let sampled = ratio(1_000_000, Terms::AlikeFp);
+    assert!(sampled.differences.contains("1000000 vs 10000000 keys"));
+    rejects(
+        "compares a figure taken at 1000000 keys with one taken at 10000000",
+        |r| {
+            r.ratios.push(sampled.clone());
+        },
+    );
+    // The same sizes pass; a growth row compares one filter at two sizes by design.
+    let mut r = good();
+    r.ratios.push(ratio(10_000_000, Terms::AlikeFp));
+    r.ratios.push(ratio(1_000_000, Terms::Growth));
+    assert_eq!(ratios(&r), Vec::<String>::new());
+}

@@ -29,6 +29,7 @@ fn conditions(bytes: u64, fpr: Option<f64>, timed: Timed) -> Conditions {
         bytes: Some(bytes),
         timed,
         grown_from: None,
+        keys: None,
     }
 }
 

@@ -36,6 +36,7 @@ fn floor_side(report: &FloorReport, ours: &PeerRecord) -> Side {
             bytes: Some(ours.bytes),
             timed: Timed::Lookups,
             grown_from: None,
+            keys: None,
         },
     }
 }

@@ -65,6 +65,7 @@ impl Metric {
                 _ => Timed::Lookups,
             },
             grown_from: None,
+            keys: Some(r.n),
         }
     }
 
@@ -398,11 +399,14 @@ fn twin_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
     Ok(out)
 }
 
-/// The classic filter against the articles' Python code. A run without the Python side (no
-/// python3) gives explicit not-measured rows, not none.
+/// The classic filter against the articles' Python code. Their class runs on a sample
+/// (`stages::peers::ARTICLE_SAMPLE`), so its figures are compared with our classic measured on
+/// the same sample in the same rounds (`stages::peers::ARTICLE_TWIN`), never with the full-size
+/// row. A run without the Python side (no python3) gives explicit not-measured rows, not none.
 fn python_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
-    let c = find(rows, Variant::Classic.name())?;
-    let py = find(rows, "articles' Python").ok();
+    use crate::stages::peers::{ARTICLE_ROW, ARTICLE_TWIN};
+    let py = find(rows, ARTICLE_ROW).ok();
+    let c = py.map(|_| find(rows, ARTICLE_TWIN)).transpose()?;
     let mut out = Vec::new();
     for m in [
         Metric::Negative,
@@ -419,28 +423,30 @@ fn python_rows(rows: &[PeerRecord]) -> Result<Vec<Ratio>> {
             15.0
         });
         let what = format!(
-            "speed-up of classic over the articles' Python: {}",
+            "speed-up of classic over the articles' Python: {}, on their sample",
             m.peer_label()
         );
         let names = (
-            format!("articles' Python: {}", py_metric.label()),
-            format!("classic: {}", m.peer_label()),
+            format!("{ARTICLE_ROW}: {}", py_metric.label()),
+            format!("{ARTICLE_TWIN}: {}", m.peer_label()),
         );
-        match py {
-            Some(py) if py_metric.pick(py).is_some() && m.pick(c).is_some() => out.push(row(
-                what,
-                Role::Target,
-                (side(py, py_metric), side(c, m)),
-                bound,
-                Terms::AlikeFp,
-            )),
-            None => out.push(not_measured(
+        match (py, c) {
+            (Some(py), Some(c)) if py_metric.pick(py).is_some() && m.pick(c).is_some() => {
+                out.push(row(
+                    what,
+                    Role::Target,
+                    (side(py, py_metric), side(c, m)),
+                    bound,
+                    Terms::AlikeFp,
+                ));
+            }
+            (None, _) | (_, None) => out.push(not_measured(
                 what,
                 names,
                 bound,
                 "not measured: the articles' Python code did not run (python3 absent?)".into(),
             )),
-            Some(_) => out.push(not_measured(
+            (Some(_), Some(_)) => out.push(not_measured(
                 what,
                 names,
                 bound,

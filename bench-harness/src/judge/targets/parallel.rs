@@ -39,6 +39,7 @@ fn build_conditions(id: crate::stages::peers::Build, threads: usize) -> Conditio
         bytes: None,
         timed,
         grown_from: None,
+        keys: None,
     }
 }
 

@@ -175,6 +175,44 @@ fn a_run_without_python_has_explicit_not_measured_rows() {
 }
 
 #[test]
+fn the_articles_python_is_compared_with_classic_on_its_sample_only() {
+    use crate::stages::peers::{ARTICLE_ROW, ARTICLE_TWIN};
+    let mut rows = all_rows();
+    for r in &mut rows {
+        r.n = 10_000_000;
+    }
+    let sampled = |name: &str, ns: f64| PeerRecord {
+        n: 1_000_000,
+        side: if name == ARTICLE_ROW {
+            crate::record::Side::Python
+        } else {
+            crate::record::Side::Filterlab
+        },
+        ..rec(name, ns, 0.01)
+    };
+    rows.push(sampled(ARTICLE_ROW, 1000.0));
+    let py = |rows: &[PeerRecord]| -> Vec<Ratio> {
+        ratios(rows, &[], 2)
+            .unwrap()
+            .into_iter()
+            .filter(|x| x.what.contains("articles' Python"))
+            .collect()
+    };
+    // Without its twin on the sample, the full-size classic is not taken in its place.
+    assert!(ratios(&rows, &[], 2).is_err());
+    rows.push(sampled(ARTICLE_TWIN, 20.0));
+    let r = py(&rows);
+    assert_eq!(r.len(), 6);
+    for x in &r {
+        assert!(x.denominator.starts_with(ARTICLE_TWIN), "{}", x.denominator);
+        assert_eq!(x.denominator_conditions.keys, Some(1_000_000), "{x:?}");
+        assert_eq!(x.numerator_conditions.keys, Some(1_000_000), "{x:?}");
+    }
+    // 1000 ns over 20: 50x.
+    assert!((r[0].ratio - 50.0).abs() < 1e-9, "{:?}", r[0]);
+}
+
+#[test]
 fn no_false_positive_is_not_a_rate_of_zero() {
     let mut rows = all_rows();
     for r in &mut rows {

@@ -62,6 +62,7 @@ fn goal(
         bytes,
         timed,
         grown_from: None,
+        keys: None,
     };
     let goal_side = Conditions {
         achieved_fpr: Some(r.fpr),

@@ -83,3 +83,16 @@ fn a_loop_record_round_trips_through_json() {
     let back: LoopRecord = serde_json::from_str(&json).unwrap();
     assert_eq!(back, rec);
 }
+
+#[test]
+fn a_fixed_policy_survives_json() {
+    let record = LoopRecord {
+        what: "builds at 0.01".into(),
+        policy: Some(Policy::fixed(3)),
+        rounds: 3,
+        ..LoopRecord::default()
+    };
+    let text = serde_json::to_string(&record).unwrap();
+    let back: LoopRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, record);
+}

@@ -12,6 +12,7 @@ fn side() -> Conditions {
         bytes: Some(1000),
         timed: Timed::Lookups,
         grown_from: None,
+        keys: Some(10_000_000),
     }
 }
 
@@ -27,6 +28,7 @@ fn each_recorded_difference_is_listed() {
         bytes: Some(2000),
         timed: Timed::InsertsOnly,
         grown_from: None,
+        keys: Some(1_000_000),
     };
     let d = differences(&side(), &other, Terms::AlikeFp).join("; ");
     for needle in [
@@ -36,6 +38,7 @@ fn each_recorded_difference_is_listed() {
         "timer: lookups vs inserts",
         "huge pages on 0% vs 90%",
         "achieved FP 1% vs 1.26%",
+        "10000000 vs 1000000 keys",
     ] {
         assert!(d.contains(needle), "{needle} in {d}");
     }
@@ -55,4 +58,35 @@ fn each_recorded_difference_is_listed() {
     };
     assert!(differences(&side(), &speedup, Terms::Speedup).is_empty());
     assert!(!differences(&side(), &speedup, Terms::AlikeFp).is_empty());
+}
+
+#[test]
+fn a_sample_against_the_full_size_differs_unless_the_terms_compare_sizes() {
+    let sample = Conditions {
+        keys: Some(100_000),
+        ..side()
+    };
+    for terms in [
+        Terms::AlikeFp,
+        Terms::Speedup,
+        Terms::NoWorse { bytes: None },
+    ] {
+        assert_eq!(
+            keys_differ(&side(), &sample, terms),
+            Some((10_000_000, 100_000)),
+            "{terms:?}"
+        );
+        assert!(differences(&sample, &side(), terms)
+            .iter()
+            .any(|d| d == "100000 vs 10000000 keys"));
+    }
+    // One filter at two sizes is what a growth row compares.
+    assert_eq!(keys_differ(&side(), &sample, Terms::Growth), None);
+    // A side that records no key count (a goal's unit, the floor) is not a size.
+    let unit = Conditions {
+        keys: None,
+        ..side()
+    };
+    assert_eq!(keys_differ(&unit, &sample, Terms::AlikeFp), None);
+    assert!(differences(&side(), &side(), Terms::AlikeFp).is_empty());
 }

@@ -5,7 +5,8 @@
 //! binomial band of what the filter promises.
 
 use super::{
-    ContenderId, ContenderRow, GoalId, LoadCheck, Measured, Outcome, Promise, PythonReport, Timing,
+    ContenderId, ContenderRow, GoalId, LoadCheck, Measured, Outcome, Promise, PythonReport, Scale,
+    Timing,
 };
 use crate::measure::median;
 use crate::record::conditions::{Api, Conditions, Terms, Timed};
@@ -31,7 +32,7 @@ impl Metric {
             Metric::Positive => Some(&r.ns_positive),
             Metric::NegativeBatched => r.ns_negative_batched.as_deref(),
             Metric::PositiveBatched => r.ns_positive_batched.as_deref(),
-            Metric::Build => Some(&r.build_seconds),
+            Metric::Build => r.build_seconds.as_deref(),
             Metric::BuildBatched => r.build_seconds_batched.as_deref(),
             Metric::Bytes => None,
         }
@@ -148,13 +149,45 @@ fn fp_goal(id: GoalId, r: &ContenderRow) -> super::Goal {
     judged(g, fp_band(r.promised_fpr, r.promise, r.probes))
 }
 
+/// The two rows the ratio goals compare, ClassicBloom's and rbloom's at full size.
+///
+/// # Errors
+/// A row missing, or the two measured at different sizes: a per-key figure is compared only
+/// with one taken at the same size.
+pub fn judged_pair(timing: &Timing) -> Result<(&ContenderRow, &ContenderRow)> {
+    let ours = timing.row(ContenderId::FilterlabClassic, Scale::Full)?;
+    let rbloom = timing.row(ContenderId::Rbloom, Scale::Full)?;
+    anyhow::ensure!(
+        ours.n == rbloom.n,
+        "ClassicBloom at {} keys and rbloom at {}: a ratio compares figures taken at the same size",
+        ours.n,
+        rbloom.n
+    );
+    Ok((ours, rbloom))
+}
+
+/// Why the goals' loop stopped, for a goal it left undecided.
+fn ended_by(timing: &Timing) -> String {
+    let judged = timing
+        .loops
+        .iter()
+        .find(|l| l.scale == Scale::Full && l.contenders.contains(&ContenderId::FilterlabClassic));
+    match judged {
+        Some(l) => format!(
+            "undecided after {} rounds: {}",
+            l.record.rounds,
+            l.record.stop.word()
+        ),
+        None => String::new(),
+    }
+}
+
 /// Every goal, from the timing rows and the load check.
 ///
 /// # Errors
-/// A contender the goals need is missing from the timing.
+/// A contender the goals need is missing from the timing, or its two sides differ in size.
 pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
-    let ours = timing.row(ContenderId::FilterlabClassic)?;
-    let rbloom = timing.row(ContenderId::Rbloom)?;
+    let (ours, rbloom) = judged_pair(timing)?;
     let mut out = Vec::new();
     for (id, mine, theirs, most) in RATIO_GOALS {
         let (a, b) = (mine.of(ours), theirs.of(rbloom));
@@ -163,7 +196,11 @@ pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
             (Some(a), Some(b)) => goal(id, measure, med(a) / med(b), ratio_interval(a, b)),
             _ => goal(id, measure, f64::NAN, None),
         };
-        out.push(judged(g, Bound::AtMost(most)));
+        let mut g = judged(g, Bound::AtMost(most));
+        if g.verdict == Verdict::Undecided {
+            g.note = ended_by(timing);
+        }
+        out.push(g);
     }
     let build = Metric::BuildBatched.of(ours).unwrap_or_default();
     let mut g = goal(
@@ -194,9 +231,12 @@ pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
     }
     for id in ContenderId::ALL {
         if id.is_filterlab_class() {
-            out.push(fp_goal(GoalId::FpInInterval(id), timing.row(id)?));
+            out.push(fp_goal(
+                GoalId::FpInInterval(id),
+                timing.row(id, Scale::Full)?,
+            ));
         } else if id.is_drop_in() {
-            out.push(fp_goal(GoalId::DropInFp(id), timing.row(id)?));
+            out.push(fp_goal(GoalId::DropInFp(id), timing.row(id, Scale::Full)?));
         }
     }
     out.push(load_goal(load));
@@ -249,22 +289,17 @@ pub fn recomputed(m: &Measured) -> Result<Vec<super::Goal>> {
     goals(&m.timing, &m.load)
 }
 
-/// The ratio goals as rows of the harness's targets table (README.md), with the conditions
-/// of each side: `check` recomputes them like every other target.
-///
-/// # Errors
-/// A contender missing from the timing.
-pub fn target_ratios(timing: &Timing) -> Result<Vec<Ratio>> {
-    let ours = timing.row(ContenderId::FilterlabClassic)?;
-    let rbloom = timing.row(ContenderId::Rbloom)?;
-    let conditions = |r: &ContenderRow, f: Metric, hash: &str| Conditions {
+/// The conditions `r`'s figure `f` ran under, its keys among them.
+#[must_use]
+pub fn conditions(r: &ContenderRow, f: Metric) -> Conditions {
+    Conditions {
         api: if f.batched() {
             Api::Batched
         } else {
             Api::OneAtATime
         },
         achieved_fpr: Some(measured_fpr(r).0),
-        hash: hash.into(),
+        hash: r.id.hash().into(),
         threads: 1,
         huge_pages: None,
         bytes: Some(r.bytes),
@@ -274,7 +309,17 @@ pub fn target_ratios(timing: &Timing) -> Result<Vec<Ratio>> {
             Timed::Lookups
         },
         grown_from: None,
-    };
+        keys: Some(r.n),
+    }
+}
+
+/// The ratio goals as rows of the harness's targets table (README.md), with the conditions
+/// of each side: `check` recomputes them like every other target.
+///
+/// # Errors
+/// A contender missing from the timing, or the two sides at different sizes.
+pub fn target_ratios(timing: &Timing) -> Result<Vec<Ratio>> {
+    let (ours, rbloom) = judged_pair(timing)?;
     let mut out = Vec::new();
     for (_, mine, theirs, most) in RATIO_GOALS {
         let (Some(a), Some(b)) = (mine.of(ours), theirs.of(rbloom)) else {
@@ -296,8 +341,8 @@ pub fn target_ratios(timing: &Timing) -> Result<Vec<Ratio>> {
                 denominator_samples: b.to_vec(),
                 bound: Bound::AtMost(most),
                 terms: Terms::AlikeFp,
-                numerator_conditions: conditions(ours, mine, crate::record::conditions::OURS_HASH),
-                denominator_conditions: conditions(rbloom, theirs, RBLOOM_HASH),
+                numerator_conditions: conditions(ours, mine),
+                denominator_conditions: conditions(rbloom, theirs),
                 ..Ratio::default()
             }
             .recomputed(),
@@ -315,9 +360,16 @@ pub const RBLOOM_HASH: &str = "Python hash() (SipHash-1-3)";
 pub fn check_report(r: &PythonReport) -> Vec<String> {
     let mut p = Vec::new();
     if let Outcome::Measured(m) = &r.outcome {
-        if let Err(e) = m.timing.validate() {
+        if let Err(e) = m.timing.validate(&super::main_rows()) {
             p.push(format!("python.json: {e:#}"));
         }
+        if m.timing.sample != r.settings.sample || m.timing.n != r.settings.n {
+            p.push(format!(
+                "python.json: the timing ran {} keys and the sample {:?}, the settings say {} and {:?}",
+                m.timing.n, m.timing.sample, r.settings.n, r.settings.sample
+            ));
+        }
+        p.extend(peak_problems(m));
         match recomputed(m) {
             Ok(again) => {
                 let rows = (again.as_slice(), m.goals.as_slice());
@@ -331,6 +383,24 @@ pub fn check_report(r: &PythonReport) -> Vec<String> {
                 ));
             }
             Err(e) => p.push(format!("python.json: {e:#}")),
+        }
+    }
+    p
+}
+
+/// Every contender's peak once, each on the sample's keys.
+fn peak_problems(m: &Measured) -> Vec<String> {
+    let keys = m.timing.sample.map(|s| s.keys);
+    let mut p = Vec::new();
+    for id in ContenderId::ALL {
+        let rows: Vec<_> = m.peaks.iter().filter(|r| r.id == id).collect();
+        match rows.as_slice() {
+            [r] if Some(r.n) == keys => {}
+            [r] => p.push(format!(
+                "python.json: the peak of {id:?} was taken at {} keys, not the sample's {keys:?}",
+                r.n
+            )),
+            _ => p.push(format!("python.json: {} peaks of {id:?}", rows.len())),
         }
     }
     p

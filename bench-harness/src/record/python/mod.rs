@@ -1,15 +1,25 @@
-//! The typed records of the Python section: what `bench-harness/python/bench.py` prints (parsed
-//! strictly: unknown fields, unknown contenders and missing figures are errors) and what
-//! python.json stores.
+//! The typed records of the Python section and of the `python-peers` study: what
+//! `bench-harness/python/bench.py` prints (parsed strictly: unknown fields, unknown contenders
+//! and missing figures are errors) and what python.json and python-peers.json store.
+//!
+//! The main job times the fast contenders (the package's classes, its drop-in module, rbloom) at
+//! the run's full size, and the slow ones (pure-Python filters inserting one key at a time:
+//! minutes for 10M keys) on a stated [`Sample`], with ClassicBloom beside them at the sample's
+//! size: a row's [`Scale`] says which, and a figure is compared only with one of the same size.
+//! The study times the slow ones at the full size.
 
 use crate::record::Machine;
 pub mod goals;
+pub mod peers;
+mod timing;
+
+use timing::sound;
+pub use timing::{one_at_a_time, ContenderRow, RoundRow, Timing, TimingLoop};
 
 use crate::record::{Bound, Verdict};
 use anyhow::{ensure, Context, Result};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Every contender of the timing process, by the id the script prints.
 #[derive(
@@ -108,6 +118,137 @@ impl ContenderId {
     pub fn is_drop_in(self) -> bool {
         matches!(self, ContenderId::CompatBloom | ContenderId::CompatScalable)
     }
+
+    /// Whether it inserts one key at a time in pure Python (minutes for 10M keys): the main job
+    /// measures it on the sample, the `python-peers` study at full size.
+    #[must_use]
+    pub fn is_slow(self) -> bool {
+        matches!(
+            self,
+            ContenderId::PybloomLiveBloom
+                | ContenderId::PybloomLiveScalable
+                | ContenderId::BloomFilter2
+                | ContenderId::ArticlesClass
+        )
+    }
+
+    /// The hash its figures ran on.
+    #[must_use]
+    pub fn hash(self) -> &'static str {
+        match self {
+            ContenderId::Rbloom => goals::RBLOOM_HASH,
+            ContenderId::PybloomLiveBloom | ContenderId::PybloomLiveScalable => {
+                "hashlib or xxh128 by table size, salted (pybloom_live)"
+            }
+            ContenderId::BloomFilter2 => "bloom-filter2's own Python hash of the code points",
+            ContenderId::ArticlesClass => crate::record::conditions::PYTHON_HASH,
+            _ => crate::record::conditions::OURS_HASH,
+        }
+    }
+
+    /// Its id as the script names it.
+    #[must_use]
+    pub fn script_name(self) -> &'static str {
+        match self {
+            ContenderId::FilterlabClassic => "filterlab_classic",
+            ContenderId::FilterlabBlocked => "filterlab_blocked",
+            ContenderId::FilterlabCounting => "filterlab_counting",
+            ContenderId::FilterlabCuckoo => "filterlab_cuckoo",
+            ContenderId::FilterlabScalable => "filterlab_scalable",
+            ContenderId::FilterlabAtomicClassic => "filterlab_atomic_classic",
+            ContenderId::FilterlabAtomicBlocked => "filterlab_atomic_blocked",
+            ContenderId::Rbloom => "rbloom",
+            ContenderId::PybloomLiveBloom => "pybloom_live_bloom",
+            ContenderId::PybloomLiveScalable => "pybloom_live_scalable",
+            ContenderId::BloomFilter2 => "bloom_filter2",
+            ContenderId::ArticlesClass => "articles_class",
+            ContenderId::CompatBloom => "compat_bloom",
+            ContenderId::CompatScalable => "compat_scalable",
+        }
+    }
+}
+
+/// The two contenders the goals compare at full size, timed in adaptive interleaved rounds.
+pub const JUDGED: [ContenderId; 2] = [ContenderId::FilterlabClassic, ContenderId::Rbloom];
+
+/// The contenders of the `python-peers` study, at full size: the slow ones and ClassicBloom.
+pub const STUDY: [ContenderId; 5] = [
+    ContenderId::FilterlabClassic,
+    ContenderId::PybloomLiveBloom,
+    ContenderId::PybloomLiveScalable,
+    ContenderId::BloomFilter2,
+    ContenderId::ArticlesClass,
+];
+
+/// Where a row was measured.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    /// At the run's full size (the main job's n, 10M keys).
+    #[default]
+    Full,
+    /// On the stated sample ([`Sample`]).
+    Sample,
+}
+
+impl Scale {
+    /// Its name in the script's commands.
+    #[must_use]
+    pub fn word(self) -> &'static str {
+        match self {
+            Scale::Full => "full",
+            Scale::Sample => "sample",
+        }
+    }
+}
+
+/// The rows of the main job's section: every fast contender at full size, every slow one on the
+/// sample, and ClassicBloom on the sample beside them (what their figures are compared with).
+#[must_use]
+pub fn main_rows() -> Vec<(ContenderId, Scale)> {
+    let mut rows: Vec<_> = ContenderId::ALL
+        .iter()
+        .map(|&id| {
+            (
+                id,
+                if id.is_slow() {
+                    Scale::Sample
+                } else {
+                    Scale::Full
+                },
+            )
+        })
+        .collect();
+    rows.push((ContenderId::FilterlabClassic, Scale::Sample));
+    rows
+}
+
+/// The rows of the `python-peers` study: [`STUDY`] at full size.
+#[must_use]
+pub fn study_rows() -> Vec<(ContenderId, Scale)> {
+    STUDY.iter().map(|&id| (id, Scale::Full)).collect()
+}
+
+/// A stated sample: keys built, and non-members probed (as many members are probed too).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Keys inserted.
+    pub keys: u64,
+    /// Non-members probed.
+    pub probes: u64,
+}
+
+impl Sample {
+    /// This sample in a run of `n` keys and `probes` non-members: never more than either.
+    #[must_use]
+    pub fn within(self, n: u64, probes: u64) -> Sample {
+        Sample {
+            keys: self.keys.min(n),
+            probes: self.probes.min(probes),
+        }
+    }
 }
 
 /// What a contender's `promised_fpr` is.
@@ -134,76 +275,6 @@ pub enum MemoryMethod {
     VmHwm,
 }
 
-/// One contender over the timing process's interleaved rounds (times in seconds or ns, each
-/// round's figure in round order).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContenderRow {
-    /// Which contender.
-    pub id: ContenderId,
-    /// What `promised_fpr` is.
-    pub promise: Promise,
-    /// The rate it was built for.
-    pub target_fpr: f64,
-    /// Keys inserted.
-    pub n: u64,
-    /// Non-member probes behind `false_positives`.
-    pub probes: u64,
-    /// Members probed behind `false_negatives`.
-    pub positives: u64,
-    /// Build seconds, one key at a time (allocation included), per round.
-    pub build_seconds: Vec<f64>,
-    /// Build seconds through the library's batch call (`add_many`, rbloom's `update`).
-    #[serde(default)]
-    pub build_seconds_batched: Option<Vec<f64>>,
-    /// ns per negative lookup, one at a time (`in`).
-    pub ns_negative: Vec<f64>,
-    /// ns per positive lookup, one at a time.
-    pub ns_positive: Vec<f64>,
-    /// ns per negative lookup through `contains_many`.
-    #[serde(default)]
-    pub ns_negative_batched: Option<Vec<f64>>,
-    /// ns per positive lookup through `contains_many`.
-    #[serde(default)]
-    pub ns_positive_batched: Option<Vec<f64>>,
-    /// Probes answered present.
-    pub false_positives: u64,
-    /// Members answered absent.
-    pub false_negatives: u64,
-    /// The structure's own bytes, as its API reports them.
-    pub bytes: u64,
-    /// The rate it promises (see `promise`).
-    pub promised_fpr: f64,
-    /// Its peak memory while built, from a fresh process (filled in by the harness).
-    #[serde(default)]
-    pub peak: Option<Peak>,
-}
-
-/// A peak of resident memory above the process's resident memory before the action.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Peak {
-    /// Bytes.
-    pub bytes: u64,
-    /// How.
-    pub method: MemoryMethod,
-}
-
-/// The timing process's output.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Timing {
-    /// CPython's version.
-    pub python: String,
-    /// Every module's distribution version.
-    pub versions: BTreeMap<String, String>,
-    /// Keys inserted.
-    pub n: u64,
-    /// Interleaved rounds.
-    pub rounds: usize,
-    /// Every contender.
-    pub contenders: Vec<ContenderRow>,
-}
-
 /// The memory process's output for one contender.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -215,6 +286,29 @@ pub struct MemoryOut {
     /// How.
     pub method: MemoryMethod,
     /// The structure's own bytes.
+    pub bytes: u64,
+}
+
+/// A peak of resident memory above the process's resident memory before the action.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Peak {
+    /// Bytes.
+    pub bytes: u64,
+    /// How.
+    pub method: MemoryMethod,
+}
+
+/// One contender's peak memory, built once in a fresh process on the sample (cheap for every
+/// contender; at 10M keys it cost a build and a key load per contender).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PeakRow {
+    /// Which contender.
+    pub id: ContenderId,
+    /// Keys inserted.
+    pub n: u64,
+    /// The peak above the resident memory before the build.
+    pub peak: Peak,
+    /// The structure's own bytes, as its API reports them.
     pub bytes: u64,
 }
 
@@ -349,12 +443,12 @@ pub struct Goal {
 /// What the section's run settled on.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
-    /// Keys inserted.
+    /// Keys inserted at full size.
     pub n: u64,
-    /// Non-member probes (and positives probed).
+    /// Non-member probes at full size (and positives probed).
     pub queries: u64,
-    /// Interleaved rounds.
-    pub rounds: usize,
+    /// The slow contenders' sample (`None`: every row at full size, the study).
+    pub sample: Option<Sample>,
     /// The key files, one key per line.
     pub members_file: String,
     /// The probe file.
@@ -364,8 +458,10 @@ pub struct Settings {
 /// Everything measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
-    /// The timing process (peaks filled in from the memory processes).
+    /// The timing process.
     pub timing: Timing,
+    /// Each contender's peak memory on the sample, a fresh process each.
+    pub peaks: Vec<PeakRow>,
     /// rbloom's benchmark.
     pub rbloom_bench: Option<RbloomBench>,
     /// The file load.
@@ -374,12 +470,12 @@ pub struct Measured {
     pub goals: Vec<Goal>,
 }
 
-/// Measured, or skipped with the reason.
+/// Measured (`M`: the section's or the study's measurements), or skipped with the reason.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum Outcome<M = Measured> {
     /// The section ran.
-    Measured(Box<Measured>),
+    Measured(Box<M>),
     /// It could not (no venv, no python3, a module missing).
     Skipped {
         /// Why.
@@ -409,86 +505,6 @@ pub fn parse<T: DeserializeOwned>(what: &str, text: &[u8]) -> Result<T> {
     })
 }
 
-fn sound(what: &str, xs: &[f64]) -> Result<()> {
-    ensure!(!xs.is_empty(), "{what}: no rounds");
-    ensure!(
-        xs.iter().all(|x| x.is_finite() && *x > 0.0),
-        "{what}: a round is not a positive finite figure: {xs:?}"
-    );
-    Ok(())
-}
-
-impl Timing {
-    /// Checks what serde cannot: every contender once, every figure a positive finite number,
-    /// as many rounds as announced, counts within their probes, no false negative in a class
-    /// of the package.
-    ///
-    /// # Errors
-    /// The first problem, named with its contender.
-    pub fn validate(&self) -> Result<()> {
-        for id in ContenderId::ALL {
-            let count = self.contenders.iter().filter(|c| c.id == id).count();
-            ensure!(count == 1, "the Python timing has {count} rows of {id:?}");
-        }
-        for c in &self.contenders {
-            let name = format!("{:?}", c.id);
-            let builds = [Some(&c.build_seconds), c.build_seconds_batched.as_ref()];
-            for xs in builds.into_iter().flatten() {
-                sound(&name, xs)?;
-            }
-            let scans = [
-                Some(&c.ns_negative),
-                Some(&c.ns_positive),
-                c.ns_negative_batched.as_ref(),
-                c.ns_positive_batched.as_ref(),
-            ];
-            for xs in scans.into_iter().flatten() {
-                sound(&name, xs)?;
-                ensure!(
-                    xs.len() == self.rounds,
-                    "{name}: {} lookup rounds of {}",
-                    xs.len(),
-                    self.rounds
-                );
-            }
-            ensure!(
-                c.probes > 0 && c.false_positives <= c.probes,
-                "{name}: {} false positives of {} probes",
-                c.false_positives,
-                c.probes
-            );
-            ensure!(
-                c.positives > 0 && c.false_negatives <= c.positives,
-                "{name}: {} false negatives of {} positives",
-                c.false_negatives,
-                c.positives
-            );
-            ensure!(
-                c.promised_fpr > 0.0 && c.promised_fpr < 1.0,
-                "{name}: promised rate {}",
-                c.promised_fpr
-            );
-            ensure!(
-                !(c.id.is_filterlab_class() || c.id.is_drop_in()) || c.false_negatives == 0,
-                "{name}: {} false negatives: the package is broken",
-                c.false_negatives
-            );
-        }
-        Ok(())
-    }
-
-    /// The row of `id`.
-    ///
-    /// # Errors
-    /// None in the run: the goals need it.
-    pub fn row(&self, id: ContenderId) -> Result<&ContenderRow> {
-        self.contenders
-            .iter()
-            .find(|c| c.id == id)
-            .with_context(|| format!("the Python timing has no row of {id:?}"))
-    }
-}
-
 impl RbloomBench {
     /// Every contender once with sound rounds.
     ///
@@ -516,7 +532,5 @@ impl RbloomBench {
     }
 }
 
-/// A contender whose first build took longer (pybloom_live's scalable filter and bloom-filter2
-/// at 10M take minutes) is not built again in a fresh process for its peak memory: the row
-/// says "not measured" and the full run stays within its time.
-pub const MEMORY_SKIP_BUILD_SECONDS: f64 = 60.0;
+#[cfg(test)]
+mod tests;

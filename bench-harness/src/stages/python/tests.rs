@@ -6,53 +6,107 @@ use crate::record::python::*;
 use crate::record::Machine;
 use crate::record::{Bound, Verdict};
 
-/// A timing row with three rounds: `ns` per lookup one at a time, a tenth of it batched.
-fn row(id: ContenderId, ns: f64, fp: u64) -> ContenderRow {
+/// A timing row with three rounds at `scale`: `ns` per lookup one at a time, a tenth of it
+/// batched (the package's classes), sized as the fixture's timing says.
+pub(crate) fn row(id: ContenderId, scale: Scale, ns: f64, fp: u64) -> ContenderRow {
     let batched = id.is_filterlab_class();
     let promise = if batched {
         Promise::Formula
     } else {
         Promise::Requested
     };
+    let size = size(scale);
+    let rounds = if scale == Scale::Full && !JUDGED.contains(&id) {
+        1
+    } else {
+        3
+    };
+    let three = |a: f64, b: f64, c: f64| vec![a, b, c][..rounds].to_vec();
     ContenderRow {
         id,
+        scale,
         promise,
         target_fpr: 0.01,
-        n: 10_000_000,
-        probes: 1_000_000,
-        positives: 1_000_000,
-        build_seconds: vec![ns / 50.0, ns / 49.0, ns / 51.0],
-        build_seconds_batched: batched.then(|| vec![0.4, 0.41, 0.39]),
-        ns_negative: vec![ns, ns * 1.01, ns * 0.99],
-        ns_positive: vec![ns, ns * 1.02, ns * 0.98],
-        ns_negative_batched: batched.then(|| vec![20.0, 21.0, 19.0]),
-        ns_positive_batched: batched.then(|| vec![25.0, 26.0, 24.0]),
-        false_positives: fp,
+        n: size.keys,
+        probes: size.probes,
+        positives: size.probes,
+        build_seconds: one_at_a_time(id, scale).then(|| three(ns / 50.0, ns / 49.0, ns / 51.0)),
+        build_seconds_batched: batched.then(|| three(0.4, 0.41, 0.39)),
+        ns_negative: three(ns, ns * 1.01, ns * 0.99),
+        ns_positive: three(ns, ns * 1.02, ns * 0.98),
+        ns_negative_batched: batched.then(|| three(20.0, 21.0, 19.0)),
+        ns_positive_batched: batched.then(|| three(25.0, 26.0, 24.0)),
+        false_positives: fp * size.probes / 1_000_000,
         false_negatives: 0,
         bytes: 11_981_323,
         promised_fpr: 0.01,
-        peak: None,
     }
 }
 
-fn timing() -> Timing {
+/// The fixture's sizes: 10M keys and 1M probes, the sample 100k and 50k.
+pub(crate) fn size(scale: Scale) -> Sample {
+    match scale {
+        Scale::Full => Sample {
+            keys: 10_000_000,
+            probes: 1_000_000,
+        },
+        Scale::Sample => SAMPLE,
+    }
+}
+
+/// A loop record of `rounds` rounds.
+pub(crate) fn looped(scale: Scale, ids: Vec<ContenderId>, rounds: usize) -> TimingLoop {
+    TimingLoop {
+        scale,
+        contenders: ids,
+        record: crate::measure::rounds::LoopRecord {
+            what: format!("{scale:?}"),
+            policy: Some(crate::measure::rounds::Policy::adaptive(
+                rounds, rounds, 0.0,
+            )),
+            rounds,
+            seconds: 1.0,
+            stop: crate::measure::rounds::Stop::MaxRounds,
+            widest: Some(0.02),
+        },
+    }
+}
+
+pub(crate) fn timing() -> Timing {
+    let rows = main_rows();
+    let once = rows
+        .iter()
+        .filter(|&&(id, s)| s == Scale::Full && !JUDGED.contains(&id))
+        .map(|&(id, _)| id)
+        .collect();
+    let slow = rows
+        .iter()
+        .filter(|&&(_, s)| s == Scale::Sample)
+        .map(|&(id, _)| id)
+        .collect();
     Timing {
         python: "3.11.7".into(),
         versions: [("filterlab".to_string(), "0.1.0".to_string())].into(),
         n: 10_000_000,
-        rounds: 3,
-        contenders: ContenderId::ALL
-            .iter()
-            .map(|&id| match id {
-                ContenderId::Rbloom => row(id, 80.0, 10_050),
-                ContenderId::PybloomLiveScalable => row(id, 11_000.0, 57_000),
-                _ => row(id, 60.0, 9_980),
+        queries: 1_000_000,
+        sample: Some(SAMPLE),
+        loops: vec![
+            looped(Scale::Full, JUDGED.to_vec(), 3),
+            looped(Scale::Full, once, 1),
+            looped(Scale::Sample, slow, 3),
+        ],
+        contenders: rows
+            .into_iter()
+            .map(|(id, scale)| match id {
+                ContenderId::Rbloom => row(id, scale, 80.0, 10_050),
+                ContenderId::PybloomLiveScalable => row(id, scale, 11_000.0, 57_000),
+                _ => row(id, scale, 60.0, 9_980),
             })
             .collect(),
     }
 }
 
-fn load(file_bytes: u64, peak: u64) -> LoadCheck {
+pub(crate) fn load(file_bytes: u64, peak: u64) -> LoadCheck {
     LoadCheck {
         goal_bytes: GOAL_FILE_BYTES,
         measured: Some(LoadOut {
@@ -65,12 +119,12 @@ fn load(file_bytes: u64, peak: u64) -> LoadCheck {
     }
 }
 
-fn report() -> PythonReport {
+pub(crate) fn report() -> PythonReport {
     let t = timing();
     let l = load(1_200_000_100, 1_210_000_000);
     let goals = goals(&t, &l).unwrap();
     let bench = RbloomBench {
-        n: 10_000_000,
+        n: 1_000_000,
         target_fpr: 0.01,
         rounds: 3,
         rows: [
@@ -95,6 +149,18 @@ fn report() -> PythonReport {
     );
     broken.rows.pop();
     assert!(broken.validate().is_err(), "a row missing");
+    let peaks = ContenderId::ALL
+        .iter()
+        .map(|&id| PeakRow {
+            id,
+            n: SAMPLE.keys,
+            peak: Peak {
+                bytes: 200_000,
+                method: MemoryMethod::VmHwmReset,
+            },
+            bytes: 119_814,
+        })
+        .collect();
     PythonReport {
         machine: Machine {
             commit: "abc1234".into(),
@@ -103,17 +169,32 @@ fn report() -> PythonReport {
         settings: Settings {
             n: 10_000_000,
             queries: 1_000_000,
-            rounds: 3,
+            sample: Some(SAMPLE),
             members_file: "target/python-keys/python-members.txt".into(),
             probes_file: "target/python-keys/python-probes.txt".into(),
         },
         outcome: Outcome::Measured(Box::new(Measured {
             timing: t,
+            peaks,
             rbloom_bench: Some(bench),
             load: l,
             goals,
         })),
     }
+}
+
+pub(crate) fn measured(r: &mut PythonReport) -> &mut Measured {
+    let Outcome::Measured(m) = &mut r.outcome else {
+        panic!("fixture is measured")
+    };
+    m
+}
+
+pub(crate) fn row_of(t: &mut Timing, id: ContenderId, scale: Scale) -> &mut ContenderRow {
+    t.contenders
+        .iter_mut()
+        .find(|c| (c.id, c.scale) == (id, scale))
+        .unwrap()
 }
 
 fn goal(r: &PythonReport, id: GoalId) -> Goal {
@@ -124,12 +205,45 @@ fn goal(r: &PythonReport, id: GoalId) -> Goal {
 }
 
 #[test]
-fn the_scripts_output_parses_into_typed_records() {
-    let text = serde_json::to_vec(&timing()).unwrap();
-    let t: Timing = parse("timing", &text).unwrap();
-    t.validate().unwrap();
-    assert_eq!(t, timing());
-    // What the script prints for one contender's memory.
+fn the_scripts_rounds_parse_into_rows_and_malformed_ones_are_rejected() {
+    let round = |n: u64| {
+        format!(
+            r#"{{"id": "bloom_filter2", "promise": "requested", "target_fpr": 0.01, "n": {n},
+                "probes": 50000, "positives": 50000, "build_seconds": 1.9, "ns_negative": 14000.0,
+                "ns_positive": 17000.0, "false_positives": 480, "false_negatives": 0,
+                "bytes": 119813, "promised_fpr": 0.01}}"#
+        )
+    };
+    let first: RoundRow = parse("session round", round(100_000).as_bytes()).unwrap();
+    let mut r = ContenderRow::first(&first, Scale::Sample);
+    r.push(&first).unwrap();
+    assert_eq!((r.rounds(), r.ns_negative_batched.is_none()), (2, true));
+    // A round of another size is not added to this row.
+    let other: RoundRow = parse("session round", round(10_000_000).as_bytes()).unwrap();
+    assert!(r.push(&other).is_err());
+    let good = round(100_000);
+    for (what, text) in [
+        ("truncated", good[..good.len() / 2].to_string()),
+        ("not JSON", "Traceback (most recent call last):".into()),
+        (
+            "unknown contender",
+            good.replacen("bloom_filter2", "bloom_filter3", 1),
+        ),
+        (
+            "unknown field",
+            good.replacen("\"bytes\"", "\"fn_count\": 0, \"bytes\"", 1),
+        ),
+        ("unknown promise", good.replacen("requested", "hoped", 1)),
+        (
+            "a count as text",
+            good.replacen("\"probes\": 50000", "\"probes\": \"50k\"", 1),
+        ),
+    ] {
+        assert!(
+            parse::<RoundRow>("session round", text.as_bytes()).is_err(),
+            "{what} was accepted"
+        );
+    }
     let m: MemoryOut = parse(
         "memory",
         br#"{"id": "rbloom", "peak_bytes": 12000000, "method": "vm_hwm_reset", "bytes": 11981323}"#,
@@ -139,52 +253,14 @@ fn the_scripts_output_parses_into_typed_records() {
         (m.id, m.method),
         (ContenderId::Rbloom, MemoryMethod::VmHwmReset)
     );
-}
-
-#[test]
-fn malformed_output_is_rejected() {
-    let good = serde_json::to_string(&timing()).unwrap();
-    let cases: Vec<(&str, String)> = vec![
-        ("truncated", good[..good.len() / 2].to_string()),
-        ("not JSON", "Traceback (most recent call last):".into()),
-        (
-            "unknown contender",
-            good.replacen("\"bloom_filter2\"", "\"bloom_filter3\"", 1),
-        ),
-        (
-            "unknown field",
-            good.replacen(
-                "\"false_negatives\"",
-                "\"fn_count\":0,\"false_negatives\"",
-                1,
-            ),
-        ),
-        (
-            "unknown promise",
-            good.replacen("\"formula\"", "\"hoped\"", 1),
-        ),
-        (
-            "a count as text",
-            good.replacen("\"n\":10000000", "\"n\":\"10M\"", 1),
-        ),
-    ];
-    for (what, text) in cases {
-        assert!(
-            parse::<Timing>("timing", text.as_bytes()).is_err(),
-            "{what} was accepted"
-        );
-    }
-    assert!(parse::<MemoryOut>(
-        "memory",
-        br#"{"id": "rbloom", "peak_bytes": -1, "method": "vm_hwm_reset", "bytes": 1}"#
-    )
-    .is_err());
+    let text = serde_json::to_vec(&timing()).unwrap();
+    assert_eq!(parse::<Timing>("timing", &text).unwrap(), timing());
 }
 
 #[test]
 fn validation_rejects_what_serde_cannot() {
     type Break = fn(&mut Timing);
-    let broken: [(&str, Break); 6] = [
+    let broken: [(&str, Break); 10] = [
         ("a contender missing", |t| {
             t.contenders.pop();
         }),
@@ -192,8 +268,24 @@ fn validation_rejects_what_serde_cannot() {
             let c = t.contenders[0].clone();
             t.contenders.push(c);
         }),
+        ("a slow contender at full size", |t| {
+            row_of(t, ContenderId::BloomFilter2, Scale::Sample).scale = Scale::Full;
+        }),
+        ("a row at another size than its scale's", |t| {
+            row_of(t, ContenderId::Rbloom, Scale::Full).n = SAMPLE.keys;
+        }),
+        ("fewer lookup rounds than its loop ran", |t| {
+            row_of(t, ContenderId::Rbloom, Scale::Full)
+                .ns_negative
+                .pop();
+        }),
         ("a negative time", |t| t.contenders[0].ns_negative[1] = -1.0),
-        ("no build rounds", |t| t.contenders[2].build_seconds.clear()),
+        ("no build rounds", |t| {
+            row_of(t, ContenderId::Rbloom, Scale::Full).build_seconds = Some(Vec::new());
+        }),
+        ("the goals' pair not built one key at a time", |t| {
+            row_of(t, ContenderId::Rbloom, Scale::Full).build_seconds = None;
+        }),
         ("more FP than probes", |t| {
             t.contenders[0].false_positives = 2_000_000;
         }),
@@ -201,20 +293,16 @@ fn validation_rejects_what_serde_cannot() {
             t.contenders[0].false_negatives = 1;
         }),
     ];
-    timing().validate().unwrap();
+    timing().validate(&main_rows()).unwrap();
     for (what, f) in broken {
         let mut t = timing();
         f(&mut t);
-        assert!(t.validate().is_err(), "{what} passed");
+        assert!(t.validate(&main_rows()).is_err(), "{what} passed");
     }
     // A peer's false negative is its own bug, reported, not a broken run.
     let mut t = timing();
-    t.contenders
-        .iter_mut()
-        .find(|c| c.id == ContenderId::BloomFilter2)
-        .unwrap()
-        .false_negatives = 3;
-    t.validate().unwrap();
+    row_of(&mut t, ContenderId::BloomFilter2, Scale::Sample).false_negatives = 3;
+    t.validate(&main_rows()).unwrap();
 }
 
 #[test]
@@ -345,6 +433,16 @@ fn the_page_has_every_goal_and_contender_and_survives_json() {
         assert!(md.contains(id.label()), "{id:?}");
     }
     assert!(md.contains("rbloom's own benchmark") && md.contains("Loading a filter file"));
+    // The first line says what the page measures, and at which commit.
+    let first = md.lines().next().unwrap();
+    assert!(
+        first.contains("at commit abc1234") && first.contains("a sample of 100000 keys"),
+        "{first}"
+    );
+    assert!(
+        md.contains("## On the sample: 100000 keys")
+            && md.contains("## Peak memory, on the sample")
+    );
     assert!(
         md.contains("| not met |"),
         "the positive batch goal is not met"
@@ -358,30 +456,6 @@ fn the_page_has_every_goal_and_contender_and_survives_json() {
         "{:?}",
         crate::record::python::goals::check_report(&back)
     );
-}
-
-#[test]
-fn check_rejects_a_stored_verdict_the_records_do_not_give() {
-    let mut r = report();
-    let Outcome::Measured(m) = &mut r.outcome else {
-        unreachable!()
-    };
-    let g = m
-        .goals
-        .iter_mut()
-        .find(|g| g.id == GoalId::BatchPositive)
-        .unwrap();
-    g.verdict = Verdict::Met;
-    let problems = crate::record::python::goals::check_report(&r);
-    assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(problems[0].contains("BatchPositive"), "{}", problems[0]);
-    // A record changed under its goals.
-    let mut r = report();
-    let Outcome::Measured(m) = &mut r.outcome else {
-        unreachable!()
-    };
-    m.timing.contenders[0].ns_negative = vec![100.0, 101.0, 99.0];
-    assert!(!crate::record::python::goals::check_report(&r).is_empty());
 }
 
 #[test]
@@ -429,48 +503,4 @@ fn a_missing_venv_is_a_reason_not_a_crash() {
     let why = unavailable(&s).unwrap();
     assert!(why.contains("scripts/python.sh"), "{why}");
     assert_eq!(venv_python(Path::new("/r")).file_name().unwrap(), "python");
-}
-
-#[test]
-fn check_re_renders_python_md_and_rejects_an_edit_or_another_runs_json() {
-    let dir = std::env::temp_dir().join(format!("filterlab-python-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let r = report();
-    crate::plan::Output::write(&r, &dir).unwrap();
-    let results = crate::record::Results {
-        machine: r.machine.clone(),
-        ..Default::default()
-    };
-    let run = |d: &Path| crate::check::reports::check_dir(d, &results, None);
-    let ok = run(&dir);
-    assert!(ok.problems.is_empty(), "{:?}", ok.problems);
-    assert!(ok.covered.contains(&PathBuf::from("python.md")));
-    let md = dir.join("python.md");
-    let text = std::fs::read_to_string(&md).unwrap();
-    std::fs::write(&md, text.replacen("| not met |", "| met |", 1)).unwrap();
-    let edited = run(&dir).problems;
-    assert!(
-        edited.iter().any(|p| p.contains("python.md differs")),
-        "{edited:?}"
-    );
-    std::fs::write(&md, &text).unwrap();
-    let other = crate::record::Results {
-        machine: Machine {
-            commit: "def5678".into(),
-            ..Machine::default()
-        },
-        ..Default::default()
-    };
-    let stale = crate::check::reports::check_dir(&dir, &other, None).problems;
-    assert!(
-        stale.iter().any(|p| p.contains("not the same run")),
-        "{stale:?}"
-    );
-    std::fs::write(dir.join("python.json"), "{\"machine\": 1}").unwrap();
-    let broken = run(&dir).problems;
-    assert!(
-        broken.iter().any(|p| p.contains("parsing python.json")),
-        "{broken:?}"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
 }
