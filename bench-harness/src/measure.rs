@@ -310,45 +310,6 @@ pub fn anon_huge_pages_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Peak resident memory of a run, bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PeakRss {
-    /// The harness process.
-    pub harness: u64,
-    /// The largest child process it waited for (0 when it started none).
-    pub children: u64,
-}
-
-/// The peak resident memory so far, bytes: this process's (`VmHWM` of /proc/self/status) and
-/// the largest child it waited for (`getrusage(RUSAGE_CHILDREN)`); `None` where the system does
-/// not say.
-#[must_use]
-pub fn peak_rss() -> Option<PeakRss> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: u64 = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()?;
-    Some(PeakRss {
-        harness: kb * 1024,
-        children: children_max_rss_kb().unwrap_or(0) * 1024,
-    })
-}
-
-/// `ru_maxrss` of the waited-for children, kB (Linux's unit).
-#[allow(unsafe_code)]
-fn children_max_rss_kb() -> Option<u64> {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `usage` points to writable memory of the size getrusage fills; RUSAGE_CHILDREN
-    // is a valid `who`. A non-zero return leaves it unread.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
-    // SAFETY: getrusage returned 0, so it initialised the struct (and zeroed() already had).
-    (rc == 0).then(|| unsafe { usage.assume_init() }.ru_maxrss.max(0) as u64)
-}
-
 /// Runs `build` and returns its result with the share of `bytes(result)` that the process's
 /// huge-page total grew by meanwhile: the huge-page coverage of the table it allocated (the
 /// builds are single-threaded and nothing else allocates meanwhile). `None`: not obtained.
@@ -445,7 +406,10 @@ pub fn time_parallel_lookups<F: Filter + Sync>(
     start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
 }
 
+pub mod memory;
 pub mod rounds;
+
+pub use memory::{peak_rss, PeakRss};
 
 #[cfg(test)]
 mod tests;

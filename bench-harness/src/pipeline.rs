@@ -87,7 +87,7 @@ impl Stage for Comparison {
         eprintln!("   parallel lookups");
         let parallel = matrix::parallel(ctx, &at_1pct, base)?;
         eprintln!("   beside the peers at 1%");
-        let (mut peers, peer_loop) =
+        let (mut peers, peer_loops) =
             peers::compare(ctx, &at_1pct, base, built.peers, n, 0.01, plan.peer_lookups)?;
         drop(at_1pct);
         drop(filters);
@@ -112,8 +112,8 @@ impl Stage for Comparison {
         r.parallel_builds = parallel_builds;
         r.ratios = ratios;
         r.huge_pages = huge_pages;
-        r.loops
-            .extend([build_loop, lookup_loop, tight_loop, peer_loop]);
+        r.loops.extend([build_loop, lookup_loop, tight_loop]);
+        r.loops.extend(peer_loops);
         r.loops.extend(article_loop);
         Ok(())
     }

@@ -161,6 +161,7 @@ pub fn execute(run: &mut Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
     check_members(run, stages)?;
     for stage in stages.iter().filter(|s| s.wanted(run.plan)) {
         eprintln!("== {}", stage.name());
+        crate::measure::memory::start_stage();
         let t = Instant::now();
         stage
             .run(run)
@@ -171,6 +172,7 @@ pub fn execute(run: &mut Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
             run.results.stages.push(crate::record::StageTime {
                 name: stage.name().into(),
                 seconds,
+                peak_rss: crate::measure::memory::stage_peak(),
             });
         }
         for mut output in std::mem::take(&mut run.outputs) {

@@ -1,5 +1,5 @@
 //! What counts as code: the files whose change can change a measured figure (see
-//! [`crate::check::provenance`] for how the reports use it).
+//! [`mod@crate::check::provenance`] for how the reports use it).
 
 /// Whether a change to `path` (relative to the repository root, `/`-separated) can change a
 /// measured figure.

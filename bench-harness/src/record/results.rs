@@ -37,8 +37,8 @@ pub struct Results {
     #[serde(default)]
     pub loops: Vec<crate::measure::rounds::LoopRecord>,
     /// The run's peak resident memory, bytes: the harness's own (`VmHWM`) and the largest of the
-    /// processes it started and waited for (the Python section's, the servers' clients); `None`
-    /// where the system does not say.
+    /// processes it started and watched (the Python section's); `None` where the system does
+    /// not say.
     #[serde(default)]
     pub peak_rss: Option<crate::measure::PeakRss>,
 }
@@ -50,6 +50,10 @@ pub struct StageTime {
     pub name: String,
     /// Wall seconds.
     pub seconds: f64,
+    /// The harness's peak resident memory during the stage, bytes (see
+    /// [`crate::measure::memory`]); `None` where the system does not say.
+    #[serde(default)]
+    pub peak_rss: Option<u64>,
 }
 
 /// The dataset of a run.

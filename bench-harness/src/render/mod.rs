@@ -168,6 +168,7 @@ fn readme(results: &Results, plots: &[(String, String)], stamps: &[Stamp]) -> St
     );
     headline::section(&mut s, results);
     machine_section(&mut s, &results.machine);
+    stages_section(&mut s, results);
     dataset_section(&mut s, &results.dataset);
     let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
     matrix_tables(&mut s, r, &matrix);
@@ -209,6 +210,31 @@ fn machine_section(s: &mut String, m: &Machine) {
         "Absolute times are this machine's and swing between runs on a shared 2-core VM; compare \
          figures within one table (same run, medians of interleaved rounds).\n"
     );
+}
+
+/// Each stage's wall time and the harness's peak memory in it; the run's peaks.
+fn stages_section(s: &mut String, results: &Results) {
+    if results.stages.is_empty() {
+        return;
+    }
+    let gb = |b: u64| format!("{:.2} GB", b as f64 / 1e9);
+    let _ = writeln!(s, "| stage | wall time | peak memory of the harness |");
+    let _ = writeln!(s, "|---|---:|---:|");
+    for st in &results.stages {
+        let peak = st.peak_rss.map_or_else(|| "–".to_string(), gb);
+        let _ = writeln!(s, "| {} | {:.1} s | {peak} |", st.name, st.seconds);
+    }
+    let _ = writeln!(s);
+    if let Some(peak) = results.peak_rss {
+        let _ = writeln!(
+            s,
+            "Peak resident memory of the run: {} in the harness (`VmHWM`, reset at each stage's \
+             start), {} in the largest process it started (`VmRSS` sampled every {} ms).\n",
+            gb(peak.harness),
+            gb(peak.children),
+            crate::measure::memory::SAMPLE.as_millis()
+        );
+    }
 }
 
 /// The keys: counts, source, hashes, top domains.

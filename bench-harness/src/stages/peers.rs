@@ -28,7 +28,7 @@ pub fn compare(
     n: usize,
     p: f64,
     policy: Policy,
-) -> Result<(Vec<PeerRecord>, LoopRecord)> {
+) -> Result<(Vec<PeerRecord>, Vec<LoopRecord>)> {
     let q = ctx.queries.min(n);
     let negatives = measure::query_mix(ctx.members, n, ctx.probes, 0, q, ctx.seed ^ 1);
     let positives = measure::query_mix(ctx.members, n, ctx.probes, 100, q, ctx.seed ^ 1);
@@ -56,7 +56,13 @@ pub fn compare(
     records.extend(peer_records);
 
     // Lookups: every contender, interleaved rounds, the same two query sets.
-    let (one, many, record) = lookups(&ours, &peers, [&negatives, &positives], policy);
+    let (one, many, record) = lookups(
+        "lookups beside the peers",
+        &ours,
+        &peers,
+        [&negatives, &positives],
+        policy,
+    );
     for (i, r) in records.iter_mut().enumerate() {
         [r.ns_negative, r.ns_positive] = one[i].clone();
         if let Some([neg, pos]) = many.get(i) {
@@ -64,12 +70,55 @@ pub fn compare(
             r.ns_positive_batched = Some(pos.clone());
         }
     }
-    Ok((records, record))
+    let mut loops = vec![record];
+    for kind in crate::stages::builds::EXACT_SETS {
+        let (r, l) = exact_set(ctx, kind, (n, p), [&negatives, &positives], policy)?;
+        records.push(r);
+        loops.push(l);
+    }
+    Ok((records, loops))
+}
+
+/// How an exact set is measured, said beside its row.
+pub const EXACT_SET_NOTE: &str = "Built after the filters' lookups, alone: its build timed once, \
+    its lookups in rounds of its own, then dropped before the next exact set (a gigabyte between \
+    the two at 10M keys, kept off the run's peak memory).";
+
+/// An exact set ([`crate::stages::builds::EXACT_SETS`]) on its own: built and timed once, its
+/// answers counted, its lookups of `queries` timed in rounds of its own under `policy`; dropped
+/// on return.
+fn exact_set(
+    ctx: &Ctx<'_>,
+    kind: PeerKind,
+    (n, p): (usize, f64),
+    queries: [&KeySet; 2],
+    policy: Policy,
+) -> Result<(PeerRecord, LoopRecord)> {
+    let (peer, refused, s, coverage) = crate::stages::builds::timed_peer(kind, ctx, (n, p))?;
+    let built = BuiltPeer {
+        peer,
+        refused,
+        seconds: Spread::single(s),
+        huge_page_coverage: coverage,
+    };
+    let mut record = peer_record(ctx, &built, n, p);
+    record.quirks = format!("{} {EXACT_SET_NOTE}", record.quirks);
+    let what = format!("lookups of {}, alone", kind.name());
+    let (one, _, l) = lookups(
+        &what,
+        &[],
+        std::slice::from_ref(&built.peer),
+        queries,
+        policy,
+    );
+    [record.ns_negative, record.ns_positive] = one[0].clone();
+    Ok((record, l))
 }
 
 /// Every contender's lookups of `[negatives, positives]` in interleaved rounds under `policy`:
 /// one at a time (ours, then the peers), batched (ours), and the loop's record.
 fn lookups(
+    what: &str,
     ours: &[&AnyFilter],
     peers: &[Peer],
     queries: [&KeySet; 2],
@@ -79,19 +128,18 @@ fn lookups(
     let pb = bar(policy.max as u64, "peers lookups");
     // Series 2c + side: contender c one at a time (ours, then the peers); then 2(total + i)
     // + side: our filter i batched.
-    let (mut s, record) =
-        rounds::series("lookups beside the peers", policy, 2 * (total + o), |s| {
-            for (side, q) in queries.iter().enumerate() {
-                for (i, f) in ours.iter().enumerate() {
-                    s[2 * i + side].push(measure::time_lookups(*f, q));
-                    s[2 * (total + i) + side].push(measure::time_batch_lookups(*f, q, BATCH));
-                }
-                for (j, peer) in peers.iter().enumerate() {
-                    s[2 * (o + j) + side].push(measure::time_peer_lookups(peer, q));
-                }
+    let (mut s, record) = rounds::series(what, policy, 2 * (total + o), |s| {
+        for (side, q) in queries.iter().enumerate() {
+            for (i, f) in ours.iter().enumerate() {
+                s[2 * i + side].push(measure::time_lookups(*f, q));
+                s[2 * (total + i) + side].push(measure::time_batch_lookups(*f, q, BATCH));
             }
-            pb.inc(1);
-        });
+            for (j, peer) in peers.iter().enumerate() {
+                s[2 * (o + j) + side].push(measure::time_peer_lookups(peer, q));
+            }
+        }
+        pb.inc(1);
+    });
     pb.finish_and_clear();
     let mut pair = |c: usize| [Spread::of(&mut s[2 * c]), Spread::of(&mut s[2 * c + 1])];
     let one: Vec<[Spread; 2]> = (0..total).map(&mut pair).collect();

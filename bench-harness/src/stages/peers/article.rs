@@ -183,13 +183,13 @@ fn script_round(
     if let Some(path) = pythonpath {
         python.env("PYTHONPATH", path);
     }
-    let out = python
-        .arg(&script)
-        .arg(members)
-        .arg(probes)
-        .args([s.to_string(), p.to_string(), q.to_string(), "1".into()])
-        .output()
-        .context("running python3")?;
+    python.arg(&script).arg(members).arg(probes).args([
+        s.to_string(),
+        p.to_string(),
+        q.to_string(),
+        "1".into(),
+    ]);
+    let out = crate::measure::memory::output(&mut python).context("running python3")?;
     ensure!(
         out.status.success(),
         "the articles' Python code failed: {}",

@@ -98,14 +98,15 @@ pub struct Script {
 
 impl Script {
     fn run(&self, args: &[&str]) -> Result<Vec<u8>> {
-        let out = Command::new(&self.python)
+        let mut command = Command::new(&self.python);
+        command
             .arg(&self.script)
             .args(args)
             // rbloom hashes str with Python's hash(): fixed, so that a run's FP counts repeat.
             .env("PYTHONHASHSEED", "0")
             // The articles' class is imported from bench-harness/python: no __pycache__ there.
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .output()
+            .env("PYTHONDONTWRITEBYTECODE", "1");
+        let out = crate::measure::memory::output(&mut command)
             .with_context(|| format!("running {}", self.python.display()))?;
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);

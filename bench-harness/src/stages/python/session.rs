@@ -42,6 +42,8 @@ struct RoundOut {
 pub struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
+    /// Its resident memory, sampled while it runs (dropped after the wait).
+    watch: Option<crate::measure::memory::Watch>,
     stdout: BufReader<ChildStdout>,
     stderr: PathBuf,
     /// Its hello.
@@ -99,10 +101,12 @@ impl Session {
             .spawn()
             .with_context(|| format!("running {}", python.display()))?;
         let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        let watch = Some(crate::measure::memory::watch(child.id()));
         let stdout = BufReader::new(stdout.context("the session's stdout")?);
         let mut s = Session {
             child,
             stdin,
+            watch,
             stdout,
             stderr: stderr.to_path_buf(),
             hello: Hello {
@@ -184,6 +188,7 @@ impl Drop for Session {
         // End of input ends the script's loop; it is waited for, never left behind.
         drop(self.stdin.take());
         let _ = self.child.wait();
+        drop(self.watch.take());
     }
 }
 
