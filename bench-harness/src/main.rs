@@ -42,21 +42,21 @@ const BUILDS: Policy = Policy {
     min: 3,
     max: 5,
     budget_seconds: Some(150.0),
-    spread: 0.05,
+    half_width: 0.025,
 };
 /// The matrix's lookups (31 filters, 5 mixes, one at a time and batched).
 const LOOKUPS: Policy = Policy {
     min: 3,
     max: 7,
     budget_seconds: Some(40.0),
-    spread: 0.05,
+    half_width: 0.025,
 };
 /// The lookups beside the peers (ours, our twins and the peers; misses and hits).
 const PEER_LOOKUPS: Policy = Policy {
     min: 3,
     max: 9,
     budget_seconds: Some(45.0),
-    spread: 0.05,
+    half_width: 0.025,
 };
 /// Queries per timed pass of the full run.
 const QUERIES: usize = 250_000;

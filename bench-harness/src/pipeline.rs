@@ -57,6 +57,7 @@ impl Stage for Comparison {
 
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         let (ctx, plan, n) = (&run.ctx, run.plan, run.n);
+        let started = std::time::Instant::now();
         eprintln!(
             "   {} variants x {} targets at n = {n} ({} filters); builds: ours and the peers', {} to {} interleaved rounds",
             crate::filters::in_matrix().len(),
@@ -84,16 +85,28 @@ impl Stage for Comparison {
         lookup_loop.what = format!("the matrix's lookups at {RATE}");
         let at_1pct: Vec<_> = filters.iter().collect();
         let base = &matrix[..];
-        eprintln!("   parallel lookups");
+        eprintln!(
+            "   parallel lookups (at {:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
         let parallel = matrix::parallel(ctx, &at_1pct, base)?;
-        eprintln!("   beside the peers at 1%");
+        eprintln!(
+            "   beside the peers at 1% (at {:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
         let (mut peers, peer_loops) =
             peers::compare(ctx, &at_1pct, base, built.peers, n, 0.01, plan.peer_lookups)?;
         drop(at_1pct);
         drop(filters);
-        eprintln!("   parallel builds");
+        eprintln!(
+            "   parallel builds (at {:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
         let parallel_builds = peers::parallel_builds(ctx, n, 0.01, plan.build_rounds)?;
-        eprintln!("   the articles' Python code, on a sample");
+        eprintln!(
+            "   the articles' Python code, on a sample (at {:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
         let dir = Path::new("target/python-keys");
         let article = peers::python(ctx, n, 0.01, plan.quick, dir)?;
         let article_loop = article.map(|a| {
@@ -102,7 +115,10 @@ impl Stage for Comparison {
         });
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let ratios = targets::ratios(&peers, &parallel_builds, threads)?;
-        eprintln!("   huge pages advised and not");
+        eprintln!(
+            "   huge pages advised and not (at {:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
         let huge_pages = peers::huge_pages(ctx, n, 0.01, plan.peer_rounds)?;
         let r = &mut run.results;
         r.records.extend(matrix);

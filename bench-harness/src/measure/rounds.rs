@@ -1,11 +1,14 @@
 //! Adaptive interleaved rounds: a timing loop runs rounds until every figure it times is known
 //! narrowly enough, or its time budget is spent, and records which ended it.
 //!
-//! The rule: after at least `min` rounds, stop when every series' spread over its rounds,
-//! `(max - min) / median`, is at most `spread` (5% by default). A ratio's 95% bootstrap interval
-//! over the rounds lies between the ratios of the two sides' extremes, so two series each within
-//! 5% give every ratio of them an interval within about ±5% of its value: the half-width the
-//! targets ask for. Otherwise stop when the budget is spent or at `max` rounds.
+//! The rule: after at least `min` rounds, stop when every series' median is known to within
+//! `half_width` (2.5% by default): the 95% percentile-bootstrap interval of the median over its
+//! rounds ([`half_width`], the same bootstrap the verdicts use) has a half-width of at most that
+//! share of the median. A ratio of two such medians then has an interval within about the sum of
+//! the two, ±5%: the half-width the targets ask for (a paired bootstrap over interleaved rounds,
+//! as the verdicts take, is narrower still when both sides drift together). Unlike the range of
+//! the rounds, the interval narrows as rounds are added: one disturbed round no longer keeps a
+//! loop running to its limit. Otherwise stop when the budget is spent or at `max` rounds.
 
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -14,7 +17,7 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stop {
-    /// Every series within the spread asked for.
+    /// Every series' median known as narrowly as asked for.
     #[default]
     Converged,
     /// The time budget was spent first.
@@ -45,8 +48,10 @@ pub struct Policy {
     /// Seconds the loop may take (`None`: no budget); checked after each round, so the last
     /// round may overrun it.
     pub budget_seconds: Option<f64>,
-    /// The widest spread, `(max - min) / median`, every series must reach.
-    pub spread: f64,
+    /// The largest half-width of a median's 95% interval, as a share of the median, that every
+    /// series must reach ([`half_width`]).
+    #[serde(alias = "spread")]
+    pub half_width: f64,
 }
 
 impl Policy {
@@ -57,18 +62,19 @@ impl Policy {
             min: n.max(1),
             max: n.max(1),
             budget_seconds: None,
-            spread: 0.0,
+            half_width: 0.0,
         }
     }
 
-    /// At least `min` and at most `max` rounds within `budget_seconds`, each series within 5%.
+    /// At least `min` and at most `max` rounds within `budget_seconds`, each series' median known
+    /// to ±2.5%.
     #[must_use]
     pub fn adaptive(min: usize, max: usize, budget_seconds: f64) -> Self {
         Policy {
             min: min.max(1),
             max: max.max(min.max(1)),
             budget_seconds: Some(budget_seconds),
-            spread: 0.05,
+            half_width: 0.025,
         }
     }
 
@@ -79,7 +85,7 @@ impl Policy {
         if done < self.min {
             return None;
         }
-        if series.iter().all(|s| spread(s) <= self.spread) {
+        if series.iter().all(|s| half_width(s) <= self.half_width) {
             return Some(Stop::Converged);
         }
         if done >= self.max {
@@ -91,20 +97,18 @@ impl Policy {
     }
 }
 
-/// `(max - min) / median` of `samples`; infinite for none or a median of 0.
+/// Half the width of the 95% percentile-bootstrap interval of the median of `samples`, over the
+/// median ([`crate::record::verdict::ratio_interval`] of the samples over 1); infinite for none or
+/// a median of 0. With 3 rounds it is half the range over the median; it narrows with more.
 #[must_use]
-pub fn spread(samples: &[f64]) -> f64 {
-    if samples.is_empty() {
+pub fn half_width(samples: &[f64]) -> f64 {
+    let median = super::median(&mut samples.to_vec());
+    if samples.is_empty() || !(median > 0.0 && median.is_finite()) {
         return f64::INFINITY;
     }
-    let mut v = samples.to_vec();
-    v.sort_by(f64::total_cmp);
-    let median = super::median(&mut v);
-    let (lo, hi) = (v[0], v[v.len() - 1]);
-    if median > 0.0 && median.is_finite() {
-        (hi - lo) / median
-    } else {
-        f64::INFINITY
+    match crate::record::verdict::ratio_interval(samples, &[1.0]) {
+        Some((lo, hi)) => (hi - lo) / 2.0 / median,
+        None => f64::INFINITY,
     }
 }
 
@@ -121,8 +125,8 @@ pub struct LoopRecord {
     pub seconds: f64,
     /// What ended it.
     pub stop: Stop,
-    /// The widest series spread at the end, `(max - min) / median` (`None`: a series without
-    /// a finite spread, such as one never timed).
+    /// The widest series at the end: the largest [`half_width`] (`None`: a series without a
+    /// finite one, such as one never timed).
     pub widest: Option<f64>,
 }
 
@@ -146,10 +150,10 @@ pub fn run<E>(
         let views: Vec<&[f64]> = all.iter().map(Vec::as_slice).collect();
         let elapsed = started.elapsed().as_secs_f64();
         if let Some(stop) = policy.stop(done, elapsed, &views) {
-            let widest = views.iter().map(|s| spread(s)).fold(0.0, f64::max);
+            let widest = views.iter().map(|s| half_width(s)).fold(0.0, f64::max);
             let widest = widest.is_finite().then_some(widest);
             eprintln!(
-                "   {what}: {done} rounds in {elapsed:.0} s ({}; widest spread {})",
+                "   {what}: {done} rounds in {elapsed:.0} s ({}; widest median interval ±{})",
                 stop.word(),
                 widest.map_or_else(|| "not finite".into(), |w| format!("{:.1}%", w * 100.0))
             );

@@ -109,9 +109,10 @@ fn measured(s: &mut String, r: &PythonReport, x: &Measured) {
 pub(super) fn loops_table(s: &mut String, t: &Timing) {
     let _ = writeln!(
         s,
-        "## The timing loops\n\nAn adaptive loop runs rounds until every series' spread, \
-         (max − min) / median, is within its policy's (which bounds every ratio's bootstrap \
-         interval at about ± that much), or its time budget or round limit ends it.\n"
+        "## The timing loops\n\nAn adaptive loop runs rounds until every series' median is known \
+         to within its policy's limit (the half-width of the median's 95% bootstrap interval over \
+         the rounds, as a share of it; a ratio of two such medians is then known to about twice \
+         that), or its time budget or round limit ends it.\n"
     );
     let mut tab = Table::new(&[
         ("loop", Align::Left),
@@ -121,7 +122,7 @@ pub(super) fn loops_table(s: &mut String, t: &Timing) {
         ("policy", Align::Left),
         ("seconds", Align::Right),
         ("what ended it", Align::Left),
-        ("widest spread", Align::Right),
+        ("widest median interval", Align::Right),
     ]);
     for l in &t.loops {
         let size = t.size(l.scale).unwrap_or_default();
@@ -132,8 +133,8 @@ pub(super) fn loops_table(s: &mut String, t: &Timing) {
                 (1, 1) => "once".to_string(),
                 (lo, hi) if lo == hi => format!("{lo} rounds"),
                 (lo, hi) => format!(
-                    "{lo} to {hi} rounds, spread ≤ {:.0}%{}",
-                    p.spread * 100.0,
+                    "{lo} to {hi} rounds, median ±{:.1}%{}",
+                    p.half_width * 100.0,
                     p.budget_seconds
                         .map_or_else(String::new, |b| format!(", {b:.0} s"))
                 ),
@@ -152,7 +153,7 @@ pub(super) fn loops_table(s: &mut String, t: &Timing) {
                 rec.stop.word().to_string()
             },
             rec.widest
-                .map_or_else(|| "–".into(), |w| format!("{:.1}%", w * 100.0)),
+                .map_or_else(|| "–".into(), |w| format!("±{:.1}%", w * 100.0)),
         ]);
     }
     s.push_str(&tab.render());

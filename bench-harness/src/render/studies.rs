@@ -243,15 +243,16 @@ fn loops_table(s: &mut String, loops: &[LoopRecord]) {
     }
     let _ = writeln!(
         s,
-        "\nThe timing loops ran interleaved rounds until every figure's spread over its rounds, \
-         (slowest − fastest) / median, was at most its limit (which keeps each ratio's interval \
-         within about that half-width), or their budget was spent:\n"
+        "\nThe timing loops ran interleaved rounds until every figure's median was known to \
+         within its limit (the half-width of the median's 95% bootstrap interval over its rounds, \
+         as a share of the median; two such figures give their ratio an interval within about \
+         twice that), or their budget was spent:\n"
     );
     let mut t = Table::new(&[
         ("loop", Align::Left),
         ("rounds", Align::Right),
         ("seconds", Align::Right),
-        ("widest spread", Align::Right),
+        ("widest median interval", Align::Right),
         ("ended by", Align::Left),
     ]);
     for l in loops {
@@ -260,7 +261,7 @@ fn loops_table(s: &mut String, loops: &[LoopRecord]) {
             l.rounds.to_string(),
             format!("{:.0}", l.seconds),
             l.widest
-                .map_or_else(|| "–".into(), |w| format!("{:.1}%", w * 100.0)),
+                .map_or_else(|| "–".into(), |w| format!("±{:.1}%", w * 100.0)),
             l.stop.word().to_string(),
         ]);
     }
