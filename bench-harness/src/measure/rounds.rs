@@ -130,6 +130,57 @@ pub struct LoopRecord {
     pub widest: Option<f64>,
 }
 
+/// The widest median interval a loop may end with, its limit unmet, before the run counts as
+/// disturbed: ±25% (a quiet 2-core run's loops end within about ±15%).
+pub const DISTURBED: f64 = 0.25;
+
+/// A run whose timing loops say the machine was not quiet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disturbance {
+    /// Loops that ended (by budget or round limit) with a median known only to beyond
+    /// [`DISTURBED`].
+    pub loops: usize,
+    /// Timed loops of the run.
+    pub of: usize,
+    /// The widest of their median intervals (a half-width, as a share of the median).
+    pub widest: f64,
+}
+
+impl Disturbance {
+    /// The sentence the reports print.
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        format!(
+            "**This run was disturbed**: {} of its {} timing loops ended with a median known only \
+             to ±{:.0}% at worst (a quiet run's end within ±{:.0}%). Compare figures within one \
+             table; rerun on a quiet machine before relying on absolute times.",
+            self.loops,
+            self.of,
+            self.widest * 100.0,
+            DISTURBED * 100.0
+        )
+    }
+}
+
+/// Whether `loops` say the run was disturbed: any loop that did not converge and ended with a
+/// median interval wider than [`DISTURBED`]. Loops of one round (nothing to compare) are not
+/// counted.
+#[must_use]
+pub fn disturbed(loops: &[LoopRecord]) -> Option<Disturbance> {
+    let timed: Vec<&LoopRecord> = loops.iter().filter(|l| l.rounds > 1).collect();
+    let wide: Vec<f64> = timed
+        .iter()
+        .filter(|l| l.stop != Stop::Converged)
+        .filter_map(|l| l.widest)
+        .filter(|&w| w > DISTURBED)
+        .collect();
+    (!wide.is_empty()).then(|| Disturbance {
+        loops: wide.len(),
+        of: timed.len(),
+        widest: wide.iter().copied().fold(0.0, f64::max),
+    })
+}
+
 /// Runs `round` (given the round's index) until `policy` says stop; `series` reads every
 /// series' samples after a round.
 ///

@@ -167,7 +167,7 @@ fn readme(results: &Results, plots: &[(String, String)], stamps: &[Stamp]) -> St
         m.command
     );
     headline::section(&mut s, results);
-    machine_section(&mut s, &results.machine);
+    machine_section(&mut s, &results.machine, &results.loops);
     stages_section(&mut s, results);
     dataset_section(&mut s, &results.dataset);
     let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
@@ -186,7 +186,7 @@ fn readme(results: &Results, plots: &[(String, String)], stamps: &[Stamp]) -> St
 }
 
 /// The machine the run was made on.
-fn machine_section(s: &mut String, m: &Machine) {
+fn machine_section(s: &mut String, m: &Machine, loops: &[crate::measure::rounds::LoopRecord]) {
     let _ = writeln!(s, "## Machine\n");
     let _ = writeln!(
         s,
@@ -210,6 +210,9 @@ fn machine_section(s: &mut String, m: &Machine) {
         "Absolute times are this machine's and swing between runs on a shared 2-core VM; compare \
          figures within one table (same run, medians of interleaved rounds).\n"
     );
+    if let Some(d) = crate::measure::rounds::disturbed(loops) {
+        let _ = writeln!(s, "{}\n", d.sentence());
+    }
 }
 
 /// Each stage's wall time and the harness's peak memory in it; the run's peaks.
@@ -397,6 +400,9 @@ pub fn readme_block(results: &Results, stamps: &[Stamp]) -> String {
         results.machine.cores,
         results.machine.cpu
     );
+    if let Some(d) = crate::measure::rounds::disturbed(&results.loops) {
+        let _ = writeln!(block, "{}\n", d.sentence());
+    }
     let _ = writeln!(block, "| variant | memory | bits/key | FP asked | FP reached | ns/lookup (50% positive) |\n|---|---:|---:|---:|---:|---:|");
     for r in &rows {
         let _ = writeln!(

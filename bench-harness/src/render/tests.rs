@@ -243,6 +243,27 @@ fn the_root_readme_block_round_trips() {
     assert!(block.contains("| FP asked | FP reached |"), "{block}");
 }
 
+/// A run whose loops ended wide says so at the top of the root block and beside the machine; a
+/// quiet one does not.
+#[test]
+fn a_disturbed_run_says_so_and_a_quiet_one_does_not() {
+    use crate::measure::rounds::{LoopRecord, Stop};
+    let mut r = fixture();
+    r.loops = vec![LoopRecord {
+        what: "builds at 0.01".into(),
+        rounds: 3,
+        stop: Stop::Budget,
+        widest: Some(0.1),
+        ..LoopRecord::default()
+    }];
+    assert!(!readme_block(&r, &[]).contains("disturbed"));
+    assert!(!readme(&r, &[], &[]).contains("disturbed"));
+    r.loops[0].widest = Some(0.6);
+    let block = readme_block(&r, &[]);
+    assert!(block.contains("**This run was disturbed**"), "{block}");
+    assert!(readme(&r, &[], &[]).contains("**This run was disturbed**"));
+}
+
 #[test]
 fn write_puts_results_and_the_rendered_readme_side_by_side() {
     let dir = std::env::temp_dir().join(format!("filterlab-report-{}", std::process::id()));

@@ -115,3 +115,34 @@ fn an_older_policy_with_a_spread_parses() {
     let p: Policy = serde_json::from_str(old).unwrap();
     assert_eq!(p.half_width, 0.05);
 }
+
+#[test]
+fn a_run_is_disturbed_when_a_loop_ends_wide_and_quiet_when_none_does() {
+    let l = |stop, widest: Option<f64>, rounds| LoopRecord {
+        what: "x".into(),
+        rounds,
+        stop,
+        widest,
+        ..LoopRecord::default()
+    };
+    let quiet = [
+        l(Stop::Converged, Some(0.02), 3),
+        l(Stop::Budget, Some(0.15), 3),
+        l(Stop::MaxRounds, None, 9),
+        // One round: nothing to compare, whatever it says.
+        l(Stop::MaxRounds, Some(5.0), 1),
+    ];
+    assert_eq!(disturbed(&quiet), None);
+    let mut loud = quiet.to_vec();
+    loud.push(l(Stop::MaxRounds, Some(1.04), 7));
+    loud.push(l(Stop::Budget, Some(0.37), 3));
+    let d = disturbed(&loud).expect("disturbed");
+    assert_eq!((d.loops, d.of), (2, 5));
+    assert!((d.widest - 1.04).abs() < 1e-12);
+    assert!(
+        d.sentence().contains("2 of its 5 timing loops"),
+        "{}",
+        d.sentence()
+    );
+    assert!(d.sentence().contains("±104%"), "{}", d.sentence());
+}
