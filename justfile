@@ -37,7 +37,9 @@ fpr-table:
     cargo run --release -p filterlab --example fpr_table
 
 # The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
-# block and in reports/results.json, each stage's too).
+# block and in reports/results.json, each stage's too). Measured 2026-12-03 on the 2-core AMD
+# EPYC VM, after the build: 558 s at 1288061 on a quiet host; 723 s at 9a014fd on a disturbed
+# one (the run says so); peak memory 2.06 GB in the harness, 2.42 GB in its largest child.
 bench:
     cargo run --release -p bench-harness
 
@@ -47,6 +49,8 @@ bench-all:
     cargo run --release -p bench-harness -- study all
 
 # One study into reports/ (hashing, growth, window, sweep, course, python-peers), or all of them.
+# Measured 2026-12-03 at 9a014fd on the 2-core AMD EPYC VM (disturbed), each after a 7 s dataset
+# check: course 96 s, growth 75 s, window 16 s, sweep 30 s, hashing 234 s, python-peers 1906 s (3 rounds of 10M keys into each slow contender).
 study name:
     cargo run --release -p bench-harness -- study {{name}}
 
