@@ -76,7 +76,7 @@ pub struct Spread {
     /// Rounds behind the figure (1: a single sample, min = max = median).
     pub rounds: usize,
     /// Every round's figure, in the order the rounds ran (so that two figures timed in the
-    /// same interleaved rounds can be paired: [`crate::record::verdict::ratio_interval`]).
+    /// same interleaved rounds can be paired: [`bootstrap::ratio_interval`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<f64>,
 }
@@ -406,6 +406,7 @@ pub fn time_parallel_lookups<F: Filter + Sync>(
     start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
 }
 
+pub mod bootstrap;
 pub mod memory;
 pub mod rounds;
 

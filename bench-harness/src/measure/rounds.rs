@@ -98,7 +98,7 @@ impl Policy {
 }
 
 /// Half the width of the 95% percentile-bootstrap interval of the median of `samples`, over the
-/// median ([`crate::record::verdict::ratio_interval`] of the samples over 1); infinite for none or
+/// median ([`super::bootstrap::ratio_interval`] of the samples over 1); infinite for none or
 /// a median of 0. With 3 rounds it is half the range over the median; it narrows with more.
 #[must_use]
 pub fn half_width(samples: &[f64]) -> f64 {
@@ -106,7 +106,7 @@ pub fn half_width(samples: &[f64]) -> f64 {
     if samples.is_empty() || !(median > 0.0 && median.is_finite()) {
         return f64::INFINITY;
     }
-    match crate::record::verdict::ratio_interval(samples, &[1.0]) {
+    match super::bootstrap::ratio_interval(samples, &[1.0]) {
         Some((lo, hi)) => (hi - lo) / 2.0 / median,
         None => f64::INFINITY,
     }

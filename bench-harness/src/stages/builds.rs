@@ -22,7 +22,9 @@ use crate::filters::{AnyFilter, Contender, BESIDE_PEERS};
 use crate::measure::rounds::{self, LoopRecord, Policy};
 use crate::measure::{self, Spread};
 use crate::plan::Ctx;
-use crate::stages::{bar, check_no_false_negatives, BuiltFilter, BuiltPeer};
+use crate::stages::{
+    bar, check_no_false_negatives, timed_peer, BuiltFilter, BuiltPeer, EXACT_SETS,
+};
 use anyhow::{ensure, Context, Result};
 use filterlab_peers::{Peer, PeerKind};
 use std::time::Instant;
@@ -67,15 +69,6 @@ fn build_one(
     Ok((f, start.elapsed().as_secs_f64()))
 }
 
-/// Seconds to construct a peer and insert `keys[..n]` (the peer's own build call).
-fn build_peer(kind: PeerKind, keys: &KeySet, n: usize, p: f64) -> Result<(Peer, u64, f64)> {
-    measure::settle_heap();
-    let start = Instant::now();
-    let (peer, refused) = Peer::build(kind, n, p, (0..n).map(|i| keys.get(i)))
-        .with_context(|| format!("building {}", kind.name()))?;
-    Ok((peer, refused, start.elapsed().as_secs_f64()))
-}
-
 /// Built and timed once, after the interleaved rounds: the slower configurations of peer crates
 /// whose fastest is measured beside them (every comparison uses a crate's fastest), and the
 /// exact sets, whose builds (several seconds each at 10M keys) no goal rests on: they are
@@ -86,25 +79,6 @@ pub const BUILT_ONCE: [PeerKind; 4] = [
     PeerKind::HashSet,
     PeerKind::HashSetBytes,
 ];
-
-/// The exact sets among [`BUILT_ONCE`]: a gigabyte between them at 10M keys, so they are not
-/// built here beside the filters but in the comparison, each after the filters' lookups, timed
-/// in its own rounds and dropped before the next ([`crate::stages::peers::compare`]); the run's
-/// peak memory is the filters' and one exact set's.
-pub const EXACT_SETS: [PeerKind; 2] = [PeerKind::HashSet, PeerKind::HashSetBytes];
-
-/// A peer built and timed, with the share of its memory on huge pages.
-pub(crate) fn timed_peer(
-    kind: PeerKind,
-    ctx: &Ctx<'_>,
-    (n, p): (usize, f64),
-) -> Result<(Peer, u64, f64, Option<f64>)> {
-    let ((peer, refused, s), coverage) = measure::with_huge_page_coverage(
-        || build_peer(kind, ctx.members, n, p),
-        |(peer, _, _)| peer.size_in_bytes(),
-    )?;
-    Ok((peer, refused, s, coverage))
-}
 
 /// One slot of the loop: a contender's timings over the rounds and its latest build.
 struct Slot<T> {

@@ -17,11 +17,13 @@ pub mod window;
 use crate::dataset::KeySet;
 use crate::filters::{AnyFilter, Shaped};
 use crate::measure::{self, Spread};
+use crate::plan::Ctx;
 use crate::record::Record;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use filterlab::{math, Filter};
-use filterlab_peers::Peer;
+use filterlab_peers::{Peer, PeerKind};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::time::Instant;
 
 /// One of our filters from the last round, with the spread of its build times.
 pub struct BuiltFilter {
@@ -110,4 +112,32 @@ pub(crate) fn check_no_false_negatives(
         filter.name()
     );
     Ok(fneg)
+}
+
+/// The exact sets among [`builds::BUILT_ONCE`]: a gigabyte between them at 10M keys, so they are not
+/// built here beside the filters but in the comparison, each after the filters' lookups, timed
+/// in its own rounds and dropped before the next ([`peers::compare`]); the run's
+/// peak memory is the filters' and one exact set's.
+pub const EXACT_SETS: [PeerKind; 2] = [PeerKind::HashSet, PeerKind::HashSetBytes];
+
+/// Seconds to construct a peer and insert `keys[..n]` (the peer's own build call).
+fn build_peer(kind: PeerKind, keys: &KeySet, n: usize, p: f64) -> Result<(Peer, u64, f64)> {
+    measure::settle_heap();
+    let start = Instant::now();
+    let (peer, refused) = Peer::build(kind, n, p, (0..n).map(|i| keys.get(i)))
+        .with_context(|| format!("building {}", kind.name()))?;
+    Ok((peer, refused, start.elapsed().as_secs_f64()))
+}
+
+/// A peer built and timed, with the share of its memory on huge pages.
+pub fn timed_peer(
+    kind: PeerKind,
+    ctx: &Ctx<'_>,
+    (n, p): (usize, f64),
+) -> Result<(Peer, u64, f64, Option<f64>)> {
+    let ((peer, refused, s), coverage) = measure::with_huge_page_coverage(
+        || build_peer(kind, ctx.members, n, p),
+        |(peer, _, _)| peer.size_in_bytes(),
+    )?;
+    Ok((peer, refused, s, coverage))
 }

@@ -71,7 +71,7 @@ pub fn compare(
         }
     }
     let mut loops = vec![record];
-    for kind in crate::stages::builds::EXACT_SETS {
+    for kind in crate::stages::EXACT_SETS {
         let (r, l) = exact_set(ctx, kind, (n, p), [&negatives, &positives], policy)?;
         records.push(r);
         loops.push(l);
@@ -84,7 +84,7 @@ pub const EXACT_SET_NOTE: &str = "Built after the filters' lookups, alone: its b
     its lookups in rounds of its own, then dropped before the next exact set (a gigabyte between \
     the two at 10M keys, kept off the run's peak memory).";
 
-/// An exact set ([`crate::stages::builds::EXACT_SETS`]) on its own: built and timed once, its
+/// An exact set ([`crate::stages::EXACT_SETS`]) on its own: built and timed once, its
 /// answers counted, its lookups of `queries` timed in rounds of its own under `policy`; dropped
 /// on return.
 fn exact_set(
@@ -94,7 +94,7 @@ fn exact_set(
     queries: [&KeySet; 2],
     policy: Policy,
 ) -> Result<(PeerRecord, LoopRecord)> {
-    let (peer, refused, s, coverage) = crate::stages::builds::timed_peer(kind, ctx, (n, p))?;
+    let (peer, refused, s, coverage) = crate::stages::timed_peer(kind, ctx, (n, p))?;
     let built = BuiltPeer {
         peer,
         refused,

@@ -45,7 +45,7 @@ fn series_within_the_rule_give_ratios_within_the_half_width() {
     let b = [50.0, 51.0, 52.4, 50.5];
     let p = Policy::adaptive(3, 9, 60.0);
     assert_eq!(p.stop(4, 0.0, &[&a, &b]), Some(Stop::Converged));
-    let (lo, hi) = crate::record::verdict::ratio_interval(&a, &b).unwrap();
+    let (lo, hi) = crate::measure::bootstrap::ratio_interval(&a, &b).unwrap();
     let r = crate::measure::median(&mut a.to_vec()) / crate::measure::median(&mut b.to_vec());
     assert!((hi - lo) / 2.0 <= 0.05 * r + 1e-12, "{lo}..{hi} around {r}");
 }
