@@ -38,7 +38,7 @@ fpr-table:
 
 # The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
 # block and in reports/results.json, each stage's too). Measured 2026-12-03 on the 2-core AMD
-# EPYC VM, after the build: 558 s at 1288061 on a quiet host; 723 s at 9a014fd on a disturbed
+# EPYC VM, after the build: 558 s at 1288061 on a quiet host; 789 s at c3886f3 on a disturbed
 # one (the run says so); peak memory 2.06 GB in the harness, 2.42 GB in its largest child.
 bench:
     cargo run --release -p bench-harness
@@ -54,7 +54,9 @@ bench-all:
 study name:
     cargo run --release -p bench-harness -- study {{name}}
 
-# The whole harness pipeline at 200k keys, into target/quick-reports, then checked.
+# The whole harness pipeline at 200k keys, into target/quick-reports, then checked. Measured
+# 2026-12-03 at 5dfa85e on the 2-core AMD EPYC VM: 34 s after the build, every stage and study
+# at its quick size.
 bench-quick:
     cargo run --release -p bench-harness -- --quick --out target/quick-reports
     cargo run --release -p bench-harness -- check target/quick-reports/results.json
