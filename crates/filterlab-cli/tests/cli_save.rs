@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn keys(prefix: &str, n: usize) -> Vec<u8> {
     (0..n)
@@ -107,17 +107,7 @@ fn a_planted_temporary_symlink_is_not_followed() {
 /// Starts a build reading its keys from stdin to `out`, and gives it `keys` without closing
 /// its stdin: it saves only when the caller drops the returned pipe.
 fn spawn_build(keys: &[u8], out: &Path) -> (std::process::Child, std::process::ChildStdin) {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
-        .args(build_args("classic", "2M", "-", s(out)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    stdin.write_all(keys).expect("keys written");
-    (child, stdin)
+    spawn(&build_args("classic", "2M", "-", s(out)), keys)
 }
 
 /// With the old fixed temporary name this failed in 2 of 3 runs (a build exited 0, the other

@@ -5,9 +5,8 @@
 mod common;
 
 use common::*;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Output};
 
 const ROUNDS: usize = 50;
 const KEYS: usize = 200;
@@ -16,22 +15,6 @@ fn keys(prefix: &str) -> Vec<u8> {
     (0..KEYS)
         .flat_map(|i| format!("{prefix}{i}@example.com\n").into_bytes())
         .collect()
-}
-
-/// Starts `args` with `input` written to its stdin, which stays open until the caller drops the
-/// returned pipe: both writers of a round have loaded the file (or wait for its lock) and
-/// read their keys before either saves.
-fn spawn(args: &[&str], input: &[u8]) -> (Child, ChildStdin) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    stdin.write_all(input).expect("keys written");
-    (child, stdin)
 }
 
 /// Both children, run to the end after their inputs close together.

@@ -166,3 +166,18 @@ pub fn keys_file(contents: &[u8]) -> (tempfile::TempDir, PathBuf) {
     let keys = write(dir.path(), "k.txt", contents);
     (dir, keys)
 }
+
+/// Starts `args` with `input` written to its stdin, which stays open until the caller drops the
+/// returned pipe (so that two writers have both read their keys before either saves).
+pub fn spawn(args: &[&str], input: &[u8]) -> (std::process::Child, std::process::ChildStdin) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filterlab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    stdin.write_all(input).expect("keys written");
+    (child, stdin)
+}
