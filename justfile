@@ -121,3 +121,9 @@ redis-start:
 # claims) at the articles' sizes, into reports/systems.md; servers are started through scripts/.
 systems:
     cargo run --release -p bench-harness -- systems
+
+# pybloom_live's repository test suite (pinned) against filterlab.pybloom_compat, import changed;
+# needs the venv of scripts/python.sh, and GitHub or PYBLOOM_GIT=<a clone>. Not in CI (no GitHub
+# there); CI runs the suite pybloom_live's PyPI release ships (crates/filterlab-py/tests).
+peer-suites:
+    bash scripts/peer-suites.sh

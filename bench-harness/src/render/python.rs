@@ -230,6 +230,7 @@ fn fp_cells(c: &ContenderRow) -> [String; 4] {
     let promise = match c.promise {
         Promise::Formula => "formula",
         Promise::Requested => "asked",
+        Promise::StageSum => "stages' sum",
     };
     [
         format!("{} ({} / {})", pct(rate), c.false_positives, c.probes),

@@ -17,6 +17,7 @@
 mod atomic;
 mod filters;
 mod keys;
+mod pybloom;
 mod statics;
 
 use filterlab::{format, AnyFilter, FormatError, Variant};
@@ -173,5 +174,13 @@ fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(peek_variant, m)?)?;
+    // pybloom_live's layout, private to `filterlab.pybloom_compat`: set, not added, so that
+    // they stay out of `__all__`.
+    m.setattr("_SlicedHashes", m.py().get_type::<pybloom::SlicedHashes>())?;
+    m.setattr("_SlicedTable", m.py().get_type::<pybloom::SlicedTable>())?;
+    m.setattr(
+        "_xxh3_128_digest",
+        wrap_pyfunction!(pybloom::xxh3_128_digest, m)?,
+    )?;
     Ok(())
 }

@@ -111,9 +111,10 @@ fn judged(mut g: super::Goal, bound: Bound) -> super::Goal {
 pub fn fp_band(promised: f64, promise: Promise, probes: u64) -> Bound {
     let sigma = (promised * (1.0 - promised) / probes.max(1) as f64).sqrt();
     let hi = promised + SIGMAS * sigma;
-    match promise {
-        Promise::Formula => Bound::Between((promised - SIGMAS * sigma).max(0.0), hi),
-        Promise::Requested => Bound::Between(0.0, hi),
+    if promise.is_upper_bound() {
+        Bound::Between(0.0, hi)
+    } else {
+        Bound::Between((promised - SIGMAS * sigma).max(0.0), hi)
     }
 }
 
@@ -132,6 +133,7 @@ fn fp_goal(id: GoalId, r: &ContenderRow) -> super::Goal {
     let what = match r.promise {
         Promise::Formula => "its formula at its load (expected_fpr())",
         Promise::Requested => "the error_rate it was given, as an upper bound",
+        Promise::StageSum => "the sum of its stages' error rates, as an upper bound",
     };
     let mut g = goal(
         id,

@@ -261,6 +261,17 @@ pub enum Promise {
     Formula,
     /// The rate the caller asked for (`error_rate`): the measured rate should not exceed it.
     Requested,
+    /// The sum of its stages' rates (pybloom_live's scalable design, kept by the drop-in):
+    /// the measured rate should not exceed it.
+    StageSum,
+}
+
+impl Promise {
+    /// Whether the promise is an upper bound only (a measured rate far below it keeps it).
+    #[must_use]
+    pub fn is_upper_bound(self) -> bool {
+        matches!(self, Promise::Requested | Promise::StageSum)
+    }
 }
 
 /// How a peak was measured (Linux /proc/self/status).

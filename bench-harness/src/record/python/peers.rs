@@ -51,10 +51,10 @@ pub fn promise_row(r: &ContenderRow) -> Ratio {
     // The band over the promise, to four decimals (as the tables print it); a requested rate
     // is an upper bound only.
     let over = |x: f64| (x / p * 1e4).round() / 1e4;
-    let bound = match (fp_band(p, r.promise, r.probes), r.promise) {
-        (Bound::Between(_, hi), super::Promise::Requested) => Bound::AtMost(over(hi)),
-        (Bound::Between(lo, hi), super::Promise::Formula) => Bound::Between(over(lo), over(hi)),
-        (other, _) => other,
+    let bound = match fp_band(p, r.promise, r.probes) {
+        Bound::Between(_, hi) if r.promise.is_upper_bound() => Bound::AtMost(over(hi)),
+        Bound::Between(lo, hi) => Bound::Between(over(lo), over(hi)),
+        other => other,
     };
     // Both sides under the row's own conditions: the promise is a rate of this very filter.
     let cond = conditions(r, Metric::Negative);

@@ -1,137 +1,355 @@
-"""The part of pybloom_live's API that tutorials use, on filterlab's filters.
+"""pybloom_live's API and file layout, bit for bit, with the hashing and bits in Rust.
 
-Code written for pybloom_live runs unchanged after swapping the import::
+Code written for pybloom_live runs after swapping the import::
 
-    from filterlab.pybloom_compat import BloomFilter, ScalableBloomFilter
+    from filterlab.pybloom_compat import BloomFilter, ScalableBloomFilter, make_hashfuncs
 
-- ``BloomFilter(capacity, error_rate=0.001)`` is a classic Bloom filter; ``add`` returns
-  ``True`` when the key was (probably) there already and counts only new keys, and raises
-  ``IndexError`` past capacity, as pybloom_live does.
-- ``ScalableBloomFilter(initial_capacity=100, error_rate=0.001, mode=SMALL_SET_GROWTH)``
-  grows by stages of 2x (``SMALL_SET_GROWTH``) or 4x (``LARGE_SET_GROWTH``) at tightening
-  ratio 0.9, and unlike pybloom_live keeps its false-positive rate under ``error_rate``.
-- Keys: ``str`` and ``bytes`` as they are; any other object as ``str(key)``, like pybloom_live.
-  The bits differ from pybloom_live's (another hash), so its files do not load here.
+The classes lay out their bits as pybloom_live 4.x does (one slice per hash, salted xxh3-128
+or SHA digests, bitarray's little-endian bit order), so a file pybloom_live's ``tofile``
+wrote loads with ``fromfile`` here and answers every key as pybloom_live does, and a file
+written here loads in pybloom_live. Pickles are this module's own.
 
-The attributes ``size`` and ``hash_count`` of the first article's own class are aliases of
-``num_bits`` and ``num_slices``.
+- ``BloomFilter(capacity, error_rate=0.001)``: ``add`` returns ``True`` when the key was
+  (probably) there already and counts only new keys; ``add`` on a filter holding
+  ``capacity`` keys raises ``IndexError``. ``union``/``|``, ``intersection``/``&`` and
+  ``copy`` return new filters; ``tofile``/``fromfile`` read and write pybloom_live's files.
+  A float capacity (``1e6``) is accepted, as pybloom_live accepts it.
+- ``ScalableBloomFilter(initial_capacity=100, error_rate=0.001, mode=LARGE_SET_GROWTH)``:
+  stage ``i`` holds ``initial_capacity * mode**i`` keys at ``error_rate * 0.9**(i + 1)``, as
+  in pybloom_live. Its false-positive rate is therefore the sum over its stages, up to
+  ``9 * error_rate`` (``error_rate * 0.9 / (1 - 0.9)``), not ``error_rate``: for a bound held
+  at every size use ``filterlab.ScalableBloom``.
+- Keys: ``bytes`` as they are, ``str`` as UTF-8, anything else as ``str(key)`` (``42`` and
+  ``"42"`` are one key). This is pybloom_live's repository version; its PyPI release 4.0.0
+  hashed ``bytes`` keys as ``str(key)`` (``b'a'`` as the text ``"b'a'"``), so a filter that
+  release filled with ``bytes`` keys answers them differently here. ``str`` and other keys
+  agree with both.
+
+Where this module differs from pybloom_live:
+
+- pybloom_live reads its digests in the machine's byte order; this module in little-endian,
+  which is the order of every machine pybloom_live's wheels are built for.
+- The ``bitarray`` attribute is not there (the bits live in Rust); ``num_bits``,
+  ``num_slices``, ``bits_per_slice``, ``capacity``, ``count`` and ``error_rate`` are.
+- pybloom_live 4.0.0 raised ``IndexError`` one key later (``count > capacity``); its
+  repository, and this module, at ``count >= capacity``.
 """
 
-from typing import Any, Union
+import copy as _copy
+import hashlib
+import math
+from struct import calcsize, pack, unpack
+from typing import Any, BinaryIO, Callable, Iterator, List, Tuple
 
-from ._filterlab import ClassicBloom, ScalableBloom
+from ._filterlab import _SlicedHashes, _SlicedTable, _xxh3_128_digest
 
-__all__ = ["BloomFilter", "ScalableBloomFilter", "SMALL_SET_GROWTH", "LARGE_SET_GROWTH"]
+__all__ = [
+    "BloomFilter",
+    "ScalableBloomFilter",
+    "make_hashfuncs",
+    "SMALL_SET_GROWTH",
+    "LARGE_SET_GROWTH",
+]
 
 SMALL_SET_GROWTH = 2
 LARGE_SET_GROWTH = 4
 
 # pybloom_live's stage rate ratio.
 _RATIO = 0.9
+# Stages a file may declare: 2^10 stages of at least twice the one before hold more keys
+# than any table can.
+_MOST_STAGES = 1024
 
 
-def _key(key: Any) -> Union[str, bytes]:
-    return key if isinstance(key, (str, bytes)) else str(key)
+class _Xxh3_128:
+    """A hashlib-style object for xxh3-128 (digests in Python ``xxhash``'s byte order)."""
+
+    name = "xxh3_128"
+    digest_size = 16
+    block_size = 64
+
+    def __init__(self, data: bytes = b"") -> None:
+        self._data = bytearray(data)
+
+    def update(self, data: bytes) -> None:
+        self._data += data
+
+    def copy(self) -> "_Xxh3_128":
+        return _Xxh3_128(bytes(self._data))
+
+    def digest(self) -> bytes:
+        return _xxh3_128_digest(bytes(self._data))
+
+    def hexdigest(self) -> str:
+        return self.digest().hex()
+
+    def intdigest(self) -> int:
+        return int.from_bytes(self.digest(), "big")
+
+
+def xxh3_128(data: bytes = b"") -> _Xxh3_128:
+    """xxh3-128, the digest pybloom_live uses for tables of up to 128 bits of indices."""
+    return _Xxh3_128(data)
+
+
+_HASHES = {
+    "xxh3_128": xxh3_128,
+    "openssl_sha1": hashlib.sha1,
+    "openssl_sha256": hashlib.sha256,
+    "openssl_sha384": hashlib.sha384,
+    "openssl_sha512": hashlib.sha512,
+}
+
+
+def _hashing(num_slices: int, num_bits: int) -> Tuple[Callable[[Any], Iterator[int]], Any]:
+    shape = _SlicedHashes(num_slices, num_bits)
+    hashfn = _HASHES[shape.hash_name]
+
+    def make_hashes(key: Any) -> Iterator[int]:
+        return iter(shape.indices(key))
+
+    return make_hashes, hashfn
+
+
+def make_hashfuncs(num_slices: int, num_bits: int) -> Tuple[Callable[[Any], Iterator[int]], Any]:
+    """``(make_hashes, hashfn)`` as pybloom_live gives them: ``make_hashes(key)`` yields the
+    bit index within each of ``num_slices`` slices of ``num_bits`` bits, ``hashfn`` is the
+    digest constructor those indices come from (its ``__name__`` is pybloom_live's)."""
+    return _hashing(num_slices, num_bits)
+
+
+def _read_exactly(f: BinaryIO, n: int) -> bytes:
+    data = f.read(n)
+    if len(data) != n:
+        raise ValueError(f"truncated file: expected {n} bytes, read {len(data)}")
+    return data
 
 
 class BloomFilter:
-    """A fixed-capacity Bloom filter with pybloom_live's interface."""
+    """A fixed-capacity Bloom filter with pybloom_live's interface and file layout."""
 
-    def __init__(self, capacity: int, error_rate: float = 0.001) -> None:
-        if not 0 < error_rate < 1:
+    FILE_FMT = b"<dQQQQ"
+
+    def __init__(self, capacity: float, error_rate: float = 0.001) -> None:
+        if not (0 < error_rate < 1):
             raise ValueError("Error_Rate must be between 0 and 1.")
         if not capacity > 0:
             raise ValueError("Capacity must be > 0")
-        self._filter = ClassicBloom(capacity, error_rate)
-        self.capacity = capacity
+        # pybloom_live's sizing, to the bit: k = ceil(log2(1/p)) slices of
+        # ceil(n |ln p| / (k ln(2)^2)) bits.
+        num_slices = int(math.ceil(math.log(1.0 / error_rate, 2)))
+        bits_per_slice = int(
+            math.ceil((capacity * abs(math.log(error_rate))) / (num_slices * (math.log(2) ** 2)))
+        )
+        self._setup(error_rate, num_slices, bits_per_slice, capacity, 0)
+        self._table = _SlicedTable(num_slices, bits_per_slice)
+
+    def _setup(
+        self, error_rate: float, num_slices: int, bits_per_slice: int, capacity: float, count: int
+    ) -> None:
         self.error_rate = error_rate
-        self.count = 0
+        self.num_slices = num_slices
+        self.bits_per_slice = bits_per_slice
+        self.capacity = capacity
+        self.num_bits = num_slices * bits_per_slice
+        self.count = count
+        self.make_hashes, self.hashfn = _hashing(num_slices, bits_per_slice)
+
+    # The first article's class names these `size` and `hash_count`.
+    @property
+    def size(self) -> int:
+        return self.num_bits
 
     @property
-    def num_bits(self) -> int:
-        return self._filter.bits
-
-    @property
-    def num_slices(self) -> int:
-        return self._filter.hashes
-
-    size = num_bits
-    hash_count = num_slices
-
-    def add(self, key: Any, skip_check: bool = False) -> bool:
-        """Adds ``key``; returns whether it was (probably) present already."""
-        if self.count > self.capacity:
-            raise IndexError("BloomFilter is at capacity")
-        key = _key(key)
-        if skip_check:
-            self._filter.add(key)
-            self.count += 1
-            return False
-        if self._filter.insert_if_absent(key):
-            self.count += 1
-            return False
-        return True
+    def hash_count(self) -> int:
+        return self.num_slices
 
     def __contains__(self, key: Any) -> bool:
-        return _key(key) in self._filter
+        return key in self._table
 
     def __len__(self) -> int:
         return self.count
 
+    def add(self, key: Any, skip_check: bool = False) -> bool:
+        """Adds ``key``; returns whether it was (probably) present already (always ``False``
+        with ``skip_check``, which counts every add)."""
+        if self.count >= self.capacity:
+            raise IndexError("BloomFilter is at capacity")
+        present = self._table.add(key)
+        if skip_check or not present:
+            self.count += 1
+            return False
+        return True
+
     def copy(self) -> "BloomFilter":
+        """An independent filter with the same bits, count and parameters."""
         new = BloomFilter.__new__(BloomFilter)
-        new.__dict__.update(self.__dict__)
-        new._filter = ClassicBloom.from_bytes(self._filter.to_bytes())
+        new._setup(self.error_rate, self.num_slices, self.bits_per_slice, self.capacity, self.count)
+        new._table = self._table.__copy__()
         return new
 
-    def union(self, other: "BloomFilter") -> "BloomFilter":
-        """A new filter holding the keys of both (same capacity and error rate)."""
+    def _check_shape(self, other: "BloomFilter", message: str) -> None:
         if self.capacity != other.capacity or self.error_rate != other.error_rate:
-            raise ValueError("Unioning filters requires both filters to have both the same capacity and error rate")
+            raise ValueError(message)
+
+    def union(self, other: "BloomFilter") -> "BloomFilter":
+        """A new filter with the keys of both (its count is this filter's, as in pybloom_live)."""
+        self._check_shape(
+            other,
+            "Unioning filters requires both filters to have both the same capacity and error rate",
+        )
         new = self.copy()
-        new._filter.union(other._filter)
-        new.count = len(new._filter)
+        new._table = self._table.union(other._table)
         return new
 
     def __or__(self, other: "BloomFilter") -> "BloomFilter":
         return self.union(other)
 
+    def intersection(self, other: "BloomFilter") -> "BloomFilter":
+        """A new filter with the bits both have: every key of both, and perhaps others."""
+        self._check_shape(
+            other,
+            "Intersecting filters requires both filters to have equal capacity and error rate",
+        )
+        new = self.copy()
+        new._table = self._table.intersection(other._table)
+        return new
+
+    def __and__(self, other: "BloomFilter") -> "BloomFilter":
+        return self.intersection(other)
+
+    def tofile(self, f: BinaryIO) -> None:
+        """Writes the filter to the binary file object ``f`` in pybloom_live's layout."""
+        capacity = int(self.capacity)
+        f.write(
+            pack(self.FILE_FMT, self.error_rate, self.num_slices, self.bits_per_slice, capacity, self.count)
+        )
+        f.write(self._table.to_bits())
+
+    @classmethod
+    def fromfile(cls, f: BinaryIO, n: int = -1) -> "BloomFilter":
+        """Reads a filter that pybloom_live's (or this module's) ``tofile`` wrote; with
+        ``n > 0``, reads only ``n`` bytes (the filter's length within a larger file)."""
+        headerlen = calcsize(cls.FILE_FMT)
+        if 0 < n < headerlen:
+            raise ValueError("n too small!")
+        error_rate, num_slices, bits_per_slice, capacity, count = unpack(
+            cls.FILE_FMT, _read_exactly(f, headerlen)
+        )
+        bits = _read_exactly(f, n - headerlen) if n > 0 else f.read()
+        new = cls.__new__(cls)
+        new._table = _SlicedTable.from_bits(num_slices, bits_per_slice, bits)
+        new._setup(error_rate, num_slices, bits_per_slice, capacity, count)
+        return new
+
+    def __getstate__(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("make_hashes", "hashfn", "_table")}
+        state["bits"] = self._table.to_bits()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        bits = state.pop("bits")
+        self.__dict__.update(state)
+        self.make_hashes, self.hashfn = _hashing(self.num_slices, self.bits_per_slice)
+        self._table = _SlicedTable.from_bits(self.num_slices, self.bits_per_slice, bits)
+
 
 class ScalableBloomFilter:
-    """A growing Bloom filter with pybloom_live's interface."""
+    """A growing Bloom filter with pybloom_live's interface, stages and file layout."""
 
     SMALL_SET_GROWTH = SMALL_SET_GROWTH
     LARGE_SET_GROWTH = LARGE_SET_GROWTH
+    FILE_FMT = "<idQd"
 
     def __init__(
         self,
-        initial_capacity: int = 100,
+        initial_capacity: float = 100,
         error_rate: float = 0.001,
-        mode: int = SMALL_SET_GROWTH,
+        mode: int = LARGE_SET_GROWTH,
     ) -> None:
         if not error_rate or error_rate < 0:
             raise ValueError("Error_Rate must be a decimal less than 0.")
-        self._filter = ScalableBloom.with_growth(initial_capacity, error_rate, float(mode), _RATIO)
+        self._setup(mode, _RATIO, initial_capacity, error_rate)
+        self.filters: List[BloomFilter] = []
+
+    def _setup(self, mode: int, ratio: float, initial_capacity: float, error_rate: float) -> None:
+        self.scale = mode
+        self.ratio = ratio
         self.initial_capacity = initial_capacity
         self.error_rate = error_rate
-        self.scale = mode
-        self.ratio = _RATIO
+
+    def __contains__(self, key: Any) -> bool:
+        return any(key in f for f in reversed(self.filters))
 
     def add(self, key: Any) -> bool:
         """Adds ``key``; returns whether it was (probably) present already."""
-        return not self._filter.insert_if_absent(_key(key))
+        if key in self:
+            return True
+        if not self.filters:
+            stage = BloomFilter(self.initial_capacity, self.error_rate * self.ratio)
+            self.filters.append(stage)
+        else:
+            stage = self.filters[-1]
+            if stage.count >= stage.capacity:
+                stage = BloomFilter(stage.capacity * self.scale, stage.error_rate * self.ratio)
+                self.filters.append(stage)
+        stage.add(key, skip_check=True)
+        return False
 
-    def __contains__(self, key: Any) -> bool:
-        return _key(key) in self._filter
+    def union(self, other: "ScalableBloomFilter") -> "ScalableBloomFilter":
+        """A new filter whose stages are the unions of both filters' stages."""
+        if (self.scale, self.initial_capacity, self.error_rate) != (
+            other.scale,
+            other.initial_capacity,
+            other.error_rate,
+        ):
+            raise ValueError(
+                "Unioning two scalable bloom filters requires both filters to have both "
+                "the same mode, initial capacity and error rate"
+            )
+        larger, smaller = (self, other) if len(self.filters) > len(other.filters) else (other, self)
+        new = _copy.deepcopy(larger)
+        new.filters = [a | b for a, b in zip(larger.filters, smaller.filters)] + [
+            f.copy() for f in larger.filters[len(smaller.filters) :]
+        ]
+        return new
 
-    def __len__(self) -> int:
-        return len(self._filter)
+    def __or__(self, other: "ScalableBloomFilter") -> "ScalableBloomFilter":
+        return self.union(other)
 
     @property
-    def capacity(self) -> int:
-        """Items the stages allocated so far were sized for."""
-        return self._filter.capacity
+    def capacity(self) -> float:
+        """Keys the stages allocated so far were sized for."""
+        return sum(f.capacity for f in self.filters)
 
     @property
     def count(self) -> int:
-        return len(self._filter)
+        return len(self)
+
+    def __len__(self) -> int:
+        return sum(f.count for f in self.filters)
+
+    def tofile(self, f: BinaryIO) -> None:
+        """Writes the filter to the binary file object ``f`` in pybloom_live's layout (the
+        stages' lengths first, so ``f`` need not be seekable)."""
+        f.write(pack(self.FILE_FMT, self.scale, self.ratio, int(self.initial_capacity), self.error_rate))
+        f.write(pack(b"<l", len(self.filters)))
+        if self.filters:
+            header = calcsize(BloomFilter.FILE_FMT)
+            sizes = [header + (s.num_bits + 7) // 8 for s in self.filters]
+            f.write(pack(b"<" + b"Q" * len(sizes), *sizes))
+            for stage in self.filters:
+                stage.tofile(f)
+
+    @classmethod
+    def fromfile(cls, f: BinaryIO) -> "ScalableBloomFilter":
+        """Reads a filter that pybloom_live's (or this module's) ``tofile`` wrote."""
+        new = cls()
+        new._setup(*unpack(cls.FILE_FMT, _read_exactly(f, calcsize(cls.FILE_FMT))))
+        (stages,) = unpack(b"<l", _read_exactly(f, calcsize(b"<l")))
+        if not 0 <= stages <= _MOST_STAGES:
+            raise ValueError(f"{stages} stages: a file holds 0 to {_MOST_STAGES}")
+        lengths = unpack(b"<" + b"Q" * stages, _read_exactly(f, 8 * stages))
+        new.filters = [BloomFilter.fromfile(f, length) for length in lengths]
+        return new
