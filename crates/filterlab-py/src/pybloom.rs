@@ -166,11 +166,15 @@ impl Hashing {
     }
 }
 
-/// The table: its hashing and its bits.
+/// Slices whose positions [`Table`] gathers on the stack before touching memory (more take a
+/// heap vector): every position is known before the first load, so the loads overlap.
+const STACK_SLICES: usize = 64;
+
+/// The table: its hashing and its bits (huge-page advised where the table is large enough).
 #[derive(Clone)]
 struct Table {
     h: Hashing,
-    bits: Vec<u8>,
+    bits: filterlab::Table<u8>,
 }
 
 impl Table {
@@ -186,14 +190,40 @@ impl Table {
                 d.len()
             ));
         }
-        let mut bits = Vec::new();
-        bits.try_reserve_exact(bytes)
-            .map_err(|_| format!("cannot allocate {bytes} bytes for the table"))?;
-        match data {
-            Some(d) => bits.extend_from_slice(d),
-            None => bits.resize(bytes, 0),
+        let mut bits = filterlab::try_zeroed_table::<u8>(
+            bytes,
+            filterlab::MemoryCap::NONE,
+            "pybloom_live table",
+        )
+        .map_err(|e| e.to_string())?;
+        if let Some(d) = data {
+            bits.copy_from_slice(d);
         }
         Ok(Self { h, bits })
+    }
+
+    /// The key's bit positions, all computed before any is loaded: in `stack` when the slices
+    /// fit, else in `heap`.
+    fn positions<'a>(
+        &self,
+        key: &[u8],
+        stack: &'a mut [u64; STACK_SLICES],
+        heap: &'a mut Vec<u64>,
+    ) -> &'a [u64] {
+        let slices = self.h.slices as usize;
+        let pos: &mut [u64] = if slices <= STACK_SLICES {
+            &mut stack[..slices]
+        } else {
+            heap.resize(slices, 0);
+            heap
+        };
+        let mut i = 0;
+        self.h.each_bit(key, |b| {
+            pos[i] = b;
+            i += 1;
+            true
+        });
+        pos
     }
 
     fn get(&self, bit: u64) -> bool {
@@ -202,24 +232,20 @@ impl Table {
 
     /// Sets the key's bits; whether every one was set already.
     fn add(&mut self, key: &[u8]) -> bool {
-        let mut all = true;
-        let bits = &mut self.bits;
-        self.h.each_bit(key, |b| {
-            let (byte, mask) = ((b / 8) as usize, 1u8 << (b % 8));
-            all &= bits[byte] & mask != 0;
-            bits[byte] |= mask;
-            true
-        });
+        let (mut stack, mut heap) = ([0u64; STACK_SLICES], Vec::new());
+        let pos = self.positions(key, &mut stack, &mut heap);
+        // Every bit read before any is written, with no branch between the loads.
+        let all = pos.iter().fold(true, |all, &b| all & self.get(b));
+        for &b in pos {
+            self.bits[(b / 8) as usize] |= 1 << (b % 8);
+        }
         all
     }
 
     fn contains(&self, key: &[u8]) -> bool {
-        let mut all = true;
-        self.h.each_bit(key, |b| {
-            all = self.get(b);
-            all
-        });
-        all
+        let (mut stack, mut heap) = ([0u64; STACK_SLICES], Vec::new());
+        let pos = self.positions(key, &mut stack, &mut heap);
+        pos.iter().fold(true, |all, &b| all & self.get(b))
     }
 }
 

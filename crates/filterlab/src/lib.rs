@@ -86,7 +86,7 @@ pub use filter_core::{
     read_fallibly_from, read_limited, reduce, remove_stale_temporaries, try_zeroed_table,
     write_atomically, write_atomically_with, zeroed_table, Deletable, Error, Explain, FileKind,
     Filter, FormatError, Growable, Hash128, HashKind, KeyHasher, MemoryCap, Pages, Persist,
-    Positions, Prefetch, Result, Sizing, StaticFilter, BATCH, DEFAULT_READ_LIMIT,
+    Positions, Prefetch, Result, Sizing, StaticFilter, Table, BATCH, DEFAULT_READ_LIMIT,
     HUGE_PAGE_MIN_BYTES, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI, STALE_AFTER,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};
