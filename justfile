@@ -122,8 +122,9 @@ redis-start:
 systems:
     cargo run --release -p bench-harness -- systems
 
-# pybloom_live's repository test suite (pinned) against filterlab.pybloom_compat, import changed;
-# needs the venv of scripts/python.sh, and GitHub or PYBLOOM_GIT=<a clone>. Not in CI (no GitHub
+# The peers' own suites, pinned, import lines changed: pybloom_live's repository suite against
+# filterlab.pybloom_compat, rbloom's api_test.py against filterlab.Bloom. Needs the venv of
+# scripts/python.sh, and GitHub or PYBLOOM_GIT / RBLOOM_GIT=<a clone>. Not in CI (no GitHub
 # there); CI runs the suite pybloom_live's PyPI release ships (crates/filterlab-py/tests).
 peer-suites:
     bash scripts/peer-suites.sh

@@ -161,6 +161,29 @@ impl ClassicBloom {
         -(m / f64::from(self.hashes())) * (-x / m).ln_1p()
     }
 
+    /// The false-positive rate of the table as it stands, `(X/m)^k` for `X` bits set of `m`:
+    /// what a key never inserted finds with these bits. Unlike [`Filter::expected_fpr`] (the
+    /// formula at [`Filter::len`], which counts every insert), duplicates do not raise it.
+    pub fn realised_fpr(&self) -> f64 {
+        self.fill_ratio().powi(self.hashes() as i32)
+    }
+
+    /// Whether every bit set here is set in `other`: every key inserted here is then present
+    /// in `other` (the filter analogue of a subset).
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] unless both have the same bits, hashes and hasher.
+    pub fn is_subset(&self, other: &Self) -> Result<bool> {
+        self.check_compatible(other)?;
+        self.bits.is_subset(&other.bits)
+    }
+
+    /// Removes every key: all bits clear, `len` 0; the shape and hasher stay.
+    pub fn clear(&mut self) {
+        self.bits.clear();
+        self.len = 0;
+    }
+
     fn check_compatible(&self, other: &Self) -> Result<()> {
         if self.sizing.hasher != other.sizing.hasher {
             return Err(Error::Incompatible(format!(

@@ -217,3 +217,36 @@ fn an_altered_len_is_rejected() {
     loaded.insert_hash_batch(&[Hash128::default(); 3]).unwrap();
     assert_eq!(loaded.len(), u64::MAX);
 }
+
+#[test]
+fn the_table_itself_gives_distinct_keys_and_the_rate_duplicates_do_not_raise() {
+    let mut f = small();
+    for i in 0..500u32 {
+        for _ in 0..3 {
+            f.insert(&i.to_le_bytes()).unwrap();
+        }
+    }
+    assert_eq!(f.len(), 1500, "len counts every insert");
+    let est = f.estimate_distinct();
+    assert!((est - 500.0).abs() < 25.0, "{est}");
+    let realised = f.realised_fpr();
+    let at_500 = filter_core::math::classic_fpr(f.bits(), 500, f.hashes());
+    assert!((realised / at_500 - 1.0).abs() < 0.3, "{realised} {at_500}");
+    // The formula at len() takes the duplicates for keys.
+    assert!(f.expected_fpr() > 10.0 * realised, "{}", f.expected_fpr());
+}
+
+#[test]
+fn subsets_follow_the_bits_and_clear_empties_the_table() {
+    let (mut a, mut b) = (small(), small());
+    a.insert(b"x").unwrap();
+    b.insert(b"x").unwrap();
+    b.insert(b"y").unwrap();
+    assert!(a.is_subset(&b).unwrap() && !b.is_subset(&a).unwrap());
+    assert!(a.is_subset(&a).unwrap());
+    let other = ClassicBloom::builder().capacity(2000).fpr(0.01).build().unwrap();
+    assert!(a.is_subset(&other).is_err(), "another shape is refused");
+    b.clear();
+    assert_eq!((b.len(), b.fill_ratio()), (0, 0.0));
+    assert!(b.is_subset(&a).unwrap() && !b.contains(b"x"));
+}

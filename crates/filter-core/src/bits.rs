@@ -256,6 +256,24 @@ impl BloomBits {
         self.combine(other, |a, b| a & b)
     }
 
+    /// Whether every bit set in `self` is set in `other`.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] if the shapes differ.
+    pub fn is_subset(&self, other: &Self) -> Result<bool> {
+        self.same_shape(other)?;
+        Ok(self
+            .words
+            .iter()
+            .zip(&other.words)
+            .all(|(&a, &b)| a & !b == 0))
+    }
+
+    /// Clears every bit.
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+
     /// Combines `other` into `self` word by word with `op`, refusing another shape.
     fn combine(&mut self, other: &Self, op: impl Fn(u64, u64) -> u64) -> Result<()> {
         self.same_shape(other)?;

@@ -316,6 +316,19 @@ filter_class!(
     fn hashes(&self) -> u32 {
         self.inner.hashes()
     }
+
+    /// Distinct keys added, estimated from the bits set (Swamidass & Baldi 2007): a key added
+    /// twice counts once, unlike `len()`, which counts every add.
+    #[getter]
+    fn approx_items(&self) -> f64 {
+        self.inner.estimate_distinct()
+    }
+
+    /// The false-positive rate of the table as it stands, `(X/m)^k` for `X` bits set of `m`:
+    /// duplicate adds do not raise it, unlike `expected_fpr()` (the formula at `len()`).
+    fn realised_fpr(&self) -> f64 {
+        self.inner.realised_fpr()
+    }
 });
 
 filter_class!(

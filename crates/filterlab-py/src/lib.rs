@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 mod atomic;
+mod bloom;
 mod filters;
 mod keys;
 mod pybloom;
@@ -171,6 +172,7 @@ fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_variant_classes(m)?;
     m.add_class::<atomic::AtomicClassicBloom>()?;
     m.add_class::<atomic::AtomicBlockedBloom>()?;
+    m.add_class::<bloom::Bloom>()?;
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(peek_variant, m)?)?;

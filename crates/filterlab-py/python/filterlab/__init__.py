@@ -10,7 +10,8 @@ Every class takes keys as ``str`` (hashed as UTF-8, so ``"a"`` and ``b"a"`` are 
     "alice@example.com" in seen      # True
     seen.save("emails.filter")       # `filterlab info emails.filter` reads it
 
-``pybloom_compat`` offers the part of pybloom_live's API that tutorials use.
+``Bloom`` is rbloom's API (a set-like filter of any hashable object) on the classic filter;
+``pybloom_compat`` is pybloom_live's API and file layout, bit for bit.
 """
 
 # One list of the public names: the extension module's `__all__` (pyo3 writes it as the module adds

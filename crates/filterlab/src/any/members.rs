@@ -114,6 +114,12 @@ member!(ClassicBloom {
         Parameter::design("k", Value::Count(self.hashes().into())),
         Parameter::design("target_fpr", Value::Rate(self.target_fpr())),
         Parameter::running("fill_ratio", Value::Ratio(self.fill_ratio())),
+        // From the bits set, so duplicate inserts count once (`items` counts every insert).
+        Parameter::running(
+            "distinct_est",
+            Value::Count(self.estimate_distinct().round() as u64)
+        ),
+        Parameter::running("realised_fpr", Value::Rate(self.realised_fpr())),
     ],
 });
 
