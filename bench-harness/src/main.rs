@@ -151,7 +151,7 @@ enum Cmd {
         #[arg(long, default_value_t = 2_000_000)]
         users: u64,
         /// The sign-up service at its quick load (8 clients × 150 checks over 20k accounts, at
-        /// most 10 s per mode) instead of 32 × 500 over 1M.
+        /// most 10 s per mode) instead of 32 × 250 over 1M (at most 6 s per mode).
         #[arg(long)]
         service_quick: bool,
         /// Output directory (systems.md, systems.json).

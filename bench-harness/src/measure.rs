@@ -369,17 +369,27 @@ pub fn latency_percentiles<F: Filter>(
     (quantile(&lat, 0.50), quantile(&lat, 0.99))
 }
 
-/// How many of `keys[range]` the filter reports present, counted on all cores (not timed).
+/// How many of `keys[range]` the filter reports present, counted on all cores through
+/// `contains_batch` (the same answers as `contains`, with the next keys' memory prefetched:
+/// several times faster on tables beyond the caches; not timed).
 pub fn count_present<F: Filter + Sync>(
     filter: &F,
     keys: &KeySet,
     range: std::ops::Range<usize>,
 ) -> u64 {
-    range
+    const CHUNK: usize = 4096;
+    let starts: Vec<usize> = range.clone().step_by(CHUNK).collect();
+    starts
         .into_par_iter()
-        .with_min_len(4096)
-        .filter(|&i| filter.contains(keys.get(i)))
-        .count() as u64
+        .map(|start| {
+            let refs: Vec<&[u8]> = (start..(start + CHUNK).min(range.end))
+                .map(|i| keys.get(i))
+                .collect();
+            let mut out = Vec::with_capacity(refs.len());
+            filter.contains_batch(&refs, &mut out);
+            out.iter().filter(|&&present| present).count() as u64
+        })
+        .sum()
 }
 
 /// Lookup throughput with `threads` threads sharing one filter: nanoseconds per query (wall

@@ -238,7 +238,13 @@ pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
                 timing.row(id, Scale::Full)?,
             ));
         } else if id.is_drop_in() {
-            out.push(fp_goal(GoalId::DropInFp(id), timing.row(id, Scale::Full)?));
+            // The drop-in's slow scalable filter is measured on the sample in the main job.
+            let scale = if id.is_slow() {
+                Scale::Sample
+            } else {
+                Scale::Full
+            };
+            out.push(fp_goal(GoalId::DropInFp(id), timing.row(id, scale)?));
         }
     }
     out.push(load_goal(load));
