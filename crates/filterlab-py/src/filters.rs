@@ -46,7 +46,7 @@ macro_rules! filter_class {
         impl $name {
             /// Whether the key may be in the set (`False`: it certainly is not).
             fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                Ok(self.inner.contains(keys::key(key)?.as_bytes()))
+                Ok(self.inner.contains(keys::key(key)?.as_bytes()?))
             }
 
             /// `[key in self for key in keys]`, computed with the GIL released.
@@ -186,7 +186,7 @@ macro_rules! filter_class {
         filter_class!(@sized [$(#[$doc])*] [frozen,] $name, $rust, $single, build_atomic, {
             /// Adds a key (`str` or `bytes`); safe from any number of threads.
             fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-                self.inner.insert(keys::key(key)?.as_bytes());
+                self.inner.insert(keys::key(key)?.as_bytes()?);
                 Ok(())
             }
 
@@ -233,13 +233,13 @@ macro_rules! filter_class {
         filter_class!(@caps $doc $name, $rust, [$($acc)*
             /// Removes a key added before; `FilterlabError` if the filter proves it absent.
             fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-                self.inner.remove(keys::key(key)?.as_bytes()).map_err(err)
+                self.inner.remove(keys::key(key)?.as_bytes()?).map_err(err)
             }
 
             /// An upper bound of how many times the key was added (the copies of its
             /// fingerprint or remainder; a counting filter's smallest counter).
             fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-                Ok(self.inner.count(keys::key(key)?.as_bytes()))
+                Ok(self.inner.count(keys::key(key)?.as_bytes()?))
             }
         ] [$($cap)*] $extra);
     };
@@ -262,14 +262,14 @@ macro_rules! filter_class {
             /// Adds a key (`str` or `bytes`).
             fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
                 let key = keys::key(key)?;
-                self.inner.insert(key.as_bytes()).map_err(err)
+                self.inner.insert(key.as_bytes()?).map_err(err)
             }
 
             /// Adds the key unless the filter already answers "maybe present"; returns whether
             /// it was added.
             fn insert_if_absent(&mut self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
                 let key = keys::key(key)?;
-                self.inner.insert_if_absent(key.as_bytes()).map_err(err)
+                self.inner.insert_if_absent(key.as_bytes()?).map_err(err)
             }
 
             /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once

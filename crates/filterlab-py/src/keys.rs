@@ -5,14 +5,33 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-/// The bytes of one key, held by a Python `bytes` object (the key itself, or its UTF-8
-/// encoding), so that the slice stays valid while the GIL is released.
-pub(crate) fn key<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+/// One key: a `bytes` object, or a `str` whose UTF-8 form is read in place (CPython caches it
+/// in the string object: no copy, and the slice stays valid while the GIL is released, the key
+/// held here).
+pub(crate) enum Key<'py> {
+    Bytes(Bound<'py, PyBytes>),
+    Str(Bound<'py, PyString>),
+}
+
+impl Key<'_> {
+    /// The key's bytes (a `str`'s UTF-8 form, checked to exist when the key was taken).
+    pub(crate) fn as_bytes(&self) -> PyResult<&[u8]> {
+        match self {
+            Key::Bytes(b) => Ok(b.as_bytes()),
+            Key::Str(s) => s.to_str().map(str::as_bytes),
+        }
+    }
+}
+
+/// The key `obj` (`str` or `bytes`); a `str` that has no UTF-8 form (a lone surrogate) raises
+/// `UnicodeEncodeError` here.
+pub(crate) fn key<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Key<'py>> {
     if let Ok(b) = obj.downcast::<PyBytes>() {
-        return Ok(b.clone());
+        return Ok(Key::Bytes(b.clone()));
     }
     if let Ok(s) = obj.downcast::<PyString>() {
-        return s.encode_utf8();
+        s.to_str()?;
+        return Ok(Key::Str(s.clone()));
     }
     Err(PyTypeError::new_err(format!(
         "a key must be str or bytes, not {}",
@@ -50,7 +69,7 @@ pub(crate) fn in_chunks(
         if held.is_empty() {
             return Ok(());
         }
-        let slices: Vec<&[u8]> = held.iter().map(|b| b.as_bytes()).collect();
+        let slices: Vec<&[u8]> = held.iter().map(Key::as_bytes).collect::<PyResult<_>>()?;
         py.allow_threads(|| f(&slices)).map_err(crate::err)?;
         if held.len() < CHUNK {
             return Ok(());

@@ -1,5 +1,5 @@
 //! filterlab for Python: every filterlab variant as a Python class, built by maturin as one
-//! stable-ABI (abi3, CPython 3.8+) extension module, `filterlab._filterlab`, re-exported by the
+//! stable-ABI (abi3, CPython 3.10+) extension module, `filterlab._filterlab`, re-exported by the
 //! pure-Python package `filterlab` (python/filterlab/).
 //!
 //! - Keys are `str` (hashed as their UTF-8 bytes, so `"a"` and `b"a"` are the same key) or

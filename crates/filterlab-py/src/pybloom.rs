@@ -249,16 +249,13 @@ impl Table {
     }
 }
 
-/// The bytes pybloom_live hashes for a key: `bytes` as they are, `str` in UTF-8, anything
-/// else as `str(key)` in UTF-8 (so `42` and `"42"` are one key, as in pybloom_live).
-fn key_bytes<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-    if let Ok(b) = key.downcast::<PyBytes>() {
-        return Ok(b.clone());
+/// The key pybloom_live hashes: `bytes` as they are, `str` in UTF-8, anything else as
+/// `str(key)` in UTF-8 (so `42` and `"42"` are one key, as in pybloom_live).
+fn key_bytes<'py>(key: &Bound<'py, PyAny>) -> PyResult<crate::keys::Key<'py>> {
+    if key.is_instance_of::<PyBytes>() || key.is_instance_of::<PyString>() {
+        return crate::keys::key(key);
     }
-    if let Ok(s) = key.downcast::<PyString>() {
-        return s.encode_utf8();
-    }
-    key.str()?.encode_utf8()
+    crate::keys::key(key.str()?.as_any())
 }
 
 /// pybloom_live's hashing for a table's shape (private: `make_hashfuncs` of
@@ -279,7 +276,7 @@ impl SlicedHashes {
     fn indices(&self, key: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
         let mut out = Vec::with_capacity(self.0.slices as usize);
         let per_slice = self.0.per_slice;
-        self.0.each_bit(key_bytes(key)?.as_bytes(), |b| {
+        self.0.each_bit(key_bytes(key)?.as_bytes()?, |b| {
             out.push(b % per_slice);
             true
         });
@@ -318,11 +315,11 @@ impl SlicedTable {
 
     /// Sets the key's bits; returns whether all of them were set already.
     fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.0.add(key_bytes(key)?.as_bytes()))
+        Ok(self.0.add(key_bytes(key)?.as_bytes()?))
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.0.contains(key_bytes(key)?.as_bytes()))
+        Ok(self.0.contains(key_bytes(key)?.as_bytes()?))
     }
 
     /// The table's bits, as pybloom_live's `tofile` writes them.

@@ -291,3 +291,14 @@ def test_static_filters_hold_their_set_and_take_no_key(cls):
     assert fp <= binomial_upper(50_000, f.expected_fpr())
     with pytest.raises(FilterlabError):
         cls(members, 1e-9)
+
+
+def test_a_str_without_utf8_form_raises_and_changes_nothing():
+    # Keys are read in place as UTF-8 (abi3 from 3.10); a lone surrogate has no UTF-8 form.
+    f = filterlab.ClassicBloom(1_000, 0.01)
+    for call in (f.add, f.__contains__, lambda k: f.add_many(["ok", k]), lambda k: f.contains_many([k])):
+        with pytest.raises(UnicodeEncodeError):
+            call("\ud800")
+    assert len(f) == 0 and "ok" not in f
+    f.add("naïve ☃")
+    assert "naïve ☃" in f and "naïve ☃".encode() in f
