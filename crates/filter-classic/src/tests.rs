@@ -244,7 +244,11 @@ fn subsets_follow_the_bits_and_clear_empties_the_table() {
     b.insert(b"y").unwrap();
     assert!(a.is_subset(&b).unwrap() && !b.is_subset(&a).unwrap());
     assert!(a.is_subset(&a).unwrap());
-    let other = ClassicBloom::builder().capacity(2000).fpr(0.01).build().unwrap();
+    let other = ClassicBloom::builder()
+        .capacity(2000)
+        .fpr(0.01)
+        .build()
+        .unwrap();
     assert!(a.is_subset(&other).is_err(), "another shape is refused");
     b.clear();
     assert_eq!((b.len(), b.fill_ratio()), (0, 0.0));
