@@ -128,3 +128,10 @@ systems:
 # there); CI runs the suite pybloom_live's PyPI release ships (crates/filterlab-py/tests).
 peer-suites:
     bash scripts/peer-suites.sh
+
+# Release artefacts of the Python package into target/wheels/release: the x86_64 Linux wheel for
+# glibc 2.17+ (manylinux2014, linked by zig from PyPI), `auditwheel show` on it, the sdist, and
+# a check that the sdist without Rust fails with a one-line message. aarch64, macOS and Windows
+# wheels: .github/workflows/wheels.yml (maturin-action; their toolchains are not on these machines).
+wheels:
+    bash scripts/wheels.sh
