@@ -504,3 +504,15 @@ fn a_missing_venv_is_a_reason_not_a_crash() {
     assert!(why.contains("scripts/python.sh"), "{why}");
     assert_eq!(venv_python(Path::new("/r")).file_name().unwrap(), "python");
 }
+
+#[test]
+fn a_stage_sum_promise_is_an_upper_bound_that_a_higher_rate_breaks() {
+    // The drop-in's scalable filter: judged against its stages' summed rate, from 0.
+    let band = fp_band(0.047, Promise::StageSum, 50_000);
+    assert!(
+        matches!(band, Bound::Between(lo, hi) if lo == 0.0 && hi > 0.047),
+        "{band:?}"
+    );
+    assert_eq!(Verdict::of(band, Some((0.001, 0.002))), Verdict::Met);
+    assert_eq!(Verdict::of(band, Some((0.06, 0.065))), Verdict::NotMet);
+}
