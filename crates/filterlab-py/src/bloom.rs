@@ -122,8 +122,22 @@ impl Bloom {
         }
     }
 
+    /// An empty filter of this one's shape, hasher and `hash_func` (a fresh zeroed table: no
+    /// copy of this one's bits).
+    fn emptied(&self, py: Python<'_>) -> PyResult<Self> {
+        let inner = ClassicBloom::builder()
+            .capacity(self.inner.capacity())
+            .fpr(self.inner.target_fpr())
+            .bits(self.inner.bits())
+            .hashes(self.inner.hashes())
+            .hasher(self.inner.hasher())
+            .build()
+            .map_err(err)?;
+        Ok(self.with_filter(py, inner))
+    }
+
     /// `other` as a `Bloom` of this shape: itself, or the objects of an iterable added to an
-    /// empty copy of this one.
+    /// empty filter of this shape.
     fn as_bloom(
         &self,
         other: &Bound<'_, PyAny>,
@@ -134,8 +148,7 @@ impl Bloom {
             self.check(&o)?;
             return f(&o);
         }
-        let mut empty = self.with_filter(other.py(), self.inner.clone());
-        empty.inner.clear();
+        let mut empty = self.emptied(other.py())?;
         for obj in other.try_iter()? {
             empty.add(&obj?)?;
         }
@@ -333,15 +346,16 @@ impl Bloom {
     fn __richcmp__(&self, other: PyRef<'_, Self>, op: CompareOp) -> PyResult<bool> {
         self.check(&other)?;
         let (a, b) = (&self.inner, &other.inner);
-        let le = a.is_subset(b).map_err(err)?;
-        let ge = b.is_subset(a).map_err(err)?;
+        // One pass over the table for <= and >=, two for the others.
+        let le = || a.is_subset(b).map_err(err);
+        let ge = || b.is_subset(a).map_err(err);
         Ok(match op {
-            CompareOp::Eq => le && ge,
-            CompareOp::Ne => !(le && ge),
-            CompareOp::Le => le,
-            CompareOp::Lt => le && !ge,
-            CompareOp::Ge => ge,
-            CompareOp::Gt => ge && !le,
+            CompareOp::Le => le()?,
+            CompareOp::Ge => ge()?,
+            CompareOp::Eq => le()? && ge()?,
+            CompareOp::Ne => !(le()? && ge()?),
+            CompareOp::Lt => le()? && !ge()?,
+            CompareOp::Gt => ge()? && !le()?,
         })
     }
 
@@ -426,8 +440,7 @@ fn intersection_update(slf: &Bound<'_, Bloom>, others: &Bound<'_, PyTuple>) -> P
             slf.try_borrow_mut()?.__iand__(o.try_borrow()?)?;
             continue;
         }
-        let mut objects = slf.borrow().copy(slf.py());
-        objects.inner.clear();
+        let mut objects = slf.borrow().emptied(slf.py())?;
         for obj in other.try_iter()? {
             objects.add(&obj?)?;
         }

@@ -14,7 +14,7 @@ pub(crate) enum Key<'py> {
 }
 
 impl Key<'_> {
-    /// The key's bytes (a `str`'s UTF-8 form, checked to exist when the key was taken).
+    /// The key's bytes (a `str`'s UTF-8 form, cached by CPython after the first call).
     pub(crate) fn as_bytes(&self) -> PyResult<&[u8]> {
         match self {
             Key::Bytes(b) => Ok(b.as_bytes()),
@@ -24,13 +24,12 @@ impl Key<'_> {
 }
 
 /// The key `obj` (`str` or `bytes`); a `str` that has no UTF-8 form (a lone surrogate) raises
-/// `UnicodeEncodeError` here.
+/// `UnicodeEncodeError` when its bytes are asked for ([`Key::as_bytes`]).
 pub(crate) fn key<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Key<'py>> {
     if let Ok(b) = obj.downcast::<PyBytes>() {
         return Ok(Key::Bytes(b.clone()));
     }
     if let Ok(s) = obj.downcast::<PyString>() {
-        s.to_str()?;
         return Ok(Key::Str(s.clone()));
     }
     Err(PyTypeError::new_err(format!(

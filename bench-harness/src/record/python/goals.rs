@@ -239,12 +239,10 @@ pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
             ));
         } else if id.is_drop_in() {
             // The drop-in's slow scalable filter is measured on the sample in the main job.
-            let scale = if id.is_slow() {
-                Scale::Sample
-            } else {
-                Scale::Full
-            };
-            out.push(fp_goal(GoalId::DropInFp(id), timing.row(id, scale)?));
+            out.push(fp_goal(
+                GoalId::DropInFp(id),
+                timing.row(id, id.main_scale())?,
+            ));
         }
     }
     out.push(load_goal(load));

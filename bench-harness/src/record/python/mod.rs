@@ -135,6 +135,16 @@ impl ContenderId {
         )
     }
 
+    /// The size the main job measures it at: the sample if it is slow, else full size.
+    #[must_use]
+    pub fn main_scale(self) -> Scale {
+        if self.is_slow() {
+            Scale::Sample
+        } else {
+            Scale::Full
+        }
+    }
+
     /// The hash its figures ran on.
     #[must_use]
     pub fn hash(self) -> &'static str {
@@ -213,16 +223,7 @@ impl Scale {
 pub fn main_rows() -> Vec<(ContenderId, Scale)> {
     let mut rows: Vec<_> = ContenderId::ALL
         .iter()
-        .map(|&id| {
-            (
-                id,
-                if id.is_slow() {
-                    Scale::Sample
-                } else {
-                    Scale::Full
-                },
-            )
-        })
+        .map(|&id| (id, id.main_scale()))
         .collect();
     rows.push((ContenderId::FilterlabClassic, Scale::Sample));
     rows
