@@ -144,7 +144,7 @@ impl Bloom {
         f: impl FnOnce(&Bloom) -> PyResult<bool>,
     ) -> PyResult<bool> {
         if let Ok(o) = other.downcast::<Bloom>() {
-            let o = o.try_borrow()?;
+            let o = crate::busy::read(o)?;
             self.check(&o)?;
             return f(&o);
         }
@@ -317,7 +317,7 @@ impl Bloom {
         slf: &Bound<'py, Self>,
         others: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, Self>> {
-        let out = Bound::new(slf.py(), slf.borrow().copy(slf.py()))?;
+        let out = Bound::new(slf.py(), crate::busy::read(slf)?.copy(slf.py()))?;
         update(&out, others)?;
         Ok(out)
     }
@@ -328,7 +328,7 @@ impl Bloom {
         slf: &Bound<'py, Self>,
         others: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, Self>> {
-        let out = Bound::new(slf.py(), slf.borrow().copy(slf.py()))?;
+        let out = Bound::new(slf.py(), crate::busy::read(slf)?.copy(slf.py()))?;
         intersection_update(&out, others)?;
         Ok(out)
     }
@@ -419,11 +419,11 @@ fn update(slf: &Bound<'_, Bloom>, others: &Bound<'_, PyTuple>) -> PyResult<()> {
             continue;
         }
         if let Ok(o) = other.downcast::<Bloom>() {
-            slf.try_borrow_mut()?.__ior__(o.try_borrow()?)?;
+            crate::busy::write(slf)?.__ior__(crate::busy::read(o)?)?;
         } else {
             for obj in other.try_iter()? {
                 let obj = obj?;
-                slf.try_borrow_mut()?.add(&obj)?;
+                crate::busy::write(slf)?.add(&obj)?;
             }
         }
     }
@@ -437,15 +437,15 @@ fn intersection_update(slf: &Bound<'_, Bloom>, others: &Bound<'_, PyTuple>) -> P
             continue;
         }
         if let Ok(o) = other.downcast::<Bloom>() {
-            slf.try_borrow_mut()?.__iand__(o.try_borrow()?)?;
+            crate::busy::write(slf)?.__iand__(crate::busy::read(o)?)?;
             continue;
         }
-        let mut objects = slf.borrow().emptied(slf.py())?;
+        let mut objects = crate::busy::read(slf)?.emptied(slf.py())?;
         for obj in other.try_iter()? {
             objects.add(&obj?)?;
         }
         let objects = Bound::new(slf.py(), objects)?;
-        slf.try_borrow_mut()?.__iand__(objects.borrow())?;
+        crate::busy::write(slf)?.__iand__(crate::busy::read(&objects)?)?;
     }
     Ok(())
 }

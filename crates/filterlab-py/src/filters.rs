@@ -45,16 +45,18 @@ macro_rules! filter_class {
         #[pymethods]
         impl $name {
             /// Whether the key may be in the set (`False`: it certainly is not).
-            fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                Ok(self.inner.contains(keys::key(key)?.as_bytes()?))
+            fn __contains__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+                let key = keys::key(key)?;
+                Ok(crate::busy::read(slf)?.inner.contains(key.as_bytes()?))
             }
 
             /// `[key in self for key in keys]`, computed with the GIL released.
-            fn contains_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
-                let inner = &self.inner;
+            fn contains_many(slf: &Bound<'_, Self>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
                 let (mut out, mut part) = (Vec::new(), Vec::new());
-                keys::in_chunks(keys, |chunk| {
-                    inner.contains_batch(chunk, &mut part);
+                keys::in_chunks(keys, |py, chunk| {
+                    let this = crate::busy::read(slf)?;
+                    let inner = &this.inner;
+                    py.allow_threads(|| inner.contains_batch(chunk, &mut part));
                     out.extend_from_slice(&part);
                     Ok(())
                 })?;
@@ -63,26 +65,26 @@ macro_rules! filter_class {
 
             /// Items added (a static filter: distinct keys of its set), saturated at
             /// `sys.maxsize`, the most `len()` can return (a file can declare up to 2^64 - 1).
-            fn __len__(&self) -> usize {
+            fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
                 let most = isize::MAX as u64;
-                self.inner.len().min(most) as usize
+                Ok(crate::busy::read(slf)?.inner.len().min(most) as usize)
             }
 
             /// Bytes of the filter's tables.
             #[getter]
-            fn size_in_bytes(&self) -> usize {
-                self.inner.size_in_bytes()
+            fn size_in_bytes(slf: &Bound<'_, Self>) -> PyResult<usize> {
+                Ok(crate::busy::read(slf)?.inner.size_in_bytes())
             }
 
             /// The false-positive rate the formulas give (at the current load).
-            fn expected_fpr(&self) -> f64 {
-                self.inner.expected_fpr()
+            fn expected_fpr(slf: &Bound<'_, Self>) -> PyResult<f64> {
+                Ok(crate::busy::read(slf)?.inner.expected_fpr())
             }
 
             /// The checksummed file bytes (the format the Rust crates and the CLI read; a
             /// shared filter writes its single-threaded variant's file).
-            fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-                PyBytes::new(py, &self.inner.to_bytes())
+            fn to_bytes<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyBytes>> {
+                Ok(PyBytes::new(slf.py(), &crate::busy::read(slf)?.inner.to_bytes()))
             }
 
             /// Loads the bytes of `to_bytes` (a shared filter also loads its single-threaded
@@ -93,8 +95,8 @@ macro_rules! filter_class {
             }
 
             /// Writes the filter's file.
-            fn save(&self, path: PathBuf) -> PyResult<()> {
-                Ok(self.inner.save(path)?)
+            fn save(slf: &Bound<'_, Self>, path: PathBuf) -> PyResult<()> {
+                Ok(crate::busy::read(slf)?.inner.save(path)?)
             }
 
             /// Reads a file written by `save`, the Rust crates or the CLI.
@@ -107,7 +109,7 @@ macro_rules! filter_class {
             fn __reduce__<'py>(
                 slf: &Bound<'py, Self>,
             ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-                let bytes = PyBytes::new(slf.py(), &slf.borrow().inner.to_bytes());
+                let bytes = PyBytes::new(slf.py(), &crate::busy::read(slf)?.inner.to_bytes());
                 Ok((slf.get_type().getattr("from_bytes")?, (bytes,)))
             }
 
@@ -127,9 +129,10 @@ macro_rules! filter_class {
             }
 
             /// `contains_many` for the keys `data[offsets[i]:offsets[i + 1]]`.
-            fn contains_buffer(&self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<Vec<bool>> {
-                let slices = keys::cut(data, &offsets)?;
-                let inner = &self.inner;
+            fn contains_buffer(slf: &Bound<'_, Self>, data: &[u8], offsets: Vec<u64>) -> PyResult<Vec<bool>> {
+                let (py, slices) = (slf.py(), keys::cut(data, &offsets)?);
+                let this = crate::busy::read(slf)?;
+                let inner = &this.inner;
                 let mut out = Vec::new();
                 py.allow_threads(|| inner.contains_batch(&slices, &mut out));
                 Ok(out)
@@ -137,17 +140,20 @@ macro_rules! filter_class {
 
             /// Items the filter was sized for.
             #[getter]
-            fn capacity(&self) -> u64 {
-                self.inner.capacity()
+            fn capacity(slf: &Bound<'_, Self>) -> PyResult<u64> {
+                Ok(crate::busy::read(slf)?.inner.capacity())
             }
 
-            fn __repr__(&self) -> String {
+            fn __repr__(slf: &Bound<'_, Self>) -> String {
+                let Ok(this) = slf.try_borrow() else {
+                    return format!("{}(<in use by another thread>)", stringify!($name));
+                };
                 format!(
                     "{}(capacity={}, len={}, size_in_bytes={})",
                     stringify!($name),
-                    self.inner.capacity(),
-                    self.inner.len(),
-                    self.inner.size_in_bytes()
+                    this.inner.capacity(),
+                    this.inner.len(),
+                    this.inner.size_in_bytes()
                 )
             }
 
@@ -194,7 +200,7 @@ macro_rules! filter_class {
             /// per chunk of 16,384 keys); a key of another type raises `TypeError`, the chunks
             /// before it stay added.
             fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-                keys::in_chunks(keys, |chunk| {
+                keys::in_chunks_released(keys, |chunk| {
                     chunk.iter().for_each(|k| self.inner.insert(k));
                     Ok(())
                 })
@@ -221,25 +227,27 @@ macro_rules! filter_class {
             fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
                 // The same object cannot be borrowed mutably and shared at once.
                 if slf.as_any().is(other) {
-                    let copy = slf.borrow().inner.clone();
-                    return slf.borrow_mut().inner.union(&copy).map_err(err);
+                    let copy = crate::busy::read(slf)?.inner.clone();
+                    return crate::busy::write(slf)?.inner.union(&copy).map_err(err);
                 }
-                let other = other.borrow();
-                slf.borrow_mut().inner.union(&other.inner).map_err(err)
+                let other = crate::busy::read(other)?;
+                crate::busy::write(slf)?.inner.union(&other.inner).map_err(err)
             }
         ] [$($cap)*] $extra);
     };
     (@caps $doc:tt $name:ident, $rust:ty, [$($acc:tt)*] [deletes $($cap:ident)*] $extra:tt) => {
         filter_class!(@caps $doc $name, $rust, [$($acc)*
             /// Removes a key added before; `FilterlabError` if the filter proves it absent.
-            fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-                self.inner.remove(keys::key(key)?.as_bytes()?).map_err(err)
+            fn remove(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+                let key = keys::key(key)?;
+                crate::busy::write(slf)?.inner.remove(key.as_bytes()?).map_err(err)
             }
 
             /// An upper bound of how many times the key was added (the copies of its
             /// fingerprint or remainder; a counting filter's smallest counter).
-            fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-                Ok(self.inner.count(keys::key(key)?.as_bytes()?))
+            fn count(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+                let key = keys::key(key)?;
+                Ok(crate::busy::read(slf)?.inner.count(key.as_bytes()?))
             }
         ] [$($cap)*] $extra);
     };
@@ -247,51 +255,57 @@ macro_rules! filter_class {
         filter_class!(@caps $doc $name, $rust, [$($acc)*
             /// Stages allocated so far.
             #[getter]
-            fn stages(&self) -> usize {
-                self.inner.stages()
+            fn stages(slf: &Bound<'_, Self>) -> PyResult<usize> {
+                Ok(crate::busy::read(slf)?.inner.stages())
             }
 
             /// The bound on the false-positive rate over every stage the filter may grow.
-            fn fpr_bound(&self) -> f64 {
-                self.inner.fpr_bound()
+            fn fpr_bound(slf: &Bound<'_, Self>) -> PyResult<f64> {
+                Ok(crate::busy::read(slf)?.inner.fpr_bound())
             }
         ] [$($cap)*] $extra);
     };
     (@caps [$($doc:tt)*] $name:ident, $rust:ty, [$($acc:tt)*] [] { $($extra:tt)* }) => {
         filter_class!(@sized [$($doc)*] [] $name, $rust, $rust, build, {
             /// Adds a key (`str` or `bytes`).
-            fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+            fn add(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<()> {
                 let key = keys::key(key)?;
-                self.inner.insert(key.as_bytes()?).map_err(err)
+                crate::busy::write(slf)?.inner.insert(key.as_bytes()?).map_err(err)
             }
 
             /// Adds the key unless the filter already answers "maybe present"; returns whether
             /// it was added.
-            fn insert_if_absent(&mut self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+            fn insert_if_absent(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
                 let key = keys::key(key)?;
-                self.inner.insert_if_absent(key.as_bytes()?).map_err(err)
+                crate::busy::write(slf)?.inner.insert_if_absent(key.as_bytes()?).map_err(err)
             }
 
             /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
-            /// per chunk of 16,384 keys). On an error (a key of another type, a full cuckoo
-            /// table) the keys before the chunk that failed stay added.
-            fn add_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-                let inner = &mut self.inner;
-                keys::in_chunks(keys, |chunk| inner.insert_batch(chunk))
+            /// per chunk of 16,384 keys, the filter borrowed only then: a generator may query
+            /// the filter it feeds, and sees the chunks before its own). On an error (a key of
+            /// another type, a full cuckoo table) the keys before the chunk that failed stay
+            /// added.
+            fn add_many(slf: &Bound<'_, Self>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+                keys::in_chunks(keys, |py, chunk| {
+                    let mut this = crate::busy::write(slf)?;
+                    let inner = &mut this.inner;
+                    py.allow_threads(|| inner.insert_batch(chunk)).map_err(err)
+                })
             }
 
             /// Adds the keys `data[offsets[i]:offsets[i + 1]]` (n + 1 offsets for n keys),
             /// with the GIL released.
-            fn add_buffer(&mut self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
-                let slices = keys::cut(data, &offsets)?;
-                let inner = &mut self.inner;
+            fn add_buffer(slf: &Bound<'_, Self>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
+                let (py, slices) = (slf.py(), keys::cut(data, &offsets)?);
+                let mut this = crate::busy::write(slf)?;
+                let inner = &mut this.inner;
                 py.allow_threads(|| inner.insert_batch(&slices)).map_err(err)
             }
 
             /// The variant's name.
             #[getter]
-            fn name(&self) -> &'static str {
-                self.inner.name()
+            fn name(slf: &Bound<'_, Self>) -> PyResult<&'static str> {
+                Ok(crate::busy::read(slf)?.inner.name())
             }
 
             $($acc)*
@@ -307,27 +321,27 @@ filter_class!(
     ClassicBloom, filterlab::ClassicBloom, [unites] {
     /// Bits in the array (m).
     #[getter]
-    fn bits(&self) -> u64 {
-        self.inner.bits()
+    fn bits(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        Ok(crate::busy::read(slf)?.inner.bits())
     }
 
     /// Probes per key (k).
     #[getter]
-    fn hashes(&self) -> u32 {
-        self.inner.hashes()
+    fn hashes(slf: &Bound<'_, Self>) -> PyResult<u32> {
+        Ok(crate::busy::read(slf)?.inner.hashes())
     }
 
     /// Distinct keys added, estimated from the bits set (Swamidass & Baldi 2007): a key added
     /// twice counts once, unlike `len()`, which counts every add.
     #[getter]
-    fn approx_items(&self) -> f64 {
-        self.inner.estimate_distinct()
+    fn approx_items(slf: &Bound<'_, Self>) -> PyResult<f64> {
+        Ok(crate::busy::read(slf)?.inner.estimate_distinct())
     }
 
     /// The false-positive rate of the table as it stands, `(X/m)^k` for `X` bits set of `m`:
     /// duplicate adds do not raise it, unlike `expected_fpr()` (the formula at `len()`).
-    fn realised_fpr(&self) -> f64 {
-        self.inner.realised_fpr()
+    fn realised_fpr(slf: &Bound<'_, Self>) -> PyResult<f64> {
+        Ok(crate::busy::read(slf)?.inner.realised_fpr())
     }
 });
 
@@ -373,8 +387,8 @@ filter_class!(
     /// remainders in runs of home slots; removes keys, counts copies, resizes and merges.
     QuotientFilter, filterlab::QuotientFilter, [deletes] {
     /// Doubles the slots, moving one remainder bit into the quotient (no key is lost).
-    fn resize(&mut self) -> PyResult<()> {
-        self.inner.resize().map_err(err)
+    fn resize(slf: &Bound<'_, Self>) -> PyResult<()> {
+        crate::busy::write(slf)?.inner.resize().map_err(err)
     }
 
     /// Adds every key of `other` (same shape and seed), copies included. `q.merge(q)` merges
@@ -382,11 +396,11 @@ filter_class!(
     fn merge(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
         // The same object cannot be borrowed mutably and shared at once.
         if slf.as_any().is(other) {
-            let copy = slf.borrow().inner.clone();
-            return slf.borrow_mut().inner.merge(&copy).map_err(err);
+            let copy = crate::busy::read(slf)?.inner.clone();
+            return crate::busy::write(slf)?.inner.merge(&copy).map_err(err);
         }
-        let other = other.borrow();
-        slf.borrow_mut().inner.merge(&other.inner).map_err(err)
+        let other = crate::busy::read(other)?;
+        crate::busy::write(slf)?.inner.merge(&other.inner).map_err(err)
     }
 });
 

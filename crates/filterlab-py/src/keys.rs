@@ -43,14 +43,16 @@ pub(crate) fn key<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Key<'py>> {
 pub(crate) const CHUNK: usize = 16_384;
 
 /// Calls `f` on the keys of an iterable of `str` or `bytes` (a list, a tuple, a generator, a
-/// numpy array of `bytes_` or `str_`), [`CHUNK`] keys at a time, with the GIL released during
-/// each call. Stops at the first error: the chunks before it were handed to `f`.
+/// numpy array of `bytes_` or `str_`), [`CHUNK`] keys at a time, with the GIL held: `f` borrows
+/// the filter and releases the GIL itself, so that no borrow spans the iterable's own code (a
+/// generator may query the filter it feeds; it sees the keys of the chunks before its own).
+/// Stops at the first error: the chunks before it were handed to `f`.
 ///
 /// A bare `str` or `bytes` is refused: iterating it would give characters or integers, never
 /// the key the caller meant.
-pub(crate) fn in_chunks(
-    obj: &Bound<'_, PyAny>,
-    mut f: impl FnMut(&[&[u8]]) -> filterlab::Result<()> + Send,
+pub(crate) fn in_chunks<'py>(
+    obj: &Bound<'py, PyAny>,
+    mut f: impl FnMut(Python<'py>, &[&[u8]]) -> PyResult<()>,
 ) -> PyResult<()> {
     if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
         return Err(PyTypeError::new_err(
@@ -69,11 +71,22 @@ pub(crate) fn in_chunks(
             return Ok(());
         }
         let slices: Vec<&[u8]> = held.iter().map(Key::as_bytes).collect::<PyResult<_>>()?;
-        py.allow_threads(|| f(&slices)).map_err(crate::err)?;
+        f(py, &slices)?;
         if held.len() < CHUNK {
             return Ok(());
         }
     }
+}
+
+/// [`in_chunks`] for work that needs no borrow of a Python object: `f` runs with the GIL
+/// released.
+pub(crate) fn in_chunks_released(
+    obj: &Bound<'_, PyAny>,
+    mut f: impl FnMut(&[&[u8]]) -> filterlab::Result<()> + Send,
+) -> PyResult<()> {
+    in_chunks(obj, |py, chunk| {
+        py.allow_threads(|| f(chunk)).map_err(crate::err)
+    })
 }
 
 /// Keys cut from one buffer: key `i` is `data[offsets[i]..offsets[i + 1]]`, so `n` keys take

@@ -6,8 +6,10 @@
 //!   `bytes`. The batch methods (`add_many`, `contains_many`, `*_buffer`) hash and probe with the
 //!   GIL released.
 //! - The single-threaded classes (`ClassicBloom`, ...) are Python objects with a Rust borrow
-//!   flag: a second thread that calls one while a batch runs gets a `RuntimeError`, never a data
-//!   race. `AtomicClassicBloom` and `AtomicBlockedBloom` take any number of threads at once.
+//!   flag: many threads may query one at once, but a thread that calls one while another
+//!   thread's batch writes it gets `FilterBusyError` (a `RuntimeError` that names the atomic
+//!   classes), never a data race. `AtomicClassicBloom` and `AtomicBlockedBloom` take any number
+//!   of threads at once.
 //! - `save`, `load`, `to_bytes`, `from_bytes` and pickle go through the checksummed file format,
 //!   the files the Rust crates and the `filterlab` CLI read and write.
 //! - Every error the Rust side reports is raised as `FilterlabError` (a `ValueError`) carrying
@@ -16,6 +18,7 @@
 
 mod atomic;
 mod bloom;
+mod busy;
 mod filters;
 mod keys;
 mod pybloom;
@@ -169,6 +172,7 @@ fn peek_variant(data: &Bound<'_, PyBytes>) -> PyResult<&'static str> {
 #[pymodule]
 fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FilterlabError", m.py().get_type::<FilterlabError>())?;
+    m.add("FilterBusyError", m.py().get_type::<busy::FilterBusyError>())?;
     add_variant_classes(m)?;
     m.add_class::<atomic::AtomicClassicBloom>()?;
     m.add_class::<atomic::AtomicBlockedBloom>()?;

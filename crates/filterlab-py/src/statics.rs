@@ -14,7 +14,7 @@ fn built<R: TryFrom<AnyFilter> + Persist>(obj: &Bound<'_, PyAny>, fpr: f64) -> P
     let variant = Variant::from_id(R::KIND.id()).ok_or_else(|| err("not a registry variant"))?;
     let hasher = filterlab::KeyHasher::default();
     let mut hashes = Vec::new();
-    keys::in_chunks(obj, |chunk| {
+    keys::in_chunks_released(obj, |chunk| {
         hashes.extend(chunk.iter().map(|k| hasher.hash(k)));
         Ok(())
     })?;

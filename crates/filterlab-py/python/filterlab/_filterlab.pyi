@@ -33,6 +33,7 @@ __all__ = [
     "CountingBloom",
     "CuckooFilter",
     "ExpandableCuckoo",
+    "FilterBusyError",
     "FilterlabError",
     "QuotientFilter",
     "Ribbon",
@@ -44,6 +45,10 @@ __all__ = [
 
 class FilterlabError(ValueError):
     """A filterlab operation was refused; the message is the Rust library's."""
+
+class FilterBusyError(RuntimeError):
+    """A single-threaded filter was called while another thread was writing it (or reading it,
+    for a write). Share AtomicClassicBloom or AtomicBlockedBloom between threads instead."""
 
 # The shared parts of the classes, as the Rust side writes them (src/filters.rs, one macro body
 # and its capabilities). They do not exist at runtime (`type_check_only`); `_F` is the class
