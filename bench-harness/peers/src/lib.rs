@@ -39,8 +39,11 @@ use xorf::Filter as _;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 mod atomic;
+mod one_shot;
+mod quirks;
 
 pub use atomic::{fastbloom_atomic_parallel_build, AtomicPeer};
+pub use one_shot::{Xxh3Once, Xxh3OnceState};
 
 /// The seed every seedable peer is built with.
 ///
@@ -58,6 +61,10 @@ pub enum PeerKind {
     FastbloomDefault,
     /// `fastbloom::BloomFilter` hashing with `foldhash::fast::FixedState::with_seed(SEED)`.
     FastbloomFoldhash,
+    /// `fastbloom::BloomFilter` hashing each key once with `xxh3_64_with_seed(key, SEED)`
+    /// ([`Xxh3OnceState`]): filterlab's `HashKind::Xxh3_64`, so that the split-block goal
+    /// compares like structures with the same hash.
+    FastbloomXxh3,
     /// `bloomfilter::Bloom<[u8]>`, built by `new_for_fp_rate_with_seed`.
     Bloomfilter,
     /// `cuckoofilter::CuckooFilter` with its default hasher.
@@ -85,9 +92,10 @@ pub enum PeerKind {
 
 impl PeerKind {
     /// Every peer, in the order the report lists them.
-    pub const ALL: [PeerKind; 12] = [
+    pub const ALL: [PeerKind; 13] = [
         PeerKind::FastbloomDefault,
         PeerKind::FastbloomFoldhash,
+        PeerKind::FastbloomXxh3,
         PeerKind::Bloomfilter,
         PeerKind::Cuckoofilter,
         PeerKind::CuckoofilterXxh3,
@@ -105,6 +113,7 @@ impl PeerKind {
         match self {
             PeerKind::FastbloomDefault => "fastbloom",
             PeerKind::FastbloomFoldhash => "fastbloom+foldhash",
+            PeerKind::FastbloomXxh3 => "fastbloom+xxh3-64",
             PeerKind::Bloomfilter => "bloomfilter",
             PeerKind::Cuckoofilter => "cuckoofilter",
             PeerKind::CuckoofilterXxh3 => "cuckoofilter+xxh3",
@@ -123,6 +132,7 @@ impl PeerKind {
         match self {
             PeerKind::FastbloomDefault => "fastbloom 0.17.0",
             PeerKind::FastbloomFoldhash => "fastbloom 0.17.0 + foldhash 0.2.0",
+            PeerKind::FastbloomXxh3 => "fastbloom 0.17.0 + xxhash-rust 0.8 (xxh3_64, one call a key)",
             PeerKind::Bloomfilter => "bloomfilter 3.0.2",
             PeerKind::Cuckoofilter => "cuckoofilter 0.5.0",
             PeerKind::CuckoofilterXxh3 => "cuckoofilter 0.5.0 + xxhash-rust 0.8 (Xxh3 hasher)",
@@ -136,84 +146,23 @@ impl PeerKind {
             PeerKind::HashSetBytes => "Rust std + foldhash 0.2.0",
         }
     }
-
-    /// What a reader of the report must know to compare this peer fairly, in one sentence.
-    pub fn quirks(self) -> &'static str {
-        match self {
-            PeerKind::FastbloomDefault => {
-                "Seeded here with `.seed(&SEED)` (SipHash-1-3); left unseeded, fastbloom draws a \
-                 random seed for every filter, and it derives all k probes from one 64-bit hash \
-                 and rounds the bit array up to whole 64-bit words."
-            }
-            PeerKind::FastbloomFoldhash => {
-                "Same filter as fastbloom but hashed with foldhash's fast, non-DoS-resistant \
-                 `FixedState::with_seed(SEED)`, which is deterministic across runs."
-            }
-            PeerKind::Bloomfilter => {
-                "Seeded with a fixed 32-byte seed whose two 16-byte halves are distinct (each \
-                 half keys one of its two SipHash-1-3 passes, and equal halves make the first \
-                 two probes coincide, which measured about 4x the FP rate at p = 0.01), and it hashes \
-                 every key twice."
-            }
-            PeerKind::Cuckoofilter => {
-                "Ignores p (fixed 8-bit fingerprints, 4 per bucket, FP about 8·load/255), rounds \
-                 the table up to a power of two, picks eviction victims with `thread_rng` so its \
-                 contents after evictions are not reproducible, and on a full table `add` \
-                 returns NotEnoughSpace after dropping a random *other* key (counted here as a \
-                 refused insert)."
-            }
-            PeerKind::CuckoofilterXxh3 => {
-                "The cuckoofilter above with `xxhash_rust::xxh3::Xxh3` (default seed) as its \
-                 `Hasher + Default` instead of SipHash; same table, fingerprints and eviction \
-                 quirks."
-            }
-            PeerKind::GrowableBloom => {
-                "Not seedable but deterministic (xxh3 with the default seed); a partitioned \
-                 Bloom filter with k = ceil(log2(1/p)) slices that adds a 2x larger, 0.85x \
-                 tighter sub-filter once n inserts are exceeded, and skips an insert that \
-                 already tests positive."
-            }
-            PeerKind::ProbabilisticCollections => {
-                "Seeded here through `with_hashers` with two distinct SipHash-2-4 keys (its \
-                 `new` seeds from `thread_rng`); hashes every key twice, rounds k up rather \
-                 than to nearest, and reduces probes with `%`."
-            }
-            PeerKind::BinaryFuse8 => {
-                "Static: built once from all keys' xxh3_64 hashes and never updated; ignores p \
-                 (FP is fixed near 2^-8 = 0.39%), and its construction retries use a fixed \
-                 splitmix64 sequence, so it is deterministic."
-            }
-            PeerKind::BinaryFuse16 => {
-                "Static like BinaryFuse8 but 16-bit fingerprints (FP fixed near 2^-16 = \
-                 0.0015%, about 18 bits/key), so it is compared with our binary-fuse16, not with \
-                 filters at 1%."
-            }
-            PeerKind::Qfilter => {
-                "Built with `Filter::new(n, p)`: a fixed size (its resizable mode doubles the \
-                 rate at each resize), 2^q slots for the smallest q that holds n at 95% load and \
-                 r = ceil(log2(1/p)) remainder bits (7 at 1%) plus 2.125 metadata bits a slot, \
-                 so its rate and bits/key depend on how full n leaves 2^q slots; keys inserted \
-                 with `insert_duplicated` (no presence check: a copy per insert, as ours), \
-                 hashed by its default `StableBuildHasher` (foldhash quality, seed 0: \
-                 deterministic); a full table's refusal is counted as a refused insert."
-            }
-            PeerKind::HashSet => {
-                "Exact (no false positives); std's `RandomState` is seeded randomly per process, \
-                 so bucket layout and timings, but not answers, vary between runs, and lookups \
-                 first check that the key is UTF-8."
-            }
-            PeerKind::HashSetBytes => {
-                "Exact; keys stored as `Box<[u8]>` (no UTF-8 check, one allocation per key) and \
-                 hashed with foldhash's fixed-seed fast hasher, so it is deterministic."
-            }
-        }
-    }
 }
 
 impl fmt::Display for PeerKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// `f` with every key of `keys` inserted.
+fn filled<'a, S: std::hash::BuildHasher>(
+    mut f: BloomFilter<S>,
+    keys: impl Iterator<Item = &'a [u8]>,
+) -> BloomFilter<S> {
+    for key in keys {
+        f.insert(key);
+    }
+    f
 }
 
 /// The 32-byte seed handed to `bloomfilter`.
@@ -250,6 +199,8 @@ pub enum Peer {
     FastbloomDefault(BloomFilter),
     /// See [`PeerKind::FastbloomFoldhash`].
     FastbloomFoldhash(BloomFilter<FixedState>),
+    /// See [`PeerKind::FastbloomXxh3`].
+    FastbloomXxh3(BloomFilter<Xxh3OnceState>),
     /// See [`PeerKind::Bloomfilter`].
     Bloomfilter(bloomfilter::Bloom<[u8]>),
     /// See [`PeerKind::Cuckoofilter`].
@@ -339,24 +290,24 @@ impl Peer {
         let keys = keys.into_iter();
         let mut refused = 0u64;
         let peer = match kind {
-            PeerKind::FastbloomDefault => {
-                let mut f = BloomFilter::with_false_pos(p)
+            PeerKind::FastbloomDefault => Peer::FastbloomDefault(filled(
+                BloomFilter::with_false_pos(p)
                     .seed(&u128::from(SEED))
-                    .expected_items(n);
-                for key in keys {
-                    f.insert(key);
-                }
-                Peer::FastbloomDefault(f)
-            }
-            PeerKind::FastbloomFoldhash => {
-                let mut f = BloomFilter::with_false_pos(p)
+                    .expected_items(n),
+                keys,
+            )),
+            PeerKind::FastbloomFoldhash => Peer::FastbloomFoldhash(filled(
+                BloomFilter::with_false_pos(p)
                     .hasher(FixedState::with_seed(SEED))
-                    .expected_items(n);
-                for key in keys {
-                    f.insert(key);
-                }
-                Peer::FastbloomFoldhash(f)
-            }
+                    .expected_items(n),
+                keys,
+            )),
+            PeerKind::FastbloomXxh3 => Peer::FastbloomXxh3(filled(
+                BloomFilter::with_false_pos(p)
+                    .hasher(Xxh3OnceState::with_seed(SEED))
+                    .expected_items(n),
+                keys,
+            )),
             PeerKind::Bloomfilter => {
                 let mut f =
                     bloomfilter::Bloom::new_for_fp_rate_with_seed(n, p, &bloomfilter_seed())
@@ -414,6 +365,7 @@ impl Peer {
         match self {
             Peer::FastbloomDefault(_) => PeerKind::FastbloomDefault,
             Peer::FastbloomFoldhash(_) => PeerKind::FastbloomFoldhash,
+            Peer::FastbloomXxh3(_) => PeerKind::FastbloomXxh3,
             Peer::Bloomfilter(_) => PeerKind::Bloomfilter,
             Peer::Cuckoofilter(_) => PeerKind::Cuckoofilter,
             Peer::GrowableBloom(_) => PeerKind::GrowableBloom,
@@ -433,6 +385,7 @@ impl Peer {
         match self {
             Peer::FastbloomDefault(f) => f.contains(key),
             Peer::FastbloomFoldhash(f) => f.contains(key),
+            Peer::FastbloomXxh3(f) => f.contains(key),
             Peer::Bloomfilter(f) => f.check(key),
             Peer::Cuckoofilter(f) => f.contains(key),
             Peer::GrowableBloom(f) => f.contains(key),
@@ -466,6 +419,7 @@ impl Peer {
         match self {
             Peer::FastbloomDefault(f) => f.num_bits() / 8,
             Peer::FastbloomFoldhash(f) => f.num_bits() / 8,
+            Peer::FastbloomXxh3(f) => f.num_bits() / 8,
             Peer::Bloomfilter(f) => f.as_slice().len(),
             Peer::Cuckoofilter(f) => f.memory_usage(),
             Peer::GrowableBloom(f) => {

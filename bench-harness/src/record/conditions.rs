@@ -157,6 +157,7 @@ pub fn peer_hash(kind: PeerKind) -> &'static str {
     match kind {
         PeerKind::FastbloomDefault => "SipHash-1-3",
         PeerKind::FastbloomFoldhash => "foldhash",
+        PeerKind::FastbloomXxh3 => "xxh3-64",
         PeerKind::Bloomfilter => "SipHash-1-3, twice",
         PeerKind::Cuckoofilter => "SipHash-1-3",
         PeerKind::CuckoofilterXxh3 => "xxh3-64",

@@ -228,12 +228,14 @@ pub fn twin_name(kind: Variant, peer: PeerKind) -> String {
     format!("{} at {}'s FP", kind.name(), peer.name())
 }
 
-/// Our static filters built again from the same keys with xxh3-64 (`HashKind::Xxh3_64`), the
-/// hash of xorf's binary fuse filters they face, so that the fuse goals compare the filters
-/// rather than the hashes.
-pub const HASH_TWINS: [(Variant, OurHash); 2] = [
+/// Our filters built again from the same keys with xxh3-64 (`HashKind::Xxh3_64`), the hash
+/// of the peer they face, so that those goals compare the filters rather than the hashes: the
+/// static filters against xorf's binary fuse filters, the split-block filter against fastbloom
+/// hashing with xxh3-64 (`PeerKind::FastbloomXxh3`).
+pub const HASH_TWINS: [(Variant, OurHash); 3] = [
     (Variant::BinaryFuse8, OurHash::Xxh3_64),
     (Variant::BinaryFuse16, OurHash::Xxh3_64),
+    (Variant::Blocked, OurHash::Xxh3_64),
 ];
 
 /// The name of `kind` built with `hash` ([`HASH_TWINS`]): `binary-fuse8 with xxh3-64`.

@@ -131,6 +131,7 @@ pub const TARGETS: &[Target] = {
     use Variant::{BinaryFuse16, BinaryFuse8, Blocked, Classic, Cuckoo, Quotient, Scalable};
     use Ours::{Hash64 as H64, Variant as V};
     const FB: Against = Against::Peers(&[PeerKind::FastbloomFoldhash, PeerKind::FastbloomDefault]);
+    const FB_XXH3: Against = Against::Peers(&[PeerKind::FastbloomXxh3]);
     const CLASSIC: Against =
         Against::Peers(&[PeerKind::Bloomfilter, PeerKind::ProbabilisticCollections]);
     const CF: Against = Against::Peers(&[PeerKind::Cuckoofilter, PeerKind::CuckoofilterXxh3]);
@@ -155,6 +156,10 @@ pub const TARGETS: &[Target] = {
         (V(Classic), BuildBatched, FB, Build, M(0.5), ALIKE, INFO),
         (V(Blocked), Negative, FB, Negative, M(0.6), ALIKE, T),
         (V(Blocked), Positive, FB, Positive, M(0.6), ALIKE, T),
+        // Issue 38: the split-block filter against fastbloom with the same hash (both xxh3-64,
+        // one call a key): the structures alone. The rows above keep each side's default hash.
+        (H64(Blocked), Negative, FB_XXH3, Negative, M(0.7), ALIKE, T),
+        (H64(Blocked), Positive, FB_XXH3, Positive, M(0.7), ALIKE, T),
         (V(Blocked), NegativeBatched, FB, Negative, M(0.35), ALIKE, T),
         (V(Blocked), PositiveBatched, FB, Positive, M(0.35), ALIKE, T),
         (V(Blocked), NegativeBatched, FUSE, Negative, M(0.6), ALIKE, T),
