@@ -417,6 +417,7 @@ pub fn time_parallel_lookups<F: Filter + Sync>(
 }
 
 pub mod bootstrap;
+pub mod calibration;
 pub mod memory;
 pub mod rounds;
 

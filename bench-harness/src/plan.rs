@@ -153,13 +153,31 @@ pub fn check_members(run: &Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
     Ok(())
 }
 
-/// Runs every wanted stage of `stages` in order, after [`check_members`].
+/// Times the calibration loop at `at` into the results.
+fn calibrate(run: &mut Run<'_>, calibration: &crate::measure::calibration::Calibration, at: &str) {
+    let point = calibration.point(at);
+    eprintln!(
+        "   calibration {at}: {:.1} ns an operation ({:.1}–{:.1})",
+        point.ns, point.range.0, point.range.1
+    );
+    run.results.calibration.push(point);
+}
+
+/// Runs every wanted stage of `stages` in order, after [`check_members`], timing the
+/// calibration loop before each stage that measures and before the one that writes the
+/// results (the last).
 ///
 /// # Errors
 /// Too few members for a stage, or the first stage that fails, named.
 pub fn execute(run: &mut Run<'_>, stages: &[&dyn Stage]) -> Result<()> {
     check_members(run, stages)?;
+    let calibration = crate::measure::calibration::Calibration::new();
     for stage in stages.iter().filter(|s| s.wanted(run.plan)) {
+        if stage.writes_the_results() {
+            calibrate(run, &calibration, "after the last stage");
+        } else {
+            calibrate(run, &calibration, &format!("before {}", stage.name()));
+        }
         eprintln!("== {}", stage.name());
         crate::measure::memory::start_stage();
         let t = Instant::now();

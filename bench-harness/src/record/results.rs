@@ -41,6 +41,21 @@ pub struct Results {
     /// not say.
     #[serde(default)]
     pub peak_rss: Option<crate::measure::PeakRss>,
+    /// The calibration loop timed before every stage and after the last
+    /// ([`crate::measure::calibration`]): whether the machine kept its speed through the run.
+    #[serde(default)]
+    pub calibration: Vec<crate::measure::calibration::Point>,
+}
+
+impl Results {
+    /// What the report says at its top about a run the machine disturbed: the timing loops that
+    /// ended wide, and the calibration loop's swing; empty for a quiet run.
+    #[must_use]
+    pub fn disturbances(&self) -> Vec<String> {
+        let loops = crate::measure::rounds::disturbed(&self.loops).map(|d| d.sentence());
+        let swing = crate::measure::calibration::swing(&self.calibration).map(|s| s.sentence());
+        loops.into_iter().chain(swing).collect()
+    }
 }
 
 /// One stage's wall time.

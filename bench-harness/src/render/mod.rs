@@ -167,7 +167,7 @@ fn readme(results: &Results, plots: &[(String, String)], stamps: &[Stamp]) -> St
         m.command
     );
     headline::section(&mut s, results);
-    machine_section(&mut s, &results.machine, &results.loops);
+    machine_section(&mut s, &results.machine, &results.disturbances());
     stages_section(&mut s, results);
     dataset_section(&mut s, &results.dataset);
     let matrix: Vec<&Record> = by(r, Scenario::Matrix).collect();
@@ -186,7 +186,7 @@ fn readme(results: &Results, plots: &[(String, String)], stamps: &[Stamp]) -> St
 }
 
 /// The machine the run was made on.
-fn machine_section(s: &mut String, m: &Machine, loops: &[crate::measure::rounds::LoopRecord]) {
+fn machine_section(s: &mut String, m: &Machine, disturbances: &[String]) {
     let _ = writeln!(s, "## Machine\n");
     let _ = writeln!(
         s,
@@ -210,8 +210,8 @@ fn machine_section(s: &mut String, m: &Machine, loops: &[crate::measure::rounds:
         "Absolute times are this machine's and swing between runs on a shared 2-core VM; compare \
          figures within one table (same run, medians of interleaved rounds).\n"
     );
-    if let Some(d) = crate::measure::rounds::disturbed(loops) {
-        let _ = writeln!(s, "{}\n", d.sentence());
+    for d in disturbances {
+        let _ = writeln!(s, "{d}\n");
     }
 }
 
@@ -400,8 +400,8 @@ pub fn readme_block(results: &Results, stamps: &[Stamp]) -> String {
         results.machine.cores,
         results.machine.cpu
     );
-    if let Some(d) = crate::measure::rounds::disturbed(&results.loops) {
-        let _ = writeln!(block, "{}\n", d.sentence());
+    for d in results.disturbances() {
+        let _ = writeln!(block, "{d}\n");
     }
     let _ = writeln!(block, "| variant | memory | bits/key | FP asked | FP reached | ns/lookup (50% positive) |\n|---|---:|---:|---:|---:|---:|");
     for r in &rows {

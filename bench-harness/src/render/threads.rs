@@ -60,8 +60,18 @@ pub fn render(r: &ThreadsReport) -> String {
             x.verdict.word().into(),
         ]);
     }
+    let faults = crate::judge::threads::faults(&r.rows);
+    let faults = if faults.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "**Measurement fault**: speed-ups above the thread count cannot be; the run was \
+             disturbed, and these speed-ups decide nothing: {}.\n\n",
+            faults.join("; ")
+        )
+    };
     format!(
-        "# One filter, many threads\n\nRun at commit {} on {} ({} cores). {n} keys at {}; inserts of every key split over the \
+        "# One filter, many threads\n\n{faults}Run at commit {} on {} ({} cores). {n} keys at {}; inserts of every key split over the \
          threads, lookups of a 50/50 member/non-member mix; wall time of the whole threaded pass \
          per operation (thread start-up included), {} interleaved rounds with the order of the thread counts alternating; every table on 4 KiB pages (ours built without the huge-page advice, as fastbloom's). \
          Each target's interval is a 95% bootstrap over the paired rounds; met when the whole interval satisfies the bound, not met when none of it does, undecided otherwise.\n\n{}\n{}\n## Targets\n\n{}",
