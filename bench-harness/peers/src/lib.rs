@@ -132,7 +132,9 @@ impl PeerKind {
         match self {
             PeerKind::FastbloomDefault => "fastbloom 0.17.0",
             PeerKind::FastbloomFoldhash => "fastbloom 0.17.0 + foldhash 0.2.0",
-            PeerKind::FastbloomXxh3 => "fastbloom 0.17.0 + xxhash-rust 0.8 (xxh3_64, one call a key)",
+            PeerKind::FastbloomXxh3 => {
+                "fastbloom 0.17.0 + xxhash-rust 0.8 (xxh3_64, one call a key)"
+            }
             PeerKind::Bloomfilter => "bloomfilter 3.0.2",
             PeerKind::Cuckoofilter => "cuckoofilter 0.5.0",
             PeerKind::CuckoofilterXxh3 => "cuckoofilter 0.5.0 + xxhash-rust 0.8 (Xxh3 hasher)",

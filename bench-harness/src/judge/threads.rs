@@ -45,7 +45,10 @@ pub fn targets(rows: &[Row]) -> Vec<Target> {
                 let mut t = judged(claim, one, find_row(rows, c, all, op), bound);
                 // More than `all` times faster on `all` threads cannot be: a measurement fault
                 // (a round slowed by a neighbour), which decides nothing.
-                if let Some(t) = t.as_mut().filter(|t| t.measured.is_some_and(|m| m > all as f64)) {
+                if let Some(t) = t
+                    .as_mut()
+                    .filter(|t| t.measured.is_some_and(|m| m > all as f64))
+                {
                     t.verdict = Verdict::Undecided;
                 }
                 out.extend(t);

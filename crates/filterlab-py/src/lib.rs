@@ -172,7 +172,10 @@ fn peek_variant(data: &Bound<'_, PyBytes>) -> PyResult<&'static str> {
 #[pymodule]
 fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FilterlabError", m.py().get_type::<FilterlabError>())?;
-    m.add("FilterBusyError", m.py().get_type::<busy::FilterBusyError>())?;
+    m.add(
+        "FilterBusyError",
+        m.py().get_type::<busy::FilterBusyError>(),
+    )?;
     add_variant_classes(m)?;
     m.add_class::<atomic::AtomicClassicBloom>()?;
     m.add_class::<atomic::AtomicBlockedBloom>()?;

@@ -12,16 +12,30 @@ fn point(at: &str, ns: f64) -> Point {
 
 #[test]
 fn a_steady_run_has_no_swing_and_a_slowed_one_names_its_slowest_point() {
-    let steady = [point("before a", 10.0), point("before b", 12.4), point("after", 11.0)];
+    let steady = [
+        point("before a", 10.0),
+        point("before b", 12.4),
+        point("after", 11.0),
+    ];
     assert_eq!(swing(&steady), None);
-    let slowed = [point("before a", 10.0), point("before b", 12.6), point("after", 11.0)];
+    let slowed = [
+        point("before a", 10.0),
+        point("before b", 12.6),
+        point("after", 11.0),
+    ];
     let s = swing(&slowed).expect("12.6 / 10 is beyond the quiet bound");
-    assert_eq!((s.quickest.at.as_str(), s.slowest.at.as_str()), ("before a", "before b"));
+    assert_eq!(
+        (s.quickest.at.as_str(), s.slowest.at.as_str()),
+        ("before a", "before b")
+    );
     assert!((s.ratio() - 1.26).abs() < 1e-12);
     assert!(s.sentence().contains("1.26×") && s.sentence().contains("before b"));
     // Nothing to compare, or nothing measured: no verdict either way.
     assert_eq!(swing(&[point("before a", 10.0)]), None);
-    assert_eq!(swing(&[point("a", f64::NAN), point("b", 0.0), point("c", 9.0)]), None);
+    assert_eq!(
+        swing(&[point("a", f64::NAN), point("b", 0.0), point("c", 9.0)]),
+        None
+    );
 }
 
 /// The test the issue asks for: a deliberately loaded machine must be flagged. Twice as many

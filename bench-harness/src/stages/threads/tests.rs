@@ -144,9 +144,15 @@ fn a_speed_up_above_the_thread_count_is_a_fault_that_decides_nothing() {
     // 3.00x on 2 threads is flagged at the top of the page; 1.90x is not.
     let faults = crate::judge::threads::faults(&rows);
     assert_eq!(faults.len(), 1, "{faults:?}");
-    assert!(faults[0].contains("Lookup on 2 threads: 3.00×"), "{faults:?}");
+    assert!(
+        faults[0].contains("Lookup on 2 threads: 3.00×"),
+        "{faults:?}"
+    );
     let page = render(&report(rows, Vec::new(), 1));
-    assert!(page.contains("**Measurement fault**") && page.contains("3.00×"), "{page}");
+    assert!(
+        page.contains("**Measurement fault**") && page.contains("3.00×"),
+        "{page}"
+    );
     let quiet = vec![
         row(Contender::Classic, 1, Op::Lookup, 190.0),
         row(Contender::Classic, 2, Op::Lookup, 100.0),
