@@ -231,7 +231,9 @@ fn results_readme(dir: &Path, _: &Context<'_>) -> Coverage {
     }
 }
 
-/// goals.md, re-rendered from results.json and the studies' JSON.
+/// goals.md, re-rendered from results.json, the studies' JSON and goals-by-cpu.json (checked
+/// first: its entry for this run's CPU is this run's goals, every verdict follows from its
+/// interval).
 fn goals(dir: &Path, cx: &Context<'_>) -> Coverage {
     let md = "goals.md";
     let mut c = Coverage::default();
@@ -242,9 +244,21 @@ fn goals(dir: &Path, cx: &Context<'_>) -> Coverage {
         }
         return c;
     }
+    let by_cpu = crate::record::by_cpu::read(dir)
+        .and_then(|all| crate::record::by_cpu::check(&all, cx.results).map(|()| all));
+    let by_cpu = match by_cpu {
+        Ok(all) => {
+            c.covered.push(PathBuf::from(crate::record::by_cpu::FILE));
+            all
+        }
+        Err(e) => {
+            c.problems.push(format!("{e:#}"));
+            return c;
+        }
+    };
     match crate::render::studies::read_studies(dir) {
         Ok(found) => {
-            let page = crate::render::studies::goals_page(cx.results, &found);
+            let page = crate::render::studies::goals_page(cx.results, &found, &by_cpu);
             rendered_and_current(
                 dir,
                 (md, &page),

@@ -7,6 +7,7 @@ use crate::measure::Spread;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod by_cpu;
 pub mod code;
 pub mod conditions;
 pub mod floor;

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::Path;
 
+pub mod by_cpu;
 pub mod charts;
 pub mod course;
 pub mod expansion;
@@ -101,7 +102,11 @@ fn write_index(dir: &Path, results: &Results, repo: Option<&dyn Repo>) -> Result
     let found = studies::read_studies(dir)?;
     let stamps = studies::stamps(&found, &results.machine.commit, repo)?;
     std::fs::write(dir.join("README.md"), render_readme(results, &stamps))?;
-    std::fs::write(dir.join("goals.md"), studies::goals_page(results, &found))?;
+    let by_cpu = crate::record::by_cpu::update(dir, results)?;
+    std::fs::write(
+        dir.join("goals.md"),
+        studies::goals_page(results, &found, &by_cpu),
+    )?;
     // The committed reports' studies are named in the root README's block too.
     if repo.is_some() && dir == Path::new("reports") {
         update_readme_block(Path::new("README.md"), results, &stamps)?;

@@ -150,7 +150,11 @@ pub fn index_section(s: &mut String, stamps: &[Stamp]) {
 
 /// `goals.md`: one row a goal, the main job's targets first, then each study's.
 #[must_use]
-pub fn goals_page(results: &Results, found: &[Found]) -> String {
+pub fn goals_page(
+    results: &Results,
+    found: &[Found],
+    by_cpu: &crate::record::by_cpu::ByCpu,
+) -> String {
     let mut s = String::new();
     let m = &results.machine;
     let _ = writeln!(s, "# The project's goals\n");
@@ -216,6 +220,7 @@ pub fn goals_page(results: &Results, found: &[Found]) -> String {
     );
     s.push_str(&t.render());
     loops_table(&mut s, &results.loops);
+    s.push_str(&super::by_cpu::section(results, by_cpu));
     s
 }
 

@@ -120,7 +120,7 @@ fn matrix_rows_carry_their_spread_and_both_overheads() {
 #[test]
 fn the_goals_page_counts_verdicts_and_flags_unlike_conditions_and_the_readme_keeps_information() {
     use crate::render::studies::goals_page;
-    let page = goals_page(&fixture(), &[]);
+    let page = goals_page(&fixture(), &[], &Default::default());
     assert!(page.starts_with("# The project's goals"), "{page}");
     assert!(
         page.contains("| goal | measured | 95% interval | bound | verdict | conditions | from |")
@@ -147,7 +147,7 @@ fn the_goals_page_counts_verdicts_and_flags_unlike_conditions_and_the_readme_kee
     missing.numerator_samples.clear();
     let missing = missing.recomputed();
     r.ratios.extend([alike, straddles, info, missing]);
-    let page = goals_page(&r, &[]);
+    let page = goals_page(&r, &[], &Default::default());
     // The information row is not a goal; the other four are, whatever their conditions.
     assert!(page.contains("1 met, 1 not met, 2 undecided."), "{page}");
     assert!(
@@ -161,7 +161,7 @@ fn the_goals_page_counts_verdicts_and_flags_unlike_conditions_and_the_readme_kee
         stop: crate::measure::rounds::Stop::Budget,
         ..Default::default()
     });
-    let page = goals_page(&r, &[]);
+    let page = goals_page(&r, &[], &Default::default());
     assert!(
         page.contains("undecided: the budget of lookups beside the peers ended its rounds"),
         "{page}"

@@ -150,7 +150,7 @@ fn check_re_renders_the_page_and_goals_md_lists_its_goals() {
     assert!(ok.covered.contains(&PathBuf::from("python-peers.md")));
     let found = crate::render::studies::read_studies(&dir).unwrap();
     assert_eq!(found.len(), 1);
-    let page = crate::render::studies::goals_page(&Results::default(), &found);
+    let page = crate::render::studies::goals_page(&Results::default(), &found, &Default::default());
     assert!(
         page.contains("bloom-filter2 BloomFilter keeps its FP promise"),
         "{page}"
