@@ -38,10 +38,9 @@ fpr-table:
 
 # The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
 # block and in reports/results.json, each stage's too). Measured 2026-12-03 on the 2-core AMD
-# EPYC VM, after the build: 558 s at 1288061 on a quiet host; at b4acc22 (the committed run)
-# 693 s, 798 s at efa378f, and 591 s to 689 s at e882f78 and 36ba8ad (two rounds of builds
-# instead of three), every one of them flagged disturbed by its own loops; peak memory 2.06 GB
-# in the harness, 2.42 GB in its largest child.
+# EPYC VM, after the build: 521 s at 6052c40 (the committed run; flagged disturbed by its loops
+# and its calibration points), 693 s at b4acc22 and 798 s at efa378f (slower hours of the same
+# host); peak memory 2.09 GB in the harness, 2.42 GB in its largest child.
 bench:
     cargo run --release -p bench-harness
 
