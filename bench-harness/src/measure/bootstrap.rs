@@ -28,11 +28,21 @@ fn median_of(v: &mut [f64]) -> f64 {
 /// `None` when a side has no finite sample.
 #[must_use]
 pub fn ratio_interval(num: &[f64], den: &[f64]) -> Option<(f64, f64)> {
+    interval(num, den, num.len() == den.len())
+}
+
+/// [`ratio_interval`] for two sides that did not run in the same rounds (two processes, two
+/// loops): each side is resampled on its own, whatever its number of rounds.
+#[must_use]
+pub fn unpaired_ratio_interval(num: &[f64], den: &[f64]) -> Option<(f64, f64)> {
+    interval(num, den, false)
+}
+
+fn interval(num: &[f64], den: &[f64], paired: bool) -> Option<(f64, f64)> {
     if num.is_empty() || den.is_empty() || num.iter().chain(den).any(|v| !v.is_finite()) {
         return None;
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED);
-    let paired = num.len() == den.len();
     let (mut a, mut b) = (vec![0.0; num.len()], vec![0.0; den.len()]);
     let mut ratios = Vec::with_capacity(RESAMPLES);
     for _ in 0..RESAMPLES {

@@ -188,7 +188,11 @@ fn ended_by(timing: &Timing) -> String {
 ///
 /// # Errors
 /// A contender the goals need is missing from the timing, or its two sides differ in size.
-pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
+pub fn goals(
+    timing: &Timing,
+    load: &LoadCheck,
+    rust: Option<&super::RustBatched>,
+) -> Result<Vec<super::Goal>> {
     let (ours, rbloom) = judged_pair(timing)?;
     let mut out = Vec::new();
     for (id, mine, theirs, most) in RATIO_GOALS {
@@ -231,6 +235,7 @@ pub fn goals(timing: &Timing, load: &LoadCheck) -> Result<Vec<super::Goal>> {
         );
         out.push(judged(g, Bound::AtMost(40.0)));
     }
+    out.extend(versus_rust(ours, rust));
     for id in ContenderId::ALL {
         if id.is_filterlab_class() {
             out.push(fp_goal(
@@ -292,7 +297,45 @@ fn load_goal(load: &LoadCheck) -> super::Goal {
 /// # Errors
 /// A contender the goals need is missing.
 pub fn recomputed(m: &Measured) -> Result<Vec<super::Goal>> {
-    goals(&m.timing, &m.load)
+    goals(&m.timing, &m.load, m.rust.as_ref())
+}
+
+/// The bound of `contains_many` over the same filter's batched lookups in Rust.
+pub const VERSUS_RUST: f64 = 1.5;
+
+/// `contains_many` over the Rust filter's batched lookups, negatives and positives: what the
+/// Python layer adds to a batch. The two sides ran in different processes and loops of one run
+/// (the same filter shape, as many keys), so their rounds are resampled unpaired; a side the
+/// run lacks, or a filter of another size, leaves the goal not measured.
+fn versus_rust(ours: &ContenderRow, rust: Option<&super::RustBatched>) -> Vec<super::Goal> {
+    let pairs = [
+        (GoalId::VersusRustNegative, Metric::NegativeBatched),
+        (GoalId::VersusRustPositive, Metric::PositiveBatched),
+    ];
+    pairs
+        .into_iter()
+        .map(|(id, figure)| {
+            let theirs = rust.filter(|r| r.n == ours.n).map(|r| match id {
+                GoalId::VersusRustNegative => r.negative.as_slice(),
+                _ => r.positive.as_slice(),
+            });
+            let name = rust.map_or("classic", |r| r.filter.as_str());
+            let measure = format!(
+                "ClassicBloom {} / Rust {name}'s batched lookups (same run)",
+                figure.label()
+            );
+            let g = match (figure.of(ours), theirs) {
+                (Some(a), Some(b)) if !b.is_empty() => goal(
+                    id,
+                    measure,
+                    med(a) / med(b),
+                    crate::measure::bootstrap::unpaired_ratio_interval(a, b),
+                ),
+                _ => goal(id, measure, f64::NAN, None),
+            };
+            judged(g, Bound::AtMost(VERSUS_RUST))
+        })
+        .collect()
 }
 
 /// The conditions `r`'s figure `f` ran under, its keys among them.

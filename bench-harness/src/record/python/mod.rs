@@ -428,6 +428,10 @@ pub enum GoalId {
     ContainsManyNegativeNs,
     /// `contains_many`, ns per positive key.
     ContainsManyPositiveNs,
+    /// `contains_many` over the Rust filter's batched lookups (same run), negatives.
+    VersusRustNegative,
+    /// The same, positives.
+    VersusRustPositive,
     /// A package class's measured FP inside its promise's interval.
     FpInInterval(ContenderId),
     /// The articles' code on the drop-in: its measured FP inside its promise's interval.
@@ -481,8 +485,25 @@ pub struct Measured {
     pub rbloom_bench: Option<RbloomBench>,
     /// The file load.
     pub load: LoadCheck,
+    /// The same filter's batched lookups in Rust, from the comparison of the same run: what
+    /// `contains_many` is held to within a multiple of (`None`: the run had no such row).
+    #[serde(default)]
+    pub rust: Option<RustBatched>,
     /// The goals, as the run judged them (`check` recomputes them).
     pub goals: Vec<Goal>,
+}
+
+/// A Rust filter's batched lookups, ns per key over its rounds, as the comparison timed them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RustBatched {
+    /// The comparison's row (`classic`).
+    pub filter: String,
+    /// Keys it held.
+    pub n: u64,
+    /// ns per negative key, one figure a round.
+    pub negative: Vec<f64>,
+    /// ns per positive key, one figure a round.
+    pub positive: Vec<f64>,
 }
 
 /// Measured (`M`: the section's or the study's measurements), or skipped with the reason.

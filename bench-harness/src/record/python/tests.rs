@@ -14,7 +14,7 @@ fn a_ratio_of_a_sampled_row_over_a_full_size_row_is_refused() {
     let mut t = timing();
     let rb = row_of(&mut t, ContenderId::Rbloom, Scale::Full);
     (rb.n, rb.probes, rb.positives) = (SAMPLE.keys, SAMPLE.probes, SAMPLE.probes);
-    let err = goals(&t, &load(100, 100)).unwrap_err().to_string();
+    let err = goals(&t, &load(100, 100), None).unwrap_err().to_string();
     assert!(err.contains("at the same size"), "{err}");
     assert!(target_ratios(&t).is_err());
     // Stored that way anyway, check refuses it.
@@ -127,7 +127,7 @@ fn a_peak_off_the_sample_and_an_undecided_goal_the_budget_ended_are_said() {
     let mut t = timing();
     t.loops[0].record.stop = crate::measure::rounds::Stop::Budget;
     row_of(&mut t, ContenderId::Rbloom, Scale::Full).ns_negative = vec![61.0, 58.0, 63.0];
-    let g = goals(&t, &load(100, 100)).unwrap().remove(0);
+    let g = goals(&t, &load(100, 100), None).unwrap().remove(0);
     assert_eq!(g.verdict, Verdict::Undecided, "{g:?}");
     assert_eq!(g.note, "undecided after 3 rounds: the time budget ended it");
 }

@@ -30,8 +30,8 @@ use crate::measure::rounds::Policy;
 use crate::plan::{Run, Stage};
 use crate::record::python::goals;
 use crate::record::python::{
-    self as model, ContenderId, LoadCheck, LoadOut, MemoryOut, PeakRow, RbloomBench, Sample, Scale,
-    Timing, JUDGED,
+    self as model, ContenderId, LoadCheck, LoadOut, MemoryOut, PeakRow, RbloomBench, RustBatched,
+    Sample, Scale, Timing, JUDGED,
 };
 pub use crate::record::python::{Goal, Measured, Outcome, PythonReport, Settings};
 use anyhow::{bail, ensure, Context, Result};
@@ -330,7 +330,12 @@ fn peaks(s: &Script, members: &str, sample: Sample) -> Result<Vec<PeakRow>> {
 }
 
 /// Everything the section measures, judged.
-fn measure(s: &Script, settings: &Settings, dir: &Path, quick: bool) -> Result<Measured> {
+fn measure(
+    s: &Script,
+    settings: &Settings,
+    (dir, quick): (&Path, bool),
+    rust: Option<RustBatched>,
+) -> Result<Measured> {
     let sample = settings
         .sample
         .context("the main job's section has a sample")?;
@@ -352,12 +357,13 @@ fn measure(s: &Script, settings: &Settings, dir: &Path, quick: bool) -> Result<M
     eprintln!("   a filter file, made and loaded");
     let members = (Path::new(&settings.members_file), sample.keys);
     let load = load_check(s, dir, members, quick)?;
-    let goals = goals::goals(&timing, &load)?;
+    let goals = goals::goals(&timing, &load, rust.as_ref())?;
     Ok(Measured {
         timing,
         peaks,
         rbloom_bench: Some(bench),
         load,
+        rust,
         goals,
     })
 }
@@ -397,6 +403,21 @@ pub fn ready(script: &Script, committed: Option<&str>) -> Result<Option<String>>
     Ok(Some(reason))
 }
 
+/// The classic filter's batched lookups from the comparison's row (the filter `ClassicBloom`
+/// wraps, at the same size), or `None` when the run has no such row.
+fn rust_batched(peers: &[crate::record::PeerRecord]) -> Option<RustBatched> {
+    let row = peers
+        .iter()
+        .find(|r| r.name == crate::filters::Variant::Classic.name())?;
+    let samples = |s: &Option<crate::measure::Spread>| s.as_ref().map(|s| s.samples.clone());
+    Some(RustBatched {
+        filter: row.name.clone(),
+        n: row.n,
+        negative: samples(&row.ns_negative_batched)?,
+        positive: samples(&row.ns_positive_batched)?,
+    })
+}
+
 /// The stage.
 pub struct Python;
 
@@ -427,7 +448,8 @@ impl Stage for Python {
                 settings.members_file = members.to_string_lossy().into_owned();
                 settings.probes_file = probes.to_string_lossy().into_owned();
                 let started = std::time::Instant::now();
-                let m = measure(&script, &settings, dir, run.plan.quick)?;
+                let rust = rust_batched(&run.results.peers);
+                let m = measure(&script, &settings, (dir, run.plan.quick), rust)?;
                 eprintln!(
                     "   the Python section took {:.0} s",
                     started.elapsed().as_secs_f64()
