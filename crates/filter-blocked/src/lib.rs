@@ -81,7 +81,7 @@ pub use kernel::Kernel;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(32))]
 struct Block([u32; 8]);
-filter_core::zeroable!(Block([u32; 8]));
+filter_core::plain!(Block([u32; 8]));
 
 /// A split-block Bloom filter.
 ///
@@ -327,6 +327,16 @@ impl Codec for BlockedBloom {
                     payload.remaining()
                 ))
             })?;
+        // Opened in place: the blocks are the file's, and the count below, which reads them
+        // all, is left to `format::mapped::verify` (the file's checksum).
+        if let Some(blocks) = payload.table::<Block>(n_blocks)? {
+            return Ok(BlockedBloom {
+                blocks,
+                len,
+                sizing,
+                kernel: Kernel::detect(),
+            });
+        }
         let mut blocks = filter_core::format::try_vec(n_blocks)?;
         for _ in 0..n_blocks {
             let mut b = Block::default();

@@ -98,6 +98,13 @@ pub fn parse(bytes: &[u8], file_len: u64) -> Result<Layout, FormatError> {
         return Err(FormatError::ChecksumMismatch { stored, computed });
     }
     let (payload_offset, payload_len) = declared(head).expect("the whole head");
+    let align = payload_align(payload_len);
+    if payload_offset % align != 0 {
+        return Err(FormatError::Invalid(format!(
+            "the payload offset {payload_offset} is not aligned to {align} bytes, so its tables \
+             cannot be used in place: the file is damaged, save the filter again"
+        )));
+    }
     let expected = payload_offset_checked(head_len as u64, payload_len)?;
     if payload_offset != expected {
         return Err(FormatError::Invalid(format!(

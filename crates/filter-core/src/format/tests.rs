@@ -185,3 +185,60 @@ fn large_loaded_tables_are_allocated_as_built_ones() {
         cfg!(all(target_os = "linux", not(miri)))
     );
 }
+
+/// A file of `bytes` in the temporary directory, mapped.
+#[cfg(not(miri))]
+fn mapped_file(tag: &str, bytes: &[u8]) -> crate::FileMap {
+    let p = std::env::temp_dir().join(format!("filterlab-map-{tag}-{}", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    let map = mapped::map_file(&p).unwrap();
+    std::fs::remove_file(&p).unwrap();
+    map
+}
+
+#[cfg(not(miri))] // Miri cannot map files.
+#[test]
+fn a_mapped_payload_gives_its_tables_in_place() {
+    let bytes = sample();
+    let map = mapped_file("in-place", &bytes);
+    let mut d = mapped::sections(&map, CLASSIC).unwrap();
+    assert!(d.payload.in_place());
+    let words = d.payload.u64s(3).unwrap();
+    assert_eq!(*words, [1, 2, 3]);
+    assert!(words.is_in_file());
+    // The table is the file's bytes, not a copy.
+    let at = words.as_ptr() as usize - map.bytes().as_ptr() as usize;
+    assert_eq!(at, 64);
+    // A table that is not aligned for its words is refused, not read.
+    let mut d = mapped::sections(&map, CLASSIC).unwrap();
+    d.payload.u8().unwrap();
+    let e = d.payload.table::<u64>(2).unwrap_err();
+    assert!(e.to_string().contains("not aligned to 8 bytes"), "{e}");
+    // Bytes outside the mapping are never a table of it.
+    assert!(Table::<u8>::in_file(&map, &bytes[..8]).is_none());
+    // A write to the table copies it first: the mapping is read-only.
+    let mut copy = words;
+    copy[0] = 9;
+    assert!(!copy.is_in_file());
+    assert_eq!(*copy, [9, 2, 3]);
+    mapped::verify(&map).unwrap();
+}
+
+#[cfg(not(miri))]
+#[test]
+fn version_1_is_not_opened_in_place_and_damage_fails_verify() {
+    let v1 = layout::to_version_1(&sample()).unwrap();
+    let map = mapped_file("v1", &v1);
+    let e = mapped::sections(&map, CLASSIC).unwrap_err();
+    assert!(matches!(e, FormatError::NotInPlace(_)), "{e}");
+    assert!(e.to_string().contains("load it instead"), "{e}");
+    let mut damaged = sample();
+    let last = damaged.len() - 9;
+    damaged[last] ^= 1;
+    let map = mapped_file("damaged", &damaged);
+    mapped::sections(&map, CLASSIC).unwrap();
+    assert!(matches!(
+        mapped::verify(&map),
+        Err(FormatError::ChecksumMismatch { .. })
+    ));
+}
