@@ -167,7 +167,12 @@ fn build_query_info_round_trip_with_duplicates_counted() {
         assert_eq!(info["items"], 3);
         // The checksum apart from its verified flag; numbers as numbers.
         assert_eq!(info["checksum"].as_str().unwrap().len(), 16);
-        assert_eq!(info["checksum_verified"], true);
+        // Opened in place (classic, split-block): verified only with --verify.
+        let in_place = info["opens_in_place"] == true;
+        assert_eq!(info["checksum_verified"], !in_place, "{variant}");
+        assert_eq!(info["format_version"], 2, "{variant}");
+        let verified = json(&["info", "--verify", s(&out)]);
+        assert_eq!(verified["checksum_verified"], true, "{variant}");
         assert!(info["parameters"]
             .as_object()
             .unwrap()
