@@ -286,9 +286,9 @@ registry! {
     Cuckoo => CuckooFilter, [deletes, counts_copies, pages], "Cuckoo filter (Fan et al. 2014).";
     Blocked => BlockedBloom, [concurrent, one_line_lookup, pages, in_place], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
     Quotient => QuotientFilter, [deletes, counts_copies, merges, pages], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
-    BinaryFuse8 => StaticFuse8, [static_set, pages], "Binary fuse filter, 8-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
-    BinaryFuse16 => StaticFuse16, [static_set, pages], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
-    Ribbon => StaticRibbon, [static_set, pages], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
+    BinaryFuse8 => StaticFuse8, [static_set, pages, in_place], "Binary fuse filter, 8-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
+    BinaryFuse16 => StaticFuse16, [static_set, pages, in_place], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
+    Ribbon => StaticRibbon, [static_set, pages, in_place], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
     Expandable => ExpandableCuckoo, [deletes, counts_copies, grows, merges, pages], "Expandable cuckoo filter: nested cuckoo stages that grow and delete (after Fan et al. 2014; deletion rule of Dayan et al. 2023).";
     ItemWindow => ItemWindow, [windowed, pages], "Sliding window of the last n inserts: lane-sliced generations, each sized for its share of the target (filter-window).";
     TimeWindow => TimedWindow, [windowed, timed, pages], "Sliding window of time: time-partitioned slices, each sized for its share of the target; inserts take a timestamp (filter-window).";
