@@ -78,6 +78,7 @@ fn an_open_filter_answers_as_the_loaded_one() {
         names,
         [
             "classic",
+            "counting",
             "blocked",
             "binary-fuse8",
             "binary-fuse16",

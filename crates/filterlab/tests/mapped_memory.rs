@@ -31,7 +31,7 @@ fn an_open_copies_no_table() {
         let (capacity, keys) = if v.capabilities().static_set {
             (6_000_000, 6_000_000)
         } else {
-            (20_000_000, 1000)
+            (5_000_000, 1000)
         };
         let params = Params::new(capacity, 0.01);
         let hashes: Vec<_> = (0..keys).map(|i| params.hasher.hash(&key(i))).collect();
