@@ -337,13 +337,17 @@ impl Codec for BlockedBloom {
                 kernel: Kernel::detect(),
             });
         }
-        let mut blocks = filter_core::format::try_vec(n_blocks)?;
-        for _ in 0..n_blocks {
-            let mut b = Block::default();
+        // Allocated as a built filter's blocks are (a large table on huge pages).
+        let mut blocks: filter_core::Table<Block> =
+            filter_core::try_zeroed_table(n_blocks, MemoryCap::NONE, "block array").map_err(
+                |_| FormatError::OutOfMemory {
+                    bytes: n_blocks as u64 * 32,
+                },
+            )?;
+        for b in blocks.iter_mut() {
             for w in &mut b.0 {
                 *w = payload.u32()?;
             }
-            blocks.push(b);
         }
         // Each insert sets at most one bit per lane, eight per key.
         let ones: u64 = blocks
@@ -355,7 +359,7 @@ impl Codec for BlockedBloom {
             return Err(invalid(format!("{ones} bits set by {len} items")));
         }
         Ok(BlockedBloom {
-            blocks: blocks.into(),
+            blocks,
             len,
             sizing,
             kernel: Kernel::detect(),

@@ -79,6 +79,7 @@ fn an_open_filter_answers_as_the_loaded_one() {
         [
             "classic",
             "counting",
+            "cuckoo",
             "blocked",
             "binary-fuse8",
             "binary-fuse16",
@@ -108,6 +109,20 @@ fn an_open_filter_answers_as_the_loaded_one() {
         assert!(refs.iter().zip(&b).all(|(k, &x)| m.contains(k) == x), "{v}");
         m.verify().unwrap();
     }
+}
+
+/// The cuckoo filter's second layout opens too (the first is `Params`' default, above).
+#[test]
+fn a_near_layout_cuckoo_filter_answers_as_the_loaded_one() {
+    let d = dir();
+    let params = Params::new(20_000, 0.01).cuckoo_layout(filterlab::any::CuckooLayout::near());
+    let hashes: Vec<_> = (0..20_000).map(|i| params.hasher.hash(&key(i))).collect();
+    let f = AnyFilter::build_from_hashes(Variant::Cuckoo, &params, &hashes).unwrap();
+    let p = saved(d.path(), "near.bin", &f);
+    let (m, loaded) = (AnyFilter::open(&p).unwrap(), AnyFilter::load(&p).unwrap());
+    assert_eq!(m.parameters(), loaded.parameters());
+    assert!((0..20_000).all(|i| m.contains(&key(i))));
+    assert!((20_000..80_000).all(|i| m.contains(&key(i)) == loaded.contains(&key(i))));
 }
 
 #[test]

@@ -35,6 +35,31 @@ impl<'a> Reader<'a> {
         self.map.is_some()
     }
 
+    /// The next `n` bytes in place with the `pad` bytes that follow them in the file, as one
+    /// table of `n + pad` bytes, if this reader reads a mapping (`None` otherwise). For a table
+    /// whose reads overrun its end by up to `pad` bytes and mask off what they read there: in
+    /// the file those bytes are whatever follows (for the payload's last table, the file's
+    /// checksum), never zeros to rely on.
+    ///
+    /// # Errors
+    /// [`FormatError::Truncated`] when fewer than `n` bytes remain, or the file ends within
+    /// `pad` bytes of them.
+    pub fn table_padded(&mut self, n: usize, pad: usize) -> Result<Option<Table<u8>>, FormatError> {
+        let Some(map) = self.map else {
+            return Ok(None);
+        };
+        let raw = self.take(n)?;
+        let at = raw.as_ptr() as usize - map.bytes().as_ptr() as usize;
+        let padded = map
+            .bytes()
+            .get(at..at + n + pad)
+            .ok_or(FormatError::Truncated {
+                needed: (at + n + pad) as u64,
+                available: map.bytes().len() as u64,
+            })?;
+        Ok(Table::in_file(map, padded))
+    }
+
     /// The next `n` elements of type `T` in place, from the mapping, if this reader reads one
     /// (`None` otherwise: the caller decodes them by copy, as a load does).
     ///
