@@ -163,15 +163,16 @@ fn opened(bytes: &[u8], tag: &str) -> std::result::Result<CountingBloom, FormatE
 #[test]
 fn a_filter_opened_in_place_checks_its_counters_before_a_first_change() {
     let mut f = CountingBloom::builder().capacity(1000).build().unwrap();
-    for k in filter_core::testkit::keys("c", 300) {
-        f.insert(&k).unwrap();
+    let keys = filter_core::testkit::keys("c", 300);
+    for k in &keys {
+        f.insert(k).unwrap();
     }
     let bytes = f.to_bytes();
     let mut open = opened(&bytes, "good").unwrap();
     assert!(open.counters.is_in_file());
     assert_eq!(open.sum, 0, "the sum was read at open");
-    open.remove(b"c0").unwrap();
-    f.remove(b"c0").unwrap();
+    open.remove(&keys[0]).unwrap();
+    f.remove(&keys[0]).unwrap();
     assert!(!open.counters.is_in_file());
     assert_eq!(open, f);
     // Counters that do not match the item count: the open trusts them, a change refuses them.
@@ -181,7 +182,7 @@ fn a_filter_opened_in_place_checks_its_counters_before_a_first_change() {
     assert!(CountingBloom::from_bytes(&lying).is_err());
     let mut open = opened(&lying, "lying").unwrap();
     assert!(open.insert(b"x").is_err());
-    assert!(open.remove(b"c1").is_err());
+    assert!(open.remove(&keys[1]).is_err());
     assert!(
         open.counters.is_in_file(),
         "a refused change copied the table"
