@@ -1,5 +1,5 @@
 //! Opening a saved filter in place: the file is mapped read-only and the filter's tables are
-//! its bytes, with no copy (version 2 files, [`layout`](super::layout)).
+//! its bytes, with no copy (version 2 files, [`layout`]).
 //!
 //! [`decode_in_place`] checks in O(1) what the [module documentation](super) lists; the payload
 //! is not read, so a 12 GB filter opens as fast as a small one and its pages are read from the
