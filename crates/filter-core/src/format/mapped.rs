@@ -15,7 +15,7 @@
 //! file mapped keeps the old file, and its answers, until it opens the path again.
 
 use super::{check_head, split, version, Codec, Decoded, FileKind, Reader, HEADER_LEN, MIN_LEN};
-use super::{checksum, layout, FormatError};
+use super::{layout, FormatError};
 use crate::FileMap;
 use std::io;
 use std::path::Path;
@@ -36,7 +36,7 @@ pub fn map_file(path: &Path) -> io::Result<FileMap> {
             available: len,
         }));
     }
-    let map = FileMap::new(&file).map_err(with_path)?;
+    let map = FileMap::new(file).map_err(with_path)?;
     map.advise_random();
     Ok(map)
 }
@@ -88,17 +88,27 @@ pub fn decode_in_place<C: Codec>(map: &FileMap) -> Result<C, FormatError> {
     Ok(filter)
 }
 
-/// The full check an open in place leaves out: the whole file's checksum (every byte, at the
-/// disk's read speed) and the zeros between the head and the payload.
+/// The full check an open in place leaves out: the whole file's checksum (every byte, read at
+/// the disk's speed from the open file, not through the mapping, so that the pass does not
+/// make the whole file resident in this process) and the zeros between the head and the
+/// payload.
 ///
 /// # Errors
-/// [`FormatError::ChecksumMismatch`] for a damaged file, and the O(1) checks' errors.
+/// [`FormatError::ChecksumMismatch`] for a damaged file (or one that cannot be read whole), and
+/// the O(1) checks' errors.
 pub fn verify(map: &FileMap) -> Result<(), FormatError> {
     let bytes = map.bytes();
     check_head(bytes)?;
-    let (body, sum) = bytes.split_at(bytes.len() - 8);
-    let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
-    let computed = checksum(body);
+    let body_len = bytes.len() - 8;
+    let stored = u64::from_le_bytes(bytes[body_len..].try_into().expect("8 bytes"));
+    let (mut hasher, mut at) = (xxhash_rust::xxh3::Xxh3Default::new(), 0usize);
+    map.read_chunks(|chunk| {
+        let take = chunk.len().min(body_len.saturating_sub(at));
+        hasher.update(&chunk[..take]);
+        at += chunk.len();
+    })
+    .map_err(|e| super::invalid(format!("the file cannot be read whole ({e})")))?;
+    let computed = hasher.digest();
     if stored != computed {
         return Err(FormatError::ChecksumMismatch { stored, computed });
     }

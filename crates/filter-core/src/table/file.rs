@@ -73,29 +73,57 @@ macro_rules! plain {
 }
 
 /// A saved filter's file, mapped read-only into memory and shared by every table read from it
-/// (each holds it alive). Cloning is cheap (a reference count).
+/// (each holds it alive), with the open file it maps. Cloning is cheap (a reference count).
 #[derive(Clone, Debug)]
-pub struct FileMap(Arc<memmap2::Mmap>);
+pub struct FileMap(Arc<(memmap2::Mmap, File)>);
 
 impl FileMap {
-    /// Maps the whole of `file` (opened for reading), read-only. The file must not be empty
-    /// (an empty mapping is refused by the system): the caller checks its length first.
+    /// Maps the whole of `file` (opened for reading), read-only, and keeps it. The file must
+    /// not be empty (an empty mapping is refused by the system): the caller checks its length
+    /// first.
     ///
     /// # Errors
     /// The system's refusal of the mapping.
-    pub fn new(file: &File) -> io::Result<FileMap> {
+    pub fn new(file: File) -> io::Result<FileMap> {
         // SAFETY: the mapping is read-only and private to this process's view; the hazard of
         // every file mapping remains, that another process truncates or rewrites the file
         // under it (a `SIGBUS` on a lost page, or changed bytes). Saves replace a filter file
         // by rename, which leaves this mapping on the old file; the module documentation
         // states it for other writers. No `&mut` to the mapped bytes is ever made.
-        let map = unsafe { memmap2::MmapOptions::new().map(file)? };
-        Ok(FileMap(Arc::new(map)))
+        let map = unsafe { memmap2::MmapOptions::new().map(&file)? };
+        Ok(FileMap(Arc::new((map, file))))
     }
 
     /// The file's bytes.
     pub fn bytes(&self) -> &[u8] {
-        &self.0
+        &self.0 .0
+    }
+
+    /// Reads the whole file from its open descriptor (the file the mapping shows, whatever
+    /// its path names now), in chunks handed to `each` in order: a pass over every byte that
+    /// leaves the pages in the page cache only, not mapped into this process (reading them
+    /// through [`FileMap::bytes`] would make them all part of its resident memory).
+    ///
+    /// # Errors
+    /// Read errors, and `UnexpectedEof` for a file shorter than the mapping (truncated since).
+    pub fn read_chunks(&self, mut each: impl FnMut(&[u8])) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            // Positional reads: threads that verify one file at once share no file offset.
+            use std::os::unix::fs::FileExt;
+            let mut buf = vec![0u8; 1 << 20];
+            let len = self.bytes().len() as u64;
+            let mut at = 0u64;
+            while at < len {
+                let n = (len - at).min(buf.len() as u64) as usize;
+                self.0 .1.read_exact_at(&mut buf[..n], at)?;
+                each(&buf[..n]);
+                at += n as u64;
+            }
+        }
+        #[cfg(not(unix))]
+        self.bytes().chunks(1 << 20).for_each(each);
+        Ok(())
     }
 
     /// Advises the kernel that the mapping will be read at random (no read-ahead): a filter's
@@ -103,7 +131,7 @@ impl FileMap {
     /// only; its failure changes nothing.
     pub fn advise_random(&self) {
         #[cfg(unix)]
-        let _ = self.0.advise(memmap2::Advice::Random);
+        let _ = self.0 .0.advise(memmap2::Advice::Random);
     }
 }
 
