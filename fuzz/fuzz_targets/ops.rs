@@ -5,6 +5,7 @@
 #![no_main]
 
 mod common;
+mod mapped;
 mod ops_more;
 
 use arbitrary::Arbitrary;
@@ -113,6 +114,7 @@ fn step(f: &mut AnyFilter, model: &mut HashMap<u8, u32>, op: &Op) {
             let bytes = f.to_bytes();
             let copy = AnyFilter::from_bytes(&bytes).expect("own bytes must load");
             assert_eq!(copy.to_bytes(), bytes, "round trip changed the bytes");
+            mapped::exercise(&bytes, Some(&copy));
             *f = copy;
         }
     }

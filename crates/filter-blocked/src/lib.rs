@@ -81,7 +81,7 @@ pub use kernel::Kernel;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(32))]
 struct Block([u32; 8]);
-filter_core::zeroable!(Block([u32; 8]));
+filter_core::plain!(Block([u32; 8]));
 
 /// A split-block Bloom filter.
 ///
@@ -327,13 +327,27 @@ impl Codec for BlockedBloom {
                     payload.remaining()
                 ))
             })?;
-        let mut blocks = filter_core::format::try_vec(n_blocks)?;
-        for _ in 0..n_blocks {
-            let mut b = Block::default();
+        // Opened in place: the blocks are the file's, and the count below, which reads them
+        // all, is left to `format::mapped::verify` (the file's checksum).
+        if let Some(blocks) = payload.table::<Block>(n_blocks)? {
+            return Ok(BlockedBloom {
+                blocks,
+                len,
+                sizing,
+                kernel: Kernel::detect(),
+            });
+        }
+        // Allocated as a built filter's blocks are (a large table on huge pages).
+        let mut blocks: filter_core::Table<Block> =
+            filter_core::try_zeroed_table(n_blocks, MemoryCap::NONE, "block array").map_err(
+                |_| FormatError::OutOfMemory {
+                    bytes: n_blocks as u64 * 32,
+                },
+            )?;
+        for b in blocks.iter_mut() {
             for w in &mut b.0 {
                 *w = payload.u32()?;
             }
-            blocks.push(b);
         }
         // Each insert sets at most one bit per lane, eight per key.
         let ones: u64 = blocks
@@ -345,7 +359,7 @@ impl Codec for BlockedBloom {
             return Err(invalid(format!("{ones} bits set by {len} items")));
         }
         Ok(BlockedBloom {
-            blocks: blocks.into(),
+            blocks,
             len,
             sizing,
             kernel: Kernel::detect(),

@@ -236,6 +236,9 @@ pub enum FormatError {
         /// Bytes requested.
         bytes: u64,
     },
+    /// The file cannot be opened in place (read through a mapping, with no copy), for the
+    /// reason given; it can still be loaded by copy.
+    NotInPlace(String),
 }
 
 impl fmt::Display for FormatError {
@@ -287,6 +290,11 @@ impl fmt::Display for FormatError {
             FormatError::OutOfMemory { bytes } => {
                 write!(f, "could not allocate {bytes} bytes to load the filter")
             }
+            FormatError::NotInPlace(why) => write!(
+                f,
+                "cannot open the filter in place: {why}; load it instead (a copy in memory), \
+                 or save it again with this version to write a file that opens in place"
+            ),
         }
     }
 }

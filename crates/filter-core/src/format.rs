@@ -1,4 +1,46 @@
-//! The one file format every filter saves to. Stable: version 1 files will always load.
+//! The one file format every filter saves to. Stable: version 1 files will always load, by
+//! copy, as they always did; saves write version 2, which can also be used in place.
+//!
+//! # Version 2: a layout used in place
+//!
+//! All integers little-endian; the head (header, parameters and the payload's place) first,
+//! with its own checksum, then the payload at an aligned offset, so that a mapped file's bytes
+//! are the filter's tables:
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic  b"FLTRLAB\0"
+//!      8     2  format version (2)
+//!     10     1  variant id   (each crate's FILE_KIND; the list is filterlab::any)
+//!     11     1  hash id      (1 xxh3-128, 2 murmur3-x64-128, 3 xxh3-64)
+//!     12     8  hash seed
+//!     20     4  P = length of the parameter section (at most 4096)
+//!     24     P  parameters   (variant-specific, fixed-width fields)
+//!   24+P     8  L = length of the payload
+//!   32+P     8  D = offset of the payload: the first multiple of 64 at or after 48+P, or of
+//!               4096 when L >= 1 MiB (a page: the tables of a large filter start on one)
+//!   40+P     8  head checksum: XXH3-64 (seed 0) of bytes [0, 40+P)
+//!   48+P        zeros up to D
+//!      D     L  payload      (the same bytes as version 1's: bit array, counters, tables…)
+//!    D+L     8  checksum: XXH3-64 (seed 0) of every byte before it
+//! ```
+//!
+//! The payload's tables are the variant's arrays of little-endian words, in the order it
+//! writes them; the first starts at `D`, and each later one at a multiple of its word size
+//! from `D` (every table's words are 8-byte aligned in the file, which a mapping, page aligned,
+//! keeps in memory).
+//!
+//! A *load* (by copy) checks everything version 1's does, the whole-file checksum first, and
+//! also the head checksum and that `D` is exactly where a writer puts it. An *open in place*
+//! ([`mapped`]) checks in O(1), whatever the file's size: magic, version, the head checksum,
+//! `D`, and a file length of exactly `D + L + 8` (a file shorter than its head declares is
+//! refused at open, not at a lookup); then the variant checks its parameters against the
+//! payload length, as a load does. It does not read the payload: the whole-file checksum is
+//! [`mapped::verify`]'s, on request, and so are the plausibility checks a load makes of the
+//! table's contents (the bits set against the item count). An unverified open trusts that the
+//! payload is the one that was saved.
+//!
+//! # Version 1
 //!
 //! All integers little-endian:
 //!
@@ -22,7 +64,8 @@
 //! ([`crate::auth`]: HMAC-SHA256 with a shared secret key).
 //!
 //! A reader checks, in order: magic, version, length (a newer version may lay the rest out
-//! differently), checksum, variant, hash id; then the variant validates its parameters against
+//! differently), checksum, (version 2: the head checksum and the payload offset,) variant,
+//! hash id; then the variant validates its parameters against
 //! the payload length, so corrupted bytes that happen to pass the checksum still cannot describe
 //! an impossible filter.
 //!
@@ -36,13 +79,18 @@ use crate::{FormatError, HashKind, KeyHasher, Table, Zeroable};
 
 mod encoder;
 mod head;
+pub mod layout;
+pub mod mapped;
+mod reader;
 pub use encoder::{encoded_len, write_to, Encoder};
 pub use head::{check_payload, words_len, Head, MAX_PARAMS_LEN};
+pub use layout::IN_PLACE_VERSION;
+pub use reader::Reader;
 
 /// Magic bytes at the start of every saved filter.
 pub const MAGIC: [u8; 8] = *b"FLTRLAB\0";
 /// The format version this build writes and the highest it reads.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 const HEADER_LEN: usize = 24;
 const MIN_LEN: usize = HEADER_LEN + 8 + 8;
 
@@ -181,10 +229,19 @@ pub fn decode_with<C: Codec>(bytes: &[u8]) -> Result<C, FormatError> {
     Ok(filter)
 }
 
-/// Recomputes the checksum of a whole file (the last 8 bytes) over the bytes before it: for
-/// tests and fuzzers that alter a valid file and must get past the checksum to the decoders.
-/// Files shorter than the checksum are left as they are.
+/// Recomputes the checksums of a whole file over the bytes they cover: for a version 2 file
+/// the head's (when the head is whole), then the file's (the last 8 bytes): for tests and
+/// fuzzers that alter a valid file and must get past the checksums to the decoders. Files
+/// shorter than the checksum are left as they are.
 pub fn reseal(bytes: &mut [u8]) {
+    if bytes.len() >= HEADER_LEN && check_head(bytes).is_ok() && version(bytes) >= 2 {
+        let params = u32::from_le_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
+        let end = layout::head_len(params as usize);
+        if params <= MAX_PARAMS_LEN && end <= bytes.len() {
+            let sum = checksum(&bytes[..end - 8]);
+            bytes[end - 8..end].copy_from_slice(&sum.to_le_bytes());
+        }
+    }
     if let Some(body) = bytes.len().checked_sub(8) {
         let sum = checksum(&bytes[..body]);
         bytes[body..].copy_from_slice(&sum.to_le_bytes());
@@ -247,6 +304,12 @@ pub(crate) fn declared_len(head: &[u8]) -> Option<u64> {
     if head.len() < HEADER_LEN {
         return Some(HEADER_LEN as u64);
     }
+    if version(head) >= layout::IN_PLACE_VERSION {
+        return Some(match layout::declared(head) {
+            Err(needed) => needed,
+            Ok((offset, len)) => offset.saturating_add(len).saturating_add(8),
+        });
+    }
     let params = u64::from(u32::from_le_bytes(head[20..24].try_into().ok()?));
     let through_params = HEADER_LEN as u64 + params + 8;
     if (head.len() as u64) < through_params {
@@ -255,6 +318,21 @@ pub(crate) fn declared_len(head: &[u8]) -> Option<u64> {
     let at = through_params as usize - 8;
     let payload = u64::from_le_bytes(head[at..at + 8].try_into().ok()?);
     Some(through_params.saturating_add(payload).saturating_add(8))
+}
+
+/// The version of a head that passed [`check_head`].
+fn version(head: &[u8]) -> u16 {
+    u16::from_le_bytes([head[8], head[9]])
+}
+
+/// The version a saved filter's header declares, after the magic and version checks: 1 (loads
+/// by copy) or 2 (can also be opened in place, [`mapped`]).
+///
+/// # Errors
+/// Those of the checks.
+pub fn peek_version(bytes: &[u8]) -> Result<u16, FormatError> {
+    check_head(bytes)?;
+    Ok(version(bytes))
 }
 
 /// The variant id a saved filter claims, read from its header after the length, magic and
@@ -273,26 +351,25 @@ pub fn peek_kind_id(bytes: &[u8]) -> Result<u8, FormatError> {
 /// # Errors
 /// The first check that fails, as a [`FormatError`].
 pub fn decode(bytes: &[u8], expected: FileKind) -> Result<Decoded<'_>, FormatError> {
-    let mut head = check_head(bytes)?;
+    let head = check_head(bytes)?;
     let (body, sum) = bytes.split_at(bytes.len() - 8);
     let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
     let computed = checksum(body);
     if stored != computed {
         return Err(FormatError::ChecksumMismatch { stored, computed });
     }
-    let variant_id = head.u8()?;
-    if variant_id != expected.id() {
-        return Err(FormatError::WrongVariant {
-            expected: expected.name(),
-            found_id: variant_id,
-        });
+    if version(bytes) >= layout::IN_PLACE_VERSION {
+        let l = layout::parse(bytes, bytes.len() as u64)?;
+        let pad = &bytes[l.head_len as usize..l.payload_offset as usize];
+        if pad.iter().any(|&b| b != 0) {
+            return Err(invalid(
+                "bytes other than zero between the head and the payload",
+            ));
+        }
+        let payload = &bytes[l.payload_offset as usize..][..l.payload_len as usize];
+        let params = &bytes[HEADER_LEN..][..l.params_len];
+        return split(head, params, payload, expected);
     }
-    let hash_id = head.u8()?;
-    let kind = HashKind::from_id(hash_id).ok_or(FormatError::UnknownHash(hash_id))?;
-    let seed = head.u64()?;
-    let hasher =
-        KeyHasher::new(kind, seed).map_err(|e| FormatError::Invalid(format!("hash seed: {e}")))?;
-
     let mut rest = Reader::new(&body[HEADER_LEN - 4..]);
     let params_len = rest.u32()?;
     if params_len > MAX_PARAMS_LEN {
@@ -308,142 +385,42 @@ pub fn decode(bytes: &[u8], expected: FileKind) -> Result<Decoded<'_>, FormatErr
             .map_err(|_| FormatError::Invalid(format!("payload of {payload_len} bytes")))?,
     )?;
     rest.finish()?;
+    split(head, params, payload, expected)
+}
+
+/// The parameter and payload sections of a saved filter of any variant, after every check of
+/// [`decode`] but the variant's.
+pub(crate) fn decode_any(bytes: &[u8]) -> Result<(&[u8], &[u8]), FormatError> {
+    let kind = FileKind::new(peek_kind_id(bytes)?, "any");
+    let d = decode(bytes, kind)?;
+    Ok((d.params.rest(), d.payload.rest()))
+}
+
+/// The variant and hasher of a head (a reader at the variant id) whose sections are `params`
+/// and `payload`, checked against `expected`.
+fn split<'a>(
+    mut head: Reader<'_>,
+    params: &'a [u8],
+    payload: &'a [u8],
+    expected: FileKind,
+) -> Result<Decoded<'a>, FormatError> {
+    let variant_id = head.u8()?;
+    if variant_id != expected.id() {
+        return Err(FormatError::WrongVariant {
+            expected: expected.name(),
+            found_id: variant_id,
+        });
+    }
+    let hash_id = head.u8()?;
+    let kind = HashKind::from_id(hash_id).ok_or(FormatError::UnknownHash(hash_id))?;
+    let seed = head.u64()?;
+    let hasher =
+        KeyHasher::new(kind, seed).map_err(|e| FormatError::Invalid(format!("hash seed: {e}")))?;
     Ok(Decoded {
         hasher,
         params: Reader::new(params),
         payload: Reader::new(payload),
     })
-}
-
-/// Reads fixed-width little-endian fields from a section, refusing to read past its end.
-#[derive(Debug, Clone)]
-pub struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    /// Reads from `bytes`.
-    pub fn new(bytes: &'a [u8]) -> Self {
-        Reader { bytes }
-    }
-
-    /// Bytes not yet read.
-    pub fn remaining(&self) -> usize {
-        self.bytes.len()
-    }
-
-    /// The next `n` bytes.
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] if fewer remain.
-    pub fn take(&mut self, n: usize) -> Result<&'a [u8], FormatError> {
-        if n > self.bytes.len() {
-            return Err(FormatError::Truncated {
-                needed: n as u64,
-                available: self.bytes.len() as u64,
-            });
-        }
-        let (head, tail) = self.bytes.split_at(n);
-        self.bytes = tail;
-        Ok(head)
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], FormatError> {
-        Ok(self.take(N)?.try_into().expect("N bytes"))
-    }
-
-    /// Reads a byte.
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
-    pub fn u8(&mut self) -> Result<u8, FormatError> {
-        Ok(self.array::<1>()?[0])
-    }
-
-    /// Reads a `u16`.
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
-    pub fn u16(&mut self) -> Result<u16, FormatError> {
-        Ok(u16::from_le_bytes(self.array()?))
-    }
-
-    /// Reads a `u32`.
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
-    pub fn u32(&mut self) -> Result<u32, FormatError> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-
-    /// Reads a `u64`.
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
-    pub fn u64(&mut self) -> Result<u64, FormatError> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-
-    /// Reads an `f64`.
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
-    pub fn f64(&mut self) -> Result<f64, FormatError> {
-        Ok(f64::from_bits(self.u64()?))
-    }
-
-    /// Reads `n` `u64` words into a table allocated as a built filter's is (a large one on huge
-    /// pages).
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
-    pub fn u64s(&mut self, n: usize) -> Result<Table<u64>, FormatError> {
-        let len = n
-            .checked_mul(8)
-            .ok_or_else(|| FormatError::Invalid(format!("{n} words")))?;
-        let raw = self.take(len)?;
-        let mut words = try_table(n)?;
-        for (w, c) in words.iter_mut().zip(raw.chunks_exact(8)) {
-            *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        }
-        Ok(words)
-    }
-
-    /// The next `n` bytes, copied into a table allocated as a built filter's is (a large one on
-    /// huge pages).
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] or [`FormatError::OutOfMemory`].
-    pub fn take_table(&mut self, n: usize) -> Result<Table<u8>, FormatError> {
-        let raw = self.take(n)?;
-        let mut t = try_table(n)?;
-        t.copy_from_slice(raw);
-        Ok(t)
-    }
-
-    /// The next `n` bytes, copied into memory reserved fallibly.
-    ///
-    /// # Errors
-    /// [`FormatError::Truncated`] when fewer remain, [`FormatError::OutOfMemory`] when the copy
-    /// cannot be allocated.
-    pub fn take_vec(&mut self, n: usize) -> Result<Vec<u8>, FormatError> {
-        let raw = self.take(n)?;
-        let mut v = try_vec(n)?;
-        v.extend_from_slice(raw);
-        Ok(v)
-    }
-
-    /// Checks that the whole section was read.
-    ///
-    /// # Errors
-    /// [`FormatError::TrailingBytes`] otherwise.
-    pub fn finish(self) -> Result<(), FormatError> {
-        if self.bytes.is_empty() {
-            Ok(())
-        } else {
-            Err(FormatError::TrailingBytes(self.bytes.len() as u64))
-        }
-    }
 }
 
 /// An empty vector with room for `n` elements, reserved fallibly: loading never aborts on an

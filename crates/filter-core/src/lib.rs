@@ -95,8 +95,8 @@ pub use kicks::{check_max_kicks, DEFAULT_MAX_KICKS, MAX_KICKS};
 pub use persist::Persist;
 pub use static_filter::StaticFilter;
 pub use table::{
-    try_filled, try_zeroed_table, zeroed_table, MemoryCap, Pages, Table, TableOptions, Zeroable,
-    HUGE_PAGE_MIN_BYTES,
+    try_filled, try_zeroed_table, zeroed_table, FileMap, MemoryCap, Pages, Plain, Table,
+    TableOptions, Zeroable, HUGE_PAGE_MIN_BYTES,
 };
 
 /// An approximate-membership filter.

@@ -90,7 +90,8 @@ pub struct CountingBloom {
     k: u32,
     len: u64,
     /// The sum of the counters that did not saturate, kept up to date so that a removal can check
-    /// the invariant `sum <= k * len` in O(1).
+    /// the invariant `sum <= k * len` in O(1). Not computed for a table opened in place (it
+    /// reads every counter): [`CountingBloom::own_table`] computes it before a first change.
     sum: u128,
     sizing: Sizing,
 }
@@ -182,6 +183,21 @@ impl CountingBloom {
         Ok(())
     }
 
+    /// Before the first change of a table opened in place (read from a file mapping, never
+    /// written): the sum and the load's check of it, which an open leaves out, then a copy of
+    /// the table to change. Nothing for a table of the filter's own.
+    ///
+    /// # Errors
+    /// The check's refusal of counters that do not match the item count; nothing is changed.
+    fn own_table(&mut self) -> Result<()> {
+        if self.counters.is_in_file() {
+            self.sum = self.counter_sum();
+            self.check_len()?;
+            self.counters = filter_core::Table::from(self.counters.to_vec());
+        }
+        Ok(())
+    }
+
     /// The sum of the counters below 15, computed from the table.
     fn counter_sum(&self) -> u128 {
         let below_max = |c: u8| if c == MAX { 0 } else { u128::from(c) };
@@ -219,6 +235,7 @@ impl Filter for CountingBloom {
         if self.len >= MAX_ITEMS {
             return Err(Error::TooManyItems { limit: MAX_ITEMS });
         }
+        self.own_table()?;
         let mut g = IndexGen::new(hash, self.m);
         for _ in 0..self.k {
             let i = g.next();
@@ -278,6 +295,7 @@ impl Deletable for CountingBloom {
     /// removed more often than the counters can account for: insert A 20 times and B once,
     /// remove A 21 times, and the 21st removal is refused, `len` stays 1 and B present.
     fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.own_table()?;
         let (idx, k) = self.positions(hash);
         let idx = &idx[..k];
         // Check everything before changing anything. A position that appears c times among the
@@ -364,6 +382,14 @@ impl Codec for CountingBloom {
             sum: 0,
             sizing,
         };
+        if payload.in_place() {
+            // Opened in place: the sum and its check read every counter, so they wait for a
+            // change (`own_table`), and `format::mapped::verify` checks the file's checksum.
+            if len > MAX_ITEMS {
+                return Err(invalid(format!("{len} items (at most {MAX_ITEMS})")));
+            }
+            return Ok(f);
+        }
         f.sum = f.counter_sum();
         f.check_len()?;
         Ok(f)

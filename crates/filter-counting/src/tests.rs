@@ -146,3 +146,45 @@ fn sizes_beyond_memory_are_errors_not_aborts() {
         Err(Error::MemoryCap { .. })
     ));
 }
+
+/// `f`'s file, opened in place (mapped) as a counting filter.
+#[cfg(not(miri))] // Miri cannot map files.
+fn opened(bytes: &[u8], tag: &str) -> std::result::Result<CountingBloom, FormatError> {
+    let p = std::env::temp_dir().join(format!("filterlab-counting-{tag}-{}", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    let map = format::mapped::map_file(&p).unwrap();
+    std::fs::remove_file(&p).unwrap();
+    format::mapped::decode_in_place(&map)
+}
+
+/// An open leaves out the sum of the counters and its check (they read the whole table); the
+/// first change computes and checks them, then copies the table, as a load would have.
+#[cfg(not(miri))]
+#[test]
+fn a_filter_opened_in_place_checks_its_counters_before_a_first_change() {
+    let mut f = CountingBloom::builder().capacity(1000).build().unwrap();
+    let keys = filter_core::testkit::keys("c", 300);
+    for k in &keys {
+        f.insert(k).unwrap();
+    }
+    let bytes = f.to_bytes();
+    let mut open = opened(&bytes, "good").unwrap();
+    assert!(open.counters.is_in_file());
+    assert_eq!(open.sum, 0, "the sum was read at open");
+    open.remove(&keys[0]).unwrap();
+    f.remove(&keys[0]).unwrap();
+    assert!(!open.counters.is_in_file());
+    assert_eq!(open, f);
+    // Counters that do not match the item count: the open trusts them, a change refuses them.
+    let mut lying = bytes.clone();
+    lying[36..44].copy_from_slice(&299u64.to_le_bytes()); // items, after m (8) and k (4)
+    format::reseal(&mut lying);
+    assert!(CountingBloom::from_bytes(&lying).is_err());
+    let mut open = opened(&lying, "lying").unwrap();
+    assert!(open.insert(b"x").is_err());
+    assert!(open.remove(&keys[1]).is_err());
+    assert!(
+        open.counters.is_in_file(),
+        "a refused change copied the table"
+    );
+}

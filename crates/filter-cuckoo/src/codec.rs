@@ -9,8 +9,8 @@
 
 use crate::builder::{check_fp_bits, table_bytes};
 use crate::{CuckooFilter, Lanes, Layout, FILE_KIND, PAD, SLOTS};
-use filter_core::format::{invalid, refused, try_vec, Codec, Encoder, Parts, Reader};
-use filter_core::{FileKind, FormatError, KeyHasher, Sizing};
+use filter_core::format::{invalid, refused, Codec, Encoder, Parts, Reader};
+use filter_core::{FileKind, FormatError, KeyHasher, MemoryCap, Sizing};
 
 impl Codec for CuckooFilter {
     const KIND: FileKind = FILE_KIND;
@@ -46,12 +46,24 @@ impl Codec for CuckooFilter {
         layout.check_loaded(buckets)?;
         filter_core::check_max_kicks(max_kicks).map_err(refused)?;
         let n = stored_table_len(buckets, fp_bits)?;
-        let raw = payload.take(n)?;
-        let mut table = try_vec(n + PAD)?;
-        table.extend_from_slice(raw);
-        table.extend_from_slice(&[0; PAD]);
+        // Opened in place: the padding that lets a slot read overrun the table is the file's
+        // checksum after it (each read masks what lies past its slot).
+        let in_place = payload.table_padded(n, PAD)?;
+        let table = match in_place {
+            Some(t) => t,
+            None => {
+                // Allocated as a built filter's table is (a large one on huge pages).
+                let raw = payload.take(n)?;
+                let mut table = filter_core::try_zeroed_table(n + PAD, MemoryCap::NONE, "table")
+                    .map_err(|_| FormatError::OutOfMemory {
+                        bytes: (n + PAD) as u64,
+                    })?;
+                table[..n].copy_from_slice(raw);
+                table
+            }
+        };
         let f = CuckooFilter {
-            table: table.into(),
+            table,
             buckets,
             fp_bits,
             lanes: Lanes::new(fp_bits),
@@ -63,6 +75,11 @@ impl Codec for CuckooFilter {
         let used_bits = buckets * u64::from(SLOTS) * u64::from(fp_bits);
         if used_bits % 8 != 0 && f.table[n - 1] >> (used_bits % 8) != 0 {
             return Err(invalid("bits set beyond the last slot"));
+        }
+        if f.table.is_in_file() {
+            // Counting the occupied slots reads the whole table: `format::mapped::verify`
+            // checks the file's checksum instead.
+            return Ok(f);
         }
         let occupied: u64 = (0..buckets)
             .map(|b| (0..SLOTS).filter(|&j| f.slot(b, j) != 0).count() as u64)

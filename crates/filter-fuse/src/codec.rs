@@ -24,9 +24,10 @@ pub const FILE_KIND_8: FileKind = FileKind::new(6, "binary-fuse8");
 /// The file kind of [`BinaryFuse16`](crate::BinaryFuse16).
 pub const FILE_KIND_16: FileKind = FileKind::new(7, "binary-fuse16");
 
-/// A fingerprint width as stored: its file kind and its little-endian bytes. Public in a
-/// private module, so the `Codec` impl can name it in its bounds while users cannot.
-pub trait Stored: Fingerprint {
+/// A fingerprint width as stored: its file kind and its little-endian bytes (`Plain`: a
+/// mapped file's bytes are a table of them, read in place). Public in a private module, so the
+/// `Codec` impl can name it in its bounds while users cannot.
+pub trait Stored: Fingerprint + filter_core::Plain {
     /// The file kind of filters with this width.
     const KIND: FileKind;
     /// Appends the fingerprints, little-endian.
@@ -135,14 +136,21 @@ impl<F: Stored> Codec for BinaryFuse<F> {
                 payload.remaining()
             )));
         }
-        let raw = payload.take(slots * width)?;
-        let mut fingerprints = filter_core::format::try_vec(slots)?;
-        fingerprints.extend(raw.chunks_exact(width).map(F::read));
+        // Opened in place: the file's fingerprints, no copy (any value is a fingerprint).
+        let fingerprints = match payload.table::<F>(slots)? {
+            Some(table) => table,
+            None => {
+                let raw = payload.take(slots * width)?;
+                let mut fingerprints = filter_core::format::try_vec(slots)?;
+                fingerprints.extend(raw.chunks_exact(width).map(F::read));
+                fingerprints.into()
+            }
+        };
         Ok(BinaryFuse {
             hasher,
             seed,
             layout,
-            fingerprints: fingerprints.into(),
+            fingerprints,
             len,
         })
     }

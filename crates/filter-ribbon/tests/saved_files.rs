@@ -56,7 +56,8 @@ fn digest(n: usize, rate: f64) -> (usize, u64) {
         .hasher(KeyHasher::default())
         .build_from_hashes(&hashes(97, n))
         .unwrap();
-    let bytes = f.to_bytes();
+    // The digests are of version 1 files, as the earlier code wrote them.
+    let bytes = filter_core::format::layout::to_version_1(&f.to_bytes()).unwrap();
     (bytes.len(), fnv(&bytes))
 }
 

@@ -64,7 +64,8 @@ fn corrupted_stage_shapes_are_rejected() {
     for k in testkit::keys("c", 25) {
         f.insert(&k).unwrap();
     }
-    let bytes = f.to_bytes();
+    // Version 1's layout: the payload right after its length.
+    let bytes = format::layout::to_version_1(&f.to_bytes()).unwrap();
     // Change stage 0's item count (first payload field) and reseal the checksum.
     let params_len = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
     let at = 24 + params_len + 8;
@@ -92,7 +93,8 @@ fn crafted_capacity_is_refused_without_allocating() {
     for k in testkit::keys("crafted", 1000) {
         f.insert(&k).unwrap();
     }
-    let bytes = f.to_bytes();
+    // The file of the issue, version 1's layout.
+    let bytes = format::layout::to_version_1(&f.to_bytes()).unwrap();
     assert_eq!(bytes.len(), 1896);
     for capacity in [1_000_000_000_000_000u64, 1 << 62, 999, 1001] {
         let mut bad = bytes.clone();

@@ -90,10 +90,15 @@ pub enum Command {
         #[command(flatten)]
         keys: Keys,
     },
-    /// Variant, parameters, items, expected rate, bytes and checksum of a saved filter.
+    /// Variant, parameters, items, expected rate, bytes, checksum and format of a saved filter
+    /// (opened in place where the file allows it: then the checksum is verified only with
+    /// --verify).
     Info {
         /// The saved filter.
         filter: PathBuf,
+        /// Verify the whole file's checksum (reads every byte) when it is opened in place.
+        #[arg(long)]
+        verify: bool,
     },
     /// Each formula with a filter's numbers, and where a key lands: `explain FILE [KEY]`
     /// reads the parameters and seed from a saved filter; `explain --variant V --n N --fpr P

@@ -79,9 +79,17 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             Ok(u8::from(changed.absent > 0))
         }
         Command::Query { filter, keys, at } => query(&filter, &keys, at, out),
-        Command::Info { filter } => {
-            let (f, bytes) = file::load(&filter)?;
-            out.emit(&file::info(&f, &bytes), render::info)
+        Command::Info { filter, verify } => {
+            let r = file::read_only(&filter)?;
+            if let (true, file::Reading::InPlace(m)) = (verify, &r) {
+                m.verify().map_err(|e| {
+                    anyhow::anyhow!(
+                        "{} is damaged: {e}; restore it from a copy or build it again",
+                        filter.display()
+                    )
+                })?;
+            }
+            out.emit(&file::info(&r, verify), render::info)
         }
         Command::Explain {
             variant,
@@ -131,7 +139,9 @@ impl Answer {
 /// too long, a read error) ends the array with an `{"error": ...}` element, so stdout stays
 /// valid JSON.
 fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
-    let (filter, _) = file::load(path)?;
+    // In place where the file allows it: the table is not read, only the pages a key touches.
+    let opened = file::read_only(path)?;
+    let filter = opened.filter();
     let at = crate::window::time(filter.variant(), at, false)?;
     // Keys from stdin are answered as they come (a pipeline may wait for each answer);
     // keys from a file or the arguments are written in large blocks.
@@ -144,7 +154,7 @@ fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
     let mut any_absent = false;
     let mut first = true;
     let read = keys::for_each_source_key(keys, |_, key| {
-        let present = crate::window::contains(&filter, key, at)?;
+        let present = crate::window::contains(filter, key, at)?;
         any_absent |= !present;
         let text = if out.json {
             let answer = serde_json::to_string(&Answer::new(key, present))?;

@@ -68,9 +68,10 @@ pub fn saved(args: Vec<String>) -> Result<Explained> {
     let Some(path) = args.next() else {
         bail!("explain needs a saved filter (explain FILE [KEY]) or --variant, --n and --fpr");
     };
-    let (f, _) = crate::file::load(Path::new(&path)).context(
+    let read = crate::file::read_only(Path::new(&path)).context(
         "explain FILE [KEY] reads a saved filter; to size one instead, give --variant, --n and --fpr",
     )?;
+    let f = read.filter();
     let plan = f.plan().context("the file's parameters")?;
     let key = args.next();
     let touch = key.as_deref().map(|k| f.positions(k.as_bytes()));

@@ -2,7 +2,7 @@
 //! message, saved only over a regular file, and described for `info`.
 
 use anyhow::{anyhow, bail, Context, Result};
-use filterlab::any::Parameter;
+use filterlab::any::{Mapped, Parameter};
 use filterlab::{AnyFilter, Filter, FormatError, Variant};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -34,8 +34,14 @@ pub struct Info {
     pub seed: u64,
     /// The checksum stored in the file (XXH3-64, hex).
     pub checksum: String,
-    /// Whether the checksum was verified (every file that loads has been).
+    /// Whether the checksum was verified: every file that was loaded (copied) has been; one
+    /// opened in place only with `info --verify`.
     pub checksum_verified: bool,
+    /// The file format's version (1, or 2 from the version that opens files in place).
+    pub format_version: u16,
+    /// Whether the file opens in place (mapped, no copy): version 2 and a variant whose tables
+    /// are flat arrays.
+    pub opens_in_place: bool,
     /// Variant parameters, by name.
     pub parameters: Params,
 }
@@ -51,6 +57,47 @@ impl Serialize for Params {
             map.serialize_entry(p.name, &p.value)?;
         }
         map.end()
+    }
+}
+
+/// A saved filter read to be queried: opened in place (mapped, no copy) where the file allows
+/// it, else loaded.
+#[derive(Debug)]
+pub enum Reading {
+    /// Opened in place: O(1) checks, the whole-file checksum not verified.
+    InPlace(Mapped),
+    /// Loaded by copy (every check made), with the file's bytes.
+    Loaded(AnyFilter, Vec<u8>),
+}
+
+impl Reading {
+    /// The filter, read-only.
+    pub fn filter(&self) -> &AnyFilter {
+        match self {
+            Reading::InPlace(m) => m,
+            Reading::Loaded(f, _) => f,
+        }
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Reading::InPlace(m) => m.file_bytes(),
+            Reading::Loaded(_, b) => b,
+        }
+    }
+}
+
+/// Opens the filter at `path` in place ([`AnyFilter::open`]) or, where the file does not allow
+/// it (a version 1 file, a growing variant) or is refused, loads it as [`load`] does: the load
+/// is the authority for every error message.
+///
+/// # Errors
+/// As [`load`].
+pub fn read_only(path: &Path) -> Result<Reading> {
+    match AnyFilter::open(path) {
+        Ok(m) => Ok(Reading::InPlace(m)),
+        Err(_) => load(path).map(|(f, bytes)| Reading::Loaded(f, bytes)),
     }
 }
 
@@ -195,8 +242,11 @@ fn special_kind(_: &std::fs::FileType) -> &'static str {
     "a special file"
 }
 
-/// What `info` shows; `file` are the bytes the filter was loaded from.
-pub fn info(f: &AnyFilter, file: &[u8]) -> Info {
+/// What `info` shows of a filter read by [`read_only`]; `verified`: whether the checksum of a
+/// filter opened in place was verified.
+pub fn info(r: &Reading, verified: bool) -> Info {
+    let (f, file) = (r.filter(), r.bytes());
+    let format_version = filterlab::format::peek_version(file).unwrap_or(1);
     let hasher = f.hasher();
     let tail: [u8; 8] = file[file.len().saturating_sub(8)..]
         .try_into()
@@ -211,7 +261,10 @@ pub fn info(f: &AnyFilter, file: &[u8]) -> Info {
         hash: hasher.kind().name().into(),
         seed: hasher.seed(),
         checksum: format!("{:016x}", u64::from_le_bytes(tail)),
-        checksum_verified: true,
+        checksum_verified: verified || matches!(r, Reading::Loaded(..)),
+        format_version,
+        opens_in_place: format_version >= filterlab::format::IN_PLACE_VERSION
+            && f.capabilities().in_place,
         parameters: Params(f.parameters()),
     }
 }

@@ -134,8 +134,21 @@ pub fn info(i: &Info) -> String {
         i.hash,
         i.seed,
         i.checksum,
-        if i.checksum_verified { " (verified)" } else { "" }
+        if i.checksum_verified {
+            " (verified)"
+        } else {
+            " (not verified: opened in place; --verify reads the whole file)"
+        }
     );
+    let how = match (i.format_version, i.opens_in_place) {
+        (_, true) => "opens in place".to_string(),
+        (1, _) => "loads by copy; save it again to write version 2".to_string(),
+        _ => format!(
+            "loads by copy (a {} filter does not open in place)",
+            i.variant
+        ),
+    };
+    let _ = writeln!(out, "format        version {}, {how}", i.format_version);
     for p in &i.parameters.0 {
         let (k, v) = (
             p.name,

@@ -167,7 +167,12 @@ fn build_query_info_round_trip_with_duplicates_counted() {
         assert_eq!(info["items"], 3);
         // The checksum apart from its verified flag; numbers as numbers.
         assert_eq!(info["checksum"].as_str().unwrap().len(), 16);
-        assert_eq!(info["checksum_verified"], true);
+        // Opened in place (classic, split-block): verified only with --verify.
+        let in_place = info["opens_in_place"] == true;
+        assert_eq!(info["checksum_verified"], !in_place, "{variant}");
+        assert_eq!(info["format_version"], 2, "{variant}");
+        let verified = json(&["info", "--verify", s(&out)]);
+        assert_eq!(verified["checksum_verified"], true, "{variant}");
         assert!(info["parameters"]
             .as_object()
             .unwrap()
@@ -240,10 +245,16 @@ fn missing_and_damaged_files_are_one_line_errors() {
     json(&build_args("counting", "100", s(&keys), s(&good)));
     let bytes = std::fs::read(&good).unwrap();
 
+    // A flipped bit in the payload of a file that opens in place (a counting filter): info
+    // and query trust the payload (issue 39: the open reads none of it), `info --verify` and
+    // every command that changes the file (a load) refuse it.
     let mut flipped = bytes.clone();
     flipped[bytes.len() / 2] ^= 0x10;
+    let p = write(dir.path(), "flipped.bin", &flipped);
+    assert_clean_error(&["info", "--verify", s(&p)], None, "checksum");
+    assert_clean_error(&["add", s(&p), "x"], None, "checksum");
+    assert_eq!(json(&["info", s(&p)])["checksum_verified"], false);
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("flipped.bin", flipped, "checksum"),
         (
             "truncated.bin",
             bytes[..bytes.len() - 20].to_vec(),
@@ -252,11 +263,12 @@ fn missing_and_damaged_files_are_one_line_errors() {
         ("text.bin", b"alice@example.com\n".to_vec(), "not a usable"),
         ("empty.bin", Vec::new(), "not a usable"),
         ("unknown-variant.bin", reseal(&bytes, 10, 99), "variant"),
-        ("newer.bin", reseal(&bytes, 8, 2), "version"),
+        ("newer.bin", reseal(&bytes, 8, 3), "version"),
     ];
     for (name, damaged, mentions) in cases {
         let p = write(dir.path(), name, &damaged);
         assert_clean_error(&["info", s(&p)], None, mentions);
+        assert_clean_error(&["info", "--verify", s(&p)], None, mentions);
         assert_clean_error(&["query", s(&p), "a"], None, mentions);
     }
 }

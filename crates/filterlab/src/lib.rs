@@ -85,8 +85,8 @@ pub use filter_core::{
     auth, format, math, murmur3_x64_128, no_check, open_regular, prefetch, read_fallibly,
     read_fallibly_from, read_limited, reduce, remove_stale_temporaries, try_zeroed_table,
     write_atomically, write_atomically_with, zeroed_table, Deletable, Error, Explain, FileKind,
-    Filter, FormatError, Growable, Hash128, HashKind, KeyHasher, MemoryCap, Pages, Persist,
-    Positions, Prefetch, Result, Sizing, StaticFilter, Table, BATCH, DEFAULT_READ_LIMIT,
+    FileMap, Filter, FormatError, Growable, Hash128, HashKind, KeyHasher, MemoryCap, Pages,
+    Persist, Positions, Prefetch, Result, Sizing, StaticFilter, Table, BATCH, DEFAULT_READ_LIMIT,
     HUGE_PAGE_MIN_BYTES, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI, STALE_AFTER,
 };
 pub use filter_counting::{CountingBloom, CountingBuilder};

@@ -4,10 +4,10 @@
 use filterlab::any::{AnyFilter, Params, Variant};
 use filterlab::{Explain, Filter, Positions};
 
-/// The payload of a saved filter (after the header, parameters and payload length).
+/// The payload of a saved filter (where its head places it).
 fn payload(bytes: &[u8]) -> Vec<u8> {
-    let params = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
-    bytes[24 + params + 8..bytes.len() - 8].to_vec()
+    let l = filterlab::format::layout::parse(bytes, bytes.len() as u64).unwrap();
+    bytes[l.payload_offset as usize..][..l.payload_len as usize].to_vec()
 }
 
 /// Bit indexes of the payload that differ between two saves.

@@ -3,12 +3,14 @@
 //!
 //! A file states the lengths of its two sections before them, so a stream cannot go back to
 //! fill them in. [`write_to`] runs the variant's encoder twice: first to measure the sections
-//! (nothing is stored), then to write them, lengths first, through a small fixed buffer, and
-//! the checksum is computed as the bytes go by. The second pass checks that it wrote exactly
-//! what the first measured (a variant whose encoding changed between the passes would
-//! otherwise write a corrupted file).
+//! (nothing is stored), then to write them through a small fixed buffer: the parameters are
+//! held (a few bytes) until the head they belong to is complete, then the head (version 2:
+//! with the payload's offset and the head's checksum), the padding to the payload's boundary,
+//! and the payload, and the file's checksum is computed as the bytes go by. The second pass
+//! checks that it wrote exactly what the first measured (a variant whose encoding changed
+//! between the passes would otherwise write a corrupted file).
 
-use super::{checksum, Codec, FileKind, FORMAT_VERSION, MAGIC, MIN_LEN};
+use super::{checksum, layout, Codec, FileKind, FORMAT_VERSION, MAGIC, MAX_PARAMS_LEN};
 use crate::KeyHasher;
 use std::io::{self, Write};
 use xxhash_rust::xxh3::Xxh3Default;
@@ -31,8 +33,12 @@ pub struct Encoder<'w> {
 // the stack for one save, and the save path allocates nothing infallibly.
 #[allow(clippy::large_enum_variant)]
 enum Sink<'w> {
-    /// The whole file in memory, lengths filled in afterwards (tests and fuzzers).
-    Buffer { buf: Vec<u8>, section_len_at: usize },
+    /// The whole file in memory, laid out at the end (tests and fuzzers).
+    Buffer {
+        header: [u8; 20],
+        params: Vec<u8>,
+        payload: Vec<u8>,
+    },
     /// Counting only: the section lengths, for a stream.
     Measure { params: u64 },
     /// Straight to a writer, with the lengths measured before.
@@ -41,6 +47,9 @@ enum Sink<'w> {
 
 struct Stream<'w> {
     out: &'w mut dyn Write,
+    header: [u8; 20],
+    /// The parameter section, held until the head is complete.
+    held: Vec<u8>,
     hasher: Xxh3Default,
     stage: Vec<u8>,
     /// The section lengths the measuring pass found.
@@ -53,7 +62,9 @@ struct Stream<'w> {
 impl std::fmt::Debug for Sink<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Sink::Buffer { buf, .. } => write!(f, "Buffer({} bytes)", buf.len()),
+            Sink::Buffer {
+                params, payload, ..
+            } => write!(f, "Buffer({} + {} bytes)", params.len(), payload.len()),
             Sink::Measure { .. } => write!(f, "Measure"),
             Sink::Stream(s) => write!(f, "Stream({} + {} bytes)", s.params, s.payload),
         }
@@ -90,6 +101,21 @@ impl Stream<'_> {
         self.stage.clear();
     }
 
+    /// Emits the head (the parameters held so far with the measured payload length) and the
+    /// padding up to the payload's offset.
+    fn head(&mut self) {
+        let head = layout::head(&self.header, &self.held, self.payload);
+        self.emit(&head);
+        let offset = layout::payload_offset(head.len() as u64, self.payload).unwrap_or(0);
+        let mut pad = offset.saturating_sub(head.len() as u64) as usize;
+        const ZEROS: [u8; 512] = [0; 512];
+        while pad > 0 {
+            let n = pad.min(ZEROS.len());
+            self.emit(&ZEROS[..n]);
+            pad -= n;
+        }
+    }
+
     fn fail(&mut self, why: String) {
         if self.error.is_none() {
             self.error = Some(io::Error::new(io::ErrorKind::InvalidData, why));
@@ -112,14 +138,11 @@ impl<'w> Encoder<'w> {
     /// buffer (which grows infallibly: for tests and tools; [`write_to`] and
     /// [`crate::Persist::try_to_bytes`] are the fallible paths).
     pub fn new(kind: FileKind, hasher: KeyHasher, payload_hint: usize) -> Self {
-        let mut buf = Vec::with_capacity(MIN_LEN + 64 + payload_hint);
-        buf.extend_from_slice(&header(kind, hasher));
-        let section_len_at = buf.len();
-        buf.extend_from_slice(&0u32.to_le_bytes());
         Encoder {
             sink: Sink::Buffer {
-                buf,
-                section_len_at,
+                header: header(kind, hasher),
+                params: Vec::with_capacity(64),
+                payload: Vec::with_capacity(payload_hint),
             },
             section: 0,
             in_payload: false,
@@ -128,9 +151,13 @@ impl<'w> Encoder<'w> {
 
     fn put(&mut self, bytes: &[u8]) -> &mut Self {
         self.section += bytes.len() as u64;
+        let in_payload = self.in_payload;
         match &mut self.sink {
-            Sink::Buffer { buf, .. } => buf.extend_from_slice(bytes),
+            Sink::Buffer { params, .. } if !in_payload => params.extend_from_slice(bytes),
+            Sink::Buffer { payload, .. } => payload.extend_from_slice(bytes),
             Sink::Measure { .. } => {}
+            // The parameters are at most `MAX_PARAMS_LEN` bytes (checked before the pass).
+            Sink::Stream(s) if !in_payload => s.held.extend_from_slice(bytes),
             Sink::Stream(s) => s.emit(bytes),
         }
         self
@@ -185,14 +212,11 @@ impl<'w> Encoder<'w> {
         assert!(!self.in_payload, "begin_payload called twice");
         let params = std::mem::take(&mut self.section);
         match &mut self.sink {
-            Sink::Buffer {
-                buf,
-                section_len_at,
-            } => {
-                let len = u32::try_from(params).expect("parameter section under 4 GiB");
-                buf[*section_len_at..*section_len_at + 4].copy_from_slice(&len.to_le_bytes());
-                *section_len_at = buf.len();
-                buf.extend_from_slice(&0u64.to_le_bytes());
+            Sink::Buffer { params: p, .. } => {
+                assert!(
+                    p.len() <= u32::MAX as usize,
+                    "parameter section under 4 GiB"
+                );
             }
             Sink::Measure { params: p } => *p = params,
             Sink::Stream(s) => {
@@ -202,8 +226,7 @@ impl<'w> Encoder<'w> {
                         s.params
                     ));
                 }
-                let len = s.payload.to_le_bytes();
-                s.emit(&len);
+                s.head();
             }
         }
         self.in_payload = true;
@@ -219,13 +242,18 @@ impl<'w> Encoder<'w> {
             self.begin_payload();
         }
         let Sink::Buffer {
-            mut buf,
-            section_len_at,
+            header,
+            params,
+            payload,
         } = self.sink
         else {
             panic!("Encoder::finish on a streaming encoder");
         };
-        buf[section_len_at..section_len_at + 8].copy_from_slice(&self.section.to_le_bytes());
+        let mut buf = layout::head(&header, &params, payload.len() as u64);
+        let offset = layout::payload_offset(buf.len() as u64, payload.len() as u64)
+            .expect("a payload in memory");
+        buf.resize(offset as usize, 0);
+        buf.extend_from_slice(&payload);
         let sum = checksum(&buf);
         buf.extend_from_slice(&sum.to_le_bytes());
         buf
@@ -273,7 +301,8 @@ fn measure<C: Codec>(filter: &C) -> (u64, u64) {
 /// The length of the file [`write_to`] writes for `filter`.
 pub fn encoded_len<C: Codec>(filter: &C) -> u64 {
     let (params, payload) = measure(filter);
-    MIN_LEN as u64 + params + payload
+    let head = layout::head_len(params as usize) as u64;
+    layout::payload_offset(head, payload).map_or(u64::MAX, |o| o.saturating_add(payload + 8))
 }
 
 /// Streams `filter`'s file into `out`: the header, the sections and the checksum, through a
@@ -285,26 +314,28 @@ pub fn encoded_len<C: Codec>(filter: &C) -> u64 {
 /// written then).
 pub fn write_to<C: Codec>(filter: &C, out: &mut dyn Write) -> io::Result<()> {
     let (params, payload) = measure(filter);
-    let params32 = u32::try_from(params).map_err(|_| {
-        io::Error::new(
+    if params > u64::from(MAX_PARAMS_LEN) {
+        return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("a parameter section of {params} bytes"),
-        )
-    })?;
+            format!("a parameter section of {params} bytes (readers take {MAX_PARAMS_LEN})"),
+        ));
+    }
     let mut stage = Vec::new();
+    let mut held = Vec::new();
     stage
         .try_reserve_exact(STAGE)
+        .and_then(|()| held.try_reserve_exact(params as usize))
         .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "no 64 KiB for the save"))?;
-    let mut s = Stream {
+    let s = Stream {
         out,
+        header: header(C::KIND, filter.key_hasher()),
+        held,
         hasher: Xxh3Default::new(),
         stage,
         params,
         payload,
         error: None,
     };
-    s.emit(&header(C::KIND, filter.key_hasher()));
-    s.emit(&params32.to_le_bytes());
     let mut e = Encoder {
         sink: Sink::Stream(s),
         section: 0,

@@ -54,12 +54,12 @@ fn specific_errors() {
         }
     ));
     let mut newer = bytes.clone();
-    newer[8] = 2;
+    newer[8] = 3;
     assert_eq!(
         decode(&newer, CLASSIC).unwrap_err(),
         FormatError::UnsupportedVersion {
-            found: 2,
-            supported: 1
+            found: 3,
+            supported: 2
         }
     );
     let mut zero = bytes.clone();
@@ -69,13 +69,14 @@ fn specific_errors() {
         e,
         FormatError::UnsupportedVersion {
             found: 0,
-            supported: 1
+            supported: 2
         }
     );
     // Issue 16, defect 8: version 0 is not "newer than this build reads".
     assert!(!e.to_string().contains("newer"), "{e}");
     assert!(e.to_string().contains("damaged"), "{e}");
-    let mut trailing = bytes[..bytes.len() - 8].to_vec();
+    let v1 = layout::to_version_1(&bytes).unwrap();
+    let mut trailing = v1[..v1.len() - 8].to_vec();
     trailing.push(0);
     let sum = checksum(&trailing);
     trailing.extend_from_slice(&sum.to_le_bytes());
@@ -83,6 +84,48 @@ fn specific_errors() {
         decode(&trailing, CLASSIC).unwrap_err(),
         FormatError::TrailingBytes(1)
     );
+    let mut trailing = bytes.clone();
+    trailing.push(0);
+    reseal(&mut trailing);
+    assert_eq!(
+        decode(&trailing, CLASSIC).unwrap_err(),
+        FormatError::TrailingBytes(1)
+    );
+}
+
+#[test]
+fn version_1_files_load_as_before() {
+    let v2 = sample();
+    let v1 = layout::to_version_1(&v2).unwrap();
+    assert_eq!(peek_version(&v1), Ok(1));
+    assert_eq!(peek_version(&v2), Ok(2));
+    // Version 1's layout: no offset, no head checksum, the payload right after its length.
+    assert_eq!(v1.len(), 24 + 12 + 8 + 24 + 8);
+    let (a, b) = (decode(&v1, CLASSIC).unwrap(), decode(&v2, CLASSIC).unwrap());
+    assert_eq!(a.hasher, b.hasher);
+    assert_eq!(a.params.rest(), b.params.rest());
+    assert_eq!(a.payload.rest(), b.payload.rest());
+    for cut in 0..v1.len() {
+        assert!(decode(&v1[..cut], CLASSIC).is_err(), "cut at {cut}");
+    }
+}
+
+#[test]
+fn payloads_start_on_a_line_or_a_page() {
+    let bytes = sample();
+    let l = layout::parse(&bytes, bytes.len() as u64).unwrap();
+    assert_eq!(
+        (l.head_len, l.payload_offset, l.payload_len),
+        (24 + 12 + 24, 64, 24)
+    );
+    let words = vec![7u64; (layout::PAGE_ALIGN_MIN / 8) as usize];
+    let mut e = Encoder::new(CLASSIC, KeyHasher::default(), 0);
+    e.u64(1).begin_payload().u64s(&words);
+    let big = e.finish();
+    let l = layout::parse(&big, big.len() as u64).unwrap();
+    assert_eq!(l.payload_offset, 4096);
+    assert_eq!(big.len() as u64, 4096 + layout::PAGE_ALIGN_MIN + 8);
+    assert!(big[l.head_len as usize..4096].iter().all(|&b| b == 0));
 }
 
 #[test]
@@ -101,10 +144,10 @@ fn peek_kind_id_reads_the_id_or_refuses() {
         Err(FormatError::Truncated { .. })
     ));
     let mut newer = bytes;
-    newer[8] = 2;
+    newer[8] = 3;
     assert!(matches!(
         peek_kind_id(&newer),
-        Err(FormatError::UnsupportedVersion { found: 2, .. })
+        Err(FormatError::UnsupportedVersion { found: 3, .. })
     ));
 }
 
@@ -141,4 +184,61 @@ fn large_loaded_tables_are_allocated_as_built_ones() {
         bytes.is_own_mapping(),
         cfg!(all(target_os = "linux", not(miri)))
     );
+}
+
+/// A file of `bytes` in the temporary directory, mapped.
+#[cfg(not(miri))]
+fn mapped_file(tag: &str, bytes: &[u8]) -> crate::FileMap {
+    let p = std::env::temp_dir().join(format!("filterlab-map-{tag}-{}", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    let map = mapped::map_file(&p).unwrap();
+    std::fs::remove_file(&p).unwrap();
+    map
+}
+
+#[cfg(not(miri))] // Miri cannot map files.
+#[test]
+fn a_mapped_payload_gives_its_tables_in_place() {
+    let bytes = sample();
+    let map = mapped_file("in-place", &bytes);
+    let mut d = mapped::sections(&map, CLASSIC).unwrap();
+    assert!(d.payload.in_place());
+    let words = d.payload.u64s(3).unwrap();
+    assert_eq!(*words, [1, 2, 3]);
+    assert!(words.is_in_file());
+    // The table is the file's bytes, not a copy.
+    let at = words.as_ptr() as usize - map.bytes().as_ptr() as usize;
+    assert_eq!(at, 64);
+    // A table that is not aligned for its words is refused, not read.
+    let mut d = mapped::sections(&map, CLASSIC).unwrap();
+    d.payload.u8().unwrap();
+    let e = d.payload.table::<u64>(2).unwrap_err();
+    assert!(e.to_string().contains("not aligned to 8 bytes"), "{e}");
+    // Bytes outside the mapping are never a table of it.
+    assert!(Table::<u8>::in_file(&map, &bytes[..8]).is_none());
+    // A write to the table copies it first: the mapping is read-only.
+    let mut copy = words;
+    copy[0] = 9;
+    assert!(!copy.is_in_file());
+    assert_eq!(*copy, [9, 2, 3]);
+    mapped::verify(&map).unwrap();
+}
+
+#[cfg(not(miri))]
+#[test]
+fn version_1_is_not_opened_in_place_and_damage_fails_verify() {
+    let v1 = layout::to_version_1(&sample()).unwrap();
+    let map = mapped_file("v1", &v1);
+    let e = mapped::sections(&map, CLASSIC).unwrap_err();
+    assert!(matches!(e, FormatError::NotInPlace(_)), "{e}");
+    assert!(e.to_string().contains("load it instead"), "{e}");
+    let mut damaged = sample();
+    let last = damaged.len() - 9;
+    damaged[last] ^= 1;
+    let map = mapped_file("damaged", &damaged);
+    mapped::sections(&map, CLASSIC).unwrap();
+    assert!(matches!(
+        mapped::verify(&map),
+        Err(FormatError::ChecksumMismatch { .. })
+    ));
 }

@@ -12,15 +12,21 @@
 //! carried in [`TableOptions`] down to the allocation; [`Table::pages`] reports it), never a
 //! process-wide setting, so two filters built side by side can differ.
 //!
-//! All `unsafe` code of the table lives in this module: the [`Zeroable`] contract, the raw
-//! parts of [`Table`] (`owned.rs`) and the system calls (`map.rs`).
+//! A table can also be read in place from a saved file ([`Table::in_file`], on a [`FileMap`]):
+//! the file's bytes are the table, with no copy (format version 2 lays tables out for it).
+//!
+//! All `unsafe` code of the table lives in this module: the [`Zeroable`] and [`Plain`]
+//! contracts, the raw parts of [`Table`] (`owned.rs`), the system calls (`map.rs`) and the file
+//! mapping (`file.rs`).
 
+mod file;
 mod owned;
 mod smaps;
 
 #[cfg(all(target_os = "linux", not(miri)))]
 mod map;
 
+pub use file::{FileMap, Plain};
 pub use owned::Table;
 
 use crate::{Error, Result};

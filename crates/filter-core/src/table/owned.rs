@@ -1,6 +1,7 @@
-//! [`Table`]: an owned, fixed-length slice that is either a `Vec`'s buffer or a mapping of its own.
+//! [`Table`]: an owned, fixed-length slice that is either a `Vec`'s buffer, a mapping of its own,
+//! or a part of a read-only file mapping (`file.rs`).
 
-use super::{Pages, Zeroable};
+use super::{FileMap, Pages, Zeroable};
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
@@ -22,7 +23,7 @@ pub struct Table<T> {
 }
 
 /// Who releases the memory at `ptr`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 enum Owner {
     /// A `Vec<T>`'s buffer of this capacity.
     Heap { cap: usize },
@@ -30,10 +31,15 @@ enum Owner {
     /// advised as `pages` says.
     #[cfg(all(target_os = "linux", not(miri)))]
     Mapped { bytes: usize, pages: Pages },
+    /// A part of a read-only file mapping, which this reference keeps alive: never written,
+    /// never released element by element (the elements are the file's bytes).
+    File(#[allow(dead_code)] FileMap),
 }
 
 // SAFETY: a `Table<T>` owns its elements as a `Vec<T>` does (nothing else points into its
-// memory), so it may move to or be shared with another thread exactly when `T` may.
+// memory), so it may move to or be shared with another thread exactly when `T` may. A table in
+// a file mapping shares the mapping only with other read-only tables, and is copied before any
+// write (`DerefMut`).
 unsafe impl<T: Send> Send for Table<T> {}
 // SAFETY: as above; `&Table<T>` hands out only `&[T]`.
 unsafe impl<T: Sync> Sync for Table<T> {}
@@ -77,9 +83,51 @@ impl<T> Table<T> {
         })
     }
 
-    /// Whether the table is a mapping of its own (else a `Vec`'s buffer).
+    /// The elements at `ptr`, `len` of them, inside `map`, read in place.
+    ///
+    /// # Safety
+    /// `[ptr, ptr + len)` lies inside `map`, is aligned for `T`, and its bytes are valid `T`s.
+    pub(super) unsafe fn from_file(map: FileMap, ptr: *const T, len: usize) -> Self {
+        Table {
+            // A part of a mapping is never at address 0; a dangling aligned pointer otherwise
+            // (a `Vec`'s, for `len` 0).
+            ptr: NonNull::new(ptr.cast_mut()).unwrap_or(NonNull::dangling()),
+            len,
+            owner: Owner::File(map),
+            _owns: PhantomData,
+        }
+    }
+
+    /// Whether the table is a mapping of its own (else a `Vec`'s buffer or a file's part).
     pub fn is_own_mapping(&self) -> bool {
-        !matches!(self.owner, Owner::Heap { .. })
+        #[cfg(all(target_os = "linux", not(miri)))]
+        return matches!(self.owner, Owner::Mapped { .. });
+        #[cfg(not(all(target_os = "linux", not(miri))))]
+        false
+    }
+
+    /// Whether the table is read in place from a file mapping ([`Table::in_file`]): its
+    /// elements are the file's bytes, and it holds no memory of its own.
+    pub fn is_in_file(&self) -> bool {
+        matches!(self.owner, Owner::File(_))
+    }
+
+    /// Makes a table that lies in a file mapping a copy of its own (a `Vec`'s buffer), so that
+    /// it can be written: the guard behind `DerefMut`, never the path of a mapped filter (which
+    /// offers no mutation). Aborts, as `Vec` does, if the copy cannot be allocated.
+    #[cold]
+    #[inline(never)]
+    fn copy_out_of_file(&mut self) {
+        let mut v = Vec::<T>::with_capacity(self.len);
+        // SAFETY: `v` has room for `len` elements and does not overlap the mapping; a file's
+        // table holds only `Plain` elements (`Table::in_file`), valid for any bits and free of
+        // drop glue that matters, so the bitwise copy is a set of valid values, owned by `v`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.ptr.as_ptr(), v.as_mut_ptr(), self.len);
+            v.set_len(self.len);
+        }
+        // The old value's owner is `File`: dropping it releases a reference to the mapping only.
+        *self = Table::from(v);
     }
 
     /// The page advice the table's mapping was given (its builder's
@@ -87,7 +135,7 @@ impl<T> Table<T> {
     /// gets none. What the kernel then gave is [`Table::huge_page_bytes`].
     pub fn pages(&self) -> Option<Pages> {
         match self.owner {
-            Owner::Heap { .. } => None,
+            Owner::Heap { .. } | Owner::File(_) => None,
             #[cfg(all(target_os = "linux", not(miri)))]
             Owner::Mapped { pages, .. } => Some(pages),
         }
@@ -97,7 +145,7 @@ impl<T> Table<T> {
     /// page.
     fn owned_range(&self) -> (usize, usize) {
         let bytes = match self.owner {
-            Owner::Heap { .. } => std::mem::size_of_val::<[T]>(self),
+            Owner::Heap { .. } | Owner::File(_) => std::mem::size_of_val::<[T]>(self),
             #[cfg(all(target_os = "linux", not(miri)))]
             Owner::Mapped { bytes, .. } => bytes,
         };
@@ -131,6 +179,11 @@ impl<T> Table<T> {
         if len >= self.len {
             return;
         }
+        if self.is_in_file() {
+            // The file's bytes: nothing to drop or give back.
+            self.len = len;
+            return;
+        }
         let tail: *mut [T] = &mut self[len..];
         // Shortened first, so that a panicking drop below cannot drop an element twice.
         self.len = len;
@@ -154,8 +207,12 @@ impl<T> Table<T> {
             assert!(std::mem::align_of::<T>() == std::mem::align_of::<U>());
         };
         // If `f` panics, the memory leaks (it holds some `T`s and some `U`s); nothing is freed
-        // twice or read as the wrong type.
-        let this = ManuallyDrop::new(self);
+        // twice or read as the wrong type. A file's table is copied first: it is written below.
+        let mut this = self;
+        if this.is_in_file() {
+            this.copy_out_of_file();
+        }
+        let this = ManuallyDrop::new(this);
         let base = this.ptr.as_ptr();
         for i in 0..this.len {
             // SAFETY: `i < len`, so `base + i` is in bounds and holds an initialised `T`, read
@@ -171,7 +228,8 @@ impl<T> Table<T> {
             ptr: this.ptr.cast(),
             len: this.len,
             // A `Vec<T>` buffer of `cap` elements is one of `cap` `U`s: same layout.
-            owner: this.owner,
+            // SAFETY: `this` is never dropped, so its owner is moved out once.
+            owner: unsafe { std::ptr::read(&this.owner) },
             _owns: PhantomData,
         }
     }
@@ -191,7 +249,11 @@ impl<T> Deref for Table<T> {
 impl<T> DerefMut for Table<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
-        // SAFETY: as in `deref`; `&mut self` makes this the only reference to the elements.
+        if self.is_in_file() {
+            self.copy_out_of_file();
+        }
+        // SAFETY: as in `deref`; `&mut self` makes this the only reference to the elements,
+        // which are not a file's (copied out above), so they may be written.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
@@ -199,6 +261,9 @@ impl<T> DerefMut for Table<T> {
 impl<T> Drop for Table<T> {
     fn drop(&mut self) {
         match self.owner {
+            // The elements are the file's bytes; dropping the owner releases the mapping's
+            // reference.
+            Owner::File(_) => {}
             // SAFETY: `ptr`, `len` and `cap` are the parts of a `Vec<T>` (taken apart in
             // `From<Vec<T>>`, or of the same layout after `convert`), released once, here.
             Owner::Heap { cap } => {
@@ -235,8 +300,13 @@ impl<T> From<Table<T>> for Vec<T> {
     /// Gives back a `Vec`'s buffer as it is; a mapping is moved into a new `Vec` (an allocation
     /// as large as the table) and unmapped.
     fn from(t: Table<T>) -> Self {
+        let mut t = t;
+        if t.is_in_file() {
+            t.copy_out_of_file();
+        }
         let t = ManuallyDrop::new(t);
         match t.owner {
+            Owner::File(_) => unreachable!("copied out of the file above"),
             // SAFETY: the parts of the `Vec<T>` the table was made from, now owned by the result
             // only (`t` is not dropped).
             Owner::Heap { cap } => unsafe { Vec::from_raw_parts(t.ptr.as_ptr(), t.len, cap) },

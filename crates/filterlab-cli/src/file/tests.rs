@@ -14,7 +14,16 @@ fn the_variant_is_read_from_the_header_and_an_unknown_one_refused() {
         .unwrap();
         let (back, bytes) = load(&path).unwrap();
         assert_eq!(back.variant(), v);
-        assert_eq!(info(&back, &bytes).variant, v);
+        let i = info(&Reading::Loaded(back, bytes), false);
+        assert_eq!(
+            (i.variant, i.format_version, i.checksum_verified),
+            (v, 2, true)
+        );
+        let i = info(&read_only(&path).unwrap(), false);
+        assert_eq!(i.variant, v);
+        // Opened in place exactly where the variant allows it, and then not verified.
+        assert_eq!(i.opens_in_place, v.capabilities().in_place, "{v}");
+        assert_eq!(i.checksum_verified, !i.opens_in_place, "{v}");
     }
     let mut bytes = AnyFilter::build(Variant::Classic, &Build::new(100, 0.01))
         .unwrap()

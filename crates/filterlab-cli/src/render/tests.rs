@@ -15,6 +15,8 @@ fn info_prints_parameters_by_kind_and_the_checksum_flag() {
         seed: 7,
         checksum: "00000000deadbeef".into(),
         checksum_verified: true,
+        format_version: 2,
+        opens_in_place: false,
         parameters: Params(vec![
             Parameter::design("buckets", Value::Count(26)),
             Parameter::running("load", Value::Ratio(0.95)),
@@ -27,6 +29,12 @@ fn info_prints_parameters_by_kind_and_the_checksum_flag() {
         "{text}"
     );
     assert!(text.contains("buckets       26\n"), "{text}");
+    assert!(
+        text.contains(
+            "format        version 2, loads by copy (a cuckoo filter does not open in place)\n"
+        ),
+        "{text}"
+    );
     assert!(text.contains("load          0.9500\n"), "{text}");
     assert!(text.contains("bound         1.0000%\n"), "{text}");
     let json = serde_json::to_value(&i).unwrap();

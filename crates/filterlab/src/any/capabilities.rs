@@ -33,6 +33,9 @@ pub struct Capabilities {
     /// Its large tables take the page advice of [`Params::pages`](super::Params::pages)
     /// (the others allocate with the default advice).
     pub pages: bool,
+    /// Opens in place from a version 2 file ([`AnyFilter::open`](super::AnyFilter::open)):
+    /// its tables are the mapped file's bytes, read-only, with no copy.
+    pub in_place: bool,
 }
 
 impl Capabilities {
@@ -48,6 +51,7 @@ impl Capabilities {
         one_line_lookup: false,
         merges: false,
         pages: false,
+        in_place: false,
     };
 }
 

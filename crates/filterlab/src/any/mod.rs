@@ -47,6 +47,7 @@ macro_rules! forwarded {
 
 mod capabilities;
 mod formulas;
+mod mapped;
 mod members;
 mod parameter;
 mod params;
@@ -58,6 +59,7 @@ mod window;
 pub use capabilities::Capabilities;
 use capabilities::Capable;
 pub use formulas::{formulas, Formula};
+pub use mapped::Mapped;
 use members::Member;
 pub use parameter::{Figure, Parameter, Value};
 pub(crate) use params::Knob;
@@ -180,6 +182,19 @@ macro_rules! registry {
                 }
             }
 
+            /// The filter of `variant` in the mapped file `map`, its tables in place
+            /// ([`crate::format::mapped::decode_in_place`]); the caller has checked that the
+            /// variant opens in place (a variant that does not would copy its tables).
+            fn decode_in_place(
+                variant: Variant,
+                map: &crate::FileMap,
+            ) -> Result<Self, FormatError> {
+                match variant {
+                    $(Variant::$name => crate::format::mapped::decode_in_place::<crate::$ty>(map)
+                        .map(AnyFilter::$name),)+
+                }
+            }
+
             /// Loads a saved filter of any variant (the header says which).
             ///
             /// # Errors
@@ -265,15 +280,15 @@ macro_rules! capable {
 }
 
 registry! {
-    Classic => ClassicBloom, [concurrent, pages], "Classic Bloom filter (Bloom 1970).";
-    Counting => CountingBloom, [deletes, counts_copies, pages], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
+    Classic => ClassicBloom, [concurrent, pages, in_place], "Classic Bloom filter (Bloom 1970).";
+    Counting => CountingBloom, [deletes, counts_copies, pages, in_place], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
     Scalable => ScalableBloom, [grows, pages], "Scalable Bloom filter (Almeida et al. 2007).";
-    Cuckoo => CuckooFilter, [deletes, counts_copies, pages], "Cuckoo filter (Fan et al. 2014).";
-    Blocked => BlockedBloom, [concurrent, one_line_lookup, pages], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
+    Cuckoo => CuckooFilter, [deletes, counts_copies, pages, in_place], "Cuckoo filter (Fan et al. 2014).";
+    Blocked => BlockedBloom, [concurrent, one_line_lookup, pages, in_place], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
     Quotient => QuotientFilter, [deletes, counts_copies, merges, pages], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
-    BinaryFuse8 => StaticFuse8, [static_set, pages], "Binary fuse filter, 8-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
-    BinaryFuse16 => StaticFuse16, [static_set, pages], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
-    Ribbon => StaticRibbon, [static_set, pages], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
+    BinaryFuse8 => StaticFuse8, [static_set, pages, in_place], "Binary fuse filter, 8-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
+    BinaryFuse16 => StaticFuse16, [static_set, pages, in_place], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
+    Ribbon => StaticRibbon, [static_set, pages, in_place], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
     Expandable => ExpandableCuckoo, [deletes, counts_copies, grows, merges, pages], "Expandable cuckoo filter: nested cuckoo stages that grow and delete (after Fan et al. 2014; deletion rule of Dayan et al. 2023).";
     ItemWindow => ItemWindow, [windowed, pages], "Sliding window of the last n inserts: lane-sliced generations, each sized for its share of the target (filter-window).";
     TimeWindow => TimedWindow, [windowed, timed, pages], "Sliding window of time: time-partitioned slices, each sized for its share of the target; inserts take a timestamp (filter-window).";

@@ -1,0 +1,79 @@
+//! Issue 39: one committed version 2 file per variant (`tests/data/v2/<variant>.bin`: 100 keys,
+//! built for 200 at 1%, seed 0), read byte for byte: it loads, saves back unchanged, is what
+//! the same build writes today (the layout and every variant's encoding stay put), and opens in
+//! place, answering as the load does, where its variant opens in place.
+//!
+//! `FILTERLAB_BLESS=1 cargo test -p filterlab --test v2_fixtures` writes the files anew: only
+//! for a deliberate change of the format, which needs a new version.
+
+use filterlab::any::{AnyFilter, Params, Variant};
+use filterlab::{Filter, Timestamp};
+use std::path::PathBuf;
+
+fn key(i: u64) -> Vec<u8> {
+    format!("fixture{i}@example.com").into_bytes()
+}
+
+/// The fixture's filter of `v`, built as the committed one was.
+fn built(v: Variant) -> AnyFilter {
+    let params = Params::new(200, 0.01);
+    if v.capabilities().timed {
+        let mut f = AnyFilter::build(v, &params).unwrap();
+        for i in 0..100 {
+            f.insert_at(&key(i), Timestamp(i)).unwrap();
+        }
+        return f;
+    }
+    let hashes: Vec<_> = (0..100).map(|i| params.hasher.hash(&key(i))).collect();
+    AnyFilter::build_from_hashes(v, &params, &hashes).unwrap()
+}
+
+fn fixture(v: Variant) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/v2")
+        .join(format!("{v}.bin"))
+}
+
+#[test]
+fn every_variant_s_version_2_file_reads_byte_for_byte() {
+    if std::env::var_os("FILTERLAB_BLESS").is_some() {
+        for &v in Variant::ALL {
+            let p = fixture(v);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, built(v).to_bytes()).unwrap();
+        }
+    }
+    for &v in Variant::ALL {
+        let p = fixture(v);
+        let committed = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert_eq!(filterlab::format::peek_version(&committed), Ok(2), "{v}");
+        let loaded = AnyFilter::load(&p).unwrap();
+        assert_eq!(loaded.to_bytes(), committed, "{v}: saved back differently");
+        assert_eq!(
+            built(v).to_bytes(),
+            committed,
+            "{v}: today's build writes other bytes"
+        );
+        let probes: Vec<Vec<u8>> = (0..400).map(key).collect();
+        let answers = |f: &AnyFilter| -> Vec<bool> {
+            if v.capabilities().timed {
+                probes
+                    .iter()
+                    .map(|k| f.contains_at(k, Timestamp(100)).unwrap())
+                    .collect()
+            } else {
+                probes.iter().map(|k| f.contains(k)).collect()
+            }
+        };
+        let want = answers(&loaded);
+        assert!(want[..100].iter().all(|&x| x), "{v}: a false negative");
+        match AnyFilter::open(&p) {
+            Ok(m) => {
+                assert!(v.capabilities().in_place, "{v}");
+                assert_eq!(answers(&m), want, "{v}: in place answers differently");
+                m.verify().unwrap();
+            }
+            Err(e) => assert!(!v.capabilities().in_place, "{v}: {e}"),
+        }
+    }
+}
