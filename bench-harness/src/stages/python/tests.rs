@@ -200,7 +200,10 @@ fn rust_fixture() -> RustBatched {
 fn contains_many_is_held_to_a_multiple_of_the_rust_batch_of_the_same_size() {
     let mut r = report();
     assert_eq!(goal(&r, GoalId::VersusRustNegative).verdict, Verdict::Met);
-    assert_eq!(goal(&r, GoalId::VersusRustPositive).verdict, Verdict::NotMet);
+    assert_eq!(
+        goal(&r, GoalId::VersusRustPositive).verdict,
+        Verdict::NotMet
+    );
     // A Rust row of another size, or none: not measured, never judged on unlike filters.
     let m = measured(&mut r);
     let mut other = rust_fixture();
@@ -208,7 +211,10 @@ fn contains_many_is_held_to_a_multiple_of_the_rust_batch_of_the_same_size() {
     let again = goals(&m.timing, &m.load, Some(&other)).unwrap();
     let none = goals(&m.timing, &m.load, None).unwrap();
     for g in [&again, &none] {
-        let g = g.iter().find(|g| g.id == GoalId::VersusRustNegative).unwrap();
+        let g = g
+            .iter()
+            .find(|g| g.id == GoalId::VersusRustNegative)
+            .unwrap();
         assert_eq!(g.verdict, Verdict::NotMeasured, "{g:?}");
     }
 }
