@@ -138,6 +138,10 @@ def test_len_saturates_on_a_tampered_count():
     data = bytearray(ClassicBloom(100, 0.01).to_bytes())
     # The count follows m (8 bytes) and k (4) in the parameter section, at 24.
     data[36:44] = (2**64 - 1).to_bytes(8, "little")
+    # Format version 2 seals its head too: XXH3-64 of [0, 40 + P) stored at 40 + P.
+    assert int.from_bytes(data[8:10], "little") == 2
+    head = 40 + int.from_bytes(data[20:24], "little")
+    data[head : head + 8] = xxhash.xxh3_64_intdigest(bytes(data[:head])).to_bytes(8, "little")
     data[-8:] = xxhash.xxh3_64_intdigest(bytes(data[:-8])).to_bytes(8, "little")
     f = ClassicBloom.from_bytes(bytes(data))
     assert len(f) == sys.maxsize
