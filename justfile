@@ -38,9 +38,11 @@ fpr-table:
 
 # The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
 # block and in reports/results.json, each stage's too). Measured 2026-12-03 on the 2-core AMD
-# EPYC VM, after the build: 521 s at 6052c40 (the committed run; flagged disturbed by its loops
-# and its calibration points), 693 s at b4acc22 and 798 s at efa378f (slower hours of the same
-# host); peak memory 2.09 GB in the harness, 2.42 GB in its largest child.
+# EPYC VM, after the build: 619 s at 0c2d140 (the committed run), 521 s at 6052c40, and 669 s
+# from a fresh clone at 79dbe9f (dataset generated, venv from CI's script), every one flagged
+# disturbed; its calibration loop ran at 13-16 ns an operation in the 521 s run and at 21 ns
+# in the 669 s one, so the spread is the host's speed. Peak memory 2.09 GB in the harness,
+# 2.42 GB in its largest child.
 bench:
     cargo run --release -p bench-harness
 
