@@ -18,28 +18,8 @@ fn filled(v: Variant, capacity: u64, n: u64) -> AnyFilter {
     AnyFilter::build_from_hashes(v, &params, &hashes).unwrap()
 }
 
-/// A directory of its own under the system's temporary one, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tempdir(tag: &str) -> Dir {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let p = std::env::temp_dir().join(format!("filterlab-{tag}-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&p).unwrap();
-    Dir(p)
-}
+mod common;
+use common::{tempdir, Dir};
 
 fn dir() -> Dir {
     tempdir("mapped")
