@@ -107,7 +107,7 @@ enum Cmd {
     /// Run one study, or every one (`all`), into its own JSON and page under reports/ (or
     /// --out), then re-render the index of studies in README.md and goals.md there.
     Study {
-        /// The study: hashing, growth, window, sweep, course, python-peers, or all.
+        /// The study: hashing, growth, window, sweep, course, python-peers, mapped, or all.
         name: String,
         /// At its quick size, into target/quick-reports unless --out says otherwise.
         #[arg(long)]
@@ -157,6 +157,30 @@ enum Cmd {
         /// Output directory (systems.md, systems.json).
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+    },
+    /// The mapped study's reader process: opens or loads PATH, makes its lookups, prints its
+    /// ready line and holds the filter until stdin closes.
+    #[command(hide = true)]
+    MappedReader {
+        /// The saved filter.
+        path: PathBuf,
+        /// mapped or loaded.
+        #[arg(long)]
+        access: String,
+        /// Random lookups before the ready line.
+        #[arg(long)]
+        lookups: u64,
+        /// Seed of the random keys.
+        #[arg(long)]
+        seed: u64,
+    },
+    /// The mapped study's spawner: runs COMMAND and prints its exit code, peak memory and wall
+    /// time, from a process small enough not to lend it its own peak.
+    #[command(hide = true)]
+    MappedSpawn {
+        /// The command and its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<std::ffi::OsString>,
     },
     /// Check a results.json as a sceptical reviewer would (see `bench_harness::check`): record
     /// counts, timings with spread, probe floors, theory within binomial bounds, zero false
@@ -251,6 +275,20 @@ fn dispatch(cli: Cli) -> Result<()> {
             },
             out,
         ),
+        Some(Cmd::MappedReader {
+            ref path,
+            ref access,
+            lookups,
+            seed,
+        }) => {
+            use bench_harness::stages::mapped::{reader, Access};
+            let access = Access::from_word(access)
+                .with_context(|| format!("--access {access}: mapped or loaded"))?;
+            reader::serve(path, access, lookups, seed)
+        }
+        Some(Cmd::MappedSpawn { ref command }) => {
+            bench_harness::stages::mapped::reader::spawn_measured(command)
+        }
         Some(Cmd::Study {
             ref name,
             quick,

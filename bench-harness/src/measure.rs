@@ -420,6 +420,8 @@ pub mod bootstrap;
 pub mod calibration;
 pub mod memory;
 pub mod rounds;
+#[allow(unsafe_code)] // The harness's one module with unsafe code; see its header.
+pub mod sys;
 
 pub use memory::{peak_rss, PeakRss};
 

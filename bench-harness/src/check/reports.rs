@@ -92,6 +92,10 @@ pub const CHECKERS: &[FileCheck] = &[
         check: section::<HashingReport>,
     },
     FileCheck {
+        name: "mapped",
+        check: section::<crate::stages::mapped::MappedReport>,
+    },
+    FileCheck {
         name: "goals",
         check: goals,
     },
@@ -460,6 +464,21 @@ impl Section for SweepReport {
     }
     fn render(&self) -> String {
         crate::render::sweep::render(self)
+    }
+}
+
+/// mapped.json (a study): [`crate::check::mapped::problems`]; mapped.md re-rendered.
+impl Section for crate::stages::mapped::MappedReport {
+    const NAME: &'static str = "mapped";
+    const STUDY: Option<Study> = Some(Study::Mapped);
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        crate::check::mapped::problems(self)
+    }
+    fn render(&self) -> String {
+        crate::render::mapped::render(self)
     }
 }
 

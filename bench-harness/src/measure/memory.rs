@@ -39,7 +39,7 @@ fn status_bytes(path: &str, field: &str) -> Option<u64> {
 }
 
 /// `field` of a /proc status text in bytes.
-fn parse_status(status: &str, field: &str) -> Option<u64> {
+pub(crate) fn parse_status(status: &str, field: &str) -> Option<u64> {
     let kb: u64 = status
         .lines()
         .find(|l| l.strip_prefix(field).is_some_and(|r| r.starts_with(':')))?

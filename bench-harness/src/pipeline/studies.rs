@@ -18,6 +18,7 @@ pub fn stage(study: Study) -> &'static dyn Stage {
         Study::Course => &crate::stages::course::Course,
         Study::Hashing => &crate::stages::course::Hashing,
         Study::PythonPeers => &crate::stages::python::study::PythonPeers,
+        Study::Mapped => &MappedFiles,
     }
 }
 
@@ -143,5 +144,33 @@ impl Stage for Index {
 
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
         crate::render::rewrite_index(&run.plan.out)
+    }
+}
+
+/// Saved filters opened in place against loaded (issue 39, [`crate::stages::mapped`]), with its
+/// goals: `mapped.md`. Its files hold the run's first members, a team's keys included.
+pub struct MappedFiles;
+
+impl Stage for MappedFiles {
+    fn name(&self) -> &'static str {
+        "mapped files: opened in place against loaded"
+    }
+
+    fn members_needed(&self, run: &Run<'_>) -> usize {
+        run.n
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        use crate::stages::mapped::{self, Settings};
+        let keys = run.n as u64;
+        let settings = if run.plan.quick {
+            Settings::quick(keys)
+        } else {
+            Settings::full(keys)
+        };
+        let mut report = mapped::run(&run.ctx, settings, run.results.machine.clone())?;
+        report.goals = targets::mapped::goals(&report);
+        run.outputs.push(Box::new(report));
+        Ok(())
     }
 }

@@ -46,6 +46,12 @@ pub enum Timed {
     InsertsOnly,
     /// Not a time: the table's bytes.
     Bytes,
+    /// Opening a saved filter: the file opened, mapped or read, and checked.
+    Open,
+    /// A whole process, from its spawn to its exit.
+    Process,
+    /// Not a time: the memory processes hold.
+    Memory,
 }
 
 impl Timed {
@@ -56,6 +62,9 @@ impl Timed {
             Timed::ShardsAndMerge => "allocation of private full-size shards, inserts and OR-merge",
             Timed::InsertsOnly => "inserts into a shared table allocated untimed",
             Timed::Bytes => "bytes",
+            Timed::Open => "opening a saved file",
+            Timed::Process => "a whole process, its start included",
+            Timed::Memory => "processes' memory",
         }
     }
 }

@@ -1,0 +1,80 @@
+//! mapped.json's problems: no disagreement and no missed member between the mapped and the
+//! loaded filter, every sample series as long as the rounds, the cold runs really cold, and the
+//! goals recomputed from the figures and found identical.
+
+use crate::stages::mapped::MappedReport;
+
+/// The most of a file that may still be cached right after a drop for its runs to count as
+/// cold (the drop leaves pages another process maps; none should).
+pub const COLD_RESIDENT: f64 = 0.05;
+
+/// Every problem of `r`.
+#[must_use]
+pub fn problems(r: &MappedReport) -> Vec<String> {
+    let mut p = Vec::new();
+    let rounds = r.settings.open_rounds;
+    for f in &r.files {
+        let at = format!("mapped.json, the {} file", f.size.word());
+        let l = &f.lookups;
+        if l.disagreements > 0 || l.false_negatives > 0 {
+            p.push(format!(
+                "{at}: {} keys answered differently mapped and loaded, {} members missed",
+                l.disagreements, l.false_negatives
+            ));
+        }
+        if l.checked == 0 {
+            p.push(format!("{at}: no key asked of both filters"));
+        }
+        let o = &f.open;
+        let series = [
+            &o.open_ms,
+            &o.verify_ms,
+            &o.read_ms,
+            &o.load_ms,
+            &o.cold_read_ms,
+            &o.cold_verify_ms,
+            &o.cold_first_us,
+            &o.warm_first_us,
+        ];
+        if series.iter().any(|s| s.len() != rounds) {
+            p.push(format!(
+                "{at}: a series of the opens has not {rounds} rounds"
+            ));
+        }
+        if let Some(share) = o
+            .resident_after_eviction
+            .iter()
+            .find(|&&s| s > COLD_RESIDENT)
+        {
+            p.push(format!(
+                "{at}: {:.0}% of the file was still cached after a drop: its cold runs were not cold",
+                share * 100.0
+            ));
+        }
+        if f.processes
+            .iter()
+            .any(|run| run.pss.len() != r.settings.readers)
+        {
+            p.push(format!(
+                "{at}: a process run has not {} readers",
+                r.settings.readers
+            ));
+        }
+    }
+    let again = crate::judge::targets::mapped::goals(r);
+    let same =
+        |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
+    p.extend(crate::record::differ(
+        "mapped",
+        ("goals", "the figures"),
+        (again.as_slice(), r.goals.as_slice()),
+        same,
+        |g| (g.what.clone(), format!("{:?}", g.verdict)),
+    ));
+    p.extend(
+        r.goals
+            .iter()
+            .flat_map(|g| super::ratio_problems(g, "mapped.json: goal")),
+    );
+    p
+}
