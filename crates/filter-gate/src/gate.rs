@@ -25,7 +25,7 @@ pub struct Gate<F: Filter, S: Store> {
     pub(crate) normalizer: Normalizer,
     counts: GateCounts,
     target_fpr: Option<f64>,
-    mark: Mark,
+    pub(crate) mark: Mark,
     insert_failed: bool,
     feed_lost: bool,
     /// A row learnt outside a scan whose comparison form could not be read: the filter may
@@ -52,7 +52,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
         Ok(gate)
     }
 
-    fn empty(filter: F, store: S) -> Self {
+    pub(crate) fn empty(filter: F, store: S) -> Self {
         Self {
             filter,
             store,

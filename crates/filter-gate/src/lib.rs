@@ -45,6 +45,11 @@
 //!   that feed before every check. If the feed breaks, every check goes to the database until
 //!   the gate has restarted the feed and caught up, which it retries by itself (at most once a
 //!   second) or on [`Gate::resync`].
+//! * **Read-only replicas.** [`Gate::replica`] starts a gate on the filter of a saved snapshot
+//!   used read-only (the snapshot's filter starts on a page, so it can be mapped and shared by
+//!   every process: `filterlab::gate::open_replica`), with a small [`Layered`] top filter for
+//!   the rows added since its mark, read before the first answer. A snapshot whose mark does
+//!   not describe the database is refused ([`SnapshotError::Stale`]).
 //! * **No guesses.** With the database down, "absent" still answers `Available` (a proof), and
 //!   "maybe" is an error ([`GateError::Store`]), never a guess. A failed filter insert (a full
 //!   cuckoo table) marks the filter untrusted: every check then goes to the database.
@@ -98,6 +103,7 @@ macro_rules! gate_options {
 mod aliases;
 mod email;
 mod gate;
+mod layered;
 mod pg_admin;
 mod pg_conn;
 mod pg_feed;
@@ -106,6 +112,7 @@ mod pg_schema;
 mod pool;
 mod postgres;
 mod recent;
+mod replica;
 #[cfg(feature = "service")]
 pub mod service;
 mod shared;
@@ -119,6 +126,7 @@ pub use crate::postgres::{KeyMatch, PgOptions, PgStore, MIGRATION_SQL};
 pub use aliases::{audit, Audit, UnnormalisedRow, MAX_UNNORMALISED_ROWS};
 pub use email::{EmailError, Normalizer, MAX_EMAIL_BYTES};
 pub use gate::Gate;
+pub use layered::Layered;
 pub use pool::DEFAULT_POOL_SIZE;
 pub use recent::{Recency, RecentWindow};
 pub use shared::{SharedGate, Stores};

@@ -1,10 +1,12 @@
 //! The saved filter file: the filter's own bytes ([`Persist`]) after a small header that holds
 //! the store's [`Mark`] (how far the filter has read the table).
 //!
-//! Layout: `b"FLGATE02"`, the mark as four u64 LE words (kind: 0 start, 1 row id, 2 PostgreSQL
-//! snapshot; then up to three values), the length of the filter bytes (u64 LE), an FNV-1a
-//! checksum of those 48 bytes (u64 LE), then the filter bytes (checksummed by
-//! `filter_core::format`). Saving is atomic: the bytes go to a temporary file in the same
+//! Layout (version 3): `b"FLGATE03"`, the mark as four u64 LE words (kind: 0 start, 1 row id,
+//! 2 PostgreSQL snapshot; then up to three values), the length of the filter bytes (u64 LE), an
+//! FNV-1a checksum of those 48 bytes (u64 LE), zeros to byte 4096, then the filter bytes
+//! (checksummed by `filter_core::format`). The filter starts on a page, so that a replica can
+//! map it and use its tables in place ([`read_head`], [`crate::Gate::replica`]). Version 2
+//! (`b"FLGATE02"`, the filter right after the 56 bytes) still loads. Saving is atomic: the bytes go to a temporary file in the same
 //! directory, which is synced and then renamed over the target, so a crash leaves either the old
 //! file or the new one, never a torn one.
 //!
@@ -18,9 +20,17 @@ use filter_core::{FormatError, Persist};
 
 use crate::store::Mark;
 
-const MAGIC: &[u8; 8] = b"FLGATE02";
-const HEADER: usize = 56;
+const MAGIC: &[u8; 8] = b"FLGATE03";
+/// The magic of version 2, whose filter bytes follow its 56-byte header.
+const MAGIC_V2: &[u8; 8] = b"FLGATE02";
+/// The bytes before the filter's in a version 3 file: one page.
+pub const HEADER: usize = 4096;
+/// The header of version 2.
+const HEADER_V2: usize = 56;
+/// The header's bytes under its checksum.
 const SUMMED: usize = 48;
+/// The header's bytes that are not padding: the summed ones and the checksum.
+const HEAD: usize = 56;
 
 fn mark_words(mark: Mark) -> [u64; 4] {
     match mark {
@@ -52,6 +62,9 @@ pub enum SnapshotError {
     BadHeader(&'static str),
     /// The filter bytes were refused by the filter's loader.
     Filter(FormatError),
+    /// The saved mark does not describe the database (a replica cannot rebuild its saved
+    /// filter): the store's reason.
+    Stale(String),
 }
 
 impl std::fmt::Display for SnapshotError {
@@ -60,6 +73,11 @@ impl std::fmt::Display for SnapshotError {
             Self::Io(e) => write!(f, "saved filter: {e}"),
             Self::BadHeader(why) => write!(f, "saved filter: {why}; delete it to rebuild"),
             Self::Filter(e) => write!(f, "saved filter bytes: {e}; delete it to rebuild"),
+            Self::Stale(why) => write!(
+                f,
+                "saved filter: its mark does not describe this database ({why}); save a new \
+                 snapshot from a gate on this database"
+            ),
         }
     }
 }
@@ -91,14 +109,14 @@ pub fn save<F: Persist>(filter: &F, mark: Mark, path: &Path) -> Result<(), Snaps
         f.write_all(&[0u8; HEADER])?;
         filter.write_to(&mut *f)?;
         let len = f.stream_position()? - HEADER as u64;
-        let mut head = [0u8; HEADER];
+        let mut head = [0u8; HEAD];
         head[..8].copy_from_slice(MAGIC);
         for (i, w) in mark_words(mark).iter().enumerate() {
             head[8 + 8 * i..16 + 8 * i].copy_from_slice(&w.to_le_bytes());
         }
         head[40..48].copy_from_slice(&len.to_le_bytes());
         let sum = fnv1a(&head[..SUMMED]);
-        head[SUMMED..HEADER].copy_from_slice(&sum.to_le_bytes());
+        head[SUMMED..HEAD].copy_from_slice(&sum.to_le_bytes());
         f.seek(SeekFrom::Start(0))?;
         f.write_all(&head)
     })?;
@@ -118,13 +136,36 @@ pub fn load<F: Persist>(path: &Path) -> Result<(F, Mark), SnapshotError> {
     parse(&bytes)
 }
 
-fn parse<F: Persist>(bytes: &[u8]) -> Result<(F, Mark), SnapshotError> {
-    let head = bytes
-        .get(..HEADER)
+/// A snapshot's header: its mark and where its filter's bytes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// How far the saved filter had read the table.
+    pub mark: Mark,
+    /// The offset of the filter's bytes in the file (4096 for version 3; 56 for version 2,
+    /// which is not on a page and cannot be mapped in place).
+    pub filter_offset: u64,
+    /// Their length: the rest of the file.
+    pub filter_len: u64,
+}
+
+/// The header of `bytes` (a snapshot file's first bytes, at least its header's) for a file of
+/// `file_len` bytes, checked: magic, checksum, mark, padding and the filter's length against
+/// the file's.
+///
+/// # Errors
+/// [`SnapshotError::BadHeader`] for anything that does not check out.
+pub fn parse_head(bytes: &[u8], file_len: u64) -> Result<Head, SnapshotError> {
+    let magic = bytes
+        .get(..8)
         .ok_or(SnapshotError::BadHeader("shorter than its header"))?;
-    if &head[..8] != MAGIC {
-        return Err(SnapshotError::BadHeader("not a filter-gate snapshot"));
-    }
+    let header = match magic {
+        m if m == MAGIC => HEADER,
+        m if m == MAGIC_V2 => HEADER_V2,
+        _ => return Err(SnapshotError::BadHeader("not a filter-gate snapshot")),
+    };
+    let head = bytes
+        .get(..header)
+        .ok_or(SnapshotError::BadHeader("shorter than its header"))?;
     let word = |i: usize| {
         let mut w = [0u8; 8];
         w.copy_from_slice(&head[i..i + 8]);
@@ -133,14 +174,42 @@ fn parse<F: Persist>(bytes: &[u8]) -> Result<(F, Mark), SnapshotError> {
     if fnv1a(&head[..SUMMED]) != word(SUMMED) {
         return Err(SnapshotError::BadHeader("header checksum mismatch"));
     }
+    if head[HEAD..].iter().any(|&b| b != 0) {
+        return Err(SnapshotError::BadHeader(
+            "bytes other than zero in the header's padding",
+        ));
+    }
     let mark = words_mark([word(8), word(16), word(24), word(32)])?;
     let len = word(40);
-    let body = &bytes[HEADER..];
-    if body.len() as u64 != len {
+    if file_len.checked_sub(header as u64) != Some(len) {
         return Err(SnapshotError::BadHeader("length does not match the file"));
     }
+    Ok(Head {
+        mark,
+        filter_offset: header as u64,
+        filter_len: len,
+    })
+}
+
+/// Reads and checks the header of the snapshot at `path` (its first page only): what a replica
+/// needs to map the filter in place.
+///
+/// # Errors
+/// I/O errors, or a damaged header.
+pub fn read_head(path: &Path) -> Result<Head, SnapshotError> {
+    use std::io::Read;
+    let file = filter_core::open_regular(path)?;
+    let len = file.metadata()?.len();
+    let mut first = Vec::with_capacity(HEADER);
+    file.take(HEADER as u64).read_to_end(&mut first)?;
+    parse_head(&first, len)
+}
+
+fn parse<F: Persist>(bytes: &[u8]) -> Result<(F, Mark), SnapshotError> {
+    let head = parse_head(bytes, bytes.len() as u64)?;
+    let body = &bytes[head.filter_offset as usize..];
     let filter = F::from_bytes(body).map_err(SnapshotError::Filter)?;
-    Ok((filter, mark))
+    Ok((filter, head.mark))
 }
 
 #[cfg(test)]
