@@ -73,7 +73,7 @@ fn against_limit(
     cond: Conditions,
 ) -> Ratio {
     let mut sorted = samples.to_vec();
-    Ratio {
+    let r = Ratio {
         what,
         role,
         numerator: name,
@@ -87,8 +87,23 @@ fn against_limit(
         numerator_conditions: cond.clone(),
         denominator_conditions: cond,
         ..Ratio::default()
+    };
+    r.recomputed()
+}
+
+/// `row`, unless the runs it rests on were meant to be cold and were not: then not measured,
+/// with the reason ([`crate::stages::mapped::open::OpenTimes::not_cold`]).
+fn if_cold(f: &FileReport, row: Ratio) -> Ratio {
+    match f.open.not_cold() {
+        None => row,
+        Some(why) => Ratio {
+            numerator_value: f64::NAN,
+            numerator_samples: Vec::new(),
+            differences: why,
+            ..row
+        }
+        .recomputed(),
     }
-    .recomputed()
 }
 
 fn open_row(f: &FileReport) -> Ratio {
@@ -111,7 +126,7 @@ fn open_row(f: &FileReport) -> Ratio {
 fn verify_row(f: &FileReport) -> Ratio {
     let cond = conditions(f, Api::OneAtATime, Timed::Open, None);
     let med = |v: &[f64]| crate::measure::median(&mut v.to_vec());
-    Ratio {
+    let row = Ratio {
         what: format!(
             "mapped: open and verify of {}, cold, over a cold read of it",
             file_name(f)
@@ -128,8 +143,8 @@ fn verify_row(f: &FileReport) -> Ratio {
         numerator_conditions: cond.clone(),
         denominator_conditions: cond,
         ..Ratio::default()
-    }
-    .recomputed()
+    };
+    if_cold(f, row.recomputed())
 }
 
 fn lookup_row(f: &FileReport, p: &Pair) -> Ratio {
@@ -215,7 +230,8 @@ fn cli_rows(f: &FileReport) -> Vec<Ratio> {
         } else {
             ("warm", Role::Information)
         };
-        rows.push(against_limit(
+        let cold_only = |row: Ratio| if cold { if_cold(f, row) } else { row };
+        rows.push(cold_only(against_limit(
             format!(
                 "mapped: `filterlab query` of one key on {}, {word}, wall ms / {CLI_MS} ms",
                 file_name(f)
@@ -227,8 +243,8 @@ fn cli_rows(f: &FileReport) -> Vec<Ratio> {
             ),
             ("the goal, 100 ms", CLI_MS),
             cond.clone(),
-        ));
-        rows.push(against_limit(
+        )));
+        rows.push(cold_only(against_limit(
             format!(
                 "mapped: `filterlab query` of one key on {}, {word}, peak RSS / 64 MB",
                 file_name(f)
@@ -237,7 +253,7 @@ fn cli_rows(f: &FileReport) -> Vec<Ratio> {
             ("peak resident bytes (ru_maxrss)".into(), &bytes(rss)),
             ("the goal, 64 MB", CLI_BYTES),
             cond.clone(),
-        ));
+        )));
     }
     rows
 }

@@ -45,6 +45,40 @@ pub struct OpenTimes {
     pub resident_after_eviction: Vec<f64>,
 }
 
+/// The most of a file that may still be cached right after a drop for its runs to count as
+/// cold (a file system that keeps its pages, such as tmpfs, keeps them all).
+pub const COLD_RESIDENT: f64 = 0.05;
+
+impl OpenTimes {
+    /// Whether every drop left at most [`COLD_RESIDENT`] of the file cached: the cold runs were
+    /// cold.
+    #[must_use]
+    pub fn was_cold(&self) -> bool {
+        !self.resident_after_eviction.is_empty()
+            && self
+                .resident_after_eviction
+                .iter()
+                .all(|&s| s <= COLD_RESIDENT)
+    }
+
+    /// Why the cold runs do not count, in words (`None`: they were cold).
+    #[must_use]
+    pub fn not_cold(&self) -> Option<String> {
+        let most = self
+            .resident_after_eviction
+            .iter()
+            .copied()
+            .fold(0.0, f64::max);
+        (!self.was_cold()).then(|| {
+            format!(
+                "not measured: the page cache could not be dropped here ({:.0}% of the file \
+                 still cached after a drop)",
+                most * 100.0
+            )
+        })
+    }
+}
+
 /// Asks the kernel to drop the file's cached pages (clean pages that no process maps are
 /// dropped), after syncing it.
 ///

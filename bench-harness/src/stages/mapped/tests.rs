@@ -128,9 +128,21 @@ fn the_checker_accepts_the_report_and_refuses_each_fault() {
     let mut wrong = good.clone();
     wrong.files[0].lookups.disagreements = 1;
     assert!(crate::check::mapped::problems(&wrong)[0].contains("answered differently"));
+    // A run whose drops left the file cached: its cold rows are not measured, and a report
+    // that judged them anyway is refused.
     let mut warm = good.clone();
     warm.files[0].open.resident_after_eviction[1] = 0.5;
-    assert!(crate::check::mapped::problems(&warm)[0].contains("not cold"));
+    let judged = crate::judge::targets::mapped::goals(&warm);
+    let cold: Vec<_> = judged.iter().filter(|g| g.what.contains("cold")).collect();
+    assert_eq!(cold.len(), 3);
+    assert!(
+        cold.iter().all(|g| g.verdict == Verdict::NotMeasured),
+        "{cold:?}"
+    );
+    assert!(cold[0].differences.contains("50% of the file still cached"));
+    assert!(!crate::check::mapped::problems(&warm).is_empty());
+    warm.goals = judged;
+    assert_eq!(crate::check::mapped::problems(&warm), Vec::<String>::new());
     let mut edited = good.clone();
     edited.files[0].lookups.pairs[0].mapped_ns = vec![80.0; 3];
     assert!(!crate::check::mapped::problems(&edited).is_empty());
