@@ -3,17 +3,21 @@
 //! a saved snapshot opened in place (mapped, shared with every process that maps the same
 //! file); nothing is ever written to it.
 
+use std::ops::Deref;
+
 use filter_core::{Error, Filter, Hash128, KeyHasher, Result};
 
-/// A base filter that is only read and a top filter that takes the inserts. A key is present
-/// when either says so; so no key inserted into either is ever reported absent.
+/// A base filter that is only read, held through `B` (a `Box`, or a mapped file's handle that
+/// lends its filter read-only, `filterlab::any::Mapped`), and a top filter that takes the
+/// inserts. A key is present when either says so; so no key inserted into either is ever
+/// reported absent.
 #[derive(Debug)]
 pub struct Layered<B, D> {
     base: B,
     top: D,
 }
 
-impl<B: Filter, D: Filter> Layered<B, D> {
+impl<B: Deref<Target: Filter>, D: Filter> Layered<B, D> {
     /// Joins `base` (read only from now on) and `top` (which takes every insert).
     ///
     /// # Errors
@@ -32,7 +36,7 @@ impl<B: Filter, D: Filter> Layered<B, D> {
     }
 
     /// The read-only base.
-    pub fn base(&self) -> &B {
+    pub fn base(&self) -> &B::Target {
         &self.base
     }
 
@@ -42,7 +46,7 @@ impl<B: Filter, D: Filter> Layered<B, D> {
     }
 }
 
-impl<B: Filter, D: Filter> Filter for Layered<B, D> {
+impl<B: Deref<Target: Filter>, D: Filter> Filter for Layered<B, D> {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
         self.top.insert_hash(hash)
     }
@@ -111,7 +115,7 @@ mod tests {
             base.insert(&i.to_le_bytes()).unwrap();
         }
         let base_bytes = base.to_bytes();
-        let mut l = Layered::new(base, classic(1000)).unwrap();
+        let mut l = Layered::new(Box::new(base), classic(1000)).unwrap();
         for i in 500..1000u32 {
             l.insert(&i.to_le_bytes()).unwrap();
         }

@@ -10,13 +10,15 @@
 //! save (its base is not its own to rewrite) and cannot rebuild: a snapshot whose mark does not
 //! describe the database is refused ([`SnapshotError::Stale`]).
 
+use std::ops::Deref;
+
 use filter_core::Filter;
 
 use crate::layered::Layered;
 use crate::{Gate, GateError, Mark, SnapshotError, Store};
 
-impl<B: Filter, D: Filter, S: Store> Gate<Layered<B, D>, S> {
-    /// A replica on `base`, the filter of a snapshot saved at `mark` (see
+impl<B: Deref<Target: Filter>, D: Filter, S: Store> Gate<Layered<B, D>, S> {
+    /// A replica on `base` (read through it, never written), the filter of a snapshot saved at `mark` (see
     /// [`crate::snapshot::read_head`]), with `top` (empty, with the base's hasher) for the rows
     /// added since: checks the mark against the store, then catches up. Returns the gate and
     /// the rows read since the mark.

@@ -66,7 +66,8 @@ fn a_replica_answers_taken_for_every_row_before_and_after_its_snapshot() {
     assert_eq!(mark, head.mark);
     let hasher = base.hasher();
     let store = SqliteStore::open(&db, "users").unwrap();
-    let (mut replica, caught_up) = Gate::replica(base, mark, top(1_000, hasher), store).unwrap();
+    let (mut replica, caught_up) =
+        Gate::replica(Box::new(base), mark, top(1_000, hasher), store).unwrap();
     assert_eq!(caught_up, 300, "the rows registered after the snapshot");
     assert_eq!(
         replica.filter().top().len(),
@@ -108,7 +109,7 @@ fn a_full_top_filter_sends_checks_to_the_database_and_loses_no_row() {
         .build()
         .unwrap();
     let store = SqliteStore::open(&db, "users").unwrap();
-    let (mut replica, _) = Gate::replica(base, mark, small, store).unwrap();
+    let (mut replica, _) = Gate::replica(Box::new(base), mark, small, store).unwrap();
     assert!(
         !replica.filter_trusted(),
         "a top filter that could not take every row is not trusted"
@@ -136,13 +137,13 @@ fn a_replica_refuses_a_top_filter_hashed_otherwise_and_a_mark_of_another_databas
     let h = base.hasher();
     let other = KeyHasher::new(h.kind(), h.seed() ^ 1).unwrap();
     let store = SqliteStore::open(&db, "users").unwrap();
-    let err = Gate::replica(base, mark, top(100, other), store).unwrap_err();
+    let err = Gate::replica(Box::new(base), mark, top(100, other), store).unwrap_err();
     assert!(matches!(err, GateError::Filter(_)), "{err}");
     // A fresh database has handed out no row id yet: the mark describes another one.
     let (base, mark): (ClassicBloom, Mark) = snapshot::load(&snap).unwrap();
     let hasher = base.hasher();
     let fresh = SqliteStore::open(dir.join("other.db"), "users").unwrap();
-    let err = Gate::replica(base, mark, top(100, hasher), fresh).unwrap_err();
+    let err = Gate::replica(Box::new(base), mark, top(100, hasher), fresh).unwrap_err();
     assert!(
         matches!(err, GateError::Snapshot(SnapshotError::Stale(_))),
         "{err}"
