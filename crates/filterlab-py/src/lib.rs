@@ -21,6 +21,7 @@ mod bloom;
 mod busy;
 mod filters;
 mod keys;
+mod mapped;
 mod pybloom;
 mod statics;
 
@@ -195,6 +196,10 @@ fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(peek_variant, m)?)?;
+    m.add_class::<mapped::MappedFilter>()?;
+    // Set, not added: kept out of `__all__`, so that `from filterlab import *` does not hide
+    // the built-in `open`; the package imports it by name (python/filterlab/__init__.py).
+    m.setattr("open", wrap_pyfunction!(mapped::open_mapped, m)?)?;
     // pybloom_live's layout, private to `filterlab.pybloom_compat`: set, not added, so that
     // they stay out of `__all__`.
     m.setattr("_SlicedHashes", m.py().get_type::<pybloom::SlicedHashes>())?;
