@@ -337,18 +337,11 @@ impl Codec for BlockedBloom {
                 kernel: Kernel::detect(),
             });
         }
-        // Allocated as a built filter's blocks are (a large table on huge pages).
-        let mut blocks: filter_core::Table<Block> =
-            filter_core::try_zeroed_table(n_blocks, MemoryCap::NONE, "block array").map_err(
-                |_| FormatError::OutOfMemory {
-                    bytes: n_blocks as u64 * 32,
-                },
-            )?;
-        for b in blocks.iter_mut() {
-            for w in &mut b.0 {
-                *w = payload.u32()?;
-            }
-        }
+        // Loaded from a file: read straight into the filter's memory, then checked below.
+        let blocks = match payload.streamed_table::<Block>(n_blocks)? {
+            Some(blocks) => blocks,
+            None => decode_blocks(n_blocks, payload)?,
+        };
         // Each insert sets at most one bit per lane, eight per key.
         let ones: u64 = blocks
             .iter()
@@ -365,6 +358,26 @@ impl Codec for BlockedBloom {
             kernel: Kernel::detect(),
         })
     }
+}
+
+/// `n_blocks` blocks decoded word by word from `payload`, into a table allocated as a built
+/// filter's blocks are (a large table on huge pages).
+fn decode_blocks(
+    n_blocks: usize,
+    payload: &mut Reader<'_>,
+) -> Result<filter_core::Table<Block>, FormatError> {
+    let mut blocks: filter_core::Table<Block> =
+        filter_core::try_zeroed_table(n_blocks, MemoryCap::NONE, "block array").map_err(|_| {
+            FormatError::OutOfMemory {
+                bytes: n_blocks as u64 * 32,
+            }
+        })?;
+    for b in blocks.iter_mut() {
+        for w in &mut b.0 {
+            *w = payload.u32()?;
+        }
+    }
+    Ok(blocks)
 }
 
 #[cfg(feature = "serde")]

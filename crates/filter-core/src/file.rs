@@ -384,10 +384,21 @@ fn check_declared(
 /// `check` on the head before the payload is read. A regular file too short for its header or
 /// parameters is read to its end (a few bytes), for the loader to name.
 pub(crate) fn read_declared<R: Read>(
-    mut r: R,
+    r: R,
     limit: Limit,
     check: HeadCheck<'_>,
 ) -> io::Result<Vec<u8>> {
+    read_declared_until(r, limit, check, &|_| false).map(|(bytes, _)| bytes)
+}
+
+/// [`read_declared`], stopping as soon as the head has passed its checks if `stop` says so of
+/// the bytes read by then (the head, and perhaps a little more): then returns them with `true`.
+pub(crate) fn read_declared_until<R: Read>(
+    mut r: R,
+    limit: Limit,
+    check: HeadCheck<'_>,
+    stop: &dyn Fn(&[u8]) -> bool,
+) -> io::Result<(Vec<u8>, bool)> {
     let mut bytes = Vec::new();
     let mut checked = false;
     while let Some(declared) = crate::format::declared_len(&bytes) {
@@ -396,19 +407,22 @@ pub(crate) fn read_declared<R: Read>(
             if let Some(head) = Head::parse(&bytes).map_err(invalid_data)? {
                 check_declared(&head, declared, limit, check)?;
                 checked = true;
+                if stop(&bytes) {
+                    return Ok((bytes, true));
+                }
             }
         }
         if let Limit::FileSize(size) = limit {
             if declared > size {
                 // Only before the head is complete: the header or parameters are cut short.
                 read_more(&mut r, &mut bytes, size.saturating_sub(have))?;
-                return Ok(bytes);
+                return Ok((bytes, false));
             }
         }
         if declared <= have {
             let mut one = [0u8; 1];
             return match read_retrying(&mut r, &mut one)? {
-                0 => Ok(bytes),
+                0 => Ok((bytes, false)),
                 _ => Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!("more bytes than the {declared} the filter's header declares"),
@@ -416,10 +430,10 @@ pub(crate) fn read_declared<R: Read>(
             };
         }
         if read_more(&mut r, &mut bytes, declared - have)? < declared - have {
-            return Ok(bytes); // ended early: the loader reports the truncation
+            return Ok((bytes, false)); // ended early: the loader reports the truncation
         }
     }
-    Ok(bytes)
+    Ok((bytes, false))
 }
 
 fn read_retrying<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {

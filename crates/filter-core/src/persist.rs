@@ -2,7 +2,7 @@
 //! memory, through a reader or writer, or to a file replaced atomically.
 
 use crate::file::{self, DEFAULT_READ_LIMIT};
-use crate::{auth, format, Error, FileKind, FormatError, Result};
+use crate::{auth, format, Error, FileKind, FileMap, FormatError, Result};
 
 /// Saving to and loading from the stable format described in [`format`](mod@format).
 pub trait Persist: Sized {
@@ -120,19 +120,49 @@ pub trait Persist: Sized {
         Ok(())
     }
 
+    /// Loads the filter of a mapped version 2 file ([`format::mapped::read_or_map`]) with
+    /// every check of [`Persist::from_bytes`]. A [`format::Codec`] reads each table from the
+    /// file straight into its own memory ([`format::mapped::decode_streamed`]), so the load
+    /// holds one copy of the filter; by default, the mapping's bytes are decoded as
+    /// [`Persist::from_bytes`] decodes them (the file's pages then count as this process's
+    /// memory until the mapping is dropped).
+    ///
+    /// # Errors
+    /// As [`Persist::from_bytes`].
+    fn from_mapped(map: &FileMap) -> Result<Self, FormatError> {
+        Self::from_bytes(map.bytes())
+    }
+
+    /// The filter of a file as [`format::mapped::read_or_map`] read it: its bytes
+    /// ([`Persist::from_bytes`]) or its mapping ([`Persist::from_mapped`]).
+    ///
+    /// # Errors
+    /// As [`Persist::from_bytes`].
+    fn from_file_bytes(file: &format::mapped::FileBytes) -> Result<Self, FormatError> {
+        match file {
+            format::mapped::FileBytes::Read(bytes) => Self::from_bytes(bytes),
+            format::mapped::FileBytes::Mapped(map) => Self::from_mapped(map),
+        }
+    }
+
     /// Loads a filter saved by [`Persist::save`] (or any file holding [`Persist::to_bytes`]).
-    /// The memory for the file is reserved fallibly, so a file larger than memory (a sparse
-    /// terabyte is cheap to make) is an error, not an abort; and the payload length the header
-    /// declares is checked against the parameters ([`Self::check_head`]) before a byte of the
-    /// payload is read, so a crafted header costs the header, not the length it declares.
+    /// The payload length the header declares is checked against the parameters
+    /// ([`Self::check_head`]) before a byte of the payload is read, so a crafted header costs
+    /// the header, not the length it declares. A version 2 file is then loaded with one copy
+    /// of its tables, read from the file straight into the filter's memory
+    /// ([`Persist::from_mapped`]: the peak is the filter, not the file plus the filter); a
+    /// version 1 file is read whole into memory reserved fallibly (so a file larger than
+    /// memory is an error, not an abort), then decoded.
     ///
     /// # Errors
     /// I/O errors (`OutOfMemory` for a file that does not fit), or the format errors of
     /// [`Persist::from_bytes`] as `InvalidData`.
     fn load(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
         let path = path.as_ref();
-        let bytes = file::read_path(path, DEFAULT_READ_LIMIT, &Self::check_head)?;
-        Self::from_bytes(&bytes)
+        let f = std::fs::File::open(path)?;
+        let read = format::mapped::read_or_map(&f, &Self::check_head)
+            .map_err(|e| file::with_path(e, path))?;
+        Self::from_file_bytes(&read)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 }
@@ -154,6 +184,10 @@ impl<C: format::Codec> Persist for C {
 
     fn from_bytes(bytes: &[u8]) -> Result<Self, FormatError> {
         format::decode_with(bytes)
+    }
+
+    fn from_mapped(map: &FileMap) -> Result<Self, FormatError> {
+        format::mapped::decode_streamed(map)
     }
 
     fn check_head(head: &format::Head<'_>) -> Result<(), FormatError> {

@@ -52,13 +52,19 @@ impl Codec for CuckooFilter {
         let table = match in_place {
             Some(t) => t,
             None => {
-                // Allocated as a built filter's table is (a large one on huge pages).
-                let raw = payload.take(n)?;
+                // Allocated as a built filter's table is (a large one on huge pages), once the
+                // payload is known to hold it.
+                if payload.remaining() < n {
+                    return Err(FormatError::Truncated {
+                        needed: n as u64,
+                        available: payload.remaining() as u64,
+                    });
+                }
                 let mut table = filter_core::try_zeroed_table(n + PAD, MemoryCap::NONE, "table")
                     .map_err(|_| FormatError::OutOfMemory {
                         bytes: (n + PAD) as u64,
                     })?;
-                table[..n].copy_from_slice(raw);
+                payload.take_into(&mut table[..n])?;
                 table
             }
         };

@@ -7,8 +7,8 @@
 //! ```
 //!
 //! Nothing derived is stored: the loader recomputes every stage's shape from the parameters
-//! (arithmetic only), takes exactly that many bytes from the payload (an error if they are not
-//! there) before allocating, and checks each stage's entry count against its capacity and its
+//! (arithmetic only), checks that the payload holds that many bytes before allocating, reads
+//! them into the stage's table, and checks each stage's entry count against its capacity and its
 //! occupied slots, and that no bit beyond the last slot is set. Levels start at 0 and each is
 //! the previous one or the next (a merge puts two stages at one level; nothing skips one).
 
@@ -102,19 +102,26 @@ fn decode_stage(
     let fp_bits = f.layout.fp_bits(i);
     let bytes = crate::math::stage_table_bytes(buckets, fp_bits)
         .ok_or_else(|| invalid("stage size"))? as usize;
-    let raw = payload.take(bytes - PAD)?;
+    let n = bytes - PAD;
+    if payload.remaining() < n {
+        return Err(FormatError::Truncated {
+            needed: n as u64,
+            available: payload.remaining() as u64,
+        });
+    }
     if len > crate::math::stage_capacity(buckets) {
         return Err(invalid(format!("stage {i} holds {len} items")));
-    }
-    let used_bits = u128::from(buckets) * 4 * u128::from(fp_bits);
-    if used_bits % 8 != 0 && raw[raw.len() - 1] >> (used_bits % 8) != 0 {
-        return Err(invalid("bits set beyond the last slot"));
     }
     let mut stage = Stage::new(&f.layout, i, MemoryCap::NONE, 0).map_err(|e| match e {
         Error::OutOfMemory { bytes, .. } => FormatError::OutOfMemory { bytes },
         e => refused(e),
     })?;
-    stage.table[..raw.len()].copy_from_slice(raw);
+    // From a file: read straight into the stage's memory.
+    payload.take_into(&mut stage.table[..n])?;
+    let used_bits = u128::from(buckets) * 4 * u128::from(fp_bits);
+    if used_bits % 8 != 0 && stage.table[n - 1] >> (used_bits % 8) != 0 {
+        return Err(invalid("bits set beyond the last slot"));
+    }
     stage.len = len;
     let occupied = stage.occupied();
     if occupied != len {

@@ -137,14 +137,16 @@ impl<F: Stored> Codec for BinaryFuse<F> {
             )));
         }
         // Opened in place: the file's fingerprints, no copy (any value is a fingerprint).
-        let fingerprints = match payload.table::<F>(slots)? {
-            Some(table) => table,
-            None => {
-                let raw = payload.take(slots * width)?;
-                let mut fingerprints = filter_core::format::try_vec(slots)?;
-                fingerprints.extend(raw.chunks_exact(width).map(F::read));
-                fingerprints.into()
-            }
+        // Loaded from a file: read from it straight into the filter's memory.
+        let fingerprints = if let Some(table) = payload.table::<F>(slots)? {
+            table
+        } else if let Some(table) = payload.streamed_table::<F>(slots)? {
+            table
+        } else {
+            let raw = payload.take(slots * width)?;
+            let mut fingerprints = filter_core::format::try_vec(slots)?;
+            fingerprints.extend(raw.chunks_exact(width).map(F::read));
+            fingerprints.into()
         };
         Ok(BinaryFuse {
             hasher,

@@ -9,6 +9,7 @@
 
 use crate::keys;
 use crate::{err, load_err, read_file};
+use filterlab::format::mapped::FileBytes;
 use filterlab::{Deletable, Filter, FormatError, Growable, Persist};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -39,6 +40,11 @@ macro_rules! filter_class {
             /// Loads the variant's file bytes.
             pub(crate) fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
                 <$rust>::from_bytes(bytes).map(|inner| Self { inner })
+            }
+
+            /// Loads the variant's file as [`read_file`] read it.
+            pub(crate) fn decode_file(file: &FileBytes) -> Result<Self, FormatError> {
+                <$rust>::from_file_bytes(file).map(|inner| Self { inner })
             }
         }
 
@@ -102,8 +108,7 @@ macro_rules! filter_class {
             /// Reads a file written by `save`, the Rust crates or the CLI.
             #[staticmethod]
             fn load(path: PathBuf) -> PyResult<Self> {
-                let bytes = read_file(&path)?;
-                Self::decode(&bytes).map_err(|e| load_err(&path, &e))
+                Self::decode_file(&read_file(&path)?).map_err(|e| load_err(&path, &e))
             }
 
             fn __reduce__<'py>(

@@ -21,9 +21,11 @@ mod bloom;
 mod busy;
 mod filters;
 mod keys;
+mod mapped;
 mod pybloom;
 mod statics;
 
+use filterlab::format::mapped::FileBytes;
 use filterlab::{format, AnyFilter, FormatError, Variant};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -42,16 +44,19 @@ pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
     FilterlabError::new_err(e.to_string())
 }
 
-/// The bytes of a filter's file, read as the CLI reads them: only a regular file (a FIFO
-/// without a writer would block forever; refused without waiting), no allocation past the
-/// file's size, and a header that declares more payload than its parameters describe refused
-/// before the payload is read (a crafted header on a sparse file costs the header).
-pub(crate) fn read_file(path: &std::path::Path) -> PyResult<Vec<u8>> {
+/// A filter's file read for a load: only a regular file (a FIFO without a writer would block
+/// forever; refused without waiting), a header that declares more payload than its parameters
+/// describe refused before the payload is read (a crafted header on a sparse file costs the
+/// header); then a version 2 file mapped, for a load that reads each table from the file
+/// straight into the filter's memory (peak: the filter, not the file and the filter), and a
+/// version 1 file read whole, with no allocation past the file's size
+/// ([`AnyFilter::read_or_map`]).
+pub(crate) fn read_file(path: &std::path::Path) -> PyResult<FileBytes> {
     let file = filterlab::open_regular(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::InvalidInput => err(e),
         _ => e.into(),
     })?;
-    filterlab::AnyFilter::read_file(&file).map_err(|e| {
+    filterlab::AnyFilter::read_or_map(&file).map_err(|e| {
         match e.get_ref().and_then(|i| i.downcast_ref::<FormatError>()) {
             Some(format) => load_err(path, format),
             None => e.into(),
@@ -91,12 +96,12 @@ macro_rules! python_rows {
     };
 }
 
-/// Loads a filter of whatever variant the bytes hold, into the Python class of the same name
-/// as its Rust type (one per row of the registry with a class, [`python_rows`]).
-macro_rules! any_from_bytes {
+/// A filter of any variant as the Python class of the same name as its Rust type (one per
+/// row of the registry with a class, [`python_rows`]).
+macro_rules! any_to_python {
     ($($name:ident => $ty:ident [$($cap:ident),*]),+ $(,)?) => {
-        fn any_from_bytes(py: Python<'_>, bytes: &[u8]) -> Result<PyObject, AnyError> {
-            let obj = match AnyFilter::from_bytes(bytes)? {
+        fn any_to_python(py: Python<'_>, f: AnyFilter) -> Result<PyObject, AnyError> {
+            let obj = match f {
                 $(AnyFilter::$name(inner) => filters::$ty { inner }.into_py_any(py),)+
                 other => {
                     let msg = format!(
@@ -110,10 +115,10 @@ macro_rules! any_from_bytes {
         }
     };
 }
-macro_rules! any_from_bytes_rows {
-    ($($rows:tt)*) => { python_rows!(@go any_from_bytes [] $($rows)*); };
+macro_rules! any_to_python_rows {
+    ($($rows:tt)*) => { python_rows!(@go any_to_python [] $($rows)*); };
 }
-filterlab::for_each_variant!(any_from_bytes_rows);
+filterlab::for_each_variant!(any_to_python_rows);
 
 /// Adds the class of every variant of the registry that has one ([`python_rows`]) to the module.
 macro_rules! add_variant_classes {
@@ -129,7 +134,7 @@ macro_rules! add_variant_classes_rows {
 }
 filterlab::for_each_variant!(add_variant_classes_rows);
 
-/// Why [`any_from_bytes()`] failed.
+/// Why [`any_to_python()`] (or the load before it) failed.
 enum AnyError {
     Format(FormatError),
     Py(PyErr),
@@ -144,20 +149,28 @@ impl From<FormatError> for AnyError {
 /// Loads a filter of any variant from the bytes of a filterlab file.
 #[pyfunction]
 fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
-    any_from_bytes(py, data).map_err(|e| match e {
-        AnyError::Format(e) => err(e),
-        AnyError::Py(e) => e,
-    })
+    let loaded = AnyFilter::from_bytes(data).map_err(AnyError::Format);
+    loaded
+        .and_then(|f| any_to_python(py, f))
+        .map_err(|e| match e {
+            AnyError::Format(e) => err(e),
+            AnyError::Py(e) => e,
+        })
 }
 
-/// Loads a filter of any variant from a file written by `save`, the Rust crates or the CLI.
+/// Loads a filter of any variant from a file written by `save`, the Rust crates or the CLI
+/// (a version 2 file with one copy of its tables in memory: [`read_file`]).
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
-    let bytes = read_file(&path)?;
-    any_from_bytes(py, &bytes).map_err(|e| match e {
-        AnyError::Format(e) => load_err(&path, &e),
-        AnyError::Py(e) => e,
-    })
+    let file = read_file(&path)?;
+    let loaded = AnyFilter::from_file_bytes(&file).map_err(AnyError::Format);
+    drop(file);
+    loaded
+        .and_then(|f| any_to_python(py, f))
+        .map_err(|e| match e {
+            AnyError::Format(e) => load_err(&path, &e),
+            AnyError::Py(e) => e,
+        })
 }
 
 /// The name of the variant stored in a filterlab file's bytes (`"classic"`, ...).
@@ -183,6 +196,10 @@ fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(peek_variant, m)?)?;
+    m.add_class::<mapped::MappedFilter>()?;
+    // Set, not added: kept out of `__all__`, so that `from filterlab import *` does not hide
+    // the built-in `open`; the package imports it by name (python/filterlab/__init__.py).
+    m.setattr("open", wrap_pyfunction!(mapped::open_mapped, m)?)?;
     // pybloom_live's layout, private to `filterlab.pybloom_compat`: set, not added, so that
     // they stay out of `__all__`.
     m.setattr("_SlicedHashes", m.py().get_type::<pybloom::SlicedHashes>())?;

@@ -4,6 +4,7 @@
 use crate::filters::filter_class;
 use crate::keys;
 use crate::{err, load_err, read_file};
+use filterlab::format::mapped::FileBytes;
 use filterlab::{AnyFilter, Filter, FormatError, Params, Persist, Variant};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;

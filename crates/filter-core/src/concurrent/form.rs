@@ -118,6 +118,10 @@ macro_rules! lock_free_form {
             fn from_bytes(bytes: &[u8]) -> Result<Self, $crate::FormatError> {
                 <$single as $crate::Persist>::from_bytes(bytes).map(Self::from)
             }
+
+            fn from_mapped(map: &$crate::FileMap) -> Result<Self, $crate::FormatError> {
+                <$single as $crate::Persist>::from_mapped(map).map(Self::from)
+            }
         }
     };
 }

@@ -13,11 +13,25 @@
 //! file while it is mapped: a truncation makes a lookup on a lost page raise `SIGBUS`.
 //! filterlab's saves write a new file and rename it over the old one, so a reader that has the
 //! file mapped keeps the old file, and its answers, until it opens the path again.
+//!
+//! # Loading with one copy
+//! A load of a version 2 file ([`read_or_map`], then [`decode_streamed`]) uses the mapping
+//! only to find its way: the checksum is computed by positional reads through a 1 MiB buffer,
+//! and every table is read from the open file straight into the filter's own memory, so the
+//! load's peak is the filter plus a few pages, not the file plus the filter. A version 1 file
+//! (and anything but a regular file) is still read whole into memory and decoded from there.
+//! The load makes every check of a load from memory ([`decode_with`](super::decode_with)),
+//! in the same order. What it reads through the mapping (the head, the padding after it, and
+//! the few fields a payload holds besides its tables) has the mapping's hazard: a file
+//! truncated by another process during the load raises `SIGBUS` there (filterlab's saves
+//! rename, and never truncate a file in place).
 
 use super::{check_head, split, version, Codec, Decoded, FileKind, Reader, HEADER_LEN, MIN_LEN};
 use super::{layout, FormatError};
+use crate::file::{read_declared_until, HeadCheck, Limit};
 use crate::FileMap;
-use std::io;
+use std::fs::File;
+use std::io::{self, Seek};
 use std::path::Path;
 
 /// Maps the file at `path` (a regular file, at least as long as the shortest valid file), with
@@ -48,6 +62,15 @@ pub fn map_file(path: &Path) -> io::Result<FileMap> {
 /// [`FormatError::NotInPlace`] for a version 1 file (or on a big-endian machine), and the
 /// errors of the checks.
 pub fn sections(map: &FileMap, expected: FileKind) -> Result<Decoded<'_>, FormatError> {
+    sections_as(map, expected, Reader::in_map)
+}
+
+/// [`sections`] with the payload read by the reader `payload` makes.
+fn sections_as<'a>(
+    map: &'a FileMap,
+    expected: FileKind,
+    payload_reader: fn(&'a [u8], &'a FileMap) -> Reader<'a>,
+) -> Result<Decoded<'a>, FormatError> {
     let bytes = map.bytes();
     let head = check_head(bytes)?;
     if version(bytes) < layout::IN_PLACE_VERSION {
@@ -65,7 +88,7 @@ pub fn sections(map: &FileMap, expected: FileKind) -> Result<Decoded<'_>, Format
     let payload = &bytes[l.payload_offset as usize..][..l.payload_len as usize];
     let params = &bytes[HEADER_LEN..][..l.params_len];
     let mut d = split(head, params, payload, expected)?;
-    d.payload = Reader::in_map(payload, map);
+    d.payload = payload_reader(payload, map);
     Ok(d)
 }
 
@@ -82,6 +105,67 @@ pub fn decode_in_place<C: Codec>(map: &FileMap) -> Result<C, FormatError> {
     if declared > allowed {
         return Err(FormatError::PayloadTooLarge { declared, allowed });
     }
+    let filter = C::decode(super::Parts(d.hasher, &mut d.params, &mut d.payload))?;
+    d.params.finish()?;
+    d.payload.finish()?;
+    Ok(filter)
+}
+
+/// A filter file as a load reads it ([`read_or_map`]).
+#[derive(Debug)]
+pub enum FileBytes {
+    /// Read whole into memory: a version 1 file, something other than a regular file, or
+    /// a file too short for its head (its loader names what is wrong).
+    Read(Vec<u8>),
+    /// A version 2 file whose head passed the reader's checks, mapped read-only, for
+    /// [`decode_streamed`] to copy its tables out of it.
+    Mapped(FileMap),
+}
+
+impl FileBytes {
+    /// The bytes: read, or the mapping's (touching them makes their pages resident).
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            FileBytes::Read(b) => b,
+            FileBytes::Mapped(m) => m.bytes(),
+        }
+    }
+}
+
+/// Reads a filter file for a load: its head first, with every check of
+/// [`read_fallibly_from`](crate::read_fallibly_from) (magic and version, `check`, a declared
+/// length equal to the file's size); then a version 2 regular file, read from its start, on a
+/// little-endian target, is mapped rather than read ([`FileBytes::Mapped`]: a load then holds
+/// one copy of its tables, [`decode_streamed`]); anything else is read whole, as
+/// `read_fallibly_from` reads it.
+///
+/// # Errors
+/// As [`read_fallibly_from`](crate::read_fallibly_from), and the mapping's refusal.
+pub fn read_or_map(mut file: &File, check: HeadCheck<'_>) -> io::Result<FileBytes> {
+    let meta = file.metadata()?;
+    let from_start = file.stream_position().is_ok_and(|at| at == 0);
+    if !meta.is_file() || !from_start || cfg!(target_endian = "big") {
+        return crate::read_fallibly_from(file, check).map(FileBytes::Read);
+    }
+    let in_place = |head: &[u8]| version(head) >= layout::IN_PLACE_VERSION;
+    match read_declared_until(file, Limit::FileSize(meta.len()), check, &in_place)? {
+        (_, true) => Ok(FileBytes::Mapped(FileMap::new(file.try_clone()?)?)),
+        (bytes, false) => Ok(FileBytes::Read(bytes)),
+    }
+}
+
+/// The filter `C` of a mapped file, loaded into memory of its own with every check of a load
+/// from memory ([`decode_with`](super::decode_with)), in the same order: the file's checksum
+/// (streamed, [`verify`]), the head, then the variant's own checks, those that read a whole
+/// table included. Each table is read from the open file straight into the filter's memory
+/// (see the [module documentation](self)).
+///
+/// # Errors
+/// Those of [`decode_with`](super::decode_with); [`FormatError::NotInPlace`] for a version 1
+/// file (load its bytes instead) or a big-endian target.
+pub fn decode_streamed<C: Codec>(map: &FileMap) -> Result<C, FormatError> {
+    verify(map)?;
+    let mut d = sections_as(map, C::KIND, Reader::streamed)?;
     let filter = C::decode(super::Parts(d.hasher, &mut d.params, &mut d.payload))?;
     d.params.finish()?;
     d.payload.finish()?;

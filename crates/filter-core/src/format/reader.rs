@@ -1,38 +1,79 @@
-//! [`Reader`]: the fields of a section, read in order, and its tables, copied or (from a
-//! mapped file) in place.
+//! [`Reader`]: the fields of a section, read in order, and its tables: copied from bytes in
+//! memory, used in place (a mapped file opened), or read from the file into memory of their
+//! own (a mapped file loaded).
 
 use super::{try_table, try_vec, FormatError};
 use crate::{FileMap, Plain, Table};
 
 /// Reads fixed-width little-endian fields from a section, refusing to read past its end.
 ///
-/// A reader of a mapped file ([`mapped`](super::mapped)) hands out its tables in place: [`Reader::u64s`],
-/// [`Reader::take_table`] and [`Reader::table`] then return tables that borrow the mapping.
+/// A reader of a mapped file opened in place ([`mapped`](super::mapped)) hands out its tables
+/// in place: [`Reader::u64s`], [`Reader::take_table`] and [`Reader::table`] then return tables
+/// that borrow the mapping. A reader of a mapped file being loaded
+/// ([`decode_streamed`](super::mapped::decode_streamed)) reads its tables ([`Reader::u64s`],
+/// [`Reader::take_table`], [`Reader::take_into`], [`Reader::streamed_table`]) from the open
+/// file into memory of their own, never through the mapping, so that the load holds one copy
+/// of each table and no page of the file.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
     bytes: &'a [u8],
-    /// The mapping `bytes` lie in, when tables are read in place.
-    map: Option<&'a FileMap>,
+    source: Source<'a>,
+}
+
+/// Where a [`Reader`]'s tables come from.
+#[derive(Debug, Clone, Copy)]
+enum Source<'a> {
+    /// Copied from `bytes`, in memory.
+    Memory,
+    /// In place: the mapping `bytes` lie in (an open).
+    InPlace(&'a FileMap),
+    /// Read from the open file of the mapping `bytes` lie in (a load): `bytes` says where the
+    /// tables are, and their pages are not read through it.
+    Streamed(&'a FileMap),
 }
 
 impl<'a> Reader<'a> {
     /// Reads from `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
-        Reader { bytes, map: None }
+        Reader {
+            bytes,
+            source: Source::Memory,
+        }
     }
 
     /// Reads from `bytes`, a part of `map`, handing out tables in place.
     pub(crate) fn in_map(bytes: &'a [u8], map: &'a FileMap) -> Self {
         Reader {
             bytes,
-            map: Some(map),
+            source: Source::InPlace(map),
+        }
+    }
+
+    /// Reads from `bytes`, a part of `map`, reading tables from the open file into memory of
+    /// their own (a load of a mapped file). Only on little-endian targets (the caller's
+    /// check): the file's bytes are then the elements' values.
+    pub(crate) fn streamed(bytes: &'a [u8], map: &'a FileMap) -> Self {
+        Reader {
+            bytes,
+            source: Source::Streamed(map),
         }
     }
 
     /// Whether tables are read in place from a file mapping (an open, not a load): a decoder
     /// skips then the checks that read a whole table, which [`verify`](super::mapped::verify) makes.
     pub fn in_place(&self) -> bool {
-        self.map.is_some()
+        matches!(self.source, Source::InPlace(_))
+    }
+
+    /// The file offset of `part`, a part of `map`'s bytes just taken.
+    fn offset_in(map: &FileMap, part: &[u8]) -> u64 {
+        (part.as_ptr() as usize - map.bytes().as_ptr() as usize) as u64
+    }
+
+    /// The error of a read from the file that failed: the file is shorter than its mapping
+    /// (truncated while it was read) or cannot be read.
+    fn read_failed(e: std::io::Error) -> FormatError {
+        super::invalid(format!("the file cannot be read whole ({e})"))
     }
 
     /// The next `n` bytes in place with the `pad` bytes that follow them in the file, as one
@@ -45,7 +86,7 @@ impl<'a> Reader<'a> {
     /// [`FormatError::Truncated`] when fewer than `n` bytes remain, or the file ends within
     /// `pad` bytes of them.
     pub fn table_padded(&mut self, n: usize, pad: usize) -> Result<Option<Table<u8>>, FormatError> {
-        let Some(map) = self.map else {
+        let Source::InPlace(map) = self.source else {
             return Ok(None);
         };
         let raw = self.take(n)?;
@@ -67,7 +108,7 @@ impl<'a> Reader<'a> {
     /// [`FormatError::Truncated`], or [`FormatError::Invalid`] when the elements are not
     /// aligned for `T` in the file.
     pub fn table<T: Plain>(&mut self, n: usize) -> Result<Option<Table<T>>, FormatError> {
-        let Some(map) = self.map else {
+        let Source::InPlace(map) = self.source else {
             return Ok(None);
         };
         let len = n
@@ -168,6 +209,12 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| FormatError::Invalid(format!("{n} words")))?;
         let raw = self.take(len)?;
         let mut words = try_table(n)?;
+        if let Source::Streamed(map) = self.source {
+            let at = Self::offset_in(map, raw);
+            words.fill_from_file(map, at).map_err(Self::read_failed)?;
+            words.iter_mut().for_each(|w| *w = u64::from_le(*w));
+            return Ok(words);
+        }
         for (w, c) in words.iter_mut().zip(raw.chunks_exact(8)) {
             *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
         }
@@ -185,8 +232,57 @@ impl<'a> Reader<'a> {
         }
         let raw = self.take(n)?;
         let mut t = try_table(n)?;
-        t.copy_from_slice(raw);
+        match self.source {
+            Source::Streamed(map) => t
+                .fill_from_file(map, Self::offset_in(map, raw))
+                .map_err(Self::read_failed)?,
+            _ => t.copy_from_slice(raw),
+        }
         Ok(t)
+    }
+
+    /// The next `n` elements of type `T`, read from the file into a table of their own
+    /// (allocated as a built filter's is), if this reader streams a mapped file on a
+    /// little-endian target, where the file's bytes are the values; `None` otherwise: the
+    /// caller decodes them from [`Reader::take`], as a load from memory does. Unlike
+    /// [`Reader::table`], the table is the filter's own, so a decoder makes every check of a
+    /// load on it.
+    ///
+    /// # Errors
+    /// [`FormatError::Truncated`], [`FormatError::OutOfMemory`], or a read that fails.
+    pub fn streamed_table<T: Plain>(&mut self, n: usize) -> Result<Option<Table<T>>, FormatError> {
+        let Source::Streamed(map) = self.source else {
+            return Ok(None);
+        };
+        if cfg!(target_endian = "big") {
+            return Ok(None);
+        }
+        let len = n
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| FormatError::Invalid(format!("{n} elements")))?;
+        let raw = self.take(len)?;
+        let mut t = try_table(n)?;
+        t.fill_from_file(map, Self::offset_in(map, raw))
+            .map_err(Self::read_failed)?;
+        Ok(Some(t))
+    }
+
+    /// Copies the next `dst.len()` bytes into `dst` (from the file, by positional reads, when
+    /// this reader streams a mapped file).
+    ///
+    /// # Errors
+    /// [`FormatError::Truncated`] when fewer remain, or a read that fails.
+    pub fn take_into(&mut self, dst: &mut [u8]) -> Result<(), FormatError> {
+        let raw = self.take(dst.len())?;
+        match self.source {
+            Source::Streamed(map) => map
+                .read_exact_at(dst, Self::offset_in(map, raw))
+                .map_err(Self::read_failed),
+            _ => {
+                dst.copy_from_slice(raw);
+                Ok(())
+            }
+        }
     }
 
     /// The next `n` bytes, copied into memory reserved fallibly.

@@ -111,7 +111,11 @@ impl FileMap {
         {
             // Positional reads: threads that verify one file at once share no file offset.
             use std::os::unix::fs::FileExt;
-            let mut buf = vec![0u8; 1 << 20];
+            // A mapping of its own rather than heap memory: given back to the system when
+            // dropped, where a freed heap block may stay resident (glibc serves 1 MiB from the
+            // heap once larger blocks have been freed), so that a load's peak, this buffer
+            // first and then the tables, is the tables'.
+            let mut buf = memmap2::MmapMut::map_anon(1 << 20)?;
             let len = self.bytes().len() as u64;
             let mut at = 0u64;
             while at < len {
@@ -124,6 +128,29 @@ impl FileMap {
         #[cfg(not(unix))]
         self.bytes().chunks(1 << 20).for_each(each);
         Ok(())
+    }
+
+    /// Reads `dst.len()` bytes of the file from `offset`, by positional reads from its open
+    /// descriptor (not through the mapping: the pages are not made part of this process's
+    /// resident memory).
+    ///
+    /// # Errors
+    /// Read errors, and `UnexpectedEof` past the file's end (truncated since it was mapped).
+    pub fn read_exact_at(&self, dst: &mut [u8], offset: u64) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.0 .1.read_exact_at(dst, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            let src = usize::try_from(offset)
+                .ok()
+                .and_then(|at| self.bytes().get(at..)?.get(..dst.len()))
+                .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+            dst.copy_from_slice(src);
+            Ok(())
+        }
     }
 
     /// Advises the kernel that the mapping will be read at random (no read-ahead): a filter's
@@ -161,4 +188,81 @@ impl<T: Plain> Table<T> {
         // elements whatever they hold.
         Some(unsafe { Table::from_file(map.clone(), part.start.cast::<T>(), bytes.len() / size) })
     }
+}
+
+impl<T: Plain> Table<T> {
+    /// Overwrites every element with the file's bytes from `offset` (`size_of_val` of the
+    /// table's elements, taken as they lie in the file: little-endian on the targets that read
+    /// files in place), by positional reads from the open file straight into the table's own
+    /// memory: a load's one copy of the table, with no buffer between and no page of the file
+    /// mapped into this process.
+    ///
+    /// # Errors
+    /// Read errors, `UnexpectedEof` past the file's end, and `InvalidInput` for a table that
+    /// lies in a file mapping itself (read-only). Elements not reached keep their old bytes.
+    pub fn fill_from_file(&mut self, map: &FileMap, offset: u64) -> io::Result<()> {
+        if self.is_in_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a table read in place from a file cannot be filled",
+            ));
+        }
+        let bytes = std::mem::size_of_val::<[T]>(self);
+        let start = self.as_mut_ptr().cast::<u8>();
+        // SAFETY: `[start, start + bytes)` is the table's own writable memory (not a file
+        // mapping: checked above), borrowed mutably through `self` for this call. Whatever
+        // bytes the reads write there make valid elements (`T: Plain`); they are written
+        // through a raw pointer, so no reference to them (or to padding inside `T`) is made.
+        unsafe { read_into(map, start, bytes, offset) }
+    }
+}
+
+/// Reads `len` bytes of `map`'s file from `offset` into `dst`.
+///
+/// # Safety
+/// `[dst, dst + len)` is writable memory that nothing else reads or writes during the call.
+unsafe fn read_into(map: &FileMap, dst: *mut u8, len: usize, offset: u64) -> io::Result<()> {
+    let mut done = 0usize;
+    while done < len {
+        // At most 1 GiB a call: Linux reads at most 2 GiB less a page in one anyway.
+        let want = (len - done).min(1 << 30);
+        let at = offset
+            .checked_add(done as u64)
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        #[cfg(unix)]
+        let n = {
+            use std::os::fd::AsRawFd;
+            let at = libc::off_t::try_from(at).map_err(|_| {
+                io::Error::new(io::ErrorKind::InvalidInput, "a file offset beyond off_t")
+            })?;
+            // SAFETY: `dst + done` has `want` writable bytes (the caller's range, `done + want
+            // <= len`); the descriptor is the open file `map` holds.
+            match unsafe { libc::pread(map.0 .1.as_raw_fd(), dst.add(done).cast(), want, at) } {
+                n if n < 0 => match io::Error::last_os_error() {
+                    e if e.kind() == io::ErrorKind::Interrupted => continue,
+                    e => return Err(e),
+                },
+                n => n as usize,
+            }
+        };
+        #[cfg(not(unix))]
+        let n = {
+            let src = usize::try_from(at)
+                .ok()
+                .and_then(|at| map.bytes().get(at..))
+                .map_or(&[][..], |b| &b[..b.len().min(want)]);
+            // SAFETY: `dst + done` has `want >= src.len()` writable bytes, apart from the
+            // mapping (the caller's memory is not the file's).
+            unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.add(done), src.len()) };
+            src.len()
+        };
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the file ended before the table (truncated since it was opened?)",
+            ));
+        }
+        done += n;
+    }
+    Ok(())
 }

@@ -10,6 +10,13 @@ Every class takes keys as ``str`` (hashed as UTF-8, so ``"a"`` and ``b"a"`` are 
     "alice@example.com" in seen      # True
     seen.save("emails.filter")       # `filterlab info emails.filter` reads it
 
+``filterlab.open(path)`` opens a saved file in place, read-only, with no copy: the same ``in``
+and ``contains_many``, memory that grows only by the pages the lookups touch, and pages shared
+with every other process that opens the file::
+
+    seen = filterlab.open("emails.filter")   # verify=True also checks the whole checksum
+    "alice@example.com" in seen              # True
+
 ``Bloom`` is rbloom's API (a set-like filter of any hashable object) on the classic filter;
 ``pybloom_compat`` is pybloom_live's API and file layout, bit for bit.
 """
@@ -18,3 +25,5 @@ Every class takes keys as ``str`` (hashed as UTF-8, so ``"a"`` and ``b"a"`` are 
 # each class and function; the stub _filterlab.pyi declares the same list, which stubtest checks).
 from ._filterlab import *
 from ._filterlab import __all__ as __all__
+# Not in `__all__` (a star import would hide the built-in `open`): `filterlab.open` by name.
+from ._filterlab import open as open

@@ -238,20 +238,22 @@ impl AnyFilter {
     }
 
     /// Loads a file of any variant saved by [`AnyFilter::save`] or a variant's own `save`,
-    /// as [`Persist::load`] (memory reserved fallibly).
+    /// as [`Persist::load`]: a version 2 file with one copy of its tables, each read from the
+    /// file straight into the filter's memory (the peak is the filter, not the file plus the
+    /// filter); a version 1 file read whole into memory reserved fallibly, then decoded.
     ///
     /// # Errors
     /// I/O errors, or the format errors of [`AnyFilter::from_bytes`] as `InvalidData`.
     pub fn load(path: impl AsRef<Path>) -> std::io::Result<Self> {
         let path = path.as_ref();
-        let bytes = Self::read_file(&std::fs::File::open(path)?).map_err(|e| {
+        let read = Self::read_or_map(&std::fs::File::open(path)?).map_err(|e| {
             // Format errors as they are (as `from_bytes`'s below), I/O errors with the path.
             match e.get_ref().is_some_and(|i| i.is::<crate::FormatError>()) {
                 true => e,
                 false => std::io::Error::new(e.kind(), format!("{}: {e}", path.display())),
             }
         })?;
-        Self::from_bytes(&bytes)
+        Self::from_file_bytes(&read)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 
@@ -264,6 +266,17 @@ impl AnyFilter {
     /// As [`crate::read_fallibly_from`].
     pub fn read_file(file: &std::fs::File) -> std::io::Result<Vec<u8>> {
         crate::read_fallibly_from(file, &Self::check_head)
+    }
+
+    /// An open filter file of any variant read for a load, with the checks of
+    /// [`AnyFilter::read_file`]: a version 2 regular file mapped (its head read and checked,
+    /// its payload not yet read), anything else read whole
+    /// ([`crate::format::mapped::read_or_map`]); then [`AnyFilter::from_file_bytes`].
+    ///
+    /// # Errors
+    /// As [`AnyFilter::read_file`], and the mapping's refusal.
+    pub fn read_or_map(file: &std::fs::File) -> std::io::Result<crate::format::mapped::FileBytes> {
+        crate::format::mapped::read_or_map(file, &Self::check_head)
     }
 }
 

@@ -195,6 +195,22 @@ macro_rules! registry {
                 }
             }
 
+            /// The filter of a file of any variant (the header says which) as
+            /// [`AnyFilter::read_or_map`] read it: from its bytes, or, for a mapped version 2
+            /// file, each table read from the file straight into the filter's memory
+            /// ([`Persist::from_mapped`]); every check of [`AnyFilter::from_bytes`] either way.
+            ///
+            /// # Errors
+            /// As [`AnyFilter::from_bytes`].
+            pub fn from_file_bytes(
+                file: &crate::format::mapped::FileBytes,
+            ) -> Result<Self, FormatError> {
+                match Variant::peek(file.bytes())? {
+                    $(Variant::$name => <crate::$ty as Persist>::from_file_bytes(file)
+                        .map(AnyFilter::$name),)+
+                }
+            }
+
             /// Loads a saved filter of any variant (the header says which).
             ///
             /// # Errors
