@@ -158,8 +158,11 @@ pub mod window {
 /// The sign-up gate: a filter in front of a SQLite or PostgreSQL users table (feature `gate`).
 #[cfg(feature = "gate")]
 pub mod gate {
+    pub use crate::replica::{open_replica, Replica};
     pub use filter_gate::*;
 }
+#[cfg(feature = "gate")]
+mod replica;
 
 /// The README's examples, compiled and run as doctests so they cannot rot.
 #[cfg(doctest)]

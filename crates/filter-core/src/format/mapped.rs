@@ -41,16 +41,30 @@ use std::path::Path;
 /// The open's or the mapping's I/O error, with the path; `InvalidData` (holding
 /// [`FormatError::Truncated`]) for a file too short to be a filter.
 pub fn map_file(path: &Path) -> io::Result<FileMap> {
+    map_file_at(path, 0)
+}
+
+/// [`map_file`] for a filter saved at `offset` of the file at `path` (a multiple of 4096, as
+/// a gate snapshot puts it): the mapping shows the filter's bytes only.
+///
+/// # Errors
+/// As [`map_file`], and `InvalidInput` for an offset off a page.
+pub fn map_file_at(path: &Path, offset: u64) -> io::Result<FileMap> {
     let with_path = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
     let file = crate::file::open_regular(path).map_err(with_path)?;
     let len = file.metadata().map_err(with_path)?.len();
-    if len < MIN_LEN as u64 {
+    let available = len.saturating_sub(offset);
+    if available < MIN_LEN as u64 {
         return Err(invalid_data(FormatError::Truncated {
             needed: MIN_LEN as u64,
-            available: len,
+            available,
         }));
     }
-    let map = FileMap::new(file).map_err(with_path)?;
+    let map = match offset {
+        0 => FileMap::new(file),
+        _ => FileMap::new_at(file, offset),
+    }
+    .map_err(with_path)?;
     map.advise_random();
     Ok(map)
 }

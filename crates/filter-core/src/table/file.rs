@@ -74,8 +74,12 @@ macro_rules! plain {
 
 /// A saved filter's file, mapped read-only into memory and shared by every table read from it
 /// (each holds it alive), with the open file it maps. Cloning is cheap (a reference count).
+///
+/// The filter may start at a page-aligned offset of a larger file (a gate snapshot's filter
+/// follows its header: [`FileMap::new_at`]); [`FileMap::bytes`] and every offset its methods
+/// take are then the filter's, counted from that offset.
 #[derive(Clone, Debug)]
-pub struct FileMap(Arc<(memmap2::Mmap, File)>);
+pub struct FileMap(Arc<(memmap2::Mmap, File, u64)>);
 
 impl FileMap {
     /// Maps the whole of `file` (opened for reading), read-only, and keeps it. The file must
@@ -91,7 +95,28 @@ impl FileMap {
         // by rename, which leaves this mapping on the old file; the module documentation
         // states it for other writers. No `&mut` to the mapped bytes is ever made.
         let map = unsafe { memmap2::MmapOptions::new().map(&file)? };
-        Ok(FileMap(Arc::new((map, file))))
+        Ok(FileMap(Arc::new((map, file, 0))))
+    }
+
+    /// Maps `file` from `offset` to its end, read-only: a filter saved inside a larger file.
+    /// The offset must be a multiple of 4096 (a page on every system filterlab reads files in
+    /// place on), so that the filter's aligned tables stay aligned in memory, and below the
+    /// file's length.
+    ///
+    /// # Errors
+    /// `InvalidInput` for an offset off a page or at or past the end; the system's refusal of
+    /// the mapping.
+    pub fn new_at(file: File, offset: u64) -> io::Result<FileMap> {
+        let len = file.metadata()?.len();
+        if offset % 4096 != 0 || offset >= len {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("a filter at byte {offset} of a {len}-byte file: a mapped filter starts on a 4096-byte boundary inside the file"),
+            ));
+        }
+        // SAFETY: as in `new`; the mapping starts on a page of the file.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).map(&file)? };
+        Ok(FileMap(Arc::new((map, file, offset))))
     }
 
     /// The file's bytes.
@@ -99,8 +124,8 @@ impl FileMap {
         &self.0 .0
     }
 
-    /// Reads the whole file from its open descriptor (the file the mapping shows, whatever
-    /// its path names now), in chunks handed to `each` in order: a pass over every byte that
+    /// Reads the whole file (from the mapping's offset) from its open descriptor (the file the
+    /// mapping shows, whatever its path names now), in chunks handed to `each` in order: a pass over every byte that
     /// leaves the pages in the page cache only, not mapped into this process (reading them
     /// through [`FileMap::bytes`] would make them all part of its resident memory).
     ///
@@ -120,7 +145,7 @@ impl FileMap {
             let mut at = 0u64;
             while at < len {
                 let n = (len - at).min(buf.len() as u64) as usize;
-                self.0 .1.read_exact_at(&mut buf[..n], at)?;
+                self.0 .1.read_exact_at(&mut buf[..n], self.0 .2 + at)?;
                 each(&buf[..n]);
                 at += n as u64;
             }
@@ -140,7 +165,10 @@ impl FileMap {
         #[cfg(unix)]
         {
             use std::os::unix::fs::FileExt;
-            self.0 .1.read_exact_at(dst, offset)
+            let at = offset
+                .checked_add(self.0 .2)
+                .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+            self.0 .1.read_exact_at(dst, at)
         }
         #[cfg(not(unix))]
         {

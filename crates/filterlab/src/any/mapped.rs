@@ -76,7 +76,19 @@ impl AnyFilter {
     /// [`FormatError::NotInPlace`] for a version 1 file or a variant that does not open in
     /// place (both load with [`AnyFilter::load`]), and every refusal of a damaged file.
     pub fn open(path: impl AsRef<Path>) -> std::io::Result<Mapped> {
-        let map = mapped::map_file(path.as_ref())?;
+        Self::open_at(path, 0)
+    }
+
+    /// [`AnyFilter::open`] for a filter saved at `offset` of a larger file, a multiple of 4096
+    /// (the filter of a gate snapshot, at `filter_gate::snapshot::Head::filter_offset`): the
+    /// file's bytes before it are not read. [`Mapped::verify`] and [`Mapped::file_bytes`] then
+    /// cover the filter's bytes only.
+    ///
+    /// # Errors
+    /// As [`AnyFilter::open`]; `InvalidInput` for an offset off a 4096-byte boundary or past the
+    /// end.
+    pub fn open_at(path: impl AsRef<Path>, offset: u64) -> std::io::Result<Mapped> {
+        let map = mapped::map_file_at(path.as_ref(), offset)?;
         let filter = Self::from_map(&map)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
         Ok(Mapped { filter, map })
