@@ -64,8 +64,8 @@ pub fn sections(map: &FileMap, expected: FileKind) -> Result<Decoded<'_>, Format
     let l = layout::parse(bytes, bytes.len() as u64)?;
     let payload = &bytes[l.payload_offset as usize..][..l.payload_len as usize];
     let params = &bytes[HEADER_LEN..][..l.params_len];
-    let mut d = split(head, params, payload, expected)?;
-    d.payload = Reader::in_map(payload, map);
+    let mut d = split(head, params, payload, expected, version(bytes))?;
+    d.payload = Reader::in_map(payload, map, version(bytes));
     Ok(d)
 }
 

@@ -1,7 +1,7 @@
 //! [`Reader`]: the fields of a section, read in order, and its tables, copied or (from a
 //! mapped file) in place.
 
-use super::{try_table, try_vec, FormatError};
+use super::{try_table, try_vec, FormatError, FORMAT_VERSION};
 use crate::{FileMap, Plain, Table};
 
 /// Reads fixed-width little-endian fields from a section, refusing to read past its end.
@@ -13,20 +13,41 @@ pub struct Reader<'a> {
     bytes: &'a [u8],
     /// The mapping `bytes` lie in, when tables are read in place.
     map: Option<&'a FileMap>,
+    /// The format version of the file the section is part of.
+    version: u16,
 }
 
 impl<'a> Reader<'a> {
-    /// Reads from `bytes`.
+    /// Reads from `bytes`, a section of a file of the current version ([`FORMAT_VERSION`]).
     pub fn new(bytes: &'a [u8]) -> Self {
-        Reader { bytes, map: None }
+        Self::of_version(bytes, FORMAT_VERSION)
     }
 
-    /// Reads from `bytes`, a part of `map`, handing out tables in place.
-    pub(crate) fn in_map(bytes: &'a [u8], map: &'a FileMap) -> Self {
+    /// Reads from `bytes`, a section of a file of format version `version`.
+    pub(crate) fn of_version(bytes: &'a [u8], version: u16) -> Self {
+        Reader {
+            bytes,
+            map: None,
+            version,
+        }
+    }
+
+    /// Reads from `bytes`, a part of `map` (a file of format version `version`), handing out
+    /// tables in place.
+    pub(crate) fn in_map(bytes: &'a [u8], map: &'a FileMap, version: u16) -> Self {
         Reader {
             bytes,
             map: Some(map),
+            version,
         }
+    }
+
+    /// The format version of the file this section is read from (the current one,
+    /// [`FORMAT_VERSION`], for a reader made with [`Reader::new`]). A variant whose payload
+    /// differs between versions reads it by this: the quotient filter's version 2 payload adds
+    /// the offsets that version 1 files leave to the load to derive.
+    pub fn format_version(&self) -> u16 {
+        self.version
     }
 
     /// Whether tables are read in place from a file mapping (an open, not a load): a decoder
