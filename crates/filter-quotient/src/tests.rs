@@ -3,7 +3,7 @@
 //! full tables, the builder and the loader.
 
 use super::*;
-use filter_core::{format, testkit, Persist};
+use filter_core::{format, testkit, FormatError, Persist};
 use std::collections::HashMap;
 
 /// The hash whose quotient in `f` is `q` and remainder `rem` (the inverse of `split`).
