@@ -44,8 +44,9 @@
 //! refused at open, not at a lookup); then the variant checks its parameters against the
 //! payload length, as a load does. It does not read the payload: the whole-file checksum is
 //! [`mapped::verify`]'s, on request, and so are the plausibility checks a load makes of the
-//! table's contents (the bits set against the item count). An unverified open trusts that the
-//! payload is the one that was saved.
+//! table's contents (the bits set against the item count; the quotient filter's runs and saved
+//! offsets). An unverified open trusts that the payload is the one that was saved, and every
+//! lookup stays in bounds whatever it holds.
 //!
 //! # Version 1
 //!

@@ -16,8 +16,15 @@
 //! makes lookups cheap at 95% load, where the classic layout's walks grow long, so the
 //! builder sizes for 95% ([`math::MAX_LOAD`]) instead of the 75% common for the classic one.
 //! What is left out of the CQF: its counter encoding (here every copy of a key takes a slot,
-//! as in the RSQF) and its 8-bit offsets (here a 32-bit `spill` per 64 slots, recomputed
-//! rather than saved): 2.5 metadata bits per slot against 2.125.
+//! as in the RSQF) and its 8-bit offsets (here a 32-bit `spill` per 64 slots): 2.5 metadata
+//! bits per slot against 2.125.
+//!
+//! **Opened in place.** A version 2 file saves the offsets with the table, so
+//! `format::mapped::decode_in_place` (and `filterlab::AnyFilter::open`) use the file's bytes as
+//! the table with O(1) checks: no pass over the table derives the offsets or validates the
+//! metadata. Lookups stay in bounds and end whatever a damaged file holds (module `rsqf`); the
+//! first change (insert, removal, resize, merge) makes the checks of a load first, and refuses
+//! a table that fails them.
 //!
 //! **Any number of slots.** The papers split a `q + r` bit hash, so the table has `2^q` home
 //! slots and a filter for 10M keys gets 2^24 (60% full at its capacity: 15.9 bits per key at
@@ -52,6 +59,7 @@ mod rsqf;
 
 pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};
 
+use filter_core::format::invalid;
 use filter_core::{
     reduce, Deletable, Error, FileKind, Filter, Hash128, KeyHasher, MemoryCap, Result, Sizing,
 };
@@ -215,6 +223,53 @@ impl QuotientFilter {
         }
     }
 
+    /// Checks a table opened in place as a load checks it (its words, its saved offsets and
+    /// the item count), unless it was (or was loaded): what a change needs first.
+    fn check_tables(&self) -> Result<()> {
+        if self.slots.is_checked() {
+            return Ok(());
+        }
+        let damaged = |why: String| {
+            Error::Format(invalid(format!(
+                "the table opened in place is damaged ({why}): a change needs a valid table"
+            )))
+        };
+        let used = self.slots.check().map_err(damaged)?;
+        if used != self.len {
+            let why = format!("{used} stored remainders but {} items", self.len);
+            return Err(damaged(why));
+        }
+        Ok(())
+    }
+
+    /// [`QuotientFilter::check_tables`], remembered.
+    fn check_opened(&mut self) -> Result<()> {
+        self.check_tables()?;
+        self.slots.set_checked();
+        Ok(())
+    }
+
+    /// Before a change in place: the tables checked, and copies of their own rather than the
+    /// file's pages (allocated fallibly, as a load allocates them).
+    #[inline]
+    fn own_tables(&mut self) -> Result<()> {
+        if self.slots.is_owned() {
+            // Built or loaded (and so checked), or done before.
+            return Ok(());
+        }
+        self.own_opened_tables()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn own_opened_tables(&mut self) -> Result<()> {
+        self.check_opened()?;
+        self.slots.own_tables(filter_core::TableOptions {
+            cap: MemoryCap::NONE,
+            pages: self.pages,
+        })
+    }
+
     fn full_error(&self) -> Error {
         Error::Full {
             len: self.len,
@@ -240,6 +295,7 @@ impl QuotientFilter {
                            build with a lower fpr or a growth_reserve",
             });
         }
+        self.check_opened()?;
         let tables = filter_core::TableOptions {
             cap: self.cap,
             pages: self.pages,
@@ -266,7 +322,8 @@ impl QuotientFilter {
     /// [`Error::Incompatible`] unless both have the same quotients (at build time and now),
     /// remainder bits and hasher; [`Error::Full`] when the sum is above
     /// [`QuotientFilter::max_items`] (or a run would pass the table's end); an allocation
-    /// failure. The filter is then unchanged.
+    /// failure; [`Error::Format`] for a damaged table opened in place (either). The filter is
+    /// then unchanged.
     pub fn merge(&mut self, other: &QuotientFilter) -> Result<()> {
         let shape = |f: &QuotientFilter| {
             (
@@ -294,6 +351,8 @@ impl QuotientFilter {
         if self.len.saturating_add(other.len) > self.max_items() {
             return Err(self.full_error());
         }
+        self.check_opened()?;
+        other.check_tables()?;
         let mut merged = self.slots.clone();
         let mut placed = true;
         other.slots.for_each(|q, r| placed &= merged.insert(q, r));
@@ -308,6 +367,7 @@ impl QuotientFilter {
 
 impl Filter for QuotientFilter {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.own_tables()?;
         if self.len >= self.max_items() {
             return Err(self.full_error());
         }
@@ -355,6 +415,7 @@ impl Filter for QuotientFilter {
 
 impl Deletable for QuotientFilter {
     fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.own_tables()?;
         let (q, r) = self.split(hash);
         if self.slots.remove(q, r) {
             self.len -= 1;

@@ -61,6 +61,7 @@ fn an_open_filter_answers_as_the_loaded_one() {
             "counting",
             "cuckoo",
             "blocked",
+            "quotient",
             "binary-fuse8",
             "binary-fuse16",
             "ribbon"
