@@ -3,7 +3,7 @@
 //! have their checksums recomputed); an open refuses nothing that loads.
 
 use filterlab::any::Mapped;
-use filterlab::{AnyFilter, Filter};
+use filterlab::{AnyFilter, Explain, Filter};
 
 /// `bytes` written to a file of this process and opened in place; `None` when the open
 /// refuses it.
@@ -34,6 +34,14 @@ pub fn exercise(bytes: &[u8], loaded: Option<&AnyFilter>) {
     m.contains_batch(&PROBES, &mut batch);
     let single: Vec<bool> = PROBES.iter().map(|k| m.contains(k)).collect();
     assert_eq!(batch, single, "batch answers differ in place");
+    // The other read-only lookups: copies (a quotient filter's run, a counting filter's
+    // counters) and the positions a key touches.
+    for (k, &present) in PROBES.iter().zip(&single) {
+        if let Ok(n) = m.count_hash(m.hasher().hash(k)) {
+            assert_eq!(n > 0, present, "count and contains differ in place");
+        }
+        let _ = m.positions(k);
+    }
     let p = m.expected_fpr();
     assert!((0.0..=1.0).contains(&p), "expected_fpr {p} in place");
     m.verify().expect("a file with recomputed checksums verifies");

@@ -21,7 +21,7 @@
 //!               4096 when L >= 1 MiB (a page: the tables of a large filter start on one)
 //!   40+P     8  head checksum: XXH3-64 (seed 0) of bytes [0, 40+P)
 //!   48+P        zeros up to D
-//!      D     L  payload      (the same bytes as version 1's: bit array, counters, tables…)
+//!      D     L  payload      (version 1's bytes, and tables an open needs: see below)
 //!    D+L     8  checksum: XXH3-64 (seed 0) of every byte before it
 //! ```
 //!
@@ -30,6 +30,13 @@
 //! from `D` (every table's words are 8-byte aligned in the file, which a mapping, page aligned,
 //! keeps in memory).
 //!
+//! A variant's payload is the same bytes as in version 1, unless the variant adds a table
+//! that a load derives from the others but an open in place cannot (deriving it reads the
+//! whole table): the quotient filter's version 2 payload ends with its offsets, one per 64
+//! slots. A decoder knows which version it reads ([`Reader::format_version`]) and an encoder
+//! which it writes ([`Encoder::format_version`]); a load checks such a table against the one it
+//! derives.
+//!
 //! A *load* (by copy) checks everything version 1's does, the whole-file checksum first, and
 //! also the head checksum and that `D` is exactly where a writer puts it. An *open in place*
 //! ([`mapped`]) checks in O(1), whatever the file's size: magic, version, the head checksum,
@@ -37,8 +44,9 @@
 //! refused at open, not at a lookup); then the variant checks its parameters against the
 //! payload length, as a load does. It does not read the payload: the whole-file checksum is
 //! [`mapped::verify`]'s, on request, and so are the plausibility checks a load makes of the
-//! table's contents (the bits set against the item count). An unverified open trusts that the
-//! payload is the one that was saved.
+//! table's contents (the bits set against the item count; the quotient filter's runs and saved
+//! offsets). An unverified open trusts that the payload is the one that was saved, and every
+//! lookup stays in bounds whatever it holds.
 //!
 //! # Version 1
 //!
@@ -368,7 +376,7 @@ pub fn decode(bytes: &[u8], expected: FileKind) -> Result<Decoded<'_>, FormatErr
         }
         let payload = &bytes[l.payload_offset as usize..][..l.payload_len as usize];
         let params = &bytes[HEADER_LEN..][..l.params_len];
-        return split(head, params, payload, expected);
+        return split(head, params, payload, expected, version(bytes));
     }
     let mut rest = Reader::new(&body[HEADER_LEN - 4..]);
     let params_len = rest.u32()?;
@@ -385,7 +393,7 @@ pub fn decode(bytes: &[u8], expected: FileKind) -> Result<Decoded<'_>, FormatErr
             .map_err(|_| FormatError::Invalid(format!("payload of {payload_len} bytes")))?,
     )?;
     rest.finish()?;
-    split(head, params, payload, expected)
+    split(head, params, payload, expected, version(bytes))
 }
 
 /// The parameter and payload sections of a saved filter of any variant, after every check of
@@ -397,12 +405,13 @@ pub(crate) fn decode_any(bytes: &[u8]) -> Result<(&[u8], &[u8]), FormatError> {
 }
 
 /// The variant and hasher of a head (a reader at the variant id) whose sections are `params`
-/// and `payload`, checked against `expected`.
+/// and `payload`, checked against `expected`; the sections' readers know the file's `version`.
 fn split<'a>(
     mut head: Reader<'_>,
     params: &'a [u8],
     payload: &'a [u8],
     expected: FileKind,
+    version: u16,
 ) -> Result<Decoded<'a>, FormatError> {
     let variant_id = head.u8()?;
     if variant_id != expected.id() {
@@ -418,8 +427,8 @@ fn split<'a>(
         KeyHasher::new(kind, seed).map_err(|e| FormatError::Invalid(format!("hash seed: {e}")))?;
     Ok(Decoded {
         hasher,
-        params: Reader::new(params),
-        payload: Reader::new(payload),
+        params: Reader::of_version(params, version),
+        payload: Reader::of_version(payload, version),
     })
 }
 

@@ -30,6 +30,17 @@ pub trait Persist: Sized {
         }
     }
 
+    /// The filter's file in format version 1, which builds before version 2 read (and load
+    /// to the same filter): for a file an older build must read, and for tests of the version 1
+    /// path. Saves write version 2.
+    ///
+    /// # Errors
+    /// Those of [`format::layout::to_version_1`], through which the default converts
+    /// [`Persist::to_bytes`] (a [`format::Codec`] writes version 1 directly, and cannot fail).
+    fn to_bytes_version_1(&self) -> Result<Vec<u8>, FormatError> {
+        format::layout::to_version_1(&self.to_bytes())
+    }
+
     /// Loads a filter saved by [`Persist::to_bytes`].
     ///
     /// # Errors
@@ -176,6 +187,10 @@ impl<C: format::Codec> Persist for C {
 
     fn try_to_bytes(&self) -> Result<Vec<u8>> {
         format::try_encode(self)
+    }
+
+    fn to_bytes_version_1(&self) -> Result<Vec<u8>, FormatError> {
+        Ok(format::layout::encode_version_1(self))
     }
 
     fn write_to<W: std::io::Write>(&self, mut w: W) -> std::io::Result<()> {

@@ -182,7 +182,8 @@ fn check_copy_same<F: Persist>(filter: &F, name: &str, observe: impl Fn(&F) -> O
     let copy = F::read_from(via_io.as_slice()).expect("read back");
     assert_eq!(copy.to_bytes(), bytes);
     // The same filter's version 1 file, as earlier builds wrote it, loads to the same filter.
-    let v1 = crate::format::layout::to_version_1(&bytes)
+    let v1 = filter
+        .to_bytes_version_1()
         .unwrap_or_else(|e| panic!("{name}: no version 1 file: {e}"));
     let old = F::from_bytes(&v1).unwrap_or_else(|e| panic!("{name}: version 1 rejected: {e}"));
     assert_eq!(

@@ -16,8 +16,15 @@
 //! makes lookups cheap at 95% load, where the classic layout's walks grow long, so the
 //! builder sizes for 95% ([`math::MAX_LOAD`]) instead of the 75% common for the classic one.
 //! What is left out of the CQF: its counter encoding (here every copy of a key takes a slot,
-//! as in the RSQF) and its 8-bit offsets (here a 32-bit `spill` per 64 slots, recomputed
-//! rather than saved): 2.5 metadata bits per slot against 2.125.
+//! as in the RSQF) and its 8-bit offsets (here a 32-bit `spill` per 64 slots): 2.5 metadata
+//! bits per slot against 2.125.
+//!
+//! **Opened in place.** A version 2 file saves the offsets with the table, so
+//! `format::mapped::decode_in_place` (and `filterlab::AnyFilter::open`) use the file's bytes as
+//! the table with O(1) checks: no pass over the table derives the offsets or validates the
+//! metadata. Lookups stay in bounds and end whatever a damaged file holds (module `rsqf`); the
+//! first change (insert, removal, resize, merge) makes the checks of a load first, and refuses
+//! a table that fails them.
 //!
 //! **Any number of slots.** The papers split a `q + r` bit hash, so the table has `2^q` home
 //! slots and a filter for 10M keys gets 2^24 (60% full at its capacity: 15.9 bits per key at
@@ -46,15 +53,15 @@
 
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::quotient as math;
+mod codec;
 mod explain;
 mod rsqf;
 
 pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};
 
-use filter_core::format::{invalid, refused, Codec, Encoder, Parts, Reader};
+use filter_core::format::invalid;
 use filter_core::{
-    reduce, Deletable, Error, FileKind, Filter, FormatError, Hash128, KeyHasher, MemoryCap, Result,
-    Sizing,
+    reduce, Deletable, Error, FileKind, Filter, Hash128, KeyHasher, MemoryCap, Result, Sizing,
 };
 use rsqf::{mask, Slots};
 
@@ -216,6 +223,53 @@ impl QuotientFilter {
         }
     }
 
+    /// Checks a table opened in place as a load checks it (its words, its saved offsets and
+    /// the item count), unless it was (or was loaded): what a change needs first.
+    fn check_tables(&self) -> Result<()> {
+        if self.slots.is_checked() {
+            return Ok(());
+        }
+        let damaged = |why: String| {
+            Error::Format(invalid(format!(
+                "the table opened in place is damaged ({why}): a change needs a valid table"
+            )))
+        };
+        let used = self.slots.check().map_err(damaged)?;
+        if used != self.len {
+            let why = format!("{used} stored remainders but {} items", self.len);
+            return Err(damaged(why));
+        }
+        Ok(())
+    }
+
+    /// [`QuotientFilter::check_tables`], remembered.
+    fn check_opened(&mut self) -> Result<()> {
+        self.check_tables()?;
+        self.slots.set_checked();
+        Ok(())
+    }
+
+    /// Before a change in place: the tables checked, and copies of their own rather than the
+    /// file's pages (allocated fallibly, as a load allocates them).
+    #[inline]
+    fn own_tables(&mut self) -> Result<()> {
+        if self.slots.is_owned() {
+            // Built or loaded (and so checked), or done before.
+            return Ok(());
+        }
+        self.own_opened_tables()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn own_opened_tables(&mut self) -> Result<()> {
+        self.check_opened()?;
+        self.slots.own_tables(filter_core::TableOptions {
+            cap: MemoryCap::NONE,
+            pages: self.pages,
+        })
+    }
+
     fn full_error(&self) -> Error {
         Error::Full {
             len: self.len,
@@ -241,6 +295,7 @@ impl QuotientFilter {
                            build with a lower fpr or a growth_reserve",
             });
         }
+        self.check_opened()?;
         let tables = filter_core::TableOptions {
             cap: self.cap,
             pages: self.pages,
@@ -267,7 +322,8 @@ impl QuotientFilter {
     /// [`Error::Incompatible`] unless both have the same quotients (at build time and now),
     /// remainder bits and hasher; [`Error::Full`] when the sum is above
     /// [`QuotientFilter::max_items`] (or a run would pass the table's end); an allocation
-    /// failure. The filter is then unchanged.
+    /// failure; [`Error::Format`] for a damaged table opened in place (either). The filter is
+    /// then unchanged.
     pub fn merge(&mut self, other: &QuotientFilter) -> Result<()> {
         let shape = |f: &QuotientFilter| {
             (
@@ -295,6 +351,8 @@ impl QuotientFilter {
         if self.len.saturating_add(other.len) > self.max_items() {
             return Err(self.full_error());
         }
+        self.check_opened()?;
+        other.check_tables()?;
         let mut merged = self.slots.clone();
         let mut placed = true;
         other.slots.for_each(|q, r| placed &= merged.insert(q, r));
@@ -309,6 +367,7 @@ impl QuotientFilter {
 
 impl Filter for QuotientFilter {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.own_tables()?;
         if self.len >= self.max_items() {
             return Err(self.full_error());
         }
@@ -356,6 +415,7 @@ impl Filter for QuotientFilter {
 
 impl Deletable for QuotientFilter {
     fn remove_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.own_tables()?;
         let (q, r) = self.split(hash);
         if self.slots.remove(q, r) {
             self.len -= 1;
@@ -369,105 +429,6 @@ impl Deletable for QuotientFilter {
         let (q, r) = self.split(hash);
         u32::try_from(self.slots.count(q, r)).unwrap_or(u32::MAX)
     }
-}
-
-impl Codec for QuotientFilter {
-    const KIND: FileKind = FILE_KIND;
-
-    fn encode_params(&self, e: &mut Encoder<'_>) {
-        e.u64(self.base_quotients)
-            .u32(self.doublings)
-            .u32(self.remainder_bits())
-            .u64(self.len);
-        self.sizing.encode_params(e);
-    }
-
-    fn encode_payload(&self, e: &mut Encoder<'_>) {
-        for words in self.slots.words() {
-            e.u64s(words);
-        }
-    }
-
-    fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
-        let base_quotients = params.u64()?;
-        let doublings = params.u32()?;
-        let r = params.u32()?;
-        payload_len(shape_of(base_quotients, doublings, r)?, r).map(|(bytes, ..)| bytes)
-    }
-
-    fn decode(Parts(hasher, params, payload): Parts<'_, '_>) -> Result<Self, FormatError> {
-        let base_quotients = params.u64()?;
-        let doublings = params.u32()?;
-        let r = params.u32()?;
-        let len = params.u64()?;
-        let sizing = Sizing::decode_params(params, hasher)?;
-        let q = shape_of(base_quotients, doublings, r)?;
-        // The builder sized `Q0` for the capacity, which each resize doubled.
-        let built_for = (sizing.capacity.trailing_zeros() >= doublings)
-            .then(|| sizing.capacity >> doublings)
-            .and_then(|c| {
-                math::quotients_for(c, math::MAX_LOAD, MIN_QUOTIENTS, MAX_QUOTIENTS).ok()
-            });
-        if built_for != Some(base_quotients) {
-            return Err(invalid(format!(
-                "{base_quotients} quotients resized {doublings} times do not fit a capacity of {}",
-                sizing.capacity
-            )));
-        }
-        let (expected, bit_words, rem_words) = payload_len(q, r)?;
-        if payload.remaining() as u64 != expected {
-            return Err(invalid(format!(
-                "Q {q}, r {r} needs a payload of {expected} bytes, not {}",
-                payload.remaining()
-            )));
-        }
-        let max_items = math::quotient_max_items(q, math::MAX_LOAD);
-        if len > max_items || sizing.capacity > max_items {
-            return Err(invalid(format!(
-                "{len} items and capacity {} in a table that takes {max_items}",
-                sizing.capacity
-            )));
-        }
-        let occupieds = payload.u64s(bit_words)?;
-        let runends = payload.u64s(bit_words)?;
-        let rems = payload.u64s(rem_words)?;
-        let (slots, used) = Slots::from_words(q, r, occupieds, runends, rems).map_err(invalid)?;
-        if used != len {
-            return Err(invalid(format!("{used} stored remainders but {len} items")));
-        }
-        Ok(QuotientFilter {
-            slots,
-            base_quotients,
-            doublings,
-            len,
-            sizing,
-            cap: MemoryCap::NONE,
-            pages: filter_core::Pages::Huge,
-        })
-    }
-}
-
-/// The quotients `Q = Q0·2^k` of a saved filter, checked: `Q0` and `Q` in 64..=2^31, and the
-/// `r + k` remainder bits a key's hash gives at most 64.
-fn shape_of(base: u64, doublings: u32, r: u32) -> Result<u64, FormatError> {
-    let q = 1u64
-        .checked_shl(doublings)
-        .and_then(|scale| base.checked_mul(scale))
-        .filter(|&q| (MIN_QUOTIENTS..=MAX_QUOTIENTS).contains(&q) && base >= MIN_QUOTIENTS);
-    match q {
-        Some(q) if r.checked_add(doublings).is_some_and(|bits| bits <= 64) => Ok(q),
-        _ => Err(invalid(format!(
-            "{base} quotients resized {doublings} times with {r} remainder bits"
-        ))),
-    }
-}
-
-/// The payload bytes of a table of `q` quotients and `r`-bit remainders (two bit vectors and
-/// the remainders, in words), with the word counts of each.
-fn payload_len(q: u64, r: u32) -> Result<(u64, usize, usize), FormatError> {
-    let (_, bit_words, rem_words) = rsqf::layout(q, r).map_err(refused)?;
-    let words = 2 * bit_words as u64 + rem_words as u64;
-    Ok((filter_core::format::words_len(words)?, bit_words, rem_words))
 }
 
 #[cfg(feature = "serde")]

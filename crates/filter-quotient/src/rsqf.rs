@@ -15,9 +15,19 @@
 //! is `spill[b]`: how many slots at the start of block `b` hold runs of quotients before the
 //! block. The runs of quotients `64b..=q` then start at `64b + spill[b]` or later, so finding a
 //! run reads one `occupieds` word and the `runends` words from there on (the cluster, short at
-//! 95% load). `spill` is derived data: never saved, recomputed on load (which validates the
-//! metadata too), and after an insert or removal for the blocks the shift crossed. It is a
-//! `u32`, so a table has fewer than 2^32 slots.
+//! 95% load). `spill` is derived from the metadata, after an insert or removal for the blocks
+//! the shift crossed. Deriving it for a whole table reads the whole table, so version 2 files
+//! save it (a load checks it against the one it derives; version 1 files leave it to the load),
+//! and a table opened in place reads it from the file. It is a `u32`, so a table has fewer than
+//! 2^32 slots.
+//!
+//! # Lookups on a table opened in place
+//! An open checks none of the table ([`Slots::in_place`]), so a lookup ([`Slots::contains`],
+//! [`Slots::count`]) must stay in bounds and end whatever the words hold: every word index is
+//! below its table's length ([`Slots::kth_run_end`] answers `slots` past the last `runends` word,
+//! whatever offset it starts from), a run is read only if its end lies inside the table
+//! ([`Slots::run_of`]; a valid table never takes that branch), and no loop runs past the
+//! table's end. A damaged table gives wrong answers, not a panic; a change checks it first.
 
 use filter_core::{Error, MemoryCap, Result, Table, TableOptions};
 
@@ -63,8 +73,8 @@ pub fn layout(quotients: u64, rbits: u32) -> Result<(u64, usize, usize)> {
     Ok((slots, bit_words, rem_words))
 }
 
-/// The packed table: metadata bits, remainders and the derived `spill` index.
-#[derive(Clone, Debug, PartialEq)]
+/// The packed table: metadata bits, remainders and the `spill` index.
+#[derive(Clone, Debug)]
 pub struct Slots {
     quotients: u64,
     rbits: u32,
@@ -73,7 +83,25 @@ pub struct Slots {
     runends: Table<u64>,
     rems: Table<u64>,
     /// One entry per block, and one for the end of the table (always 0 in a valid table).
-    spill: Vec<u32>,
+    spill: Table<u32>,
+    /// Whether the words passed [`Slots::check`] (or were built here): `false` for a table
+    /// opened in place, until a change checks it.
+    checked: bool,
+    /// Whether every table is memory of its own (built, loaded, or copied out of the file by
+    /// [`Slots::own_tables`]): `false` for a table opened in place.
+    owned: bool,
+}
+
+impl PartialEq for Slots {
+    /// The same table, checked or not.
+    fn eq(&self, other: &Self) -> bool {
+        let shape = |t: &Slots| (t.quotients, t.rbits, t.slots);
+        shape(self) == shape(other)
+            && self.occupieds == other.occupieds
+            && self.runends == other.runends
+            && self.rems == other.rems
+            && self.spill == other.spill
+    }
 }
 
 #[inline]
@@ -120,51 +148,20 @@ impl Slots {
             occupieds: filter_core::try_zeroed_table(bit_words, each, what)?,
             runends: filter_core::try_zeroed_table(bit_words, each, what)?,
             rems: filter_core::try_zeroed_table(rem_words, each, what)?,
-            spill: filter_core::try_filled(bit_words + 1, 0, what)?,
+            spill: filter_core::try_zeroed_table(bit_words + 1, each, what)?,
+            checked: true,
+            owned: true,
         })
     }
 
-    /// A table from saved words (their counts already checked against [`layout`]), validated:
-    /// every occupied quotient has its run, no run end lies outside a run, empty slots and the
-    /// bits past the end are zero. Returns the table and the number of stored remainders.
-    ///
-    /// # Errors
-    /// What is wrong with the words, in words.
-    pub fn from_words(
-        quotients: u64,
-        rbits: u32,
-        occupieds: Table<u64>,
-        runends: Table<u64>,
-        rems: Table<u64>,
-    ) -> std::result::Result<(Slots, u64), String> {
-        let (slots, bit_words, rem_words) = layout(quotients, rbits).map_err(|e| e.to_string())?;
-        let spill =
-            filter_core::try_filled(bit_words + 1, 0u32, "spill").map_err(|e| e.to_string())?;
-        debug_assert_eq!((occupieds.len(), rems.len()), (bit_words, rem_words));
-        let mut t = Slots {
-            quotients,
-            rbits,
-            slots,
-            occupieds,
-            runends,
-            rems,
-            spill,
-        };
-        let used = t.validate()?;
-        t.fix_spill(1, bit_words);
-        Ok((t, used))
-    }
-
-    /// The checks of [`Slots::from_words`]; returns the number of used slots.
+    /// The checks of the metadata and remainders in [`Slots::check`]; returns the number of
+    /// used slots.
     fn validate(&self) -> std::result::Result<u64, String> {
         let quotients = self.quotients;
         if (quotients..self.slots).any(|i| bit(&self.occupieds, i)) {
             return Err("an occupied bit past the last quotient".into());
         }
-        let used_bits = self.slots * u64::from(self.rbits);
-        if used_bits % 64 != 0 && self.rems[self.rems.len() - 1] >> (used_bits % 64) != 0 {
-            return Err("bits set past the last remainder".into());
-        }
+        self.check_ends()?;
         let runs: u32 = self.occupieds.iter().map(|w| w.count_ones()).sum();
         let ends: u32 = self.runends.iter().map(|w| w.count_ones()).sum();
         if runs != ends {
@@ -190,21 +187,6 @@ impl Slots {
         }
         if !empty(self, next_free, self.slots) {
             return Err("a run end or remainder in an empty slot at the end".into());
-        }
-        Ok(used)
-    }
-
-    /// For tests: the metadata is consistent ([`Slots::validate`]) and the `spill` index kept
-    /// up to date by inserts and removals equals one recomputed from scratch. Returns the
-    /// number of used slots.
-    #[cfg(test)]
-    pub fn check(&self) -> std::result::Result<u64, String> {
-        let used = self.validate()?;
-        let mut fresh = self.clone();
-        fresh.spill.iter_mut().for_each(|s| *s = 0);
-        fresh.fix_spill(1, fresh.spill.len() - 1);
-        if fresh.spill != self.spill {
-            return Err("the spill index is stale".into());
         }
         Ok(used)
     }
@@ -247,6 +229,12 @@ impl Slots {
     /// The three saved word arrays: occupieds, runends, remainders.
     pub fn words(&self) -> [&[u64]; 3] {
         [&self.occupieds, &self.runends, &self.rems]
+    }
+
+    /// The `spill` index, one offset per block and a last one for the table's end (saved in
+    /// version 2 files).
+    pub fn spill(&self) -> &[u32] {
+        &self.spill
     }
 
     /// Heap bytes of the table and its index.
@@ -331,14 +319,18 @@ impl Slots {
         }
     }
 
-    /// The slots `(start, end)` of the run of quotient `q`, if `q` is occupied.
+    /// The slots `(start, end)` of the run of quotient `q`, if `q` is occupied (`start <= end
+    /// < slots`).
     #[inline]
     fn run_of(&self, q: u64) -> Option<(u64, u64)> {
         if !bit(&self.occupieds, q) {
             return None;
         }
         let start = q.max(self.after_runs_below(q));
-        Some((start, self.run_end_from(start)))
+        let end = self.run_end_from(start);
+        // A run end is found at or after `start`, or `slots` is returned: past the table only
+        // in a damaged table opened in place, whose offsets or run ends lead nowhere.
+        (end < self.slots).then_some((start, end))
     }
 
     /// The first empty slot at or after `from`, if the table has one. Slot `x` is empty exactly
@@ -451,16 +443,23 @@ impl Slots {
     /// Recomputes `spill[first..=last]` in order, each block from the one before it.
     fn fix_spill(&mut self, first: usize, last: usize) {
         for b in first..=last {
-            let prev = b - 1;
-            let p = prev as u64 * BLOCK + u64::from(self.spill[prev]);
-            let runs = self.occupieds[prev].count_ones();
-            let end_plus_one = if runs == 0 {
-                p
-            } else {
-                self.kth_run_end(p, runs - 1) + 1
-            };
-            self.spill[b] = end_plus_one.saturating_sub(b as u64 * BLOCK) as u32;
+            self.spill[b] = self.derived_spill(b);
         }
+    }
+
+    /// `spill[b]` as the metadata and `spill[b - 1]` give it (`b >= 1`): the slots at the start
+    /// of block `b` that the runs of the quotients before it fill.
+    fn derived_spill(&self, b: usize) -> u32 {
+        let prev = b - 1;
+        let p = prev as u64 * BLOCK + u64::from(self.spill[prev]);
+        let runs = self.occupieds[prev].count_ones();
+        let end_plus_one = if runs == 0 {
+            p
+        } else {
+            self.kth_run_end(p, runs - 1) + 1
+        };
+        // Below 2^32: a valid table has fewer slots (a damaged one saturates, and is refused).
+        u32::try_from(end_plus_one.saturating_sub(b as u64 * BLOCK)).unwrap_or(u32::MAX)
     }
 
     /// Calls `f(quotient, remainder)` for every stored remainder, in slot order.
@@ -473,6 +472,10 @@ impl Slots {
                 bits &= bits - 1;
                 let start = q.max(next_free);
                 let end = self.run_end_from(start);
+                if end >= self.slots {
+                    // Only in a damaged table, which a caller checks first (`Slots::check`).
+                    return;
+                }
                 (start..=end).for_each(|i| f(q, self.rem(i)));
                 next_free = end + 1;
             }
@@ -490,5 +493,6 @@ pub fn mask(bits: u32) -> u64 {
     }
 }
 
+mod saved;
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 //! full tables, the builder and the loader.
 
 use super::*;
-use filter_core::{format, testkit, Persist};
+use filter_core::{format, testkit, FormatError, Persist};
 use std::collections::HashMap;
 
 /// The hash whose quotient in `f` is `q` and remainder `rem` (the inverse of `split`).
@@ -388,12 +388,14 @@ fn crafted_files_with_impossible_metadata_are_rejected() {
         rejected(craft(&|_, pl| pl[n_bits * 8 - 1] = 0x80)),
         "occupied past Q"
     );
+    let rems_end = (2 * n_bits + n_rems) * 8;
     assert!(
-        rejected(craft(&|_, pl| {
-            let end = pl.len() - 1;
-            pl[end] = 0xFF;
-        })),
-        "remainder bits past the last slot, or in empty slots"
+        rejected(craft(&|_, pl| pl[rems_end - 1] = 0xFF)),
+        "remainder bits in empty slots at the end"
+    );
+    assert!(
+        rejected(craft(&|_, pl| pl[rems_end] = 1)),
+        "an offset other than 0 at the first block"
     );
     assert!(
         rejected(craft(&|_, pl| pl.truncate(pl.len() - 8))),
@@ -404,13 +406,34 @@ fn crafted_files_with_impossible_metadata_are_rejected() {
     assert!(QuotientFilter::from_bytes(&bytes).is_ok());
 }
 
+/// A version 2 load reads the `spill` index (and checks it), a version 1 load derives it; a
+/// filter opened in place reads it from the file, and its first change checks the table, then
+/// copies every table out of the file.
 #[test]
-fn a_loaded_filter_rebuilds_its_index() {
-    let (f, mut bytes) = sample();
-    format::reseal(&mut bytes);
+fn a_loaded_filter_reads_or_rebuilds_its_index() {
+    let (f, bytes) = sample();
     let g = QuotientFilter::from_bytes(&bytes).unwrap();
-    assert_eq!(g.slots, f.slots, "the spill index is rebuilt on load");
+    assert_eq!(g.slots, f.slots, "the spill index is read on load");
     assert_eq!(g.to_bytes(), bytes);
+    let v1 = f.to_bytes_version_1().unwrap();
+    let g = QuotientFilter::from_bytes(&v1).unwrap();
+    assert_eq!(g.slots, f.slots, "the spill index is rebuilt on load");
+    assert!(g.slots.is_checked() && g.slots.is_owned() && g.slots.tables_in_file() == 0);
+    #[cfg(not(miri))] // Miri cannot map files.
+    {
+        let p = std::env::temp_dir().join(format!("filterlab-q-index-{}", std::process::id()));
+        std::fs::write(&p, &bytes).unwrap();
+        let map = format::mapped::map_file(&p).unwrap();
+        std::fs::remove_file(&p).unwrap();
+        let mut open: QuotientFilter = format::mapped::decode_in_place(&map).unwrap();
+        assert!(!open.slots.is_checked() && !open.slots.is_owned());
+        assert_eq!(open.slots.tables_in_file(), 4);
+        assert_eq!(open.slots, f.slots);
+        open.insert(b"changed").unwrap();
+        assert!(open.slots.is_checked() && open.slots.is_owned());
+        assert_eq!(open.slots.tables_in_file(), 0);
+        assert_eq!(open.slots.check(), Ok(61));
+    }
 }
 
 /// 64-bit remainders (the whole `hi` half) and a resize from them: the shifts at the edges.

@@ -61,6 +61,7 @@ fn an_open_filter_answers_as_the_loaded_one() {
             "counting",
             "cuckoo",
             "blocked",
+            "quotient",
             "binary-fuse8",
             "binary-fuse16",
             "ribbon"
@@ -109,7 +110,8 @@ fn a_near_layout_cuckoo_filter_answers_as_the_loaded_one() {
 fn version_1_files_and_growing_variants_are_sent_to_load() {
     let d = dir();
     let f = filled(Variant::Classic, 1000, 500);
-    let v1 = layout::to_version_1(&f.to_bytes()).unwrap();
+    let v1 = f.to_bytes_version_1().unwrap();
+    assert_eq!(v1, layout::to_version_1(&f.to_bytes()).unwrap());
     let p = d.path().join("v1.bin");
     std::fs::write(&p, &v1).unwrap();
     let e = AnyFilter::open(&p).unwrap_err().to_string();

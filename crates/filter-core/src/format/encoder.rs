@@ -24,6 +24,8 @@ const STAGE: usize = 64 << 10;
 #[derive(Debug)]
 pub struct Encoder<'w> {
     sink: Sink<'w>,
+    /// The format version of the file being written.
+    version: u16,
     /// Bytes of the current section so far.
     section: u64,
     in_payload: bool,
@@ -123,10 +125,10 @@ impl Stream<'_> {
     }
 }
 
-fn header(kind: FileKind, hasher: KeyHasher) -> [u8; 20] {
+fn header(kind: FileKind, hasher: KeyHasher, version: u16) -> [u8; 20] {
     let mut h = [0u8; 20];
     h[..8].copy_from_slice(&MAGIC);
-    h[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[8..10].copy_from_slice(&version.to_le_bytes());
     h[10] = kind.id();
     h[11] = hasher.kind().id();
     h[12..20].copy_from_slice(&hasher.seed().to_le_bytes());
@@ -138,15 +140,34 @@ impl<'w> Encoder<'w> {
     /// buffer (which grows infallibly: for tests and tools; [`write_to`] and
     /// [`crate::Persist::try_to_bytes`] are the fallible paths).
     pub fn new(kind: FileKind, hasher: KeyHasher, payload_hint: usize) -> Self {
+        Self::of_version(kind, hasher, payload_hint, FORMAT_VERSION)
+    }
+
+    /// [`Encoder::new`] for a file of format version `version` (1 or 2), laid out as that
+    /// version is by [`Encoder::finish`].
+    pub(super) fn of_version(
+        kind: FileKind,
+        hasher: KeyHasher,
+        payload_hint: usize,
+        version: u16,
+    ) -> Self {
         Encoder {
             sink: Sink::Buffer {
-                header: header(kind, hasher),
+                header: header(kind, hasher, version),
                 params: Vec::with_capacity(64),
                 payload: Vec::with_capacity(payload_hint),
             },
+            version,
             section: 0,
             in_payload: false,
         }
+    }
+
+    /// The format version of the file being written: [`FORMAT_VERSION`] for every save. A
+    /// variant whose payload differs between versions writes it by this (the quotient filter
+    /// adds its offsets table from version 2 on).
+    pub fn format_version(&self) -> u16 {
+        self.version
     }
 
     fn put(&mut self, bytes: &[u8]) -> &mut Self {
@@ -233,7 +254,8 @@ impl<'w> Encoder<'w> {
         self
     }
 
-    /// Closes the payload and appends the checksum (the in-memory encoder of [`Encoder::new`]).
+    /// Closes the payload and appends the checksum (the in-memory encoder of [`Encoder::new`]),
+    /// laid out as the encoder's version is.
     ///
     /// # Panics
     /// On an encoder that is not the in-memory one.
@@ -249,6 +271,9 @@ impl<'w> Encoder<'w> {
         else {
             panic!("Encoder::finish on a streaming encoder");
         };
+        if self.version < layout::IN_PLACE_VERSION {
+            return layout::version_1(&header, &params, &payload);
+        }
         let mut buf = layout::head(&header, &params, payload.len() as u64);
         let offset = layout::payload_offset(buf.len() as u64, payload.len() as u64)
             .expect("a payload in memory");
@@ -286,6 +311,7 @@ impl<'w> Encoder<'w> {
 fn measure<C: Codec>(filter: &C) -> (u64, u64) {
     let mut e = Encoder {
         sink: Sink::Measure { params: 0 },
+        version: FORMAT_VERSION,
         section: 0,
         in_payload: false,
     };
@@ -328,7 +354,7 @@ pub fn write_to<C: Codec>(filter: &C, out: &mut dyn Write) -> io::Result<()> {
         .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "no 64 KiB for the save"))?;
     let s = Stream {
         out,
-        header: header(C::KIND, filter.key_hasher()),
+        header: header(C::KIND, filter.key_hasher(), FORMAT_VERSION),
         held,
         hasher: Xxh3Default::new(),
         stage,
@@ -338,6 +364,7 @@ pub fn write_to<C: Codec>(filter: &C, out: &mut dyn Write) -> io::Result<()> {
     };
     let mut e = Encoder {
         sink: Sink::Stream(s),
+        version: FORMAT_VERSION,
         section: 0,
         in_payload: false,
     };

@@ -14,6 +14,8 @@ pub const MAX_PARAMS_LEN: u32 = 4096;
 /// it reads the payload.
 #[derive(Clone, Copy, Debug)]
 pub struct Head<'a> {
+    /// The format version.
+    pub version: u16,
     /// The variant id.
     pub kind_id: u8,
     /// The hash function id.
@@ -41,6 +43,7 @@ impl<'a> Head<'a> {
             Err(FormatError::Truncated { .. }) => Reader::new(&bytes[10..HEADER_LEN]),
             Err(e) => return Err(e),
         };
+        let version = super::version(bytes);
         let (kind_id, hash_id, seed) = (r.u8()?, r.u8()?, r.u64()?);
         let params_len = r.u32()?;
         if params_len > MAX_PARAMS_LEN {
@@ -56,6 +59,7 @@ impl<'a> Head<'a> {
             return Ok(None);
         };
         Ok(Some(Head {
+            version,
             kind_id,
             hash_id,
             seed,
@@ -87,7 +91,8 @@ pub fn check_payload<C: Codec>(head: &Head<'_>) -> Result<(), FormatError> {
             found_id: head.kind_id,
         });
     }
-    let allowed = C::max_payload_len(head.hasher()?, &mut Reader::new(head.params))?;
+    let mut params = Reader::of_version(head.params, head.version);
+    let allowed = C::max_payload_len(head.hasher()?, &mut params)?;
     if head.payload_len > allowed {
         return Err(FormatError::PayloadTooLarge {
             declared: head.payload_len,

@@ -83,7 +83,7 @@ pub fn sections(map: &FileMap, expected: FileKind) -> Result<Decoded<'_>, Format
 fn sections_as<'a>(
     map: &'a FileMap,
     expected: FileKind,
-    payload_reader: fn(&'a [u8], &'a FileMap) -> Reader<'a>,
+    payload_reader: fn(&'a [u8], &'a FileMap, u16) -> Reader<'a>,
 ) -> Result<Decoded<'a>, FormatError> {
     let bytes = map.bytes();
     let head = check_head(bytes)?;
@@ -101,8 +101,8 @@ fn sections_as<'a>(
     let l = layout::parse(bytes, bytes.len() as u64)?;
     let payload = &bytes[l.payload_offset as usize..][..l.payload_len as usize];
     let params = &bytes[HEADER_LEN..][..l.params_len];
-    let mut d = split(head, params, payload, expected)?;
-    d.payload = payload_reader(payload, map);
+    let mut d = split(head, params, payload, expected, version(bytes))?;
+    d.payload = payload_reader(payload, map, version(bytes));
     Ok(d)
 }
 

@@ -2,7 +2,7 @@
 //! memory, used in place (a mapped file opened), or read from the file into memory of their
 //! own (a mapped file loaded).
 
-use super::{try_table, try_vec, FormatError};
+use super::{try_table, try_vec, FormatError, FORMAT_VERSION};
 use crate::{FileMap, Plain, Table};
 
 /// Reads fixed-width little-endian fields from a section, refusing to read past its end.
@@ -18,6 +18,8 @@ use crate::{FileMap, Plain, Table};
 pub struct Reader<'a> {
     bytes: &'a [u8],
     source: Source<'a>,
+    /// The format version of the file the section is part of.
+    version: u16,
 }
 
 /// Where a [`Reader`]'s tables come from.
@@ -33,30 +35,48 @@ enum Source<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// Reads from `bytes`.
+    /// Reads from `bytes`, a section of a file of the current version ([`FORMAT_VERSION`]).
     pub fn new(bytes: &'a [u8]) -> Self {
+        Self::of_version(bytes, FORMAT_VERSION)
+    }
+
+    /// Reads from `bytes`, a section of a file of format version `version`.
+    pub(crate) fn of_version(bytes: &'a [u8], version: u16) -> Self {
         Reader {
             bytes,
             source: Source::Memory,
+            version,
         }
     }
 
-    /// Reads from `bytes`, a part of `map`, handing out tables in place.
-    pub(crate) fn in_map(bytes: &'a [u8], map: &'a FileMap) -> Self {
+    /// Reads from `bytes`, a part of `map` (a file of format version `version`), handing out
+    /// tables in place.
+    pub(crate) fn in_map(bytes: &'a [u8], map: &'a FileMap, version: u16) -> Self {
         Reader {
             bytes,
             source: Source::InPlace(map),
+            version,
         }
     }
 
-    /// Reads from `bytes`, a part of `map`, reading tables from the open file into memory of
-    /// their own (a load of a mapped file). Only on little-endian targets (the caller's
-    /// check): the file's bytes are then the elements' values.
-    pub(crate) fn streamed(bytes: &'a [u8], map: &'a FileMap) -> Self {
+    /// Reads from `bytes`, a part of `map` (a file of format version `version`), reading
+    /// tables from the open file into memory of their own (a load of a mapped file). Only on
+    /// little-endian targets (the caller's check): the file's bytes are then the elements'
+    /// values.
+    pub(crate) fn streamed(bytes: &'a [u8], map: &'a FileMap, version: u16) -> Self {
         Reader {
             bytes,
             source: Source::Streamed(map),
+            version,
         }
+    }
+
+    /// The format version of the file this section is read from (the current one,
+    /// [`FORMAT_VERSION`], for a reader made with [`Reader::new`]). A variant whose payload
+    /// differs between versions reads it by this: the quotient filter's version 2 payload adds
+    /// the offsets that version 1 files leave to the load to derive.
+    pub fn format_version(&self) -> u16 {
+        self.version
     }
 
     /// Whether tables are read in place from a file mapping (an open, not a load): a decoder

@@ -110,6 +110,29 @@ fn version_1_files_load_as_before() {
     }
 }
 
+/// A decoder knows the version it reads and an encoder the one it writes, so that a variant
+/// can lay its payload out by version; an encoder asked for version 1 writes version 1's
+/// layout (here the same file as the conversion, the payload not depending on the version).
+#[test]
+fn sections_know_their_file_s_version() {
+    let v2 = sample();
+    let v1 = layout::to_version_1(&v2).unwrap();
+    for (bytes, version) in [(&v1, 1), (&v2, 2)] {
+        let d = decode(bytes, CLASSIC).unwrap();
+        let versions = (d.params.format_version(), d.payload.format_version());
+        assert_eq!(versions, (version, version));
+        let head = Head::parse(bytes).unwrap().unwrap();
+        assert_eq!(head.version, version);
+    }
+    assert_eq!(Reader::new(&[]).format_version(), FORMAT_VERSION);
+    let mut e = Encoder::of_version(CLASSIC, KeyHasher::default(), 16, 1);
+    assert_eq!(e.format_version(), 1);
+    e.u64(1000).u32(7).begin_payload().u64s(&[1, 2, 3]);
+    assert_eq!(e.finish(), v1);
+    let e = Encoder::new(CLASSIC, KeyHasher::default(), 0);
+    assert_eq!(e.format_version(), FORMAT_VERSION);
+}
+
 #[test]
 fn payloads_start_on_a_line_or_a_page() {
     let bytes = sample();

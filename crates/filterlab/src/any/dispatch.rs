@@ -213,6 +213,15 @@ impl AnyFilter {
         each!(self, f => f.to_bytes())
     }
 
+    /// The filter's file in format version 1, for builds before version 2, as
+    /// [`Persist::to_bytes_version_1`].
+    ///
+    /// # Errors
+    /// None for the registry's variants (each writes version 1 itself).
+    pub fn to_bytes_version_1(&self) -> Result<Vec<u8>, crate::FormatError> {
+        each!(self, f => f.to_bytes_version_1())
+    }
+
     /// As [`Persist::try_to_bytes`].
     ///
     /// # Errors
