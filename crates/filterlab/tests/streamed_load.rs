@@ -3,8 +3,8 @@
 //! gave (the whole file read into memory, then decoded: still the path of version 1 files),
 //! for every variant, and refuse every damaged file that one refuses, with the same error.
 
+use filterlab::format;
 use filterlab::format::mapped::FileBytes;
-use filterlab::format::{self, layout};
 use filterlab::{AnyFilter, Filter, FormatError, Params, Persist, Timestamp, Variant};
 use std::path::Path;
 
@@ -84,7 +84,10 @@ fn a_version_2_file_is_streamed_and_loads_as_by_copy_in_every_variant() {
             std::fs::write(&p, &bytes).unwrap();
             assert!(is_streamed(&p), "{v}: not streamed");
             assert_eq!(loaded(&p), Ok(bytes.clone()), "{v}");
-            let v1 = layout::to_version_1(&bytes).unwrap();
+            let v1 = AnyFilter::from_bytes(&bytes)
+                .unwrap()
+                .to_bytes_version_1()
+                .unwrap();
             std::fs::write(&p, &v1).unwrap();
             assert!(!is_streamed(&p), "{v}: a version 1 file streamed");
             assert_eq!(loaded(&p), by_copy(&p), "{v}: version 1");
