@@ -6,10 +6,17 @@ use filterlab::any::Mapped;
 use filterlab::{AnyFilter, Explain, Filter};
 
 /// `bytes` written to a file of this process and opened in place; `None` when the open
-/// refuses it.
+/// refuses it. The file is also loaded from its path (a version 2 file streams its tables
+/// from the file): it must load exactly as the bytes do, to the same filter or to an error.
 fn open(bytes: &[u8]) -> Option<Mapped> {
     let path = std::env::temp_dir().join(format!("filterlab-fuzz-{}.bin", std::process::id()));
     std::fs::write(&path, bytes).expect("a temporary file");
+    let streamed = AnyFilter::load(&path).map(|f| f.to_bytes());
+    let copied = AnyFilter::from_bytes(bytes).map(|f| f.to_bytes());
+    assert_eq!(streamed.is_ok(), copied.is_ok(), "a load from the file and from its bytes disagree");
+    if let (Ok(a), Ok(b)) = (&streamed, &copied) {
+        assert_eq!(a, b, "a load from the file and from its bytes give different filters");
+    }
     let opened = AnyFilter::open(&path).ok();
     // The mapping keeps the file; the name can go (and the next input reuses it).
     let _ = std::fs::remove_file(&path);
