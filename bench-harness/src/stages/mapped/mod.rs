@@ -87,12 +87,12 @@ impl Settings {
             keys,
             small_declared: keys,
             large_declared: keys * 100,
-            open_rounds: 9,
-            lookups: crate::measure::rounds::Policy::adaptive(5, 15, 60.0),
+            open_rounds: 15,
+            lookups: crate::measure::rounds::Policy::adaptive(9, 41, 60.0),
             queries: 1_000_000,
             readers: 8,
             reader_lookups: 2_000_000,
-            cli_runs: 9,
+            cli_runs: 15,
         }
     }
 
