@@ -38,11 +38,10 @@ fpr-table:
 
 # The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
 # block and in reports/results.json, each stage's too). Measured 2026-12-03 on the 2-core AMD
-# EPYC VM, after the build: 619 s at 0c2d140 (the committed run), 521 s at 6052c40, and 669 s
-# from a fresh clone at 79dbe9f (dataset generated, venv from CI's script), every one flagged
-# disturbed; its calibration loop ran at 13-16 ns an operation in the 521 s run and at 21 ns
-# in the 669 s one, so the spread is the host's speed. Peak memory 2.09 GB in the harness,
-# 2.42 GB in its largest child.
+# EPYC VM, after the build: 663 s at f6bc0f8 (the committed run, flagged disturbed), 548 s at
+# becf6b4, 521-669 s over the previous session's runs; the calibration loop's speed moves with
+# the host's (11-21 ns an operation). Peak memory 2.09 GB in the harness, 1.23 GB in its largest
+# child.
 bench:
     cargo run --release -p bench-harness
 
@@ -53,7 +52,8 @@ bench-all:
 
 # One study into reports/ (hashing, growth, window, sweep, course, python-peers, mapped), or all of them.
 # Measured 2026-12-03 at 9a014fd on the 2-core AMD EPYC VM (disturbed), each after a 7 s dataset
-# check: course 96 s, growth 75 s, window 16 s, sweep 30 s, hashing 234 s, python-peers 1906 s (3 rounds of 10M keys into each slow contender).
+# check: course 96 s, growth 75 s, window 16 s, sweep 30 s, hashing 234 s, python-peers 1906 s (3 rounds of 10M keys into each slow contender);
+# mapped 170 s at f6bc0f8 (writes a 1.3 GB file under target/mapped-study and removes it).
 study name:
     cargo run --release -p bench-harness -- study {{name}}
 
