@@ -8,7 +8,7 @@
 //! one lookup (cold: the lookup reads its page from the disk); the whole file read twice (the
 //! first brings it into the cache, the second is timed); an open and one lookup of another key
 //! (warm); an open alone; an open and `verify`; a load. The harness holds no
-//! mapping of the file when it evicts it (a mapped page is not dropped), and [`resident_share`]
+//! mapping of the file when it evicts it (a mapped page is not dropped), and [`crate::measure::sys::resident_share`]
 //! records how much of the file was still cached right after, so that "cold" is checked rather
 //! than assumed.
 
