@@ -3,41 +3,9 @@
 //! every reader; now it costs the header, and every file a filter saves still passes the check.
 
 use filterlab::format::{self, Head};
-use filterlab::{AnyFilter, Filter, FormatError, Params, Persist, Timestamp, Variant};
+use filterlab::{AnyFilter, FormatError, Persist, Variant};
 
-/// One filter of `v` in each state a file can hold: empty (but for the static ones), filled,
-/// and for the growing ones grown over many stages.
-fn files(v: Variant) -> Vec<Vec<u8>> {
-    let caps = v.capabilities();
-    let mut params = Params::new(500, 0.01);
-    if caps.timed {
-        params = params.window_ticks(700);
-    }
-    let key = |i: u64| params.hasher.hash(&i.to_le_bytes());
-    let keys: Vec<_> = (0..400).map(key).collect();
-    if caps.static_set {
-        return vec![AnyFilter::build_from_hashes(v, &params, &keys)
-            .unwrap()
-            .to_bytes()];
-    }
-    let mut f = AnyFilter::build(v, &params).unwrap();
-    let mut out = vec![f.to_bytes()];
-    let count = if caps.grows || caps.windowed {
-        20_000
-    } else {
-        400
-    };
-    for i in 0..count {
-        let inserted = if caps.timed {
-            f.insert_hash_at(key(i), Timestamp(i / 10))
-        } else {
-            f.insert_hash(key(i))
-        };
-        inserted.unwrap();
-    }
-    out.push(f.to_bytes());
-    out
-}
+mod common;
 
 fn head(bytes: &[u8]) -> Head<'_> {
     Head::parse(bytes).unwrap().expect("a whole head")
@@ -56,7 +24,7 @@ fn allowed(bytes: &[u8]) -> u64 {
 #[test]
 fn every_saved_file_passes_its_check_and_the_bound_is_tight() {
     for &v in Variant::ALL {
-        for bytes in files(v) {
+        for bytes in common::saved_states(v, 20_000) {
             let h = head(&bytes);
             AnyFilter::check_head(&h).unwrap_or_else(|e| panic!("{v}: {e}"));
             let allowed = allowed(&bytes);
@@ -78,7 +46,7 @@ fn every_saved_file_passes_its_check_and_the_bound_is_tight() {
 /// A valid file of `v` with its payload length set to 3 GiB and the file extended (sparse) to
 /// exactly the length it now declares, so that only the parameters can tell.
 fn crafted(v: Variant, dir: &std::path::Path) -> std::path::PathBuf {
-    let bytes = files(v).pop().unwrap();
+    let bytes = common::saved_states(v, 20_000).pop().unwrap();
     let h = head(&bytes);
     let at = 24 + h.params.len();
     let mut head_bytes = bytes[..at + 8].to_vec();
@@ -139,7 +107,7 @@ fn a_crafted_header_on_a_sparse_file_costs_the_header() {
 #[test]
 fn the_check_agrees_with_the_decoders() {
     for &v in Variant::ALL {
-        let mut bytes = files(v).pop().unwrap();
+        let mut bytes = common::saved_states(v, 20_000).pop().unwrap();
         let at = 24 + head(&bytes).params.len();
         let payload_len = head(&bytes).payload_len;
         // Eight more payload bytes, declared and present.

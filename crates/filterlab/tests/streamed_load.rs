@@ -5,43 +5,10 @@
 
 use filterlab::format;
 use filterlab::format::mapped::FileBytes;
-use filterlab::{AnyFilter, Filter, FormatError, Params, Persist, Timestamp, Variant};
+use filterlab::{AnyFilter, Filter, FormatError, Persist, Variant};
 use std::path::Path;
 
 mod common;
-
-/// One filter of `v` in each state a file can hold: empty (but for the static ones), filled,
-/// and for the growing ones grown over several stages.
-fn files(v: Variant) -> Vec<Vec<u8>> {
-    let caps = v.capabilities();
-    let mut params = Params::new(500, 0.01);
-    if caps.timed {
-        params = params.window_ticks(700);
-    }
-    let key = |i: u64| params.hasher.hash(&i.to_le_bytes());
-    let keys: Vec<_> = (0..400).map(key).collect();
-    if caps.static_set {
-        let f = AnyFilter::build_from_hashes(v, &params, &keys).unwrap();
-        return vec![f.to_bytes()];
-    }
-    let mut f = AnyFilter::build(v, &params).unwrap();
-    let mut out = vec![f.to_bytes()];
-    let count = if caps.grows || caps.windowed {
-        5000
-    } else {
-        400
-    };
-    for i in 0..count {
-        let inserted = if caps.timed {
-            f.insert_hash_at(key(i), Timestamp(i / 10))
-        } else {
-            f.insert_hash(key(i))
-        };
-        inserted.unwrap();
-    }
-    out.push(f.to_bytes());
-    out
-}
 
 /// What a load gave, comparable across the two paths: the filter's file, or the error (a
 /// format error's text; an I/O error's kind, since its message may name the path).
@@ -80,7 +47,7 @@ fn a_version_2_file_is_streamed_and_loads_as_by_copy_in_every_variant() {
     let d = common::tempdir("streamed");
     let p = d.path().join("f.bin");
     for &v in Variant::ALL {
-        for bytes in files(v) {
+        for bytes in common::saved_states(v, 5000) {
             std::fs::write(&p, &bytes).unwrap();
             assert!(is_streamed(&p), "{v}: not streamed");
             assert_eq!(loaded(&p), Ok(bytes.clone()), "{v}");
@@ -106,7 +73,7 @@ fn a_damaged_file_is_refused_as_by_copy_in_every_variant() {
     let p = d.path().join("f.bin");
     for &v in Variant::ALL {
         let mut refused = 0;
-        for bytes in files(v) {
+        for bytes in common::saved_states(v, 5000) {
             let params = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
             let head = 24 + params + 24;
             let step = ((bytes.len() - head) / 400).max(1);
