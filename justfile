@@ -120,6 +120,15 @@ pg-start:
 redis-start:
     bash scripts/redis.sh start
 
+# A JDK and Guava for the Guava interop tests (installs default-jdk-headless and libguava-java
+# if missing); prints the class path export.
+java-setup:
+    bash scripts/java.sh
+
+# GuavaBloom against the real Guava with 1M probes (half members) each way, per strategy.
+guava-million:
+    cargo test --release -p filter-interop --test guava_peer -- --ignored --nocapture a_million_probes_each_way
+
 # Only the systems stage (sign-up gate on SQLite/PostgreSQL/RedisBloom, unique users, the articles'
 # claims) at the articles' sizes, into reports/systems.md; servers are started through scripts/.
 systems:
