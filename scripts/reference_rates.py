@@ -170,6 +170,26 @@ def overflow_rows(out):
             out.write(f"counting_overflow,{m},{n},{k},4,{fmt(bound)}\n")
 
 
+def count_rows(out):
+    """The Swamidass & Baldi count estimate -(m/k) ln(1 - X/m), its spread
+    sqrt(m (e^λ - 1 - λ)) / k at λ = kn/m, and the rate at the estimate (X/m)^k."""
+    with mp.workdps(BASE_DPS):
+        for m in [64, 1000, 95_850_560, 64 * (2**31 - 1), 10**15]:
+            for k in [1, 3, 7, 13, 30, 255]:
+                # From one set bit to all but one (a saturated filter has no finite estimate).
+                shares = [1e-9, 1e-6, 1e-3, 0.1, 0.5, 0.9, 0.999]
+                for ones in sorted({min(m - 1, max(1, round(s * m))) for s in shares} | {m - 1}):
+                    x = mpf(ones) / m
+                    n_star = -(mpf(m) / k) * mpmath.log(1 - x)
+                    out.write(f"count_estimate,{m},{k},{ones},{fmt(n_star)}\n")
+                    out.write(f"fpr_at_fill,{m},{k},{ones},{fmt(x ** k)}\n")
+                per_bit = [1e-9, 1e-5, 1e-2, 0.1, 1.0, 3.0]
+                for n in sorted({max(1, round(b * m / k)) for b in per_bit}):
+                    lam = mpf(k) * n / m
+                    sd = mpmath.sqrt(m * (mpmath.exp(lam) - 1 - lam)) / k
+                    out.write(f"count_estimate_sd,{m},{k},{n},{fmt(sd)}\n")
+
+
 def main():
     with open(OUT, "w") as out:
         out.write("# formula,args...,value: see scripts/reference_rates.py\n")
@@ -178,6 +198,7 @@ def main():
         split_block_rows(out)
         scalable_rows(out)
         overflow_rows(out)
+        count_rows(out)
         classic_rows(out)
     print(f"wrote {OUT}", file=sys.stderr)
 

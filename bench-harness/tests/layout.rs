@@ -33,6 +33,7 @@ const CLI_LAYERS: &[&str] = &[
     "window",
     "recommend",
     "file",
+    "foreign",
     "gate",
     "args",
     "keys",

@@ -7,6 +7,7 @@
 use crate::{Error, Result};
 use std::f64::consts::LN_2;
 
+pub mod count;
 mod exact;
 pub mod expandable;
 pub mod fuse;
@@ -16,6 +17,7 @@ mod search;
 mod spread;
 pub mod window;
 
+pub use count::{bloom_count_estimate, bloom_count_estimate_sd, bloom_fpr_at_fill};
 pub use spread::{bloom_rate_variance, split_block_rate_variance};
 
 /// One number format for rates and other real numbers shown to people: the shortest decimal

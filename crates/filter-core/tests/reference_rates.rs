@@ -5,7 +5,9 @@
 //! precision its cancellation needs: a different route from the library's). The grid: capacities
 //! from 1 to 1e12 sized at rates from 0.5 down to 1e-300, k from 1 to 64, fills from 0.01% to
 //! 1000% of capacity; cuckoo fingerprints from 1 to 64 bits; split-block loads from 0.001 to
-//! 32,000 keys per block; scalable filters with targets down to 1e-300.
+//! 32,000 keys per block; scalable filters with targets down to 1e-300; the count estimate of a
+//! Bloom filter from its set bits, its spread and the rate at it, at fills from 1e-9 to all but
+//! one bit.
 //!
 //! Wherever the reference is a normal `f64`, the relative error must be at most 1e-9. The test
 //! prints the worst point of each formula.
@@ -72,6 +74,15 @@ fn ours(p: &Point<'_>) -> Option<f64> {
         }
         "counting_overflow" => {
             math::counting_overflow_bound(int(a[0]), int(a[1]), int(a[2]) as u32, int(a[3]) as u32)
+        }
+        "count_estimate" => {
+            math::bloom_count_estimate(int(a[0]), int(a[1]) as u32, int(a[2])).expect("ones <= m")
+        }
+        "count_estimate_sd" => {
+            math::bloom_count_estimate_sd(int(a[0]), int(a[1]) as u32, int(a[2]) as f64)
+        }
+        "fpr_at_fill" => {
+            math::bloom_fpr_at_fill(int(a[0]), int(a[1]) as u32, int(a[2])).expect("ones <= m")
         }
         _ => return None,
     })
@@ -208,4 +219,24 @@ fn alternating_sum(m: u64, n: u64, k: usize) -> f64 {
         p += sd * falling * mf.powi(d as i32 - k as i32) * all_set.max(0.0);
     }
     p
+}
+
+/// The count estimate's check must be able to fail too: `ln(1 - X/m)` written as it reads
+/// loses the digits of a nearly empty filter (at 1e-9 of its bits set, about half of them),
+/// where the reference and the library agree.
+#[test]
+fn the_count_estimate_written_as_it_reads_fails_this_test() {
+    let (m, k, ones) = (1_000_000_000_000_000u64, 7u32, 1_000_000u64);
+    let reference = points()
+        .into_iter()
+        .find(|p| p.formula == "count_estimate" && p.args == ["1000000000000000", "7", "1000000"])
+        .expect("the reference file has this point")
+        .reference;
+    let naive = -(m as f64 / f64::from(k)) * (1.0 - ones as f64 / m as f64).ln();
+    assert!(
+        relative_error(naive, reference) > MAX_REL_ERROR,
+        "{naive:e}"
+    );
+    let ours = math::bloom_count_estimate(m, k, ones).unwrap();
+    assert!(relative_error(ours, reference) <= MAX_REL_ERROR, "{ours:e}");
 }

@@ -4,6 +4,7 @@ use crate::args::{Command, Keys};
 use crate::build::{self, Change};
 use crate::explain;
 use crate::file;
+use crate::foreign;
 use crate::keys;
 use crate::output::{self, Out};
 use crate::recommend;
@@ -80,6 +81,9 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
         }
         Command::Query { filter, keys, at } => query(&filter, &keys, at, out),
         Command::Info { filter, verify } => {
+            if let Some(foreign) = foreign::sniff(&filter)? {
+                return out.emit(&foreign::info(&foreign), render::guava_info);
+            }
             let r = file::read_only(&filter)?;
             if let (true, file::Reading::InPlace(m)) = (verify, &r) {
                 m.verify().map_err(|e| {
@@ -139,10 +143,24 @@ impl Answer {
 /// too long, a read error) ends the array with an `{"error": ...}` element, so stdout stays
 /// valid JSON.
 fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
+    if let Some(foreign) = foreign::sniff(path)? {
+        if at.is_some() {
+            anyhow::bail!(
+                "--at is for windows counted in time; {} is a Guava BloomFilter: drop --at",
+                path.display()
+            );
+        }
+        return answer(keys, out, |key| Ok(foreign.contains(key)));
+    }
     // In place where the file allows it: the table is not read, only the pages a key touches.
     let opened = file::read_only(path)?;
     let filter = opened.filter();
     let at = crate::window::time(filter.variant(), at, false)?;
+    answer(keys, out, |key| crate::window::contains(filter, key, at))
+}
+
+/// Writes `contains`'s answer for each key (see [`query`]); exit 1 when some key is absent.
+fn answer(keys: &Keys, out: Out, mut contains: impl FnMut(&[u8]) -> Result<bool>) -> Result<u8> {
     // Keys from stdin are answered as they come (a pipeline may wait for each answer);
     // keys from a file or the arguments are written in large blocks.
     let interactive = keys.keys.is_empty()
@@ -154,7 +172,7 @@ fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
     let mut any_absent = false;
     let mut first = true;
     let read = keys::for_each_source_key(keys, |_, key| {
-        let present = crate::window::contains(filter, key, at)?;
+        let present = contains(key)?;
         any_absent |= !present;
         let text = if out.json {
             let answer = serde_json::to_string(&Answer::new(key, present))?;

@@ -25,6 +25,7 @@ mod build;
 mod commands;
 mod explain;
 mod file;
+mod foreign;
 #[cfg(feature = "gate")]
 mod gate;
 mod keys;

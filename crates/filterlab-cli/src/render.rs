@@ -3,6 +3,7 @@
 use crate::build::{Built, Changed};
 use crate::explain::Explained;
 use crate::file::Info;
+use crate::foreign::GuavaInfo;
 use crate::recommend::Recommendation;
 use crate::units::{pct, size};
 use filterlab::any::{Plan, Value};
@@ -165,6 +166,26 @@ pub fn info(i: &Info) -> String {
 
 /// One line of `query`: the answer, a tab, the key escaped (control characters and bytes that
 /// are not UTF-8 never reach the terminal raw).
+/// `info` of a Guava filter.
+pub fn guava_info(i: &GuavaInfo) -> String {
+    let share = i.bits_set as f64 / i.bits as f64;
+    format!(
+        "format        Guava BloomFilter (writeTo), {}\nbits          {} ({}), k = {}\nbits set      {} ({:.2}%)\nitems         {:.0} estimated from the set bits (sd {:.1}; a Guava file stores no count)\nexpected FPR  {} at the estimated count\ncapacity      {} (m ln 2 / k, where k is optimal)\nfile          {} bytes\nhash          {} (keys as Funnels.byteArrayFunnel() or stringFunnel(UTF_8) hash them)\n",
+        i.strategy,
+        i.bits,
+        size(i.bits / 8),
+        i.hashes,
+        i.bits_set,
+        100.0 * share,
+        i.estimated_items,
+        i.estimated_items_sd,
+        pct(i.expected_fpr),
+        i.capacity,
+        i.file_bytes,
+        i.hash,
+    )
+}
+
 pub fn answer_line(key: &[u8], maybe_present: bool) -> String {
     let answer = if maybe_present {
         "maybe-present"

@@ -154,6 +154,10 @@ pub mod ribbon {
 pub mod window {
     pub use filter_window::*;
 }
+/// Other ecosystems' filters, bit for bit (`filter-interop`): Guava's `BloomFilter`.
+pub mod interop {
+    pub use filter_interop::*;
+}
 
 /// The sign-up gate: a filter in front of a SQLite or PostgreSQL users table (feature `gate`).
 #[cfg(feature = "gate")]
