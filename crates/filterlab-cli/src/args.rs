@@ -60,6 +60,11 @@ pub enum Command {
         /// the latest slice a key was inserted into.
         #[arg(long)]
         at: Option<u64>,
+        /// A Parquet file: the column whose row-group filters answer (keys as its physical
+        /// type: text for BYTE_ARRAY, decimal for INT32/INT64/FLOAT/DOUBLE, bytes or hex for
+        /// FIXED_LEN_BYTE_ARRAY).
+        #[arg(long)]
+        column: Option<String>,
     },
     /// Insert keys into a saved filter and save it again (atomically).
     Add {

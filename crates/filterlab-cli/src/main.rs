@@ -8,6 +8,8 @@
 //! filterlab add filter.bin carol@example.com                          (or --keys FILE, or stdin)
 //! filterlab remove filter.bin carol@example.com                       (counting and cuckoo only)
 //! filterlab info filter.bin
+//! filterlab info data.parquet                                      (each column chunk's bloom filter)
+//! filterlab query data.parquet --column email --keys probes.txt      (row groups that may hold each key)
 //! filterlab recommend --n 70K --fpr 1% --window 24h                   (or --window items)
 //! filterlab build --variant time-window --n 70K --fpr 1% --keys k.txt --at 1700000000 -o w.bin
 //! filterlab query w.bin --at 1700003600 alice@example.com
@@ -30,6 +32,7 @@ mod foreign;
 mod gate;
 mod keys;
 mod output;
+mod parquet;
 mod parse;
 mod recommend;
 mod render;
