@@ -122,6 +122,10 @@ pub enum Command {
         #[arg(num_args = 0..=2, value_name = "FILE|KEY")]
         args: Vec<String>,
     },
+    /// Convert a filter to another format: exactly where both formats place every key by the
+    /// same hash and layout (a filterlab file re-saved in the current version; a Guava file
+    /// re-encoded), otherwise refused with the reason, or rebuilt from --keys.
+    Convert(Convert),
     /// The sign-up gate's deployment steps: `gate migrate` prepares a PostgreSQL users table.
     #[cfg(feature = "gate")]
     Gate {
@@ -180,12 +184,90 @@ impl Recommend {
     }
 }
 
+/// `convert`'s arguments.
+#[derive(clap::Args, Debug)]
+pub struct Convert {
+    /// The filter to convert: a filterlab file or a foreign one, recognised by its bytes.
+    pub input: PathBuf,
+    /// Where to save the result (written whole or not at all; only a regular file is
+    /// replaced).
+    pub output: PathBuf,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub to: Format,
+    /// Rebuild from these keys (one a line; `-` for stdin) where no exact conversion exists.
+    /// Every key is first asked of the input: one it reports absent is not among the keys it
+    /// holds (or was hashed another way), and nothing is written.
+    #[arg(long, value_name = "FILE")]
+    pub keys: Option<PathBuf>,
+    /// With --keys and --to filterlab: the variant to build (default classic).
+    #[arg(long, value_parser = parse::VariantParser, requires = "keys")]
+    pub variant: Option<Variant>,
+    /// With --keys: the rate to build for (default: the input's expected rate at its count).
+    #[arg(long, value_parser = parse::rate, requires = "keys")]
+    pub fpr: Option<f64>,
+    /// --to guava: the strategy (default MURMUR128_MITZ_64, what `BloomFilter.create` uses; a
+    /// Guava input keeps its own).
+    #[arg(long, value_enum)]
+    pub guava_strategy: Option<GuavaStrategyArg>,
+}
+
+/// The file formats filterlab writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// filterlab's own format, any variant.
+    #[default]
+    Filterlab,
+    /// Guava's `BloomFilter` (`writeTo` / `readFrom`): a classic Bloom filter.
+    Guava,
+}
+
+impl Format {
+    /// Its name in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Filterlab => "a filterlab file",
+            Format::Guava => "a Guava BloomFilter",
+        }
+    }
+}
+
+/// Guava's strategies, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GuavaStrategyArg {
+    /// MURMUR128_MITZ_64 (`BloomFilter.create`'s since Guava 12).
+    #[value(name = "mitz64")]
+    Mitz64,
+    /// MURMUR128_MITZ_32 (Guava 11's; reaches only 2^31 bits).
+    #[value(name = "mitz32")]
+    Mitz32,
+}
+
+impl GuavaStrategyArg {
+    /// The library's strategy.
+    pub fn strategy(self) -> filterlab::interop::guava::Strategy {
+        use filterlab::interop::guava::Strategy;
+        match self {
+            GuavaStrategyArg::Mitz64 => Strategy::Murmur128Mitz64,
+            GuavaStrategyArg::Mitz32 => Strategy::Murmur128Mitz32,
+        }
+    }
+}
+
 /// `build`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct Build {
-    /// Variant.
-    #[arg(long, value_parser = parse::VariantParser)]
-    pub variant: Variant,
+    /// Variant (required for --to filterlab; --to guava builds Guava's classic Bloom filter).
+    #[arg(long, value_parser = parse::VariantParser, required_unless_present = "to")]
+    pub variant: Option<Variant>,
+    /// The format to save in: filterlab (the default) or guava (Guava's `BloomFilter`, read by
+    /// `BloomFilter.readFrom` with `Funnels.byteArrayFunnel()` or `stringFunnel(UTF_8)`).
+    #[arg(long, value_enum)]
+    pub to: Option<Format>,
+    /// --to guava: the strategy (default mitz64).
+    #[arg(long, value_enum, requires = "to")]
+    pub guava_strategy: Option<GuavaStrategyArg>,
     /// Items (10M, 1e7, ...); without it, the non-empty lines of --keys are counted first
     /// (not for a time window: its --n is the most items one window receives).
     #[arg(long, value_parser = parse::count, allow_hyphen_values = true)]

@@ -3,7 +3,7 @@
 //! takes new files, its file system has room, the table can be allocated), and saves through
 //! the library's atomic save.
 
-use crate::args::{Build, Keys};
+use crate::args::{Build, Format, Keys};
 use crate::file::{self, Role};
 use crate::keys;
 use crate::output::Out;
@@ -28,6 +28,8 @@ const ABSENT_LISTED: usize = 100;
 pub struct Built {
     /// Variant.
     pub variant: Variant,
+    /// The file's format.
+    pub format: Format,
     /// Lines read.
     pub lines: u64,
     /// Distinct keys inserted.
@@ -99,7 +101,7 @@ pub enum Change {
 
 /// Checks, before any key is read, that the directory of `path` takes a new file: creates
 /// and removes a probe there (exclusive create, so nothing existing is touched).
-fn check_directory(path: &Path) -> Result<()> {
+pub(crate) fn check_directory(path: &Path) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -125,7 +127,7 @@ fn check_directory(path: &Path) -> Result<()> {
 
 /// Refuses, before any key is read, a file that the output's file system has no room for
 /// (where the system says how much room there is).
-fn check_space(path: &Path, bytes: u64) -> Result<()> {
+pub(crate) fn check_space(path: &Path, bytes: u64) -> Result<()> {
     match free_space(path) {
         Some(free) if free < bytes => bail!(
             "the filter's file needs {} but the file system of {} has {} free; free some space \
@@ -171,7 +173,7 @@ fn ensure_allocatable(plan: &Plan) -> Result<()> {
     Ok(())
 }
 
-fn progress(total: Option<u64>) -> ProgressBar {
+pub(crate) fn progress(total: Option<u64>) -> ProgressBar {
     match total {
         Some(t) if t >= PROGRESS_MIN_BYTES => ProgressBar::new(t).with_style(
             ProgressStyle::with_template(
@@ -248,7 +250,7 @@ fn warnings(
 }
 
 /// What a writer says when another holds the file's lock, before it waits.
-fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
+pub(crate) fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
     move || {
         out.note(&format!(
             "waiting for another filterlab command that is writing {}",
@@ -264,21 +266,29 @@ fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
 /// filter, a failed save; under `--strict`, more keys than the capacity.
 pub fn build(b: &Build, out: Out) -> Result<Built> {
     file::check_output(&b.output, Role::Output)?;
+    let variant = match (b.to.unwrap_or_default(), b.variant) {
+        (Format::Guava, _) => return crate::convert::build_guava(b, out),
+        (Format::Filterlab, _) if b.guava_strategy.is_some() => {
+            bail!("--guava-strategy is for --to guava")
+        }
+        (Format::Filterlab, Some(v)) => v,
+        (Format::Filterlab, None) => bail!("--variant is needed to build a filterlab file"),
+    };
     let (n, counted) = match b.n {
         Some(n) => (n, false),
         // Counting would size the window for the key lines, and all of them go into the one
         // slice of --at, sized for its share of --n: the window would start far above its
         // target (93.6% at 1% for 2,000 lines).
-        None if b.variant.capabilities().timed => bail!(
+        None if variant.capabilities().timed => bail!(
             "--n is needed for a {} filter: the most items one window receives, spread over \
              its slices; the keys of one build all go into the slice of --at, which takes its \
              share of --n at the target, so counting the key lines would undersize it",
-            b.variant
+            variant
         ),
         None => (keys::count_keys(&b.keys)?, true),
     };
     let hasher = b.hashing.hasher()?;
-    let at = crate::window::time(b.variant, b.at, true)?;
+    let at = crate::window::time(variant, b.at, true)?;
     let mut params = Params::new(n, b.fpr).hasher(hasher);
     if let Some(ticks) = b.window_ticks {
         params = params.window_ticks(ticks);
@@ -286,7 +296,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     if let Some(layout) = b.cuckoo_layout {
         params = params.cuckoo_layout(layout.layout());
     }
-    let plan = b.variant.plan(&params)?;
+    let plan = variant.plan(&params)?;
     ensure_allocatable(&plan)?;
     check_directory(&b.output)?;
     check_space(&b.output, plan.bytes)?;
@@ -294,15 +304,15 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     let bar = progress(total);
     let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
     let name = b.keys.display().to_string();
-    let (filter, counts) = if b.variant.capabilities().static_set {
+    let (filter, counts) = if variant.capabilities().static_set {
         // Built once from the whole key set.
         let (hashes, counts) = keys::hash_lines(reader, &name, hasher, keys::Limits::default())?;
         (
-            AnyFilter::build_from_hashes(b.variant, &params, &hashes)?,
+            AnyFilter::build_from_hashes(variant, &params, &hashes)?,
             counts,
         )
     } else {
-        let mut filter = AnyFilter::build(b.variant, &params)?;
+        let mut filter = AnyFilter::build(variant, &params)?;
         let counts = keys::insert_lines(reader, &name, &mut filter, at, keys::Limits::default())?;
         (filter, counts)
     };
@@ -316,7 +326,8 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     drop(locked);
     let file_bytes = std::fs::metadata(&b.output).map_or(0, |m| m.len());
     Ok(Built {
-        variant: b.variant,
+        variant,
+        format: Format::Filterlab,
         lines: counts.lines.lines,
         inserted: filter.len(),
         duplicates: counts.duplicates,

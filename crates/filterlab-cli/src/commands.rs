@@ -103,6 +103,10 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             }
             out.emit(&file::info(&r, verify), render::info)
         }
+        Command::Convert(c) => {
+            let converted = crate::convert::convert(&c, out)?;
+            out.emit(&converted, render::converted)
+        }
         Command::Explain {
             variant,
             n,

@@ -24,6 +24,20 @@ impl Foreign {
             Foreign::Guava(g) => g.contains(key),
         }
     }
+
+    /// What it is, in messages: "a Guava BloomFilter (MURMUR128_MITZ_64)".
+    pub fn describe(&self) -> String {
+        match self {
+            Foreign::Guava(g) => format!("a Guava BloomFilter ({})", g.strategy().name()),
+        }
+    }
+
+    /// Its expected false-positive rate at its recorded or estimated count.
+    pub fn expected_fpr(&self) -> f64 {
+        match self {
+            Foreign::Guava(g) => g.estimated_fpr(),
+        }
+    }
 }
 
 /// The foreign filter at `path` when its bytes are one: a valid Guava header whose declared

@@ -10,6 +10,8 @@
 //! filterlab info filter.bin
 //! filterlab info data.parquet                                      (each column chunk's bloom filter)
 //! filterlab query data.parquet --column email --keys probes.txt      (row groups that may hold each key)
+//! filterlab build --to guava --fpr 1% --keys emails.txt -o emails.guava   (Guava's BloomFilter)
+//! filterlab convert old.bin new.bin --to filterlab                    (or --to guava; --keys FILE to rebuild)
 //! filterlab recommend --n 70K --fpr 1% --window 24h                   (or --window items)
 //! filterlab build --variant time-window --n 70K --fpr 1% --keys k.txt --at 1700000000 -o w.bin
 //! filterlab query w.bin --at 1700003600 alice@example.com
@@ -25,6 +27,7 @@
 mod args;
 mod build;
 mod commands;
+mod convert;
 mod explain;
 mod file;
 mod foreign;

@@ -1,6 +1,8 @@
 //! Text output of each command. Only formatting: every number is computed elsewhere.
 
+use crate::args::Format;
 use crate::build::{Built, Changed};
+use crate::convert::{Converted, Method};
 use crate::explain::Explained;
 use crate::file::Info;
 use crate::foreign::GuavaInfo;
@@ -83,11 +85,14 @@ pub fn build(b: &Built) -> String {
     } else {
         ""
     };
+    let what = match b.format {
+        Format::Filterlab => format!("{} filter", b.variant.name()),
+        Format::Guava => "Guava BloomFilter".to_string(),
+    };
     maybe
         + &format!(
-            "built {} filter {}: {} lines, {} keys inserted, {} duplicates, {} empty lines skipped\n\
+            "built {what} {}: {} lines, {} keys inserted, {} duplicates, {} empty lines skipped\n\
              capacity {}{counted}, expected FPR {}, {} seed {}, {} bytes written\n",
-            b.variant.name(),
             b.output,
             b.lines,
             b.inserted,
@@ -183,6 +188,28 @@ pub fn guava_info(i: &GuavaInfo) -> String {
         i.capacity,
         i.file_bytes,
         i.hash,
+    )
+}
+
+/// `convert`.
+pub fn converted(c: &Converted) -> String {
+    let how = match (c.method, c.keys) {
+        (Method::Exact, _) => "the same bits: every key is answered as before".to_string(),
+        (Method::Rebuilt, Some(n)) => {
+            format!("rebuilt from {n} distinct keys, each held by the input")
+        }
+        (Method::Rebuilt, None) => "rebuilt".to_string(),
+    };
+    format!(
+        "converted {} ({}) to {} {}: {how}
+expected FPR {}, {} bytes written
+",
+        c.input,
+        c.from,
+        c.to.describe(),
+        c.output,
+        pct(c.expected_fpr),
+        c.file_bytes
     )
 }
 

@@ -20,6 +20,7 @@ mod atomic;
 mod bloom;
 mod busy;
 mod filters;
+mod guava;
 mod keys;
 mod mapped;
 mod pybloom;
@@ -149,6 +150,9 @@ impl From<FormatError> for AnyError {
 /// Loads a filter of any variant from the bytes of a filterlab file.
 #[pyfunction]
 fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
+    if guava::is_guava(data) {
+        return guava::GuavaBloomFilter::parse(data)?.into_py_any(py);
+    }
     let loaded = AnyFilter::from_bytes(data).map_err(AnyError::Format);
     loaded
         .and_then(|f| any_to_python(py, f))
@@ -162,6 +166,16 @@ fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
 /// (a version 2 file with one copy of its tables in memory: [`read_file`]).
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
+    if let Some(data) = guava::read_if_guava(&path)? {
+        return guava::GuavaBloomFilter::parse(&data)
+            .map_err(|_| {
+                err(format!(
+                    "{} has a Guava BloomFilter's header but cannot be read",
+                    path.display()
+                ))
+            })?
+            .into_py_any(py);
+    }
     let file = read_file(&path)?;
     let loaded = AnyFilter::from_file_bytes(&file).map_err(AnyError::Format);
     drop(file);
@@ -193,6 +207,7 @@ fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<atomic::AtomicClassicBloom>()?;
     m.add_class::<atomic::AtomicBlockedBloom>()?;
     m.add_class::<bloom::Bloom>()?;
+    m.add_class::<guava::GuavaBloomFilter>()?;
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(peek_variant, m)?)?;
