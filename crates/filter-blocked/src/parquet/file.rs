@@ -413,5 +413,8 @@ fn read_filter<R: ChunkReader>(
     }))
 }
 
+mod write;
+pub use write::{write_keys, Written};
+
 #[cfg(test)]
 mod tests;
