@@ -73,7 +73,8 @@ fn read_row(p: &ReadPair) -> Ratio {
 fn estimate_row(f: &Fill) -> Ratio {
     let n = f.keys as f64;
     let shares: Vec<f64> = f.estimates.iter().map(|e| e / n).collect();
-    let band = SPREADS * f.documented_sd() / n;
+    // Rounded up to four decimals, for the page.
+    let band = (SPREADS * f.documented_sd() / n * 1e4).ceil() / 1e4;
     let cond = conditions(GUAVA_HASH, f.bits / 8, Timed::Bytes);
     Ratio {
         what: format!(
