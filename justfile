@@ -50,7 +50,7 @@ bench-all:
     cargo run --release -p bench-harness
     cargo run --release -p bench-harness -- study all
 
-# One study into reports/ (hashing, growth, window, sweep, course, python-peers, mapped), or all of them.
+# One study into reports/ (hashing, growth, window, sweep, course, python-peers, mapped, interop), or all of them.
 # Measured 2026-12-03 at 9a014fd on the 2-core AMD EPYC VM (disturbed), each after a 7 s dataset
 # check: course 96 s, growth 75 s, window 16 s, sweep 30 s, hashing 234 s, python-peers 1906 s (3 rounds of 10M keys into each slow contender);
 # mapped 161-170 s at a0ab89a and f6bc0f8 (writes a 1.3 GB file under target/mapped-study and removes it).

@@ -107,7 +107,7 @@ enum Cmd {
     /// Run one study, or every one (`all`), into its own JSON and page under reports/ (or
     /// --out), then re-render the index of studies in README.md and goals.md there.
     Study {
-        /// The study: hashing, growth, window, sweep, course, python-peers, mapped, or all.
+        /// The study: hashing, growth, window, sweep, course, python-peers, mapped, interop, or all.
         name: String,
         /// At its quick size, into target/quick-reports unless --out says otherwise.
         #[arg(long)]

@@ -38,6 +38,7 @@ const CLI_LAYERS: &[&str] = &[
     "args",
     "keys",
     "build",
+    "convert",
     "explain",
     "render",
     "commands",

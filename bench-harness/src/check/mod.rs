@@ -551,6 +551,7 @@ pub fn tables(results: &Results, against: &Against<'_>) -> Vec<String> {
 pub mod command;
 pub mod course;
 pub mod floor;
+pub mod interop;
 pub mod mapped;
 pub use crate::record::provenance;
 pub mod reports;

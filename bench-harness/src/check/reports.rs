@@ -96,6 +96,10 @@ pub const CHECKERS: &[FileCheck] = &[
         check: section::<crate::stages::mapped::MappedReport>,
     },
     FileCheck {
+        name: "interop",
+        check: section::<crate::stages::interop::InteropReport>,
+    },
+    FileCheck {
         name: "goals",
         check: goals,
     },
@@ -479,6 +483,21 @@ impl Section for crate::stages::mapped::MappedReport {
     }
     fn render(&self) -> String {
         crate::render::mapped::render(self)
+    }
+}
+
+/// interop.json (a study): [`crate::check::interop::problems`]; interop.md re-rendered.
+impl Section for crate::stages::interop::InteropReport {
+    const NAME: &'static str = "interop";
+    const STUDY: Option<Study> = Some(Study::Interop);
+    fn machine(&self) -> &Machine {
+        &self.machine
+    }
+    fn problems(&self, _: &Results) -> Vec<String> {
+        crate::check::interop::problems(self)
+    }
+    fn render(&self) -> String {
+        crate::render::interop::render(self)
     }
 }
 

@@ -19,6 +19,7 @@ pub fn stage(study: Study) -> &'static dyn Stage {
         Study::Hashing => &crate::stages::course::Hashing,
         Study::PythonPeers => &crate::stages::python::study::PythonPeers,
         Study::Mapped => &MappedFiles,
+        Study::Interop => &Interop,
     }
 }
 
@@ -170,6 +171,34 @@ impl Stage for MappedFiles {
         };
         let mut report = mapped::run(&run.ctx, settings, run.results.machine.clone())?;
         report.goals = targets::mapped::goals(&report);
+        run.outputs.push(Box::new(report));
+        Ok(())
+    }
+}
+
+/// Other ecosystems' filter files read by filterlab, and the count estimate (issue 40,
+/// [`crate::stages::interop`]), with its goals: `interop.md`.
+pub struct Interop;
+
+impl Stage for Interop {
+    fn name(&self) -> &'static str {
+        "interop: foreign filter files and the count estimate"
+    }
+
+    fn members_needed(&self, run: &Run<'_>) -> usize {
+        run.n
+    }
+
+    fn run(&self, run: &mut Run<'_>) -> Result<()> {
+        use crate::stages::interop::{self, Settings};
+        let keys = run.n as u64;
+        let settings = if run.plan.quick {
+            Settings::quick(keys)
+        } else {
+            Settings::full(keys)
+        };
+        let mut report = interop::run(&run.ctx, settings, run.results.machine.clone())?;
+        report.goals = targets::interop::goals(&report);
         run.outputs.push(Box::new(report));
         Ok(())
     }

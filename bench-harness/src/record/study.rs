@@ -25,11 +25,14 @@ pub enum Study {
     PythonPeers,
     /// A saved filter opened in place (mapped) against loaded: opens, lookups, processes.
     Mapped,
+    /// Other ecosystems' filter files read by filterlab, and the count a Bloom filter's bits
+    /// imply.
+    Interop,
 }
 
 impl Study {
     /// Every study, in the order `study all` runs them.
-    pub const ALL: [Study; 7] = [
+    pub const ALL: [Study; 8] = [
         Study::Course,
         Study::Growth,
         Study::Window,
@@ -37,6 +40,7 @@ impl Study {
         Study::Hashing,
         Study::PythonPeers,
         Study::Mapped,
+        Study::Interop,
     ];
 
     /// Its name on the command line and in the JSON.
@@ -50,6 +54,7 @@ impl Study {
             Study::Course => "course",
             Study::PythonPeers => "python-peers",
             Study::Mapped => "mapped",
+            Study::Interop => "interop",
         }
     }
 
@@ -70,6 +75,9 @@ impl Study {
             Study::Mapped => {
                 "saved filters opened in place against loaded, 13 MB and 1.3 GB: opens, lookups, 8 processes, `filterlab query`"
             }
+            Study::Interop => {
+                "foreign filter files (Guava) read against filterlab's own, and the count a Bloom filter's bits imply at five fills"
+            }
         }
     }
 
@@ -84,6 +92,7 @@ impl Study {
             Study::Course => "course/course.md",
             Study::PythonPeers => "python-peers.md",
             Study::Mapped => "mapped.md",
+            Study::Interop => "interop.md",
         }
     }
 

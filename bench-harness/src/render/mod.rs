@@ -16,6 +16,7 @@ pub mod course;
 pub mod expansion;
 pub mod floor;
 pub mod headline;
+pub mod interop;
 pub mod mapped;
 pub mod python;
 pub mod python_peers;

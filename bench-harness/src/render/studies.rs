@@ -66,6 +66,9 @@ fn find(dir: &Path, study: Study) -> Result<Option<Found>> {
         Study::PythonPeers => {
             read::<PythonPeersReport>(&path)?.map(|r| found(r.machine.clone(), r.goals()))
         }
+        Study::Interop => {
+            read::<crate::stages::interop::InteropReport>(&path)?.map(|r| found(r.machine, r.goals))
+        }
         Study::Mapped => {
             read::<crate::stages::mapped::MappedReport>(&path)?.map(|r| found(r.machine, r.goals))
         }

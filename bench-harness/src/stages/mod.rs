@@ -6,6 +6,7 @@ pub mod builds;
 pub mod course;
 pub mod expansion;
 pub mod floor;
+pub mod interop;
 pub mod mapped;
 pub mod matrix;
 pub mod peers;

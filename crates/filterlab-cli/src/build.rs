@@ -266,13 +266,12 @@ pub(crate) fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
 /// filter, a failed save; under `--strict`, more keys than the capacity.
 pub fn build(b: &Build, out: Out) -> Result<Built> {
     file::check_output(&b.output, Role::Output)?;
-    let variant = match (b.to.unwrap_or_default(), b.variant) {
-        (Format::Guava, _) => return crate::convert::build_guava(b, out),
-        (Format::Filterlab, _) if b.guava_strategy.is_some() => {
-            bail!("--guava-strategy is for --to guava")
-        }
-        (Format::Filterlab, Some(v)) => v,
-        (Format::Filterlab, None) => bail!("--variant is needed to build a filterlab file"),
+    // (`--to guava` is `crate::convert::build_guava`.)
+    if b.guava_strategy.is_some() {
+        bail!("--guava-strategy is for --to guava");
+    }
+    let Some(variant) = b.variant else {
+        bail!("--variant is needed to build a filterlab file");
     };
     let (n, counted) = match b.n {
         Some(n) => (n, false),

@@ -61,7 +61,10 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             }
         }
         Command::Build(b) => {
-            let built = build::build(&b, out)?;
+            let built = match b.to {
+                Some(crate::args::Format::Guava) => crate::convert::build_guava(&b, out)?,
+                _ => build::build(&b, out)?,
+            };
             out.emit(&built, render::build)
         }
         Command::Add {

@@ -161,9 +161,9 @@ pub fn convert(c: &Convert, out: Out) -> Result<Converted> {
     file::check_output(&c.output, Role::Output)?;
     let source = Source::read(&c.input)?;
     let from = source.describe();
-    let (target, method, keys) = match (exact(source, c), &c.keys) {
-        (Ok(target), _) => (target, Method::Exact, None),
-        (Err((why, _)), None) => bail!(
+    let (target, method, keys) = match (inexact(&source, c), &c.keys) {
+        (None, _) => (carried(source)?, Method::Exact, None),
+        (Some(why), None) => bail!(
             "cannot convert {} ({from}) to {} exactly: {}. Give --keys FILE with the keys it \
              holds to rebuild it instead (each key is checked against {} first)",
             c.input.display(),
@@ -171,7 +171,7 @@ pub fn convert(c: &Convert, out: Out) -> Result<Converted> {
             why.reason(),
             c.input.display()
         ),
-        (Err((_, source)), Some(path)) => {
+        (Some(_), Some(path)) => {
             let (target, n) = rebuild(&source, c, path)?;
             (target, Method::Rebuilt, Some(n))
         }
@@ -192,22 +192,26 @@ pub fn convert(c: &Convert, out: Out) -> Result<Converted> {
     })
 }
 
-/// The input's bits in the target format, when they can be carried over; otherwise why not,
-/// with the input back.
-fn exact(source: Source, c: &Convert) -> Result<Target, (Inexact, Source)> {
+/// Why the input's bits cannot be carried over to the target format; `None` when they can.
+fn inexact(source: &Source, c: &Convert) -> Option<Inexact> {
     let wanted = c.guava_strategy.map(GuavaStrategyArg::strategy);
     match (source, c.to) {
-        (Source::Own(f), Format::Filterlab) => Ok(Target::Own(f)),
-        (Source::Foreign(Foreign::Guava(g)), Format::Guava) => match wanted {
-            Some(s) if s != g.strategy() => {
-                Err((Inexact::Strategy, Source::Foreign(Foreign::Guava(g))))
-            }
-            _ => Ok(Target::Guava(g)),
-        },
-        (Source::Own(f), Format::Guava) if f.variant() != Variant::Classic => {
-            Err((Inexact::Layout, Source::Own(f)))
-        }
-        (source, _) => Err((Inexact::Positions, source)),
+        (Source::Own(_), Format::Filterlab) => None,
+        (Source::Foreign(Foreign::Guava(g)), Format::Guava) => wanted
+            .filter(|&s| s != g.strategy())
+            .map(|_| Inexact::Strategy),
+        (Source::Own(f), Format::Guava) if f.variant() != Variant::Classic => Some(Inexact::Layout),
+        _ => Some(Inexact::Positions),
+    }
+}
+
+/// The input as the target, once [`inexact`] found nothing in the way.
+fn carried(source: Source) -> Result<Target> {
+    match source {
+        Source::Own(f) => Ok(Target::Own(f)),
+        Source::Foreign(Foreign::Guava(g)) => Ok(Target::Guava(g)),
+        #[allow(unreachable_patterns)]
+        Source::Foreign(other) => bail!("{} cannot be carried over", other.describe()),
     }
 }
 

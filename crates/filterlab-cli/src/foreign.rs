@@ -46,8 +46,9 @@ impl Foreign {
 /// reads, naming what is wrong.
 ///
 /// # Errors
-/// Something other than a regular file at `path`, an I/O error, or a file that has a Guava
-/// header and the size it declares but cannot be loaded (out of memory).
+/// Something other than a regular file at `path`, an I/O error, a file that has a Guava header
+/// but not the size it declares (cut, or with bytes after it), or one that has both but cannot
+/// be loaded (out of memory).
 pub fn sniff(path: &Path) -> Result<Option<Foreign>> {
     let Some(mut file) = crate::file::open_regular(path)? else {
         return Ok(None);
@@ -62,7 +63,21 @@ pub fn sniff(path: &Path) -> Result<Option<Foreign>> {
     }
     match Header::parse(&head) {
         Ok(h) if h.file_len() == len => {}
-        _ => return Ok(None),
+        // A filterlab file opens with its magic, never with a strategy ordinal, a k and a
+        // count of longs Guava would write: this is a Guava file that lost or gained bytes.
+        Ok(h) => {
+            anyhow::bail!(
+            "{} has a Guava BloomFilter's header ({}, k = {}, {} longs: {} bytes) but is {len} \
+             bytes long: {}; copy it again from where Guava wrote it",
+            path.display(),
+            h.strategy.name(),
+            h.hashes,
+            h.words,
+            h.file_len(),
+            if len < h.file_len() { "cut short" } else { "with bytes after the filter" }
+        )
+        }
+        Err(_) => return Ok(None),
     }
     let guava = GuavaBloom::load(path).with_context(|| {
         format!(

@@ -201,9 +201,7 @@ pub fn converted(c: &Converted) -> String {
         (Method::Rebuilt, None) => "rebuilt".to_string(),
     };
     format!(
-        "converted {} ({}) to {} {}: {how}
-expected FPR {}, {} bytes written
-",
+        "converted {} ({}) to {} {}: {how}\nexpected FPR {}, {} bytes written\n",
         c.input,
         c.from,
         c.to.describe(),

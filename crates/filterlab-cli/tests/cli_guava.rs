@@ -74,13 +74,23 @@ fn query_answers_as_the_guava_filter() {
     assert_clean_error(&["query", p, "--at", "5", member], None, "--at");
 }
 
-/// A file that has a Guava header but not the length it declares is not taken for one: the
-/// filterlab loader reads it and says it is no filterlab filter.
+/// A file that has a Guava header but not the length it declares is refused as a damaged Guava
+/// file, cut or extended, not read as a filterlab file; a file whose first bytes are no Guava
+/// header still gets the filterlab loader's message.
 #[test]
-fn a_cut_guava_file_is_not_taken_for_one() {
+fn a_cut_or_extended_guava_file_is_refused_as_one() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = guava_file(dir.path(), Strategy::Murmur128Mitz64, 10);
     let bytes = std::fs::read(&path).unwrap();
+    let p = path.to_str().unwrap();
     std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
-    assert_clean_error(&["info", path.to_str().unwrap()], None, "filterlab");
+    for verb in [&["info", p][..], &["query", p, "k"]] {
+        assert_clean_error(verb, None, "cut short");
+    }
+    std::fs::write(&path, [&bytes[..], b"xyz"].concat()).unwrap();
+    assert_clean_error(&["info", p], None, "bytes after the filter");
+    let mut other = bytes.clone();
+    other[0] = 9;
+    std::fs::write(&path, &other).unwrap();
+    assert_clean_error(&["info", p], None, "filterlab");
 }

@@ -15,6 +15,7 @@ mod goals;
 pub mod growth;
 pub mod headline;
 pub mod hot;
+pub mod interop;
 pub mod mapped;
 mod parallel;
 pub mod window;
