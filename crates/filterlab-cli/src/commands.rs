@@ -63,6 +63,7 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
         Command::Build(b) => {
             let built = match b.to {
                 Some(crate::args::Format::Guava) => crate::convert::build_guava(&b, out)?,
+                Some(crate::args::Format::Parquet) => crate::parquet::build(&b, out)?,
                 _ => build::build(&b, out)?,
             };
             out.emit(&built, render::build)

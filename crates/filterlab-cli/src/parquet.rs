@@ -16,6 +16,9 @@ use std::fmt::Write as _;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+mod build;
+pub use build::build;
+
 /// The Parquet file at `path`, when its bytes start and end with `PAR1`; `None` otherwise.
 ///
 /// # Errors

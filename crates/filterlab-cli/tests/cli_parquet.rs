@@ -297,3 +297,81 @@ fn a_file_written_by_duckdb_answers_as_duckdb() {
         assert!(absent > 5_000, "{c}: {absent}");
     }
 }
+
+#[test]
+fn build_to_parquet_writes_filterlabs_filter_in_a_file_every_reader_takes() {
+    use filter_blocked::parquet::ParquetBloom;
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<String> = (0..5_000).map(|i| format!("user{i}@example.com")).collect();
+    let mut lines = keys.join("\n");
+    lines.push_str("\nuser7@example.com\n\n");
+    let keys_file = write(dir.path(), "keys.txt", lines.as_bytes());
+    let path = dir.path().join("users.parquet");
+    let args = ["build", "--to", "parquet", "--n", "20000", "--fpr", "1%"];
+    let built = json(&[&args[..], &["--keys", s(&keys_file), "-o", s(&path)]].concat());
+    assert_eq!(built["format"], "parquet");
+    assert_eq!(built["inserted"], 5_000);
+    assert_eq!(built["duplicates"], 1);
+    // The parquet crate reads the keys back, one row each, in order.
+    assert_eq!(values(&path, 0), keys);
+    // The filter in the file is filterlab's for the same keys and sizing, bit for bit.
+    let mut ours = ParquetBloom::with_ndv_fpp(20_000, 0.01).unwrap();
+    keys.iter().for_each(|k| ours.insert(k.as_bytes()));
+    ours.fold_to_target_fpp(0.01).unwrap();
+    let info = json(&["info", s(&path)]);
+    let at = info["columns"][0]["row_groups"][0]["filter_offset"]
+        .as_u64()
+        .unwrap() as usize;
+    let file = std::fs::read(&path).unwrap();
+    let ours = ours.to_bytes();
+    assert_eq!(file[at..at + ours.len()], ours[..]);
+    // Queried by the parquet crate's Sbbf and by filterlab: the same answers.
+    let filters = sbbfs(&path, 0);
+    let mut probe_keys = keys.clone();
+    probe_keys.extend(probes(100_000));
+    let absent = agrees(&path, "key", &probe_keys, |k| {
+        by_sbbf(&filters, k.as_bytes())
+    });
+    assert!(absent > 99_000, "{absent}");
+    // Refused: what a Parquet file has no place for.
+    let refused = |extra: &[&str], mentions: &str| {
+        let base = [
+            "build",
+            "--to",
+            "parquet",
+            "--fpr",
+            "1%",
+            "--keys",
+            s(&keys_file),
+        ];
+        let out = dir.path().join("refused.parquet");
+        let a = [&base[..], extra, &["-o", s(&out)]].concat();
+        assert_clean_error(&a, None, mentions);
+        assert!(!out.exists());
+    };
+    refused(&["--variant", "classic"], "split-block");
+    refused(&["--seed", "7"], "xxh64, seed 0");
+    refused(&["--guava-strategy", "mitz32"], "--to guava");
+    let convert = ["convert", s(&path), s(&keys_file), "--to", "parquet"];
+    assert_clean_error(&convert, None, "build --to parquet");
+    // DuckDB reads the file and its filter, when the venv has it.
+    let Some(python) = duckdb_python() else {
+        return;
+    };
+    let script = "import duckdb, sys\n\
+        c = duckdb.connect()\n\
+        n = c.execute('select count(distinct key) from read_parquet(?)', [sys.argv[1]]).fetchone()[0]\n\
+        probe = \"select bloom_filter_excludes from parquet_bloom_probe(?, 'key', ?)\"\n\
+        held = sum(not c.execute(probe, [sys.argv[1], f'user{i}@example.com']).fetchone()[0] for i in range(5000))\n\
+        print(n, held)";
+    let out = std::process::Command::new(python)
+        .args(["-c", script, s(&path)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "5000 5000");
+}
