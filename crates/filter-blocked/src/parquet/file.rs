@@ -12,6 +12,9 @@
 //! - without a declared length (parquet-mr before 1.13 writes none), the header is read from at
 //!   most [`MAX_HEADER_BYTES`] and the bitset it announces must fit in the file.
 //!
+//! - no two chunks' filters may share a byte, so that all of them together are never larger
+//!   than the file.
+//!
 //! So no allocation is larger than the file, and a footer that lies gets an error naming the
 //! row group and the column.
 //!
@@ -287,6 +290,7 @@ impl ParquetFile {
             })
             .collect();
         let mut chunks = vec![Vec::with_capacity(meta.num_row_groups()); columns.len()];
+        let mut taken = Taken::default();
         for (r, group) in meta.row_groups().iter().enumerate() {
             if group.num_columns() != columns.len() {
                 return Err(FileError::new(format!(
@@ -296,7 +300,7 @@ impl ParquetFile {
                 )));
             }
             for (c, chunk) in group.columns().iter().enumerate() {
-                let filter = read_filter(reader, chunk).map_err(|e| {
+                let filter = read_filter(reader, chunk, &mut taken).map_err(|e| {
                     FileError::new(format!("row group {r}, column {}: {e}", columns[c].path))
                 })?;
                 chunks[c].push(Chunk {
@@ -340,6 +344,28 @@ fn value_type(physical: Physical, type_length: i32) -> ValueType {
     }
 }
 
+/// The byte ranges of the filters read so far. Two chunks may not share bytes: a footer
+/// pointing many chunks at one large filter would otherwise have it read (and held) once for
+/// each, far more memory than the file's size; with disjoint ranges the filters together are
+/// never larger than the file.
+#[derive(Default)]
+struct Taken(std::collections::BTreeMap<u64, u64>);
+
+impl Taken {
+    /// Records `[offset, offset + length)`, refused when it overlaps one already recorded.
+    fn claim(&mut self, offset: u64, length: u64) -> Result<(), FileError> {
+        let end = offset + length;
+        let before = self.0.range(..end).next_back();
+        if let Some((&start, &stop)) = before.filter(|&(_, &stop)| stop > offset) {
+            return Err(FileError::new(format!(
+                "the filter at bytes {offset}..{end} overlaps another chunk's at {start}..{stop}"
+            )));
+        }
+        self.0.insert(offset, end);
+        Ok(())
+    }
+}
+
 /// `length` bytes at `start`, which the caller has checked lie in the file.
 fn read<R: ChunkReader>(reader: &R, start: u64, length: u64) -> Result<Vec<u8>, FileError> {
     let bytes = reader
@@ -358,6 +384,7 @@ fn read<R: ChunkReader>(reader: &R, start: u64, length: u64) -> Result<Vec<u8>, 
 fn read_filter<R: ChunkReader>(
     reader: &R,
     chunk: &ColumnChunkMetaData,
+    taken: &mut Taken,
 ) -> Result<Option<ChunkFilter>, FileError> {
     let Some(offset) = chunk.bloom_filter_offset() else {
         return Ok(None);
@@ -403,6 +430,7 @@ fn read_filter<R: ChunkReader>(
             (length, false)
         }
     };
+    taken.claim(offset, length)?;
     let bloom =
         ParquetBloom::from_bytes(&read(reader, offset, length)?).map_err(FileError::filter)?;
     Ok(Some(ChunkFilter {

@@ -271,6 +271,26 @@ fn footers_that_lie_are_refused() {
 }
 
 #[test]
+fn chunks_sharing_a_filter_are_refused() {
+    let bytes = written();
+    let file = ParquetFile::from_bytes(&bytes).unwrap();
+    // Row group 0's email chunk pointed at row group 1's filter: the same bytes twice.
+    let other = file.chunks[0][1].filter.as_ref().unwrap();
+    let (at, len) = (other.offset as i64, other.length as i32);
+    let shared = relied(&bytes, |b| {
+        b.set_bloom_filter_offset(Some(at))
+            .set_bloom_filter_length(Some(len))
+    });
+    refused(&shared, "overlaps another chunk's");
+    // Without a declared length: the header there is read, then the overlap refused.
+    let half = relied(&bytes, |b| {
+        b.set_bloom_filter_offset(Some(at))
+            .set_bloom_filter_length(None)
+    });
+    refused(&half, "overlaps another chunk's");
+}
+
+#[test]
 fn damaged_ends_are_refused() {
     let bytes = written();
     refused(&bytes[..bytes.len() - 1], "Parquet footer");
