@@ -207,10 +207,10 @@ fn answer(key: &[u8], chunks: &[Chunk], plain: &[u8]) -> Answer {
     }
 }
 
-fn answer_line(a: &Answer) -> String {
+fn answer_line(key: &[u8], a: &Answer) -> String {
     let groups = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
     if !a.maybe_present {
-        return format!("absent\t{}\n", a.key);
+        return format!("absent\t{}\n", escape(key));
     }
     let unfiltered = if a.no_filter.is_empty() {
         String::new()
@@ -219,23 +219,16 @@ fn answer_line(a: &Answer) -> String {
     };
     format!(
         "maybe-present\t{}\trow groups {}{unfiltered}\n",
-        a.key,
+        escape(key),
         groups(&a.row_groups)
     )
 }
 
-/// `query FILE --column NAME`: per key, the row groups whose filter may hold it (and those
-/// without a filter, which may hold anything). Exit 1 when some key is in no row group.
+/// The index of the column `--column` names.
 ///
 /// # Errors
-/// No or an unknown `--column`, a key that is no value of the column's type, unreadable keys.
-pub fn query(
-    path: &Path,
-    f: &ParquetFile,
-    column: Option<&str>,
-    keys: &Keys,
-    out: Out,
-) -> Result<u8> {
+/// No `--column`, or a name the file has no column of (the columns with filters listed).
+fn chosen(path: &Path, f: &ParquetFile, column: Option<&str>) -> Result<usize> {
     let with_filters = || {
         (f.columns.iter().zip(&f.chunks))
             .filter(|(_, ch)| ch.iter().any(|c| c.filter.is_some()))
@@ -250,14 +243,35 @@ pub fn query(
             with_filters()
         );
     };
-    let Some(c) = f.column(name) else {
-        bail!(
+    f.column(name).ok_or_else(|| {
+        anyhow::anyhow!(
             "{} has no column {name:?} (with filters: {})",
             path.display(),
             with_filters()
-        );
-    };
-    let (value_type, chunks) = (f.columns[c].value_type, &f.chunks[c]);
+        )
+    })
+}
+
+/// `query FILE --column NAME`: per key, the row groups whose filter may hold it (and those
+/// without a filter, which may hold anything), streamed as `query` streams its answers (keys
+/// from stdin answered one by one). Exit 1 when some key is in no row group.
+///
+/// # Errors
+/// No or an unknown `--column`, a key that is no value of the column's type, unreadable keys.
+pub fn query(
+    path: &Path,
+    f: &ParquetFile,
+    column: Option<&str>,
+    keys: &Keys,
+    out: Out,
+) -> Result<u8> {
+    let c = chosen(path, f, column)?;
+    let (name, value_type, chunks) = (&f.columns[c].path, f.columns[c].value_type, &f.chunks[c]);
+    let interactive = keys.keys.is_empty()
+        && keys
+            .key_file
+            .as_deref()
+            .is_none_or(|p| p.as_os_str() == "-");
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let (mut first, mut any_absent) = (true, false);
     let lines = keys::for_each_source_key(keys, |_, key| {
@@ -270,28 +284,38 @@ pub fn query(
             let sep = if first { "[\n  " } else { ",\n  " };
             format!("{sep}{}", serde_json::to_string(&a)?)
         } else {
-            answer_line(&a)
+            answer_line(key, &a)
         };
         first = false;
         stdout
             .write_all(text.as_bytes())
+            .and_then(|()| if interactive { stdout.flush() } else { Ok(()) })
             .context("cannot write to stdout")
     });
+    let lines = match lines {
+        Ok(lines) => lines,
+        Err(e) => {
+            if out.json && !first {
+                let error = serde_json::json!({ "error": format!("{e:#}") });
+                let _ = write!(stdout, ",\n  {error}\n]\n").and_then(|()| stdout.flush());
+            }
+            return Err(e);
+        }
+    };
     let end = match (out.json, first) {
         (true, true) => "[]\n",
         (true, false) => "\n]\n",
         (false, _) => "",
     };
-    if let Err(e) = lines {
-        if out.json && !first {
-            let error = serde_json::json!({ "error": format!("{e:#}") });
-            let _ = write!(stdout, ",\n  {error}\n]\n").and_then(|()| stdout.flush());
-        }
-        return Err(e);
-    }
     stdout
         .write_all(end.as_bytes())
         .and_then(|()| stdout.flush())
         .context("cannot write to stdout")?;
+    if lines.empty > 0 {
+        out.note(&format!("{} empty lines skipped", lines.empty));
+    }
+    if let Some(w) = lines.cr_warning() {
+        out.warn(&w);
+    }
     Ok(u8::from(any_absent))
 }

@@ -375,3 +375,23 @@ fn build_to_parquet_writes_filterlabs_filter_in_a_file_every_reader_takes() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "5000 5000");
 }
+
+#[test]
+fn keys_from_stdin_are_answered_as_query_answers_them() {
+    let path = fixture("data_index_bloom_encoding_stats.parquet");
+    let args = ["query", s(&path), "--column", "String"];
+    let out = common::run_with_stdin(&args, Some(b"Hello\n\nno\tthere\n"));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "maybe-present\tHello\trow groups 0\nabsent\tno\\tthere\n"
+    );
+    assert!(
+        stderr(&out).contains("1 empty lines skipped"),
+        "{}",
+        stderr(&out)
+    );
+    let v = common::json_with_stdin(&args, Some(b"Hello\n"));
+    assert_eq!(v[0]["row_groups"], serde_json::json!([0]));
+    assert_eq!(v[0]["no_filter"], serde_json::json!([]));
+}
