@@ -3,9 +3,10 @@
 //! `parquet` crate) has a column chunk's `bloom_filter_offset` and `bloom_filter_length` set to
 //! fuzzer-chosen values in a rewritten footer (absent, negative, past the end, 2^31 - 1), bytes
 //! flipped anywhere, the footer's length field set, its end cut or extended. `ParquetFile` must
-//! refuse it or give filters that lie inside the file, are exactly what `ParquetBloom::from_bytes`
-//! reads at their offsets, and report counts and rates that are numbers (rates in [0, 1]). With
-//! `-malloc_limit_mb`, a footer declaring a huge filter is a finding if it is allocated.
+//! refuse it or give filters that lie inside the file and share no byte, are exactly what
+//! `ParquetBloom::from_bytes` reads at their offsets, and report counts and rates that are
+//! numbers (rates in [0, 1]). With `-malloc_limit_mb`, a footer declaring a huge filter is a
+//! finding if it is allocated.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -119,6 +120,7 @@ fuzz_target!(|input: Input| {
         return;
     };
     assert_eq!(file.chunks.len(), file.columns.len());
+    let mut ranges = Vec::new();
     for chunks in &file.chunks {
         assert_eq!(chunks.len(), file.row_groups());
         for chunk in chunks {
@@ -127,6 +129,7 @@ fuzz_target!(|input: Input| {
                 assert!(end <= bytes.len() as u64, "a filter past the end");
                 let at = &bytes[f.offset as usize..end as usize];
                 assert_eq!(ParquetBloom::from_bytes(at).expect("read again"), f.bloom);
+                ranges.push((f.offset, end));
             }
             if let Some(n) = chunk.ndv().value() {
                 assert!(n >= 0.0, "{n}");
@@ -136,4 +139,9 @@ fuzz_target!(|input: Input| {
             }
         }
     }
+    ranges.sort_unstable();
+    assert!(
+        ranges.windows(2).all(|w| w[0].1 <= w[1].0),
+        "filters share bytes: {ranges:?}"
+    );
 });
