@@ -22,6 +22,10 @@ WHEELS=target/wheels
 # Pinned for repeatable runs on this machine's python3 (3.11); numpy 2.4 needs 3.11 or later.
 PACKAGES=(maturin==1.16.0 pytest==8.3.5 numpy==2.4.6 mypy==2.4.1)
 PEERS=(rbloom==1.5.4 pybloom-live==4.0.0 xxhash==4.1.0 bitarray==3.12.3 bloom-filter2==2.0.0 mmh3==5.3.1)
+# Not measured: DuckDB writes the Parquet file whose bloom filters, and its parquet_bloom_probe
+# answers, crates/filterlab-cli/tests/cli_parquet.rs checks filterlab against (skipped there
+# when this venv lacks it).
+INTEROP=(duckdb==2.0.1)
 
 # The commit the wheel is built from, stamped into the venv once it is ready: the harness's
 # committed run reuses a venv whose wheel was built from the code it measures
@@ -35,7 +39,8 @@ fi
 log "fresh virtual environment in $VENV ($("$PYTHON" --version))"
 rm -rf "$VENV"
 "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PACKAGES[@]}" "${PEERS[@]}"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PACKAGES[@]}" "${PEERS[@]}" \
+    "${INTEROP[@]}"
 
 log "wheel (maturin build --release)"
 rm -f "$WHEELS"/filterlab-*.whl

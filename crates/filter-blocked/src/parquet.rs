@@ -183,14 +183,26 @@ impl ParquetBloom {
         self.kernel.test(&self.blocks[self.block_of(h)], h as u32)
     }
 
-    /// Fraction of the bitset's bits that are set.
-    fn fill(&self) -> f64 {
-        let ones: u64 = self
-            .blocks
+    /// Bits set in the bitset.
+    pub fn ones(&self) -> u64 {
+        self.blocks
             .iter()
             .map(|b| u64::from(b.0.iter().map(|w| w.count_ones()).sum::<u32>()))
-            .sum();
-        ones as f64 / (self.blocks.len() as f64 * 256.0)
+            .sum()
+    }
+
+    /// Fraction of the bitset's bits that are set.
+    fn fill(&self) -> f64 {
+        self.ones() as f64 / (self.blocks.len() as f64 * 256.0)
+    }
+
+    /// The distinct values the set bits account for: lane by lane a split-block filter of `B`
+    /// blocks is a partitioned Bloom filter of 8 partitions of `32·B` bits, so the Swamidass &
+    /// Baldi estimate [`filter_core::math::bloom_count_estimate`] with `m = 256·B`, `k = 8`.
+    /// Infinite when every bit is set.
+    pub fn estimated_count(&self) -> f64 {
+        let m = self.blocks.len() as u64 * 256;
+        filter_core::math::bloom_count_estimate(m, 8, self.ones()).unwrap_or(f64::NAN)
     }
 
     /// Shrinks the filter as arrow-rs's writer does after a column chunk: ORs groups of `2^f`
@@ -304,6 +316,9 @@ impl ParquetBloom {
 }
 
 mod thrift;
+
+#[cfg(feature = "parquet-file")]
+pub mod file;
 
 #[cfg(test)]
 mod tests;

@@ -60,6 +60,11 @@ pub enum Command {
         /// the latest slice a key was inserted into.
         #[arg(long)]
         at: Option<u64>,
+        /// A Parquet file: the column whose row-group filters answer (keys as its physical
+        /// type: text for BYTE_ARRAY, decimal for INT32/INT64/FLOAT/DOUBLE, bytes or hex for
+        /// FIXED_LEN_BYTE_ARRAY).
+        #[arg(long)]
+        column: Option<String>,
     },
     /// Insert keys into a saved filter and save it again (atomically).
     Add {
@@ -216,6 +221,10 @@ pub enum Format {
     Filterlab,
     /// Guava's `BloomFilter` (`writeTo` / `readFrom`): a classic Bloom filter.
     Guava,
+    /// A Parquet file of the keys (one column, one row group) with its split-block bloom
+    /// filter, written by the `parquet` crate and checked to be filterlab's, bit for bit
+    /// (`build` only).
+    Parquet,
 }
 
 impl Format {
@@ -224,6 +233,7 @@ impl Format {
         match self {
             Format::Filterlab => "a filterlab file",
             Format::Guava => "a Guava BloomFilter",
+            Format::Parquet => "a Parquet file",
         }
     }
 }
@@ -263,6 +273,9 @@ pub struct Build {
     /// --to guava: the strategy (default mitz64).
     #[arg(long, value_enum, requires = "to")]
     pub guava_strategy: Option<GuavaStrategyArg>,
+    /// --to parquet: the column's name (default `key`).
+    #[arg(long, requires = "to")]
+    pub parquet_column: Option<String>,
     /// Items (10M, 1e7, ...); without it, the non-empty lines of --keys are counted first
     /// (not for a time window: its --n is the most items one window receives).
     #[arg(long, value_parser = parse::count, allow_hyphen_values = true)]

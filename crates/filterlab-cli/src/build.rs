@@ -266,9 +266,12 @@ pub(crate) fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
 /// filter, a failed save; under `--strict`, more keys than the capacity.
 pub fn build(b: &Build, out: Out) -> Result<Built> {
     file::check_output(&b.output, Role::Output)?;
-    // (`--to guava` is `crate::convert::build_guava`.)
+    // (`--to guava` is `crate::convert::build_guava`, `--to parquet` `crate::parquet::build`.)
     if b.guava_strategy.is_some() {
         bail!("--guava-strategy is for --to guava");
+    }
+    if b.parquet_column.is_some() {
+        bail!("--parquet-column is for --to parquet");
     }
     let Some(variant) = b.variant else {
         bail!("--variant is needed to build a filterlab file");

@@ -63,6 +63,7 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
         Command::Build(b) => {
             let built = match b.to {
                 Some(crate::args::Format::Guava) => crate::convert::build_guava(&b, out)?,
+                Some(crate::args::Format::Parquet) => crate::parquet::build(&b, out)?,
                 _ => build::build(&b, out)?,
             };
             out.emit(&built, render::build)
@@ -82,8 +83,16 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             out.emit(&changed, render::changed)?;
             Ok(u8::from(changed.absent > 0))
         }
-        Command::Query { filter, keys, at } => query(&filter, &keys, at, out),
+        Command::Query {
+            filter,
+            keys,
+            at,
+            column,
+        } => query(&filter, &keys, at, column.as_deref(), out),
         Command::Info { filter, verify } => {
+            if let Some(parquet) = crate::parquet::sniff(&filter)? {
+                return out.emit(&crate::parquet::info(&parquet), crate::parquet::render_info);
+            }
             if let Some(foreign) = foreign::sniff(&filter)? {
                 return out.emit(&foreign::info(&foreign), render::guava_info);
             }
@@ -149,7 +158,22 @@ impl Answer {
 /// as one JSON array written element by element; a key that cannot be read part-way (a line
 /// too long, a read error) ends the array with an `{"error": ...}` element, so stdout stays
 /// valid JSON.
-fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
+fn query(path: &Path, keys: &Keys, at: Option<u64>, column: Option<&str>, out: Out) -> Result<u8> {
+    if let Some(parquet) = crate::parquet::sniff(path)? {
+        if at.is_some() {
+            anyhow::bail!(
+                "--at is for windows counted in time; {} is a Parquet file: drop --at",
+                path.display()
+            );
+        }
+        return crate::parquet::query(path, &parquet, column, keys, out);
+    }
+    if column.is_some() {
+        anyhow::bail!(
+            "--column is for Parquet files; {} is not one",
+            path.display()
+        );
+    }
     if let Some(foreign) = foreign::sniff(path)? {
         if at.is_some() {
             anyhow::bail!(

@@ -158,6 +158,12 @@ impl Inexact {
 /// An unreadable input, a conversion that cannot be exact without `--keys` (with the reason),
 /// a key the input reports absent, a bad output path, a failed save.
 pub fn convert(c: &Convert, out: Out) -> Result<Converted> {
+    if c.to == Format::Parquet {
+        bail!(
+            "convert --to parquet: a Parquet bloom filter belongs to a column of values; \
+             write one with build --to parquet --keys FILE"
+        );
+    }
     file::check_output(&c.output, Role::Output)?;
     let source = Source::read(&c.input)?;
     let from = source.describe();
@@ -234,6 +240,7 @@ fn rebuild(source: &Source, c: &Convert, path: &Path) -> Result<(Target, u64)> {
     let hasher = match c.to {
         Format::Guava => guava_hasher(),
         Format::Filterlab => KeyHasher::new(HashKind::Xxh3_128, 0)?,
+        Format::Parquet => bail!("convert --to parquet: use build --to parquet"),
     };
     let hashes = held_keys(source, path, hasher, &c.input)?;
     let n = hashes.len() as u64;
@@ -244,6 +251,7 @@ fn rebuild(source: &Source, c: &Convert, path: &Path) -> Result<(Target, u64)> {
                 .map_or(Strategy::Murmur128Mitz64, GuavaStrategyArg::strategy);
             Target::Guava(guava_from(&hashes, n, fpr, strategy)?)
         }
+        Format::Parquet => bail!("convert --to parquet: use build --to parquet"),
         Format::Filterlab => {
             let variant = c.variant.unwrap_or(Variant::Classic);
             let params = Params::new(n.max(1), fpr).hasher(hasher);

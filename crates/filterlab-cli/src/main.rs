@@ -8,6 +8,8 @@
 //! filterlab add filter.bin carol@example.com                          (or --keys FILE, or stdin)
 //! filterlab remove filter.bin carol@example.com                       (counting and cuckoo only)
 //! filterlab info filter.bin
+//! filterlab info data.parquet                                      (each column chunk's bloom filter)
+//! filterlab query data.parquet --column email --keys probes.txt      (row groups that may hold each key)
 //! filterlab build --to guava --fpr 1% --keys emails.txt -o emails.guava   (Guava's BloomFilter)
 //! filterlab convert old.bin new.bin --to filterlab                    (or --to guava; --keys FILE to rebuild)
 //! filterlab recommend --n 70K --fpr 1% --window 24h                   (or --window items)
@@ -33,6 +35,7 @@ mod foreign;
 mod gate;
 mod keys;
 mod output;
+mod parquet;
 mod parse;
 mod recommend;
 mod render;

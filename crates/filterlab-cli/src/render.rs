@@ -80,14 +80,15 @@ pub fn build(b: &Built) -> String {
     } else {
         String::new()
     };
-    let counted = if b.capacity_counted {
-        " (the key lines, counted)"
-    } else {
-        ""
+    let counted = match (b.capacity_counted, b.format) {
+        (true, Format::Parquet) => " (the distinct keys, counted)",
+        (true, _) => " (the key lines, counted)",
+        (false, _) => "",
     };
     let what = match b.format {
         Format::Filterlab => format!("{} filter", b.variant.name()),
         Format::Guava => "Guava BloomFilter".to_string(),
+        Format::Parquet => "Parquet file with a bloom filter".to_string(),
     };
     maybe
         + &format!(
