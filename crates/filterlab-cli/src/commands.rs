@@ -82,7 +82,7 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
         Command::Query { filter, keys, at } => query(&filter, &keys, at, out),
         Command::Info { filter, verify } => {
             if let Some(foreign) = foreign::sniff(&filter)? {
-                return out.emit(&foreign::info(&foreign), render::guava_info);
+                return out.emit(&foreign::info(&foreign), render::foreign_info);
             }
             let r = file::read_only(&filter)?;
             if let (true, file::Reading::InPlace(m)) = (verify, &r) {
@@ -146,8 +146,9 @@ fn query(path: &Path, keys: &Keys, at: Option<u64>, out: Out) -> Result<u8> {
     if let Some(foreign) = foreign::sniff(path)? {
         if at.is_some() {
             anyhow::bail!(
-                "--at is for windows counted in time; {} is a Guava BloomFilter: drop --at",
-                path.display()
+                "--at is for windows counted in time; {} is {}: drop --at",
+                path.display(),
+                foreign.describe()
             );
         }
         return answer(keys, out, |key| Ok(foreign.contains(key)));
