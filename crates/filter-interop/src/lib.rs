@@ -4,7 +4,7 @@
 //! | module    | format                                           | checked against            |
 //! |-----------|--------------------------------------------------|----------------------------|
 //! | [`guava`] | Guava's `BloomFilter` (`writeTo` / `readFrom`), both strategies | Guava on the JDK (`tests/guava_peer.rs`) |
-//! | [`redisbloom`] | RedisBloom's scalable Bloom filter (`BF.SCANDUMP` / `BF.LOADCHUNK`); its cuckoo filter (`CF.*`) not yet | RedisBloom 2.8 in redis-server (`tests/redisbloom_peer.rs`) |
+//! | [`redisbloom`] | RedisBloom's scalable Bloom filter (`BF.SCANDUMP` / `BF.LOADCHUNK`, built natively too); its cuckoo filter (`CF.SCANDUMP` / `CF.LOADCHUNK`, read and written back, not built) | RedisBloom 2.8 in redis-server (`tests/redisbloom_peer.rs`) |
 //!
 //! Parquet's split-block filters live beside the split-block variant they share a layout with
 //! (`filter_blocked::parquet`).

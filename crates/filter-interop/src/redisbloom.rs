@@ -44,22 +44,15 @@
 //! pairs; [`RedisBloom::from_bytes`] / [`RedisBloom::to_bytes`] are a one-file form of the same
 //! bytes (see [`FILE_MAGIC`]) that `filterlab info` and `filterlab query` recognise.
 //!
-//! # The cuckoo filter (`CF.*`): not here yet
+//! # The cuckoo filter (`CF.*`): read and written back, not built
 //!
-//! Its layout allows an exact reading; this module does not do it yet. What it would take, from
-//! `src/cf.h`, `src/cf.c` and `src/cuckoo.c`: the header chunk is a packed `CFHeader` of 38
-//! bytes (items, buckets, deletes, sub-filters as `u64`; bucket size, max iterations, expansion
-//! as `u16`); sub-filter `i` holds `buckets · expansion^i` buckets of `bucket size` one-byte
-//! fingerprints (0 = empty), and the data chunks are those bytes, sub-filter after sub-filter.
-//! A key's hash is `h = MurmurHash64A(key, 0)`, its fingerprint `h mod 255 + 1`, its buckets
-//! `h mod n` and `(h ^ fp · 0x5bd1e995) mod n` in each sub-filter of `n` buckets, and
-//! `CF.EXISTS` answers yes when either bucket of any sub-filter holds the fingerprint. Two
-//! quirks must be kept: the byte offset of a bucket is cut to 32 bits (`SubCF_GetIndex` returns
-//! `uint32_t`), so sub-filters above 4 GiB wrap; and `CF.SCANDUMP` returns a whole sub-filter as
-//! one chunk whenever it is below the 16 MiB limit, whatever the iterator. Writing back
-//! (`CF.LOADCHUNK`) is the same bytes; building one natively would also need the insertion's
-//! kick-out order (`CuckooFilter_Insert`, which evicts by a fixed rotation, not at random) to
-//! give the same bytes as `CF.ADD`.
+//! [`RedisCuckoo`] reads `CF.SCANDUMP`'s chunks, answers as `CF.EXISTS` does, and writes the
+//! same chunks back for `CF.LOADCHUNK` (its docs give the layout and the hash). Building or
+//! changing one here is not implemented: `CF.ADD`'s kick-out walk and growth would have to be
+//! followed step for step to give RedisBloom's bytes. RedisBloom 2.8.2 itself crashes (SIGFPE)
+//! on the 145th `CF.ADD` of one key to a `CF.RESERVE k 100000 BUCKETSIZE 4 EXPANSION 2` filter:
+//! each time the key's two buckets are full a sub-filter is added, and at 2^32 buckets the
+//! kick-out loop's `uint32_t` bucket count is 0.
 //!
 //! # False-positive rate
 //!
@@ -93,9 +86,11 @@
 use filter_core::{math, Error, Filter, Hash128, HashKind, KeyHasher, Result};
 
 mod codec;
+mod cuckoo;
 pub mod hash;
 
 pub use codec::{Header, LinkHeader, CHAIN_HEADER_LEN, FILE_MAGIC, LINK_HEADER_LEN, MAX_CHUNK};
+pub use cuckoo::{RedisCuckoo, CF_HEADER_LEN, CF_MAX_BUCKETS};
 
 /// `BLOOM_OPT_NOROUND`: bits as computed, not rounded up to a power of two.
 pub const OPT_NOROUND: u32 = 1;

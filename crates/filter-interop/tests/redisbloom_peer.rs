@@ -8,6 +8,10 @@
 //!   do, `BF.SCANDUMP` gives our chunks back, and both sides, given the same further keys, grow
 //!   the same links.
 //!
+//! - The cuckoo filter: RedisBloom fills one that grows (`CF.RESERVE`, `CF.INSERT`); we read its
+//!   `CF.SCANDUMP`, answer 1M probes as `CF.MEXISTS` does, and `CF.LOADCHUNK` takes the chunks
+//!   we write back (its chunks, byte for byte), after which a fresh key answers alike.
+//!
 //! Probes are sent in pipelined batches, so each direction takes seconds. Without a server the
 //! tests print why and pass, unless `FILTERLAB_REQUIRE_SERVERS=1`.
 
@@ -15,7 +19,7 @@ mod common;
 
 use common::random_keys;
 use filter_core::Filter;
-use filter_interop::redisbloom::{RedisBloom, Scaling, OPT_FORCE64};
+use filter_interop::redisbloom::{RedisBloom, RedisCuckoo, Scaling, OPT_FORCE64};
 use redis::Connection;
 use std::time::Instant;
 
@@ -63,57 +67,71 @@ fn del(c: &mut Connection, k: &str) {
 
 /// `BF.MADD` of `keys`, in order, in pipelined batches.
 fn madd(c: &mut Connection, k: &str, keys: &[Vec<u8>]) {
+    batched(c, &["BF.MADD", k], keys);
+}
+
+/// `cmd` (a command and its arguments before the keys) with `keys` in order, in pipelined
+/// batches; the integer answers.
+fn batched(c: &mut Connection, cmd: &[&str], keys: &[Vec<u8>]) -> Vec<i64> {
+    let mut out = Vec::with_capacity(keys.len());
     for group in keys.chunks(BATCH * PIPELINE) {
         let mut p = redis::pipe();
         for batch in group.chunks(BATCH) {
-            p.cmd("BF.MADD").arg(k).arg(batch);
+            p.cmd(cmd[0]).arg(&cmd[1..]).arg(batch);
         }
-        p.query::<Vec<Vec<i64>>>(c).expect("BF.MADD");
+        let answers: Vec<Vec<i64>> = p.query(c).unwrap_or_else(|e| panic!("{}: {e}", cmd[0]));
+        out.extend(answers.into_iter().flatten());
     }
-}
-
-/// `BF.MEXISTS` of every probe, in pipelined batches.
-fn mexists(c: &mut Connection, k: &str, probes: &[Vec<u8>]) -> Vec<bool> {
-    let mut out = Vec::with_capacity(probes.len());
-    for group in probes.chunks(BATCH * PIPELINE) {
-        let mut p = redis::pipe();
-        for batch in group.chunks(BATCH) {
-            p.cmd("BF.MEXISTS").arg(k).arg(batch);
-        }
-        let answers: Vec<Vec<i64>> = p.query(c).expect("BF.MEXISTS");
-        out.extend(answers.into_iter().flatten().map(|a| a == 1));
-    }
-    assert_eq!(out.len(), probes.len());
+    assert_eq!(out.len(), keys.len());
     out
 }
 
-/// Every chunk of `BF.SCANDUMP`, its closing `(0, "")` left out.
-fn scandump(c: &mut Connection, k: &str) -> Vec<(i64, Vec<u8>)> {
+/// `BF.MEXISTS` (or `CF.MEXISTS` for `cf`) of every probe, in pipelined batches.
+fn mexists_of(c: &mut Connection, cf: bool, k: &str, probes: &[Vec<u8>]) -> Vec<bool> {
+    let cmd = if cf { "CF.MEXISTS" } else { "BF.MEXISTS" };
+    let answers = batched(c, &[cmd, k], probes);
+    answers.into_iter().map(|a| a == 1).collect()
+}
+
+fn mexists(c: &mut Connection, k: &str, probes: &[Vec<u8>]) -> Vec<bool> {
+    mexists_of(c, false, k, probes)
+}
+
+/// Every chunk of `BF.SCANDUMP` (or `CF.SCANDUMP` for `cf`), its closing `(0, "")` or
+/// `(0, nil)` left out.
+fn scandump_of(c: &mut Connection, cf: bool, k: &str) -> Vec<(i64, Vec<u8>)> {
+    let cmd = if cf { "CF.SCANDUMP" } else { "BF.SCANDUMP" };
     let mut chunks = Vec::new();
     let mut iter = 0i64;
     loop {
-        let (next, data): (i64, Vec<u8>) = redis::cmd("BF.SCANDUMP")
-            .arg(k)
-            .arg(iter)
-            .query(c)
-            .expect("BF.SCANDUMP");
+        let (next, data): (i64, Option<Vec<u8>>) =
+            redis::cmd(cmd).arg(k).arg(iter).query(c).expect(cmd);
         if next == 0 {
-            assert!(data.is_empty());
+            assert!(data.unwrap_or_default().is_empty());
             return chunks;
         }
-        chunks.push((next, data));
+        chunks.push((next, data.expect("a chunk")));
         iter = next;
     }
 }
 
-/// `BF.LOADCHUNK` of every chunk, in one pipeline.
-fn loadchunks(c: &mut Connection, k: &str, chunks: &[(i64, Vec<u8>)]) {
+fn scandump(c: &mut Connection, k: &str) -> Vec<(i64, Vec<u8>)> {
+    scandump_of(c, false, k)
+}
+
+/// `BF.LOADCHUNK` (or `CF.LOADCHUNK` for `cf`) of every chunk, in one pipeline.
+fn loadchunks_of(c: &mut Connection, cf: bool, k: &str, chunks: &[(i64, Vec<u8>)]) {
+    let cmd = if cf { "CF.LOADCHUNK" } else { "BF.LOADCHUNK" };
     let mut p = redis::pipe();
     for (iter, data) in chunks {
-        p.cmd("BF.LOADCHUNK").arg(k).arg(*iter).arg(data.as_slice());
+        p.cmd(cmd).arg(k).arg(*iter).arg(data.as_slice());
     }
     p.query::<Vec<String>>(c)
-        .expect("BF.LOADCHUNK takes our chunks");
+        .unwrap_or_else(|e| panic!("{cmd} takes our chunks: {e}"));
+}
+
+fn loadchunks(c: &mut Connection, k: &str, chunks: &[(i64, Vec<u8>)]) {
+    loadchunks_of(c, false, k, chunks)
 }
 
 /// `probes / 2` members, and probes that are those members followed by as many other keys.
@@ -263,6 +281,74 @@ fn small_chunks_nonscaling_and_refusals() {
     assert!(refused.is_err(), "{refused:?}");
     assert!(RedisBloom::from_chunks(&bad).is_err());
     for x in [k, ns, bad_key] {
+        del(&mut c, &x);
+    }
+}
+
+/// RedisBloom's cuckoo filter: its dump read, 1M probes answered as `CF.MEXISTS`, the chunks we
+/// write back equal to its own and loaded into a fresh key that answers alike.
+#[test]
+fn cuckoo_dump_read_answered_and_written_back() {
+    let Some(mut c) = server() else { return };
+    let (k, copy, probes) = (key("cf"), key("cf-copy"), 1_000_000);
+    // Distinct members: CF.INSERT adds a key again each time, and RedisBloom 2.8.2 dies of a
+    // division by zero (SIGFPE) once repeats of one key have grown the filter to 2^32 buckets
+    // (Filter_KOInsert keeps the bucket count in a uint32_t): 145 adds of one key do it here.
+    // The short random keys repeat that often.
+    let (members, all) = key_sets(70, probes);
+    let mut seen = std::collections::HashSet::new();
+    let members: Vec<Vec<u8>> = members
+        .into_iter()
+        .filter(|m| seen.insert(m.clone()))
+        .collect();
+    let all: Vec<Vec<u8>> = members
+        .iter()
+        .cloned()
+        .chain(all[probes / 2..].iter().cloned())
+        .collect();
+    let start = Instant::now();
+    del(&mut c, &k);
+    redis::cmd("CF.RESERVE")
+        .arg(&k)
+        .arg(100_000)
+        .arg("BUCKETSIZE")
+        .arg(4)
+        .arg("EXPANSION")
+        .arg(2)
+        .query::<String>(&mut c)
+        .expect("CF.RESERVE");
+    let added = batched(&mut c, &["CF.INSERT", &k, "ITEMS"], &members);
+    assert!(added.iter().all(|&a| a == 1), "every insert placed");
+    let dump = scandump_of(&mut c, true, &k);
+    let theirs = RedisCuckoo::from_chunks(&dump).expect("we read RedisBloom's CF dump");
+    assert!(theirs.sub_filter_buckets().len() >= 2, "the filter grew");
+    assert_eq!(theirs.items(), members.len() as u64);
+    assert_eq!(
+        theirs.to_chunks(),
+        dump,
+        "its chunks -> ours -> the same chunks"
+    );
+    let answers = mexists_of(&mut c, true, &k, &all);
+    let mine: Vec<bool> = all.iter().map(|p| theirs.contains(p)).collect();
+    let wrong = disagreements(&answers, &mine);
+    println!(
+        "RedisBloom's cuckoo filter ({} sub-filters), we answered {probes} probes: {wrong} \
+         disagreements ({:.1?})",
+        theirs.sub_filter_buckets().len(),
+        start.elapsed()
+    );
+    assert_eq!(wrong, 0);
+    assert!(
+        mine[..members.len()].iter().all(|&a| a),
+        "no false negative"
+    );
+    del(&mut c, &copy);
+    loadchunks_of(&mut c, true, &copy, &theirs.to_chunks());
+    assert!(scandump_of(&mut c, true, &copy) == dump);
+    let tail = members.len() - 50_000; // 50,000 members, then the other keys
+    let again = mexists_of(&mut c, true, &copy, &all[tail..]);
+    assert_eq!(disagreements(&again, &mine[tail..]), 0);
+    for x in [k, copy] {
         del(&mut c, &x);
     }
 }

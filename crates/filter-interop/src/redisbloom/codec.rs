@@ -63,12 +63,16 @@ fn invalid(why: String) -> FormatError {
     FormatError::Invalid(format!("RedisBloom BF header: {why}"))
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
+pub(super) fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+pub(super) fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes(b[at..at + 2].try_into().expect("2 bytes"))
 }
 
 impl LinkHeader {
@@ -294,7 +298,7 @@ impl Header {
 }
 
 /// Compares the data present with the data declared.
-fn check_data_len(declared: u64, present: u64) -> Result<(), FormatError> {
+pub(super) fn check_data_len(declared: u64, present: u64) -> Result<(), FormatError> {
     match present.cmp(&declared) {
         std::cmp::Ordering::Less => Err(FormatError::Truncated {
             needed: declared,

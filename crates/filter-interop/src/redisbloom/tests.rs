@@ -385,3 +385,123 @@ fn every_flip_and_cut_is_an_error_or_a_filter() {
         assert!(RedisBloom::from_bytes(&bytes[..i]).is_err());
     }
 }
+
+/// A `CF.SCANDUMP` header: items, buckets, deletes, sub-filters, bucket size, max iterations,
+/// expansion.
+fn cf_header(fields: (u64, u64, u64, u64, u16, u16, u16)) -> Vec<u8> {
+    let (items, buckets, deletes, filters, bs, it, ex) = fields;
+    let mut h = Vec::new();
+    for v in [items, buckets, deletes, filters] {
+        h.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [bs, it, ex] {
+        h.extend_from_slice(&v.to_le_bytes());
+    }
+    h
+}
+
+const CF_GOOD: (u64, u64, u64, u64, u16, u16, u16) = (1, 8, 0, 2, 2, 20, 2);
+
+/// 8 and 16 buckets of 2 slots; `key` stored in sub-filter 1 where RedisBloom would look.
+fn cf_chunks(key: &[u8]) -> Vec<(i64, Vec<u8>)> {
+    let h = hash::murmur64a(key, 0);
+    let fp = (h % 255 + 1) as u8;
+    let mut second = vec![0u8; 32];
+    second[((h % 16) * 2 + 1) as usize] = fp;
+    vec![(1, cf_header(CF_GOOD)), (17, vec![0; 16]), (49, second)]
+}
+
+#[test]
+fn a_cuckoo_dump_is_read_and_written_back() {
+    let chunks = cf_chunks(b"alice");
+    let f = RedisCuckoo::from_chunks(&chunks).unwrap();
+    assert_eq!(f.sub_filter_buckets(), [8, 16]);
+    assert_eq!((f.items(), f.bucket_size(), f.expansion()), (1, 2, 2));
+    assert!(f.contains(b"alice"));
+    let others = testkit::keys("other", 1000);
+    assert!(others.iter().filter(|k| f.contains(k)).count() < 30);
+    assert_eq!(f.to_chunks(), chunks);
+    assert_eq!(f.header_bytes().len(), CF_HEADER_LEN);
+    let mut closed = chunks.clone();
+    closed.push((0, Vec::new()));
+    assert_eq!(RedisCuckoo::from_chunks(&closed).unwrap(), f);
+}
+
+/// Each check of a `CF` header or its chunks can fail.
+#[test]
+fn lying_cuckoo_dumps_are_refused() {
+    let with_header = |fields| {
+        let mut c = cf_chunks(b"k");
+        c[0].1 = cf_header(fields);
+        RedisCuckoo::from_chunks(&c)
+    };
+    let (i, b, d, n, s, it, e) = CF_GOOD;
+    let lies = [
+        ((i, b, d, n, 0, it, e), "bucket size"),
+        ((i, b, d, n, 256, it, e), "bucket size"),
+        ((i, 0, d, n, s, it, e), "buckets"),
+        ((i, 12, d, n, s, it, e), "buckets"),
+        ((i, 1 << 56, d, n, s, it, e), "buckets"),
+        ((i, b, d, 0, s, it, e), "sub-filters"),
+        ((i, b, d, 1 << 16, s, it, e), "sub-filters"),
+        ((i, b, d, n, s, 0, e), "max iterations"),
+        ((i, b, d, n, s, it, 0), "sub-filter 1"),
+        ((i, 1 << 55, d, 200, s, it, 2), "beyond 2^64"),
+    ];
+    for (fields, says) in lies {
+        match with_header(fields) {
+            Err(FormatError::Invalid(m)) => assert!(m.contains(says), "{fields:?}: {m}"),
+            other => panic!("{fields:?}: {other:?}"),
+        }
+    }
+    // Sizes declared, never allocated: 2^40 buckets of 255 slots, not in the data.
+    let huge = with_header((i, 1 << 40, d, 1, 255, it, e));
+    assert!(
+        matches!(huge, Err(FormatError::Truncated { .. })),
+        "{huge:?}"
+    );
+    let good = cf_chunks(b"k");
+    let edit = |e: &dyn Fn(&mut Chunks)| {
+        let mut c = good.clone();
+        e(&mut c);
+        RedisCuckoo::from_chunks(&c)
+    };
+    assert!(edit(&|_| {}).is_ok());
+    let short_head = edit(&|c| {
+        c[0].1.pop();
+    });
+    assert!(matches!(short_head, Err(FormatError::Truncated { .. })));
+    assert!(matches!(
+        edit(&|c| c[0].1.push(0)),
+        Err(FormatError::TrailingBytes(1))
+    ));
+    assert!(matches!(
+        edit(&|c| {
+            c.pop();
+        }),
+        Err(FormatError::Truncated { .. })
+    ));
+    assert!(matches!(
+        edit(&|c| c[2].1.push(0)),
+        Err(FormatError::TrailingBytes(1))
+    ));
+    assert!(matches!(
+        edit(&|c| c[0].0 = 0),
+        Err(FormatError::Invalid(_))
+    ));
+    assert!(matches!(
+        edit(&|c| c[1].0 = 16),
+        Err(FormatError::Invalid(_))
+    ));
+    // 24 bytes then 24: the first runs into the second sub-filter.
+    let across = edit(&|c| {
+        let data: Vec<u8> = c[1].1.iter().chain(&c[2].1).copied().collect();
+        c[1] = (25, data[..24].to_vec());
+        c[2] = (49, data[24..].to_vec());
+    });
+    assert!(matches!(across, Err(FormatError::Invalid(m)) if m.contains("sub-filter 0")));
+    assert!(matches!(
+        RedisCuckoo::from_chunks::<Vec<u8>>(&[]),
+        Err(FormatError::Truncated { .. })
+    ));
+}
