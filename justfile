@@ -98,13 +98,14 @@ loom:
 huge:
     cargo test --release -p filterlab --test huge -- --ignored --test-threads 1
 
-# The cargo-fuzz targets (load, ops, guava, parquet_file) for a bounded time each (needs nightly and `cargo install cargo-fuzz`).
+# The cargo-fuzz targets (load, ops, guava, parquet_file, redisbloom) for a bounded time each (needs nightly and `cargo install cargo-fuzz`).
 # The limits make an allocation bomb a finding, not a slow run.
 fuzz seconds="60":
     cd fuzz && cargo +nightly fuzz run -O load -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
     cd fuzz && cargo +nightly fuzz run -O ops -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
     cd fuzz && cargo +nightly fuzz run -O guava -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
     cd fuzz && cargo +nightly fuzz run -O parquet_file -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
+    cd fuzz && cargo +nightly fuzz run -O redisbloom -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
 
 # The filterlab command, e.g. `just filterlab calc --n 10M --fpr 1%`.
 filterlab *ARGS:

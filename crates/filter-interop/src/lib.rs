@@ -4,12 +4,14 @@
 //! | module    | format                                           | checked against            |
 //! |-----------|--------------------------------------------------|----------------------------|
 //! | [`guava`] | Guava's `BloomFilter` (`writeTo` / `readFrom`), both strategies | Guava on the JDK (`tests/guava_peer.rs`) |
+//! | [`redisbloom`] | RedisBloom's scalable Bloom filter (`BF.SCANDUMP` / `BF.LOADCHUNK`, built natively too); its cuckoo filter (`CF.SCANDUMP` / `CF.LOADCHUNK`, read and written back, not built) | RedisBloom 2.8 in redis-server (`tests/redisbloom_peer.rs`) |
 //!
 //! Parquet's split-block filters live beside the split-block variant they share a layout with
 //! (`filter_blocked::parquet`).
 //!
 //! Each foreign filter implements [`filter_core::Filter`], hashing keys exactly as its home
-//! library does, and reports its false-positive rate from [`filter_core::math`]. A foreign file
+//! library does (RedisBloom's hash is none of filter-core's, so its `_hash` methods take its own
+//! pair: see [`redisbloom`]), and reports its false-positive rate from [`filter_core::math`]. A foreign file
 //! that stores no item count gets one estimated from its set bits (Swamidass & Baldi 2007,
 //! [`filter_core::math::bloom_count_estimate`]), so the rate of a filter that has run for years
 //! can be read off its bytes.
@@ -21,5 +23,7 @@
 #![forbid(unsafe_code)]
 
 pub mod guava;
+pub mod redisbloom;
 
 pub use guava::GuavaBloom;
+pub use redisbloom::RedisBloom;

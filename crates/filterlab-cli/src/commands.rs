@@ -94,7 +94,7 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
                 return out.emit(&crate::parquet::info(&parquet), crate::parquet::render_info);
             }
             if let Some(foreign) = foreign::sniff(&filter)? {
-                return out.emit(&foreign::info(&foreign), render::guava_info);
+                return out.emit(&foreign::info(&foreign), render::foreign_info);
             }
             let r = file::read_only(&filter)?;
             if let (true, file::Reading::InPlace(m)) = (verify, &r) {
@@ -177,8 +177,9 @@ fn query(path: &Path, keys: &Keys, at: Option<u64>, column: Option<&str>, out: O
     if let Some(foreign) = foreign::sniff(path)? {
         if at.is_some() {
             anyhow::bail!(
-                "--at is for windows counted in time; {} is a Guava BloomFilter: drop --at",
-                path.display()
+                "--at is for windows counted in time; {} is {}: drop --at",
+                path.display(),
+                foreign.describe()
             );
         }
         return answer(keys, out, |key| Ok(foreign.contains(key)));

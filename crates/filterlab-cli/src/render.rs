@@ -5,7 +5,7 @@ use crate::build::{Built, Changed};
 use crate::convert::{Converted, Method};
 use crate::explain::Explained;
 use crate::file::Info;
-use crate::foreign::GuavaInfo;
+use crate::foreign::{ForeignInfo, GuavaInfo, RedisBloomInfo};
 use crate::recommend::Recommendation;
 use crate::units::{pct, size};
 use filterlab::any::{Plan, Value};
@@ -173,7 +173,52 @@ pub fn info(i: &Info) -> String {
 /// One line of `query`: the answer, a tab, the key escaped (control characters and bytes that
 /// are not UTF-8 never reach the terminal raw).
 /// `info` of a Guava filter.
-pub fn guava_info(i: &GuavaInfo) -> String {
+/// `info` of a foreign filter.
+pub fn foreign_info(i: &ForeignInfo) -> String {
+    match i {
+        ForeignInfo::Guava(g) => guava_info(g),
+        ForeignInfo::RedisBloom(r) => redisbloom_info(r),
+    }
+}
+
+fn redisbloom_info(i: &RedisBloomInfo) -> String {
+    let growth = i
+        .expansion
+        .map_or("NONSCALING".to_owned(), |e| format!("expansion {e}"));
+    let names = ["NOROUND", "ENTS_IS_BITS", "FORCE64", "NO_SCALING"];
+    let options: Vec<&str> = (0..4)
+        .filter(|b| i.options >> b & 1 == 1)
+        .map(|b| names[b])
+        .collect();
+    let mut s = format!(
+        "format        RedisBloom scalable Bloom filter (BF.SCANDUMP chunks), {} link(s), {growth}, options {} ({})\nitems         {} (as RedisBloom counts them: keys that were new)\ncapacity      {}\nexpected FPR  {} at the recorded count\nbit arrays    {}\nfile          {} bytes\nhash          {}\n",
+        i.links.len(),
+        i.options,
+        options.join("|"),
+        i.items,
+        i.capacity,
+        pct(i.expected_fpr),
+        size(i.bytes),
+        i.file_bytes,
+        i.hash,
+    );
+    for (n, l) in i.links.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "link {n}        {} bits ({} reachable), k = {}, {} of {} items, error {}, FPR {}",
+            l.bits,
+            l.reachable_bits,
+            l.hashes,
+            l.items,
+            l.capacity,
+            l.error_rate,
+            pct(l.expected_fpr),
+        );
+    }
+    s
+}
+
+fn guava_info(i: &GuavaInfo) -> String {
     let share = i.bits_set as f64 / i.bits as f64;
     format!(
         "format        Guava BloomFilter (writeTo), {}\nbits          {} ({}), k = {}\nbits set      {} ({:.2}%)\nitems         {:.0} estimated from the set bits (sd {:.1}; a Guava file stores no count)\nexpected FPR  {} at the estimated count\ncapacity      {} (m ln 2 / k, where k is optimal)\nfile          {} bytes\nhash          {} (keys as Funnels.byteArrayFunnel() or stringFunnel(UTF_8) hash them)\n",

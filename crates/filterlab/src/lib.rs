@@ -154,7 +154,8 @@ pub mod ribbon {
 pub mod window {
     pub use filter_window::*;
 }
-/// Other ecosystems' filters, bit for bit (`filter-interop`): Guava's `BloomFilter`.
+/// Other ecosystems' filters, bit for bit (`filter-interop`): Guava's `BloomFilter`, RedisBloom's
+/// scalable Bloom filter.
 pub mod interop {
     pub use filter_interop::*;
 }
