@@ -225,6 +225,9 @@ pub enum Format {
     /// filter, written by the `parquet` crate and checked to be filterlab's, bit for bit
     /// (`build` only).
     Parquet,
+    /// RedisBloom's scalable Bloom filter, in the one-file form of its `BF.SCANDUMP` chunks
+    /// (`RBLOOMSB`, then the header chunk and the data): `BF.LOADCHUNK` takes its chunks.
+    Redisbloom,
 }
 
 impl Format {
@@ -234,6 +237,7 @@ impl Format {
             Format::Filterlab => "a filterlab file",
             Format::Guava => "a Guava BloomFilter",
             Format::Parquet => "a Parquet file",
+            Format::Redisbloom => "a RedisBloom scalable Bloom filter",
         }
     }
 }

@@ -308,7 +308,8 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     let name = b.keys.display().to_string();
     let (filter, counts) = if variant.capabilities().static_set {
         // Built once from the whole key set.
-        let (hashes, counts) = keys::hash_lines(reader, &name, hasher, keys::Limits::default())?;
+        let (hashes, counts) =
+            keys::hash_lines(reader, &name, |k| hasher.hash(k), keys::Limits::default())?;
         (
             AnyFilter::build_from_hashes(variant, &params, &hashes)?,
             counts,

@@ -62,7 +62,9 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
         }
         Command::Build(b) => {
             let built = match b.to {
-                Some(crate::args::Format::Guava) => crate::convert::build_guava(&b, out)?,
+                Some(crate::args::Format::Guava | crate::args::Format::Redisbloom) => {
+                    crate::convert::build_foreign(&b, out)?
+                }
                 Some(crate::args::Format::Parquet) => crate::parquet::build(&b, out)?,
                 _ => build::build(&b, out)?,
             };

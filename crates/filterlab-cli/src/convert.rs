@@ -13,14 +13,15 @@
 //! the keys it holds, or they were hashed another way, as through another Guava funnel). The
 //! target is sized for the distinct keys at the input's expected rate, or `--fpr`.
 
-use crate::args::{Build, Convert, Format, GuavaStrategyArg};
-use crate::build::{check_directory, check_space, progress, waiting, Built};
+use crate::args::{Convert, Format, GuavaStrategyArg};
+use crate::build::{check_directory, waiting};
 use crate::file::{self, Role};
 use crate::foreign::{self, Foreign};
-use crate::keys::{self, Limits};
+use crate::keys;
 use crate::output::Out;
 use anyhow::{bail, Context, Result};
 use filterlab::interop::guava::{GuavaBloom, Strategy};
+use filterlab::interop::redisbloom::{RedisBloom, Scaling};
 use filterlab::keylines::escape;
 use filterlab::{AnyFilter, Filter, Hash128, HashKind, KeyHasher, Params, Variant};
 use serde::Serialize;
@@ -66,6 +67,14 @@ enum Source {
 
 impl Source {
     fn read(path: &Path) -> Result<Self> {
+        if crate::parquet::sniff(path)?.is_some() {
+            bail!(
+                "{} is a Parquet file: it holds one filter per column chunk, each hashed by XXH64 \
+                 of its values' plain encoding, and convert takes one filter; query it with \
+                 filterlab query FILE --column NAME, or build a filter from the column's values",
+                path.display()
+            );
+        }
         Ok(match foreign::sniff(path)? {
             Some(f) => Source::Foreign(f),
             None => Source::Own(file::load(path)?.0),
@@ -98,6 +107,7 @@ impl Source {
 enum Target {
     Own(AnyFilter),
     Guava(GuavaBloom),
+    RedisBloom(RedisBloom),
 }
 
 impl Target {
@@ -107,6 +117,9 @@ impl Target {
             Target::Guava(g) => g
                 .save(path)
                 .with_context(|| format!("cannot save {}", path.display())),
+            Target::RedisBloom(r) => r
+                .save(path)
+                .with_context(|| format!("cannot save {}", path.display())),
         }
     }
 
@@ -114,6 +127,7 @@ impl Target {
         match self {
             Target::Own(f) => f.expected_fpr(),
             Target::Guava(g) => g.expected_fpr(),
+            Target::RedisBloom(r) => r.expected_fpr(),
         }
     }
 }
@@ -136,8 +150,8 @@ impl Inexact {
             Inexact::Positions => {
                 "the two formats place a key's bits by different hashes and index sequences \
                  (filterlab: its recorded hash and seed, then its own probe sequence; Guava: \
-                 murmur3_128 with seed 0, then its strategy), and a bit cannot be moved without \
-                 the key that set it"
+                 murmur3_128 with seed 0, then its strategy; RedisBloom: MurmurHash64A, then \
+                 its chain of links), and a bit cannot be moved without the key that set it"
             }
             Inexact::Strategy => {
                 "Guava's two strategies read the same hash differently (MITZ_32: two 32-bit \
@@ -145,8 +159,9 @@ impl Inexact {
                  elsewhere"
             }
             Inexact::Layout => {
-                "a Guava BloomFilter is a classic Bloom filter (k bits anywhere in one array); \
-                 this variant stores fingerprints or blocks, which no array of bits can stand for"
+                "a Guava BloomFilter or a RedisBloom chain is made of classic Bloom filters (k \
+                 bits anywhere in one array); this variant stores fingerprints or blocks, which \
+                 no array of bits can stand for"
             }
         }
     }
@@ -206,7 +221,12 @@ fn inexact(source: &Source, c: &Convert) -> Option<Inexact> {
         (Source::Foreign(Foreign::Guava(g)), Format::Guava) => wanted
             .filter(|&s| s != g.strategy())
             .map(|_| Inexact::Strategy),
-        (Source::Own(f), Format::Guava) if f.variant() != Variant::Classic => Some(Inexact::Layout),
+        (Source::Foreign(Foreign::RedisBloom(_)), Format::Redisbloom) => None,
+        (Source::Own(f), Format::Guava | Format::Redisbloom)
+            if !matches!(f.variant(), Variant::Classic | Variant::Scalable) =>
+        {
+            Some(Inexact::Layout)
+        }
         _ => Some(Inexact::Positions),
     }
 }
@@ -216,6 +236,7 @@ fn carried(source: Source) -> Result<Target> {
     match source {
         Source::Own(f) => Ok(Target::Own(f)),
         Source::Foreign(Foreign::Guava(g)) => Ok(Target::Guava(g)),
+        Source::Foreign(Foreign::RedisBloom(r)) => Ok(Target::RedisBloom(r)),
         #[allow(unreachable_patterns)]
         Source::Foreign(other) => bail!("{} cannot be carried over", other.describe()),
     }
@@ -237,12 +258,19 @@ fn rebuild(source: &Source, c: &Convert, path: &Path) -> Result<(Target, u64)> {
             p
         }
     };
+    // RedisBloom hashes by its own pair (MurmurHash64A), the same for every chain it reserves.
+    let redis = RedisBloom::reserve(fpr, 1, Scaling::Expand(2))?;
     let hasher = match c.to {
         Format::Guava => guava_hasher(),
         Format::Filterlab => KeyHasher::new(HashKind::Xxh3_128, 0)?,
+        Format::Redisbloom => KeyHasher::new(HashKind::Xxh3_128, 0)?,
         Format::Parquet => bail!("convert --to parquet: use build --to parquet"),
     };
-    let hashes = held_keys(source, path, hasher, &c.input)?;
+    let hash = |key: &[u8]| match c.to {
+        Format::Redisbloom => redis.hash(key),
+        _ => hasher.hash(key),
+    };
+    let hashes = held_keys(source, path, &hash, &c.input)?;
     let n = hashes.len() as u64;
     let target = match c.to {
         Format::Guava => {
@@ -252,6 +280,11 @@ fn rebuild(source: &Source, c: &Convert, path: &Path) -> Result<(Target, u64)> {
             Target::Guava(guava_from(&hashes, n, fpr, strategy)?)
         }
         Format::Parquet => bail!("convert --to parquet: use build --to parquet"),
+        Format::Redisbloom => {
+            let mut r = RedisBloom::reserve(fpr, n.max(1), Scaling::Expand(2))?;
+            hashes.iter().try_for_each(|&h| r.insert_hash(h))?;
+            Target::RedisBloom(r)
+        }
         Format::Filterlab => {
             let variant = c.variant.unwrap_or(Variant::Classic);
             let params = Params::new(n.max(1), fpr).hasher(hasher);
@@ -271,7 +304,7 @@ fn rebuild(source: &Source, c: &Convert, path: &Path) -> Result<(Target, u64)> {
 fn held_keys(
     source: &Source,
     path: &Path,
-    hasher: KeyHasher,
+    hash: &dyn Fn(&[u8]) -> Hash128,
     input: &Path,
 ) -> Result<Vec<Hash128>> {
     let (reader, _) = keys::open(path)?;
@@ -288,7 +321,7 @@ fn held_keys(
         hashes
             .try_reserve(1)
             .map_err(|_| anyhow::anyhow!("line {line}: no memory to hold the key hashes"))?;
-        hashes.push(hasher.hash(key));
+        hashes.push(hash(key));
         Ok(())
     })?;
     if let Some(first) = first_absent {
@@ -306,7 +339,7 @@ fn held_keys(
 }
 
 /// Guava's hash: `Hashing.murmur3_128()`, MurmurHash3 x64_128 with seed 0.
-fn guava_hasher() -> KeyHasher {
+pub(crate) fn guava_hasher() -> KeyHasher {
     KeyHasher::new(HashKind::Murmur3X64_128, 0).expect("seed 0 fits MurmurHash3's 32 bits")
 }
 
@@ -317,76 +350,9 @@ fn guava_from(hashes: &[Hash128], n: u64, fpr: f64, strategy: Strategy) -> Resul
     Ok(g)
 }
 
-/// `build --to guava`: the keys into a Guava `BloomFilter` sized as `BloomFilter.create` sizes
-/// it (`--n`, or the key lines counted, and `--fpr`), saved in `writeTo`'s layout.
-///
-/// # Errors
-/// Flags Guava has no place for (another variant, hash or seed), a filter that cannot be
-/// allocated, unreadable keys, a failed save.
-pub fn build_guava(b: &Build, out: Out) -> Result<Built> {
-    if let Some(v) = b.variant.filter(|&v| v != Variant::Classic) {
-        bail!("--to guava writes a classic Bloom filter (Guava's BloomFilter), not {v}: drop --variant or give classic");
-    }
-    let h = &b.hashing;
-    if h.seed.is_some() || h.secret_seed || h.hash != crate::args::HashArg::Xxh3 {
-        bail!("--to guava hashes as Guava does (murmur3_128, seed 0): drop --hash, --seed and --secret-seed");
-    }
-    if b.at.is_some() || b.window_ticks.is_some() || b.cuckoo_layout.is_some() {
-        bail!("--at, --window-ticks and --cuckoo-layout have no place in a Guava BloomFilter");
-    }
-    let (n, counted) = match b.n {
-        Some(n) => (n, false),
-        None => (keys::count_keys(&b.keys)?, true),
-    };
-    let strategy = b
-        .guava_strategy
-        .map_or(Strategy::Murmur128Mitz64, GuavaStrategyArg::strategy);
-    let mut g = GuavaBloom::new(n, b.fpr, strategy)
-        .with_context(|| format!("a Guava BloomFilter for {n} items at {}", b.fpr))?;
-    check_directory(&b.output)?;
-    check_space(&b.output, g.header().file_len())?;
-    let (reader, total) = keys::open(&b.keys)?;
-    let bar = progress(total);
-    let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
-    let name = b.keys.display().to_string();
-    let (hashes, counts) = keys::hash_lines(reader, &name, guava_hasher(), Limits::default())?;
-    hashes.iter().try_for_each(|&h| g.insert_hash(h))?;
-    bar.finish_and_clear();
-    let mut warnings = Vec::new();
-    if g.len() > n {
-        let message = format!(
-            "{} distinct keys exceed --n {n}; the rate is above the target (expected {})",
-            g.len(),
-            crate::units::pct(g.expected_fpr())
-        );
-        if out.strict {
-            bail!("{message}; not saved (--strict)");
-        }
-        out.warn(&message);
-        warnings.push(message);
-    }
-    let locked = file::exclusive(&b.output, waiting(out, &b.output))?;
-    g.save(&b.output)
-        .with_context(|| format!("cannot save {}", b.output.display()))?;
-    drop(locked);
-    Ok(Built {
-        variant: Variant::Classic,
-        format: Format::Guava,
-        lines: counts.lines.lines,
-        inserted: g.len(),
-        duplicates: counts.duplicates,
-        maybe_duplicates: 0,
-        empty: counts.lines.empty,
-        capacity: n,
-        capacity_counted: counted,
-        expected_fpr: g.expected_fpr(),
-        hash: HashKind::Murmur3X64_128.name(),
-        seed: 0,
-        output: b.output.display().to_string(),
-        file_bytes: std::fs::metadata(&b.output).map_or(0, |m| m.len()),
-        warnings,
-    })
-}
+mod build;
+
+pub use build::build_foreign;
 
 #[cfg(test)]
 mod tests;

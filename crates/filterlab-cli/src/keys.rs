@@ -200,7 +200,7 @@ pub fn insert_lines(
 pub fn hash_lines(
     reader: impl BufRead,
     name: &str,
-    hasher: filterlab::KeyHasher,
+    hash: impl Fn(&[u8]) -> filterlab::Hash128,
     limits: Limits,
 ) -> Result<(Vec<filterlab::Hash128>, Counts)> {
     let mut counts = Counts::default();
@@ -212,7 +212,7 @@ pub fn hash_lines(
                 hashes.len() + 1
             )
         })?;
-        hashes.push(hasher.hash(key));
+        hashes.push(hash(key));
         Ok(())
     })?;
     hashes.sort_unstable_by_key(|h| h.to_u128());

@@ -88,6 +88,7 @@ pub fn build(b: &Built) -> String {
     let what = match b.format {
         Format::Filterlab => format!("{} filter", b.variant.name()),
         Format::Guava => "Guava BloomFilter".to_string(),
+        Format::Redisbloom => "RedisBloom scalable Bloom filter".to_string(),
         Format::Parquet => "Parquet file with a bloom filter".to_string(),
     };
     maybe

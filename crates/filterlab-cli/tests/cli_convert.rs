@@ -263,3 +263,86 @@ fn a_rebuild_checks_every_key_against_the_input_first() {
     let rate = rebuilt.expected_fpr();
     assert!((rate / guava.estimated_fpr() - 1.0).abs() < 0.2, "{rate}");
 }
+
+#[test]
+fn build_to_redisbloom_adds_the_lines_in_order_as_bf_add_does() {
+    use filterlab::interop::redisbloom::{RedisBloom, Scaling};
+    let dir = tempfile::tempdir().unwrap();
+    // Repeats included: BF.ADD of a key already in the chain adds nothing.
+    let text: String = (0..N).chain(0..100).map(|i| key(i) + "\n").collect();
+    let keys = common::write(dir.path(), "keys.txt", text.as_bytes());
+    let out = dir.path().join("users.rbloom");
+    let built = json(&[
+        "build",
+        "--to",
+        "redisbloom",
+        "--n",
+        "1000",
+        "--fpr",
+        "1%",
+        "--keys",
+        s(&keys),
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(built["format"], "redisbloom");
+    assert_eq!(built["duplicates"], 100);
+    // BF.RESERVE users 0.01 1000 EXPANSION 2, then BF.ADD of each line: the library's chain is
+    // bit-exact with RedisBloom 2.8.2 (filter-interop's redisbloom_peer tests).
+    let mut want = RedisBloom::reserve(0.01, 1000, Scaling::Expand(2)).unwrap();
+    (0..N)
+        .chain(0..100)
+        .for_each(|i| want.insert(key(i).as_bytes()).unwrap());
+    assert_eq!(std::fs::read(&out).unwrap(), want.to_bytes());
+    assert_eq!(built["inserted"], want.len());
+    // Re-encoded exactly; rebuilt into Guava from the keys; a blocked filter refused.
+    let again = dir.path().join("again.rbloom");
+    let v = json(&["convert", s(&out), s(&again), "--to", "redisbloom"]);
+    assert_eq!(v["method"], "exact");
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
+    let g = dir.path().join("users.guava");
+    let v = json(&[
+        "convert",
+        s(&out),
+        s(&g),
+        "--to",
+        "guava",
+        "--keys",
+        s(&keys),
+    ]);
+    assert_eq!(v["method"], "rebuilt");
+    assert_eq!(v["keys"], N);
+    let guava = GuavaBloom::load(&g).unwrap();
+    assert!((0..N).all(|i| guava.contains(key(i).as_bytes())));
+    assert_clean_error(
+        &["convert", s(&g), s(&again), "--to", "redisbloom"],
+        None,
+        "MurmurHash64A",
+    );
+}
+
+#[test]
+fn a_parquet_file_is_not_taken_as_one_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path());
+    let p = dir.path().join("k.parquet");
+    let built = filterlab(&[
+        "build",
+        "--to",
+        "parquet",
+        "--fpr",
+        "1%",
+        "--keys",
+        s(&keys),
+        "-o",
+        s(&p),
+    ]);
+    assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+    let out = dir.path().join("out.flt");
+    assert_clean_error(
+        &["convert", s(&p), s(&out), "--to", "filterlab"],
+        None,
+        "one filter per column chunk",
+    );
+    assert!(!out.exists());
+}
