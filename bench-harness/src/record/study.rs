@@ -76,7 +76,7 @@ impl Study {
                 "saved filters opened in place against loaded, 13 MB and 1.3 GB: opens, lookups, 8 processes, `filterlab query`"
             }
             Study::Interop => {
-                "foreign filter files (Guava) read against filterlab's own, and the count a Bloom filter's bits imply at five fills"
+                "foreign filter files (Guava, RedisBloom, Parquet) read against filterlab's own, and the count a Bloom filter's bits imply at five fills"
             }
         }
     }

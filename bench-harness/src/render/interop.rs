@@ -42,7 +42,9 @@ pub fn render(r: &InteropReport) -> String {
         "Measured at commit {} ({}, {} cores of a {}, {:.0} s; `bench-harness study interop`; \
          written by the harness from interop.json, do not edit). Every filter is sized for {}. \
          Reads: a foreign file and a filterlab file of the run's first {} keys, each read from its \
-         path into a queryable filter, {} interleaved rounds, the page cache warm for both. Count \
+         path into a queryable filter, {} interleaved rounds, the page cache warm for both, per \
+         MB of filter (a Parquet file also holds the keys, which its read skips: its footer is \
+         read, then the filter at its offset). Count \
          estimates: at each fill, {} Guava filters sized for {} keys, each from its own slice of \
          the run's members, read back from their bytes (a Guava file records no count); the first \
          of each fill asked {} strangers.\n",

@@ -63,7 +63,7 @@ fn read_row(p: &ReadPair) -> Ratio {
         denominator_samples: o,
         bound: Bound::AtMost(READ_RATIO),
         terms: Terms::NoWorse { bytes: None },
-        numerator_conditions: conditions(GUAVA_HASH, p.foreign_bytes, Timed::Open),
+        numerator_conditions: conditions(p.foreign.hash(), p.foreign_bytes, Timed::Open),
         denominator_conditions: conditions(OURS_HASH, p.own_bytes, Timed::Open),
         ..Ratio::default()
     }

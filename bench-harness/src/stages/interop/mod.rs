@@ -2,9 +2,11 @@
 //!
 //! - **Reads** ([`reads`]): a foreign file against a filterlab file of the same keys at the same
 //!   rate, each read from its path into a queryable filter, in interleaved rounds (the page
-//!   cache warm for both): Guava's `BloomFilter` (`GuavaBloom::load`) against filterlab's
-//!   classic filter (`AnyFilter::load`). The goal: reading a foreign filter costs at most what
-//!   reading our own costs, per byte. Both filters answer every member.
+//!   cache warm for both): Guava's `BloomFilter` (`GuavaBloom::load`) and RedisBloom's chain
+//!   (`RedisBloom::load`) against filterlab's classic filter, a Parquet file's column-chunk
+//!   filter (`ParquetFile::open`: the footer, then the filter) against filterlab's split-block
+//!   filter (`AnyFilter::load`). The goal: reading a foreign filter costs at most what reading
+//!   our own costs, per MB of filter. Both filters answer every member.
 //! - **The count a Bloom filter's bits imply** ([`estimate`]): Guava filters built from
 //!   disjoint slices of the run's members at a tenth of their capacity up to four times it,
 //!   loaded from their bytes (no count recorded), their Swamidass & Baldi estimate against the

@@ -9,8 +9,10 @@
 use super::{Settings, TARGET_FPR};
 use crate::plan::Ctx;
 use anyhow::{Context, Result};
+use filter_blocked::parquet::file::{write_keys, ParquetFile};
 use filterlab::any::{AnyFilter, Params, Variant};
 use filterlab::interop::guava::{GuavaBloom, Strategy};
+use filterlab::interop::redisbloom::{RedisBloom, Scaling};
 use filterlab::Filter;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
@@ -23,17 +25,24 @@ use std::time::Instant;
 pub enum Foreign {
     /// Guava's `BloomFilter`, `MURMUR128_MITZ_64`, as `writeTo` writes it.
     Guava,
+    /// RedisBloom's scalable Bloom filter (one link), in the one-file form of its chunks.
+    RedisBloom,
+    /// A Parquet file of the keys (one column, one row group) with its column chunk's filter;
+    /// its bytes are the filter's (the file also holds the keys, which a read skips).
+    Parquet,
 }
 
 impl Foreign {
     /// Every format, in the order of the tables.
-    pub const ALL: [Foreign; 1] = [Foreign::Guava];
+    pub const ALL: [Foreign; 3] = [Foreign::Guava, Foreign::RedisBloom, Foreign::Parquet];
 
     /// Its name in the tables.
     #[must_use]
     pub fn word(self) -> &'static str {
         match self {
             Foreign::Guava => "Guava BloomFilter (writeTo)",
+            Foreign::RedisBloom => "RedisBloom scalable Bloom filter (BF.SCANDUMP chunks)",
+            Foreign::Parquet => "Parquet column chunk's bloom filter",
         }
     }
 
@@ -42,6 +51,18 @@ impl Foreign {
     pub fn reader(self) -> &'static str {
         match self {
             Foreign::Guava => "GuavaBloom::load",
+            Foreign::RedisBloom => "RedisBloom::load",
+            Foreign::Parquet => "ParquetFile::open (footer and filters)",
+        }
+    }
+
+    /// Its hash, as the conditions name it.
+    #[must_use]
+    pub fn hash(self) -> &'static str {
+        match self {
+            Foreign::Guava => "murmur3-x64-128 seed 0 (Guava's)",
+            Foreign::RedisBloom => "murmur64a (RedisBloom's)",
+            Foreign::Parquet => "xxh64 seed 0 (Parquet's)",
         }
     }
 
@@ -49,7 +70,8 @@ impl Foreign {
     #[must_use]
     pub fn own(self) -> Variant {
         match self {
-            Foreign::Guava => Variant::Classic,
+            Foreign::Guava | Foreign::RedisBloom => Variant::Classic,
+            Foreign::Parquet => Variant::Blocked,
         }
     }
 }
@@ -106,28 +128,69 @@ fn millis<T>(f: impl FnOnce() -> Result<T>) -> Result<f64> {
     Ok(t.elapsed().as_secs_f64() * 1e3)
 }
 
-/// Writes the foreign file of the first `n` members; returns its reader.
-fn write_foreign(ctx: &Ctx<'_>, foreign: Foreign, n: usize, path: &Path) -> Result<()> {
+/// Writes the foreign file of the first `n` members; returns the bytes a read takes in (the
+/// filter's, for a Parquet file).
+fn write_foreign(ctx: &Ctx<'_>, foreign: Foreign, n: usize, path: &Path) -> Result<u64> {
     match foreign {
         Foreign::Guava => {
             let mut g = GuavaBloom::new(n as u64, TARGET_FPR, Strategy::Murmur128Mitz64)?;
             (0..n).try_for_each(|i| g.insert(ctx.members.get(i)))?;
             g.save(path)?;
         }
+        Foreign::RedisBloom => {
+            let mut r = RedisBloom::reserve(TARGET_FPR, n as u64, Scaling::Expand(2))?;
+            (0..n).try_for_each(|i| r.insert(ctx.members.get(i)))?;
+            r.save(path)?;
+        }
+        Foreign::Parquet => {
+            let keys: Vec<Vec<u8>> = (0..n).map(|i| ctx.members.get(i).to_vec()).collect();
+            let written = write_keys(&keys, "email", n as u64, TARGET_FPR)
+                .map_err(|e| anyhow::anyhow!("{}", e.0))?;
+            std::fs::write(path, &written.bytes)?;
+            return Ok(written.filter.to_bytes().len() as u64);
+        }
     }
-    Ok(())
+    Ok(std::fs::metadata(path)?.len())
+}
+
+/// A foreign file read into something that answers keys.
+enum Read {
+    Filter(Box<dyn Filter>),
+    Parquet(ParquetFile),
+}
+
+impl Read {
+    fn contains(&self, key: &[u8]) -> bool {
+        match self {
+            Read::Filter(f) => f.contains(key),
+            // One column, one row group; a BYTE_ARRAY value's plain encoding is its bytes.
+            Read::Parquet(p) => p.chunks[0][0].may_hold(key),
+        }
+    }
 }
 
 /// Reads the foreign file at `path` into a queryable filter.
-fn read_foreign(foreign: Foreign, path: &Path) -> Result<Box<dyn Filter>> {
+fn read_foreign(foreign: Foreign, path: &Path) -> Result<Read> {
     Ok(match foreign {
-        Foreign::Guava => Box::new(GuavaBloom::load(path)?),
+        Foreign::Guava => Read::Filter(Box::new(GuavaBloom::load(path)?)),
+        Foreign::RedisBloom => Read::Filter(Box::new(RedisBloom::load(path)?)),
+        Foreign::Parquet => {
+            let p = ParquetFile::open(path).map_err(|e| anyhow::anyhow!("{}", e.0))?;
+            anyhow::ensure!(
+                p.chunks
+                    .first()
+                    .and_then(|g| g.first())
+                    .is_some_and(|c| c.filter.is_some()),
+                "the study's Parquet file has no filter"
+            );
+            Read::Parquet(p)
+        }
     })
 }
 
-/// Members of `0..n` that `f` does not find.
-fn missed(ctx: &Ctx<'_>, f: &dyn Filter, n: usize) -> u64 {
-    (0..n).filter(|&i| !f.contains(ctx.members.get(i))).count() as u64
+/// Members of `0..n` that `contains` does not find.
+fn missed(ctx: &Ctx<'_>, contains: impl Fn(&[u8]) -> bool, n: usize) -> u64 {
+    (0..n).filter(|&i| !contains(ctx.members.get(i))).count() as u64
 }
 
 fn pair(ctx: &Ctx<'_>, settings: &Settings, foreign: Foreign) -> Result<ReadPair> {
@@ -135,7 +198,7 @@ fn pair(ctx: &Ctx<'_>, settings: &Settings, foreign: Foreign) -> Result<ReadPair
     std::fs::create_dir_all(&dir)?;
     let n = settings.read_keys as usize;
     let (fpath, opath) = (dir.join("foreign.bin"), dir.join("own.flt"));
-    write_foreign(ctx, foreign, n, &fpath)?;
+    let foreign_bytes = write_foreign(ctx, foreign, n, &fpath)?;
     let mut own = AnyFilter::build(foreign.own(), &Params::new(n as u64, TARGET_FPR))?;
     let keys: Vec<&[u8]> = (0..n).map(|i| ctx.members.get(i)).collect();
     keys.chunks(filterlab::BATCH)
@@ -162,12 +225,12 @@ fn pair(ctx: &Ctx<'_>, settings: &Settings, foreign: Foreign) -> Result<ReadPair
     let out = ReadPair {
         foreign,
         keys: n as u64,
-        foreign_bytes: std::fs::metadata(&fpath)?.len(),
+        foreign_bytes,
         own_bytes: std::fs::metadata(&opath)?.len(),
         foreign_ms,
         own_ms,
-        foreign_missed: missed(ctx, read.as_ref(), n),
-        own_missed: missed(ctx, &loaded, n),
+        foreign_missed: missed(ctx, |k| read.contains(k), n),
+        own_missed: missed(ctx, |k| loaded.contains(k), n),
     };
     for p in [&fpath, &opath] {
         std::fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
