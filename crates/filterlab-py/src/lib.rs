@@ -23,6 +23,7 @@ mod filters;
 mod guava;
 mod keys;
 mod mapped;
+mod parquet;
 mod pybloom;
 mod statics;
 
@@ -166,6 +167,9 @@ fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
 /// (a version 2 file with one copy of its tables in memory: [`read_file`]).
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
+    if let Some(filters) = parquet::read_if_parquet(&path)? {
+        return filters.into_py_any(py);
+    }
     if let Some(data) = guava::read_if_guava(&path)? {
         return guava::GuavaBloomFilter::parse(&data)
             .map_err(|_| {
@@ -208,6 +212,7 @@ fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<atomic::AtomicBlockedBloom>()?;
     m.add_class::<bloom::Bloom>()?;
     m.add_class::<guava::GuavaBloomFilter>()?;
+    m.add_class::<parquet::ParquetFilters>()?;
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(peek_variant, m)?)?;

@@ -1,7 +1,7 @@
 """Type stubs of the Rust extension (src/*.rs); `python -m mypy.stubtest filterlab` checks them."""
 
 import os
-from typing import Any, Callable, ClassVar, Generic, Iterable, List, NoReturn, Optional, Sequence, Tuple, TypeVar, Union, final, type_check_only
+from typing import Any, Callable, ClassVar, Dict, Generic, Iterable, List, NoReturn, Optional, Sequence, Tuple, TypeVar, Union, final, type_check_only
 
 from typing_extensions import Self
 
@@ -9,6 +9,7 @@ _Key = Union[str, bytes]
 _Path = Union[str, "os.PathLike[str]"]
 _F = TypeVar("_F")
 _AnyFilter = Union[
+    "ParquetFilters",
     "GuavaBloomFilter",
     "ClassicBloom",
     "CountingBloom",
@@ -38,6 +39,7 @@ __all__ = [
     "FilterlabError",
     "GuavaBloomFilter",
     "MappedFilter",
+    "ParquetFilters",
     "QuotientFilter",
     "Ribbon",
     "ScalableBloom",
@@ -282,6 +284,19 @@ class GuavaBloomFilter:
     def from_bytes(data: bytes) -> GuavaBloomFilter: ...
     def save(self, path: _Path) -> None: ...
     def __reduce__(self) -> Tuple[Any, Tuple[bytes]]: ...
+
+@final
+class ParquetFilters:
+    """The bloom filters of a Parquet file's column chunks, from `filterlab.load`."""
+
+    @property
+    def columns(self) -> List[str]: ...
+    @property
+    def row_groups(self) -> int: ...
+    @property
+    def path(self) -> str: ...
+    def may_hold(self, column: str, key: Union[str, bytes, int, float]) -> List[int]: ...
+    def filters(self) -> List[Dict[str, Any]]: ...
 
 # Not in __all__ (a star import would hide the built-in `open`).
 def open(path: _Path, verify: bool = False) -> MappedFilter: ...
