@@ -109,13 +109,12 @@ impl ParquetFilters {
         let plain = value_type
             .plain(&key_text(key)?)
             .map_err(|why| err(format!("column {column:?} ({}): {why}", value_type.name())))?;
-        Ok(self
-            .inner
-            .chunks
+        // `chunks[column][row group]`.
+        Ok(self.inner.chunks[c]
             .iter()
             .enumerate()
-            .filter(|(_, group)| group[c].may_hold(&plain))
-            .map(|(i, _)| i)
+            .filter(|(_, chunk)| chunk.may_hold(&plain))
+            .map(|(g, _)| g)
             .collect())
     }
 
@@ -124,8 +123,9 @@ impl ParquetFilters {
     /// and `fpr` (the split-block formula's rate at that count).
     fn filters<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let mut out = Vec::new();
-        for (g, group) in self.inner.chunks.iter().enumerate() {
-            for (c, chunk) in group.iter().enumerate() {
+        // `chunks[column][row group]`.
+        for (c, column) in self.inner.chunks.iter().enumerate() {
+            for (g, chunk) in column.iter().enumerate() {
                 let d = PyDict::new(py);
                 d.set_item("column", &self.inner.columns[c].path)?;
                 d.set_item("row_group", g)?;
