@@ -38,6 +38,7 @@ const CLI_LAYERS: &[&str] = &[
     "args",
     "keys",
     "build",
+    "parquet",
     "convert",
     "explain",
     "render",

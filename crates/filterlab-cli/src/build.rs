@@ -259,6 +259,20 @@ pub(crate) fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
     }
 }
 
+/// The variant of a `build` into a filterlab file, after refusing the other formats' flags
+/// (`--to guava|redisbloom` is `crate::convert::build_foreign`, `--to parquet`
+/// `crate::parquet::build`).
+fn own_variant(b: &Build) -> Result<Variant> {
+    if b.guava_strategy.is_some() {
+        bail!("--guava-strategy is for --to guava");
+    }
+    if b.parquet_column.is_some() {
+        bail!("--parquet-column is for --to parquet");
+    }
+    b.variant
+        .ok_or_else(|| anyhow!("--variant is needed to build a filterlab file"))
+}
+
 /// `build`: reads keys line by line into a new filter, counting duplicates, and saves it.
 ///
 /// # Errors
@@ -266,16 +280,7 @@ pub(crate) fn waiting(out: Out, path: &Path) -> impl FnOnce() + '_ {
 /// filter, a failed save; under `--strict`, more keys than the capacity.
 pub fn build(b: &Build, out: Out) -> Result<Built> {
     file::check_output(&b.output, Role::Output)?;
-    // (`--to guava` is `crate::convert::build_guava`, `--to parquet` `crate::parquet::build`.)
-    if b.guava_strategy.is_some() {
-        bail!("--guava-strategy is for --to guava");
-    }
-    if b.parquet_column.is_some() {
-        bail!("--parquet-column is for --to parquet");
-    }
-    let Some(variant) = b.variant else {
-        bail!("--variant is needed to build a filterlab file");
-    };
+    let variant = own_variant(b)?;
     let (n, counted) = match b.n {
         Some(n) => (n, false),
         // Counting would size the window for the key lines, and all of them go into the one

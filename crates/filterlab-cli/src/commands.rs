@@ -91,24 +91,7 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
             at,
             column,
         } => query(&filter, &keys, at, column.as_deref(), out),
-        Command::Info { filter, verify } => {
-            if let Some(parquet) = crate::parquet::sniff(&filter)? {
-                return out.emit(&crate::parquet::info(&parquet), crate::parquet::render_info);
-            }
-            if let Some(foreign) = foreign::sniff(&filter)? {
-                return out.emit(&foreign::info(&foreign), render::foreign_info);
-            }
-            let r = file::read_only(&filter)?;
-            if let (true, file::Reading::InPlace(m)) = (verify, &r) {
-                m.verify().map_err(|e| {
-                    anyhow::anyhow!(
-                        "{} is damaged: {e}; restore it from a copy or build it again",
-                        filter.display()
-                    )
-                })?;
-            }
-            out.emit(&file::info(&r, verify), render::info)
-        }
+        Command::Info { filter, verify } => info(&filter, verify, out),
         Command::Convert(c) => {
             let converted = crate::convert::convert(&c, out)?;
             out.emit(&converted, render::converted)
@@ -128,6 +111,27 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
         #[cfg(feature = "gate")]
         Command::Gate { command } => crate::gate::run(command, out),
     }
+}
+
+/// `info`: a Parquet file's filters, a foreign filter, or a filterlab file (opened in place
+/// where it allows it; its checksum verified with `--verify`).
+fn info(filter: &Path, verify: bool, out: Out) -> Result<u8> {
+    if let Some(parquet) = crate::parquet::sniff(filter)? {
+        return out.emit(&crate::parquet::info(&parquet), crate::parquet::render_info);
+    }
+    if let Some(foreign) = foreign::sniff(filter)? {
+        return out.emit(&foreign::info(&foreign), render::foreign_info);
+    }
+    let r = file::read_only(filter)?;
+    if let (true, file::Reading::InPlace(m)) = (verify, &r) {
+        m.verify().map_err(|e| {
+            anyhow::anyhow!(
+                "{} is damaged: {e}; restore it from a copy or build it again",
+                filter.display()
+            )
+        })?;
+    }
+    out.emit(&file::info(&r, verify), render::info)
 }
 
 /// One answer of `query`.

@@ -245,6 +245,20 @@ fn lying_headers_are_refused() {
         let m = invalid(edit(&*e), what);
         assert!(m.contains(says), "{what}: {m}");
     }
+    // The unedited chunks load: each failure above is the edit's.
+    assert_eq!(edit(&|_| {}).unwrap(), f);
+}
+
+/// Sizes that lie are refused before anything is allocated.
+#[test]
+fn lying_sizes_are_refused_before_any_allocation() {
+    let f = filled(300);
+    let chunks = f.to_chunks();
+    let edit = |e: &dyn Fn(&mut Vec<u8>)| {
+        let mut c = chunks.clone();
+        e(&mut c[0].1);
+        RedisBloom::from_chunks(&c)
+    };
     // A huge link: declared, never allocated (the data is not there).
     let huge = edit(&|h| {
         put(h, LINK0 + L_BYTES, &(1u64 << 60).to_le_bytes());
