@@ -209,7 +209,13 @@ fn without_a_timeout_the_same_register_waits_as_long_as_the_silence() {
     // The path comes back, the proxy closes the broken connection, and the call ends.
     proxy.set_forwarding(true);
     let (failed, took) = waiter.join().unwrap();
-    assert!(failed && took >= silence, "{failed} after {took:?}");
+    // The waiter's clock starts when its thread runs, a little after this thread began the
+    // silence (CI measured 4.9996 s against 5 s): 100 ms of slack for that start.
+    let started_late = Duration::from_millis(100);
+    assert!(
+        failed && took + started_late >= silence,
+        "{failed} after {took:?}"
+    );
     common::drop_pg(&conn, &table);
 }
 
