@@ -190,6 +190,45 @@ def count_rows(out):
                     out.write(f"count_estimate_sd,{m},{k},{n},{fmt(sd)}\n")
 
 
+def aleph_bits(fpr, planned, x):
+    """F_x of the widening policy (filter_core::math::aleph), in exact arithmetic: the fewest
+    bits whose matches fit the generation's budget."""
+    load = mpf("0.95") if x == 0 else mpf("0.475")
+
+    def fewest(limit):
+        # The fewest b >= 1 with load * 2^-b <= limit.
+        b = 1
+        while load * mpf(2) ** -b > limit:
+            b += 1
+        return b
+
+    if planned is None:
+        return min(56, fewest(mpf(fpr) / ((x + 1) * (x + 2))))
+    kept = mpf(fpr) * (1 - mpf(1) / 16)
+    f = 1
+    while mpf("0.95") * mpf(2) ** -f > kept:
+        f += 1
+    if x <= planned:
+        return min(56, f + planned - x)
+    rest = mpf(fpr) - mpf("0.95") * mpf(2) ** -f
+    j = x - planned
+    return min(56, fewest(rest / (j * (j + 1))))
+
+
+def aleph_rows(out):
+    """FP(k) = 1 - exp(-(sum over past generations of lambda_x 2^-F_x + fill 2^-F_k))."""
+    with mp.workdps(BASE_DPS):
+        for fpr in [0.1, 0.01, 1e-3, 1e-6]:
+            for planned in [None, 0, 3, 13]:
+                for k in [0, 1, 5, 13, 14, 20, 30]:
+                    for fill in [0.0, 0.3, 0.475, 0.95]:
+                        total = sum((mpf("0.95") if x == 0 else mpf("0.475"))
+                                    * mpf(2) ** -aleph_bits(fpr, planned, x) for x in range(k))
+                        total += mpf(fill) * mpf(2) ** -aleph_bits(fpr, planned, k)
+                        tag = -1 if planned is None else planned
+                        out.write(f"aleph_fpr,{fpr!r},{tag},{k},{fill!r},{fmt(-mpmath.expm1(-total))}\n")
+
+
 def main():
     with open(OUT, "w") as out:
         out.write("# formula,args...,value: see scripts/reference_rates.py\n")
@@ -199,6 +238,7 @@ def main():
         scalable_rows(out)
         overflow_rows(out)
         count_rows(out)
+        aleph_rows(out)
         classic_rows(out)
     print(f"wrote {OUT}", file=sys.stderr)
 

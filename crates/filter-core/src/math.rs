@@ -7,6 +7,7 @@
 use crate::{Error, Result};
 use std::f64::consts::LN_2;
 
+pub mod aleph;
 pub mod count;
 mod exact;
 pub mod expandable;

@@ -75,6 +75,11 @@ fn ours(p: &Point<'_>) -> Option<f64> {
         "counting_overflow" => {
             math::counting_overflow_bound(int(a[0]), int(a[1]), int(a[2]) as u32, int(a[3]) as u32)
         }
+        "aleph_fpr" => {
+            let planned = u32::try_from(a[1].parse::<i64>().expect("an integer")).ok();
+            let w = math::aleph::Widening::new(real(a[0]), planned).expect("a valid rate");
+            w.fpr_after(int(a[2]) as u32, real(a[3]))
+        }
         "count_estimate" => {
             math::bloom_count_estimate(int(a[0]), int(a[1]) as u32, int(a[2])).expect("ones <= m")
         }

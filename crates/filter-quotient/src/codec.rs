@@ -22,18 +22,7 @@ impl Codec for QuotientFilter {
     }
 
     fn encode_payload(&self, e: &mut Encoder<'_>) {
-        for words in self.slots.words() {
-            e.u64s(words);
-        }
-        if saves_spill(e.format_version()) {
-            let mut chunk = [0u8; 512];
-            for offsets in self.slots.spill().chunks(128) {
-                for (c, s) in chunk.chunks_exact_mut(4).zip(offsets) {
-                    c.copy_from_slice(&s.to_le_bytes());
-                }
-                e.bytes(&chunk[..offsets.len() * 4]);
-            }
-        }
+        encode_slots(&self.slots, e);
     }
 
     fn max_payload_len(_: KeyHasher, params: &mut Reader<'_>) -> Result<u64, FormatError> {
@@ -87,6 +76,23 @@ impl Codec for QuotientFilter {
 }
 
 /// Whether a file of format `version` holds the `spill` index.
+/// Writes a table: its bit vectors and remainders in words, then from version 2 its `spill`
+/// index (what [`decode_slots`] reads back).
+pub fn encode_slots(slots: &Slots, e: &mut Encoder<'_>) {
+    for words in slots.words() {
+        e.u64s(words);
+    }
+    if saves_spill(e.format_version()) {
+        let mut chunk = [0u8; 512];
+        for offsets in slots.spill().chunks(128) {
+            for (c, s) in chunk.chunks_exact_mut(4).zip(offsets) {
+                c.copy_from_slice(&s.to_le_bytes());
+            }
+            e.bytes(&chunk[..offsets.len() * 4]);
+        }
+    }
+}
+
 fn saves_spill(version: u16) -> bool {
     version >= IN_PLACE_VERSION
 }
@@ -94,7 +100,7 @@ fn saves_spill(version: u16) -> bool {
 /// The table of `q` quotients and `r`-bit remainders in `payload` (all of it), with the number
 /// of stored remainders: loaded, and checked as [`Slots::from_words`] checks it, or opened in
 /// place with its saved index ([`Slots::in_place`]: O(1) checks, and no count).
-fn decode_slots(
+pub fn decode_slots(
     q: u64,
     r: u32,
     payload: &mut Reader<'_>,
@@ -163,7 +169,7 @@ fn shape_of(base: u64, doublings: u32, r: u32) -> Result<u64, FormatError> {
 /// The payload bytes of a table of `q` quotients and `r`-bit remainders in a file of format
 /// `version` (two bit vectors and the remainders, in words, then from version 2 the `spill`
 /// index), with the word counts of the bit vectors and the remainders.
-fn payload_len(q: u64, r: u32, version: u16) -> Result<(u64, usize, usize), FormatError> {
+pub fn payload_len(q: u64, r: u32, version: u16) -> Result<(u64, usize, usize), FormatError> {
     let (_, bit_words, rem_words) = rsqf::layout(q, r).map_err(refused)?;
     let words = 2 * bit_words as u64 + rem_words as u64;
     let spill = if saves_spill(version) {

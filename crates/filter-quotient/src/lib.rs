@@ -57,6 +57,13 @@ mod codec;
 mod explain;
 mod rsqf;
 
+/// The rank-and-select table itself and its saved form, for filters that store other
+/// fingerprints in it (`filter-aleph` keeps variable-length fingerprints in its remainders).
+pub mod table {
+    pub use crate::codec::{decode_slots, encode_slots, payload_len};
+    pub use crate::rsqf::{layout, mask, Slots};
+}
+
 pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};
 
 use filter_core::format::invalid;

@@ -354,6 +354,14 @@ impl Slots {
         }
     }
 
+    /// The remainders of the run of `q`, in slot order: none when `q` has no run (or, in a
+    /// damaged table opened in place, a run that ends past the table).
+    #[inline]
+    pub fn run(&self, q: u64) -> impl Iterator<Item = u64> + '_ {
+        let (start, end) = self.run_of(q).unwrap_or((1, 0));
+        (start..=end).map(move |i| self.rem(i))
+    }
+
     /// Whether the run of `q` holds `r`.
     pub fn contains(&self, q: u64, r: u64) -> bool {
         match self.run_of(q) {
