@@ -34,6 +34,8 @@ impl AlephFilter {
             Some(_) => self.remove_void(a),
         }
         self.len = self.len.saturating_sub(1);
+        // Which generation lost the entry is not known; the past ones cannot hold more.
+        self.carried = self.carried.min(self.used);
         Ok(())
     }
 

@@ -165,6 +165,11 @@ impl AlephFilter {
         self.slots.quotients()
     }
 
+    /// Slots in the table: `Q` and the extra slots past the last quotient, in whole blocks.
+    pub fn slots(&self) -> u64 {
+        self.slots.slots()
+    }
+
     /// How many times the table doubled.
     pub fn expansions(&self) -> u32 {
         self.expansions
@@ -183,6 +188,22 @@ impl AlephFilter {
     /// The growth estimate given to the builder.
     pub fn estimate(&self) -> Option<u64> {
         self.estimate
+    }
+
+    /// The target rate the widening policy keeps to.
+    pub fn target_fpr(&self) -> f64 {
+        self.widening.fpr
+    }
+
+    /// `K`, the doublings to the growth estimate, if one was given.
+    pub fn planned_doublings(&self) -> Option<u32> {
+        self.widening.planned
+    }
+
+    /// The rate once the current table is full (its generation at its largest load).
+    pub fn fpr_at_capacity(&self) -> f64 {
+        let k = self.expansions;
+        self.widening.fpr_after(k, math::generation_load(k))
     }
 
     /// Slots used, void copies included.
@@ -268,7 +289,12 @@ impl Filter for AlephFilter {
         self.slots.huge_page_bytes()
     }
 
+    /// The past generations at their largest load, the current one at its fill (an upper
+    /// bound after deletes); 0 for an empty table.
     fn expected_fpr(&self) -> f64 {
+        if self.used == 0 {
+            return 0.0;
+        }
         let fill = self.used.saturating_sub(self.carried) as f64 / self.quotients() as f64;
         self.widening.fpr_after(self.expansions, fill)
     }

@@ -12,6 +12,7 @@
 //! | fastest lookups, a bit more memory     | [`BlockedBloom`]  | `filter-blocked`  |
 //! | deletions and copies, resize and merge | [`QuotientFilter`] | `filter-quotient` |
 //! | deletions, size unknown in advance     | [`ExpandableCuckoo`] | `filter-expand` |
+//! | deletions and growth in one table      | [`AlephFilter`] | `filter-aleph` |
 //! | a known, fixed set (built once)        | [`BinaryFuse8`], [`BinaryFuse16`] | `filter-fuse` |
 //! | a known, fixed set, any rate to 2^-16  | [`Ribbon`]        | `filter-ribbon`   |
 //! | only the last `w` items (sliding window) | [`ItemWindow`], [`Apbf`] | `filter-window` |
@@ -79,6 +80,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub use filter_aleph::{AlephBuilder, AlephFilter};
 pub use filter_blocked::{AtomicBlockedBloom, BlockedBloom, BlockedBuilder};
 pub use filter_classic::{AtomicClassicBloom, ClassicBloom, ClassicBuilder};
 pub use filter_core::{
@@ -137,6 +139,10 @@ pub mod blocked {
 /// The quotient filter crate.
 pub mod quotient {
     pub use filter_quotient::*;
+}
+/// The Aleph filter crate.
+pub mod aleph {
+    pub use filter_aleph::*;
 }
 /// The expandable cuckoo filter crate.
 pub mod expandable {

@@ -188,20 +188,23 @@ fn check_buckets(
     assert!(fingerprint >= 1 && fingerprint < 1 << bits, "{v}");
 }
 
-/// The quotient filter: the home slot's occupied and run-end bits, and the remainder.
+/// The quotient filter: the home slot's occupied and run-end bits, and the remainder. The
+/// Aleph filter, on the same table: the fingerprint bits followed by the length marker (in
+/// an empty table, of the full slot width).
 fn check_run(
     (quotient, remainder, remainder_bits): (u64, u64, u32),
     changed: &[u64],
     f: &AnyFilter,
 ) {
     let v = f.variant();
-    let AnyFilter::Quotient(q) = f else {
-        panic!("{v} reports a run")
+    let (slots, remainder, remainder_bits) = match f {
+        AnyFilter::Quotient(q) => (q.slots(), remainder, remainder_bits),
+        AnyFilter::Aleph(a) => (a.slots(), remainder << 1 | 1, remainder_bits + 1),
+        _ => panic!("{v} reports a run"),
     };
     // An empty table: the remainder goes to its home slot, whose occupied and run-end
     // bits are set; the payload is occupieds, run ends (a bit per slot each), then the
     // packed remainders.
-    let slots = q.slots();
     let rem_at = 2 * slots + quotient * u64::from(remainder_bits);
     let mut want = vec![quotient, slots + quotient];
     want.extend(

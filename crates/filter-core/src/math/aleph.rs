@@ -116,6 +116,21 @@ impl Widening {
             + 1
     }
 
+    /// The table after `items` inserts and no deletes, from `q0` quotients, doubling when 95%
+    /// full: `(k, Q, FP)`, the doublings, the quotients and the rate (void copies, which fill
+    /// a few slots more, left out). `None` past 2^31 quotients.
+    pub fn after_inserts(&self, q0: u64, items: u64) -> Option<(u32, u64, f64)> {
+        let full = |q: u64| super::quotient::quotient_max_items(q, MAX_LOAD);
+        let (mut k, mut q, mut carried) = (0u32, q0, 0u64);
+        while items > full(q) {
+            carried = full(q);
+            q = q.checked_mul(2).filter(|&q| q <= 1 << 31)?;
+            k += 1;
+        }
+        let fill = (items - carried) as f64 / q as f64;
+        Some((k, q, self.fpr_after(k, fill)))
+    }
+
     /// Copies of void entries per quotient after `k` doublings, each generation full: the
     /// generations whose fingerprints ran out add `λ_x·2^-F_x` each.
     pub fn void_density(&self, k: u32) -> f64 {

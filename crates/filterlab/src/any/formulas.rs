@@ -2,6 +2,8 @@
 //! plan's shape in one line (`filterlab calc`): the text that teaches a variant lives beside its
 //! sizing, so a new variant adds its formulas here and nowhere else.
 
+mod aleph;
+
 use super::sizing::{Detail, Growth, Plan, Schedule};
 use crate::math;
 
@@ -106,6 +108,7 @@ fn variant_formulas(plan: &Plan) -> Vec<Formula> {
             slots,
             load,
         } => quotient_formulas(n, p, *quotients, *remainder_bits, *slots, *load),
+        Detail::Aleph { .. } => aleph::aleph_formulas(plan),
         _ => Vec::new(),
     }
 }
@@ -519,6 +522,7 @@ fn shape_lines(detail: &Detail) -> Vec<String> {
         Detail::Scalable {
             p0, r, s, growth, ..
         } => scalable_lines(*p0, *r, *s, growth),
+        Detail::Aleph { .. } => aleph::aleph_lines(detail),
         // The windows' lines come from `super::window`.
         _ => Vec::new(),
     }

@@ -5,9 +5,9 @@
 use super::sizing::{self, Detail, Sizing};
 use super::{Knob, Parameter, Params, Value};
 use crate::{
-    cuckoo, expandable, math, quotient, BlockedBloom, ClassicBloom, CountingBloom, CuckooFilter,
-    ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom, StaticFuse16,
-    StaticFuse8, StaticRibbon,
+    cuckoo, expandable, math, quotient, AlephFilter, BlockedBloom, ClassicBloom, CountingBloom,
+    CuckooFilter, ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom,
+    StaticFuse16, StaticFuse8, StaticRibbon,
 };
 
 /// `$ty`'s builder with the capacity, rate and hasher of `$p`.
@@ -247,6 +247,34 @@ member!(QuotientFilter {
         Parameter::design("slots", Value::Count(self.slots())),
         Parameter::running("resizes", Value::Count(self.resizes().into())),
         Parameter::running("load", Value::Ratio(self.load_factor())),
+    ],
+});
+
+member!(AlephFilter {
+    tables: pages,
+    knobs: [MaxN => max_n],
+    size: sizing::aleph,
+    shape: |self| {
+        let detail = Detail::Aleph {
+            quotients: self.quotients(),
+            slot_width: self.slot_width(),
+            fingerprint_bits: self.fingerprint_bits(),
+            doublings: self.expansions(),
+            target: self.target_fpr(),
+            planned: self.planned_doublings(),
+            bound: Growable::fpr_bound(self),
+        };
+        let p = self.fpr_at_capacity();
+        (p, p, detail)
+    },
+    parameters: |self| vec![
+        Parameter::running("doublings", Value::Count(self.expansions().into())),
+        Parameter::running("quotients", Value::Count(self.quotients())),
+        Parameter::running("slot_width", Value::Count(self.slot_width().into())),
+        Parameter::running("fingerprint_bits", Value::Count(self.fingerprint_bits().into())),
+        Parameter::running("void_entries", Value::Count(self.void_entries())),
+        Parameter::design("max_n", Value::Count(self.estimate().unwrap_or(0))),
+        Parameter::design("bound", Value::Rate(Growable::fpr_bound(self))),
     ],
 });
 

@@ -57,6 +57,9 @@ pub struct Params {
     /// Time window: the window in the caller's ticks (default 86 400, a day in seconds): a key
     /// inserted at `t` is found at every time before `t + window_ticks`.
     pub window_ticks: Option<u64>,
+    /// Aleph: an estimate of the most keys the filter will hold (its first table is sized to
+    /// reach it after whole doublings, with a static filter's fingerprints there).
+    pub max_n: Option<u64>,
 }
 
 impl Params {
@@ -78,6 +81,7 @@ impl Params {
             generations: None,
             hashes: None,
             window_ticks: None,
+            max_n: None,
         }
     }
 
@@ -177,6 +181,8 @@ knobs! {
     hashes(k: u32) => Hashes,
     /// Time window: a window of `ticks` of the caller's clock.
     window_ticks(ticks: u64) => WindowTicks,
+    /// Aleph: with an estimate of the most keys it will hold.
+    max_n(n: u64) => MaxN,
 }
 
 impl Default for Params {

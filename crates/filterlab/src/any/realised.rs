@@ -129,6 +129,27 @@ impl Detail {
                         .map(|s| math::classic_fpr_best(s.m, s.items, s.k)),
                 )
             }
+            Detail::Aleph {
+                quotients,
+                doublings,
+                target,
+                planned,
+                ..
+            } => {
+                // One table, as the quotient filter: any count it holds has a rate, with the
+                // generations before it at their largest load (as `expected_fpr` takes them).
+                let full = quotient::math::quotient_max_items(*quotients, 0.95);
+                (n <= full).then_some(())?;
+                let w = crate::aleph::math::Widening::new(*target, *planned).ok()?;
+                let carried = match doublings {
+                    0 => 0,
+                    _ => quotient::math::quotient_max_items(quotients / 2, 0.95),
+                };
+                w.fpr_after(
+                    *doublings,
+                    n.saturating_sub(carried) as f64 / *quotients as f64,
+                )
+            }
             Detail::Expandable { stages, .. } => {
                 holding(stages.iter().map(|s| s.items), n)?;
                 math::compound_fpr(

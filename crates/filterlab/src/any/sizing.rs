@@ -10,7 +10,7 @@ use crate::{counting, cuckoo, expandable, math, quotient, Result};
 mod growing;
 use growing::expandable_rate;
 pub use growing::scalable_at;
-pub(crate) use growing::{expandable, scalable, Schedule};
+pub(crate) use growing::{aleph, expandable, scalable, Schedule};
 
 /// Growth multiples a scalable plan is shown at (beside 1x).
 pub const GROWTH_SHOWN: [u64; 3] = [2, 4, 10];
@@ -117,6 +117,27 @@ pub enum Detail {
         slots: u64,
         /// Starts below this have `r + 1` result bits.
         boundary: u64,
+    },
+    /// An Aleph filter's table now (a plan: its first table) and its widening policy.
+    Aleph {
+        /// Quotients `Q = Q0·2^k`.
+        quotients: u64,
+        /// Bits per slot: the longest fingerprint and its marker.
+        slot_width: u32,
+        /// Fingerprint bits of the keys inserted now.
+        fingerprint_bits: u32,
+        /// Doublings so far `k` (0 in a plan).
+        doublings: u32,
+        /// The target rate the widening policy keeps to.
+        target: f64,
+        /// `K`, the doublings to the growth estimate, if one was given.
+        #[cfg_attr(
+            feature = "serde",
+            serde(default, skip_serializing_if = "Option::is_none")
+        )]
+        planned: Option<u32>,
+        /// The rate bound over every doubling the table can make.
+        bound: f64,
     },
     /// The first stage of an expandable cuckoo filter and its growth schedule.
     Expandable {
@@ -239,6 +260,9 @@ impl Plan {
                 let p = Params::new(self.n, self.fpr).tightening(*r).growth(*s);
                 scalable_at(&p, items).map_or(u64::MAX, |g| g.bytes)
             }
+            Detail::Aleph { .. } if items > self.n => {
+                growing::aleph_after(self, items).map_or(u64::MAX, |(_, bytes, _)| bytes)
+            }
             Detail::Expandable { growth, period, .. } if items > self.n => {
                 expandable::math::bits_per_key(
                     self.n,
@@ -270,6 +294,7 @@ impl Plan {
                 .detail
                 .expandable_schedule()
                 .and_then(|s| expandable_rate(s, items)),
+            Detail::Aleph { .. } => growing::aleph_after(self, items).map(|(_, _, p)| p),
             Detail::Quotient {
                 quotients,
                 remainder_bits,
@@ -378,6 +403,15 @@ pub(crate) fn cuckoo(p: &Params) -> Result<Sizing> {
     Ok((bytes, expected, detail))
 }
 
+/// The slots and bytes of a rank-and-select table of `q` quotients and `r`-bit remainders
+/// (`filter_quotient`'s): whole blocks of 64 slots, two metadata bit vectors, the packed
+/// remainders, and a 32-bit spill index per block and one for the end.
+pub(crate) fn rsqf_bytes(q: u64, r: u32) -> Result<(u64, u64)> {
+    let (slots, bit_words, rem_words) = quotient::table::layout(q, r)?;
+    let (bit_words, rem_words) = (bit_words as u64, rem_words as u64);
+    Ok((slots, (2 * bit_words + rem_words) * 8 + (bit_words + 1) * 4))
+}
+
 pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
     use quotient::math as qm;
     let n = p.capacity;
@@ -398,10 +432,7 @@ pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
     }
     // The table of `filter_quotient`: whole blocks of 64 slots, two metadata bit vectors, the
     // packed remainders, and a 32-bit spill index per block and one for the end.
-    let slots = (q + quotient::extra_slots(q)).div_ceil(64) * 64;
-    let bit_words = slots / 64;
-    let rem_words = (slots * u64::from(r)).div_ceil(64);
-    let bytes = (2 * bit_words + rem_words) * 8 + (bit_words + 1) * 4;
+    let (slots, bytes) = rsqf_bytes(q, r)?;
     let detail = Detail::Quotient {
         quotients: q,
         remainder_bits: r,

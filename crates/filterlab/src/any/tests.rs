@@ -213,7 +213,7 @@ fn missing_capabilities_are_typed_refusals_that_change_nothing() {
     assert_eq!(
         e.to_string(),
         "a classic filter cannot remove keys (variants that can: counting, cuckoo, quotient, \
-         expandable); nothing was changed"
+         aleph, expandable); nothing was changed"
     );
 }
 

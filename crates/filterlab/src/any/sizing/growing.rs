@@ -3,9 +3,9 @@
 //! schedule of an expandable plan, the [`Growth`] rows of a scalable one). The fixed-size
 //! variants are sized in the parent module.
 
-use super::{bloom_bytes, Detail, Growth, Sizing, GROWTH_SHOWN};
+use super::{bloom_bytes, rsqf_bytes, Detail, Growth, Plan, Sizing, GROWTH_SHOWN};
 use crate::any::Params;
-use crate::{expandable, math, scalable, Result};
+use crate::{aleph, expandable, math, quotient, scalable, Result};
 
 /// The first stage and growth schedule of an expandable cuckoo plan, read once from its
 /// [`Detail::Expandable`] by [`Detail::expandable_schedule`]: `(f0, B0, growth, period, bound)`,
@@ -81,6 +81,57 @@ pub(crate) fn expandable(p: &Params) -> Result<Sizing> {
         stages: Vec::new(),
     };
     Ok((bytes, expected, detail))
+}
+
+/// An Aleph filter's first table: sized for the capacity, or, with an estimate, for the keys
+/// that reach it after whole doublings (`filter_aleph::math::planned_doublings`).
+pub(crate) fn aleph(p: &Params) -> Result<Sizing> {
+    use aleph::math as am;
+    let (planned, first) = match p.max_n {
+        Some(n) => am::planned_doublings(p.capacity, n).map(|(k, f)| (Some(k), f))?,
+        None => (None, p.capacity),
+    };
+    let q = quotient::math::quotients_for(
+        first,
+        am::MAX_LOAD,
+        quotient::MIN_QUOTIENTS,
+        quotient::MAX_QUOTIENTS,
+    )?;
+    let widening = am::Widening::new(p.fpr, planned)?;
+    let w = widening.slot_width(0);
+    let (_, bytes) = rsqf_bytes(q, w)?;
+    let detail = Detail::Aleph {
+        quotients: q,
+        slot_width: w,
+        fingerprint_bits: widening.fingerprint_bits(0),
+        doublings: 0,
+        target: p.fpr,
+        planned,
+        bound: widening.fpr_bound((quotient::MAX_QUOTIENTS / q).ilog2()),
+    };
+    Ok((
+        bytes,
+        widening.fpr_after(0, p.capacity as f64 / q as f64),
+        detail,
+    ))
+}
+
+/// An Aleph plan after `items` inserts (no deletes): `(k, bytes, rate)`; `None` past the
+/// largest table or for another variant's plan.
+pub(super) fn aleph_after(plan: &Plan, items: u64) -> Option<(u32, u64, f64)> {
+    let Detail::Aleph {
+        quotients,
+        target,
+        planned,
+        ..
+    } = plan.detail
+    else {
+        return None;
+    };
+    let widening = aleph::math::Widening::new(target, planned).ok()?;
+    let (k, q, p) = widening.after_inserts(quotients, items)?;
+    let (_, bytes) = rsqf_bytes(q, widening.slot_width(k)).ok()?;
+    Some((k, bytes, p))
 }
 
 pub(crate) fn scalable(p: &Params) -> Result<Sizing> {
