@@ -44,6 +44,10 @@ pub enum Command {
         /// Only this variant.
         #[arg(long, value_parser = parse::VariantParser)]
         variant: Option<Variant>,
+        /// Aleph: the most items expected (its table is sized to reach that many with a static
+        /// filter's fingerprints); the other variants are sized for --n.
+        #[arg(long, value_parser = parse::count)]
+        max_n: Option<u64>,
     },
     /// Which variant to use, sized, with the reasons and what happens if n is underestimated.
     Recommend(Recommend),
@@ -303,6 +307,10 @@ pub struct Build {
     /// A window counted in time: its length in ticks (default 86400, a day in seconds).
     #[arg(long, value_parser = parse::count)]
     pub window_ticks: Option<u64>,
+    /// Aleph: the most keys the filter is expected to hold (its table reaches that size with
+    /// a static filter's fingerprints; it still grows past it).
+    #[arg(long, value_parser = parse::count)]
+    pub max_n: Option<u64>,
     /// Cuckoo: where each key's second bucket lies (default spread: anywhere, as in every file
     /// written before layouts; near: within 1,024 buckets of the first, a new file layout
     /// that older versions of filterlab cannot read).

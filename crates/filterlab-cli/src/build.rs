@@ -300,6 +300,9 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     if let Some(ticks) = b.window_ticks {
         params = params.window_ticks(ticks);
     }
+    if let Some(max_n) = b.max_n {
+        params = params.max_n(max_n);
+    }
     if let Some(layout) = b.cuckoo_layout {
         params = params.cuckoo_layout(layout.layout());
     }

@@ -17,20 +17,29 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
-/// `calc`: `variant` (or every variant that can be) sized for `n` items at `fpr`.
+/// `calc`: `variant` (or every variant that can be) sized for `n` items at `fpr`, the Aleph
+/// filter for the growth estimate `max_n` when there is one.
 ///
 /// # Errors
 /// The variant's refusal; without a variant, the first refusal when none can be sized.
-pub fn calc(n: u64, fpr: f64, variant: Option<Variant>) -> filterlab::Result<Vec<Plan>> {
-    let params = Params::new(n, fpr);
+pub fn calc(
+    n: u64,
+    fpr: f64,
+    variant: Option<Variant>,
+    max_n: Option<u64>,
+) -> filterlab::Result<Vec<Plan>> {
+    let params = |v: Variant| match (v, max_n) {
+        (Variant::Aleph, Some(m)) => Params::new(n, fpr).max_n(m),
+        _ => Params::new(n, fpr),
+    };
     match variant {
-        Some(v) => Ok(vec![v.plan(&params)?]),
+        Some(v) => Ok(vec![v.plan(&params(v))?]),
         // Every variant that can be sized so (8-bit fingerprints cannot meet 0.1%); the first
         // refusal when none can.
         None => {
             let (ok, refused): (Vec<_>, Vec<_>) = Variant::ALL
                 .iter()
-                .map(|v| v.plan(&params))
+                .map(|&v| v.plan(&params(v)))
                 .partition(filterlab::Result::is_ok);
             if let (true, Some(Err(e))) = (ok.is_empty(), refused.into_iter().next()) {
                 return Err(e);
@@ -46,8 +55,12 @@ pub fn calc(n: u64, fpr: f64, variant: Option<Variant>) -> filterlab::Result<Vec
 /// Anything that makes the command fail; the caller prints it on one line and exits with 2.
 pub fn run(command: Command, out: Out) -> Result<u8> {
     match command {
-        Command::Calc { size, variant } => {
-            let plans = calc(size.n, size.fpr, variant)?;
+        Command::Calc {
+            size,
+            variant,
+            max_n,
+        } => {
+            let plans = calc(size.n, size.fpr, variant, max_n)?;
             out.emit(plans.as_slice(), render::calc)
         }
         Command::Recommend(r) => {

@@ -152,7 +152,7 @@ pub fn info(i: &Info) -> String {
         (_, true) => "opens in place".to_string(),
         (1, _) => "loads by copy; save it again to write version 2".to_string(),
         _ => format!(
-            "loads by copy (a {} filter does not open in place)",
+            "loads by copy (the {} filter does not open in place)",
             i.variant
         ),
     };

@@ -82,7 +82,7 @@ fn a_growing_filter_is_loaded_and_says_why() {
     assert_eq!(info["checksum_verified"], true);
     let text = String::from_utf8(filterlab(&["info", s(&out)]).stdout).unwrap();
     assert!(
-        text.contains("version 2, loads by copy (a scalable filter does not open in place)"),
+        text.contains("version 2, loads by copy (the scalable filter does not open in place)"),
         "{text}"
     );
     let q = filterlab(&["query", s(&out), "alice@example.com"]);

@@ -410,6 +410,31 @@ filter_class!(
 });
 
 filter_class!(
+    /// The Aleph filter (Dayan, Bercea & Pagh 2024): one quotient table that doubles in place,
+    /// fingerprints that shorten as it grows and widen for new keys; removes keys, and its
+    /// rate stays under `fpr` however many keys come.
+    AlephFilter, filterlab::AlephFilter, [deletes, grows] {
+    /// An Aleph filter told the most keys it will hold (`max_n`): its table reaches that size
+    /// after whole doublings with a static quotient filter's fingerprints (it still grows past).
+    #[staticmethod]
+    fn with_estimate(capacity: u64, fpr: f64, max_n: u64) -> PyResult<Self> {
+        let inner = filterlab::AlephFilter::builder()
+            .capacity(capacity)
+            .fpr(fpr)
+            .max_n(max_n)
+            .build()
+            .map_err(err)?;
+        Ok(Self { inner })
+    }
+
+    /// How many times the table doubled.
+    #[getter]
+    fn expansions(slf: &Bound<'_, Self>) -> PyResult<u32> {
+        Ok(crate::busy::read(slf)?.inner.expansions())
+    }
+});
+
+filter_class!(
     /// The expandable cuckoo filter: cuckoo stages whose addresses nest, added as it fills;
     /// removes keys, counts copies, and its rate stays under `fpr` however many keys come.
     ExpandableCuckoo, filterlab::ExpandableCuckoo, [deletes, grows] {}

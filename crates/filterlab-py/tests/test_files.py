@@ -10,6 +10,7 @@ from conftest import keys
 
 import filterlab
 from filterlab import (
+    AlephFilter,
     AtomicBlockedBloom,
     AtomicClassicBloom,
     BlockedBloom,
@@ -30,6 +31,7 @@ SINGLE = {
     "blocked": BlockedBloom,
     "quotient": QuotientFilter,
     "expandable": ExpandableCuckoo,
+    "aleph": AlephFilter,
 }
 ATOMIC = {"classic": AtomicClassicBloom, "blocked": AtomicBlockedBloom}
 ALL = list(SINGLE.values()) + list(ATOMIC.values())

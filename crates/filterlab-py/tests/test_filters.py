@@ -6,6 +6,7 @@ from conftest import binomial_upper, binomial_within, keys
 
 import filterlab
 from filterlab import (
+    AlephFilter,
     AtomicBlockedBloom,
     AtomicClassicBloom,
     BinaryFuse8,
@@ -29,6 +30,7 @@ SINGLE = [
     BlockedBloom,
     QuotientFilter,
     ExpandableCuckoo,
+    AlephFilter,
 ]
 ATOMIC = [AtomicClassicBloom, AtomicBlockedBloom]
 ALL = SINGLE + ATOMIC
@@ -154,7 +156,9 @@ def test_union_of_other_shapes_is_refused(cls):
         a.union(b)
 
 
-@pytest.mark.parametrize("cls", [CountingBloom, CuckooFilter, QuotientFilter, ExpandableCuckoo])
+@pytest.mark.parametrize(
+    "cls", [CountingBloom, CuckooFilter, QuotientFilter, ExpandableCuckoo, AlephFilter]
+)
 def test_remove(cls):
     f = cls(1_000, 0.01)
     f.add("gone@example.com")

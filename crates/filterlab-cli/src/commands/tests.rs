@@ -94,7 +94,7 @@ fn parsed(line: &str) -> Needs {
 /// with the capabilities asked for, and meets the rate asked for.
 fn check_answer(needs: &Needs, r: &Recommendation) {
     let v = r.plan.variant;
-    let calc = calc(needs.n, needs.fpr, Some(v)).unwrap();
+    let calc = calc(needs.n, needs.fpr, Some(v), needs.max_n).unwrap();
     assert_eq!(r.plan.bytes, calc[0].bytes, "{needs:?}");
     assert_eq!(r.plan.expected_fpr, calc[0].expected_fpr, "{needs:?}");
     assert_eq!(r.judged_items, needs.judged_items(), "{needs:?}");
@@ -230,7 +230,7 @@ fn describe(k: [usize; 5]) -> String {
 fn calc_never_expects_more_than_the_target() {
     for n in COUNTS {
         for p in [0.3, 0.1, 0.01, 1e-4, 1e-6, 1e-9, 1e-12] {
-            for plan in calc(n, p, None).unwrap() {
+            for plan in calc(n, p, None, None).unwrap() {
                 assert!(
                     plan.expected_fpr <= p,
                     "{} n {n} p {p}: {:e}",

@@ -162,7 +162,19 @@ fn with_growth_ranking_and_budget_are_judged_at_the_maximum() {
         let r = recommend(&growth(None, Some(max_n), false)).unwrap();
         let at_max = |v| sized(v, 1_000_000, 0.01).bytes_after(max_n);
         assert!(at_max(Variant::Expandable) < at_max(Variant::Scalable));
-        assert_eq!(r.plan.variant, Variant::Expandable, "{max_n}");
+        // Told the maximum, the Aleph filter sizes its first table to reach it with a static
+        // filter's fingerprints there: the smallest, and the answer says what that saves.
+        assert_eq!(r.plan.variant, Variant::Aleph, "{max_n}");
+        assert!(r.judged_bytes < at_max(Variant::Expandable), "{max_n}");
+        let told = r
+            .why
+            .iter()
+            .find(|w| w.contains("growth estimate"))
+            .unwrap();
+        assert!(
+            told.contains("less") && told.contains(&max_n.to_string()),
+            "{told}"
+        );
         let smallest = r.why.iter().find(|w| w.contains("smallest")).unwrap();
         assert!(
             smallest.contains(&format!("maximum of {max_n} items")),

@@ -31,7 +31,7 @@ fn info_prints_parameters_by_kind_and_the_checksum_flag() {
     assert!(text.contains("buckets       26\n"), "{text}");
     assert!(
         text.contains(
-            "format        version 2, loads by copy (a cuckoo filter does not open in place)\n"
+            "format        version 2, loads by copy (the cuckoo filter does not open in place)\n"
         ),
         "{text}"
     );

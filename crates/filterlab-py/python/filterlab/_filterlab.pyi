@@ -18,6 +18,7 @@ _AnyFilter = Union[
     "BlockedBloom",
     "Bloom",
     "QuotientFilter",
+    "AlephFilter",
     "ExpandableCuckoo",
     "BinaryFuse8",
     "BinaryFuse16",
@@ -25,6 +26,7 @@ _AnyFilter = Union[
 ]
 
 __all__ = [
+    "AlephFilter",
     "AtomicBlockedBloom",
     "AtomicClassicBloom",
     "BinaryFuse16",
@@ -163,6 +165,15 @@ class QuotientFilter(_Deletes["QuotientFilter"]):
 
     def resize(self) -> None: ...
     def merge(self, other: "QuotientFilter") -> None: ...
+
+@final
+class AlephFilter(_Deletes["AlephFilter"], _Grows["AlephFilter"]):
+    """The Aleph filter: one quotient table that doubles in place, deletes, rate under target."""
+
+    @staticmethod
+    def with_estimate(capacity: int, fpr: float, max_n: int) -> "AlephFilter": ...
+    @property
+    def expansions(self) -> int: ...
 
 @final
 class ExpandableCuckoo(_Deletes["ExpandableCuckoo"], _Grows["ExpandableCuckoo"]):

@@ -264,18 +264,20 @@ member!(AlephFilter {
             planned: self.planned_doublings(),
             bound: Growable::fpr_bound(self),
         };
-        let p = self.fpr_at_capacity();
-        (p, p, detail)
+        (self.target_fpr(), self.fpr_at_capacity(), detail)
     },
-    parameters: |self| vec![
-        Parameter::running("doublings", Value::Count(self.expansions().into())),
-        Parameter::running("quotients", Value::Count(self.quotients())),
-        Parameter::running("slot_width", Value::Count(self.slot_width().into())),
-        Parameter::running("fingerprint_bits", Value::Count(self.fingerprint_bits().into())),
-        Parameter::running("void_entries", Value::Count(self.void_entries())),
-        Parameter::design("max_n", Value::Count(self.estimate().unwrap_or(0))),
-        Parameter::design("bound", Value::Rate(Growable::fpr_bound(self))),
-    ],
+    parameters: |self| {
+        let mut out = vec![
+            Parameter::running("doublings", Value::Count(self.expansions().into())),
+            Parameter::running("quotients", Value::Count(self.quotients())),
+            Parameter::running("slot_width", Value::Count(self.slot_width().into())),
+            Parameter::running("fingerprint_bits", Value::Count(self.fingerprint_bits().into())),
+            Parameter::running("void_entries", Value::Count(self.void_entries())),
+            Parameter::design("bound", Value::Rate(Growable::fpr_bound(self))),
+        ];
+        out.extend(self.estimate().map(|n| Parameter::design("max_n", Value::Count(n))));
+        out
+    },
 });
 
 member!(ExpandableCuckoo {
