@@ -77,7 +77,7 @@ fn rows<'a>(
 type SpreadPairs<'a> = [(&'a Spread, &'a Spread); 2];
 
 /// The rows of the lookup tables: every contender, then the references that do not grow
-/// (timed in the expandable filter's rounds), clearly labelled.
+/// (timed in the rounds of the contender they serve), clearly labelled.
 fn lookup_entries(r: &ExpansionReport) -> Vec<(String, &Outcome<Lookups>)> {
     let mut out: Vec<(String, &Outcome<Lookups>)> = r
         .summaries
@@ -85,11 +85,25 @@ fn lookup_entries(r: &ExpansionReport) -> Vec<(String, &Outcome<Lookups>)> {
         .map(|x| (x.contender.name().to_string(), &x.lookups))
         .collect();
     for x in &r.summaries {
-        out.extend(
-            x.references
+        // A reference serves one contender; the quotient one serves both Aleph rows.
+        let shared = |f: &crate::stages::expansion::Reference| {
+            r.summaries
                 .iter()
-                .map(|f| (f.kind.label().to_string(), &f.lookups)),
-        );
+                .filter(|y| y.references.iter().any(|g| g.kind == f.kind))
+                .count()
+                > 1
+        };
+        out.extend(x.references.iter().map(|f| {
+            let label = match shared(f) {
+                true => format!(
+                    "{}, in the rounds of {}",
+                    f.kind.label(),
+                    x.contender.name()
+                ),
+                false => f.kind.label().to_string(),
+            };
+            (label, &f.lookups)
+        }));
     }
     out
 }
@@ -301,10 +315,14 @@ pub fn render(r: &ExpansionReport) -> String {
          Lookups: {} queries per pass, the filter grown to {} keys against the same contender \
          grown to {}, {} interleaved rounds (their order alternating), `median (min–max)`. \
          Deletes: every tenth key held is removed, the rest looked up. Merges: two filters \
-         grown on the halves of the first {} members, merged.\n\n{}\n## At every doubling\n\n{}\n\
+         grown on the halves of the first {} members, merged.\n\n{}\n## At every doubling\n\n\
+         Every row here grew from the same declared capacity: a grown filter is compared with a \
+         grown filter. The filters declared at their final size are the references of the \
+         lookup tables, and are named so.\n\n{}\n\
          ## Lookups at two sizes\n\nThe rows marked as references do not grow: each is \
-         declared for the keys it holds and timed in the expandable filter's rounds on the same \
-         queries.\n\n{}\n{}## Batched lookups at two sizes\n\n`contains_batch`, {} keys a \
+         declared for the keys it holds and timed in the rounds of the contender it serves, on \
+         the same queries (the cuckoo and expandable references in the expandable filter's, \
+         the quotient reference in each Aleph filter's: it appears once per Aleph row).\n\n{}\n{}## Batched lookups at two sizes\n\n`contains_batch`, {} keys a \
          call, on the same queries in the same rounds.\n\n{}\n{}## Deletes\n\n{}\n## Merges\n\n{}\n## Goals (rows of \
          the targets table)\n\nRows at fewer than {} keys are for information (the goals are \
          for that size).\n\n{}",

@@ -309,9 +309,11 @@ pub fn goals(r: &ExpansionReport) -> Vec<Ratio> {
     if let Some(x) = r.summaries.iter().find(|x| x.contender == EXPANDABLE) {
         out.extend(reference::rows(x));
     }
+    out.extend(aleph::rows(r));
     out
 }
 
+pub mod aleph;
 pub mod reference;
 
 #[cfg(test)]

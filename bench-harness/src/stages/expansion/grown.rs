@@ -2,7 +2,7 @@
 
 use super::Contender;
 use anyhow::{anyhow, Result};
-use filterlab::{AnyFilter, Capabilities, Error, Filter, Params, Variant};
+use filterlab::{AnyFilter, Capabilities, Error, Filter, Params, QuotientFilter, Variant};
 use filterlab_peers::{Peer, PeerKind};
 
 /// A filter of one contender, declared small and grown by inserts.
@@ -13,6 +13,35 @@ pub enum Grown {
     Qfilter(qfilter::Filter),
     /// growable-bloom-filter, held as the harness's peer.
     Growable(Peer),
+    /// Our quotient filter (as `AnyFilter::Quotient`), resized whenever an insert is refused.
+    Resized(AnyFilter),
+    /// The aleph-filter crate.
+    AlephCrate(aleph_filter::AlephFilter),
+}
+
+/// Doublings from `declared` keys to `most` at `load`: the fewest `d` with
+/// `declared·2^d >= most` (at least 0).
+fn doublings_to(declared: u64, most: u64) -> u32 {
+    let mut d = 0;
+    while declared.max(1).saturating_mul(1 << d) < most && d < 40 {
+        d += 1;
+    }
+    d
+}
+
+/// The aleph-filter crate as its `new(declared, p)` sizes it (slots for the declared keys at
+/// 80%, a power of two; `ceil(log2(1/p))` fingerprint bits), with one more bit per doubling
+/// its slots need to hold `most` at 80% (its own `new` gives none, and runs out).
+fn aleph_crate(declared: u64, p: f64, most: u64) -> Result<aleph_filter::AlephFilter> {
+    let slots = ((declared as f64 / 0.8).ceil() as u64)
+        .next_power_of_two()
+        .max(8);
+    let grown = (most as f64 / 0.8).ceil() as u64;
+    let bits = (-p.log2()).ceil() as u32 + doublings_to(slots, grown);
+    Ok(aleph_filter::AlephFilter::with_params(
+        usize::try_from(slots)?,
+        bits,
+    ))
 }
 
 impl Grown {
@@ -32,6 +61,18 @@ impl Grown {
                 let (peer, _) = Peer::build(PeerKind::GrowableBloom, n, p, std::iter::empty())?;
                 Grown::Growable(peer)
             }
+            Contender::AlephEstimate => {
+                let params = Params::new(declared, p).max_n(most.max(declared));
+                Grown::Ours(AnyFilter::build(Variant::Aleph, &params)?)
+            }
+            Contender::QuotientResize => Grown::Resized(AnyFilter::Quotient(
+                QuotientFilter::builder()
+                    .capacity(declared)
+                    .fpr(p)
+                    .growth_reserve(doublings_to(declared, most))
+                    .build()?,
+            )),
+            Contender::AlephCrate => Grown::AlephCrate(aleph_crate(declared, p, most)?),
         })
     }
 
@@ -53,6 +94,9 @@ impl Grown {
                 f.insert(key);
             }
             Grown::Growable(_) => return Err(anyhow!("not a growable-bloom-filter peer")),
+            Grown::Resized(f) => return resized_insert(f, key),
+            // It takes every key (one lost to a full overflow area shows as a false negative).
+            Grown::AlephCrate(f) => f.insert(key),
         }
         Ok(true)
     }
@@ -62,8 +106,8 @@ impl Grown {
     #[must_use]
     pub fn batchable(&self) -> Option<&AnyFilter> {
         match self {
-            Grown::Ours(f) => Some(f),
-            Grown::Qfilter(_) | Grown::Growable(_) => None,
+            Grown::Ours(f) | Grown::Resized(f) => Some(f),
+            Grown::Qfilter(_) | Grown::Growable(_) | Grown::AlephCrate(_) => None,
         }
     }
 
@@ -71,9 +115,10 @@ impl Grown {
     #[must_use]
     pub fn contains(&self, key: &[u8]) -> bool {
         match self {
-            Grown::Ours(f) => f.contains(key),
+            Grown::Ours(f) | Grown::Resized(f) => f.contains(key),
             Grown::Qfilter(f) => f.contains(key),
             Grown::Growable(p) => p.contains(key),
+            Grown::AlephCrate(f) => f.contains(key),
         }
     }
 
@@ -81,9 +126,11 @@ impl Grown {
     #[must_use]
     pub fn bytes(&self) -> u64 {
         let b = match self {
-            Grown::Ours(f) => f.size_in_bytes(),
+            Grown::Ours(f) | Grown::Resized(f) => f.size_in_bytes(),
             Grown::Qfilter(f) => f.memory_usage(),
             Grown::Growable(p) => p.size_in_bytes(),
+            // Its slots are a u64 and a byte of flags each, with 2q overflow slots.
+            Grown::AlephCrate(f) => (f.capacity() + 2 * f.quotient_bits() as usize) * 9,
         };
         b as u64
     }
@@ -92,7 +139,9 @@ impl Grown {
     pub fn remove(&mut self, key: &[u8]) -> Option<bool> {
         match self {
             Grown::Ours(f) if f.capabilities().deletes => Some(f.remove(key).is_ok()),
+            Grown::Resized(f) => Some(f.remove(key).is_ok()),
             Grown::Qfilter(f) => Some(f.remove(key)),
+            Grown::AlephCrate(f) => Some(f.delete(key)),
             Grown::Ours(_) | Grown::Growable(_) => None,
         }
     }
@@ -101,7 +150,9 @@ impl Grown {
     /// no merge.
     pub fn merge(&mut self, other: &Grown) -> Option<Result<()>> {
         match (self, other) {
-            (Grown::Ours(a), Grown::Ours(b)) if a.capabilities().merges => {
+            (Grown::Ours(a), Grown::Ours(b)) | (Grown::Resized(a), Grown::Resized(b))
+                if a.capabilities().merges =>
+            {
                 Some(a.merge(b).map_err(Into::into))
             }
             (Grown::Qfilter(a), Grown::Qfilter(b)) => Some(
@@ -136,7 +187,31 @@ fn able(
             "the {v} filter has no {op} ({which}: {})",
             Variant::names_with(has)
         )),
-        Contender::Qfilter => Ok(()),
+        Contender::Qfilter | Contender::QuotientResize => Ok(()),
+        Contender::AlephEstimate => able(Contender::Ours(Variant::Aleph), has, (op, which)),
+        Contender::AlephCrate if op == "remove" => Ok(()),
+        Contender::AlephCrate => Err(format!("aleph-filter has no {op}")),
         Contender::GrowableBloom => Err(format!("growable-bloom-filter has no {op}")),
+    }
+}
+
+/// An insert into a quotient filter that doubles it when full: `Ok(false)` when it cannot
+/// double any more (no remainder bit left to move).
+fn resized_insert(f: &mut AnyFilter, key: &[u8]) -> Result<bool> {
+    match f.insert(key) {
+        Ok(()) => return Ok(true),
+        Err(Error::Full { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let AnyFilter::Quotient(q) = f else {
+        return Err(anyhow!("a resized filter that is not a quotient filter"));
+    };
+    if q.resize().is_err() {
+        return Ok(false);
+    }
+    match f.insert(key) {
+        Ok(()) => Ok(true),
+        Err(Error::Full { .. }) => Ok(false),
+        Err(e) => Err(e.into()),
     }
 }

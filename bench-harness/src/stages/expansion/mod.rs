@@ -38,10 +38,19 @@ pub enum Contender {
     Qfilter,
     /// `growable_bloom_filter::GrowableBloom::new(p, declared)`.
     GrowableBloom,
+    /// Our Aleph filter told the run's n as its growth estimate (`max_n`).
+    AlephEstimate,
+    /// Our quotient filter resized (doubled) whenever full, declared with the growth reserve
+    /// that keeps the target through the doublings to n (as qfilter is told n).
+    QuotientResize,
+    /// The `aleph-filter` crate 0.1.0, given the fingerprint bits for the doublings to n.
+    AlephCrate,
 }
 
 /// Our expandable filter: the variant whose goals issue 19 sets.
 pub const EXPANDABLE: Contender = Contender::Ours(Variant::Expandable);
+/// Our Aleph filter with no estimate: the variant whose goals issue 41 sets.
+pub const ALEPH: Contender = Contender::Ours(Variant::Aleph);
 
 impl Contender {
     /// Every contender, in table order: ours in registry order, then the peers.
@@ -56,9 +65,15 @@ impl Contender {
             })
             .map(Contender::Ours)
             .collect();
-        // The issue's variant first.
-        ours.sort_by_key(|c| *c != EXPANDABLE);
-        ours.extend([Contender::Qfilter, Contender::GrowableBloom]);
+        // The issues' variants first.
+        ours.sort_by_key(|c| (*c != EXPANDABLE, *c != ALEPH));
+        ours.insert(2, Contender::AlephEstimate);
+        ours.push(Contender::QuotientResize);
+        ours.extend([
+            Contender::Qfilter,
+            Contender::AlephCrate,
+            Contender::GrowableBloom,
+        ]);
         ours
     }
 
@@ -69,6 +84,9 @@ impl Contender {
             Contender::Ours(v) => v.name(),
             Contender::Qfilter => "qfilter 0.3.1",
             Contender::GrowableBloom => "growable-bloom-filter 2.1.1",
+            Contender::AlephEstimate => "aleph, told n",
+            Contender::QuotientResize => "quotient, resized",
+            Contender::AlephCrate => "aleph-filter 0.1.0",
         }
     }
 
@@ -97,6 +115,18 @@ impl Contender {
             Contender::GrowableBloom => {
                 "adds a 2x larger, 0.85x tighter Bloom stage; no deletes".into()
             }
+            Contender::AlephEstimate => "ours, the Aleph filter built with max_n = n (the growth \
+                estimate): its first table sized to reach n after whole doublings; deletes"
+                .into(),
+            Contender::QuotientResize => "ours, the quotient filter declared with the growth \
+                reserve for the doublings to n (told n, as qfilter), resized whenever full; \
+                deletes, merges"
+                .into(),
+            Contender::AlephCrate => "with_params(slots for the declared keys at 0.8, \
+                fingerprint bits for p plus one per doubling to n): its own fixed-width Aleph; \
+                its new(declared, p) runs out of bits after 7 doublings (FP near 75% at 1M keys \
+                in a probe); memory (slots + 2q)·9 bytes, its layout (no method gives it); deletes"
+                .into(),
         }
     }
 }
@@ -260,14 +290,30 @@ pub enum ReferenceKind {
     FixedCuckoo,
     /// Our expandable filter declared for each size (one stage: it never grows).
     DeclaredExpandable,
+    /// Our quotient filter declared for each size, timed beside the Aleph filter.
+    FixedQuotient,
 }
 
 impl ReferenceKind {
     /// Every reference, in table order.
-    pub const ALL: [ReferenceKind; 2] = [
+    pub const ALL: [ReferenceKind; 3] = [
         ReferenceKind::FixedCuckoo,
         ReferenceKind::DeclaredExpandable,
+        ReferenceKind::FixedQuotient,
     ];
+
+    /// The references timed in `who`'s rounds.
+    #[must_use]
+    pub fn of(who: Contender) -> &'static [ReferenceKind] {
+        match who {
+            EXPANDABLE => &[
+                ReferenceKind::FixedCuckoo,
+                ReferenceKind::DeclaredExpandable,
+            ],
+            ALEPH | Contender::AlephEstimate => &[ReferenceKind::FixedQuotient],
+            _ => &[],
+        }
+    }
 
     /// The filter built.
     #[must_use]
@@ -275,6 +321,7 @@ impl ReferenceKind {
         match self {
             ReferenceKind::FixedCuckoo => Contender::Ours(Variant::Cuckoo),
             ReferenceKind::DeclaredExpandable => EXPANDABLE,
+            ReferenceKind::FixedQuotient => Contender::Ours(Variant::Quotient),
         }
     }
 
@@ -285,6 +332,9 @@ impl ReferenceKind {
             ReferenceKind::FixedCuckoo => "cuckoo, fixed size (reference: no growth)",
             ReferenceKind::DeclaredExpandable => {
                 "expandable, declared at each size (reference: no growth)"
+            }
+            ReferenceKind::FixedQuotient => {
+                "quotient, declared at each size (reference: no growth)"
             }
         }
     }

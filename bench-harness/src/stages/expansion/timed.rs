@@ -3,7 +3,7 @@
 //! in the same rounds on the same queries.
 
 use super::grown::Grown;
-use super::{Batched, Contender, Lookups, Outcome, Reference, ReferenceKind, Settings, EXPANDABLE};
+use super::{Batched, Contender, Lookups, Outcome, Reference, ReferenceKind, Settings};
 use crate::dataset::KeySet;
 use crate::measure::{query_mix, Spread};
 use crate::plan::Ctx;
@@ -164,9 +164,9 @@ fn declared(
 type Built = Vec<(ReferenceKind, Result<(Grown, Grown), String>)>;
 
 /// Every reference built at `small_n` and at n, each declared for the keys it holds.
-fn references(ctx: &Ctx<'_>, s: &Settings, small_n: u64) -> Result<Built> {
+fn references(ctx: &Ctx<'_>, s: &Settings, who: Contender, small_n: u64) -> Result<Built> {
     let mut out = Vec::new();
-    for kind in ReferenceKind::ALL {
+    for &kind in ReferenceKind::of(who) {
         let who = kind.contender();
         let pair = match (declared(ctx, s, who, small_n)?, declared(ctx, s, who, s.n)?) {
             (Ok(a), Ok(b)) => Ok((a, b)),
@@ -193,11 +193,7 @@ pub fn time_pair(
         let why = format!("refused an insert holding {at} keys");
         return Ok((Outcome::Unsupported { why }, Vec::new()));
     }
-    let built = if who == EXPANDABLE {
-        references(ctx, s, small_n)?
-    } else {
-        Vec::new()
-    };
+    let built = references(ctx, s, who, small_n)?;
     let mut pairs = vec![Pair {
         who,
         small: &small,
