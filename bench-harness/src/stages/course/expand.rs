@@ -82,18 +82,18 @@ fn measure(lab: &Lab<'_>) -> Result<(Vec<Point>, f64)> {
 /// Each repetition's counts summed over every checkpoint (each checkpoint's rate is at most the
 /// bound, so their pooled rate is too).
 fn pooled_over(points: &[Point]) -> Vec<Count> {
-    let mut out: Vec<Count> = points.first().map_or_else(Vec::new, |p| {
-        p.reps
-            .iter()
-            .map(|c| Count {
-                hits: 0,
-                trials: 0,
-                ..*c
-            })
-            .collect()
-    });
-    for p in points {
-        for (o, c) in out.iter_mut().zip(&p.reps) {
+    pooled_counts(points.iter().map(|p| &p.reps[..]))
+}
+
+/// Each repetition's counts summed over checkpoints, given each checkpoint's counts (one per
+/// repetition, in the same order).
+pub(super) fn pooled_counts<'a>(mut checkpoints: impl Iterator<Item = &'a [Count]>) -> Vec<Count> {
+    let Some(first) = checkpoints.next() else {
+        return Vec::new();
+    };
+    let mut out: Vec<Count> = first.to_vec();
+    for reps in checkpoints {
+        for (o, c) in out.iter_mut().zip(reps) {
             o.hits += c.hits;
             o.trials += c.trials;
         }

@@ -10,6 +10,7 @@
 //! `judge::course`). The run is recorded in `course.json` ([`model::CourseDoc`]);
 //! `course.md` is rendered from it alone, and [`crate::check::course::check`] re-renders and re-judges it.
 
+mod aleph;
 mod bloom;
 mod errata;
 mod expand;
@@ -251,7 +252,7 @@ fn prefix(keys: &KeySet, count: usize) -> KeySet {
 /// A filter that cannot be built.
 fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, Vec<Plot>)> {
     type Step = fn(&Lab<'_>) -> Result<(model::Section, Vec<Plot>)>;
-    let steps: [Step; 22] = [
+    let steps: [Step; 23] = [
         bloom::fp_vs_bits,
         bloom::fp_vs_k,
         bloom::exact_small_m,
@@ -274,6 +275,7 @@ fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, V
         window::sliding_windows,
         quotient::quotient,
         expand::expandable,
+        aleph::aleph,
     ];
     let (mut sections, mut plots) = (Vec::new(), Vec::new());
     for step in steps {

@@ -96,7 +96,9 @@ impl Contender {
         match self {
             Contender::Ours(v) => {
                 let c = v.capabilities();
-                let grows = if c.grows {
+                let grows = if v == Variant::Aleph {
+                    "grows by doubling its one table in place"
+                } else if c.grows {
                     "grows by adding stages"
                 } else {
                     "one table: past its capacity it refuses inserts or its rate climbs"

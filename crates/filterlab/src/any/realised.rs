@@ -80,6 +80,33 @@ impl AnyFilter {
 }
 
 impl Detail {
+    /// An Aleph filter's rate holding `n` keys: one table, as the quotient filter's, so any
+    /// count it holds has a rate, with the generations before it at their largest load (as
+    /// `expected_fpr` takes them); `None` past the table's 95%.
+    fn aleph_rate(&self, n: u64) -> Option<f64> {
+        let Detail::Aleph {
+            quotients,
+            doublings,
+            target,
+            planned,
+            ..
+        } = *self
+        else {
+            return None;
+        };
+        let full = quotient::math::quotient_max_items(quotients, 0.95);
+        (n <= full).then_some(())?;
+        let w = crate::aleph::math::Widening::new(target, planned).ok()?;
+        let carried = match doublings {
+            0 => 0,
+            _ => quotient::math::quotient_max_items(quotients / 2, 0.95),
+        };
+        Some(w.fpr_after(
+            doublings,
+            n.saturating_sub(carried) as f64 / quotients as f64,
+        ))
+    }
+
     /// The rate of a filter with these realised parameters holding `n` items: the formula its
     /// `expected_fpr()` evaluates. `None` when they cannot hold `n`: a growing filter whose
     /// stages hold other than `n` items in all (or a plan's detail, which lists no stages), a
@@ -129,27 +156,7 @@ impl Detail {
                         .map(|s| math::classic_fpr_best(s.m, s.items, s.k)),
                 )
             }
-            Detail::Aleph {
-                quotients,
-                doublings,
-                target,
-                planned,
-                ..
-            } => {
-                // One table, as the quotient filter: any count it holds has a rate, with the
-                // generations before it at their largest load (as `expected_fpr` takes them).
-                let full = quotient::math::quotient_max_items(*quotients, 0.95);
-                (n <= full).then_some(())?;
-                let w = crate::aleph::math::Widening::new(*target, *planned).ok()?;
-                let carried = match doublings {
-                    0 => 0,
-                    _ => quotient::math::quotient_max_items(quotients / 2, 0.95),
-                };
-                w.fpr_after(
-                    *doublings,
-                    n.saturating_sub(carried) as f64 / *quotients as f64,
-                )
-            }
+            Detail::Aleph { .. } => self.aleph_rate(n)?,
             Detail::Expandable { stages, .. } => {
                 holding(stages.iter().map(|s| s.items), n)?;
                 math::compound_fpr(

@@ -13,6 +13,8 @@ use crate::record::{Bound, Ratio, Role};
 use crate::stages::expansion::{
     Checkpoint, Contender, ExpansionReport, Lookups, Outcome, ReferenceKind, Summary, ALEPH,
 };
+use filterlab::aleph::math::{self as am, Widening};
+use filterlab::any::Detail;
 use filterlab::{Params, Variant};
 
 /// Bits per key at n over a quotient filter declared at n: without an estimate.
@@ -245,6 +247,93 @@ fn peer_rows(r: &ExpansionReport, peer: Contender) -> Vec<Ratio> {
     out
 }
 
+/// The formulas of `who` (`filter_core::math::aleph`): its table after `c.n` inserts from the
+/// declared keys, `(k, Q, FP)`, and the widening policy. `None` when it cannot be sized.
+fn formula(r: &ExpansionReport, who: Contender) -> Option<(Widening, u64)> {
+    let s = &r.settings;
+    let params = Params::new(s.declared, s.target_fpr);
+    let params = match who {
+        Contender::AlephEstimate => params.max_n(s.n),
+        _ => params,
+    };
+    let plan = Variant::Aleph.plan(&params).ok()?;
+    match plan.detail {
+        Detail::Aleph {
+            quotients,
+            target,
+            planned,
+            ..
+        } => Some((Widening::new(target, planned).ok()?, quotients)),
+        _ => None,
+    }
+}
+
+/// For information, theory against measurement: the measured FP over the formula's at every
+/// checkpoint (Wilson interval), and the bits per key over `(w_k + 2.5)/α` at the last one.
+fn theory_rows(r: &ExpansionReport, who: Contender) -> Vec<Ratio> {
+    let Some((w, q0)) = formula(r, who) else {
+        return Vec::new();
+    };
+    let cps = checkpoints(r, who);
+    let mut out = Vec::new();
+    for c in &cps {
+        let Some((k, q, fp)) = w.after_inserts(q0, c.n) else {
+            continue;
+        };
+        let cond = conditions(c.bytes, Some(c.fpr()), Timed::Lookups);
+        out.push(
+            Ratio {
+                what: format!(
+                    "growth: {} measured FP / the formula's at {} keys ({k} doublings, {q} \
+                     quotients)",
+                    who.name(),
+                    c.n
+                ),
+                role: Role::Information,
+                numerator: format!("{}: FP on fresh non-members", who.name()),
+                numerator_value: c.fpr(),
+                numerator_counts: Some((c.false_positives, c.probes)),
+                denominator: "1 - exp(-Σ λ_x 2^-F_x) (filter_core::math::aleph)".into(),
+                denominator_value: fp,
+                denominator_samples: vec![fp],
+                bound: Bound::Between(0.85, 1.15),
+                ..at_most_one(cond)
+            }
+            .recomputed(),
+        );
+    }
+    if let Some(c) = cps.last() {
+        if let Some((k, q, _)) = w.after_inserts(q0, c.n) {
+            let want = am::bits_per_key(w.slot_width(k), c.n as f64 / q as f64);
+            let cond = conditions(c.bytes, Some(c.fpr()), Timed::Bytes);
+            out.push(
+                Ratio {
+                    what: format!(
+                        "growth: {} measured bits per key / the formula's at {} keys",
+                        who.name(),
+                        c.n
+                    ),
+                    role: Role::Information,
+                    numerator: format!("{}: bits per key", who.name()),
+                    numerator_value: c.bits_per_key(),
+                    numerator_samples: vec![c.bits_per_key()],
+                    denominator: format!(
+                        "(w + 2.5) / α with w = {} bits, α = {:.4}",
+                        w.slot_width(k),
+                        c.n as f64 / q as f64
+                    ),
+                    denominator_value: want,
+                    denominator_samples: vec![want],
+                    bound: Bound::Between(0.95, 1.05),
+                    ..at_most_one(cond)
+                }
+                .recomputed(),
+            );
+        }
+    }
+    out
+}
+
 /// Every Aleph row of the goals.
 #[must_use]
 pub fn rows(r: &ExpansionReport) -> Vec<Ratio> {
@@ -265,6 +354,7 @@ pub fn rows(r: &ExpansionReport) -> Vec<Ratio> {
             Role::Information
         };
         out.extend(summary(r, who).map_or_else(Vec::new, |x| lookup_rows(who, x, role)));
+        out.extend(theory_rows(r, who));
     }
     for peer in [Contender::Qfilter, Contender::AlephCrate] {
         out.extend(peer_rows(r, peer));

@@ -151,3 +151,27 @@ fn the_fp_rows_cover_every_checkpoint_of_both() {
     assert_eq!(fp.len(), 3);
     assert!(fp.iter().all(|x| x.verdict == Verdict::Met));
 }
+
+#[test]
+fn theory_rows_put_the_measured_rate_beside_the_formula_and_can_fail() {
+    let mut r = report(20_000_000, 100.0);
+    let (w, q0) = formula(&r, ALEPH).unwrap();
+    let (_, _, fp) = w.after_inserts(q0, 1000).unwrap();
+    // The first checkpoint measured at the formula's rate: within the bounds.
+    r.checkpoints[0].false_positives = (fp * 625_000.0).round() as u64;
+    let rows = rows(&r);
+    let row = find(&rows, "aleph", "measured FP / the formula's at 1000 keys");
+    assert_eq!(
+        (row.role, row.verdict),
+        (Role::Information, Verdict::Met),
+        "{row:?}"
+    );
+    // A third above it: refused.
+    r.checkpoints[0].false_positives = (fp * 625_000.0 * 1.33).round() as u64;
+    let rows = super::rows(&r);
+    let row = find(&rows, "aleph", "measured FP / the formula's at 1000 keys");
+    assert_eq!(row.verdict, Verdict::NotMet, "{row:?}");
+    assert!(rows
+        .iter()
+        .any(|x| x.what.contains("measured bits per key / the formula's")));
+}
