@@ -35,9 +35,7 @@ pub fn void(w: u32) -> u64 {
 /// matches nothing).
 #[inline]
 pub fn matches(v: u64, key: u64) -> bool {
-    (v ^ key)
-        .checked_shr(v.trailing_zeros() + 1)
-        .map_or(false, |rest| rest == 0)
+    (v ^ key).checked_shr(v.trailing_zeros() + 1) == Some(0)
 }
 
 /// The fingerprint bits entry `v` of a `w`-bit slot holds (0 for a void entry).
@@ -68,8 +66,8 @@ mod tests {
     #[test]
     fn an_entry_matches_every_key_that_shares_its_bits() {
         let w = 10;
-        let key = key_code(0b1011_0110_1u64 << 55, w);
-        assert_eq!(key, 0b1011_0110_1_1);
+        let key = key_code(0b1_0110_1101_u64 << 55, w);
+        assert_eq!(key, 0b10_1101_1011);
         for l in 0..w {
             let e = entry(key, w, l);
             assert_eq!(len(e, w), l);

@@ -61,7 +61,8 @@ pub enum Method {
 
 /// A filter read by `convert`: filterlab's own, or a foreign one.
 enum Source {
-    Own(AnyFilter),
+    /// Boxed: a filterlab filter is several times the size of a foreign one's header.
+    Own(Box<AnyFilter>),
     Foreign(Foreign),
 }
 
@@ -77,7 +78,7 @@ impl Source {
         }
         Ok(match foreign::sniff(path)? {
             Some(f) => Source::Foreign(f),
-            None => Source::Own(file::load(path)?.0),
+            None => Source::Own(Box::new(file::load(path)?.0)),
         })
     }
 
@@ -105,7 +106,8 @@ impl Source {
 
 /// A filter `convert` writes.
 enum Target {
-    Own(AnyFilter),
+    /// Boxed, as in [`Source`].
+    Own(Box<AnyFilter>),
     Guava(GuavaBloom),
     RedisBloom(RedisBloom),
 }
@@ -288,13 +290,13 @@ fn rebuild(source: &Source, c: &Convert, path: &Path) -> Result<(Target, u64)> {
         Format::Filterlab => {
             let variant = c.variant.unwrap_or(Variant::Classic);
             let params = Params::new(n.max(1), fpr).hasher(hasher);
-            Target::Own(if variant.capabilities().static_set {
+            Target::Own(Box::new(if variant.capabilities().static_set {
                 AnyFilter::build_from_hashes(variant, &params, &hashes)?
             } else {
                 let mut f = AnyFilter::build(variant, &params)?;
                 hashes.iter().try_for_each(|&h| f.insert_hash(h))?;
                 f
-            })
+            }))
         }
     };
     Ok((target, n))

@@ -128,9 +128,9 @@ impl Slots {
     }
 
     /// The checks a load makes ([`Slots::from_words`]) of a table's words and its `spill`
-    /// index: [`Slots::validate`], then each saved offset against the one the table gives
-    /// (each derived from the one before it, checked before it). Returns the number of used
-    /// slots.
+    /// index: `Slots::validate` (every occupied quotient has its run, empty slots are zero),
+    /// then each saved offset against the one the table gives (each derived from the one
+    /// before it, checked before it). Returns the number of used slots.
     ///
     /// # Errors
     /// What is wrong, in words.
