@@ -29,6 +29,15 @@
 //! `voids`). Deleting a key that was never inserted can remove another key's entry: as in every
 //! deleting filter, delete only keys you inserted.
 //!
+//! **Where this differs from the reference code** (nivdayan/AlephFilter, Java). It marks a
+//! deleted void entry with a tombstone, finds its group's age through a secondary filter of the
+//! addresses at which entries went void, and removes the other copies at the next doubling,
+//! so a delete is constant time. Here an exact list of void groups stands for that filter, and
+//! the copies go at once: the same table afterwards, but a delete whose match is void costs
+//! its group's `2^(k - level)` copies. Its widening without an estimate is also its own (a
+//! budget of `ε/((x+1)(x+2))` per generation, where the reference adds `2·log2(x+1)` bits).
+//! Both are rare costs: no entry is void before an estimate is reached.
+//!
 //! ```
 //! use filter_aleph::AlephFilter;
 //! use filter_core::{Deletable, Filter};
