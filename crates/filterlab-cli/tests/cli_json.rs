@@ -126,6 +126,16 @@ fn a_growing_filter_is_judged_at_its_expected_maximum() {
             .contains("the growth estimate --max-n 20000000 sizes its table"),
         "{s}"
     );
+    // At 10% with no estimate, the scalable filter is the smallest at ten times n; its first
+    // stage states its cost.
+    let s = json(&["recommend", "--n", "10M", "--fpr", "10%", "--growth"]);
+    assert_eq!(s["plan"]["variant"], "scalable", "{s}");
+    assert!(
+        s["notes"]
+            .to_string()
+            .contains("the first stage is sized for P0"),
+        "{s}"
+    );
 }
 
 #[test]
