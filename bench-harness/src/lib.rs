@@ -4,11 +4,12 @@
 //! The modules follow the data: [`plan`] (from the flags) -> [`dataset`] (keys) -> [`measure`]
 //! (timing loops, spread) -> [`stages`] (each measures and records, renders nothing) ->
 //! [`record`] (the one results model) -> [`judge`] (targets and claims) -> [`render`] (Markdown,
-//! charts) -> [`check`] (reads the JSON only); [`pipeline`] runs them in order. No module imports
+//! charts) -> [`book`] (the course's chapters) -> [`check`] (reads the JSON only); [`pipeline`] runs them in order. No module imports
 //! one further down that list (`tests/layout.rs`), except that every step reads [`record`],
 //! [`filters`] (the variants) and [`plan`].
 #![deny(missing_docs)]
 
+pub mod book;
 pub mod check;
 pub mod dataset;
 pub mod filters;

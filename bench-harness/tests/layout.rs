@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// The harness's top-level modules, lowest first. A module may import its own layer or below.
 const LAYERS: &[&str] = &[
-    "dataset", "measure", "record", "filters", "plan", "stages", "judge", "render", "check",
+    "dataset", "measure", "record", "filters", "plan", "stages", "judge", "render", "book", "check",
     "pipeline",
 ];
 

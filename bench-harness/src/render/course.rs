@@ -17,7 +17,7 @@ use std::path::Path;
 
 pub mod hash64;
 
-fn num(x: f64, digits: usize) -> String {
+pub(crate) fn num(x: f64, digits: usize) -> String {
     if x.is_finite() {
         format!("{x:.digits$}")
     } else if x.is_nan() {
@@ -103,13 +103,20 @@ fn section(i: usize, s: &Section, out: &mut String) {
     for line in &s.derivation {
         let _ = writeln!(out, "    {line}");
     }
-    let _ = writeln!(out, "\nSource: {}\n", s.source);
+    out.push('\n');
+    section_body(s, "", out);
+}
+
+/// A section's source, worked example, table, finding and plots (linked under `figures`, a
+/// path prefix): what course.md shows under the derivation, and the book under its own.
+pub(crate) fn section_body(s: &Section, figures: &str, out: &mut String) {
+    let _ = writeln!(out, "Source: {}\n", s.source);
     let _ = writeln!(out, "Worked example: {}\n", s.example);
     table(&s.rows, out);
     let t = tally(&s.rows);
     let _ = writeln!(out, "\n{}\n", [s.finding.as_str(), &t].join(" ").trim());
     for p in &s.plots {
-        let _ = writeln!(out, "![{}]({p}.svg)\n", s.title);
+        let _ = writeln!(out, "![{}]({figures}{p}.svg)\n", s.title);
     }
 }
 
@@ -139,7 +146,13 @@ fn outcome(e: &Erratum, p: &crate::stages::course::model::Pair) -> String {
 }
 
 fn erratum(e: &Erratum, out: &mut String) {
-    let _ = writeln!(out, "### {}\n\nThe mistake: {}\n", e.title, e.mistake);
+    let _ = writeln!(out, "### {}\n", e.title);
+    erratum_body(e, out);
+}
+
+/// An erratum under its heading: the mistake, the runs, the table and the outcomes.
+pub(crate) fn erratum_body(e: &Erratum, out: &mut String) {
+    let _ = writeln!(out, "The mistake: {}\n", e.mistake);
     for line in &e.run {
         let _ = writeln!(out, "- {line}");
     }

@@ -1,0 +1,239 @@
+//! The examples past the classic filter's: one function per [`super::Kind`].
+
+use super::{err, int, percent, real, Params};
+use filterlab::math;
+use std::fmt::Write;
+
+fn whole(p: &Params, key: &str, default: u64) -> Result<u32, String> {
+    u32::try_from(p.count(key, default)?).map_err(err)
+}
+
+pub(super) fn scalable(p: &Params) -> Result<String, String> {
+    let (target, r) = (p.real("p", 0.01)?, p.real("r", 0.9)?);
+    let stages = whole(p, "stages", 4)?;
+    let p0 = math::scalable_initial_fpr(target, r);
+    let mut out = format!(
+        "With target $P = {}$ and tightening $r = {}$: $P_0 = P(1 - r) = {}$.\n\n\
+         | stages | stage $i$ rate $P_0 r^i$ | compound $1 - \\prod (1 - P_i)$ |\n|---:|---:|---:|\n",
+        percent(target),
+        real(r, 3),
+        percent(p0)
+    );
+    let mut rates = Vec::new();
+    for i in 0..stages {
+        rates.push(math::scalable_stage_fpr(p0, r, i));
+        let _ = writeln!(
+            out,
+            "| {} | ${}$ | ${}$ |",
+            i + 1,
+            percent(rates[i as usize]),
+            percent(math::compound_fpr(rates.iter().copied()))
+        );
+    }
+    let _ = write!(
+        out,
+        "\nHowever many stages: at most $P_0 / (1 - r) = {}$.",
+        percent(math::scalable_fpr_bound(p0, r))
+    );
+    Ok(out)
+}
+
+pub(super) fn cuckoo(p: &Params) -> Result<String, String> {
+    let (target, load) = (p.real("p", 0.01)?, p.real("load", 0.95)?);
+    let b = whole(p, "b", 4)?;
+    let f = math::cuckoo_fingerprint_bits(target, b).map_err(err)?;
+    Ok(format!(
+        "- Target ${}$ with $b = {b}$ slots a bucket: $f = \\lceil \\log_2(2b/p) \\rceil = {f}$ bits.\n\
+         - At load $\\alpha = {}$: the textbook bound $1 - (1 - 1/(2^f - 1))^{{2b\\alpha}} = {}$; \
+         the large-table rate $1 - e^{{-2b\\alpha/(2^f - 1)}} = {}$.\n\
+         - Memory: $f / \\alpha = {}$ bits per key.",
+        percent(target),
+        real(load, 3),
+        percent(math::cuckoo_fpr_upper_bound(f, b, load)),
+        percent(math::cuckoo_fpr(f, b, load)),
+        real(math::cuckoo_bits_per_item(f, load), 4),
+    ))
+}
+
+pub(super) fn split_block(p: &Params) -> Result<String, String> {
+    let (n, target) = (p.count("n", 10_000_000)?, p.real("p", 0.01)?);
+    let blocks = math::split_block_blocks(n, target).map_err(err)?;
+    let lambda = n as f64 / blocks as f64;
+    Ok(format!(
+        "- $n = {}$ at ${}$: ${}$ blocks of 256 bits, $\\lambda = {}$ keys a block, ${}$ bits per key.\n\
+         - Per lane: $\\sum_c \\mathrm{{Pois}}(c; \\lambda)(1 - (31/32)^c)^8 = {}$.\n\
+         - As one 256-bit block with $k = 8$ (the wrong model): ${}$.",
+        int(n),
+        percent(target),
+        int(blocks),
+        real(lambda, 4),
+        real(blocks as f64 * 256.0 / n as f64, 4),
+        percent(math::split_block_fpr(blocks, n)),
+        percent(math::split_block_fpr_block_model(blocks, n)),
+    ))
+}
+
+pub(super) fn quotient(p: &Params) -> Result<String, String> {
+    use math::quotient as q;
+    let (n, target, load) = (
+        p.count("n", 10_000_000)?,
+        p.real("p", 0.01)?,
+        p.real("load", 0.95)?,
+    );
+    let r = q::quotient_remainder_bits(target, load).map_err(err)?;
+    let quotients = q::quotients_for(n, load, 1, u64::MAX).map_err(err)?;
+    let at_n = n as f64 / quotients as f64;
+    Ok(format!(
+        "- Target ${}$ at most load $\\alpha = {}$: $r = {r}$ remainder bits, $2^{{-r}} = {}$.\n\
+         - $n = {}$: ${}$ quotients, load ${}$; the rate $1 - e^{{-\\alpha / 2^r}} = {}$.\n\
+         - Memory: $(r + 2.5)/\\alpha = {}$ bits per key (2.5 bits of metadata a slot in the rank-and-select layout).",
+        percent(target),
+        real(load, 3),
+        percent((-f64::from(r)).exp2()),
+        int(n),
+        int(quotients),
+        real(at_n, 4),
+        percent(q::quotient_fpr(r, at_n)),
+        real(q::quotient_bits_per_item(r, at_n), 4),
+    ))
+}
+
+pub(super) fn expandable(p: &Params) -> Result<String, String> {
+    use math::expandable as e;
+    let target = p.real("p", 0.01)?;
+    let (period, stages) = (whole(p, "period", 8)?, whole(p, "stages", 24)?);
+    let f0 = e::initial_fingerprint_bits(target, period, stages).map_err(err)?;
+    let mut out = format!(
+        "Target ${}$, one more fingerprint bit every {period} stages: the first stage takes \
+         $f_0 = {f0}$ bits.\n\n| stage | $f_i$ | bound $2b/2^{{f_i}}$ |\n|---:|---:|---:|\n",
+        percent(target)
+    );
+    for i in [0, 1, period, 2 * period] {
+        let f = e::stage_fingerprint_bits(f0, period, i);
+        let _ = writeln!(out, "| {i} | {f} | ${}$ |", percent(e::stage_bound(f)));
+    }
+    let _ = write!(
+        out,
+        "\nOver every stage, the series sums to at most ${}$.",
+        percent(e::series_bound(f0, period))
+    );
+    Ok(out)
+}
+
+pub(super) fn aleph(p: &Params) -> Result<String, String> {
+    use math::aleph as a;
+    let target = p.real("p", 0.01)?;
+    let doublings = whole(p, "doublings", 4)?;
+    let w = a::Widening::new(target, None).map_err(err)?;
+    let mut out = format!(
+        "Target ${}$, no estimate of $n$: generation $x$ gets $F_x$ fingerprint bits.\n\n\
+         | doublings $k$ | $F_k$ (new keys) | slot width | $\\mathrm{{FP}}(k)$, table full |\n\
+         |---:|---:|---:|---:|\n",
+        percent(target)
+    );
+    for k in 0..=doublings {
+        let _ = writeln!(
+            out,
+            "| {k} | {} | {} | ${}$ |",
+            w.fingerprint_bits(k),
+            w.slot_width(k),
+            percent(w.fpr_bound(k))
+        );
+    }
+    Ok(out)
+}
+
+pub(super) fn fixed(p: &Params) -> Result<String, String> {
+    let (n, target) = (p.count("n", 10_000_000)?, p.real("p", 0.01)?);
+    let f8 = math::fuse::fuse_bits_per_key(n, 8).map_err(err)?;
+    let f16 = math::fuse::fuse_bits_per_key(n, 16).map_err(err)?;
+    let ribbon = math::ribbon::ribbon_bits_per_key(n, target).map_err(err)?;
+    Ok(format!(
+        "At $n = {}$:\n\n\
+         - binary fuse, 8-bit: rate $2^{{-8}} = {}$ at ${}$ bits per key;\n\
+         - binary fuse, 16-bit: rate $2^{{-16}} = {}$ at ${}$ bits per key;\n\
+         - ribbon at ${}$: ${}$ bits per key, against the lower bound $\\log_2(1/p) = {}$.",
+        int(n),
+        percent(math::fuse::fuse_fpr(8)),
+        real(f8, 4),
+        percent(math::fuse::fuse_fpr(16)),
+        real(f16, 4),
+        percent(target),
+        real(ribbon, 4),
+        real(-target.log2(), 4),
+    ))
+}
+
+pub(super) fn window(p: &Params) -> Result<String, String> {
+    use math::window as w;
+    let (window, target) = (p.count("n", 1_000_000)?, p.real("p", 0.01)?);
+    let (k, l) = (whole(p, "k", 10)?, whole(p, "l", 52)?);
+    let apbf = w::ApbfPlan::for_target(window, k, l, target)
+        .ok_or_else(|| format!("no age-partitioned filter for k={k}, l={l} at {target}"))?;
+    Ok(format!(
+        "A window of $n = {}$ items, $k = {k}$ slices queried in a row out of $k + l = {}$: \
+         worst rate ${}$ at ${}$ bits per item (target ${}$).",
+        int(window),
+        k + l,
+        percent(apbf.worst_fpr()),
+        real(apbf.bits_per_item(), 4),
+        percent(target),
+    ))
+}
+
+pub(super) fn hash(p: &Params) -> Result<String, String> {
+    let n = p.count("n", 10_000_000)?;
+    let line = |bits: i32| {
+        // 1 - (1 - 2^-b)^n, kept precise where it is tiny.
+        let rate = -(n as f64 * (-(2f64.powi(-bits))).ln_1p()).exp_m1();
+        format!(
+            "- {bits}-bit hashes: $1 - (1 - 2^{{-{bits}}})^n = {}$",
+            percent(rate)
+        )
+    };
+    Ok(format!(
+        "A non-member whose hash equals a member's passes every filter built on that hash. \
+         At $n = {}$:\n\n{}\n{}",
+        int(n),
+        line(32),
+        line(64)
+    ))
+}
+
+pub(super) fn wilson(p: &Params) -> Result<String, String> {
+    let (hits, trials) = (p.count("hits", 20_044)?, p.count("trials", 2_000_000)?);
+    if trials == 0 || hits > trials {
+        return Err(format!("wilson needs 0 <= hits <= trials > 0 (hits={hits}, trials={trials})"));
+    }
+    let (lo, hi) = math::wilson_interval(hits, trials, 1.959_963_984_540_054);
+    let rate = hits as f64 / trials as f64;
+    Ok(format!(
+        "${}$ hits in ${}$ trials: $\\hat p = {}$, 95% Wilson interval ${}$ to ${}$ \
+         (binomial $\\sigma = {}$).",
+        int(hits),
+        int(trials),
+        percent(rate),
+        percent(lo),
+        percent(hi),
+        percent(math::binomial_sigma(rate, trials)),
+    ))
+}
+
+pub(super) fn count(p: &Params) -> Result<String, String> {
+    let (n, target) = (p.count("n", 1_000_000)?, p.real("p", 0.01)?);
+    let (m, k) = math::classic_shape(n, target).map_err(err)?;
+    // The fill a filter of that shape has on average after n inserts.
+    let ones = (m as f64 * -(-(n as f64) * f64::from(k) / m as f64).exp_m1()).round() as u64;
+    let est = math::bloom_count_estimate(m, k, ones)
+        .ok_or("the filter is full: no estimate")?;
+    Ok(format!(
+        "A filter with $m = {}$, $k = {k}$ and $X = {}$ bits set: \
+         $\\hat n = -(m/k) \\ln(1 - X/m) = {}$ (standard deviation ${}$); \
+         its rate read from the fill, $(X/m)^k = {}$.",
+        int(m),
+        int(ones),
+        real(est, 6),
+        real(math::bloom_count_estimate_sd(m, k, est), 3),
+        percent(math::bloom_fpr_at_fill(m, k, ones).unwrap_or(f64::NAN)),
+    ))
+}
