@@ -34,6 +34,21 @@ pub fn recorded_commit(dir: &Path) -> Result<Option<String>, String> {
     }
 }
 
+/// Problems with the book's chapters in `book_src` against the course in `dir`
+/// ([`crate::book::check_book`]: every directive fills, every pinned number agrees, every section
+/// and erratum has a chapter, every chapter has two exercises), and how many chapters it read.
+pub fn book(dir: &Path, book_src: &Path) -> (Vec<String>, usize) {
+    let doc: CourseDoc = match std::fs::read_to_string(dir.join("course.json"))
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+    {
+        Ok(d) => d,
+        Err(e) => return (vec![format!("book: the course record: {e}")], 0),
+    };
+    let chapters = crate::book::chapters(book_src).map_or(0, |c| c.len());
+    (crate::book::check_book(book_src, &doc), chapters)
+}
+
 /// Problems with the course written to `dir` (`course.json`, `course.md`, the plots); empty if
 /// none. Reads nothing but those files. With `commit`, the course must also record that commit
 /// (the one results.json records for the same run), so a course left from an older run fails.
@@ -173,12 +188,7 @@ fn shows(prose: &str, text: &str) -> bool {
 fn figure_problems(doc: &CourseDoc) -> Vec<String> {
     let mut problems = Vec::new();
     for s in &doc.sections {
-        let prose = [
-            s.derivation.join("\n"),
-            s.example.clone(),
-            s.finding.clone(),
-        ]
-        .join("\n");
+        let prose = [s.example.clone(), s.finding.clone()].join("\n");
         for f in &s.figures {
             let fresh = match f.formula.value() {
                 Ok(v) => v,

@@ -100,18 +100,15 @@ pub fn tally(rows: &[Row]) -> String {
 
 fn section(i: usize, s: &Section, out: &mut String) {
     let _ = writeln!(out, "## {}. {}\n", i + 1, s.title);
-    for line in &s.derivation {
-        let _ = writeln!(out, "    {line}");
-    }
-    out.push('\n');
+    let _ = writeln!(out, "Source: {}\n", s.source);
+    let _ = writeln!(out, "Worked example: {}\n", s.example);
     section_body(s, "", out);
 }
 
-/// A section's source, worked example, table, finding and plots (linked under `figures`, a
-/// path prefix): what course.md shows under the derivation, and the book under its own.
+/// A section's table, finding and plots (linked under `figures`, a path prefix): what course.md
+/// shows under each title's source and example, and the book (whose chapters carry the sources
+/// and compute their own examples) under its derivations.
 pub(crate) fn section_body(s: &Section, figures: &str, out: &mut String) {
-    let _ = writeln!(out, "Source: {}\n", s.source);
-    let _ = writeln!(out, "Worked example: {}\n", s.example);
     table(&s.rows, out);
     let t = tally(&s.rows);
     let _ = writeln!(out, "\n{}\n", [s.finding.as_str(), &t].join(" ").trim());
@@ -172,7 +169,9 @@ pub(crate) fn erratum_body(e: &Erratum, out: &mut String) {
 fn header(doc: &CourseDoc) -> String {
     let s = &doc.settings;
     format!(
-        "Measured by the course study (`cargo run --release -p bench-harness -- study course`) at commit {} in {:.0} s; \
+        "The course study's record: each formula's derivation, in LaTeX with its source, and the exercises are \
+         in the course book (`book/`, built by `just book`), whose chapters show these tables and plots. \
+         Measured by the course study (`cargo run --release -p bench-harness -- study course`) at commit {} in {:.0} s; \
          do not edit: `course.json` beside this file holds every count, setting and verdict, and `check` \
          re-renders this file from it and recomputes every verdict. Runs at n = {} keys per filter; every \
          measurement is {} independent repetitions, each with a fresh hash seed (a fresh fill and fresh \

@@ -14,7 +14,6 @@ pub(crate) fn fixture() -> CourseDoc {
     let s = Section {
         figures: Vec::new(),
         title: "Classic".into(),
-        derivation: vec!["p = (1 - e^(-kn/m))^k".into()],
         source: "Bloom 1970".into(),
         example: "m = 95850584".into(),
         rows: vec![

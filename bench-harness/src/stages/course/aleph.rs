@@ -107,18 +107,6 @@ fn chart(points: &[Point], bound: f64) -> LineChart {
     }
 }
 
-fn derivation() -> Vec<String> {
-    vec![
-        "one quotient-filter table of Q_k = Q0·2^k quotients after k doublings; a key's address is its base quotient followed by the first k bits of its fingerprint, so a doubling moves each entry's next fingerprint bit into its address and no key is needed; an entry keeps the bits it has left, ended by a 1 (the marker) so that entries of every length share the slots".into(),
-        "generation x is the keys inserted while the table had Q_x quotients, stored with F_x bits; after k ≥ x doublings each has F_x - (k - x) bits, or none: a void entry, which matches every key of its address and is copied to both halves at each later doubling, so a lookup still reads one run".into(),
-        "a non-member matches a generation-x entry with probability 2^-(F_x-(k-x))/Q_k; there are n_x of them and Q_k = Q_x·2^(k-x), so generation x adds λ_x·2^-F_x with λ_x = n_x/Q_x whatever k is (the bit each entry gives up doubles its matches, the doubling halves their share); the void copies, 2^(k-x-F_x) per entry each matching 1/Q_k, add the same".into(),
-        "FP(k) = 1 - exp(-Σ_{x≤k} λ_x·2^-F_x); the table doubles at 95% full, so λ_0 ≤ 0.95 and every later generation fills half of its table, λ_x ≤ 0.475".into(),
-        "widening without an estimate: generation x gets the budget ε/((x+1)(x+2)), a telescoping series that sums to ε, so F_x = ceil(log2(λ_x·(x+1)(x+2)/ε)): about 2·log2(x) bits more than a static filter's at generation x".into(),
-        "with an estimate reached after K doublings: F_x = F + K - x for x ≤ K, so that every entry has exactly F bits at the estimate (0.95·2^-F ≤ 15/16·ε; the sixteenth kept back is shared by generations past the estimate as above): the table there is a static quotient filter's plus the marker bit".into(),
-        "space: (w_k + 2.5)/α bits per key, w_k = max_x(F_x - (k - x)) + 1 the slot width (the newest generation's fingerprint and its marker), 2.5 the rank-and-select table's metadata bits per slot, α the keys per quotient (0.475 to 0.95 as the table fills between doublings); what the widening costs per doubling is the growth of w_k: F_{k+1} - F_k = log2(λ_{k+1}(k+2)(k+3)/(λ_k(k+1)(k+2))) rounded, about 2/((k+2)·ln 2) bits".into(),
-    ]
-}
-
 fn example() -> Result<String> {
     let w = Widening::new(P, None)?;
     let q0 = filterlab::quotient::math::quotients_for(
@@ -191,7 +179,6 @@ pub fn aleph(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Aleph filter: one table that grows in place".into(),
-        derivation: derivation(),
         source: "Dayan, Bercea & Pagh 2024 (Aleph Filter, PVLDB 17(11)); Dayan, Bercea, Reviriego & Pagh 2023 (InfiniFilter, SIGMOD); filter_core::math::aleph".into(),
         example: example()?,
         rows,

@@ -110,12 +110,6 @@ fn fp_vs_bits_section(rows: Vec<Row>) -> Result<Section> {
     )?;
     Ok(Section {
         title: "False-positive rate against memory, every variant".into(),
-        derivation: vec![
-            "a bit is still 0 after kn random sets with probability (1 - 1/m)^(kn) ≈ e^(-kn/m)".into(),
-            "a non-member passes if its k bits are all 1: p ≈ (1 - e^(-kn/m))^k".into(),
-            "at the best k = (m/n) ln 2 half the bits are set and p = 2^-k, so m/n = log2(1/p) / ln 2 = 1.44 log2(1/p)".into(),
-            "any structure needs n log2(1/p) bits (the lower bound); the variants pay different overheads over it".into(),
-        ],
         source: "Bloom 1970; Broder & Mitzenmacher 2004 (survey); each variant's paper for its own curve".into(),
         example: format!(
             "10M keys at 1%: the formula's m = {m10} bits = {:.3} bits per key (this library allocates {allocated}: with k rounded to a whole 7 the formula's m misses 1% slightly), the lower bound is log2(100) = {:.3} bits per key ({:+.1}%)",
@@ -165,10 +159,6 @@ pub fn fp_vs_k(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "The number of hash functions k".into(),
-        derivation: vec![
-            "p(k) = (1 - e^(-kn/m))^k; d/dk ln p = 0 at e^(-kn/m) = 1/2, so k* = (m/n) ln 2".into(),
-            "k must be whole: round k*, do not truncate it; p is flat near k*".into(),
-        ],
         source: "Bloom 1970; Broder & Mitzenmacher 2004, §2.1".into(),
         example: format!(
             "10M keys at 1%: m/n = {:.4}, k* = {:.3}, k = {}",
@@ -244,11 +234,6 @@ pub fn exact_small_m(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "The exact formula at small m".into(),
-        derivation: vec![
-            "the approximation replaces the number of set bits by its mean; (X/m)^k is convex, so by Jensen E[(X/m)^k] >= (E[X]/m)^k".into(),
-            "the exact rate conditions on the d distinct query positions: p = Σ_d S(k,d) (m)_d/m^k · Σ_i (-1)^i C(d,i) (1 - i/m)^(kn)".into(),
-            "the two agree as m grows; at small m the approximation underestimates".into(),
-        ],
         source: "Christensen, Roginsky & Jimeno 2010; Bose et al. 2008".into(),
         example: format!(
             "10M keys at 1%: approximation {} and exact {} (relative gap {:.2e})",
@@ -383,11 +368,6 @@ pub fn split_block(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "The split-block filter: per lane, not per block".into(),
-        derivation: vec![
-            "a block receives c ~ Poisson(λ = n/B) keys; each key sets one bit in each of eight 32-bit lanes".into(),
-            "a lane bit is set with probability 1 - (31/32)^c; a query tests one bit per lane: p = Σ_c Pois(c; λ) (1 - (31/32)^c)^8".into(),
-            "the often-quoted model treats the block as a 256-bit Bloom filter with k = 8: (1 - (255/256)^(8c))^8, which ignores that the 8 bits sit in 8 distinct lanes".into(),
-        ],
         source: "Putze, Sanders & Singler 2007, §3; the Parquet split-block specification".into(),
         example: format!(
             "10M keys at 1%: λ = {lambda:.3} keys per block, B = {blocks} blocks ({:.3} bits per key); per-lane {} against block model {}",

@@ -137,19 +137,6 @@ fn chart(points: &[Point], bound: f64) -> LineChart {
     }
 }
 
-fn derivation() -> Vec<String> {
-    let b = math::SLOTS;
-    let a = math::DESIGN_LOAD;
-    vec![
-        format!("stage i is a cuckoo table of B_i buckets of b = {b} slots holding f_i-bit fingerprints; inserts go to the newest stage, and when it holds b·α·B_i keys (α = {a}) a new stage with twice the buckets is made; a lookup asks every stage; a deletion removes one matching entry from the newest stage that matches (the stages' addresses nest, so that entry's key shares the deleted key's identity in every older stage, and no key is lost)"),
-        "one stage: a stored entry answers a foreign key's query when it has the key's fingerprint, probability q(f) = 2^-f + 2·4^-f (the value 0 is stored as 1), and lies in the key's bucket pair, probability at most 2/B; with n entries, p_i ≤ n·(2/B_i)·q(f_i)".into(),
-        format!("a stage never holds more than b·α·B_i entries, so at any load p_i ≤ 2·b·α·q(f_i) = {}·q(f_i)", 2.0 * f64::from(b) * a),
-        "the filter answers \"maybe\" if any stage does: FP = 1 - Π(1 - p_i) ≤ Σ p_i (union bound), summed over every stage the filter can ever have".into(),
-        "with one fingerprint width for all stages the sum grows with every stage and passes any target; with f_i = f0 + floor(i/k), one more bit every k stages, it is k·Σ_j 2·b·α·q(f0 + j), a geometric series: 2·b·α·k·(2^(1-f0) + (8/3)·4^(-f0)); the builder picks the smallest f0 that puts the sum at or under the target".into(),
-        "space: a full stage costs f_i/α bits per key it holds; the newest stage is allocated whole when the previous one fills, so bits per key jump up at each new stage and fall back as it fills: a sawtooth, rising slowly as f_i grows by one bit every k stages".into(),
-    ]
-}
-
 /// The keys at which each stage fills, oldest first, until one at or past `n`.
 fn stage_ends(b0: u64, n: u64) -> Vec<u64> {
     let mut ends = Vec::new();
@@ -222,7 +209,6 @@ pub fn expandable(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Expandable cuckoo filter: a bound that holds as it grows".into(),
-        derivation: derivation(),
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014 (cuckoo filter); Almeida, Baquero, Preguiça & Hutchison 2007 (tightening stages); Dayan et al. 2023 (InfiniFilter, deleting the newest match); filter_core::math::expandable".into(),
         example: example()?,
         rows,

@@ -154,11 +154,9 @@ impl Figure {
     }
 }
 
-/// A section's derivation and worked example, with the figures they show.
+/// A section's worked example, with the figures it shows.
 #[derive(Debug)]
 pub struct Prose {
-    /// The derivation's lines.
-    pub derivation: Vec<String>,
     /// The worked example.
     pub example: String,
     /// Their figures.

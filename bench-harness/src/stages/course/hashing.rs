@@ -250,12 +250,6 @@ pub fn one_hash(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: fig.into_vec(),
         title: "k positions from one hash".into(),
-        derivation: vec![
-            "double hashing: g_i(x) = h1(x) + i·h2(x) mod m for i = 0..k-1; enhanced double hashing adds (i³ - i)/6 so that h2 ≡ 0 does not collapse the k positions".into(),
-            "Kirsch & Mitzenmacher: the false-positive rate tends to (1 - e^(-kn/m))^k as m grows, the same as k independent hashes; at small m it is slightly higher (section \"The exact formula at small m\")".into(),
-            "its cost: one hash of the key instead of k (the key's bytes are read once; each further position is an add and a reduce); its price: positions are dependent, which shows only at small m".into(),
-            "its failure: if h2 is computed with h1's seed, h2 = h1 and the positions (i+1)·h1 depend on one number; a probe then matches every member with the same h1, so p >= 1 - (1 - 1/m)^n ≈ n/m, whatever k".into(),
-        ],
         source: "Kirsch & Mitzenmacher 2006 (\"Less hashing, same performance\"); Dillinger & Manolios 2004 (enhanced double hashing)".into(),
         example: format!(
             "at 10M keys and {} (m/n = {m_per_n}, k = {k10}), h2 = h1 gives p >= 1 - e^(-n/m) = {}: {:.0} times the target, from one bad seed",
@@ -376,12 +370,6 @@ pub fn adversarial(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: fig.into_vec(),
         title: "Adversarial keys and secret seeds".into(),
-        derivation: vec![
-            "the rate p assumes keys independent of the hash functions; an attacker who knows the functions (a public hash with a fixed seed) can choose keys".into(),
-            "pollution: inserting keys whose positions are still 0 sets up to k new bits each, so the fill X/m exceeds 1 - e^(-kn/m) and p = (X/m)^k rises".into(),
-            "probing: a false positive found once stays one (the previous section), so an attacker who pays about 1/p queries per false positive can replay it for ever".into(),
-            "defence: a secret, random seed per filter (a keyed hash such as SipHash or seeded xxh3): chosen keys are then random to the filter and p holds again".into(),
-        ],
         source: "Gerbet, Kumar & Lauradoux 2015 (\"The power of evil choices in Bloom filters\"); Naor & Yogev 2015".into(),
         example: format!(
             "at 10M keys and {} (k = {k10}, a fill of 1 - e^(-kn/m) = {fill10:.3}) a fill of 0.6 gives 0.6^{k10} = {} instead of {fill10:.3}^{k10} = {}",

@@ -259,8 +259,6 @@ impl Pair {
 pub struct Section {
     /// Heading.
     pub title: String,
-    /// A few lines of derivation.
-    pub derivation: Vec<String>,
     /// The papers.
     pub source: String,
     /// The worked example, numbers computed.

@@ -141,22 +141,6 @@ fn chart(points: &[Point]) -> LineChart {
     }
 }
 
-fn derivation() -> Vec<String> {
-    vec![
-        "a key's hash is split into a quotient, its home slot among Q, and an r-bit remainder; only the remainder is stored, in a run of its quotient's remainders, runs kept in quotient order and shifted right when their home slot is taken".into(),
-        "a key never inserted is a false positive exactly when some stored item has its quotient and its remainder: each of the n items does with probability 1/(Q·2^r), so FP = 1 - (1 - 1/(Q·2^r))^n ≈ 1 - e^(-α/2^r) ≤ α·2^(-r), with the load α = n/Q".into(),
-        "so each remainder bit halves the rate, and the rate grows linearly with the load: half full, half the rate of a full table".into(),
-        format!(
-            "space: every slot holds r remainder bits and {} metadata bits (rank-and-select layout: an occupied bit and a run-end bit per slot, plus an index per block of slots), so (r + {}) / α bits per item; the table is filled up to α = {}",
-            math::METADATA_BITS_PER_SLOT,
-            math::METADATA_BITS_PER_SLOT,
-            math::MAX_LOAD
-        ),
-        "resize (this library, as the qfilter crate): the quotients double and the top remainder bit becomes the quotient's lowest bit; Q·2^r stays, so the rate at a given number of items is unchanged and no key is lost, but the table now takes twice the items, and at twice the items the rate is twice as high".into(),
-        "the bits cannot be recovered later: a filter that must keep its target through g doublings is built with g extra remainder bits (growth_reserve), paying g bits per slot from the start".into(),
-    ]
-}
-
 fn example() -> Result<String> {
     let r = math::quotient_remainder_bits(P, math::MAX_LOAD)?;
     let f = QuotientFilter::builder()
@@ -232,7 +216,6 @@ pub fn quotient(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Quotient filter: remainder bits, load and resizing".into(),
-        derivation: derivation(),
         source: "Bender et al. 2012 (PVLDB, \"Don't Thrash\"), §2; Pandey, Bender, Johnson & Patro 2017 (SIGMOD, the rank-and-select layout); filter_core::math::quotient".into(),
         example: example()?,
         rows,

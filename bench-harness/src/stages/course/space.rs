@@ -93,11 +93,6 @@ pub fn cuckoo_failure(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Cuckoo insertion failure against bucket size and load".into(),
-        derivation: vec![
-            "each item has two candidate buckets of b slots; an insert fails when a chain of evictions finds no free slot within its bound".into(),
-            "with two choices the table fills to a threshold load c(b) before failures appear, then fails quickly: about 50% at b = 1, 84% at b = 2, 95% at b = 4, 98% at b = 8".into(),
-            "larger buckets load more but cost more per lookup and need one more fingerprint bit per doubling (2b slots are compared: f = log2(2b/p))".into(),
-        ],
         source: "Pagh & Rodler 2004; Dietzfelbinger & Weidling 2007; Fan, Andersen, Kaminsky & Mitzenmacher 2014, §4".into(),
         example: {
             let at = |b: u32, load: f64| -> Result<String> {
@@ -130,11 +125,6 @@ pub fn semi_sorting(_lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Semi-sorting buckets".into(),
-        derivation: vec![
-            "the order of the b fingerprints in a bucket carries no information; sorting them lets the bucket store a multiset".into(),
-            "take the top 4 bits of each of the b = 4 fingerprints: sorted, they form one of C(16 + 4 - 1, 4) = 3876 multisets, an index of 12 bits instead of 16".into(),
-            "so each slot costs f - 1 bits: bits per key (f - 1)/α, at the price of decoding the index on every lookup (a table of 3876 entries)".into(),
-        ],
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.2".into(),
         example: format!(
             "C(19, 4) = {multisets:.0} → {bits:.0} bits for 4 × 4 = 16; at 1% (f = {f}) the table costs {:.3} bits per key instead of {:.3}. This library does not semi-sort (its slots are packed to f bits)",
@@ -190,11 +180,6 @@ pub fn crossover(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let plain = figures.add(cross(3.0, cuckoo::DESIGN_LOAD), Shown::Rate)?;
     let section = Section {
         title: "The classic/cuckoo space crossover".into(),
-        derivation: vec![
-            "classic: log2(1/p) / ln 2 (1.44 log2(1/p)) bits per key; cuckoo: f/α with f = log2(1/p) + log2(2b) bits".into(),
-            "cuckoo wins once (log2(1/p) + e)/α < log2(1/p) / ln 2, i.e. log2(1/p) > (e/α)/(1/ln 2 - 1/α)".into(),
-            format!("the paper's 3% uses semi-sorting (e = 2 at b = 4) and α = 95.5% (by this formula: {semi}); without semi-sorting e = 3, and at this library's α = {} the crossover moves to {plain}; this library rounds f up to a whole bit and reserves the zero fingerprint, which moves it in steps", cuckoo::DESIGN_LOAD),
-        ],
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.2 and Fig. 5".into(),
         example: format!(
             "e = 2, α = 0.955 (semi-sorted): crossover at p = {semi}; e = 3, α = {} (this library's layout): p = {plain}",
@@ -260,7 +245,6 @@ pub fn scalable_memory(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: prose.figures,
         title: "Scalable filters: memory growth and the choice of s and r".into(),
-        derivation: prose.derivation,
         source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4-5".into(),
         example: prose.example,
         rows,
@@ -288,20 +272,13 @@ fn scalable_prose() -> Result<Prose> {
     let first_5 = fig.add(bits(p0(0.5)), Shown::Decimals(2))?;
     let next_9 = fig.add(more(p0(0.9), 0.9), Shown::Decimals(2))?;
     let next_5 = fig.add(more(p0(0.5), 0.5), Shown::Decimals(2))?;
-    let derivation = vec![
-        "stage i holds n0 s^i keys at P0 r^i, so it costs n0 s^i (log2(1/P0) + i log2(1/r)) / ln 2 bits".into(),
-        "after L stages the newest holds a fraction (s - 1)/s of all capacity, so bits per key ≈ (log2(1/P0) + (L - 1/(s - 1)) log2(1/r)) / ln 2: it grows by log2(1/r) / ln 2 bits per stage, i.e. logarithmically in n".into(),
-        format!("r near 1 grows slowly but makes P0 = P(1 - r) small: r = 0.9 costs log2(1/(1 - r)) / ln 2 = {formula} bits per key up front, {up_front} for 10M keys as this library sizes them ({first_9} at P0 = {} against {at_p} at P = {}); s = 4 needs fewer stages (fewer lookups, slower per-key growth) but can leave up to 3/4 of the newest stage empty", pct(p0(0.9)), pct(P)),
-        "Almeida et al. recommend s = 2 for slow growth and s = 4 for fast, with r between 0.8 and 0.9".into(),
-    ];
     let example = format!(
-        "P = {}, 10M keys as this library sizes them: r = 0.9 starts at P0 = {} ({first_9} bits per key for the first stage), r = 0.5 at {} ({first_5}); each further stage adds {next_9} (r = 0.9) or {next_5} (r = 0.5) bits per key",
+        "P = {}, 10M keys as this library sizes them: r = 0.9 starts at P0 = {} ({first_9} bits per key for the first stage against {at_p} at P), r = 0.5 at {} ({first_5}); r = 0.9's up-front cost is log2(1/(1 - r)) / ln 2 = {formula} bits per key by the formula, {up_front} as this library sizes 10M keys; each further stage adds {next_9} (r = 0.9) or {next_5} (r = 0.5) bits per key",
         pct(P),
         pct(p0(0.9)),
         pct(p0(0.5)),
     );
     Ok(Prose {
-        derivation,
         example,
         figures: fig.into_vec(),
     })
@@ -316,12 +293,6 @@ pub fn static_filters(_lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Static filters: xor, binary fuse and ribbon".into(),
-        derivation: vec![
-            "a static filter is built once from a known set and never takes an insert; it stores an f-bit fingerprint function: p = 2^-f".into(),
-            "xor filter: 3 hashes into an array of 1.23 n slots of f bits, solved by peeling a hypergraph: 1.23 f bits per key, 3 memory reads per lookup".into(),
-            "binary fuse: the same with spatially coupled segments: 1.125 f (3-wise) or 1.075 f (4-wise) bits per key; ribbon: a banded linear system, within a few percent of f".into(),
-            "they win when the set is known in advance and does not change (a shipped blocklist, an LSM-tree's immutable file): less memory than any dynamic filter and few reads; they lose when keys arrive over time (rebuild) or need deleting".into(),
-        ],
         source: "Graf & Lemire 2020 (xor); Graf & Lemire 2022 (binary fuse); Dillinger & Walzer 2021 (ribbon)".into(),
         example: format!(
             "10M keys at 1% (f = {f:.0}): xor {:.2}, binary fuse 1.125 f = {:.2} (3-wise) / {:.2} (4-wise), this library's ribbon {:.2} (fractional columns, filter_core::math::ribbon), against classic {classic:.2}, this library's cuckoo {ck:.2}, the bound {lb:.2} bits per key; this library's binary fuse has 8- or 16-bit fingerprints: {:.2} bits per key at 2^-8 (filter_core::math::fuse)",

@@ -123,13 +123,6 @@ fn cuckoo_section(rows: Vec<Row>) -> Result<Section> {
     Ok(Section {
         figures: Vec::new(),
         title: "Cuckoo filter: fingerprint bits and load".into(),
-        derivation: vec![
-            "a lookup compares its f-bit fingerprint (uniform on 1..2^f, 0 marks an empty slot) with the occupied slots of its two buckets: 2bα slots at load α".into(),
-            "a stored fingerprint can match only if it shares the query's bucket pair: here i2 = (h(φ) - i1) mod B, so an item with the query's fingerprint φ sitting in i1 or i2 has exactly the query's pair".into(),
-            "expected matches: αbB items × 1/(2^f - 1) (same fingerprint) × 2/B (same pair) = 2bα/(2^f - 1), so p = 1 - exp(-2bα/(2^f - 1)) ≈ 2bα/2^f".into(),
-            "the often-quoted per-slot form 1 - (1 - 1/(2^f - 1))^(2bα) treats the slots as independent trials; it is an upper bound (ln(1 - x) < -x), a few percent high at small f (the example)".into(),
-            "so p halves per fingerprint bit and grows linearly with load; f = ceil(log2(2b/p)) keeps p under target even at α = 1".into(),
-        ],
         source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.1; the pair argument is derived here for crates/filter-cuckoo's alt(i, φ) = (h(φ) - i) mod B".into(),
         example: format!(
             "10M keys at 1%: f = ceil(log2(8 / 0.01)) = {f10} bits; at α = {a}: bucket pair {}, per-slot {}; the table costs f/α = {:.3} bits per key. At f = 4: {} against {}; at f = 6: {} against {}",
@@ -222,11 +215,6 @@ fn scalable_section(c0: usize, rows: Vec<Row>) -> Section {
     Section {
         figures: Vec::new(),
         title: "Scalable filter: the compound bound as it grows".into(),
-        derivation: vec![
-            "stage i holds n0 s^i items at rate P0 r^i; a key is a false positive if any stage says yes".into(),
-            "p = 1 - Π(1 - p_i) <= Σ P0 r^i = P0 / (1 - r): choose P0 = P(1 - r) and the bound is P however far the filter grows".into(),
-            "at s = 2 stage i opens when (2^i - 1) n0 items are in, so the compound rate climbs in steps ending at 1, 3, 7, 15, 31 n0".into(),
-        ],
         source: "Almeida, Baquero, Preguiça & Hutchison 2007, §4 and eq. 3".into(),
         example: format!(
             "r = 0.9: P0 = {}, stages at {}; bound {}. A filter sized for 10M and grown 10x has stages at these rates; `filterlab calc --variant scalable` prints its memory",
@@ -379,15 +367,9 @@ fn counting_section(
     Ok(Section {
         figures: fig.into_vec(),
         title: "Counting filter: counter overflow under overload".into(),
-        derivation: vec![
-            "a counter's value after nk increments of m counters is Binomial(nk, 1/m) ≈ Poisson(λ = nk/m)".into(),
-            format!("with the real-valued optimum k* = (m/n) ln 2, λ = ln 2; with a whole k it is k n/m, e.g. {k_text}/{m_per_n} = {lambda_text} at {} (10M keys as this library sizes them), not ln 2", pct(P)),
-            "P(any counter >= 2^c) <= m C(nk, 2^c) m^-(2^c) <= m (e λ / 2^c)^(2^c); the textbook writes λ = ln 2 there, which holds only for k = k*".into(),
-            "overload raises λ linearly; a 4-bit counter sticks at 15 (saturates), after which deletions can no longer undo it; the expected fraction saturated is P(Poisson(λ) >= 15)".into(),
-        ],
         source: "Fan, Cao, Almeida & Broder 2000 (Summary Cache), §5.2".into(),
         example: format!(
-            "10M keys at 1%: m = {m10} counters, k = {k10}: λ = {lambda_text}; m (e λ/16)^16 = {:.2e} (with ln 2 in place of λ: {:.2e}, {:.1}x smaller: \
+            "10M keys at 1%: m = {m10} counters, k = {k10}: λ = k n/m = {k_text}/{m_per_n} = {lambda_text} (ln 2 only at the real-valued k*); m (e λ/16)^16 = {:.2e} (with ln 2 in place of λ: {:.2e}, {:.1}x smaller: \
              the ln 2 form is not a bound here, it only happens to be as negligible); the binomial form gives {:.3e} at 10M keys and {:.3} at 10x the load",
             closed(lambda10),
             closed(std::f64::consts::LN_2),

@@ -48,11 +48,6 @@ pub fn fill_ratio(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Estimating n from the fill ratio".into(),
-        derivation: vec![
-            "after n distinct keys a bit is set with probability 1 - (1 - 1/m)^(kn) ≈ 1 - e^(-kn/m); the fraction set, X/m, concentrates there".into(),
-            "solving for n: n̂ = -(m/k) ln(1 - X/m); duplicates set no new bits, so n̂ counts distinct keys (len() counts inserts)".into(),
-            "its error: Var X ≈ m e^(-λ)(1 - (1 + λ) e^(-λ)) with λ = kn/m, and dn̂/dX = 1/(k e^(-λ)), so sd(n̂) ≈ sqrt(Var X) / (k e^(-λ))".into(),
-        ],
         source: "Swamidass & Baldi 2007; Papapetrou, Siberski & Nejdl 2010".into(),
         example: {
             let (m10, n10) = (math::optimal_bits(10_000_000, P)?, 10_000_000f64);
@@ -111,11 +106,6 @@ pub fn union_intersection(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Union and intersection".into(),
-        derivation: vec![
-            "filters with the same m, k and hash functions combine bit by bit: A | B is exactly the filter of A ∪ B (every bit any key of either sets)".into(),
-            "A & B keeps every key of A ∩ B, but also bits set in A by A-only keys and in B by B-only keys: with z = (1 - 1/m)^k, a bit is 1 with probability 1 - z^|I| + z^|I|(1 - z^|A\\I|)(1 - z^|B\\I|)".into(),
-            "so the intersection's rate is that to the k-th power, above the rate of a filter built from A ∩ B alone, (1 - z^|I|)^k".into(),
-        ],
         source: "Broder & Mitzenmacher 2004, §2.5; Guo et al. 2010 for the intersection".into(),
         example: format!(
             "two filters of 10M keys each sized for 20M at 1% sharing 5M keys: the union is the filter of 15M keys, the intersection's bits are 1 with probability {}",
@@ -197,11 +187,6 @@ pub fn deleting_non_members(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: fig.into_vec(),
         title: "Deleting keys that were never inserted".into(),
-        derivation: vec![
-            "a deletion is refused only if the filter proves the key absent; a non-member passes with probability p and is then applied, so D attempts apply about D·p deletions".into(),
-            "cuckoo: each applied deletion clears one stored fingerprint that belonged to a member, which then reads absent: E[false negatives] ≈ D·p, a fraction D·p/n of the members".into(),
-            "counting: each applied deletion takes 1 from k non-zero counters, μ = D p k / (m (1 - e^(-λ))) per non-zero counter; a member's counter holds V = 1 + Poisson(λ) and empties if it takes V or more: q = Σ_v P(V = v) P(Poisson(μ) >= v), and P(false negative) = 1 - (1 - q)^k".into(),
-        ],
         source: "Fan, Cao, Almeida & Broder 2000; Fan, Andersen, Kaminsky & Mitzenmacher 2014, §3.3 (deletion needs a key that was inserted)".into(),
         example: format!(
             "a cuckoo filter of 10M keys at {} (f = {f10_text}, α = {}, p = {}) that is asked to delete 1M random non-members loses about {:.0} members",
@@ -268,19 +253,28 @@ pub fn repeated_queries(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Repeated queries of one non-member are not independent".into(),
-        derivation: vec![
-            "the answer for a key is a function of the key and the filter: ask again and the same bits answer".into(),
-            "so P(a non-member passes t queries) = p, not p^t, and a false positive stays one until the filter changes".into(),
-            "independent chances need independent filters: a fresh seed (or a rebuilt filter) gives a fresh trial with probability p".into(),
-        ],
         source: "Bloom 1970 (the answer is deterministic); Broder & Mitzenmacher 2004".into(),
-        example: format!("at p = 1%, three queries of one non-member pass together with probability 1%, not {}", pct(1e-6)),
+        example: format!(
+            "at p = 1%, three queries of one non-member pass together with probability 1%, not {}",
+            pct(1e-6)
+        ),
         rows: vec![
-            Row::new("non-members positive on 3 of 3 queries (p, not p^3)", p, thrice),
+            Row::new(
+                "non-members positive on 3 of 3 queries (p, not p^3)",
+                p,
+                thrice,
+            ),
             Row::new("false positives asked again, same filter", 1.0, again),
-            Row::new("the same false positives, filter rebuilt with a fresh seed", p, fresh),
+            Row::new(
+                "the same false positives, filter rebuilt with a fresh seed",
+                p,
+                fresh,
+            ),
         ],
-        finding: format!("m = {m}, k = {k}, n = {n}; p^3 would be {}.", pct(p.powi(3))),
+        finding: format!(
+            "m = {m}, k = {k}, n = {n}; p^3 would be {}.",
+            pct(p.powi(3))
+        ),
         plots: vec![],
     };
     Ok((section, vec![]))
@@ -323,12 +317,6 @@ pub fn wilson(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures: Vec::new(),
         title: "Reading a Wilson interval".into(),
-        derivation: vec![
-            "for h hits in T trials, p̂ = h/T; the 95% Wilson interval is (p̂ + z²/2T ± z sqrt(p̂(1 - p̂)/T + z²/4T²)) / (1 + z²/T), z = 1.96".into(),
-            "it inverts the binomial test: it holds every rate that h of T would not reject at 5%; unlike p̂ ± z sqrt(p̂(1-p̂)/T) it stays inside [0, 1] and does not collapse to a point at h = 0".into(),
-            "it covers the sampling of probes from one filter, not the filter's own fill, which moves all its probes together (relative sd about k/sqrt(m)): for small m the fill dominates and the interval is too narrow".into(),
-            "hence this course pools independent repetitions and takes the larger of the binomial and the between-repetition error".into(),
-        ],
         source: "Wilson 1927; Brown, Cai & DasGupta 2001".into(),
         example: format!(
             "100 false positives in 10,000 probes: p̂ = 1%, interval {} – {} (not symmetric); 0 in 10,000: 0 – {}",

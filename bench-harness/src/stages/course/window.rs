@@ -150,16 +150,6 @@ fn chart(window: usize, item: &Measured, apbf: &Measured) -> LineChart {
     }
 }
 
-fn derivation() -> Vec<String> {
-    vec![
-        "age-partitioned (Shtul, Baquero & Almeida): k + l slices of m bits; an insert sets one bit in each of the k youngest; every g = W/l inserts the oldest slice is emptied and becomes the youngest; a lookup answers \"maybe\" when k consecutive slices all hold the key's bit".into(),
-        "a foreign key's bit in slice i is set with its fill r_i = 1 - (1 - 1/m)^(c_i), c_i the bits set there; the slices are independent, so FP = P(a run of k successes in k + l Bernoulli(r_i) trials)".into(),
-        "computed exactly by a recursion on the current run length j: with q_j the probability of no run yet and a run of j, each slice moves q_j to q_(j+1) with r_i and to q_0 with 1 - r_i, and q_(k-1)·r_i is absorbed into FP".into(),
-        "its worst case is just before a shift: slice i (youngest first) holds g·min(i + 1, k) bits; m is the smallest giving FP ≤ p there (the paper's m = k·g / ln 2 leaves the young slices half empty and gives a little more than p)".into(),
-        "lane-sliced generations, for comparison: N + 1 Bloom filters of g = W/N items, each sized for its share q = 1 - (1 - p)^(1/(N + 1)), so the union is 1 - Π(1 - fill(k·c_j, m)^k) ≤ p with one table read per probe".into(),
-    ]
-}
-
 /// The worked example, and its figures: the paper's shape and the least memory's
 /// (`ApbfPlan::least`, the builder's default).
 fn example() -> Result<(String, Vec<Figure>)> {
@@ -237,7 +227,6 @@ pub fn sliding_windows(lab: &Lab<'_>) -> Result<(Section, Vec<Plot>)> {
     let section = Section {
         figures,
         title: "Sliding windows: the age-partitioned filter's rate".into(),
-        derivation: derivation(),
         source: "Shtul, Baquero & Almeida 2020 (arXiv:2001.03147); Bloom 1970; filter_core::math::window".into(),
         example,
         rows,
