@@ -206,7 +206,7 @@ pub const CLAIMS: &[Row] = &[
     Row {
         article: 2,
         text: "a HashSet of the day's user IDs grows to gigabytes",
-        measure: "HashSet<String> of 10M user IDs, GB (bytes per ID at the largest size measured × 10M)",
+        measure: "`HashSet<String>` of 10M user IDs, GB (bytes per ID at the largest size measured × 10M)",
         measured: |f| {
             let at = f.unique.hashset_bytes_at.iter().max_by_key(|x| x.0);
             at.map(|&(n, b)| b as f64 / n.max(1) as f64 * 1e7 / 1e9)

@@ -68,7 +68,7 @@ pub fn unique(u: &UniqueResult) -> String {
     );
     for m in &u.methods {
         let name = match m.method {
-            Method::ExactHashSet => "exact HashSet<String>",
+            Method::ExactHashSet => "exact `HashSet<String>`",
             Method::FilterAlone => "filter alone (classic, 1%, sized for the largest daily count)",
             Method::FilterPlusExact => "filter + exact set",
             Method::HyperLogLog => "HyperLogLog++ (cardinality-estimator, p = 12)",
@@ -94,7 +94,7 @@ pub fn unique(u: &UniqueResult) -> String {
     );
     for (n, b) in &u.hashset_bytes_at {
         s += &format!(
-            "HashSet<String> of {n} user IDs: {:.1} MB ({:.1} bytes per ID).\n",
+            "`HashSet<String>` of {n} user IDs: {:.1} MB ({:.1} bytes per ID).\n",
             *b as f64 / 1e6,
             *b as f64 / (*n).max(1) as f64
         );
