@@ -118,6 +118,17 @@ filterlab *ARGS:
 course:
     cargo run --release -p bench-harness -- study course
 
+# The course as a book (book/) into target/book: installs mdBook and mdbook-katex (pinned, with
+# `cargo install --locked`, into target/book-tools) when missing, then builds offline.
+book:
+    bash scripts/book.sh build
+
+# The book, then every page in headless Chromium (Debian's, installed when missing): no KaTeX
+# error, no missing image, no broken link, search finds "false positive"; screenshots in
+# target/book-shots/.
+book-test:
+    bash scripts/book.sh test
+
 # A throwaway PostgreSQL cluster on loopback for the gate's tests: prints the exports to eval.
 pg-start:
     bash scripts/pg.sh start

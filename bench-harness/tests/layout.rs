@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 /// The harness's top-level modules, lowest first. A module may import its own layer or below.
 const LAYERS: &[&str] = &[
-    "dataset", "measure", "record", "filters", "plan", "stages", "judge", "render", "book", "check",
-    "pipeline",
+    "dataset", "measure", "record", "filters", "plan", "stages", "judge", "render", "book",
+    "check", "pipeline",
 ];
 
 /// The CLI's modules, lowest first: helpers, then what a command needs, the parsed arguments,
@@ -68,8 +68,12 @@ fn read_tree(src: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// `stages/threads/mod.rs` -> `stages::threads`; `lib.rs` and `main.rs` -> `` (the root).
+/// `stages/threads/mod.rs` -> `stages::threads`; `lib.rs`, `main.rs` and the other binaries
+/// (`bin/*.rs`, crates of their own over the library) -> `` (the root).
 fn module_of(rel: &Path) -> String {
+    if rel.starts_with("bin") {
+        return String::new();
+    }
     let mut parts: Vec<String> = rel
         .iter()
         .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())

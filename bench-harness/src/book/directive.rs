@@ -74,21 +74,23 @@ pub enum Field {
 
 impl Field {
     fn parse(s: &str) -> Result<Field, String> {
-        Ok(match s {
-            "formula" => Field::Formula,
-            "measured" => Field::Measured,
-            "low" => Field::Low,
-            "high" => Field::High,
-            "hits" => Field::Hits,
-            "trials" => Field::Trials,
-            "z" => Field::Z,
-            "verdict" => Field::Verdict,
-            other => {
-                return Err(format!(
-                    "unknown field {other:?} (formula, measured, low, high, hits, trials, z, verdict)"
-                ))
-            }
-        })
+        const ALL: [(&str, Field); 8] = [
+            ("formula", Field::Formula),
+            ("measured", Field::Measured),
+            ("low", Field::Low),
+            ("high", Field::High),
+            ("hits", Field::Hits),
+            ("trials", Field::Trials),
+            ("z", Field::Z),
+            ("verdict", Field::Verdict),
+        ];
+        ALL.iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, f)| f)
+            .ok_or_else(|| {
+                let names: Vec<&str> = ALL.iter().map(|(n, _)| *n).collect();
+                format!("unknown field {s:?} ({})", names.join(", "))
+            })
     }
 }
 
@@ -101,13 +103,20 @@ pub enum Piece {
     Directive(Directive, String),
 }
 
-/// Splits `pin` off `s` at its last ` = `.
+/// Splits a pin (` = TEXT`) off the last `|`-part of `s`, the only part that may carry one (a
+/// title or a row label may itself contain ` = ` or `|`).
 fn pinned(s: &str) -> (&str, Option<String>) {
-    match s.rfind(" = ") {
-        Some(i) => (s[..i].trim(), Some(s[i + 3..].trim().to_string())),
+    let last = s.rfind('|').map_or(0, |i| i + 1);
+    match s[last..].find(" = ") {
+        Some(i) => (
+            s[..last + i].trim(),
+            Some(s[last + i + 3..].trim().to_string()),
+        ),
         None => (s.trim(), None),
     }
 }
+
+const THREE: &str = "{{#value TITLE | ROW | FIELD}} takes three parts";
 
 fn parse_one(body: &str) -> Result<Directive, String> {
     let body = body.trim();
@@ -126,14 +135,13 @@ fn parse_one(body: &str) -> Result<Directive, String> {
         "erratum" => need("an erratum title").map(Directive::Erratum),
         "value" => {
             let (spec, pin) = pinned(rest);
-            let parts: Vec<&str> = spec.split('|').map(str::trim).collect();
-            let [title, row, field] = parts[..] else {
-                return Err("{{#value TITLE | ROW | FIELD}} takes three parts".into());
-            };
+            // The title has no `|`; the row label may (`A | B (3000 keys)`); the field has none.
+            let (title, rest) = spec.split_once('|').ok_or(THREE)?;
+            let (row, field) = rest.rsplit_once('|').ok_or(THREE)?;
             Ok(Directive::Value {
-                title: title.into(),
-                row: row.into(),
-                field: Field::parse(field)?,
+                title: title.trim().into(),
+                row: row.trim().into(),
+                field: Field::parse(field.trim())?,
                 pin,
             })
         }
@@ -160,7 +168,9 @@ fn parse_one(body: &str) -> Result<Directive, String> {
             let args: Vec<String> = args.split_whitespace().map(String::from).collect();
             match args.first().map(String::as_str) {
                 Some("calc" | "recommend") => {}
-                _ => return Err("an exercise runs `filterlab calc` or `filterlab recommend`".into()),
+                _ => {
+                    return Err("an exercise runs `filterlab calc` or `filterlab recommend`".into())
+                }
             }
             Ok(Directive::Exercise {
                 args,

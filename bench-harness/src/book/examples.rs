@@ -40,6 +40,8 @@ pub enum Kind {
     Wilson,
     /// The count estimated from the number of set bits.
     Count,
+    /// The target rate below which a cuckoo filter is smaller than a classic one.
+    Crossover,
 }
 
 impl Kind {
@@ -60,6 +62,7 @@ impl Kind {
             "hash" => Kind::Hash,
             "wilson" => Kind::Wilson,
             "count" => Kind::Count,
+            "crossover" => Kind::Crossover,
             other => return Err(format!("unknown example {other:?}")),
         })
     }
@@ -81,7 +84,9 @@ impl Params {
             Some('G') => (&t[..t.len() - 1], 1e9),
             _ => (t.as_str(), 1.0),
         };
-        let x: f64 = num.parse().map_err(|_| format!("{key}={v} is not a count"))?;
+        let x: f64 = num
+            .parse()
+            .map_err(|_| format!("{key}={v} is not a count"))?;
         let n = x * mult;
         if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < 1.8e19 {
             Ok(n as u64)
@@ -120,13 +125,26 @@ pub(crate) fn real(x: f64, digits: usize) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
     }
-    let e = x.abs().log10().floor() as i32;
+    let mut e = x.abs().log10().floor() as i32;
+    // 9.9996e6 shows as 10.000e6 at four digits: count it in the next decade.
+    if format!(
+        "{:.prec$}",
+        x.abs() / 10f64.powi(e),
+        prec = digits.saturating_sub(1)
+    )
+    .starts_with("10")
+    {
+        e += 1;
+    }
     if (-4..6).contains(&e) {
         let decimals = (digits as i32 - 1 - e).max(0) as usize;
         format!("{x:.decimals$}")
     } else {
         let m = x / 10f64.powi(e);
-        format!("{m:.prec$} \\times 10^{{{e}}}", prec = digits.saturating_sub(1))
+        format!(
+            "{m:.prec$} \\times 10^{{{e}}}",
+            prec = digits.saturating_sub(1)
+        )
     }
 }
 
@@ -157,6 +175,7 @@ pub fn render(kind: &str, params: &[(String, String)]) -> Result<String, String>
         Kind::Hash => more::hash(&p),
         Kind::Wilson => more::wilson(&p),
         Kind::Count => more::count(&p),
+        Kind::Crossover => more::crossover(&p),
     }?;
     Ok(format!(
         "> **Worked example** (computed by `filter_core::math` when this book was built)\n>\n{}\n",
@@ -245,15 +264,24 @@ fn counting(p: &Params) -> Result<String, String> {
     let bits = u32::try_from(p.count("bits", 4)?).map_err(err)?;
     let (m, k) = math::classic_shape(n, fpr).map_err(err)?;
     let bound = math::counting_overflow_bound(m, n, k, bits);
+    let j = 2f64.powi(i32::try_from(bits).map_err(err)?);
+    let lambda = f64::from(k) * n as f64 / m as f64;
+    let closed = |l: f64| m as f64 * (std::f64::consts::E * l / j).powf(j);
     Ok(format!(
         "- $n = {}$ at $p = {}$: $m = {}$ counters of {bits} bits, $k = {k}$: ${}$ bits per key, \
          {bits} times the classic filter's.\n\
-         - $P(\\text{{any counter}} \\ge 2^{{{bits}}}) \\le m \\binom{{nk}}{{2^{bits}}} m^{{-2^{bits}}} \
-         \\le {}$.",
+         - A counter is about Poisson with $\\lambda = kn/m = {}$ (not $\\ln 2 = {}$: $k$ is whole).\n\
+         - $P(\\text{{any counter}} \\ge 2^{{{bits}}}) \\le m \\binom{{nk}}{{2^{bits}}} m^{{-2^{bits}}} = {}$; \
+         the looser closed form $m (e \\lambda / 2^{bits})^{{2^{bits}}} = {}$, and with $\\ln 2$ in place of \
+         $\\lambda$ ${}$.",
         int(n),
         percent(fpr),
         int(m),
         real(m as f64 * f64::from(bits) / n as f64, 4),
+        real(lambda, 4),
+        real(std::f64::consts::LN_2, 4),
         real(bound, 3),
+        real(closed(lambda), 3),
+        real(closed(std::f64::consts::LN_2), 3),
     ))
 }

@@ -11,7 +11,11 @@ pub fn show(v: &serde_json::Value) -> String {
         serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => n.to_string(),
         serde_json::Value::Number(n) => {
             let x = n.as_f64().unwrap_or(f64::NAN);
-            let e = if x == 0.0 { 0 } else { x.abs().log10().floor() as i32 };
+            let e = if x == 0.0 {
+                0
+            } else {
+                x.abs().log10().floor() as i32
+            };
             let decimals = (3 - e).max(0) as usize;
             let s = format!("{x:.decimals$}");
             if s.contains('.') {
@@ -72,7 +76,11 @@ pub fn answer(cli: &Path, args: &[String], path: &str) -> Result<String, String>
 /// can stand inside a list item.
 #[must_use]
 pub fn block(args: &[String], path: &str, answer: &str) -> String {
-    let html = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let html = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
     format!(
         "<details><summary>Answer</summary><p><strong>{}</strong>. Check it: \
          <code>filterlab {} --json</code> prints it at <code>{}</code>.</p></details>",

@@ -38,7 +38,8 @@ fn titles(doc: &CourseDoc) -> String {
     all.join("; ")
 }
 
-/// A section: its source, the study's example, table, finding and plots, and the commit.
+/// A section: its table, finding and plots, and the commit (the chapter gives the source and
+/// computes its own worked examples).
 ///
 /// # Errors
 /// No section has that title.
@@ -47,7 +48,12 @@ pub fn section(doc: &CourseDoc, title: &str) -> Result<String, String> {
         .sections
         .iter()
         .find(|s| s.title == title)
-        .ok_or_else(|| format!("no course section titled {title:?} (titles: {})", titles(doc)))?;
+        .ok_or_else(|| {
+            format!(
+                "no course section titled {title:?} (titles: {})",
+                titles(doc)
+            )
+        })?;
     let mut out = String::new();
     section_body(s, FIGURES, &mut out);
     out.push_str(&format!(
@@ -101,9 +107,14 @@ pub fn value(doc: &CourseDoc, title: &str, row: &str, field: Field) -> Result<St
         format!("{title:?} has no row {row:?} (rows: {})", labels.join("; "))
     })?;
     let m = r.pooled();
-    let judged = || r.judged.ok_or_else(|| format!("row {row:?} has no verdict"));
+    let judged = || {
+        r.judged
+            .ok_or_else(|| format!("row {row:?} has no verdict"))
+    };
     Ok(match field {
-        Field::Formula => pct(r.formula.ok_or_else(|| format!("row {row:?} has no formula"))?),
+        Field::Formula => pct(r
+            .formula
+            .ok_or_else(|| format!("row {row:?} has no formula"))?),
         Field::Measured => pct(m.rate),
         Field::Low => pct(m.lo),
         Field::High => pct(m.hi),

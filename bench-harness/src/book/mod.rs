@@ -72,10 +72,17 @@ fn fill(d: &Directive, src: &Sources<'_>, out: &mut Expanded) -> Result<String, 
         Directive::Exercise { args, path, pin } => {
             out.exercises += 1;
             let Some(cli) = src.cli else {
-                return Ok(format!("(`filterlab {} --json`, at `{path}`)", args.join(" ")));
+                return Ok(format!(
+                    "(`filterlab {} --json`, at `{path}`)",
+                    args.join(" ")
+                ));
             };
             let found = exercise::answer(cli, args, path)?;
-            let found = check_pin(found, pin.as_ref(), &format!("filterlab {}", args.join(" ")))?;
+            let found = check_pin(
+                found,
+                pin.as_ref(),
+                &format!("filterlab {}", args.join(" ")),
+            )?;
             Ok(exercise::block(args, path, &found))
         }
     }
@@ -136,7 +143,9 @@ pub fn check_book(src: &Path, doc: &CourseDoc) -> Vec<String> {
     let mut problems = Vec::new();
     let mut shown = BTreeSet::new();
     for f in &files {
-        let name = f.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let name = f
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
             Err(e) => {
@@ -147,7 +156,10 @@ pub fn check_book(src: &Path, doc: &CourseDoc) -> Vec<String> {
         match expand(&text, &sources) {
             Ok(e) => {
                 if e.exercises < 2 && !OPENING.contains(&name.as_str()) {
-                    problems.push(format!("book: {name} has {} exercises (two at least)", e.exercises));
+                    problems.push(format!(
+                        "book: {name} has {} exercises (two at least)",
+                        e.exercises
+                    ));
                 }
                 shown.extend(e.shown);
             }

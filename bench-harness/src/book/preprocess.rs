@@ -27,8 +27,11 @@ fn config(ctx: &Value) -> Config {
     }
 }
 
-/// Applies `f` to every chapter's content (`f` gets the chapter's name for messages).
-fn walk(items: &mut Value, f: &mut dyn FnMut(&str, &str) -> Result<String, Vec<String>>, errors: &mut Vec<String>) {
+/// What a pass does to one chapter: from its name and content, the new content or the errors.
+type Pass<'a> = dyn FnMut(&str, &str) -> Result<String, Vec<String>> + 'a;
+
+/// Applies `f` to every chapter's content.
+fn walk(items: &mut Value, f: &mut Pass<'_>, errors: &mut Vec<String>) {
     let Some(items) = items.as_array_mut() else {
         return;
     };
@@ -53,7 +56,11 @@ fn walk(items: &mut Value, f: &mut dyn FnMut(&str, &str) -> Result<String, Vec<S
 
 /// The book's list of chapters (`items` since mdBook 0.5, `sections` before).
 fn items(book: &mut Value) -> &mut Value {
-    let key = if book.get("items").is_some() { "items" } else { "sections" };
+    let key = if book.get("items").is_some() {
+        "items"
+    } else {
+        "sections"
+    };
     &mut book[key]
 }
 
@@ -68,8 +75,8 @@ pub fn run(input: &str) -> Result<String> {
     let cfg = config(&ctx);
     let text = std::fs::read_to_string(&cfg.course)
         .with_context(|| format!("reading {}", cfg.course.display()))?;
-    let course: CourseDoc = serde_json::from_str(&text)
-        .with_context(|| format!("parsing {}", cfg.course.display()))?;
+    let course: CourseDoc =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", cfg.course.display()))?;
     if !cfg.cli.is_file() {
         bail!(
             "the exercises need the filterlab CLI at {} (cargo build --release -p filterlab-cli, \
@@ -82,7 +89,11 @@ pub fn run(input: &str) -> Result<String> {
         cli: Some(&cfg.cli),
     };
     let mut errors = Vec::new();
-    walk(items(&mut book), &mut |_, text| expand(text, &src).map(|e| e.text), &mut errors);
+    walk(
+        items(&mut book),
+        &mut |_, text| expand(text, &src).map(|e| e.text),
+        &mut errors,
+    );
     if !errors.is_empty() {
         bail!("the book's directives:\n  {}", errors.join("\n  "));
     }
@@ -115,7 +126,9 @@ pub fn protect_annotations(text: &str) -> String {
     let mut rest = text;
     while let Some(i) = rest.find(OPEN) {
         let start = i + OPEN.len();
-        let end = rest[start..].find("</annotation>").map_or(rest.len(), |e| start + e);
+        let end = rest[start..]
+            .find("</annotation>")
+            .map_or(rest.len(), |e| start + e);
         out.push_str(&rest[..start]);
         for c in rest[start..end].chars() {
             match MARKUP.iter().find(|(m, _)| *m == c) {
@@ -138,6 +151,10 @@ pub fn run_escape(input: &str) -> Result<String> {
     let (_ctx, mut book): (Value, Value) =
         serde_json::from_str(input).context("mdBook's [context, book] JSON")?;
     let mut errors = Vec::new();
-    walk(items(&mut book), &mut |_, text| Ok(protect_annotations(text)), &mut errors);
+    walk(
+        items(&mut book),
+        &mut |_, text| Ok(protect_annotations(text)),
+        &mut errors,
+    );
     Ok(serde_json::to_string(&book)?)
 }

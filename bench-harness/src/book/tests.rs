@@ -1,1 +1,284 @@
-#[test] fn placeholder() {}
+//! The book's directives against the committed course record, and the fixtures `check` must
+//! reject: an edited number, a section no chapter shows, a chapter without exercises.
+
+use super::directive::{parse, Directive, Field, Piece};
+use super::*;
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn course() -> CourseDoc {
+    let text = std::fs::read_to_string(repo().join("reports/course/course.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn sources(doc: &CourseDoc) -> Sources<'_> {
+    Sources {
+        course: doc,
+        cli: None,
+    }
+}
+
+#[test]
+fn directives_parse() {
+    let pieces = parse(
+        "a {{#value T | k = 7 | measured = 1%}} b {{#example classic n=10M p=1%}} \
+         {{#exercise calc --n 10M --fpr 1% | bits_per_key}} \\{{#kept}} {{#study}}",
+    )
+    .unwrap();
+    let directives: Vec<&Directive> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Directive(d, _) => Some(d),
+            Piece::Text(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        directives[0],
+        &Directive::Value {
+            title: "T".into(),
+            row: "k = 7".into(),
+            field: Field::Measured,
+            pin: Some("1%".into()),
+        }
+    );
+    assert_eq!(
+        directives[1],
+        &Directive::Example {
+            kind: "classic".into(),
+            params: vec![("n".into(), "10M".into()), ("p".into(), "1%".into())],
+        }
+    );
+    assert!(matches!(
+        directives[2],
+        Directive::Exercise { pin: None, .. }
+    ));
+    assert_eq!(directives[3], &Directive::Study);
+    assert_eq!(directives.len(), 4);
+    assert!(pieces
+        .iter()
+        .any(|p| matches!(p, Piece::Text(t) if t.contains("{{#kept}}"))));
+}
+
+#[test]
+fn labels_may_hold_equals_signs_and_bars() {
+    let pieces = parse("{{#value P0 = P in a scalable filter | A | B (3 keys) | hits = 12}} {{#value T | k = 7 | z}}").unwrap();
+    let values: Vec<&Directive> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Directive(d, _) => Some(d),
+            Piece::Text(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        values[0],
+        &Directive::Value {
+            title: "P0 = P in a scalable filter".into(),
+            row: "A | B (3 keys)".into(),
+            field: Field::Hits,
+            pin: Some("12".into()),
+        }
+    );
+    assert!(matches!(values[1], Directive::Value { row, pin: None, .. } if row == "k = 7"));
+}
+
+#[test]
+fn reals_round_into_the_next_decade() {
+    assert_eq!(examples::real(9_999_996.0, 4), "1.000 \\times 10^{7}");
+    assert_eq!(examples::real(9.9996, 4), "10.00");
+    assert_eq!(examples::real(0.012_34, 4), "0.01234");
+}
+
+#[test]
+fn bad_directives_are_named_with_their_line() {
+    let errors = parse(
+        "one\ntwo {{#nonsense}}\n{{#value a | b | colour}}\n{{#exercise build x | y}}\n{{#measured",
+    )
+    .unwrap_err();
+    assert_eq!(errors.len(), 4, "{errors:?}");
+    assert!(
+        errors[0].starts_with("line 2: unknown directive"),
+        "{errors:?}"
+    );
+    assert!(errors[1].contains("unknown field \"colour\""), "{errors:?}");
+    assert!(
+        errors[2].contains("calc` or `filterlab recommend"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[3].starts_with("line 5: a directive is not closed"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn a_pinned_number_must_agree_with_the_record() {
+    let doc = course();
+    let s = &doc.sections[1];
+    let row = &s.rows[0];
+    let shown = measured::value(&doc, &s.title, &row.label, Field::Measured).unwrap();
+    let text = |pin: &str| {
+        format!(
+            "{{{{#value {} | {} | measured = {pin}}}}}",
+            s.title, row.label
+        )
+    };
+    let ok = expand(&text(&shown), &sources(&doc)).unwrap();
+    assert_eq!(ok.text, shown);
+    // The fixture: the same directive with its number edited.
+    let errors = expand(&text("1.2345%"), &sources(&doc)).unwrap_err();
+    assert!(
+        errors[0].contains("the chapter says \"1.2345%\""),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn unknown_titles_and_rows_are_refused() {
+    let doc = course();
+    let e = expand("{{#measured No such section}}", &sources(&doc)).unwrap_err();
+    assert!(e[0].contains("no course section titled"), "{e:?}");
+    let title = &doc.sections[0].title;
+    let e = expand(
+        &format!("{{{{#value {title} | no row | z}}}}"),
+        &sources(&doc),
+    )
+    .unwrap_err();
+    assert!(e[0].contains("has no row \"no row\""), "{e:?}");
+}
+
+#[test]
+fn every_example_kind_computes_at_its_defaults() {
+    for kind in [
+        "classic",
+        "best-k",
+        "exact",
+        "counting",
+        "scalable",
+        "cuckoo",
+        "split-block",
+        "quotient",
+        "expandable",
+        "aleph",
+        "static",
+        "window",
+        "hash",
+        "wilson",
+        "count",
+        "crossover",
+    ] {
+        let out = examples::render(kind, &[]).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert!(out.starts_with("> **Worked example**"), "{kind}: {out}");
+        assert!(
+            !out.contains("NaN") && !out.contains("inf"),
+            "{kind}: {out}"
+        );
+    }
+    assert!(examples::render("classic", &[("p".into(), "2".into())]).is_err());
+    assert!(examples::render("classic", &[("n".into(), "ten".into())]).is_err());
+    assert!(examples::render(
+        "wilson",
+        &[("hits".into(), "5".into()), ("trials".into(), "4".into())]
+    )
+    .is_err());
+    assert!(examples::render("no-such", &[]).is_err());
+}
+
+#[test]
+fn the_classic_example_is_the_librarys_sizing() {
+    let out = examples::render(
+        "classic",
+        &[("n".into(), "10M".into()), ("p".into(), "1%".into())],
+    )
+    .unwrap();
+    let (m, k) = filterlab::math::classic_shape(10_000_000, 0.01).unwrap();
+    assert!(out.contains(&examples::int(m)), "{out}");
+    assert!(out.contains(&format!("$k = {k}$")), "{out}");
+}
+
+#[test]
+fn answers_are_read_at_their_path() {
+    let json: serde_json::Value = serde_json::from_str(
+        r#"[{"bits_per_key": 9.59296, "detail": {"k": 7}, "variant": "classic", "fpr": 0.009999999995}]"#,
+    )
+    .unwrap();
+    let get = |p: &str| exercise::at(&json, p).map(exercise::show);
+    assert_eq!(get("bits_per_key").unwrap(), "9.593");
+    assert_eq!(get("detail.k").unwrap(), "7");
+    assert_eq!(get("variant").unwrap(), "classic");
+    assert_eq!(get("fpr").unwrap(), "0.01");
+    assert!(get("detail.m").unwrap_err().contains("stuck at \"m\""));
+}
+
+#[test]
+fn katex_source_is_kept_from_markdown() {
+    let html =
+        "<math><annotation encoding=\"application/x-tex\">k^* = p_1 [x]</annotation></math> *kept*";
+    let out = preprocess::protect_annotations(html);
+    assert_eq!(
+        out,
+        "<math><annotation encoding=\"application/x-tex\">k^&#42; = p&#95;1 &#91;x&#93;</annotation></math> *kept*"
+    );
+}
+
+fn book_copy(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for f in chapters(&repo().join("book/src")).unwrap() {
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+}
+
+#[test]
+fn the_committed_book_passes_and_an_edited_number_fails() {
+    let doc = course();
+    let problems = check_book(&repo().join("book/src"), &doc);
+    assert!(problems.is_empty(), "{problems:#?}");
+    // The fixture: the classic chapter with one measured number edited.
+    let dir = std::env::temp_dir().join(format!("filterlab-book-{}", std::process::id()));
+    book_copy(&dir);
+    let chapter = dir.join("classic.md");
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    let edited = text.replacen("| measured = 1.0169%}}", "| measured = 1.0196%}}", 1);
+    assert_ne!(
+        edited, text,
+        "the fixture edits a pinned number of classic.md"
+    );
+    std::fs::write(&chapter, edited).unwrap();
+    let problems = check_book(&dir, &doc);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(
+        problems[0].contains("classic.md") && problems[0].contains("1.0196%"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_section_no_chapter_shows_and_a_chapter_without_exercises_fail() {
+    let doc = course();
+    let dir = std::env::temp_dir().join(format!("filterlab-book-gaps-{}", std::process::id()));
+    book_copy(&dir);
+    let title = &doc.sections[1].title;
+    let chapter = dir.join("classic.md");
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    let edited = text
+        .replace(&format!("{{{{#measured {title}}}}}"), "")
+        .replace("{{#exercise", "(removed ");
+    std::fs::write(&chapter, edited).unwrap();
+    let problems = check_book(&dir, &doc);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains(&format!("no chapter shows the course's {title:?}"))),
+        "{problems:#?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("classic.md has 0 exercises")),
+        "{problems:#?}"
+    );
+}

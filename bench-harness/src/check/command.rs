@@ -57,6 +57,14 @@ pub fn run(
     problems.extend(files.problems);
     if root.is_some() {
         problems.extend(crate::check::commit_is_current(&results, &git));
+        // The committed book's chapters against the committed course.
+        let (book, chapters) =
+            crate::check::course::book(&dir.join("course"), Path::new("book/src"));
+        println!(
+            "book/src: {chapters} chapters checked against {}/course/course.json",
+            dir.display()
+        );
+        problems.extend(book);
     }
     if let Some(why) = crate::check::dataset_skipped(&results, manifest.as_ref()) {
         println!("{}: dataset not checked: {why}", file.display());

@@ -35,6 +35,28 @@ pub(super) fn scalable(p: &Params) -> Result<String, String> {
         "\nHowever many stages: at most $P_0 / (1 - r) = {}$.",
         percent(math::scalable_fpr_bound(p0, r))
     );
+    // Memory, as this library sizes a classic stage (`classic_shape` at 10M keys).
+    let n = p.count("n", 10_000_000)?;
+    let bits = |q: f64| {
+        math::classic_shape(n, q)
+            .map(|(m, _)| m as f64 / n as f64)
+            .map_err(err)
+    };
+    let _ = write!(
+        out,
+        "\n\nMemory, as this library sizes a stage of ${}$ keys: the first stage at $P_0$ takes \
+         ${}$ bits per key against ${}$ at $P$, so $r = {}$ costs ${}$ bits per key up front \
+         ($\\log_2(1/(1 - r))/\\ln 2 = {}$ by the formula); each further stage, at a rate $r$ times \
+         lower, adds ${}$ bits per key it holds ($\\log_2(1/r)/\\ln 2 = {}$).",
+        int(n),
+        real(bits(p0)?, 4),
+        real(bits(target)?, 4),
+        real(r, 3),
+        real(bits(p0)? - bits(target)?, 3),
+        real((1.0 / (1.0 - r)).log2() / std::f64::consts::LN_2, 3),
+        real(bits(p0 * r)? - bits(p0)?, 3),
+        real((1.0 / r).log2() / std::f64::consts::LN_2, 3),
+    );
     Ok(out)
 }
 
@@ -46,12 +68,14 @@ pub(super) fn cuckoo(p: &Params) -> Result<String, String> {
         "- Target ${}$ with $b = {b}$ slots a bucket: $f = \\lceil \\log_2(2b/p) \\rceil = {f}$ bits.\n\
          - At load $\\alpha = {}$: the textbook bound $1 - (1 - 1/(2^f - 1))^{{2b\\alpha}} = {}$; \
          the large-table rate $1 - e^{{-2b\\alpha/(2^f - 1)}} = {}$.\n\
-         - Memory: $f / \\alpha = {}$ bits per key.",
+         - Memory: $f / \\alpha = {}$ bits per key; semi-sorted buckets (one bit a fingerprint saved by \
+         sorting the four and coding their top bits together) would take $(f - 1)/\\alpha = {}$.",
         percent(target),
         real(load, 3),
         percent(math::cuckoo_fpr_upper_bound(f, b, load)),
         percent(math::cuckoo_fpr(f, b, load)),
         real(math::cuckoo_bits_per_item(f, load), 4),
+        real(math::cuckoo_bits_per_item(f.saturating_sub(1), load), 4),
     ))
 }
 
@@ -203,7 +227,9 @@ pub(super) fn hash(p: &Params) -> Result<String, String> {
 pub(super) fn wilson(p: &Params) -> Result<String, String> {
     let (hits, trials) = (p.count("hits", 20_044)?, p.count("trials", 2_000_000)?);
     if trials == 0 || hits > trials {
-        return Err(format!("wilson needs 0 <= hits <= trials > 0 (hits={hits}, trials={trials})"));
+        return Err(format!(
+            "wilson needs 0 <= hits <= trials > 0 (hits={hits}, trials={trials})"
+        ));
     }
     let (lo, hi) = math::wilson_interval(hits, trials, 1.959_963_984_540_054);
     let rate = hits as f64 / trials as f64;
@@ -224,8 +250,7 @@ pub(super) fn count(p: &Params) -> Result<String, String> {
     let (m, k) = math::classic_shape(n, target).map_err(err)?;
     // The fill a filter of that shape has on average after n inserts.
     let ones = (m as f64 * -(-(n as f64) * f64::from(k) / m as f64).exp_m1()).round() as u64;
-    let est = math::bloom_count_estimate(m, k, ones)
-        .ok_or("the filter is full: no estimate")?;
+    let est = math::bloom_count_estimate(m, k, ones).ok_or("the filter is full: no estimate")?;
     Ok(format!(
         "A filter with $m = {}$, $k = {k}$ and $X = {}$ bits set: \
          $\\hat n = -(m/k) \\ln(1 - X/m) = {}$ (standard deviation ${}$); \
@@ -235,5 +260,23 @@ pub(super) fn count(p: &Params) -> Result<String, String> {
         real(est, 6),
         real(math::bloom_count_estimate_sd(m, k, est), 3),
         percent(math::bloom_fpr_at_fill(m, k, ones).unwrap_or(f64::NAN)),
+    ))
+}
+
+pub(super) fn crossover(p: &Params) -> Result<String, String> {
+    let (e, alpha) = (p.real("e", 3.0)?, p.real("alpha", 0.95)?);
+    if !(e > 0.0 && alpha > std::f64::consts::LN_2 && alpha <= 1.0) {
+        return Err(format!(
+            "crossover needs e > 0 and ln 2 < alpha <= 1 (e={e}, alpha={alpha})"
+        ));
+    }
+    let x = (e / alpha) / (std::f64::consts::LOG2_E - 1.0 / alpha);
+    Ok(format!(
+        "With $e = {}$ extra bits a fingerprint and load $\\alpha = {}$: cuckoo is smaller once \
+         $\\log_2(1/p) > (e/\\alpha)/(1/\\ln 2 - 1/\\alpha) = {}$, that is below $p = {}$.",
+        real(e, 3),
+        real(alpha, 3),
+        real(x, 4),
+        percent((-x).exp2()),
     ))
 }
