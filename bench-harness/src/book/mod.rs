@@ -35,6 +35,8 @@ pub struct Expanded {
     pub shown: BTreeSet<String>,
     /// Exercises in the chapter.
     pub exercises: usize,
+    /// Worked examples in the chapter.
+    pub examples: usize,
 }
 
 fn check_pin(found: String, pin: Option<&String>, what: &str) -> Result<String, String> {
@@ -68,7 +70,10 @@ fn fill(d: &Directive, src: &Sources<'_>, out: &mut Expanded) -> Result<String, 
             pin.as_ref(),
             &format!("{title} | {row} | {field:?}"),
         ),
-        Directive::Example { kind, params } => examples::render(kind, params),
+        Directive::Example { kind, params } => {
+            out.examples += 1;
+            examples::render(kind, params)
+        }
         Directive::Exercise { args, path, pin } => {
             out.exercises += 1;
             let Some(cli) = src.cli else {
@@ -128,7 +133,7 @@ pub fn chapters(src: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// Problems with the book's chapters in `src` against `doc`: a directive that does not fill, a
 /// pinned number the data no longer give, a course section or erratum no chapter shows, and a
-/// chapter (other than the opening page) with fewer than two exercises. Exercises are counted,
+/// chapter (other than the opening page) with fewer than two exercises or no worked example. Exercises are counted,
 /// not run (`check` reads files only; the book's build runs them).
 pub fn check_book(src: &Path, doc: &CourseDoc) -> Vec<String> {
     let files = match chapters(src) {
@@ -155,15 +160,23 @@ pub fn check_book(src: &Path, doc: &CourseDoc) -> Vec<String> {
         };
         match expand(&text, &sources) {
             Ok(e) => {
-                if e.exercises < 2 && !OPENING.contains(&name.as_str()) {
-                    problems.push(format!(
-                        "book: {name} has {} exercises (two at least)",
-                        e.exercises
-                    ));
+                if !OPENING.contains(&name.as_str()) {
+                    if e.exercises < 2 {
+                        problems.push(format!(
+                            "book: {name} has {} exercises (two at least)",
+                            e.exercises
+                        ));
+                    }
+                    if e.examples == 0 {
+                        problems.push(format!("book: {name} has no worked example"));
+                    }
                 }
                 shown.extend(e.shown);
             }
-            Err(errs) => problems.extend(errs.into_iter().map(|e| format!("book: {name}: {e}"))),
+            Err(errs) => {
+                problems.extend(errs.into_iter().map(|e| format!("book: {name}: {e}")));
+                shown.extend(shown_titles(&text));
+            }
         }
     }
     let all = doc
@@ -175,6 +188,19 @@ pub fn check_book(src: &Path, doc: &CourseDoc) -> Vec<String> {
         problems.push(format!("book: no chapter shows the course's {title:?}"));
     }
     problems
+}
+
+/// The sections and errata a chapter names, read from its directives alone (for a chapter
+/// whose other directives fail to fill, so that one wrong number is reported once).
+fn shown_titles(text: &str) -> Vec<String> {
+    directive::parse(text)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| match p {
+            Piece::Directive(Directive::Measured(t) | Directive::Erratum(t), _) => Some(t),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Pages that teach nothing of their own, so need no exercises.

@@ -265,7 +265,8 @@ fn a_section_no_chapter_shows_and_a_chapter_without_exercises_fail() {
     let text = std::fs::read_to_string(&chapter).unwrap();
     let edited = text
         .replace(&format!("{{{{#measured {title}}}}}"), "")
-        .replace("{{#exercise", "(removed ");
+        .replace("{{#exercise", "(removed ")
+        .replace("{{#example", "(removed ");
     std::fs::write(&chapter, edited).unwrap();
     let problems = check_book(&dir, &doc);
     let _ = std::fs::remove_dir_all(&dir);
@@ -279,6 +280,12 @@ fn a_section_no_chapter_shows_and_a_chapter_without_exercises_fail() {
         problems
             .iter()
             .any(|p| p.contains("classic.md has 0 exercises")),
+        "{problems:#?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("classic.md has no worked example")),
         "{problems:#?}"
     );
 }

@@ -129,7 +129,7 @@ pub(super) fn expandable(p: &Params) -> Result<String, String> {
     let f0 = e::initial_fingerprint_bits(target, period, stages).map_err(err)?;
     let mut out = format!(
         "Target ${}$, one more fingerprint bit every {period} stages: the first stage takes \
-         $f_0 = {f0}$ bits.\n\n| stage | $f_i$ | bound $2b/2^{{f_i}}$ |\n|---:|---:|---:|\n",
+         $f_0 = {f0}$ bits.\n\n| stage | $f_i$ | bound $2b\\alpha\\,q(f_i)$, $q(f) = 2^{{-f}} + 2 \\cdot 4^{{-f}}$ |\n|---:|---:|---:|\n",
         percent(target)
     );
     for i in [0, 1, period, 2 * period] {
