@@ -38,7 +38,8 @@ fpr-table:
 
 # The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
 # block and in reports/results.json, each stage's too). Measured 2026-12-04 on the 2-core AMD
-# EPYC VM, after the build: 590 s at fcaf637 (the committed run, with the Aleph row; flagged disturbed), 666 s at f1e5fc1;
+# EPYC VM, after the build: 614 s at 9a5e3d8 (the committed run, after the book; flagged disturbed), 590 s at
+# fcaf637 (with the Aleph row; flagged disturbed), 666 s at f1e5fc1;
 # 2026-12-03: 655 s at fd4cefa, a0ab89a and 663 s at f6bc0f8, all flagged disturbed, 548 s at
 # becf6b4, 521-669 s over the previous session's runs; the calibration loop's speed moves with
 # the host's (11-21 ns an operation). Peak memory 2.09 GB in the harness, 1.23 GB in its largest
@@ -55,6 +56,7 @@ bench-all:
 # Measured 2026-12-03 at 9a014fd on the 2-core AMD EPYC VM (disturbed), each after a 7 s dataset
 # check: course 96 s, growth 75 s, window 16 s, sweep 30 s, hashing 234 s, python-peers 1906 s (3 rounds of 10M keys into each slow contender);
 # 2026-12-04 at fcaf637 with the Aleph filter: growth 129 s (eleven contenders), course 111 s, sweep 34 s;
+# course 123 s at 9a5e3d8 (its derivations moved to the book);
 # mapped 161-170 s at a0ab89a and f6bc0f8 (writes a 1.3 GB file under target/mapped-study and removes it).
 # interop 31 s at fd4cefa (a 10M-key Parquet file and 12-17 MB filter files under target/interop-study, removed).
 study name:
