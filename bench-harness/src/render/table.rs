@@ -1,5 +1,5 @@
 //! A small Markdown table writer: headers with their alignment, rows of cells, and a `|` in a
-//! cell escaped so it cannot break the table.
+//! cell escaped so it cannot break the table (a bare `<` or `>` too, so it cannot hide text).
 
 /// Column alignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +75,28 @@ impl Table {
 }
 
 fn escape(cell: &str) -> String {
-    cell.replace('|', "\\|").replace('\n', " ")
+    inline(cell).replace('|', "\\|").replace('\n', " ")
+}
+
+/// Text for a Markdown line: `<` and `>` outside code spans as entities, so that a type such
+/// as `HashSet<String>` written bare is shown, not read as an HTML tag and hidden (inside a
+/// code span they stay as they are: entities are not decoded there).
+#[must_use]
+pub fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for c in text.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '<' if !in_code => out.push_str("&lt;"),
+            '>' if !in_code => out.push_str("&gt;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -114,7 +114,12 @@ pub(super) fn peer_table(s: &mut String, results: &Results) {
     }
     let _ = writeln!(s, "\nHow to read each row:\n");
     for r in rows {
-        let _ = writeln!(s, "* **{}**: {}", r.name, r.quirks);
+        let _ = writeln!(
+            s,
+            "* **{}**: {}",
+            crate::render::table::inline(&r.name),
+            r.quirks
+        );
     }
     s.push('\n');
 }

@@ -17,3 +17,14 @@ fn renders_headers_alignment_and_padded_rows() {
     );
     assert!(Table::new(&[("x", Align::Left)]).is_empty());
 }
+
+#[test]
+fn a_bare_type_is_shown_and_a_code_span_kept() {
+    let mut t = Table::new(&[("name", Align::Left)]);
+    t.row(["std HashSet<String>"])
+        .row(["exact `HashSet<String>` (a < b)"]);
+    assert_eq!(
+        t.render(),
+        "| name |\n|---|\n| std HashSet&lt;String&gt; |\n| exact `HashSet<String>` (a &lt; b) |\n"
+    );
+}
