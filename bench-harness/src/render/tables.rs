@@ -94,7 +94,7 @@ pub(super) fn peer_table(s: &mut String, results: &Results) {
         let _ = writeln!(
             s,
             "| {} | {} | {:.3} | {} | {:.1} | {:.1} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
-            r.name,
+            crate::render::table::inline(&r.name),
             r.source,
             r.build_seconds,
             r.build_seconds_batched
