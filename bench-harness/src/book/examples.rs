@@ -7,29 +7,30 @@ use std::collections::HashMap;
 
 mod more;
 
-/// The examples a chapter can ask for.
+/// The examples a chapter can ask for: one formula family each (a chapter names it by a
+/// short word, often its structure's: `classic` is the Bloom sizing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// m, k and the rate of a classic filter for n keys at p, against the lower bound.
-    Classic,
+    Sizing,
     /// The rate at whole k around the best k.
     BestK,
     /// The approximation against the exact rate at small m.
     Exact,
     /// The overflow bound of 4-bit counters.
-    Counting,
+    Overflow,
     /// Stage rates and the compound rate of a scalable filter.
-    Scalable,
+    Compound,
     /// Fingerprint bits, rate and bits per key of a cuckoo filter.
-    Cuckoo,
+    Fingerprint,
     /// Blocks, keys per block and rate of a split-block filter.
-    SplitBlock,
+    Lanes,
     /// Remainder bits, rate and bits per key of a quotient filter.
-    Quotient,
+    Remainders,
     /// The first stage's fingerprint and the bound of an expandable cuckoo filter.
-    Expandable,
+    StageSeries,
     /// Fingerprint bits and rate of an Aleph filter at each doubling.
-    Aleph,
+    Widening,
     /// Rate and bits per key of binary fuse and ribbon filters.
     Static,
     /// The age-partitioned filter's worst rate and memory.
@@ -47,16 +48,16 @@ pub enum Kind {
 impl Kind {
     fn parse(s: &str) -> Result<Kind, String> {
         Ok(match s {
-            "classic" => Kind::Classic,
+            "classic" => Kind::Sizing,
             "best-k" => Kind::BestK,
             "exact" => Kind::Exact,
-            "counting" => Kind::Counting,
-            "scalable" => Kind::Scalable,
-            "cuckoo" => Kind::Cuckoo,
-            "split-block" => Kind::SplitBlock,
-            "quotient" => Kind::Quotient,
-            "expandable" => Kind::Expandable,
-            "aleph" => Kind::Aleph,
+            "counting" => Kind::Overflow,
+            "scalable" => Kind::Compound,
+            "cuckoo" => Kind::Fingerprint,
+            "split-block" => Kind::Lanes,
+            "quotient" => Kind::Remainders,
+            "expandable" => Kind::StageSeries,
+            "aleph" => Kind::Widening,
             "static" => Kind::Static,
             "window" => Kind::Window,
             "hash" => Kind::Hash,
@@ -160,16 +161,16 @@ pub(crate) fn percent(p: f64) -> String {
 pub fn render(kind: &str, params: &[(String, String)]) -> Result<String, String> {
     let p = Params(params.iter().cloned().collect());
     let body = match Kind::parse(kind)? {
-        Kind::Classic => classic(&p),
+        Kind::Sizing => classic(&p),
         Kind::BestK => best_k(&p),
         Kind::Exact => exact(&p),
-        Kind::Counting => counting(&p),
-        Kind::Scalable => more::scalable(&p),
-        Kind::Cuckoo => more::cuckoo(&p),
-        Kind::SplitBlock => more::split_block(&p),
-        Kind::Quotient => more::quotient(&p),
-        Kind::Expandable => more::expandable(&p),
-        Kind::Aleph => more::aleph(&p),
+        Kind::Overflow => counting(&p),
+        Kind::Compound => more::scalable(&p),
+        Kind::Fingerprint => more::cuckoo(&p),
+        Kind::Lanes => more::split_block(&p),
+        Kind::Remainders => more::quotient(&p),
+        Kind::StageSeries => more::expandable(&p),
+        Kind::Widening => more::aleph(&p),
         Kind::Static => more::fixed(&p),
         Kind::Window => more::window(&p),
         Kind::Hash => more::hash(&p),
