@@ -38,7 +38,8 @@ fpr-table:
 
 # The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
 # block and in reports/results.json, each stage's too). Measured 2026-12-04 on the 2-core AMD
-# EPYC VM, after the build: 702 s at 3873a81 (the committed run; flagged disturbed), 564 s at 9eee162,
+# EPYC VM, after the build: 617 s at 301d927 (the committed run; a test run beside it at low priority),
+# 702 s at 3873a81 (flagged disturbed), 564 s at 9eee162,
 # 614 s at 9a5e3d8, 590 s at
 # fcaf637 (with the Aleph row; flagged disturbed), 666 s at f1e5fc1;
 # 2026-12-03: 655 s at fd4cefa, a0ab89a and 663 s at f6bc0f8, all flagged disturbed, 548 s at
