@@ -21,6 +21,16 @@ fn sources(doc: &CourseDoc) -> Sources<'_> {
     }
 }
 
+fn directives_of(pieces: &[Piece]) -> Vec<&Directive> {
+    pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Directive(d, _) => Some(d),
+            Piece::Text(_) => None,
+        })
+        .collect()
+}
+
 #[test]
 fn directives_parse() {
     let pieces = parse(
@@ -28,13 +38,7 @@ fn directives_parse() {
          {{#exercise calc --n 10M --fpr 1% | bits_per_key}} \\{{#kept}} {{#study}}",
     )
     .unwrap();
-    let directives: Vec<&Directive> = pieces
-        .iter()
-        .filter_map(|p| match p {
-            Piece::Directive(d, _) => Some(d),
-            Piece::Text(_) => None,
-        })
-        .collect();
+    let directives = directives_of(&pieces);
     assert_eq!(
         directives[0],
         &Directive::Value {
@@ -65,13 +69,7 @@ fn directives_parse() {
 #[test]
 fn labels_may_hold_equals_signs_and_bars() {
     let pieces = parse("{{#value P0 = P in a scalable filter | A | B (3 keys) | hits = 12}} {{#value T | k = 7 | z}}").unwrap();
-    let values: Vec<&Directive> = pieces
-        .iter()
-        .filter_map(|p| match p {
-            Piece::Directive(d, _) => Some(d),
-            Piece::Text(_) => None,
-        })
-        .collect();
+    let values = directives_of(&pieces);
     assert_eq!(
         values[0],
         &Directive::Value {
