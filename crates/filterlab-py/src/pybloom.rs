@@ -2,8 +2,8 @@
 //! files pybloom_live writes load here and files written here load in pybloom_live.
 //!
 //! pybloom_live (4.x) splits `num_slices × bits_per_slice` bits into one slice per hash. A key
-//! (`bytes` as they are, `str` as UTF-8, anything else as `str(key)` in UTF-8) is hashed
-//! once per *salt*: salt `i`'s digest is `H(H(u32 i, little-endian))`, and the key's digest
+//! (`str` as UTF-8, anything else as `str(key)` in UTF-8: [`KeyForm`]) is hashed once per
+//! *salt*: salt `i`'s digest is `H(H(u32 i, little-endian))`, and the key's digest
 //! is `H(salt || key)`. Each digest is cut into little-endian words (16-bit when a slice has
 //! fewer than 2^15 bits, 32-bit below 2^31, else 64-bit), each word modulo `bits_per_slice`
 //! indexes one slice, and as many salts are used as the slices need. `H` is the smallest
@@ -249,34 +249,58 @@ impl Table {
     }
 }
 
-/// The key pybloom_live hashes: `bytes` as they are, `str` in UTF-8, anything else as
-/// `str(key)` in UTF-8 (so `42` and `"42"` are one key, as in pybloom_live).
-fn key_bytes<'py>(key: &Bound<'py, PyAny>) -> PyResult<crate::keys::Key<'py>> {
-    if key.is_instance_of::<PyBytes>() || key.is_instance_of::<PyString>() {
-        return crate::keys::key(key);
+/// How a key becomes the bytes pybloom_live hashes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyForm {
+    /// pybloom_live 4.0.0, its PyPI release: a `str` in UTF-8, anything else (`bytes`
+    /// included) as `str(key)` in UTF-8, so `b"a"` is the text `"b'a'"` and `42` is `"42"`.
+    Release,
+    /// The opt-in `raw_bytes=True` (pybloom_live's repository since): `bytes` as they are,
+    /// the rest as [`KeyForm::Release`]. One `str()` call fewer per `bytes` key, but a file
+    /// pybloom_live 4.0.0 filled with `bytes` keys answers them as absent.
+    RawBytes,
+}
+
+impl KeyForm {
+    fn new(raw_bytes: bool) -> Self {
+        if raw_bytes {
+            Self::RawBytes
+        } else {
+            Self::Release
+        }
     }
-    crate::keys::key(key.str()?.as_any())
+
+    /// The key's bytes (`str`'s UTF-8 form read in place; a lone surrogate raises
+    /// `UnicodeEncodeError`, as its `encode('utf-8')` does in pybloom_live).
+    fn key<'py>(self, key: &Bound<'py, PyAny>) -> PyResult<crate::keys::Key<'py>> {
+        let as_is = key.is_instance_of::<PyString>()
+            || (self == Self::RawBytes && key.is_instance_of::<PyBytes>());
+        if as_is {
+            return crate::keys::key(key);
+        }
+        crate::keys::key(key.str()?.as_any())
+    }
 }
 
 /// pybloom_live's hashing for a table's shape (private: `make_hashfuncs` of
 /// `filterlab.pybloom_compat` is built on it).
 #[pyclass(module = "filterlab._filterlab", name = "_SlicedHashes", frozen)]
-pub struct SlicedHashes(Hashing);
+pub struct SlicedHashes(Hashing, KeyForm);
 
 #[pymethods]
 impl SlicedHashes {
     #[new]
-    fn new(num_slices: u64, bits_per_slice: u64) -> PyResult<Self> {
-        Hashing::new(num_slices, bits_per_slice)
-            .map(Self)
-            .map_err(err)
+    #[pyo3(signature = (num_slices, bits_per_slice, raw_bytes = false))]
+    fn new(num_slices: u64, bits_per_slice: u64, raw_bytes: bool) -> PyResult<Self> {
+        let h = Hashing::new(num_slices, bits_per_slice).map_err(err)?;
+        Ok(Self(h, KeyForm::new(raw_bytes)))
     }
 
     /// The bit index within each slice, slice by slice (pybloom_live's `make_hashes(key)`).
     fn indices(&self, key: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
         let mut out = Vec::with_capacity(self.0.slices as usize);
         let per_slice = self.0.per_slice;
-        self.0.each_bit(key_bytes(key)?.as_bytes()?, |b| {
+        self.0.each_bit(self.1.key(key)?.as_bytes()?, |b| {
             out.push(b % per_slice);
             true
         });
@@ -293,33 +317,49 @@ impl SlicedHashes {
 /// pybloom_live's bit table (private: `filterlab.pybloom_compat` builds its classes on it).
 #[pyclass(module = "filterlab._filterlab", name = "_SlicedTable")]
 #[derive(Clone)]
-pub struct SlicedTable(Table);
+pub struct SlicedTable(Table, KeyForm);
 
 #[pymethods]
 impl SlicedTable {
-    /// An empty table of `num_slices` slices of `bits_per_slice` bits.
+    /// An empty table of `num_slices` slices of `bits_per_slice` bits; `raw_bytes`: `bytes`
+    /// keys hashed as they are, not as `str(key)` ([`KeyForm`]).
     #[new]
-    fn new(num_slices: u64, bits_per_slice: u64) -> PyResult<Self> {
+    #[pyo3(signature = (num_slices, bits_per_slice, raw_bytes = false))]
+    fn new(num_slices: u64, bits_per_slice: u64, raw_bytes: bool) -> PyResult<Self> {
         let h = Hashing::new(num_slices, bits_per_slice).map_err(err)?;
-        Table::new(h, None).map(Self).map_err(err)
+        let t = Table::new(h, None).map_err(err)?;
+        Ok(Self(t, KeyForm::new(raw_bytes)))
     }
 
     /// The table whose bits are `data` (bitarray's bytes, as pybloom_live's `tofile` writes
     /// them): refused, before anything is allocated, unless `data` holds exactly the table's
     /// bits rounded up to whole bytes.
     #[staticmethod]
-    fn from_bits(num_slices: u64, bits_per_slice: u64, data: &[u8]) -> PyResult<Self> {
+    #[pyo3(signature = (num_slices, bits_per_slice, data, raw_bytes = false))]
+    fn from_bits(
+        num_slices: u64,
+        bits_per_slice: u64,
+        data: &[u8],
+        raw_bytes: bool,
+    ) -> PyResult<Self> {
         let h = Hashing::new(num_slices, bits_per_slice).map_err(err)?;
-        Table::new(h, Some(data)).map(Self).map_err(err)
+        let t = Table::new(h, Some(data)).map_err(err)?;
+        Ok(Self(t, KeyForm::new(raw_bytes)))
     }
 
     /// Sets the key's bits; returns whether all of them were set already.
     fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.0.add(key_bytes(key)?.as_bytes()?))
+        Ok(self.0.add(self.1.key(key)?.as_bytes()?))
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.0.contains(key_bytes(key)?.as_bytes()?))
+        Ok(self.0.contains(self.1.key(key)?.as_bytes()?))
+    }
+
+    /// Whether `bytes` keys are hashed as they are (`raw_bytes=True`).
+    #[getter]
+    fn raw_bytes(&self) -> bool {
+        self.1 == KeyForm::RawBytes
     }
 
     /// The table's bits, as pybloom_live's `tofile` writes them.
@@ -353,12 +393,18 @@ impl SlicedTable {
         if (a.slices, a.per_slice) != (b.slices, b.per_slice) {
             return Err(err("the tables differ in shape"));
         }
+        if self.1 != other.1 {
+            return Err(err(
+                "the filters hash bytes keys differently (one was made with raw_bytes=True): \
+                 their bits do not mean the same keys",
+            ));
+        }
         let mut t = self.0.clone();
         t.bits
             .iter_mut()
             .zip(&other.0.bits)
             .for_each(|(x, &y)| *x = f(*x, y));
-        Ok(Self(t))
+        Ok(Self(t, self.1))
     }
 }
 

@@ -65,7 +65,7 @@ def test_a_full_bloom_filter_raises_index_error_like_pybloom_live():
     with pytest.raises(IndexError, match="at capacity"):
         for k in keys("cap", 100):
             bf.add(k)
-    assert len(bf) == 10
+    assert len(bf) == 11  # pybloom_live 4.0.0 refuses once count > capacity
 
 
 @pytest.mark.parametrize("capacity,error_rate", [(0, 0.01), (10, 0.0), (10, 1.0)])
