@@ -130,54 +130,67 @@ pub struct LoopRecord {
     pub widest: Option<f64>,
 }
 
-/// The widest median interval a loop may end with, its limit unmet, before the run counts as
-/// disturbed: ±25% (a quiet 2-core run's loops end within about ±15%).
-pub const DISTURBED: f64 = 0.25;
-
-/// A run whose timing loops say the machine was not quiet.
+/// A run whose timing loops say the machine was not quiet: loops whose time budget ran out
+/// before their medians were known as narrowly as their policy asks.
+///
+/// A loop's budget is sized for its most rounds on a quiet machine, so running out of it means
+/// the rounds took longer than they do there; a loop that stops at its round limit, wide or not,
+/// says nothing about the machine (with 3 to 5 rounds a median's bootstrap interval spans every
+/// round, and one slow round of one of its dozens of series widens it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Disturbance {
-    /// Loops that ended (by budget or round limit) with a median known only to beyond
-    /// [`DISTURBED`].
+    /// Loops that ran out of their budget with a median wider than their policy asks.
     pub loops: usize,
     /// Timed loops of the run.
     pub of: usize,
-    /// The widest of their median intervals (a half-width, as a share of the median).
+    /// The widest of their median intervals (a half-width, as a share of the median; infinite
+    /// for a series with no finite one).
     pub widest: f64,
+    /// The narrowest half-width their policies asked for.
+    pub asked: f64,
 }
 
 impl Disturbance {
     /// The sentence the reports print.
     #[must_use]
     pub fn sentence(&self) -> String {
+        let widest = if self.widest.is_finite() {
+            format!("±{:.0}%", self.widest * 100.0)
+        } else {
+            "no finite interval".into()
+        };
         format!(
-            "**This run was disturbed**: {} of its {} timing loops ended with a median known only \
-             to ±{:.0}% at worst (a quiet run's end within ±{:.0}%). Compare figures within one \
-             table; rerun on a quiet machine before relying on absolute times.",
+            "**This run was disturbed**: {} of its {} timing loops ran out of their time budget \
+             (sized for their most rounds on a quiet machine) before every median was known to \
+             ±{} ({widest} at worst). Compare figures within one table; rerun on a quiet machine \
+             before relying on absolute times.",
             self.loops,
             self.of,
-            self.widest * 100.0,
-            DISTURBED * 100.0
+            crate::record::pct(self.asked)
         )
     }
 }
 
-/// Whether `loops` say the run was disturbed: any loop that did not converge and ended with a
-/// median interval wider than [`DISTURBED`]. Loops of one round (nothing to compare) are not
-/// counted.
+/// Whether `loops` say the run was disturbed: any loop that ran out of its time budget
+/// ([`Stop::Budget`]) with a median interval wider than its policy's half-width. Loops of one
+/// round (nothing to compare) and loops without a policy are not counted.
 #[must_use]
 pub fn disturbed(loops: &[LoopRecord]) -> Option<Disturbance> {
     let timed: Vec<&LoopRecord> = loops.iter().filter(|l| l.rounds > 1).collect();
-    let wide: Vec<f64> = timed
+    let over: Vec<(f64, f64)> = timed
         .iter()
-        .filter(|l| l.stop != Stop::Converged)
-        .filter_map(|l| l.widest)
-        .filter(|&w| w > DISTURBED)
+        .filter(|l| l.stop == Stop::Budget)
+        .filter_map(|l| {
+            let asked = l.policy?.half_width;
+            let widest = l.widest.unwrap_or(f64::INFINITY);
+            (widest > asked).then_some((widest, asked))
+        })
         .collect();
-    (!wide.is_empty()).then(|| Disturbance {
-        loops: wide.len(),
+    (!over.is_empty()).then(|| Disturbance {
+        loops: over.len(),
         of: timed.len(),
-        widest: wide.iter().copied().fold(0.0, f64::max),
+        widest: over.iter().map(|o| o.0).fold(0.0, f64::max),
+        asked: over.iter().map(|o| o.1).fold(f64::INFINITY, f64::min),
     })
 }
 

@@ -49,7 +49,8 @@ pub struct Results {
 
 impl Results {
     /// What the report says at its top about a run the machine disturbed: the timing loops that
-    /// ended wide, and the calibration loop's swing; empty for a quiet run.
+    /// ran out of their budget wider than their policy, and the calibration loop's swing; empty
+    /// for a quiet run. Loops stopped at their round limit are not evidence either way.
     #[must_use]
     pub fn disturbances(&self) -> Vec<String> {
         let loops = crate::measure::rounds::disturbed(&self.loops).map(|d| d.sentence());
