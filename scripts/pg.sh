@@ -45,7 +45,17 @@ start() {
     if [[ $(id -u) -eq 0 ]]; then chown postgres: "$dir"; fi
     chmod 700 "$dir"
     port=$(free_port)
-    as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
+    # The default collation is libc's C.UTF-8, named rather than inherited from the caller's
+    # environment (a machine without LANG would give the C locale, whose lower() folds ASCII
+    # only): the gate's tests need a libc lower() that folds every letter (İ to i, a final Σ to
+    # σ), and the ICU collations (und-x-icu, tr-x-icu) that Debian's build provides.
+    local locale_opt=()
+    if locale -a 2>/dev/null | grep -qix 'c\.utf-\?8'; then
+        locale_opt=(--locale=C.UTF-8)
+    else
+        log "no C.UTF-8 locale on this machine: the cluster takes the environment's locale"
+    fi
+    as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 "${locale_opt[@]}" --no-sync >"$dir/initdb.log" 2>&1 \
         || { log "initdb failed:"; cat "$dir/initdb.log" >&2; exit 1; }
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c shared_buffers=512MB -c max_connections=100 -c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=4GB" \

@@ -56,10 +56,16 @@ pub struct Audit {
     pub unnormalised: u64,
     /// The first of them.
     pub example: Option<UnnormalisedRow>,
+    /// Pairs of rows the unique index tells apart, one of them what a gate keyed by Unicode's
+    /// lower case rather than the index's stored for an address the index folds onto the
+    /// other (see [`Store::fold_pairs`]): second accounts.
+    pub pairs: u64,
+    /// The first such pair: (the second account, the row it duplicates).
+    pub pair_example: Option<(String, String)>,
 }
 
 /// Reads the whole table and counts the rows whose stored form the unique index does not find
-/// by their normalised key (what `filterlab gate migrate` reports; a running gate holds such
+/// by their key, and the pairs of rows of [`Audit::pairs`] (what `filterlab gate migrate` reports; a running gate holds such
 /// rows as aliases, see [`crate::Gate::unnormalised`]). Rows that are no valid address are
 /// not counted: no key can equal them.
 ///
@@ -68,15 +74,21 @@ pub struct Audit {
 pub fn audit<S: Store + ?Sized>(store: &mut S, normalizer: Normalizer) -> StoreResult<Audit> {
     let mut audit = Audit::default();
     let mut first: Option<(String, String, String)> = None;
+    let folding = store.folding();
     store.scan_since(crate::Mark::Start, &mut |row| {
         audit.rows += 1;
-        let Ok(key) = normalizer.normalize_cow(row.stored) else {
+        let Some(key) = folding.row_key(normalizer, row) else {
             return;
         };
         if key != row.matched {
             audit.unnormalised += 1;
             first.get_or_insert_with(|| (row.stored.into(), row.matched.into(), key.into_owned()));
         }
+    })?;
+    let (pairs, pair_example) = (&mut audit.pairs, &mut audit.pair_example);
+    store.fold_pairs(&mut |second, first| {
+        *pairs += 1;
+        pair_example.get_or_insert_with(|| (second.to_owned(), first.to_owned()));
     })?;
     audit.example = first.map(|(stored, matched, key)| UnnormalisedRow {
         repair: store.repair_sql(&stored, &key),

@@ -104,15 +104,13 @@ impl Normalizer {
     /// # Errors
     /// As [`Normalizer::normalize`].
     pub fn normalize_cow<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, EmailError> {
-        let key = self.rewrite(raw)?;
-        // The limit applies to the key that is stored, so it is checked after lower-casing.
-        if key.len() > MAX_EMAIL_BYTES {
-            return Err(EmailError::TooLong { len: key.len() });
-        }
-        Ok(key)
+        let s = self.trimmed(raw)?;
+        self.finish(unicode_lower(s))
     }
 
-    fn rewrite<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, EmailError> {
+    /// Trims and validates `raw` (all but the length of the key, which folding can change);
+    /// returns the trimmed address, for a folding to make the key of (see [`crate::Folding`]).
+    pub(crate) fn trimmed<'a>(&self, raw: &'a str) -> Result<&'a str, EmailError> {
         let s = raw.trim();
         if s.is_empty() {
             return Err(EmailError::Empty);
@@ -131,29 +129,52 @@ impl Normalizer {
         if local.is_empty() || domain.is_empty() {
             return Err(EmailError::EmptyPart);
         }
-        let gmail_domain = |d: &str| {
-            d.eq_ignore_ascii_case("gmail.com") || d.eq_ignore_ascii_case("googlemail.com")
-        };
-        let lower = if s.is_ascii() {
-            !s.bytes().any(|b| b.is_ascii_uppercase())
-        } else {
-            // Title-case letters and other special cases: only a comparison is exact.
-            s.to_lowercase() == s
-        };
-        let provider_rule = self.gmail && gmail_domain(domain);
-        if lower && !provider_rule {
-            return Ok(Cow::Borrowed(s));
-        }
-        let local = local.to_lowercase();
-        let domain = domain.to_lowercase();
-        if self.gmail && (domain == "gmail.com" || domain == "googlemail.com") {
-            let base = local.split('+').next().unwrap_or_default().replace('.', "");
-            if base.is_empty() {
-                return Err(EmailError::EmptyPart);
+        Ok(s)
+    }
+
+    /// The key of an address that was trimmed, validated and then lower-cased (`folded`):
+    /// the provider rules, then the length limit (which applies to the key that is stored).
+    pub(crate) fn finish<'a>(&self, folded: Cow<'a, str>) -> Result<Cow<'a, str>, EmailError> {
+        let key = match folded.rsplit_once('@') {
+            Some((local, domain))
+                if self.gmail && (domain == "gmail.com" || domain == "googlemail.com") =>
+            {
+                let base = local.split('+').next().unwrap_or_default().replace('.', "");
+                if base.is_empty() {
+                    return Err(EmailError::EmptyPart);
+                }
+                Cow::Owned(format!("{base}@gmail.com"))
             }
-            return Ok(Cow::Owned(format!("{base}@gmail.com")));
+            Some(_) => folded,
+            None => return Err(EmailError::NoAt),
+        };
+        if key.len() > MAX_EMAIL_BYTES {
+            return Err(EmailError::TooLong { len: key.len() });
         }
-        Ok(Cow::Owned(format!("{local}@{domain}")))
+        Ok(key)
+    }
+}
+
+/// Unicode's lower case of a validated address (each side of its last `@` apart, which gives
+/// the same as the whole: `@` is neither cased nor case-ignorable), borrowed when it is already
+/// lower case.
+pub(crate) fn unicode_lower(s: &str) -> Cow<'_, str> {
+    let lower = if s.is_ascii() {
+        !s.bytes().any(|b| b.is_ascii_uppercase())
+    } else {
+        // Title-case letters and other special cases: only a comparison is exact.
+        s.to_lowercase() == s
+    };
+    if lower {
+        return Cow::Borrowed(s);
+    }
+    match s.rsplit_once('@') {
+        Some((local, domain)) => Cow::Owned(format!(
+            "{}@{}",
+            local.to_lowercase(),
+            domain.to_lowercase()
+        )),
+        None => Cow::Owned(s.to_lowercase()),
     }
 }
 

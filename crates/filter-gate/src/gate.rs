@@ -10,7 +10,7 @@ use crate::recent::Recent;
 use crate::store::{Insert, ScannedRow, StoreResult};
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
-    snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Rebuild,
+    snapshot, Availability, Folding, FprReport, GateCounts, GateError, Mark, Normalizer, Rebuild,
     Registration, Route, SnapshotError, Startup, Store,
 };
 
@@ -23,6 +23,8 @@ pub struct Gate<F: Filter, S: Store> {
     filter: F,
     pub(crate) store: S,
     pub(crate) normalizer: Normalizer,
+    /// How the unique index folds, which the keys follow (see the `fold` module).
+    pub(crate) folding: Folding,
     counts: GateCounts,
     target_fpr: Option<f64>,
     pub(crate) mark: Mark,
@@ -55,6 +57,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
     pub(crate) fn empty(filter: F, store: S) -> Self {
         Self {
             filter,
+            folding: store.folding(),
             store,
             normalizer: Normalizer::default(),
             counts: GateCounts::default(),
@@ -103,7 +106,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// # Errors
     /// As [`Gate::is_taken`].
     pub fn check(&mut self, email: &str) -> Result<Route, GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         self.apply_feed();
         let forms = self.aliases.stored_forms(&key);
         if !self.filter_trusted() || self.unsettled.contains(key.as_ref()) || !forms.is_empty() {
@@ -184,7 +187,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
         email: &str,
         after_commit: impl FnOnce(),
     ) -> Result<Registration, GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         let forms = self.aliases.stored_forms(&key);
         if !forms.is_empty() || self.aliases.overflowed() {
             // The unique index would not refuse a second account for a row it does not find by
@@ -227,7 +230,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// # Errors
     /// [`GateError::Invalid`] for an address that is not valid.
     pub fn observe(&mut self, email: &str) -> Result<(), GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         if key == email {
             self.settle(&key);
             return Ok(());
@@ -257,15 +260,38 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// # Errors
     /// [`GateError::Invalid`] for an address that is not valid.
     pub fn may_have_committed(&mut self, email: &str) -> Result<(), GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         self.unsettled.add(&key);
         Ok(())
     }
 
-    /// The normalisation the gate applies (the form its own SQL stores, and the form the own-
-    /// INSERT path of [`Gate::observe`] should store).
+    /// The normalisation the gate applies before folding (see [`Gate::key`] for the form to
+    /// store).
     pub fn normalizer(&self) -> Normalizer {
         self.normalizer
+    }
+
+    /// The key of `email`: what the gate looks up, what its own SQL stores, and what the own-
+    /// INSERT path of [`Gate::observe`] should store. It is the address trimmed, validated and
+    /// folded the way the table's unique index folds it (see [`Folding`]: under a `lower()`
+    /// index or citext the server's `lower()`, not Unicode's), so that two addresses have one
+    /// key exactly when the index holds them equal. An ASCII address is folded locally; any
+    /// other one costs one query under such an index.
+    ///
+    /// # Errors
+    /// [`GateError::Invalid`] for an address that is not valid; [`GateError::Store`] when the
+    /// server must fold it and cannot.
+    pub fn key(&mut self, email: &str) -> Result<String, GateError> {
+        self.key_cow(email).map(std::borrow::Cow::into_owned)
+    }
+
+    pub(crate) fn key_cow<'a>(
+        &mut self,
+        email: &'a str,
+    ) -> Result<std::borrow::Cow<'a, str>, GateError> {
+        let store = &mut self.store;
+        self.folding
+            .key(self.normalizer, email, |typed| store.fold(typed))
     }
 
     /// Rows the table's unique index does not find by their normalised key (stored by other
@@ -319,7 +345,8 @@ impl<F: Filter, S: Store> Gate<F, S> {
         );
         let normalizer = self.normalizer;
         let before = unsettled.before();
-        let (mark, rows) = scan_into(&mut self.store, self.mark, normalizer, &mut |key, row| {
+        let keys = (normalizer, &self.folding);
+        let (mark, rows) = scan_into(&mut self.store, self.mark, keys, &mut |key, row| {
             unsettled.remove(key);
             aliases.learn(normalizer, key, row, &mut |k| {
                 add_to(filter, failed, k);
@@ -421,22 +448,37 @@ impl<F: Filter, S: Store> Gate<F, S> {
             self.normalizer,
             &mut self.recent,
         );
-        // A payload is the stored form: one that is not its key is learnt after the drain.
+        let folding = &self.folding;
+        // A payload is the stored form: one that is not its key, or whose key only the server
+        // can make, is learnt after the drain.
         let mut unnormal = Vec::new();
         let fed = self.store.drain_remote(&mut |raw| {
-            if let Ok(key) = normalizer.normalize_cow(raw) {
-                if key != raw {
-                    unnormal.push((key.into_owned(), raw.to_owned()));
-                    return;
+            match folding.local_key(normalizer, raw) {
+                Ok(Some(key)) if key == raw => {
+                    add_to(filter, failed, &key);
+                    if let Some(r) = recent.as_mut() {
+                        r.note(&key);
+                    }
                 }
-                add_to(filter, failed, &key);
-                if let Some(r) = recent.as_mut() {
-                    r.note(&key);
-                }
+                Ok(_) => unnormal.push(raw.to_owned()),
+                // A stored value that is no valid address can never equal a valid key.
+                Err(_) => {}
             }
         });
-        for (key, raw) in unnormal {
-            self.learn_stored(&key, &raw);
+        for raw in unnormal {
+            match self.key_cow(&raw) {
+                Ok(key) if key == raw => self.add(&raw),
+                Ok(key) => {
+                    let key = key.into_owned();
+                    self.learn_stored(&key, &raw);
+                }
+                Err(GateError::Store(_)) => {
+                    // The server could not fold it: its key is unknown, so no "absent" is a
+                    // proof until a catch-up (which reads the index's fold) has read the row.
+                    self.behind = true;
+                }
+                Err(_) => {}
+            }
         }
         if fed.is_err() {
             self.feed_lost = true;
@@ -450,14 +492,14 @@ impl<F: Filter, S: Store> Gate<F, S> {
 pub(crate) fn scan_into<S: Store + ?Sized>(
     store: &mut S,
     since: Mark,
-    normalizer: Normalizer,
+    (normalizer, folding): (Normalizer, &Folding),
     each: &mut dyn FnMut(&str, ScannedRow<'_>),
 ) -> StoreResult<(Mark, u64)> {
     let mut rows = 0u64;
     let mark = store.scan_since(since, &mut |row: ScannedRow<'_>| {
         rows += 1;
         // A stored value that is no valid address can never equal a valid key.
-        if let Ok(key) = normalizer.normalize_cow(row.stored) {
+        if let Some(key) = folding.row_key(normalizer, row) {
             each(&key, row);
         }
     })?;

@@ -102,11 +102,13 @@ macro_rules! gate_options {
 
 mod aliases;
 mod email;
+mod fold;
 mod gate;
 mod layered;
 mod pg_admin;
 mod pg_conn;
 mod pg_feed;
+mod pg_fold;
 mod pg_scan;
 mod pg_schema;
 mod pool;
@@ -122,9 +124,10 @@ mod stats;
 mod store;
 mod unsettled;
 
-pub use crate::postgres::{KeyMatch, PgOptions, PgStore, MIGRATION_SQL};
+pub use crate::postgres::{KeyMatch, PgOptions, PgStore, DEFAULT_CATCH_UP_EVERY, MIGRATION_SQL};
 pub use aliases::{audit, Audit, UnnormalisedRow, MAX_UNNORMALISED_ROWS};
 pub use email::{EmailError, Normalizer, MAX_EMAIL_BYTES};
+pub use fold::Folding;
 pub use gate::Gate;
 pub use layered::Layered;
 pub use pool::DEFAULT_POOL_SIZE;

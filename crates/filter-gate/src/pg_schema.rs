@@ -77,6 +77,33 @@ impl TableInfo {
         }
     }
 
+    /// The collation clause the index's `lower()` folds in (citext: the database's default),
+    /// `None` for an index on the column itself.
+    pub fn fold_collate(&self) -> Option<String> {
+        match self.key_match {
+            KeyMatch::Exact => None,
+            KeyMatch::Lower => Some(self.collate.clone()),
+            KeyMatch::CaseInsensitive => Some(" COLLATE \"default\"".into()),
+        }
+    }
+
+    /// The condition under which the unique index holds a row of table alias `a` equal to the
+    /// text `x` (an SQL expression): [`TableInfo::lookup`] on any expression.
+    pub fn lookup_of(&self, a: &str, x: &str) -> String {
+        let col = &self.column;
+        // An expression can carry a collation of its own: the column's is named, always.
+        let collate = match self.collate.as_str() {
+            "" => " COLLATE \"default\"",
+            c => c,
+        };
+        match self.key_match {
+            KeyMatch::Lower => format!("lower({a}.{col}) = lower(({x})::text{collate})"),
+            KeyMatch::Exact | KeyMatch::CaseInsensitive => {
+                format!("{a}.{col} = (({x})::text::{}{collate})", self.base_type)
+            }
+        }
+    }
+
     /// A query of what the unique index compares for a value `$1`; `None` for an index on the
     /// column itself (the value).
     pub fn matched_query(&self) -> Option<String> {
@@ -181,7 +208,10 @@ pub(crate) fn inspect(
                     t.typcategory::text, format_type(a.atttypid, NULL), t.typname::text,
                     CASE WHEN a.attcollation IN (0, 100) THEN ''
                          ELSE ' COLLATE ' || quote_ident(cn.nspname::text) || '.'
-                              || quote_ident(co.collname::text) END
+                              || quote_ident(co.collname::text) END,
+                    CASE WHEN co.collisdeterministic THEN NULL
+                         ELSE co.collname::text || ' (' || co.collprovider::text || ', '
+                              || COALESCE(to_jsonb(co) ->> 'colliculocale', to_jsonb(co) ->> 'colllocale', co.collcollate, '') || ')' END
              FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
                   LEFT JOIN pg_collation co ON co.oid = a.attcollation
                   LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
@@ -193,6 +223,9 @@ pub(crate) fn inspect(
     let (quoted, ty, category): (String, String, String) = (col.get(0), col.get(1), col.get(2));
     let (base_type, typname, collate): (String, String, String) =
         (col.get(3), col.get(4), col.get(5));
+    if let Some(coll) = col.get::<_, Option<String>>(6) {
+        return Err(nondeterministic(&name, &quoted, &coll));
+    }
     if category != "S" {
         return Err(StoreError::new(
             StoreErrorKind::Type,
@@ -272,7 +305,11 @@ fn unique_index(
 ) -> StoreResult<KeyMatch> {
     let rows = client.query(
         "connect",
-        "SELECT i.indkey[0] = a.attnum, COALESCE(pg_get_expr(i.indexprs, i.indrelid), '')
+        "SELECT i.indkey[0] = a.attnum, COALESCE(pg_get_expr(i.indexprs, i.indrelid), ''),
+                (SELECT co.collname::text || ' (' || co.collprovider::text || ', '
+                        || COALESCE(to_jsonb(co) ->> 'colliculocale', to_jsonb(co) ->> 'colllocale', co.collcollate, '') || ')'
+                 FROM pg_collation co
+                 WHERE co.oid = i.indcollation[0] AND NOT co.collisdeterministic)
              FROM pg_index i JOIN pg_attribute a
                ON a.attrelid = i.indrelid AND a.attname = $2::text
              WHERE i.indrelid = $1::int8::oid AND i.indisunique AND i.indisvalid
@@ -286,6 +323,10 @@ fn unique_index(
     let mut found = None;
     for r in rows {
         let (on_column, expr): (bool, String) = (r.get(0), r.get(1));
+        let covers = on_column || lower.contains(&expr);
+        if let (true, Some(coll)) = (covers, r.get::<_, Option<String>>(2)) {
+            return Err(nondeterministic(name, quoted, &coll));
+        }
         if lower.contains(&expr) {
             return Ok(KeyMatch::Lower);
         }
@@ -299,6 +340,25 @@ fn unique_index(
              database to refuse duplicates (CREATE UNIQUE INDEX ON {name} (lower({quoted})))"
         ))
     })
+}
+
+/// The refusal of a key compared in a non-deterministic collation (issue 51): such a collation
+/// holds texts equal that differ (a composed and a decomposed `é`, fullwidth and ASCII letters,
+/// an ignorable zero-width space, `σ` and `ς` at level 2), by rules (ICU's, any tailoring of
+/// its locale) that the gate cannot compute without the server; a filter keyed by exact text
+/// would answer Available for addresses the index refuses.
+fn nondeterministic(name: &str, column: &str, collation: &str) -> StoreError {
+    schema_err(format!(
+        "{name}.{column} is compared in the non-deterministic collation {collation}, which holds \
+         texts equal that differ (a composed and a decomposed é, fullwidth and ASCII \
+         letters, an ignorable zero-width space, σ and ς): the gate keys its \
+         filter by exact text and cannot tell which texts such a collation holds equal, so it \
+         would answer Available for addresses the unique index refuses. Use a deterministic \
+         column with a unique index on lower(): ALTER TABLE {name} ALTER COLUMN {column} TYPE \
+         text COLLATE \"default\"; CREATE UNIQUE INDEX ON {name} (lower({column})) (first \
+         merge the accounts that index finds equal: SELECT lower({column}), \
+         array_agg({column}) FROM {name} GROUP BY 1 HAVING count(*) > 1)"
+    ))
 }
 
 /// Runs the migration and installs the trigger on `table`, in one transaction. Idempotent.

@@ -30,6 +30,7 @@ use std::time::Duration;
 
 use tokio_postgres::{Config, Statement};
 
+use crate::fold::Folding;
 use crate::pg_conn::Conn;
 use crate::pg_feed::Feed;
 use crate::pg_scan::stream_rows;
@@ -85,6 +86,9 @@ pub(crate) fn conn_err(op: &'static str) -> impl Fn(postgres::Error) -> StoreErr
     }
 }
 
+/// The default of [`PgOptions::catch_up_every`].
+pub const DEFAULT_CATCH_UP_EVERY: Duration = Duration::from_secs(10);
+
 /// How [`PgStore::connect_with`] connects.
 #[derive(Clone, Debug)]
 pub struct PgOptions {
@@ -107,6 +111,15 @@ pub struct PgOptions {
     /// The registration-time column (`timestamptz`, for example `created_at`), which
     /// [`crate::Gate::with_recent`] needs; none by default.
     pub created_column: Option<String>,
+    /// How often a gate reads the rows its mark does not cover, feed or no feed (10 s by
+    /// default; `None`: never). The feed carries only what the notify trigger sends, and the
+    /// trigger does not fire for rows written under `session_replication_role = replica`
+    /// (logical replication's apply, `pg_restore --disable-triggers`) or while it is disabled
+    /// (`ALTER TABLE ... DISABLE TRIGGER`, [`PgStore::bulk_load`]); a gate without the feed
+    /// hears of no other writer at all. Such rows reach the filter at the next catch-up: at
+    /// most this period (plus one check's wait, as the catch-up runs inside a check) after
+    /// they commit. Each catch-up reads the table once on the server (see the module docs).
+    pub catch_up_every: Option<Duration>,
 }
 
 impl Default for PgOptions {
@@ -118,6 +131,7 @@ impl Default for PgOptions {
             statement_timeout: Duration::from_secs(5),
             tcp_user_timeout: Duration::from_secs(30),
             created_column: None,
+            catch_up_every: Some(DEFAULT_CATCH_UP_EVERY),
         }
     }
 }
@@ -139,6 +153,12 @@ pub struct PgStore {
     broken: bool,
     /// The statement timeout: after it, an INSERT the client gave up on has ended.
     statement_timeout: Duration,
+    /// How the unique index folds (read at connect), and the statement that asks the server
+    /// (see the `pg_fold` module).
+    folding: Folding,
+    pub(crate) fold_stmt: Option<Statement>,
+    /// See [`PgOptions::catch_up_every`].
+    catch_up_every: Option<Duration>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -211,6 +231,8 @@ impl PgStore {
         let created = opts.created_column.as_deref();
         let info = inspect(&mut conn, table, &opts.key_column, opts.feed, created)?;
         let exists = prepare_exists(&mut conn, &info)?;
+        let folding = crate::pg_fold::probe(&mut conn, &info)?;
+        let fold_stmt = crate::pg_fold::prepare(&mut conn, &info)?;
         let feed = if opts.feed {
             Some(Arc::new(Mutex::new(Some(Feed::start(
                 &config.clone().into(),
@@ -230,6 +252,9 @@ impl PgStore {
             feed,
             broken: false,
             statement_timeout: opts.statement_timeout,
+            folding,
+            fold_stmt,
+            catch_up_every: opts.catch_up_every,
         })
     }
 
@@ -246,13 +271,14 @@ impl PgStore {
         let deadline = answer_deadline_of(self.statement_timeout);
         let mut conn = Conn::connect(&self.config, self.connect_timeout, deadline, "reconnect")?;
         let exists = prepare_exists(&mut conn, &self.table)?;
-        (self.conn, self.exists, self.insert) = (conn, exists, None);
+        let fold = crate::pg_fold::prepare(&mut conn, &self.table)?;
+        (self.conn, self.exists, self.insert, self.fold_stmt) = (conn, exists, None, fold);
         self.broken = false;
         Ok(())
     }
 
     /// Notes a lost connection, so that the next call reconnects.
-    fn note(&mut self, e: StoreError) -> StoreError {
+    pub(crate) fn note(&mut self, e: StoreError) -> StoreError {
         if e.kind == StoreErrorKind::Unavailable {
             self.broken = true;
         }
@@ -425,9 +451,12 @@ impl Store for PgStore {
         let Some((age, newer)) = t.recent(1) else {
             return Err(crate::store::no_time_column());
         };
+        // What the index compares (the column itself under a unique index on it): the key's
+        // fold, as `Store::scan_recent` says.
         let sql = format!(
             "SELECT {}::text, {age} FROM {} WHERE {newer}",
-            t.column, t.name
+            t.matched_expr(),
+            t.name
         );
         let ms = within.as_millis().min(i64::MAX as u128) as i64;
         let err = pg_err("recent");
@@ -475,6 +504,22 @@ impl Store for PgStore {
 
     fn repair_sql(&self, stored: &str, key: &str) -> String {
         self.table.repair_sql(stored, key)
+    }
+
+    fn folding(&self) -> Folding {
+        self.folding.clone()
+    }
+
+    fn fold(&mut self, typed: &str) -> StoreResult<String> {
+        self.fold_query(typed)
+    }
+
+    fn fold_pairs(&mut self, each: &mut dyn FnMut(&str, &str)) -> StoreResult<()> {
+        self.pairs(each)
+    }
+
+    fn catch_up_every(&self) -> Option<Duration> {
+        self.catch_up_every
     }
 
     fn settle_time(&self) -> Duration {

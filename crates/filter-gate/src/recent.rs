@@ -104,9 +104,9 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// ([`StoreErrorKind::Schema`]); a failing database.
     pub fn with_recent(mut self, window: RecentWindow) -> Result<Self, GateError> {
         let mut recent = Recent::new(&window)?;
-        let normalizer = self.normalizer;
+        let (normalizer, folding) = (self.normalizer, &self.folding);
         self.store.scan_recent(window.within, &mut |stored, age| {
-            if let Ok(key) = normalizer.normalize_cow(stored) {
+            if let Some(key) = folding.folded_key(normalizer, stored) {
                 recent.note_aged(&key, age);
             }
         })?;
@@ -121,7 +121,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// [`GateError::Invalid`]; [`StoreErrorKind::Schema`] when the mode is off; a failing
     /// database when the window filter says "maybe" (or is not trusted).
     pub fn registered_within(&mut self, email: &str) -> Result<Recency, GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         self.apply_feed();
         let trusted = self.filter_trusted() && !self.unsettled.contains(&key);
         let recent = self.recent.as_ref().ok_or_else(mode_off)?;
@@ -158,10 +158,10 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// As [`Gate::with_recent`].
     pub fn with_recent(mut self, window: RecentWindow) -> Result<Self, GateError> {
         let mut recent = Recent::new(&window)?;
-        let normalizer = self.normalizer;
+        let (normalizer, folding) = (self.normalizer, self.folding.clone());
         self.with_control(|store| {
             store.scan_recent(window.within, &mut |stored, age| {
-                if let Ok(key) = normalizer.normalize_cow(stored) {
+                if let Some(key) = folding.folded_key(normalizer, stored) {
                     recent.note_aged(&key, age);
                 }
             })
@@ -175,7 +175,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// # Errors
     /// As [`Gate::registered_within`].
     pub fn registered_within(&self, email: &str) -> Result<Recency, GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         self.apply_feed();
         let trusted = self.filter_trusted() && !lock(&self.unsettled).contains(&key);
         let recent = self.recent.as_ref().ok_or_else(mode_off)?;

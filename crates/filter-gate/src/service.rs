@@ -199,9 +199,14 @@ impl Service {
     /// after the commit, or `may_have_committed` when the outcome is unknown (the README's
     /// recipe).
     fn signup(&self, email: &str) -> Result<bool, ServiceError> {
-        let key = crate::Normalizer::default()
-            .normalize(email)
-            .map_err(GateError::from)?;
+        // The gate's key is the unique index's (see `Gate::key`); without a gate, the
+        // normaliser's (the load's addresses are ASCII, which both fold alike).
+        let key = match &self.gate {
+            Some(g) => g.key(email)?,
+            None => crate::Normalizer::default()
+                .normalize(email)
+                .map_err(GateError::from)?,
+        };
         let sql = format!(
             "INSERT INTO {TABLE} (email, password_hash) VALUES ($1, 'x') ON CONFLICT DO NOTHING"
         );

@@ -23,8 +23,8 @@ use crate::recent::Recent;
 use crate::store::{FeedTap, Insert, ScannedRow};
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
-    snapshot, Availability, FprReport, GateCounts, GateError, Mark, Normalizer, Registration,
-    Route, Startup, Store, StoreError, StoreErrorKind, StoreResult,
+    snapshot, Availability, Folding, FprReport, GateCounts, GateError, Mark, Normalizer,
+    Registration, Route, Startup, Store, StoreError, StoreErrorKind, StoreResult,
 };
 
 /// How often a lost feed is retried.
@@ -60,6 +60,8 @@ pub struct SharedGate<F: SharedInsert, S: Store + Send + 'static> {
     pool: r2d2::Pool<Maker<S>>,
     control: Mutex<Control<S>>,
     pub(crate) normalizer: Normalizer,
+    /// How the unique index folds (see [`crate::Gate::key`]).
+    pub(crate) folding: Folding,
     pub(crate) unsettled: Mutex<Unsettled>,
     /// Rows the unique index does not find by their key (see the `aliases` module), and
     /// whether there ever were any (read without the lock on every call).
@@ -98,6 +100,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             filter,
             pool,
             tap: stores.control.feed_tap(),
+            folding: stores.control.folding(),
             control: Mutex::new(Control {
                 store: stores.control,
                 mark,
@@ -153,7 +156,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// # Errors
     /// As [`crate::Gate::is_taken`].
     pub fn check(&self, email: &str) -> Result<Route, GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         self.apply_feed();
         let c = &self.counts;
         let unsettled = lock(&self.unsettled).contains(key.as_ref());
@@ -252,7 +255,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// # Errors
     /// As [`crate::Gate::register`].
     pub fn register(&self, email: &str) -> Result<Registration, GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         if self.aliased.load(Ordering::Acquire) {
             // The unique index would not refuse a second account for a row it does not find
             // by its key: ask first.
@@ -290,7 +293,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// # Errors
     /// [`GateError::Invalid`].
     pub fn observe(&self, email: &str) -> Result<(), GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         if key == email {
             self.settle(&key);
             return Ok(());
@@ -317,7 +320,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// # Errors
     /// [`GateError::Invalid`].
     pub fn may_have_committed(&self, email: &str) -> Result<(), GateError> {
-        let key = self.normalizer.normalize_cow(email)?;
+        let key = self.key_cow(email)?;
         lock(&self.unsettled).add(&key);
         Ok(())
     }
@@ -325,6 +328,22 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// The normalisation the gate applies (see [`crate::Gate::normalizer`]).
     pub fn normalizer(&self) -> Normalizer {
         self.normalizer
+    }
+
+    /// The key of `email` (see [`crate::Gate::key`]): what the gate looks up and stores.
+    ///
+    /// # Errors
+    /// As [`crate::Gate::key`].
+    pub fn key(&self, email: &str) -> Result<String, GateError> {
+        self.key_cow(email).map(std::borrow::Cow::into_owned)
+    }
+
+    pub(crate) fn key_cow<'a>(
+        &self,
+        email: &'a str,
+    ) -> Result<std::borrow::Cow<'a, str>, GateError> {
+        self.folding
+            .key(self.normalizer, email, |typed| self.pooled()?.fold(typed))
     }
 
     /// Rows held as aliases (see [`crate::Gate::unnormalised`]).
@@ -356,7 +375,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     fn catch_up_locked(&self, c: &mut Control<S>) -> Result<u64, GateError> {
         let before = lock(&self.unsettled).before();
         let normalizer = self.normalizer;
-        let (mark, rows) = scan_into(&mut c.store, c.mark, normalizer, &mut |key, row| {
+        let keys = (normalizer, &self.folding);
+        let (mark, rows) = scan_into(&mut c.store, c.mark, keys, &mut |key, row| {
             lock(&self.unsettled).remove(key);
             if key == row.matched {
                 self.add(key);
@@ -395,14 +415,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
             if !self.feed_lost.load(Ordering::Acquire) {
                 let mut unnormal = Vec::new();
                 let fed = tap.drain(&mut |raw| self.take(raw, Some(&mut unnormal)));
-                for (key, raw) in unnormal {
-                    match self.pooled() {
-                        Ok(mut s) => self.learn_stored(&mut *s, &key, &raw),
-                        Err(_) => {
-                            self.add(&key);
-                            self.behind.store(true, Ordering::Release);
-                        }
-                    }
+                for raw in unnormal {
+                    self.learn_payload(&raw);
                 }
                 if fed.is_err() {
                     self.feed_lost.store(true, Ordering::Release);
@@ -436,20 +450,48 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     }
 
     /// One feed payload (the stored form): its key into the filter, or, when the stored form
-    /// is not its key, kept in `unnormal` to learn after the drain.
-    fn take(&self, raw: &str, unnormal: Option<&mut Vec<(String, String)>>) {
-        let Ok(key) = self.normalizer.normalize_cow(raw) else {
-            return;
+    /// is not its key or only the server can fold it, kept in `unnormal` to learn after the
+    /// drain.
+    fn take(&self, raw: &str, unnormal: Option<&mut Vec<String>>) {
+        let key = match self.folding.local_key(self.normalizer, raw) {
+            Ok(Some(key)) if key == raw => {
+                self.add(&key);
+                return;
+            }
+            Ok(key) => key,
+            // A stored value that is no valid address can never equal a valid key.
+            Err(_) => return,
         };
-        if key == raw {
-            self.add(&key);
-            return;
-        }
         match unnormal {
-            Some(list) => list.push((key.into_owned(), raw.to_owned())),
+            Some(list) => list.push(raw.to_owned()),
             // Without a tap the drain holds the control store: no second store at hand, so a
-            // catch-up (which reads what the index compares) learns the row.
+            // catch-up (which reads what the index compares) learns the row; its key, when
+            // known, goes in now.
             None => {
+                if let Some(k) = key {
+                    self.add(&k);
+                }
+                self.behind.store(true, Ordering::Release);
+            }
+        }
+    }
+
+    /// A feed payload `take` could not learn by itself: folded by the server, then learnt with
+    /// what the index compares for it.
+    fn learn_payload(&self, raw: &str) {
+        let key = match self.key_cow(raw) {
+            Ok(key) if key == raw => return self.add(raw),
+            Ok(key) => key.into_owned(),
+            // Fallback: the key is unknown (the server could not fold it), so no "absent" is
+            // a proof until a catch-up, which reads the index's fold, has read the row.
+            Err(GateError::Store(_)) => return self.behind.store(true, Ordering::Release),
+            Err(_) => return,
+        };
+        match self.pooled() {
+            Ok(mut s) => self.learn_stored(&mut *s, &key, raw),
+            // Fallback: without a store the row's comparison form is unknown: its key goes
+            // in, and a catch-up reads the row.
+            Err(_) => {
                 self.add(&key);
                 self.behind.store(true, Ordering::Release);
             }

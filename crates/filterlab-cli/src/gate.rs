@@ -9,7 +9,10 @@
 //! the whole table (once, as a deployment step may) and fails, naming the SQL that fixes them,
 //! when rows are stored in a form that the unique index does not find by the gate's key: the
 //! gate holds a bounded number of such rows as aliases and answers them correctly, but each
-//! costs a query, and they are accounts the index does not protect.
+//! costs a query, and they are accounts the index does not protect. It also fails on pairs of
+//! rows that the index tells apart although it folds the upper case of one onto the other
+//! (`ilse@…` beside `i̇lse@…` under a libc `lower()`): second accounts that a gate folding with
+//! Unicode's lower case, not the index's, let in.
 
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
@@ -106,6 +109,18 @@ fn migrate(url: &str, table: &str, column: &str, normalizer: Normalizer) -> Resu
             matched = row.matched,
             key = row.key,
             repair = row.repair,
+        );
+    }
+    if let Some((second, first)) = audit.pair_example {
+        bail!(
+            "migrated, but {table} holds {n} pairs of accounts for one address: rows its unique \
+             index tells apart although it folds the upper case of one onto the other (for \
+             example {second:?} beside {first:?}; the index compares the two as different, yet \
+             an address typed as the upper case of the first is the second's). A gate that folded \
+             addresses with Unicode's lower case rather than the index's stored such second \
+             accounts; this gate folds as the index does and makes no more. Merge each pair into \
+             one account and delete the other row (run this command again to check)",
+            n = audit.pairs,
         );
     }
     Ok(Migrated {

@@ -192,6 +192,75 @@ fn gate_migrate_finds_rows_the_index_does_not_find_by_their_key() {
     sql(&conn, &[format!("DROP DATABASE {db} WITH (FORCE)")]);
 }
 
+/// Issue 51, item 2: a libc `lower()` index holding `ilse@…` beside `i̇lse@…` (an `i` and a
+/// combining dot: what a gate folding with Unicode's lower case stored for a typed `İLSE@…`,
+/// which the index folds to `ilse@…`), and `ασ@…` beside `ας@…` (a typed `ΑΣ@…`): two
+/// accounts for one address each. `migrate` used to report the table clean.
+#[test]
+fn gate_migrate_finds_the_second_accounts_a_unicode_folding_gate_made() {
+    let Some(conn) = pg() else { return };
+    let pid = std::process::id();
+    let db = format!("cli_gate_pairs_{pid}");
+    sql(
+        &conn,
+        &[
+            format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+            format!("CREATE DATABASE {db} TEMPLATE template0 LOCALE 'C.UTF-8'"),
+        ],
+    );
+    let there = format!("{conn} dbname={db}");
+    sql(
+        &there,
+        &[
+            "CREATE TABLE users (id bigserial PRIMARY KEY, email text NOT NULL)".into(),
+            "CREATE UNIQUE INDEX ON users (lower(email))".into(),
+            "INSERT INTO users (email) VALUES ('ilse@example.com'), ('i\u{307}lse@example.com'), \
+             ('ασ@example.com'), ('ας@example.com'), ('ann@example.com')"
+                .into(),
+        ],
+    );
+    let args = ["gate", "migrate", "--url", &there, "--table", "users"];
+    common::assert_clean_error(&args, None, "2 pairs of accounts for one address");
+    common::assert_clean_error(&args, None, "ilse@example.com");
+    sql(
+        &there,
+        &["DELETE FROM users WHERE email IN ('i\u{307}lse@example.com', 'ας@example.com')".into()],
+    );
+    let done = common::json(&args);
+    assert_eq!(done["rows"], 3, "{done}");
+    sql(&conn, &[format!("DROP DATABASE {db} WITH (FORCE)")]);
+}
+
+/// Issue 51, item 3: a unique index in a non-deterministic ICU collation is refused with the
+/// reason and the schema to use, not reported as fronted.
+#[test]
+fn gate_migrate_refuses_a_non_deterministic_collation() {
+    let Some(conn) = pg() else { return };
+    let pid = std::process::id();
+    let db = format!("cli_gate_ci_{pid}");
+    sql(
+        &conn,
+        &[
+            format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+            format!("CREATE DATABASE {db}"),
+        ],
+    );
+    let there = format!("{conn} dbname={db}");
+    sql(
+        &there,
+        &[
+            "CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', \
+             deterministic = false)"
+                .into(),
+            "CREATE TABLE users (id bigserial PRIMARY KEY, email text COLLATE ci UNIQUE)".into(),
+        ],
+    );
+    let args = ["gate", "migrate", "--url", &there, "--table", "users"];
+    common::assert_clean_error(&args, None, "non-deterministic collation ci");
+    common::assert_clean_error(&args, None, "CREATE UNIQUE INDEX ON users (lower(email))");
+    sql(&conn, &[format!("DROP DATABASE {db} WITH (FORCE)")]);
+}
+
 #[test]
 fn gate_migrate_on_an_unreachable_server_is_one_clear_line() {
     common::assert_clean_error(
