@@ -50,6 +50,14 @@ pub enum Error {
         /// Load factor (stored items / slots) when the insert failed.
         load_factor: f64,
     },
+    /// An insert of a key that the filter already holds as many times as one key can be stored
+    /// (a cuckoo-style bucket pair full of entries with the key's fingerprint); the filter is
+    /// exactly as it was. A larger filter would not help: every copy of a key goes to the same
+    /// two buckets.
+    TooManyCopies {
+        /// The entries with the key's fingerprint in its two buckets (the most they hold).
+        copies: u32,
+    },
     /// An insert would take the filter's item count past the most it can count; nothing was
     /// changed.
     TooManyItems {
@@ -134,6 +142,13 @@ impl fmt::Display for Error {
                 "filter is full: could not place the item after the maximum number of relocations \
                  ({len} items stored, load factor {load_factor:.4}); nothing was changed. \
                  Build a larger filter (higher capacity) or use a scalable filter"
+            ),
+            Error::TooManyCopies { copies } => write!(
+                f,
+                "the key is already stored {copies} times, the most one key can be (every copy \
+                 goes to the same two buckets, which hold {copies} entries; keys the filter cannot \
+                 tell from it count too); nothing was changed. A larger filter would not help: \
+                 to count repeats use a counting filter, to keep one copy use insert_if_absent"
             ),
             Error::TooManyItems { limit } => write!(
                 f,

@@ -2,7 +2,7 @@
 //! it fails (so a failed insert changes nothing).
 
 use crate::{CuckooFilter, SLOTS};
-use filter_core::{Hash128, Result};
+use filter_core::{Error, Hash128, Result};
 
 impl CuckooFilter {
     /// Puts `fp` in a free slot of `bucket` if there is one.
@@ -71,6 +71,11 @@ impl CuckooFilter {
             self.len += 1;
             return Ok(1);
         }
+        // A pair full of the key's own fingerprint: a walk would only move copies of the key
+        // between its two buckets, and no table size would make room for another.
+        if let Some(copies) = self.copies_filling_pair(i1, i2, fp) {
+            return Err(Error::TooManyCopies { copies });
+        }
         // Random walk: evict a resident, move it to its other bucket, repeat, trying at each
         // bucket a one-step move first. The walk is seeded by the key's hash (deterministic) and
         // recorded so a failure can be undone exactly.
@@ -104,5 +109,17 @@ impl CuckooFilter {
         }
         debug_assert_eq!(carry, fp);
         Err(self.full_error())
+    }
+
+    /// `Some(slots)` when every slot of the bucket pair `(i1, i2)` holds `fp` (a pair whose two
+    /// buckets coincide has one bucket's slots).
+    fn copies_filling_pair(&self, i1: u64, i2: u64, fp: u64) -> Option<u32> {
+        let held = |b| (0..SLOTS).filter(|&j| self.slot(b, j) == fp).count() as u32;
+        let (copies, slots) = if i1 == i2 {
+            (held(i1), SLOTS)
+        } else {
+            (held(i1) + held(i2), 2 * SLOTS)
+        };
+        (copies == slots).then_some(slots)
     }
 }

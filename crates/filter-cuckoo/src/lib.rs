@@ -17,6 +17,9 @@
 //! * **A failed insert changes nothing.** The eviction path is recorded and undone, so the item
 //!   carried at the end goes back where it came from; no other key is dropped
 //!   ([`Error::Full`] is returned and the table is bit-for-bit as before).
+//! * **Copies of one key are counted, up to 8.** Every copy goes to the key's two buckets, so a
+//!   ninth is refused with [`Error::TooManyCopies`] (not [`Error::Full`]: no larger table would
+//!   take it), the table unchanged.
 //! * **Fewer evictions.** An insert reads both buckets and fills the emptier one (two choices);
 //!   when both are full it first looks, in parallel, for a resident whose other bucket has
 //!   room, and only then starts the random walk. Filling a table to 95% this way moves 0.14

@@ -73,11 +73,15 @@
 //! insert tries the newest stage; if it is at capacity or its cuckoo walk fails (the walk is
 //! then undone exactly), the older stages below capacity, newest first; and only then makes a
 //! new stage, which, empty, always takes the key. A bucket pair holds at most 8 entries, so a
-//! stage takes at most 8 copies of one key: a key inserted more than 8 times per stage forces
-//! a new stage for every further 8 copies (a workload of heavy duplicates wants a counting
-//! filter). Nothing is ever dropped: an insert either places the key or returns an error
-//! ([`Error::MemoryCap`], [`Error::OutOfMemory`], [`Error::SizeOverflow`] past the address
-//! limit) and leaves the filter exactly as it was. No stage ever holds more than its capacity,
+//! stage takes at most 8 copies of one key. When the newest stage's pair is full of the key's
+//! own copies, the insert is refused with [`Error::TooManyCopies`] rather than given a new
+//! stage: a new stage for every further 8 copies would double the memory every 8 inserts of
+//! one key. So a key holds at most 8 copies per stage (older stages below capacity may hold
+//! some), and stages are made only as other keys fill them (a workload of heavy duplicates
+//! wants a counting filter, or `insert_if_absent`). Nothing is ever dropped: an insert either
+//! places the key or returns an error ([`Error::TooManyCopies`], [`Error::MemoryCap`],
+//! [`Error::OutOfMemory`], [`Error::SizeOverflow`] past the address limit) and leaves the
+//! filter exactly as it was. No stage ever holds more than its capacity,
 //! so the rate bound below holds whichever stage takes a key.
 //!
 //! # Space
@@ -127,6 +131,7 @@ use filter_core::{
     accept_if, Deletable, Error, FileKind, Filter, Growable, Hash128, KeyHasher, MemoryCap, Pages,
     Result, Sizing, TableOptions,
 };
+use math::SLOTS;
 use stage::{Layout, Place, Stage};
 
 /// Default growth factor: each stage has twice the buckets of the previous one.
@@ -343,6 +348,23 @@ impl ExpandableCuckoo {
         self.stages[i].insert(&layout, p, kicks, Self::walk_seed(hash))
     }
 
+    /// [`Error::TooManyCopies`] when the newest stage's bucket pair for the key holds nothing
+    /// but entries with the key's identity. A new stage would take the copy, but so would the
+    /// next one for every further 8 copies: memory would double every 8 inserts of one key.
+    /// Refusing bounds a key's copies by 8 per stage, and stages are made only when other keys
+    /// fill them.
+    fn copies_refused(&self, hash: Hash128) -> Result<()> {
+        let Some(newest) = self.stages.len().checked_sub(1) else {
+            return Ok(());
+        };
+        let p = self.place(hash, newest);
+        let slots = if p.alt == p.c { SLOTS } else { 2 * SLOTS };
+        if self.stages[newest].count(p) >= slots {
+            return Err(Error::TooManyCopies { copies: slots });
+        }
+        Ok(())
+    }
+
     /// Adds a new, empty stage, or fails with nothing changed.
     fn grow(&mut self) -> Result<()> {
         let used = self.size_in_bytes() as u64;
@@ -369,14 +391,15 @@ impl Filter for ExpandableCuckoo {
             return Err(Error::TooManyItems { limit: u64::MAX });
         }
         // Newest stage first; if it is at capacity or its walk fails (undone), an older stage
-        // below capacity (copies of one key beyond 8 per stage land there); else a new stage,
-        // which, empty, always takes the key.
+        // below capacity; else a new stage, which, empty, always takes the key, unless the
+        // newest stage's bucket pair is full of the key's own copies (see `copies_refused`).
         for i in (0..self.stages.len()).rev() {
             if self.try_stage(i, hash) {
                 self.len += 1;
                 return Ok(());
             }
         }
+        self.copies_refused(hash)?;
         self.grow()?;
         let placed = self.try_stage(self.stages.len() - 1, hash);
         debug_assert!(placed, "an empty stage takes any key");

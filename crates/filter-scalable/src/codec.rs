@@ -1,7 +1,7 @@
 //! The scalable file: the parameters, then each stage's shape, count and bits, each checked
 //! against the shape the parameters give.
 
-use crate::stages::Stage;
+use crate::stages::{Stage, StagePlan, StageSizing};
 use crate::{ScalableBloom, FILE_KIND, MAX_STAGES};
 use filter_core::format::{
     decode_stages, invalid, refused, words_len, Codec, Encoder, Parts, Reader,
@@ -51,17 +51,15 @@ impl Codec for ScalableBloom {
         let n_stages = params.u32()?;
         let mut f = ScalableBloom::validated(sizing, growth, tightening).map_err(refused)?;
         let last = (n_stages as usize).saturating_sub(1);
+        // Files saved before the exact rule have textbook stages: the first stage whose two
+        // shapes differ tells which rule the file follows, and every stage must follow it.
+        let mut rule: Option<StageSizing> = None;
         let (stages, len) = decode_stages(n_stages, MAX_STAGES, |i, _| {
             let len = payload.u64()?;
-            // The derived shape is arithmetic (nothing allocated, whatever the file claims), and
-            // `decode_inline` allocates only the words the payload actually holds.
-            let plan = f.stage_plan(i).map_err(refused)?;
+            // The derived shapes are arithmetic (nothing allocated, whatever the file claims),
+            // and `decode_inline` allocates only the words the payload actually holds.
             let bits = BloomBits::decode_inline(payload)?;
-            if (bits.bits(), bits.hashes()) != (plan.m, plan.k) {
-                return Err(invalid(format!(
-                    "stage {i} does not have the derived shape"
-                )));
-            }
+            let plan = stage_matching(&f, i, (bits.bits(), bits.hashes()), &mut rule)?;
             // Only the newest stage may be below capacity; older ones filled before it was made.
             if len > plan.capacity || (i < last && len != plan.capacity) {
                 return Err(invalid(format!("stage {i} holds {len} items")));
@@ -77,6 +75,39 @@ impl Codec for ScalableBloom {
         })?;
         f.stages = stages;
         f.len = len;
+        f.sizing_rule = rule.unwrap_or(StageSizing::Exact);
         Ok(f)
+    }
+}
+
+/// The plan of stage `i` whose shape is `shape` under the file's rule: `rule` is the rule the
+/// earlier stages fixed, if any, and is fixed here when only one rule gives `shape`. (A file
+/// whose every stage fits both rules grows by the exact one.)
+fn stage_matching(
+    f: &ScalableBloom,
+    i: usize,
+    shape: (u64, u32),
+    rule: &mut Option<StageSizing>,
+) -> Result<StagePlan, FormatError> {
+    let rules = match *rule {
+        Some(r) => vec![r],
+        None => vec![StageSizing::Exact, StageSizing::Textbook],
+    };
+    let mut fitting = Vec::new();
+    for r in rules {
+        let plan = f.stage_plan_by(i, r).map_err(refused)?;
+        if (plan.m, plan.k) == shape {
+            fitting.push((r, plan));
+        }
+    }
+    match fitting.as_slice() {
+        [] => Err(invalid(format!(
+            "stage {i} does not have the derived shape"
+        ))),
+        [(r, plan)] => {
+            *rule = Some(*r);
+            Ok(*plan)
+        }
+        [(_, plan), ..] => Ok(*plan),
     }
 }

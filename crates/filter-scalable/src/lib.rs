@@ -41,6 +41,7 @@ mod stages;
 pub use builder::ScalableBuilder;
 use builder::{check_growth, check_tightening};
 use stages::Stage;
+pub use stages::StageSizing;
 
 use filter_core::{
     math, FileKind, Filter, Growable, Hash128, MemoryCap, Prefetch, Result, Sizing, TableOptions,
@@ -70,7 +71,16 @@ pub const MAX_STAGES: usize = 256;
 /// inserted. [`Filter::expected_fpr`] returns this compound value with each stage's exact rate
 /// ([`math::classic_fpr_best`]), combined as `-expm1(Σ ln_1p(-p_i))` so that stages far below
 /// `1e-16` still count (a filter sized for 1M keys at 1e-6 holding 100k keys is at 7.7e-28,
-/// not 0). Stages are sized by the textbook [`math::optimal_bits`] and [`math::optimal_hashes`].
+/// not 0). Each stage is sized like the classic filter ([`math::classic_shape`]: the fewest bits
+/// whose exact rate meets the stage's share), so no stage misses its own rate. (Files saved
+/// before this rule, whose stages have the textbook [`math::optimal_bits`] and
+/// [`math::optimal_hashes`], still load, and grow by that rule; see [`StageSizing`].)
+///
+/// # Repeated keys
+///
+/// An insert of a key the filter already reports present changes nothing (as in the paper and
+/// in pybloom_live): [`Filter::len`] counts the keys actually added, and a stream of 1M events
+/// from 10k users costs what 10k users cost, not a stage for every repeat.
 ///
 /// ```
 /// use filter_scalable::ScalableBloom;
@@ -91,6 +101,8 @@ pub struct ScalableBloom {
     growth: f64,
     tightening: f64,
     len: u64,
+    /// How the stages are sized: fixed by the first stage of a loaded file.
+    sizing_rule: StageSizing,
     /// Not saved: runtime policies of this process, the memory cap (see
     /// [`Growable::set_max_bytes`](filter_core::Growable::set_max_bytes)) and the page advice for new stages
     /// ([`ScalableBuilder::pages`]).
@@ -112,6 +124,7 @@ impl ScalableBloom {
             growth: check_growth(growth)?,
             tightening: check_tightening(tightening)?,
             len: 0,
+            sizing_rule: StageSizing::Exact,
             tables: TableOptions::default(),
         };
         f.check_growth_is_unbounded()?;
@@ -135,7 +148,17 @@ impl ScalableBloom {
 }
 
 impl Filter for ScalableBloom {
+    /// Adds the key unless the filter already reports it present (the paper's insert, and
+    /// pybloom_live's): a key added again, or a false positive, changes nothing, so repeats
+    /// neither fill stages nor add new ones. [`Filter::len`] counts the keys that were added.
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
+        self.insert_if_absent_hash(hash).map(|_| ())
+    }
+
+    fn insert_if_absent_hash(&mut self, hash: Hash128) -> Result<bool> {
+        if self.contains_hash(hash) {
+            return Ok(false);
+        }
         let last = self.stages.len() - 1;
         if self.stages[last].len >= self.stages[last].capacity {
             let stage = self.new_stage(last + 1)?;
@@ -145,7 +168,7 @@ impl Filter for ScalableBloom {
         active.bits.insert(hash);
         active.len += 1;
         self.len += 1;
-        Ok(())
+        Ok(true)
     }
 
     fn contains_hash(&self, hash: Hash128) -> bool {

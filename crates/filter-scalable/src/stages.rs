@@ -22,6 +22,41 @@ impl filter_core::TableMemory for Stage {
     }
 }
 
+/// How a filter's stages are sized from their capacity and rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StageSizing {
+    /// The fewest bits whose exact rate meets the stage's rate ([`math::classic_shape`], as the
+    /// classic filter): what every filter built now uses.
+    Exact,
+    /// The textbook [`math::optimal_bits`] and [`math::optimal_hashes`], which miss the stage's
+    /// rate slightly (0.100103% for 0.1%): what files saved before the exact rule hold. Such a
+    /// file loads, and its later stages keep this rule, so that its shape stays derivable.
+    Textbook,
+}
+
+impl StageSizing {
+    /// The `(bits, hashes)` of a stage for `capacity` items at rate `fpr` under this rule.
+    ///
+    /// # Errors
+    /// A capacity or rate the formulas refuse, or a size that overflows.
+    pub fn shape(self, capacity: u64, fpr: f64) -> Result<(u64, u32)> {
+        let textbook = || -> Result<(u64, u32)> {
+            let m = math::optimal_bits(capacity, fpr)?;
+            Ok((m, math::optimal_hashes(m, capacity)))
+        };
+        match self {
+            StageSizing::Textbook => textbook(),
+            // A stage so deep that its rate needs more than 64 hashes (below about 4e-20, far
+            // past where memory ends growth) keeps the textbook shape with 64 hashes, so that
+            // the parameters accepted before the exact rule are accepted still.
+            StageSizing::Exact => match math::classic_shape(capacity, fpr) {
+                Err(Error::InvalidParameter { .. }) => textbook(),
+                shape => shape,
+            },
+        }
+    }
+}
+
 /// The shape of one stage, derived arithmetically (nothing allocated).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct StagePlan {
@@ -35,6 +70,16 @@ impl ScalableBloom {
     /// The shape of stage `i`, derived by arithmetic alone (nothing is allocated, so a loader can
     /// compare a file's stages against it whatever the file claims).
     pub(crate) fn stage_plan(&self, i: usize) -> Result<StagePlan> {
+        self.stage_plan_by(i, self.sizing_rule)
+    }
+
+    /// The rule the stages are sized by.
+    pub fn stage_sizing(&self) -> StageSizing {
+        self.sizing_rule
+    }
+
+    /// [`Self::stage_plan`] under `rule`.
+    pub(crate) fn stage_plan_by(&self, i: usize, rule: StageSizing) -> Result<StagePlan> {
         let cap = (self.sizing.capacity as f64 * self.growth.powi(i as i32)).ceil();
         if i >= MAX_STAGES || cap >= u64::MAX as f64 {
             return Err(Error::SizeOverflow {
@@ -44,12 +89,12 @@ impl ScalableBloom {
         }
         let capacity = cap as u64;
         let fpr = math::scalable_stage_fpr(self.initial_fpr(), self.tightening, i as u32);
-        let m = math::optimal_bits(capacity, fpr)?;
+        let (m, k) = rule.shape(capacity, fpr)?;
         Ok(StagePlan {
             capacity,
             fpr,
             m,
-            k: math::optimal_hashes(m, capacity),
+            k,
         })
     }
 

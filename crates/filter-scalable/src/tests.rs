@@ -29,16 +29,24 @@ fn stages_grow_and_tighten_as_specified() {
         .fpr(0.01)
         .build()
         .unwrap();
-    for k in testkit::keys("g", 100 + 200 + 400 + 1) {
-        f.insert(&k).unwrap();
+    // Keys the filter reports present (false positives) are not added: feed keys until
+    // 100 + 200 + 400 + 1 were.
+    let mut keys = testkit::keys("g", 2_000).into_iter();
+    while f.len() < 100 + 200 + 400 + 1 {
+        f.insert(&keys.next().unwrap()).unwrap();
     }
     let shapes = f.stage_shapes();
     assert_eq!(shapes.len(), 4);
     let caps: Vec<u64> = shapes.iter().map(|s| s.2).collect();
     assert_eq!(caps, [100, 200, 400, 800]);
     assert_eq!(shapes[3].3, 1);
-    // Stage 0 at P0 = 0.001: m = ceil(100 ln(1000) / ln2^2) = 1438.
-    assert_eq!(shapes[0].0, math::optimal_bits(100, 0.001).unwrap());
+    // Stage 0 at P0 = 0.001, sized as the classic filter: the textbook m = 1438 misses 0.001
+    // at 100 keys, so the exact rule adds bits.
+    assert_eq!(
+        (shapes[0].0, shapes[0].1),
+        math::classic_shape(100, 0.001).unwrap()
+    );
+    assert!(shapes[0].0 > math::optimal_bits(100, 0.001).unwrap());
     assert_eq!(f.capacity(), 1500);
     assert_eq!(f.fpr_bound(), 0.01 * (1.0 - 0.9) / (1.0 - 0.9));
 }
@@ -166,4 +174,108 @@ fn every_accepted_growth_keeps_the_growable_promise() {
             "s = {s}, r = {r}"
         );
     }
+}
+
+/// Issue 51: stages were sized by the textbook m and missed their own rate (0.100103% for a
+/// 0.1% stage). Each stage now meets its rate exactly, as the classic filter does.
+#[test]
+fn every_stage_meets_its_own_rate() {
+    for (n, p) in [
+        (100, 0.01),
+        (1_000, 0.001),
+        (10_000, 0.01),
+        (1_000_000, 0.001),
+    ] {
+        let f = ScalableBloom::builder().capacity(n).fpr(p).build().unwrap();
+        for i in 0..12 {
+            let plan = f.stage_plan(i).unwrap();
+            let rate = math::classic_fpr_best(plan.m, plan.capacity, plan.k);
+            assert!(
+                rate <= plan.fpr,
+                "n {n}, p {p}, stage {i}: {rate} > {}",
+                plan.fpr
+            );
+        }
+    }
+}
+
+/// The paper's insert: a key the filter already reports present is not added again, so
+/// repeats fill no stage (1M events from 10k users cost 72x the memory before).
+#[test]
+fn repeated_keys_fill_no_stage() {
+    let build = || {
+        ScalableBloom::builder()
+            .capacity(1_000)
+            .fpr(0.01)
+            .build()
+            .unwrap()
+    };
+    let users = testkit::keys("user", 5_000);
+    let mut once = build();
+    for u in &users {
+        once.insert(u).unwrap();
+    }
+    let mut events = build();
+    for _round in 0..20 {
+        for u in &users {
+            events.insert(u).unwrap();
+        }
+    }
+    assert_eq!(
+        events, once,
+        "20 events per user built another filter than one"
+    );
+    assert!(once.len() <= 5_000);
+    let mut again = build();
+    assert!(again.insert_if_absent(b"k").unwrap());
+    let snapshot = again.clone();
+    for _ in 0..1_000 {
+        again.insert(b"k").unwrap();
+        assert!(!again.insert_if_absent(b"k").unwrap());
+    }
+    assert_eq!(again, snapshot);
+    assert_eq!(again.len(), 1);
+}
+
+/// A file saved before the exact rule (textbook stages) still loads, saves back byte for byte
+/// and grows by its own rule; a file whose stage breaks its first stage's rule is refused.
+#[test]
+fn textbook_files_load_and_keep_their_rule() {
+    let mut f = ScalableBloom::builder()
+        .capacity(100)
+        .fpr(0.001)
+        .build()
+        .unwrap();
+    f.sizing_rule = StageSizing::Textbook;
+    f.stages = vec![f.new_stage(0).unwrap()];
+    let mut keys = testkit::keys("t", 5_000).into_iter();
+    while f.stages() < 3 {
+        f.insert(&keys.next().unwrap()).unwrap();
+    }
+    assert_eq!(
+        f.stage_shapes()[0].0,
+        math::optimal_bits(100, 0.0001).unwrap()
+    );
+    let bytes = f.to_bytes();
+    let loaded = ScalableBloom::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.stage_sizing(), StageSizing::Textbook);
+    assert_eq!(loaded.to_bytes(), bytes);
+    let mut grown = loaded.clone();
+    while grown.stages() < 4 {
+        grown.insert(&keys.next().unwrap()).unwrap();
+    }
+    assert_eq!(
+        grown.stage_shapes()[3].0,
+        math::optimal_bits(800, grown.stage_plan(3).unwrap().fpr).unwrap()
+    );
+    // A textbook first stage followed by an exact one: no rule gives that file.
+    let mut mixed = f.clone();
+    mixed.sizing_rule = StageSizing::Exact;
+    mixed.stages[1] = mixed.new_stage(1).unwrap();
+    mixed.stages[1].len = mixed.stages[1].capacity;
+    mixed.len = mixed.stages.iter().map(|s| s.len).sum();
+    assert!(matches!(
+        ScalableBloom::from_bytes(&mixed.to_bytes()),
+        Err(FormatError::Invalid(_))
+    ));
 }

@@ -104,7 +104,7 @@ pub type StaticFuse8 = any::Static<BinaryFuse8>;
 pub type StaticFuse16 = any::Static<BinaryFuse16>;
 /// A [`Ribbon`] as a [`Filter`] (inserts refused), as the registry holds it.
 pub type StaticRibbon = any::Static<Ribbon>;
-pub use filter_scalable::{ScalableBloom, ScalableBuilder};
+pub use filter_scalable::{ScalableBloom, ScalableBuilder, StageSizing};
 pub use filter_window::{Apbf, ItemWindow, TimeWindow, Timestamp};
 
 /// A [`TimeWindow`] as a [`Filter`], as the registry holds it: inserts need a time

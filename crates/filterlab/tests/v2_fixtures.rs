@@ -79,3 +79,20 @@ fn every_variant_s_version_2_file_reads_byte_for_byte() {
         }
     }
 }
+
+/// Issue 51: the scalable filter's stages are now sized like the classic filter (exact rate);
+/// `scalable-textbook.bin` is the version 2 file the textbook stage sizing wrote before (the
+/// committed `scalable.bin` until then). It still loads, saves back byte for byte, holds its
+/// 100 keys, and keeps growing by its own rule.
+#[test]
+fn a_scalable_file_with_textbook_stages_still_loads() {
+    use filterlab::{ScalableBloom, StageSizing};
+    let p = fixture(Variant::Scalable).with_file_name("scalable-textbook.bin");
+    let committed = std::fs::read(&p).unwrap();
+    let f: ScalableBloom = filterlab::Persist::from_bytes(&committed).unwrap();
+    assert_eq!(f.stage_sizing(), StageSizing::Textbook);
+    assert_eq!(filterlab::Persist::to_bytes(&f), committed);
+    assert!((0..100).all(|i| f.contains(&key(i))));
+    let today = std::fs::read(fixture(Variant::Scalable)).unwrap();
+    assert_ne!(today, committed, "the exact rule sizes stage 0 otherwise");
+}

@@ -180,8 +180,7 @@ pub fn scalable_at(p: &Params, items: u64) -> Result<Growth> {
     let (mut bytes, mut rates, mut i) = (0u64, Vec::new(), 0u32);
     loop {
         let cap = (n as f64 * s.powi(i as i32)).ceil() as u64;
-        let m = math::optimal_bits(cap, math::scalable_stage_fpr(p0, r, i))?;
-        let k = math::optimal_hashes(m, cap);
+        let (m, k) = scalable::StageSizing::Exact.shape(cap, math::scalable_stage_fpr(p0, r, i))?;
         let here = left.min(cap);
         bytes = bytes.saturating_add(bloom_bytes(m));
         rates.push(math::classic_fpr_best(m, here, k));
