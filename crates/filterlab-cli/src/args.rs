@@ -395,7 +395,10 @@ impl HashArg {
 /// Keys as arguments, from a file, or (neither) from stdin.
 #[derive(clap::Args, Debug)]
 pub struct Keys {
-    /// Keys; none and no --keys: read stdin, one per line.
+    /// Keys; none and no --keys: read stdin, one per line. A key that reads as a negative
+    /// number (`-7`, an INT64 for `--column`) is taken as a key; any other key that starts with
+    /// `-` follows `--` (`query f.bin -- -x`).
+    #[arg(allow_negative_numbers = true)]
     pub keys: Vec<String>,
     /// Read keys from this file, one per line, at most 64 KiB a key (`-`: stdin; a device is
     /// refused).

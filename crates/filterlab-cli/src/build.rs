@@ -70,7 +70,7 @@ pub struct Changed {
     pub absent: u64,
     /// `remove`: the first [`ABSENT_LISTED`] of them, escaped.
     pub absent_keys: Vec<String>,
-    /// Empty lines or arguments skipped.
+    /// Empty lines skipped (an empty argument is refused).
     pub empty: u64,
     /// Items now.
     pub items: u64,
@@ -273,16 +273,15 @@ fn own_variant(b: &Build) -> Result<Variant> {
         .ok_or_else(|| anyhow!("--variant is needed to build a filterlab file"))
 }
 
-/// `build`: reads keys line by line into a new filter, counting duplicates, and saves it.
-///
-/// # Errors
-/// A bad output path or directory, a filter that cannot be allocated, unreadable keys, a full
-/// filter, a failed save; under `--strict`, more keys than the capacity.
-pub fn build(b: &Build, out: Out) -> Result<Built> {
-    file::check_output(&b.output, Role::Output)?;
-    let variant = own_variant(b)?;
-    let (n, counted) = match b.n {
-        Some(n) => (n, false),
+/// The capacity of a `build` and, for a source that cannot be read twice, its keys read
+/// whole: `--n`, or the key lines counted (see [`keys::count_or_buffer`]).
+fn capacity(
+    b: &Build,
+    variant: Variant,
+    hasher: &filterlab::KeyHasher,
+) -> Result<(u64, bool, Option<keys::Buffered>)> {
+    match b.n {
+        Some(n) => Ok((n, false, None)),
         // Counting would size the window for the key lines, and all of them go into the one
         // slice of --at, sized for its share of --n: the window would start far above its
         // target (93.6% at 1% for 2,000 lines).
@@ -292,10 +291,79 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
              share of --n at the target, so counting the key lines would undersize it",
             variant
         ),
-        None => (keys::count_keys(&b.keys)?, true),
+        None => match keys::count_or_buffer(&b.keys, |k| hasher.hash(k))? {
+            keys::Counted::File(n) => Ok((n, true, None)),
+            keys::Counted::Buffered(buffered) => {
+                Ok((buffered.keys.len() as u64, true, Some(buffered)))
+            }
+        },
+    }
+}
+
+/// The filter of a `build`, filled from the keys read whole (`buffered`) or else read from the
+/// key source as they come; with a warning when the source yielded no key ([`keys::no_keys`]).
+fn fill(
+    b: &Build,
+    params: &Params,
+    variant: Variant,
+    at: Option<filterlab::Timestamp>,
+    buffered: Option<keys::Buffered>,
+    out: Out,
+) -> Result<(AnyFilter, keys::Counts, Option<String>)> {
+    let static_set = variant.capabilities().static_set;
+    let name = keys::source_name(&b.keys);
+    let expected = b.n.is_none();
+    if let Some(buffered) = buffered {
+        let empty = keys::no_keys(&buffered.lines, &name, expected, out)?;
+        let (filter, counts) = if static_set {
+            let (hashes, counts) = keys::distinct_hashes(buffered);
+            (
+                AnyFilter::build_from_hashes(variant, params, &hashes)?,
+                counts,
+            )
+        } else {
+            let mut filter = AnyFilter::build(variant, params)?;
+            let counts =
+                keys::insert_buffered(&buffered, &mut filter, at, keys::Limits::default())?;
+            (filter, counts)
+        };
+        return Ok((filter, counts, empty));
+    }
+    let (reader, total) = keys::open(&b.keys)?;
+    let bar = progress(total);
+    let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
+    let hasher = params.hasher;
+    let (filter, counts, empty) = if static_set {
+        // Built once from the whole key set.
+        let (hashes, counts) =
+            keys::hash_lines(reader, &name, |k| hasher.hash(k), keys::Limits::default())?;
+        let empty = keys::no_keys(&counts.lines, &name, expected, out)?;
+        let filter = AnyFilter::build_from_hashes(variant, params, &hashes)?;
+        (filter, counts, empty)
+    } else {
+        let mut filter = AnyFilter::build(variant, params)?;
+        let counts = keys::insert_lines(reader, &name, &mut filter, at, keys::Limits::default())?;
+        let empty = keys::no_keys(&counts.lines, &name, expected, out)?;
+        (filter, counts, empty)
     };
+    bar.finish_and_clear();
+    Ok((filter, counts, empty))
+}
+
+/// `build`: reads keys line by line into a new filter, counting duplicates, and saves it. A
+/// key source that cannot be read twice (stdin, a pipe, a FIFO) is read once: without `--n`,
+/// its keys' hashes are held to count them first.
+///
+/// # Errors
+/// A bad output path or directory, a filter that cannot be allocated, unreadable keys, a
+/// source that yields no key without `--n` (or under `--strict`), a full filter, a failed save;
+/// under `--strict`, more keys than the capacity.
+pub fn build(b: &Build, out: Out) -> Result<Built> {
+    file::check_output(&b.output, Role::Output)?;
+    let variant = own_variant(b)?;
     let hasher = b.hashing.hasher()?;
     let at = crate::window::time(variant, b.at, true)?;
+    let (n, counted, buffered) = capacity(b, variant, &hasher)?;
     let mut params = Params::new(n, b.fpr).hasher(hasher);
     if let Some(ticks) = b.window_ticks {
         params = params.window_ticks(ticks);
@@ -310,26 +378,10 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     ensure_allocatable(&plan)?;
     check_directory(&b.output)?;
     check_space(&b.output, plan.bytes)?;
-    let (reader, total) = keys::open(&b.keys)?;
-    let bar = progress(total);
-    let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
-    let name = b.keys.display().to_string();
-    let (filter, counts) = if variant.capabilities().static_set {
-        // Built once from the whole key set.
-        let (hashes, counts) =
-            keys::hash_lines(reader, &name, |k| hasher.hash(k), keys::Limits::default())?;
-        (
-            AnyFilter::build_from_hashes(variant, &params, &hashes)?,
-            counts,
-        )
-    } else {
-        let mut filter = AnyFilter::build(variant, &params)?;
-        let counts = keys::insert_lines(reader, &name, &mut filter, at, keys::Limits::default())?;
-        (filter, counts)
-    };
-    bar.finish_and_clear();
+    let (filter, counts, empty) = fill(b, &params, variant, at, buffered, out)?;
     let asked = b.n.is_some().then_some(&plan);
-    let warnings = warnings(out, &filter, &counts.lines, asked)?;
+    let mut warnings = warnings(out, &filter, &counts.lines, asked)?;
+    warnings.extend(empty);
     // Not replaced under an `add` or `remove` that is editing the file (its save would then
     // replace this filter with the old one plus its keys): it saves first, or after this one.
     let locked = file::exclusive(&b.output, waiting(out, &b.output))?;

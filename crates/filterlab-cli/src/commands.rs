@@ -244,7 +244,7 @@ fn answer(keys: &Keys, out: Out, mut contains: impl FnMut(&[u8]) -> Result<bool>
             // Answers already written stay valid JSON: the array ends with the error, which
             // is also reported on stderr as every error is.
             if out.json && !first {
-                let error = serde_json::json!({ "error": format!("{e:#}") });
+                let error = serde_json::json!({ "error": output::chain(&e) });
                 let _ = write!(stdout, ",\n  {error}\n]\n").and_then(|()| stdout.flush());
             }
             return Err(e);

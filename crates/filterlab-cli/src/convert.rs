@@ -335,6 +335,15 @@ fn held_keys(
             input.display()
         );
     }
+    if lines.lines == lines.empty {
+        bail!(
+            "{name} yielded no keys ({} lines, {} of them empty); nothing written: a rebuild \
+             from no keys would answer \"absent\" for every key {} holds",
+            lines.lines,
+            lines.empty,
+            input.display()
+        );
+    }
     hashes.sort_unstable_by_key(|h| h.to_u128());
     hashes.dedup();
     Ok(hashes)

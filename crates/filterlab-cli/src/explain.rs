@@ -1,6 +1,7 @@
 //! The teaching mode: each formula of a variant with a filter's numbers substituted, and for a
 //! key the positions it touches, as the variant itself computes them (`filterlab::Explain`).
 
+use crate::units::size;
 use anyhow::{bail, Context, Result};
 use filterlab::any::{formulas, Formula, Plan};
 use filterlab::{AnyFilter, Explain, Filter, Params, Positions, Variant};
@@ -38,15 +39,10 @@ pub fn sized(v: Variant, n: u64, p: f64, args: Vec<String>) -> Result<Explained>
     let params = Params::new(n, p);
     let plan = v.plan(&params)?;
     let key = args.into_iter().next();
-    let touch = match &key {
-        // The filter's own index functions; its table is zeroed memory nothing writes to.
-        Some(k) => Some(
-            AnyFilter::build(v, &params)
-                .context("explain builds the filter to locate a key; lower --n")?
-                .positions(k.as_bytes()),
-        ),
-        None => None,
-    };
+    let touch = key
+        .as_deref()
+        .map(|k| place(v, &params, &plan, k.as_bytes()))
+        .transpose()?;
     Ok(Explained {
         file: None,
         formulas: formulas(&plan),
@@ -56,6 +52,32 @@ pub fn sized(v: Variant, n: u64, p: f64, args: Vec<String>) -> Result<Explained>
         touch,
         plan,
     })
+}
+
+/// The most bytes `explain --variant` builds a filter of to place a key, for a variant whose
+/// plan does not place it ([`Plan::positions_hash`]): a table this size is zeroed in well under
+/// a second; a larger one is refused instead of allocated (5 GiB at n = 2^32).
+const BUILT_TO_EXPLAIN: u64 = 64 << 20;
+
+/// Where `key` lands in the filter `plan` sizes: from the plan where it says (the Bloom
+/// variants), else in a filter built with `params`, whose table is zeroed memory nothing writes
+/// to, if it takes at most [`BUILT_TO_EXPLAIN`].
+fn place(v: Variant, params: &Params, plan: &Plan, key: &[u8]) -> Result<Positions> {
+    if let Some(p) = plan.positions_hash(params.hasher.hash(key)) {
+        return Ok(p);
+    }
+    if plan.bytes > BUILT_TO_EXPLAIN {
+        bail!(
+            "explain places a key in a {v} filter by building one, and this one takes {} \
+             (more than {}); give a smaller --n (where a key lands follows the same rule at \
+             any size), or explain a saved filter (explain FILE KEY)",
+            size(plan.bytes),
+            size(BUILT_TO_EXPLAIN)
+        );
+    }
+    Ok(AnyFilter::build(v, params)
+        .context("explain builds the filter to locate a key; lower --n")?
+        .positions(key))
 }
 
 /// `explain FILE [KEY]`: the formulas with a saved filter's own parameters, and where a key

@@ -9,7 +9,7 @@
 use crate::args::Keys;
 use anyhow::{bail, Context, Result};
 use filterlab::keylines::{KeyLines, LineCounts};
-use filterlab::{AnyFilter, Filter};
+use filterlab::{AnyFilter, Filter, Hash128};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -110,7 +110,7 @@ pub fn for_each_key(
 }
 
 /// Calls `each` with every key of a command's key source: its arguments (line numbers are
-/// argument numbers; an empty argument is skipped and counted), or else the lines of its
+/// argument numbers; an empty argument is refused before any key is used), or else the lines of its
 /// `--keys` file or of stdin, streamed.
 ///
 /// # Errors
@@ -120,30 +120,73 @@ pub fn for_each_source_key(
     mut each: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<LineCounts> {
     if !keys.keys.is_empty() {
+        // Refused before any key is answered or applied: an empty argument is most often an
+        // unset variable (`query f.bin "$KEY"`), and answering nothing for it would read as
+        // "every key maybe present".
+        if let Some(i) = keys.keys.iter().position(String::is_empty) {
+            bail!(
+                "key argument {} is empty: no key is the empty string; give the key, or read \
+                 keys from a file or stdin (where an empty line is skipped and counted)",
+                i + 1
+            );
+        }
         let mut counts = LineCounts::default();
         for (i, key) in keys.keys.iter().enumerate() {
             counts.lines += 1;
-            if key.is_empty() {
-                counts.empty += 1;
-            } else {
-                each(i as u64 + 1, key.as_bytes())?;
-            }
+            each(i as u64 + 1, key.as_bytes())?;
         }
         return Ok(counts);
     }
     let path = keys.key_file.as_deref().unwrap_or(Path::new("-"));
     let (reader, _) = open(path)?;
-    let name = if path.as_os_str() == "-" {
-        "stdin".to_string()
-    } else {
-        path.display().to_string()
-    };
+    let name = source_name(path);
     for_each_key(
         BufReader::with_capacity(1 << 16, reader),
         MAX_KEY_BYTES,
         &name,
         each,
     )
+}
+
+/// The state of inserting keys one at a time: the tracked set of hashes and the counts.
+struct Inserter<'a> {
+    filter: &'a mut AnyFilter,
+    at: Option<filterlab::Timestamp>,
+    tracked: usize,
+    seen: HashSet<u128>,
+    counts: Counts,
+}
+
+impl Inserter<'_> {
+    /// Inserts the key of `line` whose hash is `h`, unless it repeats an earlier one.
+    fn insert(&mut self, line: u64, h: Hash128) -> Result<()> {
+        if self.seen.contains(&h.to_u128()) {
+            self.counts.duplicates += 1;
+            return Ok(());
+        }
+        if self.seen.len() < self.tracked {
+            self.seen.try_reserve(1).map_err(|_| {
+                anyhow::anyhow!(
+                    "line {line}: no memory to track {} distinct keys for duplicates",
+                    self.seen.len() + 1
+                )
+            })?;
+            self.seen.insert(h.to_u128());
+        } else if self.filter.contains_hash(h) {
+            self.counts.maybe_duplicates += 1;
+            return Ok(());
+        }
+        let inserted = match self.at {
+            Some(t) => self.filter.insert_hash_at(h, t),
+            None => self.filter.insert_hash(h),
+        };
+        inserted.with_context(|| {
+            format!(
+                "line {line}: the filter is full after {} keys; build it with a larger --n",
+                self.filter.len()
+            )
+        })
+    }
 }
 
 /// Inserts every key of `reader` (named `name` in messages) into `filter` (at `at` for a
@@ -158,38 +201,48 @@ pub fn insert_lines(
     at: Option<filterlab::Timestamp>,
     limits: Limits,
 ) -> Result<Counts> {
-    let mut counts = Counts::default();
-    let mut seen: HashSet<u128> = HashSet::new();
-    counts.lines = for_each_key(reader, limits.key_bytes, name, |line, key| {
-        let h = filter.hasher().hash(key);
-        if seen.contains(&h.to_u128()) {
-            counts.duplicates += 1;
-            return Ok(());
-        }
-        if seen.len() < limits.tracked {
-            seen.try_reserve(1).map_err(|_| {
-                anyhow::anyhow!(
-                    "line {line}: no memory to track {} distinct keys for duplicates",
-                    seen.len() + 1
-                )
-            })?;
-            seen.insert(h.to_u128());
-        } else if filter.contains_hash(h) {
-            counts.maybe_duplicates += 1;
-            return Ok(());
-        }
-        let inserted = match at {
-            Some(t) => filter.insert_hash_at(h, t),
-            None => filter.insert_hash(h),
-        };
-        inserted.with_context(|| {
-            format!(
-                "line {line}: the filter is full after {} keys; build it with a larger --n",
-                filter.len()
-            )
-        })
+    let mut state = Inserter {
+        filter,
+        at,
+        tracked: limits.tracked,
+        seen: HashSet::new(),
+        counts: Counts::default(),
+    };
+    let lines = for_each_key(reader, limits.key_bytes, name, |line, key| {
+        let h = state.filter.hasher().hash(key);
+        state.insert(line, h)
     })?;
-    Ok(counts)
+    Ok(Counts {
+        lines,
+        ..state.counts
+    })
+}
+
+/// Inserts the keys of a source read whole ([`Buffered`]) into `filter`, as [`insert_lines`]
+/// inserts them as they are read.
+///
+/// # Errors
+/// As [`insert_lines`].
+pub fn insert_buffered(
+    buffered: &Buffered,
+    filter: &mut AnyFilter,
+    at: Option<filterlab::Timestamp>,
+    limits: Limits,
+) -> Result<Counts> {
+    let mut state = Inserter {
+        filter,
+        at,
+        tracked: limits.tracked,
+        seen: HashSet::new(),
+        counts: Counts::default(),
+    };
+    for &(line, h) in &buffered.keys {
+        state.insert(line, h)?;
+    }
+    Ok(Counts {
+        lines: buffered.lines,
+        ..state.counts
+    })
 }
 
 /// The distinct key hashes of `reader`'s lines (named `name` in messages; by `hasher`), for a filter built once from its
@@ -222,30 +275,139 @@ pub fn hash_lines(
     Ok((hashes, counts))
 }
 
-/// The non-empty lines of a key file (repeats included): the capacity `build` uses without
-/// `--n`.
+/// The distinct hashes of a source read whole ([`Buffered`]), for a filter built once from its
+/// whole key set, with the counts [`hash_lines`] gives.
+pub fn distinct_hashes(buffered: Buffered) -> (Vec<Hash128>, Counts) {
+    let mut hashes: Vec<Hash128> = buffered.keys.into_iter().map(|(_, h)| h).collect();
+    hashes.sort_unstable_by_key(|h| h.to_u128());
+    let before = hashes.len();
+    hashes.dedup();
+    let counts = Counts {
+        lines: buffered.lines,
+        duplicates: (before - hashes.len()) as u64,
+        maybe_duplicates: 0,
+    };
+    (hashes, counts)
+}
+
+/// A key source read whole, once: each key's line number and hash, in the order of the lines
+/// (repeats included), and what the line reader counted. A pipe or FIFO cannot be read twice,
+/// so its keys are counted this way instead of by a first pass (16 bytes of hash and 8 of line
+/// number a key).
+#[derive(Debug, Default)]
+pub struct Buffered {
+    /// `(line, hash)` of every non-empty line.
+    pub keys: Vec<(u64, Hash128)>,
+    /// What the line reader counted.
+    pub lines: LineCounts,
+}
+
+/// The keys of a source, counted for `build` without `--n`.
+#[derive(Debug)]
+pub enum Counted {
+    /// A regular file: its non-empty lines, counted by a first pass (it is read again to
+    /// insert them, in bounded memory).
+    File(u64),
+    /// Stdin, a pipe or a FIFO: read once, whole ([`Buffered`]); its count is `keys.len()`.
+    Buffered(Buffered),
+}
+
+/// The non-empty lines of a key source (repeats included), the capacity `build` uses without
+/// `--n`: a regular file is counted by a first pass; any other source (stdin, `/dev/stdin`,
+/// `<(cmd)`, a FIFO), which cannot be read twice, is read once and its keys' hashes (by
+/// `hash`) held for the build.
 ///
 /// # Errors
-/// Stdin (it cannot be read twice), or a file that cannot be read.
-pub fn count_keys(path: &Path) -> Result<u64> {
-    anyhow::ensure!(
-        path.as_os_str() != "-",
-        "--n is needed when the keys come from stdin (they cannot be counted first)"
-    );
-    let (reader, _) = open(path)?;
-    let mut n = 0u64;
-    let name = path.display().to_string();
-    for_each_key(
-        BufReader::with_capacity(1 << 16, reader),
-        MAX_KEY_BYTES,
-        &name,
-        |_, _| {
+/// A source that cannot be read, no memory for the hashes, or one that holds no keys.
+pub fn count_or_buffer(path: &Path, hash: impl Fn(&[u8]) -> Hash128) -> Result<Counted> {
+    let (reader, len) = open(path)?;
+    let name = source_name(path);
+    let reader = BufReader::with_capacity(1 << 16, reader);
+    let counted = if len.is_some() {
+        let mut n = 0u64;
+        for_each_key(reader, MAX_KEY_BYTES, &name, |_, _| {
             n += 1;
             Ok(())
-        },
-    )?;
-    anyhow::ensure!(n > 0, "{} holds no keys", path.display());
-    Ok(n)
+        })?;
+        Counted::File(n)
+    } else {
+        Counted::Buffered(buffer(reader, &name, hash)?)
+    };
+    let n = match &counted {
+        Counted::File(n) => *n,
+        Counted::Buffered(b) => b.keys.len() as u64,
+    };
+    anyhow::ensure!(n > 0, "{name} holds no keys");
+    Ok(counted)
+}
+
+/// Reads every key of `reader` (named `name`) into a [`Buffered`], hashed by `hash`.
+///
+/// # Errors
+/// As [`for_each_key`]; no memory for the hashes (with the advice to give `--n`).
+pub fn buffer(
+    reader: impl BufRead,
+    name: &str,
+    hash: impl Fn(&[u8]) -> Hash128,
+) -> Result<Buffered> {
+    let mut keys = Vec::new();
+    let lines = for_each_key(reader, MAX_KEY_BYTES, name, |line, key| {
+        keys.try_reserve(1).map_err(|_| {
+            anyhow::anyhow!(
+                "line {line}: no memory to hold the hashes of {} keys read from {name}, which \
+                 cannot be read twice to count them; give --n to insert them as they come",
+                keys.len() + 1
+            )
+        })?;
+        keys.push((line, hash(key)));
+        Ok(())
+    })?;
+    Ok(Buffered { keys, lines })
+}
+
+/// A key source as messages name it: `stdin` for `-`, else its path.
+pub fn source_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "stdin".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// What a build does when its key source yielded no key: a filter of no keys answers "absent"
+/// for every key, so one saved in silence turns every later query into a false negative (a
+/// pipe read a second time, a command in `<(...)` that failed). Refused when keys were expected
+/// (the capacity was to be counted from them, or under `--strict`); with `--n`, an empty
+/// filter to fill with `add` later is built, with a warning (printed, and returned for the
+/// result). `None` when some key was read.
+///
+/// # Errors
+/// No non-empty line was read, and keys were `expected` or `out` is strict.
+pub fn no_keys(
+    lines: &LineCounts,
+    name: &str,
+    expected: bool,
+    out: crate::output::Out,
+) -> Result<Option<String>> {
+    if lines.lines > lines.empty {
+        return Ok(None);
+    }
+    let what = format!(
+        "{name} yielded no keys ({} lines, {} of them empty)",
+        lines.lines, lines.empty
+    );
+    if expected || out.strict {
+        let why = if expected { "" } else { " (--strict)" };
+        bail!(
+            "{what}; nothing was saved{why}: a filter built from no keys answers \"absent\" for \
+             every key. Check the command or file that feeds --keys"
+        );
+    }
+    let message = format!(
+        "{what}: the filter is empty and answers \"absent\" for every key until keys are added"
+    );
+    out.warn(&message);
+    Ok(Some(message))
 }
 
 #[cfg(test)]

@@ -99,8 +99,8 @@ fn main() -> ExitCode {
     match commands::run(cli.command, out) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            // `{:#}` joins the context chain into one line.
-            output::error(cli.json, &format!("{e:#}"), &[]);
+            // The context chain on one line, each cause once.
+            output::error(cli.json, &output::chain(&e), &[]);
             ExitCode::from(EXIT_ERROR)
         }
     }

@@ -50,6 +50,25 @@ impl Out {
     }
 }
 
+/// An error and its causes on one line, joined by `": "` as anyhow's `{:#}` joins them, but each
+/// cause once: an error that shows its source in its own message and also returns it as its
+/// source (a transparent wrapper) would otherwise print the cause twice (`Is a directory (os
+/// error 21): Is a directory (os error 21)`).
+pub fn chain(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let cause = cause.to_string();
+        if cause.is_empty() || text.ends_with(&cause) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&cause);
+    }
+    text
+}
+
 /// Prints an error on stderr: `error: ...`, or `{"error": "...", ...}` under `--json`, with
 /// `nearest` (whole command lines that would succeed) when there are any.
 pub fn error(json: bool, message: &str, nearest: &[String]) {

@@ -296,7 +296,7 @@ pub fn query(
         Ok(lines) => lines,
         Err(e) => {
             if out.json && !first {
-                let error = serde_json::json!({ "error": format!("{e:#}") });
+                let error = serde_json::json!({ "error": crate::output::chain(&e) });
                 let _ = write!(stdout, ",\n  {error}\n]\n").and_then(|()| stdout.flush());
             }
             return Err(e);

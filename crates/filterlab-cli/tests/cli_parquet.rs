@@ -395,3 +395,34 @@ fn keys_from_stdin_are_answered_as_query_answers_them() {
     assert_eq!(v[0]["row_groups"], serde_json::json!([0]));
     assert_eq!(v[0]["no_filter"], serde_json::json!([]));
 }
+
+/// Issue 51: a negative INT64 key needs no `--` (clap took `-7` for a flag), and an empty key
+/// argument is an error in text and JSON, with nothing answered.
+#[test]
+fn a_negative_int64_key_is_taken_and_an_empty_key_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let users = dir.path().join("users.parquet");
+    std::fs::write(&users, written()).unwrap();
+    let q = filterlab(&["query", s(&users), "--column", "id", "-7", "14"]);
+    assert_eq!(q.status.code(), Some(1), "{}", stderr(&q));
+    let text = String::from_utf8_lossy(&q.stdout);
+    assert!(
+        text.starts_with("absent\t-7\nmaybe-present\t14\t"),
+        "{text}"
+    );
+    for extra in [None, Some("--json")] {
+        let mut args = vec!["query", s(&users), "--column", "id", "14", ""];
+        args.extend(extra);
+        let out = filterlab(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: answered before the refusal"
+        );
+        assert!(
+            stderr(&out).contains("key argument 2 is empty"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

@@ -74,10 +74,12 @@ impl std::fmt::Display for KeyLineError {
     }
 }
 
+/// Transparent over the reader's error: its message is this error's, so its source is that
+/// error's source (returning the error itself would print its message twice in a chain).
 impl std::error::Error for KeyLineError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            KeyLineError::Io(e) => Some(e),
+            KeyLineError::Io(e) => e.source(),
             KeyLineError::TooLong { .. } => None,
         }
     }

@@ -327,3 +327,35 @@ fn the_static_check_fails_on_wrong_positions() {
         );
     }
 }
+
+/// `Plan::positions_hash` (what `explain --variant` shows without building the filter) is the
+/// built filter's own answer, wherever a plan gives one; the Bloom variants always do.
+#[test]
+fn a_plan_places_a_key_where_its_filter_does() {
+    let mut placed = Vec::new();
+    for &v in Variant::ALL {
+        for (n, p) in [(1u64, 0.5), (1000, 0.01), (3000, 1e-4), (123_457, 0.003)] {
+            let params = Params::new(n, p);
+            let Ok(plan) = v.plan(&params) else { continue };
+            let Ok(f) = AnyFilter::build(v, &params) else {
+                continue;
+            };
+            for i in 0..50u32 {
+                let key = format!("key-{i}@example.com");
+                let h = f.hasher().hash(key.as_bytes());
+                if let Some(from_plan) = plan.positions_hash(h) {
+                    assert_eq!(
+                        from_plan,
+                        f.positions(key.as_bytes()),
+                        "{v} n = {n} p = {p}"
+                    );
+                    placed.push(v);
+                }
+            }
+        }
+    }
+    // The Bloom variants (`m` bits or counters and `k` probes, or blocks of lanes).
+    placed.sort_unstable_by_key(|v| v.name());
+    placed.dedup();
+    assert!(placed.len() >= 3, "{placed:?}");
+}

@@ -144,18 +144,32 @@ pub fn build_foreign(b: &Build, out: Out) -> Result<Built> {
         other => bail!("build --to {other:?} is not a foreign Bloom filter"),
     };
     check_flags(b, name)?;
-    let (n, counted) = match b.n {
-        Some(n) => (n, false),
-        None => (keys::count_keys(&b.keys)?, true),
-    };
-    let mut bloom = Bloom::new(b, n)?;
+    // Sized first when --n is given, so that a filter that cannot be made or saved is refused
+    // before any key is read; else sized for the key lines, read once (a pipe cannot be read
+    // twice), as every key's hash is held anyway.
+    let sized = b.n.map(|n| Bloom::new(b, n)).transpose()?;
     check_directory(&b.output)?;
-    check_space(&b.output, bloom.bytes())?;
+    if let Some(bloom) = &sized {
+        check_space(&b.output, bloom.bytes())?;
+    }
+    // Either library hashes a key the same whatever the filter's size.
+    let hashing = Bloom::new(b, 1)?;
     let (reader, total) = keys::open(&b.keys)?;
     let bar = progress(total);
     let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
-    let source = b.keys.display().to_string();
-    let (mut hashes, counts) = in_order(reader, &source, |k| bloom.hash(k))?;
+    let source = keys::source_name(&b.keys);
+    let (mut hashes, counts) = in_order(reader, &source, |k| hashing.hash(k))?;
+    bar.finish_and_clear();
+    let empty = keys::no_keys(&counts.lines, &source, b.n.is_none(), out)?;
+    let (mut bloom, n, counted) = match (sized, b.n) {
+        (Some(bloom), Some(n)) => (bloom, n, false),
+        _ => {
+            let n = hashes.len() as u64;
+            let bloom = Bloom::new(b, n)?;
+            check_space(&b.output, bloom.bytes())?;
+            (bloom, n, true)
+        }
+    };
     if format == Format::Guava {
         // Each key once: Guava keeps no count, so its rate counts every put.
         hashes.sort_unstable_by_key(|h| h.to_u128());
@@ -165,9 +179,8 @@ pub fn build_foreign(b: &Build, out: Out) -> Result<Built> {
     // RedisBloom: in the key file's order, repeats included, as `BF.ADD` of each line would:
     // which link of the chain a key lands in, and whether it counts as new, follow that order.
     hashes.iter().try_for_each(|&h| filter.insert_hash(h))?;
-    bar.finish_and_clear();
     let (inserted, expected_fpr) = (filter.len(), filter.expected_fpr());
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = empty.into_iter().collect();
     // A RedisBloom chain grows past --n by design (a new link at the halved rate).
     if format == Format::Guava && inserted > n {
         let message = format!(

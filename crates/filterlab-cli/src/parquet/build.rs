@@ -47,7 +47,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     let bar = progress(total);
     let reader = BufReader::with_capacity(1 << 16, bar.wrap_read(reader));
     let (mut seen, mut distinct) = (HashSet::new(), Vec::new());
-    let name = b.keys.display().to_string();
+    let name = keys::source_name(&b.keys);
     let lines = keys::for_each_key(reader, Limits::default().key_bytes, &name, |_, key| {
         if seen.insert(key.to_vec()) {
             distinct.push(key.to_vec());
@@ -56,6 +56,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     })?;
     bar.finish_and_clear();
     drop(seen);
+    let empty = keys::no_keys(&lines, &name, b.n.is_none(), out)?;
     let (n, counted) = match b.n {
         Some(n) => (n, false),
         None => (distinct.len() as u64, true),
@@ -64,7 +65,7 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
         .with_context(|| format!("cannot write a Parquet file of {} keys", distinct.len()))?;
     let fpr =
         filter_core::math::split_block_fpr(written.filter.blocks() as u64, distinct.len() as u64);
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = empty.into_iter().collect();
     if distinct.len() as u64 > n {
         let message = format!(
             "{} distinct keys exceed --n {n}; the rate is above the target (expected {})",

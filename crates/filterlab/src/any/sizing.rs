@@ -8,6 +8,7 @@ use super::{Params, Variant};
 use crate::{counting, cuckoo, expandable, math, quotient, Result};
 
 mod growing;
+mod positions;
 use growing::expandable_rate;
 pub use growing::scalable_at;
 pub(crate) use growing::{aleph, expandable, scalable, Schedule};
