@@ -1,21 +1,20 @@
 //! [`Gate`]: the filter, the store, and the rules that keep every "Available" true.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use filter_core::{Filter, Persist};
 
 use crate::aliases::{self, Aliases};
 use crate::recent::Recent;
 use crate::store::{Insert, ScannedRow, StoreResult};
+use crate::trust::Trust;
+
+mod upkeep;
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, Folding, FprReport, GateCounts, GateError, Mark, Normalizer, Rebuild,
     Registration, Route, SnapshotError, Startup, Store,
 };
-
-/// How often a gate with a lost feed tries to restart it by itself.
-const RESYNC_EVERY: Duration = Duration::from_secs(1);
 
 /// A filter `F` in front of a store `S` (see the [crate docs](crate)).
 #[derive(Debug)]
@@ -27,13 +26,10 @@ pub struct Gate<F: Filter, S: Store> {
     pub(crate) folding: Folding,
     counts: GateCounts,
     target_fpr: Option<f64>,
-    pub(crate) mark: Mark,
-    insert_failed: bool,
-    feed_lost: bool,
-    /// A row learnt outside a scan whose comparison form could not be read: the filter may
-    /// lack a key for it until a catch-up has read it.
-    behind: bool,
-    last_resync: Option<Instant>,
+    mark: Mark,
+    /// The flags that withdraw the filter's "absent" (see the `trust` module: why every
+    /// Available is true).
+    trust: Trust,
     /// Rows the unique index does not find by their key (see the `aliases` module).
     pub(crate) aliases: Aliases,
     /// Keys whose `register` ended with the connection lost: maybe committed.
@@ -54,6 +50,14 @@ impl<F: Filter, S: Store> Gate<F, S> {
         Ok(gate)
     }
 
+    /// A gate whose filter holds every row `mark` covers (nothing read yet for `Mark::Start`).
+    pub(crate) fn at(filter: F, store: S, mark: Mark) -> Self {
+        Self {
+            mark,
+            ..Self::empty(filter, store)
+        }
+    }
+
     pub(crate) fn empty(filter: F, store: S) -> Self {
         Self {
             filter,
@@ -63,10 +67,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
             counts: GateCounts::default(),
             target_fpr: None,
             mark: Mark::Start,
-            insert_failed: false,
-            feed_lost: false,
-            behind: false,
-            last_resync: None,
+            trust: Trust::default(),
             aliases: Aliases::default(),
             unsettled: Unsettled::new(DEFAULT_UNSETTLED_CAP),
             recent: None,
@@ -149,7 +150,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// Beyond the cap of held rows, a "maybe" the database does not confirm may be such a row
     /// that was not held: an error, never Available (see the `aliases` module).
     fn refuse_unconfirmed(&self, key: &str) -> Result<(), GateError> {
-        let maybe = self.insert_failed || self.filter.contains(key.as_bytes());
+        let maybe = self.trust.insert_failed() || self.filter.contains(key.as_bytes());
         if !self.aliases.overflowed() || !maybe {
             return Ok(());
         }
@@ -239,9 +240,11 @@ impl<F: Filter, S: Store> Gate<F, S> {
         match self.store.exists(email) {
             Ok(true) => self.learn_stored(&key, email),
             Ok(false) => self.settle(&key),
+            // Fallback: whether the row is stored as given is unknown; its key goes in, and
+            // every check asks the database until a catch-up has read the row.
             Err(_) => {
                 self.settle(&key);
-                self.behind = true;
+                self.trust.fall_behind();
             }
         }
         Ok(())
@@ -303,85 +306,12 @@ impl<F: Filter, S: Store> Gate<F, S> {
         self.aliases.len()
     }
 
-    /// Learns a committed row whose stored form is not its key: what the unique index compares
-    /// for it decides whether it is held as an alias. When the database cannot say, every check
-    /// goes to the database until a catch-up has read the row.
-    fn learn_stored(&mut self, key: &str, stored: &str) {
-        self.unsettled.remove(key);
-        match self.store.matched(stored) {
-            Ok(matched) => {
-                let (filter, failed, recent) =
-                    (&mut self.filter, &mut self.insert_failed, &mut self.recent);
-                let row = ScannedRow {
-                    stored,
-                    matched: &matched,
-                };
-                self.aliases.learn(self.normalizer, key, row, &mut |k| {
-                    add_to(filter, failed, k);
-                    if let Some(r) = recent.as_mut() {
-                        r.note(k);
-                    }
-                });
-            }
-            Err(_) => {
-                self.add(key);
-                self.behind = true;
-            }
-        }
-    }
-
-    /// Reads the rows the filter may lack (those not covered by its mark) into the filter;
-    /// returns how many rows were read.
-    ///
-    /// # Errors
-    /// A failing database (the mark then stays where it was).
-    pub fn catch_up(&mut self) -> Result<u64, GateError> {
-        let (filter, failed, unsettled, recent, aliases) = (
-            &mut self.filter,
-            &mut self.insert_failed,
-            &mut self.unsettled,
-            &mut self.recent,
-            &mut self.aliases,
-        );
-        let normalizer = self.normalizer;
-        let before = unsettled.before();
-        let keys = (normalizer, &self.folding);
-        let (mark, rows) = scan_into(&mut self.store, self.mark, keys, &mut |key, row| {
-            unsettled.remove(key);
-            aliases.learn(normalizer, key, row, &mut |k| {
-                add_to(filter, failed, k);
-                if let Some(r) = recent.as_mut() {
-                    r.note(k);
-                }
-            });
-        })?;
-        self.mark = mark;
-        let settle = self.store.settle_time();
-        self.unsettled.caught_up(before, settle);
-        Ok(rows)
-    }
-
-    /// After a lost feed ([`crate::StoreErrorKind::FeedLost`]): restarts it and catches up, after which
-    /// the filter answers again. Returns the rows read. The gate also tries this by itself, at
-    /// most once a second, while the feed is lost.
-    ///
-    /// # Errors
-    /// A failing database; the gate keeps sending every check to the database.
-    pub fn resync(&mut self) -> Result<u64, GateError> {
-        self.last_resync = Some(Instant::now());
-        self.store.restart_feed()?;
-        let rows = self.catch_up()?;
-        self.feed_lost = false;
-        self.behind = false;
-        Ok(rows)
-    }
-
     /// Whether the filter's "absent" answers are trusted: false after a failed filter insert, a
     /// lost feed, more unknown registrations than [`Gate::with_unsettled_cap`] allows, or a row
     /// learnt outside a scan whose comparison form the database could not give (until a
     /// catch-up), when every check goes to the database.
     pub fn filter_trusted(&self) -> bool {
-        !self.insert_failed && !self.feed_lost && !self.behind && !self.unsettled.overflowed()
+        self.trust.trusted() && !self.unsettled.overflowed()
     }
 
     /// Keys whose registration outcome is unknown (the connection broke during `register`):
@@ -422,66 +352,9 @@ impl<F: Filter, S: Store> Gate<F, S> {
     }
 
     fn add(&mut self, key: &str) {
-        add_to(&mut self.filter, &mut self.insert_failed, key);
+        add_to(&mut self.filter, &mut self.trust, key);
         if let Some(r) = &mut self.recent {
             r.note(key);
-        }
-    }
-
-    pub(crate) fn apply_feed(&mut self) {
-        let due = self.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
-        if self.feed_lost {
-            if due {
-                let _ = self.resync();
-            }
-            return;
-        }
-        if due && (self.behind || self.unsettled.due(self.store.settle_time())) {
-            self.last_resync = Some(Instant::now());
-            if self.catch_up().is_ok() {
-                self.behind = false;
-            }
-        }
-        let (filter, failed, normalizer, recent) = (
-            &mut self.filter,
-            &mut self.insert_failed,
-            self.normalizer,
-            &mut self.recent,
-        );
-        let folding = &self.folding;
-        // A payload is the stored form: one that is not its key, or whose key only the server
-        // can make, is learnt after the drain.
-        let mut unnormal = Vec::new();
-        let fed = self.store.drain_remote(&mut |raw| {
-            match folding.local_key(normalizer, raw) {
-                Ok(Some(key)) if key == raw => {
-                    add_to(filter, failed, &key);
-                    if let Some(r) = recent.as_mut() {
-                        r.note(&key);
-                    }
-                }
-                Ok(_) => unnormal.push(raw.to_owned()),
-                // A stored value that is no valid address can never equal a valid key.
-                Err(_) => {}
-            }
-        });
-        for raw in unnormal {
-            match self.key_cow(&raw) {
-                Ok(key) if key == raw => self.add(&raw),
-                Ok(key) => {
-                    let key = key.into_owned();
-                    self.learn_stored(&key, &raw);
-                }
-                Err(GateError::Store(_)) => {
-                    // The server could not fold it: its key is unknown, so no "absent" is a
-                    // proof until a catch-up (which reads the index's fold) has read the row.
-                    self.behind = true;
-                }
-                Err(_) => {}
-            }
-        }
-        if fed.is_err() {
-            self.feed_lost = true;
         }
     }
 }
@@ -508,9 +381,11 @@ pub(crate) fn scan_into<S: Store + ?Sized>(
 
 /// Inserts `key` unless the filter already answers "maybe" for it, so that replays (catch-up,
 /// the feed echoing our own inserts) do not fill counting or cuckoo tables.
-fn add_to<F: Filter>(filter: &mut F, failed: &mut bool, key: &str) {
+fn add_to<F: Filter>(filter: &mut F, trust: &mut Trust, key: &str) {
     if filter.insert_if_absent(key.as_bytes()).is_err() {
-        *failed = true;
+        // Fallback: the filter lacks this key, so it answers nothing more (every check asks
+        // the database).
+        trust.fail_insert();
     }
 }
 
@@ -543,8 +418,7 @@ impl<F: Filter + Persist, S: Store> Gate<F, S> {
     ) -> Result<(Self, Startup), GateError> {
         let (fresh, reason) = match choose(path, &mut store, fresh()?)? {
             Opened::Load(filter, mark) => {
-                let mut gate = Self::empty(filter, store);
-                gate.mark = mark;
+                let mut gate = Self::at(filter, store, mark);
                 let caught_up = gate.catch_up()?;
                 return Ok((gate, Startup::Loaded { caught_up }));
             }

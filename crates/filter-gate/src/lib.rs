@@ -30,12 +30,17 @@
 //! * **A restored database is recognised.** A saved filter carries a token written to the
 //!   database when it was saved; a database restored from an older backup lacks it, and
 //!   [`Gate::open`] rebuilds ([`Rebuild::Stale`]).
+//! * **The key is the index's.** Under a unique index on `lower(col)` or a citext column the
+//!   key is the server's `lower()` of the address, in the index's collation ([`Gate::key`],
+//!   [`Folding`]): a libc collation folds `İ` to `i` and a final `Σ` to `σ`, a Turkish one `I`
+//!   to `ı`, and the gate follows, so two addresses have one key exactly when the index holds
+//!   them equal. A non-deterministic collation, whose equality no key can follow, is refused
+//!   at connect. Why that and the rest keep every Available true: the `trust` module.
 //! * **Rows other code stored otherwise** are normalised when read (scans, the feed,
 //!   [`Gate::observe`]). The database is asked the way its unique index compares (`lower(col) =
 //!   lower($1)` under a `lower()` index, citext equality on citext, in the column's collation).
-//!   A row that index does not find by its normalised key (`Zed.Admin@Example.org` under a
-//!   unique index on the column; `İ` or a final `Σ` under a libc `lower()`, which folds them
-//!   otherwise than Unicode) is held as an alias: checks of its key ask the database for the
+//!   A row that index does not find by its key (`Zed.Admin@Example.org` under a unique index
+//!   on the column) is held as an alias: checks of its key ask the database for the
 //!   stored form, and `register` makes no second account ([`Gate::unnormalised`]; beyond
 //!   [`MAX_UNNORMALISED_ROWS`] such rows the gate answers an unconfirmed "maybe" with
 //!   [`GateError::Unnormalised`], never Available). [`audit`] and `filterlab gate migrate` find
@@ -44,7 +49,10 @@
 //!   every other instance inserts (LISTEN/NOTIFY from the migration's trigger); the gate drains
 //!   that feed before every check. If the feed breaks, every check goes to the database until
 //!   the gate has restarted the feed and caught up, which it retries by itself (at most once a
-//!   second) or on [`Gate::resync`].
+//!   second) or on [`Gate::resync`]. Rows whose INSERT fires no trigger
+//!   (`session_replication_role = replica`, a disabled trigger) and, without the feed, every
+//!   other writer's rows reach the filter at the periodic catch-up
+//!   ([`PgOptions::catch_up_every`], 10 s by default).
 //! * **Read-only replicas.** [`Gate::replica`] starts a gate on the filter of a saved snapshot
 //!   used read-only (the snapshot's filter starts on a page, so it can be mapped and shared by
 //!   every process: `filterlab::gate::open_replica`), with a small [`Layered`] top filter for
@@ -122,6 +130,7 @@ pub mod snapshot;
 mod sqlite;
 mod stats;
 mod store;
+mod trust;
 mod unsettled;
 
 pub use crate::postgres::{KeyMatch, PgOptions, PgStore, DEFAULT_CATCH_UP_EVERY, MIGRATION_SQL};

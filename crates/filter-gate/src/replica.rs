@@ -32,8 +32,7 @@ impl<B: Deref<Target: Filter>, D: Filter, S: Store> Gate<Layered<B, D>, S> {
         if let Some(why) = store.check_mark(mark)? {
             return Err(GateError::Snapshot(SnapshotError::Stale(why)));
         }
-        let mut gate = Self::empty(filter, store);
-        gate.mark = mark;
+        let mut gate = Self::at(filter, store, mark);
         let rows = gate.catch_up()?;
         Ok((gate, rows))
     }

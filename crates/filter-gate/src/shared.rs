@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use filter_core::concurrent::SharedInsert;
 use filter_core::Persist;
@@ -27,14 +27,14 @@ use crate::{
     Registration, Route, Startup, Store, StoreError, StoreErrorKind, StoreResult,
 };
 
-/// How often a lost feed is retried.
-const RESYNC_EVERY: Duration = Duration::from_secs(1);
-
 /// What the lock guards: the store with the feed, and how far it has read.
 struct Control<S> {
     store: S,
     mark: Mark,
+    /// The last retry of a lost feed or of a due catch-up.
     last_resync: Option<Instant>,
+    /// The start of the last catch-up (for the periodic one, [`Store::catch_up_every`]).
+    last_catch_up: Option<Instant>,
 }
 
 #[derive(Default)]
@@ -45,6 +45,8 @@ struct Counters {
     false_positives: AtomicU64,
     bypassed: AtomicU64,
 }
+
+mod upkeep;
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // The guarded state stays consistent at every step, so a panic elsewhere does not spoil it.
@@ -105,6 +107,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
                 store: stores.control,
                 mark,
                 last_resync: None,
+                last_catch_up: None,
             }),
             normalizer: Normalizer::default(),
             unsettled: Mutex::new(Unsettled::new(DEFAULT_UNSETTLED_CAP)),
@@ -373,6 +376,20 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     }
 
     fn catch_up_locked(&self, c: &mut Control<S>) -> Result<u64, GateError> {
+        let started = Instant::now();
+        // A row learnt without its form before now is read by this catch-up; one learnt while
+        // it runs sets the flag again and waits for the next.
+        let was_behind = self.behind.swap(false, Ordering::AcqRel);
+        let caught = self.catch_up_scan(c);
+        match &caught {
+            Ok(_) => c.last_catch_up = Some(started),
+            Err(_) if was_behind => self.behind.store(true, Ordering::Release),
+            Err(_) => {}
+        }
+        caught
+    }
+
+    fn catch_up_scan(&self, c: &mut Control<S>) -> Result<u64, GateError> {
         let before = lock(&self.unsettled).before();
         let normalizer = self.normalizer;
         let keys = (normalizer, &self.folding);
@@ -393,109 +410,6 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// Runs `f` on the control store (the one that scans), under its lock.
     pub(crate) fn with_control<T>(&self, f: impl FnOnce(&mut S) -> T) -> T {
         f(&mut lock(&self.control).store)
-    }
-
-    /// Drains the feed, and retries a lost one or a due catch-up. The drain goes through the
-    /// tap, apart from the control lock, so a save or a catch-up in another thread does not
-    /// delay it; a thread that finds another one draining, or holding the lock for a retry,
-    /// goes on (a key committed elsewhere is then at most as late as that drain).
-    pub(crate) fn apply_feed(&self) {
-        if let Ok(mut c) = self.control.try_lock() {
-            self.maintain(&mut c);
-            let untapped = self.tap.is_none() && !self.feed_lost.load(Ordering::Acquire);
-            if untapped
-                && c.store
-                    .drain_remote(&mut |raw| self.take(raw, None))
-                    .is_err()
-            {
-                self.feed_lost.store(true, Ordering::Release);
-            }
-        }
-        if let Some(tap) = &self.tap {
-            if !self.feed_lost.load(Ordering::Acquire) {
-                let mut unnormal = Vec::new();
-                let fed = tap.drain(&mut |raw| self.take(raw, Some(&mut unnormal)));
-                for raw in unnormal {
-                    self.learn_payload(&raw);
-                }
-                if fed.is_err() {
-                    self.feed_lost.store(true, Ordering::Release);
-                }
-            }
-        }
-    }
-
-    /// A lost feed: restart it and catch up; a due catch-up (a row learnt without its
-    /// comparison form, unknown registrations beyond the cap): run it. At most once a second.
-    fn maintain(&self, c: &mut Control<S>) {
-        let due = c.last_resync.is_none_or(|t| t.elapsed() >= RESYNC_EVERY);
-        if !due {
-            return;
-        }
-        if self.feed_lost.load(Ordering::Acquire) {
-            c.last_resync = Some(Instant::now());
-            if c.store.restart_feed().is_ok() && self.catch_up_locked(c).is_ok() {
-                self.feed_lost.store(false, Ordering::Release);
-                self.behind.store(false, Ordering::Release);
-            }
-            return;
-        }
-        let behind = self.behind.load(Ordering::Acquire);
-        if behind || lock(&self.unsettled).due(c.store.settle_time()) {
-            c.last_resync = Some(Instant::now());
-            if self.catch_up_locked(c).is_ok() {
-                self.behind.store(false, Ordering::Release);
-            }
-        }
-    }
-
-    /// One feed payload (the stored form): its key into the filter, or, when the stored form
-    /// is not its key or only the server can fold it, kept in `unnormal` to learn after the
-    /// drain.
-    fn take(&self, raw: &str, unnormal: Option<&mut Vec<String>>) {
-        let key = match self.folding.local_key(self.normalizer, raw) {
-            Ok(Some(key)) if key == raw => {
-                self.add(&key);
-                return;
-            }
-            Ok(key) => key,
-            // A stored value that is no valid address can never equal a valid key.
-            Err(_) => return,
-        };
-        match unnormal {
-            Some(list) => list.push(raw.to_owned()),
-            // Without a tap the drain holds the control store: no second store at hand, so a
-            // catch-up (which reads what the index compares) learns the row; its key, when
-            // known, goes in now.
-            None => {
-                if let Some(k) = key {
-                    self.add(&k);
-                }
-                self.behind.store(true, Ordering::Release);
-            }
-        }
-    }
-
-    /// A feed payload `take` could not learn by itself: folded by the server, then learnt with
-    /// what the index compares for it.
-    fn learn_payload(&self, raw: &str) {
-        let key = match self.key_cow(raw) {
-            Ok(key) if key == raw => return self.add(raw),
-            Ok(key) => key.into_owned(),
-            // Fallback: the key is unknown (the server could not fold it), so no "absent" is
-            // a proof until a catch-up, which reads the index's fold, has read the row.
-            Err(GateError::Store(_)) => return self.behind.store(true, Ordering::Release),
-            Err(_) => return,
-        };
-        match self.pooled() {
-            Ok(mut s) => self.learn_stored(&mut *s, &key, raw),
-            // Fallback: without a store the row's comparison form is unknown: its key goes
-            // in, and a catch-up reads the row.
-            Err(_) => {
-                self.add(&key);
-                self.behind.store(true, Ordering::Release);
-            }
-        }
     }
 
     /// Whether the filter's "absent" answers are trusted (see [`crate::Gate::filter_trusted`]).

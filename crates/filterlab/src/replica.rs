@@ -20,6 +20,11 @@ pub type Replica<D, S> = Gate<Layered<Mapped, D>, S>;
 /// before serving from it where that matters (`AnyFilter::open_at(path, offset)?.verify()`).
 /// Keep the snapshot file as saves leave it: replaced by rename, never rewritten in place.
 ///
+/// Other writers' rows reach the replica through its store: with a PostgreSQL store opened
+/// without the feed (`PgStore::connect`), only at its periodic catch-ups
+/// (`PgOptions::catch_up_every`, 10 s by default), and with that set to `None`, never: open
+/// the store with the feed (`PgStore::connect_with_feed`) or keep the period.
+///
 /// # Errors
 /// [`GateError::Snapshot`] for a damaged header, a filter that cannot be opened in place (a
 /// version 2 snapshot, whose filter is not on a page: save it again; a variant that does not
