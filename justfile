@@ -49,6 +49,11 @@ fpr-table:
 bench:
     cargo run --release -p bench-harness
 
+# Every page of reports/ re-rendered from its JSON with this code, nothing measured: after a
+# change to the harness's render, check or book code (check accepts it without a new run).
+render:
+    cargo run --release -p bench-harness -- render
+
 # The main job, then every study (each study's wall time is in reports/README.md's index).
 bench-all:
     cargo run --release -p bench-harness

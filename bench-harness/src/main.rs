@@ -129,6 +129,15 @@ enum Cmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Rewrite every page of a reports directory (Markdown, plots, goals, the index, and for
+    /// reports/ the root README's block) from its JSON with this code, measuring nothing: what a
+    /// change to the harness's render, check or book code needs instead of a new run (see
+    /// `bench_harness::render::again`).
+    Render {
+        /// The reports directory.
+        #[arg(default_value = "reports")]
+        dir: PathBuf,
+    },
     /// Generate the synthetic dataset and write it, one key per line, with its manifest.
     Generate {
         /// Members to generate.
@@ -297,6 +306,16 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Some(Cmd::MappedSpawn { ref command }) => {
             bench_harness::stages::mapped::reader::spawn_measured(command)
+        }
+        Some(Cmd::Render { ref dir }) => {
+            let rendered = bench_harness::render::again::all(dir)?;
+            println!(
+                "{}: re-rendered from {} ({} files), nothing measured",
+                dir.display(),
+                rendered.join(", "),
+                rendered.len()
+            );
+            Ok(())
         }
         Some(Cmd::Study {
             ref name,

@@ -57,6 +57,15 @@ pub fn run(
     problems.extend(files.problems);
     if root.is_some() {
         problems.extend(crate::check::commit_is_current(&results, &git));
+        let rendered = crate::check::provenance::rendered_since(&results.machine.commit, &git);
+        if !rendered.is_empty() {
+            println!(
+                "{}: code that only renders changed since the run ({}): every page above was \
+                 re-rendered with HEAD's code and compared, nothing needs measuring again",
+                dir.display(),
+                crate::check::provenance::listed(&rendered, 5)
+            );
+        }
         // The committed book's chapters against the committed course.
         let (book, chapters) =
             crate::check::course::book(&dir.join("course"), Path::new("book/src"));

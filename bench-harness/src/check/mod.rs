@@ -114,9 +114,9 @@ pub fn provenance(results: &Results) -> Vec<String> {
     }
 }
 
-/// The committed reports come from the code at HEAD: the recorded commit is an ancestor of HEAD
-/// and no code changed since ([`provenance::main_report`]; what counts as code:
-/// [`provenance::counts_as_code`]).
+/// The committed reports come from the measuring code at HEAD: the recorded commit is an
+/// ancestor of HEAD and no code that measures changed since ([`provenance::main_report`]; what
+/// counts as code and which code only renders: [`provenance::role`]).
 pub fn commit_is_current(results: &Results, repo: &dyn provenance::Repo) -> Vec<String> {
     if !provenance(results).is_empty() {
         return Vec::new(); // reported by `provenance`

@@ -1,17 +1,22 @@
 //! Whether a report was measured at the code it describes.
 //!
-//! "Code" is what can change a measured figure: the crates' and the harness's `src/` (the
-//! generator's word lists included), build scripts, every `Cargo.toml` and `Cargo.lock`, the
-//! Python package and the harness's Python scripts, and `scripts/` (which start the servers and
-//! pin the Python peers' versions). Tests, fixtures, benches, examples, fuzz targets and Markdown
-//! are not: a commit that touches only them leaves every report valid ([`counts_as_code`]).
+//! "Code" is what can change a report: the crates' and the harness's `src/` (the generator's
+//! word lists included), build scripts, every `Cargo.toml` and `Cargo.lock`, the Python package
+//! and the harness's Python scripts, and `scripts/` (which start the servers and pin the Python
+//! peers' versions). Tests, fixtures, benches, examples, fuzz targets and Markdown are not: a
+//! commit that touches only them leaves every report valid ([`counts_as_code`]). Of the code,
+//! some only renders ([`Role::Renders`]: the harness's `render`, `check` and `book` modules, its
+//! binaries, the charts crate); the rest measures.
 //!
-//! The main report must be measured at the code of HEAD: its commit an ancestor of HEAD with no
-//! code change since ([`main_report`]). A study may be older: its commit must be in HEAD's
-//! history, and a code change between it and the main report's commit is listed in the index
-//! and by `check`, not a failure ([`study`]).
+//! The main report must be measured at the measuring code of HEAD: its commit an ancestor of
+//! HEAD with no measuring change since ([`main_report`]). A change that only renders needs no
+//! new measurement: `bench-harness render` rewrites the pages from the JSON, and `check`
+//! re-renders each page with HEAD's code and compares it byte for byte ([`rendered_since`] lists
+//! such changes for the reader). A study may be older: its commit must be in HEAD's history, and
+//! a measuring change between it and the main report's commit is listed in the index and by
+//! `check`, not a failure ([`study`]).
 
-pub use super::code::{code_changes, counts_as_code};
+pub use super::code::{changes_that, counts_as_code, role, Role};
 use std::path::Path;
 use std::process::Command;
 
@@ -90,13 +95,14 @@ pub fn main_report(commit: &str, repo: &dyn Repo) -> Vec<String> {
     }
     match repo.changed_between(commit, "HEAD") {
         Ok(changed) => {
-            let code = code_changes(&changed);
+            let code = changes_that(Role::Measures, &changed);
             if code.is_empty() {
                 Vec::new()
             } else {
                 vec![format!(
-                    "code changed since the recorded commit {commit} ({}): the reports are stale; \
-                     rerun `just bench`",
+                    "code that measures changed since the recorded commit {commit} ({}): the \
+                     reports are stale; rerun `just bench` (a change to the harness's render, \
+                     check or book code alone needs only `just render`)",
                     listed(&code, 5)
                 )]
             }
@@ -105,8 +111,18 @@ pub fn main_report(commit: &str, repo: &dyn Repo) -> Vec<String> {
     }
 }
 
-/// A study measured at `commit`, beside the main report measured at `main`: the code files
-/// that changed between the two (empty: the same code), or the problem when the study's commit
+/// The code that only renders and changed since `commit` (the pages `check` compares were then
+/// rendered by HEAD's code, not the run's); empty when git cannot say (then [`main_report`]
+/// reports the problem).
+#[must_use]
+pub fn rendered_since(commit: &str, repo: &dyn Repo) -> Vec<String> {
+    repo.changed_between(commit, "HEAD")
+        .map(|changed| changes_that(Role::Renders, &changed))
+        .unwrap_or_default()
+}
+
+/// A study measured at `commit`, beside the main report measured at `main`: the measuring code
+/// files that changed between the two (empty: the same measuring code), or the problem when the study's commit
 /// is not in HEAD's history (or git cannot say).
 ///
 /// # Errors
@@ -125,7 +141,7 @@ pub fn study(commit: &str, main: &str, repo: &dyn Repo) -> Result<Vec<String>, S
         Err(e) => return Err(format!("provenance not checked: git merge-base: {e}")),
     }
     repo.changed_between(commit, main)
-        .map(|changed| code_changes(&changed))
+        .map(|changed| changes_that(Role::Measures, &changed))
         .map_err(|e| format!("provenance not checked: git diff: {e}"))
 }
 

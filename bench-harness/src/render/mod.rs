@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::Path;
 
+pub mod again;
 pub mod by_cpu;
 pub mod charts;
 pub mod course;

@@ -172,3 +172,60 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+#[test]
+fn the_harness_render_check_and_book_code_only_renders() {
+    for p in [
+        "bench-harness/src/render/headline.rs",
+        "bench-harness/src/render/mod.rs",
+        "bench-harness/src/check/reports/a_new_checker.rs",
+        "bench-harness/src/book/examples.rs",
+        "bench-harness/src/bin/mdbook-filterlab.rs",
+        "bench-harness/charts/src/lib.rs",
+    ] {
+        assert_eq!(role(p), Some(Role::Renders), "{p}");
+    }
+    for p in [
+        "bench-harness/src/main.rs",
+        "bench-harness/src/lib.rs",
+        "bench-harness/src/render.rs",
+        "bench-harness/src/stages/builds.rs",
+        "bench-harness/src/judge/targets/growth.rs",
+        "bench-harness/src/measure/rounds.rs",
+        "bench-harness/src/record/results.rs",
+        "bench-harness/charts/Cargo.toml",
+        "crates/filter-core/src/math.rs",
+        "scripts/python.sh",
+    ] {
+        assert_eq!(role(p), Some(Role::Measures), "{p}");
+    }
+    assert_eq!(role("bench-harness/src/render/tests.rs"), None);
+}
+
+#[test]
+fn a_change_that_only_renders_keeps_the_reports_and_is_listed() {
+    let render_only = Fixed {
+        ancestor: true,
+        changed: vec!["README.md", "bench-harness/src/render/headline.rs"],
+    };
+    assert!(main_report("abc1234", &render_only).is_empty());
+    assert_eq!(
+        rendered_since("abc1234", &render_only),
+        ["bench-harness/src/render/headline.rs"]
+    );
+    assert_eq!(study("abc1234", "def5678", &render_only), Ok(vec![]));
+    // A measuring change beside it: stale, and the message names the measuring file only.
+    let both = Fixed {
+        ancestor: true,
+        changed: vec![
+            "bench-harness/src/render/headline.rs",
+            "bench-harness/src/stages/builds.rs",
+        ],
+    };
+    let p = main_report("abc1234", &both);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(
+        p[0].contains("builds.rs") && !p[0].contains("headline.rs"),
+        "{p:?}"
+    );
+}
