@@ -223,22 +223,25 @@ fn best_k(p: &Params) -> Result<String, String> {
     let m = math::optimal_bits(n, fpr).map_err(err)?;
     let best = math::optimal_hashes(m, n);
     let mut out = format!(
-        "At $n = {}$ and $m = {}$ bits ($m/n = {}$), $k^* = {}$ and the whole best is $k = {best}$:\n\n\
-         | $k$ | $p(k)$ | against $k = {best}$ |\n|---:|---:|---:|\n",
+        "At $n = {}$ and $m = {}$ bits ($m/n = {}$), $k^* = {}$ and the whole best is $k = {best}$:\n\n",
         int(n),
         int(m),
         real(m as f64 / n as f64, 4),
         real(m as f64 / n as f64 * std::f64::consts::LN_2, 4),
     );
+    let mut t = crate::render::table::Table::with_head(&format!(
+        "| $k$ | $p(k)$ | against $k = {best}$ |\n|---:|---:|---:|"
+    ));
     let at_best = math::classic_fpr(m, n, best);
     for k in best.saturating_sub(2).max(1)..=best + 2 {
         let r = math::classic_fpr(m, n, k);
-        out.push_str(&format!(
-            "| {k} | ${}$ | ${:+.1}\\%$ |\n",
-            percent(r),
-            (r / at_best - 1.0) * 100.0
-        ));
+        t.row([
+            k.to_string(),
+            format!("${}$", percent(r)),
+            format!("${:+.1}\\%$", (r / at_best - 1.0) * 100.0),
+        ]);
     }
+    out.push_str(&t.render());
     Ok(out)
 }
 

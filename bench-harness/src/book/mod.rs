@@ -171,6 +171,11 @@ pub fn check_book(src: &Path, doc: &CourseDoc) -> Vec<String> {
                         problems.push(format!("book: {name} has no worked example"));
                     }
                 }
+                problems.extend(
+                    crate::render::table::misshapen(&e.text)
+                        .into_iter()
+                        .map(|m| format!("book: {name}: a table row is misshapen: {m}")),
+                );
                 shown.extend(e.shown);
             }
             Err(errs) => {

@@ -287,3 +287,49 @@ fn a_section_no_chapter_shows_and_a_chapter_without_exercises_fail() {
         "{problems:#?}"
     );
 }
+
+/// Every table the committed records render to, counted cell by cell: each chapter of the
+/// book with its directives filled in, course.md, and reports/README.md with the root block.
+/// A case label such as `A | B` once split its row, shifting the numbers into the wrong columns
+/// and dropping the intersection row's verdict.
+#[test]
+fn every_rendered_table_keeps_its_cells_in_their_columns() {
+    use crate::render::table::misshapen;
+    let doc = course();
+    let mut pages = vec![("course.md".to_string(), crate::render::course::course(&doc))];
+    for f in chapters(&repo().join("book/src")).unwrap() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let expanded = expand(&text, &sources(&doc)).unwrap();
+        pages.push((f.display().to_string(), expanded.text));
+    }
+    let results: crate::record::Results = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("reports/results.json")).unwrap(),
+    )
+    .unwrap();
+    pages.push((
+        "reports/README.md".into(),
+        crate::render::render_readme(&results, &[]),
+    ));
+    pages.push((
+        "README.md's block".into(),
+        crate::render::readme_block(&results, &[]),
+    ));
+    let tables: usize = pages
+        .iter()
+        .map(|(_, t)| {
+            t.lines()
+                .filter(|l| l.starts_with("|---") || l.starts_with("|:-"))
+                .count()
+        })
+        .sum();
+    assert!(tables > 30, "only {tables} tables found");
+    let bad: Vec<String> = pages
+        .iter()
+        .flat_map(|(name, text)| {
+            misshapen(text)
+                .into_iter()
+                .map(move |m| format!("{name}: {m}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -40,11 +40,21 @@ fn p_value(p: f64) -> String {
 }
 
 fn table(rows: &[Row], out: &mut String) {
+    use super::table::{Align, Table};
     if rows.is_empty() {
         return;
     }
-    out.push_str("| case | formula | measured | 95% interval | hits / trials | reps | z | p (Holm) | verdict |\n");
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    let mut t = Table::new(&[
+        ("case", Align::Left),
+        ("formula", Align::Right),
+        ("measured", Align::Right),
+        ("95% interval", Align::Right),
+        ("hits / trials", Align::Right),
+        ("reps", Align::Right),
+        ("z", Align::Right),
+        ("p (Holm)", Align::Right),
+        ("verdict", Align::Left),
+    ]);
     for r in rows {
         let m = r.pooled();
         let (z, p, v) = r.judged.map_or(("–".into(), "–".into(), "–"), |j| {
@@ -55,19 +65,19 @@ fn table(rows: &[Row], out: &mut String) {
             crate::stages::course::model::Claim::Lower => " (lower bound)",
             _ => "",
         };
-        let _ = writeln!(
-            out,
-            "| {} | {}{claim} | {} | {} – {} | {} / {} | {} | {z} | {p} | {v} |",
-            r.label,
-            r.formula.map_or("–".into(), pct),
+        t.row([
+            r.label.clone(),
+            format!("{}{claim}", r.formula.map_or("–".into(), pct)),
             pct(m.rate),
-            pct(m.lo),
-            pct(m.hi),
-            m.hits,
-            m.trials,
-            r.reps.len(),
-        );
+            format!("{} – {}", pct(m.lo), pct(m.hi)),
+            format!("{} / {}", m.hits, m.trials),
+            r.reps.len().to_string(),
+            z,
+            p,
+            v.to_string(),
+        ]);
     }
+    out.push_str(&t.render());
 }
 
 /// "a of b formulas hold" over a table, and the rows rejected, computed from the verdicts.

@@ -6,6 +6,7 @@ use crate::record::provenance::Repo;
 use crate::record::study::Stamp;
 use crate::record::{DatasetInfo, Machine, Record, Results, Scenario, SCHEMA};
 use crate::render::charts::{by, pct, targets};
+use crate::render::table::{Align, Table};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -21,6 +22,7 @@ pub mod interop;
 pub mod mapped;
 pub mod python;
 pub mod python_peers;
+pub mod root;
 pub mod studies;
 pub mod sweep;
 pub mod systems;
@@ -31,6 +33,9 @@ mod tests;
 pub mod threads;
 pub mod window;
 
+pub use root::{committed_block, readme_block, update_readme_block};
+#[cfg(test)]
+use root::{BEGIN, END};
 use tables::*;
 
 /// A timing as `median (min–max)`, or `–` when it was not taken.
@@ -196,23 +201,25 @@ fn readme(results: &Results, plots: &[(String, String)], stamps: &[Stamp]) -> St
 /// The machine the run was made on.
 fn machine_section(s: &mut String, m: &Machine, disturbances: &[String]) {
     let _ = writeln!(s, "## Machine\n");
-    let _ = writeln!(
-        s,
-        "| CPU | cores | memory | rustc | commit | date | wall time of the run |"
-    );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
-    let _ = writeln!(
-        s,
-        "| {} | {} | {} | {} | {} | {} | {:.0} s ({:.1} min) |\n",
-        m.cpu,
-        m.cores,
-        m.memory,
-        m.rustc,
-        m.commit,
-        m.date,
-        m.wall_seconds,
-        m.wall_seconds / 60.0
-    );
+    let mut t = Table::new(&[
+        ("CPU", Align::Left),
+        ("cores", Align::Left),
+        ("memory", Align::Left),
+        ("rustc", Align::Left),
+        ("commit", Align::Left),
+        ("date", Align::Left),
+        ("wall time of the run", Align::Left),
+    ]);
+    t.row([
+        m.cpu.clone(),
+        m.cores.to_string(),
+        m.memory.to_string(),
+        m.rustc.clone(),
+        m.commit.clone(),
+        m.date.clone(),
+        format!("{:.0} s ({:.1} min)", m.wall_seconds, m.wall_seconds / 60.0),
+    ]);
+    let _ = writeln!(s, "{}", t.render());
     let _ = writeln!(
         s,
         "Absolute times are this machine's and swing between runs on a shared 2-core VM; compare \
@@ -229,13 +236,16 @@ fn stages_section(s: &mut String, results: &Results) {
         return;
     }
     let gb = |b: u64| format!("{:.2} GB", b as f64 / 1e9);
-    let _ = writeln!(s, "| stage | wall time | peak memory of the harness |");
-    let _ = writeln!(s, "|---|---:|---:|");
+    let mut t = Table::new(&[
+        ("stage", Align::Left),
+        ("wall time", Align::Right),
+        ("peak memory of the harness", Align::Right),
+    ]);
     for st in &results.stages {
         let peak = st.peak_rss.map_or_else(|| "–".to_string(), gb);
-        let _ = writeln!(s, "| {} | {:.1} s | {peak} |", st.name, st.seconds);
+        t.row([st.name.clone(), format!("{:.1} s", st.seconds), peak]);
     }
-    let _ = writeln!(s);
+    let _ = writeln!(s, "{}", t.render());
     if let Some(peak) = results.peak_rss {
         let _ = writeln!(
             s,
@@ -258,47 +268,68 @@ fn dataset_section(s: &mut String, d: &DatasetInfo) {
         d.members, d.non_members, d.source, d.members_sha256, d.non_members_sha256
     );
     if !d.top_domains.is_empty() {
-        let _ = writeln!(s, "| domain | members | share |\n|---|---:|---:|");
+        let mut t = Table::new(&[
+            ("domain", Align::Left),
+            ("members", Align::Right),
+            ("share", Align::Right),
+        ]);
         for (dom, c) in d.top_domains.iter().take(10) {
-            let _ = writeln!(
-                s,
-                "| {dom} | {c} | {:.1}% |",
-                *c as f64 * 100.0 / d.members.max(1) as f64
-            );
+            t.row([
+                dom.clone(),
+                c.to_string(),
+                format!("{:.1}%", *c as f64 * 100.0 / d.members.max(1) as f64),
+            ]);
         }
-        s.push('\n');
+        let _ = writeln!(s, "{}", t.render());
     }
 }
+
+/// The matrix tables' columns.
+const MATRIX_COLUMNS: [(&str, Align); 20] = [
+    ("variant", Align::Left),
+    ("parameters", Align::Left),
+    ("memory", Align::Right),
+    ("bits/key", Align::Right),
+    ("over lower bound at target", Align::Right),
+    ("at achieved FP", Align::Right),
+    ("theory FPR", Align::Right),
+    ("measured FPR", Align::Right),
+    ("Wilson 95% CI", Align::Left),
+    ("measured/theory", Align::Right),
+    ("theory in CI", Align::Center),
+    ("false neg.", Align::Right),
+    ("ns/insert (static: build ns/key)", Align::Right),
+    ("ns/lookup 0%", Align::Right),
+    ("25%", Align::Right),
+    ("50%", Align::Right),
+    ("75%", Align::Right),
+    ("100%", Align::Right),
+    ("p50 ns", Align::Right),
+    ("p99 ns", Align::Right),
+];
 
 /// One table per target FP rate of the matrix.
 fn matrix_tables(s: &mut String, r: &[Record], matrix: &[&Record]) {
     for t in targets(r) {
         let n = matrix.first().map_or(0, |x| x.n);
         let _ = writeln!(s, "## n = {n}, target FP rate {}\n", pct(t));
-        let _ = writeln!(
-            s,
-            "| variant | parameters | memory | bits/key | over lower bound at target | at achieved FP | theory FPR | measured FPR | Wilson 95% CI | measured/theory | theory in CI | false neg. | ns/insert (static: build ns/key) | ns/lookup 0% | 25% | 50% | 75% | 100% | p50 ns | p99 ns |"
-        );
-        let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---|---:|:-:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let mut table = Table::new(&MATRIX_COLUMNS);
         for x in matrix.iter().filter(|x| x.target_fpr == t) {
             let l = |k: &str| ns(x.ns_per_lookup.get(k).cloned());
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {:.2} | {:+.0}% | {} | {} | {} | [{}, {}] | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                x.variant,
-                x.params,
+            table.row([
+                x.variant.clone(),
+                x.params.clone(),
                 mb(x.bytes),
-                x.bits_per_key,
-                x.overhead_over_lower_bound * 100.0,
+                format!("{:.2}", x.bits_per_key),
+                format!("{:+.0}%", x.overhead_over_lower_bound * 100.0),
                 x.overhead_at_achieved_fpr
                     .map_or_else(|| "–".into(), |o| format!("{:+.0}%", o * 100.0)),
                 pct(x.theoretical_fpr),
                 pct(x.empirical_fpr),
-                pct(x.fpr_ci_low),
-                pct(x.fpr_ci_high),
-                x.measured_over_theory,
-                if x.theory_in_ci { "yes" } else { "**no**" },
-                x.false_negatives,
+                format!("[{}, {}]", pct(x.fpr_ci_low), pct(x.fpr_ci_high)),
+                format!("{:.3}", x.measured_over_theory),
+                (if x.theory_in_ci { "yes" } else { "**no**" }).into(),
+                x.false_negatives.to_string(),
                 ns(x.ns_per_insert.clone()),
                 l(Mix::None.key()),
                 l(Mix::Quarter.key()),
@@ -307,8 +338,9 @@ fn matrix_tables(s: &mut String, r: &[Record], matrix: &[&Record]) {
                 l(Mix::All.key()),
                 num(x.latency_p50_ns),
                 num(x.latency_p99_ns),
-            );
+            ]);
         }
+        s.push_str(&table.render());
         s.push('\n');
     }
 }
@@ -361,95 +393,9 @@ fn schema_section(s: &mut String) {
         "`{{ \"machine\": {{…}}, \"dataset\": {{…}}, \"records\": [ … ] }}`; one record per (variant, n, \
          target FP rate, scenario, step):\n"
     );
-    let _ = writeln!(s, "| field | meaning |\n|---|---|");
+    let mut t = Table::new(&[("field", Align::Left), ("meaning", Align::Left)]);
     for (f, what) in SCHEMA {
-        let _ = writeln!(s, "| `{f}` | {what} |");
+        t.row([format!("`{f}`"), (*what).to_string()]);
     }
-}
-
-const BEGIN: &str = "<!-- harness:begin variants -->";
-const END: &str = "<!-- harness:end variants -->";
-
-/// Rewrites the generated block of the top-level README (between the harness markers): memory
-/// per key and measured FP rate of each variant at 1%, from this run.
-///
-/// # Errors
-/// I/O errors, or a README without the markers.
-pub fn update_readme_block(path: &Path, results: &Results, stamps: &[Stamp]) -> Result<()> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
-        anyhow::bail!("{} lacks the {BEGIN} / {END} markers", path.display());
-    };
-    let block = readme_block(results, stamps);
-    let updated = format!("{}{}{}", &text[..b], block, &text[e + END.len()..]);
-    std::fs::write(path, updated)?;
-    Ok(())
-}
-
-/// The block between the root README's markers, markers included, as [`update_readme_block`]
-/// writes it; `check` compares it with the committed README.
-#[must_use]
-pub fn readme_block(results: &Results, stamps: &[Stamp]) -> String {
-    let mut block = String::new();
-    let rows: Vec<&Record> = by(&results.records, Scenario::Matrix)
-        .filter(|r| r.target_fpr == 0.01)
-        .collect();
-    let n = rows.first().map_or(0, |r| r.n);
-    let _ = writeln!(block, "{BEGIN}");
-    let _ = writeln!(
-        block,
-        "Measured by the harness on {} synthetic e-mails at a 1% target ({}, commit {}; the whole \
-         run took {:.1} minutes on {} cores of a {}):\n",
-        n,
-        results.machine.date,
-        results.machine.commit,
-        results.machine.wall_seconds / 60.0,
-        results.machine.cores,
-        results.machine.cpu
-    );
-    for d in results.disturbances() {
-        let _ = writeln!(block, "{d}\n");
-    }
-    let _ = writeln!(block, "| variant | memory | bits/key | FP asked | FP reached | ns/lookup (50% positive) |\n|---|---:|---:|---:|---:|---:|");
-    for r in &rows {
-        let _ = writeln!(
-            block,
-            "| {} | {} | {:.2} | {} | {} | {} |",
-            r.variant,
-            mb(r.bytes),
-            r.bits_per_key,
-            pct(r.target_fpr),
-            pct(r.empirical_fpr),
-            ns(r.ns_per_lookup.get(Mix::Half.key()).cloned())
-        );
-    }
-    let _ = writeln!(
-        block,
-        "\nAsked for the same rate, the rows reach different ones (a growing filter's first stage is \
-         built tighter, an 8-bit binary fuse filter is fixed near 2^-8, a 16-bit one near 2^-16): \
-         bits per key compare fairly only at equal reached rates, which [reports/README.md](reports/README.md) \
-         gives beside the best crate of each kind."
-    );
-    let studies: Vec<String> = stamps
-        .iter()
-        .map(|x| format!("{} {:.0} s", x.study.name(), x.wall_seconds))
-        .collect();
-    if !studies.is_empty() {
-        let _ = writeln!(
-            block,
-            "\nThe studies, each at its own commit ([reports/README.md](reports/README.md) lists \
-             them): {}.",
-            studies.join(", ")
-        );
-    }
-    let _ = write!(block, "{END}");
-    block
-}
-
-/// The block between the markers in `text`, markers included.
-#[must_use]
-pub fn committed_block(text: &str) -> Option<&str> {
-    let (b, e) = (text.find(BEGIN)?, text.find(END)?);
-    text.get(b..e + END.len())
+    s.push_str(&t.render());
 }

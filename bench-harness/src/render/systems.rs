@@ -34,37 +34,40 @@ fn with_ci(v: f64, (lo, hi): (f64, f64), prec: usize) -> String {
 
 /// The sign-up table: each latency and throughput with its 95% interval over the sample.
 pub fn signup(rs: &[SignupResult]) -> String {
-    let mut s = String::from("| store | front | checks | reach DB | p50 µs | p99 µs | mean µs | checks/s | wrong | filter | unique index | build s |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut t = Table::with_head("| store | front | checks | reach DB | p50 µs | p99 µs | mean µs | checks/s | wrong | filter | unique index | build s |\n|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rs {
         let store = match r.store {
             StoreKind::Sqlite => "SQLite",
             StoreKind::Postgres => "PostgreSQL 15",
         };
         for f in &r.fronts {
-            s += &format!(
-                "| {store} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                front_name(f.front),
-                f.checks,
+            t.row([
+                store.to_string(),
+                front_name(f.front).to_string(),
+                f.checks.to_string(),
                 pct(f.db_share),
                 with_ci(f.p50_us, f.intervals.p50_us, 2),
                 with_ci(f.p99_us, f.intervals.p99_us, 2),
                 with_ci(f.mean_us, f.intervals.mean_us, 2),
                 with_ci(f.checks_per_s, f.intervals.checks_per_s, 0),
-                f.wrong,
+                f.wrong.to_string(),
                 mb(f.filter_bytes),
                 mb(r.index_bytes),
                 f.build_s.map_or("—".into(), |b| format!("{b:.2}")),
-            );
+            ]);
         }
     }
-    s
+    t.render()
 }
 
 /// The unique-users table.
 pub fn unique(u: &UniqueResult) -> String {
     let mut s = format!(
-        "{} events over {} users, {} event types × {} days; true uniques (sum over type × day): {}.\n\n| method | counted | largest error | peak memory | time s | confirmed |\n|---|---|---|---|---|---|\n",
+        "{} events over {} users, {} event types × {} days; true uniques (sum over type × day): {}.\n\n",
         u.events, u.users, crate::stages::systems::unique::EVENT_TYPES, crate::stages::systems::unique::DAYS, u.true_uniques
+    );
+    let mut t = Table::with_head(
+        "| method | counted | largest error | peak memory | time s | confirmed |\n|---|---|---|---|---|---|",
     );
     for m in &u.methods {
         let name = match m.method {
@@ -73,16 +76,17 @@ pub fn unique(u: &UniqueResult) -> String {
             Method::FilterPlusExact => "filter + exact set",
             Method::HyperLogLog => "HyperLogLog++ (cardinality-estimator, p = 12)",
         };
-        s += &format!(
-            "| {name} | {} | {:.3}% | {} | {:.2} | {} |\n",
-            m.counted,
-            m.max_rel_error * 100.0,
+        t.row([
+            name.to_string(),
+            m.counted.to_string(),
+            format!("{:.3}%", m.max_rel_error * 100.0),
             mb(Some(m.peak_bytes)),
-            m.seconds,
+            format!("{:.2}", m.seconds),
             m.confirmed_share
                 .map_or("—".into(), |c| format!("{:.2}%", c * 100.0)),
-        );
+        ]);
     }
+    s += &t.render();
     s += &format!(
         "\nHashSet bytes per ID at {} IDs: {:.1} (table slots + string heap).\n",
         u.largest_count, u.hashset_bytes_per_id
@@ -174,8 +178,8 @@ pub fn write(r: &SystemsResults, out: &Path) -> Result<()> {
 
 /// The claims table as Markdown.
 pub fn claims(claims: &[Claim]) -> String {
-    let mut s = String::from(
-        "| # | claim | measured here | value | holds if | verdict |\n|---|---|---|---|---|---|\n",
+    let mut t = Table::with_head(
+        "| # | claim | measured here | value | holds if | verdict |\n|---|---|---|---|---|---|",
     );
     for c in claims {
         let v = match (c.measured, c.interval) {
@@ -187,13 +191,16 @@ pub fn claims(claims: &[Claim]) -> String {
             0 => "target".to_string(),
             a => format!("article {a}"),
         };
-        s += &format!(
-            "| {who} | {} | {} | {v} | {} | {verdict} |\n",
-            c.text,
-            c.measure,
-            c.threshold.describe()
-        );
+        t.row([
+            who,
+            c.text.to_string(),
+            c.measure.to_string(),
+            v,
+            c.threshold.describe(),
+            verdict.to_string(),
+        ]);
     }
+    let mut s = t.render();
     // A claim the sample leaves undecided is named, with what would decide it.
     for c in claims
         .iter()
@@ -214,31 +221,35 @@ pub fn service(o: &ServiceOutcome) -> String {
         ServiceOutcome::NotMeasured { why } => return format!("Not measured: {why}\n"),
     };
     let mut s = format!(
-        "`filter_gate::service` (the example `signup_service`): HTTP/1.1 keep-alive on loopback, PostgreSQL, {} concurrent clients × up to {} availability checks (95% new addresses; a sign-up after each \"available\"), {} accounts preloaded, then {} contested addresses signed up by every client at once; at most {:.0} s of checks per mode (the contested sign-ups follow). The checks are a sample of the service's load; the duplicate count covers every account in the table.\n\n\
-| mode | requests | seconds | requests/s | checks | check p50 µs | check p99 µs | sign-ups | sign-up p50 µs | sign-up p99 µs | gate FP rate |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "`filter_gate::service` (the example `signup_service`): HTTP/1.1 keep-alive on loopback, PostgreSQL, {} concurrent clients × up to {} availability checks (95% new addresses; a sign-up after each \"available\"), {} accounts preloaded, then {} contested addresses signed up by every client at once; at most {:.0} s of checks per mode (the contested sign-ups follow). The checks are a sample of the service's load; the duplicate count covers every account in the table.\n\n",
         r.clients, r.ops_per_client, r.preload, r.contested, r.max_seconds
     );
+    let mut t = Table::with_head("| mode | requests | seconds | requests/s | checks | check p50 µs | check p99 µs | sign-ups | sign-up p50 µs | sign-up p99 µs | gate FP rate |\n|---|---|---|---|---|---|---|---|---|---|---|");
     for m in &r.modes {
         let name = match m.mode {
             ServiceMode::DbOnly => "DB only",
             ServiceMode::Gate => "gate (classic, 1%) + DB",
         };
-        s +=
-            &format!(
-            "| {name}{} | {} | {:.2} | {:.0} | {} | {:.0} | {:.0} | {} | {:.0} | {:.0} | {} |\n",
-            if m.hit_time_bound { " (time bound hit)" } else { "" },
-            m.requests,
-            m.seconds,
-            m.requests as f64 / m.seconds.max(1e-9),
-            m.checks,
-            m.check_p50_us,
-            m.check_p99_us,
-            m.signups,
-            m.signup_p50_us,
-            m.signup_p99_us,
+        let bound = if m.hit_time_bound {
+            " (time bound hit)"
+        } else {
+            ""
+        };
+        t.row([
+            format!("{name}{bound}"),
+            m.requests.to_string(),
+            format!("{:.2}", m.seconds),
+            format!("{:.0}", m.requests as f64 / m.seconds.max(1e-9)),
+            m.checks.to_string(),
+            format!("{:.0}", m.check_p50_us),
+            format!("{:.0}", m.check_p99_us),
+            m.signups.to_string(),
+            format!("{:.0}", m.signup_p50_us),
+            format!("{:.0}", m.signup_p99_us),
             m.gate_fpr.map_or("—".into(), pct),
-        );
+        ]);
     }
+    s += &t.render();
     let verdict = if r.duplicates == 0 {
         "holds"
     } else {
@@ -258,28 +269,29 @@ pub fn lag(o: &LagOutcome) -> String {
         LagOutcome::NotMeasured { why } => return format!("Not measured: {why}\n"),
     };
     let mut s = format!(
-        "Two `SharedGate` instances (A and B) on one PostgreSQL table of {} rows, each with the LISTEN/NOTIFY feed. A registers a new address; B checks it at once, then every 0.1 ms until it answers Taken. The lag runs from A's `register` returning to B's first Taken; a registration B has not answered Taken within {:.0} ms counts as unseen. While saving, B saves its filter in a loop (each save catches up over the table, seals the mark and writes the file, holding B's control lock).\n\n\
-| B | registrations | first check Available | unseen | p50 ms | p90 ms | p99 ms | max ms | saves | save p50 ms |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "Two `SharedGate` instances (A and B) on one PostgreSQL table of {} rows, each with the LISTEN/NOTIFY feed. A registers a new address; B checks it at once, then every 0.1 ms until it answers Taken. The lag runs from A's `register` returning to B's first Taken; a registration B has not answered Taken within {:.0} ms counts as unseen. While saving, B saves its filter in a loop (each save catches up over the table, seals the mark and writes the file, holding B's control lock).\n\n",
         r.preload, r.bound_ms
     );
+    let mut t = Table::with_head("| B | registrations | first check Available | unseen | p50 ms | p90 ms | p99 ms | max ms | saves | save p50 ms |\n|---|---|---|---|---|---|---|---|---|---|");
     for x in &r.rows {
         let name = match x.condition {
             LagCondition::Idle => "idle",
             LagCondition::Saving => "saving",
         };
-        s += &format!(
-            "| {name} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} |\n",
-            x.registrations,
-            x.immediately_available,
-            x.unseen,
-            x.p50_ms,
-            x.p90_ms,
-            x.p99_ms,
-            x.max_ms,
-            x.saves,
+        t.row([
+            name.to_string(),
+            x.registrations.to_string(),
+            x.immediately_available.to_string(),
+            x.unseen.to_string(),
+            format!("{:.2}", x.p50_ms),
+            format!("{:.2}", x.p90_ms),
+            format!("{:.2}", x.p99_ms),
+            format!("{:.2}", x.max_ms),
+            x.saves.to_string(),
             x.save_p50_ms.map_or("—".into(), |m| format!("{m:.1}")),
-        );
+        ]);
     }
+    s += &t.render();
     s
 }
 
@@ -288,8 +300,7 @@ pub fn rolling(r: &RollingResult) -> String {
     let mut s = format!(
         "{} events over {} users in {DAYS} days (timestamps in seconds); window {} h, {} slices of {} s ({} kept), sized for {} events per window at {}. \
 The filter's count is the users of the population it answers \"maybe\" for; \"held\" counts the users last seen in a slice it still keeps (exact); the prediction is held + q · (users − held). \
-Checkpoints fall on slice boundaries, where the kept slices cover the window; between boundaries the filter also holds users last seen up to one slice (1/N of a window) earlier.\n\n\
-| hour | exact (24 h) | held | filter | relative error | predicted | FP rate | model q |\n|---|---|---|---|---|---|---|---|\n",
+Checkpoints fall on slice boundaries, where the kept slices cover the window; between boundaries the filter also holds users last seen up to one slice (1/N of a window) earlier.\n\n",
         r.events,
         r.users,
         r.window_s / 3_600,
@@ -299,19 +310,20 @@ Checkpoints fall on slice boundaries, where the kept slices cover the window; be
         r.items_per_window,
         pct(r.target_fpr),
     );
+    let mut t = Table::with_head("| hour | exact (24 h) | held | filter | relative error | predicted | FP rate | model q |\n|---|---|---|---|---|---|---|---|");
     for c in &r.checkpoints {
-        s += &format!(
-            "| {:.1} | {} | {} | {} | {:+.3}% | {:+.3}% | {} | {} |\n",
-            c.at_s as f64 / 3_600.0,
-            c.exact,
-            c.held,
-            c.filter,
-            c.rel_error * 100.0,
-            c.predicted_rel_error * 100.0,
+        t.row([
+            format!("{:.1}", c.at_s as f64 / 3_600.0),
+            c.exact.to_string(),
+            c.held.to_string(),
+            c.filter.to_string(),
+            format!("{:+.3}%", c.rel_error * 100.0),
+            format!("{:+.3}%", c.predicted_rel_error * 100.0),
             pct(c.measured_fpr),
             pct(c.predicted_fpr),
-        );
+        ]);
     }
+    s += &t.render();
     s += &format!(
         "\nMemory: the window filter {:.2} MB (constant); the exact map of last-seen times, pruned to the kept slices, up to {:.2} MB.\n",
         r.filter_bytes as f64 / 1e6,

@@ -1,5 +1,7 @@
-//! A small Markdown table writer: headers with their alignment, rows of cells, and a `|` in a
-//! cell escaped so it cannot break the table (a bare `<` or `>` too, so it cannot hide text).
+//! A small Markdown table writer: headers with their alignment, rows of cells, each cell through
+//! the one escape ([`cell`]) so that no text can break the table (a `|`, a line break) or hide
+//! in it (a bare `<` or `>`); and [`misshapen`], which finds the rows of a rendered page whose
+//! cells do not match their header.
 
 /// Column alignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +31,36 @@ impl Table {
         }
     }
 
+    /// A table whose columns a Markdown header and delimiter line give (`"| a | b |\n|---|---:|"`,
+    /// as the report writers keep them); a column the delimiter line does not align is left
+    /// aligned.
+    #[must_use]
+    pub fn with_head(head: &str) -> Self {
+        let split = |l: &str| -> Vec<String> {
+            let l = l.trim().trim_start_matches('|').trim_end_matches('|');
+            l.split('|').map(|c| c.trim().to_string()).collect()
+        };
+        let mut lines = head.lines();
+        let names = lines.next().map(split).unwrap_or_default();
+        let aligns = lines.next().map(split).unwrap_or_default();
+        let headers = names
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let align = match aligns.get(i).map(String::as_str) {
+                    Some(a) if a.starts_with(':') && a.ends_with(':') => Align::Center,
+                    Some(a) if a.ends_with(':') => Align::Right,
+                    _ => Align::Left,
+                };
+                (name, align)
+            })
+            .collect();
+        Self {
+            headers,
+            rows: Vec::new(),
+        }
+    }
+
     /// Appends a row; missing cells are left empty and extra ones dropped, so every row has
     /// exactly the header's width.
     pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) -> &mut Self {
@@ -54,7 +86,7 @@ impl Table {
     #[must_use]
     pub fn render(&self) -> String {
         let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
-        let mut out = line(self.headers.iter().map(|(h, _)| escape(h)).collect());
+        let mut out = line(self.headers.iter().map(|(h, _)| cell(h)).collect());
         out += &format!(
             "|{}|\n",
             self.headers
@@ -68,14 +100,10 @@ impl Table {
                 .join("|")
         );
         for r in &self.rows {
-            out += &line(r.iter().map(|c| escape(c)).collect());
+            out += &line(r.iter().map(|c| cell(c)).collect());
         }
         out
     }
-}
-
-fn escape(cell: &str) -> String {
-    inline(cell).replace('|', "\\|").replace('\n', " ")
 }
 
 /// Text for a Markdown line: `<` and `>` outside code spans as entities, so that a type such
@@ -94,6 +122,96 @@ pub fn inline(text: &str) -> String {
             '<' if !in_code => out.push_str("&lt;"),
             '>' if !in_code => out.push_str("&gt;"),
             _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A cell's text, the one escape every table cell goes through: a `|` cannot end the cell
+/// (escaped as `\|`, which GitHub and mdBook read inside code spans too; inside `$…$` math it
+/// becomes `\vert`, which KaTeX draws as the bar), a line break cannot end the row, and a bare
+/// `<` or `>` cannot open a tag ([`inline`]).
+#[must_use]
+pub fn cell(text: &str) -> String {
+    // A lone `$` (a price, a shell variable) opens no math.
+    let math_ok = text.matches('$').count() % 2 == 0;
+    let mut out = String::with_capacity(text.len());
+    let (mut in_code, mut in_math) = (false, false);
+    for c in text.chars() {
+        match c {
+            '`' if !in_math => in_code = !in_code,
+            '$' if !in_code && math_ok => in_math = !in_math,
+            _ => {}
+        }
+        match c {
+            '|' if in_math => out.push_str("\\vert "),
+            '|' => out.push_str("\\|"),
+            '\n' | '\r' => out.push(' '),
+            '<' if !in_code && !in_math => out.push_str("&lt;"),
+            '>' if !in_code && !in_math => out.push_str("&gt;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The cells of a Markdown table line as GitHub and mdBook split it: at every `|` not escaped
+/// by a backslash, the outer pipes of `| a | b |` included (so that line has 2).
+#[must_use]
+pub fn cells(line: &str) -> usize {
+    let line = line.trim();
+    let (mut bars, mut escaped) = (0usize, false);
+    for c in line.chars() {
+        match c {
+            '\\' => {
+                escaped = !escaped;
+                continue;
+            }
+            '|' if !escaped => bars += 1,
+            _ => {}
+        }
+        escaped = false;
+    }
+    let outer = usize::from(line.starts_with('|'))
+        + usize::from(line.ends_with('|') && !line.ends_with("\\|"));
+    (bars + 1).saturating_sub(outer)
+}
+
+/// Every row of every table in `markdown` whose cells are not as many as its header's, as
+/// `line N: M cells under a header of H: <the line>`; empty when every table is whole. A table
+/// is a header line and a delimiter line (`|---|`) followed by the lines that start with `|`.
+#[must_use]
+pub fn misshapen(markdown: &str) -> Vec<String> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let is_delimiter = |l: &str| {
+        let t = l.trim();
+        t.starts_with('|') && t.contains("---") && t.chars().all(|c| "|-: ".contains(c))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        if !(lines[i].trim_start().starts_with('|') && is_delimiter(lines[i + 1])) {
+            i += 1;
+            continue;
+        }
+        let width = cells(lines[i]);
+        if cells(lines[i + 1]) != width {
+            out.push(format!(
+                "line {}: the delimiter row does not match its header",
+                i + 2
+            ));
+        }
+        i += 2;
+        while i < lines.len() && lines[i].trim_start().starts_with('|') {
+            let n = cells(lines[i]);
+            if n != width {
+                out.push(format!(
+                    "line {}: {n} cells under a header of {width}: {}",
+                    i + 1,
+                    lines[i]
+                ));
+            }
+            i += 1;
         }
     }
     out

@@ -16,20 +16,16 @@ pub(super) fn batched_table(s: &mut String, matrix: &[&Record]) {
         "`contains_batch` hashes a block of keys, then probes them prefetching a few keys ahead; \
          `insert_batch` likewise (a static filter takes no inserts: –). Same filters and queries as above; ratio = one-at-a-time / batched.\n"
     );
-    let _ = writeln!(
-        s,
-        "| variant | target | ns/insert | batched | ratio | ns/lookup 0% | batched | ratio | ns/lookup 100% | batched | ratio |"
+    let mut t = Table::with_head(
+        "| variant | target | ns/insert | batched | ratio | ns/lookup 0% | batched | ratio | ns/lookup 100% | batched | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     );
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for x in matrix {
         let one = |k: &str| x.ns_per_lookup.get(k).cloned();
         let bat = |k: &str| x.ns_per_lookup_batched.get(k).cloned();
         // A static filter takes no inserts (its build is in the matrix table).
         let insert = (!is_static(x)).then(|| x.ns_per_insert.clone()).flatten();
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            x.variant,
+        t.row([
+            x.variant.clone(),
             pct(x.target_fpr),
             ns(insert.clone()),
             ns(x.ns_per_insert_batched.clone()),
@@ -40,8 +36,9 @@ pub(super) fn batched_table(s: &mut String, matrix: &[&Record]) {
             ns(one(Mix::All.key())),
             ns(bat(Mix::All.key())),
             ratio(one(Mix::All.key()), bat(Mix::All.key())),
-        );
+        ]);
     }
+    s.push_str(&t.render());
     s.push('\n');
 }
 
@@ -85,33 +82,28 @@ pub(super) fn peer_table(s: &mut String, results: &Results) {
          their builds) and has no batched build.\n"
     );
     let _ = writeln!(s, "Timings are `median (min–max)` over interleaved rounds; builds include construction and allocation for every contender. Everyone is on 4 KiB pages here: our tables are built without the huge-page advice for this comparison (the peers advise nothing), and the huge-page section below measures what the advice gains.\n");
-    let _ = writeln!(s, "| contender | source | build s | build s (batched) | ns/negative | ns/positive | ns/negative batched | ns/positive batched | measured FPR | bytes | bits/key | huge pages | false neg. | refused inserts |");
-    let _ = writeln!(
-        s,
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    );
+    let mut t = Table::with_head("| contender | source | build s | build s (batched) | ns/negative | ns/positive | ns/negative batched | ns/positive batched | measured FPR | bytes | bits/key | huge pages | false neg. | refused inserts |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.3} | {} | {:.1} | {:.1} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
-            crate::render::table::inline(&r.name),
-            r.source,
-            r.build_seconds,
+        t.row([
+            r.name.clone(),
+            r.source.to_string(),
+            format!("{:.3}", r.build_seconds),
             r.build_seconds_batched
                 .as_ref()
                 .map_or_else(|| "–".into(), |v| format!("{v:.3}")),
-            r.ns_negative,
-            r.ns_positive,
+            format!("{:.1}", r.ns_negative),
+            format!("{:.1}", r.ns_positive),
             ns(r.ns_negative_batched.clone()),
             ns(r.ns_positive_batched.clone()),
             pct(r.empirical_fpr),
             mb(r.bytes),
-            r.bits_per_key,
+            format!("{:.2}", r.bits_per_key),
             coverage(r.huge_page_coverage),
-            r.false_negatives,
-            r.insert_failures
-        );
+            r.false_negatives.to_string(),
+            r.insert_failures.to_string(),
+        ]);
     }
+    s.push_str(&t.render());
     let _ = writeln!(s, "\nHow to read each row:\n");
     for r in rows {
         let _ = writeln!(
@@ -129,11 +121,13 @@ pub(super) fn parallel_builds_table(s: &mut String, results: &Results) {
     if !results.parallel_builds.is_empty() {
         let _ = writeln!(
             s,
-            "### Parallel builds (seconds, median (min–max) of interleaved rounds)\n\n| build | seconds |\n|---|---:|"
+            "### Parallel builds (seconds, median (min–max) of interleaved rounds)\n"
         );
+        let mut table = Table::with_head("| build | seconds |\n|---|---:|");
         for (what, t) in &results.parallel_builds {
-            let _ = writeln!(s, "| {what} | {t:.3} |");
+            table.row([what.clone(), format!("{t:.3}")]);
         }
+        s.push_str(&table.render());
         s.push('\n');
     }
 }
@@ -152,29 +146,28 @@ pub(super) fn huge_pages_table(s: &mut String, results: &Results) {
              default; the matrix, the peers and the targets above are measured without it, on \
              the 4 KiB pages the peers get, so that those comparisons run on the same pages.\n"
         );
-        let _ = writeln!(s, "| variant | memory | ns/negative, advised | not advised | gain | batched, advised | batched, not advised | gain | coverage advised | not advised |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let mut t = Table::with_head("| variant | memory | ns/negative, advised | not advised | gain | batched, advised | batched, not advised | gain | coverage advised | not advised |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for h in &results.huge_pages {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {:.1} | {:.1} | {} | {:.1} | {:.1} | {} | {} | {} |",
-                h.variant,
+            t.row([
+                h.variant.clone(),
                 mb(h.bytes),
-                h.ns_negative_huge,
-                h.ns_negative_small,
+                format!("{:.1}", h.ns_negative_huge),
+                format!("{:.1}", h.ns_negative_small),
                 ratio(
                     Some(h.ns_negative_small.clone()),
-                    Some(h.ns_negative_huge.clone())
+                    Some(h.ns_negative_huge.clone()),
                 ),
-                h.ns_negative_batched_huge,
-                h.ns_negative_batched_small,
+                format!("{:.1}", h.ns_negative_batched_huge),
+                format!("{:.1}", h.ns_negative_batched_small),
                 ratio(
                     Some(h.ns_negative_batched_small.clone()),
-                    Some(h.ns_negative_batched_huge.clone())
+                    Some(h.ns_negative_batched_huge.clone()),
                 ),
                 coverage(h.coverage_huge),
-                coverage(h.coverage_small)
-            );
+                coverage(h.coverage_small),
+            ]);
         }
+        s.push_str(&t.render());
         s.push('\n');
     }
 }
@@ -200,34 +193,33 @@ pub(super) fn information_table(s: &mut String, results: &Results) {
         "Ratio = numerator / denominator (medians of interleaved rounds) with its 95% bootstrap \
          interval over the rounds; \"same conditions?\" lists what differs between the sides.\n"
     );
-    let header = "| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |\n|---|---|---:|---|---:|---:|---|---|:-:|---|";
-    let _ = writeln!(s, "{header}");
+    let mut t = Table::with_head("| comparison | numerator | value | denominator | value | ratio | 95% interval | target | verdict | same conditions? |\n|---|---|---:|---|---:|---:|---|---|:-:|---|");
     for r in info {
-        let _ = writeln!(s, "{}", ratio_line(r));
+        t.row(ratio_cells(r));
     }
+    s.push_str(&t.render());
     s.push('\n');
 }
 
 /// One row of the targets table.
-fn ratio_line(r: &crate::record::Ratio) -> String {
-    format!(
-        "| {} | {} | {:.4} | {} | {:.4} | {:.3} | {} | {} | {} | {} |",
-        r.what,
-        r.numerator,
-        r.numerator_value,
-        r.denominator,
-        r.denominator_value,
-        r.ratio,
+fn ratio_cells(r: &crate::record::Ratio) -> [String; 10] {
+    [
+        r.what.clone(),
+        r.numerator.clone(),
+        format!("{:.4}", r.numerator_value),
+        r.denominator.clone(),
+        format!("{:.4}", r.denominator_value),
+        format!("{:.3}", r.ratio),
         r.interval
             .map_or_else(|| "–".into(), |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
         r.bound.text(),
-        r.verdict.word(),
+        r.verdict.word().to_string(),
         if r.same_conditions {
             "yes".to_string()
         } else {
             format!("no: {}", r.differences)
-        }
-    )
+        },
+    ]
 }
 
 /// Every scenario's table, in README order.
@@ -247,8 +239,7 @@ pub(super) fn growth_table(s: &mut String, r: &[Record]) {
             "## Growth to 4× capacity ({cap} declared, target {})\n",
             pct(first.target_fpr)
         );
-        let _ = writeln!(s, "| variant | items | × capacity | measured FPR | theory FPR | refused inserts | first refusal at load | false neg. | bits/key |");
-        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let mut t = Table::with_head("| variant | items | × capacity | measured FPR | theory FPR | refused inserts | first refusal at load | false neg. | bits/key |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         // Whole multiples of the capacity, plus the first checkpoint after a refusal; a table
         // that stopped accepting keys is not repeated at every later checkpoint.
         let mut last: Option<(&str, u64)> = None;
@@ -260,43 +251,43 @@ pub(super) fn growth_table(s: &mut String, r: &[Record]) {
                 continue;
             }
             last = Some((x.variant.as_str(), x.n));
-            let _ = writeln!(
-                s,
-                "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.2} |",
-                x.variant,
-                x.n,
-                x.n as f64 / cap as f64,
+            t.row([
+                x.variant.clone(),
+                x.n.to_string(),
+                format!("{:.2}", x.n as f64 / cap as f64),
                 pct(x.empirical_fpr),
                 pct(x.theoretical_fpr),
-                x.insert_failures.unwrap_or(0),
+                x.insert_failures.unwrap_or(0).to_string(),
                 x.first_failure_load
                     .map_or_else(|| "–".into(), |l| format!("{l:.4}")),
-                x.false_negatives,
-                x.bits_per_key
-            );
+                x.false_negatives.to_string(),
+                format!("{:.2}", x.bits_per_key),
+            ]);
         }
+        s.push_str(&t.render());
         s.push('\n');
     }
 }
 
 /// A scenario's section when the run has its records: `heading`, the table's `head` (its
-/// header and alignment lines), then one line a record.
+/// header and alignment lines), then one row of cells a record.
 fn scenario_section(
     s: &mut String,
     r: &[Record],
     scenario: Scenario,
     (heading, head): (&str, &str),
-    line: impl Fn(&Record) -> String,
+    cells: impl Fn(&Record) -> Vec<String>,
 ) {
     let rows: Vec<&Record> = by(r, scenario).collect();
     if rows.is_empty() {
         return;
     }
     let _ = writeln!(s, "{heading}\n");
-    let _ = writeln!(s, "{head}");
+    let mut t = Table::with_head(head);
     for x in rows {
-        let _ = writeln!(s, "{}", line(x));
+        t.row(cells(x));
     }
+    s.push_str(&t.render());
     s.push('\n');
 }
 
@@ -304,15 +295,14 @@ fn scenario_section(
 pub(super) fn churn_table(s: &mut String, r: &[Record]) {
     let head = "| variant | round | items | measured FPR | theory FPR | false neg. |\n|---|---:|---:|---:|---:|---:|";
     scenario_section(s, r, Scenario::Churn, ("## Deletion churn", head), |x| {
-        format!(
-            "| {} | {} | {} | {} | {} | {} |",
-            x.variant,
-            x.step.unwrap_or(0),
-            x.n,
+        vec![
+            x.variant.clone(),
+            x.step.unwrap_or(0).to_string(),
+            x.n.to_string(),
             pct(x.empirical_fpr),
             pct(x.theoretical_fpr),
-            x.false_negatives
-        )
+            x.false_negatives.to_string(),
+        ]
     });
 }
 
@@ -329,20 +319,18 @@ pub(crate) fn sweep_table(s: &mut String, r: &[Record]) {
                 x.ns_per_lookup_batched.get(k).cloned(),
             )
         };
-        format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
-            x.variant,
-            x.n,
+        vec![
+            x.variant.clone(),
+            x.n.to_string(),
             mb(x.bytes),
             l(Mix::None.key()),
             l(Mix::Half.key()),
             l(Mix::All.key()),
             b(Mix::None.key()),
             b(Mix::All.key()),
-            up(Mix::None.key()),
-            up(Mix::All.key()),
-            pct(x.empirical_fpr)
-        )
+            format!("{} / {}", up(Mix::None.key()), up(Mix::All.key())),
+            pct(x.empirical_fpr),
+        ]
     });
 }
 
@@ -362,11 +350,12 @@ pub(super) fn parallel_table(s: &mut String, r: &[Record]) {
             } else {
                 ""
             };
-            format!(
-                "| {} | {threads} | {} | {speedup:.2}×{flag} |",
-                x.variant,
+            vec![
+                x.variant.clone(),
+                threads.to_string(),
                 ns(x.ns_per_lookup.get(Mix::Half.key()).cloned()),
-            )
+                format!("{speedup:.2}×{flag}"),
+            ]
         },
     );
 }

@@ -240,7 +240,53 @@ fn the_root_readme_block_round_trips() {
         "{with}"
     );
     assert!(with.contains("course 123 s"), "{with}");
-    assert!(block.contains("| FP asked | FP reached |"), "{block}");
+    assert!(
+        block.contains("| FP asked | FP reached [95% interval] |"),
+        "{block}"
+    );
+}
+
+/// The root block gives each FP rate reached with its interval (1.0034% [0.9972%, 1.0096%] is
+/// not a miss of 1%), and each lookup time's ratio to the classic filter's with the interval
+/// that ordering two rows rests on; the rows keep the registry's order.
+#[test]
+fn the_root_block_gives_each_rate_its_interval_and_each_time_its_ratio_to_classic() {
+    use crate::measure::Spread;
+    let mut r = fixture();
+    let at_one: Vec<usize> = (0..r.records.len())
+        .filter(|&i| r.records[i].scenario == Scenario::Matrix && r.records[i].target_fpr == 0.01)
+        .collect();
+    assert!(at_one.len() >= 2, "the fixture has two rows at 1%");
+    let (a, b) = (at_one[0], at_one[1]);
+    r.records[a].variant = "classic".into();
+    r.records[a].empirical_fpr = 0.010034;
+    r.records[a].fpr_ci_low = 0.009972;
+    r.records[a].fpr_ci_high = 0.010096;
+    r.records[a].ns_per_lookup.insert(
+        Mix::Half.key().into(),
+        Spread::of(&mut [100.0, 98.0, 104.0]),
+    );
+    r.records[b]
+        .ns_per_lookup
+        .insert(Mix::Half.key().into(), Spread::of(&mut [50.0, 49.0, 52.0]));
+    let block = readme_block(&r, &[]);
+    assert!(block.contains("| 1.0034% [0.9972%, 1.0096%] |"), "{block}");
+    let row = |name: &str| {
+        block
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row {name}: {block}"))
+            .to_string()
+    };
+    assert!(
+        row("classic").ends_with("| 1.00 (1.00–1.00) |"),
+        "{}",
+        row("classic")
+    );
+    let other = row(&r.records[b].variant);
+    // Paired rounds: each round of the row is half the classic filter's, so the interval is tight.
+    assert!(other.ends_with("| 0.50 (0.50–0.50) |"), "{other}");
+    assert!(block.contains("not by speed"), "{block}");
 }
 
 /// The quiet run of the issue: an idle 2-core Xeon whose calibration loop stayed within 5.5 to

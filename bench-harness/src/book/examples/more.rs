@@ -1,6 +1,7 @@
 //! The examples past the classic filter's: one function per [`super::Kind`].
 
 use super::{err, int, percent, real, Params};
+use crate::render::table::Table;
 use filterlab::math;
 use std::fmt::Write;
 
@@ -13,23 +14,24 @@ pub(super) fn scalable(p: &Params) -> Result<String, String> {
     let stages = whole(p, "stages", 4)?;
     let p0 = math::scalable_initial_fpr(target, r);
     let mut out = format!(
-        "With target $P = {}$ and tightening $r = {}$: $P_0 = P(1 - r) = {}$.\n\n\
-         | stages | stage $i$ rate $P_0 r^i$ | compound $1 - \\prod (1 - P_i)$ |\n|---:|---:|---:|\n",
+        "With target $P = {}$ and tightening $r = {}$: $P_0 = P(1 - r) = {}$.\n\n",
         percent(target),
         real(r, 3),
         percent(p0)
     );
+    let mut t = Table::with_head(
+        "| stages | stage $i$ rate $P_0 r^i$ | compound $1 - \\prod (1 - P_i)$ |\n|---:|---:|---:|",
+    );
     let mut rates = Vec::new();
     for i in 0..stages {
         rates.push(math::scalable_stage_fpr(p0, r, i));
-        let _ = writeln!(
-            out,
-            "| {} | ${}$ | ${}$ |",
-            i + 1,
-            percent(rates[i as usize]),
-            percent(math::compound_fpr(rates.iter().copied()))
-        );
+        t.row([
+            (i + 1).to_string(),
+            format!("${}$", percent(rates[i as usize])),
+            format!("${}$", percent(math::compound_fpr(rates.iter().copied()))),
+        ]);
     }
+    out.push_str(&t.render());
     let _ = write!(
         out,
         "\nHowever many stages: at most $P_0 / (1 - r) = {}$.",
@@ -129,13 +131,21 @@ pub(super) fn expandable(p: &Params) -> Result<String, String> {
     let f0 = e::initial_fingerprint_bits(target, period, stages).map_err(err)?;
     let mut out = format!(
         "Target ${}$, one more fingerprint bit every {period} stages: the first stage takes \
-         $f_0 = {f0}$ bits.\n\n| stage | $f_i$ | bound $2b\\alpha\\,q(f_i)$, $q(f) = 2^{{-f}} + 2 \\cdot 4^{{-f}}$ |\n|---:|---:|---:|\n",
+         $f_0 = {f0}$ bits.\n\n",
         percent(target)
+    );
+    let mut t = Table::with_head(
+        "| stage | $f_i$ | bound $2b\\alpha\\,q(f_i)$, $q(f) = 2^{-f} + 2 \\cdot 4^{-f}$ |\n|---:|---:|---:|",
     );
     for i in [0, 1, period, 2 * period] {
         let f = e::stage_fingerprint_bits(f0, period, i);
-        let _ = writeln!(out, "| {i} | {f} | ${}$ |", percent(e::stage_bound(f)));
+        t.row([
+            i.to_string(),
+            f.to_string(),
+            format!("${}$", percent(e::stage_bound(f))),
+        ]);
     }
+    out.push_str(&t.render());
     let _ = write!(
         out,
         "\nOver every stage, the series sums to at most ${}$.",
@@ -150,20 +160,21 @@ pub(super) fn aleph(p: &Params) -> Result<String, String> {
     let doublings = whole(p, "doublings", 4)?;
     let w = a::Widening::new(target, None).map_err(err)?;
     let mut out = format!(
-        "Target ${}$, no estimate of $n$: generation $x$ gets $F_x$ fingerprint bits.\n\n\
-         | doublings $k$ | $F_k$ (new keys) | slot width | $\\mathrm{{FP}}(k)$, table full |\n\
-         |---:|---:|---:|---:|\n",
+        "Target ${}$, no estimate of $n$: generation $x$ gets $F_x$ fingerprint bits.\n\n",
         percent(target)
     );
+    let mut t = Table::with_head(
+        "| doublings $k$ | $F_k$ (new keys) | slot width | $\\mathrm{FP}(k)$, table full |\n|---:|---:|---:|---:|",
+    );
     for k in 0..=doublings {
-        let _ = writeln!(
-            out,
-            "| {k} | {} | {} | ${}$ |",
-            w.fingerprint_bits(k),
-            w.slot_width(k),
-            percent(w.fpr_bound(k))
-        );
+        t.row([
+            k.to_string(),
+            w.fingerprint_bits(k).to_string(),
+            w.slot_width(k).to_string(),
+            format!("${}$", percent(w.fpr_bound(k))),
+        ]);
     }
+    out.push_str(&t.render());
     Ok(out)
 }
 
