@@ -128,6 +128,15 @@ pub fn rate(s: &str) -> Result<f64, String> {
 pub fn bytes(s: &str) -> Result<u64, String> {
     let expected = "expected a memory size such as 64MiB, 64M (= MiB), 512MB, 2GiB or 1048576";
     let clean: String = s.trim().chars().filter(|&c| c != '_' && c != ',').collect();
+    // A plain number of bytes is read exactly (through f64 it would round above 2^53, and a
+    // size `recommend` prints would not read back as itself).
+    if let Ok(v) = clean.parse::<u64>() {
+        return if v >= 1 {
+            Ok(v)
+        } else {
+            Err(format!("{s} is not a usable size; {expected}"))
+        };
+    }
     let table = [
         ("KiB", 1024f64),
         ("MiB", 1024f64.powi(2)),

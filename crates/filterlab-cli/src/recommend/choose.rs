@@ -96,22 +96,45 @@ pub(super) fn candidates(needs: &Needs) -> Vec<Variant> {
 /// (below their lowest rate, or over the budget) gets the smallest filter filled by inserts
 /// that does, with the reason.
 pub(super) fn evaluate(needs: &Needs) -> Result<Choice, Miss> {
-    match choose_from(needs, &candidates(needs)) {
-        Err(miss) if needs.fixed_set => {
-            let inserted = Needs {
-                fixed_set: false,
-                ..*needs
-            };
-            match choose_from(&inserted, &candidates(&inserted)) {
-                Ok(mut choice) => {
-                    choice.why.insert(0, refuse::static_fallback(needs, &miss));
-                    Ok(choice)
-                }
-                Err(_) => Err(miss),
-            }
-        }
-        other => other,
+    if !needs.fixed_set {
+        return choose_from(needs, &candidates(needs));
     }
+    let inserted = Needs {
+        fixed_set: false,
+        ..*needs
+    };
+    let by_inserts = choose_from(&inserted, &candidates(&inserted));
+    match (choose_from(needs, &candidates(needs)), by_inserts) {
+        (Err(miss), Ok(mut choice)) => {
+            choice.why.insert(0, refuse::static_fallback(needs, &miss));
+            Ok(choice)
+        }
+        // A static table has a floor of its own, which a small set does not fill: at 10 and
+        // 100 keys at 1% a classic filter is smaller (16 B against 48 B, 128 B against 168 B).
+        (Ok(fixed), Ok(mut choice)) if choice.sized.judged < fixed.sized.judged => {
+            choice
+                .why
+                .insert(0, smaller_than_static(needs, &fixed.sized, &choice.sized));
+            Ok(choice)
+        }
+        (fixed, _) => fixed,
+    }
+}
+
+/// Why a fixed set gets a filter filled by inserts that is smaller than every static one.
+fn smaller_than_static(needs: &Needs, fixed: &Sized, chosen: &Sized) -> String {
+    format!(
+        "the set is known and fixed, but at {} keys the smallest filter built once from it, {}, \
+         takes {} against {} for the {} filter: a static table has a floor a small set does not \
+         fill (a binary fuse filter's whole segments, a ribbon filter's 128-column band past \
+         its last start), so a filter filled by inserts is the smaller here (`filterlab build` \
+         inserts the keys one by one)",
+        needs.n,
+        fixed.plan.variant,
+        size(fixed.judged),
+        size(chosen.judged),
+        chosen.plan.variant
+    )
 }
 
 /// Whether the request has an answer: what `evaluate(needs).is_ok()` says, without ranking

@@ -56,11 +56,14 @@ pub(super) fn refusal(needs: &Needs, miss: &Miss) -> Refusal {
         tries.extend(largest_count(needs));
         tries.extend(longer_window(needs));
     }
-    if let Miss::OverBudget { judged, .. } = miss {
-        tries.push(Needs {
+    // A saturated size (u64::MAX: more than 2^64 bytes) is no budget anyone can give, and the
+    // parser refuses it: never suggested.
+    match miss {
+        Miss::OverBudget { judged, .. } if *judged < u64::MAX => tries.push(Needs {
             max_memory: Some(*judged),
             ..*needs
-        });
+        }),
+        _ => {}
     }
     let mut nearest: Vec<String> = Vec::new();
     for t in tries.iter().filter(|t| *t != needs && accepted(t)) {
@@ -105,6 +108,11 @@ fn reason(needs: &Needs, miss: &Miss) -> String {
                 format!(" when grown to {} items", needs.judged_items())
             } else {
                 String::new()
+            };
+            let judged = if *judged == u64::MAX {
+                "more than 2^64".to_string()
+            } else {
+                judged.to_string()
             };
             format!(
                 "the {} filter, the smallest that fits the request, needs {} bytes for {} items \

@@ -247,3 +247,76 @@ fn no_answer_expects_more_than_its_target_at_tiny_rates() {
         }
     }
 }
+
+/// Issue 51: a refusal suggested `--max-memory 18446744073709551615`, a growing filter's size
+/// saturated at `u64::MAX` printed as bytes, which the parser refuses. Over a grid of requests,
+/// up to `--max-n` and budgets near `u64::MAX`, every suggestion is a command line the parser
+/// reads back as the request it names, and `recommend` answers it.
+#[test]
+fn every_suggestion_parses_and_is_answered_up_to_u64_max() {
+    let near_max = [
+        None,
+        Some(20_000_000),
+        Some(u64::MAX / 2),
+        Some(u64::MAX - 1),
+        Some(u64::MAX),
+    ];
+    let budgets = [None, Some(1 << 10), Some(1 << 20), Some(u64::MAX - 1)];
+    let mut refusals = 0;
+    for (n, p) in [(10, 0.1), (10_000_000, 0.01), (10_000_000_000, 1e-9)] {
+        for max_n in near_max {
+            for max_memory in budgets {
+                for deletes in [false, true] {
+                    let ask = Needs {
+                        growth: max_n.is_some(),
+                        max_n: max_n.map(|m| m.max(n)),
+                        deletes,
+                        max_memory,
+                        ..needs(n, p)
+                    };
+                    let Err(refusal) = recommend(&ask) else {
+                        continue;
+                    };
+                    refusals += 1;
+                    let saturated = format!("needs {} bytes", u64::MAX);
+                    assert!(!refusal.reason.contains(&saturated), "{}", refusal.reason);
+                    for line in &refusal.nearest {
+                        let read = suggested(line);
+                        assert_eq!(read.command_line(), *line, "{ask:?}");
+                        assert!(recommend(&read).is_ok(), "{ask:?}: {line}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(refusals > 10, "{refusals}");
+}
+
+/// Issue 51: `--fixed-set` at 10 and 100 keys picked a static filter larger than a classic one
+/// (48 B against 16 B, 168 B against 128 B), "nearer the bound". The smallest is picked, with
+/// the true reason; from 1,000 keys a static filter is the smallest and is picked.
+#[test]
+fn a_fixed_set_gets_the_smallest_filter_even_when_it_is_filled_by_inserts() {
+    for n in [10, 100, 1000, 1_000_000] {
+        let r = recommend(&Needs {
+            fixed_set: true,
+            ..needs(n, 0.01)
+        })
+        .unwrap();
+        let smallest_any = Variant::ALL
+            .iter()
+            .filter(|v| !v.capabilities().windowed)
+            .filter_map(|&v| super::choose::sized(&needs(n, 0.01), v).ok())
+            .map(|s| s.judged)
+            .min()
+            .unwrap();
+        assert_eq!(r.judged_bytes, smallest_any, "{n}: {:?}", r.plan.variant);
+        if !r.plan.variant.capabilities().static_set {
+            assert!(
+                r.why[0].contains("a static table has a floor"),
+                "{n}: {:?}",
+                r.why
+            );
+        }
+    }
+}
