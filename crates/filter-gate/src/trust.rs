@@ -136,3 +136,6 @@ impl Trust {
         self.last_catch_up = retry.or(self.last_catch_up);
     }
 }
+
+#[cfg(test)]
+mod tests;
