@@ -359,3 +359,33 @@ fn a_plan_places_a_key_where_its_filter_does() {
     placed.dedup();
     assert!(placed.len() >= 3, "{placed:?}");
 }
+
+/// Issue 51: `explain` printed `ceil(n / (b · 0.95))` beside 269 buckets at n = 1000, where the
+/// formula gives 264: the 5 more are the slack small tables get. Each step is shown, and the
+/// buckets the line ends with are the table's.
+#[test]
+fn the_cuckoo_buckets_formula_shows_the_small_table_slack() {
+    use filterlab::any::{formulas, Detail};
+    for n in [3u64, 1000, 100_000] {
+        let plan = Variant::Cuckoo.plan(&Params::new(n, 0.01)).unwrap();
+        let Detail::Cuckoo { buckets, .. } = plan.detail else {
+            panic!("{:?}", plan.detail)
+        };
+        let f = formulas(&plan);
+        let line = &f.iter().find(|f| f.name == "buckets").unwrap().substituted;
+        assert!(
+            line.contains(&format!("; {buckets} buckets of 4 slots")),
+            "{line}"
+        );
+        if n == 1000 {
+            assert_eq!(buckets, 269);
+            assert!(
+                line.starts_with("ceil(1000 / (4 · 0.95)) = 264 + 5 of small-table slack = 269"),
+                "{line}"
+            );
+        }
+        if n == 100_000 {
+            assert!(!line.contains("slack"), "{line}");
+        }
+    }
+}

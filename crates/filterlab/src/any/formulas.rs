@@ -71,7 +71,7 @@ fn variant_formulas(plan: &Plan) -> Vec<Formula> {
             load,
             near_window,
         } => {
-            let mut out = cuckoo_formulas(p, *f, *buckets, *b, *load);
+            let mut out = cuckoo_formulas(n, p, *f, *buckets, *b, *load);
             out.insert(
                 2,
                 match near_window {
@@ -333,7 +333,43 @@ fn bloom_formulas(n: u64, p: f64, m: u64, k: u32) -> Vec<Formula> {
     ]
 }
 
-fn cuckoo_formulas(p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formula> {
+/// The cuckoo table's buckets for `n` items: the 95% design load, then what the sizing adds,
+/// each step shown (`filter_cuckoo::buckets_for` gives tables under about 2,700 items slack for
+/// the wide spread of the load at which their first insert fails; the near layout rounds to an
+/// even count).
+fn cuckoo_buckets(n: u64, buckets: u64, b: u32, load: f64) -> Formula {
+    let design = crate::cuckoo::DESIGN_LOAD;
+    let at_design = if n <= u64::from(b) {
+        1
+    } else {
+        (n as f64 / (f64::from(b) * design)).ceil() as u64
+    };
+    let sized = crate::cuckoo::buckets_for(n)
+        .unwrap_or(buckets)
+        .max(at_design);
+    let mut text = format!("ceil({n} / ({b} · {design})) = {at_design}");
+    if sized > at_design {
+        text.push_str(&format!(
+            " + {} of small-table slack = {sized}",
+            sized - at_design
+        ));
+    }
+    if buckets != sized {
+        text.push_str(&format!(", {buckets} in the table's layout"));
+    }
+    text.push_str(&format!(
+        "; {buckets} buckets of {b} slots, load α = {load:.4}"
+    ));
+    Formula {
+        name: "buckets",
+        symbolic: "buckets = ceil(n / (b · 0.95)), plus slack below about 2,700 items",
+        substituted: text,
+        source: "partial-key cuckoo hashing fails near 95-98% load with b = 4, over a wider \
+                 spread of loads in small tables (filter_cuckoo::buckets_for)",
+    }
+}
+
+fn cuckoo_formulas(n: u64, p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formula> {
     vec![
         Formula {
             name: "fingerprint bits",
@@ -341,12 +377,7 @@ fn cuckoo_formulas(p: f64, f: u32, buckets: u64, b: u32, load: f64) -> Vec<Formu
             substituted: format!("ceil(log2(2·{b} / {})) = {f}", math::format_real(p)),
             source: "Fan, Andersen, Kaminsky & Mitzenmacher 2014, §5.1",
         },
-        Formula {
-            name: "buckets",
-            symbolic: "buckets = ceil(n / (b · 0.95))",
-            substituted: format!("{buckets} buckets of {b} slots, load α = {load:.4}"),
-            source: "partial-key cuckoo hashing fails near 95-98% load with b = 4",
-        },
+        cuckoo_buckets(n, buckets, b, load),
         Formula {
             name: "bits per item",
             symbolic: "C = f / α",
