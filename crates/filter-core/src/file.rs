@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+mod lock;
+pub use lock::{lock_for_writing, try_lock, wait_for_lock, WriteLock};
+
 /// Writes `bytes` to `path` atomically: [`write_atomically_with`] with one write.
 ///
 /// # Errors

@@ -85,9 +85,9 @@ pub use capability::{Deletable, Growable};
 pub use error::{accept_if, Error, FormatError, Result};
 pub use explain::{Explain, Positions};
 pub use file::{
-    no_check, open_regular, read_fallibly, read_fallibly_from, read_limited,
-    remove_stale_temporaries, write_atomically, write_atomically_with, HeadCheck,
-    DEFAULT_READ_LIMIT, STALE_AFTER,
+    lock_for_writing, no_check, open_regular, read_fallibly, read_fallibly_from, read_limited,
+    remove_stale_temporaries, try_lock, wait_for_lock, write_atomically, write_atomically_with,
+    HeadCheck, WriteLock, DEFAULT_READ_LIMIT, STALE_AFTER,
 };
 pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};

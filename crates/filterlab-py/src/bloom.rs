@@ -368,9 +368,13 @@ impl Bloom {
     }
 
     /// Writes [`Self::save_bytes`] to `filepath` (a new file renamed into place).
-    fn save(&self, filepath: PathBuf) -> PyResult<()> {
+    /// Holds the writers' lock of the file at `filepath` (the `filterlab` command's) for the
+    /// write.
+    fn save(&self, py: Python<'_>, filepath: PathBuf) -> PyResult<()> {
         let bytes = self.saved()?;
-        filterlab::write_atomically(&filepath, &bytes).map_err(PyErr::from)
+        crate::editing::saving(py, &filepath, || {
+            filterlab::write_atomically(&filepath, &bytes).map_err(PyErr::from)
+        })
     }
 
     /// A filter saved by `save_bytes`, keyed by `hash_func` (the one it was saved with).

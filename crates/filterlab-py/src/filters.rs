@@ -100,9 +100,12 @@ macro_rules! filter_class {
                 Self::decode(data).map_err(err)
             }
 
-            /// Writes the filter's file.
+            /// Writes the filter's file (a new file renamed over `path`), holding the writers'
+            /// lock of the file at `path`, the `filterlab` command's.
             fn save(slf: &Bound<'_, Self>, path: PathBuf) -> PyResult<()> {
-                Ok(crate::busy::read(slf)?.inner.save(path)?)
+                crate::editing::saving(slf.py(), &path, || {
+                    Ok(crate::busy::read(slf)?.inner.save(&path)?)
+                })
             }
 
             /// Reads a file written by `save`, the Rust crates or the CLI.

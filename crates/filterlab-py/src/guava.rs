@@ -153,10 +153,13 @@ impl GuavaBloomFilter {
         Self::parse(data)
     }
 
-    /// Writes `writeTo`'s bytes to `path`, replacing it atomically.
+    /// Writes `writeTo`'s bytes to `path`, replacing it atomically, holding the writers' lock
+    /// of the file at `path` (the `filterlab` command's).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.allow_threads(|| self.inner.save(&path))
-            .map_err(PyErr::from)
+        crate::editing::saving(py, &path, || {
+            py.allow_threads(|| self.inner.save(&path))
+                .map_err(PyErr::from)
+        })
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(PyObject, (Bound<'py, PyBytes>,))> {

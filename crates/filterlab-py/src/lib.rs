@@ -11,7 +11,9 @@
 //!   classes), never a data race. `AtomicClassicBloom` and `AtomicBlockedBloom` take any number
 //!   of threads at once.
 //! - `save`, `load`, `to_bytes`, `from_bytes` and pickle go through the checksummed file format,
-//!   the files the Rust crates and the `filterlab` CLI read and write.
+//!   the files the Rust crates and the `filterlab` CLI read and write. `filterlab.editing(path)`
+//!   holds the CLI writers' lock from a load to its save, and every `save` over an existing
+//!   file takes it for its write ([`editing`]).
 //! - Every error the Rust side reports is raised as `FilterlabError` (a `ValueError`) carrying
 //!   the Rust message; a file that cannot be read or written raises the `OSError` of its cause.
 #![deny(missing_docs)]
@@ -19,6 +21,7 @@
 mod atomic;
 mod bloom;
 mod busy;
+mod editing;
 mod filters;
 mod guava;
 mod keys;
@@ -211,6 +214,7 @@ fn _filterlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<atomic::AtomicClassicBloom>()?;
     m.add_class::<atomic::AtomicBlockedBloom>()?;
     m.add_class::<bloom::Bloom>()?;
+    m.add_class::<editing::Editing>()?;
     m.add_class::<guava::GuavaBloomFilter>()?;
     m.add_class::<parquet::ParquetFilters>()?;
     m.add_function(wrap_pyfunction!(from_bytes, m)?)?;
