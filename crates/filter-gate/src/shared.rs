@@ -21,6 +21,7 @@ use crate::pool::Maker;
 pub use crate::pool::Stores;
 use crate::recent::Recent;
 use crate::store::{FeedTap, Insert, ScannedRow};
+use crate::trust::Periodic;
 use crate::unsettled::{Unsettled, DEFAULT_UNSETTLED_CAP};
 use crate::{
     snapshot, Availability, Folding, FprReport, GateCounts, GateError, Mark, Normalizer,
@@ -33,8 +34,8 @@ struct Control<S> {
     mark: Mark,
     /// The last retry of a lost feed or of a due catch-up.
     last_resync: Option<Instant>,
-    /// The start of the last catch-up (for the periodic one, [`Store::catch_up_every`]).
-    last_catch_up: Option<Instant>,
+    /// When the periodic catch-up ([`Store::catch_up_every`]) is due.
+    periodic: Periodic,
 }
 
 #[derive(Default)]
@@ -107,7 +108,7 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
                 store: stores.control,
                 mark,
                 last_resync: None,
-                last_catch_up: None,
+                periodic: Periodic::default(),
             }),
             normalizer: Normalizer::default(),
             unsettled: Mutex::new(Unsettled::new(DEFAULT_UNSETTLED_CAP)),
@@ -380,9 +381,10 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         // A row learnt without its form before now is read by this catch-up; one learnt while
         // it runs sets the flag again and waits for the next.
         let was_behind = self.behind.swap(false, Ordering::AcqRel);
+        let incremental = c.mark != Mark::Start;
         let caught = self.catch_up_scan(c);
         match &caught {
-            Ok(_) => c.last_catch_up = Some(started),
+            Ok(_) => c.periodic.done(started, incremental),
             Err(_) if was_behind => self.behind.store(true, Ordering::Release),
             Err(_) => {}
         }

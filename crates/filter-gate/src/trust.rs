@@ -58,8 +58,8 @@ pub(crate) struct Trust {
     behind: bool,
     /// The last retry of a lost feed or of a due catch-up.
     last_retry: Option<Instant>,
-    /// The start of the last catch-up, for the periodic one.
-    last_catch_up: Option<Instant>,
+    /// When the periodic catch-up is due.
+    periodic: Periodic,
 }
 
 impl Trust {
@@ -107,21 +107,15 @@ impl Trust {
         due
     }
 
-    /// Whether the periodic catch-up is due; notes its start when it is. A failed one is
-    /// retried after [`RESYNC_EVERY`] (the period would leave rows out longer).
+    /// Whether the periodic catch-up is due (see [`Periodic`]); notes its start when it is.
     pub(crate) fn take_periodic(&mut self, every: Option<Duration>) -> bool {
-        let Some(every) = every else { return false };
-        let due = self.last_catch_up.is_none_or(|t| t.elapsed() >= every);
-        if due {
-            self.last_catch_up = Some(Instant::now());
-        }
-        due
+        self.periodic.take(every)
     }
 
     /// A catch-up that started at `started` succeeded: it read every row committed before it,
     /// a row learnt without its form included.
-    pub(crate) fn caught_up(&mut self, started: Instant) {
-        self.last_catch_up = Some(started);
+    pub(crate) fn caught_up(&mut self, started: Instant, incremental: bool) {
+        self.periodic.done(started, incremental);
         self.behind = false;
     }
 
@@ -130,10 +124,54 @@ impl Trust {
         self.feed_lost = false;
     }
 
-    /// A periodic catch-up failed: try again after [`RESYNC_EVERY`], not a whole period.
+    /// A periodic catch-up failed (see [`Periodic::failed`]).
     pub(crate) fn periodic_failed(&mut self, every: Duration) {
-        let retry = Instant::now().checked_sub(every.saturating_sub(RESYNC_EVERY));
-        self.last_catch_up = retry.or(self.last_catch_up);
+        self.periodic.failed(every);
+    }
+}
+
+/// A catch-up's period is stretched to this many times the last catch-up's duration, so that
+/// catch-ups take at most 1/50 of the time (2%) on a large table: each reads the whole table on
+/// the server (no index on `xmin`), about 0.2 s at 1M rows.
+pub(crate) const STRETCH: u32 = 50;
+
+/// When the periodic catch-up ([`crate::Store::catch_up_every`]) is due: `every` after the
+/// start of the last one, or [`STRETCH`] times its duration when that is longer.
+#[derive(Debug, Default)]
+pub(crate) struct Periodic {
+    /// The start of the last catch-up.
+    last: Option<Instant>,
+    /// How long it took.
+    took: Duration,
+}
+
+impl Periodic {
+    /// Whether the periodic catch-up is due; notes its start when it is.
+    pub(crate) fn take(&mut self, every: Option<Duration>) -> bool {
+        let Some(every) = every else { return false };
+        let period = every.max(self.took.saturating_mul(STRETCH));
+        let due = self.last.is_none_or(|t| t.elapsed() >= period);
+        if due {
+            self.last = Some(Instant::now());
+        }
+        due
+    }
+
+    /// A catch-up that started at `started` has just succeeded; `incremental` when it read from
+    /// a mark (a first, whole-table read sends every row and says little of the next ones).
+    pub(crate) fn done(&mut self, started: Instant, incremental: bool) {
+        self.last = Some(started);
+        if incremental {
+            self.took = started.elapsed();
+        }
+    }
+
+    /// A periodic catch-up failed: it is due again after [`RESYNC_EVERY`], not a whole period
+    /// (rows written without the trigger stay unknown meanwhile).
+    pub(crate) fn failed(&mut self, every: Duration) {
+        let period = every.max(self.took.saturating_mul(STRETCH));
+        let retry = Instant::now().checked_sub(period.saturating_sub(RESYNC_EVERY));
+        self.last = retry.or(self.last);
     }
 }
 

@@ -62,16 +62,14 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         let behind = self.behind.load(Ordering::Acquire);
         let urgent = due && (behind || lock(&self.unsettled).due(c.store.settle_time()));
         let every = c.store.catch_up_every();
-        let periodic = every.is_some_and(|e| c.last_catch_up.is_none_or(|t| t.elapsed() >= e));
-        if urgent || periodic {
+        if urgent || c.periodic.take(every) {
             c.last_resync = Some(Instant::now());
             if self.catch_up_locked(c).is_err() {
                 // Fallback: the mark stays; a row learnt without its form keeps every check on
                 // the database, and the periodic catch-up is tried again in a second (rows
                 // written without the trigger stay unknown meanwhile: see the `trust` module).
                 if let Some(e) = every {
-                    let retry = Instant::now().checked_sub(e.saturating_sub(RESYNC_EVERY));
-                    c.last_catch_up = retry.or(c.last_catch_up);
+                    c.periodic.failed(e);
                 }
             }
         }
