@@ -18,6 +18,7 @@ use bench_harness::check::Floors;
 use bench_harness::dataset::{self, Dataset, DatasetSpec};
 use bench_harness::measure::rounds::Policy;
 use bench_harness::pipeline;
+use bench_harness::plan::policies;
 use bench_harness::plan::Ctx;
 use bench_harness::plan::{Output as _, Plan, Run};
 use bench_harness::record::study::Study;
@@ -36,39 +37,6 @@ const QUERY_SEED: u64 = 42;
 const TARGETS: [f64; 3] = [0.01, 0.001, 0.0001];
 /// Rounds of the fixed-count build loops (parallel builds, threads).
 const BUILD_ROUNDS: usize = 3;
-// Every loop's budget leaves room for its most rounds at the slowest round these loops have
-// taken on a quiet 2-core VM, so that a loop runs out of it only when its rounds were slower
-// than that: such a loop, ended wider than its policy, flags the run as disturbed
-// (`measure::rounds::disturbed`). A loop at its round limit flags nothing.
-
-/// The build loop at 1% (ours one at a time and batched, the peers' fastest configurations:
-/// 46 to 66 s a round at 10M keys on the 2-core AMD EPYC VM). At 3 rounds a median's bootstrap
-/// interval spans every round and cannot narrow; from 7 it leaves out the quickest and the
-/// slowest round, so one slow round no longer decides it. Each build series within ±5% (a ratio
-/// of two within about ±10%, narrower paired: the build targets' bounds are 0.35× to 1×) at
-/// 5 to 7 rounds: 4 to 8 minutes.
-const BUILDS: Policy = Policy {
-    min: 5,
-    max: 7,
-    budget_seconds: Some(500.0),
-    half_width: 0.05,
-};
-/// The matrix's lookups (31 filters, 5 mixes, one at a time and batched; 2 to 4 s a round for
-/// the 12 filters at 1%, 5 to 9 s for the 20 at the tighter rates).
-const LOOKUPS: Policy = Policy {
-    min: 3,
-    max: 5,
-    budget_seconds: Some(50.0),
-    half_width: 0.025,
-};
-/// The lookups beside the peers (ours, our twins and the peers; misses and hits: 2 to 3 s a
-/// round).
-const PEER_LOOKUPS: Policy = Policy {
-    min: 3,
-    max: 5,
-    budget_seconds: Some(20.0),
-    half_width: 0.025,
-};
 /// Queries per timed pass of the full run.
 const QUERIES: usize = 250_000;
 
@@ -432,9 +400,9 @@ fn plan(cli: &Cli) -> Plan {
             .rounds
             .unwrap_or(if cli.quick { 3 } else { BUILD_ROUNDS })
             .max(1),
-        builds: loop_policy(cli, BUILDS),
-        lookups: loop_policy(cli, LOOKUPS),
-        peer_lookups: loop_policy(cli, PEER_LOOKUPS),
+        builds: loop_policy(cli, policies::BUILDS),
+        lookups: loop_policy(cli, policies::LOOKUPS),
+        peer_lookups: loop_policy(cli, policies::PEER_LOOKUPS),
         peer_rounds: cli.rounds.unwrap_or(if cli.quick { 3 } else { 9 }),
         queries: if cli.quick { 100_000 } else { QUERIES },
         scenario_probes: if cli.quick { 200_000 } else { 1_000_000 },

@@ -7,6 +7,8 @@
 //! systems benchmark, the course's figures) is a type implementing [`Stage`] and one line in
 //! [`crate::pipeline::MAIN`] or [`crate::pipeline::studies`].
 
+pub mod policies;
+
 use crate::dataset::KeySet;
 use crate::record::Results;
 use anyhow::Result;

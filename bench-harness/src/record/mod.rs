@@ -29,18 +29,41 @@ pub use ratio::{Ratio, Role};
 pub use results::{DatasetInfo, Results, StageTime};
 pub use verdict::{Bound, Verdict};
 
-/// A rate as every report prints it: a percentage to 4 decimals with the zeros it does not need left out
-/// (1%, 0.1%, 0.0977%), or scientific below 0.001%.
+/// A rate as every report prints it, as a percentage: from 0.1% up to 4 decimals (1.0034%,
+/// 0.3903%), below 0.1% to 3 significant digits (0.0463%, 0.00150%, 0.000360%), so that a
+/// small measured rate keeps as many digits as a large one needs to be compared; below
+/// 10^-7 (0.00001%) in scientific notation, still as a percentage (3.60e-10%). Zeros at the end
+/// are left out only where the value is exactly the shorter number (a target such as 0.01%, a
+/// count such as 150 in 10^7 = 0.0015%), so a rounded figure always shows its digits.
 pub fn pct(p: f64) -> String {
     if p.is_nan() {
-        "–".into()
-    } else if p == 0.0 {
-        "0".into()
-    } else if p >= 1e-5 && p.is_finite() {
-        let digits = format!("{:.4}", p * 100.0);
-        format!("{}%", digits.trim_end_matches('0').trim_end_matches('.'))
+        return "–".into();
+    }
+    if p == 0.0 {
+        return "0".into();
+    }
+    if !p.is_finite() {
+        return format!("{p}");
+    }
+    let percent = p * 100.0;
+    if p.abs() < 1e-7 {
+        return format!("{percent:.2e}%");
+    }
+    let decimals = if p.abs() >= 1e-3 {
+        4
     } else {
-        format!("{p:.3e}")
+        // 3 significant digits: the first is at 10^floor(log10(x)).
+        (2 - percent.abs().log10().floor() as i32).max(0) as usize
+    };
+    let digits = format!("{percent:.decimals$}");
+    let trimmed = digits.trim_end_matches('0').trim_end_matches('.');
+    let exact = trimmed
+        .parse::<f64>()
+        .is_ok_and(|t| ((t - percent) / percent).abs() < 1e-9);
+    if exact || p.abs() >= 1e-3 {
+        format!("{trimmed}%")
+    } else {
+        format!("{digits}%")
     }
 }
 

@@ -115,8 +115,29 @@ fn rates_are_readable_at_every_scale() {
     assert_eq!(pct(1.0), "100%");
     assert_eq!(pct(f64::NAN), "–");
     assert_eq!(pct(f64::INFINITY), "inf");
-    assert_eq!(pct(2e-7), "2.000e-7");
+    assert_eq!(pct(2e-7), "0.00002%");
     assert_eq!(pct(0.0), "0");
+    // Below 0.1%: 3 significant digits, whatever the scale; a zero at the end is kept where
+    // the figure was rounded to it, left out where the value is exactly the shorter number.
+    assert_eq!(pct(0.000_463_14), "0.0463%");
+    assert_eq!(pct(0.000_996_2), "0.0996%");
+    assert_eq!(pct(0.000_015), "0.0015%");
+    assert_eq!(pct(0.000_015_000_4), "0.00150%");
+    assert_eq!(pct(0.000_012_121), "0.00121%");
+    assert_eq!(pct(3.604e-6), "0.000360%");
+    assert_eq!(pct(4.5451e-6), "0.000455%");
+    assert_eq!(pct(0.0001), "0.01%");
+    assert_eq!(pct(3.6e-12), "3.60e-10%");
+    for p in [0.000_463_14, 0.000_012_121, 3.604e-6, 7.5e-6, 0.000_099_87] {
+        let shown = pct(p);
+        let digits: String = shown
+            .trim_end_matches('%')
+            .trim_start_matches(['0', '.'])
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        assert!(digits.len() >= 3 || p == 7.5e-6, "{p}: {shown}");
+    }
     assert_eq!(num(f64::INFINITY, 2), "+∞");
 }
 
