@@ -300,10 +300,13 @@ fn fingerprint_values(f: u32) -> f64 {
 /// p <= 1 - (1 - 1/(2^f - 1))^(2b·α)
 /// ```
 ///
-/// It treats each of the `2b·α` occupied slots of the two buckets as an independent chance of a
-/// match. But a stored fingerprint can match only if its key shares the query's *bucket pair*
-/// (see [`cuckoo_fpr_exact`]), which makes the true rate lower: at `f = 4` this bound is 40.8%
-/// against a true 39.75%. Kept as the named bound the paper states.
+/// It treats each of the `2b·α` occupied slots of the two buckets as an independent trial that
+/// matches with probability `1/(2^f - 1)`. Its mean number of matches, `2b·α/(2^f - 1)`, is the
+/// true one; but a stored fingerprint can match only if its key shares the query's *bucket
+/// pair* (see [`cuckoo_fpr_exact`]), so the matches really come from all `n` stored keys, each
+/// with the tiny probability `2/(B·(2^f - 1))`: the same mean over many more, rarer trials, a
+/// count that is zero more often (`e^(-x·k) > (1 - x)^k`). So the true rate is lower: at
+/// `f = 4` this bound is 40.8% against a true 39.75%. Kept as the named bound the paper states.
 pub fn cuckoo_fpr_upper_bound(f: u32, b: u32, load: f64) -> f64 {
     let slots = 2.0 * f64::from(b) * load.clamp(0.0, 1.0);
     -(slots * (-1.0 / fingerprint_values(f)).ln_1p()).exp_m1()
@@ -345,8 +348,10 @@ pub fn cuckoo_fpr(f: u32, b: u32, load: f64) -> f64 {
 /// `1/B` on average over fingerprint values, and a different share moves the result by less than
 /// `p/B`). With `n = α·b·B` and `B` large this is `1 - e^(-2b·α/V)` ([`cuckoo_fpr`]).
 ///
-/// The textbook [`cuckoo_fpr_upper_bound`] counts every occupied slot of the two buckets as a
-/// chance of a match; most of those slots hold keys of other pairs, which cannot match.
+/// The textbook [`cuckoo_fpr_upper_bound`] has the same mean number of matches, `2b·α/V`, but
+/// draws it from the `2b·α` occupied slots of the two buckets as trials of `1/V` each, where it
+/// comes from `n` keys of `2/(B·V)` each: fewer, likelier trials, which leave no match less
+/// often, so that form is an upper bound on this one.
 /// Evaluated with `ln_1p`/`expm1`: full relative precision for any `f` up to 64.
 pub fn cuckoo_fpr_exact(f: u32, b: u32, buckets: u64, items: u64) -> f64 {
     let _ = b; // the slots per bucket bound the load, not the rate at a given load
