@@ -7,9 +7,14 @@
 # build: mdBook and the KaTeX preprocessor, pinned, are installed from crates.io with
 # `cargo install --locked` into target/book-tools when missing (about 5 minutes once; nothing
 # goes into ~/.cargo). The book's own preprocessor (bench-harness's mdbook-filterlab) and the
-# filterlab CLI that answers the exercises are built with cargo. Once installed, no network is
-# needed: KaTeX renders the formulas to MathML at build time, and the pages load no script, style
-# or font from elsewhere (the browser test fails if one tries).
+# filterlab CLI that answers the exercises are built with cargo, each by its own command (one
+# `cargo build -p A --bin X -p B` builds only the binary X), and the preprocessor is pointed at
+# the CLI just built (FILTERLAB_CLI), never at one an earlier step left behind. Once installed,
+# no network is needed: KaTeX renders the formulas to MathML at build time, and the pages load no
+# script, style or font from elsewhere (the browser test fails if one tries).
+#
+# BOOK_TOOLS and BOOK_VENV (default: target/book-tools and target/book-venv here) let a fresh
+# clone reuse the pinned tools and the venv of another checkout (CI's fresh-clone step).
 #
 # test: Debian's chromium is installed with apt when missing (as root; otherwise say so and
 # fail), Playwright (pinned, from PyPI) into the venv target/book-venv, and
@@ -24,8 +29,11 @@ log() { echo "book.sh: $*" >&2; }
 MDBOOK_VERSION=0.5.4
 KATEX_VERSION=0.10.0
 PLAYWRIGHT_VERSION=1.65.2
-TOOLS=$PWD/target/book-tools
-VENV=$PWD/target/book-venv
+TOOLS=${BOOK_TOOLS:-$PWD/target/book-tools}
+VENV=${BOOK_VENV:-$PWD/target/book-venv}
+# Where cargo puts the binaries (CARGO_TARGET_DIR, relative to here when relative).
+TARGET=${CARGO_TARGET_DIR:-target}
+[[ $TARGET == /* ]] || TARGET=$PWD/$TARGET
 
 tool() { # NAME VERSION: installs NAME at VERSION into $TOOLS unless it is there
     local name=$1 version=$2
@@ -40,10 +48,14 @@ build() {
     tool mdbook "$MDBOOK_VERSION"
     tool mdbook-katex "$KATEX_VERSION"
     log "the preprocessor and the CLI (cargo build --release)"
-    cargo build --release --quiet -p bench-harness --bin mdbook-filterlab -p filterlab-cli
+    cargo build --release --quiet -p bench-harness --bin mdbook-filterlab
+    cargo build --release --quiet -p filterlab-cli --bin filterlab
+    local cli=$TARGET/release/filterlab
+    [[ -x $cli ]] || { log "cargo built no $cli: the exercises cannot be answered"; exit 1; }
     rm -rf target/book
     local out warnings
-    out=$(PATH="$TOOLS/bin:$PATH" mdbook build book 2>&1) || { echo "$out" >&2; log "mdbook failed"; exit 1; }
+    out=$(FILTERLAB_CLI=$cli PATH="$TOOLS/bin:$PATH" mdbook build book 2>&1) \
+        || { echo "$out" >&2; log "mdbook failed"; exit 1; }
     # A warning is a page that renders wrong (unbalanced HTML, a tag Markdown swallowed): fail.
     # mdbook-katex's note that it was built against mdbook 0.5.3 (the preprocessor protocol of
     # 0.5.x is one) is the only one let through.
