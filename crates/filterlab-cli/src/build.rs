@@ -385,6 +385,9 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     // Not replaced under an `add` or `remove` that is editing the file (its save would then
     // replace this filter with the old one plus its keys): it saves first, or after this one.
     let locked = file::exclusive(&b.output, waiting(out, &b.output))?;
+    if let Some(l) = &locked {
+        file::remove_killed_saves(l);
+    }
     file::save(&filter, &b.output, Role::Output)?;
     drop(locked);
     let file_bytes = std::fs::metadata(&b.output).map_or(0, |m| m.len());
@@ -417,6 +420,7 @@ pub fn change(path: &Path, source: &Keys, change: Change, out: Out) -> Result<Ch
     // Held from the load to the save, so that a concurrent writer's keys are not lost.
     let locked = file::exclusive(path, waiting(out, path))?
         .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
+    file::remove_killed_saves(&locked);
     let (mut filter, _) = file::load_locked(&locked)?;
     let (remove, at) = match change {
         Change::Add { at, allow_jump } => {

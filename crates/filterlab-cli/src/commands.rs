@@ -54,6 +54,15 @@ pub fn calc(
 /// # Errors
 /// Anything that makes the command fail; the caller prints it on one line and exits with 2.
 pub fn run(command: Command, out: Out) -> Result<u8> {
+    // A command stopped by SIGINT or SIGTERM while it saves removes its temporary file.
+    match &command {
+        Command::Build(b) => crate::signals::writing(&b.output),
+        Command::Add { filter, .. } | Command::Remove { filter, .. } => {
+            crate::signals::writing(filter);
+        }
+        Command::Convert(c) => crate::signals::writing(&c.output),
+        _ => {}
+    }
     match command {
         Command::Calc {
             size,

@@ -201,6 +201,9 @@ pub fn convert(c: &Convert, out: Out) -> Result<Converted> {
     };
     check_directory(&c.output)?;
     let locked = file::exclusive(&c.output, waiting(out, &c.output))?;
+    if let Some(l) = &locked {
+        file::remove_killed_saves(l);
+    }
     target.save(&c.output)?;
     drop(locked);
     Ok(Converted {

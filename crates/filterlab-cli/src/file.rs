@@ -176,6 +176,17 @@ pub fn save(filter: &AnyFilter, path: &Path, role: Role) -> Result<()> {
     }
 }
 
+/// Removes, while this process holds the file's write lock, the temporary files that writers of
+/// it left when they were killed mid-save (SIGKILL, a crash: SIGINT and SIGTERM are handled,
+/// see `crate::signals`), whose processes no longer run. The library's own sweep before every
+/// save waits until such a file has gone unmodified for a minute
+/// ([`filterlab::remove_stale_temporaries`] with its `STALE_AFTER`), in case a writer on
+/// another machine sharing the directory is still writing it; under the lock no other writer
+/// of the file is saving, so one that is gone left it for good (a pid that runs is kept).
+pub fn remove_killed_saves(locked: &Locked) {
+    let _ = filterlab::remove_stale_temporaries(locked.path(), std::time::Duration::ZERO);
+}
+
 /// How a command names the file it writes, for the advice of a refusal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {

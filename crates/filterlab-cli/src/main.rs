@@ -39,6 +39,7 @@ mod parquet;
 mod parse;
 mod recommend;
 mod render;
+mod signals;
 mod units;
 mod window;
 
@@ -67,6 +68,7 @@ fn ignore_file_size_signal() {
 fn main() -> ExitCode {
     #[cfg(unix)]
     ignore_file_size_signal();
+    signals::install();
     // Known before parsing, so that even a bad argument is reported as JSON under --json.
     let json = std::env::args_os().any(|a| a == "--json");
     let cli = match Cli::try_parse() {

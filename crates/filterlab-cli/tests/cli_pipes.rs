@@ -75,12 +75,14 @@ fn a_build_from_stdin_without_n_reads_the_keys_once_and_holds_them() {
                 s(&out),
             ];
             let b = json_with_stdin(&args, Some(&keys));
-            assert_eq!(
-                (b["lines"].as_u64(), b["inserted"].as_u64()),
-                (Some(1000), Some(1000)),
-                "{variant} from {source}: {b}"
-            );
+            // A filter that skips a key it already reports present (a false positive in a
+            // scalable filter) counts a few less than the lines; an empty one counted none.
+            assert_eq!(b["lines"], 1000, "{variant} from {source}: {b}");
+            let inserted = b["inserted"].as_u64().unwrap();
+            assert!(inserted > 990, "{variant} from {source}: {b}");
+            // Sized for the 1000 lines counted (a variant may round its capacity up).
             assert_eq!(b["capacity_counted"], true, "{variant}: {b}");
+            assert!(b["capacity"].as_u64().unwrap() >= 1000, "{variant}: {b}");
             holds_every_key(&out, 1000);
         }
     }

@@ -194,6 +194,9 @@ pub fn build_foreign(b: &Build, out: Out) -> Result<Built> {
         warnings.push(message);
     }
     let locked = file::exclusive(&b.output, waiting(out, &b.output))?;
+    if let Some(l) = &locked {
+        file::remove_killed_saves(l);
+    }
     bloom
         .save(&b.output)
         .with_context(|| format!("cannot save {}", b.output.display()))?;

@@ -80,6 +80,9 @@ pub fn build(b: &Build, out: Out) -> Result<Built> {
     }
     check_space(&b.output, written.bytes.len() as u64)?;
     let locked = file::exclusive(&b.output, waiting(out, &b.output))?;
+    if let Some(l) = &locked {
+        file::remove_killed_saves(l);
+    }
     filterlab::write_atomically(&b.output, &written.bytes)
         .with_context(|| format!("cannot save {}", b.output.display()))?;
     drop(locked);
