@@ -121,7 +121,8 @@ pub struct PgOptions {
     /// they commit. Each catch-up reads the table once on the server (see the module docs),
     /// about 0.2 s at 1M rows, so the period stretches to 50 times the last catch-up's
     /// duration when that is longer (catch-ups then take at most 2% of the time: 10 s up to
-    /// about 1M rows, longer beyond).
+    /// about 1M rows, longer beyond). The start's whole-table read counts as a catch-up: the
+    /// first period after it is 50 times that read.
     pub catch_up_every: Option<Duration>,
 }
 

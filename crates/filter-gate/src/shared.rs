@@ -381,10 +381,9 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         // A row learnt without its form before now is read by this catch-up; one learnt while
         // it runs sets the flag again and waits for the next.
         let was_behind = self.behind.swap(false, Ordering::AcqRel);
-        let incremental = c.mark != Mark::Start;
         let caught = self.catch_up_scan(c);
         match &caught {
-            Ok(_) => c.periodic.done(started, incremental),
+            Ok(_) => c.periodic.done(started),
             Err(_) if was_behind => self.behind.store(true, Ordering::Release),
             Err(_) => {}
         }

@@ -46,7 +46,6 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// A failing database (the mark then stays where it was).
     pub fn catch_up(&mut self) -> Result<u64, GateError> {
         let started = Instant::now();
-        let incremental = self.mark != crate::Mark::Start;
         let (filter, trust, unsettled, recent, aliases) = (
             &mut self.filter,
             &mut self.trust,
@@ -69,7 +68,7 @@ impl<F: Filter, S: Store> Gate<F, S> {
         self.mark = mark;
         let settle = self.store.settle_time();
         self.unsettled.caught_up(before, settle);
-        self.trust.caught_up(started, incremental);
+        self.trust.caught_up(started);
         Ok(rows)
     }
 
