@@ -128,6 +128,7 @@ fn read(file: &File, path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
     let bytes = match AnyFilter::read_file(file) {
         Ok(b) => b,
         Err(e) => match e.get_ref().and_then(|i| i.downcast_ref::<FormatError>()) {
+            Some(_) if is_python_bloom(file) => bail!(python_bloom(path)),
             Some(format) => bail!(
                 "{} is not a usable filterlab filter: {format}",
                 path.display()
@@ -137,8 +138,29 @@ fn read(file: &File, path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
     };
     match AnyFilter::from_bytes(&bytes) {
         Ok(f) => Ok((f, bytes)),
+        Err(_) if bytes.starts_with(filterlab::PYTHON_BLOOM_MAGIC) => bail!(python_bloom(path)),
         Err(e) => bail!("{} is not a usable filterlab filter: {e}", path.display()),
     }
+}
+
+/// The refusal of a file saved by the Python package's `filterlab.Bloom`.
+fn python_bloom(path: &Path) -> String {
+    format!(
+        "{} is a filterlab.Bloom file (the Python package's rbloom-compatible class): its keys \
+         are the integers its hash_func returned, which this command cannot compute; load it in \
+         Python with filterlab.Bloom.load(path, hash_func)",
+        path.display()
+    )
+}
+
+/// Whether `file` opens with [`filterlab::PYTHON_BLOOM_MAGIC`] (read from its start, whatever
+/// was read of it before).
+fn is_python_bloom(mut file: &File) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut head = [0u8; 16];
+    file.seek(SeekFrom::Start(0)).is_ok()
+        && file.read_exact(&mut head).is_ok()
+        && &head == filterlab::PYTHON_BLOOM_MAGIC
 }
 
 /// Opens the filter file at `path` for reading ([`filterlab::open_regular`]: only a regular

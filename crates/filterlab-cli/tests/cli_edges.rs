@@ -145,3 +145,27 @@ fn explain_places_a_key_at_n_2_pow_32_without_building_the_filter() {
     // The Bloom variants: m bits or counters and k probes, or blocks of lanes.
     assert!(placed.len() >= 3, "{placed:?}");
 }
+
+/// Issue 51: a file saved by the Python package's `filterlab.Bloom` (16 bytes of marker, then a
+/// classic filter's file keyed by its `hash_func`'s integers) was "not a filterlab filter (bad
+/// magic bytes)". Every command that reads a filter names the class that loads it.
+#[test]
+fn a_python_bloom_file_is_named_with_the_class_that_loads_it() {
+    let (dir, keys) = keys_file(b"alice@example.com\n");
+    let classic = dir.path().join("f.bin");
+    json(&build_args("classic", "1000", s(&keys), s(&classic)));
+    let mut saved = filterlab::PYTHON_BLOOM_MAGIC.to_vec();
+    saved.extend(std::fs::read(&classic).unwrap());
+    let path = write(dir.path(), "rbloom.bin", &saved);
+    let p = s(&path);
+    for args in [
+        vec!["info", p],
+        vec!["query", p, "alice@example.com"],
+        vec!["add", p, "bob@example.com"],
+        vec!["explain", p],
+        vec!["convert", p, "out.bin", "--to", "filterlab"],
+    ] {
+        assert_clean_error(&args, None, "filterlab.Bloom.load");
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), saved);
+}

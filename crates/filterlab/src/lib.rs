@@ -114,6 +114,12 @@ pub type TimedWindow = any::Timed;
 pub mod any;
 pub mod keylines;
 
+/// The first 16 bytes of a file saved by the Python package's `filterlab.Bloom` (rbloom's API):
+/// a classic filter's file follows, keyed by the integers its `hash_func` returned rather than
+/// by bytes, so only `filterlab.Bloom.load(path, hash_func)` can answer for its keys. Readers of
+/// filterlab files check for it to name the class instead of "bad magic bytes".
+pub const PYTHON_BLOOM_MAGIC: &[u8; 16] = b"filterlab.Bloom\x01";
+
 pub use any::{AnyFilter, Capabilities, Params, Variant};
 
 /// The classic Bloom filter crate.
