@@ -145,7 +145,11 @@ fn a_non_deterministic_collation_never_gets_an_available_it_refuses() {
             assert!(refused.contains(&t), "{tag}: the index refuses {t:?}");
         }
         assert!(refused.len() >= 30, "{tag}: {}", refused.len());
-        eprintln!("{tag}: the index refuses {} of {}", refused.len(), TYPED.len());
+        eprintln!(
+            "{tag}: the index refuses {} of {}",
+            refused.len(),
+            TYPED.len()
+        );
 
         match PgStore::connect(&conn, &table) {
             Err(e) => assert_refusal(&e, tag),
