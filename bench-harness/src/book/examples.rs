@@ -6,6 +6,7 @@ use filterlab::math;
 use std::collections::HashMap;
 
 mod more;
+mod planned;
 
 /// The examples a chapter can ask for: one formula family each (a chapter names it by a
 /// short word, often its structure's: `classic` is the Bloom sizing).
@@ -43,6 +44,8 @@ pub enum Kind {
     Count,
     /// The target rate below which a cuckoo filter is smaller than a classic one.
     Crossover,
+    /// The first target at which a variant's builder allocates fewer bits a key than another's.
+    FirstSmaller,
 }
 
 impl Kind {
@@ -64,6 +67,7 @@ impl Kind {
             "wilson" => Kind::Wilson,
             "count" => Kind::Count,
             "crossover" => Kind::Crossover,
+            "first-smaller" => Kind::FirstSmaller,
             other => return Err(format!("unknown example {other:?}")),
         })
     }
@@ -94,6 +98,13 @@ impl Params {
         } else {
             Err(format!("{key}={v} is not a whole count"))
         }
+    }
+
+    /// A text value (a variant's name, a list of them).
+    pub(crate) fn text(&self, key: &str, default: &str) -> String {
+        self.0
+            .get(key)
+            .map_or_else(|| default.to_string(), Clone::clone)
     }
 
     /// A real number; `1%` reads as 0.01.
@@ -177,6 +188,7 @@ pub fn render(kind: &str, params: &[(String, String)]) -> Result<String, String>
         Kind::Wilson => more::wilson(&p),
         Kind::Count => more::count(&p),
         Kind::Crossover => more::crossover(&p),
+        Kind::FirstSmaller => planned::first_smaller(&p),
     }?;
     Ok(format!(
         "> **Worked example** (computed by `filter_core::math` when this book was built)\n>\n{}\n",
