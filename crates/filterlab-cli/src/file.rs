@@ -90,15 +90,35 @@ impl Reading {
 
 /// Opens the filter at `path` in place ([`AnyFilter::open`]) or, where the file does not allow
 /// it (a version 1 file, a growing variant) or is refused, loads it as [`load`] does: the load
-/// is the authority for every error message.
+/// is the authority for every message about the file's bytes. The mapping covers the file's own
+/// length, whatever its head declares, so a damaged or crafted head reaches the load's checks;
+/// a mapping that fails for itself (no address space under `ulimit -v`, a file system that
+/// cannot map) is said, beside the load's own failure.
 ///
 /// # Errors
-/// As [`load`].
+/// As [`load`]; with the mapping's error when both failed.
 pub fn read_only(path: &Path) -> Result<Reading> {
     match AnyFilter::open(path) {
         Ok(m) => Ok(Reading::InPlace(m)),
-        Err(_) => load(path).map(|(f, bytes)| Reading::Loaded(f, bytes)),
+        // A format refusal (a version 1 file, a variant that does not open in place, damage):
+        // the load says what it is, or loads the file.
+        Err(e) if e.kind() == ErrorKind::InvalidData => {
+            load(path).map(|(f, bytes)| Reading::Loaded(f, bytes))
+        }
+        Err(map) => load(path)
+            .map(|(f, bytes)| Reading::Loaded(f, bytes))
+            .map_err(|e| {
+                let e = crate::output::chain(&e);
+                anyhow!("{e} (opening it in place failed too: {})", map_cause(&map, path))
+            }),
     }
+}
+
+/// A mapping's error without the path the library puts in front of it (the message names it).
+fn map_cause(e: &std::io::Error, path: &Path) -> String {
+    let text = e.to_string();
+    let prefix = format!("{}: ", path.display());
+    text.strip_prefix(&prefix).unwrap_or(&text).to_string()
 }
 
 /// Reads and loads a saved filter; with its bytes.
@@ -133,6 +153,16 @@ fn read(file: &File, path: &Path) -> Result<(AnyFilter, Vec<u8>)> {
                 "{} is not a usable filterlab filter: {format}",
                 path.display()
             ),
+            // The library counts the bytes it had reserved when memory ran out; the file's
+            // size is the number that matters.
+            None if e.kind() == ErrorKind::OutOfMemory => {
+                let len = file.metadata().map_or(0, |m| m.len());
+                bail!(
+                    "cannot read {}: its {len} bytes do not fit in this process's memory; raise \
+                     the memory limit (`ulimit -v`) or free memory",
+                    path.display()
+                )
+            }
             None => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         },
     };

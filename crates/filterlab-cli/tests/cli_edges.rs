@@ -169,3 +169,39 @@ fn a_python_bloom_file_is_named_with_the_class_that_loads_it() {
     }
     assert_eq!(std::fs::read(&path).unwrap(), saved);
 }
+
+/// Issue 51: a file that could not be mapped (no address space under `ulimit -v`) was read
+/// whole instead, and that failure reported a byte count that was neither the file's size nor
+/// anything the user could act on ("33620052 bytes do not fit in memory" for a 47,968,880-byte
+/// file). The message gives the file's size and why the mapping failed.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_that_cannot_be_mapped_is_reported_with_its_size_and_the_mapping_s_error() {
+    let (dir, keys) = keys_file(b"alice@example.com\n");
+    let path = dir.path().join("big.bin");
+    json(&build_args("classic", "40M", s(&keys), s(&path)));
+    let len = std::fs::metadata(&path).unwrap().len();
+    assert!(len > 40 << 20, "{len}");
+    let bin = env!("CARGO_BIN_EXE_filterlab");
+    for command in ["info", "query --keys /dev/null"] {
+        let o = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 40000 && exec '{bin}' {command} '{}'",
+                s(&path)
+            ))
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{command}: {err}");
+        assert!(
+            err.contains(&format!("its {len} bytes")),
+            "{command}: {err}"
+        );
+        assert!(
+            err.contains("opening it in place failed too"),
+            "{command}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{command}: {err}");
+    }
+}
