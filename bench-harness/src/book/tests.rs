@@ -379,3 +379,23 @@ fn the_first_smaller_example_finds_each_crossover_from_the_builders_sizes() {
     assert!((0.0021..0.0025).contains(&cuckoo), "{cuckoo}: {text}");
     assert!(examples::render("first-smaller", &[("of".into(), "nothing".into())]).is_err());
 }
+
+/// static.md's fuse sizing: the size factor sizes the whole array, `(c + 2) L`, so 10,000 keys
+/// take 12,800 cells (25 segments of 512) and 10.24 bits a key at 8 bits, as the example says.
+#[test]
+fn the_static_example_sizes_the_whole_fuse_array_by_the_factor() {
+    let params = [("n".to_string(), "10K".to_string())];
+    let text = examples::render("static", &params).unwrap();
+    assert!(text.contains("$L = 512$"), "{text}");
+    assert!(text.contains("= 12\\,500$ cells rounded up"), "{text}");
+    assert!(
+        text.contains("$(c + 2) L = 12\\,800$ cells in all ($c = 23$)"),
+        "{text}"
+    );
+    assert!(text.contains("at $10.24$ bits per key"), "{text}");
+    let chapter = std::fs::read_to_string(repo().join("book/src/static.md")).unwrap();
+    assert!(
+        chapter.contains("(c + 2) L = \\left\\lceil"),
+        "static.md states the whole array, (c + 2) L, as the factor's"
+    );
+}

@@ -223,12 +223,22 @@ pub(super) fn fixed(p: &Params) -> Result<String, String> {
     let f8 = math::fuse::fuse_bits_per_key(n, 8).map_err(err)?;
     let f16 = math::fuse::fuse_bits_per_key(n, 16).map_err(err)?;
     let ribbon = math::ribbon::ribbon_bits_per_key(n, target).map_err(err)?;
+    // The fuse array as the library lays it out: the size factor sizes the whole array.
+    let layout = math::fuse::Layout::for_keys(n, 0).map_err(err)?;
+    let factor = math::fuse::fuse_size_factor(n);
     Ok(format!(
         "At $n = {}$:\n\n\
+         - the binary fuse array: $L = {}$ cells a segment, $n \\cdot {} = {}$ cells rounded up \
+         to whole segments, $(c + 2) L = {}$ cells in all ($c = {}$);\n\
          - binary fuse, 8-bit: rate $2^{{-8}} = {}$ at ${}$ bits per key;\n\
          - binary fuse, 16-bit: rate $2^{{-16}} = {}$ at ${}$ bits per key;\n\
          - ribbon at ${}$: ${}$ bits per key, against the lower bound $\\log_2(1/p) = {}$.",
         int(n),
+        int(u64::from(layout.segment_length)),
+        real(factor, 4),
+        int((n as f64 * factor).round() as u64),
+        int(u64::from(layout.array_length)),
+        layout.segment_count,
         percent(math::fuse::fuse_fpr(8)),
         real(f8, 4),
         percent(math::fuse::fuse_fpr(16)),
