@@ -231,7 +231,17 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// # Errors
     /// [`GateError::Invalid`] for an address that is not valid.
     pub fn observe(&mut self, email: &str) -> Result<(), GateError> {
-        let key = self.key_cow(email)?;
+        let key = match self.key_cow(email) {
+            Ok(key) => key,
+            // Fallback: the server could not fold the address, so its key is unknown: every
+            // check asks the database until a catch-up (which reads the index's fold) has read
+            // the committed row.
+            Err(GateError::Store(_)) => {
+                self.trust.fall_behind();
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
         if key == email {
             self.settle(&key);
             return Ok(());
@@ -263,8 +273,13 @@ impl<F: Filter, S: Store> Gate<F, S> {
     /// # Errors
     /// [`GateError::Invalid`] for an address that is not valid.
     pub fn may_have_committed(&mut self, email: &str) -> Result<(), GateError> {
-        let key = self.key_cow(email)?;
-        self.unsettled.add(&key);
+        match self.key_cow(email) {
+            Ok(key) => self.unsettled.add(&key),
+            // Fallback: the key is unknown (the server could not fold it): every check asks
+            // the database until a catch-up that started a settle time after now.
+            Err(GateError::Store(_)) => self.unsettled.add_unknown(),
+            Err(e) => return Err(e),
+        }
         Ok(())
     }
 

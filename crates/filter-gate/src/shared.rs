@@ -247,6 +247,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
                 };
                 self.with_aliases(|a| a.learn(self.normalizer, key, row, &mut |k| self.add(k)));
             }
+            // Fallback: the comparison form is unknown; the key goes in, and every check asks
+            // the database until a catch-up (which reads that form) has read the row.
             Err(_) => {
                 self.add(key);
                 self.behind.store(true, Ordering::Release);
@@ -297,11 +299,21 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// # Errors
     /// [`GateError::Invalid`].
     pub fn observe(&self, email: &str) -> Result<(), GateError> {
-        let key = self.key_cow(email)?;
+        let key = match self.key_cow(email) {
+            Ok(key) => key,
+            // Fallback: as `Gate::observe`'s: the key is unknown, a catch-up reads the row.
+            Err(GateError::Store(_)) => {
+                self.behind.store(true, Ordering::Release);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
         if key == email {
             self.settle(&key);
             return Ok(());
         }
+        // Fallback without a store: whether the row is stored as given is unknown; its key
+        // goes in, and every check asks the database until a catch-up has read the row.
         let Ok(mut store) = self.pooled() else {
             self.settle(&key);
             self.behind.store(true, Ordering::Release);
@@ -310,6 +322,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
         match store.exists(email) {
             Ok(true) => self.learn_stored(&mut *store, &key, email),
             Ok(false) => self.settle(&key),
+            // Fallback: whether the row is stored as given is unknown; its key goes in, and
+            // every check asks the database until a catch-up has read the row.
             Err(_) => {
                 self.settle(&key);
                 self.behind.store(true, Ordering::Release);
@@ -324,8 +338,12 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
     /// # Errors
     /// [`GateError::Invalid`].
     pub fn may_have_committed(&self, email: &str) -> Result<(), GateError> {
-        let key = self.key_cow(email)?;
-        lock(&self.unsettled).add(&key);
+        match self.key_cow(email) {
+            Ok(key) => lock(&self.unsettled).add(&key),
+            // Fallback: as `Gate::may_have_committed`'s.
+            Err(GateError::Store(_)) => lock(&self.unsettled).add_unknown(),
+            Err(e) => return Err(e),
+        }
         Ok(())
     }
 

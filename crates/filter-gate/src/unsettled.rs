@@ -70,6 +70,14 @@ impl Unsettled {
         }
     }
 
+    /// A registration of a key that could not be made (the server could not fold the address):
+    /// as a key beyond the cap, the filter is not trusted until a catch-up that started a
+    /// settle time after now.
+    pub(crate) fn add_unknown(&mut self) {
+        self.dropped += 1;
+        self.overflow = Some(Instant::now());
+    }
+
     /// Forgets `key` (seen committed); whether it was tracked.
     pub(crate) fn remove(&mut self, key: &str) -> bool {
         !self.keys.is_empty() && self.keys.remove(key)

@@ -245,3 +245,57 @@ fn audit_finds_the_second_accounts_that_already_exist() {
     );
     common::drop_pg(&conn, &table);
 }
+
+/// A store whose index folds as a server does, and whose server cannot fold (down).
+struct CannotFold {
+    inner: filter_gate::SqliteStore,
+}
+
+impl Store for CannotFold {
+    common::forward_store!(inner => exists, insert, scan_since);
+    fn folding(&self) -> Folding {
+        let mut ascii = Box::new([None; 128]);
+        for (i, slot) in ascii.iter_mut().enumerate().skip(1) {
+            *slot = Some(char::from(i as u8).to_ascii_lowercase());
+        }
+        Folding::Server { ascii }
+    }
+    fn fold(&mut self, _typed: &str) -> filter_gate::StoreResult<String> {
+        Err(filter_gate::StoreError::new(
+            filter_gate::StoreErrorKind::Unavailable,
+            "fold",
+            "the server is down",
+        ))
+    }
+}
+
+/// An address only the server can fold, with the server down: a check is an error (never a
+/// guess), and a row the caller's own SQL committed (or may have) withdraws the filter until a
+/// catch-up, instead of being lost.
+#[test]
+fn an_address_the_server_cannot_fold_is_never_guessed() {
+    let inner = filter_gate::SqliteStore::open_in_memory("users").unwrap();
+    let mut gate = Gate::rebuild(common::classic(100), CannotFold { inner }).unwrap();
+    assert_eq!(
+        gate.register("ann@x.org").unwrap(),
+        Registration::Registered
+    );
+    assert!(matches!(
+        gate.is_taken("\u{130}lse@x.org"),
+        Err(filter_gate::GateError::Store(_))
+    ));
+    assert!(gate.filter_trusted());
+    gate.observe("\u{130}lse@x.org").unwrap();
+    assert!(
+        !gate.filter_trusted(),
+        "a committed row whose key is unknown"
+    );
+    gate.catch_up().unwrap();
+    assert!(gate.filter_trusted());
+    gate.may_have_committed("\u{d6}@x.org").unwrap();
+    assert!(!gate.filter_trusted(), "a row that may commit, key unknown");
+    // SQLite's statements end with the call (settle time zero): the next check's catch-up
+    // restores the filter.
+    assert_eq!(gate.is_taken("bob@x.org").unwrap(), Availability::Available);
+    assert!(gate.filter_trusted());
+}

@@ -26,6 +26,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
                     .drain_remote(&mut |raw| self.take(raw, None))
                     .is_err()
             {
+                // Fallback: every check asks the database until the feed is restarted and a
+                // catch-up has run (`maintain`).
                 self.feed_lost.store(true, Ordering::Release);
             }
         }
@@ -37,6 +39,8 @@ impl<F: SharedInsert, S: Store + Send + 'static> SharedGate<F, S> {
                     self.learn_payload(&raw);
                 }
                 if fed.is_err() {
+                    // Fallback: as above, every check asks the database until `maintain` has
+                    // restarted the feed and caught up.
                     self.feed_lost.store(true, Ordering::Release);
                 }
             }
