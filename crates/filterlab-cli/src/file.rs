@@ -109,7 +109,10 @@ pub fn read_only(path: &Path) -> Result<Reading> {
             .map(|(f, bytes)| Reading::Loaded(f, bytes))
             .map_err(|e| {
                 let e = crate::output::chain(&e);
-                anyhow!("{e} (opening it in place failed too: {})", map_cause(&map, path))
+                anyhow!(
+                    "{e} (opening it in place failed too: {})",
+                    map_cause(&map, path)
+                )
             }),
     }
 }
