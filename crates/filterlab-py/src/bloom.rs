@@ -13,6 +13,7 @@
 //! `k = (m / n) ln 2` rounded down (at least 1, at most 64), so `size_in_bits` and `repr`
 //! agree with rbloom's for the same arguments.
 
+use crate::busy::Locked;
 use crate::err;
 use filterlab::{ClassicBloom, Filter, Hash128, Persist};
 use pyo3::basic::CompareOp;
@@ -22,6 +23,7 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyVisit};
 use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
 
 /// The start of a saved `Bloom`: the filterlab file of its table follows (checksummed), keyed
 /// by the hash function's integers rather than by bytes, so the CLI must not read it bare.
@@ -75,17 +77,35 @@ fn shape(n: u64, p: f64) -> PyResult<(u64, u32)> {
 }
 
 /// A Bloom filter of Python objects with rbloom's API (`rbloom.Bloom`'s methods, arguments and
-/// errors), on filterlab's classic filter.
-#[pyclass(module = "filterlab._filterlab", name = "Bloom")]
+/// errors), on filterlab's classic filter. The table is behind the single-threaded classes'
+/// lock (`crate::busy::Locked`); an object's key is computed (`hash_func` called) before the
+/// lock is taken, so a `hash_func` may use the filter, and another thread never finds it busy.
+#[pyclass(module = "filterlab._filterlab", name = "Bloom", frozen)]
 pub struct Bloom {
-    inner: ClassicBloom,
-    /// `None`: Python's built-in `hash`.
-    hash_func: Option<PyObject>,
+    inner: Locked<ClassicBloom>,
+    /// `None`: Python's built-in `hash`. Behind a mutex only for the garbage collector's
+    /// `__clear__`; read once per key.
+    hash_func: Mutex<Option<PyObject>>,
 }
 
 impl Bloom {
+    fn new_with(inner: ClassicBloom, hash_func: Option<PyObject>) -> Self {
+        Bloom {
+            inner: Locked::new(inner),
+            hash_func: Mutex::new(hash_func),
+        }
+    }
+
+    fn hash_func_ref(&self, py: Python<'_>) -> Option<PyObject> {
+        let f = self
+            .hash_func
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        f.as_ref().map(|f| f.clone_ref(py))
+    }
+
     fn key(&self, obj: &Bound<'_, PyAny>) -> PyResult<Hash128> {
-        let h: i128 = match &self.hash_func {
+        let h: i128 = match self.hash_func_ref(obj.py()) {
             None => obj.hash()? as i128,
             Some(f) => f.bind(obj.py()).call1((obj,))?.extract().map_err(|_| {
                 PyTypeError::new_err("hash_func must return an integer in [-2^127, 2^127)")
@@ -95,22 +115,20 @@ impl Bloom {
     }
 
     fn with_filter(&self, py: Python<'_>, inner: ClassicBloom) -> Self {
-        Bloom {
-            inner,
-            hash_func: self.hash_func.as_ref().map(|f| f.clone_ref(py)),
-        }
+        Self::new_with(inner, self.hash_func_ref(py))
     }
 
     /// rbloom's compatibility rule: the same size, `k` and hash function (the same object).
-    fn check(&self, other: &Self) -> PyResult<()> {
-        if (self.inner.bits(), self.inner.hashes()) != (other.inner.bits(), other.inner.hashes()) {
+    fn check(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+        let shape = |b: &Self| b.inner.read(py, |f| (f.bits(), f.hashes()));
+        if shape(self) != shape(other) {
             return Err(PyValueError::new_err(
                 "size and max false positive rate must be the same for both filters",
             ));
         }
-        let same = match (&self.hash_func, &other.hash_func) {
+        let same = match (self.hash_func_ref(py), other.hash_func_ref(py)) {
             (None, None) => true,
-            (Some(a), Some(b)) => a.is(b),
+            (Some(a), Some(b)) => a.is(&b),
             _ => false,
         };
         if same {
@@ -125,15 +143,16 @@ impl Bloom {
     /// An empty filter of this one's shape, hasher and `hash_func` (a fresh zeroed table: no
     /// copy of this one's bits).
     fn emptied(&self, py: Python<'_>) -> PyResult<Self> {
-        let inner = ClassicBloom::builder()
-            .capacity(self.inner.capacity())
-            .fpr(self.inner.target_fpr())
-            .bits(self.inner.bits())
-            .hashes(self.inner.hashes())
-            .hasher(self.inner.hasher())
-            .build()
-            .map_err(err)?;
-        Ok(self.with_filter(py, inner))
+        let built = self.inner.read(py, |f| {
+            ClassicBloom::builder()
+                .capacity(f.capacity())
+                .fpr(f.target_fpr())
+                .bits(f.bits())
+                .hashes(f.hashes())
+                .hasher(f.hasher())
+                .build()
+        });
+        Ok(self.with_filter(py, built.map_err(err)?))
     }
 
     /// `other` as a `Bloom` of this shape: itself, or the objects of an iterable added to an
@@ -144,25 +163,24 @@ impl Bloom {
         f: impl FnOnce(&Bloom) -> PyResult<bool>,
     ) -> PyResult<bool> {
         if let Ok(o) = other.downcast::<Bloom>() {
-            let o = crate::busy::read(o)?;
-            self.check(&o)?;
-            return f(&o);
+            self.check(other.py(), o.get())?;
+            return f(o.get());
         }
-        let mut empty = self.emptied(other.py())?;
+        let empty = self.emptied(other.py())?;
         for obj in other.try_iter()? {
             empty.add(&obj?)?;
         }
         f(&empty)
     }
 
-    fn saved(&self) -> PyResult<Vec<u8>> {
-        if self.hash_func.is_none() {
+    fn saved(&self, py: Python<'_>) -> PyResult<Vec<u8>> {
+        if self.hash_func_ref(py).is_none() {
             return Err(PyValueError::new_err(
                 "Cannot save a bloom filter that uses the built-in hash function",
             ));
         }
         let mut out = MAGIC.to_vec();
-        out.extend_from_slice(&self.inner.to_bytes());
+        out.extend_from_slice(&self.inner.read(py, |f| f.to_bytes()));
         Ok(out)
     }
 
@@ -181,10 +199,30 @@ impl Bloom {
             ));
         };
         let inner = ClassicBloom::from_bytes(table).map_err(err)?;
-        Ok(Bloom {
-            inner,
-            hash_func: Some(hash_func.clone().unbind()),
-        })
+        Ok(Self::new_with(inner, Some(hash_func.clone().unbind())))
+    }
+
+    /// `|=` of another filter's table (checked compatible).
+    fn unite(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+        self.check(py, other)?;
+        self.inner
+            .write_with(&other.inner, py, |f, o| f.union(o))
+            .map_err(err)
+    }
+
+    /// `&=` of another filter's table (checked compatible).
+    fn intersect(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+        self.check(py, other)?;
+        self.inner
+            .write_with(&other.inner, py, |f, o| f.intersect(o))
+            .map_err(err)
+    }
+
+    /// Whether every key of `a` is in `b` (one pass over the tables).
+    fn subset(py: Python<'_>, a: &Self, b: &Self) -> PyResult<bool> {
+        a.inner
+            .read_with(&b.inner, py, |a, b| a.is_subset(b))
+            .map_err(err)
     }
 }
 
@@ -214,89 +252,94 @@ impl Bloom {
             .hashes(k)
             .build()
             .map_err(err)?;
-        Ok(Bloom { inner, hash_func })
+        Ok(Self::new_with(inner, hash_func))
     }
 
     /// Bits of the table.
     #[getter]
-    fn size_in_bits(&self) -> u64 {
-        self.inner.bits()
+    fn size_in_bits(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |f| f.bits())
     }
 
     /// The function that turns an object into its integer key (`hash` by default).
     #[getter]
     fn hash_func<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match &self.hash_func {
-            Some(f) => Ok(f.bind(py).clone()),
+        match self.hash_func_ref(py) {
+            Some(f) => Ok(f.into_bound(py)),
             None => builtin_hash(py).cloned(),
         }
     }
 
     /// Distinct objects added, estimated from the bits set (Swamidass & Baldi 2007).
     #[getter]
-    fn approx_items(&self) -> f64 {
-        self.inner.estimate_distinct()
+    fn approx_items(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.estimate_distinct())
     }
 
     /// The false-positive rate of the table as it stands, `(X/m)^k` for `X` bits set.
-    fn expected_fpr(&self) -> f64 {
-        self.inner.realised_fpr()
+    fn expected_fpr(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.realised_fpr())
     }
 
     #[pyo3(signature = (obj, /))]
-    fn add(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn add(&self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+        // The key first (Python code may run in `hash_func`), then the table, locked.
         let h = self.key(obj)?;
-        self.inner.insert_hash(h).map_err(err)
+        self.inner
+            .write(obj.py(), |f| f.insert_hash(h))
+            .map_err(err)
     }
 
     fn __contains__(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.contains_hash(self.key(obj)?))
+        let h = self.key(obj)?;
+        Ok(self.inner.read(obj.py(), |f| f.contains_hash(h)))
     }
 
-    fn __bool__(&self) -> bool {
-        self.inner.fill_ratio() > 0.0
+    fn __bool__(&self, py: Python<'_>) -> bool {
+        self.inner.read(py, |f| f.fill_ratio() > 0.0)
     }
 
     fn __repr__(&self) -> String {
+        let Some(f) = self.inner.peek() else {
+            return "<Bloom in use by another thread>".into();
+        };
         format!(
             "<Bloom size_in_bits={} approx_items={:.1}>",
-            self.size_in_bits(),
-            self.approx_items()
+            f.bits(),
+            f.estimate_distinct()
         )
     }
 
-    fn clear(&mut self) {
-        self.inner.clear();
+    fn clear(&self, py: Python<'_>) {
+        self.inner.write(py, |f| f.clear());
     }
 
     fn copy(&self, py: Python<'_>) -> Self {
-        self.with_filter(py, self.inner.clone())
+        self.with_filter(py, self.inner.read(py, ClassicBloom::clone))
     }
 
     fn __copy__(&self, py: Python<'_>) -> Self {
         self.copy(py)
     }
 
-    fn __or__(&self, py: Python<'_>, other: PyRef<'_, Self>) -> PyResult<Self> {
-        let mut out = self.copy(py);
-        out.__ior__(other)?;
+    fn __or__(&self, py: Python<'_>, other: &Self) -> PyResult<Self> {
+        let out = self.copy(py);
+        out.unite(py, other)?;
         Ok(out)
     }
 
-    fn __and__(&self, py: Python<'_>, other: PyRef<'_, Self>) -> PyResult<Self> {
-        let mut out = self.copy(py);
-        out.__iand__(other)?;
+    fn __and__(&self, py: Python<'_>, other: &Self) -> PyResult<Self> {
+        let out = self.copy(py);
+        out.intersect(py, other)?;
         Ok(out)
     }
 
-    fn __ior__(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
-        self.check(&other)?;
-        self.inner.union(&other.inner).map_err(err)
+    fn __ior__(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+        self.unite(py, other)
     }
 
-    fn __iand__(&mut self, other: PyRef<'_, Self>) -> PyResult<()> {
-        self.check(&other)?;
-        self.inner.intersect(&other.inner).map_err(err)
+    fn __iand__(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+        self.intersect(py, other)
     }
 
     /// Adds every object of each iterable, and every key of each `Bloom`.
@@ -317,7 +360,7 @@ impl Bloom {
         slf: &Bound<'py, Self>,
         others: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, Self>> {
-        let out = Bound::new(slf.py(), crate::busy::read(slf)?.copy(slf.py()))?;
+        let out = Bound::new(slf.py(), slf.get().copy(slf.py()))?;
         update(&out, others)?;
         Ok(out)
     }
@@ -328,27 +371,26 @@ impl Bloom {
         slf: &Bound<'py, Self>,
         others: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, Self>> {
-        let out = Bound::new(slf.py(), crate::busy::read(slf)?.copy(slf.py()))?;
+        let out = Bound::new(slf.py(), slf.get().copy(slf.py()))?;
         intersection_update(&out, others)?;
         Ok(out)
     }
 
     #[pyo3(signature = (other, /))]
     fn issubset(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.as_bloom(other, |o| self.inner.is_subset(&o.inner).map_err(err))
+        self.as_bloom(other, |o| Self::subset(other.py(), self, o))
     }
 
     #[pyo3(signature = (other, /))]
     fn issuperset(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.as_bloom(other, |o| o.inner.is_subset(&self.inner).map_err(err))
+        self.as_bloom(other, |o| Self::subset(other.py(), o, self))
     }
 
-    fn __richcmp__(&self, other: PyRef<'_, Self>, op: CompareOp) -> PyResult<bool> {
-        self.check(&other)?;
-        let (a, b) = (&self.inner, &other.inner);
+    fn __richcmp__(&self, py: Python<'_>, other: &Self, op: CompareOp) -> PyResult<bool> {
+        self.check(py, other)?;
         // One pass over the table for <= and >=, two for the others.
-        let le = || a.is_subset(b).map_err(err);
-        let ge = || b.is_subset(a).map_err(err);
+        let le = || Self::subset(py, self, other);
+        let ge = || Self::subset(py, other, self);
         Ok(match op {
             CompareOp::Le => le()?,
             CompareOp::Ge => ge()?,
@@ -364,19 +406,17 @@ impl Bloom {
 
     /// The filter's bytes: a 16-byte marker, then its table as a checksummed filterlab file.
     fn save_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, &self.saved()?))
+        Ok(PyBytes::new(py, &self.saved(py)?))
     }
 
-    /// Writes [`Self::save_bytes`] to `filepath` (a new file renamed into place).
-    /// Holds the writers' lock of the file at `filepath` (the `filterlab` command's) for the
-    /// write.
+    /// Writes [`Self::save_bytes`] to `filepath` (a new file renamed into place), holding the
+    /// writers' lock of the file at `filepath` (the `filterlab` command's) for the write.
     fn save(&self, py: Python<'_>, filepath: PathBuf) -> PyResult<()> {
-        let bytes = self.saved()?;
+        let bytes = self.saved(py)?;
         crate::editing::saving(py, &filepath, || {
             filterlab::write_atomically(&filepath, &bytes).map_err(PyErr::from)
         })
     }
-
     /// A filter saved by `save_bytes`, keyed by `hash_func` (the one it was saved with).
     #[classmethod]
     fn load_bytes(
@@ -403,31 +443,38 @@ impl Bloom {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        if let Some(f) = &self.hash_func {
-            visit.call(f)?;
+        // Never blocks the collector: a mutex held elsewhere (a `key` lookup) skips the visit.
+        if let Ok(f) = self.hash_func.try_lock() {
+            if let Some(f) = f.as_ref() {
+                visit.call(f)?;
+            }
         }
         Ok(())
     }
 
-    fn __clear__(&mut self) {
-        self.hash_func = None;
+    fn __clear__(&self) {
+        let mut f = self
+            .hash_func
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *f = None;
     }
 }
 
 /// `slf |= other` for each other: a `Bloom`'s bits, or an iterable's objects added one by one
-/// (the filter is borrowed only while each is added, so an iterable may query it). `slf`
-/// itself among the others adds nothing, as in rbloom.
+/// (the table locked only while each is added, so an iterable may query it). `slf` itself
+/// among the others adds nothing, as in rbloom.
 fn update(slf: &Bound<'_, Bloom>, others: &Bound<'_, PyTuple>) -> PyResult<()> {
+    let (py, me) = (slf.py(), slf.get());
     for other in others.iter() {
         if other.is(slf) {
             continue;
         }
         if let Ok(o) = other.downcast::<Bloom>() {
-            crate::busy::write(slf)?.__ior__(crate::busy::read(o)?)?;
+            me.unite(py, o.get())?;
         } else {
             for obj in other.try_iter()? {
-                let obj = obj?;
-                crate::busy::write(slf)?.add(&obj)?;
+                me.add(&obj?)?;
             }
         }
     }
@@ -436,20 +483,20 @@ fn update(slf: &Bound<'_, Bloom>, others: &Bound<'_, PyTuple>) -> PyResult<()> {
 
 /// `slf &= other` for each other: a `Bloom`'s bits, or a filter of an iterable's objects.
 fn intersection_update(slf: &Bound<'_, Bloom>, others: &Bound<'_, PyTuple>) -> PyResult<()> {
+    let (py, me) = (slf.py(), slf.get());
     for other in others.iter() {
         if other.is(slf) {
             continue;
         }
         if let Ok(o) = other.downcast::<Bloom>() {
-            crate::busy::write(slf)?.__iand__(crate::busy::read(o)?)?;
+            me.intersect(py, o.get())?;
             continue;
         }
-        let mut objects = crate::busy::read(slf)?.emptied(slf.py())?;
+        let objects = me.emptied(py)?;
         for obj in other.try_iter()? {
             objects.add(&obj?)?;
         }
-        let objects = Bound::new(slf.py(), objects)?;
-        crate::busy::write(slf)?.__iand__(crate::busy::read(&objects)?)?;
+        me.intersect(py, &objects)?;
     }
     Ok(())
 }

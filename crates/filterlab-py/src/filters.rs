@@ -29,40 +29,45 @@ use std::path::PathBuf;
 /// All share one body (`@class`): queries, batches, sizes, files, pickle; the two that are
 /// sized for a capacity and take keys later share `@sized` (construction, `capacity`).
 macro_rules! filter_class {
-    (@class [$($doc:tt)*] [$($attrs:tt)*] $name:ident, $rust:ty, { $($methods:tt)* }) => {
+    (@class [$($doc:tt)*] [$($attrs:tt)*] $cell:ident $name:ident, $rust:ty, { $($methods:tt)* }) => {
         $($doc)*
-        #[pyclass($($attrs)* module = "filterlab._filterlab")]
+        #[pyclass($($attrs)* frozen, module = "filterlab._filterlab")]
         pub struct $name {
-            pub(crate) inner: $rust,
+            pub(crate) inner: crate::busy::$cell<$rust>,
         }
 
         impl $name {
+            /// The class around `inner`.
+            pub(crate) fn wrap(inner: $rust) -> Self {
+                Self { inner: crate::busy::$cell::new(inner) }
+            }
+
             /// Loads the variant's file bytes.
             pub(crate) fn decode(bytes: &[u8]) -> Result<Self, FormatError> {
-                <$rust>::from_bytes(bytes).map(|inner| Self { inner })
+                <$rust>::from_bytes(bytes).map(Self::wrap)
             }
 
             /// Loads the variant's file as [`read_file`] read it.
             pub(crate) fn decode_file(file: &FileBytes) -> Result<Self, FormatError> {
-                <$rust>::from_file_bytes(file).map(|inner| Self { inner })
+                <$rust>::from_file_bytes(file).map(Self::wrap)
             }
         }
 
         #[pymethods]
         impl $name {
             /// Whether the key may be in the set (`False`: it certainly is not).
-            fn __contains__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+            fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
                 let key = keys::key(key)?;
-                Ok(crate::busy::read(slf)?.inner.contains(key.as_bytes()?))
+                let key = key.as_bytes()?;
+                Ok(self.inner.read(py, |f| f.contains(key)))
             }
 
-            /// `[key in self for key in keys]`, computed with the GIL released.
-            fn contains_many(slf: &Bound<'_, Self>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+            /// `[key in self for key in keys]`, computed with the GIL released (the filter
+            /// held for one chunk at a time).
+            fn contains_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
                 let (mut out, mut part) = (Vec::new(), Vec::new());
                 keys::in_chunks(keys, |py, chunk| {
-                    let this = crate::busy::read(slf)?;
-                    let inner = &this.inner;
-                    py.allow_threads(|| inner.contains_batch(chunk, &mut part));
+                    self.inner.read_released(py, |f| f.contains_batch(chunk, &mut part));
                     out.extend_from_slice(&part);
                     Ok(())
                 })?;
@@ -71,26 +76,26 @@ macro_rules! filter_class {
 
             /// Items added (a static filter: distinct keys of its set), saturated at
             /// `sys.maxsize`, the most `len()` can return (a file can declare up to 2^64 - 1).
-            fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+            fn __len__(&self, py: Python<'_>) -> usize {
                 let most = isize::MAX as u64;
-                Ok(crate::busy::read(slf)?.inner.len().min(most) as usize)
+                self.inner.read(py, |f| f.len().min(most) as usize)
             }
 
             /// Bytes of the filter's tables.
             #[getter]
-            fn size_in_bytes(slf: &Bound<'_, Self>) -> PyResult<usize> {
-                Ok(crate::busy::read(slf)?.inner.size_in_bytes())
+            fn size_in_bytes(&self, py: Python<'_>) -> usize {
+                self.inner.read(py, |f| f.size_in_bytes())
             }
 
             /// The false-positive rate the formulas give (at the current load).
-            fn expected_fpr(slf: &Bound<'_, Self>) -> PyResult<f64> {
-                Ok(crate::busy::read(slf)?.inner.expected_fpr())
+            fn expected_fpr(&self, py: Python<'_>) -> f64 {
+                self.inner.read(py, |f| f.expected_fpr())
             }
 
             /// The checksummed file bytes (the format the Rust crates and the CLI read; a
             /// shared filter writes its single-threaded variant's file).
-            fn to_bytes<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyBytes>> {
-                Ok(PyBytes::new(slf.py(), &crate::busy::read(slf)?.inner.to_bytes()))
+            fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                PyBytes::new(py, &self.inner.read(py, |f| f.to_bytes()))
             }
 
             /// Loads the bytes of `to_bytes` (a shared filter also loads its single-threaded
@@ -102,9 +107,9 @@ macro_rules! filter_class {
 
             /// Writes the filter's file (a new file renamed over `path`), holding the writers'
             /// lock of the file at `path`, the `filterlab` command's.
-            fn save(slf: &Bound<'_, Self>, path: PathBuf) -> PyResult<()> {
-                crate::editing::saving(slf.py(), &path, || {
-                    Ok(crate::busy::read(slf)?.inner.save(&path)?)
+            fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+                crate::editing::saving(py, &path, || {
+                    Ok(self.inner.read(py, |f| f.save(&path))?)
                 })
             }
 
@@ -117,7 +122,7 @@ macro_rules! filter_class {
             fn __reduce__<'py>(
                 slf: &Bound<'py, Self>,
             ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-                let bytes = PyBytes::new(slf.py(), &crate::busy::read(slf)?.inner.to_bytes());
+                let bytes = slf.get().to_bytes(slf.py());
                 Ok((slf.get_type().getattr("from_bytes")?, (bytes,)))
             }
 
@@ -125,43 +130,42 @@ macro_rules! filter_class {
         }
     };
 
-    (@sized [$($doc:tt)*] [$($frozen:tt)*] $name:ident, $rust:ty, $single:ty, $build:ident,
+    (@sized [$($doc:tt)*] $cell:ident $name:ident, $rust:ty, $single:ty, $build:ident,
         { $($methods:tt)* }) => {
-        filter_class!(@class [$($doc)*] [$($frozen)*] $name, $rust, {
+        filter_class!(@class [$($doc)*] [] $cell $name, $rust, {
             /// An empty filter sized for `capacity` items at false-positive rate `fpr`.
             #[new]
             #[pyo3(signature = (capacity, fpr = 0.01))]
             fn new(capacity: u64, fpr: f64) -> PyResult<Self> {
                 let inner = <$single>::builder().capacity(capacity).fpr(fpr).$build().map_err(err)?;
-                Ok(Self { inner })
+                Ok(Self::wrap(inner))
             }
 
             /// `contains_many` for the keys `data[offsets[i]:offsets[i + 1]]`.
-            fn contains_buffer(slf: &Bound<'_, Self>, data: &[u8], offsets: Vec<u64>) -> PyResult<Vec<bool>> {
-                let (py, slices) = (slf.py(), keys::cut(data, &offsets)?);
-                let this = crate::busy::read(slf)?;
-                let inner = &this.inner;
+            fn contains_buffer(&self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<Vec<bool>> {
+                let slices = keys::cut(data, &offsets)?;
                 let mut out = Vec::new();
-                py.allow_threads(|| inner.contains_batch(&slices, &mut out));
+                self.inner.read_released(py, |f| f.contains_batch(&slices, &mut out));
                 Ok(out)
             }
 
             /// Items the filter was sized for.
             #[getter]
-            fn capacity(slf: &Bound<'_, Self>) -> PyResult<u64> {
-                Ok(crate::busy::read(slf)?.inner.capacity())
+            fn capacity(&self, py: Python<'_>) -> u64 {
+                self.inner.read(py, |f| f.capacity())
             }
 
-            fn __repr__(slf: &Bound<'_, Self>) -> String {
-                let Ok(this) = slf.try_borrow() else {
+            fn __repr__(&self) -> String {
+                // Never waits: a repr in a debugger must not hang on another thread's batch.
+                let Some(f) = self.inner.peek() else {
                     return format!("{}(<in use by another thread>)", stringify!($name));
                 };
                 format!(
                     "{}(capacity={}, len={}, size_in_bytes={})",
                     stringify!($name),
-                    this.inner.capacity(),
-                    this.inner.len(),
-                    this.inner.size_in_bytes()
+                    f.capacity(),
+                    f.len(),
+                    f.size_in_bytes()
                 )
             }
 
@@ -170,38 +174,47 @@ macro_rules! filter_class {
     };
 
     ($(#[$doc:meta])* static $name:ident, $py:literal, $rust:ty) => {
-        filter_class!(@class [$(#[$doc])*] [name = $py,] $name, $rust, {
+        filter_class!(@class [$(#[$doc])*] [name = $py,] Free $name, $rust, {
             /// Built once from every key of an iterable of `str` or `bytes`, at target rate
             /// `fpr`; it takes no later key.
             #[new]
             #[pyo3(signature = (keys, fpr = 0.01))]
             fn new(keys: &Bound<'_, PyAny>, fpr: f64) -> PyResult<Self> {
-                Ok(Self { inner: crate::statics::built(keys, fpr)? })
+                Ok(Self::wrap(crate::statics::built(keys, fpr)?))
             }
 
             /// The variant's name.
             #[getter]
             fn name(&self) -> &'static str {
-                self.inner.name()
+                self.inner.get().name()
             }
 
             fn __repr__(&self) -> String {
-                format!(
-                    "{}(len={}, size_in_bytes={})",
-                    $py,
-                    self.inner.len(),
-                    self.inner.size_in_bytes()
-                )
+                let f = self.inner.get();
+                format!("{}(len={}, size_in_bytes={})", $py, f.len(), f.size_in_bytes())
             }
         });
     };
 
     ($(#[$doc:meta])* shared $name:ident, $rust:ty, $single:ty) => {
-        filter_class!(@sized [$(#[$doc])*] [frozen,] $name, $rust, $single, build_atomic, {
+        filter_class!(@sized [$(#[$doc])*] Free $name, $rust, $single, build_atomic, {
             /// Adds a key (`str` or `bytes`); safe from any number of threads.
             fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-                self.inner.insert(keys::key(key)?.as_bytes()?);
+                self.inner.get().insert(keys::key(key)?.as_bytes()?);
                 Ok(())
+            }
+
+            /// Adds the key unless the filter already answers "maybe present"; returns whether
+            /// it was added. Two threads adding one key at once may both be told `True` (the
+            /// probe and the insert are two steps); the key is in the filter either way.
+            fn insert_if_absent(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+                let key = keys::key(key)?;
+                let (key, f) = (key.as_bytes()?, self.inner.get());
+                if f.contains(key) {
+                    return Ok(false);
+                }
+                f.insert(key);
+                Ok(true)
             }
 
             /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
@@ -209,7 +222,7 @@ macro_rules! filter_class {
             /// before it stay added.
             fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
                 keys::in_chunks_released(keys, |chunk| {
-                    chunk.iter().for_each(|k| self.inner.insert(k));
+                    chunk.iter().for_each(|k| self.inner.get().insert(k));
                     Ok(())
                 })
             }
@@ -217,7 +230,7 @@ macro_rules! filter_class {
             /// Adds the keys `data[offsets[i]:offsets[i + 1]]`, with the GIL released.
             fn add_buffer(&self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
                 let slices = keys::cut(data, &offsets)?;
-                py.allow_threads(|| slices.iter().for_each(|k| self.inner.insert(k)));
+                py.allow_threads(|| slices.iter().for_each(|k| self.inner.get().insert(k)));
                 Ok(())
             }
         });
@@ -232,30 +245,26 @@ macro_rules! filter_class {
         filter_class!(@caps $doc $name, $rust, [$($acc)*
             /// Adds every key of `other` (same capacity, rate and seed) to this filter; a
             /// counting filter adds its counts. `a.union(a)` unites `a` with a copy of itself.
-            fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-                // The same object cannot be borrowed mutably and shared at once.
-                if slf.as_any().is(other) {
-                    let copy = crate::busy::read(slf)?.inner.clone();
-                    return crate::busy::write(slf)?.inner.union(&copy).map_err(err);
-                }
-                let other = crate::busy::read(other)?;
-                crate::busy::write(slf)?.inner.union(&other.inner).map_err(err)
+            fn union(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+                self.inner.write_with(&other.inner, py, |f, o| f.union(o)).map_err(err)
             }
         ] [$($cap)*] $extra);
     };
     (@caps $doc:tt $name:ident, $rust:ty, [$($acc:tt)*] [deletes $($cap:ident)*] $extra:tt) => {
         filter_class!(@caps $doc $name, $rust, [$($acc)*
             /// Removes a key added before; `FilterlabError` if the filter proves it absent.
-            fn remove(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+            fn remove(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
                 let key = keys::key(key)?;
-                crate::busy::write(slf)?.inner.remove(key.as_bytes()?).map_err(err)
+                let key = key.as_bytes()?;
+                self.inner.write(py, |f| f.remove(key)).map_err(err)
             }
 
             /// An upper bound of how many times the key was added (the copies of its
             /// fingerprint or remainder; a counting filter's smallest counter).
-            fn count(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+            fn count(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
                 let key = keys::key(key)?;
-                Ok(crate::busy::read(slf)?.inner.count(key.as_bytes()?))
+                let key = key.as_bytes()?;
+                Ok(self.inner.read(py, |f| f.count(key)))
             }
         ] [$($cap)*] $extra);
     };
@@ -263,29 +272,31 @@ macro_rules! filter_class {
         filter_class!(@caps $doc $name, $rust, [$($acc)*
             /// Stages allocated so far.
             #[getter]
-            fn stages(slf: &Bound<'_, Self>) -> PyResult<usize> {
-                Ok(crate::busy::read(slf)?.inner.stages())
+            fn stages(&self, py: Python<'_>) -> usize {
+                self.inner.read(py, |f| f.stages())
             }
 
             /// The bound on the false-positive rate over every stage the filter may grow.
-            fn fpr_bound(slf: &Bound<'_, Self>) -> PyResult<f64> {
-                Ok(crate::busy::read(slf)?.inner.fpr_bound())
+            fn fpr_bound(&self, py: Python<'_>) -> f64 {
+                self.inner.read(py, |f| f.fpr_bound())
             }
         ] [$($cap)*] $extra);
     };
     (@caps [$($doc:tt)*] $name:ident, $rust:ty, [$($acc:tt)*] [] { $($extra:tt)* }) => {
-        filter_class!(@sized [$($doc)*] [] $name, $rust, $rust, build, {
+        filter_class!(@sized [$($doc)*] Locked $name, $rust, $rust, build, {
             /// Adds a key (`str` or `bytes`).
-            fn add(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+            fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
                 let key = keys::key(key)?;
-                crate::busy::write(slf)?.inner.insert(key.as_bytes()?).map_err(err)
+                let key = key.as_bytes()?;
+                self.inner.write(py, |f| f.insert(key)).map_err(err)
             }
 
             /// Adds the key unless the filter already answers "maybe present"; returns whether
             /// it was added.
-            fn insert_if_absent(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+            fn insert_if_absent(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
                 let key = keys::key(key)?;
-                crate::busy::write(slf)?.inner.insert_if_absent(key.as_bytes()?).map_err(err)
+                let key = key.as_bytes()?;
+                self.inner.write(py, |f| f.insert_if_absent(key)).map_err(err)
             }
 
             /// Adds every key of an iterable of `str` or `bytes`, with the GIL released (once
@@ -293,27 +304,23 @@ macro_rules! filter_class {
             /// the filter it feeds, and sees the chunks before its own). On an error (a key of
             /// another type, a full cuckoo table) the keys before the chunk that failed stay
             /// added.
-            fn add_many(slf: &Bound<'_, Self>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+            fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
                 keys::in_chunks(keys, |py, chunk| {
-                    let mut this = crate::busy::write(slf)?;
-                    let inner = &mut this.inner;
-                    py.allow_threads(|| inner.insert_batch(chunk)).map_err(err)
+                    self.inner.write_released(py, |f| f.insert_batch(chunk)).map_err(err)
                 })
             }
 
             /// Adds the keys `data[offsets[i]:offsets[i + 1]]` (n + 1 offsets for n keys),
             /// with the GIL released.
-            fn add_buffer(slf: &Bound<'_, Self>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
-                let (py, slices) = (slf.py(), keys::cut(data, &offsets)?);
-                let mut this = crate::busy::write(slf)?;
-                let inner = &mut this.inner;
-                py.allow_threads(|| inner.insert_batch(&slices)).map_err(err)
+            fn add_buffer(&self, py: Python<'_>, data: &[u8], offsets: Vec<u64>) -> PyResult<()> {
+                let slices = keys::cut(data, &offsets)?;
+                self.inner.write_released(py, |f| f.insert_batch(&slices)).map_err(err)
             }
 
             /// The variant's name.
             #[getter]
-            fn name(slf: &Bound<'_, Self>) -> PyResult<&'static str> {
-                Ok(crate::busy::read(slf)?.inner.name())
+            fn name(&self, py: Python<'_>) -> &'static str {
+                self.inner.read(py, |f| f.name())
             }
 
             $($acc)*
@@ -329,27 +336,27 @@ filter_class!(
     ClassicBloom, filterlab::ClassicBloom, [unites] {
     /// Bits in the array (m).
     #[getter]
-    fn bits(slf: &Bound<'_, Self>) -> PyResult<u64> {
-        Ok(crate::busy::read(slf)?.inner.bits())
+    fn bits(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |f| f.bits())
     }
 
     /// Probes per key (k).
     #[getter]
-    fn hashes(slf: &Bound<'_, Self>) -> PyResult<u32> {
-        Ok(crate::busy::read(slf)?.inner.hashes())
+    fn hashes(&self, py: Python<'_>) -> u32 {
+        self.inner.read(py, |f| f.hashes())
     }
 
     /// Distinct keys added, estimated from the bits set (Swamidass & Baldi 2007): a key added
     /// twice counts once, unlike `len()`, which counts every add.
     #[getter]
-    fn approx_items(slf: &Bound<'_, Self>) -> PyResult<f64> {
-        Ok(crate::busy::read(slf)?.inner.estimate_distinct())
+    fn approx_items(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.estimate_distinct())
     }
 
     /// The false-positive rate of the table as it stands, `(X/m)^k` for `X` bits set of `m`:
     /// duplicate adds do not raise it, unlike `expected_fpr()` (the formula at `len()`).
-    fn realised_fpr(slf: &Bound<'_, Self>) -> PyResult<f64> {
-        Ok(crate::busy::read(slf)?.inner.realised_fpr())
+    fn realised_fpr(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.realised_fpr())
     }
 });
 
@@ -386,7 +393,7 @@ filter_class!(
             .tightening(tightening)
             .build()
             .map_err(err)?;
-        Ok(Self { inner })
+        Ok(Self::wrap(inner))
     }
 });
 
@@ -395,20 +402,14 @@ filter_class!(
     /// remainders in runs of home slots; removes keys, counts copies, resizes and merges.
     QuotientFilter, filterlab::QuotientFilter, [deletes] {
     /// Doubles the slots, moving one remainder bit into the quotient (no key is lost).
-    fn resize(slf: &Bound<'_, Self>) -> PyResult<()> {
-        crate::busy::write(slf)?.inner.resize().map_err(err)
+    fn resize(&self, py: Python<'_>) -> PyResult<()> {
+        self.inner.write(py, |f| f.resize()).map_err(err)
     }
 
     /// Adds every key of `other` (same shape and seed), copies included. `q.merge(q)` merges
     /// `q` with a copy of itself (every count doubled).
-    fn merge(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-        // The same object cannot be borrowed mutably and shared at once.
-        if slf.as_any().is(other) {
-            let copy = crate::busy::read(slf)?.inner.clone();
-            return crate::busy::write(slf)?.inner.merge(&copy).map_err(err);
-        }
-        let other = crate::busy::read(other)?;
-        crate::busy::write(slf)?.inner.merge(&other.inner).map_err(err)
+    fn merge(&self, py: Python<'_>, other: &Self) -> PyResult<()> {
+        self.inner.write_with(&other.inner, py, |f, o| f.merge(o)).map_err(err)
     }
 });
 
@@ -427,13 +428,13 @@ filter_class!(
             .max_n(max_n)
             .build()
             .map_err(err)?;
-        Ok(Self { inner })
+        Ok(Self::wrap(inner))
     }
 
     /// How many times the table doubled.
     #[getter]
-    fn expansions(slf: &Bound<'_, Self>) -> PyResult<u32> {
-        Ok(crate::busy::read(slf)?.inner.expansions())
+    fn expansions(&self, py: Python<'_>) -> u32 {
+        self.inner.read(py, |f| f.expansions())
     }
 });
 

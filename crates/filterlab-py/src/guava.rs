@@ -5,6 +5,7 @@
 //! `Funnels.byteArrayFunnel()` (`bytes`) hash them. A file written by `save` or `to_bytes` is
 //! read by Guava's `BloomFilter.readFrom` with either funnel.
 
+use crate::busy::Locked;
 use crate::{err, keys};
 use filterlab::interop::guava::{GuavaBloom, Header, Strategy, HEADER_LEN};
 use filterlab::Filter;
@@ -15,10 +16,12 @@ use std::path::PathBuf;
 /// Guava's `BloomFilter`: `GuavaBloomFilter(expected_insertions, fpp, strategy="mitz64")`
 /// sizes it as `BloomFilter.create(funnel, expected_insertions, fpp)` does. A loaded filter
 /// has no recorded count (a Guava file stores none): `len()` and `estimated_count()` are
-/// estimated from its set bits (Swamidass & Baldi 2007).
-#[pyclass(module = "filterlab._filterlab")]
+/// estimated from its set bits (Swamidass & Baldi 2007). Shared by threads as the
+/// single-threaded classes are (`crate::busy::Locked`): a call that meets another thread's
+/// batch waits for its chunk.
+#[pyclass(module = "filterlab._filterlab", frozen)]
 pub struct GuavaBloomFilter {
-    inner: GuavaBloom,
+    inner: Locked<GuavaBloom>,
 }
 
 /// `"mitz64"` or `"mitz32"` (Guava's MURMUR128_MITZ_64 and MURMUR128_MITZ_32).
@@ -62,10 +65,16 @@ pub(crate) fn read_if_guava(path: &std::path::Path) -> PyResult<Option<Vec<u8>>>
 }
 
 impl GuavaBloomFilter {
+    fn wrap(inner: GuavaBloom) -> Self {
+        Self {
+            inner: Locked::new(inner),
+        }
+    }
+
     /// The filter of a whole Guava file's bytes.
     pub(crate) fn parse(data: &[u8]) -> PyResult<Self> {
         GuavaBloom::from_bytes(data)
-            .map(|inner| GuavaBloomFilter { inner })
+            .map(Self::wrap)
             .map_err(|e| err(format!("not a usable Guava BloomFilter: {e}")))
     }
 }
@@ -77,74 +86,80 @@ impl GuavaBloomFilter {
     fn new(expected_insertions: u64, fpp: f64, strategy: &str) -> PyResult<Self> {
         let s = self::strategy(strategy)?;
         GuavaBloom::new(expected_insertions, fpp, s)
-            .map(|inner| GuavaBloomFilter { inner })
+            .map(Self::wrap)
             .map_err(err)
     }
 
     /// Guava's `put`: adds the key.
-    fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
         let key = keys::key(key)?;
-        self.inner.insert(key.as_bytes()?).map_err(err)
+        let key = key.as_bytes()?;
+        self.inner.write(py, |f| f.insert(key)).map_err(err)
     }
 
     /// Guava's `mightContain`.
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.contains(keys::key(key)?.as_bytes()?))
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let key = keys::key(key)?;
+        let key = key.as_bytes()?;
+        Ok(self.inner.read(py, |f| f.contains(key)))
     }
 
-    /// `[key in self for key in keys]`, computed with the GIL released.
+    /// `[key in self for key in keys]`, computed with the GIL released (the filter held for
+    /// one chunk at a time).
     fn contains_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let mut out = Vec::new();
-        let inner = &self.inner;
         keys::in_chunks(keys, |py, chunk| {
-            py.allow_threads(|| out.extend(chunk.iter().map(|k| inner.contains(k))));
+            self.inner.read_released(py, |f| {
+                out.extend(chunk.iter().map(|k| f.contains(k)));
+            });
             Ok(())
         })?;
         Ok(out)
     }
 
     /// Items added through this object, plus a loaded filter's estimated count.
-    fn __len__(&self) -> usize {
-        self.inner.len().min(isize::MAX as u64) as usize
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.inner
+            .read(py, |f| f.len().min(isize::MAX as u64) as usize)
     }
 
     /// The count the set bits imply (Guava's `approximateElementCount()`, without its
     /// rounding).
-    fn estimated_count(&self) -> f64 {
-        self.inner.estimated_count()
+    fn estimated_count(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.estimated_count())
     }
 
     /// The standard deviation of that estimate over filters holding that many items.
-    fn estimated_count_sd(&self) -> f64 {
-        self.inner.estimated_count_sd()
+    fn estimated_count_sd(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.estimated_count_sd())
     }
 
     /// The false-positive rate at the estimated count (Guava's `expectedFpp()`).
-    fn expected_fpr(&self) -> f64 {
-        self.inner.estimated_fpr()
+    fn expected_fpr(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.estimated_fpr())
     }
 
     /// Bits, `m`.
     #[getter]
-    fn bits(&self) -> u64 {
-        self.inner.bits()
+    fn bits(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |f| f.bits())
     }
 
     /// Hash functions, `k`.
     #[getter]
-    fn hashes(&self) -> u32 {
-        self.inner.hashes()
+    fn hashes(&self, py: Python<'_>) -> u32 {
+        self.inner.read(py, |f| f.hashes())
     }
 
     /// Guava's name of the strategy.
     #[getter]
-    fn strategy(&self) -> &'static str {
-        self.inner.strategy().name()
+    fn strategy(&self, py: Python<'_>) -> &'static str {
+        self.inner.read(py, |f| f.strategy().name())
     }
 
     /// The bytes of Guava's `writeTo`.
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.to_bytes())
+        PyBytes::new(py, &self.inner.read(py, |f| f.to_bytes()))
     }
 
     /// The filter of bytes Guava's `writeTo` wrote; `FilterlabError` for anything else.
@@ -157,7 +172,8 @@ impl GuavaBloomFilter {
     /// of the file at `path` (the `filterlab` command's).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         crate::editing::saving(py, &path, || {
-            py.allow_threads(|| self.inner.save(&path))
+            self.inner
+                .read_released(py, |f| f.save(&path))
                 .map_err(PyErr::from)
         })
     }
@@ -165,16 +181,19 @@ impl GuavaBloomFilter {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(PyObject, (Bound<'py, PyBytes>,))> {
         let py = slf.py();
         let from_bytes = py.get_type::<Self>().getattr("from_bytes")?.unbind();
-        Ok((from_bytes, (slf.borrow().to_bytes(py),)))
+        Ok((from_bytes, (slf.get().to_bytes(py),)))
     }
 
     fn __repr__(&self) -> String {
+        let Some(f) = self.inner.peek() else {
+            return "GuavaBloomFilter(<in use by another thread>)".into();
+        };
         format!(
             "GuavaBloomFilter(strategy={:?}, bits={}, hashes={}, estimated_count={:.0})",
-            self.strategy(),
-            self.bits(),
-            self.hashes(),
-            self.estimated_count()
+            f.strategy().name(),
+            f.bits(),
+            f.hashes(),
+            f.estimated_count()
         )
     }
 }

@@ -5,15 +5,15 @@
 //! - Keys are `str` (hashed as their UTF-8 bytes, so `"a"` and `b"a"` are the same key) or
 //!   `bytes`. The batch methods (`add_many`, `contains_many`, `*_buffer`) hash and probe with the
 //!   GIL released.
-//! - The single-threaded classes (`ClassicBloom`, ...) are Python objects with a Rust borrow
-//!   flag: many threads may query one at once, but a thread that calls one while another
-//!   thread's batch writes it gets `FilterBusyError` (a `RuntimeError` that names the atomic
-//!   classes), never a data race. `AtomicClassicBloom` and `AtomicBlockedBloom` take any number
-//!   of threads at once.
+//! - The single-threaded classes (`ClassicBloom`, ..., `Bloom`, `GuavaBloomFilter`) hold their
+//!   Rust filter behind a read-write lock (`busy::Locked`): many threads may query one at
+//!   once, a write has it alone, and a call that meets another thread's batch waits for that
+//!   chunk (with the GIL released) instead of raising. `AtomicClassicBloom` and
+//!   `AtomicBlockedBloom` take any number of threads at once, with no lock.
 //! - `save`, `load`, `to_bytes`, `from_bytes` and pickle go through the checksummed file format,
 //!   the files the Rust crates and the `filterlab` CLI read and write. `filterlab.editing(path)`
 //!   holds the CLI writers' lock from a load to its save, and every `save` over an existing
-//!   file takes it for its write ([`editing`]).
+//!   file takes it for its write (module `editing`).
 //! - Every error the Rust side reports is raised as `FilterlabError` (a `ValueError`) carrying
 //!   the Rust message; a file that cannot be read or written raises the `OSError` of its cause.
 #![deny(missing_docs)]
@@ -107,7 +107,7 @@ macro_rules! any_to_python {
     ($($name:ident => $ty:ident [$($cap:ident),*]),+ $(,)?) => {
         fn any_to_python(py: Python<'_>, f: AnyFilter) -> Result<PyObject, AnyError> {
             let obj = match f {
-                $(AnyFilter::$name(inner) => filters::$ty { inner }.into_py_any(py),)+
+                $(AnyFilter::$name(inner) => filters::$ty::wrap(inner).into_py_any(py),)+
                 other => {
                     let msg = format!(
                         "{} filters are not supported by this package",

@@ -55,8 +55,8 @@ class FilterlabError(ValueError):
     """A filterlab operation was refused; the message is the Rust library's."""
 
 class FilterBusyError(RuntimeError):
-    """A single-threaded filter was called while another thread was writing it (or reading it,
-    for a write). Share AtomicClassicBloom or AtomicBlockedBloom between threads instead."""
+    """Raised by no call of this version: a call that meets another thread's batch waits for its
+    chunk. Kept so that programs that catch it still import it."""
 
 # The shared parts of the classes, as the Rust side writes them (src/filters.rs, one macro body
 # and its capabilities). They do not exist at runtime (`type_check_only`); `_F` is the class
@@ -86,6 +86,7 @@ class _Sized(_Filter[_F]):
 
     def __new__(cls, capacity: int, fpr: float = 0.01) -> Self: ...
     def add(self, key: _Key) -> None: ...
+    def insert_if_absent(self, key: _Key) -> bool: ...
     def add_many(self, keys: Iterable[_Key]) -> None: ...
     def add_buffer(self, data: bytes, offsets: Sequence[int]) -> None: ...
     def contains_buffer(self, data: bytes, offsets: Sequence[int]) -> List[bool]: ...
@@ -96,7 +97,6 @@ class _Sized(_Filter[_F]):
 class _Single(_Sized[_F]):
     """A single-threaded filter."""
 
-    def insert_if_absent(self, key: _Key) -> bool: ...
     @property
     def name(self) -> str: ...
 
