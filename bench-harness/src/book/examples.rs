@@ -46,6 +46,8 @@ pub enum Kind {
     Crossover,
     /// The first target at which a variant's builder allocates fewer bits a key than another's.
     FirstSmaller,
+    /// The slot of a filter told its final size against a static quotient filter's remainder.
+    EstimateWidth,
 }
 
 impl Kind {
@@ -68,6 +70,7 @@ impl Kind {
             "count" => Kind::Count,
             "crossover" => Kind::Crossover,
             "first-smaller" => Kind::FirstSmaller,
+            "aleph-estimate" => Kind::EstimateWidth,
             other => return Err(format!("unknown example {other:?}")),
         })
     }
@@ -189,6 +192,7 @@ pub fn render(kind: &str, params: &[(String, String)]) -> Result<String, String>
         Kind::Count => more::count(&p),
         Kind::Crossover => more::crossover(&p),
         Kind::FirstSmaller => planned::first_smaller(&p),
+        Kind::EstimateWidth => planned::estimate_width(&p),
     }?;
     Ok(format!(
         "> **Worked example** (computed by `filter_core::math` when this book was built)\n>\n{}\n",

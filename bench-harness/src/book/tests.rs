@@ -399,3 +399,24 @@ fn the_static_example_sizes_the_whole_fuse_array_by_the_factor() {
         "static.md states the whole array, (c + 2) L, as the factor's"
     );
 }
+
+/// An Aleph filter told its final size is a static quotient filter's table plus one bit at
+/// most targets and two at some (F = r + 1): the issue counted 48 of 501 targets, among them
+/// 3.16% and 6%. The example counts them, and growing.md shows it.
+#[test]
+fn the_aleph_estimate_example_counts_the_targets_where_two_bits_are_added() {
+    let at =
+        |p: &str| examples::render("aleph-estimate", &[("p".to_string(), p.to_string())]).unwrap();
+    let one = at("1%");
+    assert!(one.contains(": 1 bit more."), "{one}");
+    assert!(one.contains("Over 501 targets"), "{one}");
+    assert!(one.contains("at 48 of them"), "{one}");
+    assert!(one.contains("3.162\\%"), "{one}");
+    let loose = at("3.162%");
+    assert!(loose.contains(": 2 bits more."), "{loose}");
+    let chapter = std::fs::read_to_string(repo().join("book/src/growing.md")).unwrap();
+    assert!(
+        chapter.contains("{{#example aleph-estimate"),
+        "growing.md shows the count"
+    );
+}
