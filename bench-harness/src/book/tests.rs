@@ -420,3 +420,19 @@ fn the_aleph_estimate_example_counts_the_targets_where_two_bits_are_added() {
         "growing.md shows the count"
     );
 }
+
+/// split-block.md's exercise 1 computes `B = ⌈n / λ⌉` from the first worked example's λ: the
+/// example prints the load the target allows to as many digits as that needs, and the blocks.
+#[test]
+fn the_split_block_example_prints_lambda_to_the_digits_its_exercise_needs() {
+    let params = [("n", "10M"), ("p", "1%")].map(|(k, v)| (k.to_string(), v.to_string()));
+    let text = examples::render("split-block", &params).unwrap();
+    let start = text.find("$\\lambda = ").unwrap() + "$\\lambda = ".len();
+    let lambda: f64 = text[start..start + text[start..].find('$').unwrap()]
+        .parse()
+        .unwrap();
+    let blocks = filterlab::math::split_block_blocks(10_000_000, 0.01).unwrap();
+    assert_eq!((1e7 / lambda).ceil() as u64, blocks, "{text}");
+    let chapter = std::fs::read_to_string(repo().join("book/src/split-block.md")).unwrap();
+    assert!(chapter.contains("{{#example split-block n=10M p=1%}}"));
+}

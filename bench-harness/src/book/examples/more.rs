@@ -121,14 +121,32 @@ pub(super) fn cuckoo(p: &Params) -> Result<String, String> {
     ))
 }
 
+/// `lambda` with as many decimals as a reader needs to get `blocks = ceil(n / lambda)` back from
+/// the printed number (at least 2, at most 15: past that the printed value is `lambda` itself).
+fn digits_for_ceiling(lambda: f64, n: u64, blocks: u64) -> String {
+    (2..=15)
+        .map(|d| format!("{lambda:.d$}"))
+        .find(|shown| {
+            shown
+                .parse::<f64>()
+                .is_ok_and(|l| (n as f64 / l).ceil() as u64 == blocks)
+        })
+        .unwrap_or_else(|| format!("{lambda:.15}"))
+}
+
 pub(super) fn split_block(p: &Params) -> Result<String, String> {
     let (n, target) = (p.count("n", 10_000_000)?, p.real("p", 0.01)?);
     let blocks = math::split_block_blocks(n, target).map_err(err)?;
+    let allowed = math::split_block_keys_per_block(target).map_err(err)?;
     let lambda = n as f64 / blocks as f64;
     Ok(format!(
-        "- $n = {}$ at ${}$: ${}$ blocks of 256 bits, $\\lambda = {}$ keys a block, ${}$ bits per key.\n\
-         - Per lane: $\\sum_c \\mathrm{{Pois}}(c; \\lambda)(1 - (31/32)^c)^8 = {}$.\n\
+        "- The most keys a block may hold at ${}$: $\\lambda = {}$, so \
+         $B = \\lceil n / \\lambda \\rceil$ blocks.\n\
+         - $n = {}$ at ${}$: ${}$ blocks of 256 bits, $n / B = {}$ keys a block, ${}$ bits per key.\n\
+         - Per lane: $\\sum_c \\mathrm{{Pois}}(c; n/B)(1 - (31/32)^c)^8 = {}$.\n\
          - As one 256-bit block with $k = 8$ (the wrong model): ${}$.",
+        percent(target),
+        digits_for_ceiling(allowed, n, blocks),
         int(n),
         percent(target),
         int(blocks),
