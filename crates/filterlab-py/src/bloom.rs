@@ -27,7 +27,7 @@ use std::sync::{Mutex, PoisonError};
 
 /// The start of a saved `Bloom`: the filterlab file of its table follows (checksummed), keyed
 /// by the hash function's integers rather than by bytes, so the CLI must not read it bare.
-const MAGIC: &[u8; 16] = b"filterlab.Bloom\x01";
+pub(crate) const MAGIC: &[u8; 16] = b"filterlab.Bloom\x01";
 
 /// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit over the output.
 fn fmix64(mut x: u64) -> u64 {

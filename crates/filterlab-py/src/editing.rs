@@ -189,6 +189,12 @@ impl Editing {
 
 /// The filter in the locked file, as `filterlab.load` gives it.
 fn load_locked(py: Python<'_>, lock: &WriteLock) -> PyResult<PyObject> {
+    // The path names the locked file (checked when it was locked).
+    if crate::refusal::is_bloom_file(lock.path()) {
+        return Err(crate::refusal::bloom(crate::refusal::Source::File(
+            lock.path(),
+        )));
+    }
     let bytes = AnyFilter::read_or_map(lock.file()).map_err(|e| {
         match e
             .get_ref()

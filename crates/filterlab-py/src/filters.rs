@@ -102,7 +102,14 @@ macro_rules! filter_class {
             /// variant's); `FilterlabError` if they are not this variant's.
             #[staticmethod]
             fn from_bytes(data: &[u8]) -> PyResult<Self> {
-                Self::decode(data).map_err(err)
+                let source = crate::refusal::Source::Bytes;
+                if crate::refusal::is_bloom(data) {
+                    return Err(crate::refusal::bloom(source));
+                }
+                Self::decode(data).map_err(|e| {
+                    let wanted = <Self as pyo3::PyTypeInfo>::NAME;
+                    crate::refusal::wrong_class(&e, wanted, source).unwrap_or_else(|| err(e))
+                })
             }
 
             /// Writes the filter's file (a new file renamed over `path`), holding the writers'
@@ -116,7 +123,15 @@ macro_rules! filter_class {
             /// Reads a file written by `save`, the Rust crates or the CLI.
             #[staticmethod]
             fn load(path: PathBuf) -> PyResult<Self> {
-                Self::decode_file(&read_file(&path)?).map_err(|e| load_err(&path, &e))
+                let source = crate::refusal::Source::File(&path);
+                if crate::refusal::is_bloom_file(&path) {
+                    return Err(crate::refusal::bloom(source));
+                }
+                Self::decode_file(&read_file(&path)?).map_err(|e| {
+                    let wanted = <Self as pyo3::PyTypeInfo>::NAME;
+                    crate::refusal::wrong_class(&e, wanted, source)
+                        .unwrap_or_else(|| load_err(&path, &e))
+                })
             }
 
             fn __reduce__<'py>(

@@ -28,6 +28,7 @@ mod keys;
 mod mapped;
 mod parquet;
 mod pybloom;
+mod refusal;
 mod statics;
 
 use filterlab::format::mapped::FileBytes;
@@ -125,6 +126,23 @@ macro_rules! any_to_python_rows {
 }
 filterlab::for_each_variant!(any_to_python_rows);
 
+/// The name of the Python class of a variant (`None`: a variant with no class here).
+macro_rules! python_class {
+    ($($name:ident => $ty:ident [$($cap:ident),*]),+ $(,)?) => {
+        pub(crate) fn python_class(v: Variant) -> Option<&'static str> {
+            match v {
+                $(Variant::$name => Some(<filters::$ty as pyo3::PyTypeInfo>::NAME),)+
+                #[allow(unreachable_patterns)]
+                _ => None,
+            }
+        }
+    };
+}
+macro_rules! python_class_rows {
+    ($($rows:tt)*) => { python_rows!(@go python_class [] $($rows)*); };
+}
+filterlab::for_each_variant!(python_class_rows);
+
 /// Adds the class of every variant of the registry that has one ([`python_rows`]) to the module.
 macro_rules! add_variant_classes {
     ($($name:ident => $ty:ident [$($cap:ident),*]),+ $(,)?) => {
@@ -157,6 +175,9 @@ fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<PyObject> {
     if guava::is_guava(data) {
         return guava::GuavaBloomFilter::parse(data)?.into_py_any(py);
     }
+    if refusal::is_bloom(data) {
+        return Err(refusal::bloom(refusal::Source::Bytes));
+    }
     let loaded = AnyFilter::from_bytes(data).map_err(AnyError::Format);
     loaded
         .and_then(|f| any_to_python(py, f))
@@ -182,6 +203,9 @@ fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyObject> {
                 ))
             })?
             .into_py_any(py);
+    }
+    if refusal::is_bloom_file(&path) {
+        return Err(refusal::bloom(refusal::Source::File(&path)));
     }
     let file = read_file(&path)?;
     let loaded = AnyFilter::from_file_bytes(&file).map_err(AnyError::Format);

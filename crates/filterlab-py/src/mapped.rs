@@ -33,6 +33,21 @@ fn open_err(path: &Path, e: std::io::Error) -> PyErr {
         )),
         Some(format) => load_err(path, format),
         None if e.kind() == std::io::ErrorKind::InvalidInput => err(e),
+        // ENOMEM from mmap: the head was checked first, so the file is what it says it is.
+        None if e.kind() == std::io::ErrorKind::OutOfMemory => {
+            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            // OSError(ENOMEM, message), as before, with the reason.
+            pyo3::exceptions::PyOSError::new_err((
+                12,
+                format!(
+                    "cannot map {} ({size} bytes) into this process's memory: {e}. Its head is a \
+                 valid filter's; the system refused the mapping itself: the process's \
+                 address-space limit (`ulimit -v`) or the kernel's mapping limits are below the \
+                 file's size",
+                    path.display()
+                ),
+            ))
+        }
         None => e.into(),
     }
 }
@@ -45,6 +60,17 @@ fn open_err(path: &Path, e: std::io::Error) -> PyErr {
 #[pyfunction]
 #[pyo3(name = "open", signature = (path, verify = false))]
 pub(crate) fn open_mapped(py: Python<'_>, path: PathBuf, verify: bool) -> PyResult<MappedFilter> {
+    if crate::refusal::is_bloom_file(&path) {
+        return Err(crate::refusal::bloom(crate::refusal::Source::File(&path)));
+    }
+    // The head first, with a load's checks, before anything is mapped: a crafted header on a
+    // huge file is refused as such, not by the mapping's `ENOMEM`. The check maps a version 2
+    // file whose head holds (the mapping is dropped: `AnyFilter::open` maps it again).
+    let checked = py.allow_threads(|| {
+        let file = filterlab::open_regular(&path)?;
+        AnyFilter::read_or_map(&file).map(drop)
+    });
+    checked.map_err(|e| open_err(&path, e))?;
     let inner = py
         .allow_threads(|| AnyFilter::open(&path))
         .map_err(|e| open_err(&path, e))?;
