@@ -162,11 +162,11 @@ impl Disturbance {
         format!(
             "**This run was disturbed**: {} of its {} timing loops ran out of their time budget \
              (sized for their most rounds on a quiet machine) before every median was known to \
-             ±{} ({widest} at worst). Compare figures within one table; rerun on a quiet machine \
+             ±{:.1}% ({widest} at worst). Compare figures within one table; rerun on a quiet machine \
              before relying on absolute times.",
             self.loops,
             self.of,
-            crate::record::pct(self.asked)
+            self.asked * 100.0
         )
     }
 }
