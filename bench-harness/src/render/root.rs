@@ -116,7 +116,7 @@ pub fn readme_block(results: &Results, stamps: &[Stamp]) -> String {
          built tighter, an 8-bit binary fuse filter is fixed near 2^-8, a 16-bit one near 2^-16): \
          bits per key compare fairly only at equal reached rates, which [reports/README.md](reports/README.md) \
          gives beside the best crate of each kind. The rows are in the registry's order, not by \
-         speed: the lookup times' ranges over the rounds overlap, and one row is faster than \
+         speed: the lookup times' ranges over the rounds can overlap; read one row as faster than \
          another only where their ratios to the classic filter's (each from the same interleaved \
          rounds) have intervals that do not overlap."
     );
