@@ -3,6 +3,7 @@ holds it from the load to the save, and every `save` of an existing file takes i
 
 import fcntl
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -174,3 +175,33 @@ def test_editing_refuses_what_it_cannot_edit(tmp_path):
     with filterlab.editing(junk) as f:
         f.add("x")
     assert "x" in filterlab.load(junk)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timers here")
+def test_a_wait_for_the_lock_can_be_interrupted(tmp_path):
+    # The wait polls with the GIL released and checks for signals: a handler's exception (as
+    # Ctrl-C's KeyboardInterrupt) ends it.
+    path = fresh(tmp_path)
+
+    class Stop(Exception):
+        pass
+
+    def stop(*_):
+        raise Stop
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        with open(path, "rb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            signal.setitimer(signal.ITIMER_REAL, 0.3)
+            started = time.monotonic()
+            with pytest.raises(Stop):
+                with filterlab.editing(path):
+                    pass
+            assert time.monotonic() - started < 10
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with filterlab.editing(path) as f:  # nothing was left held
+        f.add("after")
+    assert "after" in filterlab.load(path)
