@@ -35,22 +35,43 @@ fn key(i: u8) -> [u8; 2] {
     [b'k', i]
 }
 
-/// A refusal must leave the filter as it was; only a full cuckoo table and a scalable filter at
-/// its memory cap refuse here.
+/// A refusal must leave the filter as it was; only a full cuckoo table, a key held as often as
+/// its buckets allow, and a scalable filter at its memory cap refuse here.
 fn refused(f: &AnyFilter, before: &[u8], e: &Error) {
     assert!(
-        matches!(e, Error::Full { .. } | Error::MemoryCap { .. }),
+        matches!(
+            e,
+            Error::Full { .. } | Error::TooManyCopies { .. } | Error::MemoryCap { .. }
+        ),
         "unexpected error {e}"
     );
     assert_eq!(f.to_bytes(), before, "a refused insert changed the filter");
+}
+
+/// An insert that succeeded: it added one copy (`len` grew by one), or, in a variant that adds
+/// only absent keys (the scalable filter), found the key present and changed nothing.
+fn inserted(f: &AnyFilter, before: (&[u8], u64, bool), model: &mut HashMap<u8, u32>, i: u8) {
+    let (bytes, len, seen) = before;
+    if f.len() == len + 1 {
+        *model.entry(i).or_default() += 1;
+        return;
+    }
+    assert_eq!(f.len(), len, "an insert changed len by more than one");
+    assert!(seen, "an insert of an absent key added nothing");
+    assert_eq!(
+        f.to_bytes(),
+        bytes,
+        "an insert that added nothing changed the filter"
+    );
 }
 
 fn step(f: &mut AnyFilter, model: &mut HashMap<u8, u32>, op: &Op) {
     match op {
         Op::Insert(i) => {
             let before = f.to_bytes();
+            let (len, seen) = (f.len(), f.contains(&key(*i)));
             match f.insert(&key(*i)) {
-                Ok(()) => *model.entry(*i).or_default() += 1,
+                Ok(()) => inserted(f, (&before, len, seen), model, *i),
                 Err(e) => refused(f, &before, &e),
             }
         }
@@ -100,8 +121,9 @@ fn step(f: &mut AnyFilter, model: &mut HashMap<u8, u32>, op: &Op) {
             // A batch stops at the first refusal: count the keys that went in one by one.
             for (id, k) in ids.iter().zip(&refs) {
                 let before = f.to_bytes();
+                let (len, seen) = (f.len(), f.contains(k));
                 match f.insert_batch(std::slice::from_ref(k)) {
-                    Ok(()) => *model.entry(*id).or_default() += 1,
+                    Ok(()) => inserted(f, (&before, len, seen), model, *id),
                     Err(e) => refused(f, &before, &e),
                 }
             }

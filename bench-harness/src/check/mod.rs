@@ -273,8 +273,17 @@ pub fn sweep_counts(records: &[Record]) -> Vec<String> {
     let mut p = Vec::new();
     let count = |s: Scenario, v: &str| of(records, s).filter(|r| r.variant == v).count();
     // Sizes by the keys each filter holds: a filter may round its capacity up (an expandable
-    // filter's first stage holds whole buckets).
-    let mut sizes: Vec<u64> = of(records, Scenario::SizeSweep).map(|r| r.n).collect();
+    // filter's first stage holds whole buckets). A filter that skips keys it already reports
+    // present holds fewer than it was given (its false positives at insert), so the sizes are
+    // read from the others.
+    let skips = |r: &&Record| {
+        crate::filters::Contender::from_name(&r.variant)
+            .is_some_and(|c| c.capabilities().skips_present)
+    };
+    let mut sizes: Vec<u64> = of(records, Scenario::SizeSweep)
+        .filter(|r| !skips(r))
+        .map(|r| r.n)
+        .collect();
     sizes.sort_unstable();
     sizes.dedup();
     if sizes.is_empty() {

@@ -68,7 +68,10 @@ fn sharded_cuckoo_filter_under_many_threads() {
 fn sharded_scalable_filter_under_many_threads() {
     let shared = Sharded::new(4, |_| ScalableBloom::builder().capacity(100).build()).unwrap();
     assert_eq!(run(&shared, None), 0);
-    assert_eq!(shared.len(), (THREADS * PER_THREAD) as u64);
+    // A scalable filter adds only keys it does not already report present: the keys that were
+    // false positives when they came (at most its 1% bound, expected far fewer) are not counted.
+    let (len, total) = (shared.len(), (THREADS * PER_THREAD) as u64);
+    assert!(len <= total && len * 50 >= total * 49, "{len} of {total}");
 }
 
 #[test]

@@ -26,7 +26,13 @@ fn the_timed_rate_is_built_in_rounds_the_others_once_and_the_last_filters_are_ke
     assert!(b.peers.is_empty());
     for (f, &(p, kind)) in b.ours.iter().zip(&grid) {
         assert_eq!(crate::filters::row_name(&f.filter), kind.name());
-        assert_eq!(f.filter.len(), 2000, "{kind}");
+        // A filter that skips keys it reports present holds fewer: its false positives.
+        let held = f.filter.len();
+        if kind.capabilities().skips_present {
+            assert!((1960..=2000).contains(&held), "{kind}: {held}");
+        } else {
+            assert_eq!(held, 2000, "{kind}");
+        }
         assert_eq!(f.target_fpr, p);
         let is_static = kind.capabilities().static_set;
         let (one, batched) = (f.seconds.as_ref(), f.seconds_batched.as_ref());

@@ -36,6 +36,10 @@ pub struct Capabilities {
     /// Opens in place from a version 2 file ([`AnyFilter::open`](super::AnyFilter::open)):
     /// its tables are the mapped file's bytes, read-only, with no copy.
     pub in_place: bool,
+    /// An insert of a key it already reports present changes nothing (the scalable filter, as
+    /// its paper and pybloom_live insert): `len` counts the keys added, which is fewer than the
+    /// distinct keys inserted by those that were false positives when they came.
+    pub skips_present: bool,
 }
 
 impl Capabilities {
@@ -52,6 +56,7 @@ impl Capabilities {
         merges: false,
         pages: false,
         in_place: false,
+        skips_present: false,
     };
 }
 

@@ -298,7 +298,7 @@ macro_rules! capable {
 registry! {
     Classic => ClassicBloom, [concurrent, pages, in_place], "Classic Bloom filter (Bloom 1970).";
     Counting => CountingBloom, [deletes, counts_copies, pages, in_place], "Counting Bloom filter with 4-bit counters (Fan et al. 2000).";
-    Scalable => ScalableBloom, [grows, pages], "Scalable Bloom filter (Almeida et al. 2007).";
+    Scalable => ScalableBloom, [grows, pages, skips_present], "Scalable Bloom filter (Almeida et al. 2007).";
     Cuckoo => CuckooFilter, [deletes, counts_copies, pages, in_place], "Cuckoo filter (Fan et al. 2014).";
     Blocked => BlockedBloom, [concurrent, one_line_lookup, pages, in_place], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
     Quotient => QuotientFilter, [deletes, counts_copies, merges, pages, in_place], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
