@@ -44,6 +44,10 @@ suite "$(git_dir rbloom "$RBLOOM_REPO" "${RBLOOM_GIT:-}")" "$RBLOOM_COMMIT" \
     tests/api_test.py "from rbloom import Bloom" "from filterlab import Bloom" "$run/rbloom_api_test.py"
 
 log "pybloom_live's suite at $PYBLOOM_COMMIT against filterlab.pybloom_compat"
-(cd "$run" && "$VENV/bin/python" -m pytest -q -p no:cacheprovider test_pybloom_live_suite.py)
+# Two of its tests check behaviour newer than the 4.0.0 release (a copy keeps the count; the
+# capacity check stops one add sooner); filterlab.pybloom_compat answers as 4.0.0 does, the
+# release a team has installed (issue 51), so they are left out here.
+(cd "$run" && "$VENV/bin/python" -m pytest -q -p no:cacheprovider test_pybloom_live_suite.py \
+    -k "not test_capacity_exceeded_raises_error and not test_copy_preserves_count")
 log "rbloom's api_test.py at $RBLOOM_COMMIT against filterlab.Bloom (a script: it ends in its verdict)"
 (cd "$run" && "$VENV/bin/python" rbloom_api_test.py)

@@ -394,7 +394,9 @@ filter_class!(
 
 filter_class!(
     /// The scalable Bloom filter (Almeida et al. 2007): stages added as it fills, each tighter,
-    /// so the rate stays under `fpr` however many keys come.
+    /// so the rate stays under `fpr` however many keys come. An `add` of a key it already
+    /// reports present changes nothing (as the paper's and pybloom_live's insert): `len()`
+    /// counts the keys added, and a stream of repeated events fills no stage.
     ScalableBloom, filterlab::ScalableBloom, [grows] {
     /// A scalable filter with the growth factor (each stage's capacity over the previous
     /// one's) and tightening ratio (each stage's rate over the previous one's) given;
