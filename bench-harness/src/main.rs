@@ -275,16 +275,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Some(Cmd::MappedSpawn { ref command }) => {
             bench_harness::stages::mapped::reader::spawn_measured(command)
         }
-        Some(Cmd::Render { ref dir }) => {
-            let rendered = bench_harness::render::again::all(dir)?;
-            println!(
-                "{}: re-rendered from {} ({} files), nothing measured",
-                dir.display(),
-                rendered.join(", "),
-                rendered.len()
-            );
-            Ok(())
-        }
+        Some(Cmd::Render { ref dir }) => render_again(dir),
         Some(Cmd::Study {
             ref name,
             quick,
@@ -293,6 +284,18 @@ fn dispatch(cli: Cli) -> Result<()> {
         }) => study(&cli, name, (quick, large), out.as_deref(), &command_line),
         None => run(&plan(&cli), command_line),
     }
+}
+
+/// `render DIR`: every page of DIR rewritten from its JSON ([`bench_harness::render::again`]).
+fn render_again(dir: &Path) -> Result<()> {
+    let rendered = bench_harness::render::again::all(dir)?;
+    println!(
+        "{}: re-rendered from {} ({} files), nothing measured",
+        dir.display(),
+        rendered.join(", "),
+        rendered.len()
+    );
+    Ok(())
 }
 
 /// `study NAME` (or `all`): each study's plan, run in turn.

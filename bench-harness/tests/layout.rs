@@ -28,6 +28,7 @@ const LAYERS: &[&str] = &[
 /// the commands' work, the rendering of their results, and the dispatch (`commands`).
 const CLI_LAYERS: &[&str] = &[
     "units",
+    "signals",
     "parse",
     "output",
     "window",

@@ -57,15 +57,7 @@ pub fn run(
     problems.extend(files.problems);
     if root.is_some() {
         problems.extend(crate::check::commit_is_current(&results, &git));
-        let rendered = crate::check::provenance::rendered_since(&results.machine.commit, &git);
-        if !rendered.is_empty() {
-            println!(
-                "{}: code that only renders changed since the run ({}): every page above was \
-                 re-rendered with HEAD's code and compared, nothing needs measuring again",
-                dir.display(),
-                crate::check::provenance::listed(&rendered, 5)
-            );
-        }
+        rendered_notice(dir, &results, &git);
         // The committed book's chapters against the committed course.
         let (book, chapters) =
             crate::check::course::book(&dir.join("course"), Path::new("book/src"));
@@ -96,4 +88,18 @@ pub fn run(
         files.covered.len()
     );
     Ok(())
+}
+
+/// Names the code that only renders and changed since the run, if any: the pages were
+/// re-rendered with HEAD's code and compared, so they need no new run.
+fn rendered_notice(dir: &Path, results: &Results, repo: &dyn crate::check::provenance::Repo) {
+    let rendered = crate::check::provenance::rendered_since(&results.machine.commit, repo);
+    if !rendered.is_empty() {
+        println!(
+            "{}: code that only renders changed since the run ({}): every page above was \
+             re-rendered with HEAD's code and compared, nothing needs measuring again",
+            dir.display(),
+            crate::check::provenance::listed(&rendered, 5)
+        );
+    }
 }

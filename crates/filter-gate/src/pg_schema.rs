@@ -240,6 +240,30 @@ pub(crate) fn inspect(
         m => m,
     };
     require_migration(client)?;
+    let has_trigger = trigger_enabled(client, (oid, &name, column), need_trigger)?;
+    let created = match created {
+        Some(c) => Some(time_column(client, oid, &name, c)?),
+        None => None,
+    };
+    Ok(TableInfo {
+        oid,
+        name,
+        column: quoted,
+        base_type,
+        collate,
+        key_match,
+        has_trigger,
+        created,
+    })
+}
+
+/// Whether the table (`oid`, `name`) has its `filter_gate_notify` trigger enabled; an error
+/// naming the fix when it has not and the feed needs it.
+fn trigger_enabled(
+    client: &mut Conn,
+    (oid, name, column): (i64, &str, &str),
+    need_trigger: bool,
+) -> StoreResult<bool> {
     let has_trigger: bool = client
         .query_one(
             "connect",
@@ -255,20 +279,7 @@ pub(crate) fn inspect(
              crates/filter-gate/sql/filter_gate.sql)"
         )));
     }
-    let created = match created {
-        Some(c) => Some(time_column(client, oid, &name, c)?),
-        None => None,
-    };
-    Ok(TableInfo {
-        oid,
-        name,
-        column: quoted,
-        base_type,
-        collate,
-        key_match,
-        has_trigger,
-        created,
-    })
+    Ok(has_trigger)
 }
 
 /// Checks that `column` is a `timestamptz` column of the table; returns it quoted.

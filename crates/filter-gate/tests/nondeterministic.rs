@@ -88,10 +88,9 @@ fn assert_refusal(e: &StoreError, what: &str) {
     assert!(text.contains("(lower(email))"), "{what}: {text}");
 }
 
-#[test]
-fn a_non_deterministic_collation_never_gets_an_available_it_refuses() {
-    let Some(conn) = common::pg() else { return };
-    let mut admin = common::client(&conn);
+/// Whether the server has ICU collations; `false` (the test skipped) when it has none, which
+/// `FILTERLAB_REQUIRE_SERVERS=1` turns into a failure.
+fn has_icu(admin: &mut postgres::Client) -> bool {
     let icu: bool = admin
         .query_one(
             "SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collprovider = 'i')",
@@ -106,6 +105,50 @@ fn a_non_deterministic_collation_never_gets_an_available_it_refuses() {
             "this server has no ICU, and FILTERLAB_REQUIRE_SERVERS=1"
         );
         eprintln!("SKIPPED: this server has no ICU");
+    }
+    icu
+}
+
+/// Each gate over `table` refuses to start, or answers `Taken` for every address in `refused`.
+fn gates_refuse_or_answer_taken(conn: &str, table: &str, tag: &str, refused: &[&str]) {
+    match PgStore::connect(conn, table) {
+        Err(e) => assert_refusal(&e, tag),
+        Ok(store) => {
+            let mut gate = Gate::rebuild(common::classic(1000), store).unwrap();
+            for t in refused {
+                assert_eq!(
+                    gate.is_taken(t).unwrap(),
+                    Availability::Taken,
+                    "{tag}: {t:?}"
+                );
+            }
+        }
+    }
+    match Stores::postgres(conn, table, &Default::default()) {
+        Err(e) => assert_refusal(&e, tag),
+        Ok(stores) => {
+            let filter = filter_classic::ClassicBloom::builder()
+                .capacity(1000)
+                .fpr(0.01)
+                .build_atomic()
+                .unwrap();
+            let gate = SharedGate::rebuild(filter, stores).unwrap();
+            for t in refused {
+                assert_eq!(
+                    gate.is_taken(t).unwrap(),
+                    Availability::Taken,
+                    "{tag}: {t:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_non_deterministic_collation_never_gets_an_available_it_refuses() {
+    let Some(conn) = common::pg() else { return };
+    let mut admin = common::client(&conn);
+    if !has_icu(&mut admin) {
         return;
     }
     // Another test binary may create it at the same time: its error is then harmless.
@@ -150,38 +193,7 @@ fn a_non_deterministic_collation_never_gets_an_available_it_refuses() {
             refused.len(),
             TYPED.len()
         );
-
-        match PgStore::connect(&conn, &table) {
-            Err(e) => assert_refusal(&e, tag),
-            Ok(store) => {
-                let mut gate = Gate::rebuild(common::classic(1000), store).unwrap();
-                for t in &refused {
-                    assert_eq!(
-                        gate.is_taken(t).unwrap(),
-                        Availability::Taken,
-                        "{tag}: {t:?}"
-                    );
-                }
-            }
-        }
-        match Stores::postgres(&conn, &table, &Default::default()) {
-            Err(e) => assert_refusal(&e, tag),
-            Ok(stores) => {
-                let filter = filter_classic::ClassicBloom::builder()
-                    .capacity(1000)
-                    .fpr(0.01)
-                    .build_atomic()
-                    .unwrap();
-                let gate = SharedGate::rebuild(filter, stores).unwrap();
-                for t in &refused {
-                    assert_eq!(
-                        gate.is_taken(t).unwrap(),
-                        Availability::Taken,
-                        "{tag}: {t:?}"
-                    );
-                }
-            }
-        }
+        gates_refuse_or_answer_taken(&conn, &table, tag, &refused);
         common::drop_pg(&conn, &table);
     }
 }

@@ -54,15 +54,7 @@ pub fn calc(
 /// # Errors
 /// Anything that makes the command fail; the caller prints it on one line and exits with 2.
 pub fn run(command: Command, out: Out) -> Result<u8> {
-    // A command stopped by SIGINT or SIGTERM while it saves removes its temporary file.
-    match &command {
-        Command::Build(b) => crate::signals::writing(&b.output),
-        Command::Add { filter, .. } | Command::Remove { filter, .. } => {
-            crate::signals::writing(filter);
-        }
-        Command::Convert(c) => crate::signals::writing(&c.output),
-        _ => {}
-    }
+    note_the_file_written(&command);
     match command {
         Command::Calc {
             size,
@@ -132,6 +124,19 @@ pub fn run(command: Command, out: Out) -> Result<u8> {
         }
         #[cfg(feature = "gate")]
         Command::Gate { command } => crate::gate::run(command, out),
+    }
+}
+
+/// Tells the signal handler which file `command` saves: a command stopped by SIGINT or SIGTERM
+/// while it saves removes its temporary file.
+fn note_the_file_written(command: &Command) {
+    match command {
+        Command::Build(b) => crate::signals::writing(&b.output),
+        Command::Add { filter, .. } | Command::Remove { filter, .. } => {
+            crate::signals::writing(filter);
+        }
+        Command::Convert(c) => crate::signals::writing(&c.output),
+        _ => {}
     }
 }
 

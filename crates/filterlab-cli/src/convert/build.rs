@@ -130,6 +130,37 @@ fn check_flags(b: &Build, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The warning for a Guava filter given more distinct keys than `--n` (an error under
+/// `--strict`).
+fn guava_over_n(inserted: u64, n: u64, expected_fpr: f64, out: Out) -> Result<Option<String>> {
+    if inserted <= n {
+        return Ok(None);
+    }
+    let message = format!(
+        "{inserted} distinct keys exceed --n {n}; the rate is above the target (expected {})",
+        crate::units::pct(expected_fpr)
+    );
+    if out.strict {
+        bail!("{message}; not saved (--strict)");
+    }
+    out.warn(&message);
+    Ok(Some(message))
+}
+
+/// Saves `bloom` to `output` holding the writers' lock, after removing what killed writers of
+/// it left.
+fn save_locked(bloom: &Bloom, output: &std::path::Path, out: Out) -> Result<()> {
+    let locked = file::exclusive(output, waiting(out, output))?;
+    if let Some(l) = &locked {
+        file::remove_killed_saves(l);
+    }
+    bloom
+        .save(output)
+        .with_context(|| format!("cannot save {}", output.display()))?;
+    drop(locked);
+    Ok(())
+}
+
 /// `build --to guava|redisbloom`.
 ///
 /// # Errors
@@ -182,25 +213,10 @@ pub fn build_foreign(b: &Build, out: Out) -> Result<Built> {
     let (inserted, expected_fpr) = (filter.len(), filter.expected_fpr());
     let mut warnings: Vec<String> = empty.into_iter().collect();
     // A RedisBloom chain grows past --n by design (a new link at the halved rate).
-    if format == Format::Guava && inserted > n {
-        let message = format!(
-            "{inserted} distinct keys exceed --n {n}; the rate is above the target (expected {})",
-            crate::units::pct(expected_fpr)
-        );
-        if out.strict {
-            bail!("{message}; not saved (--strict)");
-        }
-        out.warn(&message);
-        warnings.push(message);
+    if format == Format::Guava {
+        warnings.extend(guava_over_n(inserted, n, expected_fpr, out)?);
     }
-    let locked = file::exclusive(&b.output, waiting(out, &b.output))?;
-    if let Some(l) = &locked {
-        file::remove_killed_saves(l);
-    }
-    bloom
-        .save(&b.output)
-        .with_context(|| format!("cannot save {}", b.output.display()))?;
-    drop(locked);
+    save_locked(&bloom, &b.output, out)?;
     Ok(Built {
         variant: Variant::Classic,
         format,
