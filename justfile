@@ -37,8 +37,9 @@ fpr-table:
     cargo run --release -p filterlab --example fpr_table
 
 # The main job: regenerate reports/ (10M e-mails; its measured wall time is in the README's
-# block and in reports/results.json, each stage's too). Measured 2026-12-04 on the 2-core AMD
-# EPYC VM, after the build: 617 s at 301d927 (the committed run; a test run beside it at low priority),
+# block and in reports/results.json, each stage's too). Measured 2026-12-07 on the 2-core AMD
+# EPYC VM, after the build: 1297 s at b4d0472, the builds loop at 5 to 7 rounds (7 rounds, 573 s;
+# it ran 3 before; the calibration drifted 1.65x during the run); 2026-12-04: 617 s at 301d927 (the committed run; a test run beside it at low priority),
 # 702 s at 3873a81 (flagged disturbed), 564 s at 9eee162,
 # 614 s at 9a5e3d8, 590 s at
 # fcaf637 (with the Aleph row; flagged disturbed), 666 s at f1e5fc1;
