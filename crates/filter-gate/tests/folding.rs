@@ -54,18 +54,7 @@ impl<F: SharedInsert> Front for SharedGate<F, PgStore> {
 
 /// Whether the unique index refuses `typed` (trimmed) as a new row: tried, rolled back.
 fn refused(conn: &str, table: &str, typed: &str) -> bool {
-    let mut client = common::client(conn);
-    let mut tx = client.transaction().unwrap();
-    let insert = format!("INSERT INTO {table} (email) VALUES ($1::text)");
-    let refused = match tx.execute(&insert, &[&typed.trim()]) {
-        Ok(_) => false,
-        Err(e) => {
-            assert_eq!(e.code().map(|c| c.code()), Some("23505"), "{e}");
-            true
-        }
-    };
-    tx.rollback().unwrap();
-    refused
+    common::index_refuses(&mut common::client(conn), table, "email", typed.trim())
 }
 
 fn rows(conn: &str, table: &str) -> i64 {

@@ -62,18 +62,7 @@ const TYPED: [&str; 36] = [
 
 /// Whether the unique index refuses `typed` (trimmed) as a new row: tried, rolled back.
 fn refused(conn: &str, table: &str, typed: &str) -> bool {
-    let mut client = common::client(conn);
-    let mut tx = client.transaction().unwrap();
-    let insert = format!("INSERT INTO {table} (email) VALUES ($1::text)");
-    let refused = match tx.execute(&insert, &[&typed.trim()]) {
-        Ok(_) => false,
-        Err(e) => {
-            assert_eq!(e.code().map(|c| c.code()), Some("23505"), "{e}");
-            true
-        }
-    };
-    tx.rollback().unwrap();
-    refused
+    common::index_refuses(&mut common::client(conn), table, "email", typed.trim())
 }
 
 /// A refusal that names the reason and the schema to use.

@@ -109,17 +109,7 @@ fn has_account(
     if stored.iter().any(|s| key(s) == k) {
         return true;
     }
-    let mut tx = client.transaction().unwrap();
-    let insert = format!("INSERT INTO {table} ({column}) VALUES ($1::text)");
-    let refused = match tx.execute(&insert, &[&k]) {
-        Ok(_) => false,
-        Err(e) => {
-            assert_eq!(e.code().map(|c| c.code()), Some("23505"), "{e}");
-            true
-        }
-    };
-    tx.rollback().unwrap();
-    refused
+    common::index_refuses(client, table, column, &k)
 }
 
 fn rows(client: &mut postgres::Client, table: &str) -> i64 {

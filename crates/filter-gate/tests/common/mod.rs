@@ -143,3 +143,24 @@ macro_rules! forward_store {
 }
 #[allow(unused_imports)]
 pub(crate) use forward_store;
+
+/// Whether the unique index of `table` refuses `value` in `column` as a new row: tried through
+/// `client`, rolled back (an error other than a unique violation fails the test).
+pub fn index_refuses(
+    client: &mut postgres::Client,
+    table: &str,
+    column: &str,
+    value: &str,
+) -> bool {
+    let mut tx = client.transaction().unwrap();
+    let insert = format!("INSERT INTO {table} ({column}) VALUES ($1::text)");
+    let refused = match tx.execute(&insert, &[&value]) {
+        Ok(_) => false,
+        Err(e) => {
+            assert_eq!(e.code().map(|c| c.code()), Some("23505"), "{e}");
+            true
+        }
+    };
+    tx.rollback().unwrap();
+    refused
+}
