@@ -30,6 +30,21 @@ fn sql(conn: &str, statements: &[String]) {
     }
 }
 
+/// A new, empty database `NAME_PID` (dropped first if a killed run left it): its name and the
+/// connection string that reaches it.
+fn empty_database(conn: &str, name: &str) -> (String, String) {
+    let db = format!("{name}_{}", std::process::id());
+    sql(
+        conn,
+        &[
+            format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+            format!("CREATE DATABASE {db}"),
+        ],
+    );
+    let there = format!("{conn} dbname={db}");
+    (db, there)
+}
+
 /// A fresh database (no filter_gate schema from other tests), with the team's schema and table
 /// owned by the server's superuser, and a login role granted USAGE, SELECT and INSERT only.
 fn fresh_database(conn: &str, db: &str, role: &str) -> String {
@@ -149,16 +164,7 @@ fn gate_migrate_is_idempotent_and_lets_a_role_without_ddl_run_the_gate() {
 #[test]
 fn gate_migrate_finds_rows_the_index_does_not_find_by_their_key() {
     let Some(conn) = pg() else { return };
-    let pid = std::process::id();
-    let db = format!("cli_gate_rows_{pid}");
-    sql(
-        &conn,
-        &[
-            format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-            format!("CREATE DATABASE {db}"),
-        ],
-    );
-    let there = format!("{conn} dbname={db}");
+    let (db, there) = empty_database(&conn, "cli_gate_rows");
     sql(
         &there,
         &[
@@ -236,16 +242,7 @@ fn gate_migrate_finds_the_second_accounts_a_unicode_folding_gate_made() {
 #[test]
 fn gate_migrate_refuses_a_non_deterministic_collation() {
     let Some(conn) = pg() else { return };
-    let pid = std::process::id();
-    let db = format!("cli_gate_ci_{pid}");
-    sql(
-        &conn,
-        &[
-            format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-            format!("CREATE DATABASE {db}"),
-        ],
-    );
-    let there = format!("{conn} dbname={db}");
+    let (db, there) = empty_database(&conn, "cli_gate_ci");
     sql(
         &there,
         &[
