@@ -62,11 +62,14 @@ impl Stage for Expansion {
         };
         eprintln!("   from {DECLARED} to {n} keys");
         let (checkpoints, summaries) = expansion::measure(&run.ctx, &settings)?;
+        eprintln!("   aleph over one doubling cycle");
+        let cycle = expansion::measure_cycle(&run.ctx, &settings)?;
         let mut report = ExpansionReport {
             machine: run.results.machine.clone(),
             settings,
             checkpoints,
             summaries,
+            cycle,
             goals: Vec::new(),
         };
         report.goals = targets::growth::goals(&report);

@@ -319,10 +319,13 @@ pub fn render(r: &ExpansionReport) -> String {
          Every row here grew from the same declared capacity: a grown filter is compared with a \
          grown filter. The filters declared at their final size are the references of the \
          lookup tables, and are named so.\n\n{}\n\
+         ## The Aleph filter over one doubling cycle\n\n{}\n\
          ## Lookups at two sizes\n\nThe rows marked as references do not grow: each is \
          declared for the keys it holds and timed in the rounds of the contender it serves, on \
          the same queries (the cuckoo and expandable references in the expandable filter's, \
-         the quotient reference in each Aleph filter's: it appears once per Aleph row).\n\n{}\n{}## Batched lookups at two sizes\n\n`contains_batch`, {} keys a \
+         the quotient reference in each Aleph filter's: it appears once per Aleph row). \
+         qfilter and aleph-filter also appear in the Aleph filter's rounds, grown from the \
+         declared keys as their own rows were: the lookup goals against them are judged there.\n\n{}\n{}## Batched lookups at two sizes\n\n`contains_batch`, {} keys a \
          call, on the same queries in the same rounds.\n\n{}\n{}## Deletes\n\n{}\n## Merges\n\n{}\n## Goals (rows of \
          the targets table)\n\nRows at fewer than {} keys are for information (the goals are \
          for that size).\n\n{}",
@@ -342,6 +345,7 @@ pub fn render(r: &ExpansionReport) -> String {
         s.merge_keys,
         how.render(),
         checkpoints_table(r),
+        cycle::section(r),
         lookups_table(r),
         reading(r, false),
         filterlab::BATCH,
@@ -378,5 +382,6 @@ impl Output for ExpansionReport {
     }
 }
 
+mod cycle;
 #[cfg(test)]
 mod tests;

@@ -20,6 +20,7 @@ fn report() -> ExpansionReport {
         settings: crate::stages::expansion::tests::settings(),
         checkpoints,
         summaries,
+        cycle: crate::stages::expansion::tests::measured_cycle(),
         goals: Vec::new(),
     };
     r.goals = crate::judge::targets::growth::goals(&r);

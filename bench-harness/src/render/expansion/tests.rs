@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::record::Machine;
-use crate::stages::expansion::tests::{measured, settings};
+use crate::stages::expansion::tests::{measured, measured_cycle, settings};
 
 /// The stage's small run as a report (no goals: the tables do not read them).
 fn report() -> ExpansionReport {
@@ -12,6 +12,7 @@ fn report() -> ExpansionReport {
         settings: settings(),
         checkpoints,
         summaries,
+        cycle: measured_cycle(),
         goals: Vec::new(),
     }
 }
@@ -104,7 +105,10 @@ fn the_references_are_labelled_rows_and_the_reading_is_computed_from_them() {
             };
             assert_eq!(rows.len(), want, "{kind:?}: {table}");
             for row in rows {
-                assert_eq!(row.matches('×').count(), 2, "{row}");
+                // The grown peers have no batch lookup: their batched row says so.
+                let batched_peer = kind.grows() && row.contains("no batch lookup");
+                let want = if batched_peer { 0 } else { 2 };
+                assert_eq!(row.matches('×').count(), want, "{row}");
             }
         }
     }
@@ -131,4 +135,29 @@ fn the_references_are_labelled_rows_and_the_reading_is_computed_from_them() {
     bare.summaries.iter_mut().for_each(|x| x.references.clear());
     assert_eq!(reading(&bare, false), "");
     assert!(!render(&bare).contains("reference: no growth"));
+}
+
+/// The cycle's curve is on the page: a row per point and the fullest table, each with the
+/// quotient filter's bits at its measured rate.
+#[test]
+fn the_page_shows_the_aleph_filter_over_its_last_doubling_cycle() {
+    let r = report();
+    let c = r.cycle.as_ref().expect("the small run has a cycle");
+    let page = render(&r);
+    let section = page
+        .split("## The Aleph filter over one doubling cycle")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the section");
+    for p in c.points.iter().chain([&c.before]) {
+        assert!(
+            section.contains(&format!("| {}", p.n)),
+            "{} missing: {section}",
+            p.n
+        );
+    }
+    assert!(section.contains(" (fullest) |"), "{section}");
+    let mut none = report();
+    none.cycle = None;
+    assert!(render(&none).contains("no complete cycle to measure"));
 }

@@ -13,10 +13,13 @@
 //! The stage only measures: `judge::expansion` computes the goals and `render::expansion`
 //! writes `expansion.json` and `expansion.md`.
 
+mod cycle;
 mod grown;
 mod run;
 mod timed;
 
+pub use cycle::measure as measure_cycle;
+pub use cycle::{points as cycle_points, Cycle, POINTS};
 pub use grown::Grown;
 pub use run::measure;
 
@@ -294,14 +297,21 @@ pub enum ReferenceKind {
     DeclaredExpandable,
     /// Our quotient filter declared for each size, timed beside the Aleph filter.
     FixedQuotient,
+    /// qfilter grown from the declared capacity as its contender is, timed in the Aleph
+    /// filter's rounds (issue 52: lookups judged against it in the same rounds).
+    GrownQfilter,
+    /// The aleph-filter crate grown from the declared capacity, in the Aleph filter's rounds.
+    GrownAlephCrate,
 }
 
 impl ReferenceKind {
     /// Every reference, in table order.
-    pub const ALL: [ReferenceKind; 3] = [
+    pub const ALL: [ReferenceKind; 5] = [
         ReferenceKind::FixedCuckoo,
         ReferenceKind::DeclaredExpandable,
         ReferenceKind::FixedQuotient,
+        ReferenceKind::GrownQfilter,
+        ReferenceKind::GrownAlephCrate,
     ];
 
     /// The references timed in `who`'s rounds.
@@ -312,9 +322,24 @@ impl ReferenceKind {
                 ReferenceKind::FixedCuckoo,
                 ReferenceKind::DeclaredExpandable,
             ],
-            ALEPH | Contender::AlephEstimate => &[ReferenceKind::FixedQuotient],
+            ALEPH => &[
+                ReferenceKind::FixedQuotient,
+                ReferenceKind::GrownQfilter,
+                ReferenceKind::GrownAlephCrate,
+            ],
+            Contender::AlephEstimate => &[ReferenceKind::FixedQuotient],
             _ => &[],
         }
+    }
+
+    /// Whether it is grown from the declared capacity (a peer in the Aleph filter's rounds)
+    /// rather than declared for the keys it holds.
+    #[must_use]
+    pub fn grows(self) -> bool {
+        matches!(
+            self,
+            ReferenceKind::GrownQfilter | ReferenceKind::GrownAlephCrate
+        )
     }
 
     /// The filter built.
@@ -324,6 +349,8 @@ impl ReferenceKind {
             ReferenceKind::FixedCuckoo => Contender::Ours(Variant::Cuckoo),
             ReferenceKind::DeclaredExpandable => EXPANDABLE,
             ReferenceKind::FixedQuotient => Contender::Ours(Variant::Quotient),
+            ReferenceKind::GrownQfilter => Contender::Qfilter,
+            ReferenceKind::GrownAlephCrate => Contender::AlephCrate,
         }
     }
 
@@ -338,6 +365,8 @@ impl ReferenceKind {
             ReferenceKind::FixedQuotient => {
                 "quotient, declared at each size (reference: no growth)"
             }
+            ReferenceKind::GrownQfilter => "qfilter 0.3.1, grown (peer in aleph's rounds)",
+            ReferenceKind::GrownAlephCrate => "aleph-filter 0.1.0, grown (peer in aleph's rounds)",
         }
     }
 }
@@ -386,6 +415,10 @@ pub struct ExpansionReport {
     pub checkpoints: Vec<Checkpoint>,
     /// Refusals, lookups, deletes and merges.
     pub summaries: Vec<Summary>,
+    /// The Aleph filter over its last complete doubling cycle below n (`None`: it doubled
+    /// fewer than twice, and in reports made before issue 52).
+    #[serde(default)]
+    pub cycle: Option<Cycle>,
     /// The issue's goals as rows of the targets table (`judge::expansion` computes them; `check`
     /// recomputes them and finds them in results.json's targets).
     pub goals: Vec<Ratio>,

@@ -59,7 +59,7 @@ pub fn measure(ctx: &Ctx<'_>, s: &Settings) -> Result<(Vec<Checkpoint>, Vec<Summ
 }
 
 /// Fresh non-members `window` of `len` answered present.
-fn false_positives(ctx: &Ctx<'_>, f: &Grown, window: u64, len: u64) -> u64 {
+pub(super) fn false_positives(ctx: &Ctx<'_>, f: &Grown, window: u64, len: u64) -> u64 {
     let start = (window * len) as usize;
     (start..start + len as usize)
         .filter(|&i| f.contains(ctx.probes.get(i)))
@@ -67,7 +67,7 @@ fn false_positives(ctx: &Ctx<'_>, f: &Grown, window: u64, len: u64) -> u64 {
 }
 
 /// Members `range` answered absent.
-fn false_negatives(ctx: &Ctx<'_>, f: &Grown, range: Range<u64>) -> u64 {
+pub(super) fn false_negatives(ctx: &Ctx<'_>, f: &Grown, range: Range<u64>) -> u64 {
     range
         .filter(|&i| !f.contains(ctx.members.get(i as usize)))
         .count() as u64

@@ -24,13 +24,14 @@ pub(crate) fn settings() -> Settings {
     }
 }
 
-/// The small run measured on synthetic keys (members and probes disjoint by prefix).
-pub(crate) fn measured() -> (Vec<Checkpoint>, Vec<Summary>) {
+/// `f` on the small run's context: synthetic keys (members and probes disjoint by prefix),
+/// probe windows for every checkpoint and for the cycle's points.
+fn with_ctx<R>(f: impl FnOnce(&Ctx<'_>, &Settings) -> R) -> R {
     let s = settings();
     let members: KeySet = (0..s.n)
         .map(|i| format!("member-{i}@example.org"))
         .collect();
-    let windows = s.checkpoints.len() as u64 + 1;
+    let windows = (s.checkpoints.len() as u64 + 1).max(POINTS as u64 + 1);
     let probes: KeySet = (0..windows * s.probes)
         .map(|i| format!("probe-{i}@example.net"))
         .collect();
@@ -42,7 +43,45 @@ pub(crate) fn measured() -> (Vec<Checkpoint>, Vec<Summary>) {
         queries: s.queries as usize,
         scenario_probes: s.probes as usize,
     };
-    measure(&ctx, &s).expect("the small run measures")
+    f(&ctx, &s)
+}
+
+/// The small run measured.
+pub(crate) fn measured() -> (Vec<Checkpoint>, Vec<Summary>) {
+    with_ctx(|ctx, s| measure(ctx, s).expect("the small run measures"))
+}
+
+/// The Aleph filter's last doubling cycle in the small run.
+pub(crate) fn measured_cycle() -> Option<Cycle> {
+    with_ctx(|ctx, s| measure_cycle(ctx, s).expect("the cycle measures"))
+}
+
+/// The cycle is one: a filter holding one key fewer than its start is smaller, one holding its
+/// end is larger, and every point between has the same table; its points are log-midpoints,
+/// the last one before the end, every key found.
+#[test]
+fn the_cycle_lies_between_two_doublings() {
+    let c = measured_cycle().expect("the small run doubles more than twice");
+    let s = settings();
+    assert_eq!(c.points.len(), POINTS);
+    assert!(c.from < c.points[0].n && c.points[POINTS - 1].n < c.before.n);
+    assert_eq!(c.before.n, c.to - 1);
+    assert!(c.to <= s.n && c.to >= 2 * c.from - 2, "{c:?}");
+    let bytes = c.before.bytes;
+    assert!(c
+        .points
+        .iter()
+        .all(|p| p.bytes == bytes && p.false_negatives == 0));
+    let size = |n: u64| {
+        with_ctx(|ctx, s| {
+            let mut f = Grown::new(ALEPH, s.declared, s.target_fpr, s.n).unwrap();
+            assert_eq!(run::fill(ctx, &mut f, 0, n).unwrap(), None);
+            f.bytes()
+        })
+    };
+    assert!(size(c.from - 1) < bytes && size(c.from) == bytes && size(c.to) > bytes);
+    let mid = cycle_points(c.from, c.to);
+    assert_eq!(mid, c.points.iter().map(|p| p.n).collect::<Vec<_>>());
 }
 
 fn summary(s: &[Summary], c: Contender) -> &Summary {
@@ -181,14 +220,23 @@ fn the_references_are_timed_beside_the_expandable_pair_at_its_sizes() {
             .iter()
             .map(|r| r.kind)
             .collect();
-        assert_eq!(kinds, [ReferenceKind::FixedQuotient], "{}", who.name());
+        assert_eq!(kinds, ReferenceKind::of(who), "{}", who.name());
+        assert_eq!(kinds[0], ReferenceKind::FixedQuotient);
     }
+    // The grown peers are timed in the Aleph filter's rounds only.
+    assert_eq!(ReferenceKind::of(ALEPH).len(), 3);
     let all = sums.iter().flat_map(|x| x.references.iter());
     for r in all {
         let l = r.lookups.measured().expect("timed");
         assert_eq!(l.contender, r.kind.contender());
         assert_eq!((l.small_n, l.large_n), (s.small_n, s.n));
         assert_eq!(l.negative_large.rounds, s.rounds);
+        if r.kind.grows() {
+            // A peer grown as the Aleph filter was: larger at n, and no batch lookup.
+            assert!(l.large_bytes > l.small_bytes, "{r:?}");
+            assert!(l.batched.measured().is_none(), "{r:?}");
+            continue;
+        }
         assert!(l.batched.measured().is_some(), "{r:?}");
         for (keys, bytes) in [(s.small_n, l.small_bytes), (s.n, l.large_bytes)] {
             let empty = Grown::new(r.kind.contender(), keys, s.target_fpr, keys).unwrap();

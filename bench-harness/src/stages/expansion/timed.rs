@@ -160,15 +160,32 @@ fn declared(
     })
 }
 
+/// `who` grown from the declared capacity to `keys` keys; why not when it refuses.
+fn grown(ctx: &Ctx<'_>, s: &Settings, who: Contender, keys: u64) -> Result<Result<Grown, String>> {
+    let mut f = Grown::new(who, s.declared, s.target_fpr, s.n)?;
+    Ok(match super::run::fill(ctx, &mut f, 0, keys)? {
+        Some(at) => Err(format!(
+            "grown from {}, refused an insert holding {at}",
+            s.declared
+        )),
+        None => Ok(f),
+    })
+}
+
 /// The reference filters at both sizes, or why not.
 type Built = Vec<(ReferenceKind, Result<(Grown, Grown), String>)>;
 
-/// Every reference built at `small_n` and at n, each declared for the keys it holds.
+/// Every reference built at `small_n` and at n, each declared for the keys it holds or (a
+/// peer) grown to them from the declared capacity.
 fn references(ctx: &Ctx<'_>, s: &Settings, who: Contender, small_n: u64) -> Result<Built> {
     let mut out = Vec::new();
     for &kind in ReferenceKind::of(who) {
         let who = kind.contender();
-        let pair = match (declared(ctx, s, who, small_n)?, declared(ctx, s, who, s.n)?) {
+        let make = |keys| match kind.grows() {
+            true => grown(ctx, s, who, keys),
+            false => declared(ctx, s, who, keys),
+        };
+        let pair = match (make(small_n)?, make(s.n)?) {
             (Ok(a), Ok(b)) => Ok((a, b)),
             (Err(why), _) | (_, Err(why)) => Err(why),
         };

@@ -63,6 +63,7 @@ fn report(lookups: bool) -> ExpansionReport {
             merge: Outcome::Unsupported { why: "x".into() },
             references: Vec::new(),
         }],
+        cycle: None,
         goals: Vec::new(),
     }
 }
