@@ -1,23 +1,28 @@
 //! Reading keys into a filter: one key a line (the format of [`filterlab::keylines`]),
 //! repeats counted, memory bounded.
 //!
-//! Repeats are recognised exactly by a set of the keys' 128-bit hashes while it holds fewer
-//! than [`Limits::tracked`] entries (its memory reserved fallibly); past that, a key the filter
+//! The first [`Limits::tracked`] keys are read whole (their line numbers and 128-bit hashes,
+//! 24 bytes a key, memory reserved fallibly): their repeats are found by sorting the hashes,
+//! and the first copy of each key is inserted in line order, in batches ([`ordered`]). Keys
+//! after them are inserted one at a time, their repeats recognised exactly by a set of the
+//! hashes while it holds fewer than [`Limits::tracked`] entries; past that, a key the filter
 //! already reports present is counted as a *maybe* duplicate (a repeat or a false positive)
-//! and not inserted again, so the count of the set never grows without bound.
+//! and not inserted again, so the memory never grows without bound.
 
 use crate::args::Keys;
 use anyhow::{bail, Context, Result};
 use filterlab::keylines::{KeyLines, LineCounts};
 use filterlab::{AnyFilter, Filter, Hash128};
-use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Longest key accepted, in bytes (without the line ending).
 pub const MAX_KEY_BYTES: usize = 64 << 10;
 
-/// Distinct keys tracked exactly: 2^24, at most about 600 MiB of hash set.
+/// Keys read whole at the start of a source, and distinct keys tracked exactly: 2^24. The
+/// block takes 41 bytes a key while it is inserted (line and hash, a sort entry, a flag: at
+/// most about 690 MiB); a source with more keys then holds a hash set of the block's distinct
+/// hashes (about 34 bytes a key) beside it while the set is built.
 pub const TRACKED_KEYS: usize = 1 << 24;
 
 /// The bounds of one read.
@@ -148,16 +153,48 @@ pub fn for_each_source_key(
     )
 }
 
-/// The state of inserting keys one at a time: the tracked set of hashes and the counts.
+/// The state of inserting keys one at a time past the first block: the tracked set of hashes
+/// and the counts.
 struct Inserter<'a> {
     filter: &'a mut AnyFilter,
     at: Option<filterlab::Timestamp>,
     tracked: usize,
-    seen: HashSet<u128>,
+    seen: ordered::Tracked,
     counts: Counts,
 }
 
-impl Inserter<'_> {
+impl<'a> Inserter<'a> {
+    /// Inserts the first block of keys (`head`, at most `tracked` of them, in line order) at
+    /// once ([`ordered::insert_distinct`]); when more follow (`more`), tracks its distinct
+    /// hashes for the keys after it.
+    fn start(
+        filter: &'a mut AnyFilter,
+        at: Option<filterlab::Timestamp>,
+        tracked: usize,
+        head: &[(u64, Hash128)],
+        more: bool,
+    ) -> Result<Inserter<'a>> {
+        let mut counts = Counts::default();
+        ordered::insert_distinct(filter, at, head, &mut counts)?;
+        let mut seen = ordered::Tracked::default();
+        if more {
+            seen.try_reserve(head.len()).map_err(|_| {
+                anyhow::anyhow!(
+                    "no memory to track {} distinct keys for duplicates",
+                    head.len()
+                )
+            })?;
+            seen.extend(head.iter().map(|(_, h)| h.to_u128()));
+        }
+        Ok(Inserter {
+            filter,
+            at,
+            tracked,
+            seen,
+            counts,
+        })
+    }
+
     /// Inserts the key of `line` whose hash is `h`, unless it repeats an earlier one.
     fn insert(&mut self, line: u64, h: Hash128) -> Result<()> {
         if self.seen.contains(&h.to_u128()) {
@@ -180,20 +217,17 @@ impl Inserter<'_> {
             Some(t) => self.filter.insert_hash_at(h, t),
             None => self.filter.insert_hash(h),
         };
-        inserted.with_context(|| {
-            format!(
-                "line {line}: the filter is full after {} keys; build it with a larger --n",
-                self.filter.len()
-            )
-        })
+        inserted.with_context(|| ordered::full(line, self.filter.len()))
     }
 }
 
 /// Inserts every key of `reader` (named `name` in messages) into `filter` (at `at` for a
-/// window counted in time).
+/// window counted in time): the first [`Limits::tracked`] keys read whole and inserted at once
+/// ([`ordered::insert_distinct`]), the rest one at a time against the set of the tracked ones.
 ///
 /// # Errors
-/// As [`for_each_key`]; a set that cannot grow, or a full filter, with the line number.
+/// As [`for_each_key`]; no memory for the block or the set, or a full filter, with the line
+/// number.
 pub fn insert_lines(
     reader: impl BufRead,
     name: &str,
@@ -201,20 +235,36 @@ pub fn insert_lines(
     at: Option<filterlab::Timestamp>,
     limits: Limits,
 ) -> Result<Counts> {
-    let mut state = Inserter {
-        filter,
-        at,
-        tracked: limits.tracked,
-        seen: HashSet::new(),
-        counts: Counts::default(),
-    };
-    let lines = for_each_key(reader, limits.key_bytes, name, |line, key| {
-        let h = state.filter.hasher().hash(key);
-        state.insert(line, h)
-    })?;
+    let mut lines = KeyLines::new(reader, limits.key_bytes);
+    let read = || format!("cannot read the keys of {name}");
+    let hasher = filter.hasher();
+    let mut head = Vec::new();
+    while head.len() < limits.tracked {
+        let Some((line, key)) = lines.next_key().with_context(read)? else {
+            break;
+        };
+        hold(&mut head, line, name)?;
+        head.push((line, hasher.hash(key)));
+    }
+    let more = head.len() >= limits.tracked;
+    let mut state = Inserter::start(filter, at, limits.tracked, &head, more)?;
+    drop(head);
+    while let Some((line, key)) = lines.next_key().with_context(read)? {
+        state.insert(line, hasher.hash(key))?;
+    }
     Ok(Counts {
-        lines,
+        lines: lines.counts(),
         ..state.counts
+    })
+}
+
+/// Room for one more key's line and hash in `keys`.
+fn hold(keys: &mut Vec<(u64, Hash128)>, line: u64, name: &str) -> Result<()> {
+    keys.try_reserve(1).map_err(|_| {
+        anyhow::anyhow!(
+            "line {line}: no memory to hold the hashes of {} keys read from {name}",
+            keys.len() + 1
+        )
     })
 }
 
@@ -229,14 +279,11 @@ pub fn insert_buffered(
     at: Option<filterlab::Timestamp>,
     limits: Limits,
 ) -> Result<Counts> {
-    let mut state = Inserter {
-        filter,
-        at,
-        tracked: limits.tracked,
-        seen: HashSet::new(),
-        counts: Counts::default(),
-    };
-    for &(line, h) in &buffered.keys {
+    let (head, rest) = buffered
+        .keys
+        .split_at(buffered.keys.len().min(limits.tracked));
+    let mut state = Inserter::start(filter, at, limits.tracked, head, !rest.is_empty())?;
+    for &(line, h) in rest {
         state.insert(line, h)?;
     }
     Ok(Counts {
@@ -305,17 +352,19 @@ pub struct Buffered {
 /// The keys of a source, counted for `build` without `--n`.
 #[derive(Debug)]
 pub enum Counted {
-    /// A regular file: its non-empty lines, counted by a first pass (it is read again to
-    /// insert them, in bounded memory).
+    /// A regular file of more than [`TRACKED_KEYS`] keys: its non-empty lines, counted by a
+    /// first pass (it is read again to insert them, in bounded memory).
     File(u64),
-    /// Stdin, a pipe or a FIFO: read once, whole ([`Buffered`]); its count is `keys.len()`.
+    /// Stdin, a pipe, a FIFO or a smaller file: read once, whole ([`Buffered`]); its count is
+    /// `keys.len()`.
     Buffered(Buffered),
 }
 
 /// The non-empty lines of a key source (repeats included), the capacity `build` uses without
-/// `--n`: a regular file is counted by a first pass; any other source (stdin, `/dev/stdin`,
-/// `<(cmd)`, a FIFO), which cannot be read twice, is read once and its keys' hashes (by
-/// `hash`) held for the build.
+/// `--n`. A regular file of at most [`TRACKED_KEYS`] keys is read once, its keys' hashes (by
+/// `hash`) held for the build; a longer one is counted, and read again by the build. Any
+/// other source (stdin, `/dev/stdin`, `<(cmd)`, a FIFO), which cannot be read twice, is read
+/// once and held whole.
 ///
 /// # Errors
 /// A source that cannot be read, no memory for the hashes, or one that holds no keys.
@@ -324,12 +373,7 @@ pub fn count_or_buffer(path: &Path, hash: impl Fn(&[u8]) -> Hash128) -> Result<C
     let name = source_name(path);
     let reader = BufReader::with_capacity(1 << 16, reader);
     let counted = if len.is_some() {
-        let mut n = 0u64;
-        for_each_key(reader, MAX_KEY_BYTES, &name, |_, _| {
-            n += 1;
-            Ok(())
-        })?;
-        Counted::File(n)
+        hold_or_count(reader, &name, hash, TRACKED_KEYS)?
     } else {
         Counted::Buffered(buffer(reader, &name, hash)?)
     };
@@ -339,6 +383,34 @@ pub fn count_or_buffer(path: &Path, hash: impl Fn(&[u8]) -> Hash128) -> Result<C
     };
     anyhow::ensure!(n > 0, "{name} holds no keys");
     Ok(counted)
+}
+
+/// The keys of `reader` held whole when there are at most `most` of them, else counted.
+fn hold_or_count(
+    reader: impl BufRead,
+    name: &str,
+    hash: impl Fn(&[u8]) -> Hash128,
+    most: usize,
+) -> Result<Counted> {
+    let mut lines = KeyLines::new(reader, MAX_KEY_BYTES);
+    let read = || format!("cannot read the keys of {name}");
+    let (mut keys, mut n) = (Vec::new(), 0u64);
+    while let Some((line, key)) = lines.next_key().with_context(read)? {
+        n += 1;
+        if n <= most as u64 {
+            hold(&mut keys, line, name)?;
+            keys.push((line, hash(key)));
+        } else if !keys.is_empty() {
+            keys = Vec::new();
+        }
+    }
+    Ok(match n <= most as u64 {
+        true => Counted::Buffered(Buffered {
+            keys,
+            lines: lines.counts(),
+        }),
+        false => Counted::File(n),
+    })
 }
 
 /// Reads every key of `reader` (named `name`) into a [`Buffered`], hashed by `hash`.
@@ -410,5 +482,6 @@ pub fn no_keys(
     Ok(Some(message))
 }
 
+mod ordered;
 #[cfg(test)]
 mod tests;

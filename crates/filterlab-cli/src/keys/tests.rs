@@ -48,3 +48,24 @@ fn a_key_longer_than_the_limit_is_an_error_at_its_line() {
     let e = insert_lines(endless, "k", &mut filter(), None, limits).unwrap_err();
     assert!(format!("{e:#}").contains("line 1"), "{e:#}");
 }
+
+/// A file of at most the limit is held whole (read once); a longer one is counted (its keys
+/// dropped) and read again by the build.
+#[test]
+fn a_file_is_held_up_to_the_limit_and_counted_past_it() {
+    let hash = |k: &[u8]| filterlab::KeyHasher::default().hash(k);
+    let input = b"a\n\nb\na\nc\n";
+    match hold_or_count(&input[..], "k", hash, 4).unwrap() {
+        Counted::Buffered(b) => {
+            let lines: Vec<u64> = b.keys.iter().map(|&(l, _)| l).collect();
+            assert_eq!(lines, [1, 3, 4, 5]);
+            assert_eq!(b.keys[0].1, b.keys[2].1);
+            assert_eq!((b.lines.lines, b.lines.empty), (5, 1));
+        }
+        Counted::File(n) => panic!("held whole expected, counted {n}"),
+    }
+    assert!(matches!(
+        hold_or_count(&input[..], "k", hash, 3).unwrap(),
+        Counted::File(4)
+    ));
+}
