@@ -20,6 +20,7 @@ pub const MAIN: &[&dyn Stage] = &[
     &Growth,
     &Users,
     &Churn,
+    &crate::stages::cli_build::CliBuild,
     &crate::stages::threads::Threads,
     &crate::stages::systems::Systems,
     &crate::stages::python::Python,

@@ -52,6 +52,9 @@ pub enum Timed {
     Process,
     /// Not a time: the memory processes hold.
     Memory,
+    /// One read of a key file (its bytes split into lines), then the allocation and every
+    /// insert, batched.
+    ReadAndBuild,
 }
 
 impl Timed {
@@ -65,6 +68,7 @@ impl Timed {
             Timed::Open => "opening a saved file",
             Timed::Process => "a whole process, its start included",
             Timed::Memory => "processes' memory",
+            Timed::ReadAndBuild => "one read of the key file, then allocation and inserts",
         }
     }
 }

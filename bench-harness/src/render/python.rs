@@ -97,6 +97,7 @@ fn measured(s: &mut String, r: &PythonReport, x: &Measured) {
     loops_table(s, t);
     goals_table(s, &x.goals);
     full_table(s, x);
+    reused::section(s, x);
     sample_table(s, x);
     peaks_table(s, x);
     if let Some(b) = &x.rbloom_bench {
@@ -474,3 +475,5 @@ impl crate::plan::Output for PythonReport {
         super::write_section(out, "python", self, render)
     }
 }
+
+mod reused;

@@ -3,6 +3,7 @@
 //! another); the order they run in is [`crate::pipeline::stages`].
 
 pub mod builds;
+pub mod cli_build;
 pub mod course;
 pub mod expansion;
 pub mod floor;

@@ -53,19 +53,22 @@ impl Metric {
     }
 }
 
+/// `in` over rbloom's `in`, on fresh str objects (issue 52; 1.0 before).
+pub const IN_GOAL: f64 = 0.9;
+
 /// The ratio goals against rbloom one key at a time: (goal, our figure, rbloom's, bound).
 pub const RATIO_GOALS: [(GoalId, Metric, Metric, f64); 6] = [
     (
         GoalId::OneAtATimeNegative,
         Metric::Negative,
         Metric::Negative,
-        1.0,
+        IN_GOAL,
     ),
     (
         GoalId::OneAtATimePositive,
         Metric::Positive,
         Metric::Positive,
-        1.0,
+        IN_GOAL,
     ),
     (GoalId::OneAtATimeAdd, Metric::Build, Metric::Build, 1.0),
     (
@@ -197,7 +200,15 @@ pub fn goals(
     let mut out = Vec::new();
     for (id, mine, theirs, most) in RATIO_GOALS {
         let (a, b) = (mine.of(ours), theirs.of(rbloom));
-        let measure = format!("ClassicBloom {} / rbloom {}", mine.label(), theirs.label());
+        let fresh = match theirs {
+            Metric::Negative | Metric::Positive => ", on fresh str objects",
+            _ => "",
+        };
+        let measure = format!(
+            "ClassicBloom {} / rbloom {}{fresh}",
+            mine.label(),
+            theirs.label()
+        );
         let g = match (a, b) {
             (Some(a), Some(b)) => goal(id, measure, med(a) / med(b), ratio_interval(a, b)),
             _ => goal(id, measure, f64::NAN, None),
@@ -304,8 +315,9 @@ pub fn recomputed(m: &Measured) -> Result<Vec<super::Goal>> {
     goals(&m.timing, &m.load, m.rust.as_ref())
 }
 
-/// The bound of `contains_many` over the same filter's batched lookups in Rust.
-pub const VERSUS_RUST: f64 = 1.5;
+/// The bound of `contains_many` over the same filter's batched lookups in Rust (issue 52; 1.5
+/// before).
+pub const VERSUS_RUST: f64 = 1.3;
 
 /// `contains_many` over the Rust filter's batched lookups, negatives and positives: what the
 /// Python layer adds to a batch. The two sides ran in different processes and loops of one run

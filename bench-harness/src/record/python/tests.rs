@@ -126,7 +126,7 @@ fn a_peak_off_the_sample_and_an_undecided_goal_the_budget_ended_are_said() {
     );
     let mut t = timing();
     t.loops[0].record.stop = crate::measure::rounds::Stop::Budget;
-    row_of(&mut t, ContenderId::Rbloom, Scale::Full).ns_negative = vec![61.0, 58.0, 63.0];
+    row_of(&mut t, ContenderId::Rbloom, Scale::Full).ns_negative = vec![68.0, 64.0, 70.0];
     let g = goals(&t, &load(100, 100), None).unwrap().remove(0);
     assert_eq!(g.verdict, Verdict::Undecided, "{g:?}");
     assert_eq!(g.note, "undecided after 3 rounds: the time budget ended it");
