@@ -33,15 +33,35 @@ impl AnyFilter {
     /// [`crate::Error::Unsupported`] for a variant without the `merges` capability or filters
     /// of two variants; the variant's own errors (other parameters, a full table).
     pub fn merge(&mut self, other: &AnyFilter) -> crate::Result<()> {
-        match (self, other) {
-            (AnyFilter::Quotient(a), AnyFilter::Quotient(b)) => a.merge(b),
-            (AnyFilter::Expandable(a), AnyFilter::Expandable(b)) => a.merge(b),
-            (a, b) if a.capabilities().merges => Err(crate::Error::Incompatible(format!(
-                "a {} filter merges only with another {0} filter, not a {}",
-                a.variant(),
-                b.variant()
-            ))),
-            (a, _) => Err(a.variant().unsupported("merge", |c| c.merges)),
+        let incompatible = |a: Variant, b: Variant| {
+            Err(crate::Error::Incompatible(format!(
+                "a {a} filter merges only with another {a} filter, not a {b}"
+            )))
+        };
+        let (mine, theirs) = (self.variant(), other.variant());
+        // Every variant named, no `_` arm: a new one must say here whether it merges (and its
+        // registry row's `merges` must agree: `merging_variants_have_an_arm`).
+        match self {
+            AnyFilter::Quotient(a) => match other {
+                AnyFilter::Quotient(b) => a.merge(b),
+                _ => incompatible(mine, theirs),
+            },
+            AnyFilter::Expandable(a) => match other {
+                AnyFilter::Expandable(b) => a.merge(b),
+                _ => incompatible(mine, theirs),
+            },
+            AnyFilter::Classic(_)
+            | AnyFilter::Counting(_)
+            | AnyFilter::Scalable(_)
+            | AnyFilter::Cuckoo(_)
+            | AnyFilter::Blocked(_)
+            | AnyFilter::BinaryFuse8(_)
+            | AnyFilter::BinaryFuse16(_)
+            | AnyFilter::Ribbon(_)
+            | AnyFilter::Aleph(_)
+            | AnyFilter::ItemWindow(_)
+            | AnyFilter::TimeWindow(_)
+            | AnyFilter::Apbf(_) => Err(mine.unsupported("merge", |c| c.merges)),
         }
     }
 

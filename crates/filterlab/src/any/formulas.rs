@@ -109,7 +109,11 @@ fn variant_formulas(plan: &Plan) -> Vec<Formula> {
             load,
         } => quotient_formulas(n, p, *quotients, *remainder_bits, *slots, *load),
         Detail::Aleph { .. } => aleph::aleph_formulas(plan),
-        _ => Vec::new(),
+        // The windows' formulas come from `super::window`. No `_` arm: a new variant's detail
+        // must say here what it shows.
+        Detail::Sliced { .. } | Detail::TimeSliced { .. } | Detail::AgePartitioned { .. } => {
+            Vec::new()
+        }
     }
 }
 
@@ -554,8 +558,10 @@ fn shape_lines(detail: &Detail) -> Vec<String> {
             p0, r, s, growth, ..
         } => scalable_lines(*p0, *r, *s, growth),
         Detail::Aleph { .. } => aleph::aleph_lines(detail),
-        // The windows' lines come from `super::window`.
-        _ => Vec::new(),
+        // The windows' lines come from `super::window`. No `_` arm (as above).
+        Detail::Sliced { .. } | Detail::TimeSliced { .. } | Detail::AgePartitioned { .. } => {
+            Vec::new()
+        }
     }
 }
 

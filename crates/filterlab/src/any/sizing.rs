@@ -274,7 +274,20 @@ impl Plan {
                 )
                 .map_or(u64::MAX, |b| (b * items as f64 / 8.0).ceil() as u64)
             }
-            _ => self.bytes,
+            // The growing ones at or below their declared n, and every fixed table. No `_`
+            // arm: a new variant's detail must say here whether its bytes grow.
+            Detail::Aleph { .. }
+            | Detail::Expandable { .. }
+            | Detail::Classic { .. }
+            | Detail::Counting { .. }
+            | Detail::Cuckoo { .. }
+            | Detail::Blocked { .. }
+            | Detail::Quotient { .. }
+            | Detail::Fuse { .. }
+            | Detail::Ribbon { .. }
+            | Detail::Sliced { .. }
+            | Detail::TimeSliced { .. }
+            | Detail::AgePartitioned { .. } => self.bytes,
         }
     }
 

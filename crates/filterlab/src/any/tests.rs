@@ -535,3 +535,42 @@ fn the_age_partitioned_filter_takes_the_least_memory_that_meets_its_target() {
         assert_eq!(built.plan().unwrap().bytes, plan.bytes);
     }
 }
+
+/// `AnyFilter::merge` and the registry's `merges` agree: a variant that says it merges takes
+/// another filter of its kind (whose keys it then finds) and refuses another kind; one that
+/// does not is refused as unsupported.
+#[test]
+fn merging_variants_have_an_arm() {
+    let hashes: Vec<Hash128> = (0..200u64)
+        .map(|i| {
+            Hash128::from_u128(
+                u128::from(i).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835),
+            )
+        })
+        .collect();
+    let p = Params::new(1000, 0.01);
+    for &v in Variant::ALL {
+        // A window counted in time takes keys only with a time: empty ones suffice here.
+        let keys = |r: std::ops::Range<usize>| match v.capabilities().timed {
+            true => &hashes[..0],
+            false => &hashes[r],
+        };
+        let mut a = AnyFilter::build_from_hashes(v, &p, keys(0..100)).unwrap();
+        let b = AnyFilter::build_from_hashes(v, &p, keys(100..200)).unwrap();
+        let merged = a.merge(&b);
+        if v.capabilities().merges {
+            merged.unwrap_or_else(|e| panic!("{v}: {e}"));
+            assert!(hashes.iter().all(|&h| a.contains_hash(h)), "{v} lost keys");
+            let other = AnyFilter::build(Variant::Classic, &p).unwrap();
+            assert!(
+                matches!(a.merge(&other), Err(Error::Incompatible(_))),
+                "{v}"
+            );
+        } else {
+            assert!(
+                matches!(merged, Err(Error::Unsupported { .. })),
+                "{v}: {merged:?}"
+            );
+        }
+    }
+}
