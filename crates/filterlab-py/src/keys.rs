@@ -47,6 +47,20 @@ pub(crate) fn key<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Key<'py>> {
     Err(not_a_key(obj))
 }
 
+/// [`key`] for an object the caller owns (an iterator's item): the key keeps that reference
+/// instead of taking a new one and dropping the item's (two calls into the interpreter fewer
+/// a key of a batch, under the limited API).
+pub(crate) fn key_owned(obj: Bound<'_, PyAny>) -> PyResult<Key<'_>> {
+    let obj = match obj.downcast_into_exact::<PyString>() {
+        Ok(s) => return Ok(Key::Str(s)),
+        Err(e) => e.into_inner(),
+    };
+    match obj.downcast_into_exact::<PyBytes>() {
+        Ok(b) => Ok(Key::Bytes(b)),
+        Err(e) => key(&e.into_inner()),
+    }
+}
+
 /// The bytes of the one key `obj` (`str`: its UTF-8 form, read in place; `bytes`), borrowed
 /// from `obj` for a call that holds it: [`key`] without a new reference to the object (two
 /// calls into the interpreter fewer a key, under the limited API).
@@ -99,7 +113,7 @@ pub(crate) fn in_chunks<'py>(
     loop {
         held.clear();
         for item in iter.by_ref().take(CHUNK) {
-            held.push(key(&item?)?);
+            held.push(key_owned(item?)?);
         }
         if held.is_empty() {
             return Ok(());
