@@ -59,6 +59,7 @@
 
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::quotient as math;
+mod batch;
 mod codec;
 mod explain;
 mod rsqf;
@@ -397,6 +398,14 @@ impl Filter for QuotientFilter {
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (q, r) = self.split(hash);
         self.slots.contains(q, r)
+    }
+
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        self.insert_hashes(hashes)
+    }
+
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        filter_core::contains_hash_batch_prefetched(self, hashes, out);
     }
 
     fn hasher(&self) -> KeyHasher {

@@ -127,13 +127,50 @@ impl PartialEq for Slots {
     }
 }
 
-/// The position of the `k`-th (from 0) set bit of `w`.
-#[inline]
-fn select_in_word(mut w: u64, k: u32) -> u32 {
-    for _ in 0..k {
-        w &= w - 1;
+/// Each byte 1.
+const BYTES_1: u64 = 0x0101_0101_0101_0101;
+/// Each byte's high bit.
+const BYTES_HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// `SELECT_IN_BYTE[8·v + j]`: the position of the `j`-th (from 0) set bit of byte `v` (8 when
+/// `v` has fewer than `j + 1`).
+const SELECT_IN_BYTE: [u8; 2048] = {
+    let mut t = [8u8; 2048];
+    let mut v = 0;
+    while v < 256 {
+        let (mut bit, mut j) = (0, 0);
+        while bit < 8 {
+            if v >> bit & 1 == 1 {
+                t[8 * v + j] = bit as u8;
+                j += 1;
+            }
+            bit += 1;
+        }
+        v += 1;
     }
-    w.trailing_zeros()
+    t
+};
+
+/// The position of the `k`-th (from 0) set bit of `w`, for `k` below `w`'s count of ones (the
+/// callers' check), without a loop over the bits: the running count of ones per byte (a
+/// multiply sums the byte counts), the byte where it passes `k` (a byte-wise compare of all
+/// eight at once), then a table for the bit inside that byte (Vigna, "Broadword
+/// implementation of rank/select queries", 2008, §5, in the form for 8-bit steps).
+#[inline]
+fn select_in_word(w: u64, k: u32) -> u32 {
+    debug_assert!(k < w.count_ones());
+    let mut c = w - ((w >> 1) & 0x5555_5555_5555_5555);
+    c = (c & 0x3333_3333_3333_3333) + ((c >> 2) & 0x3333_3333_3333_3333);
+    // Byte i: the ones of bytes 0..=i (at most 64, so no byte overflows).
+    let running = ((c + (c >> 4)) & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(BYTES_1);
+    let ks = u64::from(k) * BYTES_1;
+    // High bit of byte i set where running[i] <= k: bytes wholly before the k-th one.
+    let le = (((ks | BYTES_HIGH) - (running & !BYTES_HIGH)) ^ running ^ ks) & BYTES_HIGH;
+    let byte = ((le >> 7).wrapping_mul(BYTES_1) >> 56) as u32 * 8;
+    // Ones before that byte: running[i - 1] (0 for the first).
+    let before = ((running << 8).wrapping_shr(byte) & 0xFF) as u32;
+    let v = (w.wrapping_shr(byte) & 0xFF) as usize;
+    byte + u32::from(SELECT_IN_BYTE[(8 * v + (k.wrapping_sub(before) & 7) as usize) & 2047])
 }
 
 impl Slots {
@@ -303,17 +340,26 @@ impl Slots {
         }
     }
 
-    /// The slots `(start, end)` of the run of quotient `q`, if `q` is occupied (`start <= end
-    /// < slots`).
+    /// The slots `(start, end)` of the run of quotient `q`, if `q` is occupied (`end < slots`;
+    /// `start <= end` unless the table is damaged, when the range is empty). One block's offset
+    /// and occupieds word give the run's rank among the runs from the block's offset on; its
+    /// end is the run end of that rank, its start one past the end before it (or `q`).
     #[inline]
     fn run_of(&self, q: u64) -> Option<(u64, u64)> {
-        if !self.occupied(q) {
+        let b = (q / BLOCK) as usize;
+        let (occupieds, bit) = (self.occupieds(b), (q % BLOCK) as u32);
+        if occupieds >> bit & 1 == 0 {
             return None;
         }
-        let start = q.max(self.after_runs_below(q));
-        let end = self.run_end_from(start);
-        // A run end is found at or after `start`, or `slots` is returned: past the table only
-        // in a damaged table opened in place, whose offsets or run ends lead nowhere.
+        let p = b as u64 * BLOCK + u64::from(self.spill(b));
+        let before = (occupieds & mask(bit)).count_ones();
+        let start = match before {
+            0 => q.max(p),
+            _ => q.max(self.kth_run_end(p, before - 1) + 1),
+        };
+        let end = self.kth_run_end(p, before);
+        // A run end is found, or `slots` is returned: past the table only in a damaged table
+        // opened in place, whose offsets or run ends lead nowhere.
         (end < self.slots).then_some((start, end))
     }
 
@@ -487,6 +533,7 @@ pub fn mask(bits: u32) -> u64 {
 }
 
 pub mod block;
+pub mod bulk;
 mod saved;
 #[cfg(test)]
 mod tests;

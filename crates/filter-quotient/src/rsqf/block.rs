@@ -92,6 +92,17 @@ impl Slots {
         }
     }
 
+    /// Starts loading the memory a lookup of quotient `q` reads: its block's head and the line
+    /// of its home slot's remainder (a block spans two cache lines for most widths; the two
+    /// misses then overlap instead of following one another).
+    #[inline]
+    pub(crate) fn prefetch(&self, q: u64) {
+        let (at, _) = self.rem_at(q);
+        let head = (q / BLOCK) as usize * self.stride;
+        filter_core::prefetch(&self.table[head]);
+        filter_core::prefetch(&self.table[at]);
+    }
+
     /// Block `b`'s offset (`b == blocks`: the table's end).
     #[inline]
     pub(crate) fn spill(&self, b: usize) -> u32 {

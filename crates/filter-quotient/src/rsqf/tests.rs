@@ -3,10 +3,25 @@ use filter_core::MemoryCap;
 
 #[test]
 fn select_finds_the_kth_set_bit() {
-    let w = 0b1011_0100_u64 | 1 << 63;
-    let ones: Vec<u32> = (0..64).filter(|&i| w >> i & 1 == 1).collect();
-    for (k, &at) in ones.iter().enumerate() {
-        assert_eq!(select_in_word(w, k as u32), at);
+    let mut rng = 0x5e1ec7_u64;
+    let mut words = vec![
+        0b1011_0100_u64 | 1 << 63,
+        !0,
+        1,
+        1 << 63,
+        0x8000_0001,
+        0xFF00,
+    ];
+    words.extend((0..2_000).map(|i| match i % 3 {
+        0 => xorshift(&mut rng),
+        1 => xorshift(&mut rng) & xorshift(&mut rng),
+        _ => xorshift(&mut rng) | xorshift(&mut rng),
+    }));
+    for w in words {
+        let ones: Vec<u32> = (0..64).filter(|&i| w >> i & 1 == 1).collect();
+        for (k, &at) in ones.iter().enumerate() {
+            assert_eq!(select_in_word(w, k as u32), at, "{w:#x} {k}");
+        }
     }
 }
 
