@@ -293,6 +293,7 @@ impl Slots {
     }
 
     /// The `k`-th (from 0) set `runends` bit at or after slot `p`; `slots` if there is none.
+    #[inline]
     fn kth_run_end(&self, p: u64, mut k: u32) -> u64 {
         let mut w = (p / 64) as usize;
         let Some(first) = self.runends_of(w) else {
@@ -393,6 +394,7 @@ impl Slots {
     }
 
     /// Whether the run of `q` holds `r`.
+    #[inline]
     pub fn contains(&self, q: u64, r: u64) -> bool {
         match self.run_of(q) {
             Some((s, e)) => (s..=e).rev().any(|i| self.rem(i) == r),
