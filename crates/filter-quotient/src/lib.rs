@@ -24,6 +24,14 @@
 //! it out), so a lookup in a short run reads one block, two where its run crosses into the
 //! next; the offsets cost what a separate index did.
 //!
+//! **Batches.** [`Filter::insert_hash_batch`] into an empty filter builds the table in one
+//! pass: the keys' (quotient, remainder) pairs sorted by quotient (a stable radix sort, so a
+//! run's remainders stay in insertion order), then written run after run: the table inserts
+//! one by one give, bit for bit, without their shifts (it holds two 16-byte pairs per key
+//! while it sorts). Keys that do not fit go in one by one, so the batch fails where an insert
+//! would. Later batches and [`Filter::contains_hash_batch`] prefetch the block of the key
+//! [`filter_core::PREFETCH_AHEAD`] places ahead.
+//!
 //! **Opened in place.** A version 3 file saves the blocks as they are in memory, so
 //! `format::mapped::decode_in_place` (and `filterlab::AnyFilter::open`) use the file's bytes as
 //! the table with O(1) checks. (A version 2 file, its table in separate arrays, is copied into
@@ -395,6 +403,7 @@ impl Filter for QuotientFilter {
         Ok(())
     }
 
+    #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (q, r) = self.split(hash);
         self.slots.contains(q, r)

@@ -151,26 +151,30 @@ const SELECT_IN_BYTE: [u8; 2048] = {
     t
 };
 
-/// The position of the `k`-th (from 0) set bit of `w`, for `k` below `w`'s count of ones (the
-/// callers' check), without a loop over the bits: the running count of ones per byte (a
-/// multiply sums the byte counts), the byte where it passes `k` (a byte-wise compare of all
-/// eight at once), then a table for the bit inside that byte (Vigna, "Broadword
-/// implementation of rank/select queries", 2008, §5, in the form for 8-bit steps).
+/// The position of the `k`-th (from 0) set bit of `w`, or, when `w` has no more than `k`
+/// ones, how many it has (`Err`). Without a loop over the bits: the running count of ones per
+/// byte (a multiply sums the byte counts; its top byte is the word's count), the byte where it
+/// passes `k` (a byte-wise compare of all eight at once), then a table for the bit inside that
+/// byte (Vigna, "Broadword implementation of rank/select queries", 2008, §5, in the form for
+/// 8-bit steps).
 #[inline]
-fn select_in_word(w: u64, k: u32) -> u32 {
-    debug_assert!(k < w.count_ones());
+fn select_or_count(w: u64, k: u32) -> std::result::Result<u32, u32> {
     let mut c = w - ((w >> 1) & 0x5555_5555_5555_5555);
     c = (c & 0x3333_3333_3333_3333) + ((c >> 2) & 0x3333_3333_3333_3333);
     // Byte i: the ones of bytes 0..=i (at most 64, so no byte overflows).
     let running = ((c + (c >> 4)) & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(BYTES_1);
+    let ones = (running >> 56) as u32;
+    if k >= ones {
+        return Err(ones);
+    }
     let ks = u64::from(k) * BYTES_1;
     // High bit of byte i set where running[i] <= k: bytes wholly before the k-th one.
     let le = (((ks | BYTES_HIGH) - (running & !BYTES_HIGH)) ^ running ^ ks) & BYTES_HIGH;
     let byte = ((le >> 7).wrapping_mul(BYTES_1) >> 56) as u32 * 8;
     // Ones before that byte: running[i - 1] (0 for the first).
-    let before = ((running << 8).wrapping_shr(byte) & 0xFF) as u32;
-    let v = (w.wrapping_shr(byte) & 0xFF) as usize;
-    byte + u32::from(SELECT_IN_BYTE[(8 * v + (k.wrapping_sub(before) & 7) as usize) & 2047])
+    let before = ((running << 8) >> byte & 0xFF) as u32;
+    let v = (w >> byte & 0xFF) as usize;
+    Ok(byte + u32::from(SELECT_IN_BYTE[8 * v + (k - before) as usize]))
 }
 
 impl Slots {
@@ -301,11 +305,10 @@ impl Slots {
         };
         let mut word = first & (!0u64 << (p % 64));
         loop {
-            let ones = word.count_ones();
-            if k < ones {
-                return w as u64 * 64 + u64::from(select_in_word(word, k));
+            match select_or_count(word, k) {
+                Ok(at) => return w as u64 * 64 + u64::from(at),
+                Err(ones) => k -= ones,
             }
-            k -= ones;
             w += 1;
             match self.runends_of(w) {
                 Some(next) => word = next,

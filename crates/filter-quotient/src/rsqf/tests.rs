@@ -20,7 +20,10 @@ fn select_finds_the_kth_set_bit() {
     for w in words {
         let ones: Vec<u32> = (0..64).filter(|&i| w >> i & 1 == 1).collect();
         for (k, &at) in ones.iter().enumerate() {
-            assert_eq!(select_in_word(w, k as u32), at, "{w:#x} {k}");
+            assert_eq!(select_or_count(w, k as u32), Ok(at), "{w:#x} {k}");
+        }
+        for k in [ones.len() as u32, 64, u32::MAX] {
+            assert_eq!(select_or_count(w, k), Err(w.count_ones()), "{w:#x} {k}");
         }
     }
 }
