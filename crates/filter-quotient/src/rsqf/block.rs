@@ -96,7 +96,7 @@ impl Slots {
     /// of its home slot's remainder (a block spans two cache lines for most widths; the two
     /// misses then overlap instead of following one another).
     #[inline]
-    pub(crate) fn prefetch(&self, q: u64) {
+    pub fn prefetch(&self, q: u64) {
         let (at, _) = self.rem_at(q);
         let head = (q / BLOCK) as usize * self.stride;
         filter_core::prefetch(&self.table[head]);
