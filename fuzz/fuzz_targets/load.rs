@@ -212,7 +212,9 @@ fn mutate_bytes(bytes: &[u8], kind: FileKind, edits: &[Edit]) -> Vec<u8> {
     for e in edits {
         apply(e, &mut params, &mut payload);
     }
-    let mut e = Encoder::new(kind, d.hasher, payload.len());
+    // In the file's own version: the quotient and Aleph payloads differ between 2 and 3.
+    let version = d.payload.format_version();
+    let mut e = Encoder::of_version(kind, d.hasher, payload.len(), version);
     e.bytes(&params).begin_payload().bytes(&payload);
     e.finish()
 }

@@ -8,6 +8,9 @@
 //!             quotient filter saves it (`filter_quotient::table::encode_slots`)
 //! ```
 //!
+//! Saves write format version 3, the table in blocks of 64 slots; version 1 and 2 files (the
+//! table in separate arrays) still load, their table copied into blocks.
+//!
 //! Nothing derived is trusted: `Q0` and the slot width are recomputed from the sizing, the
 //! estimate and the doublings; the table is checked in full as a quotient filter's load checks
 //! it; no stored entry may be 0; and the void entries in every run must be exactly the copies
@@ -27,6 +30,12 @@ const GROUP_BYTES: u64 = 16;
 
 impl Codec for AlephFilter {
     const KIND: FileKind = FILE_KIND;
+    /// Version 3: the table in blocks, as the quotient filter writes it.
+    const WRITE_VERSION: u16 = filter_quotient::table::BLOCKED_VERSION;
+
+    fn table_layout(version: u16) -> Option<&'static str> {
+        Some(filter_quotient::table::table_layout(version))
+    }
 
     fn encode_params(&self, e: &mut Encoder<'_>) {
         self.sizing.encode_params(e);

@@ -251,6 +251,17 @@ impl AlephFilter {
     }
 }
 
+impl filter_core::Prefetch for AlephFilter {
+    /// The quotient table's block and its home slot's entry, as the quotient filter's.
+    fn lines_per_key(&self) -> u32 {
+        2
+    }
+
+    fn prefetch_hash(&self, hash: Hash128) {
+        self.slots.prefetch(self.locate(hash).0);
+    }
+}
+
 impl Filter for AlephFilter {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
         if self.used >= self.max_entries() {
@@ -275,6 +286,11 @@ impl Filter for AlephFilter {
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (a, key) = self.locate(hash);
         self.slots.run(a).any(|v| entry::matches(v, key))
+    }
+
+    /// Each lookup prefetches the block of the key [`filter_core::PREFETCH_AHEAD`] places on.
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        filter_core::contains_hash_batch_prefetched(self, hashes, out);
     }
 
     fn hasher(&self) -> KeyHasher {

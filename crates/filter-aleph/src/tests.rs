@@ -142,3 +142,26 @@ fn growth_stops_at_the_memory_cap_and_changes_nothing() {
     let held = testkit::check_growth_stops_at_cap(&mut f, &keys, 16 * 1024);
     assert!(held > 1000, "{held}");
 }
+
+/// Batched lookups (prefetching later keys' blocks) answer as lookups one by one, before and
+/// after doublings, for members and others.
+#[test]
+fn batched_lookups_answer_as_single_ones() {
+    let mut f = AlephFilter::builder()
+        .capacity(1_000)
+        .fpr(0.01)
+        .hasher(hasher())
+        .build()
+        .unwrap();
+    let probes: Vec<Hash128> = (0..40_000).map(|i| f.hasher().hash(&key(i))).collect();
+    let mut answers = Vec::new();
+    for i in 0..20_000 {
+        f.insert(&key(i)).unwrap();
+        if i % 5_000 == 0 || i == 19_999 {
+            f.contains_hash_batch(&probes, &mut answers);
+            let singles: Vec<bool> = probes.iter().map(|&h| f.contains_hash(h)).collect();
+            assert_eq!(answers, singles, "after {i} keys");
+        }
+    }
+    assert!(f.expansions() >= 4 && answers[..20_000].iter().all(|&a| a));
+}

@@ -1,5 +1,16 @@
 //! The one file format every filter saves to. Stable: version 1 files will always load, by
-//! copy, as they always did; saves write version 2, which can also be used in place.
+//! copy, as they always did; saves write version 2, which can also be used in place, or, for
+//! the quotient and Aleph filters, version 3 (below).
+//!
+//! # Version 3: the quotient tables in blocks
+//!
+//! Version 3 is version 2's layout byte for byte; only the payload of the variants that write
+//! it differs: the quotient and Aleph filters ([`Codec::WRITE_VERSION`]) save their table as
+//! one array of blocks of 64 slots (each block's offset, metadata words and remainders
+//! together, so a lookup reads one block), where version 2 saved four separate arrays. Every
+//! other variant writes version 2 as before (its files are the same bytes); a reader takes
+//! every version up to [`FORMAT_VERSION`], and those two variants convert a version 1 or 2
+//! table to the blocked one when they read it (an open in place of such a file then copies).
 //!
 //! # Version 2: a layout used in place
 //!
@@ -97,8 +108,13 @@ pub use reader::Reader;
 
 /// Magic bytes at the start of every saved filter.
 pub const MAGIC: [u8; 8] = *b"FLTRLAB\0";
-/// The format version this build writes and the highest it reads.
-pub const FORMAT_VERSION: u16 = 2;
+/// The highest format version this build reads: version 3 lays the head out as version 2 does
+/// and differs only in the quotient and Aleph filters' payloads (their tables in blocks of 64
+/// slots). Each variant writes its own [`Codec::WRITE_VERSION`], so the files of every other
+/// variant stay the version 2 bytes they were.
+pub const FORMAT_VERSION: u16 = 3;
+/// The version a variant writes unless its [`Codec`] says otherwise.
+pub const DEFAULT_WRITE_VERSION: u16 = 2;
 const HEADER_LEN: usize = 24;
 const MIN_LEN: usize = HEADER_LEN + 8 + 8;
 
@@ -142,6 +158,18 @@ pub fn checksum(bytes: &[u8]) -> u64 {
 pub trait Codec: Hashed + Sized {
     /// The kind written in the header.
     const KIND: FileKind;
+
+    /// The format version this variant writes (2, or 3 for the variants whose payload changed
+    /// in version 3); it reads every version up to [`FORMAT_VERSION`].
+    const WRITE_VERSION: u16 = DEFAULT_WRITE_VERSION;
+
+    /// How a file of format `version` lays out this variant's table, for a variant whose
+    /// versions lay it out differently (`None`: alike in every version): what `filterlab info`
+    /// shows.
+    fn table_layout(version: u16) -> Option<&'static str> {
+        let _ = version;
+        None
+    }
 
     /// Writes the parameter section (fixed-width fields).
     fn encode_params(&self, e: &mut Encoder<'_>);

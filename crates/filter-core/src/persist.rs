@@ -131,6 +131,18 @@ pub trait Persist: Sized {
         Ok(())
     }
 
+    /// The format version saves write ([`format::Codec::WRITE_VERSION`]; 2 by default).
+    fn write_version() -> u16 {
+        format::DEFAULT_WRITE_VERSION
+    }
+
+    /// How a file of format `version` lays out the table ([`format::Codec::table_layout`];
+    /// `None` by default: alike in every version).
+    fn table_layout(version: u16) -> Option<&'static str> {
+        let _ = version;
+        None
+    }
+
     /// Loads the filter of a mapped version 2 file ([`format::mapped::read_or_map`]) with
     /// every check of [`Persist::from_bytes`]. A [`format::Codec`] reads each table from the
     /// file straight into its own memory ([`format::mapped::decode_streamed`]), so the load
@@ -207,5 +219,13 @@ impl<C: format::Codec> Persist for C {
 
     fn check_head(head: &format::Head<'_>) -> Result<(), FormatError> {
         format::check_payload::<C>(head)
+    }
+
+    fn write_version() -> u16 {
+        C::WRITE_VERSION
+    }
+
+    fn table_layout(version: u16) -> Option<&'static str> {
+        C::table_layout(version)
     }
 }

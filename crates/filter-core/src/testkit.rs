@@ -225,7 +225,7 @@ pub fn check_rejects_bad_bytes<F: Persist>(filter: &F) {
         Err(FormatError::WrongVariant { .. })
     ));
     let mut newer = bytes.clone();
-    newer[8] = newer[8].wrapping_add(1);
+    newer[8..10].copy_from_slice(&(crate::format::FORMAT_VERSION + 1).to_le_bytes());
     assert!(matches!(
         F::from_bytes(&newer),
         Err(FormatError::UnsupportedVersion { .. })
@@ -303,7 +303,8 @@ pub fn reenvelope<F: Persist>(
         .expect("whole")
         .to_vec();
     edit(&mut params, &mut payload);
-    let mut e = crate::format::Encoder::new(F::KIND, d.hasher, payload.len());
+    let version = d.payload.format_version();
+    let mut e = crate::format::Encoder::of_version(F::KIND, d.hasher, payload.len(), version);
     e.bytes(&params).begin_payload().bytes(&payload);
     e.finish()
 }

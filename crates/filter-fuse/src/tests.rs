@@ -1,7 +1,7 @@
 use super::*;
 use crate::build::{self, Scratch};
 use filter_core::testkit::{check_static_build, check_static_filter, fpr_within, hashes};
-use filter_core::Pages;
+use filter_core::{HashKind, Pages};
 
 /// Builds from `hs` and checks that every one is present; returns the filter.
 fn build_checked<F: Fingerprint>(hs: &[Hash128]) -> BinaryFuse<F> {
@@ -231,6 +231,67 @@ fn names_and_hasher_are_reported() {
     assert_eq!((f.name(), f.hasher()), ("fuse16", hasher));
     assert!(keys.iter().all(|k| f.contains(k)));
     assert_eq!(BinaryFuse8::from_keys(&keys).unwrap().name(), "fuse8");
+}
+
+/// Every hash kind, with seeds that exercise the seeded paths (MurmurHash3 takes 32 bits).
+fn every_hasher() -> Vec<KeyHasher> {
+    let kinds = [
+        HashKind::Xxh3_64,
+        HashKind::Xxh3_128,
+        HashKind::Murmur3X64_128,
+    ];
+    let seeds = [0, 1, 0x9E37_79B9, u64::MAX];
+    kinds
+        .iter()
+        .flat_map(|&k| seeds.iter().filter_map(move |&s| KeyHasher::new(k, s).ok()))
+        .collect()
+}
+
+#[test]
+fn inline_hash_is_the_hashers() {
+    // Lengths through every xxh3 input path: 0, 1-3, 4-8, 9-16, 17-128, 129-240, and past
+    // 240 (the long loop, with a derived secret when seeded).
+    let bytes: Vec<u8> = (0..1200u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let hashers = every_hasher();
+    assert_eq!(hashers.len(), 11, "three kinds, four seeds, one refused");
+    for h in hashers {
+        for len in (0..=300).chain([511, 512, 1024, 1200]) {
+            let key = &bytes[len / 3..len / 3 + len.min(bytes.len() - len / 3)];
+            assert_eq!(
+                hash_inline(h, key),
+                h.hash(key),
+                "{h:?}, {} bytes",
+                key.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn contains_answers_as_contains_hash_of_the_hashers_hash() {
+    let members: Vec<String> = (0..5_000).map(|i| format!("user{i}@example.com")).collect();
+    let refs: Vec<&[u8]> = members.iter().map(|k| k.as_bytes()).collect();
+    for h in every_hasher() {
+        let f8 = BinaryFuse8::from_keys_with(&refs, h).unwrap();
+        let f16 = BinaryFuse16::from_keys_with(&refs, h).unwrap();
+        let mut fp = 0;
+        let outsiders = (5_000..40_000).map(|i| format!("other{i}@example.org"));
+        for key in members.iter().cloned().chain(outsiders) {
+            let hash = h.hash(key.as_bytes());
+            let answer = f8.contains(key.as_bytes());
+            assert_eq!(answer, f8.contains_hash(hash), "{h:?} {key}");
+            assert_eq!(
+                f16.contains(key.as_bytes()),
+                f16.contains_hash(hash),
+                "{h:?} {key}"
+            );
+            fp += usize::from(answer && key.starts_with("other"));
+        }
+        // The comparison saw both answers: members (true) and some false positives (2^-8).
+        assert!(fp > 0, "{h:?}: no false positive among 35,000 non-members");
+    }
 }
 
 /// Counts either side of each change of segment length and of the size factor's floor.

@@ -1,17 +1,33 @@
 //! The quotient filter's file: parameters (`Q0` u64, resizes u32, remainder bits u32, items
-//! u64, the sizing), then the payload: the `occupieds` and `runends` bit vectors and the
-//! remainders, in words, and in a version 2 file the `spill` index after them (`u32`s, one per
-//! block of 64 slots and one for the table's end), which a version 1 file leaves to the load to
-//! derive. A version 2 file opens in place ([`Reader::in_place`]): the index is read from it,
-//! not derived, and nothing of the tables is checked (see `rsqf`'s docs).
+//! u64, the sizing), then the payload, the table. Saves write format version 3
+//! ([`BLOCKED_VERSION`]): the table's bytes as they are in memory, one block per 64 slots (its
+//! `spill` offset, `occupieds` and `runends` words and remainders) and a 16-byte tail (module
+//! `rsqf::block`). Such a file opens in place ([`Reader::in_place`]): nothing of the table is
+//! checked (see `rsqf`'s docs).
+//!
+//! Older files hold the table as separate arrays: the `occupieds` and `runends` bit vectors
+//! and the remainders, in words, and in a version 2 file the `spill` index after them (`u32`s,
+//! one per block and one for the table's end), which a version 1 file leaves to the load to
+//! derive. They still load: the arrays are copied into blocks and checked in full. An open in
+//! place of a version 2 file does the same (it cannot use the file's bytes as the table): the
+//! filter then holds its table in memory of its own, as a loaded one does.
 
 use crate::{math, rsqf, QuotientFilter, FILE_KIND, MAX_QUOTIENTS, MIN_QUOTIENTS};
 use filter_core::format::{invalid, refused, Codec, Encoder, Parts, Reader, IN_PLACE_VERSION};
+
+/// The first format version whose quotient (and Aleph) payload is the blocked table; the
+/// version these two variants write.
+pub const BLOCKED_VERSION: u16 = 3;
 use filter_core::{FileKind, FormatError, KeyHasher, MemoryCap, Sizing, Table};
 use rsqf::Slots;
 
 impl Codec for QuotientFilter {
     const KIND: FileKind = FILE_KIND;
+    const WRITE_VERSION: u16 = BLOCKED_VERSION;
+
+    fn table_layout(version: u16) -> Option<&'static str> {
+        Some(table_layout(version))
+    }
 
     fn encode_params(&self, e: &mut Encoder<'_>) {
         e.u64(self.base_quotients)
@@ -75,21 +91,46 @@ impl Codec for QuotientFilter {
     }
 }
 
-/// Whether a file of format `version` holds the `spill` index.
-/// Writes a table: its bit vectors and remainders in words, then from version 2 its `spill`
-/// index (what [`decode_slots`] reads back).
+/// Writes a table as a file of the encoder's version keeps it (what [`decode_slots`] reads
+/// back): from version 3 the blocks as they are; before, the bit vectors and remainders in
+/// words, then from version 2 the `spill` index.
 pub fn encode_slots(slots: &Slots, e: &mut Encoder<'_>) {
-    for words in slots.words() {
-        e.u64s(words);
+    if e.format_version() >= BLOCKED_VERSION {
+        e.bytes(slots.blocked_bytes());
+        return;
+    }
+    let blocks = slots.blocks();
+    let words = |e: &mut Encoder<'_>, word: &dyn Fn(usize) -> u64| {
+        let mut chunk = [0u64; 64];
+        for first in (0..blocks).step_by(64) {
+            let n = (blocks - first).min(64);
+            (0..n).for_each(|i| chunk[i] = word(first + i));
+            e.u64s(&chunk[..n]);
+        }
+    };
+    words(e, &|b| slots.occupieds(b));
+    words(e, &|b| slots.runends(b));
+    let mut rems = [0u64; 64];
+    for b in 0..blocks {
+        let n = slots.rbits() as usize;
+        rems.iter_mut()
+            .zip(slots.remainder_words(b))
+            .for_each(|(w, v)| *w = v);
+        e.u64s(&rems[..n]);
     }
     if saves_spill(e.format_version()) {
-        let mut chunk = [0u8; 512];
-        for offsets in slots.spill().chunks(128) {
-            for (c, s) in chunk.chunks_exact_mut(4).zip(offsets) {
-                c.copy_from_slice(&s.to_le_bytes());
-            }
-            e.bytes(&chunk[..offsets.len() * 4]);
+        for b in 0..=blocks {
+            e.u32(slots.spill(b));
         }
+    }
+}
+
+/// How a file of format `version` lays out a quotient table (the quotient and Aleph filters').
+pub fn table_layout(version: u16) -> &'static str {
+    match version {
+        v if v >= BLOCKED_VERSION => "blocked (format 3)",
+        2 => "separate arrays (format 2)",
+        _ => "separate arrays, no offsets (format 1)",
     }
 }
 
@@ -98,8 +139,9 @@ fn saves_spill(version: u16) -> bool {
 }
 
 /// The table of `q` quotients and `r`-bit remainders in `payload` (all of it), with the number
-/// of stored remainders: loaded, and checked as [`Slots::from_words`] checks it, or opened in
-/// place with its saved index ([`Slots::in_place`]: O(1) checks, and no count).
+/// of stored remainders: loaded, and checked as [`Slots::from_blocks`] checks it, or opened in
+/// place ([`Slots::in_place`]: O(1) checks, and no count). A version 1 or 2 payload is copied
+/// into blocks and checked ([`Slots::from_words`]), opened in place or not.
 pub fn decode_slots(
     q: u64,
     r: u32,
@@ -113,6 +155,15 @@ pub fn decode_slots(
             payload.remaining()
         )));
     }
+    if version >= BLOCKED_VERSION {
+        let table = payload.take_table(expected as usize)?;
+        if payload.in_place() {
+            let slots = Slots::in_place(q, r, table).map_err(invalid)?;
+            return Ok((slots, None));
+        }
+        let (slots, used) = Slots::from_blocks(q, r, table).map_err(invalid)?;
+        return Ok((slots, Some(used)));
+    }
     let words = [
         payload.u64s(bit_words)?,
         payload.u64s(bit_words)?,
@@ -122,18 +173,8 @@ pub fn decode_slots(
         true => Some(read_spill(payload, bit_words + 1)?),
         false => None,
     };
-    match spill {
-        Some(spill) if payload.in_place() => {
-            let slots = Slots::in_place(q, r, words, spill).map_err(invalid)?;
-            Ok((slots, None))
-        }
-        // A load; or tables in place without their index, which an open never hands out (it
-        // maps version 2 files only): checked in full then, the index derived.
-        spill => {
-            let (slots, used) = Slots::from_words(q, r, words, spill).map_err(invalid)?;
-            Ok((slots, Some(used)))
-        }
-    }
+    let (slots, used) = Slots::from_words(q, r, words, spill).map_err(invalid)?;
+    Ok((slots, Some(used)))
 }
 
 /// The `n` offsets of the `spill` index: in place from a mapped file, else copied.
@@ -167,10 +208,15 @@ fn shape_of(base: u64, doublings: u32, r: u32) -> Result<u64, FormatError> {
 }
 
 /// The payload bytes of a table of `q` quotients and `r`-bit remainders in a file of format
-/// `version` (two bit vectors and the remainders, in words, then from version 2 the `spill`
-/// index), with the word counts of the bit vectors and the remainders.
+/// `version` (from version 3 the blocks and their tail; before, two bit vectors and the
+/// remainders, in words, then from version 2 the `spill` index), with the word counts of the
+/// bit vectors and the remainders of the separate arrays.
 pub fn payload_len(q: u64, r: u32, version: u16) -> Result<(u64, usize, usize), FormatError> {
     let (_, bit_words, rem_words) = rsqf::layout(q, r).map_err(refused)?;
+    if version >= BLOCKED_VERSION {
+        let bytes = rsqf::block::table_len(bit_words, r).expect("checked by layout");
+        return Ok((bytes as u64, bit_words, rem_words));
+    }
     let words = 2 * bit_words as u64 + rem_words as u64;
     let spill = if saves_spill(version) {
         (bit_words as u64 + 1) * 4

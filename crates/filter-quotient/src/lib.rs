@@ -16,13 +16,27 @@
 //! makes lookups cheap at 95% load, where the classic layout's walks grow long, so the
 //! builder sizes for 95% ([`math::MAX_LOAD`]) instead of the 75% common for the classic one.
 //! What is left out of the CQF: its counter encoding (here every copy of a key takes a slot,
-//! as in the RSQF) and its 8-bit offsets (here a 32-bit `spill` per 64 slots): 2.5 metadata
-//! bits per slot against 2.125.
+//! as in the RSQF) and its 8-bit offsets (here a 32-bit `spill` per 64 slots, so a run may
+//! cover whole blocks): 2.5 metadata bits per slot against 2.125.
 //!
-//! **Opened in place.** A version 2 file saves the offsets with the table, so
+//! **Blocks.** The table is one array of blocks of 64 slots, each holding its offset, its
+//! `occupieds` and `runends` words and its remainders (as the RSQF and the `qfilter` crate lay
+//! it out), so a lookup in a short run reads one block, two where its run crosses into the
+//! next; the offsets cost what a separate index did.
+//!
+//! **Batches.** [`Filter::insert_hash_batch`] into an empty filter builds the table in one
+//! pass: the keys' (quotient, remainder) pairs sorted by quotient (a stable radix sort, so a
+//! run's remainders stay in insertion order), then written run after run: the table inserts
+//! one by one give, bit for bit, without their shifts (it holds two 16-byte pairs per key
+//! while it sorts). Keys that do not fit go in one by one, so the batch fails where an insert
+//! would. Later batches and [`Filter::contains_hash_batch`] prefetch the block of the key
+//! [`filter_core::PREFETCH_AHEAD`] places ahead.
+//!
+//! **Opened in place.** A version 3 file saves the blocks as they are in memory, so
 //! `format::mapped::decode_in_place` (and `filterlab::AnyFilter::open`) use the file's bytes as
-//! the table with O(1) checks: no pass over the table derives the offsets or validates the
-//! metadata. Lookups stay in bounds and end whatever a damaged file holds (module `rsqf`); the
+//! the table with O(1) checks. (A version 2 file, its table in separate arrays, is copied into
+//! blocks and checked in full by an open, as by a load: the filter then holds memory of its
+//! own.) No pass over a version 3 table derives the offsets or validates the metadata. Lookups stay in bounds and end whatever a damaged file holds (module `rsqf`); the
 //! first change (insert, removal, resize, merge) makes the checks of a load first, and refuses
 //! a table that fails them.
 //!
@@ -53,6 +67,7 @@
 
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::quotient as math;
+mod batch;
 mod codec;
 mod explain;
 mod rsqf;
@@ -60,8 +75,10 @@ mod rsqf;
 /// The rank-and-select table itself and its saved form, for filters that store other
 /// fingerprints in it (`filter-aleph` keeps variable-length fingerprints in its remainders).
 pub mod table {
-    pub use crate::codec::{decode_slots, encode_slots, payload_len};
-    pub use crate::rsqf::{layout, mask, Slots};
+    pub use crate::codec::{
+        decode_slots, encode_slots, payload_len, table_layout, BLOCKED_VERSION,
+    };
+    pub use crate::rsqf::{layout, mask, table_bytes, Slots};
 }
 
 pub use rsqf::{extra_slots, MAX_QUOTIENTS, MIN_QUOTIENTS};
@@ -386,9 +403,18 @@ impl Filter for QuotientFilter {
         Ok(())
     }
 
+    #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (q, r) = self.split(hash);
         self.slots.contains(q, r)
+    }
+
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        self.insert_hashes(hashes)
+    }
+
+    fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
+        filter_core::contains_hash_batch_prefetched(self, hashes, out);
     }
 
     fn hasher(&self) -> KeyHasher {

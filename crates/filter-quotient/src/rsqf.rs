@@ -12,24 +12,33 @@
 //! end for the runs that spill past the last quotient (as the CQF's `xnslots`).
 //!
 //! To keep rank and select local, Pandey et al. store per block of 64 slots an *offset*; here it
-//! is `spill[b]`: how many slots at the start of block `b` hold runs of quotients before the
-//! block. The runs of quotients `64b..=q` then start at `64b + spill[b]` or later, so finding a
-//! run reads one `occupieds` word and the `runends` words from there on (the cluster, short at
-//! 95% load). `spill` is derived from the metadata, after an insert or removal for the blocks
-//! the shift crossed. Deriving it for a whole table reads the whole table, so version 2 files
-//! save it (a load checks it against the one it derives; version 1 files leave it to the load),
-//! and a table opened in place reads it from the file. It is a `u32`, so a table has fewer than
-//! 2^32 slots.
+//! is the block's `spill`: how many slots at the start of block `b` hold runs of quotients
+//! before the block. The runs of quotients `64b..=q` then start at `64b + spill` or later, so
+//! finding a run reads one `occupieds` word and the `runends` words from there on (the
+//! cluster, short at 95% load). `spill` is derived from the metadata, after an insert or
+//! removal for the blocks the shift crossed. Deriving it for a whole table reads the whole
+//! table, so files save it (a load checks it against the one it derives; version 1 files leave
+//! it to the load), and a table opened in place reads it from the file. It is a `u32` (a run
+//! may cover whole blocks), so a table has fewer than 2^32 slots.
+//!
+//! # Blocks
+//! The table is one array of blocks ([`block`]), as in the RSQF and the `qfilter` crate: block
+//! `b` holds its `spill`, its `occupieds` and `runends` words and the remainders of its 64
+//! slots side by side (`20 + 8r` bytes), so a lookup whose run lies in its home block reads
+//! that block only (and the next one when the run crosses into it). Bits per slot are those
+//! of four separate arrays (2 + r, and 32 per block for the offset). Version 1 and 2 files hold
+//! the four arrays apart; a load copies them into blocks ([`Slots::from_words`]).
 //!
 //! # Lookups on a table opened in place
 //! An open checks none of the table ([`Slots::in_place`]), so a lookup ([`Slots::contains`],
-//! [`Slots::count`]) must stay in bounds and end whatever the words hold: every word index is
-//! below its table's length ([`Slots::kth_run_end`] answers `slots` past the last `runends` word,
-//! whatever offset it starts from), a run is read only if its end lies inside the table
+//! [`Slots::count`]) must stay in bounds and end whatever the bytes hold: every block index is
+//! below the number of blocks ([`Slots::kth_run_end`] answers `slots` past the last block,
+//! whatever offset it starts from), every slot read is below `slots` (whose remainders' reads
+//! stay inside the table's trailing bytes), a run is read only if its end lies inside the table
 //! ([`Slots::run_of`]; a valid table never takes that branch), and no loop runs past the
 //! table's end. A damaged table gives wrong answers, not a panic; a change checks it first.
 
-use filter_core::{Error, MemoryCap, Result, Table, TableOptions};
+use filter_core::{Error, Result, Table, TableOptions};
 
 /// Slots per block of the `spill` index (one `occupieds` word).
 const BLOCK: u64 = 64;
@@ -48,7 +57,8 @@ pub fn extra_slots(quotients: u64) -> u64 {
     ten_roots.max(BLOCK)
 }
 
-/// The word counts of a table: `(slots, words per bit vector, words of remainders)`.
+/// The word counts of a table as version 1 and 2 files save it: `(slots, words per bit
+/// vector, words of remainders)`; its blocked form has `words per bit vector` blocks.
 ///
 /// # Errors
 /// Quotients outside 64..=2^31, remainder bits outside 1..=64.
@@ -66,24 +76,41 @@ pub fn layout(quotients: u64, rbits: u32) -> Result<(u64, usize, usize)> {
     let slots = (quotients + extra_slots(quotients)).div_ceil(BLOCK) * BLOCK;
     let bit_words = (slots / BLOCK) as usize;
     let rem_words = (slots * u64::from(rbits)).div_ceil(64);
-    let rem_words = usize::try_from(rem_words).map_err(|_| Error::SizeOverflow {
-        what: "quotient table",
-        hint: format!("{slots} slots of {rbits} bits; lower the capacity"),
-    })?;
+    let rem_words = usize::try_from(rem_words)
+        .ok()
+        .filter(|_| block::table_len(bit_words, rbits).is_some())
+        .ok_or_else(|| Error::SizeOverflow {
+            what: "quotient table",
+            hint: format!("{slots} slots of {rbits} bits; lower the capacity"),
+        })?;
     Ok((slots, bit_words, rem_words))
 }
 
-/// The packed table: metadata bits, remainders and the `spill` index.
+/// The slots and heap bytes of a table of `quotients` quotients and `r`-bit remainders: its
+/// blocks of 64 slots (`20 + 8r` bytes each: offset, two metadata words, remainders) and the
+/// 16-byte tail.
+///
+/// # Errors
+/// Those of [`layout`].
+pub fn table_bytes(quotients: u64, rbits: u32) -> Result<(u64, u64)> {
+    let (slots, blocks, _) = layout(quotients, rbits)?;
+    let bytes = block::table_len(blocks, rbits).expect("checked by layout");
+    Ok((slots, bytes as u64))
+}
+
+/// The packed table: per block of 64 slots its `spill` offset, its metadata words and its
+/// remainders (module `rsqf::block`), and the end's offset.
 #[derive(Clone, Debug)]
 pub struct Slots {
     quotients: u64,
     rbits: u32,
     slots: u64,
-    occupieds: Table<u64>,
-    runends: Table<u64>,
-    rems: Table<u64>,
-    /// One entry per block, and one for the end of the table (always 0 in a valid table).
-    spill: Table<u32>,
+    /// `slots / 64`.
+    blocks: usize,
+    /// Bytes per block.
+    stride: usize,
+    /// The blocks and the tail.
+    table: Table<u8>,
     /// Whether the words passed [`Slots::check`] (or were built here): `false` for a table
     /// opened in place, until a change checks it.
     checked: bool,
@@ -96,32 +123,58 @@ impl PartialEq for Slots {
     /// The same table, checked or not.
     fn eq(&self, other: &Self) -> bool {
         let shape = |t: &Slots| (t.quotients, t.rbits, t.slots);
-        shape(self) == shape(other)
-            && self.occupieds == other.occupieds
-            && self.runends == other.runends
-            && self.rems == other.rems
-            && self.spill == other.spill
+        shape(self) == shape(other) && self.table == other.table
     }
 }
 
-#[inline]
-fn bit(words: &[u64], i: u64) -> bool {
-    words[(i / 64) as usize] >> (i % 64) & 1 == 1
-}
+/// Each byte 1.
+const BYTES_1: u64 = 0x0101_0101_0101_0101;
+/// Each byte's high bit.
+const BYTES_HIGH: u64 = 0x8080_8080_8080_8080;
 
-#[inline]
-fn set_bit(words: &mut [u64], i: u64, v: bool) {
-    let w = &mut words[(i / 64) as usize];
-    *w = (*w & !(1 << (i % 64))) | (u64::from(v) << (i % 64));
-}
-
-/// The position of the `k`-th (from 0) set bit of `w`.
-#[inline]
-fn select_in_word(mut w: u64, k: u32) -> u32 {
-    for _ in 0..k {
-        w &= w - 1;
+/// `SELECT_IN_BYTE[8·v + j]`: the position of the `j`-th (from 0) set bit of byte `v` (8 when
+/// `v` has fewer than `j + 1`).
+const SELECT_IN_BYTE: [u8; 2048] = {
+    let mut t = [8u8; 2048];
+    let mut v = 0;
+    while v < 256 {
+        let (mut bit, mut j) = (0, 0);
+        while bit < 8 {
+            if v >> bit & 1 == 1 {
+                t[8 * v + j] = bit as u8;
+                j += 1;
+            }
+            bit += 1;
+        }
+        v += 1;
     }
-    w.trailing_zeros()
+    t
+};
+
+/// The position of the `k`-th (from 0) set bit of `w`, or, when `w` has no more than `k`
+/// ones, how many it has (`Err`). Without a loop over the bits: the running count of ones per
+/// byte (a multiply sums the byte counts; its top byte is the word's count), the byte where it
+/// passes `k` (a byte-wise compare of all eight at once), then a table for the bit inside that
+/// byte (Vigna, "Broadword implementation of rank/select queries", 2008, §5, in the form for
+/// 8-bit steps).
+#[inline]
+fn select_or_count(w: u64, k: u32) -> std::result::Result<u32, u32> {
+    let mut c = w - ((w >> 1) & 0x5555_5555_5555_5555);
+    c = (c & 0x3333_3333_3333_3333) + ((c >> 2) & 0x3333_3333_3333_3333);
+    // Byte i: the ones of bytes 0..=i (at most 64, so no byte overflows).
+    let running = ((c + (c >> 4)) & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(BYTES_1);
+    let ones = (running >> 56) as u32;
+    if k >= ones {
+        return Err(ones);
+    }
+    let ks = u64::from(k) * BYTES_1;
+    // High bit of byte i set where running[i] <= k: bytes wholly before the k-th one.
+    let le = (((ks | BYTES_HIGH) - (running & !BYTES_HIGH)) ^ running ^ ks) & BYTES_HIGH;
+    let byte = ((le >> 7).wrapping_mul(BYTES_1) >> 56) as u32 * 8;
+    // Ones before that byte: running[i - 1] (0 for the first).
+    let before = ((running << 8) >> byte & 0xFF) as u32;
+    let v = (w >> byte & 0xFF) as usize;
+    Ok(byte + u32::from(SELECT_IN_BYTE[8 * v + (k - before) as usize]))
 }
 
 impl Slots {
@@ -132,46 +185,50 @@ impl Slots {
     /// Those of [`layout`], the memory cap, or an allocation failure.
     pub fn new(quotients: u64, rbits: u32, tables: impl Into<TableOptions>) -> Result<Slots> {
         let tables = tables.into();
-        let (slots, bit_words, rem_words) = layout(quotients, rbits)?;
-        let bytes = (2 * bit_words as u64 + rem_words as u64) * 8 + (bit_words as u64 + 1) * 4;
-        tables.cap.check("quotient table", 0, bytes)?;
-        let what = "quotient table";
-        // The cap is checked above for all arrays together.
-        let each = TableOptions {
-            cap: MemoryCap::NONE,
-            ..tables
-        };
-        Ok(Slots {
+        let (_, blocks, _) = layout(quotients, rbits)?;
+        let bytes = block::table_len(blocks, rbits).expect("checked by layout");
+        let table = filter_core::try_zeroed_table(bytes, tables, "quotient table")?;
+        Ok(Slots::of_table(quotients, rbits, table))
+    }
+
+    /// The table of `quotients` and `r`-bit remainders over `table` (its length checked by
+    /// the caller), marked checked and owned.
+    fn of_table(quotients: u64, rbits: u32, table: Table<u8>) -> Slots {
+        let (slots, blocks, _) = layout(quotients, rbits).expect("checked by the caller");
+        debug_assert_eq!(Some(table.len()), block::table_len(blocks, rbits));
+        Slots {
             quotients,
             rbits,
             slots,
-            occupieds: filter_core::try_zeroed_table(bit_words, each, what)?,
-            runends: filter_core::try_zeroed_table(bit_words, each, what)?,
-            rems: filter_core::try_zeroed_table(rem_words, each, what)?,
-            spill: filter_core::try_zeroed_table(bit_words + 1, each, what)?,
+            blocks,
+            stride: block::stride(rbits),
+            table,
             checked: true,
             owned: true,
-        })
+        }
     }
 
     /// The checks of the metadata and remainders in [`Slots::check`]; returns the number of
     /// used slots.
     fn validate(&self) -> std::result::Result<u64, String> {
         let quotients = self.quotients;
-        if (quotients..self.slots).any(|i| bit(&self.occupieds, i)) {
+        if (quotients..self.slots).any(|i| self.occupied(i)) {
             return Err("an occupied bit past the last quotient".into());
         }
         self.check_ends()?;
-        let runs: u32 = self.occupieds.iter().map(|w| w.count_ones()).sum();
-        let ends: u32 = self.runends.iter().map(|w| w.count_ones()).sum();
+        let runs: u64 = (0..self.blocks)
+            .map(|b| u64::from(self.occupieds(b).count_ones()))
+            .sum();
+        let ends: u64 = (0..self.blocks)
+            .map(|b| u64::from(self.runends(b).count_ones()))
+            .sum();
         if runs != ends {
             return Err(format!("{runs} occupied quotients but {ends} run ends"));
         }
         let (mut next_free, mut used) = (0u64, 0u64);
-        let empty = |t: &Slots, from: u64, to: u64| {
-            (from..to).all(|i| !bit(&t.runends, i) && t.rem(i) == 0)
-        };
-        for q in (0..quotients).filter(|&q| bit(&self.occupieds, q)) {
+        let empty =
+            |t: &Slots, from: u64, to: u64| (from..to).all(|i| !t.runend(i) && t.rem(i) == 0);
+        for q in (0..quotients).filter(|&q| self.occupied(q)) {
             let start = q.max(next_free);
             if !empty(self, next_free, start) {
                 return Err(format!(
@@ -194,13 +251,13 @@ impl Slots {
     /// For tests: the largest `spill` (above 64, a run covers a whole block).
     #[cfg(test)]
     pub fn max_spill(&self) -> u32 {
-        self.spill.iter().copied().max().unwrap_or(0)
+        (0..=self.blocks).map(|b| self.spill(b)).max().unwrap_or(0)
     }
 
     /// For tests: spoils the `spill` index of block `b`.
     #[cfg(test)]
     pub fn spoil_spill(&mut self, b: usize) {
-        self.spill[b] += 1;
+        self.set_spill(b, self.spill(b) + 1);
     }
 
     /// Quotients `Q` (home slots).
@@ -218,51 +275,19 @@ impl Slots {
         self.slots
     }
 
-    /// Bytes of the three tables on transparent huge pages now (`None`: not measurable).
+    /// Bytes of the table on transparent huge pages now (`None`: not measurable).
     pub fn huge_page_bytes(&self) -> Option<u64> {
-        [&self.occupieds, &self.runends, &self.rems]
-            .iter()
-            .map(|t| t.huge_page_bytes())
-            .sum()
+        self.table.huge_page_bytes()
     }
 
-    /// The three saved word arrays: occupieds, runends, remainders.
-    pub fn words(&self) -> [&[u64]; 3] {
-        [&self.occupieds, &self.runends, &self.rems]
+    /// Blocks of 64 slots.
+    pub fn blocks(&self) -> usize {
+        self.blocks
     }
 
-    /// The `spill` index, one offset per block and a last one for the table's end (saved in
-    /// version 2 files).
-    pub fn spill(&self) -> &[u32] {
-        &self.spill
-    }
-
-    /// Heap bytes of the table and its index.
+    /// Heap bytes of the table, offsets included.
     pub fn bytes(&self) -> usize {
-        (self.occupieds.len() + self.runends.len() + self.rems.len()) * 8 + self.spill.len() * 4
-    }
-
-    #[inline]
-    fn rem(&self, i: u64) -> u64 {
-        let (bitpos, r) = (i * u64::from(self.rbits), self.rbits);
-        let (w, off) = ((bitpos / 64) as usize, (bitpos % 64) as u32);
-        let mut v = self.rems[w] >> off;
-        if off + r > 64 {
-            v |= self.rems[w + 1] << (64 - off);
-        }
-        v & mask(r)
-    }
-
-    #[inline]
-    fn set_rem(&mut self, i: u64, v: u64) {
-        let (bitpos, r) = (i * u64::from(self.rbits), self.rbits);
-        let (w, off) = ((bitpos / 64) as usize, (bitpos % 64) as u32);
-        let m = mask(r);
-        self.rems[w] = (self.rems[w] & !(m << off)) | ((v & m) << off);
-        if off + r > 64 {
-            let hi = off + r - 64;
-            self.rems[w + 1] = (self.rems[w + 1] & !mask(hi)) | ((v & m) >> (64 - off));
-        }
+        self.table.len()
     }
 
     /// The first slot at or after `from` that ends a run (`slots` if none: only in a table
@@ -272,21 +297,21 @@ impl Slots {
     }
 
     /// The `k`-th (from 0) set `runends` bit at or after slot `p`; `slots` if there is none.
+    #[inline]
     fn kth_run_end(&self, p: u64, mut k: u32) -> u64 {
         let mut w = (p / 64) as usize;
-        if w >= self.runends.len() {
+        let Some(first) = self.runends_of(w) else {
             return self.slots;
-        }
-        let mut word = self.runends[w] & (!0u64 << (p % 64));
+        };
+        let mut word = first & (!0u64 << (p % 64));
         loop {
-            let ones = word.count_ones();
-            if k < ones {
-                return w as u64 * 64 + u64::from(select_in_word(word, k));
+            match select_or_count(word, k) {
+                Ok(at) => return w as u64 * 64 + u64::from(at),
+                Err(ones) => k -= ones,
             }
-            k -= ones;
             w += 1;
-            match self.runends.get(w) {
-                Some(&next) => word = next,
+            match self.runends_of(w) {
+                Some(next) => word = next,
                 None => return self.slots,
             }
         }
@@ -310,8 +335,8 @@ impl Slots {
     /// all quotients before the block.
     fn after_runs_in_block(&self, x: u64, quotients: u32) -> u64 {
         let b = (x / BLOCK) as usize;
-        let p = b as u64 * BLOCK + u64::from(self.spill[b]);
-        let runs = (self.occupieds[b] & mask(quotients)).count_ones();
+        let p = b as u64 * BLOCK + u64::from(self.spill(b));
+        let runs = (self.occupieds(b) & mask(quotients)).count_ones();
         if runs == 0 {
             p
         } else {
@@ -319,17 +344,26 @@ impl Slots {
         }
     }
 
-    /// The slots `(start, end)` of the run of quotient `q`, if `q` is occupied (`start <= end
-    /// < slots`).
+    /// The slots `(start, end)` of the run of quotient `q`, if `q` is occupied (`end < slots`;
+    /// `start <= end` unless the table is damaged, when the range is empty). One block's offset
+    /// and occupieds word give the run's rank among the runs from the block's offset on; its
+    /// end is the run end of that rank, its start one past the end before it (or `q`).
     #[inline]
     fn run_of(&self, q: u64) -> Option<(u64, u64)> {
-        if !bit(&self.occupieds, q) {
+        let b = (q / BLOCK) as usize;
+        let (occupieds, bit) = (self.occupieds(b), (q % BLOCK) as u32);
+        if occupieds >> bit & 1 == 0 {
             return None;
         }
-        let start = q.max(self.after_runs_below(q));
-        let end = self.run_end_from(start);
-        // A run end is found at or after `start`, or `slots` is returned: past the table only
-        // in a damaged table opened in place, whose offsets or run ends lead nowhere.
+        let p = b as u64 * BLOCK + u64::from(self.spill(b));
+        let before = (occupieds & mask(bit)).count_ones();
+        let start = match before {
+            0 => q.max(p),
+            _ => q.max(self.kth_run_end(p, before - 1) + 1),
+        };
+        let end = self.kth_run_end(p, before);
+        // A run end is found, or `slots` is returned: past the table only in a damaged table
+        // opened in place, whose offsets or run ends lead nowhere.
         (end < self.slots).then_some((start, end))
     }
 
@@ -363,6 +397,7 @@ impl Slots {
     }
 
     /// Whether the run of `q` holds `r`.
+    #[inline]
     pub fn contains(&self, q: u64, r: u64) -> bool {
         match self.run_of(q) {
             Some((s, e)) => (s..=e).rev().any(|i| self.rem(i) == r),
@@ -382,15 +417,15 @@ impl Slots {
             return false;
         };
         for i in (s + 1..=e).rev() {
-            let (v, end) = (self.rem(i - 1), bit(&self.runends, i - 1));
+            let (v, end) = (self.rem(i - 1), self.runend(i - 1));
             self.set_rem(i, v);
-            set_bit(&mut self.runends, i, end);
+            self.set_runend(i, end);
         }
         self.set_rem(s, r);
-        set_bit(&mut self.runends, s, true);
+        self.set_runend(s, true);
         match run {
-            Some(_) => set_bit(&mut self.runends, s - 1, false),
-            None => set_bit(&mut self.occupieds, q, true),
+            Some(_) => self.set_runend(s - 1, false),
+            None => self.set_occupied(q, true),
         }
         self.fix_spill_between(q, e);
         true
@@ -407,7 +442,7 @@ impl Slots {
         };
         self.shift_left(j, end, start < end);
         if start == end {
-            set_bit(&mut self.occupieds, q, false);
+            self.set_occupied(q, false);
         }
         let (mut hole, mut cur) = (end, q);
         // A later run moves back iff it starts after its quotient, that is right after `hole`.
@@ -429,29 +464,30 @@ impl Slots {
             let v = self.rem(i + 1);
             self.set_rem(i, v);
         }
-        set_bit(&mut self.runends, to, false);
+        self.set_runend(to, false);
         if run_remains {
-            set_bit(&mut self.runends, to - 1, true);
+            self.set_runend(to - 1, true);
         }
     }
 
     /// The first occupied quotient in `from..=to`.
     fn next_occupied(&self, from: u64, to: u64) -> Option<u64> {
-        (from..=to.min(self.quotients - 1)).find(|&i| bit(&self.occupieds, i))
+        (from..=to.min(self.quotients - 1)).find(|&i| self.occupied(i))
     }
 
     /// Recomputes `spill` for the blocks whose start lies in `(q, last + 64]`: an insert or
     /// removal of quotient `q` that shifted slots up to `last` changes no other.
     fn fix_spill_between(&mut self, q: u64, last: u64) {
         let first = (q / BLOCK + 1) as usize;
-        let last = ((last / BLOCK + 1) as usize).min(self.spill.len() - 1);
+        let last = ((last / BLOCK + 1) as usize).min(self.blocks);
         self.fix_spill(first, last);
     }
 
     /// Recomputes `spill[first..=last]` in order, each block from the one before it.
     fn fix_spill(&mut self, first: usize, last: usize) {
         for b in first..=last {
-            self.spill[b] = self.derived_spill(b);
+            let s = self.derived_spill(b);
+            self.set_spill(b, s);
         }
     }
 
@@ -459,8 +495,8 @@ impl Slots {
     /// of block `b` that the runs of the quotients before it fill.
     fn derived_spill(&self, b: usize) -> u32 {
         let prev = b - 1;
-        let p = prev as u64 * BLOCK + u64::from(self.spill[prev]);
-        let runs = self.occupieds[prev].count_ones();
+        let p = prev as u64 * BLOCK + u64::from(self.spill(prev));
+        let runs = self.occupieds(prev).count_ones();
         let end_plus_one = if runs == 0 {
             p
         } else {
@@ -473,8 +509,8 @@ impl Slots {
     /// Calls `f(quotient, remainder)` for every stored remainder, in slot order.
     pub fn for_each(&self, mut f: impl FnMut(u64, u64)) {
         let mut next_free = 0;
-        for (w, &word) in self.occupieds.iter().enumerate() {
-            let mut bits = word;
+        for w in 0..self.blocks {
+            let mut bits = self.occupieds(w);
             while bits != 0 {
                 let q = w as u64 * 64 + u64::from(bits.trailing_zeros());
                 bits &= bits - 1;
@@ -501,6 +537,8 @@ pub fn mask(bits: u32) -> u64 {
     }
 }
 
+pub mod block;
+pub mod bulk;
 mod saved;
 #[cfg(test)]
 mod tests;

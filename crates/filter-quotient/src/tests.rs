@@ -329,7 +329,7 @@ fn sample() -> (QuotientFilter, Vec<u8>) {
 /// Files with a valid checksum whose fields describe an impossible filter.
 #[test]
 fn crafted_files_with_impossible_metadata_are_rejected() {
-    let (f, bytes) = sample();
+    let (_, bytes) = sample();
     let craft = |edit: &dyn Fn(&mut Vec<u8>, &mut Vec<u8>)| {
         QuotientFilter::from_bytes(&testkit::reenvelope::<QuotientFilter>(&bytes, edit))
     };
@@ -377,32 +377,51 @@ fn crafted_files_with_impossible_metadata_are_rejected() {
     );
     assert!(rejected(craft(&|p, _| set_u64(p, 16, u64::MAX))), "len");
     assert!(rejected(craft(&|p, _| set_u64(p, 24, 1 << 40))), "capacity");
-    // Payload: an occupied quotient with no run, a run end in an empty slot, a stray remainder.
-    let words = f.slots.words();
-    let (n_bits, n_rems) = (words[0].len(), words[2].len());
-    assert!(rejected(craft(&|_, pl| {
-        let runends = n_bits * 8;
-        pl[runends..runends + n_bits * 8].fill(0);
+    assert!(QuotientFilter::from_bytes(&bytes).is_ok());
+}
+
+/// Files with a valid checksum whose table (format 3) is impossible.
+#[test]
+fn crafted_files_with_impossible_tables_are_rejected() {
+    let (f, bytes) = sample();
+    let craft = |edit: &dyn Fn(&mut Vec<u8>)| {
+        let file = testkit::reenvelope::<QuotientFilter>(&bytes, |_, pl| edit(pl));
+        QuotientFilter::from_bytes(&file)
+    };
+    let rejected =
+        |r: Result<QuotientFilter, FormatError>| matches!(r, Err(FormatError::Invalid(_)));
+    // Payload (blocks of 20 + 8r bytes: offset, occupieds, runends, remainders; a 16-byte
+    // tail): an occupied quotient with no run, a run end in an empty slot, a stray remainder,
+    // offsets and a tail other than the table gives.
+    let (blocks, stride) = (f.slots.blocks(), 20 + 8 * f.remainder_bits() as usize);
+    assert!(rejected(craft(&|pl| {
+        (0..blocks).for_each(|b| pl[b * stride + 12..b * stride + 20].fill(0));
     })));
     assert!(
-        rejected(craft(&|_, pl| pl[n_bits * 8 - 1] = 0x80)),
+        rejected(craft(&|pl| pl[(blocks - 1) * stride + 11] = 0x80)),
         "occupied past Q"
     );
-    let rems_end = (2 * n_bits + n_rems) * 8;
     assert!(
-        rejected(craft(&|_, pl| pl[rems_end - 1] = 0xFF)),
+        rejected(craft(&|pl| pl[blocks * stride - 1] = 0xFF)),
         "remainder bits in empty slots at the end"
     );
     assert!(
-        rejected(craft(&|_, pl| pl[rems_end] = 1)),
+        rejected(craft(&|pl| pl[0] = 1)),
         "an offset other than 0 at the first block"
     );
     assert!(
-        rejected(craft(&|_, pl| pl.truncate(pl.len() - 8))),
+        rejected(craft(&|pl| pl[stride] ^= 1)),
+        "an offset the table does not give"
+    );
+    assert!(
+        rejected(craft(&|pl| *pl.last_mut().unwrap() = 1)),
+        "bytes other than 0 in the tail"
+    );
+    assert!(
+        rejected(craft(&|pl| pl.truncate(pl.len() - 8))),
         "short payload"
     );
-    assert!(rejected(craft(&|_, pl| pl.extend([0; 8]))), "long payload");
-    assert_eq!(n_rems, f.slots.words()[2].len());
+    assert!(rejected(craft(&|pl| pl.extend([0; 8]))), "long payload");
     assert!(QuotientFilter::from_bytes(&bytes).is_ok());
 }
 
@@ -427,7 +446,7 @@ fn a_loaded_filter_reads_or_rebuilds_its_index() {
         std::fs::remove_file(&p).unwrap();
         let mut open: QuotientFilter = format::mapped::decode_in_place(&map).unwrap();
         assert!(!open.slots.is_checked() && !open.slots.is_owned());
-        assert_eq!(open.slots.tables_in_file(), 4);
+        assert_eq!(open.slots.tables_in_file(), 1);
         assert_eq!(open.slots, f.slots);
         open.insert(b"changed").unwrap();
         assert!(open.slots.is_checked() && open.slots.is_owned());

@@ -1,5 +1,6 @@
-//! The quotient filter's files (issue 39). Version 2 files save the `spill` offsets after the
-//! table, so a filter opens in place (`format::mapped::decode_in_place`) with O(1) checks and
+//! The quotient filter's files (issue 39, issue 52). Version 3 files save the table in blocks
+//! with their `spill` offsets (version 2 files saved the offsets after the table), so a filter
+//! opens in place (`format::mapped::decode_in_place`) with O(1) checks and
 //! answers as its load does; a load refuses saved offsets that the table does not give; a
 //! change to a filter opened in place checks its table first, as a load would have. Version 1
 //! files, which hold no offsets, keep loading byte for byte.
@@ -36,13 +37,14 @@ fn a_version_1_file_without_offsets_loads_byte_for_byte() {
     assert!(keys("v1", 300).iter().all(|k| f.contains(k)));
     assert_eq!(f.count(b"v1-0@example.com"), 2);
     assert_eq!(f.to_bytes_version_1().unwrap(), OLD_FILE);
-    // Saved again: version 2, the offsets after the table (4 bytes a block of 64 slots, and
-    // one for the end), and the same filter.
-    let v2 = f.to_bytes();
+    // Saved again: version 3, the blocks with their offsets (4 bytes a block of 64 slots) and
+    // a 16-byte tail, and the same filter.
+    let v3 = f.to_bytes();
+    assert_eq!(format::peek_version(&v3), Ok(3));
     let payload = |b: &[u8]| format::decode(b, FILE_KIND).unwrap().payload.remaining();
-    let offsets = (f.slots() / 64 + 1) as usize * 4;
-    assert_eq!(payload(&v2), payload(OLD_FILE) + offsets);
-    assert_eq!(QuotientFilter::from_bytes(&v2).unwrap(), f);
+    let offsets = (f.slots() / 64) as usize * 4 + 16;
+    assert_eq!(payload(&v3), payload(OLD_FILE) + offsets);
+    assert_eq!(QuotientFilter::from_bytes(&v3).unwrap(), f);
     // A version 1 file cannot open in place (the format refuses it before the variant).
     assert!(matches!(
         opened(OLD_FILE, "v1"),
@@ -100,7 +102,7 @@ fn a_filter_opened_in_place_answers_as_the_loaded_one() {
     }
 }
 
-/// The fixture the load's new check must refuse: a valid version 2 file whose saved offset of
+/// The fixture the load's new check must refuse: a valid version 3 file whose saved offset of
 /// one block (a block a run spills into, or one nothing spills into) is not the one the table
 /// gives, its checksums recomputed. An open trusts it (O(1) checks), answers without
 /// panicking, and refuses a change as the load does.
@@ -110,11 +112,13 @@ fn a_load_refuses_saved_offsets_the_table_does_not_give() {
     keys("o", 950).iter().for_each(|k| f.insert(k).unwrap());
     let bytes = f.to_bytes();
     let blocks = (f.slots() / 64) as usize;
-    let offsets_at = |payload: &Vec<u8>| payload.len() - (blocks + 1) * 4;
+    // Block b's offset leads its 20 + 8r bytes; the end's leads the tail.
+    let stride = 20 + 8 * f.remainder_bits() as usize;
+    let offset_at = |block: usize| block * stride;
     let mut spilled = 0;
     for block in 1..blocks {
         let damaged = testkit::reenvelope::<QuotientFilter>(&bytes, |_, payload| {
-            let at = offsets_at(payload) + block * 4;
+            let at = offset_at(block);
             spilled += usize::from(payload[at..at + 4] != [0; 4]);
             payload[at] ^= 1;
         });
@@ -132,7 +136,7 @@ fn a_load_refuses_saved_offsets_the_table_does_not_give() {
     // The first and last offsets are 0 in every table: an open refuses others.
     for at in [0, blocks] {
         let damaged = testkit::reenvelope::<QuotientFilter>(&bytes, |_, payload| {
-            let at = offsets_at(payload) + at * 4;
+            let at = offset_at(at);
             payload[at] = 7;
         });
         let e = opened(&damaged, "ends").unwrap_err().to_string();

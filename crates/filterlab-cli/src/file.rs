@@ -37,11 +37,17 @@ pub struct Info {
     /// Whether the checksum was verified: every file that was loaded (copied) has been; one
     /// opened in place only with `info --verify`.
     pub checksum_verified: bool,
-    /// The file format's version (1, or 2 from the version that opens files in place).
+    /// The file format's version (1; 2 from the version that opens files in place; 3 for the
+    /// quotient and Aleph filters' tables in blocks).
     pub format_version: u16,
-    /// Whether the file opens in place (mapped, no copy): version 2 and a variant whose tables
-    /// are flat arrays.
+    /// Whether the file opens in place (mapped, no copy): version 2 or later, a variant whose
+    /// tables are flat arrays, and the table laid out as the variant saves it today.
     pub opens_in_place: bool,
+    /// How the file lays out the table, for a variant whose versions differ (the quotient and
+    /// Aleph filters: "blocked (format 3)", "separate arrays (format 2)"); else `null`.
+    pub table_layout: Option<&'static str>,
+    /// The format version a save of this filter writes.
+    pub writes_version: u16,
     /// Variant parameters, by name.
     pub parameters: Params,
 }
@@ -313,6 +319,9 @@ fn special_kind(_: &std::fs::FileType) -> &'static str {
 pub fn info(r: &Reading, verified: bool) -> Info {
     let (f, file) = (r.filter(), r.bytes());
     let format_version = filterlab::format::peek_version(file).unwrap_or(1);
+    let (writes_version, table_layout) = AnyFilter::table_layout(f.variant(), format_version);
+    // A table laid out otherwise than today's (a version 2 quotient file) is converted.
+    let current = table_layout == AnyFilter::table_layout(f.variant(), writes_version).1;
     let hasher = f.hasher();
     let tail: [u8; 8] = file[file.len().saturating_sub(8)..]
         .try_into()
@@ -330,7 +339,10 @@ pub fn info(r: &Reading, verified: bool) -> Info {
         checksum_verified: verified || matches!(r, Reading::Loaded(..)),
         format_version,
         opens_in_place: format_version >= filterlab::format::IN_PLACE_VERSION
-            && f.capabilities().in_place,
+            && f.capabilities().in_place
+            && current,
+        table_layout,
+        writes_version,
         parameters: Params(f.parameters()),
     }
 }

@@ -150,6 +150,11 @@ pub fn info(i: &Info) -> String {
     );
     let how = match (i.format_version, i.opens_in_place) {
         (_, true) => "opens in place".to_string(),
+        (v, _) if v < i.writes_version && i.table_layout.is_some() => format!(
+            "loads by copy (its table converted to today's layout); save it again to write \
+             version {}",
+            i.writes_version
+        ),
         (1, _) => "loads by copy; save it again to write version 2".to_string(),
         _ => format!(
             "loads by copy (the {} filter does not open in place)",
@@ -157,6 +162,9 @@ pub fn info(i: &Info) -> String {
         ),
     };
     let _ = writeln!(out, "format        version {}, {how}", i.format_version);
+    if let Some(layout) = i.table_layout {
+        let _ = writeln!(out, "table layout  {layout}");
+    }
     for p in &i.parameters.0 {
         let (k, v) = (
             p.name,

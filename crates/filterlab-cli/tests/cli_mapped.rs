@@ -88,3 +88,52 @@ fn a_growing_filter_is_loaded_and_says_why() {
     let q = filterlab(&["query", s(&out), "alice@example.com"]);
     assert_eq!(q.status.code(), Some(0), "{}", stderr(&q));
 }
+
+/// Issue 52: `info` tells a quotient file's table layout: a version 2 file (separate arrays,
+/// the committed fixture) is loaded by copy into blocks and says so; saved again it is
+/// version 3, blocked, and opens in place. Both answer alike.
+#[test]
+fn info_tells_a_quotient_file_s_table_layout() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../filterlab/tests/data/v2/quotient.bin");
+    let info = json(&["info", s(&fixture)]);
+    assert_eq!(
+        (
+            &info["format_version"],
+            &info["table_layout"],
+            &info["opens_in_place"]
+        ),
+        (
+            &2.into(),
+            &"separate arrays (format 2)".into(),
+            &false.into()
+        )
+    );
+    let text = String::from_utf8(filterlab(&["info", s(&fixture)]).stdout).unwrap();
+    assert!(
+        text.contains("table layout  separate arrays (format 2)\n"),
+        "{text}"
+    );
+    assert!(text.contains("save it again to write version 3"), "{text}");
+    let (dir, keys) = keys_file(b"alice@example.com\nbob@example.com\n");
+    let out = dir.path().join("q.bin");
+    json(&build_args("quotient", "1000", s(&keys), s(&out)));
+    let info = json(&["info", s(&out)]);
+    assert_eq!(
+        (
+            &info["format_version"],
+            &info["table_layout"],
+            &info["opens_in_place"]
+        ),
+        (&3.into(), &"blocked (format 3)".into(), &true.into())
+    );
+    let text = String::from_utf8(filterlab(&["info", s(&out)]).stdout).unwrap();
+    assert!(
+        text.contains("format        version 3, opens in place\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("table layout  blocked (format 3)\n"),
+        "{text}"
+    );
+}

@@ -57,8 +57,7 @@ macro_rules! filter_class {
         impl $name {
             /// Whether the key may be in the set (`False`: it certainly is not).
             fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                let key = keys::key(key)?;
-                let key = key.as_bytes()?;
+                let key = keys::bytes(key)?;
                 Ok(self.inner.read(py, |f| f.contains(key)))
             }
 
@@ -215,7 +214,7 @@ macro_rules! filter_class {
         filter_class!(@sized [$(#[$doc])*] Free $name, $rust, $single, build_atomic, {
             /// Adds a key (`str` or `bytes`); safe from any number of threads.
             fn add(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-                self.inner.get().insert(keys::key(key)?.as_bytes()?);
+                self.inner.get().insert(keys::bytes(key)?);
                 Ok(())
             }
 
@@ -223,8 +222,7 @@ macro_rules! filter_class {
             /// it was added. Two threads adding one key at once may both be told `True` (the
             /// probe and the insert are two steps); the key is in the filter either way.
             fn insert_if_absent(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                let key = keys::key(key)?;
-                let (key, f) = (key.as_bytes()?, self.inner.get());
+                let (key, f) = (keys::bytes(key)?, self.inner.get());
                 if f.contains(key) {
                     return Ok(false);
                 }
@@ -269,16 +267,14 @@ macro_rules! filter_class {
         filter_class!(@caps $doc $name, $rust, [$($acc)*
             /// Removes a key added before; `FilterlabError` if the filter proves it absent.
             fn remove(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
-                let key = keys::key(key)?;
-                let key = key.as_bytes()?;
+                let key = keys::bytes(key)?;
                 self.inner.write(py, |f| f.remove(key)).map_err(err)
             }
 
             /// An upper bound of how many times the key was added (the copies of its
             /// fingerprint or remainder; a counting filter's smallest counter).
             fn count(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-                let key = keys::key(key)?;
-                let key = key.as_bytes()?;
+                let key = keys::bytes(key)?;
                 Ok(self.inner.read(py, |f| f.count(key)))
             }
         ] [$($cap)*] $extra);
@@ -301,16 +297,14 @@ macro_rules! filter_class {
         filter_class!(@sized [$($doc)*] Locked $name, $rust, $rust, build, {
             /// Adds a key (`str` or `bytes`).
             fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
-                let key = keys::key(key)?;
-                let key = key.as_bytes()?;
+                let key = keys::bytes(key)?;
                 self.inner.write(py, |f| f.insert(key)).map_err(err)
             }
 
             /// Adds the key unless the filter already answers "maybe present"; returns whether
             /// it was added.
             fn insert_if_absent(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                let key = keys::key(key)?;
-                let key = key.as_bytes()?;
+                let key = keys::bytes(key)?;
                 self.inner.write(py, |f| f.insert_if_absent(key)).map_err(err)
             }
 

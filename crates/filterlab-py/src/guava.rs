@@ -92,15 +92,13 @@ impl GuavaBloomFilter {
 
     /// Guava's `put`: adds the key.
     fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        let key = keys::key(key)?;
-        let key = key.as_bytes()?;
+        let key = keys::bytes(key)?;
         self.inner.write(py, |f| f.insert(key)).map_err(err)
     }
 
     /// Guava's `mightContain`.
     fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let key = keys::key(key)?;
-        let key = key.as_bytes()?;
+        let key = keys::bytes(key)?;
         Ok(self.inner.read(py, |f| f.contains(key)))
     }
 

@@ -85,7 +85,7 @@ pub(crate) fn open_mapped(py: Python<'_>, path: PathBuf, verify: bool) -> PyResu
 impl MappedFilter {
     /// Whether the key may be in the set (`False`: it certainly is not).
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.contains(keys::key(key)?.as_bytes()?))
+        Ok(self.inner.contains(keys::bytes(key)?))
     }
 
     /// `[key in self for key in keys]`, computed with the GIL released.
@@ -117,8 +117,7 @@ impl MappedFilter {
     /// An upper bound of how many times the key was added, for a variant that counts copies
     /// (counting, cuckoo); `FilterlabError` for the others.
     fn count(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-        let key = keys::key(key)?;
-        let hash = self.inner.hasher().hash(key.as_bytes()?);
+        let hash = self.inner.hasher().hash(keys::bytes(key)?);
         self.inner.count_hash(hash).map_err(err)
     }
 

@@ -197,16 +197,18 @@ fn check_run(
     f: &AnyFilter,
 ) {
     let v = f.variant();
-    let (slots, remainder, remainder_bits) = match f {
-        AnyFilter::Quotient(q) => (q.slots(), remainder, remainder_bits),
-        AnyFilter::Aleph(a) => (a.slots(), remainder << 1 | 1, remainder_bits + 1),
+    let (remainder, remainder_bits) = match f {
+        AnyFilter::Quotient(_) => (remainder, remainder_bits),
+        AnyFilter::Aleph(_) => (remainder << 1 | 1, remainder_bits + 1),
         _ => panic!("{v} reports a run"),
     };
     // An empty table: the remainder goes to its home slot, whose occupied and run-end
-    // bits are set; the payload is occupieds, run ends (a bit per slot each), then the
-    // packed remainders.
-    let rem_at = 2 * slots + quotient * u64::from(remainder_bits);
-    let mut want = vec![quotient, slots + quotient];
+    // bits are set. The payload (format 3) is one block per 64 slots: a 32-bit offset, the
+    // occupieds and run-ends words, then the 64 packed remainders.
+    let block = (quotient / 64) * (20 + 8 * u64::from(remainder_bits)) * 8;
+    let slot = quotient % 64;
+    let rem_at = block + 160 + slot * u64::from(remainder_bits);
+    let mut want = vec![block + 32 + slot, block + 96 + slot];
     want.extend(
         (0..u64::from(remainder_bits))
             .filter(|i| remainder >> i & 1 == 1)

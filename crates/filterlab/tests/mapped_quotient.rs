@@ -1,6 +1,6 @@
 //! The quotient filter opened in place (issue 39): it answers every key as its load does, after
 //! resizes too; and a file whose tables hold garbage (the occupied and run-end bits, the saved
-//! offsets, the remainders) still opens, in O(1), and answers every lookup without panicking,
+//! offsets, the remainders, in the blocks of format 3) still opens, in O(1), and answers every lookup without panicking,
 //! while `Mapped::verify` (for a file whose checksum was not recomputed) or the load (for one
 //! whose checksums were) refuses it.
 
@@ -65,42 +65,54 @@ fn xorshift(state: &mut u64) -> u64 {
     *state
 }
 
-/// The payload's four tables in a file: (start, length) in bytes, occupieds, runends,
-/// remainders and offsets.
-fn tables(f: &QuotientFilter, bytes: &[u8]) -> [(usize, usize); 4] {
-    let l = layout::parse(bytes, bytes.len() as u64).unwrap();
-    let bits = (f.slots() / 8) as usize;
-    let rems = (f.slots() * u64::from(f.remainder_bits()) / 8) as usize;
-    let at = l.payload_offset as usize;
-    let offsets = (f.slots() / 64 + 1) as usize * 4;
-    assert_eq!(bits * 2 + rems + offsets, l.payload_len as usize);
-    [
-        (at, bits),
-        (at + bits, bits),
-        (at + 2 * bits, rems),
-        (at + 2 * bits + rems, offsets),
-    ]
+/// Where the four kinds of field lie in a file: the payload's start, the bytes per block, the
+/// number of blocks, and per kind (occupieds, runends, remainders, offsets) its (start, length)
+/// in a block (format 3: a block is a 32-bit offset, the two metadata words, then the packed
+/// remainders; the end's offset leads the 16-byte tail after the last block).
+struct Fields {
+    at: usize,
+    stride: usize,
+    blocks: usize,
+    kinds: [(usize, usize); 4],
 }
 
-/// Garbage in one table of `bytes`: random bytes, all ones, all zeros, or random 32-bit
-/// offsets (large ones included), over the whole table or a stretch of it.
-fn damage(bytes: &mut [u8], (start, len): (usize, usize), rng: &mut u64) {
-    let from = start + (xorshift(rng) % len as u64) as usize / 2;
+fn fields(f: &QuotientFilter, bytes: &[u8]) -> Fields {
+    let l = layout::parse(bytes, bytes.len() as u64).unwrap();
+    let rems = 8 * f.remainder_bits() as usize;
+    let (stride, blocks) = (20 + rems, (f.slots() / 64) as usize);
+    assert_eq!(stride * blocks + 16, l.payload_len as usize);
+    Fields {
+        at: l.payload_offset as usize,
+        stride,
+        blocks,
+        kinds: [(4, 8), (12, 8), (20, rems), (0, 4)],
+    }
+}
+
+/// Garbage in one kind of field of `bytes` over a run of blocks (all of them from a random
+/// one on, or a few): random bytes, all ones, all zeros, or random 32-bit values (large ones
+/// included) in each.
+fn damage(bytes: &mut [u8], fields: &Fields, kind: usize, rng: &mut u64) {
+    let from = (xorshift(rng) % fields.blocks as u64) as usize / 2;
     let to = if xorshift(rng) % 2 == 0 {
-        start + len
+        fields.blocks
     } else {
-        (from + 1 + (xorshift(rng) % 64) as usize).min(start + len)
+        (from + 1 + (xorshift(rng) % 3) as usize).min(fields.blocks)
     };
-    let kind = xorshift(rng) % 4;
-    for chunk in bytes[from..to].chunks_mut(4) {
-        let v = match kind {
-            0 => xorshift(rng) as u32,
-            1 => u32::MAX,
-            2 => 0,
-            _ => [1, 63, 64, 4096, u32::MAX / 2][(xorshift(rng) % 5) as usize],
-        };
-        let n = chunk.len();
-        chunk.copy_from_slice(&v.to_le_bytes()[..n]);
+    let value = xorshift(rng) % 4;
+    let (start, len) = fields.kinds[kind];
+    for b in from..to {
+        let at = fields.at + b * fields.stride + start;
+        for chunk in bytes[at..at + len].chunks_mut(4) {
+            let v = match value {
+                0 => xorshift(rng) as u32,
+                1 => u32::MAX,
+                2 => 0,
+                _ => [1, 63, 64, 4096, u32::MAX / 2][(xorshift(rng) % 5) as usize],
+            };
+            let n = chunk.len();
+            chunk.copy_from_slice(&v.to_le_bytes()[..n]);
+        }
     }
 }
 
@@ -113,7 +125,7 @@ fn garbage_tables_open_and_answer_without_panicking() {
     let d = tempdir("mapped-quotient-garbage");
     let f = quotient(600, 1_500, 2);
     let good = f.to_bytes();
-    let regions = tables(&f, &good);
+    let fields = fields(&f, &good);
     let probes: Vec<Vec<u8>> = (0..1_500)
         .step_by(7)
         .chain(10_000..10_200)
@@ -124,7 +136,7 @@ fn garbage_tables_open_and_answer_without_panicking() {
     for round in 0..240 {
         let table = round % 4;
         let mut bytes = good.clone();
-        damage(&mut bytes, regions[table], &mut rng);
+        damage(&mut bytes, &fields, table, &mut rng);
         if bytes == good {
             continue;
         }

@@ -10,7 +10,7 @@
 //! checks that it wrote exactly what the first measured (a variant whose encoding changed
 //! between the passes would otherwise write a corrupted file).
 
-use super::{checksum, layout, Codec, FileKind, FORMAT_VERSION, MAGIC, MAX_PARAMS_LEN};
+use super::{checksum, layout, Codec, FileKind, DEFAULT_WRITE_VERSION, MAGIC, MAX_PARAMS_LEN};
 use crate::KeyHasher;
 use std::io::{self, Write};
 use xxhash_rust::xxh3::Xxh3Default;
@@ -140,12 +140,12 @@ impl<'w> Encoder<'w> {
     /// buffer (which grows infallibly: for tests and tools; [`write_to`] and
     /// [`crate::Persist::try_to_bytes`] are the fallible paths).
     pub fn new(kind: FileKind, hasher: KeyHasher, payload_hint: usize) -> Self {
-        Self::of_version(kind, hasher, payload_hint, FORMAT_VERSION)
+        Self::of_version(kind, hasher, payload_hint, DEFAULT_WRITE_VERSION)
     }
 
-    /// [`Encoder::new`] for a file of format version `version` (1 or 2), laid out as that
-    /// version is by [`Encoder::finish`].
-    pub(super) fn of_version(
+    /// [`Encoder::new`] for a file of format version `version` (1, 2 or 3), laid out as that
+    /// version is by [`Encoder::finish`] (a variant's [`Codec::WRITE_VERSION`] for its saves).
+    pub fn of_version(
         kind: FileKind,
         hasher: KeyHasher,
         payload_hint: usize,
@@ -163,9 +163,10 @@ impl<'w> Encoder<'w> {
         }
     }
 
-    /// The format version of the file being written: [`FORMAT_VERSION`] for every save. A
-    /// variant whose payload differs between versions writes it by this (the quotient filter
-    /// adds its offsets table from version 2 on).
+    /// The format version of the file being written: the variant's [`Codec::WRITE_VERSION`]
+    /// for every save. A variant whose payload differs between versions writes it by this (the
+    /// quotient filter adds its offsets table from version 2 on, and lays its table out in
+    /// blocks from version 3 on).
     pub fn format_version(&self) -> u16 {
         self.version
     }
@@ -311,7 +312,7 @@ impl<'w> Encoder<'w> {
 fn measure<C: Codec>(filter: &C) -> (u64, u64) {
     let mut e = Encoder {
         sink: Sink::Measure { params: 0 },
-        version: FORMAT_VERSION,
+        version: C::WRITE_VERSION,
         section: 0,
         in_payload: false,
     };
@@ -354,7 +355,7 @@ pub fn write_to<C: Codec>(filter: &C, out: &mut dyn Write) -> io::Result<()> {
         .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "no 64 KiB for the save"))?;
     let s = Stream {
         out,
-        header: header(C::KIND, filter.key_hasher(), FORMAT_VERSION),
+        header: header(C::KIND, filter.key_hasher(), C::WRITE_VERSION),
         held,
         hasher: Xxh3Default::new(),
         stage,
@@ -364,7 +365,7 @@ pub fn write_to<C: Codec>(filter: &C, out: &mut dyn Write) -> io::Result<()> {
     };
     let mut e = Encoder {
         sink: Sink::Stream(s),
-        version: FORMAT_VERSION,
+        version: C::WRITE_VERSION,
         section: 0,
         in_payload: false,
     };

@@ -54,12 +54,12 @@ fn specific_errors() {
         }
     ));
     let mut newer = bytes.clone();
-    newer[8] = 3;
+    newer[8] = 4;
     assert_eq!(
         decode(&newer, CLASSIC).unwrap_err(),
         FormatError::UnsupportedVersion {
-            found: 3,
-            supported: 2
+            found: 4,
+            supported: 3
         }
     );
     let mut zero = bytes.clone();
@@ -69,7 +69,7 @@ fn specific_errors() {
         e,
         FormatError::UnsupportedVersion {
             found: 0,
-            supported: 2
+            supported: 3
         }
     );
     // Issue 16, defect 8: version 0 is not "newer than this build reads".
@@ -130,7 +130,12 @@ fn sections_know_their_file_s_version() {
     e.u64(1000).u32(7).begin_payload().u64s(&[1, 2, 3]);
     assert_eq!(e.finish(), v1);
     let e = Encoder::new(CLASSIC, KeyHasher::default(), 0);
-    assert_eq!(e.format_version(), FORMAT_VERSION);
+    assert_eq!(
+        e.format_version(),
+        2,
+        "a variant writes version 2 unless it says otherwise"
+    );
+    assert_eq!(FORMAT_VERSION, 3, "and every version up to 3 is read");
 }
 
 #[test]
@@ -167,10 +172,10 @@ fn peek_kind_id_reads_the_id_or_refuses() {
         Err(FormatError::Truncated { .. })
     ));
     let mut newer = bytes;
-    newer[8] = 3;
+    newer[8] = 4;
     assert!(matches!(
         peek_kind_id(&newer),
-        Err(FormatError::UnsupportedVersion { found: 3, .. })
+        Err(FormatError::UnsupportedVersion { found: 4, .. })
     ));
 }
 

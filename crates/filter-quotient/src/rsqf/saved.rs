@@ -1,15 +1,15 @@
 //! A table from a file: loaded, and checked in full, or opened in place, and checked in O(1)
 //! until a change checks it as a load does.
 
-use super::{layout, Slots};
-use filter_core::{MemoryCap, Result, Table, TableOptions, Zeroable};
+use super::{block, layout, Slots};
+use filter_core::{Result, Table, TableOptions};
 
 impl Slots {
-    /// A table from saved words and, from a version 2 file, its saved `spill` index (their
-    /// counts already checked against [`layout`]), validated: every occupied quotient has its
-    /// run, no run end lies outside a run, empty slots are zero, and a saved index is the one
-    /// the words give (without one, it is derived). Returns the table and the number of stored
-    /// remainders.
+    /// A table from the separate arrays of a version 1 or 2 file (their counts already checked
+    /// against [`layout`]) and, from a version 2 file, its saved `spill` index, copied into
+    /// blocks and validated: every occupied quotient has its run, no run end lies outside a
+    /// run, empty slots are zero, and a saved index is the one the words give (without one, it
+    /// is derived). Returns the table and the number of stored remainders.
     ///
     /// # Errors
     /// What is wrong with the words, in words.
@@ -19,64 +19,71 @@ impl Slots {
         [occupieds, runends, rems]: [Table<u64>; 3],
         saved: Option<Table<u32>>,
     ) -> std::result::Result<(Slots, u64), String> {
-        let (slots, bit_words, rem_words) = layout(quotients, rbits).map_err(|e| e.to_string())?;
-        debug_assert_eq!((occupieds.len(), rems.len()), (bit_words, rem_words));
-        let derive = saved.is_none();
-        let spill = match saved {
-            Some(spill) => spill,
-            None => filter_core::try_zeroed_table(bit_words + 1, MemoryCap::NONE, "spill")
-                .map_err(|e| e.to_string())?,
-        };
-        let mut t = Slots {
-            quotients,
-            rbits,
-            slots,
-            occupieds,
-            runends,
-            rems,
-            spill,
-            checked: false,
-            owned: true,
-        };
-        let used = if derive {
-            let used = t.validate()?;
-            t.fix_spill(1, bit_words);
-            used
-        } else {
-            t.check()?
+        let (_, blocks, rem_words) = layout(quotients, rbits).map_err(|e| e.to_string())?;
+        debug_assert_eq!((occupieds.len(), rems.len()), (blocks, rem_words));
+        let mut t =
+            Slots::new(quotients, rbits, TableOptions::default()).map_err(|e| e.to_string())?;
+        let r = rbits as usize;
+        for b in 0..blocks {
+            t.put_block(b, occupieds[b], runends[b], &rems[b * r..(b + 1) * r]);
+        }
+        t.checked = false;
+        let used = match saved {
+            Some(spill) => {
+                (0..=blocks).for_each(|b| t.set_spill(b, spill[b]));
+                t.check()?
+            }
+            None => {
+                let used = t.validate()?;
+                t.fix_spill(1, blocks);
+                used
+            }
         };
         t.checked = true;
         Ok((t, used))
     }
 
-    /// A table opened in place: its saved words and `spill` index, checked in O(1) only (their
-    /// lengths, and the first and last offsets). Lookups stay in bounds whatever the rest holds
-    /// (see the module docs); a change first makes the checks of a load ([`Slots::check`]).
+    /// A table from the blocked bytes of a version 3 file (its length already checked),
+    /// validated as [`Slots::check`] validates it. Returns the table and the number of stored
+    /// remainders.
     ///
     /// # Errors
-    /// What is wrong with the words read, in words.
+    /// What is wrong with the table, in words.
+    pub fn from_blocks(
+        quotients: u64,
+        rbits: u32,
+        table: Table<u8>,
+    ) -> std::result::Result<(Slots, u64), String> {
+        let mut t = Slots::in_place(quotients, rbits, table)?;
+        let used = t.check()?;
+        t.checked = true;
+        t.owned = !t.table.is_in_file();
+        Ok((t, used))
+    }
+
+    /// A table opened in place: its saved blocks, checked in O(1) only (their length, the
+    /// first and last offsets and the tail's padding). Lookups stay in bounds whatever the rest
+    /// holds (see the module docs); a change first makes the checks of a load
+    /// ([`Slots::check`]).
+    ///
+    /// # Errors
+    /// What is wrong with the bytes read, in words.
     pub fn in_place(
         quotients: u64,
         rbits: u32,
-        [occupieds, runends, rems]: [Table<u64>; 3],
-        spill: Table<u32>,
+        table: Table<u8>,
     ) -> std::result::Result<Slots, String> {
-        let (slots, bit_words, rem_words) = layout(quotients, rbits).map_err(|e| e.to_string())?;
-        let lens = (occupieds.len(), runends.len(), rems.len(), spill.len());
-        if lens != (bit_words, bit_words, rem_words, bit_words + 1) {
-            return Err(format!("tables of {lens:?} words for {slots} slots"));
+        let (slots, blocks, _) = layout(quotients, rbits).map_err(|e| e.to_string())?;
+        let expected = block::table_len(blocks, rbits);
+        if Some(table.len()) != expected {
+            return Err(format!(
+                "a table of {} bytes for {slots} slots of {rbits} bits",
+                table.len()
+            ));
         }
-        let t = Slots {
-            quotients,
-            rbits,
-            slots,
-            occupieds,
-            runends,
-            rems,
-            spill,
-            checked: false,
-            owned: false,
-        };
+        let mut t = Slots::of_table(quotients, rbits, table);
+        t.checked = false;
+        t.owned = false;
         t.check_ends()?;
         Ok(t)
     }
@@ -91,74 +98,68 @@ impl Slots {
         self.checked = true;
     }
 
-    /// Whether every table is memory of its own (every table but one opened in place, until
+    /// Whether the table is memory of its own (every table but one opened in place, until
     /// [`Slots::own_tables`]).
     #[inline]
     pub fn is_owned(&self) -> bool {
         self.owned
     }
 
-    /// For tests: how many of the four tables lie in a file.
+    /// For tests: whether the table lies in a file.
     #[cfg(test)]
     pub fn tables_in_file(&self) -> usize {
-        let words = [&self.occupieds, &self.runends, &self.rems];
-        words.iter().filter(|t| t.is_in_file()).count() + usize::from(self.spill.is_in_file())
+        usize::from(self.table.is_in_file())
     }
 
-    /// Makes every table that lies in a file a copy of its own, allocated fallibly (with
+    /// Makes the table a copy of its own if it lies in a file, allocated fallibly (with
     /// `tables`' advice), so that a change writes memory, not the file's pages.
     ///
     /// # Errors
-    /// An allocation failure; the table is then the same, partly copied.
+    /// An allocation failure; the table is then the same.
     pub fn own_tables(&mut self, tables: TableOptions) -> Result<()> {
-        fn own<T: Zeroable + Copy>(t: &mut Table<T>, tables: TableOptions) -> Result<()> {
-            if t.is_in_file() {
-                let mut copy = filter_core::try_zeroed_table(t.len(), tables, "quotient table")?;
-                copy.copy_from_slice(t);
-                *t = copy;
-            }
-            Ok(())
+        if self.table.is_in_file() {
+            let mut copy =
+                filter_core::try_zeroed_table(self.table.len(), tables, "quotient table")?;
+            copy.copy_from_slice(&self.table);
+            self.table = copy;
         }
-        own(&mut self.occupieds, tables)?;
-        own(&mut self.runends, tables)?;
-        own(&mut self.rems, tables)?;
-        own(&mut self.spill, tables)?;
         self.owned = true;
         Ok(())
     }
 
-    /// The checks a load makes ([`Slots::from_words`]) of a table's words and its `spill`
-    /// index: `Slots::validate` (every occupied quotient has its run, empty slots are zero),
-    /// then each saved offset against the one the table gives (each derived from the one
-    /// before it, checked before it). Returns the number of used slots.
+    /// The checks a load makes ([`Slots::from_blocks`]) of a table: `Slots::validate` (every
+    /// occupied quotient has its run, empty slots are zero, the tail is), then each saved
+    /// offset against the one the table gives (each derived from the one before it, checked
+    /// before it). Returns the number of used slots.
     ///
     /// # Errors
     /// What is wrong, in words.
     pub fn check(&self) -> std::result::Result<u64, String> {
         let used = self.validate()?;
-        for b in 1..self.spill.len() {
+        for b in 1..=self.blocks {
             let derived = self.derived_spill(b);
-            if self.spill[b] != derived {
+            if self.spill(b) != derived {
                 return Err(format!(
                     "the saved offset of block {b} is {}, the table gives {derived}",
-                    self.spill[b]
+                    self.spill(b)
                 ));
             }
         }
         Ok(used)
     }
 
-    /// The O(1) checks: offsets of 0 at the first block and at the table's end. (No bits lie
-    /// past the last remainder: the slots are whole blocks of 64, so the remainders fill their
-    /// last word.)
+    /// The O(1) checks: offsets of 0 at the first block and at the table's end, and zeros in
+    /// the tail after it. (No bits lie past the last remainder of a block: 64 remainders of
+    /// `r` bits fill `8r` bytes.)
     pub(super) fn check_ends(&self) -> std::result::Result<(), String> {
-        debug_assert_eq!(self.slots * u64::from(self.rbits) % 64, 0);
-        let last = self.spill.len() - 1;
-        if self.spill[0] != 0 || self.spill[last] != 0 {
+        let (first, last) = (self.spill(0), self.spill(self.blocks));
+        if first != 0 || last != 0 {
             return Err(format!(
-                "offsets of {} at the first block and {} at the end, not 0",
-                self.spill[0], self.spill[last]
+                "offsets of {first} at the first block and {last} at the end, not 0"
             ));
+        }
+        if !self.tail_is_zero() {
+            return Err("bytes other than zero after the table's end".into());
         }
         Ok(())
     }

@@ -1,11 +1,30 @@
 use super::*;
+use filter_core::MemoryCap;
 
 #[test]
 fn select_finds_the_kth_set_bit() {
-    let w = 0b1011_0100_u64 | 1 << 63;
-    let ones: Vec<u32> = (0..64).filter(|&i| w >> i & 1 == 1).collect();
-    for (k, &at) in ones.iter().enumerate() {
-        assert_eq!(select_in_word(w, k as u32), at);
+    let mut rng = 0x5e1ec7_u64;
+    let mut words = vec![
+        0b1011_0100_u64 | 1 << 63,
+        !0,
+        1,
+        1 << 63,
+        0x8000_0001,
+        0xFF00,
+    ];
+    words.extend((0..2_000).map(|i| match i % 3 {
+        0 => xorshift(&mut rng),
+        1 => xorshift(&mut rng) & xorshift(&mut rng),
+        _ => xorshift(&mut rng) | xorshift(&mut rng),
+    }));
+    for w in words {
+        let ones: Vec<u32> = (0..64).filter(|&i| w >> i & 1 == 1).collect();
+        for (k, &at) in ones.iter().enumerate() {
+            assert_eq!(select_or_count(w, k as u32), Ok(at), "{w:#x} {k}");
+        }
+        for k in [ones.len() as u32, 64, u32::MAX] {
+            assert_eq!(select_or_count(w, k), Err(w.count_ones()), "{w:#x} {k}");
+        }
     }
 }
 
@@ -27,12 +46,12 @@ fn the_invariant_check_catches_a_stale_index_and_a_lost_run_end() {
         assert!(t.insert(q, q & 15));
     }
     assert_eq!(t.check(), Ok(9));
-    assert_eq!(t.spill[1], 3, "runs of 60-63 fill slots 60-66");
+    assert_eq!(t.spill(1), 3, "runs of 60-63 fill slots 60-66");
     let mut stale = t.clone();
     stale.spoil_spill(1);
     assert!(stale.check().is_err());
     let mut lost = t.clone();
-    set_bit(&mut lost.runends, 62, false);
+    lost.set_runend(62, false);
     assert!(lost.check().is_err());
 }
 
@@ -57,10 +76,44 @@ fn filled() -> (Slots, Vec<(u64, u64)>) {
     (t, held)
 }
 
-/// `t`'s tables handed to [`Slots::in_place`] as an open hands them out (not checked).
+/// `t`'s table handed to [`Slots::in_place`] as an open hands it out (not checked).
 fn reopened(t: &Slots) -> std::result::Result<Slots, String> {
-    let words = t.words().map(|w| Table::from(w.to_vec()));
-    Slots::in_place(t.quotients, t.rbits, words, Table::from(t.spill().to_vec()))
+    Slots::in_place(t.quotients, t.rbits, bytes_of(t))
+}
+
+fn bytes_of(t: &Slots) -> Table<u8> {
+    Table::from(t.blocked_bytes().to_vec())
+}
+
+/// `t`'s table as the separate arrays of a version 2 file: occupieds, runends, remainders.
+fn words(t: &Slots) -> [Table<u64>; 3] {
+    let b = 0..t.blocks();
+    let rems = b
+        .clone()
+        .flat_map(|b| t.remainder_words(b))
+        .collect::<Vec<_>>();
+    [
+        Table::from(b.clone().map(|b| t.occupieds(b)).collect::<Vec<_>>()),
+        Table::from(b.map(|b| t.runends(b)).collect::<Vec<_>>()),
+        Table::from(rems),
+    ]
+}
+
+/// `t`'s offsets, the end's included.
+fn spills(t: &Slots) -> Vec<u32> {
+    (0..=t.blocks()).map(|b| t.spill(b)).collect()
+}
+
+/// The blocked bytes of the separate arrays `words` and offsets `spill` (unchecked).
+fn blocked(quotients: u64, rbits: u32, words: &[Vec<u64>; 3], spill: &[u32]) -> Table<u8> {
+    let mut t = Slots::new(quotients, rbits, MemoryCap::NONE).unwrap();
+    let r = rbits as usize;
+    for b in 0..t.blocks() {
+        t.put_block(b, words[0][b], words[1][b], &words[2][b * r..(b + 1) * r]);
+        t.set_spill(b, spill[b]);
+    }
+    t.set_spill(t.blocks(), spill[t.blocks()]);
+    bytes_of(&t)
 }
 
 #[test]
@@ -84,20 +137,20 @@ fn a_valid_table_opened_in_place_answers_as_the_loaded_one() {
 #[test]
 fn an_open_refuses_bad_ends_and_lengths() {
     let (t, _) = filled();
-    let spoiled = |at: usize| {
-        let mut spill = t.spill().to_vec();
-        spill[at] = 1;
-        let words = t.words().map(|w| Table::from(w.to_vec()));
-        Slots::in_place(t.quotients, t.rbits, words, Table::from(spill))
+    let spoiled = |b: usize| {
+        let mut s = t.clone();
+        s.set_spill(b, 1);
+        Slots::in_place(t.quotients, t.rbits, bytes_of(&s))
     };
     assert!(spoiled(0).unwrap_err().contains("offsets of 1"));
-    assert!(spoiled(t.spill().len() - 1)
-        .unwrap_err()
-        .contains("offsets of 0"));
-    let mut words = t.words().map(|w| Table::from(w.to_vec()));
-    words[1] = Table::from(vec![0; 1]);
-    let e = Slots::in_place(256, 6, words, Table::from(t.spill().to_vec())).unwrap_err();
-    assert!(e.contains("tables of"), "{e}");
+    assert!(spoiled(t.blocks()).unwrap_err().contains("offsets of 0"));
+    let mut tail = bytes_of(&t).to_vec();
+    *tail.last_mut().unwrap() = 1;
+    let e = Slots::in_place(256, 6, Table::from(tail)).unwrap_err();
+    assert!(e.contains("after the table's end"), "{e}");
+    let short = bytes_of(&t)[1..].to_vec();
+    let e = Slots::in_place(256, 6, Table::from(short)).unwrap_err();
+    assert!(e.contains("a table of"), "{e}");
 }
 
 /// Every lookup on a table whose words are garbage (an unverified open of a damaged file)
@@ -111,7 +164,7 @@ fn lookups_on_a_damaged_table_opened_in_place_stay_in_bounds() {
         let quotients = 64 + xorshift(&mut rng) % 400;
         let rbits = [1, 5, 7, 13, 32, 63, 64][round % 7];
         let fresh = Slots::new(quotients, rbits, MemoryCap::NONE).unwrap();
-        let [occ, run, rem] = fresh.words().map(<[u64]>::len);
+        let [occ, run, rem] = words(&fresh).map(|w| w.len());
         let mut word = |density: u64| match density {
             0 => 0,
             1 => !0,
@@ -136,13 +189,8 @@ fn lookups_on_a_damaged_table_opened_in_place_stay_in_bounds() {
             })
             .collect();
         (spill[0], spill[occ]) = (0, 0);
-        let t = Slots::in_place(
-            quotients,
-            rbits,
-            tables.map(Table::from),
-            Table::from(spill),
-        )
-        .unwrap();
+        let t = Slots::in_place(quotients, rbits, blocked(quotients, rbits, &tables, &spill));
+        let t = t.unwrap();
         for q in 0..quotients {
             let r = xorshift(&mut rng) & mask(rbits);
             let n = t.count(q, r);
@@ -160,13 +208,15 @@ fn lookups_on_a_damaged_table_opened_in_place_stay_in_bounds() {
 fn a_load_refuses_a_saved_index_the_table_does_not_give() {
     let (t, held) = filled();
     let load = |spill: Vec<u32>| {
-        let words = t.words().map(|w| Table::from(w.to_vec()));
-        Slots::from_words(t.quotients, t.rbits, words, Some(Table::from(spill)))
+        Slots::from_words(t.quotients, t.rbits, words(&t), Some(Table::from(spill)))
     };
-    let (loaded, used) = load(t.spill().to_vec()).unwrap();
+    let (loaded, used) = load(spills(&t)).unwrap();
     assert_eq!((used, loaded.is_checked()), (held.len() as u64, true));
-    for b in 0..t.spill().len() {
-        let mut spill = t.spill().to_vec();
+    assert_eq!(loaded, t, "separate arrays copied into the same blocks");
+    let (blocks, used) = Slots::from_blocks(t.quotients, t.rbits, bytes_of(&t)).unwrap();
+    assert_eq!((blocks, used), (t.clone(), held.len() as u64));
+    for b in 0..=t.blocks() {
+        let mut spill = spills(&t);
         spill[b] ^= 4;
         let e = load(spill).unwrap_err();
         assert!(

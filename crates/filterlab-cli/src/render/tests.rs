@@ -17,6 +17,8 @@ fn info_prints_parameters_by_kind_and_the_checksum_flag() {
         checksum_verified: true,
         format_version: 2,
         opens_in_place: false,
+        table_layout: None,
+        writes_version: 2,
         parameters: Params(vec![
             Parameter::design("buckets", Value::Count(26)),
             Parameter::running("load", Value::Ratio(0.95)),

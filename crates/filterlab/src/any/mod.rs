@@ -14,6 +14,11 @@ use crate::{Deletable, FileKind, FormatError, Growable, Persist};
 macro_rules! wrapped_codec {
     ($inner:ty, $wrap:path) => {
         const KIND: crate::FileKind = <$inner as crate::format::Codec>::KIND;
+        const WRITE_VERSION: u16 = <$inner as crate::format::Codec>::WRITE_VERSION;
+
+        fn table_layout(version: u16) -> Option<&'static str> {
+            <$inner as crate::format::Codec>::table_layout(version)
+        }
 
         fn encode_params(&self, e: &mut crate::format::Encoder<'_>) {
             self.0.encode_params(e);
@@ -179,6 +184,18 @@ macro_rules! registry {
             pub fn check_head(head: &crate::format::Head<'_>) -> Result<(), FormatError> {
                 match Variant::from_id(head.kind_id).ok_or_else(|| Variant::unknown(head.kind_id))? {
                     $(Variant::$name => <crate::$ty as Persist>::check_head(head),)+
+                }
+            }
+
+            /// The format version saves of `variant` write, and how a file of format `version`
+            /// lays out its table where versions differ ([`Persist::table_layout`]: the
+            /// quotient and Aleph filters' blocked tables from version 3).
+            pub fn table_layout(variant: Variant, version: u16) -> (u16, Option<&'static str>) {
+                match variant {
+                    $(Variant::$name => (
+                        <crate::$ty as Persist>::write_version(),
+                        <crate::$ty as Persist>::table_layout(version),
+                    ),)+
                 }
             }
 

@@ -418,12 +418,10 @@ pub(crate) fn cuckoo(p: &Params) -> Result<Sizing> {
 }
 
 /// The slots and bytes of a rank-and-select table of `q` quotients and `r`-bit remainders
-/// (`filter_quotient`'s): whole blocks of 64 slots, two metadata bit vectors, the packed
-/// remainders, and a 32-bit spill index per block and one for the end.
+/// (`filter_quotient`'s): whole blocks of 64 slots, each with its 32-bit offset, two metadata
+/// words and the packed remainders, and a 16-byte tail.
 pub(crate) fn rsqf_bytes(q: u64, r: u32) -> Result<(u64, u64)> {
-    let (slots, bit_words, rem_words) = quotient::table::layout(q, r)?;
-    let (bit_words, rem_words) = (bit_words as u64, rem_words as u64);
-    Ok((slots, (2 * bit_words + rem_words) * 8 + (bit_words + 1) * 4))
+    quotient::table::table_bytes(q, r)
 }
 
 pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
@@ -444,8 +442,7 @@ pub(crate) fn quotient(p: &Params) -> Result<Sizing> {
             expected: "a rate of at least about 5e-20 for a quotient filter (64 remainder bits)",
         });
     }
-    // The table of `filter_quotient`: whole blocks of 64 slots, two metadata bit vectors, the
-    // packed remainders, and a 32-bit spill index per block and one for the end.
+    // The table of `filter_quotient`: whole blocks of 64 slots (offset, metadata, remainders).
     let (slots, bytes) = rsqf_bytes(q, r)?;
     let detail = Detail::Quotient {
         quotients: q,
