@@ -209,7 +209,7 @@ fn lookup_rows(who: Contender, x: &Summary, declared: u64) -> Vec<Ratio> {
                 denominator_samples: b.samples.clone(),
                 bound: Bound::AtMost(goal),
                 terms: Terms::Growth,
-                numerator_conditions: side(api, own.large_bytes),
+                numerator_conditions: grown_if(r.kind, side(api, own.large_bytes), declared),
                 denominator_conditions: grown_if(r.kind, side(api, other.large_bytes), declared),
                 ..Ratio::default()
             }
@@ -219,7 +219,8 @@ fn lookup_rows(who: Contender, x: &Summary, declared: u64) -> Vec<Ratio> {
     out
 }
 
-/// A grown peer's conditions say it grew from `declared`; a fixed reference's stay.
+/// Against a grown peer both sides say they grew from `declared`; against a fixed reference
+/// neither does (the rows' terms allow the difference).
 fn grown_if(kind: ReferenceKind, cond: Conditions, declared: u64) -> Conditions {
     match kind.grows() {
         true => grown(cond, declared),
