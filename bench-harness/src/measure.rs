@@ -416,6 +416,7 @@ pub fn time_parallel_lookups<F: Filter + Sync>(
     start.elapsed().as_nanos() as f64 / queries.len().max(1) as f64
 }
 
+pub mod binary;
 pub mod bootstrap;
 pub mod calibration;
 pub mod memory;

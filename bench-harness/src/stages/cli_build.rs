@@ -136,7 +136,7 @@ impl Stage for CliBuild {
     }
 
     fn run(&self, run: &mut Run<'_>) -> Result<()> {
-        let bin = crate::stages::mapped::processes::cli_binary()?;
+        let bin = crate::measure::binary::cli_binary()?;
         let dir = Path::new("target/cli-build");
         let keys = key_file(run, dir)?;
         let out = dir.join("built.bin");

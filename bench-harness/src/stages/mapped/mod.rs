@@ -278,7 +278,7 @@ fn measure_file(
     }
     let cli = match size {
         FileSize::Large => {
-            let bin = processes::cli_binary()?;
+            let bin = crate::measure::binary::cli_binary()?;
             Some(processes::cli(
                 &bin,
                 &path,

@@ -7,7 +7,7 @@ use super::Access;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 /// Readers of one file that held it at once.
@@ -123,33 +123,6 @@ pub struct CliRuns {
     pub cold_peak_rss: Vec<u64>,
     /// The same, warm.
     pub warm_peak_rss: Vec<u64>,
-}
-
-/// The `filterlab` binary beside the harness's own, built first (`cargo build --release -p
-/// filterlab-cli`; up to date, it costs a second).
-///
-/// # Errors
-/// The build fails, or the binary is not beside the harness's after it.
-pub fn cli_binary() -> Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(&cargo)
-        .args(["build", "--release", "--quiet", "-p", "filterlab-cli"])
-        .status()
-        .context("running cargo build for the filterlab binary")?;
-    anyhow::ensure!(
-        status.success(),
-        "cargo build -p filterlab-cli failed: {status}"
-    );
-    let bin = std::env::current_exe()?
-        .parent()
-        .context("the harness's directory")?
-        .join("filterlab");
-    anyhow::ensure!(
-        bin.is_file(),
-        "{} is not there after the build (is the harness a release build?)",
-        bin.display()
-    );
-    Ok(bin)
 }
 
 /// One `filterlab query` run, started and measured by a small process of its own
