@@ -382,10 +382,31 @@ impl Slots {
 
     /// How many copies of remainder `r` the run of `q` holds.
     pub fn count(&self, q: u64, r: u64) -> u64 {
-        match self.run_of(q) {
-            Some((s, e)) => (s..=e).filter(|&i| self.rem(i) == r).count() as u64,
-            None => 0,
-        }
+        self.run_backwards(q).filter(|&i| self.rem(i) == r).count() as u64
+    }
+
+    /// The slots of the run of `q` from its end back to its start: one select finds the end
+    /// (as in [`Slots::run_of`]), and the walk back stops at `q` or after a slot that ends the
+    /// run before (a valid table's start; in a damaged one, the walk still stays between `q`
+    /// and the end found, inside the table).
+    #[inline]
+    fn run_backwards(&self, q: u64) -> impl Iterator<Item = u64> + '_ {
+        let b = (q / BLOCK) as usize;
+        let (occupieds, bit) = (self.occupieds(b), (q % BLOCK) as u32);
+        let end = match occupieds >> bit & 1 {
+            0 => None,
+            _ => {
+                let p = b as u64 * BLOCK + u64::from(self.spill(b));
+                let end = self.kth_run_end(p, (occupieds & mask(bit)).count_ones());
+                (end < self.slots).then_some(end)
+            }
+        };
+        let mut next = end;
+        std::iter::from_fn(move || {
+            let i = next?;
+            next = (i > q && !self.runend(i - 1)).then(|| i - 1);
+            Some(i)
+        })
     }
 
     /// The remainders of the run of `q`, in slot order: none when `q` has no run (or, in a
@@ -399,10 +420,7 @@ impl Slots {
     /// Whether the run of `q` holds `r`.
     #[inline]
     pub fn contains(&self, q: u64, r: u64) -> bool {
-        match self.run_of(q) {
-            Some((s, e)) => (s..=e).rev().any(|i| self.rem(i) == r),
-            None => false,
-        }
+        self.run_backwards(q).any(|i| self.rem(i) == r)
     }
 
     /// Appends `r` to the run of `q`, shifting the slots up to the next empty one right by one.
