@@ -17,8 +17,8 @@ use std::time::Instant;
 pub const GOAL: f64 = 1.3;
 /// Interleaved rounds.
 pub const ROUNDS: usize = 5;
-/// The filters built.
-pub const VARIANTS: [Variant; 2] = [Variant::Classic, Variant::Cuckoo];
+/// The filters built: the articles' filter and the one teams pick for deletions.
+pub const VARIANTS: &[Variant] = &[Variant::Classic, Variant::Cuckoo];
 /// The rate they are built at.
 const RATE: f64 = 0.01;
 
