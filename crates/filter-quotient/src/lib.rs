@@ -413,6 +413,27 @@ impl Filter for QuotientFilter {
         self.insert_hashes(hashes)
     }
 
+    /// Into an empty filter, every key hashed first and given to
+    /// [`Filter::insert_hash_batch`] at once, so that the one-pass build takes them all (the
+    /// default hashes a block at a time, and only the first block would find the table
+    /// empty); when the hashes cannot be allocated, or the filter holds keys, a block at a
+    /// time.
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        let hasher = self.hasher();
+        let mut hashes = Vec::new();
+        if self.len == 0 && hashes.try_reserve_exact(keys.len()).is_ok() {
+            hashes.extend(keys.iter().map(|k| hasher.hash(k)));
+            return self.insert_hash_batch(&hashes);
+        }
+        let mut block = Vec::with_capacity(filter_core::BATCH);
+        for chunk in keys.chunks(filter_core::BATCH) {
+            block.clear();
+            block.extend(chunk.iter().map(|k| hasher.hash(k)));
+            self.insert_hash_batch(&block)?;
+        }
+        Ok(())
+    }
+
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {
         filter_core::contains_hash_batch_prefetched(self, hashes, out);
     }

@@ -129,3 +129,26 @@ fn the_sort_by_quotient_is_stable() {
         assert_eq!(pairs, want, "{n} {bits}");
     }
 }
+
+/// `insert_batch` of key bytes into an empty filter hashes them all and builds in one pass:
+/// the table a key at a time gives, well past the first block of 256 hashes; into a filter
+/// that holds keys it inserts block by block, to the same table.
+#[test]
+fn insert_batch_of_keys_builds_the_table_one_by_one_gives() {
+    let keys: Vec<String> = (0..5000).map(|i| format!("user{i}@example.com")).collect();
+    let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+    let hasher = filter(6000, None).hasher();
+    let hashed: Vec<Hash128> = refs.iter().map(|k| hasher.hash(k)).collect();
+    let (want, r) = one_by_one(filter(6000, None), &hashed);
+    r.unwrap();
+    let mut f = filter(6000, None);
+    f.insert_batch(&refs).unwrap();
+    assert!(f.to_bytes() == want.to_bytes(), "the batch build differs");
+    let mut g = filter(6000, None);
+    g.insert_batch(&refs[..1]).unwrap();
+    g.insert_batch(&refs[1..]).unwrap();
+    assert!(
+        g.to_bytes() == want.to_bytes(),
+        "the build in two calls differs"
+    );
+}
