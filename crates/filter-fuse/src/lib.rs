@@ -252,7 +252,7 @@ impl<F: Fingerprint> StaticFilter for BinaryFuse<F> {
     }
 
     /// The trait's `contains_hash(hasher().hash(key))`, with the two xxh3 hashes inlined
-    /// ([`hash_inline`]) and marked for inlining, so that the registry's dispatch holds the
+    /// (`hash_inline`) and marked for inlining, so that the registry's dispatch holds the
     /// whole lookup, hash included, in its arm.
     #[inline]
     fn contains(&self, key: &[u8]) -> bool {

@@ -380,6 +380,6 @@ pub fn rows(r: &ExpansionReport) -> Vec<Ratio> {
     out
 }
 
-mod cycle;
+pub mod cycle;
 #[cfg(test)]
 mod tests;
