@@ -16,6 +16,7 @@ pub mod quotient;
 pub mod ribbon;
 mod search;
 mod spread;
+pub mod vqf;
 pub mod window;
 
 pub use count::{bloom_count_estimate, bloom_count_estimate_sd, bloom_fpr_at_fill};
