@@ -277,11 +277,38 @@ pub fn time_batch_inserts<F: Filter>(
     keys: &KeySet,
     range: std::ops::Range<usize>,
 ) -> anyhow::Result<f64> {
-    let mut refs: Vec<&[u8]> = Vec::with_capacity(filterlab::BATCH);
+    time_inserts_by(filter, keys, range, filterlab::BATCH)
+}
+
+/// Inserts `keys[range]` through one `insert_batch` of them all, as a variant that builds from
+/// a whole key set in one pass takes them
+/// ([`Capabilities::bulk_build`](filterlab::Capabilities::bulk_build)): seconds taken, the
+/// list of the keys' slices included.
+///
+/// # Errors
+/// A refused insert.
+#[inline(never)]
+pub fn time_bulk_build<F: Filter>(
+    filter: &mut F,
+    keys: &KeySet,
+    range: std::ops::Range<usize>,
+) -> anyhow::Result<f64> {
+    let whole = range.len().max(1);
+    time_inserts_by(filter, keys, range, whole)
+}
+
+/// Inserts `keys[range]` through `insert_batch`, `per_call` keys a call: seconds taken.
+fn time_inserts_by<F: Filter>(
+    filter: &mut F,
+    keys: &KeySet,
+    range: std::ops::Range<usize>,
+    per_call: usize,
+) -> anyhow::Result<f64> {
     let start = Instant::now();
+    let mut refs: Vec<&[u8]> = Vec::with_capacity(per_call.min(range.len()));
     let mut i = range.start;
     while i < range.end {
-        let end = (i + filterlab::BATCH).min(range.end);
+        let end = (i + per_call).min(range.end);
         refs.clear();
         refs.extend((i..end).map(|j| keys.get(j)));
         filter

@@ -115,7 +115,8 @@ pub type Tracked = HashSet<u128, BuildHasherDefault<Folded>>;
 
 /// Inserts the first copy of every key of `keys` (`(line, hash)` in line order) into `filter`,
 /// at `at` for a window counted in time, counting the repeats in `counts`. Batched where the
-/// filter's insert count tells which key of a batch failed; one at a time for a window (timed
+/// filter's insert count tells which key of a batch failed (every key in one batch into an
+/// empty filter that builds in one pass); one at a time for a window (timed
 /// inserts) or a filter that skips keys it reports present.
 ///
 /// # Errors
@@ -130,11 +131,14 @@ pub fn insert_distinct(
     let distinct = keep.iter().filter(|&&k| k).count();
     counts.duplicates += (keys.len() - distinct) as u64;
     let one_by_one = at.is_some() || filter.capabilities().skips_present;
-    let mut chunk: Vec<(u64, Hash128)> = Vec::with_capacity(CHUNK);
+    // A table built in one pass from a whole set takes every key in one call.
+    let bulk = filter.capabilities().bulk_build && filter.is_empty();
+    let per_call = if bulk { distinct.max(1) } else { CHUNK };
+    let mut chunk: Vec<(u64, Hash128)> = Vec::with_capacity(per_call);
     let firsts = keys.iter().zip(&keep).filter(|(_, &k)| k).map(|(k, _)| *k);
     for key in firsts {
         chunk.push(key);
-        if chunk.len() == CHUNK {
+        if chunk.len() == per_call {
             insert_chunk(filter, at, &chunk, one_by_one)?;
             chunk.clear();
         }

@@ -40,6 +40,11 @@ pub struct Capabilities {
     /// its paper and pybloom_live insert): `len` counts the keys added, which is fewer than the
     /// distinct keys inserted by those that were false positives when they came.
     pub skips_present: bool,
+    /// Into an empty filter, one [`Filter::insert_batch`](crate::Filter::insert_batch) (or
+    /// `insert_hash_batch`) of a whole key set sorts it and writes the table in one pass, much
+    /// faster than the same keys in several batches (of which only the first finds the table
+    /// empty): give it every key in one call.
+    pub bulk_build: bool,
 }
 
 impl Capabilities {
@@ -57,6 +62,7 @@ impl Capabilities {
         pages: false,
         in_place: false,
         skips_present: false,
+        bulk_build: false,
     };
 }
 

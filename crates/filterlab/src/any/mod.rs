@@ -318,7 +318,7 @@ registry! {
     Scalable => ScalableBloom, [grows, pages, skips_present], "Scalable Bloom filter (Almeida et al. 2007).";
     Cuckoo => CuckooFilter, [deletes, counts_copies, pages, in_place], "Cuckoo filter (Fan et al. 2014).";
     Blocked => BlockedBloom, [concurrent, one_line_lookup, pages, in_place], "Split-block Bloom filter (Putze et al. 2007; Parquet layout).";
-    Quotient => QuotientFilter, [deletes, counts_copies, merges, pages, in_place], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
+    Quotient => QuotientFilter, [deletes, counts_copies, merges, pages, in_place, bulk_build], "Quotient filter, rank-and-select layout (Bender et al. 2012; Pandey et al. 2017).";
     BinaryFuse8 => StaticFuse8, [static_set, pages, in_place], "Binary fuse filter, 8-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
     BinaryFuse16 => StaticFuse16, [static_set, pages, in_place], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
     Ribbon => StaticRibbon, [static_set, pages, in_place], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
