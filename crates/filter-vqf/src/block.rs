@@ -9,7 +9,7 @@
 //! `q` zeros below it sits in slot `i - q`. Fingerprints fill slots `0..len` in bucket order;
 //! the bits and slots past them are zero, so an all-zero block is an empty one. The top
 //! [`OVERFLOW_BITS`] bits are one per group of buckets (`q mod 8`): set once a key whose first
-//! block is this one was stored in (or moved to) its other block, never cleared.
+//! block is this one was stored in (or moved to) its other block, cleared only when the whole table empties.
 
 /// Fingerprint slots per block.
 pub const SLOTS: u32 = filter_core::math::vqf::SLOTS;
@@ -83,6 +83,11 @@ impl Block {
         let was_clear = self.0[1] & bit == 0;
         self.0[1] |= bit;
         was_clear
+    }
+
+    /// Clears every overflow bit.
+    pub fn clear_overflow(&mut self) {
+        self.0[1] &= (1u64 << (RUN_BITS - 64)) - 1;
     }
 
     /// Overflow bits set.

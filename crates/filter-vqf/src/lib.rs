@@ -27,8 +27,9 @@
 //! Deletes stay exact for keys that were inserted: fingerprints of one bucket with the same
 //! value are interchangeable between every key whose lookup reads that block (the pair of blocks
 //! is a function of the block, bucket and fingerprint), and a move out of a block sets that
-//! block's overflow bit, so a key whose copy was moved is still found. Overflow bits are never
-//! cleared: after many deletes a few more lookups read two blocks, none reads a wrong answer.
+//! block's overflow bit, so a key whose copy was moved is still found. Overflow bits are
+//! cleared only when the table empties: after many deletes a few more lookups read two
+//! blocks, none reads a wrong answer.
 //!
 //! ```
 //! use filter_vqf::VectorQuotient;
@@ -124,6 +125,11 @@ impl VectorQuotient {
         VqfBuilder::default()
     }
 
+    /// The false-positive rate it was built for (at most its rate at the design load).
+    pub fn target_fpr(&self) -> f64 {
+        self.sizing.fpr
+    }
+
     /// Blocks in the table.
     pub fn block_count(&self) -> u64 {
         self.blocks.len() as u64
@@ -171,6 +177,17 @@ impl VectorQuotient {
             len: self.len,
             load_factor: self.load_factor(),
         }
+    }
+
+    /// Clears every overflow bit: right only when the table is empty (no key then lies in its
+    /// second block), which makes an emptied table the same as a new one. The scan of the
+    /// table is paid only when a bit was set, that is once per period in which some block
+    /// filled up.
+    fn clear_overflow_marks(&mut self) {
+        for b in self.blocks.iter_mut() {
+            b.clear_overflow();
+        }
+        self.overflow_marks = 0;
     }
 
     /// The second block, when a lookup of `p` must read it.
@@ -236,6 +253,9 @@ impl Deletable for VectorQuotient {
             return Err(Error::NotPresent);
         }
         self.len -= 1;
+        if self.len == 0 && self.overflow_marks > 0 {
+            self.clear_overflow_marks();
+        }
         Ok(())
     }
 

@@ -9,6 +9,7 @@
 //! | deletions, memory no object (4×)       | [`CountingBloom`] | `filter-counting` |
 //! | size unknown in advance                | [`ScalableBloom`] | `filter-scalable` |
 //! | deletions at about classic memory      | [`CuckooFilter`]  | `filter-cuckoo`   |
+//! | deletions, one cache line per lookup   | [`VectorQuotient`] | `filter-vqf`     |
 //! | fastest lookups, a bit more memory     | [`BlockedBloom`]  | `filter-blocked`  |
 //! | deletions and copies, resize and merge | [`QuotientFilter`] | `filter-quotient` |
 //! | deletions, size unknown in advance     | [`ExpandableCuckoo`] | `filter-expand` |
@@ -97,6 +98,7 @@ pub use filter_expand::{ExpandableBuilder, ExpandableCuckoo};
 pub use filter_fuse::{BinaryFuse16, BinaryFuse8};
 pub use filter_quotient::{QuotientBuilder, QuotientFilter};
 pub use filter_ribbon::{Ribbon, RibbonBuilder};
+pub use filter_vqf::{VectorQuotient, VqfBuilder};
 
 /// A [`BinaryFuse8`] as a [`Filter`] (inserts refused), as the registry holds it.
 pub type StaticFuse8 = any::Static<BinaryFuse8>;
@@ -137,6 +139,10 @@ pub mod scalable {
 /// The cuckoo filter crate.
 pub mod cuckoo {
     pub use filter_cuckoo::*;
+}
+/// The vector quotient filter crate.
+pub mod vqf {
+    pub use filter_vqf::*;
 }
 /// The split-block Bloom filter crate.
 pub mod blocked {

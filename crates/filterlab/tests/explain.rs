@@ -158,6 +158,9 @@ fn check_buckets(
     f: &AnyFilter,
 ) {
     let v = f.variant();
+    if let AnyFilter::Vqf(_) = f {
+        return check_vqf(fingerprint, (primary, alternate), changed);
+    }
     let AnyFilter::Cuckoo(c) = f else {
         panic!("{v} reports buckets")
     };
@@ -186,6 +189,29 @@ fn check_buckets(
         .iter()
         .all(|b| in_primary.contains(b) || in_alternate.contains(b)));
     assert!(fingerprint >= 1 && fingerprint < 1 << bits, "{v}");
+}
+
+/// The vector quotient filter: bucket `q` of block `b` is the table's bucket `72b + q`. In an
+/// empty table the key goes to its first block: the bucket code gains a 1 bit at position `q`
+/// (the bucket's run, ahead of its end), and the fingerprint fills slot 0 (bytes 16.. of the
+/// 64-byte block).
+fn check_vqf(fingerprint: u64, (primary, alternate): (u64, u64), changed: &[u64]) {
+    let buckets = u64::from(filterlab::vqf::block::BUCKETS);
+    let (block, q) = (primary / buckets, primary % buckets);
+    assert_eq!(
+        alternate % buckets,
+        q,
+        "vqf: the same bucket in both blocks"
+    );
+    let at = block * 512;
+    let mut want = vec![at + q];
+    want.extend(
+        (0..8)
+            .filter(|i| fingerprint >> i & 1 == 1)
+            .map(|i| at + 128 + i),
+    );
+    assert_eq!(sorted(want), changed, "vqf");
+    assert!((1..256).contains(&fingerprint), "vqf");
 }
 
 /// The quotient filter: the home slot's occupied and run-end bits, and the remainder. The

@@ -64,7 +64,8 @@ fn an_open_filter_answers_as_the_loaded_one() {
             "quotient",
             "binary-fuse8",
             "binary-fuse16",
-            "ribbon"
+            "ribbon",
+            "vqf"
         ]
     );
     for v in in_place_variants() {

@@ -54,6 +54,7 @@ impl AnyFilter {
             | AnyFilter::Counting(_)
             | AnyFilter::Scalable(_)
             | AnyFilter::Cuckoo(_)
+            | AnyFilter::Vqf(_)
             | AnyFilter::Blocked(_)
             | AnyFilter::BinaryFuse8(_)
             | AnyFilter::BinaryFuse16(_)

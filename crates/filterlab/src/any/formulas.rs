@@ -3,6 +3,7 @@
 //! sizing, so a new variant adds its formulas here and nowhere else.
 
 mod aleph;
+mod vqf;
 
 use super::sizing::{Detail, Growth, Plan, Schedule};
 use crate::math;
@@ -109,6 +110,11 @@ fn variant_formulas(plan: &Plan) -> Vec<Formula> {
             load,
         } => quotient_formulas(n, p, *quotients, *remainder_bits, *slots, *load),
         Detail::Aleph { .. } => aleph::aleph_formulas(plan),
+        Detail::Vqf {
+            blocks,
+            load,
+            overflow_share,
+        } => vqf::vqf_formulas(n, *blocks, *load, *overflow_share),
         // The windows' formulas come from `super::window`. No `_` arm: a new variant's detail
         // must say here what it shows.
         Detail::Sliced { .. } | Detail::TimeSliced { .. } | Detail::AgePartitioned { .. } => {
@@ -492,6 +498,11 @@ impl Plan {
 fn shape_lines(detail: &Detail) -> Vec<String> {
     match detail {
         Detail::Classic { m, k } => vec![format!("m = {m} bits, k = {k}")],
+        Detail::Vqf {
+            blocks,
+            load,
+            overflow_share,
+        } => vqf::vqf_shape(*blocks, *load, *overflow_share),
         Detail::Counting {
             m,
             k,

@@ -7,7 +7,7 @@ use super::{Knob, Parameter, Params, Value};
 use crate::{
     cuckoo, expandable, math, quotient, AlephFilter, BlockedBloom, ClassicBloom, CountingBloom,
     CuckooFilter, ExpandableCuckoo, Filter, Growable, QuotientFilter, Result, ScalableBloom,
-    StaticFuse16, StaticFuse8, StaticRibbon,
+    StaticFuse16, StaticFuse8, StaticRibbon, VectorQuotient,
 };
 
 /// `$ty`'s builder with the capacity, rate and hasher of `$p`.
@@ -247,6 +247,33 @@ member!(QuotientFilter {
         Parameter::design("slots", Value::Count(self.slots())),
         Parameter::running("resizes", Value::Count(self.resizes().into())),
         Parameter::running("load", Value::Ratio(self.load_factor())),
+    ],
+});
+
+member!(VectorQuotient {
+    tables: pages,
+    knobs: [],
+    size: sizing::vqf,
+    shape: |self| {
+        let blocks = self.block_count();
+        let load = self.capacity() as f64 / (blocks as f64 * f64::from(crate::vqf::block::SLOTS));
+        let expected = sizing::vqf_rate(load);
+        let overflow_share = math::vqf::vqf_overflow_share(load);
+        (
+            self.target_fpr(),
+            expected,
+            Detail::Vqf {
+                blocks,
+                load,
+                overflow_share,
+            },
+        )
+    },
+    parameters: |self| vec![
+        Parameter::design("blocks", Value::Count(self.block_count())),
+        Parameter::design("target_fpr", Value::Rate(self.target_fpr())),
+        Parameter::running("load", Value::Ratio(self.load_factor())),
+        Parameter::running("overflow_share", Value::Ratio(self.overflow_share())),
     ],
 });
 

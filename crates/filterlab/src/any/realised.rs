@@ -73,6 +73,9 @@ impl AnyFilter {
                     )
                     .collect();
             }
+            (Detail::Vqf { overflow_share, .. }, AnyFilter::Vqf(f)) => {
+                *overflow_share = f.overflow_share();
+            }
             _ => {}
         }
         Ok(detail)
@@ -129,6 +132,16 @@ impl Detail {
                 crate::cuckoo::layout::fpr_exact(layout, *fingerprint_bits, *buckets, n)
             }
             Detail::Blocked { blocks, .. } => math::split_block_fpr(*blocks, n),
+            Detail::Vqf {
+                blocks,
+                overflow_share,
+                ..
+            } => {
+                let slots = blocks
+                    .checked_mul(u64::from(crate::vqf::block::SLOTS))
+                    .filter(|&s| s > 0)?;
+                math::vqf::vqf_fpr(n as f64 / slots as f64, *overflow_share)
+            }
             Detail::Quotient {
                 quotients,
                 remainder_bits,

@@ -5,7 +5,7 @@
 pub use super::parameter::Value;
 use super::realised::{ExpandableStage, ScalableStage};
 use super::{Params, Variant};
-use crate::{counting, cuckoo, expandable, math, quotient, Result};
+use crate::{counting, cuckoo, expandable, math, quotient, vqf, Result};
 
 mod growing;
 mod positions;
@@ -118,6 +118,17 @@ pub enum Detail {
         slots: u64,
         /// Starts below this have `r + 1` result bits.
         boundary: u64,
+    },
+    /// A vector quotient filter's blocks, its load at `n` and the share of overflow bits the
+    /// model expects there (`filter_core::math::vqf`).
+    Vqf {
+        /// 64-byte blocks of 48 slots.
+        blocks: u64,
+        /// Load factor at `n` items.
+        load: f64,
+        /// The share of overflow bits set: in a plan, the model's at `n` (inserts only); in a
+        /// built filter's [`AnyFilter::detail`](super::AnyFilter::detail), the table's own.
+        overflow_share: f64,
     },
     /// An Aleph filter's table now (a plan: its first table) and its widening policy.
     Aleph {
@@ -285,6 +296,7 @@ impl Plan {
             | Detail::Quotient { .. }
             | Detail::Fuse { .. }
             | Detail::Ribbon { .. }
+            | Detail::Vqf { .. }
             | Detail::Sliced { .. }
             | Detail::TimeSliced { .. }
             | Detail::AgePartitioned { .. } => self.bytes,
@@ -329,6 +341,10 @@ impl Plan {
                 let layout = cuckoo::Layout::from_near_window(*near_window);
                 (load <= cuckoo::DESIGN_LOAD + 1e-9)
                     .then(|| cuckoo::layout::fpr_exact(layout, *fingerprint_bits, *buckets, items))
+            }
+            Detail::Vqf { blocks, .. } => {
+                let load = items as f64 / (*blocks as f64 * f64::from(vqf::block::SLOTS));
+                (load <= vqf::DESIGN_LOAD + 1e-9).then(|| vqf_rate(load))
             }
             Detail::Sliced { .. } | Detail::TimeSliced { .. } | Detail::AgePartitioned { .. } => {
                 super::window::rate_at(&self.detail, items)
@@ -486,4 +502,22 @@ pub(crate) fn ribbon(p: &Params) -> Result<Sizing> {
         rm::ribbon_fpr(r, shape.boundary, shape.starts),
         detail,
     ))
+}
+
+/// The vector quotient filter's rate at load `α` after inserts: the model's share of overflow
+/// bits in `filter_core::math::vqf`'s rate.
+pub(crate) fn vqf_rate(load: f64) -> f64 {
+    math::vqf::vqf_fpr(load, math::vqf::vqf_overflow_share(load))
+}
+
+pub(crate) fn vqf(p: &Params) -> Result<Sizing> {
+    math::vqf::vqf_check_fpr(p.fpr, vqf::DESIGN_LOAD)?;
+    let blocks = vqf::blocks_for(p.capacity)?;
+    let load = p.capacity as f64 / (blocks as f64 * f64::from(vqf::block::SLOTS));
+    let detail = Detail::Vqf {
+        blocks,
+        load,
+        overflow_share: math::vqf::vqf_overflow_share(load),
+    };
+    Ok((blocks.saturating_mul(64), vqf_rate(load), detail))
 }

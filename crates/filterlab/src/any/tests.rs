@@ -88,7 +88,9 @@ fn plans_match_what_the_builders_allocate() {
             let plan = match v.plan(&params) {
                 Ok(plan) => plan,
                 // 8-bit fingerprints cannot meet 0.1%: refused, never built at a worse rate.
-                Err(Error::InvalidParameter { name: "fpr", .. }) if v == Variant::BinaryFuse8 => {
+                Err(Error::InvalidParameter { name: "fpr", .. })
+                    if matches!(v, Variant::BinaryFuse8 | Variant::Vqf) =>
+                {
                     assert!(p < 1.0 / 256.0, "{v} {p}");
                     assert!(AnyFilter::build(v, &params).is_err());
                     continue;
@@ -215,7 +217,7 @@ fn missing_capabilities_are_typed_refusals_that_change_nothing() {
     assert_eq!(
         e.to_string(),
         "a classic filter cannot remove keys (variants that can: counting, cuckoo, quotient, \
-         aleph, expandable); nothing was changed"
+         vqf, aleph, expandable); nothing was changed"
     );
 }
 
@@ -261,7 +263,8 @@ fn rates_at_a_multiple_rise_and_a_full_cuckoo_table_has_none() {
             Some(at2) => assert!(at2 > at1, "{v}"),
             // Fixed tables, full at twice their capacity, and static sets, which take no key.
             None => assert!(
-                matches!(v, Variant::Cuckoo | Variant::Quotient) || v.capabilities().static_set,
+                matches!(v, Variant::Cuckoo | Variant::Quotient | Variant::Vqf)
+                    || v.capabilities().static_set,
                 "{v}"
             ),
         }
