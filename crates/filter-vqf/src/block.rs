@@ -29,6 +29,8 @@ const _: () = assert!(RUN_BITS + OVERFLOW_BITS == 128);
 pub struct Block(pub [u64; 8]);
 filter_core::plain!(Block([u64; 8]));
 
+use crate::kernel::Kernel;
+
 /// The overflow group of bucket `q`.
 #[inline]
 pub fn group(q: u32) -> u32 {
@@ -108,16 +110,27 @@ impl Block {
     }
 
     /// Bucket `q`'s first slot and its number of fingerprints.
-    #[inline]
+    #[inline(always)]
     fn bucket(&self, q: u32) -> (u32, u32) {
-        let run = self.run();
-        let end = crate::select::select_zero128(run, q);
-        let below = if end == 0 {
-            0
-        } else {
-            (run << (128 - end)).leading_ones()
-        };
+        self.bucket_with(Kernel::Portable, q)
+    }
+
+    /// [`Block::bucket`] by `kernel`.
+    #[inline(always)]
+    fn bucket_with(&self, kernel: Kernel, q: u32) -> (u32, u32) {
+        let (end, below) = kernel.bucket_end(self.run(), q);
         (end - below - q, below)
+    }
+
+    /// Slots `s .. s + 8` as the bytes of a word, low byte first (bytes past slot 47, and the
+    /// whole word for `s = 48`, an empty bucket at the end of a full block, are other slots'
+    /// bytes, never to be read).
+    #[inline]
+    fn window(&self, s: u32) -> u64 {
+        let i = ((s / 8) as usize).min(5);
+        let (lo, hi) = (self.0[2 + i], self.0[2 + (i + 1).min(5)]);
+        let shift = 8 * (s % 8);
+        (lo >> shift) | ((hi << 1) << (63 - shift))
     }
 
     /// How many of bucket `q`'s fingerprints equal `fp`.
@@ -127,11 +140,21 @@ impl Block {
         (s..s + c).filter(|&i| self.fp(i) == fp).count() as u32
     }
 
-    /// Whether bucket `q` holds `fp`.
-    #[inline]
-    pub fn contains(&self, q: u32, fp: u8) -> bool {
-        let (s, c) = self.bucket(q);
-        (s..s + c).any(|i| self.fp(i) == fp)
+    /// Whether bucket `q` holds `fp`: its first 8 fingerprints compared at once, with no branch
+    /// on the block's contents (a bucket of more than 8, rare, is compared byte by byte).
+    #[inline(always)]
+    pub fn contains(&self, kernel: Kernel, q: u32, fp: u8) -> bool {
+        const L8: u64 = 0x0101_0101_0101_0101;
+        const H8: u64 = 0x8080_8080_8080_8080;
+        let (s, c) = self.bucket_with(kernel, q);
+        if c > 8 {
+            return (s..s + c).any(|i| self.fp(i) == fp);
+        }
+        let x = self.window(s) ^ (u64::from(fp) * L8);
+        let in_bucket = ((1u128 << (8 * c)) - 1) as u64;
+        // A zero byte of `x` is a match; the test's false flags lie only above a true zero, so
+        // any flag among the bucket's bytes means a match among them.
+        x.wrapping_sub(L8) & !x & H8 & in_bucket != 0
     }
 
     /// Adds `fp` to bucket `q`, after the bucket's other fingerprints.

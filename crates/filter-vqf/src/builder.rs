@@ -4,12 +4,14 @@ use crate::block::{Block, SLOTS};
 use crate::VectorQuotient;
 use filter_core::{math, Error, MemoryCap, Result, Sizing};
 
-/// The load the table is sized for: `capacity` items fill at most 95% of its slots (less in
-/// small tables: [`blocks_for`]), the cuckoo filter's. Large tables refuse their first insert
-/// above 99.9% load (measured in the tests): with two blocks of 48 slots per key and up to two
-/// moves, nearly every slot can be filled, but inserts slow down past 95% as moves become
-/// common.
-pub const DESIGN_LOAD: f64 = 0.95;
+/// The load the table is sized for: `capacity` items fill at most 90% of its slots (less in
+/// small tables: [`blocks_for`]). Large tables refuse their first insert above 99.9% load
+/// (measured in the tests): with two blocks of 48 slots per key and up to two moves, nearly
+/// every slot can be filled. The table stops at 90% for its lookups: the share of negative
+/// lookups that read a second block, each a cache miss after the first, is under 5% at 90%
+/// (measured in the tests) and grows steeply past it, as more blocks overflow
+/// (`math::vqf::vqf_overflow_share_floor`).
+pub const DESIGN_LOAD: f64 = 0.9;
 /// The median load of a table's first refused insert (measured in the tests).
 pub(crate) const TYPICAL_FAILURE_LOAD: f64 = 0.9995;
 /// Slots left free for the spread of the first failure's load, wide in small tables:
@@ -67,12 +69,12 @@ impl Default for VqfBuilder {
 impl VqfBuilder {
     filter_core::table_builder_setters!();
 
-    /// Builds the filter: `ceil(capacity / (48 · 0.95))` blocks of 64 bytes, more for small
+    /// Builds the filter: `ceil(capacity / (48 · 0.9))` blocks of 64 bytes, more for small
     /// capacities ([`blocks_for`]).
     ///
     /// # Errors
     /// A capacity of 0, a rate outside (0, 1) or below what 8-bit fingerprints guarantee at
-    /// the design load ([`math::vqf::vqf_check_fpr`], about 0.5%), a table above the memory
+    /// the design load ([`math::vqf::vqf_check_fpr`], about 0.47%), a table above the memory
     /// cap, or one too large to allocate.
     pub fn build(self) -> Result<VectorQuotient> {
         let sizing = self.sizing.validate()?;
@@ -85,6 +87,7 @@ impl VqfBuilder {
             len: 0,
             overflow_marks: 0,
             sizing,
+            kernel: crate::kernel::Kernel::detect(),
         })
     }
 }

@@ -57,6 +57,7 @@ impl Codec for VectorQuotient {
                 len,
                 overflow_marks,
                 sizing,
+                kernel: crate::kernel::Kernel::detect(),
             });
         }
         let blocks = match payload.streamed_table::<Block>(n)? {
@@ -68,6 +69,7 @@ impl Codec for VectorQuotient {
             len,
             overflow_marks,
             sizing,
+            kernel: crate::kernel::Kernel::detect(),
         };
         check_blocks(&f)?;
         Ok(f)

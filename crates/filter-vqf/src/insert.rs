@@ -1,7 +1,9 @@
-//! Inserts: the first block when it has room (biased insertion), else the second (setting the
-//! first block's overflow bit), else room made by moving a resident fingerprint of one of the
-//! two blocks to its own other block, one or two moves deep. The moves are found before any
-//! is made, so a refused insert changes nothing.
+//! Inserts: the first block when it has room (biased insertion); else, in this order, the
+//! second block if the key's group has already overflowed, room in the first block made by
+//! moving out a resident of an already overflowed group, the second block (setting the
+//! group's overflow bit), or room made by moving a resident fingerprint of one of the two
+//! blocks to its own other block, one or two moves deep. The moves are found before any is
+//! made, so a refused insert changes nothing.
 
 use crate::block::group;
 use crate::{Place, VectorQuotient};
@@ -23,7 +25,21 @@ impl VectorQuotient {
             return Ok(());
         }
         let second = self.other(p.block, p.bucket, p.fp);
-        if !self.block(second).is_full() {
+        let room_in_second = !self.block(second).is_full();
+        let marked = self.block(p.block).overflowed(group(p.bucket));
+        if room_in_second && marked {
+            self.put(second, p.bucket, p.fp);
+            return Ok(());
+        }
+        // Keep the share of overflow bits low (each one sends a share of all negative lookups
+        // to a second block): move out a resident of the first block whose group's bit is
+        // already set, so the new key takes its slot and no bit is added.
+        if let Some(m) = self.marked_move(p.block) {
+            self.apply(m);
+            self.put(p.block, p.bucket, p.fp);
+            return Ok(());
+        }
+        if room_in_second {
             self.put(second, p.bucket, p.fp);
             self.mark(p.block, p.bucket);
             return Ok(());
@@ -59,6 +75,23 @@ impl VectorQuotient {
         debug_assert!(removed);
         self.blocks[m.to as usize].insert(m.bucket, m.fp);
         self.mark(m.from, m.bucket);
+    }
+
+    /// A move out of block `b` to a block with room, of a fingerprint whose group's overflow
+    /// bit `b` has already set.
+    fn marked_move(&self, b: u64) -> Option<Move> {
+        let block = self.block(b);
+        block
+            .entries()
+            .into_iter()
+            .filter(|&(q, _)| block.overflowed(group(q)))
+            .map(|(q, fp)| Move {
+                from: b,
+                bucket: q,
+                fp,
+                to: self.other(b, q, fp),
+            })
+            .find(|m| m.to != b && !self.block(m.to).is_full())
     }
 
     /// The moves (last first) that free a slot of full block `b`, at most `depth` deep.

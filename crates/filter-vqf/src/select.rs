@@ -65,14 +65,15 @@ pub fn select64(x: u64, r: u32) -> u32 {
 /// The position of the `r`-th 0 bit of `x` (from 0); `x` must have more than `r` zeros.
 #[inline]
 pub fn select_zero128(x: u128, r: u32) -> u32 {
+    // Selects the word by conditional moves, not a branch: a lookup that mispredicts one on the block it has just loaded stalls
+    // the lookups after it, whose cache misses would otherwise overlap with its own.
     let z = !x;
-    let lo = z as u64;
+    let (lo, hi) = (z as u64, (z >> 64) as u64);
     let in_lo = ones64(lo);
-    if r < in_lo {
-        select64(lo, r)
-    } else {
-        64 + select64((z >> 64) as u64, r - in_lo)
-    }
+    let high = r >= in_lo;
+    let word = if high { hi } else { lo };
+    let rank = if high { r.wrapping_sub(in_lo) } else { r };
+    select64(word, rank) + 64 * u32::from(high)
 }
 
 #[cfg(test)]

@@ -47,7 +47,9 @@ fn inserts_and_removes_match_a_model() {
             assert_eq!(b.defect(), None);
             let count = model[q as usize].iter().filter(|&&f| f == fp).count();
             assert_eq!(b.count(q, fp) as usize, count);
-            assert_eq!(b.contains(q, fp), count > 0);
+            for k in [Kernel::Portable, Kernel::detect()] {
+                assert_eq!(b.contains(k, q, fp), count > 0);
+            }
         }
         // Entries in bucket order; within a bucket the model's multiset.
         let mut got = b.entries();
@@ -82,7 +84,7 @@ fn overflow_bits_are_apart_from_the_code() {
     assert!(b.overflowed(3) && !b.overflowed(4));
     assert_eq!(b.overflow_marks(), 1);
     assert_eq!(b.len(), 1);
-    assert!(b.contains(3, 9));
+    assert!(b.contains(Kernel::Portable, 3, 9));
     for g in 0..OVERFLOW_BITS {
         b.mark_overflow(g);
     }

@@ -9,17 +9,21 @@ pub(super) fn vqf_formulas(n: u64, blocks: u64, load: f64, overflow_share: f64) 
     vec![
         Formula {
             name: "blocks",
-            symbolic: "B = ceil(n / (48 · 0.95)), more in small tables",
+            symbolic: "B = ceil(n / (48 · 0.9)), more in small tables",
             substituted: format!(
                 "{blocks} blocks of 48 slots, load α = {n}/({blocks}·48) = {load:.4}"
             ),
             source: "filter_vqf::blocks_for: two blocks per key and up to two moves fill \
-                     99.9% of the slots; the table is sized for 95%",
+                     99.9% of the slots; the table is sized for 90%, where few lookups read a \
+                     second block",
         },
         Formula {
             name: "overflow share (inserts only)",
-            symbolic: "ω ≈ 1 - e^(-E[(X - 48)+]/8),  X ~ Pois(48α)",
-            substituted: format!("ω = {overflow_share:.4}"),
+            symbolic: "P(X > 48)/8 <= ω <= 1 - e^(-E[(X - 48)+]/8),  X ~ Pois(48α)",
+            substituted: format!(
+                "{:.4} <= ω <= {overflow_share:.4}",
+                vm::vqf_overflow_share_floor(load)
+            ),
             source: "the Morton filter's overflow bits (Breslow & Jayasena 2018), one per group \
                      of 9 buckets: a lookup reads its second block only when its group's is set",
         },
