@@ -120,6 +120,19 @@ pub fn measured() -> Vec<Variant> {
         .collect()
 }
 
+/// The variants of the deletion churn, in registry order: every fixed table that deletes
+/// (not those that grow, whose churn is the growth study's, nor the windows, which forget).
+#[must_use]
+pub fn churned() -> Vec<Variant> {
+    measured()
+        .into_iter()
+        .filter(|v| {
+            let c = v.capabilities();
+            c.deletes && !c.grows && !c.windowed
+        })
+        .collect()
+}
+
 /// The registry's parameters of a `variant` filter for `n` items at rate `p`.
 ///
 /// # Errors

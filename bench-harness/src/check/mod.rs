@@ -252,7 +252,7 @@ pub fn counts(records: &[Record]) -> Vec<String> {
                     .into(),
             );
         }
-        for kind in [Variant::Counting, Variant::Cuckoo] {
+        for kind in crate::filters::churned() {
             if count(Scenario::Churn, kind.name()) < 2 {
                 p.push(format!(
                     "churn: {} rounds for {}, expected at least 2",

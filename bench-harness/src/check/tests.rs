@@ -120,7 +120,7 @@ fn good() -> Results {
         u.theoretical_fpr = u.shape.as_ref().and_then(|x| x.fpr_at(u.n)).unwrap();
         records.push(u);
     }
-    for kind in [Variant::Counting, Variant::Cuckoo] {
+    for kind in crate::filters::churned() {
         for s in 0..3 {
             records.push(row(Scenario::Churn, kind, 0.01, Some(s)));
         }

@@ -153,6 +153,15 @@ fn the_planned_rate_is_the_filled_filters_expected_rate() {
         crate::measure::time_batch_inserts(&mut f, &keys, 0..20_000).unwrap();
         let expected = f.expected_fpr();
         let planned = planned.unwrap_or_else(|| panic!("{} has no planned rate", kind.name()));
+        if kind.variant == Variant::Vqf {
+            // The plan cannot know which overflow bits the inserts will set: it takes the
+            // share of random marking, an upper bound of what the filter measures on itself.
+            assert!(
+                planned >= expected && planned < 1.1 * expected,
+                "{planned} {expected}"
+            );
+            continue;
+        }
         assert!(
             (planned - expected).abs() <= 1e-12 * expected.max(1e-300),
             "{}: planned {planned}, filled {expected}",

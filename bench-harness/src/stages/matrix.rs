@@ -1,14 +1,14 @@
 //! The measurements behind the reports: the main matrix and the four scenarios.
 
 use crate::dataset::KeySet;
-use crate::filters::{AnyFilter, Variant};
+use crate::filters::AnyFilter;
 use crate::measure::rounds::{self, LoopRecord, Policy};
 use crate::measure::{self, Mix, Spread};
 use crate::plan::Ctx;
 use crate::record::{Record, Scenario};
 use crate::stages::{bar, check_no_false_negatives, fill_fpr_fields, BuiltFilter};
 use anyhow::{bail, ensure, Result};
-use filterlab::{Deletable, Filter};
+use filterlab::Filter;
 use filterlab::{Pages, BATCH};
 use std::collections::BTreeMap;
 
@@ -196,8 +196,9 @@ pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Ve
     ensure!(ctx.members.len() >= needed, "churn needs {needed} members");
     let probes = ctx.scenario_probes.min(ctx.probes.len());
     let mut records = Vec::new();
-    let pb = bar(2, "churn");
-    for kind in [Variant::Counting, Variant::Cuckoo] {
+    let kinds = crate::filters::churned();
+    let pb = bar(kinds.len() as u64, "churn");
+    for kind in kinds {
         let mut f = crate::filters::build(kind, capacity as u64, p, Pages::Huge)?;
         let (mut lo, mut hi) = (0usize, 0usize);
         let mut failures = 0u64;
@@ -236,12 +237,8 @@ pub fn churn(ctx: &Ctx<'_>, capacity: usize, p: f64, rounds: usize) -> Result<Ve
 }
 
 fn remove(f: &mut AnyFilter, key: &[u8]) -> Result<()> {
-    let r = match f {
-        AnyFilter::Counting(c) => c.remove(key),
-        AnyFilter::Cuckoo(c) => c.remove(key),
-        _ => bail!("{} cannot delete", f.name()),
-    };
-    r.map_err(|e| anyhow::anyhow!("{}: removing an inserted key failed: {e}", f.name()))
+    f.remove(key)
+        .map_err(|e| anyhow::anyhow!("{}: removing an inserted key failed: {e}", f.name()))
 }
 
 /// Size sweep: lookup cost against filter size, from cache-resident to memory-resident.

@@ -387,6 +387,14 @@ filter_class!(
 );
 
 filter_class!(
+    /// The vector quotient filter with overflow bits (Pandey et al. 2021; Breslow & Jayasena
+    /// 2018): 64-byte blocks of 8-bit fingerprints, removal, and most lookups read one cache
+    /// line. Rates below about 0.47% are refused (8-bit fingerprints go no lower). An insert
+    /// into a full table raises `FilterlabError` and changes nothing.
+    VectorQuotient, filterlab::VectorQuotient, [deletes] {}
+);
+
+filter_class!(
     /// The scalable Bloom filter (Almeida et al. 2007): stages added as it fills, each tighter,
     /// so the rate stays under `fpr` however many keys come. An `add` of a key it already
     /// reports present changes nothing (as the paper's and pybloom_live's insert): `len()`

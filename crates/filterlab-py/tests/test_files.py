@@ -21,6 +21,7 @@ from filterlab import (
     FilterlabError,
     QuotientFilter,
     ScalableBloom,
+    VectorQuotient,
 )
 
 SINGLE = {
@@ -32,6 +33,7 @@ SINGLE = {
     "quotient": QuotientFilter,
     "expandable": ExpandableCuckoo,
     "aleph": AlephFilter,
+    "vqf": VectorQuotient,
 }
 ATOMIC = {"classic": AtomicClassicBloom, "blocked": AtomicBlockedBloom}
 ALL = list(SINGLE.values()) + list(ATOMIC.values())

@@ -20,6 +20,7 @@ from filterlab import (
     QuotientFilter,
     Ribbon,
     ScalableBloom,
+    VectorQuotient,
 )
 
 SINGLE = [
@@ -31,6 +32,7 @@ SINGLE = [
     QuotientFilter,
     ExpandableCuckoo,
     AlephFilter,
+    VectorQuotient,
 ]
 ATOMIC = [AtomicClassicBloom, AtomicBlockedBloom]
 ALL = SINGLE + ATOMIC
@@ -172,7 +174,8 @@ def test_union_of_other_shapes_is_refused(cls):
 
 
 @pytest.mark.parametrize(
-    "cls", [CountingBloom, CuckooFilter, QuotientFilter, ExpandableCuckoo, AlephFilter]
+    "cls",
+    [CountingBloom, CuckooFilter, QuotientFilter, ExpandableCuckoo, AlephFilter, VectorQuotient],
 )
 def test_remove(cls):
     f = cls(1_000, 0.01)

@@ -23,10 +23,11 @@ from filterlab import (
     MappedFilter,
     Ribbon,
     ScalableBloom,
+    VectorQuotient,
 )
 
 # The variants that open in place, and how each is made from a key set.
-SIZED = [ClassicBloom, CountingBloom, CuckooFilter, BlockedBloom]
+SIZED = [ClassicBloom, CountingBloom, CuckooFilter, BlockedBloom, VectorQuotient]
 STATIC = [BinaryFuse8, BinaryFuse16, Ribbon]
 
 

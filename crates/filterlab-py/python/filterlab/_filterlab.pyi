@@ -15,6 +15,7 @@ _AnyFilter = Union[
     "CountingBloom",
     "ScalableBloom",
     "CuckooFilter",
+    "VectorQuotient",
     "BlockedBloom",
     "Bloom",
     "QuotientFilter",
@@ -45,6 +46,7 @@ __all__ = [
     "QuotientFilter",
     "Ribbon",
     "ScalableBloom",
+    "VectorQuotient",
     "editing",
     "from_bytes",
     "load",
@@ -152,6 +154,10 @@ class CountingBloom(_Unites["CountingBloom"], _Deletes["CountingBloom"]):
 @final
 class CuckooFilter(_Deletes["CuckooFilter"]):
     """The cuckoo filter (Fan et al. 2014)."""
+
+@final
+class VectorQuotient(_Deletes["VectorQuotient"]):
+    """The vector quotient filter with overflow bits (Pandey et al. 2021; Breslow & Jayasena 2018)."""
 
 @final
 class ScalableBloom(_Grows["ScalableBloom"]):
