@@ -194,6 +194,13 @@ impl VectorQuotient {
         self.overflow_marks = 0;
     }
 
+    /// Whether a lookup of `hash` that misses its first block reads its second: the overflow
+    /// bit of its bucket's group in its first block (what the share of negative lookups that
+    /// read two cache lines counts).
+    pub fn reads_second_block(&self, hash: Hash128) -> bool {
+        self.second(self.place(hash)).is_some()
+    }
+
     /// [`Filter::contains_hash`] by `k` (inlined into each kernel's own function).
     #[inline(always)]
     pub(crate) fn contains_with(&self, k: kernel::Kernel, hash: Hash128) -> bool {

@@ -90,8 +90,8 @@ pub fn recommend(needs: &Needs) -> Result<Recommendation, Refusal> {
         );
     } else if plan.rate_at(needs.n.saturating_mul(2)).is_none() {
         notes.push(
-            "the table is fixed: inserts fail once it is full (about 95% load), so size n \
-             generously"
+            "the table is fixed: inserts fail once it is full (at most a little past n), so \
+             size n generously"
                 .into(),
         );
     }
@@ -197,8 +197,8 @@ fn machine_memory() -> Option<u64> {
 
 /// The warning every deletable recommendation carries.
 const DELETE_WARNING: &str = "remove only keys that were inserted: deleting a key never \
-     inserted (one the filter reports present by a false positive) corrupts counting and \
-     cuckoo filters, and another key may then be reported absent";
+     inserted (one the filter reports present by a false positive) removes another key's \
+     counters or fingerprint, and that key may then be reported absent";
 
 #[cfg(test)]
 mod tests;

@@ -20,6 +20,7 @@ mod hashing;
 pub mod model;
 pub mod probe;
 mod quotient;
+mod vqf;
 mod space;
 pub mod stats;
 mod tables;
@@ -252,7 +253,7 @@ fn prefix(keys: &KeySet, count: usize) -> KeySet {
 /// A filter that cannot be built.
 fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, Vec<Plot>)> {
     type Step = fn(&Lab<'_>) -> Result<(model::Section, Vec<Plot>)>;
-    let steps: [Step; 23] = [
+    let steps: [Step; 24] = [
         bloom::fp_vs_bits,
         bloom::fp_vs_k,
         bloom::exact_small_m,
@@ -276,6 +277,7 @@ fn run_all(lab: &Lab<'_>) -> Result<(Vec<model::Section>, Vec<model::Erratum>, V
         quotient::quotient,
         expand::expandable,
         aleph::aleph,
+        vqf::vqf,
     ];
     let (mut sections, mut plots) = (Vec::new(), Vec::new());
     for step in steps {

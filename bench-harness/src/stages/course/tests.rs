@@ -166,7 +166,8 @@ fn a_tiny_course_writes_every_section_plot_and_erratum_and_checks_clean() {
         "### Two equal hash seeds",
         "### 32-bit hashes",
         "## 23. Aleph filter: one table that grows in place",
-        "## 24. A 64-bit hash",
+        "## 24. Vector quotient filter: load, overflow bits and rate",
+        "## 25. A 64-bit hash",
     ] {
         assert!(md.contains(title), "{title} missing");
     }
