@@ -63,13 +63,14 @@
 //! # Ok::<(), filter_core::Error>(())
 //! ```
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::quotient as math;
 mod batch;
 mod codec;
 mod explain;
+mod kernel;
 mod rsqf;
 
 /// The rank-and-select table itself and its saved form, for filters that store other
@@ -406,7 +407,7 @@ impl Filter for QuotientFilter {
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (q, r) = self.split(hash);
-        self.slots.contains(q, r)
+        kernel::contains(&self.slots, q, r)
     }
 
     fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {

@@ -157,7 +157,7 @@ const SELECT_IN_BYTE: [u8; 2048] = {
 /// passes `k` (a byte-wise compare of all eight at once), then a table for the bit inside that
 /// byte (Vigna, "Broadword implementation of rank/select queries", 2008, §5, in the form for
 /// 8-bit steps).
-#[inline]
+#[inline(always)]
 fn select_or_count(w: u64, k: u32) -> std::result::Result<u32, u32> {
     let mut c = w - ((w >> 1) & 0x5555_5555_5555_5555);
     c = (c & 0x3333_3333_3333_3333) + ((c >> 2) & 0x3333_3333_3333_3333);
@@ -297,7 +297,7 @@ impl Slots {
     }
 
     /// The `k`-th (from 0) set `runends` bit at or after slot `p`; `slots` if there is none.
-    #[inline]
+    #[inline(always)]
     fn kth_run_end(&self, p: u64, mut k: u32) -> u64 {
         let mut w = (p / 64) as usize;
         let Some(first) = self.runends_of(w) else {
@@ -389,7 +389,7 @@ impl Slots {
     /// (as in [`Slots::run_of`]), and the walk back stops at `q` or after a slot that ends the
     /// run before (a valid table's start; in a damaged one, the walk still stays between `q`
     /// and the end found, inside the table).
-    #[inline]
+    #[inline(always)]
     fn run_backwards(&self, q: u64) -> impl Iterator<Item = u64> + '_ {
         let b = (q / BLOCK) as usize;
         let (occupieds, bit) = (self.occupieds(b), (q % BLOCK) as u32);
@@ -418,7 +418,7 @@ impl Slots {
     }
 
     /// Whether the run of `q` holds `r`.
-    #[inline]
+    #[inline(always)]
     pub fn contains(&self, q: u64, r: u64) -> bool {
         self.run_backwards(q).any(|i| self.rem(i) == r)
     }
