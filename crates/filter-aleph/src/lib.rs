@@ -285,7 +285,7 @@ impl Filter for AlephFilter {
     #[inline]
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (a, key) = self.locate(hash);
-        self.slots.run(a).any(|v| entry::matches(v, key))
+        self.slots.run_any(a, |v| entry::matches(v, key))
     }
 
     /// Each lookup prefetches the block of the key [`filter_core::PREFETCH_AHEAD`] places on.

@@ -348,7 +348,7 @@ impl Slots {
     /// `start <= end` unless the table is damaged, when the range is empty). One block's offset
     /// and occupieds word give the run's rank among the runs from the block's offset on; its
     /// end is the run end of that rank, its start one past the end before it (or `q`).
-    #[inline]
+    #[inline(always)]
     fn run_of(&self, q: u64) -> Option<(u64, u64)> {
         let b = (q / BLOCK) as usize;
         let (occupieds, bit) = (self.occupieds(b), (q % BLOCK) as u32);
@@ -411,10 +411,17 @@ impl Slots {
 
     /// The remainders of the run of `q`, in slot order: none when `q` has no run (or, in a
     /// damaged table opened in place, a run that ends past the table).
-    #[inline]
+    #[inline(always)]
     pub fn run(&self, q: u64) -> impl Iterator<Item = u64> + '_ {
         let (start, end) = self.run_of(q).unwrap_or((1, 0));
         (start..=end).map(move |i| self.rem(i))
+    }
+
+    /// Whether some entry of the run of `q` satisfies `pred`, by the fastest code this CPU runs
+    /// (compiled for `popcnt` where it has it).
+    #[inline]
+    pub fn run_any<F: Fn(u64) -> bool>(&self, q: u64, pred: F) -> bool {
+        crate::kernel::run_any(self, q, pred)
     }
 
     /// Whether the run of `q` holds `r`.

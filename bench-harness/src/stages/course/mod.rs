@@ -20,11 +20,11 @@ mod hashing;
 pub mod model;
 pub mod probe;
 mod quotient;
-mod vqf;
 mod space;
 pub mod stats;
 mod tables;
 mod topics;
+mod vqf;
 mod window;
 
 use crate::dataset::KeySet;

@@ -29,7 +29,11 @@ struct Point {
 
 /// How many of the draw's probes read a second block.
 fn second_reads(f: &VectorQuotient, d: &Draw) -> Count {
-    let hits = d.probes.iter().filter(|&&h| f.reads_second_block(h)).count();
+    let hits = d
+        .probes
+        .iter()
+        .filter(|&&h| f.reads_second_block(h))
+        .count();
     d.count(hits as u64, d.probes.len() as u64)
 }
 
@@ -74,7 +78,10 @@ fn rows(points: &[Point]) -> Vec<Row> {
     for p in points {
         let omega = pooled(&p.seconds).rate;
         rows.push(Row::new(
-            format!("rate at α = {:.2} (ω = {omega:.4}): 1 - (1 - 1/255)^(λ(1 + ω))", p.load),
+            format!(
+                "rate at α = {:.2} (ω = {omega:.4}): 1 - (1 - 1/255)^(λ(1 + ω))",
+                p.load
+            ),
             mean(&p.formulas),
             p.fps.clone(),
         ));
@@ -84,12 +91,18 @@ fn rows(points: &[Point]) -> Vec<Row> {
             p.fps.clone(),
         ));
         rows.push(Row::lower(
-            format!("second-block reads at α = {:.2}: at least P(X > 48)/8", p.load),
+            format!(
+                "second-block reads at α = {:.2}: at least P(X > 48)/8",
+                p.load
+            ),
             vm::vqf_overflow_share_floor(p.load),
             p.seconds.clone(),
         ));
         rows.push(Row::upper(
-            format!("second-block reads at α = {:.2}: at most random marking", p.load),
+            format!(
+                "second-block reads at α = {:.2}: at most random marking",
+                p.load
+            ),
             vm::vqf_overflow_share(p.load),
             p.seconds.clone(),
         ));
