@@ -71,9 +71,11 @@ pub fn build(v: Variant, s: Shape) -> AnyFilter {
             return f;
         }
     }
-    // The knob only some variants take: refused (and not applied) by the others.
+    // The knob only some variants take: refused (and not applied) by the others; a rate the
+    // variant's fingerprints cannot reach (the vqf's 8 bits) is refused too, then 1% is used.
     AnyFilter::build(v, &p.max_kicks(u32::from(s.fpr_step) + 1))
         .or_else(|_| AnyFilter::build(v, &p))
+        .or_else(|_| AnyFilter::build(v, &Params::new(p.capacity, 0.01).hasher(s.hasher())))
         .expect("a small filter builds")
 }
 

@@ -3,7 +3,7 @@
 //!
 //! A lookup's own work is one select on the block's 128-bit bucket code. Without those
 //! instructions (the baseline x86-64 target has none of them) it is a broadword select of
-//! about 60 instructions ([`crate::select`]); with them, a handful. Fewer instructions per
+//! about 60 instructions (the crate's `select` module); with them, a handful. Fewer instructions per
 //! lookup let the out-of-order core keep more lookups, hence more cache misses, in flight.
 //!
 //! The kernel is chosen once, when a filter is built or loaded ([`Kernel::detect`]), and
