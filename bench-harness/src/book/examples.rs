@@ -28,6 +28,8 @@ pub enum Kind {
     Lanes,
     /// Remainder bits, rate and bits per key of a quotient filter.
     Remainders,
+    /// Blocks, the overflow share's bracket, rate and bits per key of a vector quotient filter.
+    Blocks,
     /// The first stage's fingerprint and the bound of an expandable cuckoo filter.
     StageSeries,
     /// Fingerprint bits and rate of an Aleph filter at each doubling.
@@ -61,6 +63,7 @@ impl Kind {
             "cuckoo" => Kind::Fingerprint,
             "split-block" => Kind::Lanes,
             "quotient" => Kind::Remainders,
+            "vqf" => Kind::Blocks,
             "expandable" => Kind::StageSeries,
             "aleph" => Kind::Widening,
             "static" => Kind::Static,
@@ -183,6 +186,7 @@ pub fn render(kind: &str, params: &[(String, String)]) -> Result<String, String>
         Kind::Fingerprint => more::cuckoo(&p),
         Kind::Lanes => more::split_block(&p),
         Kind::Remainders => more::quotient(&p),
+        Kind::Blocks => more::vqf(&p),
         Kind::StageSeries => more::expandable(&p),
         Kind::Widening => more::aleph(&p),
         Kind::Static => more::fixed(&p),

@@ -182,6 +182,34 @@ pub(super) fn quotient(p: &Params) -> Result<String, String> {
     ))
 }
 
+pub(super) fn vqf(p: &Params) -> Result<String, String> {
+    use math::vqf as v;
+    let n = p.count("n", 10_000_000)?;
+    let blocks = filterlab::vqf::blocks_for(n).map_err(err)?;
+    let load = n as f64 / (blocks * u64::from(v::SLOTS)) as f64;
+    let (floor, random) = (
+        v::vqf_overflow_share_floor(load),
+        v::vqf_overflow_share(load),
+    );
+    Ok(format!(
+        "- $n = {}$ keys: $B = {}$ blocks of 64 bytes, load $\\alpha = {}$, \
+         $\\lambda = 48\\alpha/72 = {}$ fingerprints per bucket.\n\
+         - Overflow share: ${} \\le \\omega \\le {}$, so the rate lies between ${}$ and ${}$; \
+         with every bit set ($\\omega = 1$) it is ${}$.\n\
+         - Memory: $512/(48\\alpha) = {}$ bits per key.",
+        int(n),
+        int(blocks),
+        real(load, 4),
+        real(v::vqf_bucket_mean(load), 4),
+        real(floor, 3),
+        real(random, 3),
+        percent(v::vqf_fpr(load, floor)),
+        percent(v::vqf_fpr(load, random)),
+        percent(v::vqf_fpr_bound(load)),
+        real(v::vqf_bits_per_item(load), 4),
+    ))
+}
+
 pub(super) fn expandable(p: &Params) -> Result<String, String> {
     use math::expandable as e;
     let target = p.real("p", 0.01)?;
