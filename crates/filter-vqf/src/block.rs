@@ -55,7 +55,7 @@ impl Block {
     }
 
     /// Fingerprints stored.
-    #[inline]
+    #[inline(always)]
     pub fn len(&self) -> u32 {
         crate::select::ones128(self.run())
     }
@@ -67,7 +67,7 @@ impl Block {
     }
 
     /// Whether all 48 slots hold a fingerprint.
-    #[inline]
+    #[inline(always)]
     pub fn is_full(&self) -> bool {
         self.len() == SLOTS
     }
@@ -97,16 +97,26 @@ impl Block {
         (self.0[1] >> (RUN_BITS - 64)).count_ones()
     }
 
-    #[inline]
-    fn fp(&self, slot: u32) -> u8 {
-        (self.0[2 + (slot / 8) as usize] >> (8 * (slot % 8))) as u8
+    /// The 48 fingerprint bytes, slot order.
+    #[inline(always)]
+    fn fingerprints(&self) -> [u8; 48] {
+        let mut out = [0u8; 48];
+        for (chunk, w) in out.chunks_exact_mut(8).zip(&self.0[2..]) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn set_fingerprints(&mut self, fps: &[u8; 48]) {
+        for (w, chunk) in self.0[2..].iter_mut().zip(fps.chunks_exact(8)) {
+            *w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        }
     }
 
     #[inline]
-    fn set_fp(&mut self, slot: u32, v: u8) {
-        let w = &mut self.0[2 + (slot / 8) as usize];
-        let shift = 8 * (slot % 8);
-        *w = (*w & !(0xff << shift)) | (u64::from(v) << shift);
+    fn fp(&self, slot: u32) -> u8 {
+        (self.0[2 + (slot / 8) as usize] >> (8 * (slot % 8))) as u8
     }
 
     /// Bucket `q`'s first slot and its number of fingerprints.
@@ -160,23 +170,29 @@ impl Block {
     /// Adds `fp` to bucket `q`, after the bucket's other fingerprints.
     ///
     /// The block must not be full.
+    #[inline(always)]
     pub fn insert(&mut self, q: u32, fp: u8) {
+        self.insert_with(Kernel::Portable, q, fp);
+    }
+
+    /// [`Block::insert`] with `kernel`'s select.
+    #[inline(always)]
+    pub fn insert_with(&mut self, kernel: Kernel, q: u32, fp: u8) {
         debug_assert!(!self.is_full() && q < BUCKETS);
         let len = self.len();
         let meta = self.meta();
         let run = meta & RUN_MASK;
-        let end = crate::select::select_zero128(run, q);
+        let (end, _) = kernel.bucket_end(run, q);
         let low = run & ((1u128 << end) - 1);
         let high = (run >> end) << (end + 1);
         // The bit shifted out of the code is one of its trailing zeros: a block that is not
         // full uses `len + BUCKETS < RUN_BITS` bits.
         self.set_meta((meta & !RUN_MASK) | ((low | (1u128 << end) | high) & RUN_MASK));
-        let slot = end - q;
-        for i in (slot..len).rev() {
-            let v = self.fp(i);
-            self.set_fp(i + 1, v);
-        }
-        self.set_fp(slot, fp);
+        let (slot, len) = ((end - q) as usize, len as usize);
+        let mut fps = self.fingerprints();
+        fps.copy_within(slot..len, slot + 1);
+        fps[slot] = fp;
+        self.set_fingerprints(&fps);
     }
 
     /// Removes one copy of `fp` from bucket `q`; whether there was one.
@@ -197,11 +213,11 @@ impl Block {
         let low = run & ((1u128 << pos) - 1);
         let high = (run >> (pos + 1)) << pos;
         self.set_meta((meta & !RUN_MASK) | low | high);
-        for i in slot + 1..len {
-            let v = self.fp(i);
-            self.set_fp(i - 1, v);
-        }
-        self.set_fp(len - 1, 0);
+        let (slot, len) = (slot as usize, len as usize);
+        let mut fps = self.fingerprints();
+        fps.copy_within(slot + 1..len, slot);
+        fps[len - 1] = 0;
+        self.set_fingerprints(&fps);
     }
 
     /// Every `(bucket, fingerprint)` stored, in slot order.

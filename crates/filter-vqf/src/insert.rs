@@ -19,6 +19,20 @@ struct Move {
 }
 
 impl VectorQuotient {
+    /// An insert by kernel `k`: the common case, a first block with room, inlined into each
+    /// kernel's own function; the rest out of line.
+    #[inline(always)]
+    pub(crate) fn insert_with(&mut self, k: crate::kernel::Kernel, p: Place) -> Result<()> {
+        let first = &mut self.blocks[p.block as usize];
+        if !first.is_full() {
+            first.insert_with(k, p.bucket, p.fp);
+            self.len += 1;
+            return Ok(());
+        }
+        self.insert_place(p)
+    }
+
+    #[inline(never)]
     pub(crate) fn insert_place(&mut self, p: Place) -> Result<()> {
         if !self.block(p.block).is_full() {
             self.put(p.block, p.bucket, p.fp);

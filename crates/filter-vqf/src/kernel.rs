@@ -79,6 +79,25 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// An insert of `hash` into `f` by this kernel (see [`Kernel::contains`]).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn insert(
+        self,
+        f: &mut crate::VectorQuotient,
+        hash: filter_core::Hash128,
+    ) -> filter_core::Result<()> {
+        let p = f.place(hash);
+        match self {
+            #[cfg(all(target_arch = "x86_64", not(miri)))]
+            // SAFETY: as in `bucket_end`: a `Kernel::Bmi2` exists only where the CPU has them.
+            Kernel::Bmi2 => unsafe { bmi2::insert(f, p) },
+            _ => f.insert_with(Kernel::Portable, p),
+        }
+    }
+}
+
 /// The portable kernel's bucket end (see [`Kernel::bucket_end`]).
 #[inline(always)]
 pub fn portable_bucket_end(run: u128, q: u32) -> (u32, u32) {
@@ -111,6 +130,18 @@ mod bmi2 {
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
     pub unsafe fn contains(f: &crate::VectorQuotient, hash: filter_core::Hash128) -> bool {
         f.contains_with(super::Kernel::Bmi2, hash)
+    }
+
+    /// [`super::Kernel::insert`] compiled with `popcnt`, `pdep` and `lzcnt`.
+    ///
+    /// # Safety
+    /// The CPU has BMI1, BMI2, POPCNT and LZCNT.
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    pub unsafe fn insert(
+        f: &mut crate::VectorQuotient,
+        p: crate::Place,
+    ) -> filter_core::Result<()> {
+        f.insert_with(super::Kernel::Bmi2, p)
     }
 
     /// [`super::Kernel::bucket_end`] with `popcnt`, `pdep` and `lzcnt`.

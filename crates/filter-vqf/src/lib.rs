@@ -225,8 +225,7 @@ impl VectorQuotient {
 
 impl Filter for VectorQuotient {
     fn insert_hash(&mut self, hash: Hash128) -> Result<()> {
-        let p = self.place(hash);
-        self.insert_place(p)
+        self.kernel.insert(self, hash)
     }
 
     #[inline]
