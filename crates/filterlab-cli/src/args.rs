@@ -86,7 +86,7 @@ pub enum Command {
         #[arg(long, requires = "at")]
         allow_jump: bool,
     },
-    /// Remove keys from a saved counting or cuckoo filter and save it again (atomically).
+    /// Remove keys from a saved filter of a variant that deletes (`filterlab recommend --deletes` names them) and save it again (atomically).
     ///
     /// Remove only keys that were inserted: removing a key that was never inserted (but that
     /// the filter reports present, a false positive) takes away another key's bits or
