@@ -58,6 +58,7 @@ mod batch;
 pub mod bits;
 mod capability;
 pub mod concurrent;
+pub mod cpu;
 mod error;
 pub mod explain;
 mod file;

@@ -1,4 +1,5 @@
-//! The lookup compiled for the `popcnt` instruction, where the CPU has it.
+//! The lookup compiled for the `popcnt` instruction, and with BMI2's `pdep` for its selects,
+//! where the CPU has them (and runs `pdep` in hardware: `filter_core::cpu::fast_pdep`).
 //!
 //! A lookup ranks its quotient among the block's occupied bits and selects the matching run
 //! end: word popcounts, which the baseline x86-64 target computes with about a dozen shifts
@@ -17,9 +18,15 @@ use crate::rsqf::Slots;
 #[allow(unsafe_code)]
 pub(crate) fn contains(slots: &Slots, q: u64, r: u64) -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if std::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU has POPCNT (checked just above).
-        return unsafe { with_popcnt::contains(slots, q, r) };
+    {
+        if filter_core::cpu::fast_pdep() {
+            // SAFETY: the CPU has BMI2 and POPCNT (checked just above).
+            return unsafe { with_bmi2::contains(slots, q, r) };
+        }
+        if std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT (checked just above).
+            return unsafe { with_popcnt::contains(slots, q, r) };
+        }
     }
     slots.contains(q, r)
 }
@@ -35,6 +42,21 @@ pub(crate) fn run_any<F: Fn(u64) -> bool>(slots: &Slots, q: u64, pred: F) -> boo
         return unsafe { with_popcnt::run_any(slots, q, pred) };
     }
     slots.run(q).any(pred)
+}
+
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[allow(unsafe_code)]
+pub(crate) mod with_bmi2 {
+    use crate::rsqf::Slots;
+
+    /// [`Slots::contains`] compiled with `popcnt` and BMI2, its selects by `pdep`.
+    ///
+    /// # Safety
+    /// The CPU has POPCNT and BMI2.
+    #[target_feature(enable = "popcnt,bmi1,bmi2")]
+    pub unsafe fn contains(slots: &Slots, q: u64, r: u64) -> bool {
+        slots.contains_by::<true>(q, r)
+    }
 }
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -90,6 +112,11 @@ mod tests {
                 // SAFETY: the CPU has POPCNT (checked above).
                 let fast = unsafe { super::with_popcnt::contains(&f.slots, q, r) };
                 assert_eq!(fast, f.slots.contains(q, r), "{key}");
+                if filter_core::cpu::fast_pdep() {
+                    // SAFETY: the CPU has BMI2 (checked just above).
+                    let pdep = unsafe { super::with_bmi2::contains(&f.slots, q, r) };
+                    assert_eq!(pdep, fast, "{key}");
+                }
                 // SAFETY: as above.
                 let any = unsafe { super::with_popcnt::run_any(&f.slots, q, |v| v == r) };
                 assert_eq!(any, f.slots.run(q).any(|v| v == r), "{key}");

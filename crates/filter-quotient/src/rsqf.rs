@@ -177,6 +177,25 @@ fn select_or_count(w: u64, k: u32) -> std::result::Result<u32, u32> {
     Ok(byte + u32::from(SELECT_IN_BYTE[8 * v + (k - before) as usize]))
 }
 
+/// [`select_or_count`] by `pdep` and `popcnt`: the `PDEP = true` forms of the lookup use it,
+/// and only `kernel::with_bmi2` calls those (compiled for BMI2, after the CPU was seen to have
+/// it and to run `pdep` in hardware).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn select_or_count_pdep(w: u64, k: u32) -> std::result::Result<u32, u32> {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        let ones = w.count_ones();
+        if k >= ones {
+            return Err(ones);
+        }
+        // SAFETY: reached only from `kernel::with_bmi2` (see above): the CPU has BMI2.
+        Ok(unsafe { std::arch::x86_64::_pdep_u64(1u64 << k, w) }.trailing_zeros())
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    select_or_count(w, k)
+}
+
 impl Slots {
     /// An empty table, its bytes checked against the cap of `tables` first, its large
     /// arrays allocated with their page advice.
@@ -298,14 +317,26 @@ impl Slots {
 
     /// The `k`-th (from 0) set `runends` bit at or after slot `p`; `slots` if there is none.
     #[inline(always)]
-    fn kth_run_end(&self, p: u64, mut k: u32) -> u64 {
+    fn kth_run_end(&self, p: u64, k: u32) -> u64 {
+        self.kth_run_end_by::<false>(p, k)
+    }
+
+    /// [`Slots::kth_run_end`], its selects by `pdep` when `PDEP` (see
+    /// [`select_or_count_pdep`]).
+    #[inline(always)]
+    fn kth_run_end_by<const PDEP: bool>(&self, p: u64, mut k: u32) -> u64 {
         let mut w = (p / 64) as usize;
         let Some(first) = self.runends_of(w) else {
             return self.slots;
         };
         let mut word = first & (!0u64 << (p % 64));
         loop {
-            match select_or_count(word, k) {
+            let found = if PDEP {
+                select_or_count_pdep(word, k)
+            } else {
+                select_or_count(word, k)
+            };
+            match found {
                 Ok(at) => return w as u64 * 64 + u64::from(at),
                 Err(ones) => k -= ones,
             }
@@ -391,13 +422,19 @@ impl Slots {
     /// and the end found, inside the table).
     #[inline(always)]
     fn run_backwards(&self, q: u64) -> impl Iterator<Item = u64> + '_ {
+        self.run_backwards_by::<false>(q)
+    }
+
+    /// [`Slots::run_backwards`], its select by `pdep` when `PDEP`.
+    #[inline(always)]
+    fn run_backwards_by<const PDEP: bool>(&self, q: u64) -> impl Iterator<Item = u64> + '_ {
         let b = (q / BLOCK) as usize;
         let (occupieds, bit) = (self.occupieds(b), (q % BLOCK) as u32);
         let end = match occupieds >> bit & 1 {
             0 => None,
             _ => {
                 let p = b as u64 * BLOCK + u64::from(self.spill(b));
-                let end = self.kth_run_end(p, (occupieds & mask(bit)).count_ones());
+                let end = self.kth_run_end_by::<PDEP>(p, (occupieds & mask(bit)).count_ones());
                 (end < self.slots).then_some(end)
             }
         };
@@ -427,7 +464,13 @@ impl Slots {
     /// Whether the run of `q` holds `r`.
     #[inline(always)]
     pub fn contains(&self, q: u64, r: u64) -> bool {
-        self.run_backwards(q).any(|i| self.rem(i) == r)
+        self.contains_by::<false>(q, r)
+    }
+
+    /// [`Slots::contains`], its select by `pdep` when `PDEP` (only `kernel::with_bmi2`).
+    #[inline(always)]
+    pub(crate) fn contains_by<const PDEP: bool>(&self, q: u64, r: u64) -> bool {
+        self.run_backwards_by::<PDEP>(q).any(|i| self.rem(i) == r)
     }
 
     /// Appends `r` to the run of `q`, shifting the slots up to the next empty one right by one.

@@ -39,12 +39,7 @@ impl Kernel {
         match self {
             Kernel::Portable => true,
             #[cfg(all(target_arch = "x86_64", not(miri)))]
-            Kernel::Bmi2 => {
-                std::is_x86_feature_detected!("bmi2")
-                    && std::is_x86_feature_detected!("popcnt")
-                    && std::is_x86_feature_detected!("lzcnt")
-                    && !slow_pdep()
-            }
+            Kernel::Bmi2 => filter_core::cpu::fast_pdep(),
             #[cfg(not(all(target_arch = "x86_64", not(miri))))]
             Kernel::Bmi2 => false,
         }
@@ -105,17 +100,6 @@ pub fn portable_bucket_end(run: u128, q: u32) -> (u32, u32) {
     // The 1 bits just below `end`: the code's bits below `end` moved to the top (none when
     // `end` is 0: the extra shift by one clears bit 0 first).
     (end, ((run << 1) << (127 - end)).leading_ones())
-}
-
-/// AMD family 17h (Zen 1, Zen 2): `pdep` and `pext` in microcode.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-fn slow_pdep() -> bool {
-    use std::arch::x86_64::__cpuid;
-    let vendor = __cpuid(0);
-    let amd = vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6e65 && vendor.ecx == 0x444d_4163;
-    let leaf = __cpuid(1).eax;
-    let family = ((leaf >> 8) & 0xf) + ((leaf >> 20) & 0xff);
-    amd && family == 0x17
 }
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
