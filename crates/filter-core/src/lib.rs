@@ -67,6 +67,7 @@ mod hash;
 mod kicks;
 pub mod math;
 mod persist;
+mod select;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
 pub mod static_filter;
@@ -94,6 +95,7 @@ pub use format::FileKind;
 pub use hash::{murmur3_x64_128, reduce, widen64, Hash128, HashKind, IndexGen, KeyHasher};
 pub use kicks::{check_max_kicks, DEFAULT_MAX_KICKS, MAX_KICKS};
 pub use persist::Persist;
+pub use select::select_or_count;
 pub use static_filter::StaticFilter;
 pub use table::{
     try_filled, try_zeroed_table, zeroed_table, FileMap, MemoryCap, Pages, Plain, Table,

@@ -129,7 +129,9 @@ impl Block {
     #[inline(always)]
     fn bucket_with(&self, kernel: Kernel, q: u32) -> (u32, u32) {
         let (end, below) = kernel.bucket_end(self.run(), q);
-        (end - below - q, below)
+        // Within the block even for a damaged code (a file opened in place is not checked).
+        let start = end.saturating_sub(below).saturating_sub(q).min(SLOTS);
+        (start, below.min(SLOTS - start))
     }
 
     /// Slots `s .. s + 8` as the bytes of a word, low byte first (bytes past slot 47, and the

@@ -141,9 +141,13 @@ mod bmi2 {
         let high = q >= in_lo;
         let word = if high { hi } else { lo };
         let rank = if high { q.wrapping_sub(in_lo) } else { q };
-        // The `rank`-th 1 bit of `word`: deposit a single bit there.
-        let deposited = _pdep_u64(1u64 << rank, word);
-        let end = deposited.trailing_zeros() + 64 * u32::from(high);
+        // The `rank`-th 1 bit of `word`: deposit a single bit there (none past the last, in a
+        // damaged block: then 127, as the portable select answers).
+        let deposited = 1u64.checked_shl(rank).map_or(0, |bit| _pdep_u64(bit, word));
+        let end = match deposited {
+            0 => 127,
+            d => d.trailing_zeros() + 64 * u32::from(high),
+        };
         (end, ((run << 1) << (127 - end)).leading_ones())
     }
 }

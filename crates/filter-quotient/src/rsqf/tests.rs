@@ -1,4 +1,5 @@
 use super::*;
+use filter_core::select_or_count;
 use filter_core::MemoryCap;
 
 #[test]

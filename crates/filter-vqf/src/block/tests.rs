@@ -109,3 +109,40 @@ fn defects_are_found() {
     many.0[0] = (1 << 49) - 1;
     assert!(many.defect().unwrap().contains("49 fingerprints"));
 }
+
+/// A damaged block, as a file opened in place may hold (its blocks are not checked at open):
+/// every lookup and count (all a read-only filter does) answers without reading past the block
+/// or panicking. (Inserts and removals reach only checked tables: a load checks every block.)
+#[test]
+fn a_damaged_code_is_answered_within_the_block() {
+    let mut s = 0x5851_f42d_4c95_7f2du64;
+    let mut codes = vec![
+        [u64::MAX; 2],
+        [u64::MAX, 0],
+        [0, u64::MAX],
+        [u64::MAX >> 1, u64::MAX],
+    ];
+    for _ in 0..2_000 {
+        codes.push([rng(&mut s), rng(&mut s)]);
+    }
+    for [lo, hi] in codes {
+        let b = Block([
+            lo,
+            hi,
+            rng(&mut s),
+            rng(&mut s),
+            rng(&mut s),
+            rng(&mut s),
+            0,
+            7,
+        ]);
+        for q in 0..BUCKETS {
+            for fp in [0u8, 7, 255] {
+                for k in [Kernel::Portable, Kernel::detect()] {
+                    let _ = b.contains(k, q, fp);
+                }
+                let _ = b.count(q, fp);
+            }
+        }
+    }
+}
