@@ -23,6 +23,11 @@ subcommand prints one JSON object on stdout, parsed by the harness into typed re
   bench.py rbloom-bench N ROUNDS
       rbloom's published benchmark (N floats i + 0.5 at 1%, add every one then check every one),
       with filterlab's classic filter added, one key at a time and in a batch
+  bench.py call-costs MEMBERS PROBES N P QUERIES ROUNDS
+      where one `key in ClassicBloom` goes, on fresh str objects (issue 52): ROUNDS rounds, each
+      a scan of the QUERIES probes through every part in CALL_PARTS (the bare loop; a
+      `_CallCost` that stops after the call, the key's bytes, the lock, the hash; the whole
+      `in` of a ClassicBloom of the N members), then rbloom's `in` on the same keys; ns per key
   bench.py make-file PATH BYTES MEMBERS KEYS
       a classic filter of about BYTES table bytes holding the first KEYS members, saved to PATH
       (the file's size and its load do not depend on how many keys it holds)
@@ -372,6 +377,46 @@ def rbloom_bench(n, rounds):
     return {"n": n, "target_fpr": 0.01, "rounds": max(1, rounds), "rows": list(rows.values())}
 
 
+# The parts of ClassicBloom's `in`, cumulative, in order (bench-harness/src/record/python/costs.rs).
+CALL_PARTS = ["loop", "call", "bytes", "lock", "hash", "probe"]
+
+
+def scan_loop(keys):
+    """(0, seconds) of the scan loop alone: `k is None` in place of `k in f`."""
+    hits = 0
+    start = time.perf_counter()
+    for k in keys:
+        if k is None:
+            hits += 1
+    return hits, time.perf_counter() - start
+
+
+def call_costs(members_file, probes_file, n, p, queries, rounds):
+    from filterlab import ClassicBloom
+    from filterlab._filterlab import _CallCost
+    import rbloom
+
+    members = read_keys(members_file, n)
+    probes = read_keys(probes_file, queries)
+    whole = ClassicBloom(len(members), p)
+    whole.add_many(members)
+    peer = rbloom_update(rbloom.Bloom(len(members), p), members)
+    count = len(members)
+    del members
+    scans = {"loop": scan_loop, "probe": lambda keys: scan(whole, keys), "rbloom": lambda keys: scan(peer, keys)}
+    for part in CALL_PARTS[1:-1]:
+        scans[part] = lambda keys, c=_CallCost(part, n, p): scan(c, keys)
+    ns = {name: [] for name in scans}
+    for _ in range(rounds):
+        for name in CALL_PARTS + ["rbloom"]:
+            keys = fresh(probes)
+            gc.collect()
+            _, seconds = scans[name](keys)
+            ns[name].append(seconds * 1e9 / len(keys))
+    parts = [{"part": name, "ns": ns[name]} for name in CALL_PARTS]
+    return {"n": count, "probes": len(probes), "parts": parts, "rbloom_ns": ns["rbloom"]}
+
+
 def make_file(path, table_bytes, members_file, keys):
     from filterlab import ClassicBloom
 
@@ -412,6 +457,8 @@ def main(argv):
         out = memory(args[0], int(args[1]), float(args[2]), args[3])
     elif cmd == "rbloom-bench":
         out = rbloom_bench(int(args[0]), int(args[1]))
+    elif cmd == "call-costs":
+        out = call_costs(args[0], args[1], int(args[2]), float(args[3]), int(args[4]), int(args[5]))
     elif cmd == "make-file":
         out = make_file(args[0], int(args[1]), args[2], int(args[3]))
     elif cmd == "load-file":

@@ -98,6 +98,7 @@ fn measured(s: &mut String, r: &PythonReport, x: &Measured) {
     goals_table(s, &x.goals);
     full_table(s, x);
     reused::section(s, x);
+    costs::section(s, x);
     sample_table(s, x);
     peaks_table(s, x);
     if let Some(b) = &x.rbloom_bench {
@@ -476,4 +477,5 @@ impl crate::plan::Output for PythonReport {
     }
 }
 
+mod costs;
 mod reused;

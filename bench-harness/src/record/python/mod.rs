@@ -9,6 +9,7 @@
 //! The study times the slow ones at the full size.
 
 use crate::record::Machine;
+pub mod costs;
 pub mod goals;
 pub mod peers;
 mod timing;
@@ -485,6 +486,9 @@ pub struct Measured {
     pub rbloom_bench: Option<RbloomBench>,
     /// The file load.
     pub load: LoadCheck,
+    /// Where one `in` of ClassicBloom goes, a part at a time (`None`: a run before it).
+    #[serde(default)]
+    pub call_costs: Option<costs::CallCosts>,
     /// The same filter's batched lookups in Rust, from the comparison of the same run: what
     /// `contains_many` is held to within a multiple of (`None`: the run had no such row).
     #[serde(default)]

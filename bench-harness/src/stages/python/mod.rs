@@ -10,7 +10,9 @@
 //! rounds (the goals' ratios), the package's other classes and its drop-in module once at full
 //! size (their FP goals), the pure-Python filters on a stated [`SAMPLE`] with ClassicBloom
 //! beside them at that size; then a fresh process per contender on the sample for its peak
-//! memory, rbloom's own benchmark, and a filter file made and loaded in a fresh process.
+//! memory, rbloom's own benchmark, where one `in` of ClassicBloom goes (a part of the call at
+//! a time: [`crate::record::python::costs`]), and a filter file made and loaded in a fresh
+//! process.
 //! Everything the script prints is parsed into the typed records of [`crate::record::python`]
 //! (unknown fields and contenders rejected) and judged in [`crate::record::python::goals`];
 //! `render/python.rs` writes the page from the JSON alone (the stage hands its report to the
@@ -28,6 +30,7 @@ pub mod venv;
 use crate::dataset::KeySet;
 use crate::measure::rounds::Policy;
 use crate::plan::{Run, Stage};
+use crate::record::python::costs::CallCosts;
 use crate::record::python::goals;
 use crate::record::python::{
     self as model, ContenderId, LoadCheck, LoadOut, MemoryOut, PeakRow, RbloomBench, RustBatched,
@@ -59,6 +62,9 @@ pub const RBLOOM_BENCH_N: u64 = 1_000_000;
 pub const RBLOOM_BENCH_N_QUICK: u64 = 50_000;
 /// Rounds of rbloom's benchmark (no goal rests on it).
 pub const RBLOOM_ROUNDS: usize = 3;
+/// Rounds of the call costs (no goal rests on them; a part's cost is a paired difference
+/// within a round, summarised over the rounds).
+pub const CALL_COST_ROUNDS: usize = 5;
 /// The filter file of a `--quick` run (the goal's 1.2 GB is the full run's).
 pub const QUICK_FILE_BYTES: u64 = 16 << 20;
 /// Memory the machine must have available per byte of the file before the run makes it (the
@@ -329,6 +335,22 @@ fn peaks(s: &Script, members: &str, sample: Sample) -> Result<Vec<PeakRow>> {
     Ok(out)
 }
 
+/// Where one `in` of ClassicBloom goes, on the section's members and probes.
+fn call_costs(s: &Script, settings: &Settings, rounds: usize) -> Result<CallCosts> {
+    let out = s.run(&[
+        "call-costs",
+        &settings.members_file,
+        &settings.probes_file,
+        &settings.n.to_string(),
+        &FPR.to_string(),
+        &settings.queries.to_string(),
+        &rounds.to_string(),
+    ])?;
+    let costs: CallCosts = model::parse("call-costs", &out)?;
+    costs.validate()?;
+    Ok(costs)
+}
+
 /// Everything the section measures, judged.
 fn measure(
     s: &Script,
@@ -354,6 +376,8 @@ fn measure(
         &s.run(&["rbloom-bench", &n.to_string(), &rounds])?,
     )?;
     bench.validate()?;
+    eprintln!("   where one `in` goes: ClassicBloom's call a part at a time, on fresh keys");
+    let call_costs = call_costs(s, settings, if quick { 3 } else { CALL_COST_ROUNDS })?;
     eprintln!("   a filter file, made and loaded");
     let members = (Path::new(&settings.members_file), sample.keys);
     let load = load_check(s, dir, members, quick)?;
@@ -363,6 +387,7 @@ fn measure(
         peaks,
         rbloom_bench: Some(bench),
         load,
+        call_costs: Some(call_costs),
         rust,
         goals,
     })

@@ -181,6 +181,7 @@ pub(crate) fn report() -> PythonReport {
             peaks,
             rbloom_bench: Some(bench),
             load: l,
+            call_costs: Some(crate::record::python::costs::tests::example()),
             rust: Some(rust),
             goals,
         })),
