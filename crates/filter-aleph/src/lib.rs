@@ -57,6 +57,7 @@
 
 /// The formulas, kept in `filter_core::math` beside every other variant's.
 pub use filter_core::math::aleph as math;
+mod batch;
 mod codec;
 mod delete;
 mod entry;
@@ -286,6 +287,17 @@ impl Filter for AlephFilter {
     fn contains_hash(&self, hash: Hash128) -> bool {
         let (a, key) = self.locate(hash);
         self.slots.run_any(a, |v| entry::matches(v, key))
+    }
+
+    /// Into an empty table, in one pass (module `batch`).
+    fn insert_hash_batch(&mut self, hashes: &[Hash128]) -> Result<()> {
+        self.insert_hashes(hashes)
+    }
+
+    /// Every key hashed first and given to [`Filter::insert_hash_batch`] at once when the
+    /// filter is empty ([`filter_core::insert_batch_at_once`]).
+    fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
+        filter_core::insert_batch_at_once(self, keys)
     }
 
     /// Each lookup prefetches the block of the key [`filter_core::PREFETCH_AHEAD`] places on.

@@ -185,6 +185,24 @@ fn hashed_chunks_in<const N: usize, E>(
     Ok(())
 }
 
+/// Inserts `keys` into `f`: into an empty filter every key hashed first and given to
+/// [`Filter::insert_hash_batch`] at once, so that a variant that builds an empty table in one
+/// pass (the quotient family's sort by quotient) takes them all; when the hashes cannot be
+/// allocated, or the filter holds keys, [`BATCH`] at a time as the default
+/// [`Filter::insert_batch`] does.
+///
+/// # Errors
+/// Those of [`Filter::insert_hash_batch`].
+pub fn insert_batch_at_once<F: Filter + ?Sized>(f: &mut F, keys: &[&[u8]]) -> Result<()> {
+    let hasher = f.hasher();
+    let mut hashes = Vec::new();
+    if f.is_empty() && hashes.try_reserve_exact(keys.len()).is_ok() {
+        hashes.extend(keys.iter().map(|k| hasher.hash(k)));
+        return f.insert_hash_batch(&hashes);
+    }
+    hashed_chunks(&hasher, keys, |chunk| f.insert_hash_batch(chunk))
+}
+
 /// Answers `keys` through a probe of pre-computed hashes, [`BATCH`] keys at a time (hashed by
 /// [`hashed_chunks`]): each chunk's answers from `probe` are appended to `out` (cleared first).
 /// The body of every `contains_batch` that hashes keys itself.

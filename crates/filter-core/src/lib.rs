@@ -78,9 +78,9 @@ pub mod testkit;
 
 pub use accessors::TableMemory;
 pub use batch::{
-    contains_hash_batch_prefetched, insert_hash_batch_prefetched, insert_pipelined,
-    lookup_pipelined, worth_prefetching, Prefetch, BATCH, PREFETCH_AHEAD, PREFETCH_MIN_BYTES,
-    PREFETCH_MIN_BYTES_MULTI,
+    contains_hash_batch_prefetched, insert_batch_at_once, insert_hash_batch_prefetched,
+    insert_pipelined, lookup_pipelined, worth_prefetching, Prefetch, BATCH, PREFETCH_AHEAD,
+    PREFETCH_MIN_BYTES, PREFETCH_MIN_BYTES_MULTI,
 };
 pub use bits::BloomBits;
 pub use capability::{Deletable, Growable};

@@ -79,6 +79,7 @@ pub mod table {
     pub use crate::codec::{
         decode_slots, encode_slots, payload_len, table_layout, BLOCKED_VERSION,
     };
+    pub use crate::rsqf::bulk::sort_by_quotient;
     pub use crate::rsqf::{layout, mask, table_bytes, Slots};
 }
 
@@ -415,24 +416,10 @@ impl Filter for QuotientFilter {
     }
 
     /// Into an empty filter, every key hashed first and given to
-    /// [`Filter::insert_hash_batch`] at once, so that the one-pass build takes them all (the
-    /// default hashes a block at a time, and only the first block would find the table
-    /// empty); when the hashes cannot be allocated, or the filter holds keys, a block at a
-    /// time.
+    /// [`Filter::insert_hash_batch`] at once, so that the one-pass build takes them all
+    /// ([`filter_core::insert_batch_at_once`]).
     fn insert_batch(&mut self, keys: &[&[u8]]) -> Result<()> {
-        let hasher = self.hasher();
-        let mut hashes = Vec::new();
-        if self.len == 0 && hashes.try_reserve_exact(keys.len()).is_ok() {
-            hashes.extend(keys.iter().map(|k| hasher.hash(k)));
-            return self.insert_hash_batch(&hashes);
-        }
-        let mut block = Vec::with_capacity(filter_core::BATCH);
-        for chunk in keys.chunks(filter_core::BATCH) {
-            block.clear();
-            block.extend(chunk.iter().map(|k| hasher.hash(k)));
-            self.insert_hash_batch(&block)?;
-        }
-        Ok(())
+        filter_core::insert_batch_at_once(self, keys)
     }
 
     fn contains_hash_batch(&self, hashes: &[Hash128], out: &mut Vec<bool>) {

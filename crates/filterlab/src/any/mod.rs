@@ -323,7 +323,7 @@ registry! {
     BinaryFuse16 => StaticFuse16, [static_set, pages, in_place], "Binary fuse filter, 16-bit fingerprints (Graf & Lemire 2022): built once from a key set.";
     Ribbon => StaticRibbon, [static_set, pages, in_place], "Standard ribbon filter (Dillinger & Walzer 2021): built once from a key set.";
     Vqf => VectorQuotient, [deletes, counts_copies, one_line_lookup, pages, in_place], "Vector quotient filter with overflow bits: 64-byte blocks of 8-bit fingerprints, deletes, most lookups read one cache line (Pandey et al. 2021; Breslow & Jayasena 2018).";
-    Aleph => AlephFilter, [deletes, counts_copies, grows, pages], "Aleph filter: one quotient table that doubles in place, fingerprints that shorten as it grows and widen for new keys, void entries copied (Dayan, Bercea & Pagh 2024).";
+    Aleph => AlephFilter, [deletes, counts_copies, grows, pages, bulk_build], "Aleph filter: one quotient table that doubles in place, fingerprints that shorten as it grows and widen for new keys, void entries copied (Dayan, Bercea & Pagh 2024).";
     Expandable => ExpandableCuckoo, [deletes, counts_copies, grows, merges, pages], "Expandable cuckoo filter: nested cuckoo stages that grow and delete (after Fan et al. 2014; deletion rule of Dayan et al. 2023).";
     ItemWindow => ItemWindow, [windowed, pages], "Sliding window of the last n inserts: lane-sliced generations, each sized for its share of the target (filter-window).";
     TimeWindow => TimedWindow, [windowed, timed, pages], "Sliding window of time: time-partitioned slices, each sized for its share of the target; inserts take a timestamp (filter-window).";
