@@ -13,6 +13,11 @@ lint:
 doc:
     RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 
+# Every published crate packaged and built from its .crate as crates.io would get it (nothing
+# uploaded; on a checkout with uncommitted changes add `--allow-dirty`).
+publish-check:
+    cargo publish --dry-run --workspace
+
 # Heavy tests (million-key tables), ignored by the default run.
 test-heavy:
     cargo test --workspace --release -- --ignored

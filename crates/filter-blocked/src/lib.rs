@@ -390,3 +390,8 @@ pub mod parquet;
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

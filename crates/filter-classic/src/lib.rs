@@ -290,3 +290,8 @@ pub use atomic::AtomicClassicBloom;
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

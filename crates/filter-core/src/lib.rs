@@ -414,3 +414,8 @@ macro_rules! memory_cap_setter {
         }
     };
 }
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -412,3 +412,8 @@ mod merge;
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -371,3 +371,8 @@ mod explain;
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

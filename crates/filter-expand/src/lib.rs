@@ -518,3 +518,8 @@ filter_core::impl_serde_via_persist!(ExpandableCuckoo);
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

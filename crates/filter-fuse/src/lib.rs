@@ -286,3 +286,8 @@ impl<F: Fingerprint> StaticFilter for BinaryFuse<F> {
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

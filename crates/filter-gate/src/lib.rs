@@ -304,3 +304,8 @@ impl From<SnapshotError> for GateError {
         Self::Snapshot(e)
     }
 }
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

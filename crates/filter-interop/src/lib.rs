@@ -27,3 +27,8 @@ pub mod redisbloom;
 
 pub use guava::GuavaBloom;
 pub use redisbloom::RedisBloom;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

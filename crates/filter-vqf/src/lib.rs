@@ -289,3 +289,8 @@ filter_core::impl_serde_via_persist!(VectorQuotient);
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

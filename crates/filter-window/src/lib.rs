@@ -105,3 +105,8 @@ pub const DEFAULT_GENERATIONS: u32 = 7;
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -187,7 +187,15 @@ pub mod gate {
 #[cfg(feature = "gate")]
 mod replica;
 
-/// The README's examples, compiled and run as doctests so they cannot rot.
+/// The repository README's examples, compiled and run as doctests so they cannot rot. That file
+/// is outside the package; a `cfg(doctest)` item is not expanded when the package is built, so
+/// `cargo package` and `cargo publish` never read it.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The crate's own README (the one packaged and shown on crates.io), its examples compiled as
+/// doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct CrateReadmeDoctests;
