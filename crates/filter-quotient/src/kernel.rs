@@ -37,11 +37,17 @@ pub(crate) fn contains(slots: &Slots, q: u64, r: u64) -> bool {
 #[allow(unsafe_code)]
 pub(crate) fn run_any<F: Fn(u64) -> bool>(slots: &Slots, q: u64, pred: F) -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if std::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU has POPCNT (checked just above).
-        return unsafe { with_popcnt::run_any(slots, q, pred) };
+    {
+        if filter_core::cpu::fast_pdep() {
+            // SAFETY: the CPU has BMI2 and POPCNT (checked just above).
+            return unsafe { with_bmi2::run_any(slots, q, pred) };
+        }
+        if std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT (checked just above).
+            return unsafe { with_popcnt::run_any(slots, q, pred) };
+        }
     }
-    slots.run(q).any(pred)
+    slots.run_any_by::<false, F>(q, pred)
 }
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -57,6 +63,15 @@ pub(crate) mod with_bmi2 {
     pub unsafe fn contains(slots: &Slots, q: u64, r: u64) -> bool {
         slots.contains_by::<true>(q, r)
     }
+
+    /// [`Slots::run_any`] compiled with `popcnt` and BMI2, its selects by `pdep`.
+    ///
+    /// # Safety
+    /// The CPU has POPCNT and BMI2.
+    #[target_feature(enable = "popcnt,bmi1,bmi2")]
+    pub unsafe fn run_any<F: Fn(u64) -> bool>(slots: &Slots, q: u64, pred: F) -> bool {
+        slots.run_any_by::<true, F>(q, pred)
+    }
 }
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -70,7 +85,7 @@ pub(crate) mod with_popcnt {
     /// The CPU has POPCNT.
     #[target_feature(enable = "popcnt")]
     pub unsafe fn run_any<F: Fn(u64) -> bool>(slots: &Slots, q: u64, pred: F) -> bool {
-        slots.run(q).any(pred)
+        slots.run_any_by::<false, F>(q, pred)
     }
 
     /// [`Slots::contains`] compiled with `popcnt`.
@@ -112,6 +127,8 @@ mod tests {
                 // SAFETY: the CPU has POPCNT (checked above).
                 let fast = unsafe { super::with_popcnt::contains(&f.slots, q, r) };
                 assert_eq!(fast, f.slots.contains(q, r), "{key}");
+                // The walk of the run slot by slot: an answer found another way.
+                assert_eq!(fast, f.slots.count(q, r) > 0, "{key}");
                 if filter_core::cpu::fast_pdep() {
                     // SAFETY: the CPU has BMI2 (checked just above).
                     let pdep = unsafe { super::with_bmi2::contains(&f.slots, q, r) };
@@ -120,6 +137,11 @@ mod tests {
                 // SAFETY: as above.
                 let any = unsafe { super::with_popcnt::run_any(&f.slots, q, |v| v == r) };
                 assert_eq!(any, f.slots.run(q).any(|v| v == r), "{key}");
+                if filter_core::cpu::fast_pdep() {
+                    // SAFETY: the CPU has BMI2 (checked just above).
+                    let pdep = unsafe { super::with_bmi2::run_any(&f.slots, q, |v| v == r) };
+                    assert_eq!(pdep, any, "{key}");
+                }
                 positives += u64::from(fast);
             }
             assert!(positives >= n, "every member found");

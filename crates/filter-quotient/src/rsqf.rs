@@ -132,7 +132,7 @@ impl PartialEq for Slots {
 /// it and to run `pdep` in hardware).
 #[inline(always)]
 #[allow(unsafe_code)]
-fn select_or_count_pdep(w: u64, k: u32) -> std::result::Result<u32, u32> {
+pub(super) fn select_or_count_pdep(w: u64, k: u32) -> std::result::Result<u32, u32> {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let ones = w.count_ones();
@@ -267,26 +267,14 @@ impl Slots {
 
     /// The `k`-th (from 0) set `runends` bit at or after slot `p`; `slots` if there is none.
     #[inline(always)]
-    fn kth_run_end(&self, p: u64, k: u32) -> u64 {
-        self.kth_run_end_by::<false>(p, k)
-    }
-
-    /// [`Slots::kth_run_end`], its selects by `pdep` when `PDEP` (see
-    /// [`select_or_count_pdep`]).
-    #[inline(always)]
-    fn kth_run_end_by<const PDEP: bool>(&self, p: u64, mut k: u32) -> u64 {
+    fn kth_run_end(&self, p: u64, mut k: u32) -> u64 {
         let mut w = (p / 64) as usize;
         let Some(first) = self.runends_of(w) else {
             return self.slots;
         };
         let mut word = first & (!0u64 << (p % 64));
         loop {
-            let found = if PDEP {
-                select_or_count_pdep(word, k)
-            } else {
-                filter_core::select_or_count(word, k)
-            };
-            match found {
+            match filter_core::select_or_count(word, k) {
                 Ok(at) => return w as u64 * 64 + u64::from(at),
                 Err(ones) => k -= ones,
             }
@@ -372,19 +360,13 @@ impl Slots {
     /// and the end found, inside the table).
     #[inline(always)]
     fn run_backwards(&self, q: u64) -> impl Iterator<Item = u64> + '_ {
-        self.run_backwards_by::<false>(q)
-    }
-
-    /// [`Slots::run_backwards`], its select by `pdep` when `PDEP`.
-    #[inline(always)]
-    fn run_backwards_by<const PDEP: bool>(&self, q: u64) -> impl Iterator<Item = u64> + '_ {
         let b = (q / BLOCK) as usize;
         let (occupieds, bit) = (self.occupieds(b), (q % BLOCK) as u32);
         let end = match occupieds >> bit & 1 {
             0 => None,
             _ => {
                 let p = b as u64 * BLOCK + u64::from(self.spill(b));
-                let end = self.kth_run_end_by::<PDEP>(p, (occupieds & mask(bit)).count_ones());
+                let end = self.kth_run_end(p, (occupieds & mask(bit)).count_ones());
                 (end < self.slots).then_some(end)
             }
         };
@@ -405,10 +387,16 @@ impl Slots {
     }
 
     /// Whether some entry of the run of `q` satisfies `pred`, by the fastest code this CPU runs
-    /// (compiled for `popcnt` where it has it).
+    /// (compiled for `popcnt`, and BMI2 where it runs `pdep` in hardware).
     #[inline]
     pub fn run_any<F: Fn(u64) -> bool>(&self, q: u64, pred: F) -> bool {
         crate::kernel::run_any(self, q, pred)
+    }
+
+    /// [`Slots::run_any`], its select by `pdep` when `PDEP` (only `kernel::with_bmi2`).
+    #[inline(always)]
+    pub(crate) fn run_any_by<const PDEP: bool, F: Fn(u64) -> bool>(&self, q: u64, pred: F) -> bool {
+        self.lookup::<PDEP, F>(q, pred)
     }
 
     /// Whether the run of `q` holds `r`.
@@ -417,10 +405,11 @@ impl Slots {
         self.contains_by::<false>(q, r)
     }
 
-    /// [`Slots::contains`], its select by `pdep` when `PDEP` (only `kernel::with_bmi2`).
+    /// [`Slots::contains`], its select by `pdep` when `PDEP` (only `kernel::with_bmi2`): the
+    /// lookup of module `block`, on the table's bytes.
     #[inline(always)]
     pub(crate) fn contains_by<const PDEP: bool>(&self, q: u64, r: u64) -> bool {
-        self.run_backwards_by::<PDEP>(q).any(|i| self.rem(i) == r)
+        self.lookup::<PDEP, _>(q, |v| v == r)
     }
 
     /// Appends `r` to the run of `q`, shifting the slots up to the next empty one right by one.

@@ -116,6 +116,94 @@ impl Slots {
         self.table[at..at + 4].copy_from_slice(&v.to_le_bytes());
     }
 
+    /// Block `b`'s offset, `occupieds` and `runends` words, read with one bounds check; `None`
+    /// for `b` at or past the number of blocks.
+    #[inline(always)]
+    fn head(&self, b: usize) -> Option<(u32, u64, u64)> {
+        let at = b * self.stride;
+        let head: &[u8; HEAD] = self.table.get(at..at + HEAD)?.try_into().ok()?;
+        let word = |at: usize| u64::from_le_bytes(head[at..at + 8].try_into().expect("8 bytes"));
+        let spill = u32::from_le_bytes(head[..4].try_into().expect("4 bytes"));
+        Some((spill, word(OCCUPIEDS), word(RUNENDS)))
+    }
+
+    /// Whether some entry of the run of `q` satisfies `pred` (the quotient filter's: equals the
+    /// key's remainder), read from the table's bytes in one pass: the home
+    /// block's head (one bounds check), then the `runends` words from the block's offset on
+    /// to the run's end (a select), then the run's remainders from its end back to its start.
+    /// The same answers as walking [`Slots::run_backwards`] (the tests compare them on valid and
+    /// on damaged tables), at about half its time at 10M keys: the walk's iterator rebuilt each
+    /// slot's block and word through `Option`s, where this loop keeps the block and its word.
+    ///
+    /// On a damaged table opened in place it stays in bounds: blocks are checked against the
+    /// table's before they are read (an offset or run ends that lead past it answer `false`),
+    /// and the walk back reads slots between `q` and a run end inside the table.
+    #[inline(always)]
+    pub(super) fn lookup<const PDEP: bool, F: Fn(u64) -> bool>(&self, q: u64, pred: F) -> bool {
+        let (b, bit) = ((q / BLOCK) as usize, (q % BLOCK) as u32);
+        let Some((spill, occupieds, home_runends)) = self.head(b) else {
+            return false;
+        };
+        if occupieds >> bit & 1 == 0 {
+            return false;
+        }
+        let p = b as u64 * BLOCK + u64::from(spill);
+        let mut k = (occupieds & mask(bit)).count_ones();
+        let mut w = (p / BLOCK) as usize;
+        let mut word = match w == b {
+            true => home_runends,
+            false if w < self.blocks => self.runends(w),
+            false => return false,
+        } & (!0u64 << (p % BLOCK));
+        let at = loop {
+            let found = match PDEP {
+                true => super::select_or_count_pdep(word, k),
+                false => filter_core::select_or_count(word, k),
+            };
+            match found {
+                Ok(at) => break at,
+                Err(ones) => k -= ones,
+            }
+            w += 1;
+            if w >= self.blocks {
+                return false;
+            }
+            word = self.runends(w);
+        };
+        self.run_holds(q, w as u64 * BLOCK + u64::from(at), pred)
+    }
+
+    /// Whether some entry of the run that ends at slot `end` (inside the table) and starts at
+    /// `q` or after satisfies `pred`: its entries tried from the end back, stopping at `q` or after the slot
+    /// that ends the run before. A remainder of at most 57 bits is one 8-byte load from the
+    /// byte of its first bit (the width's test made once, not per slot).
+    #[inline(always)]
+    fn run_holds<F: Fn(u64) -> bool>(&self, q: u64, end: u64, pred: F) -> bool {
+        let (t, stride, width) = (&self.table[..], self.stride, self.rbits);
+        let m = mask(width);
+        let mut i = end;
+        loop {
+            let v = match width <= 57 {
+                true => {
+                    let bit = (i % BLOCK) as u32 * width;
+                    let at = (i / BLOCK) as usize * stride + HEAD + (bit / 8) as usize;
+                    (read_u64(t, at) >> (bit % 8)) & m
+                }
+                false => self.rem(i),
+            };
+            if pred(v) {
+                return true;
+            }
+            if i <= q {
+                return false;
+            }
+            i -= 1;
+            if read_u64(t, (i / BLOCK) as usize * stride + RUNENDS) >> (i % BLOCK) & 1 == 1 {
+                return false;
+            }
+        }
+    }
+
     /// Block `b`'s `occupieds` word.
     #[inline]
     pub(crate) fn occupieds(&self, b: usize) -> u64 {
