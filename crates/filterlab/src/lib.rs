@@ -50,8 +50,23 @@
 //!
 //! [`AtomicClassicBloom`] and [`AtomicBlockedBloom`] take `&self` to insert and query, so one
 //! filter serves every request thread; they hold the same bits and write the same files as their
-//! single-threaded forms. The other variants are shared through
-//! [`filter_core::concurrent::Sharded`] (`N` filters, each behind its own lock).
+//! single-threaded forms. The other variants are shared through [`concurrent::Sharded`] (`N`
+//! filters, each behind its own lock), here a cuckoo filter that deletes from many threads:
+//!
+//! ```
+//! use filterlab::concurrent::Sharded;
+//! use filterlab::CuckooFilter;
+//!
+//! let sessions = Sharded::new(8, |_| CuckooFilter::builder().capacity(10_000).build())?;
+//! std::thread::scope(|s| {
+//!     s.spawn(|| sessions.insert(b"token-1"));
+//!     s.spawn(|| sessions.insert(b"token-2"));
+//! });
+//! sessions.remove(b"token-1")?;
+//! assert!(sessions.contains(b"token-2")?);
+//! # Ok::<(), filterlab::Error>(())
+//! ```
+//!
 //!
 //! ```
 //! use filterlab::{AtomicBlockedBloom, BlockedBloom};
@@ -115,6 +130,13 @@ pub type TimedWindow = any::Timed;
 
 pub mod any;
 pub mod keylines;
+
+/// Sharing filters between threads: [`Sharded`](concurrent::Sharded) for every variant (`N`
+/// filters, each behind its own lock), the lock-free forms' traits ([`LockFree`](concurrent::LockFree),
+/// [`SharedInsert`](concurrent::SharedInsert)) and their parts.
+pub mod concurrent {
+    pub use filter_core::concurrent::*;
+}
 
 /// The first 16 bytes of a file saved by the Python package's `filterlab.Bloom` (rbloom's API):
 /// a classic filter's file follows, keyed by the integers its `hash_func` returned rather than
