@@ -84,6 +84,7 @@ pub const FILE_KIND: FileKind = FileKind::new(14, "aleph");
 /// [`Filter::expected_fpr`] takes every past generation at its largest load and the current
 /// one at its fill, and [`Growable::fpr_bound`] is the same sum over every doubling the table
 /// can make, at most the target.
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlephFilter {
     slots: Slots,

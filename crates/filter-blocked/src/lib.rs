@@ -114,6 +114,7 @@ filter_core::plain!(Block([u32; 8]));
 /// the filter is built or loaded ([`Kernel::detect`]); [`BlockedBloom::set_kernel`] picks
 /// another. Every kernel sets the same bits and gives the same answers, so files and equality
 /// (`==` compares the sizing, count and bits, not the kernel) do not depend on it.
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug)]
 pub struct BlockedBloom {
     blocks: filter_core::Table<Block>,

@@ -63,6 +63,7 @@ pub const FILE_KIND: FileKind = FileKind::new(1, "classic");
 /// testkit::assert_others_fpr("classic", &f, 200_000, theory);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassicBloom {
     bits: BloomBits,

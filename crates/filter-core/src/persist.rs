@@ -4,6 +4,24 @@
 use crate::file::{self, DEFAULT_READ_LIMIT};
 use crate::{auth, format, Error, FileKind, FileMap, FormatError, Result};
 
+/// The "Files" section of a filter type's page, after its other sections
+/// (`#[doc = filter_core::files_doc!()]`): [`Persist`] comes to the variants through a blanket
+/// implementation over [`format::Codec`], which rustdoc lists last, under "Blanket
+/// Implementations", while the page should say how to save and load where a reader looks.
+#[macro_export]
+macro_rules! files_doc {
+    () => {
+        "\n# Files\n\nSaved and loaded through [`Persist`](filter_core::Persist) (listed under \
+         \"Blanket Implementations\": it comes through the type's \
+         [`Codec`](filter_core::format::Codec)): [`save`](filter_core::Persist::save) writes a \
+         new file and renames it over the path (the old file or the new one, never a torn \
+         mix), [`load`](filter_core::Persist::load) checks every section and the checksum \
+         before it answers, and `to_bytes`/`from_bytes`, `write_to`/`read_from` do the same in \
+         memory or on a stream. The format is versioned ([`format`](filter_core::format)); \
+         `filterlab info FILE` reads any file."
+    };
+}
+
 /// Saving to and loading from the stable format described in [`format`](mod@format).
 pub trait Persist: Sized {
     /// The kind written in the header.

@@ -82,6 +82,7 @@ pub const MAX_ITEMS: u64 = 1 << 62;
 /// testkit::assert_others_fpr("counting", &f, 200_000, theory);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountingBloom {
     /// Two counters per byte: counter `i` is the low nibble of byte `i/2` when `i` is even.

@@ -179,6 +179,7 @@ const PAD: usize = 8;
 /// testkit::assert_others_fpr("cuckoo", &f, 200_000, theory);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq)]
 pub struct CuckooFilter {
     /// Slot `s` occupies bits `s·f .. (s+1)·f` (little-endian), followed by `PAD` zero bytes.

@@ -174,6 +174,7 @@ pub const MAX_GROWTH: u32 = 16;
 /// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExpandableCuckoo {
     stages: Vec<Stage>,

@@ -143,6 +143,7 @@ impl Fingerprint for u16 {
 }
 
 /// A binary fuse filter with `F`-bit fingerprints; see the crate docs.
+#[doc = filter_core::files_doc!()]
 #[derive(Debug, PartialEq, Eq)]
 pub struct BinaryFuse<F> {
     hasher: KeyHasher,

@@ -129,6 +129,7 @@ pub const FILE_KIND: FileKind = FileKind::new(12, "quotient");
 /// assert!(f.expected_fpr() <= 0.01);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuotientFilter {
     slots: Slots,

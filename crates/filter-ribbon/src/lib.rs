@@ -122,6 +122,7 @@ fn row_of(d: u64, starts: u64, r: u32) -> Row {
 }
 
 /// A standard ribbon filter; see the crate docs.
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ribbon {
     hasher: KeyHasher,

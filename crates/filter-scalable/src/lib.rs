@@ -94,6 +94,7 @@ pub const MAX_STAGES: usize = 256;
 /// assert!(theory <= f.fpr_bound() && f.fpr_bound() <= 0.01 + 1e-12);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScalableBloom {
     stages: Vec<Stage>,

@@ -103,6 +103,7 @@ pub(crate) struct Place {
 /// testkit::assert_others_fpr("vqf", &f, 400_000, theory);
 /// # Ok::<(), filter_core::Error>(())
 /// ```
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug, PartialEq)]
 pub struct VectorQuotient {
     blocks: filter_core::Table<Block>,

@@ -30,6 +30,7 @@ fn shown(v: Option<u32>) -> String {
 }
 
 /// Builds an [`Apbf`].
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug)]
 pub struct ApbfBuilder {
     window: u64,

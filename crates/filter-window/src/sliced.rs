@@ -61,6 +61,7 @@ impl Common {
 }
 
 /// Builds an [`ItemWindow`].
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug)]
 pub struct ItemWindowBuilder {
     window: u64,

@@ -8,6 +8,7 @@ use filter_core::{Error, Hash128, KeyHasher, MemoryCap, Pages, Result};
 use std::time::{Duration, Instant};
 
 /// Builds a [`TimeWindow`].
+#[doc = filter_core::files_doc!()]
 #[derive(Clone, Debug)]
 pub struct TimeWindowBuilder {
     window: u64,
