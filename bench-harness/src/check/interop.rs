@@ -52,19 +52,6 @@ pub fn problems(r: &InteropReport) -> Vec<String> {
         }
     }
     let again = crate::judge::targets::interop::goals(r);
-    let same =
-        |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
-    p.extend(crate::record::differ(
-        "interop",
-        ("goals", "the figures"),
-        (again.as_slice(), r.goals.as_slice()),
-        same,
-        |g| (g.what.clone(), format!("{:?}", g.verdict)),
-    ));
-    p.extend(
-        r.goals
-            .iter()
-            .flat_map(|g| super::ratio_problems(g, "interop.json: goal")),
-    );
+    p.extend(super::goal_problems("interop", &again, &r.goals));
     p
 }

@@ -53,19 +53,6 @@ pub fn problems(r: &MappedReport) -> Vec<String> {
         }
     }
     let again = crate::judge::targets::mapped::goals(r);
-    let same =
-        |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
-    p.extend(crate::record::differ(
-        "mapped",
-        ("goals", "the figures"),
-        (again.as_slice(), r.goals.as_slice()),
-        same,
-        |g| (g.what.clone(), format!("{:?}", g.verdict)),
-    ));
-    p.extend(
-        r.goals
-            .iter()
-            .flat_map(|g| super::ratio_problems(g, "mapped.json: goal")),
-    );
+    p.extend(super::goal_problems("mapped", &again, &r.goals));
     p
 }

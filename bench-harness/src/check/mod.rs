@@ -134,6 +134,28 @@ pub fn ratios(results: &Results) -> Vec<String> {
         .collect()
 }
 
+/// A study's goals recomputed from its figures (`again`) against the ones its JSON stores,
+/// and each stored goal's own problems ([`ratio_problems`]); messages name the study's file
+/// (`name`.json).
+#[must_use]
+pub fn goal_problems(
+    name: &str,
+    again: &[crate::record::Ratio],
+    stored: &[crate::record::Ratio],
+) -> Vec<String> {
+    let same =
+        |a: &crate::record::Ratio, b: &crate::record::Ratio| format!("{a:?}") == format!("{b:?}");
+    let mut p: Vec<String> =
+        crate::record::differ(name, ("goals", "the figures"), (again, stored), same, |g| {
+            (g.what.clone(), format!("{:?}", g.verdict))
+        })
+        .into_iter()
+        .collect();
+    let label = format!("{name}.json: goal");
+    p.extend(stored.iter().flat_map(|g| ratio_problems(g, &label)));
+    p
+}
+
 /// One ratio's problems (see [`ratios`]), each message opening with `label`.
 #[must_use]
 pub fn ratio_problems(r: &crate::record::Ratio, label: &str) -> Vec<String> {

@@ -243,7 +243,7 @@ pub fn insert_lines(
         let Some((line, key)) = lines.next_key().with_context(read)? else {
             break;
         };
-        hold(&mut head, line, name)?;
+        hold(&mut head, line, name, "")?;
         head.push((line, hasher.hash(key)));
     }
     let more = head.len() >= limits.tracked;
@@ -259,10 +259,10 @@ pub fn insert_lines(
 }
 
 /// Room for one more key's line and hash in `keys`.
-fn hold(keys: &mut Vec<(u64, Hash128)>, line: u64, name: &str) -> Result<()> {
+fn hold(keys: &mut Vec<(u64, Hash128)>, line: u64, name: &str, advice: &str) -> Result<()> {
     keys.try_reserve(1).map_err(|_| {
         anyhow::anyhow!(
-            "line {line}: no memory to hold the hashes of {} keys read from {name}",
+            "line {line}: no memory to hold the hashes of {} keys read from {name}{advice}",
             keys.len() + 1
         )
     })
@@ -398,7 +398,7 @@ fn hold_or_count(
     while let Some((line, key)) = lines.next_key().with_context(read)? {
         n += 1;
         if n <= most as u64 {
-            hold(&mut keys, line, name)?;
+            hold(&mut keys, line, name, "")?;
             keys.push((line, hash(key)));
         } else if !keys.is_empty() {
             keys = Vec::new();
@@ -424,13 +424,9 @@ pub fn buffer(
 ) -> Result<Buffered> {
     let mut keys = Vec::new();
     let lines = for_each_key(reader, MAX_KEY_BYTES, name, |line, key| {
-        keys.try_reserve(1).map_err(|_| {
-            anyhow::anyhow!(
-                "line {line}: no memory to hold the hashes of {} keys read from {name}, which \
-                 cannot be read twice to count them; give --n to insert them as they come",
-                keys.len() + 1
-            )
-        })?;
+        let advice = ", which cannot be read twice to count them; give --n to insert them as \
+                      they come";
+        hold(&mut keys, line, name, advice)?;
         keys.push((line, hash(key)));
         Ok(())
     })?;

@@ -50,7 +50,7 @@ impl CallPart {
             CallPart::Bytes => "the key's UTF-8 bytes, read in place from the str",
             CallPart::Lock => "the filter's read lock, taken and released",
             CallPart::Hash => "the key's hash (xxh3-128 of its bytes)",
-            CallPart::Probe => "the probe of the table (10 bits a key at 1%): the whole `in`",
+            CallPart::Probe => "the probe of the table: the whole `in`",
         }
     }
 }
