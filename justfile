@@ -15,8 +15,8 @@ doc:
 
 # Every published crate packaged and built from its .crate as crates.io would get it (nothing
 # uploaded; on a checkout with uncommitted changes add `--allow-dirty`).
-publish-check:
-    cargo publish --dry-run --workspace
+publish-check *args:
+    bash .ci/publish-check {{args}}
 
 # Heavy tests (million-key tables), ignored by the default run.
 test-heavy:
