@@ -2,7 +2,6 @@
 //! byte).
 
 use crate::plan::Output;
-use crate::record::{Ratio, Role};
 use crate::render::table::{Align, Table};
 use crate::stages::interop::estimate::Fill;
 use crate::stages::interop::reads::ReadPair;
@@ -60,51 +59,15 @@ pub fn render(r: &InteropReport) -> String {
         st.capacity,
         st.probes
     );
-    goals_table(&mut s, &r.goals);
+    crate::render::table::study_goals(
+        &mut s,
+        &r.goals,
+        "a bootstrap over the rounds or filters; a rate: Wilson's over its counts",
+        6,
+    );
     reads_table(&mut s, &r.reads);
     estimates_table(&mut s, &r.estimates);
     s
-}
-
-fn goals_table(s: &mut String, goals: &[Ratio]) {
-    let _ = writeln!(
-        s,
-        "## Goals\n\nEach row is measured / bound's reference with its 95% interval (a bootstrap \
-         over the rounds or filters; a rate: Wilson's over its counts). Target rows are in \
-         goals.md too; information rows are shown for comparison only.\n"
-    );
-    let mut t = Table::new(&[
-        ("goal", Align::Left),
-        ("numerator", Align::Left),
-        ("denominator", Align::Left),
-        ("ratio", Align::Right),
-        ("95% interval", Align::Left),
-        ("bound", Align::Left),
-        ("verdict", Align::Center),
-        ("conditions", Align::Left),
-    ]);
-    for g in goals {
-        t.row([
-            match g.role {
-                Role::Target => g.what.clone(),
-                _ => format!("{} (information)", g.what),
-            },
-            format!("{}: {:.6}", g.numerator, g.numerator_value),
-            format!("{}: {:.6}", g.denominator, g.denominator_value),
-            format!("{:.3}", g.ratio),
-            g.interval
-                .map_or_else(|| "–".into(), |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
-            g.bound.text(),
-            g.verdict.word().into(),
-            if g.same_conditions {
-                "same".into()
-            } else {
-                format!("differ: {}", g.differences)
-            },
-        ]);
-    }
-    s.push_str(&t.render());
-    s.push('\n');
 }
 
 fn reads_table(s: &mut String, reads: &[ReadPair]) {

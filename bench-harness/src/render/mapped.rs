@@ -2,7 +2,6 @@
 
 use crate::measure::rounds::LoopRecord;
 use crate::plan::Output;
-use crate::record::{Ratio, Role};
 use crate::render::table::{Align, Table};
 use crate::stages::mapped::{FileReport, MappedReport, TARGET_FPR};
 use anyhow::Result;
@@ -49,53 +48,17 @@ pub fn render(r: &MappedReport) -> String {
         st.keys,
         st.large_declared
     );
-    goals_table(&mut s, &r.goals);
+    crate::render::table::study_goals(
+        &mut s,
+        &r.goals,
+        "a bootstrap over the rounds; one sample: none wider than the value",
+        4,
+    );
     for f in &r.files {
         file_section(&mut s, f);
     }
     loops(&mut s, &r.loops);
     s
-}
-
-fn goals_table(s: &mut String, goals: &[Ratio]) {
-    let _ = writeln!(
-        s,
-        "## Goals\n\nEach row is measured / bound's reference with its 95% interval (a bootstrap \
-         over the rounds; one sample: none wider than the value). Target rows are in goals.md \
-         too; information rows are shown for comparison only.\n"
-    );
-    let mut t = Table::new(&[
-        ("goal", Align::Left),
-        ("numerator", Align::Left),
-        ("denominator", Align::Left),
-        ("ratio", Align::Right),
-        ("95% interval", Align::Left),
-        ("bound", Align::Left),
-        ("verdict", Align::Center),
-        ("conditions", Align::Left),
-    ]);
-    for g in goals {
-        t.row([
-            match g.role {
-                Role::Target => g.what.clone(),
-                _ => format!("{} (information)", g.what),
-            },
-            format!("{}: {:.4}", g.numerator, g.numerator_value),
-            format!("{}: {:.4}", g.denominator, g.denominator_value),
-            format!("{:.3}", g.ratio),
-            g.interval
-                .map_or_else(|| "–".into(), |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
-            g.bound.text(),
-            g.verdict.word().into(),
-            if g.same_conditions {
-                "same".into()
-            } else {
-                format!("differ: {}", g.differences)
-            },
-        ]);
-    }
-    s.push_str(&t.render());
-    s.push('\n');
 }
 
 fn file_section(s: &mut String, f: &FileReport) {

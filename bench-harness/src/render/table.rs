@@ -217,5 +217,48 @@ pub fn misshapen(markdown: &str) -> Vec<String> {
     out
 }
 
+/// A study page's "Goals" section: every goal's numerator and denominator with their values
+/// (`digits` decimals), its ratio, interval, bound, verdict and conditions; information rows
+/// marked. `interval` says how the page's intervals were made.
+pub fn study_goals(s: &mut String, goals: &[crate::record::Ratio], interval: &str, digits: usize) {
+    use crate::record::Role;
+    s.push_str(&format!(
+        "## Goals\n\nEach row is measured / bound's reference with its 95% interval ({interval}). \
+         Target rows are in goals.md too; information rows are shown for comparison only.\n\n"
+    ));
+    let mut t = Table::new(&[
+        ("goal", Align::Left),
+        ("numerator", Align::Left),
+        ("denominator", Align::Left),
+        ("ratio", Align::Right),
+        ("95% interval", Align::Left),
+        ("bound", Align::Left),
+        ("verdict", Align::Center),
+        ("conditions", Align::Left),
+    ]);
+    for g in goals {
+        t.row([
+            match g.role {
+                Role::Target => g.what.clone(),
+                _ => format!("{} (information)", g.what),
+            },
+            format!("{}: {:.digits$}", g.numerator, g.numerator_value),
+            format!("{}: {:.digits$}", g.denominator, g.denominator_value),
+            format!("{:.3}", g.ratio),
+            g.interval
+                .map_or_else(|| "–".into(), |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
+            g.bound.text(),
+            g.verdict.word().into(),
+            if g.same_conditions {
+                "same".into()
+            } else {
+                format!("differ: {}", g.differences)
+            },
+        ]);
+    }
+    s.push_str(&t.render());
+    s.push('\n');
+}
+
 #[cfg(test)]
 mod tests;
