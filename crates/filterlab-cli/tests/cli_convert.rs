@@ -20,6 +20,22 @@ fn keys_file(dir: &Path) -> PathBuf {
     common::write(dir, "keys.txt", text.as_bytes())
 }
 
+/// `filterlab build` of the lines of `keys` at 1% into `out`, as `flag value` says (`--to
+/// guava`, `--variant cuckoo`).
+fn build_at_1pct(flag: &str, value: &str, keys: &Path, out: &Path) {
+    filterlab(&[
+        "build",
+        flag,
+        value,
+        "--fpr",
+        "1%",
+        "--keys",
+        s(keys),
+        "-o",
+        s(out),
+    ]);
+}
+
 /// A key the filter reports absent (a non-member that is not a false positive).
 fn absent_from(contains: impl Fn(&[u8]) -> bool) -> String {
     (0..)
@@ -90,17 +106,7 @@ fn exact_conversions_keep_every_answer_and_upgrade_version_1_files() {
     let keys = keys_file(dir.path());
     // A Guava file re-encoded: the same bytes.
     let g = dir.path().join("a.guava");
-    filterlab(&[
-        "build",
-        "--to",
-        "guava",
-        "--fpr",
-        "1%",
-        "--keys",
-        s(&keys),
-        "-o",
-        s(&g),
-    ]);
+    build_at_1pct("--to", "guava", &keys, &g);
     let g2 = dir.path().join("b.guava");
     let v = json(&["convert", s(&g), s(&g2), "--to", "guava"]);
     assert_eq!(v["method"], "exact");
@@ -108,17 +114,7 @@ fn exact_conversions_keep_every_answer_and_upgrade_version_1_files() {
     // A version 1 filterlab file re-saved as version 2: it now opens in place, and answers
     // every probe as the old one.
     let flt = dir.path().join("c.flt");
-    filterlab(&[
-        "build",
-        "--variant",
-        "cuckoo",
-        "--fpr",
-        "1%",
-        "--keys",
-        s(&keys),
-        "-o",
-        s(&flt),
-    ]);
+    build_at_1pct("--variant", "cuckoo", &keys, &flt);
     let old = AnyFilter::load(&flt).unwrap();
     let v1 = dir.path().join("v1.flt");
     std::fs::write(&v1, old.to_bytes_version_1().unwrap()).unwrap();
@@ -145,41 +141,11 @@ fn conversions_that_cannot_be_exact_are_refused_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let keys = keys_file(dir.path());
     let g = dir.path().join("a.guava");
-    filterlab(&[
-        "build",
-        "--to",
-        "guava",
-        "--fpr",
-        "1%",
-        "--keys",
-        s(&keys),
-        "-o",
-        s(&g),
-    ]);
+    build_at_1pct("--to", "guava", &keys, &g);
     let blocked = dir.path().join("b.flt");
-    filterlab(&[
-        "build",
-        "--variant",
-        "blocked",
-        "--fpr",
-        "1%",
-        "--keys",
-        s(&keys),
-        "-o",
-        s(&blocked),
-    ]);
+    build_at_1pct("--variant", "blocked", &keys, &blocked);
     let classic = dir.path().join("c.flt");
-    filterlab(&[
-        "build",
-        "--variant",
-        "classic",
-        "--fpr",
-        "1%",
-        "--keys",
-        s(&keys),
-        "-o",
-        s(&classic),
-    ]);
+    build_at_1pct("--variant", "classic", &keys, &classic);
     let out = dir.path().join("out");
     let cases: [(&Path, &str, &[&str], &str); 4] = [
         (&g, "filterlab", &[], "different hashes and index sequences"),
@@ -211,17 +177,7 @@ fn a_rebuild_checks_every_key_against_the_input_first() {
     let dir = tempfile::tempdir().unwrap();
     let keys = keys_file(dir.path());
     let g = dir.path().join("a.guava");
-    filterlab(&[
-        "build",
-        "--to",
-        "guava",
-        "--fpr",
-        "1%",
-        "--keys",
-        s(&keys),
-        "-o",
-        s(&g),
-    ]);
+    build_at_1pct("--to", "guava", &keys, &g);
     let guava = GuavaBloom::load(&g).unwrap();
     // A key the input reports absent: refused, nothing written.
     let stranger = absent_from(|k| guava.contains(k));
