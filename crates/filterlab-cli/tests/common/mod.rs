@@ -181,3 +181,30 @@ pub fn spawn(args: &[&str], input: &[u8]) -> (std::process::Child, std::process:
     stdin.write_all(input).expect("keys written");
     (child, stdin)
 }
+
+/// `filterlab query FILE member` answers "maybe-present" (exit 0), and `filterlab query FILE
+/// --json others...` answers each of `others` as `contains` does (exit 1: one is absent): a
+/// foreign file queried through the CLI answers as the library's reader of it. The answers.
+pub fn assert_queries_answer_as(
+    path: &str,
+    member: &str,
+    others: &[String],
+    contains: impl Fn(&[u8]) -> bool,
+) -> Vec<Value> {
+    let out = filterlab(&["query", path, member]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("maybe-present\t{member}\n")
+    );
+    let mut args = vec!["query", path, "--json"];
+    args.extend(others.iter().map(String::as_str));
+    let out = filterlab(&args);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let answers: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answers = answers.as_array().unwrap().clone();
+    for (key, a) in others.iter().zip(&answers) {
+        assert_eq!(a["maybe_present"], contains(key.as_bytes()), "{key}");
+    }
+    answers
+}
