@@ -116,7 +116,7 @@ loom:
 huge:
     cargo test --release -p filterlab --test huge -- --ignored --test-threads 1
 
-# The cargo-fuzz targets (load, ops, guava, parquet_file, redisbloom) for a bounded time each (needs nightly and `cargo install cargo-fuzz`).
+# The cargo-fuzz targets (load, ops, guava, parquet_file, redisbloom, bulk) for a bounded time each (needs nightly and `cargo install cargo-fuzz`).
 # The limits make an allocation bomb a finding, not a slow run.
 fuzz seconds="60":
     cd fuzz && cargo +nightly fuzz run -O load -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
@@ -124,6 +124,7 @@ fuzz seconds="60":
     cd fuzz && cargo +nightly fuzz run -O guava -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
     cd fuzz && cargo +nightly fuzz run -O parquet_file -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
     cd fuzz && cargo +nightly fuzz run -O redisbloom -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
+    cd fuzz && cargo +nightly fuzz run -O bulk -- -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_total_time={{seconds}}
 
 # The filterlab command, e.g. `just filterlab calc --n 10M --fpr 1%`.
 filterlab *ARGS:
